@@ -1,0 +1,224 @@
+// Serves the REST table (routes.ts) by executing its GraphQL operations through the same Yoga
+// instance (`yoga.fetch`), so REST callers get exactly the GraphQL pipeline: context, auth,
+// services, error codes. This file knows HTTP and GraphQL documents, nothing of the domain.
+import express, { type Request, type Response, type Router } from 'express';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kind, parse, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
+import { AppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
+import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
+
+const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
+
+export interface GraphQLFetcher {
+  fetch(url: string, init: RequestInit): Promise<globalThis.Response> | globalThis.Response;
+}
+
+interface CompiledOperation {
+  text: string;
+  document: DocumentNode;
+}
+
+const snakeToCamel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const camelToSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Loads operations/*.graphql, appending the fragments each one uses (and only those). */
+export function loadOperations(dir = OPERATIONS_DIR): Map<string, CompiledOperation> {
+  const fragments = new Map<string, string>();
+  for (const file of readdirSync(join(dir, 'fragments')).filter((f) => f.endsWith('.graphql'))) {
+    const text = readFileSync(join(dir, 'fragments', file), 'utf8');
+    for (const definition of parse(text).definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, text);
+    }
+  }
+  const spreads = (text: string) => [...text.matchAll(/\.\.\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!).filter((name) => name !== 'on');
+  const operations = new Map<string, CompiledOperation>();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql'))) {
+    const own = readFileSync(join(dir, file), 'utf8');
+    const included = new Set<string>();
+    const queue = spreads(own);
+    while (queue.length) {
+      const name = queue.shift()!;
+      const fragment = fragments.get(name);
+      if (!fragment || included.has(fragment)) continue;
+      included.add(fragment);
+      queue.push(...spreads(fragment));
+    }
+    const text = [own, ...included].join('\n');
+    operations.set(file.replace(/\.graphql$/, ''), { text, document: parse(text) });
+  }
+  return operations;
+}
+
+function requestHelper(req: Request): RouteRequest {
+  const single = (name: string): string | null => {
+    const value = req.query[name];
+    if (value === undefined) return null;
+    if (Array.isArray(value)) throw invalidArgument(`query parameter ${name} may appear only once`, name);
+    return typeof value === 'string' ? value : null;
+  };
+  return {
+    path: (name) => String(req.params[name] ?? ''),
+    header: (name) => req.get(name) ?? null,
+    query: single,
+    queryList: (name) => {
+      const value = req.query[name];
+      if (value === undefined) return null;
+      return (Array.isArray(value) ? value : [value]).map(String);
+    },
+    queryInt: (name) => {
+      const value = single(name);
+      if (value === null) return null;
+      if (!/^-?\d+$/.test(value)) throw invalidArgument(`${name} must be an integer`, name);
+      return Number(value);
+    },
+    queryBool: (name) => {
+      const value = single(name);
+      if (value === null) return null;
+      if (value !== 'true' && value !== 'false') throw invalidArgument(`${name} must be true or false`, name);
+      return value === 'true';
+    },
+    queryDate: (name) => {
+      const value = single(name);
+      if (value === null) return null;
+      if (Number.isNaN(Date.parse(value)) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) throw invalidArgument(`${name} must be an ISO 8601 timestamp`, name);
+      return value;
+    },
+  };
+}
+
+/** The fields a body may carry, from the GraphQL input type of the variable it fills. */
+function inputFields(schema: GraphQLSchema, document: DocumentNode, variable: string): Set<string> | null {
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    const declared = definition.variableDefinitions?.find((v) => v.variable.name.value === variable);
+    if (!declared) continue;
+    const type = typeFromAST(schema, declared.type as NamedTypeNode);
+    const named = type ? getNamedType(type) : null;
+    if (named && isInputObjectType(named)) return new Set(Object.keys(named.getFields()));
+  }
+  return null;
+}
+
+function mapBody(route: Route, body: unknown, schema: GraphQLSchema, document: DocumentNode): Record<string, unknown> {
+  const spec = route.body;
+  if (spec === undefined || spec === 'none') {
+    if (body !== undefined && !(typeof body === 'object' && body !== null && Object.keys(body).length === 0)) {
+      throw invalidArgument('this endpoint takes no request body', 'body');
+    }
+    return {};
+  }
+  if (body === undefined) {
+    if (spec.required) throw invalidArgument('a JSON object body is required', 'body');
+    return 'input' in spec ? { [spec.input]: {} } : {};
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('the request body must be a JSON object', 'body');
+  const entries = Object.entries(body as Record<string, unknown>);
+  if ('input' in spec) {
+    const allowed = inputFields(schema, document, spec.input);
+    const input: Record<string, unknown> = {};
+    for (const [key, value] of entries) {
+      const camel = snakeToCamel(key);
+      if (key !== camelToSnake(camel) || (allowed && !allowed.has(camel))) throw invalidArgument(`unknown field ${JSON.stringify(key)}`, key);
+      input[camel] = value;
+    }
+    return { [spec.input]: input };
+  }
+  const variables: Record<string, unknown> = {};
+  for (const [key, value] of entries) {
+    const variable = spec.fields[key];
+    if (!variable) throw invalidArgument(`unknown field ${JSON.stringify(key)}`, key);
+    variables[variable] = value;
+  }
+  return variables;
+}
+
+interface ErrorPayload {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+function sendError(res: Response, surface: Surface, error: ErrorPayload, location: 'body' | 'query' | 'header' | 'path' = 'body') {
+  const status = statusForCode(error.code);
+  const field = typeof error.details?.field === 'string' ? camelToSnake(error.details.field as string) : undefined;
+  const details = error.details ? { ...error.details, ...(field ? { field } : {}) } : undefined;
+  if (surface === 'support' && error.code === 'invalid_argument') {
+    // The support API answers validation failures with 422 and a validation error object.
+    res.status(422).json({
+      detail: [{ loc: field ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
+    });
+    return;
+  }
+  res.status(status).json({ error: { code: error.code, message: error.message, ...(details ? { details } : {}) } });
+}
+
+export function errorFromUnknown(error: unknown): ErrorPayload {
+  if (error instanceof AppError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+  return { code: 'internal', message: 'internal error' };
+}
+
+export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { schema: GraphQLSchema } }, options: { maxBodyBytes: number; routes?: Route[] }): Router {
+  const router = express.Router();
+  const operations = loadOperations();
+  const schema = yoga.getEnveloped().schema;
+  const table = options.routes ?? defaultRoutes;
+
+  for (const route of table) {
+    const operation = operations.get(route.operation);
+    if (!operation) throw new Error(`route ${route.method} ${route.path} names missing operation ${route.operation}`);
+    const handler = async (req: Request, res: Response) => {
+      try {
+        const helper = requestHelper(req);
+        const variables = { ...(route.variables?.(helper) ?? {}), ...mapBody(route, req.body, schema, operation.document) };
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+        for (const name of ['authorization', 'x-workspace-id', 'x-request-id']) {
+          const value = req.get(name);
+          if (value !== undefined) headers[name] = value;
+        }
+        const response = await yoga.fetch('http://rest-shim.internal/graphql', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ query: operation.text, operationName: route.operation, variables }),
+        });
+        const result = (await response.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+        if (result.errors?.length) {
+          const first = result.errors[0]!;
+          const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
+          sendError(res, route.surface, { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined });
+          return;
+        }
+        const value = result.data?.[route.result];
+        if (route.empty) {
+          res.status(204).end();
+          return;
+        }
+        if (value && typeof value === 'object' && !Array.isArray(value) && 'etag' in value) {
+          const { etag, ...rest } = value as Record<string, unknown>;
+          if (typeof etag === 'string') res.setHeader('ETag', etag);
+          res.status(route.status ?? 200).json(rest);
+          return;
+        }
+        res.status(route.status ?? 200).json(value ?? null);
+      } catch (error) {
+        sendError(res, route.surface, errorFromUnknown(error));
+      }
+    };
+    router[route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](route.path, handler);
+  }
+
+  // A known path with a method it does not serve answers 405 and lists the methods it does.
+  const byPath = new Map<string, Set<string>>();
+  for (const route of table) byPath.set(route.path, (byPath.get(route.path) ?? new Set()).add(route.method));
+  for (const [path, methods] of byPath) {
+    router.all(path, (req, res) => {
+      res.setHeader('Allow', [...methods].join(', '));
+      const surface: Surface = path.startsWith('/api/v1/') ? 'v1' : 'support';
+      sendError(res, surface, { code: 'method_not_allowed', message: `${req.method} is not an operation of ${path}; allowed: ${[...methods].join(', ')}` });
+    });
+  }
+  return router;
+}
+
+export { sendError };

@@ -1,0 +1,156 @@
+// buildApp(config): the database, the GraphQL pipeline (HTTP, SSE, websocket), the REST shim and
+// health endpoints on one express app. Returns {start, stop} so tests and server.ts share it.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db.js';
+import { createLogger, type Logger } from './lib/logger.js';
+import { createEvents } from './lib/events.js';
+import { loadSecretBox } from './secrets.js';
+import type { Deps } from './services/deps.js';
+import { bootstrapIfEmpty } from './services/admin.js';
+import { createYogaServer, type Yoga } from './graphql/yoga.js';
+import { attachGraphQLWebSocket } from './graphql/ws.js';
+import { createRestRouter, sendError } from '../rest-shim/router.js';
+
+export interface App {
+  deps: Deps;
+  database: Database;
+  yoga: Yoga;
+  /** Set after start(). */
+  url: string;
+  bootstrap: { workspaceId: string; apiKey: string; keyFile: string } | null;
+  start(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function bodyParserError(error: unknown, maxBodyBytes: number): { code: 'invalid_argument'; message: string; details: Record<string, unknown> } | null {
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.too.large') {
+    return { code: 'invalid_argument', message: `the request body is larger than ${maxBodyBytes} bytes`, details: { field: 'body', limit_bytes: maxBodyBytes } };
+  }
+  if (type === 'entity.parse.failed') {
+    return { code: 'invalid_argument', message: `the request body is not valid JSON: ${(error as Error).message}`, details: { field: 'body' } };
+  }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return { code: 'invalid_argument', message: (error as Error).message, details: { field: 'body' } };
+  }
+  return null;
+}
+
+/** Passes an express request to Yoga's fetch handler and streams the answer back (SSE included). */
+function yogaHandler(yoga: Yoga) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const url = `http://${req.get('host') ?? 'localhost'}${req.originalUrl}`;
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+        else if (Array.isArray(value)) headers.set(name, value.join(', '));
+      }
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
+      const controller = new AbortController();
+      res.on('close', () => controller.abort());
+      const response = await yoga.fetch(url, { method: req.method, headers, body: hasBody ? req.body : undefined, signal: controller.signal });
+      res.status(response.status);
+      response.headers.forEach((value, name) => res.setHeader(name, value));
+      if (!response.body) {
+        res.end();
+        return;
+      }
+      // Yoga may answer with its own ReadableStream ponyfill; async iteration works for both kinds,
+      // and writing chunk by chunk keeps server-sent events flowing as they are produced.
+      res.flushHeaders();
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          if (res.destroyed) break;
+          res.write(chunk);
+        }
+      } finally {
+        res.end();
+      }
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const database = await openDatabase(config, logger);
+  const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
+  const bootstrap = await bootstrapIfEmpty(deps);
+  const yoga = createYogaServer(deps);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.use((req, res, next) => {
+    const requestId = req.get('x-request-id') && /^[!-~]{1,128}$/.test(req.get('x-request-id')!) ? req.get('x-request-id')! : randomUUID();
+    req.headers['x-request-id'] = requestId;
+    res.setHeader('X-Request-ID', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    });
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const state = await database.ready();
+    res.status(state.ok ? 200 : 503).json({ status: state.ok ? 'ready' : 'not_ready', database: database.mode, pending_migrations: state.pendingMigrations, ...(state.error ? { error: state.error } : {}) });
+  });
+
+  app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
+
+  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: () => true }));
+  app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes }));
+  app.use('/api', (req, res) => {
+    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${req.path}` });
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const parsed = bodyParserError(error, config.maxBodyBytes);
+    const surface = req.originalUrl.startsWith('/api/v1/') || req.originalUrl.startsWith('/graphql') ? 'v1' : 'support';
+    if (parsed) {
+      sendError(res, surface, parsed);
+      return;
+    }
+    logger.error({ err: error }, 'unhandled error');
+    sendError(res, surface, { code: 'internal', message: 'internal error' });
+  });
+
+  let server: Server | null = null;
+  let ws: { close(): Promise<void> } | null = null;
+  const result: App = {
+    deps,
+    database,
+    yoga,
+    url: '',
+    bootstrap,
+    async start() {
+      server = createServer(app);
+      ws = attachGraphQLWebSocket(server, yoga, deps);
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(config.port, config.host, () => resolve());
+      });
+      const address = server.address() as AddressInfo;
+      result.url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+      return result.url;
+    },
+    async stop() {
+      if (ws) await ws.close();
+      if (server) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      }
+      await database.close();
+    },
+  };
+  return result;
+}

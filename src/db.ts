@@ -1,0 +1,56 @@
+// The one Prisma client: on an embedded PostgreSQL (default) or a PostgreSQL server (DATABASE_URL),
+// through the same driver adapter, schema and migrations.
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/prisma/client.js';
+import type { Config } from './config.js';
+import type { Logger } from './lib/logger.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
+import { applyMigrations, pendingMigrationCount } from './storage/migrate.js';
+
+export type Db = PrismaClient;
+export type { Prisma } from './generated/prisma/client.js';
+
+export interface Database {
+  prisma: PrismaClient;
+  mode: 'embedded' | 'server';
+  url: string;
+  /** Migrations applied by this start (empty when the schema was current). */
+  appliedMigrations: string[];
+  ready(): Promise<{ ok: boolean; pendingMigrations: number; error?: string }>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+  let embedded: EmbeddedDatabase | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, { fastUnsafe: config.embeddedFastUnsafe });
+    url = embedded.url;
+  }
+  try {
+    const { applied } = await applyMigrations(url, logger);
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
+    await prisma.$connect();
+    return {
+      prisma,
+      mode: embedded ? 'embedded' : 'server',
+      url,
+      appliedMigrations: applied,
+      async ready() {
+        try {
+          const pending = await pendingMigrationCount((sql) => prisma.$queryRawUnsafe(sql));
+          return { ok: pending === 0, pendingMigrations: pending };
+        } catch (error) {
+          return { ok: false, pendingMigrations: -1, error: (error as Error).message };
+        }
+      },
+      async close() {
+        await prisma.$disconnect();
+        if (embedded) await embedded.stop();
+      },
+    };
+  } catch (error) {
+    if (embedded) await embedded.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,52 @@
+// The per-operation context, the same for HTTP, SSE and graphql-ws. Authentication is resolved
+// lazily and once: operations that need no caller (login) never touch the credential.
+import { randomUUID } from 'node:crypto';
+import type { Deps, Actor } from '../services/deps.js';
+import { authenticate } from '../services/auth.js';
+
+export interface GraphQLContext {
+  deps: Deps;
+  requestId: string;
+  authorization: string | null;
+  workspaceHeader: string | null;
+  /** The authenticated caller; throws unauthenticated/forbidden as the credential deserves. */
+  actor(): Promise<Actor>;
+}
+
+export interface RequestCredentials {
+  authorization: string | null;
+  workspaceHeader: string | null;
+  requestId?: string | null;
+}
+
+export function createContext(deps: Deps, credentials: RequestCredentials): GraphQLContext {
+  let actor: Promise<Actor> | null = null;
+  return {
+    deps,
+    requestId: credentials.requestId || randomUUID(),
+    authorization: credentials.authorization,
+    workspaceHeader: credentials.workspaceHeader,
+    actor() {
+      actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader);
+      return actor;
+    },
+  };
+}
+
+/** Reads credentials from a graphql-ws `connection_init` payload (header-like keys, any case). */
+export function credentialsFromConnectionParams(params: Record<string, unknown> | undefined | null): RequestCredentials {
+  const lookup = (name: string): string | null => {
+    if (!params) return null;
+    for (const [key, value] of Object.entries(params)) {
+      if (key.toLowerCase() === name && typeof value === 'string') return value;
+    }
+    const headers = params.headers;
+    if (headers && typeof headers === 'object') {
+      for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
+        if (key.toLowerCase() === name && typeof value === 'string') return value;
+      }
+    }
+    return null;
+  };
+  return { authorization: lookup('authorization'), workspaceHeader: lookup('x-workspace-id') };
+}

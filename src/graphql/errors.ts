@@ -1,0 +1,50 @@
+// Every GraphQL error leaves with an `extensions.code` from the one error table: the caller's own
+// errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
+// anything unexpected becomes `internal` (logged, never shown).
+import { GraphQLError } from 'graphql';
+import { AppError, statusForCode } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+
+function fieldFromMessage(message: string): string | undefined {
+  const at = /at "([^"]+)"/.exec(message);
+  if (at) return at[1]!.split('.').slice(1).join('.') || at[1];
+  const notDefined = /Field "([^"]+)" is not defined by type/.exec(message);
+  if (notDefined) return notDefined[1];
+  const required = /Field "([^"]+)" of required type/.exec(message);
+  if (required) return required[1]!.split('.').pop();
+  const variable = /Variable "\$([^"]+)"/.exec(message);
+  return variable?.[1];
+}
+
+export function createErrorMasker(logger: Logger) {
+  return (error: unknown): Error => {
+    const graphQLError = error instanceof GraphQLError ? error : null;
+    const original = graphQLError?.originalError ?? error;
+    if (original instanceof AppError) {
+      if (graphQLError && graphQLError !== original) {
+        return new GraphQLError(original.message, {
+          nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,
+          extensions: original.extensions,
+        });
+      }
+      return original;
+    }
+    if (graphQLError && (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError)) {
+      const code = (graphQLError.extensions?.code as string | undefined) ?? '';
+      if (code && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'BAD_USER_INPUT' && code !== 'GRAPHQL_PARSE_FAILED' && statusForCode(code) !== 500) {
+        return graphQLError;
+      }
+      // Parse and validation errors, and variables that do not fit their types.
+      const field = fieldFromMessage(graphQLError.message);
+      return new GraphQLError(graphQLError.message, {
+        nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,
+        extensions: { code: 'invalid_argument', ...(field ? { details: { field } } : {}), http: { status: 400 } },
+      });
+    }
+    logger.error({ err: original }, 'unexpected error');
+    return new GraphQLError('internal error', {
+      nodes: graphQLError?.nodes, path: graphQLError?.path,
+      extensions: { code: 'internal', http: { status: 500 } },
+    });
+  };
+}

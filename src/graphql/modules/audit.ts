@@ -1,0 +1,38 @@
+import { builder } from '../builder.js';
+import { pageOf } from './common.js';
+import { listAuditEvents } from '../../services/audit.js';
+
+export const AuditEventRef = builder.prismaObject('AuditEvent', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    principalId: t.exposeString('principalId'),
+    action: t.exposeString('action'),
+    resourceKind: t.exposeString('resourceKind'),
+    resourceId: t.exposeString('resourceId'),
+    version: t.exposeInt('version', { nullable: true }),
+    changes: t.expose('changes', { type: 'JSON' }),
+    requestId: t.exposeString('requestId', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const AuditEventPage = pageOf('AuditEventPage', AuditEventRef);
+
+builder.queryField('auditEvents', (t) =>
+  t.field({
+    type: AuditEventPage,
+    description: 'The audit trail of the workspace, newest first. Needs `admin`.',
+    args: {
+      resourceId: t.arg.string({ required: false }),
+      resourceKind: t.arg.string({ required: false }),
+      principalId: t.arg.string({ required: false }),
+      action: t.arg.string({ required: false }),
+      createdAfter: t.arg({ type: 'DateTime', required: false }),
+      createdBefore: t.arg({ type: 'DateTime', required: false }),
+      limit: t.arg.int({ required: false }),
+      cursor: t.arg.string({ required: false }),
+    },
+    resolve: async (_root, args, ctx) => listAuditEvents(ctx.deps, await ctx.actor(), args),
+  }),
+);

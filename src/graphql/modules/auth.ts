@@ -1,0 +1,52 @@
+import { builder } from '../builder.js';
+import { login, logout, type LoginResult } from '../../services/auth.js';
+import type { Actor } from '../../services/deps.js';
+
+const LoginUser = builder.objectRef<LoginResult['user']>('LoginUser').implement({
+  fields: (t) => ({ id: t.exposeID('id'), email: t.exposeString('email'), name: t.exposeString('name') }),
+});
+const LoginWorkspace = builder.objectRef<LoginResult['workspaces'][number]>('LoginWorkspace').implement({
+  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), role: t.exposeString('role') }),
+});
+const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
+  fields: (t) => ({
+    token: t.exposeString('token', { description: 'Send as `Authorization: Bearer <token>` with `X-Workspace-ID`.' }),
+    sessionId: t.exposeID('sessionId'),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    user: t.field({ type: LoginUser, resolve: (r) => r.user }),
+    workspaces: t.field({ type: [LoginWorkspace], resolve: (r) => r.workspaces }),
+  }),
+});
+
+const Viewer = builder.objectRef<Actor>('Viewer').implement({
+  fields: (t) => ({
+    principalId: t.exposeID('principalId'),
+    principalKind: t.exposeString('principalKind'),
+    workspaceId: t.exposeID('workspaceId'),
+    organizationId: t.exposeID('organizationId'),
+    permissions: t.stringList({ resolve: (a) => [...a.permissions].sort() }),
+  }),
+});
+
+builder.mutationField('login', (t) =>
+  t.field({
+    type: LoginResultRef,
+    description: 'Starts a login session for a user (email + password).',
+    args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => login(ctx.deps, args.email, args.password),
+  }),
+);
+
+builder.mutationField('logout', (t) =>
+  t.boolean({
+    description: 'Ends the login session used for this request.',
+    resolve: async (_root, _args, ctx) => {
+      await logout(ctx.deps, ctx.authorization);
+      return true;
+    },
+  }),
+);
+
+builder.queryField('viewer', (t) =>
+  t.field({ type: Viewer, description: 'Who the credential is, where it acts and what it may do.', resolve: (_root, _args, ctx) => ctx.actor() }),
+);

@@ -1,0 +1,16 @@
+// Shapes shared by every domain module: pages and version/ETag fields.
+import { formatEtag } from '../../lib/etag.js';
+import type { Page } from '../../lib/cursor.js';
+import { builder } from '../builder.js';
+
+/** A `{items, nextCursor}` page type for a list of `item`. */
+export function pageOf<T>(name: string, item: Parameters<typeof builder.objectRef<T>>[0] extends string ? any : any) {
+  return builder.objectRef<Page<T>>(name).implement({
+    fields: (t) => ({
+      items: t.field({ type: [item], resolve: (page) => page.items }),
+      nextCursor: t.string({ nullable: true, resolve: (page) => page.nextCursor }),
+    }),
+  });
+}
+
+export const etagOf = (row: { id: string; version: number }) => formatEtag(row.id, row.version);

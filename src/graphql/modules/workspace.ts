@@ -1,0 +1,65 @@
+import { builder } from '../builder.js';
+import { etagOf } from './common.js';
+import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
+import { requirePermission } from '../../services/permissions.js';
+
+export const WorkspaceRef = builder.prismaObject('Workspace', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    organizationId: t.exposeString('organizationId'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    labels: t.expose('labels', { type: 'JSON' }),
+    version: t.exposeInt('version'),
+    etag: t.string({ resolve: etagOf }),
+    createdById: t.exposeString('createdById'),
+    updatedById: t.exposeString('updatedById'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
+  fields: (t) => ({
+    name: t.string({ required: false }),
+    description: t.string({ required: false }),
+    labels: t.field({ type: 'JSON', required: false, description: 'map of string to string' }),
+  }),
+});
+
+builder.queryField('workspace', (t) =>
+  t.field({
+    type: WorkspaceRef,
+    description: "The caller's workspace.",
+    resolve: async (_root, _args, ctx) => getWorkspace(ctx.deps, await ctx.actor()),
+  }),
+);
+
+builder.mutationField('updateWorkspace', (t) =>
+  t.field({
+    type: WorkspaceRef,
+    description: 'Changes name, description or labels. Needs `admin` and the current ETag in ifMatch.',
+    args: {
+      ifMatch: t.arg.string({ required: false }),
+      input: t.arg({ type: UpdateWorkspaceInput, required: true }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const workspace = await updateWorkspace(ctx.deps, await ctx.actor(), args.ifMatch, args.input, ctx.requestId);
+      ctx.deps.events.publish('workspaceUpdated', workspace.id, workspace);
+      return workspace;
+    },
+  }),
+);
+
+builder.subscriptionField('workspaceUpdated', (t) =>
+  t.field({
+    type: WorkspaceRef,
+    description: "Emits the caller's workspace after every effective change.",
+    subscribe: async (_root, _args, ctx) => {
+      const actor = await ctx.actor();
+      requirePermission(actor, 'read');
+      return ctx.deps.events.subscribe('workspaceUpdated', actor.workspaceId);
+    },
+    resolve: (workspace) => workspace,
+  }),
+);

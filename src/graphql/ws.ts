@@ -1,0 +1,67 @@
+// graphql-ws on the /graphql path, sharing Yoga's pipeline (`getEnveloped`), so websocket clients
+// get the same context, authentication and plugins as HTTP clients. A connection_init without a
+// valid credential is refused (close code 4403 / 4401) before any operation runs.
+import type { Server } from 'node:http';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { ExecutionArgs } from 'graphql';
+import { AppError } from '../lib/errors.js';
+import type { Deps } from '../services/deps.js';
+import { authenticate } from '../services/auth.js';
+import { credentialsFromConnectionParams } from './context.js';
+import type { Yoga } from './yoga.js';
+
+export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, deps: Deps) {
+  const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
+  const disposable = useServer(
+    {
+      onConnect: async (ctx) => {
+        const credentials = credentialsFromConnectionParams(ctx.connectionParams);
+        try {
+          await authenticate(deps, credentials.authorization, credentials.workspaceHeader);
+          return true;
+        } catch (error) {
+          if (error instanceof AppError) {
+            // graphql-ws closes with 4403 Forbidden when onConnect returns false; say why first.
+            deps.logger.info({ code: error.code }, 'websocket connection refused');
+            return false;
+          }
+          throw error;
+        }
+      },
+      execute: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.execute(args) as never,
+      subscribe: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.subscribe(args) as never,
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          connectionParams: ctx.connectionParams ?? {},
+        });
+        const args = {
+          schema,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+        const errors = validate(args.schema, args.document);
+        if (errors.length) return errors;
+        return args as never;
+      },
+    },
+    wsServer,
+  );
+  return {
+    async close() {
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
+  };
+}
+
+interface EnvelopedArgs {
+  rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+}

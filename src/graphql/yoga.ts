@@ -1,0 +1,54 @@
+// The one GraphQL pipeline: HTTP (POST/GET), SSE subscriptions, and — through `getEnveloped` in
+// ws.ts — graphql-ws. All of them build their context with createContext().
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import type { Deps } from '../services/deps.js';
+import { createContext, credentialsFromConnectionParams, type GraphQLContext } from './context.js';
+import { createErrorMasker } from './errors.js';
+import { getSchema } from './schema.js';
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+
+export function createYogaServer(deps: Deps): Yoga {
+  const maskError = createErrorMasker(deps.logger);
+  return createYoga<Record<string, unknown>, GraphQLContext>({
+    schema: getSchema(),
+    graphqlEndpoint: '/graphql',
+    graphiql: deps.config.graphiql,
+    landingPage: false,
+    logging: false,
+    maskedErrors: { maskError: (error) => maskError(error) },
+    plugins: [useErrorCodesForInvalidDocuments()],
+    context: (initial) => {
+      // graphql-ws passes its connection_init payload; HTTP requests carry headers.
+      const connectionParams = (initial as { connectionParams?: Record<string, unknown> }).connectionParams;
+      if (connectionParams !== undefined) {
+        return createContext(deps, credentialsFromConnectionParams(connectionParams));
+      }
+      const headers = initial.request.headers;
+      return createContext(deps, {
+        authorization: headers.get('authorization'),
+        workspaceHeader: headers.get('x-workspace-id'),
+        requestId: headers.get('x-request-id'),
+      });
+    },
+  });
+}
+
+/** Documents that do not parse or validate are the caller's mistake: code invalid_argument. */
+function useErrorCodesForInvalidDocuments(): Plugin {
+  const recode = (error: GraphQLError) =>
+    new GraphQLError(error.message, {
+      nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+      extensions: { code: 'invalid_argument', http: { status: 400 } },
+    });
+  return {
+    onValidate: () => ({ result, setResult }) => {
+      if (result.length) setResult(result.map(recode));
+    },
+    onParse: () => ({ result, replaceParseResult }) => {
+      if (result instanceof GraphQLError) replaceParseResult(recode(result));
+      else if (result instanceof Error) replaceParseResult(recode(new GraphQLError(result.message)));
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Opaque keyset cursors: base64url of a small JSON document naming the list it belongs to and the
+// last position returned. Never an offset, so pages stay stable while rows are added.
+import { invalidArgument } from './errors.js';
+
+interface CursorBody {
+  l: string; // which list (so a cursor of one list is refused by another)
+  k: (string | number | null)[]; // keyset position
+}
+
+export function encodeCursor(list: string, key: (string | number | null)[]): string {
+  return Buffer.from(JSON.stringify({ l: list, k: key } satisfies CursorBody)).toString('base64url');
+}
+
+export function decodeCursor(list: string, cursor: string | null | undefined): (string | number | null)[] | null {
+  if (cursor === undefined || cursor === null || cursor === '') return null;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('alphabet');
+    const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
+    if (body.l !== list || !Array.isArray(body.k)) throw new Error('list');
+    return body.k;
+  } catch {
+    throw invalidArgument('cursor is not a cursor returned by this list', 'cursor');
+  }
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * Checks a page size against a list's documented range.
+ * `limit` outside [min, max] is refused rather than clamped, so clients learn the contract.
+ */
+export function pageSize(limit: number | null | undefined, defaults: { default: number; max: number; min?: number }): number {
+  if (limit === undefined || limit === null) return defaults.default;
+  const min = defaults.min ?? 1;
+  if (!Number.isInteger(limit) || limit < min || limit > defaults.max) {
+    throw invalidArgument(`limit must be an integer from ${min} to ${defaults.max}`, 'limit');
+  }
+  return limit;
+}
+
+/** Given `size + 1` rows fetched in keyset order, returns the page and the next cursor. */
+export function toPage<T>(rows: T[], size: number, list: string, keyOf: (row: T) => (string | number | null)[]): Page<T> {
+  const items = rows.slice(0, size);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > size && last !== undefined ? encodeCursor(list, keyOf(last)) : null };
+}

@@ -1,0 +1,65 @@
+// One table of error codes and their HTTP statuses, used by the GraphQL surface
+// (`extensions.code`) and by the REST shim (status + `{"error": {...}}` body).
+import { GraphQLError } from 'graphql';
+
+export const ERROR_STATUS = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  permission_denied: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_key_reused: 409,
+  disabled: 409,
+  model_required: 409,
+  failed_precondition: 409,
+  archived: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function statusForCode(code: string): number {
+  return (ERROR_STATUS as Record<string, number>)[code] ?? 500;
+}
+
+export interface ErrorDetails {
+  /** The offending field, as a path in the request's own naming (snake_case for REST bodies). */
+  field?: string;
+  [key: string]: unknown;
+}
+
+/** A failure meant for the caller. Anything else that escapes is reported as `internal`. */
+export class AppError extends GraphQLError {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message, {
+      extensions: {
+        code,
+        ...(details ? { details } : {}),
+        http: { status: statusForCode(code) },
+      },
+    });
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const invalidArgument = (message: string, field?: string, extra?: Record<string, unknown>) =>
+  new AppError('invalid_argument', message, field || extra ? { ...(field ? { field } : {}), ...extra } : undefined);
+export const notFound = (kind: string, id?: string) =>
+  new AppError('not_found', id ? `${kind} ${JSON.stringify(id)} not found` : `${kind} not found`);
+export const unauthenticated = (message = 'a valid bearer credential is required') =>
+  new AppError('unauthenticated', message);
+export const permissionDenied = (permission: string) =>
+  new AppError('permission_denied', `this operation needs the "${permission}" permission`, { permission });

@@ -1,0 +1,97 @@
+// The audit trail: one row per effective change, written in the change's own transaction.
+import type { Prisma } from '../db.js';
+import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
+import { canonicallyEqual } from '../lib/canonical-json.js';
+import { invalidArgument } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { Actor, Deps } from './deps.js';
+import { requirePermission } from './permissions.js';
+
+type Tx = Prisma.TransactionClient;
+
+export type FieldChanges = Record<string, { from: unknown; to: unknown }>;
+
+export const REDACTED = '[redacted]';
+
+/**
+ * Compares a patch with the current row and returns the fields that would change
+ * (canonical JSON equality, so key order in objects never counts as a change), or null.
+ */
+export function diffFields<T extends Record<string, unknown>>(current: T, patch: Partial<T>, secretFields: string[] = []): FieldChanges | null {
+  const changes: FieldChanges = {};
+  for (const [field, next] of Object.entries(patch)) {
+    if (next === undefined) continue;
+    const before = current[field];
+    const same = before instanceof Date && next instanceof Date ? before.getTime() === next.getTime() : canonicallyEqual(before, next);
+    if (!same) {
+      changes[field] = secretFields.includes(field) ? { from: REDACTED, to: REDACTED } : { from: before ?? null, to: next };
+    }
+  }
+  return Object.keys(changes).length ? changes : null;
+}
+
+export interface AuditInput {
+  workspaceId: string;
+  principalId: string;
+  action: string;
+  resourceKind: string;
+  resourceId: string;
+  version?: number | null;
+  changes?: FieldChanges | Record<string, unknown>;
+  requestId?: string | null;
+}
+
+export async function recordAudit(tx: Tx, input: AuditInput): Promise<void> {
+  await tx.auditEvent.create({
+    data: {
+      id: newId('auditEvent'),
+      workspaceId: input.workspaceId,
+      principalId: input.principalId,
+      action: input.action,
+      resourceKind: input.resourceKind,
+      resourceId: input.resourceId,
+      version: input.version ?? null,
+      changes: (input.changes ?? {}) as Prisma.InputJsonValue,
+      requestId: input.requestId ?? null,
+    },
+  });
+}
+
+export interface AuditListArgs {
+  resourceId?: string | null;
+  resourceKind?: string | null;
+  principalId?: string | null;
+  action?: string | null;
+  createdAfter?: Date | null;
+  createdBefore?: Date | null;
+  limit?: number | null;
+  cursor?: string | null;
+}
+
+const AUDIT_LIST = 'audit-events';
+
+/** Newest first. Reading the audit trail needs `admin`. */
+export async function listAuditEvents(deps: Deps, actor: Actor, args: AuditListArgs): Promise<Page<Awaited<ReturnType<Deps['db']['auditEvent']['findFirstOrThrow']>>>> {
+  requirePermission(actor, 'admin');
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor(AUDIT_LIST, args.cursor);
+  if (args.createdAfter && args.createdBefore && args.createdAfter >= args.createdBefore) {
+    throw invalidArgument('created_after must be earlier than created_before', 'created_after');
+  }
+  const rows = await deps.db.auditEvent.findMany({
+    where: {
+      workspaceId: actor.workspaceId,
+      ...(args.resourceId ? { resourceId: args.resourceId } : {}),
+      ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
+      ...(args.principalId ? { principalId: args.principalId } : {}),
+      ...(args.action ? { action: args.action } : {}),
+      ...(args.createdAfter || args.createdBefore
+        ? { createdAt: { ...(args.createdAfter ? { gt: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } }
+        : {}),
+      ...(after ? { id: { lt: String(after[0]) } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: size + 1,
+  });
+  return toPage(rows, size, AUDIT_LIST, (row) => [row.id]);
+}

