@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
-import { AppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
+import { AppError, isAppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
@@ -155,11 +155,11 @@ function sendError(res: Response, surface: Surface, error: ErrorPayload, locatio
 }
 
 export function errorFromUnknown(error: unknown): ErrorPayload {
-  if (error instanceof AppError) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+  if (isAppError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return { code: 'internal', message: 'internal error' };
 }
 
-export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { schema: GraphQLSchema } }, options: { maxBodyBytes: number; routes?: Route[] }): Router {
+export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { schema: GraphQLSchema } }, options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } }): Router {
   const router = express.Router();
   const operations = loadOperations();
   const schema = yoga.getEnveloped().schema;
@@ -202,6 +202,7 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
         }
         res.status(route.status ?? 200).json(value ?? null);
       } catch (error) {
+        if (!isAppError(error)) options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
         sendError(res, route.surface, errorFromUnknown(error));
       }
     };

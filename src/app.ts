@@ -109,7 +109,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
 
   app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: () => true }));
-  app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes }));
+  app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
   app.use('/api', (req, res) => {
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${req.path}` });
   });

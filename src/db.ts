@@ -20,11 +20,11 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+export async function openDatabase(config: Config, logger: Logger, options: { adoptRunningEmbedded?: boolean } = {}): Promise<Database> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger, { fastUnsafe: config.embeddedFastUnsafe });
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, { fastUnsafe: config.embeddedFastUnsafe, adopt: options.adoptRunningEmbedded ?? true });
     url = embedded.url;
   }
   try {

@@ -2,7 +2,7 @@
 // errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
 // anything unexpected becomes `internal` (logged, never shown).
 import { GraphQLError } from 'graphql';
-import { AppError, statusForCode } from '../lib/errors.js';
+import { AppError, isAppError, statusForCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 
 function fieldFromMessage(message: string): string | undefined {
@@ -20,7 +20,7 @@ export function createErrorMasker(logger: Logger) {
   return (error: unknown): Error => {
     const graphQLError = error instanceof GraphQLError ? error : null;
     const original = graphQLError?.originalError ?? error;
-    if (original instanceof AppError) {
+    if (isAppError(original)) {
       if (graphQLError && graphQLError !== original) {
         return new GraphQLError(original.message, {
           nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,

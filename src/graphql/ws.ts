@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { ExecutionArgs } from 'graphql';
-import { AppError } from '../lib/errors.js';
+import { AppError, isAppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
@@ -21,7 +21,7 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, deps: Dep
           await authenticate(deps, credentials.authorization, credentials.workspaceHeader);
           return true;
         } catch (error) {
-          if (error instanceof AppError) {
+          if (isAppError(error)) {
             // graphql-ws closes with 4403 Forbidden when onConnect returns false; say why first.
             deps.logger.info({ code: error.code }, 'websocket connection refused');
             return false;

