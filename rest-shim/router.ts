@@ -142,7 +142,10 @@ interface ErrorPayload {
 
 function sendError(res: Response, surface: Surface, error: ErrorPayload, location: 'body' | 'query' | 'header' | 'path' = 'body') {
   const status = statusForCode(error.code);
-  const field = typeof error.details?.field === 'string' ? camelToSnake(error.details.field as string) : undefined;
+  const raw = typeof error.details?.field === 'string' ? (error.details.field as string) : undefined;
+  // GraphQL names fields in camelCase; REST callers sent snake_case. Header names stay as they are.
+  // Only the first segment is a schema field name; what follows may be user data (label keys).
+  const field = raw && /^[a-z][A-Za-z0-9_]*(\.|$)/.test(raw) ? raw.replace(/^[^.]+/, camelToSnake) : raw;
   const details = error.details ? { ...error.details, ...(field ? { field } : {}) } : undefined;
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.
