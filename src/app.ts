@@ -12,11 +12,14 @@ import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
 import { createYogaServer, type Yoga } from './graphql/yoga.js';
-import { attachGraphQLWebSocket } from './graphql/ws.js';
+import { createGraphQLWebSocketServer } from './graphql/ws.js';
+import type { WebSocketServer } from 'ws';
 import { createRestRouter, sendError } from '../rest-shim/router.js';
 
 export interface App {
   deps: Deps;
+  /** Websocket endpoints by path (graphql-ws on /graphql); later modules add theirs before start(). */
+  websocketServers: Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>;
   database: Database;
   yoga: Yoga;
   /** Set after start(). */
@@ -124,17 +127,30 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     sendError(res, surface, { code: 'internal', message: 'internal error' });
   });
 
+  // Websocket endpoints by path. One `upgrade` listener routes them: several `ws` servers bound to
+  // one HTTP server would each refuse the others' paths.
+  const websocketServers = new Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>();
+  websocketServers.set('/graphql', createGraphQLWebSocketServer(yoga, deps));
+
   let server: Server | null = null;
-  let ws: { close(): Promise<void> } | null = null;
   const result: App = {
     deps,
+    websocketServers,
     database,
     yoga,
     url: '',
     bootstrap,
     async start() {
       server = createServer(app);
-      ws = attachGraphQLWebSocket(server, yoga, deps);
+      server.on('upgrade', (request, socket, head) => {
+        const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+        const endpoint = websocketServers.get(path);
+        if (!endpoint) {
+          socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+          return;
+        }
+        endpoint.wsServer.handleUpgrade(request, socket, head, (client) => endpoint.wsServer.emit('connection', client, request));
+      });
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
@@ -144,7 +160,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       return result.url;
     },
     async stop() {
-      if (ws) await ws.close();
+      for (const endpoint of websocketServers.values()) await endpoint.close();
       if (server) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -1,7 +1,6 @@
 // graphql-ws on the /graphql path, sharing Yoga's pipeline (`getEnveloped`), so websocket clients
 // get the same context, authentication and plugins as HTTP clients. A connection_init without a
 // valid credential is refused (close code 4403 / 4401) before any operation runs.
-import type { Server } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { ExecutionArgs } from 'graphql';
@@ -11,8 +10,9 @@ import { authenticate } from '../services/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
 
-export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, deps: Deps) {
-  const wsServer = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint });
+/** A websocket server without its own listener: app.ts routes upgrade requests to it by path. */
+export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
+  const wsServer = new WebSocketServer({ noServer: true });
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
@@ -55,6 +55,7 @@ export function attachGraphQLWebSocket(httpServer: Server, yoga: Yoga, deps: Dep
     wsServer,
   );
   return {
+    wsServer,
     async close() {
       await disposable.dispose();
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
