@@ -37,8 +37,13 @@ async function loadEngine() {
 
 async function main() {
   const glue = await loadEngine();
-  // The adapter is never connected: a datamodel-to-datamodel diff touches no database.
-  const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({ host: '127.0.0.1', user: 'postgres', database: 'postgres' }));
+  // The engine insists on a connection even though a datamodel-to-datamodel diff reads nothing from
+  // it. Discrete fields, not a connection string: pg lets a connection string override `database`.
+  const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({
+    host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'),
+    password: url.password ? decodeURIComponent(url.password) : undefined, database: url.pathname.slice(1) || 'postgres',
+  }));
   const engine = await glue.SchemaEngine.new({ datamodels: [[schemaPath, current]] }, () => {}, factory);
   const from = existsSync(snapshotPath)
     ? { tag: 'schemaDatamodel', files: [{ path: snapshotPath, content: readFileSync(snapshotPath, 'utf8') }] }
