@@ -192,7 +192,7 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           sendError(res, route.surface, { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined });
           return;
         }
-        const value = result.data?.[route.result];
+        const value = route.result.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), result.data);
         if (route.empty) {
           res.status(204).end();
           return;
@@ -201,6 +201,12 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           const { etag, ...rest } = value as Record<string, unknown>;
           if (typeof etag === 'string') res.setHeader('ETag', etag);
           res.status(route.status ?? 200).json(rest);
+          return;
+        }
+        if (value && typeof value === 'object' && Array.isArray((value as { items?: unknown }).items)) {
+          // List items are views too: their ETags are for single reads, not for bodies.
+          const page = value as { items: Record<string, unknown>[] };
+          res.status(route.status ?? 200).json({ ...page, items: page.items.map(({ etag: _etag, ...item }) => item) });
           return;
         }
         res.status(route.status ?? 200).json(value ?? null);

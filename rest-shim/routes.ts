@@ -28,7 +28,7 @@ export interface Route {
    * variables. `none`: a body is refused.
    */
   body?: { input: string; required?: boolean } | { fields: Record<string, string>; required?: boolean } | 'none';
-  /** The top-level field of `data` that is the response. */
+  /** The field of `data` that is the response (a dotted path for nested fields). */
   result: string;
   status?: number;
   /** 204 without a body. */
@@ -36,6 +36,28 @@ export interface Route {
 }
 
 const pageArgs = (req: RouteRequest) => ({ limit: req.queryInt('limit'), cursor: req.query('cursor') });
+const headListArgs = (req: RouteRequest) => ({ label: req.queryList('label'), q: req.query('q'), archived: req.queryBool('archived'), ...pageArgs(req) });
+const ifMatch = (req: RouteRequest) => ({ ifMatch: req.header('if-match') });
+
+/** The routes every revisioned kind (agents, skills) has, with its operation names. */
+function revisionedRoutes(base: string, param: string, op: string, idVar: string, extraListArgs: (req: RouteRequest) => Record<string, unknown> = () => ({})): Route[] {
+  const head = `${base}/:${param}`;
+  const id = (req: RouteRequest) => ({ [idVar]: req.path(param) });
+  const plural = op === 'Agent' ? 'Agents' : `${op}s`;
+  const mutationPrefix = op.charAt(0).toLowerCase() + op.slice(1);
+  return [
+    { method: 'POST', path: base, operation: `${op}Create`, surface: 'v1', body: { input: 'input', required: true }, result: `create${op}`, status: 201 },
+    { method: 'GET', path: base, operation: `${plural}List`, surface: 'v1', variables: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }), result: `${mutationPrefix}s` },
+    { method: 'GET', path: head, operation: `${op}Get`, surface: 'v1', variables: (req) => ({ id: req.path(param) }), result: mutationPrefix },
+    { method: 'PATCH', path: head, operation: `${op}Update`, surface: 'v1', variables: (req) => ({ id: req.path(param), ...ifMatch(req) }), body: { input: 'input', required: true }, result: `update${op}` },
+    { method: 'POST', path: `${head}/archive`, operation: `${op}Archive`, surface: 'v1', variables: (req) => ({ id: req.path(param), ...ifMatch(req) }), body: 'none', result: `archive${op}` },
+    { method: 'POST', path: `${head}/unarchive`, operation: `${op}Unarchive`, surface: 'v1', variables: (req) => ({ id: req.path(param), ...ifMatch(req) }), body: 'none', result: `unarchive${op}` },
+    { method: 'POST', path: `${head}/revisions`, operation: `${op}RevisionCreate`, surface: 'v1', variables: (req) => ({ ...id(req), ...ifMatch(req) }), body: { input: 'input', required: true }, result: `publish${op}Revision.revision`, status: 201 },
+    { method: 'GET', path: `${head}/revisions`, operation: `${op}RevisionsList`, surface: 'v1', variables: (req) => ({ ...id(req), ...pageArgs(req) }), result: `${mutationPrefix}Revisions` },
+    { method: 'GET', path: `${head}/revisions/:revision_id`, operation: `${op}RevisionGet`, surface: 'v1', variables: (req) => ({ ...id(req), revisionId: req.path('revision_id') }), result: `${mutationPrefix}Revision` },
+    { method: 'POST', path: `${head}/revisions/:revision_id/set-default`, operation: `${op}SetDefault`, surface: 'v1', variables: (req) => ({ ...id(req), revisionId: req.path('revision_id'), ...ifMatch(req) }), body: 'none', result: `setDefault${op}Revision` },
+  ];
+}
 
 export const routes: Route[] = [
   // ── authentication (support surface: validation failures answer 422) ──
@@ -48,6 +70,14 @@ export const routes: Route[] = [
     method: 'PATCH', path: '/api/v1/workspace', operation: 'WorkspaceUpdate', surface: 'v1',
     variables: (req) => ({ ifMatch: req.header('if-match') }), body: { input: 'input', required: true }, result: 'updateWorkspace',
   },
+
+  // ── agents and skills ──
+  ...revisionedRoutes('/api/v1/agents', 'agent_id', 'Agent', 'agentId', (req) => ({
+    source: req.query('source'), presetKind: req.query('preset_kind'), skillId: req.query('skill_id'), skillRevisionId: req.query('skill_revision_id'),
+  })),
+  { method: 'DELETE', path: '/api/v1/agents/:agent_id/avatar', operation: 'AgentAvatarDelete', surface: 'v1', variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }), body: 'none', result: 'deleteAgentAvatar' },
+  { method: 'POST', path: '/api/v1/agent-composer', operation: 'AgentComposerPrepare', surface: 'v1', body: 'none', result: 'prepareAgentComposer' },
+  ...revisionedRoutes('/api/v1/skills', 'skill_id', 'Skill', 'skillId'),
 
   // ── audit trail ──
   {

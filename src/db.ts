@@ -14,6 +14,8 @@ export interface Database {
   prisma: PrismaClient;
   mode: 'embedded' | 'server';
   url: string;
+  /** Prisma operations run so far (tests use it to prove lists make no per-row queries). */
+  operationCount(): number;
   /** Migrations applied by this start (empty when the schema was current). */
   appliedMigrations: string[];
   ready(): Promise<{ ok: boolean; pendingMigrations: number; error?: string }>;
@@ -29,13 +31,25 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
   }
   try {
     const { applied } = await applyMigrations(url, logger);
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
-    await prisma.$connect();
+    const base = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
+    await base.$connect();
+    let operations = 0;
+    // Counting through an extension keeps the client's behaviour; the cast keeps one client type
+    // for services (an extended client has a structurally different, but compatible, type).
+    const prisma = base.$extends({
+      query: {
+        async $allOperations({ args, query }) {
+          operations++;
+          return query(args);
+        },
+      },
+    }) as unknown as PrismaClient;
     return {
       prisma,
       mode: embedded ? 'embedded' : 'server',
       url,
       appliedMigrations: applied,
+      operationCount: () => operations,
       async ready() {
         try {
           const pending = await pendingMigrationCount((sql) => prisma.$queryRawUnsafe(sql));
@@ -45,7 +59,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
         }
       },
       async close() {
-        await prisma.$disconnect();
+        await base.$disconnect();
         if (embedded) await embedded.stop();
       },
     };

@@ -5,6 +5,8 @@ import './scalars.js';
 import './modules/auth.js';
 import './modules/workspace.js';
 import './modules/audit.js';
+import './modules/agents.js';
+import './modules/skills.js';
 
 let schema: GraphQLSchema | null = null;
 

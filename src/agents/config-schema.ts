@@ -1,0 +1,132 @@
+// The agent configuration (spec: "Agent configuration") as JSON Schema, validated with ajv.
+// Value sets the spec shows only by samples are fixed here and documented in docs/api/agents.md.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, AnySchema } from 'ajv';
+import { invalidArgument } from '../lib/errors.js';
+
+export const PERMISSIONS = ['inherit', 'allow', 'ask', 'deny'] as const;
+export const REVIEW_ACTIONS = ['allow', 'ask', 'deny'] as const;
+export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+export const MODEL_KEY = '^[a-z0-9][a-z0-9.-]{0,127}$';
+
+const permission = { enum: PERMISSIONS };
+const object = { type: 'object' };
+const str = { type: 'string' };
+const strMax = (max: number) => ({ type: 'string', maxLength: max });
+const closed = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+
+const outputVariant = closed({ name: strMax(200), description: strMax(4000), resources: object, schema: object });
+
+export const agentConfigSchema = closed(
+  {
+    model: { type: 'string', pattern: MODEL_KEY },
+    model_settings: object,
+    model_characteristics: closed({
+      compact_threshold: { type: 'number', minimum: 0 },
+      context_window_tokens: { type: 'integer', minimum: 1 },
+      proactive_context_management_threshold: { type: 'number', minimum: 0 },
+    }),
+    instructions: strMax(200_000),
+    client_tools: {
+      type: 'array', maxItems: 128,
+      items: closed(
+        {
+          name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+          description: strMax(4000), instruction: strMax(20_000), metadata: object, parameters_json_schema: object, permission,
+        },
+        ['name'],
+      ),
+    },
+    connection_tools: {
+      type: 'array', maxItems: 64,
+      items: closed(
+        {
+          connection_id: str, tools: { type: 'array', items: str }, defer_loading: { type: 'boolean' }, permission,
+          permissions: { type: 'object', additionalProperties: permission },
+        },
+        ['connection_id'],
+      ),
+    },
+    toolsets: {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z0-9_-]{1,64}$' },
+      additionalProperties: closed({ config: object, enabled: { type: 'boolean' }, tools: object }),
+    },
+    platform_tools: closed({ groups: { type: 'array', items: str }, read_permission: permission, write_permission: permission }),
+    builtin_skills: { type: 'array', items: str },
+    skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id', 'revision_id']) },
+    skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: ['shared', 'isolated'] }, overwrite: { type: 'boolean' } }),
+    memory_mounts: {
+      type: 'array', maxItems: 32,
+      items: closed({ memory_id: str, name: strMax(200), access: { enum: ['read', 'read_write'] }, recall: { type: 'boolean' } }, ['memory_id']),
+    },
+    plugins: { type: 'array', items: closed({ plugin_key: str, instance_name: str, config: object }, ['plugin_key']) },
+    subagents: object,
+    subagent_mode: { enum: ['inline', 'thread'] },
+    default_environment_template_id: str,
+    lazy_environment: { type: 'boolean' },
+    media_understanding: closed({ audio: str, image: str, video: str }),
+    output_spec: closed({ ...outputVariant.properties, variants: { type: 'array', items: outputVariant } }),
+    retries: closed({ output: { type: 'integer', minimum: 0, maximum: 20 }, tools: { type: 'integer', minimum: 0, maximum: 20 } }),
+    reviewer: closed({
+      instruction: strMax(20_000), shell_instruction: strMax(20_000), model: { type: 'string', pattern: MODEL_KEY }, model_settings: object,
+      on_error: { enum: REVIEW_ACTIONS }, on_flagged: { enum: REVIEW_ACTIONS }, risk_threshold: { enum: RISK_LEVELS },
+      rules: { type: 'object', additionalProperties: closed({ on_flagged: { enum: REVIEW_ACTIONS }, risk_threshold: { enum: RISK_LEVELS } }) },
+      timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600 },
+    }),
+    user_questions: { type: 'boolean' },
+  },
+  ['model'],
+);
+
+const ajv = new Ajv2020({ allErrors: false, strict: false });
+const validateConfig = ajv.compile(agentConfigSchema as AnySchema);
+
+/** `/a/0/b` → `a[0].b`, prefixed with the body field name. */
+export function fieldPath(prefix: string, error: ErrorObject): string {
+  const parts = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'additionalProperties') parts.push(String((error.params as { additionalProperty: string }).additionalProperty));
+  if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), prefix);
+}
+
+function describe(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+export type AgentConfig = Record<string, unknown> & { model: string };
+
+/**
+ * Validates a configuration and returns its canonical representation: the spec's defaults filled
+ * (`instructions` "" and `user_questions` false), every other unset field left out.
+ */
+export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentConfig {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw invalidArgument(`${prefix} must be an object`, prefix);
+  if (!validateConfig(config)) {
+    const error = validateConfig.errors![0]!;
+    const field = fieldPath(prefix, error);
+    throw invalidArgument(`${field} ${describe(error)}`, field);
+  }
+  const typed = config as AgentConfig;
+  for (const [index, tool] of ((typed.client_tools as { parameters_json_schema?: unknown }[] | undefined) ?? []).entries()) {
+    if (tool.parameters_json_schema !== undefined && !ajv.validateSchema(tool.parameters_json_schema as AnySchema)) {
+      const field = `${prefix}.client_tools[${index}].parameters_json_schema`;
+      throw invalidArgument(`${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`, field);
+    }
+  }
+  const names = new Set<string>();
+  for (const [index, tool] of ((typed.client_tools as { name: string }[] | undefined) ?? []).entries()) {
+    if (names.has(tool.name)) throw invalidArgument(`client tool name ${JSON.stringify(tool.name)} is used twice`, `${prefix}.client_tools[${index}].name`);
+    names.add(tool.name);
+  }
+  return { ...typed, instructions: typed.instructions ?? '', user_questions: typed.user_questions ?? false };
+}

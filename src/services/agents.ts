@@ -1,0 +1,212 @@
+// Agents: revisioned heads whose revisions hold an agent configuration.
+import type { Agent, AgentRevision } from '../generated/prisma/client.js';
+import type { Prisma } from '../db.js';
+import { normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
+import { COMPOSER_DEFINITION, COMPOSER_PRESET, composerConfig } from '../agents/composer.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { toPage } from '../lib/cursor.js';
+import type { Actor, Deps } from './deps.js';
+import { requirePermission } from './permissions.js';
+import {
+  archiveHead, changeHead, getHead, getRevision, headListQuery, insertHeadWithFirstRevision, listRevisions, publishRevision,
+  setDefaultRevision, unarchiveHead, validateDescription, validateHeadPatch, validateName, validateNote,
+  type HeadListArgs, type RevisionedKind,
+} from './revisioned.js';
+import { validateLabels } from '../lib/labels.js';
+
+type Tx = Prisma.TransactionClient;
+type Db = Tx | Deps['db'];
+
+export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
+  kind: 'agent',
+  table: 'agents',
+  revisionIdKind: 'agentRevision',
+  headDelegate: (db) => db.agent,
+  revisionDelegate: (db) => db.agentRevision,
+  headKey: 'agentId',
+  contentField: 'config',
+  async afterInsert(tx, revision, content) {
+    const skills = (content.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
+    if (skills.length === 0) return;
+    await tx.agentRevisionSkill.createMany({
+      data: skills.map((pin) => ({ revisionId: revision.id, agentId: revision.agentId, workspaceId: revision.workspaceId, skillId: pin.skill_id, skillRevisionId: pin.revision_id })),
+      skipDuplicates: true,
+    });
+  },
+};
+
+/**
+ * Every reference in a configuration must name a resource of the caller's workspace; anything else
+ * answers as not existing (404), naming the field. One query per kind of reference.
+ */
+export async function checkConfigReferences(db: Db, actor: Actor, config: AgentConfig, prefix = 'config'): Promise<void> {
+  const ws = actor.workspaceId;
+  const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${JSON.stringify(id)} not found`, { field });
+
+  const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
+  const reviewer = config.reviewer as { model?: string } | undefined;
+  if (reviewer?.model) modelRefs.push([reviewer.model, `${prefix}.reviewer.model`]);
+  const models = new Set((await db.model.findMany({ where: { workspaceId: ws, key: { in: modelRefs.map(([key]) => key) } }, select: { key: true } })).map((m) => m.key));
+  for (const [key, field] of modelRefs) if (!models.has(key)) throw missing('model', key, field);
+
+  const skills = (config.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
+  if (skills.length) {
+    const found = await db.skillRevision.findMany({ where: { workspaceId: ws, id: { in: skills.map((s) => s.revision_id) } }, select: { id: true, skillId: true } });
+    const bySkill = new Map(found.map((r) => [r.id, r.skillId]));
+    skills.forEach((pin, index) => {
+      if (bySkill.get(pin.revision_id) !== pin.skill_id) throw missing('skill revision', pin.revision_id, `${prefix}.skills[${index}]`);
+    });
+  }
+  const checkIds = async (ids: string[], field: (index: number) => string, kind: string, query: (ids: string[]) => Promise<{ id: string }[]>) => {
+    if (!ids.length) return;
+    const found = new Set((await query(ids)).map((row) => row.id));
+    ids.forEach((id, index) => {
+      if (!found.has(id)) throw missing(kind, id, field(index));
+    });
+  };
+  const connections = ((config.connection_tools as { connection_id: string }[] | undefined) ?? []).map((c) => c.connection_id);
+  await checkIds(connections, (i) => `${prefix}.connection_tools[${i}].connection_id`, 'connection', (ids) => db.connection.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+  const memories = ((config.memory_mounts as { memory_id: string }[] | undefined) ?? []).map((m) => m.memory_id);
+  await checkIds(memories, (i) => `${prefix}.memory_mounts[${i}].memory_id`, 'memory', (ids) => db.memory.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+  const template = config.default_environment_template_id as string | undefined;
+  if (template) {
+    await checkIds([template], () => `${prefix}.default_environment_template_id`, 'environment template', (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+  }
+}
+
+function validateImageUrl(value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string' || value.length > 2048) throw invalidArgument('image_url must be an http(s) URL of at most 2048 characters', 'image_url');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidArgument('image_url must be an absolute http(s) URL', 'image_url');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument('image_url must be an http(s) URL', 'image_url');
+  return value;
+}
+
+export interface CreateAgentInput {
+  name: unknown;
+  description?: unknown;
+  labels?: unknown;
+  imageUrl?: unknown;
+  config?: unknown;
+  note?: unknown;
+}
+
+export async function createAgent(deps: Deps, actor: Actor, input: CreateAgentInput, requestId?: string) {
+  requirePermission(actor, 'write');
+  const name = validateName(input.name);
+  const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
+  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const imageUrl = input.imageUrl === undefined ? null : validateImageUrl(input.imageUrl);
+  const config = normalizeAgentConfig(input.config);
+  const note = validateNote(input.note);
+  return deps.db.$transaction(async (tx) => {
+    await checkConfigReferences(tx, actor, config);
+    const { head } = await insertHeadWithFirstRevision(AGENTS, tx, actor, {
+      id: newId('agent'), organizationId: actor.organizationId, name, description, labels, imageUrl, source: 'custom',
+    }, config, note, requestId);
+    return head;
+  });
+}
+
+export async function getAgent(deps: Deps, actor: Actor, id: string) {
+  requirePermission(actor, 'read');
+  return getHead(AGENTS, deps.db, actor, id);
+}
+
+export interface AgentListArgs extends HeadListArgs {
+  source?: string | null;
+  presetKind?: string | null;
+  skillId?: string | null;
+  skillRevisionId?: string | null;
+}
+
+export async function listAgents(deps: Deps, actor: Actor, args: AgentListArgs) {
+  requirePermission(actor, 'read');
+  const { where, size, orderBy, take } = headListQuery('agents', actor, args);
+  const pins = args.skillId || args.skillRevisionId
+    ? { revisions: { some: { skillPins: { some: { ...(args.skillId ? { skillId: args.skillId } : {}), ...(args.skillRevisionId ? { skillRevisionId: args.skillRevisionId } : {}) } } } } }
+    : {};
+  const rows = await deps.db.agent.findMany({
+    where: { ...where, ...(args.source ? { source: args.source } : {}), ...(args.presetKind ? { presetKind: args.presetKind } : {}), ...pins },
+    orderBy, take,
+  });
+  return toPage(rows, size, 'agents', (row) => [row.id]);
+}
+
+export async function updateAgent(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: { name?: unknown; description?: unknown; labels?: unknown; imageUrl?: unknown }, requestId?: string) {
+  const data = validateHeadPatch(patch);
+  if (patch.imageUrl !== undefined) data.imageUrl = validateImageUrl(patch.imageUrl);
+  return changeHead(AGENTS, deps, actor, id, ifMatch, 'update', () => data, { requestId });
+}
+
+export const archiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => archiveHead(AGENTS, deps, actor, id, ifMatch);
+export const unarchiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => unarchiveHead(AGENTS, deps, actor, id, ifMatch);
+export const setDefaultAgentRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) =>
+  setDefaultRevision(AGENTS, deps, actor, id, revisionId, ifMatch);
+
+/** DELETE avatar: If-Match optional (spec), a stale one is still refused. */
+export const deleteAgentAvatar = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+  changeHead(AGENTS, deps, actor, id, ifMatch, 'delete_avatar', () => ({ imageUrl: null, imageAssetId: null }), { ifMatchRequired: false });
+
+export async function publishAgentRevision(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, input: { config?: unknown; note?: unknown; makeDefault?: boolean | null }, requestId?: string) {
+  requirePermission(actor, 'write');
+  const config = normalizeAgentConfig(input.config);
+  await checkConfigReferences(deps.db, actor, config);
+  return publishRevision(AGENTS, deps, actor, id, ifMatch, { content: config, note: input.note, makeDefault: input.makeDefault }, requestId);
+}
+
+export const getAgentRevision = (deps: Deps, actor: Actor, agentId: string, revisionId: string) => getRevision(AGENTS, deps, actor, agentId, revisionId);
+export const listAgentRevisions = (deps: Deps, actor: Actor, agentId: string, args: { limit?: number | null; cursor?: string | null }) => listRevisions(AGENTS, deps, actor, agentId, args);
+
+/** For runs: the head if it may start new runs (archived → failed_precondition). */
+export async function agentForNewRun(db: Db, actor: Actor, id: string) {
+  const head = await getHead(AGENTS, db, actor, id);
+  if (head.archivedAt) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
+  if (!head.defaultRevisionId) throw notFound('agent revision');
+  return head;
+}
+
+/**
+ * Creates the workspace's composer agent, or brings it up to date with the shipped definition.
+ * It keeps its current model while that stays usable; otherwise it takes the first usable model by
+ * key. No usable model → model_required. Concurrent calls serialise on a per-workspace lock.
+ */
+export async function prepareComposer(deps: Deps, actor: Actor, requestId?: string) {
+  requirePermission(actor, 'write');
+  const usableModels = async (db: Db) => {
+    const models = await db.model.findMany({ where: { workspaceId: actor.workspaceId, enabled: true }, orderBy: { key: 'asc' }, select: { key: true, providerId: true } });
+    const enabledProviders = new Set(
+      (await db.provider.findMany({ where: { workspaceId: actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } }, select: { id: true } })).map((p) => p.id),
+    );
+    return models.filter((m) => enabledProviders.has(m.providerId)).map((m) => m.key);
+  };
+  const outcome = await deps.db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`composer:${actor.workspaceId}`}))`;
+    const models = await usableModels(tx);
+    const existing = await tx.agent.findFirst({ where: { workspaceId: actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET }, orderBy: { id: 'asc' } });
+    if (!existing) {
+      if (models.length === 0) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
+      const { head } = await insertHeadWithFirstRevision(AGENTS, tx, actor, {
+        id: newId('agent'), organizationId: actor.organizationId, name: COMPOSER_DEFINITION.name, description: COMPOSER_DEFINITION.description,
+        labels: { 'composer-version': String(COMPOSER_DEFINITION.version) }, source: 'builtin', presetKind: COMPOSER_PRESET,
+      }, normalizeAgentConfig(composerConfig(models[0]!)), `composer definition ${COMPOSER_DEFINITION.version}`, requestId);
+      return { head, publish: null };
+    }
+    const current = existing.defaultRevisionId ? await tx.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
+    const currentModel = (current?.config as { model?: string } | null)?.model;
+    const model = currentModel && models.includes(currentModel) ? currentModel : models[0];
+    if (!model) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
+    return { head: existing, publish: normalizeAgentConfig(composerConfig(model)) };
+  });
+  if (!outcome.publish) return outcome.head;
+  let head = outcome.head;
+  if (head.archivedAt) head = await unarchiveHead(AGENTS, deps, actor, head.id, '*');
+  const published = await publishRevision(AGENTS, deps, actor, head.id, '*', { content: outcome.publish, note: `composer definition ${COMPOSER_DEFINITION.version}`, makeDefault: true }, requestId);
+  return published.head;
+}

@@ -1,0 +1,395 @@
+// Agents through REST and GraphQL: revisions, digests, the identical-configuration rule, the head
+// lifecycle, list filters, validation, tenancy, concurrency, the composer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel, insertWorkspaceResource } from '../helpers/fixtures.js';
+import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+
+let t: TestApp;
+let other: { id: string; apiKey: string };
+let readOnly: string;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  const created = await createWorkspace(t.app.deps, { name: 'B' });
+  other = { id: created.workspace.id, apiKey: created.apiKey.token };
+  readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
+  await insertModel(t, 'gpt-main');
+  await insertModel(t, 'a.b-c9');
+  await insertModel(t, 'only-in-b', { workspaceId: other.id });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}, token?: string) => t.rest('POST', path, { body, headers, token });
+async function createAgent(body: Record<string, unknown> = {}) {
+  const response = await post('/api/v1/agents', { name: 'Helper', config: { model: 'gpt-main' }, ...body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return { agent: response.body, etag: response.headers.get('etag')! };
+}
+
+describe('creating and reading agents', () => {
+  it('creates a head with revision 1 as default and canonical defaults filled', async () => {
+    const { agent, etag } = await createAgent({ name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' } });
+    expect(agent).toMatchObject({
+      name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' }, workspace_id: t.workspaceId, source: 'custom',
+      preset_kind: null, image_url: null, archived_at: null, version: 1,
+    });
+    expect(agent.id).toMatch(/^agt_/);
+    expect(typeof agent.organization_id).toBe('string');
+    expect(etag).toBe(`"${agent.id}:1"`);
+    const revision = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`);
+    expect(revision.status).toBe(200);
+    expect(revision.body).toMatchObject({ id: agent.default_revision_id, agent_id: agent.id, number: 1, note: '', config: { model: 'gpt-main', instructions: '', user_questions: false } });
+    expect(revision.body.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(revision.body.id).toMatch(/^rev_/);
+    for (const field of ['created_by_id', 'updated_by_id', 'created_at', 'updated_at']) expect(revision.body[field]).toEqual(expect.any(String));
+    expect(revision.headers.get('etag')).toBe(`"${revision.body.id}:1"`);
+    const read = await t.rest('GET', `/api/v1/agents/${agent.id}`);
+    expect(read.body).toEqual(agent);
+    expect(read.headers.get('etag')).toBe(etag);
+  });
+
+  it('round-trips every configuration field', async () => {
+    const connection = await insertWorkspaceResource(t, 'connection');
+    const memory = await insertWorkspaceResource(t, 'memory');
+    const template = await insertWorkspaceResource(t, 'environmentTemplate');
+    const skill = await post('/api/v1/skills', { name: 'Writing', content: { name: 'writing', instructions: '# Write well' } });
+    const config = {
+      model: 'gpt-main',
+      model_settings: { temperature: 0.2, anything: { nested: true } },
+      model_characteristics: { compact_threshold: 0.8, context_window_tokens: 1, proactive_context_management_threshold: 0.6 },
+      instructions: 'Be helpful.',
+      client_tools: [{ name: 'lookup', description: 'd', instruction: 'i', metadata: { a: 1 }, parameters_json_schema: { type: 'object', properties: { q: { type: 'string' } } }, permission: 'inherit' }],
+      connection_tools: [{ connection_id: connection, tools: ['search'], defer_loading: true, permission: 'inherit', permissions: { search: 'allow' } }],
+      toolsets: { web: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } } },
+      platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'allow' },
+      builtin_skills: ['planning'],
+      skills: [{ skill_id: skill.body.id, revision_id: skill.body.default_revision_id }],
+      skill_sync: { cleanup: true, mode: 'shared', overwrite: false },
+      memory_mounts: [{ memory_id: memory, name: 'notes', access: 'read', recall: true }],
+      plugins: [{ plugin_key: 'p', instance_name: 'p1', config: {} }],
+      subagents: { researcher: { model: 'gpt-main' } },
+      subagent_mode: 'inline',
+      default_environment_template_id: template,
+      lazy_environment: true,
+      media_understanding: { audio: 'gpt-main', image: 'gpt-main', video: 'gpt-main' },
+      output_spec: { name: 'o', description: 'd', resources: {}, schema: { type: 'object' }, variants: [{ name: 'v', description: 'd', resources: {}, schema: {} }] },
+      retries: { output: 2, tools: 3 },
+      reviewer: { instruction: 'check', shell_instruction: 'sh', model: 'a.b-c9', model_settings: {}, on_error: 'deny', on_flagged: 'deny', risk_threshold: 'low', rules: { shell: { on_flagged: 'deny', risk_threshold: 'low' } }, timeout_seconds: 120 },
+      user_questions: true,
+    };
+    const { agent } = await createAgent({ config });
+    const revision = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`);
+    expect(revision.body.config).toEqual(config);
+  });
+
+  it('refuses invalid configurations with 400 naming the field path', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, 'config.model'],
+      [{ model: 'gpt-main', model_characteristics: { context_window_tokens: 0 } }, 'config.model_characteristics.context_window_tokens'],
+      [{ model: 'gpt-main', model_characteristics: { context_window_tokens: 1.5 } }, 'config.model_characteristics.context_window_tokens'],
+      [{ model: 'gpt-main', retries: { output: 'two' } }, 'config.retries.output'],
+      [{ model: 'gpt-main', lazy_environment: 'yes' }, 'config.lazy_environment'],
+      [{ model: 'gpt-main', colour: 'red' }, 'config.colour'],
+      [{ model: 'gpt-main', reviewer: { risk_threshold: 'extreme' } }, 'config.reviewer.risk_threshold'],
+      [{ model: 'gpt-main', client_tools: [{ name: 'x', parameters_json_schema: { type: 'not-a-type' } }] }, 'config.client_tools[0].parameters_json_schema'],
+      [{ model: 'Bad Key' }, 'config.model'],
+    ];
+    for (const [config, field] of cases) {
+      const response = await post('/api/v1/agents', { name: 'x', config });
+      expect(response.status, field).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_argument', details: { field } });
+    }
+    const noName = await post('/api/v1/agents', { config: { model: 'gpt-main' } });
+    expect(noName.status).toBe(400);
+    expect(noName.body.error.details.field).toBe('name');
+    const unknownField = await post('/api/v1/agents', { name: 'x', config: { model: 'gpt-main' }, colour: 'red' });
+    expect(unknownField.body.error.details.field).toBe('colour');
+  });
+
+  it('treats references outside the workspace as not existing (404)', async () => {
+    const skillB = await t.rest('POST', '/api/v1/skills', { token: other.apiKey, body: { name: 'b', content: { name: 'b', instructions: 'x' } } });
+    const connectionB = await insertWorkspaceResource(t, 'connection', other.id);
+    const templateB = await insertWorkspaceResource(t, 'environmentTemplate', other.id);
+    const memoryB = await insertWorkspaceResource(t, 'memory', other.id);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ model: 'only-in-b' }, 'config.model'],
+      [{ model: 'no-such-model' }, 'config.model'],
+      [{ model: 'gpt-main', reviewer: { model: 'only-in-b' } }, 'config.reviewer.model'],
+      [{ model: 'gpt-main', skills: [{ skill_id: skillB.body.id, revision_id: skillB.body.default_revision_id }] }, 'config.skills[0]'],
+      [{ model: 'gpt-main', connection_tools: [{ connection_id: connectionB }] }, 'config.connection_tools[0].connection_id'],
+      [{ model: 'gpt-main', default_environment_template_id: templateB }, 'config.default_environment_template_id'],
+      [{ model: 'gpt-main', memory_mounts: [{ memory_id: memoryB }] }, 'config.memory_mounts[0].memory_id'],
+    ];
+    const { agent, etag } = await createAgent();
+    for (const [config, field] of cases) {
+      const created = await post('/api/v1/agents', { name: 'x', config });
+      expect(created.status, field).toBe(404);
+      expect(created.body.error).toMatchObject({ code: 'not_found', details: { field } });
+      const revised = await post(`/api/v1/agents/${agent.id}/revisions`, { config }, { 'if-match': etag });
+      expect(revised.status, field).toBe(404);
+    }
+  });
+});
+
+describe('revisions', () => {
+  it('number consecutively; the digest ignores key order and whitespace; identical config returns the default revision', async () => {
+    const { agent, etag } = await createAgent({ config: { model: 'gpt-main', instructions: 'one' } });
+    const r2 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { instructions: 'two', model: 'gpt-main' }, note: 'second' }, { 'if-match': etag });
+    expect(r2.status).toBe(201);
+    expect(r2.body).toMatchObject({ number: 2, note: 'second', agent_id: agent.id });
+    const head2 = await t.rest('GET', `/api/v1/agents/${agent.id}`);
+    expect(head2.body).toMatchObject({ default_revision_id: r2.body.id, version: 2 });
+    // Same configuration, other key order, other whitespace in the raw JSON → same revision, head untouched.
+    const raw = '{ "config" : {"model":"gpt-main",\n  "user_questions": false, "instructions":"two"} }';
+    const same = await t.rest('POST', `/api/v1/agents/${agent.id}/revisions`, { rawBody: raw, headers: { 'if-match': head2.headers.get('etag')! } });
+    expect(same.status).toBe(201);
+    expect(same.body).toEqual(r2.body);
+    const sameNoDefault = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'two' }, make_default: false }, { 'if-match': head2.headers.get('etag')! });
+    expect(sameNoDefault.status).toBe(201);
+    expect(sameNoDefault.body.id).toBe(r2.body.id);
+    const head3 = await t.rest('GET', `/api/v1/agents/${agent.id}`);
+    expect(head3.body).toEqual(head2.body);
+    // A different config without make_default: new revision, default unchanged.
+    const r3 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'three' }, make_default: false }, { 'if-match': head3.headers.get('etag')! });
+    expect(r3.body.number).toBe(3);
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body.default_revision_id).toBe(r2.body.id);
+    // Revisions are immutable.
+    const r1 = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`);
+    expect(r1.body.config.instructions).toBe('one');
+    // Newest first, paged.
+    const page1 = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions?limit=2`);
+    expect(page1.body.items.map((r: { number: number }) => r.number)).toEqual([3, 2]);
+    const page2 = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions?limit=2&cursor=${page1.body.next_cursor}`);
+    expect(page2.body).toMatchObject({ items: [{ number: 1 }], next_cursor: null });
+  });
+
+  it('need the head ETag: missing → 428, stale → 412', async () => {
+    const { agent, etag } = await createAgent();
+    expect((await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'x' } })).status).toBe(428);
+    await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'y' } }, { 'if-match': etag });
+    const stale = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'z' } }, { 'if-match': etag });
+    expect(stale.status).toBe(412);
+  });
+
+  it('stay gapless under concurrent publishers', async () => {
+    const { agent } = await createAgent();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: `v${i}` } }, { 'if-match': '*' })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(results.map((r) => r.body.number).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it('set-default selects a revision of this agent only; another agent’s revision is 404', async () => {
+    const a = await createAgent();
+    const b = await createAgent();
+    const r2 = await post(`/api/v1/agents/${a.agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'two' } }, { 'if-match': a.etag });
+    const head = await t.rest('GET', `/api/v1/agents/${a.agent.id}`);
+    const back = await post(`/api/v1/agents/${a.agent.id}/revisions/${a.agent.default_revision_id}/set-default`, undefined, { 'if-match': head.headers.get('etag')! });
+    expect(back.status).toBe(200);
+    expect(back.body.default_revision_id).toBe(a.agent.default_revision_id);
+    expect(back.body.version).toBe(head.body.version + 1);
+    const foreign = await post(`/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}/set-default`, undefined, { 'if-match': '*' });
+    expect(foreign.status).toBe(404);
+    expect((await t.rest('GET', `/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}`)).status).toBe(404);
+    expect(r2.body.number).toBe(2);
+  });
+});
+
+describe('head lifecycle', () => {
+  it('PATCH changes only head fields; a no-op keeps the version', async () => {
+    const { agent, etag } = await createAgent();
+    const patched = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': etag }, body: { name: 'Renamed', labels: { a: '1' }, image_url: 'https://example.com/a.png' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Renamed', labels: { a: '1' }, image_url: 'https://example.com/a.png', version: 2, default_revision_id: agent.default_revision_id });
+    const revisions = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions`);
+    expect(revisions.body.items).toHaveLength(1);
+    const noop = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': patched.headers.get('etag')! }, body: { name: 'Renamed' } });
+    expect(noop.body.version).toBe(2);
+    const deleted = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ image_url: null, version: 3 });
+    const staleAvatar = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`, { headers: { 'if-match': patched.headers.get('etag')! } });
+    expect(staleAvatar.status).toBe(412);
+    expect((await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'ftp://x' } })).status).toBe(400);
+  });
+
+  it('archive/unarchive with ETags; archived heads stay readable and refuse new revisions', async () => {
+    const { agent, etag } = await createAgent();
+    expect((await post(`/api/v1/agents/${agent.id}/archive`, undefined)).status).toBe(428);
+    const archived = await post(`/api/v1/agents/${agent.id}/archive`, undefined, { 'if-match': etag });
+    expect(archived.status).toBe(200);
+    expect(archived.body.archived_at).toEqual(expect.any(String));
+    expect(archived.headers.get('etag')).toBe(`"${agent.id}:2"`);
+    expect((await post(`/api/v1/agents/${agent.id}/archive`, undefined, { 'if-match': etag })).status).toBe(412);
+    const again = await post(`/api/v1/agents/${agent.id}/archive`, undefined, { 'if-match': archived.headers.get('etag')! });
+    expect(again.body.version).toBe(2);
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).status).toBe(200);
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`)).status).toBe(200);
+    const publish = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'new' } }, { 'if-match': '*' });
+    expect(publish.status).toBe(409);
+    expect(publish.body.error.code).toBe('failed_precondition');
+    const unarchived = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined, { 'if-match': archived.headers.get('etag')! });
+    expect(unarchived.body).toMatchObject({ archived_at: null, version: 3 });
+    expect(unarchived.body.workspace_id).toBe(t.workspaceId);
+  });
+
+  it('has no delete', async () => {
+    const { agent } = await createAgent();
+    expect((await t.rest('DELETE', `/api/v1/agents/${agent.id}`)).status).toBe(405);
+  });
+});
+
+describe('tenancy and permissions', () => {
+  it("answers 404 for another workspace's agent on every operation", async () => {
+    const { agent } = await createAgent();
+    const as = { token: other.apiKey, headers: { 'if-match': '*' } };
+    const rev = agent.default_revision_id;
+    const calls: [string, string, unknown?][] = [
+      ['GET', `/api/v1/agents/${agent.id}`], ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }], ['POST', `/api/v1/agents/${agent.id}/archive`],
+      ['POST', `/api/v1/agents/${agent.id}/unarchive`], ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'only-in-b' } }],
+      ['GET', `/api/v1/agents/${agent.id}/revisions/${rev}`], ['GET', `/api/v1/agents/${agent.id}/revisions`],
+      ['POST', `/api/v1/agents/${agent.id}/revisions/${rev}/set-default`], ['DELETE', `/api/v1/agents/${agent.id}/avatar`],
+      ['GET', '/api/v1/agents/agt_01AAAAAAAAAAAAAAAAAAAAAAAA'],
+    ];
+    for (const [method, path, body] of calls) {
+      const response = await t.rest(method, path, { ...as, body });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.headers.get('content-type')).toMatch(/json/);
+    }
+    const list = await t.rest('GET', '/api/v1/agents?limit=100', { token: other.apiKey });
+    expect(list.body.items.map((a: { id: string }) => a.id)).not.toContain(agent.id);
+  });
+
+  it('needs write to create or change', async () => {
+    const { agent, etag } = await createAgent();
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/api/v1/agents', { name: 'x', config: { model: 'gpt-main' } }], ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }],
+      ['POST', `/api/v1/agents/${agent.id}/archive`], ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'q' } }],
+      ['DELETE', `/api/v1/agents/${agent.id}/avatar`], ['POST', '/api/v1/agent-composer'],
+    ];
+    for (const [method, path, body] of calls) {
+      const response = await t.rest(method, path, { token: readOnly, headers: { 'if-match': etag }, body });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.body.error.code).toBe('permission_denied');
+    }
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body.version).toBe(1);
+  });
+});
+
+describe('listing', () => {
+  it('filters by label, q, archived, source, preset_kind and skills, and pages without gaps', async () => {
+    const skill = await post('/api/v1/skills', { name: 'Pinned', content: { name: 'pinned', instructions: 'x' } });
+    const pin = { skill_id: skill.body.id, revision_id: skill.body.default_revision_id };
+    const fresh = await createWorkspace(t.app.deps, { name: 'lists' });
+    await insertModel(t, 'm', { workspaceId: fresh.workspace.id });
+    const key = fresh.apiKey.token;
+    const mk = async (name: string, extra: Record<string, unknown> = {}) =>
+      (await t.rest('POST', '/api/v1/agents', { token: key, body: { name, config: { model: 'm' }, ...extra } })).body;
+    const skillB = await t.rest('POST', '/api/v1/skills', { token: key, body: { name: 'S', content: { name: 's', instructions: 'x' } } });
+    const pinB = { skill_id: skillB.body.id, revision_id: skillB.body.default_revision_id };
+    const a = await mk('Alpha one', { labels: { team: 'a', tier: 'gold' }, description: 'Finds needles' });
+    const b = await mk('Beta', { labels: { team: 'a' }, config: { model: 'm', skills: [pinB] } });
+    const c = await mk('Gamma', { labels: { team: 'b' } });
+    await t.rest('POST', `/api/v1/agents/${c.id}/archive`, { token: key, headers: { 'if-match': '*' } });
+    const names = async (query: string) => {
+      const response = await t.rest('GET', `/api/v1/agents?${query}`, { token: key });
+      expect(response.status, query).toBe(200);
+      return response.body.items.map((item: { name: string }) => item.name);
+    };
+    expect(await names('')).toEqual(['Beta', 'Alpha one']);
+    expect(await names('archived=true')).toEqual(['Gamma']);
+    expect(await names('archived=false')).toEqual(['Beta', 'Alpha one']);
+    expect(await names('label=team:a')).toEqual(['Beta', 'Alpha one']);
+    expect(await names('label=team:a&label=tier:gold')).toEqual(['Alpha one']);
+    expect(await names('q=ALPHA')).toEqual(['Alpha one']);
+    expect(await names('q=needle')).toEqual(['Alpha one']);
+    expect(await names('q=zzzq')).toEqual([]);
+    expect(await names(`skill_id=${pinB.skill_id}`)).toEqual(['Beta']);
+    expect(await names(`skill_revision_id=${pinB.revision_id}`)).toEqual(['Beta']);
+    expect(await names(`skill_id=${pin.skill_id}`)).toEqual([]);
+    expect(await names('source=custom')).toEqual(['Beta', 'Alpha one']);
+    expect(await names('preset_kind=composer')).toEqual([]);
+    expect(await names(Array.from({ length: 8 }, (_, i) => `label=k${i}:v`).join('&'))).toEqual([]);
+    for (const bad of [Array.from({ length: 9 }, (_, i) => `label=k${i}:v`).join('&'), 'archived=maybe', 'limit=0', 'limit=101', 'label=novalue']) {
+      expect((await t.rest('GET', `/api/v1/agents?${bad}`, { token: key })).status, bad).toBe(400);
+    }
+    // 51 agents: the default page is 50 with a cursor, and a limit=1 walk sees each exactly once.
+    for (let i = 0; i < 49; i++) await mk(`bulk ${i}`);
+    const first = await t.rest('GET', '/api/v1/agents', { token: key });
+    expect(first.body.items).toHaveLength(50);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: { id: string }[]; next_cursor: string | null } } = await t.rest('GET', `/api/v1/agents?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token: key });
+      seen.push(...page.body.items.map((item) => item.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(51);
+    expect(new Set(seen).size).toBe(51);
+    expect(seen).toContain(a.id);
+    expect(seen).toContain(b.id);
+  });
+
+  it("makes as many queries for 100 agents as for 1 (no per-row queries)", async () => {
+    const count = async (limit: number) => {
+      const before = t.app.database.operationCount();
+      const response = await t.rest('GET', `/api/v1/agents?limit=${limit}`);
+      expect(response.status).toBe(200);
+      return t.app.database.operationCount() - before;
+    };
+    await count(1); // warm (last-used bookkeeping of the key)
+    const one = await count(1);
+    const many = await count(100);
+    expect(many).toBe(one);
+    expect(one).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('the composer', () => {
+  it('needs a usable model, then creates the builtin composer once and keeps it up to date', async () => {
+    const fresh = await createWorkspace(t.app.deps, { name: 'composer' });
+    const key = fresh.apiKey.token;
+    const none = await t.rest('POST', '/api/v1/agent-composer', { token: key });
+    expect(none.status).toBe(409);
+    expect(none.body.error.code).toBe('model_required');
+    await insertModel(t, 'disabled-model', { workspaceId: fresh.workspace.id, enabled: false });
+    await insertModel(t, 'provider-off', { workspaceId: fresh.workspace.id, providerEnabled: false });
+    expect((await t.rest('POST', '/api/v1/agent-composer', { token: key })).body.error.code).toBe('model_required');
+    await insertModel(t, 'usable', { workspaceId: fresh.workspace.id });
+    const created = await t.rest('POST', '/api/v1/agent-composer', { token: key });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ source: 'builtin', preset_kind: 'composer', name: 'Agent composer', version: 1 });
+    const revision = await t.rest('GET', `/api/v1/agents/${created.body.id}/revisions/${created.body.default_revision_id}`, { token: key });
+    expect(revision.body.config.model).toBe('usable');
+    expect(revision.body.config.instructions).toMatch(/composer/);
+    const again = await t.rest('POST', '/api/v1/agent-composer', { token: key });
+    expect(again.body).toEqual(created.body);
+    const list = await t.rest('GET', '/api/v1/agents?preset_kind=composer', { token: key });
+    expect(list.body.items).toHaveLength(1);
+    const concurrent = await Promise.all([1, 2, 3].map(() => t.rest('POST', '/api/v1/agent-composer', { token: key })));
+    for (const response of concurrent) expect(response.body.id).toBe(created.body.id);
+  });
+});
+
+describe('GraphQL', () => {
+  it('serves the same agents with etag fields', async () => {
+    const { agent, etag } = await createAgent();
+    const { data, errors } = await t.graphql(
+      'query($id: ID!) { agent(id: $id) { id etag version defaultRevisionId } agentRevisions(agentId: $id) { items { number config } nextCursor } }',
+      { id: agent.id },
+    );
+    expect(errors).toBeUndefined();
+    expect(data.agent).toEqual({ id: agent.id, etag, version: 1, defaultRevisionId: agent.default_revision_id });
+    expect(data.agentRevisions.items[0].config.model).toBe('gpt-main');
+    const published = await t.graphql(
+      'mutation($id: ID!, $m: String) { publishAgentRevision(agentId: $id, ifMatch: $m, input: {config: {model: "gpt-main", instructions: "gql"}}) { created revision { number } agent { version } } }',
+      { id: agent.id, m: etag },
+    );
+    expect(published.data.publishAgentRevision).toEqual({ created: true, revision: { number: 2 }, agent: { version: 2 } });
+  });
+});
