@@ -174,7 +174,15 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
     const handler = async (req: Request, res: Response) => {
       try {
         const helper = requestHelper(req);
-        const variables = { ...(route.variables?.(helper) ?? {}), ...mapBody(route, req.body, schema, operation.document) };
+        let bodyVariables: Record<string, unknown>;
+        if (route.rawBody) {
+          if (!Buffer.isBuffer(req.body) || req.body.length === 0) throw invalidArgument('send the file as the request body with its Content-Type', 'body');
+          bodyVariables = { [route.rawBody.content]: req.body.toString('base64'), [route.rawBody.mediaType]: req.get('content-type') ?? '' };
+        } else {
+          if (Buffer.isBuffer(req.body)) throw invalidArgument('this endpoint takes a JSON body', 'Content-Type');
+          bodyVariables = mapBody(route, req.body, schema, operation.document);
+        }
+        const variables = { ...(route.variables?.(helper) ?? {}), ...bodyVariables };
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
         for (const name of ['authorization', 'x-workspace-id', 'x-request-id']) {
           const value = req.get(name);
@@ -193,6 +201,13 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           return;
         }
         const value = route.result.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), result.data);
+        if (route.binary && value && typeof value === 'object') {
+          const file = value as Record<string, string>;
+          if (route.binary.etag) res.setHeader('ETag', `"${file[route.binary.etag]}"`);
+          res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+          res.status(200).type(file[route.binary.mediaType] ?? 'application/octet-stream').send(Buffer.from(file[route.binary.content] ?? '', 'base64'));
+          return;
+        }
         if (route.empty) {
           res.status(204).end();
           return;

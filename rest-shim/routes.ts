@@ -31,6 +31,10 @@ export interface Route {
   /** The field of `data` that is the response (a dotted path for nested fields). */
   result: string;
   status?: number;
+  /** A binary body (e.g. an image): its bytes go base64-encoded into `content`, its media type into `mediaType`. */
+  rawBody?: { content: string; mediaType: string };
+  /** A binary response: the result's base64 `content` field is sent as bytes of its `mediaType` field. */
+  binary?: { content: string; mediaType: string; etag?: string };
   /** 204 without a body. */
   empty?: boolean;
 }
@@ -76,6 +80,14 @@ export const routes: Route[] = [
     source: req.query('source'), presetKind: req.query('preset_kind'), skillId: req.query('skill_id'), skillRevisionId: req.query('skill_revision_id'),
   })),
   { method: 'DELETE', path: '/api/v1/agents/:agent_id/avatar', operation: 'AgentAvatarDelete', surface: 'v1', variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }), body: 'none', result: 'deleteAgentAvatar' },
+  {
+    method: 'PUT', path: '/api/v1/agents/:agent_id/avatar', operation: 'AgentAvatarUpload', surface: 'v1', variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
+    rawBody: { content: 'contentBase64', mediaType: 'mediaType' }, result: 'uploadAgentAvatar',
+  },
+  {
+    method: 'GET', path: '/api/v1/assets/:asset_id/content', operation: 'AssetContentGet', surface: 'v1', variables: (req) => ({ id: req.path('asset_id') }),
+    result: 'assetContent', binary: { content: 'contentBase64', mediaType: 'mediaType', etag: 'sha256' },
+  },
   { method: 'POST', path: '/api/v1/agent-composer', operation: 'AgentComposerPrepare', surface: 'v1', body: 'none', result: 'prepareAgentComposer' },
   ...revisionedRoutes('/api/v1/skills', 'skill_id', 'Skill', 'skillId'),
 

@@ -111,7 +111,10 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
 
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
 
-  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: () => true }));
+  // Images (avatar uploads) arrive as raw bytes; every other body is JSON, whatever its Content-Type says.
+  const isImage = (req: { headers: Record<string, unknown> }) => /^image\//i.test(String(req.headers['content-type'] ?? ''));
+  app.use(['/api'], express.raw({ limit: config.maxBodyBytes, type: isImage }));
+  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isImage(req as never) }));
   app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
   app.use('/api', (req, res) => {
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${req.path}` });

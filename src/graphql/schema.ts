@@ -7,6 +7,7 @@ import './modules/workspace.js';
 import './modules/audit.js';
 import './modules/agents.js';
 import './modules/skills.js';
+import './modules/assets.js';
 
 let schema: GraphQLSchema | null = null;
 

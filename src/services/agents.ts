@@ -14,6 +14,7 @@ import {
   type HeadListArgs, type RevisionedKind,
 } from './revisioned.js';
 import { validateLabels } from '../lib/labels.js';
+import { assetContentPath, decodeImage, insertAsset } from './assets.js';
 
 type Tx = Prisma.TransactionClient;
 type Db = Tx | Deps['db'];
@@ -209,4 +210,14 @@ export async function prepareComposer(deps: Deps, actor: Actor, requestId?: stri
   if (head.archivedAt) head = await unarchiveHead(AGENTS, deps, actor, head.id, '*');
   const published = await publishRevision(AGENTS, deps, actor, head.id, '*', { content: outcome.publish, note: `composer definition ${COMPOSER_DEFINITION.version}`, makeDefault: true }, requestId);
   return published.head;
+}
+
+/** Stores an uploaded avatar image as an asset and points the head's image_url at it. */
+export async function uploadAgentAvatar(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, input: { mediaType: string; contentBase64: string }) {
+  requirePermission(actor, 'write');
+  const bytes = decodeImage(input.mediaType, input.contentBase64);
+  return changeHead(AGENTS, deps, actor, id, ifMatch, 'upload_avatar', async (head, tx) => {
+    const asset = await insertAsset(tx, actor, { name: `avatar of ${head.id}`, mediaType: input.mediaType.split(';')[0]!.trim().toLowerCase(), content: bytes });
+    return { imageUrl: assetContentPath(asset.id), imageAssetId: asset.id };
+  }, { ifMatchRequired: false });
 }

@@ -237,6 +237,41 @@ describe('head lifecycle', () => {
     expect(unarchived.body.workspace_id).toBe(t.workspaceId);
   });
 
+  it('takes an avatar upload, serves it back, and deletes it', async () => {
+    const { agent } = await createAgent();
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const upload = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' }, body: png });
+    expect(upload.status).toBe(200);
+    const head = (await upload.json()) as { image_url: string; version: number };
+    expect(head.image_url).toMatch(/^\/api\/v1\/assets\/ast_[0-9A-Z]{26}\/content$/);
+    expect(head.version).toBe(2);
+    const image = await fetch(`${t.url}${head.image_url}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
+    expect((await fetch(`${t.url}${head.image_url}`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status).toBe(404);
+    const notPng = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' }, body: Buffer.from('GIF89a...') });
+    expect(notPng.status).toBe(400);
+    const svg = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/svg+xml' }, body: '<svg/>' });
+    expect(svg.status).toBe(400);
+    const removed = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
+    expect(removed.body.image_url).toBeNull();
+    // The retired avatar's content stays readable.
+    expect((await fetch(`${t.url}${head.image_url}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).status).toBe(200);
+  });
+
+  it('publishing the configuration of an older revision returns that revision (no duplicate) and makes it default', async () => {
+    const { agent, etag } = await createAgent({ config: { model: 'gpt-main', instructions: 'old' } });
+    const r2 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'new' } }, { 'if-match': etag });
+    const back = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'old' } }, { 'if-match': '*' });
+    expect(back.status).toBe(201);
+    expect(back.body.id).toBe(agent.default_revision_id);
+    const head = await t.rest('GET', `/api/v1/agents/${agent.id}`);
+    expect(head.body.default_revision_id).toBe(agent.default_revision_id);
+    expect(r2.body.number).toBe(2);
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}/revisions`)).body.items).toHaveLength(2);
+  });
+
   it('has no delete', async () => {
     const { agent } = await createAgent();
     expect((await t.rest('DELETE', `/api/v1/agents/${agent.id}`)).status).toBe(405);
