@@ -130,3 +130,36 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
   }
   return { ...typed, instructions: typed.instructions ?? '', user_questions: typed.user_questions ?? false };
 }
+
+// ── run options (spec: "Run options"): configuration, labels, max_usage, overrides ──
+const runOptionsSchema = closed({
+  configuration: closed({ allowed_hosts: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 253 } }, extensions: object }),
+  labels: { type: 'object', additionalProperties: { type: 'string' } },
+  max_usage: closed({ requests: { type: 'integer', minimum: 1 } }),
+  // Any agent-configuration field may be overridden for one run; none is required.
+  overrides: { ...agentConfigSchema, required: [] },
+});
+const validateRunOptionsSchema = ajv.compile(runOptionsSchema as AnySchema);
+
+export type RunOptions = {
+  configuration?: { allowed_hosts?: string[]; extensions?: Record<string, unknown> };
+  labels?: Record<string, string>;
+  max_usage?: { requests?: number };
+  overrides?: Record<string, unknown>;
+};
+
+export function normalizeRunOptions(options: unknown, prefix = 'options'): RunOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' || Array.isArray(options)) throw invalidArgument(`${prefix} must be an object`, prefix);
+  if (!validateRunOptionsSchema(options)) {
+    const error = validateRunOptionsSchema.errors![0]!;
+    const field = fieldPath(prefix, error);
+    throw invalidArgument(`${field} ${describe(error)}`, field);
+  }
+  return options as RunOptions;
+}
+
+/** The agent view of a run: the revision's configuration with the run's overrides applied. */
+export function applyOverrides(config: Record<string, unknown>, overrides: Record<string, unknown> | undefined): Record<string, unknown> {
+  return overrides ? { ...config, ...overrides } : { ...config };
+}

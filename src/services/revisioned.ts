@@ -10,7 +10,8 @@ import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId, type IdKind } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
-import { diffFields, recordAudit } from './audit.js';
+import { recordAudit } from './audit.js';
+import { changeVersioned } from './versioned.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 
@@ -168,14 +169,7 @@ export async function changeHead<H extends HeadRow>(
     const head = await lockHead(spec, tx, actor, id);
     checkIfMatch(ifMatch, head.id, head.version, options.ifMatchRequired ?? true);
     const data = await compute(head, tx);
-    const changes = diffFields(head as unknown as Record<string, unknown>, data);
-    if (!changes) return head;
-    const updated = (await spec.headDelegate(tx).update({
-      where: { id: head.id },
-      data: { ...data, version: head.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
-    })) as H;
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action, resourceKind: spec.kind, resourceId: head.id, version: updated.version, changes, requestId: options.requestId });
-    return updated;
+    return changeVersioned({ tx, actor, delegate: spec.headDelegate(tx), row: head, ifMatch, ifMatchRequired: false, resourceKind: spec.kind, action, data, requestId: options.requestId });
   });
 }
 

@@ -1,10 +1,8 @@
 // The caller's workspace: the first versioned resource, exercising every convention
 // (ETag/If-Match, no-op detection, version bump + audit in one transaction).
-import type { Prisma } from '../db.js';
-import { checkIfMatch } from '../lib/etag.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument, notFound } from '../lib/errors.js';
 import { validateLabels } from '../lib/labels.js';
-import { diffFields, recordAudit } from './audit.js';
+import { changeVersioned } from './versioned.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 
@@ -42,24 +40,6 @@ export async function updateWorkspace(deps: Deps, actor: Actor, ifMatch: string 
   return deps.db.$transaction(async (tx) => {
     const row = await tx.workspace.findUnique({ where: { id: actor.workspaceId } });
     if (!row) throw notFound('workspace', actor.workspaceId);
-    checkIfMatch(ifMatch, row.id, row.version);
-    const changes = diffFields(row as unknown as Record<string, unknown>, data);
-    if (!changes) return row;
-    const updated = await tx.workspace
-      .update({
-        // The version in the filter makes this a compare-and-set: of two writers holding the same
-        // ETag, the second finds no row once the first commits.
-        where: { id: row.id, version: row.version },
-        data: { ...(data as Prisma.WorkspaceUpdateInput), version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
-      })
-      .catch((error: { code?: string }) => {
-        if (error.code === 'P2025') throw new AppError('precondition_failed', 'the workspace was changed concurrently; read it again');
-        throw error;
-      });
-    await recordAudit(tx, {
-      workspaceId: row.id, principalId: actor.principalId, action: 'update', resourceKind: 'workspace',
-      resourceId: row.id, version: updated.version, changes, requestId,
-    });
-    return updated;
+    return changeVersioned({ tx, actor, delegate: tx.workspace, row, ifMatch, resourceKind: 'workspace', action: 'update', data, requestId });
   });
 }

@@ -1,0 +1,54 @@
+// The one implementation of "change a versioned row": If-Match check, no-op detection (canonical
+// comparison), compare-and-set version bump, one audit row — all inside the caller's transaction.
+import type { Prisma } from '../db.js';
+import { checkIfMatch } from '../lib/etag.js';
+import { AppError } from '../lib/errors.js';
+import { diffFields, recordAudit } from './audit.js';
+import type { Actor } from './deps.js';
+
+interface VersionedRow {
+  id: string;
+  version: number;
+}
+
+interface VersionedDelegate<R> {
+  update(args: { where: { id: string; version: number }; data: Record<string, unknown> }): Promise<R>;
+}
+
+export interface VersionedChange<R extends VersionedRow> {
+  tx: Prisma.TransactionClient;
+  actor: Actor;
+  delegate: VersionedDelegate<R>;
+  row: R;
+  ifMatch: string | null | undefined;
+  ifMatchRequired?: boolean;
+  resourceKind: string;
+  action: string;
+  data: Record<string, unknown>;
+  /** The audit row's workspace (defaults to the caller's). */
+  workspaceId?: string;
+  requestId?: string;
+}
+
+export async function changeVersioned<R extends VersionedRow>(change: VersionedChange<R>): Promise<R> {
+  const { row, actor } = change;
+  checkIfMatch(change.ifMatch, row.id, row.version, change.ifMatchRequired ?? true);
+  const changes = diffFields(row as unknown as Record<string, unknown>, change.data);
+  if (!changes) return row;
+  const updated = await change.delegate
+    .update({
+      // The version in the filter makes this a compare-and-set: of two writers holding the same
+      // ETag, the second finds no row once the first commits.
+      where: { id: row.id, version: row.version },
+      data: { ...change.data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
+    })
+    .catch((error: { code?: string }) => {
+      if (error.code === 'P2025') throw new AppError('precondition_failed', 'the resource was changed concurrently; read it again');
+      throw error;
+    });
+  await recordAudit(change.tx, {
+    workspaceId: change.workspaceId ?? actor.workspaceId, principalId: actor.principalId, action: change.action, resourceKind: change.resourceKind,
+    resourceId: row.id, version: updated.version, changes, requestId: change.requestId,
+  });
+  return updated;
+}
