@@ -91,6 +91,34 @@ export const routes: Route[] = [
   { method: 'POST', path: '/api/v1/agent-composer', operation: 'AgentComposerPrepare', surface: 'v1', body: 'none', result: 'prepareAgentComposer' },
   ...revisionedRoutes('/api/v1/skills', 'skill_id', 'Skill', 'skillId'),
 
+  // ── sessions, threads, runs ──
+  { method: 'POST', path: '/api/v1/sessions', operation: 'SessionCreate', surface: 'v1', body: { input: 'input' }, result: 'createSession', status: 201 },
+  { method: 'GET', path: '/api/v1/sessions', operation: 'SessionsList', surface: 'v1', variables: (req) => ({ label: req.queryList('label'), ...pageArgs(req) }), result: 'sessions' },
+  { method: 'GET', path: '/api/v1/sessions/:session_id', operation: 'SessionGet', surface: 'v1', variables: (req) => ({ id: req.path('session_id') }), result: 'session' },
+  { method: 'PATCH', path: '/api/v1/sessions/:session_id', operation: 'SessionUpdate', surface: 'v1', variables: (req) => ({ id: req.path('session_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateSession' },
+  { method: 'POST', path: '/api/v1/threads', operation: 'ThreadCreate', surface: 'v1', body: { input: 'input' }, result: 'createThread', status: 201 },
+  {
+    method: 'GET', path: '/api/v1/threads', operation: 'ThreadsList', surface: 'v1', result: 'threads',
+    variables: (req) => ({ sessionId: req.query('session_id'), label: req.queryList('label'), archived: req.queryBool('archived'), ...pageArgs(req) }),
+  },
+  { method: 'GET', path: '/api/v1/threads/:thread_id', operation: 'ThreadGet', surface: 'v1', variables: (req) => ({ id: req.path('thread_id') }), result: 'thread' },
+  { method: 'PATCH', path: '/api/v1/threads/:thread_id', operation: 'ThreadUpdate', surface: 'v1', variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateThread' },
+  { method: 'POST', path: '/api/v1/threads/:thread_id/archive', operation: 'ThreadArchive', surface: 'v1', variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }), body: 'none', result: 'archiveThread' },
+  { method: 'POST', path: '/api/v1/runs', operation: 'RunStart', surface: 'v1', body: { input: 'input', required: true }, result: 'startRun', status: 201 },
+  {
+    method: 'GET', path: '/api/v1/runs', operation: 'RunsList', surface: 'v1', result: 'runs',
+    variables: (req) => ({
+      agentId: req.query('agent_id'), sessionId: req.query('session_id'), threadId: req.query('thread_id'), principalId: req.query('principal_id'),
+      status: req.queryList('status')?.flatMap((value) => value.split(',')) ?? null, createdAfter: req.queryDate('created_after'), createdBefore: req.queryDate('created_before'),
+      label: req.queryList('label'), ...pageArgs(req),
+    }),
+  },
+  { method: 'GET', path: '/api/v1/runs/:run_id', operation: 'RunGet', surface: 'v1', variables: (req) => ({ id: req.path('run_id') }), result: 'run' },
+  { method: 'PATCH', path: '/api/v1/runs/:run_id', operation: 'RunUpdate', surface: 'v1', variables: (req) => ({ id: req.path('run_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateRun' },
+  { method: 'POST', path: '/api/v1/runs/:run_id/cancel', operation: 'RunCancel', surface: 'v1', variables: (req) => ({ id: req.path('run_id') }), body: 'none', result: 'cancelRun' },
+  { method: 'GET', path: '/api/v1/runs/:run_id/lineage', operation: 'RunLineage', surface: 'v1', variables: (req) => ({ runId: req.path('run_id'), ...pageArgs(req) }), result: 'runLineage' },
+  { method: 'GET', path: '/api/v1/runs/:run_id/agent', operation: 'RunAgent', surface: 'v1', variables: (req) => ({ runId: req.path('run_id') }), result: 'runAgent' },
+
   // ── audit trail ──
   {
     method: 'GET', path: '/api/v1/audit-events', operation: 'AuditEventsList', surface: 'v1', result: 'auditEvents',

@@ -8,6 +8,7 @@ import './modules/audit.js';
 import './modules/agents.js';
 import './modules/skills.js';
 import './modules/assets.js';
+import './modules/runs.js';
 
 let schema: GraphQLSchema | null = null;
 

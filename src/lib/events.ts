@@ -2,14 +2,16 @@
 // Redis event target makes every instance see every event.
 import { createPubSub } from 'graphql-yoga';
 
-export type EventMap = {
-  workspaceUpdated: [workspaceId: string, payload: unknown];
-};
-
 export type Events = ReturnType<typeof createEvents>;
 
 export function createEvents() {
   return createPubSub<{
     workspaceUpdated: [workspaceId: string, payload: any];
+    /** A run was accepted: wakes the workers (no polling on the run path). */
+    runAccepted: [payload: { runId: string }];
+    /** Cancellation of a running run was requested: its worker aborts the model call. */
+    runCancelRequested: [payload: { runId: string }];
+    /** A run's row changed (status, pending, output…). */
+    runChanged: [runId: string, payload: any];
   }>();
 }

@@ -25,6 +25,8 @@ export interface VersionedChange<R extends VersionedRow> {
   resourceKind: string;
   action: string;
   data: Record<string, unknown>;
+  /** Rows without an `updated_by_id` column (runs: their principal is fixed) set this to false. */
+  recordsUpdater?: boolean;
   /** The audit row's workspace (defaults to the caller's). */
   workspaceId?: string;
   requestId?: string;
@@ -40,7 +42,7 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
       // The version in the filter makes this a compare-and-set: of two writers holding the same
       // ETag, the second finds no row once the first commits.
       where: { id: row.id, version: row.version },
-      data: { ...change.data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
+      data: { ...change.data, version: row.version + 1, ...(change.recordsUpdater === false ? {} : { updatedById: actor.principalId }), updatedAt: new Date() },
     })
     .catch((error: { code?: string }) => {
       if (error.code === 'P2025') throw new AppError('precondition_failed', 'the resource was changed concurrently; read it again');

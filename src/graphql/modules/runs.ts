@@ -1,0 +1,190 @@
+import { builder } from '../builder.js';
+import { etagOf, pageOf } from './common.js';
+import { AgentRevisionRef } from './agents.js';
+import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
+import {
+  archiveThread, createSession, createThread, getSession, getThread, listSessions, listThreads, updateSession, updateThread,
+} from '../../services/threads.js';
+import { requirePermission } from '../../services/permissions.js';
+
+export const SessionRef = builder.prismaObject('Session', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    title: t.exposeString('title'),
+    labels: t.expose('labels', { type: 'JSON' }),
+    version: t.exposeInt('version'),
+    etag: t.string({ resolve: etagOf }),
+    createdById: t.exposeString('createdById'),
+    updatedById: t.exposeString('updatedById'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const ThreadRef = builder.prismaObject('Thread', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    sessionId: t.exposeString('sessionId'),
+    currentRunId: t.exposeString('currentRunId', { nullable: true }),
+    lastRunId: t.exposeString('lastRunId', { nullable: true }),
+    origin: t.exposeString('origin'),
+    originRunId: t.exposeString('originRunId', { nullable: true }),
+    originThreadId: t.exposeString('originThreadId', { nullable: true }),
+    originToolCallId: t.exposeString('originToolCallId', { nullable: true }),
+    subagent: t.exposeString('subagent', { nullable: true }),
+    labels: t.expose('labels', { type: 'JSON' }),
+    mcpHeaders: t.expose('mcpHeaders', { type: 'JSON' }),
+    messageHistory: t.expose('messageHistory', { type: 'JSON' }),
+    archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
+    version: t.exposeInt('version'),
+    etag: t.string({ resolve: etagOf }),
+    createdById: t.exposeString('createdById'),
+    updatedById: t.exposeString('updatedById'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const RunRef = builder.prismaObject('Run', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    sessionId: t.exposeString('sessionId'),
+    threadId: t.exposeString('threadId'),
+    agentId: t.exposeString('agentId'),
+    agentRevisionId: t.exposeString('agentRevisionId'),
+    revisionSelection: t.exposeString('revisionSelection'),
+    status: t.exposeString('status'),
+    waitReason: t.exposeString('waitReason', { nullable: true }),
+    trigger: t.exposeString('trigger'),
+    lineage: t.exposeString('lineage'),
+    parentRunId: t.exposeString('parentRunId', { nullable: true }),
+    sourceEntryId: t.exposeString('sourceEntryId', { nullable: true }),
+    principalId: t.exposeString('principalId'),
+    resumedById: t.exposeString('resumedById', { nullable: true }),
+    attempts: t.exposeInt('attempts'),
+    maxAttempts: t.exposeInt('maxAttempts'),
+    currentAttemptId: t.exposeString('currentAttemptId', { nullable: true }),
+    displayPosition: t.exposeString('displayPosition'),
+    input: t.expose('input', { type: 'JSON' }),
+    output: t.expose('output', { type: 'JSON', nullable: true }),
+    failure: t.expose('failure', { type: 'JSON', nullable: true }),
+    labels: t.expose('labels', { type: 'JSON' }),
+    environmentMounts: t.expose('environmentMounts', { type: 'JSON' }),
+    memoryMounts: t.expose('memoryMounts', { type: 'JSON' }),
+    options: t.expose('options', { type: 'JSON' }),
+    pending: t.expose('pending', { type: 'JSON' }),
+    resume: t.expose('resume', { type: 'JSON', nullable: true }),
+    usageAtSeal: t.expose('usageAtSeal', { type: 'JSON', nullable: true }),
+    version: t.exposeInt('version'),
+    etag: t.string({ resolve: etagOf }),
+    createdById: t.exposeString('principalId'),
+    updatedById: t.exposeString('principalId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
+    sealedAt: t.expose('sealedAt', { type: 'DateTime', nullable: true }),
+    cancelRequestedAt: t.expose('cancelRequestedAt', { type: 'DateTime', nullable: true }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const SessionPage = pageOf('SessionPage', SessionRef);
+const ThreadPage = pageOf('ThreadPage', ThreadRef);
+const RunPage = pageOf('RunPage', RunRef);
+
+const RunAgentView = builder.objectRef<{ config: unknown; revision: any }>('RunAgentView').implement({
+  fields: (t) => ({
+    config: t.field({ type: 'JSON', description: "the revision's configuration with the run's overrides applied", resolve: (v) => v.config }),
+    revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
+  }),
+});
+
+const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
+const CreateThreadInput = builder.inputType('CreateThreadInput', {
+  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
+});
+const UpdateThreadInput = builder.inputType('UpdateThreadInput', { fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }) });
+const StartRunInput = builder.inputType('StartRunInput', {
+  fields: (t) => ({
+    agentId: t.string({ required: true }),
+    agentRevisionId: t.string({ description: 'pin this revision instead of the default one' }),
+    input: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
+    options: t.field({ type: 'JSON', description: 'run options: configuration, labels, max_usage, overrides' }),
+    sessionId: t.string({ description: 'start in a new thread of this session' }),
+    threadId: t.string({ description: 'continue this thread' }),
+    labels: t.field({ type: 'JSON' }),
+  }),
+});
+const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
+
+builder.queryFields((t) => ({
+  session: t.field({ type: SessionRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getSession(ctx.deps, await ctx.actor(), String(a.id)) }),
+  sessions: t.field({
+    type: SessionPage, args: { label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => listSessions(ctx.deps, await ctx.actor(), a),
+  }),
+  thread: t.field({ type: ThreadRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getThread(ctx.deps, await ctx.actor(), String(a.id)) }),
+  threads: t.field({
+    type: ThreadPage, args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => listThreads(ctx.deps, await ctx.actor(), a),
+  }),
+  run: t.field({ type: RunRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getRun(ctx.deps.db, await ctx.actor(), String(a.id)) }),
+  runs: t.field({
+    type: RunPage,
+    args: {
+      agentId: t.arg.string(), sessionId: t.arg.string(), threadId: t.arg.string(), principalId: t.arg.string(), status: t.arg.stringList(),
+      createdAfter: t.arg({ type: 'DateTime' }), createdBefore: t.arg({ type: 'DateTime' }), label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string(),
+    },
+    resolve: async (_r, a, ctx) => listRuns(ctx.deps, await ctx.actor(), a),
+  }),
+  runLineage: t.field({
+    type: RunPage, description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
+    args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => runLineage(ctx.deps, await ctx.actor(), String(a.runId), a),
+  }),
+  runAgent: t.field({ type: RunAgentView, args: { runId: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => runAgentView(ctx.deps, await ctx.actor(), String(a.runId)) }),
+}));
+
+builder.mutationFields((t) => ({
+  createSession: t.field({ type: SessionRef, args: { input: t.arg({ type: SessionInput, required: true }) }, resolve: async (_r, a, ctx) => createSession(ctx.deps, await ctx.actor(), a.input) }),
+  updateSession: t.field({
+    type: SessionRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
+    resolve: async (_r, a, ctx) => updateSession(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+  }),
+  createThread: t.field({ type: ThreadRef, args: { input: t.arg({ type: CreateThreadInput, required: true }) }, resolve: async (_r, a, ctx) => createThread(ctx.deps, await ctx.actor(), a.input) }),
+  updateThread: t.field({
+    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
+    resolve: async (_r, a, ctx) => updateThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+  }),
+  archiveThread: t.field({
+    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => archiveThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch),
+  }),
+  startRun: t.field({
+    type: RunRef, description: 'Starts a run of an agent; opens a session and thread when none is named.',
+    args: { input: t.arg({ type: StartRunInput, required: true }) },
+    resolve: async (_r, a, ctx) => (await startRun(ctx.deps, await ctx.actor(), a.input, ctx.requestId)).run,
+  }),
+  updateRun: t.field({
+    type: RunRef, description: 'Changes labels only.', args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
+    resolve: async (_r, a, ctx) => updateRunLabels(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input.labels),
+  }),
+  cancelRun: t.field({ type: RunRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => cancelRun(ctx.deps, await ctx.actor(), String(a.id)) }),
+}));
+
+builder.subscriptionField('runStatus', (t) =>
+  t.field({
+    type: RunRef,
+    description: 'Emits the run whenever its row changes (status, pending, output).',
+    args: { runId: t.arg.id({ required: true }) },
+    subscribe: async (_r, a, ctx) => {
+      const actor = await ctx.actor();
+      requirePermission(actor, 'read');
+      await getRun(ctx.deps.db, actor, String(a.runId));
+      return ctx.deps.events.subscribe('runChanged', String(a.runId));
+    },
+    resolve: (run) => run,
+  }),
+);
