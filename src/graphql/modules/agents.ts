@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { etagOf, pageOf } from './common.js';
+import { pageOf, versionedFields } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import {
   archiveAgent, createAgent, deleteAgentAvatar, getAgent, getAgentRevision, listAgentRevisions, listAgents, prepareComposer,
@@ -19,12 +19,7 @@ export const AgentRef = builder.prismaObject('Agent', {
     presetKind: t.exposeString('presetKind', { nullable: true }),
     source: t.exposeString('source'),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    version: t.exposeInt('version'),
-    etag: t.string({ resolve: etagOf }),
-    createdById: t.exposeString('createdById'),
-    updatedById: t.exposeString('updatedById'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    ...versionedFields(t),
   }),
 });
 

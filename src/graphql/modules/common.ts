@@ -14,3 +14,18 @@ export function pageOf<T>(name: string, item: Parameters<typeof builder.objectRe
 }
 
 export const etagOf = (row: { id: string; version: number }) => formatEtag(row.id, row.version);
+
+/**
+ * The fields every versioned view carries: version, etag and the four audit stamps.
+ * (`t` is the Prisma object field builder of the calling type; its model has these columns.)
+ */
+export function versionedFields(t: any) {
+  return {
+    version: t.exposeInt('version'),
+    etag: t.string({ resolve: etagOf }),
+    createdById: t.exposeString('createdById'),
+    updatedById: t.exposeString('updatedById'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  } as Record<string, any>;
+}

@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { etagOf, pageOf } from './common.js';
+import { etagOf, pageOf, versionedFields } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import {
@@ -13,12 +13,7 @@ export const SessionRef = builder.prismaObject('Session', {
     workspaceId: t.exposeString('workspaceId'),
     title: t.exposeString('title'),
     labels: t.expose('labels', { type: 'JSON' }),
-    version: t.exposeInt('version'),
-    etag: t.string({ resolve: etagOf }),
-    createdById: t.exposeString('createdById'),
-    updatedById: t.exposeString('updatedById'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    ...versionedFields(t),
   }),
 });
 
@@ -38,12 +33,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     mcpHeaders: t.expose('mcpHeaders', { type: 'JSON' }),
     messageHistory: t.expose('messageHistory', { type: 'JSON' }),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    version: t.exposeInt('version'),
-    etag: t.string({ resolve: etagOf }),
-    createdById: t.exposeString('createdById'),
-    updatedById: t.exposeString('updatedById'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    ...versionedFields(t),
   }),
 });
 

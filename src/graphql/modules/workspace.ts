@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { etagOf } from './common.js';
+import { versionedFields } from './common.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
 import { requirePermission } from '../../services/permissions.js';
 
@@ -10,12 +10,7 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     labels: t.expose('labels', { type: 'JSON' }),
-    version: t.exposeInt('version'),
-    etag: t.string({ resolve: etagOf }),
-    createdById: t.exposeString('createdById'),
-    updatedById: t.exposeString('updatedById'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    ...versionedFields(t),
   }),
 });
 
