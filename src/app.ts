@@ -15,9 +15,12 @@ import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { createRestRouter, sendError } from '../rest-shim/router.js';
+import { WorkerPool } from './engine/worker.js';
 
 export interface App {
   deps: Deps;
+  /** The in-process run workers (null with RUN_WORKERS=0). */
+  workers: WorkerPool | null;
   /** Websocket endpoints by path (graphql-ws on /graphql); later modules add theirs before start(). */
   websocketServers: Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>;
   database: Database;
@@ -86,6 +89,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
   const bootstrap = await bootstrapIfEmpty(deps);
   const yoga = createYogaServer(deps);
+  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, databaseUrl: database.url, leaseMs: config.runLeaseMs }) : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -138,6 +142,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   let server: Server | null = null;
   const result: App = {
     deps,
+    workers,
     websocketServers,
     database,
     yoga,
@@ -158,11 +163,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      await workers?.start();
       const address = server.address() as AddressInfo;
       result.url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
       return result.url;
     },
     async stop() {
+      await workers?.stop();
       for (const endpoint of websocketServers.values()) await endpoint.close();
       if (server) {
         server.closeAllConnections();

@@ -19,6 +19,10 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
+  /** Run workers inside this process (0: none; use `npm run worker` processes instead). */
+  runWorkers: number;
+  /** How long a worker's claim on a run lasts without a heartbeat (takeover after a crash). */
+  runLeaseMs: number;
   /** Embedded PostgreSQL: turn off fsync (tests only; never for data you keep). */
   embeddedFastUnsafe: boolean;
 }
@@ -72,6 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
+    runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
+    runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     ...overrides,
   };
 }

@@ -11,6 +11,8 @@ export function createEvents() {
     runAccepted: [payload: { runId: string }];
     /** Cancellation of a running run was requested: its worker aborts the model call. */
     runCancelRequested: [payload: { runId: string }];
+    /** A run item was opened, grew or was committed (full item state, with its stream sequence). */
+    runItem: [runId: string, payload: any];
     /** A run's row changed (status, pending, output…). */
     runChanged: [runId: string, payload: any];
   }>();

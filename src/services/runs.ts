@@ -134,6 +134,8 @@ export async function insertRun(tx: Tx, actor: Actor, input: InsertRunInput) {
     },
   });
   await tx.thread.update({ where: { id: input.thread.id }, data: { lastInboxPosition: position, currentRunId: runId, lastRunId: runId } });
+  // Delivered at commit to every worker process listening (in-process workers also get an event).
+  await tx.$executeRaw`SELECT pg_notify('wsa_run_accepted', ${runId})`;
   await recordAudit(tx, {
     workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'run', resourceId: runId, version: 1,
     changes: { agent_id: { from: null, to: input.agentId }, agent_revision_id: { from: null, to: input.revisionId }, thread_id: { from: null, to: input.thread.id } },
@@ -200,7 +202,10 @@ export async function cancelRun(deps: Deps, actor: Actor, id: string) {
       const now = new Date();
       if (current.status === 'running') {
         const marked = await tx.run.updateMany({ where: { id, status: 'running', version: current.version }, data: { cancelRequestedAt: now, version: current.version + 1, updatedAt: now } });
-        if (marked.count === 1) return tx.run.findUniqueOrThrow({ where: { id } });
+        if (marked.count === 1) {
+          await tx.$executeRaw`SELECT pg_notify('wsa_run_cancel', ${id})`;
+          return tx.run.findUniqueOrThrow({ where: { id } });
+        }
         continue;
       }
       const cancelled = await transition(tx, current, 'cancelled', { cancelRequestedAt: now, failure: { code: 'cancelled', message: 'the run was cancelled' } });

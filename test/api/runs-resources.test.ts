@@ -12,7 +12,8 @@ let agent: { id: string; default_revision_id: string };
 const input = { content: [{ type: 'text', text: 'hello' }] };
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Runs stay as created: no workers execute them here.
+  t = await startTestApp({ runWorkers: 0 });
   const other = await createWorkspace(t.app.deps, { name: 'B' });
   otherKey = other.apiKey.token;
   await insertModel(t, 'main');

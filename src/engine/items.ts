@@ -1,0 +1,143 @@
+// Run items as a run streams them. Every change is published to subscribers at once (the pubsub
+// never waits for the database); database writes are batched and flushed shortly after, and always
+// before the run changes status, so a reader that sees a status also sees every item before it.
+//
+// Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
+// run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
+import type { Prisma } from '../db.js';
+import { newId } from '../lib/ids.js';
+import type { Deps } from '../services/deps.js';
+
+export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
+const PREVIEW_CHARS = 1024;
+const FLUSH_DELAY_MS = 20;
+
+export interface RunItemState {
+  id: string;
+  runId: string;
+  ordinal: number;
+  kind: string;
+  state: 'in_progress' | 'completed' | 'failed';
+  content: Record<string, unknown>;
+  contentRefs: Record<string, unknown>;
+  firstStreamId: string;
+  lastStreamId: string;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+export function streamSequence(streamId: string | null | undefined): number {
+  const match = /^s(\d+)$/.exec(streamId ?? '');
+  return match ? Number(match[1]) : 0;
+}
+
+export class RunItemStream {
+  private nextOrdinal: number;
+  private counter = 0;
+  private readonly items = new Map<number, RunItemState>();
+  private readonly dirty = new Set<number>();
+  private readonly persisted = new Set<number>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly run: { id: string; workspaceId: string },
+    private readonly attempt: number,
+    lastOrdinal: number,
+  ) {
+    this.nextOrdinal = lastOrdinal + 1;
+  }
+
+  private nextStreamId(): string {
+    this.counter += 1;
+    return `s${this.attempt * 1_000_000 + this.counter}`;
+  }
+
+  private changed(item: RunItemState) {
+    item.lastStreamId = this.nextStreamId();
+    this.deps.events.publish('runItem', this.run.id, { ...item });
+    this.dirty.add(item.ordinal);
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      void this.flush().catch((error) => this.deps.logger.error({ err: error, runId: this.run.id }, 'run item flush failed'));
+    }, FLUSH_DELAY_MS);
+  }
+
+  open(kind: string, content: Record<string, unknown>, state: RunItemState['state'] = 'in_progress'): RunItemState {
+    const streamId = this.nextStreamId();
+    const now = new Date();
+    const item: RunItemState = {
+      id: newId('runItem'), runId: this.run.id, ordinal: this.nextOrdinal++, kind, state, content, contentRefs: {},
+      firstStreamId: streamId, lastStreamId: streamId, startedAt: now, endedAt: state === 'in_progress' ? null : now,
+    };
+    this.items.set(item.ordinal, item);
+    this.counter -= 1; // changed() takes the next id again: first and last id are equal for a new item
+    this.changed(item);
+    return item;
+  }
+
+  /** Appends to a string member of an open item (text deltas). */
+  append(item: RunItemState, member: string, delta: string) {
+    item.content[member] = `${(item.content[member] as string | undefined) ?? ''}${delta}`;
+    this.changed(item);
+  }
+
+  update(item: RunItemState, patch: Record<string, unknown>) {
+    Object.assign(item.content, patch);
+    this.changed(item);
+  }
+
+  complete(item: RunItemState, patch: Record<string, unknown> = {}, state: 'completed' | 'failed' = 'completed') {
+    Object.assign(item.content, patch);
+    item.state = state;
+    item.endedAt = new Date();
+    this.moveLargeContent(item);
+    this.changed(item);
+  }
+
+  /** Items whose text outgrows the inline limit keep a preview; the whole text moves to content_refs. */
+  private moveLargeContent(item: RunItemState) {
+    for (const [member, value] of Object.entries(item.content)) {
+      if (typeof value !== 'string' || Buffer.byteLength(value) <= ITEM_CONTENT_INLINE_LIMIT) continue;
+      item.contentRefs[member] = {
+        id: `${item.id}:${member}`, media_type: 'text/plain; charset=utf-8', preview: value.slice(0, PREVIEW_CHARS),
+        size_bytes: Buffer.byteLength(value), truncated: true, full: value,
+      };
+      item.content[member] = value.slice(0, PREVIEW_CHARS);
+    }
+  }
+
+  openItems(): RunItemState[] {
+    return [...this.items.values()].filter((item) => item.state === 'in_progress');
+  }
+
+  /** Writes every changed item; resolves when the database has them. */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.flushing = this.flushing.then(async () => {
+      if (this.dirty.size === 0) return;
+      const batch = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
+      this.dirty.clear();
+      const row = (item: RunItemState) => ({
+        kind: item.kind, state: item.state, content: item.content as Prisma.InputJsonValue, contentRefs: item.contentRefs as Prisma.InputJsonValue,
+        firstStreamId: item.firstStreamId, lastStreamId: item.lastStreamId, startedAt: item.startedAt, endedAt: item.endedAt,
+      });
+      const fresh = batch.filter((item) => !this.persisted.has(item.ordinal));
+      const known = batch.filter((item) => this.persisted.has(item.ordinal));
+      await this.deps.db.$transaction([
+        ...(fresh.length
+          ? [this.deps.db.runItem.createMany({ data: fresh.map((item) => ({ id: item.id, runId: item.runId, workspaceId: this.run.workspaceId, ordinal: item.ordinal, ...row(item) })) })]
+          : []),
+        ...known.map((item) => this.deps.db.runItem.update({ where: { runId_ordinal: { runId: item.runId, ordinal: item.ordinal } }, data: row(item) })),
+      ]);
+      for (const item of fresh) this.persisted.add(item.ordinal);
+      // Committed items never change again: forget them.
+      for (const item of batch) if (item.state !== 'in_progress' && !this.dirty.has(item.ordinal)) this.items.delete(item.ordinal);
+    });
+    return this.flushing;
+  }
+}

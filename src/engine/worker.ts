@@ -1,0 +1,214 @@
+// Run workers: claim accepted runs from the database (FOR UPDATE SKIP LOCKED) under a lease that a
+// heartbeat extends, execute them, and seal them. They wake on events — in-process when a run is
+// created here, PostgreSQL NOTIFY across processes — never by polling the run path. A recovery
+// timer only looks for leases that expired (a worker that died), and offers those runs again as a
+// new attempt, or fails them when their attempts are spent.
+import pg from 'pg';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Run } from '../generated/prisma/client.js';
+import type { Deps } from '../services/deps.js';
+import { RunItemStream } from './items.js';
+import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
+import { transition } from './state-machine.js';
+
+export const RUN_CHANNEL = 'wsa_run_accepted';
+export const CANCEL_CHANNEL = 'wsa_run_cancel';
+const LEASE_MS = 30_000;
+const HEARTBEAT_MS = 10_000;
+
+export interface WorkerPoolOptions {
+  concurrency: number;
+  databaseUrl: string;
+  leaseMs?: number;
+}
+
+export class WorkerPool {
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly active = new Map<string, AbortController>();
+  private listener: pg.Client | null = null;
+  private stopped = false;
+  private claiming = false;
+  private claimAgain = false;
+  private recoveryTimer: NodeJS.Timeout | null = null;
+  private readonly unsubscribers: (() => void)[] = [];
+  private readonly leaseMs: number;
+
+  constructor(private readonly deps: Deps, private readonly options: WorkerPoolOptions) {
+    this.leaseMs = options.leaseMs ?? LEASE_MS;
+  }
+
+  get busy() {
+    return this.active.size;
+  }
+
+  async start() {
+    this.listener = new pg.Client({ connectionString: this.options.databaseUrl });
+    this.listener.on('error', (error) => this.deps.logger.warn({ err: error }, 'worker listener connection error'));
+    await this.listener.connect();
+    this.listener.on('notification', (message) => {
+      if (message.channel === RUN_CHANNEL) this.wake();
+      if (message.channel === CANCEL_CHANNEL && message.payload) this.active.get(message.payload)?.abort(new Error('cancelled'));
+    });
+    await this.listener.query(`LISTEN ${RUN_CHANNEL}`);
+    await this.listener.query(`LISTEN ${CANCEL_CHANNEL}`);
+    this.unsubscribers.push(this.listen('runAccepted', () => this.wake()));
+    this.unsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.abort(new Error('cancelled'))));
+    this.scheduleRecovery();
+    this.wake();
+  }
+
+  private listen<T>(topic: 'runAccepted' | 'runCancelRequested', handler: (payload: T) => void): () => void {
+    const iterator = this.deps.events.subscribe(topic)[Symbol.asyncIterator]();
+    let done = false;
+    void (async () => {
+      while (!done) {
+        const next = await iterator.next();
+        if (next.done) break;
+        handler(next.value as T);
+      }
+    })();
+    return () => {
+      done = true;
+      void iterator.return?.();
+    };
+  }
+
+  /** Claims as many accepted runs as there are free slots; coalesces concurrent wake-ups. */
+  wake() {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = true;
+    void (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          while (!this.stopped && this.active.size < this.options.concurrency) {
+            const run = await this.claim();
+            if (!run) break;
+            void this.execute(run);
+          }
+        } while (this.claimAgain && !this.stopped);
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'claiming runs failed');
+      } finally {
+        this.claiming = false;
+      }
+    })();
+  }
+
+  private async claim(): Promise<Run | null> {
+    const attempt = attemptId();
+    const rows = await this.deps.db.$queryRaw<{ id: string }[]>`
+      UPDATE runs SET status = 'running', lease_owner = ${this.id}, lease_expires_at = now() + make_interval(secs => ${this.leaseMs / 1000}),
+        attempts = attempts + 1, current_attempt_id = ${attempt}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
+      WHERE id = (SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)
+      RETURNING id`;
+    if (rows.length === 0) return null;
+    const run = await this.deps.db.run.findUniqueOrThrow({ where: { id: rows[0]!.id } });
+    this.deps.events.publish('runChanged', run.id, run);
+    return run;
+  }
+
+  private async execute(run: Run) {
+    const controller = new AbortController();
+    this.active.set(run.id, controller);
+    const heartbeat = setInterval(() => {
+      void this.deps.db.run
+        .updateMany({ where: { id: run.id, leaseOwner: this.id, status: 'running' }, data: { leaseExpiresAt: new Date(Date.now() + this.leaseMs) } })
+        .catch((error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'));
+    }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
+    const lastOrdinal = (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
+    const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
+    try {
+      // A cancel that arrived between the claim and now.
+      if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
+      let result;
+      try {
+        result = await executeAttempt({ deps: this.deps, run, attempt: run.attempts, signal: controller.signal, items });
+      } catch (error) {
+        for (const open of items.openItems()) items.complete(open, {}, 'failed');
+        if (controller.signal.aborted && this.stopped) {
+          // This worker is shutting down: give the run back as a new attempt for another worker.
+          await this.retry(run);
+          return;
+        } else if (controller.signal.aborted) {
+          result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage: {} };
+        } else if (isTransient(error) && run.attempts < run.maxAttempts) {
+          items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
+          await items.flush();
+          await this.retry(run);
+          return;
+        } else {
+          items.open('error', { code: 'model_error', message: describeError(error) }, 'completed');
+          result = { outcome: { kind: 'failed' as const, code: 'model_error', message: describeError(error) }, newMessages: [], usage: {} };
+        }
+      }
+      const outcome = controller.signal.aborted && !this.stopped && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
+      if (outcome.kind === 'retry') return;
+      const sealed = await sealRun(this.deps, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, items);
+      if (sealed) this.deps.events.publish('runChanged', sealed.id, sealed);
+      await this.afterSeal(run);
+    } catch (error) {
+      this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
+    } finally {
+      clearInterval(heartbeat);
+      this.active.delete(run.id);
+      this.wake();
+    }
+  }
+
+  /** A transient failure: offer the run again as a new attempt. */
+  private async retry(run: Run) {
+    const current = await this.deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
+    const requeued = await this.deps.db.$transaction((tx) => transition(tx, current, 'accepted', { leaseOwner: null, leaseExpiresAt: null }));
+    if (requeued) {
+      this.deps.events.publish('runChanged', requeued.id, requeued);
+      await this.deps.db.$executeRaw`SELECT pg_notify(${RUN_CHANNEL}, ${run.id})`;
+    }
+  }
+
+  /** Queued inbox entries of the thread become the next run (see services/inbox). */
+  private async afterSeal(_run: Run) {
+    // Inbox deliveries land with the inbox issue; nothing queued can exist before it.
+  }
+
+  private scheduleRecovery() {
+    if (this.stopped) return;
+    this.recoveryTimer = setTimeout(() => {
+      void this.recoverExpired().finally(() => this.scheduleRecovery());
+    }, this.leaseMs / 2);
+    this.recoveryTimer.unref();
+  }
+
+  /** Runs whose worker died: a new attempt if attempts remain, else failed. */
+  async recoverExpired() {
+    const expired = await this.deps.db.run.findMany({ where: { status: 'running', leaseExpiresAt: { lt: new Date() } }, take: 50 });
+    for (const run of expired) {
+      const moved = await this.deps.db.$transaction((tx) =>
+        run.attempts < run.maxAttempts
+          ? transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null })
+          : transition(tx, run, 'failed', { leaseOwner: null, leaseExpiresAt: null, failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' } }),
+      );
+      if (moved) {
+        this.deps.logger.warn({ runId: run.id, status: moved.status }, 'took over a run whose lease expired');
+        this.deps.events.publish('runChanged', moved.id, moved);
+      }
+    }
+    if (expired.length) this.wake();
+  }
+
+  async stop() {
+    this.stopped = true;
+    if (this.recoveryTimer) clearTimeout(this.recoveryTimer);
+    for (const unsubscribe of this.unsubscribers) unsubscribe();
+    // Give running attempts back: their lease expires and another worker takes them over.
+    for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
+    const deadline = Date.now() + 5_000;
+    while (this.active.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await this.listener?.end().catch(() => undefined);
+  }
+}

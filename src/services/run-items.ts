@@ -1,0 +1,139 @@
+// Reading run items: the paged items response (GET /runs/{id}/items) and the live feed behind the
+// runItems subscription — replay from the database, then live changes, each change delivered once.
+import type { RunItem } from '../generated/prisma/client.js';
+import { invalidArgument } from '../lib/errors.js';
+import { streamSequence } from '../engine/items.js';
+import { SEALED, type RunStatus } from '../engine/state-machine.js';
+import type { Actor, Deps } from './deps.js';
+import { getRun } from './runs.js';
+
+export interface ItemView {
+  id: string;
+  ordinal: number;
+  kind: string;
+  state: string;
+  content: unknown;
+  contentRefs: unknown;
+  firstStreamId: string | null;
+  lastStreamId: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+const settled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
+
+/** Hides the stored full text of large content; the view keeps the preview and sizes. */
+export function publicRefs(refs: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, ref] of Object.entries((refs as Record<string, Record<string, unknown>>) ?? {})) {
+    const { full: _full, ...rest } = ref;
+    out[name] = rest;
+  }
+  return out;
+}
+
+export async function listRunItems(deps: Deps, actor: Actor, runId: string, args: { before?: number | null; after?: number | null; limit?: number | null }) {
+  const run = await getRun(deps.db, actor, runId);
+  if (args.before != null && args.after != null) throw invalidArgument('before and after are mutually exclusive', 'before');
+  const limit = args.limit ?? 200;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidArgument('limit must be an integer from 1 to 500', 'limit');
+  for (const name of ['before', 'after'] as const) {
+    const value = args[name];
+    if (value != null && (!Number.isInteger(value) || value < 0)) throw invalidArgument(`${name} must be a non-negative ordinal`, name);
+  }
+  let items: RunItem[];
+  if (args.after != null) {
+    items = await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: args.after } }, orderBy: { ordinal: 'asc' }, take: limit });
+  } else if (args.before != null) {
+    items = (await deps.db.runItem.findMany({ where: { runId, ordinal: { lt: args.before } }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
+  } else {
+    // The newest items, always with the live tail: from the oldest item still in progress onwards.
+    const newest = (await deps.db.runItem.findMany({ where: { runId }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
+    const firstOpen = await deps.db.runItem.findFirst({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
+    items = firstOpen && newest.length && firstOpen.ordinal < newest[0]!.ordinal
+      ? await deps.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
+      : newest;
+  }
+  const last = await deps.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
+  const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
+  const open = items.some((item) => item.state === 'in_progress');
+  const nextOrdinal = (last?.ordinal ?? 0) + 1;
+  return {
+    baseline: args.before == null && args.after == null,
+    complete: settled(run.status) && !open && (items.length === 0 || items[items.length - 1]!.ordinal === last?.ordinal),
+    items: items.map((item) => ({ ...item, contentRefs: publicRefs(item.contentRefs) })),
+    position: position ? `s${position}` : '',
+    resumeAfter: items.length ? String(items[items.length - 1]!.ordinal) : String(args.after ?? 0),
+    run,
+    continuation: {
+      arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
+      fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
+      full_content: true,
+      memory_sources: {},
+      next_ordinal: nextOrdinal,
+      observer: { run_id: run.id, thread_id: run.threadId, state: { children: [], parts: [], request_index: ((run.usageAtSeal as { requests?: number } | null)?.requests ?? 0), threads: [] } },
+      position: { attempt: run.attempts, sequence: position },
+      response_groups: {},
+      run_id: run.id,
+    },
+  };
+}
+
+/**
+ * Replays items after `after` from the database, then streams live changes; ends once the run has
+ * settled (sealed or waiting) and everything before that is delivered. Each change is delivered
+ * once: a change is skipped when its stream sequence is not newer than what was already sent.
+ */
+export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, after = 0): AsyncGenerator<ItemView> {
+  await getRun(deps.db, actor, runId);
+  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
+  const queue: Event[] = [];
+  let notify: (() => void) | null = null;
+  const push = (event: Event) => {
+    queue.push(event);
+    notify?.();
+  };
+  const itemFeed = deps.events.subscribe('runItem', runId)[Symbol.asyncIterator]();
+  const runFeed = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
+  let closed = false;
+  const pump = async (feed: AsyncIterator<any>, map: (value: any) => Event) => {
+    while (!closed) {
+      const next = await feed.next();
+      if (next.done) break;
+      push(map(next.value));
+    }
+  };
+  void pump(itemFeed, (item) => ({ type: 'item', item }));
+  void pump(runFeed, (run) => ({ type: 'run', status: run.status }));
+  const sent = new Map<number, number>();
+  const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > (sent.get(item.ordinal) ?? 0);
+  const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
+  try {
+    for (const row of await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })) {
+      const item = { ...row, contentRefs: publicRefs(row.contentRefs) };
+      mark(item);
+      yield item;
+    }
+    let done = settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status);
+    for (;;) {
+      while (queue.length) {
+        const event = queue.shift()!;
+        if (event.type === 'run') {
+          if (settled(event.status)) done = true;
+          continue;
+        }
+        const item = { ...event.item, contentRefs: publicRefs(event.item.contentRefs) };
+        if (!fresh(item)) continue;
+        mark(item);
+        yield item;
+      }
+      if (done) return;
+      await new Promise<void>((resolve) => (notify = resolve));
+      notify = null;
+    }
+  } finally {
+    closed = true;
+    await itemFeed.return?.();
+    await runFeed.return?.();
+  }
+}
