@@ -14,7 +14,10 @@ import { bootstrapIfEmpty } from './services/admin.js';
 import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
-import { createRestRouter, sendError } from '../rest-shim/router.js';
+import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
+import { vapidKeys } from './support/push.js';
+import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
+import { stopSupportRuntime } from './support/runtime.js';
 
 export interface App {
   deps: Deps;
@@ -53,6 +56,8 @@ function yogaHandler(yoga: Yoga) {
         if (typeof value === 'string') headers.set(name, value);
         else if (Array.isArray(value)) headers.set(name, value.join(', '));
       }
+      // The client's address (rate limits) comes from the socket, never from the caller.
+      headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? 'unknown');
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
       const controller = new AbortController();
       res.on('close', () => controller.abort());
@@ -85,6 +90,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const database = await openDatabase(config, logger);
   const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
   const bootstrap = await bootstrapIfEmpty(deps);
+  // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
+  await vapidKeys(deps);
   const yoga = createYogaServer(deps);
 
   const app = express();
@@ -131,6 +138,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // one HTTP server would each refuse the others' paths.
   const websocketServers = new Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>();
   websocketServers.set('/graphql', createGraphQLWebSocketServer(yoga, deps));
+  websocketServers.set(DEVICE_SOCKET_PATH, createDeviceWebSocketServer(deps));
 
   let server: Server | null = null;
   const result: App = {
@@ -160,6 +168,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       return result.url;
     },
     async stop() {
+      stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();
       if (server) {
         server.closeAllConnections();

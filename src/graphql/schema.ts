@@ -5,6 +5,7 @@ import './scalars.js';
 import './modules/auth.js';
 import './modules/workspace.js';
 import './modules/audit.js';
+import './modules/support.js';
 
 let schema: GraphQLSchema | null = null;
 

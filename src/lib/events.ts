@@ -4,6 +4,7 @@ import { createPubSub } from 'graphql-yoga';
 
 export type EventMap = {
   workspaceUpdated: [workspaceId: string, payload: unknown];
+  presenceChanged: [workspaceId: string, payload: unknown];
 };
 
 export type Events = ReturnType<typeof createEvents>;
@@ -11,5 +12,6 @@ export type Events = ReturnType<typeof createEvents>;
 export function createEvents() {
   return createPubSub<{
     workspaceUpdated: [workspaceId: string, payload: any];
+    presenceChanged: [workspaceId: string, payload: any];
   }>();
 }
