@@ -23,10 +23,11 @@ export interface PairingRequestInput {
   workspaceId?: string | null;
 }
 
-function text(value: unknown, field: string, max: number): string {
-  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(`${field} is required`, field);
-  if (value.length > max) throw invalidArgument(`${field} must be at most ${max} characters`, field);
-  if (/[\x00-\x1f\x7f]/.test(value)) throw invalidArgument(`${field} must not contain control characters`, field);
+function text(value: unknown, field: string, max: number, multiline = false): string {
+  const name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(`${name} is required`, field);
+  if (value.length > max) throw invalidArgument(`${name} must be at most ${max} characters`, field);
+  if ((multiline ? /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/).test(value)) throw invalidArgument(`${name} must not contain control characters`, field);
   return value.trim();
 }
 
@@ -57,7 +58,7 @@ function rateLimit(deps: Deps, clientAddress: string) {
 export async function requestPairing(deps: Deps, input: PairingRequestInput, clientAddress: string) {
   const deviceName = text(input.deviceName, 'deviceName', 100);
   const platform = text(input.platform, 'platform', 64);
-  const publicKey = text(input.publicKey, 'publicKey', 4096);
+  const publicKey = text(input.publicKey, 'publicKey', 4096, true);
   let workspaceId: string | null = null;
   if (input.workspaceId !== undefined && input.workspaceId !== null) {
     if (!looksLikeId('workspace', input.workspaceId)) throw invalidArgument('workspace_id must be a workspace id (wsp_…)', 'workspaceId');
