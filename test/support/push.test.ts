@@ -6,7 +6,10 @@ import webpush from 'web-push';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startPushService, type PushService } from '../helpers/push-service.js';
 import { createUser } from '../../src/services/admin.js';
-import { notifyRunEvent } from '../../src/support/push.js';
+import { notifyRunEvent, vapidKeys } from '../../src/support/push.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/lib/logger.js';
 
 let push: PushService;
 let t: TestApp;
@@ -121,7 +124,23 @@ describe('web push', () => {
   });
 });
 
-describe('VAPID keys from config', () => {
+describe('VAPID keys', () => {
+  it('generated on first start are stored (private key sealed) and reused by the next start', async () => {
+    const first = (await t.rest('GET', '/api/push/configuration')).body.public_key;
+    const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: t.databaseUrl, dataDir: t.app.deps.config.dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    const second = await buildApp(config, { logger: createLogger('silent') });
+    try {
+      const keys = await vapidKeys(second.deps);
+      expect(keys.source).toBe('stored');
+      expect(keys.publicKey).toBe(first);
+      const stored = await second.deps.db.serviceSetting.findUniqueOrThrow({ where: { key: 'push.vapid' } });
+      expect(JSON.stringify(stored.value)).not.toContain(keys.privateKey);
+    } finally {
+      await second.stop();
+    }
+  });
+
+
   it('are used instead of generated ones', async () => {
     const keys = webpush.generateVAPIDKeys();
     const configured = await startTestApp({ vapidPublicKey: keys.publicKey, vapidPrivateKey: keys.privateKey, pushCaFile: push.caFile });
