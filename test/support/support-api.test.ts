@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { ECDH, randomBytes } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
 
@@ -13,7 +13,7 @@ let session: { token: string; userId: string };
 let other: { id: string; apiKey: string };
 
 function browserKeys() {
-  const ecdh = new ECDH('prime256v1');
+  const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
 }
