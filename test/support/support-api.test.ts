@@ -254,6 +254,19 @@ describe('pairing and devices: statuses without a daemon', () => {
   });
 });
 
+describe('GraphQL', () => {
+  it('serves the same capabilities, with the same error codes', async () => {
+    const result = await t.graphql('{ listenerStatus { status queueDepth } pushConfiguration { enabled publicKey } devices { id } devicePairings { id userCode } presence { workspaceId } }');
+    expect(result.errors).toBeUndefined();
+    expect(result.data.listenerStatus.status).toBe('ok');
+    expect(result.data.presence.workspaceId).toBe(t.workspaceId);
+    const tooLong = await t.graphql('mutation($p: String) { touchPresence(participantId: $p) { participantId } }', { p: 'x'.repeat(81) });
+    expect(tooLong.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_argument', details: { field: 'participant_id' } });
+    const missing = await t.graphql('{ device(id: "dev_01AAAAAAAAAAAAAAAAAAAAAAAA") { id } }');
+    expect(missing.errors?.[0]?.extensions?.code).toBe('not_found');
+  });
+});
+
 describe('rate limit of POST /api/envd/pair', () => {
   it('answers 429 rate_limited past the per-address limit', async () => {
     const limited = await startTestApp({ pairingRateLimitPerMinute: 2 });
