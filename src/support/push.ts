@@ -268,6 +268,23 @@ function runPayload(event: RunNotification) {
   };
 }
 
+/** Of these principals, those who can still read the workspace: members not disabled, API keys not revoked or expired. */
+async function principalsWhoMayRead(deps: Deps, workspaceId: string, principalIds: string[]): Promise<Set<string>> {
+  if (principalIds.length === 0) return new Set();
+  const now = new Date();
+  const [members, keys] = await Promise.all([
+    deps.db.membership.findMany({ where: { workspaceId, userId: { in: principalIds }, user: { disabledAt: null } }, select: { userId: true } }),
+    deps.db.apiKey.findMany({
+      where: { workspaceId, id: { in: principalIds }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      select: { id: true, permissions: true },
+    }),
+  ]);
+  return new Set([
+    ...members.map((member) => member.userId), // every role includes read
+    ...keys.filter((key) => (key.permissions as string[]).includes('read')).map((key) => key.id),
+  ]);
+}
+
 /**
  * Pushes a run event to the subscriptions of the run's workspace, skipping users active in the UI
  * within the window. Returns at once: delivery happens in the background and never throws into
@@ -281,7 +298,8 @@ export function notifyRunEvent(deps: Deps, event: RunNotification): { settled: P
     const now = Date.now();
     const windowMs = deps.config.pushActiveWindowSeconds * 1000;
     const active = new Set(rows.filter((row) => row.lastActiveAt && now - row.lastActiveAt.getTime() < windowMs).map((row) => row.principalId));
-    const due = rows.filter((row) => !active.has(row.principalId) && !(row.expirationTime && row.expirationTime.getTime() <= now));
+    const allowed = await principalsWhoMayRead(deps, event.workspaceId, [...new Set(rows.map((row) => row.principalId))]);
+    const due = rows.filter((row) => allowed.has(row.principalId) && !active.has(row.principalId) && !(row.expirationTime && row.expirationTime.getTime() <= now));
     const payload = runPayload(event);
     const sent = await Promise.all(due.map((row) => deliver(deps, row, payload, event.kind === 'waiting' ? 'high' : 'normal')));
     return { sent, skippedActive: [...active] };

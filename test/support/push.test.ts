@@ -101,6 +101,18 @@ describe('web push', () => {
     await expect(broken.settled).resolves.toEqual({ sent: [], skippedActive: [] });
   });
 
+  it('users who lost access to the workspace get no run notifications', async () => {
+    await createUser(t.app.deps, { email: 'cy@example.com', password: 'cy password', workspaceId: t.workspaceId, role: 'reader' });
+    const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: 'cy@example.com', password: 'cy password' } });
+    users.cy = { token: login.body.token, headers: { 'x-workspace-id': t.workspaceId } };
+    const cy = await subscribe('cy');
+    await t.app.deps.db.membership.deleteMany({ where: { userId: login.body.user.id } });
+    const before = push.received.length;
+    await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000004', kind: 'failed' }).settled;
+    expect(push.received.slice(before).map((message) => message.token)).not.toContain(cy.token);
+    expect(push.received.length).toBeGreaterThan(before); // the others still get it
+  });
+
   it('subscriptions the push service reports gone (404/410) are removed', async () => {
     const gone = await subscribe('bob');
     push.answer(gone.token, 410);
