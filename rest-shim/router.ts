@@ -153,6 +153,7 @@ function sendError(res: Response, surface: Surface, error: ErrorPayload, locatio
     const first = field.split('.')[0]!;
     if (req.query && first in (req.query as Record<string, unknown>)) location = 'query';
     else if (req.params && first in req.params) location = 'path';
+    else if (/^[A-Z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/.test(first)) location = 'header'; // Authorization, X-Workspace-ID
   }
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.

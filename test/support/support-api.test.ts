@@ -42,6 +42,12 @@ describe('authentication', () => {
     }
   });
 
+  it('a login session without X-Workspace-ID is a validation failure of the header', async () => {
+    const response = await t.rest('GET', '/api/devices', { token: session.token });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0].loc).toEqual(['header', 'X-Workspace-ID']);
+  });
+
   it('login sessions work with X-Workspace-ID', async () => {
     asUser['x-workspace-id'] = t.workspaceId;
     const response = await t.rest('GET', '/api/status', { token: session.token, headers: asUser });
