@@ -15,6 +15,7 @@ import { supportRuntime } from './runtime.js';
 
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ23456789'; // no vowels (no words), no 0/O, 1/I
 export const POLL_INTERVAL_SECONDS = 2;
+const PAIRING_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface PairingRequestInput {
   deviceName?: string | null;
@@ -65,6 +66,9 @@ export async function requestPairing(deps: Deps, input: PairingRequestInput, cli
     workspaceId = input.workspaceId;
   }
   rateLimit(deps, clientAddress);
+  // Answered and expired pairings are kept a day for the daemon's late polls and the UI, then dropped
+  // (with any sealed credential nobody claimed; the device itself stays and can be revoked).
+  await deps.db.devicePairing.deleteMany({ where: { expiresAt: { lt: new Date(Date.now() - PAIRING_RETENTION_MS) } } });
   const pollSecret = newToken(TOKEN_PREFIX.pairingPoll);
   const expiresAt = new Date(Date.now() + deps.config.pairingTtlSeconds * 1000);
   for (let attempt = 0; ; attempt++) {
