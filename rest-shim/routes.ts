@@ -82,7 +82,10 @@ export const routes: Route[] = [
   // Open (no credential) and rate-limited: a daemon asks to pair, then polls with its poll secret.
   { method: 'POST', path: '/api/envd/pair', operation: 'DevicePairingRequest', surface: 'support', body: { input: 'input', required: true }, result: 'requestDevicePairing' },
   { method: 'POST', path: '/api/envd/pair/poll', operation: 'DevicePairingPoll', surface: 'support', body: { fields: { poll_secret: 'pollSecret' }, required: true }, result: 'pollDevicePairing' },
-  { method: 'GET', path: '/api/device-pairings', operation: 'DevicePairingsList', surface: 'support', result: 'devicePairings' },
+  {
+    method: 'GET', path: '/api/device-pairings', operation: 'DevicePairingsList', surface: 'support',
+    variables: (req) => ({ userCode: req.query('user_code') }), result: 'devicePairings',
+  },
   {
     method: 'POST', path: '/api/device-pairings/:pairingId/approve', operation: 'DevicePairingApprove', surface: 'support',
     variables: (req) => ({ id: req.path('pairingId') }), body: 'none', result: 'approveDevicePairing',

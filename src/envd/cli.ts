@@ -65,7 +65,7 @@ async function pair(values: Record<string, string | string[] | boolean | undefin
   if (request.status !== 200) fail(`pairing request refused (${request.status}): ${JSON.stringify(request.body)}`);
   const pairing = request.body as { pairing_id: string; user_code: string; poll_secret: string; expires_at: string; poll_interval_seconds: number };
   log(`pairing ${pairing.pairing_id} user code ${pairing.user_code}`);
-  log(`Approve it in the UI (device pairings) or: POST ${new URL(`/api/device-pairings/${pairing.pairing_id}/approve`, server)}`);
+  log(`Enter the user code in the UI's device pairings (GET /api/device-pairings?user_code=${pairing.user_code}) and approve it; waiting until ${pairing.expires_at}`);
   const intervalMs = Number(process.env.ENVD_POLL_INTERVAL_MS) || pairing.poll_interval_seconds * 1000;
   for (;;) {
     await sleep(intervalMs);

@@ -117,11 +117,26 @@ export async function pollPairing(deps: Deps, pollSecret: string | null | undefi
   return { ...base, status: 'approved', deviceCredential: deps.secrets.decrypt(row.credentialCiphertext) };
 }
 
-/** Pending, unexpired challenges the caller's workspace may answer: addressed to it, or to no workspace in particular. */
-export async function listPairings(deps: Deps, actor: Actor) {
+/** Accepts a user code as typed (any case, with or without the hyphen) and returns it as stored. */
+export function normalizeUserCode(value: string): string {
+  const compact = value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  if (compact.length !== 8) throw invalidArgument('user_code must be the 8-character code the daemon printed, e.g. BCDF-2345', 'userCode');
+  return `${compact.slice(0, 4)}-${compact.slice(4)}`;
+}
+
+/**
+ * Pending, unexpired challenges the caller's workspace may answer: those addressed to it, and an
+ * unaddressed one only when the caller names its user code (which only the person in front of the
+ * daemon knows), so no tenant can see or grab another's daemon.
+ */
+export async function listPairings(deps: Deps, actor: Actor, userCode?: string | null) {
   requirePermission(actor, 'read');
+  const code = userCode === undefined || userCode === null ? null : normalizeUserCode(userCode);
   const rows = await deps.db.devicePairing.findMany({
-    where: { status: 'pending', expiresAt: { gt: new Date() }, OR: [{ workspaceId: null }, { workspaceId: actor.workspaceId }] },
+    where: {
+      status: 'pending', expiresAt: { gt: new Date() },
+      OR: [{ workspaceId: actor.workspaceId, ...(code ? { userCode: code } : {}) }, ...(code ? [{ workspaceId: null, userCode: code }] : [])],
+    },
     orderBy: { id: 'asc' },
     take: 200,
   });

@@ -93,7 +93,8 @@ describe('envd daemon', () => {
     const { daemon, pairingId, userCode } = await pairDaemon('build-box', configFile);
 
     // The user sees the pending challenge with the code the daemon printed, and approves it.
-    const pending = await t.rest('GET', '/api/device-pairings');
+    expect((await t.rest('GET', '/api/device-pairings')).body).toEqual([]); // unaddressed: only with its code
+    const pending = await t.rest('GET', `/api/device-pairings?user_code=${userCode}`);
     expect(pending.body.find((p: any) => p.id === pairingId)).toMatchObject({ user_code: userCode, device_name: 'build-box', status: 'pending' });
     const approved = await t.rest('POST', `/api/device-pairings/${pairingId}/approve`);
     expect(approved.status).toBe(200);
@@ -103,7 +104,7 @@ describe('envd daemon', () => {
     expect(daemon.output()).toContain(`paired as device ${deviceId}`);
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
     // The credential was handed over once: the pairing is claimed and no longer pending.
-    expect((await t.rest('GET', '/api/device-pairings')).body.map((p: any) => p.id)).not.toContain(pairingId);
+    expect((await t.rest('GET', `/api/device-pairings?user_code=${userCode}`)).body).toEqual([]);
 
     const listed = await t.rest('GET', '/api/devices');
     expect(listed.body.map((d: any) => d.id)).toContain(deviceId);
@@ -182,10 +183,10 @@ describe('pairing expiry', () => {
     const short = await startTestApp({ pairingTtlSeconds: 1 });
     try {
       const daemon = envd(['pair', '--server', short.url, '--name', 'slow-box', '--config', join(work, 'expired.json')]);
-      const [, pairingId] = await daemon.waitFor(/pairing (pai_\w+)/);
+      const [, pairingId, userCode] = await daemon.waitFor(/pairing (pai_\w+) user code ([A-Z0-9-]+)/);
       expect(await daemon.exited).toBe(3);
       expect(daemon.output()).toContain('expired');
-      expect((await short.rest('GET', '/api/device-pairings')).body).toEqual([]);
+      expect((await short.rest('GET', `/api/device-pairings?user_code=${userCode}`)).body).toEqual([]);
       expect((await short.rest('POST', `/api/device-pairings/${pairingId}/approve`)).status).toBe(404);
       expect(await short.app.deps.db.device.count()).toBe(0);
     } finally {

@@ -195,6 +195,7 @@ describe('web push configuration and subscriptions', () => {
 });
 
 describe('pairing and devices: statuses without a daemon', () => {
+  let laptop: { pairing_id: string; user_code: string };
   it('POST /api/envd/pair is open and answers a pairing response; 422 without a body or with bad members', async () => {
     const response = await t.rest('POST', '/api/envd/pair', { token: null, body: { device_name: 'laptop', platform: 'linux-x64', public_key: 'ssh-ed25519 AAAA' } });
     expect(response.status).toBe(200);
@@ -202,6 +203,7 @@ describe('pairing and devices: statuses without a daemon', () => {
       pairing_id: expect.stringMatching(/^pai_/), user_code: expect.stringMatching(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/),
       poll_secret: expect.stringMatching(/^wsp_/), poll_interval_seconds: expect.any(Number),
     });
+    laptop = response.body;
     expect((await t.rest('POST', '/api/envd/pair', { token: null })).status).toBe(422);
     for (const body of [{}, { device_name: '', platform: 'x', public_key: 'k' }, { device_name: 'n'.repeat(101), platform: 'x', public_key: 'k' }, { device_name: 'n', platform: 7, public_key: 'k' }, { device_name: 'n', platform: 'x', public_key: 'k', workspace_id: 'nope' }, { device_name: 'n', platform: 'x', public_key: 'k', extra: 1 }]) {
       const bad = await t.rest('POST', '/api/envd/pair', { token: null, body });
@@ -210,12 +212,19 @@ describe('pairing and devices: statuses without a daemon', () => {
     }
   });
 
-  it('GET /api/device-pairings and GET /api/devices answer arrays', async () => {
+  it('GET /api/device-pairings and GET /api/devices answer arrays; an unaddressed challenge shows only with its user code', async () => {
     const pairings = await t.rest('GET', '/api/device-pairings');
     expect(pairings.status).toBe(200);
-    expect(Array.isArray(pairings.body)).toBe(true);
-    expect(pairings.body[0]).toMatchObject({ device_name: 'laptop', status: 'pending', public_key_fingerprint: expect.stringMatching(/^SHA256:/) });
-    expect(pairings.body[0]).not.toHaveProperty('poll_secret');
+    expect(pairings.body).toEqual([]);
+    for (const code of [laptop.user_code, laptop.user_code.toLowerCase().replace('-', '')]) {
+      const found = await t.rest('GET', `/api/device-pairings?user_code=${code}`);
+      expect(found.status).toBe(200);
+      expect(found.body).toEqual([expect.objectContaining({ id: laptop.pairing_id, user_code: laptop.user_code, device_name: 'laptop', status: 'pending', workspace_id: null, public_key_fingerprint: expect.stringMatching(/^SHA256:/) })]);
+      expect(found.body[0]).not.toHaveProperty('poll_secret');
+    }
+    const badCode = await t.rest('GET', '/api/device-pairings?user_code=XYZ');
+    expect(badCode.status).toBe(422);
+    expect(badCode.body.detail[0].loc).toEqual(['query', 'user_code']);
     const devices = await t.rest('GET', '/api/devices');
     expect(devices.status).toBe(200);
     expect(devices.body).toEqual([]);
@@ -252,9 +261,10 @@ describe('pairing and devices: statuses without a daemon', () => {
     expect((await t.rest('POST', `/api/device-pairings/${id}/approve`)).status).toBe(409);
   });
 
-  it('a pairing addressed to another workspace is invisible here', async () => {
+  it('a pairing addressed to another workspace is invisible here, even with its code', async () => {
     const pairing = await t.rest('POST', '/api/envd/pair', { token: null, body: { device_name: 'theirs', platform: 'p', public_key: 'k', workspace_id: other.id } });
     expect((await t.rest('GET', '/api/device-pairings')).body.map((p: any) => p.id)).not.toContain(pairing.body.pairing_id);
+    expect((await t.rest('GET', `/api/device-pairings?user_code=${pairing.body.user_code}`)).body).toEqual([]);
     expect((await t.rest('POST', `/api/device-pairings/${pairing.body.pairing_id}/approve`)).status).toBe(404);
     expect((await t.rest('GET', '/api/device-pairings', { token: other.apiKey })).body.map((p: any) => p.id)).toContain(pairing.body.pairing_id);
   });

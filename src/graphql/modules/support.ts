@@ -242,7 +242,12 @@ builder.mutationField('pollDevicePairing', (t) =>
 );
 
 builder.queryField('devicePairings', (t) =>
-  t.field({ type: [PairingChallenge], resolve: async (_root, _args, ctx) => listPairings(ctx.deps, await ctx.actor()) }),
+  t.field({
+    type: [PairingChallenge],
+    description: "Pending challenges addressed to the caller's workspace; an unaddressed one appears only when its userCode is given.",
+    args: { userCode: t.arg.string({ required: false, description: 'the code the daemon printed (any case, hyphen optional)' }) },
+    resolve: async (_root, args, ctx) => listPairings(ctx.deps, await ctx.actor(), args.userCode),
+  }),
 );
 
 // ── devices ──
