@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
 import { AppError, isAppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
+import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
@@ -140,13 +141,20 @@ interface ErrorPayload {
   details?: Record<string, unknown>;
 }
 
-function sendError(res: Response, surface: Surface, error: ErrorPayload, location: 'body' | 'query' | 'header' | 'path' = 'body') {
+function sendError(res: Response, surface: Surface, error: ErrorPayload, location: 'body' | 'query' | 'header' | 'path' = 'body', req?: Request) {
   const status = statusForCode(error.code);
   const raw = typeof error.details?.field === 'string' ? (error.details.field as string) : undefined;
   // GraphQL names fields in camelCase; REST callers sent snake_case. Header names stay as they are.
   // Only the first segment is a schema field name; what follows may be user data (label keys).
   const field = raw && /^[a-z][A-Za-z0-9_]*(\.|$)/.test(raw) ? raw.replace(/^[^.]+/, camelToSnake) : raw;
   const details = error.details ? { ...error.details, ...(field ? { field } : {}) } : undefined;
+  if (req && field && location === 'body') {
+    // Name where the offending value came from: a query parameter, a path parameter, or the body.
+    const first = field.split('.')[0]!;
+    if (req.query && first in (req.query as Record<string, unknown>)) location = 'query';
+    else if (req.params && first in req.params) location = 'path';
+    else if (/^[A-Z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$/.test(first)) location = 'header'; // Authorization, X-Workspace-ID
+  }
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.
     res.status(422).json({
@@ -188,6 +196,7 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           const value = req.get(name);
           if (value !== undefined) headers[name] = value;
         }
+        headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
         const response = await yoga.fetch('http://rest-shim.internal/graphql', {
           method: 'POST',
           headers,
@@ -197,7 +206,7 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
         if (result.errors?.length) {
           const first = result.errors[0]!;
           const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
-          sendError(res, route.surface, { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined });
+          sendError(res, route.surface, { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined }, 'body', req);
           return;
         }
         const value = route.result.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), result.data);
@@ -227,7 +236,7 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
         res.status(route.status ?? 200).json(value ?? null);
       } catch (error) {
         if (!isAppError(error)) options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
-        sendError(res, route.surface, errorFromUnknown(error));
+        sendError(res, route.surface, errorFromUnknown(error), 'body', req);
       }
     };
     router[route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](route.path, handler);
@@ -246,4 +255,4 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
   return router;
 }
 
-export { sendError };
+export { sendError, CLIENT_ADDRESS_HEADER };

@@ -128,4 +128,50 @@ export const routes: Route[] = [
       ...pageArgs(req),
     }),
   },
+
+  // ── support API under /api (UI): web push, status, presence, pairing, devices ──
+  { method: 'GET', path: '/api/push/configuration', operation: 'PushConfigurationGet', surface: 'support', result: 'pushConfiguration' },
+  { method: 'PUT', path: '/api/push/subscription', operation: 'PushSubscriptionUpsert', surface: 'support', body: { input: 'input', required: true }, result: 'upsertPushSubscription' },
+  {
+    method: 'DELETE', path: '/api/push/subscriptions/:subscriptionId', operation: 'PushSubscriptionDelete', surface: 'support',
+    variables: (req) => ({ id: req.path('subscriptionId') }), body: 'none', result: 'deletePushSubscription', empty: true,
+  },
+  {
+    method: 'POST', path: '/api/push/subscriptions/:subscriptionId/activity', operation: 'PushSubscriptionActivity', surface: 'support',
+    variables: (req) => ({ id: req.path('subscriptionId') }), body: 'none', result: 'recordPushActivity', empty: true,
+  },
+  {
+    method: 'POST', path: '/api/push/subscriptions/:subscriptionId/test', operation: 'PushSubscriptionTest', surface: 'support',
+    variables: (req) => ({ id: req.path('subscriptionId') }), body: 'none', result: 'testPushSubscription',
+  },
+  { method: 'GET', path: '/api/status', operation: 'ListenerStatusGet', surface: 'support', result: 'listenerStatus' },
+  {
+    method: 'GET', path: '/api/presence', operation: 'PresenceTouch', surface: 'support',
+    variables: (req) => ({ participantId: req.query('participant_id') }), result: 'touchPresence',
+  },
+  // Open (no credential) and rate-limited: a daemon asks to pair, then polls with its poll secret.
+  { method: 'POST', path: '/api/envd/pair', operation: 'DevicePairingRequest', surface: 'support', body: { input: 'input', required: true }, result: 'requestDevicePairing' },
+  { method: 'POST', path: '/api/envd/pair/poll', operation: 'DevicePairingPoll', surface: 'support', body: { fields: { poll_secret: 'pollSecret' }, required: true }, result: 'pollDevicePairing' },
+  {
+    method: 'GET', path: '/api/device-pairings', operation: 'DevicePairingsList', surface: 'support',
+    variables: (req) => ({ userCode: req.query('user_code') }), result: 'devicePairings',
+  },
+  {
+    method: 'POST', path: '/api/device-pairings/:pairingId/approve', operation: 'DevicePairingApprove', surface: 'support',
+    variables: (req) => ({ id: req.path('pairingId') }), body: 'none', result: 'approveDevicePairing',
+  },
+  {
+    method: 'POST', path: '/api/device-pairings/:pairingId/reject', operation: 'DevicePairingReject', surface: 'support',
+    variables: (req) => ({ id: req.path('pairingId') }), body: 'none', result: 'rejectDevicePairing', empty: true,
+  },
+  { method: 'GET', path: '/api/devices', operation: 'DevicesList', surface: 'support', result: 'devices' },
+  { method: 'GET', path: '/api/devices/:deviceId', operation: 'DeviceGet', surface: 'support', variables: (req) => ({ id: req.path('deviceId') }), result: 'device' },
+  {
+    method: 'POST', path: '/api/devices/:deviceId/revoke', operation: 'DeviceRevoke', surface: 'support',
+    variables: (req) => ({ id: req.path('deviceId') }), body: 'none', result: 'revokeDevice',
+  },
+  {
+    method: 'GET', path: '/api/devices/:deviceId/directories', operation: 'DeviceDirectories', surface: 'support',
+    variables: (req) => ({ id: req.path('deviceId'), path: req.query('path') }), result: 'deviceDirectories',
+  },
 ];

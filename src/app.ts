@@ -14,8 +14,11 @@ import { bootstrapIfEmpty } from './services/admin.js';
 import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
-import { createRestRouter, sendError } from '../rest-shim/router.js';
 import { WorkerPool } from './engine/worker.js';
+import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
+import { vapidKeys } from './support/push.js';
+import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
+import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
 
 export interface App {
   deps: Deps;
@@ -56,6 +59,8 @@ function yogaHandler(yoga: Yoga) {
         if (typeof value === 'string') headers.set(name, value);
         else if (Array.isArray(value)) headers.set(name, value.join(', '));
       }
+      // The client's address (rate limits) comes from the socket, never from the caller.
+      headers.set(CLIENT_ADDRESS_HEADER, req.socket.remoteAddress ?? 'unknown');
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
       const controller = new AbortController();
       res.on('close', () => controller.abort());
@@ -88,6 +93,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const database = await openDatabase(config, logger);
   const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
   const bootstrap = await bootstrapIfEmpty(deps);
+  // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
+  await vapidKeys(deps);
   const yoga = createYogaServer(deps);
   const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, databaseUrl: database.url, leaseMs: config.runLeaseMs }) : null;
 
@@ -138,6 +145,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // one HTTP server would each refuse the others' paths.
   const websocketServers = new Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>();
   websocketServers.set('/graphql', createGraphQLWebSocketServer(yoga, deps));
+  websocketServers.set(DEVICE_SOCKET_PATH, createDeviceWebSocketServer(deps));
 
   let server: Server | null = null;
   const result: App = {
@@ -164,12 +172,15 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         server!.listen(config.port, config.host, () => resolve());
       });
       await workers?.start();
+      // The listener status (GET /api/status) reports the in-process workers.
+      supportRuntime(deps).runWorkers = config.runWorkers;
       const address = server.address() as AddressInfo;
       result.url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
       return result.url;
     },
     async stop() {
       await workers?.stop();
+      stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();
       if (server) {
         server.closeAllConnections();

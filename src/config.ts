@@ -25,6 +25,24 @@ export interface Config {
   runLeaseMs: number;
   /** Embedded PostgreSQL: turn off fsync (tests only; never for data you keep). */
   embeddedFastUnsafe: boolean;
+  /** Web push: VAPID keys from config; when absent they are generated on first start and stored. */
+  vapidPublicKey: string | null;
+  vapidPrivateKey: string | null;
+  vapidSubject: string;
+  /** A PEM file of extra certificate authorities trusted for push service endpoints (self-hosted push services, tests). */
+  pushCaFile: string | null;
+  /** Web push on or off (GET /api/push/configuration reports it). */
+  pushEnabled: boolean;
+  /** A user active in the UI within this many seconds gets no run notifications. */
+  pushActiveWindowSeconds: number;
+  /** Presence entries expire this many seconds after the participant was last seen. */
+  presenceTtlSeconds: number;
+  /** Device pairings expire this many seconds after the request. */
+  pairingTtlSeconds: number;
+  /** POST /api/envd/pair requests per client address per minute. */
+  pairingRateLimitPerMinute: number;
+  /** How long the service waits for a device to answer a relayed request. */
+  deviceRequestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -45,6 +63,21 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPrivateKey' | 'vapidSubject'> {
+  const publicKey = env.VAPID_PUBLIC_KEY?.trim() || null;
+  const privateKey = env.VAPID_PRIVATE_KEY?.trim() || null;
+  if (Boolean(publicKey) !== Boolean(privateKey)) throw new ConfigError('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY must be set together');
+  if (publicKey && (!/^[A-Za-z0-9_-]+$/.test(publicKey) || Buffer.from(publicKey, 'base64url').length !== 65)) {
+    throw new ConfigError('VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes, uncompressed)');
+  }
+  if (privateKey && (!/^[A-Za-z0-9_-]+$/.test(privateKey) || Buffer.from(privateKey, 'base64url').length !== 32)) {
+    throw new ConfigError('VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)');
+  }
+  const subject = env.VAPID_SUBJECT?.trim() || 'mailto:operator@localhost';
+  if (!/^(mailto:|https:\/\/)/.test(subject)) throw new ConfigError('VAPID_SUBJECT must be a mailto: or https: URL');
+  return { vapidPublicKey: publicKey, vapidPrivateKey: privateKey, vapidSubject: subject };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -78,6 +111,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
+    ...vapid(env),
+    pushEnabled: boolean(env, 'PUSH_ENABLED', true),
+    pushCaFile: env.PUSH_CA_FILE?.trim() ? resolve(env.PUSH_CA_FILE.trim()) : null,
+    pushActiveWindowSeconds: integer(env, 'PUSH_ACTIVE_WINDOW_SECONDS', 120, 0, 86_400),
+    presenceTtlSeconds: integer(env, 'PRESENCE_TTL_SECONDS', 60, 1, 86_400),
+    pairingTtlSeconds: integer(env, 'PAIRING_TTL_SECONDS', 600, 1, 86_400),
+    pairingRateLimitPerMinute: integer(env, 'PAIRING_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
+    deviceRequestTimeoutMs: integer(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     ...overrides,
   };
 }

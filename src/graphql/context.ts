@@ -4,11 +4,16 @@ import { randomUUID } from 'node:crypto';
 import type { Deps, Actor } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
 
+/** Internal header carrying the client's socket address to the context; app.ts and the REST shim set it, callers never can. */
+export const CLIENT_ADDRESS_HEADER = 'x-wsa-client-address';
+
 export interface GraphQLContext {
   deps: Deps;
   requestId: string;
   authorization: string | null;
   workspaceHeader: string | null;
+  /** The client's network address (rate limits); 'unknown' when not known. */
+  clientAddress: string;
   /** The authenticated caller; throws unauthenticated/forbidden as the credential deserves. */
   actor(): Promise<Actor>;
 }
@@ -17,6 +22,7 @@ export interface RequestCredentials {
   authorization: string | null;
   workspaceHeader: string | null;
   requestId?: string | null;
+  clientAddress?: string | null;
 }
 
 export function createContext(deps: Deps, credentials: RequestCredentials): GraphQLContext {
@@ -26,6 +32,7 @@ export function createContext(deps: Deps, credentials: RequestCredentials): Grap
     requestId: credentials.requestId || randomUUID(),
     authorization: credentials.authorization,
     workspaceHeader: credentials.workspaceHeader,
+    clientAddress: credentials.clientAddress || 'unknown',
     actor() {
       actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader);
       return actor;

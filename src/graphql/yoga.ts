@@ -3,7 +3,7 @@
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import type { Deps } from '../services/deps.js';
-import { createContext, credentialsFromConnectionParams, type GraphQLContext } from './context.js';
+import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, type GraphQLContext } from './context.js';
 import { createErrorMasker } from './errors.js';
 import { getSchema } from './schema.js';
 
@@ -30,6 +30,7 @@ export function createYogaServer(deps: Deps): Yoga {
         authorization: headers.get('authorization'),
         workspaceHeader: headers.get('x-workspace-id'),
         requestId: headers.get('x-request-id'),
+        clientAddress: headers.get(CLIENT_ADDRESS_HEADER),
       });
     },
   });

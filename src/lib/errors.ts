@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   model_required: 409,
   failed_precondition: 409,
   archived: 409,
+  device_offline: 409,
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,

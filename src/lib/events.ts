@@ -15,5 +15,6 @@ export function createEvents() {
     runItem: [runId: string, payload: any];
     /** A run's row changed (status, pending, output…). */
     runChanged: [runId: string, payload: any];
+    presenceChanged: [workspaceId: string, payload: any];
   }>();
 }

@@ -1,0 +1,53 @@
+// In-process state of the support services, one per app instance (keyed by its Deps): presence,
+// live device connections, the pairing rate limiter, VAPID keys. Nothing here is a business rule.
+import type { Deps } from '../services/deps.js';
+
+export interface PresenceEntry {
+  participantId: string;
+  principalId: string;
+  principalKind: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+export interface DeviceConnection {
+  deviceId: string;
+  workspaceId: string;
+  /** Sends a request to the daemon and resolves with its answer (rejects on timeout or close). */
+  request(method: string, params: Record<string, unknown>): Promise<unknown>;
+  close(code: number, reason: string): void;
+}
+
+export interface SupportRuntime {
+  startedAt: Date;
+  presence: Map<string, Map<string, PresenceEntry>>; // workspace → participant → entry
+  devices: Map<string, DeviceConnection>; // device id → its live connection
+  pairingAttempts: Map<string, number[]>; // client address → request times (ms)
+  vapid: Promise<{ publicKey: string; privateKey: string; subject: string; source: 'config' | 'stored' | 'generated' }> | null;
+  timers: Set<NodeJS.Timeout>;
+  /** Run workers that are up (the run engine sets it). */
+  runWorkers: number;
+  presenceTimer: boolean;
+}
+
+const runtimes = new WeakMap<Deps, SupportRuntime>();
+
+export function supportRuntime(deps: Deps): SupportRuntime {
+  let runtime = runtimes.get(deps);
+  if (!runtime) {
+    runtime = { startedAt: new Date(), presence: new Map(), devices: new Map(), pairingAttempts: new Map(), vapid: null, timers: new Set(), runWorkers: 0, presenceTimer: false };
+    runtimes.set(deps, runtime);
+  }
+  return runtime;
+}
+
+/** Stops timers and closes device connections (app.stop()). */
+export function stopSupportRuntime(deps: Deps): void {
+  const runtime = runtimes.get(deps);
+  if (!runtime) return;
+  for (const timer of runtime.timers) clearInterval(timer);
+  runtime.timers.clear();
+  runtime.presenceTimer = false;
+  for (const connection of runtime.devices.values()) connection.close(1001, 'service stopping');
+  runtime.devices.clear();
+}

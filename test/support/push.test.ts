@@ -1,0 +1,172 @@
+// Web push end to end: the real push code (web-push) against a loopback push service that verifies
+// the VAPID JWT and decrypts the aes128gcm payload. Runs do not exist yet, so run notifications are
+// driven by calling notifyRunEvent (what the run engine will call) directly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import webpush from 'web-push';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startPushService, type PushService } from '../helpers/push-service.js';
+import { createUser } from '../../src/services/admin.js';
+import { notifyRunEvent, vapidKeys } from '../../src/support/push.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/lib/logger.js';
+
+let push: PushService;
+let t: TestApp;
+const users: Record<string, { token: string; headers: Record<string, string> }> = {};
+
+beforeAll(async () => {
+  push = await startPushService();
+  t = await startTestApp({ pushCaFile: push.caFile, pushActiveWindowSeconds: 60 });
+  for (const name of ['ann', 'bob']) {
+    await createUser(t.app.deps, { email: `${name}@example.com`, password: `${name} password`, workspaceId: t.workspaceId, role: 'writer' });
+    const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: `${name}@example.com`, password: `${name} password` } });
+    users[name] = { token: login.body.token, headers: { 'x-workspace-id': t.workspaceId } };
+  }
+});
+afterAll(async () => {
+  await t.stop();
+  await push.stop();
+});
+
+async function subscribe(user: string) {
+  const browser = push.subscribe();
+  const response = await t.rest('PUT', '/api/push/subscription', {
+    token: users[user]!.token, headers: users[user]!.headers, body: { endpoint: browser.endpoint, keys: browser.keys, expiration_time: null },
+  });
+  expect(response.status).toBe(200);
+  return { ...browser, id: response.body.id as string };
+}
+
+describe('web push', () => {
+  it('POST …/test delivers a VAPID-signed, aes128gcm-encrypted notification and reports the outcome', async () => {
+    const config = await t.rest('GET', '/api/push/configuration');
+    const ann = await subscribe('ann');
+    const before = push.received.length;
+    const result = await t.rest('POST', `/api/push/subscriptions/${ann.id}/test`, { token: users.ann!.token, headers: users.ann!.headers });
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ subscription_id: ann.id, delivered: true, status_code: 201, removed: false, error: null });
+    expect(push.failures).toEqual([]);
+    const message = push.received[before]!;
+    expect(message.token).toBe(ann.token);
+    expect(message.vapidKey).toBe(config.body.public_key); // signed with the advertised key
+    expect(message.jwt.claims).toMatchObject({ aud: push.url, sub: 'mailto:operator@localhost' });
+    expect(message.payload).toMatchObject({ kind: 'test', title: expect.any(String), url: '/', workspace_id: t.workspaceId });
+  });
+
+  it('run notifications reach users not active in the UI, skip active ones, and carry a deep link', async () => {
+    const ann = await subscribe('ann');
+    const bob = await subscribe('bob');
+    // Ann is looking at the UI: no pushes for her while the window lasts.
+    expect((await t.rest('POST', `/api/push/subscriptions/${ann.id}/activity`, { token: users.ann!.token, headers: users.ann!.headers })).status).toBe(204);
+    const before = push.received.length;
+    const { settled } = notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000000', kind: 'waiting', waitingFor: 'approval', agentName: 'Helper' });
+    const report = await settled;
+    const annUser = (await t.app.deps.db.pushSubscription.findUniqueOrThrow({ where: { id: ann.id } })).principalId;
+    expect(report.skippedActive).toContain(annUser);
+    const delivered = push.received.slice(before);
+    expect(delivered.map((message) => message.token)).toContain(bob.token);
+    expect(delivered.map((message) => message.token)).not.toContain(ann.token);
+    expect(delivered.find((message) => message.token === bob.token)!.payload).toEqual({
+      kind: 'run.waiting', title: 'Helper is waiting for an approval', body: 'Open the run to answer.',
+      url: `/workspaces/${t.workspaceId}/runs/run_01TESTRUN0000000000000000`, workspace_id: t.workspaceId, run_id: 'run_01TESTRUN0000000000000000',
+      waiting_for: 'approval', tag: 'run-run_01TESTRUN0000000000000000', sent_at: expect.any(String),
+    });
+    expect(delivered.find((message) => message.token === bob.token)!.headers.urgency).toBe('high');
+
+    for (const kind of ['failed', 'completed_after_wait'] as const) {
+      const count = push.received.length;
+      await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000001', kind, failureCode: kind === 'failed' ? 'model_error' : null }).settled;
+      const bobs = push.received.slice(count).filter((message) => message.token === bob.token);
+      expect(bobs.map((message) => message.payload.kind)).toEqual([`run.${kind}`]);
+    }
+    expect(push.failures).toEqual([]);
+  });
+
+  it('never blocks the caller: notifyRunEvent returns before the push service answers', async () => {
+    await subscribe('bob');
+    push.delay(400);
+    try {
+      const started = performance.now();
+      const { settled } = notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000002', kind: 'failed' });
+      expect(performance.now() - started).toBeLessThan(50);
+      const report = await settled;
+      expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+      expect(report.sent.length).toBeGreaterThan(0);
+    } finally {
+      push.delay(0);
+    }
+    // A failing database or push service is logged, never thrown into the caller.
+    const broken = notifyRunEvent({ ...t.app.deps, db: { pushSubscription: { findMany: () => Promise.reject(new Error('down')) } } as never }, { workspaceId: t.workspaceId, runId: 'run_x', kind: 'failed' });
+    await expect(broken.settled).resolves.toEqual({ sent: [], skippedActive: [] });
+  });
+
+  it('users who lost access to the workspace get no run notifications', async () => {
+    await createUser(t.app.deps, { email: 'cy@example.com', password: 'cy password', workspaceId: t.workspaceId, role: 'reader' });
+    const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: 'cy@example.com', password: 'cy password' } });
+    users.cy = { token: login.body.token, headers: { 'x-workspace-id': t.workspaceId } };
+    const cy = await subscribe('cy');
+    await t.app.deps.db.membership.deleteMany({ where: { userId: login.body.user.id } });
+    const before = push.received.length;
+    await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000004', kind: 'failed' }).settled;
+    expect(push.received.slice(before).map((message) => message.token)).not.toContain(cy.token);
+    expect(push.received.length).toBeGreaterThan(before); // the others still get it
+  });
+
+  it('subscriptions the push service reports gone (404/410) are removed', async () => {
+    const gone = await subscribe('bob');
+    push.answer(gone.token, 410);
+    const result = await t.rest('POST', `/api/push/subscriptions/${gone.id}/test`, { token: users.bob!.token, headers: users.bob!.headers });
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ delivered: false, status_code: 410, removed: true });
+    expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: gone.id } })).toBeNull();
+
+    const missing = await subscribe('bob');
+    push.answer(missing.token, 404);
+    const report = await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000003', kind: 'failed' }).settled;
+    expect(report.sent.find((outcome) => outcome.subscriptionId === missing.id)).toMatchObject({ removed: true, statusCode: 404 });
+    expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: missing.id } })).toBeNull();
+
+    // Other failures are reported and keep the subscription.
+    const flaky = await subscribe('bob');
+    push.answer(flaky.token, 500);
+    const outcome = await t.rest('POST', `/api/push/subscriptions/${flaky.id}/test`, { token: users.bob!.token, headers: users.bob!.headers });
+    expect(outcome.body).toMatchObject({ delivered: false, status_code: 500, removed: false, error: expect.stringContaining('500') });
+    expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: flaky.id } })).not.toBeNull();
+  });
+});
+
+describe('VAPID keys', () => {
+  it('generated on first start are stored (private key sealed) and reused by the next start', async () => {
+    const first = (await t.rest('GET', '/api/push/configuration')).body.public_key;
+    const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: t.databaseUrl, dataDir: t.app.deps.config.dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    const second = await buildApp(config, { logger: createLogger('silent') });
+    try {
+      const keys = await vapidKeys(second.deps);
+      expect(keys.source).toBe('stored');
+      expect(keys.publicKey).toBe(first);
+      const stored = await second.deps.db.serviceSetting.findUniqueOrThrow({ where: { key: 'push.vapid' } });
+      expect(JSON.stringify(stored.value)).not.toContain(keys.privateKey);
+    } finally {
+      await second.stop();
+    }
+  });
+
+
+  it('are used instead of generated ones', async () => {
+    const keys = webpush.generateVAPIDKeys();
+    const configured = await startTestApp({ vapidPublicKey: keys.publicKey, vapidPrivateKey: keys.privateKey, pushCaFile: push.caFile });
+    try {
+      expect((await configured.rest('GET', '/api/push/configuration')).body.public_key).toBe(keys.publicKey);
+      expect(await configured.app.deps.db.serviceSetting.findUnique({ where: { key: 'push.vapid' } })).toBeNull();
+      const browser = push.subscribe();
+      const subscription = await configured.rest('PUT', '/api/push/subscription', { body: { endpoint: browser.endpoint, keys: browser.keys } });
+      const before = push.received.length;
+      const result = await configured.rest('POST', `/api/push/subscriptions/${subscription.body.id}/test`);
+      expect(result.body.delivered).toBe(true);
+      expect(push.received[before]!.vapidKey).toBe(keys.publicKey);
+    } finally {
+      await configured.stop();
+    }
+  });
+});
