@@ -116,7 +116,16 @@ export const routes: Route[] = [
   { method: 'GET', path: '/api/v1/runs/:run_id', operation: 'RunGet', surface: 'v1', variables: (req) => ({ id: req.path('run_id') }), result: 'run' },
   { method: 'PATCH', path: '/api/v1/runs/:run_id', operation: 'RunUpdate', surface: 'v1', variables: (req) => ({ id: req.path('run_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateRun' },
   { method: 'POST', path: '/api/v1/runs/:run_id/cancel', operation: 'RunCancel', surface: 'v1', variables: (req) => ({ id: req.path('run_id') }), body: 'none', result: 'cancelRun' },
+  {
+    method: 'POST', path: '/api/v1/runs/:run_id/resume', operation: 'RunResume', surface: 'v1', result: 'resumeRun',
+    variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
+    body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
+  },
   { method: 'GET', path: '/api/v1/runs/:run_id/lineage', operation: 'RunLineage', surface: 'v1', variables: (req) => ({ runId: req.path('run_id'), ...pageArgs(req) }), result: 'runLineage' },
+  {
+    method: 'GET', path: '/api/v1/runs/:run_id/items', operation: 'RunItemsList', surface: 'v1', result: 'runItems',
+    variables: (req) => ({ runId: req.path('run_id'), before: req.queryInt('before'), after: req.queryInt('after'), limit: req.queryInt('limit') }),
+  },
   { method: 'GET', path: '/api/v1/runs/:run_id/agent', operation: 'RunAgent', surface: 'v1', variables: (req) => ({ runId: req.path('run_id') }), result: 'runAgent' },
 
   // ── audit trail ──

@@ -163,7 +163,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
     const system = [config.instructions, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
-    const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0 });
+    // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
+    const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0, onError: () => undefined });
     let text = '';
     let textItem: RunItemState | null = null;
     let reasoningItem: RunItemState | null = null;

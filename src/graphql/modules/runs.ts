@@ -6,6 +6,8 @@ import {
   archiveThread, createSession, createThread, getSession, getThread, listSessions, listThreads, updateSession, updateThread,
 } from '../../services/threads.js';
 import { requirePermission } from '../../services/permissions.js';
+import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
+import { resumeRun } from '../../services/resume.js';
 
 export const SessionRef = builder.prismaObject('Session', {
   fields: (t) => ({
@@ -176,5 +178,66 @@ builder.subscriptionField('runStatus', (t) =>
       return ctx.deps.events.subscribe('runChanged', String(a.runId));
     },
     resolve: (run) => run,
+  }),
+);
+
+const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    ordinal: t.exposeInt('ordinal'),
+    kind: t.exposeString('kind'),
+    state: t.exposeString('state'),
+    content: t.field({ type: 'JSON', resolve: (item) => item.content }),
+    contentRefs: t.field({ type: 'JSON', resolve: (item) => item.contentRefs }),
+    firstStreamId: t.exposeString('firstStreamId', { nullable: true }),
+    lastStreamId: t.exposeString('lastStreamId', { nullable: true }),
+    startedAt: t.expose('startedAt', { type: 'DateTime' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItems>>>('RunItemsResponse').implement({
+  fields: (t) => ({
+    baseline: t.exposeBoolean('baseline'),
+    complete: t.exposeBoolean('complete'),
+    items: t.field({ type: [RunItemRef], resolve: (r) => r.items }),
+    position: t.exposeString('position'),
+    resumeAfter: t.exposeString('resumeAfter'),
+    run: t.field({ type: RunRef, resolve: (r) => r.run }),
+    continuation: t.field({ type: 'JSON', resolve: (r) => r.continuation }),
+  }),
+});
+
+builder.queryField('runItems', (t) =>
+  t.field({
+    type: RunItemsResponse,
+    description: 'Items by ordinal. With neither before nor after: the newest items, always with the live tail.',
+    args: { runId: t.arg.id({ required: true }), before: t.arg.int(), after: t.arg.int(), limit: t.arg.int() },
+    resolve: async (_r, a, ctx) => listRunItems(ctx.deps, await ctx.actor(), String(a.runId), a),
+  }),
+);
+
+builder.subscriptionField('runItems', (t) =>
+  t.field({
+    type: RunItemRef,
+    description: 'Replays items after `after` (an ordinal), then live changes; completes when the run is sealed or waiting.',
+    args: { runId: t.arg.id({ required: true }), after: t.arg.int() },
+    subscribe: async (_r, a, ctx) => streamRunItems(ctx.deps, await ctx.actor(), String(a.runId), a.after ?? 0),
+    resolve: (item) => item,
+  }),
+);
+
+builder.mutationField('resumeRun', (t) =>
+  t.field({
+    type: RunRef,
+    description: 'Answers every pending approval and call of the waiting run; returns the successor run. Idempotent by key.',
+    args: {
+      runId: t.arg.id({ required: true }),
+      idempotencyKey: t.arg.string({ required: false, description: 'required; 1–512 printable ASCII characters' }),
+      approvals: t.arg({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
+      calls: t.arg({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
+      input: t.arg({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
+    },
+    resolve: async (_r, a, ctx) => resumeRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
   }),
 );

@@ -1,0 +1,88 @@
+// Resuming a waiting run: the complete answer batch (every pending approval and call answered
+// exactly once) creates a successor run that continues from the answers. Idempotent by key.
+import type { Run } from '../generated/prisma/client.js';
+import { AppError, invalidArgument } from '../lib/errors.js';
+import type { PendingEntry } from '../engine/executor.js';
+import type { Actor, Deps } from './deps.js';
+import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
+import { requirePermission } from './permissions.js';
+import { getRun, insertRun, validateMessage } from './runs.js';
+
+const APPROVAL_ACTIONS = ['approve', 'deny'];
+const CALL_STATUSES = ['returned', 'error'];
+
+export interface ResumeBody {
+  approvals?: unknown;
+  calls?: unknown;
+  input?: unknown;
+}
+
+function answerMap(value: unknown, field: string): Record<string, Record<string, unknown>> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must map tool_call_id to an answer`, field);
+  for (const [id, answer] of Object.entries(value)) {
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw invalidArgument(`${field}.${id} must be an object`, `${field}.${id}`);
+  }
+  return value as Record<string, Record<string, unknown>>;
+}
+
+/** Every pending id answered exactly once, nothing else: names what is missing, extra or malformed. */
+export function checkAnswers(pending: { approvals: PendingEntry[]; calls: PendingEntry[] }, body: ResumeBody) {
+  const approvals = answerMap(body.approvals, 'approvals');
+  const calls = answerMap(body.calls, 'calls');
+  const problems: string[] = [];
+  const compare = (kind: 'approvals' | 'calls', expected: PendingEntry[], given: Record<string, unknown>) => {
+    const ids = new Set(expected.map((entry) => entry.tool_call_id));
+    const missing = [...ids].filter((id) => !(id in given));
+    const unknown = Object.keys(given).filter((id) => !ids.has(id));
+    if (missing.length) problems.push(`${kind} missing for ${missing.join(', ')}`);
+    if (unknown.length) problems.push(`${kind} for unknown or not pending tool calls ${unknown.join(', ')}`);
+    return { missing, unknown };
+  };
+  const a = compare('approvals', pending.approvals, approvals);
+  const c = compare('calls', pending.calls, calls);
+  if (problems.length) {
+    throw invalidArgument(`the resume batch must answer every pending approval and call exactly once: ${problems.join('; ')}`, a.missing.length || a.unknown.length ? 'approvals' : 'calls', {
+      missing: [...a.missing, ...c.missing], unknown: [...a.unknown, ...c.unknown],
+    });
+  }
+  for (const [id, answer] of Object.entries(approvals)) {
+    if (!APPROVAL_ACTIONS.includes(answer.action as string)) throw invalidArgument(`approvals.${id}.action must be approve or deny`, `approvals.${id}.action`);
+  }
+  for (const [id, answer] of Object.entries(calls)) {
+    if (!CALL_STATUSES.includes(answer.status as string)) throw invalidArgument(`calls.${id}.status must be returned or error`, `calls.${id}.status`);
+    if (!('value' in answer)) throw invalidArgument(`calls.${id}.value is required`, `calls.${id}.value`);
+  }
+  return { approvals, calls };
+}
+
+export async function resumeRun(deps: Deps, actor: Actor, runId: string, idempotencyKey: string | null | undefined, body: ResumeBody): Promise<Run> {
+  requirePermission(actor, 'write');
+  const key = validateIdempotencyKey(idempotencyKey, true)!;
+  await getRun(deps.db, actor, runId); // 404 before anything else
+  const input = validateMessage(body.input, 'input', false);
+  const { value } = await withIdempotency(deps, {
+    workspaceId: actor.workspaceId,
+    scope: `runs.resume:${runId}`,
+    key,
+    request: { approvals: body.approvals ?? {}, calls: body.calls ?? {}, input: body.input ?? null },
+    effect: async (tx) => {
+      await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
+      const run = await getRun(tx, actor, runId);
+      if (run.status !== 'waiting' || run.resumedById) {
+        throw new AppError('conflict', run.resumedById ? `the run was already resumed by ${run.resumedById}` : `only a waiting run can be resumed; this one is ${run.status}`);
+      }
+      const answers = checkAnswers(run.pending as never, body);
+      const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
+      const successor = await insertRun(tx, actor, {
+        agentId: run.agentId, revisionId: run.agentRevisionId, pinned: true, thread, input: input ?? { content: [] }, options: run.options as never,
+        labels: run.labels as Record<string, string>, trigger: 'resume', lineage: 'resume', parentRunId: run.id,
+        resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null },
+      });
+      await tx.run.update({ where: { id: run.id }, data: { resumedById: successor.id, version: run.version + 1, updatedAt: new Date() } });
+      return { run_id: successor.id };
+    },
+  });
+  deps.events.publish('runAccepted', { runId: value.run_id });
+  return deps.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
+}

@@ -1,0 +1,194 @@
+// The run engine end to end on the scripted development model: completion, streaming to
+// graphql-ws subscribers, pauses and resume, cancellation, output specs, usage caps, transient errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+  await insertModel(t, 'dev');
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+
+async function agentWith(config: Record<string, unknown>) {
+  const response = await t.rest('POST', '/api/v1/agents', { body: { name: 'engine', config: { model: 'dev', ...config } } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as { id: string };
+}
+
+async function startRun(agentId: string, body: Record<string, unknown> = {}) {
+  const response = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('hello'), ...body } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as { id: string; thread_id: string };
+}
+
+async function settle(runId: string, statuses = ['completed', 'failed', 'cancelled', 'waiting']) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const run = (await t.rest('GET', `/api/v1/runs/${runId}`)).body;
+    if (statuses.includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${run.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
+
+const script = (...turns: unknown[][]) => ({ model_settings: { script: turns } });
+
+describe('a run', () => {
+  it('completes: echo output, items, committed history, usage', async () => {
+    const agent = await agentWith({});
+    const run = await startRun(agent.id);
+    const done = await settle(run.id);
+    expect(done).toMatchObject({ status: 'completed', output: 'echo: hello', attempts: 1, failure: null });
+    expect(done.usage_at_seal).toMatchObject({ requests: 1 });
+    expect(done.sealed_at).toEqual(expect.any(String));
+    expect(done.current_attempt_id).toMatch(/^att_/);
+    const items = await t.rest('GET', `/api/v1/runs/${run.id}/items`);
+    expect(items.body.items.map((i: { kind: string; ordinal: number; state: string }) => [i.ordinal, i.kind, i.state])).toEqual([[1, 'user_message', 'completed'], [2, 'text_message', 'completed']]);
+    expect(items.body.items[1].content.text).toBe('echo: hello');
+    expect(items.body).toMatchObject({ baseline: true, complete: true, resume_after: '2', run: { id: run.id, status: 'completed' } });
+    expect(items.body.continuation).toMatchObject({ run_id: run.id, next_ordinal: 3, fragments: { max_bytes: 67108864, max_pending: 8 } });
+    const thread = await t.rest('GET', `/api/v1/threads/${run.thread_id}`);
+    expect(thread.body.current_run_id).toBeNull();
+    expect(thread.body.message_history.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
+    // The next run of the thread continues the conversation.
+    const next = await startRun(agent.id, { thread_id: run.thread_id, input: text('again') });
+    expect((await settle(next.id)).output).toBe('echo: again');
+    const history = (await t.rest('GET', `/api/v1/threads/${run.thread_id}`)).body.message_history;
+    expect(history).toHaveLength(4);
+  });
+
+  it('streams deltas to a graphql-ws subscriber, then completes the subscription', async () => {
+    const agent = await agentWith(script([{ text_chunks: ['Hel', 'lo ', 'wor'] }, { delay_ms: 200 }, { text: 'ld' }]));
+    const run = await startRun(agent.id);
+    const ws = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` } });
+    const seen: { ordinal: number; state: string; text?: string }[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ws.subscribe({ query: 'subscription($id: ID!) { runItems(runId: $id) { ordinal kind state content lastStreamId } }', variables: { id: run.id } }, {
+        next: (value) => {
+          const item = (value.data as any).runItems;
+          seen.push({ ordinal: item.ordinal, state: item.state, text: item.content.text });
+        },
+        error: reject,
+        complete: resolve,
+      });
+    });
+    await ws.dispose();
+    const final = seen.filter((i) => i.ordinal === 2).pop();
+    expect(final).toMatchObject({ state: 'completed', text: 'Hello world' });
+    expect(seen.some((i) => i.ordinal === 2 && i.state === 'in_progress')).toBe(true);
+    expect((await settle(run.id)).output).toBe('Hello world');
+  });
+
+  it('pauses for a client tool call and resumes from the result (idempotently)', async () => {
+    const agent = await agentWith({
+      ...script([{ tool_call: { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } } }], [{ text: 'It is sunny.' }]),
+      client_tools: [{ name: 'get_weather', description: 'Weather', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+    });
+    const run = await startRun(agent.id);
+    const waiting = await settle(run.id);
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'client_tool', pending: { approvals: [], calls: [{ tool_call_id: 'call_1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] } });
+    const headers = { 'idempotency-key': 'resume-1' };
+    expect((await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: {} } , headers })).status).toBe(400);
+    expect((await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: { call_1: { status: 'returned', value: 1 } } } })).status).toBe(400);
+    const extra = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body: { calls: { call_1: { status: 'returned', value: 1 }, call_x: { status: 'returned', value: 2 } } } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.details.unknown).toEqual(['call_x']);
+    const body = { calls: { call_1: { status: 'returned', value: { sky: 'clear' } } } };
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body });
+    expect(successor.status).toBe(200);
+    expect(successor.body).toMatchObject({ lineage: 'resume', trigger: 'resume', parent_run_id: run.id, resume: { calls: body.calls, approvals: {} } });
+    const replay = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body });
+    expect(replay.body.id).toBe(successor.body.id);
+    const conflicting = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body: { calls: { call_1: { status: 'returned', value: 'other' } } } });
+    expect(conflicting.status).toBe(409);
+    expect(conflicting.body.error.code).toBe('idempotency_key_reused');
+    const again = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'resume-2' }, body });
+    expect(again.status).toBe(409);
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.resumed_by_id).toBe(successor.body.id);
+    expect((await settle(successor.body.id)).output).toBe('It is sunny.');
+    const lineage = await t.rest('GET', `/api/v1/runs/${successor.body.id}/lineage`);
+    expect(lineage.body.items.map((r: { id: string }) => r.id)).toEqual([successor.body.id, run.id]);
+  });
+
+  it('asks for approval; a denial is reported to the model', async () => {
+    const agent = await agentWith({
+      ...script([{ tool_call: { id: 'del_1', name: 'delete_file', arguments: { path: '/tmp/x' } } }], [{ text: 'Understood, I will not delete it.' }]),
+      client_tools: [{ name: 'delete_file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
+    });
+    const run = await startRun(agent.id);
+    const waiting = await settle(run.id);
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'approval', pending: { approvals: [{ tool_call_id: 'del_1', tool_name: 'delete_file' }], calls: [] } });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'deny' }, body: { approvals: { del_1: { action: 'deny' } } } });
+    expect(successor.status).toBe(200);
+    expect((await settle(successor.body.id)).output).toBe('Understood, I will not delete it.');
+    const history = (await t.rest('GET', `/api/v1/threads/${run.thread_id}`)).body.message_history;
+    expect(JSON.stringify(history)).toContain('The user denied this tool call.');
+  });
+
+  it('asks the user a question when user_questions is on', async () => {
+    const agent = await agentWith({ user_questions: true, ...script([{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which city?' } } }], [{ text: 'Thanks!' }]) });
+    const run = await startRun(agent.id);
+    const waiting = await settle(run.id);
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'user_question', pending: { calls: [{ tool_call_id: 'q1', tool_name: 'ask_user', presentation: { kind: 'question', question: 'Which city?' } }] } });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'q' }, body: { calls: { q1: { status: 'returned', value: 'Oslo' } } } });
+    expect((await settle(successor.body.id)).output).toBe('Thanks!');
+  });
+
+  it('is cancelled during a streaming turn within moments', async () => {
+    const agent = await agentWith(script([{ text: 'thinking' }, { delay_ms: 10_000 }, { text: 'never' }]));
+    const run = await startRun(agent.id);
+    await settle(run.id, ['running']);
+    // Wait for the first delta so the model call is in flight.
+    for (let i = 0; i < 200 && (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    const cancel = await t.rest('POST', `/api/v1/runs/${run.id}/cancel`);
+    expect(cancel.status).toBe(200);
+    const done = await settle(run.id, ['cancelled']);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(done.failure).toEqual({ code: 'cancelled', message: 'the run was cancelled' });
+    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
+    expect(items.every((i: { state: string }) => i.state !== 'in_progress')).toBe(true);
+  });
+
+  it('validates output_spec output and retries once before succeeding', async () => {
+    const agent = await agentWith({
+      ...script([{ text: 'not json' }], [{ text: '{"answer": 42}' }]),
+      output_spec: { name: 'answer', schema: { type: 'object', properties: { answer: { type: 'integer' } }, required: ['answer'] } },
+      retries: { output: 1 },
+    });
+    expect((await settle((await startRun(agent.id)).id)).output).toEqual({ answer: 42 });
+    const strict = await agentWith({ ...script([{ text: '{"answer": "x"}' }], [{ text: '{"answer": "y"}' }]), output_spec: { schema: { type: 'object', properties: { answer: { type: 'integer' } } } }, retries: { output: 0 } });
+    const failed = await settle((await startRun(strict.id)).id);
+    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'output_invalid' } });
+  });
+
+  it('stops at max_usage.requests', async () => {
+    const agent = await agentWith({
+      ...script([{ tool_call: { name: 'nope' } }], [{ tool_call: { name: 'nope' } }], [{ text: 'done' }]),
+      retries: { tools: 5 },
+    });
+    const run = await startRun(agent.id, { options: { max_usage: { requests: 2 } } });
+    expect(await settle(run.id)).toMatchObject({ status: 'failed', failure: { code: 'usage_limit_exceeded' }, usage_at_seal: { requests: 2 } });
+  });
+
+  it('retries a transient provider error as new attempts, then fails with the error', async () => {
+    const agent = await agentWith({ model_settings: { script: [[{ error: { message: 'overloaded', transient: true } }]], after_script: 'echo' } });
+    // The first turn fails on every attempt (an attempt starts again from the committed history),
+    // so the run uses all its attempts and then fails; each attempt leaves its error item.
+    const run = await startRun(agent.id);
+    const done = await settle(run.id, ['failed', 'completed']);
+    expect(done.attempts).toBe(3);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'model_error' } });
+    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
+    expect(items.filter((i: { kind: string }) => i.kind === 'error')).toHaveLength(3);
+    expect(items.map((i: { ordinal: number }) => i.ordinal)).toEqual(items.map((_: unknown, index: number) => index + 1));
+  });
+});
