@@ -11,6 +11,7 @@ import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
 import { transition } from './state-machine.js';
+import { notifyRunEvent } from '../support/push.js';
 
 export const RUN_CHANNEL = 'wsa_run_accepted';
 export const CANCEL_CHANNEL = 'wsa_run_cancel';
@@ -150,7 +151,10 @@ export class WorkerPool {
       const outcome = controller.signal.aborted && !this.stopped && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
       if (outcome.kind === 'retry') return;
       const sealed = await sealRun(this.deps, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, items);
-      if (sealed) this.deps.events.publish('runChanged', sealed.id, sealed);
+      if (sealed) {
+        this.deps.events.publish('runChanged', sealed.id, sealed);
+        this.notify(sealed);
+      }
       await this.afterSeal(run);
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
@@ -159,6 +163,15 @@ export class WorkerPool {
       this.active.delete(run.id);
       this.wake();
     }
+  }
+
+  /** Web push for the people of the workspace: a run waits, fails, or completes after a wait. Never blocks. */
+  private notify(run: Run) {
+    const waitingFor = { approval: 'approval', client_tool: 'client_call', user_question: 'question' } as const;
+    const base = { workspaceId: run.workspaceId, runId: run.id, threadId: run.threadId, agentId: run.agentId };
+    if (run.status === 'waiting') notifyRunEvent(this.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
+    else if (run.status === 'failed') notifyRunEvent(this.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
+    else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(this.deps, { ...base, kind: 'completed_after_wait' });
   }
 
   /** A transient failure: offer the run again as a new attempt. */

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
 import { startPushService, type PushService } from '../helpers/push-service.js';
 import { createUser } from '../../src/services/admin.js';
 import { notifyRunEvent, vapidKeys } from '../../src/support/push.js';
@@ -81,6 +82,28 @@ describe('web push', () => {
       expect(bobs.map((message) => message.payload.kind)).toEqual([`run.${kind}`]);
     }
     expect(push.failures).toEqual([]);
+  });
+
+  it('end to end: a run that starts waiting, and completes after the wait, notifies the workspace', async () => {
+    const bob = await subscribe('bob');
+    await insertModel(t, 'push-dev');
+    const agent = (await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'Pusher', config: { model: 'push-dev', client_tools: [{ name: 'confirm', permission: 'ask' }], model_settings: { script: [[{ tool_call: { id: 'c1', name: 'confirm' } }], [{ text: 'ok' }]] } } },
+    })).body;
+    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })).body;
+    const received = async (kind: string, runId: string) => {
+      for (let i = 0; i < 500; i++) {
+        const message = push.received.find((m) => m.token === bob.token && (m.payload as any).run_id === runId && (m.payload as any).kind === kind);
+        if (message) return message;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`no ${kind} push for ${runId}`);
+    };
+    const waiting = await received('run.waiting', run.id);
+    expect(waiting.payload).toMatchObject({ waiting_for: 'approval', url: `/workspaces/${t.workspaceId}/runs/${run.id}` });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'k' }, body: { approvals: { c1: { action: 'deny' } } } });
+    expect(successor.status).toBe(200);
+    await received('run.completed_after_wait', successor.body.id);
   });
 
   it('never blocks the caller: notifyRunEvent returns before the push service answers', async () => {
