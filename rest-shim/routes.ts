@@ -121,6 +121,23 @@ export const routes: Route[] = [
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
   },
+  {
+    method: 'POST', path: '/api/v1/runs/:run_id/fork', operation: 'RunFork', surface: 'v1', result: 'forkRun', status: 201,
+    variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }), body: { input: 'input', required: true },
+  },
+  {
+    method: 'POST', path: '/api/v1/threads/:thread_id/inbox', operation: 'InboxDeliver', surface: 'v1', result: 'deliverToInbox', status: 201,
+    variables: (req) => ({ threadId: req.path('thread_id'), idempotencyKey: req.header('idempotency-key') }), body: { input: 'input', required: true },
+  },
+  {
+    method: 'GET', path: '/api/v1/threads/:thread_id/inbox', operation: 'InboxList', surface: 'v1', result: 'inboxEntries',
+    variables: (req) => ({ threadId: req.path('thread_id'), status: req.queryList('status')?.flatMap((v) => v.split(',')) ?? null, ...pageArgs(req) }),
+  },
+  { method: 'GET', path: '/api/v1/threads/:thread_id/inbox/:entry_id', operation: 'InboxEntryGet', surface: 'v1', result: 'inboxEntry', variables: (req) => ({ threadId: req.path('thread_id'), entryId: req.path('entry_id') }) },
+  {
+    method: 'PATCH', path: '/api/v1/threads/:thread_id/inbox/:entry_id', operation: 'InboxEntryUpdate', surface: 'v1', result: 'updateInboxEntry',
+    variables: (req) => ({ threadId: req.path('thread_id'), entryId: req.path('entry_id'), ...ifMatch(req) }), body: { input: 'input', required: true },
+  },
   { method: 'GET', path: '/api/v1/runs/:run_id/lineage', operation: 'RunLineage', surface: 'v1', variables: (req) => ({ runId: req.path('run_id'), ...pageArgs(req) }), result: 'runLineage' },
   {
     method: 'GET', path: '/api/v1/runs/:run_id/items', operation: 'RunItemsList', surface: 'v1', result: 'runItems',

@@ -15,6 +15,7 @@ import type { Deps } from '../services/deps.js';
 import { RunItemStream, type RunItemState } from './items.js';
 import { resolveModel } from './models.js';
 import { transition } from './state-machine.js';
+import { takeSteerEntries } from '../services/inbox.js';
 
 export const ASK_USER_TOOL = 'ask_user';
 
@@ -160,6 +161,15 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
 
   for (;;) {
     if (usage.requests >= maxRequests) return { outcome: { kind: 'failed', code: 'usage_limit_exceeded', message: `the run reached its limit of ${maxRequests} model requests` }, newMessages, usage };
+    if (usage.requests > 0) {
+      // Entries delivered with `steer` join the conversation at this model request.
+      for (const steered of await takeSteerEntries(deps, run, usage.requests)) {
+        items.open('user_message', { role: 'user', content: steered.content, steered: true }, 'completed');
+        const message: ModelMessage = { role: 'user', content: textOf(steered) };
+        messages.push(message);
+        newMessages.push(message);
+      }
+    }
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
     const system = [config.instructions, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
@@ -285,17 +295,19 @@ export async function sealRun(deps: Deps, run: Run, outcome: Exclude<Outcome, { 
   await items.flush();
   return deps.db.$transaction(async (tx: Prisma.TransactionClient) => {
     const current = await tx.run.findUniqueOrThrow({ where: { id: run.id } });
-    const base = { usageAtSeal: usage as Prisma.InputJsonValue, leaseOwner: null, leaseExpiresAt: null };
+    const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
+    const history = thread.messageHistory as unknown as ModelMessage[];
+    // Committed history grows only with what completed or waiting runs produced; checkpoint_seq
+    // records where this run's history ends (fork continues from there).
+    const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
+    const checkpointSeq = commit ? history.length + newMessages.length : history.length;
+    const base = { usageAtSeal: usage as Prisma.InputJsonValue, leaseOwner: null, leaseExpiresAt: null, checkpointSeq };
     let sealed: Run | null;
     if (outcome.kind === 'completed') sealed = await transition(tx, current, 'completed', { ...base, output: outcome.output as Prisma.InputJsonValue, pending: { approvals: [], calls: [] } });
     else if (outcome.kind === 'waiting') sealed = await transition(tx, current, 'waiting', { ...base, waitReason: outcome.reason, pending: { approvals: outcome.approvals, calls: outcome.calls } as unknown as Prisma.InputJsonValue });
     else if (outcome.kind === 'cancelled') sealed = await transition(tx, current, 'cancelled', { ...base, failure: { code: 'cancelled', message: 'the run was cancelled' } });
     else sealed = await transition(tx, current, 'failed', { ...base, failure: { code: outcome.code, message: outcome.message } });
     if (!sealed) return null;
-    // Committed history grows only with what sealed runs produced (cancelled and failed runs add nothing).
-    const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-    const history = thread.messageHistory as unknown as ModelMessage[];
-    const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
     await tx.thread.update({
       where: { id: thread.id },
       data: {
@@ -303,7 +315,11 @@ export async function sealRun(deps: Deps, run: Run, outcome: Exclude<Outcome, { 
         ...(thread.currentRunId === run.id ? { currentRunId: null } : {}),
       },
     });
-    await tx.inboxEntry.updateMany({ where: { assignedRunId: run.id, finishedAt: null }, data: { status: outcome.kind === 'failed' ? 'failed' : 'completed', finishedAt: new Date() } });
+    const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
+    const now = new Date();
+    await tx.inboxEntry.updateMany({ where: { assignedRunId: run.id, finishedAt: null, status: { not: 'incorporated' } }, data: { status: entryStatus, finishedAt: now, ...(outcome.kind === 'failed' ? { failure: { code: outcome.code, message: outcome.message } } : {}) } });
+    // Steered entries keep saying they were incorporated; they finish with the run.
+    await tx.inboxEntry.updateMany({ where: { assignedRunId: run.id, finishedAt: null, status: 'incorporated' }, data: { finishedAt: now } });
     return sealed;
   });
 }

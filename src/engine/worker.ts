@@ -12,6 +12,7 @@ import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
 import { transition } from './state-machine.js';
 import { notifyRunEvent } from '../support/push.js';
+import { promoteNextEntry } from '../services/inbox.js';
 
 export const RUN_CHANNEL = 'wsa_run_accepted';
 export const CANCEL_CHANNEL = 'wsa_run_cancel';
@@ -184,9 +185,9 @@ export class WorkerPool {
     }
   }
 
-  /** Queued inbox entries of the thread become the next run (see services/inbox). */
-  private async afterSeal(_run: Run) {
-    // Inbox deliveries land with the inbox issue; nothing queued can exist before it.
+  /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
+  private async afterSeal(run: Run) {
+    await promoteNextEntry(this.deps, run.threadId).catch((error) => this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'));
   }
 
   private scheduleRecovery() {

@@ -17,6 +17,7 @@ import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import { createThreadRow, getThread } from './threads.js';
 import { changeVersioned } from './versioned.js';
+import { promoteNextEntry } from './inbox.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -218,6 +219,8 @@ export async function cancelRun(deps: Deps, actor: Actor, id: string) {
   });
   deps.events.publish('runCancelRequested', { runId: run.id });
   deps.events.publish('runChanged', run.id, run);
+  // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.
+  if (run.status === 'cancelled') await promoteNextEntry(deps, run.threadId);
   return run;
 }
 

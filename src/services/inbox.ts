@@ -1,0 +1,232 @@
+// A thread's inbox: entries (messages) delivered to runs. With no active run an entry starts a run
+// at once. With one active: `queue` waits for it to end, `interrupt` cancels it and goes next,
+// `steer` joins it at its next model request (or goes next if it ends first). Fork also lands
+// here: it opens a new thread of the same session from a run's committed history.
+import type { InboxEntry, Run, Thread } from '../generated/prisma/client.js';
+import type { Prisma } from '../db.js';
+import { normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { digestOf } from '../lib/canonical-json.js';
+import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { checkIfMatch } from '../lib/etag.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { SEALED, type RunStatus } from '../engine/state-machine.js';
+import { agentForNewRun, AGENTS } from './agents.js';
+import { getRevision } from './revisioned.js';
+import { recordAudit } from './audit.js';
+import type { Actor, Deps } from './deps.js';
+import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
+import { requirePermission } from './permissions.js';
+import { cancelRun, getRun, insertRun, validateMessage, type MessageContent } from './runs.js';
+import { createThreadRow, getThread } from './threads.js';
+
+type Tx = Prisma.TransactionClient;
+
+export const DELIVERIES = ['steer', 'queue', 'interrupt'] as const;
+export type Delivery = (typeof DELIVERIES)[number];
+export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
+
+export interface DeliveryResult {
+  entry: InboxEntry;
+  run: Run | null;
+  thread: Thread;
+}
+
+function validateDelivery(value: unknown): Delivery {
+  if (value === undefined || value === null) return 'queue';
+  if (!(DELIVERIES as readonly unknown[]).includes(value)) throw invalidArgument(`delivery must be one of ${DELIVERIES.join(', ')}`, 'delivery');
+  return value as Delivery;
+}
+
+async function lockThread(tx: Tx, actor: Actor, threadId: string): Promise<Thread> {
+  await getThread({ db: tx }, actor, threadId);
+  await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
+  return tx.thread.findUniqueOrThrow({ where: { id: threadId } });
+}
+
+const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: ['accepted', 'running'] } }, orderBy: { id: 'desc' } });
+
+/** The agent an entry runs: the one it names, else the thread's last run's. */
+async function agentFor(tx: Tx, actor: Actor, thread: Thread, agentId: string | null | undefined, revisionId: string | null | undefined) {
+  let id = agentId;
+  if (!id && thread.lastRunId) id = (await tx.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
+  if (!id) throw invalidArgument('agent_id is required: the thread has no earlier run to take the agent from', 'agent_id');
+  const agent = await agentForNewRun(tx, actor, id);
+  const revision = await getRevision(AGENTS, { db: tx } as never, actor, agent.id, revisionId ?? agent.defaultRevisionId!);
+  return { agent, revision, pinned: Boolean(revisionId) };
+}
+
+export interface DeliverInput {
+  kind?: unknown;
+  delivery?: unknown;
+  payload?: unknown;
+  agentId?: string | null;
+  agentRevisionId?: string | null;
+  options?: unknown;
+}
+
+export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string, input: DeliverInput, idempotencyKey?: string | null): Promise<DeliveryResult> {
+  requirePermission(actor, 'write');
+  if (input.kind !== undefined && input.kind !== null && input.kind !== 'message') throw invalidArgument('kind must be message', 'kind');
+  const delivery = validateDelivery(input.delivery);
+  const payload = validateMessage(input.payload, 'payload')!;
+  const options = normalizeRunOptions(input.options);
+  const key = validateIdempotencyKey(idempotencyKey, false);
+  await getThread(deps, actor, threadId);
+  const effect = async (tx: Tx) => {
+    const thread = await lockThread(tx, actor, threadId);
+    if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
+    const { agent, revision, pinned } = await agentFor(tx, actor, thread, input.agentId, input.agentRevisionId);
+    const active = await activeRun(tx, thread.id);
+    if (!active) {
+      const run = await insertRun(tx, actor, { agentId: agent.id, revisionId: revision.id, pinned, thread, input: payload, options, labels: options.labels ?? {}, trigger: 'input', lineage: 'root', entryDelivery: delivery });
+      return { entry_id: run.sourceEntryId!, run_id: run.id };
+    }
+    const position = thread.lastInboxPosition + 1;
+    const entry = await tx.inboxEntry.create({
+      data: {
+        id: newId('inboxEntry'), workspaceId: actor.workspaceId, threadId: thread.id, kind: 'message', delivery, status: 'pending', position,
+        payload: payload as unknown as Prisma.InputJsonValue, options: options as Prisma.InputJsonValue, agentId: agent.id, agentRevisionId: pinned ? revision.id : null,
+        principalId: actor.principalId, originRunId: active.id, requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }),
+      },
+    });
+    await tx.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'inbox_entry', resourceId: entry.id, changes: { delivery: { from: null, to: delivery } } });
+    return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
+  };
+  const result = key
+    ? (await withIdempotency(deps, { workspaceId: actor.workspaceId, scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect: effect as never })).value as { entry_id: string; run_id: string; interrupt?: string }
+    : await deps.db.$transaction(effect);
+  if (result.interrupt) await cancelRun(deps, actor, result.interrupt).catch(() => undefined); // it may have ended meanwhile
+  deps.events.publish('runAccepted', { runId: result.run_id });
+  return loadResult(deps, result.entry_id);
+}
+
+async function loadResult(deps: Deps, entryId: string): Promise<DeliveryResult> {
+  const entry = await deps.db.inboxEntry.findUniqueOrThrow({ where: { id: entryId } });
+  const runId = entry.assignedRunId ?? entry.originRunId;
+  return {
+    entry,
+    run: runId ? await deps.db.run.findUnique({ where: { id: runId } }) : null,
+    thread: await deps.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } }),
+  };
+}
+
+export async function listInbox(deps: Deps, actor: Actor, threadId: string, args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
+  await getThread(deps, actor, threadId);
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor(`inbox:${threadId}`, args.cursor);
+  for (const status of args.status ?? []) if (!(ENTRY_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
+  const rows = await deps.db.inboxEntry.findMany({
+    where: { threadId, ...(args.status?.length ? { status: { in: [...args.status] } } : {}), ...(after ? { position: { gt: Number(after[0]) } } : {}) },
+    orderBy: { position: 'asc' }, take: size + 1,
+  });
+  return toPage(rows, size, `inbox:${threadId}`, (row) => [row.position]);
+}
+
+export async function getInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string) {
+  await getThread(deps, actor, threadId);
+  const entry = await deps.db.inboxEntry.findUnique({ where: { id: entryId } });
+  if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
+  return entry;
+}
+
+/** Edits a pending entry; If-Match names the thread's ETag, and the thread's version moves. */
+export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string, ifMatch: string | null | undefined, patch: { payload?: unknown; options?: unknown; delivery?: unknown }): Promise<DeliveryResult> {
+  requirePermission(actor, 'write');
+  const data: Record<string, unknown> = {};
+  if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload') as unknown as Prisma.InputJsonValue;
+  if (patch.options !== undefined) data.options = normalizeRunOptions(patch.options) as Prisma.InputJsonValue;
+  if (patch.delivery !== undefined) data.delivery = validateDelivery(patch.delivery);
+  await deps.db.$transaction(async (tx) => {
+    const thread = await lockThread(tx, actor, threadId);
+    checkIfMatch(ifMatch, thread.id, thread.version);
+    const entry = await tx.inboxEntry.findUnique({ where: { id: entryId } });
+    if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
+    if (entry.status !== 'pending') throw new AppError('conflict', `only pending entries can be edited; this one is ${entry.status}`);
+    await tx.inboxEntry.update({ where: { id: entry.id }, data: { ...data, updatedAt: new Date() } });
+    await tx.thread.update({ where: { id: thread.id }, data: { version: thread.version + 1, updatedAt: new Date(), updatedById: actor.principalId } });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'inbox_entry', resourceId: entry.id, changes: Object.fromEntries(Object.keys(data).map((k) => [k, { from: null, to: '[changed]' }])) });
+  });
+  return loadResult(deps, entryId);
+}
+
+/**
+ * After a run of the thread ends: the next pending entry (inbox order) becomes the next run.
+ * Called by workers; safe to call concurrently (the thread row lock decides).
+ */
+export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
+  const run = await deps.db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
+    if (await activeRun(tx, threadId)) return null;
+    const entry = await tx.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, orderBy: { position: 'asc' } });
+    if (!entry) return null;
+    const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
+    const actor: Actor = { principalId: entry.principalId, principalKind: 'api_key', workspaceId: entry.workspaceId, organizationId: '', permissions: new Set(['write', 'read']), loginSessionId: null };
+    const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
+    if (!agent || agent.archivedAt) {
+      await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'failed', finishedAt: new Date(), failure: { code: 'failed_precondition', message: 'the agent is archived or gone' } } });
+      return null;
+    }
+    const revisionId = entry.agentRevisionId ?? agent.defaultRevisionId!;
+    const runId = newId('run');
+    const created = await tx.run.create({
+      data: {
+        id: runId, workspaceId: entry.workspaceId, sessionId: thread.sessionId, threadId, agentId: agent.id, agentRevisionId: revisionId,
+        revisionSelection: entry.agentRevisionId ? 'pinned' : 'default', status: 'accepted', trigger: 'queue', lineage: 'root', sourceEntryId: entry.id,
+        principalId: entry.principalId, maxAttempts: 3, input: entry.payload as Prisma.InputJsonValue, options: entry.options as Prisma.InputJsonValue,
+        labels: ((entry.options as RunOptions).labels ?? {}) as Prisma.InputJsonValue, memoryMounts: [], environmentMounts: [],
+      },
+    });
+    await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'assigned', assignedRunId: runId } });
+    await tx.thread.update({ where: { id: threadId }, data: { currentRunId: runId, lastRunId: runId } });
+    await recordAudit(tx, { workspaceId: entry.workspaceId, principalId: entry.principalId, action: 'create', resourceKind: 'run', resourceId: runId, version: 1, changes: { source_entry_id: { from: null, to: entry.id } } });
+    await tx.$executeRaw`SELECT pg_notify('wsa_run_accepted', ${runId})`;
+    void actor;
+    return created;
+  });
+  if (run) deps.events.publish('runAccepted', { runId: run.id });
+  return run;
+}
+
+/** Pending steer entries join a running run at its next model request; returns their messages. */
+export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: string }, checkpoint: number): Promise<MessageContent[]> {
+  return deps.db.$transaction(async (tx) => {
+    const entries = await tx.inboxEntry.findMany({ where: { threadId: run.threadId, status: 'pending', delivery: 'steer' }, orderBy: { position: 'asc' } });
+    if (!entries.length) return [];
+    await tx.inboxEntry.updateMany({
+      where: { id: { in: entries.map((e) => e.id) }, status: 'pending' },
+      data: { status: 'incorporated', assignedRunId: run.id, incorporatedCheckpointSeq: checkpoint },
+    });
+    return entries.map((entry) => entry.payload as unknown as MessageContent);
+  });
+}
+
+/** Fork: a new thread of the run's session continuing from the run's committed history. */
+export async function forkRun(deps: Deps, actor: Actor, runId: string, idempotencyKey: string | null | undefined, input: { agentId?: string | null; payload?: unknown; options?: unknown }): Promise<DeliveryResult> {
+  requirePermission(actor, 'write');
+  const key = validateIdempotencyKey(idempotencyKey, true)!;
+  const source = await getRun(deps.db, actor, runId);
+  const payload = validateMessage(input.payload, 'payload')!;
+  const options = normalizeRunOptions(input.options);
+  const { value } = await withIdempotency(deps, {
+    workspaceId: actor.workspaceId, scope: `runs.fork:${runId}`, key, request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
+    effect: async (tx) => {
+      const run = await getRun(tx, actor, runId);
+      if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting') throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
+      const sourceThread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
+      const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
+      const thread = await createThreadRow(tx, actor, { sessionId: run.sessionId, labels: sourceThread.labels, origin: { kind: 'fork', runId: run.id, threadId: run.threadId } });
+      await tx.thread.update({ where: { id: thread.id }, data: { messageHistory: history as Prisma.InputJsonValue } });
+      const { agent, revision, pinned } = await agentFor(tx, actor, { ...thread, lastRunId: run.id } as Thread, input.agentId ?? run.agentId, input.agentId ? null : run.agentRevisionId);
+      const created = await insertRun(tx, actor, {
+        agentId: agent.id, revisionId: revision.id, pinned: pinned || !input.agentId, thread: await tx.thread.findUniqueOrThrow({ where: { id: thread.id } }),
+        input: payload, options, labels: options.labels ?? {}, trigger: 'fork', lineage: 'fork', parentRunId: run.id,
+      });
+      return { entry_id: created.sourceEntryId!, run_id: created.id };
+    },
+  });
+  void source;
+  deps.events.publish('runAccepted', { runId: value.run_id });
+  return loadResult(deps, value.entry_id);
+}

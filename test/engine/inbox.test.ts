@@ -1,0 +1,132 @@
+// Inbox deliveries (steer, queue, interrupt), entry editing, and fork with lineage.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
+import { createWorkspace } from '../../src/services/admin.js';
+
+let t: TestApp;
+let otherKey: string;
+beforeAll(async () => {
+  t = await startTestApp();
+  otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
+  await insertModel(t, 'dev');
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+async function agentWith(config: Record<string, unknown>) {
+  return (await t.rest('POST', '/api/v1/agents', { body: { name: 'inbox', config: { model: 'dev', ...config } } })).body as { id: string };
+}
+async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  }
+}
+const getRun = async (id: string) => (await t.rest('GET', `/api/v1/runs/${id}`)).body;
+const settled = (id: string) => waitFor(() => getRun(id), (run) => ['completed', 'failed', 'cancelled', 'waiting'].includes(run.status), `run ${id}`);
+
+describe('thread inbox', () => {
+  it('starts a run at once when the thread is idle, then queues behind an active run', async () => {
+    const slow = await agentWith({ model_settings: { script: [[{ delay_ms: 400 }, { text: 'first done' }]] } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('one') } });
+    expect(first.status).toBe(201);
+    expect(first.body.entry).toMatchObject({ kind: 'message', delivery: 'queue', status: 'assigned', position: 1, assigned_run_id: first.body.run.id });
+    expect(first.body.thread.current_run_id).toBe(first.body.run.id);
+    const queued = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('two'), delivery: 'queue' } });
+    expect(queued.body.entry).toMatchObject({ status: 'pending', position: 2, assigned_run_id: null, origin_run_id: first.body.run.id });
+    expect(queued.body.run.id).toBe(first.body.run.id);
+    expect((await settled(first.body.run.id)).output).toBe('first done');
+    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'queued entry');
+    const second = await getRun(entry.assigned_run_id);
+    expect(second).toMatchObject({ trigger: 'queue', status: 'completed', source_entry_id: entry.id });
+    const list = await t.rest('GET', `/api/v1/threads/${thread.id}/inbox`);
+    expect(list.body.items.map((e: { position: number; status: string }) => [e.position, e.status])).toEqual([[1, 'completed'], [2, 'completed']]);
+    expect((await t.rest('GET', `/api/v1/threads/${thread.id}/inbox?status=pending`)).body.items).toEqual([]);
+  });
+
+  it('interrupt cancels the active run and goes next', async () => {
+    const slow = await agentWith({ model_settings: { script: [[{ text: 'working' }, { delay_ms: 10_000 }]], after_script: 'echo' } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('long') } })).body;
+    await waitFor(() => getRun(first.run.id), (run) => run.status === 'running', 'running');
+    const echo = await agentWith({});
+    const interrupt = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: echo.id, payload: text('stop that'), delivery: 'interrupt' } });
+    expect(interrupt.status).toBe(201);
+    expect((await settled(first.run.id)).status).toBe('cancelled');
+    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${interrupt.body.entry.id}`).then((r) => r.body), (e) => e.assigned_run_id !== null, 'interrupt entry assigned');
+    expect(await settled(entry.assigned_run_id)).toMatchObject({ status: 'completed', output: 'echo: stop that' });
+  });
+
+  it('steer joins the active run at its next model request', async () => {
+    const agent = await agentWith({ model_settings: { script: [[{ delay_ms: 300 }, { tool_call: { name: 'missing_tool' } }]], after_script: 'echo' }, retries: { tools: 1 } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('start') } })).body;
+    const steer = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('also consider this'), delivery: 'steer' } });
+    expect(steer.body.entry.status).toBe('pending');
+    const run = await settled(first.run.id);
+    const entry = (await t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${steer.body.entry.id}`)).body;
+    expect(run).toMatchObject({ status: 'completed', output: 'echo: also consider this' });
+    expect(entry).toMatchObject({ status: 'incorporated', assigned_run_id: first.run.id, incorporated_checkpoint_seq: 1 });
+    const items = (await t.rest('GET', `/api/v1/runs/${first.run.id}/items`)).body.items;
+    expect(items.some((i: { kind: string; content: { steered?: boolean } }) => i.kind === 'user_message' && i.content.steered)).toBe(true);
+  });
+
+  it('edits pending entries only, with the thread ETag', async () => {
+    const slow = await agentWith({ model_settings: { script: [[{ delay_ms: 500 }, { text: 'x' }]], after_script: 'echo' } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('a') } })).body;
+    const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('b') } })).body;
+    const etag = (await t.rest('GET', `/api/v1/threads/${thread.id}`)).headers.get('etag')!;
+    expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { body: { payload: text('B') } })).status).toBe(428);
+    const edited = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('B'), delivery: 'queue' } });
+    expect(edited.status).toBe(200);
+    expect(edited.body.entry.payload).toEqual(text('B'));
+    expect(edited.body.thread.version).toBe(thread.version + 1);
+    expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('C') } })).status).toBe(412);
+    const notPending = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${first.entry.id}`, { headers: { 'if-match': '*' }, body: { payload: text('late') } });
+    expect(notPending.status).toBe(409);
+    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'edited entry ran');
+    expect((await getRun(entry.assigned_run_id)).output).toBe('echo: B');
+    for (const [method, path] of [['GET', `/api/v1/threads/${thread.id}/inbox`], ['GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['POST', `/api/v1/threads/${thread.id}/inbox`]] as const) {
+      expect((await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*' }, body: method === 'GET' ? undefined : { payload: text('x') } })).status, `${method} ${path}`).toBe(404);
+    }
+  });
+});
+
+describe('fork', () => {
+  it('continues a run’s committed history in a new thread of the same session; lineage spans resume and fork', async () => {
+    const agent = await agentWith({ client_tools: [{ name: 'pick' }], model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' } });
+    const root = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('choose') } })).body;
+    await settled(root.id);
+    const resumed = (await t.rest('POST', `/api/v1/runs/${root.id}/resume`, { headers: { 'idempotency-key': 'r' }, body: { calls: { p1: { status: 'returned', value: 'blue' } } } })).body;
+    expect((await settled(resumed.id)).output).toBe('picked');
+    expect((await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { body: { payload: text('x') } })).status).toBe(400);
+    const headers = { 'idempotency-key': 'fork-1' };
+    const fork = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('and now?') } });
+    expect(fork.status).toBe(201);
+    expect(fork.body.thread).toMatchObject({ origin: 'fork', origin_run_id: resumed.id, origin_thread_id: root.thread_id, session_id: root.session_id });
+    expect(fork.body.thread.id).not.toBe(root.thread_id);
+    expect(fork.body.run).toMatchObject({ lineage: 'fork', trigger: 'fork', parent_run_id: resumed.id, thread_id: fork.body.thread.id });
+    expect(fork.body.entry).toMatchObject({ thread_id: fork.body.thread.id, status: 'assigned' });
+    const replay = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('and now?') } });
+    expect(replay.body.run.id).toBe(fork.body.run.id);
+    expect((await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('different') } })).status).toBe(409);
+    expect((await settled(fork.body.run.id)).output).toBe('echo: and now?');
+    const source = (await t.rest('GET', `/api/v1/threads/${root.thread_id}`)).body.message_history;
+    const forked = (await t.rest('GET', `/api/v1/threads/${fork.body.thread.id}`)).body.message_history;
+    expect(forked.slice(0, source.length)).toEqual(source);
+    const lineage = await t.rest('GET', `/api/v1/runs/${fork.body.run.id}/lineage?limit=2`);
+    expect(lineage.body.items.map((r: { id: string }) => r.id)).toEqual([fork.body.run.id, resumed.id]);
+    const rest = await t.rest('GET', `/api/v1/runs/${fork.body.run.id}/lineage?limit=2&cursor=${lineage.body.next_cursor}`);
+    expect(rest.body).toMatchObject({ items: [{ id: root.id }], next_cursor: null });
+    const foreign = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { token: otherKey, headers, body: { payload: text('x') } });
+    expect(foreign.status).toBe(404);
+  });
+});
