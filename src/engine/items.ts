@@ -108,6 +108,22 @@ export class RunItemStream {
     }
   }
 
+  /**
+   * Items an earlier attempt left in progress (its worker died) are closed as failed under this
+   * attempt's stream, so readers and subscribers see them end; the new attempt streams anew.
+   */
+  adoptStale(rows: { id: string; ordinal: number; kind: string; content: unknown; contentRefs: unknown; firstStreamId: string | null; startedAt: Date }[]) {
+    for (const row of rows) {
+      const item: RunItemState = {
+        id: row.id, runId: this.run.id, ordinal: row.ordinal, kind: row.kind, state: 'in_progress', content: { ...(row.content as Record<string, unknown>) },
+        contentRefs: (row.contentRefs as Record<string, unknown>) ?? {}, firstStreamId: row.firstStreamId ?? '', lastStreamId: '', startedAt: row.startedAt, endedAt: null,
+      };
+      this.items.set(item.ordinal, item);
+      this.persisted.add(item.ordinal);
+      this.complete(item, { interrupted: true }, 'failed');
+    }
+  }
+
   openItems(): RunItemState[] {
     return [...this.items.values()].filter((item) => item.state === 'in_progress');
   }

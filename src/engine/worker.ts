@@ -125,6 +125,7 @@ export class WorkerPool {
     }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
     const lastOrdinal = (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
     const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
+    if (run.attempts > 1) items.adoptStale(await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
     try {
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
