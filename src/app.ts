@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { createEvents } from './lib/events.js';
+import { closeEvents, createEvents } from './lib/events.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
@@ -91,7 +91,7 @@ function yogaHandler(yoga: Yoga) {
 export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger);
-  const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
+  const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
   const bootstrap = await bootstrapIfEmpty(deps);
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);
@@ -186,6 +186,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await closeEvents(deps.events);
       await database.close();
     },
   };

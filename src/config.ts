@@ -19,6 +19,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
+  /** Redis for events across instances and worker processes (optional; in-process without it). */
+  redisUrl: string | null;
   /** Run workers inside this process (0: none; use `npm run worker` processes instead). */
   runWorkers: number;
   /** How long a worker's claim on a run lasts without a heartbeat (takeover after a crash). */
@@ -109,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
+    redisUrl: env.REDIS_URL?.trim() || null,
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     ...vapid(env),

@@ -3,7 +3,7 @@ import exitHook from 'async-exit-hook';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
-import { createEvents } from './lib/events.js';
+import { closeEvents, createEvents } from './lib/events.js';
 import { loadSecretBox } from './secrets.js';
 import { WorkerPool } from './engine/worker.js';
 import type { Deps } from './services/deps.js';
@@ -11,12 +11,12 @@ import type { Deps } from './services/deps.js';
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
+const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
 const pool = new WorkerPool(deps, { concurrency: Math.max(1, config.runWorkers), databaseUrl: database.url, leaseMs: config.runLeaseMs });
 await pool.start();
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 
 exitHook.forceExitTimeout(20_000);
 exitHook((done: () => void) => {
-  pool.stop().then(() => database.close()).then(done, done);
+  pool.stop().then(() => closeEvents(deps.events)).then(() => database.close()).then(done, done);
 });

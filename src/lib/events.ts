@@ -1,11 +1,13 @@
-// Typed pubsub for live updates (graphql-yoga's createPubSub). In-process by default; later a
-// Redis event target makes every instance see every event.
+// Typed pubsub for live updates (graphql-yoga's createPubSub). In-process by default; with
+// REDIS_URL the events travel through Redis, so every instance (service or worker process) sees
+// every event — a subscriber on one instance follows a run executed by another.
 import { createPubSub } from 'graphql-yoga';
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Redis } from 'ioredis';
 
 export type Events = ReturnType<typeof createEvents>;
 
-export function createEvents() {
-  return createPubSub<{
+type EventTopics = {
     workspaceUpdated: [workspaceId: string, payload: any];
     /** A run was accepted: wakes the workers (no polling on the run path). */
     runAccepted: [payload: { runId: string }];
@@ -16,5 +18,24 @@ export function createEvents() {
     /** A run's row changed (status, pending, output…). */
     runChanged: [runId: string, payload: any];
     presenceChanged: [workspaceId: string, payload: any];
-  }>();
+};
+
+function typedPubSub(config?: { eventTarget: ReturnType<typeof createRedisEventTarget> }) {
+  return createPubSub<EventTopics>(config as never);
+}
+
+const redisClients = new WeakMap<object, Redis[]>();
+
+export function createEvents(options: { redisUrl?: string | null } = {}) {
+  if (!options.redisUrl) return typedPubSub();
+  const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
+  const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false });
+  const events = typedPubSub({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  redisClients.set(events, [publishClient, subscribeClient]);
+  return events;
+}
+
+/** Closes the Redis connections of an event bus (no-op in-process). */
+export async function closeEvents(events: object): Promise<void> {
+  for (const client of redisClients.get(events) ?? []) await client.quit().catch(() => client.disconnect());
 }

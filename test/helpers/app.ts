@@ -53,14 +53,16 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
+export async function startTestApp(overrides: Partial<Config> = {}, shared?: TestApp): Promise<TestApp> {
+  // With `shared`, a second instance on the same database (and its bootstrap key); only the first drops it.
+  const database = shared ? { url: shared.databaseUrl, name: '', drop: async () => undefined } : await createTestDatabase();
+  // A second instance shares the data directory too: same generated secret key, as a cluster shares SECRET_KEY.
+  const dataDir = shared ? shared.app.deps.config.dataDir : mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
   const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides });
   const app = await buildApp(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   const url = await app.start();
-  const apiKey = app.bootstrap!.apiKey;
-  const workspaceId = app.bootstrap!.workspaceId;
+  const apiKey = shared ? shared.apiKey : app.bootstrap!.apiKey;
+  const workspaceId = shared ? shared.workspaceId : app.bootstrap!.workspaceId;
 
   const rest: TestApp['rest'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -87,7 +89,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     async stop() {
       await app.stop();
       await database.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!shared) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
