@@ -20,6 +20,9 @@ export interface ItemView {
   endedAt: Date | null;
 }
 
+/** Longer than the items writer's flush delay. */
+const CATCH_UP_MS = 100;
+
 const settled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
 
 /** Hides the stored full text of large content; the view keeps the preview and sizes. */
@@ -84,9 +87,13 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
  * settled (sealed or waiting) and everything before that is delivered. Each change is delivered
  * once: a change is skipped when its stream sequence is not newer than what was already sent.
  */
-export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, after = 0): AsyncGenerator<ItemView> {
+export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, after = 0, position: string | null = null): AsyncGenerator<ItemView> {
+  // `position`: the last stream id the client saw; every change at or before it is skipped, so a
+  // client that reconnects with it gets each later change exactly once (the database may hold an
+  // older state of an item than the client already has).
+  const seen = streamSequence(position);
   await getRun(deps.db, actor, runId);
-  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
+  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string } | { type: 'catch_up' };
   const queue: Event[] = [];
   let notify: (() => void) | null = null;
   const push = (event: Event) => {
@@ -106,18 +113,30 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
   void pump(itemFeed, (item) => ({ type: 'item', item }));
   void pump(runFeed, (run) => ({ type: 'run', status: run.status }));
   const sent = new Map<number, number>();
-  const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > (sent.get(item.ordinal) ?? 0);
+  const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
-  try {
+  // Changes published before this subscription started but not yet written (writes trail the
+  // stream by a few milliseconds) are read back: once shortly after the start, and once more when
+  // the run settles, so nothing falls between the replay and the live feed.
+  async function* fromDatabase(): AsyncGenerator<ItemView> {
     for (const row of await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })) {
       const item = { ...row, contentRefs: publicRefs(row.contentRefs) };
+      if (!fresh(item)) continue;
       mark(item);
       yield item;
     }
+  }
+  let catchUp: NodeJS.Timeout | null = setTimeout(() => push({ type: 'catch_up' }), CATCH_UP_MS);
+  try {
+    yield* fromDatabase();
     let done = settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status);
     for (;;) {
       while (queue.length) {
         const event = queue.shift()!;
+        if (event.type === 'catch_up') {
+          yield* fromDatabase();
+          continue;
+        }
         if (event.type === 'run') {
           if (settled(event.status)) done = true;
           continue;
@@ -127,11 +146,16 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
         mark(item);
         yield item;
       }
-      if (done) return;
+      if (done) {
+        yield* fromDatabase();
+        return;
+      }
       await new Promise<void>((resolve) => (notify = resolve));
       notify = null;
     }
   } finally {
+    if (catchUp) clearTimeout(catchUp);
+    catchUp = null;
     closed = true;
     await itemFeed.return?.();
     await runFeed.return?.();
