@@ -5,7 +5,8 @@
 //
 // Steps: {"text": "…"} | {"text_chunks": ["…", "…"]} | {"reasoning": "…"} |
 //        {"tool_call": {"name": "…", "arguments": {…}, "id"?: "…"}} | {"delay_ms": 50} |
-//        {"error": {"message": "…", "transient"?: true}}
+//        {"error": {"message": "…", "transient"?: true}} | {"timestamp": true} (emits Date.now() as
+//        text: benchmarks measure model-chunk-to-subscriber latency with it)
 import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV2StreamPart, LanguageModelV2Prompt } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 
@@ -15,6 +16,7 @@ export type ScriptStep =
   | { reasoning: string }
   | { tool_call: { name: string; arguments?: Record<string, unknown>; id?: string } }
   | { delay_ms: number }
+  | { timestamp: true }
   | { error: { message: string; transient?: boolean } };
 
 export interface ScriptSettings {
@@ -39,11 +41,15 @@ function turnIndex(prompt: LanguageModelV2Prompt): number {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason ?? new Error('aborted'));
-    }, { once: true });
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -99,6 +105,7 @@ export function createScriptedModel(modelId: string, settings: ScriptSettings): 
                   input: JSON.stringify(step.tool_call.arguments ?? {}),
                 });
               } else if ('delay_ms' in step) await sleep(step.delay_ms, signal);
+              else if ('timestamp' in step) emitText(`@${Date.now()}@`);
               else if ('error' in step) {
                 throw new APICallError({
                   message: step.error.message, url: 'development://model', requestBodyValues: {},
