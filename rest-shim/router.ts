@@ -210,6 +210,10 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           return;
         }
         const value = route.result.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), result.data);
+        if (route.wrapItems) {
+          res.status(route.status ?? 200).json({ items: value ?? [] });
+          return;
+        }
         if (route.binary && value && typeof value === 'object') {
           const file = value as Record<string, string>;
           if (route.binary.etag) res.setHeader('ETag', `"${file[route.binary.etag]}"`);

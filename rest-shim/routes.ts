@@ -35,6 +35,8 @@ export interface Route {
   rawBody?: { content: string; mediaType: string };
   /** A binary response: the result's base64 `content` field is sent as bytes of its `mediaType` field. */
   binary?: { content: string; mediaType: string; etag?: string };
+  /** The result is a bare list: answer `{items: [...]}`. */
+  wrapItems?: boolean;
   /** 204 without a body. */
   empty?: boolean;
 }
@@ -74,6 +76,29 @@ export const routes: Route[] = [
     method: 'PATCH', path: '/api/v1/workspace', operation: 'WorkspaceUpdate', surface: 'v1',
     variables: (req) => ({ ifMatch: req.header('if-match') }), body: { input: 'input', required: true }, result: 'updateWorkspace',
   },
+
+  // ── providers and models ──
+  { method: 'GET', path: '/api/v1/provider-types/:kind', operation: 'ProviderTypesList', surface: 'v1', variables: (req) => ({ kind: req.path('kind') }), result: 'providerTypes', wrapItems: true },
+  ...(['model', 'web', 'environment', 'connector', 'memory'] as const).flatMap((kind): Route[] => {
+    const base = `/api/v1/${kind}-providers`;
+    return [
+      { method: 'POST', path: base, operation: 'ProviderCreate', surface: 'v1', variables: () => ({ kind }), body: { input: 'input', required: true }, result: 'createProvider', status: 201 },
+      {
+        method: 'GET', path: base, operation: 'ProvidersList', surface: 'v1', result: 'providers',
+        variables: (req) => ({ kind, type: req.query('type'), enabled: req.queryBool('enabled'), q: req.query('q'), label: req.queryList('label'), ...pageArgs(req) }),
+      },
+      { method: 'GET', path: `${base}/:provider_id`, operation: 'ProviderGet', surface: 'v1', variables: (req) => ({ kind, id: req.path('provider_id') }), result: 'provider' },
+      { method: 'PATCH', path: `${base}/:provider_id`, operation: 'ProviderUpdate', surface: 'v1', variables: (req) => ({ kind, id: req.path('provider_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateProvider' },
+      { method: 'POST', path: `${base}/:provider_id/test`, operation: 'ProviderTest', surface: 'v1', variables: (req) => ({ kind, id: req.path('provider_id') }), body: 'none', result: 'testProvider' },
+    ];
+  }),
+  { method: 'POST', path: '/api/v1/models', operation: 'ModelCreate', surface: 'v1', body: { input: 'input', required: true }, result: 'createModel', status: 201 },
+  {
+    method: 'GET', path: '/api/v1/models', operation: 'ModelsList', surface: 'v1', result: 'models',
+    variables: (req) => ({ providerId: req.query('provider_id'), enabled: req.queryBool('enabled'), q: req.query('q'), label: req.queryList('label'), ...pageArgs(req) }),
+  },
+  { method: 'GET', path: '/api/v1/models/:model_key', operation: 'ModelGet', surface: 'v1', variables: (req) => ({ key: req.path('model_key') }), result: 'model' },
+  { method: 'PATCH', path: '/api/v1/models/:model_key', operation: 'ModelUpdate', surface: 'v1', variables: (req) => ({ key: req.path('model_key'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateModel' },
 
   // ── agents and skills ──
   ...revisionedRoutes('/api/v1/agents', 'agent_id', 'Agent', 'agentId', (req) => ({

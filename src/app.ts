@@ -15,6 +15,7 @@ import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
+import { registerLocalEnvironmentType } from './providers/index.js';
 import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
@@ -90,6 +91,7 @@ function yogaHandler(yoga: Yoga) {
 
 export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  if (config.allowLocalEnvironments) registerLocalEnvironmentType();
   const database = await openDatabase(config, logger);
   const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
   const bootstrap = await bootstrapIfEmpty(deps);

@@ -19,6 +19,10 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
+  /** Plain-HTTP provider endpoints: true (any), a host list, or false (HTTPS only, the default). */
+  allowPlainHttpEndpoints: boolean | string[];
+  /** Offer the `local` environment provider type (development deployments only). */
+  allowLocalEnvironments: boolean;
   /** Redis for events across instances and worker processes (optional; in-process without it). */
   redisUrl: string | null;
   /** Run workers inside this process (0: none; use `npm run worker` processes instead). */
@@ -82,6 +86,13 @@ function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPr
   return { vapidPublicKey: publicKey, vapidPrivateKey: privateKey, vapidSubject: subject };
 }
 
+function plainHttpAllowance(raw: string | undefined): boolean | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || /^(0|false|no|off)$/i.test(value)) return false;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  return value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   const databaseUrl = env.DATABASE_URL?.trim() || null;
@@ -112,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     redisUrl: env.REDIS_URL?.trim() || null,
+    allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),
+    allowLocalEnvironments: boolean(env, 'ALLOW_LOCAL_ENVIRONMENTS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     ...vapid(env),

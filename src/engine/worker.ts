@@ -12,6 +12,7 @@ import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
 import { transition } from './state-machine.js';
 import { notifyRunEvent } from '../support/push.js';
+import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox.js';
 
 export const RUN_CHANNEL = 'wsa_run_accepted';
@@ -146,8 +147,10 @@ export class WorkerPool {
           await this.retry(run);
           return;
         } else {
-          items.open('error', { code: 'model_error', message: describeError(error) }, 'completed');
-          result = { outcome: { kind: 'failed' as const, code: 'model_error', message: describeError(error) }, newMessages: [], usage: {} };
+          // Our own refusals keep their code (e.g. `disabled` when the model or provider was turned off).
+          const code = isAppError(error) ? error.code : 'model_error';
+          items.open('error', { code, message: describeError(error) }, 'completed');
+          result = { outcome: { kind: 'failed' as const, code, message: describeError(error) }, newMessages: [], usage: {} };
         }
       }
       const outcome = controller.signal.aborted && !this.stopped && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;

@@ -9,6 +9,7 @@ import './modules/agents.js';
 import './modules/skills.js';
 import './modules/assets.js';
 import './modules/runs.js';
+import './modules/providers.js';
 import './modules/support.js';
 
 let schema: GraphQLSchema | null = null;

@@ -48,6 +48,15 @@ export function validateMessage(value: unknown, field: string, required = true):
   return { content: content as MessageContent['content'] };
 }
 
+/** New use of a disabled model or provider is refused at once with `disabled`. */
+export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
+  const model = await db.model.findUnique({ where: { workspaceId_key: { workspaceId, key } }, select: { enabled: true, providerId: true } });
+  if (!model) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  const provider = await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } });
+  if (!model.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
+  if (!provider?.enabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(key)} is disabled`);
+}
+
 export async function getRun(db: Tx | Deps['db'], actor: Actor, id: string): Promise<Run> {
   requirePermission(actor, 'read');
   const run = await db.run.findUnique({ where: { id } });
@@ -82,7 +91,9 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
     const agent = await agentForNewRun(tx, actor, input.agentId);
     const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
     const revision = await getRevision(AGENTS, { ...deps, db: tx as never }, actor, agent.id, revisionId);
-    if (options.overrides) await checkConfigReferences(tx, actor, applyOverrides(revision.config as Record<string, unknown>, options.overrides) as never, 'options.overrides');
+    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
+    if (options.overrides) await checkConfigReferences(tx, actor, effective as never, 'options.overrides');
+    await assertModelUsable(tx, actor.workspaceId, effective.model);
     let thread = input.threadId ? await getThread({ db: tx }, actor, input.threadId) : await createThreadRow(tx, actor, { sessionId: input.sessionId });
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
     // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.

@@ -25,6 +25,8 @@ export interface VersionedChange<R extends VersionedRow> {
   resourceKind: string;
   action: string;
   data: Record<string, unknown>;
+  /** Fields whose values the audit row must not show (recorded as "[redacted]"). */
+  secretFields?: string[];
   /** Rows without an `updated_by_id` column (runs: their principal is fixed) set this to false. */
   recordsUpdater?: boolean;
   /** The audit row's workspace (defaults to the caller's). */
@@ -35,7 +37,7 @@ export interface VersionedChange<R extends VersionedRow> {
 export async function changeVersioned<R extends VersionedRow>(change: VersionedChange<R>): Promise<R> {
   const { row, actor } = change;
   checkIfMatch(change.ifMatch, row.id, row.version, change.ifMatchRequired ?? true);
-  const changes = diffFields(row as unknown as Record<string, unknown>, change.data);
+  const changes = diffFields(row as unknown as Record<string, unknown>, change.data, change.secretFields);
   if (!changes) return row;
   const updated = await change.delegate
     .update({

@@ -1,0 +1,5 @@
+// Installs every provider type into the registry (imported once by the app).
+import './model-types.js';
+import './other-types.js';
+export * from './registry.js';
+export { registerLocalEnvironmentType } from './other-types.js';

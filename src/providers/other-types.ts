@@ -1,0 +1,111 @@
+// Web, environment, connector and memory provider types. The spec makes every web type's test
+// `unsupported`, and every environment type's except the container engine's (which only pings).
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PROBE_TIMEOUT_MS } from './http-probe.js';
+import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
+
+const apiKeyCredential: JsonSchema = { type: 'object', properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } }, required: ['api_key'], additionalProperties: false };
+const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
+
+// ── web ──
+const web: [string, string, string[], string | null][] = [
+  ['tavily', 'Tavily', ['search', 'extract'], 'https://app.tavily.com/'],
+  ['brave', 'Brave Search', ['search'], 'https://api-dashboard.search.brave.com/'],
+  ['exa', 'Exa', ['search', 'fetch'], 'https://dashboard.exa.ai/'],
+  ['serper', 'Serper (Google results)', ['search'], 'https://serper.dev/'],
+  ['firecrawl', 'Firecrawl', ['fetch', 'crawl'], 'https://www.firecrawl.dev/app'],
+  ['fetch', 'Direct HTTP fetch', ['fetch'], null],
+];
+for (const [type, title, operations, setupUrl] of web) {
+  registerProviderType({
+    kind: 'web', type, title, operations,
+    configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' }, max_results: { type: 'integer', minimum: 1, maximum: 50 } }, additionalProperties: false },
+    credentialSchema: setupUrl ? apiKeyCredential : noCredential,
+    credentialRequired: Boolean(setupUrl), ...(setupUrl ? { setupUrl } : {}), endpointFields: ['base_url'],
+  });
+}
+
+// ── environment ──
+/** GET /_ping on a Docker Engine API (unix socket or http(s) URL): creates nothing. */
+async function dockerPing(endpoint: string, signal: AbortSignal): Promise<ProbeResult> {
+  const options = endpoint.startsWith('unix://') ? { socketPath: endpoint.slice('unix://'.length), path: '/_ping' } : (() => {
+    const url = new URL('/_ping', endpoint.replace(/^tcp:/, 'http:'));
+    return { host: url.hostname, port: url.port || 2375, path: url.pathname };
+  })();
+  return new Promise((resolve) => {
+    const req = request({ ...options, method: 'GET', timeout: PROBE_TIMEOUT_MS, signal }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200 ? { status: 'succeeded' } : { status: 'failed', message: `the engine answered ${res.statusCode}` });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (error) => resolve({ status: 'failed', message: `could not reach the container engine: ${(error as NodeJS.ErrnoException).code ?? error.message}` }));
+    req.end();
+  });
+}
+const environmentSchema: JsonSchema = {
+  type: 'object',
+  properties: { image: { type: 'string' }, working_directory: { type: 'string' }, env: { type: 'object', additionalProperties: { type: 'string' } }, cpu: { type: 'number' }, memory_mb: { type: 'integer' } },
+};
+registerProviderType({
+  kind: 'environment', type: 'docker', title: 'Container engine (Docker Engine API)',
+  configurationSchema: { type: 'object', properties: { endpoint: { type: 'string', pattern: '^(unix://|https?://|tcp://)' } }, required: ['endpoint'], additionalProperties: false },
+  credentialSchema: { type: 'object', properties: { tls_ca: { type: 'string' }, tls_cert: { type: 'string' }, tls_key: { type: 'string', writeOnly: true } }, additionalProperties: false },
+  credentialRequired: false, endpointFields: ['endpoint'],
+  environment: { environmentSchema, managedInstances: true, stop: true, destroy: true },
+  probe: (ctx) => dockerPing(String(ctx.config.endpoint), ctx.signal),
+});
+for (const [type, title, setupUrl] of [['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'], ['modal', 'Modal sandboxes', 'https://modal.com/settings'], ['daytona', 'Daytona', 'https://app.daytona.io/']] as const) {
+  registerProviderType({
+    kind: 'environment', type, title, configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' }, template: { type: 'string' } }, additionalProperties: false },
+    credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl, endpointFields: ['base_url'],
+    environment: { environmentSchema, managedInstances: true, stop: type !== 'e2b', destroy: true },
+  });
+}
+
+/** The local type runs environments on the service's own machine: development deployments only. */
+export function registerLocalEnvironmentType() {
+  registerProviderType({
+    kind: 'environment', type: 'local', title: 'Local machine (development only)',
+    configurationSchema: { type: 'object', properties: { root: { type: 'string' } }, required: ['root'], additionalProperties: false },
+    credentialSchema: noCredential, credentialRequired: false,
+    environment: { environmentSchema: { type: 'object', properties: { working_directory: { type: 'string' } } }, managedInstances: false, stop: false, destroy: false },
+  });
+}
+
+// ── connector: MCP servers ──
+registerProviderType({
+  kind: 'connector', type: 'mcp', title: 'Model Context Protocol server',
+  configurationSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' }, transport: { enum: ['streamable_http'] } }, required: ['url'], additionalProperties: false },
+  credentialSchema: { type: 'object', properties: { bearer_token: { type: 'string', writeOnly: true }, headers: { type: 'object', additionalProperties: { type: 'string' } } }, additionalProperties: false },
+  credentialRequired: false, endpointFields: ['url'],
+  probe: async (ctx) => {
+    const headers: Record<string, string> = { ...((ctx.credential?.headers as Record<string, string> | undefined) ?? {}) };
+    if (ctx.credential?.bearer_token) headers.authorization = `Bearer ${String(ctx.credential.bearer_token)}`;
+    const client = new Client({ name: 'workspace-agent-service', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
+    try {
+      await client.connect(transport, { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]), timeout: PROBE_TIMEOUT_MS });
+      const tools = await client.listTools(undefined, { timeout: PROBE_TIMEOUT_MS });
+      return { status: 'succeeded', message: `${tools.tools.length} tools` };
+    } catch (error) {
+      return { status: 'failed', message: `the MCP server did not answer: ${(error as Error).message.slice(0, 200)}` };
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  },
+});
+
+// ── memory ──
+registerProviderType({
+  kind: 'memory', type: 'builtin', title: 'Built-in (records in this service’s database)',
+  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  credentialSchema: noCredential, credentialRequired: false,
+  // Lists one page of a namespace no memory uses: proves the records store answers, touches nothing.
+  probe: async (ctx) => {
+    if (!ctx.db) return { status: 'failed', message: 'the records store is not reachable' };
+    await ctx.db.memoryRecord.findMany({ where: { namespace: `probe-${Date.now()}` }, take: 1 });
+    return { status: 'succeeded' };
+  },
+});

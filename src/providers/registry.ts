@@ -1,0 +1,79 @@
+// The provider type registry: every installed type of the five kinds, with the JSON Schemas of its
+// configuration and credential, and what it offers (model APIs, web operations, environment
+// capabilities). Types are lowercase vendor-named identifiers.
+import type { LanguageModelV2 } from '@ai-sdk/provider';
+
+export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ProbeResult {
+  status: 'succeeded' | 'failed' | 'unsupported';
+  message?: string;
+}
+
+export interface ProviderContext {
+  config: Record<string, unknown>;
+  credential: Record<string, unknown> | null;
+  extraHeaders: Record<string, string>;
+  signal: AbortSignal;
+  /** For types that keep data in this service's database (the built-in memory). */
+  db?: import('../db.js').Db;
+}
+
+export interface ProviderType {
+  kind: ProviderKind;
+  type: string;
+  title: string;
+  configurationSchema: JsonSchema;
+  credentialSchema: JsonSchema;
+  /** Whether a credential must be stored before the provider can be used. */
+  credentialRequired: boolean;
+  setupUrl?: string;
+  /** Config members that are endpoints (checked against the endpoint policy). */
+  endpointFields?: string[];
+  /** Model types: their model APIs and the settings schema of each. */
+  modelApis?: { api: string; settingsSchema: JsonSchema }[];
+  /** Web types: the operations they serve. */
+  operations?: string[];
+  /** Environment types. */
+  environment?: { environmentSchema: JsonSchema; managedInstances: boolean; stop: boolean; destroy: boolean };
+  /** One inexpensive probe; absent → `unsupported`. */
+  probe?: (ctx: ProviderContext) => Promise<ProbeResult>;
+  /** Model types: an AI SDK language model for a model of this provider. */
+  languageModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string; api: string }, settings: Record<string, unknown>) => LanguageModelV2;
+}
+
+const registry = new Map<string, ProviderType>();
+
+export function registerProviderType(type: ProviderType) {
+  registry.set(`${type.kind}:${type.type}`, type);
+}
+
+export function providerType(kind: string, type: string): ProviderType | undefined {
+  return registry.get(`${kind}:${type}`);
+}
+
+export function providerTypes(kind: ProviderKind): ProviderType[] {
+  return [...registry.values()].filter((t) => t.kind === kind).sort((a, b) => a.type.localeCompare(b.type));
+}
+
+/** The view of GET /api/v1/provider-types/{kind}. */
+export function describeType(t: ProviderType) {
+  return {
+    type: t.type,
+    kind: t.kind,
+    title: t.title,
+    configuration_schema: t.configurationSchema,
+    credential_schema: t.credentialSchema,
+    credential_required: t.credentialRequired,
+    ...(t.setupUrl ? { setup_url: t.setupUrl } : {}),
+    test_supported: Boolean(t.probe),
+    ...(t.modelApis ? { model_apis: t.modelApis.map((api) => ({ api: api.api, settings_schema: api.settingsSchema })) } : {}),
+    ...(t.operations ? { operations: t.operations } : {}),
+    ...(t.environment
+      ? { environment_schema: t.environment.environmentSchema, supports_managed_instances: t.environment.managedInstances, supports_stop: t.environment.stop, supports_destroy: t.environment.destroy }
+      : {}),
+  };
+}

@@ -1,0 +1,122 @@
+// Models: named by a key unique in the workspace (never an id), bound to a model provider, with the
+// provider's model name, the model API and its settings. Live rows: PATCH in place, version, ETag
+// "{key}:{version}"; `enabled: false` stops new use at once.
+import type { Model } from '../generated/prisma/client.js';
+import type { Prisma } from '../db.js';
+import { MODEL_KEY } from '../agents/config-schema.js';
+import { checkIfMatch } from '../lib/etag.js';
+import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { diffFields, recordAudit } from './audit.js';
+import type { Actor, Deps } from './deps.js';
+import { requirePermission } from './permissions.js';
+import { getProvider } from './providers.js';
+import { providerType } from '../providers/index.js';
+
+const KEY = new RegExp(MODEL_KEY);
+
+function validateApi(type: string, api: unknown): string {
+  const t = providerType('model', type);
+  const apis = t?.modelApis?.map((a) => a.api) ?? [];
+  if (api === undefined || api === null) return apis[0] ?? '';
+  if (typeof api !== 'string' || !apis.includes(api)) throw invalidArgument(`api must be one of ${apis.join(', ')} for ${type} providers`, 'api');
+  return api;
+}
+
+function validateSettings(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('settings must be an object', 'settings');
+  return value as Record<string, unknown>;
+}
+
+export async function getModel(db: Deps['db'] | Prisma.TransactionClient, actor: Actor, key: string): Promise<Model> {
+  requirePermission(actor, 'read');
+  const row = await db.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key } } });
+  if (!row) throw notFound('model', key);
+  return row;
+}
+
+export interface CreateModelInput {
+  key?: unknown;
+  providerId?: unknown;
+  providerModel?: unknown;
+  api?: unknown;
+  name?: unknown;
+  description?: unknown;
+  settings?: unknown;
+  enabled?: boolean | null;
+  labels?: unknown;
+}
+
+export async function createModel(deps: Deps, actor: Actor, input: CreateModelInput) {
+  requirePermission(actor, 'write');
+  if (typeof input.key !== 'string' || !KEY.test(input.key)) throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
+  if (typeof input.providerId !== 'string') throw invalidArgument('provider_id is required', 'provider_id');
+  if (typeof input.providerModel !== 'string' || !input.providerModel || input.providerModel.length > 256) throw invalidArgument('provider_model (the provider’s name for the model) is required', 'provider_model');
+  return deps.db.$transaction(async (tx) => {
+    const provider = await getProvider(tx, actor, 'model', input.providerId as string);
+    const exists = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.key as string } } });
+    if (exists) throw new AppError('conflict', `a model with key ${JSON.stringify(input.key)} already exists`, { field: 'key' });
+    const row = await tx.model.create({
+      data: {
+        workspaceId: actor.workspaceId, key: input.key as string, providerId: provider.id, providerModel: input.providerModel as string, api: validateApi(provider.type, input.api),
+        name: typeof input.name === 'string' ? input.name : '', description: typeof input.description === 'string' ? input.description : '',
+        settings: validateSettings(input.settings) as Prisma.InputJsonValue, enabled: input.enabled ?? true,
+        labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels), createdById: actor.principalId, updatedById: actor.principalId,
+      },
+    });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'model', resourceId: row.key, version: 1, changes: { provider_id: { from: null, to: provider.id }, provider_model: { from: null, to: row.providerModel } } });
+    return row;
+  });
+}
+
+export async function listModels(deps: Deps, actor: Actor, args: { providerId?: string | null; enabled?: boolean | null; q?: string | null; label?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
+  requirePermission(actor, 'read');
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor('models', args.cursor);
+  const q = args.q?.trim();
+  const rows = await deps.db.model.findMany({
+    where: {
+      workspaceId: actor.workspaceId, ...(args.providerId ? { providerId: args.providerId } : {}), ...(args.enabled != null ? { enabled: args.enabled } : {}),
+      ...(q ? { OR: [{ key: { contains: q, mode: 'insensitive' } }, { name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
+      ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { key: { gt: String(after[0]) } } : {}),
+    },
+    orderBy: { key: 'asc' }, take: size + 1,
+  });
+  return toPage(rows, size, 'models', (row) => [row.key]);
+}
+
+export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch: string | null | undefined, patch: CreateModelInput) {
+  requirePermission(actor, 'write');
+  return deps.db.$transaction(async (tx) => {
+    const row = await getModel(tx, actor, key);
+    checkIfMatch(ifMatch, row.key, row.version);
+    if (patch.key !== undefined && patch.key !== row.key) throw invalidArgument('a model key never changes', 'key');
+    const data: Record<string, unknown> = {};
+    if (patch.providerModel !== undefined) {
+      if (typeof patch.providerModel !== 'string' || !patch.providerModel) throw invalidArgument('provider_model must be a non-empty string', 'provider_model');
+      data.providerModel = patch.providerModel;
+    }
+    if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a model stays with its provider; create a new model for another provider', 'provider_id');
+    if (patch.api !== undefined) {
+      const provider = await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } });
+      data.api = validateApi(provider.type, patch.api);
+    }
+    if (patch.name !== undefined) data.name = typeof patch.name === 'string' ? patch.name : '';
+    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.settings !== undefined) data.settings = validateSettings(patch.settings);
+    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
+    const changes = diffFields(row as unknown as Record<string, unknown>, data);
+    if (!changes) return row;
+    const updated = await tx.model
+      .update({ where: { workspaceId_key: { workspaceId: row.workspaceId, key: row.key }, version: row.version }, data: { ...data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() } })
+      .catch((error: { code?: string }) => {
+        if (error.code === 'P2025') throw new AppError('precondition_failed', 'the model was changed concurrently; read it again');
+        throw error;
+      });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'model', resourceId: row.key, version: updated.version, changes });
+    return updated;
+  });
+}

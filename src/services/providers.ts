@@ -1,0 +1,248 @@
+// Providers: configured accounts of external services, of five kinds. Credentials (and a model
+// provider's extra headers) are write-only and sealed with AES-256-GCM; views say only whether one
+// is configured. Endpoints pass the deployment's policy. Disabled providers refuse new use.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { AnySchema } from 'ajv';
+import type { Provider } from '../generated/prisma/client.js';
+import type { Prisma } from '../db.js';
+import { fieldPath } from '../agents/config-schema.js';
+import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { PROVIDER_KINDS, describeType, providerType, providerTypes, type ProbeResult, type ProviderKind, type ProviderType } from '../providers/index.js';
+import { REDACTED, recordAudit } from './audit.js';
+import type { Actor, Deps } from './deps.js';
+import { requirePermission } from './permissions.js';
+import { changeVersioned } from './versioned.js';
+
+const ajv = new Ajv2020({ strict: false, allErrors: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
+
+function validateAgainst(schema: object, value: unknown, field: string) {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema as AnySchema);
+    compiled.set(schema, validate);
+  }
+  if (!validate(value)) {
+    const error = validate.errors![0]!;
+    const path = fieldPath(field, error);
+    throw invalidArgument(`${path} ${error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'required' ? 'is required' : error.message}`, path);
+  }
+}
+
+export function parseKind(kind: string): ProviderKind {
+  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${JSON.stringify(kind)}`);
+  return kind as ProviderKind;
+}
+
+export function listProviderTypes(kind: string) {
+  return providerTypes(parseKind(kind)).map(describeType);
+}
+
+function typeOf(kind: ProviderKind, type: unknown): ProviderType {
+  if (typeof type !== 'string' || !type) throw invalidArgument('type is required', 'type');
+  const found = providerType(kind, type);
+  if (!found) throw invalidArgument(`unknown ${kind} provider type ${JSON.stringify(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
+  return found;
+}
+
+/**
+ * The endpoint policy: HTTPS, unless the operator allows plain HTTP (ALLOW_PLAIN_HTTP_ENDPOINTS=true,
+ * or a comma-separated host list). Private addresses are not blocked (spec, provider rule 4).
+ */
+export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<string, unknown>) {
+  for (const field of t.endpointFields ?? []) {
+    const value = config[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw invalidArgument(`config.${field} must be a URL`, `config.${field}`);
+    if (value.startsWith('unix://')) continue;
+    let url: URL;
+    try {
+      url = new URL(value.replace(/^tcp:/, 'http:'));
+    } catch {
+      throw invalidArgument(`config.${field} is not a URL`, `config.${field}`);
+    }
+    if (url.protocol === 'https:') continue;
+    if (url.protocol !== 'http:') throw invalidArgument(`config.${field} must be an https URL`, `config.${field}`);
+    const allow = deps.config.allowPlainHttpEndpoints;
+    if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) continue;
+    throw invalidArgument(`config.${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, `config.${field}`);
+  }
+}
+
+function validateExtraHeaders(value: unknown): Record<string, string> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('extra_headers must map header names to values', 'extra_headers');
+  for (const [name, header] of Object.entries(value)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name) || /^(host|content-length|transfer-encoding|connection)$/i.test(name)) throw invalidArgument(`extra_headers.${name} is not an allowed header name`, `extra_headers.${name}`);
+    if (typeof header !== 'string' || /[\r\n]/.test(header) || header.length > 4096) throw invalidArgument(`extra_headers.${name} must be a single-line string`, `extra_headers.${name}`);
+  }
+  return value as Record<string, string>;
+}
+
+function validateObject(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must be an object`, field);
+  return value as Record<string, unknown>;
+}
+
+export async function getProvider(db: Deps['db'] | Prisma.TransactionClient, actor: Actor, kind: ProviderKind, id: string): Promise<Provider> {
+  requirePermission(actor, 'read');
+  const row = await db.provider.findUnique({ where: { id } });
+  if (!row || row.workspaceId !== actor.workspaceId || row.kind !== kind) throw notFound(`${kind} provider`, id);
+  return row;
+}
+
+export interface CreateProviderInput {
+  type?: unknown;
+  name?: unknown;
+  description?: unknown;
+  config?: unknown;
+  credential?: unknown;
+  extraHeaders?: unknown;
+  labels?: unknown;
+  enabled?: boolean | null;
+}
+
+export async function createProvider(deps: Deps, actor: Actor, kindName: string, input: CreateProviderInput) {
+  requirePermission(actor, 'write');
+  const kind = parseKind(kindName);
+  const t = typeOf(kind, input.type);
+  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
+  const config = input.config === undefined || input.config === null ? {} : validateObject(input.config, 'config');
+  validateAgainst(t.configurationSchema, config, 'config');
+  checkEndpointPolicy(deps, t, config);
+  const credential = input.credential === undefined || input.credential === null ? null : validateObject(input.credential, 'credential');
+  if (credential) validateAgainst(t.credentialSchema, credential, 'credential');
+  if (!credential && t.credentialRequired) throw invalidArgument(`a ${t.type} provider needs a credential`, 'credential');
+  if (input.extraHeaders !== undefined && input.extraHeaders !== null && kind !== 'model') throw invalidArgument('extra_headers are for model providers', 'extra_headers');
+  const extraHeaders = input.extraHeaders === undefined || input.extraHeaders === null ? null : validateExtraHeaders(input.extraHeaders);
+  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const description = typeof input.description === 'string' ? input.description : '';
+  return deps.db.$transaction(async (tx) => {
+    const row = await tx.provider.create({
+      data: {
+        id: newId('provider'), workspaceId: actor.workspaceId, kind, type: t.type, name: input.name as string, description, config: config as Prisma.InputJsonValue,
+        credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
+        extraHeadersCiphertext: extraHeaders && Object.keys(extraHeaders).length ? deps.secrets.encryptJson(extraHeaders) : null,
+        enabled: input.enabled ?? true, labels, createdById: actor.principalId, updatedById: actor.principalId,
+      },
+    });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: `${kind}_provider`, resourceId: row.id, version: 1,
+      changes: { type: { from: null, to: t.type }, name: { from: null, to: row.name }, config: { from: null, to: config }, ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}) },
+    });
+    return row;
+  });
+}
+
+export async function listProviders(deps: Deps, actor: Actor, kindName: string, args: { label?: readonly string[] | null; q?: string | null; type?: string | null; enabled?: boolean | null; limit?: number | null; cursor?: string | null }) {
+  requirePermission(actor, 'read');
+  const kind = parseKind(kindName);
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor(`providers:${kind}`, args.cursor);
+  const q = args.q?.trim();
+  const rows = await deps.db.provider.findMany({
+    where: {
+      workspaceId: actor.workspaceId, kind, ...(args.type ? { type: args.type } : {}), ...(args.enabled != null ? { enabled: args.enabled } : {}),
+      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
+      ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { id: { lt: String(after[0]) } } : {}),
+    },
+    orderBy: { id: 'desc' }, take: size + 1,
+  });
+  return toPage(rows, size, `providers:${kind}`, (row) => [row.id]);
+}
+
+export interface UpdateProviderInput {
+  name?: unknown;
+  description?: unknown;
+  labels?: unknown;
+  enabled?: boolean | null;
+  config?: unknown;
+  /** A value replaces, null removes, undefined keeps. */
+  credential?: unknown;
+  extraHeaders?: unknown;
+}
+
+export async function updateProvider(deps: Deps, actor: Actor, kindName: string, id: string, ifMatch: string | null | undefined, patch: UpdateProviderInput, present: { credential: boolean; extraHeaders: boolean }) {
+  requirePermission(actor, 'write');
+  const kind = parseKind(kindName);
+  return deps.db.$transaction(async (tx) => {
+    const row = await getProvider(tx, actor, kind, id);
+    const t = providerType(kind, row.type);
+    if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is no longer installed`);
+    const data: Record<string, unknown> = {};
+    if (patch.name !== undefined) {
+      if (typeof patch.name !== 'string' || !patch.name.trim() || patch.name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
+      data.name = patch.name;
+    }
+    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
+    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    let configChanged = false;
+    if (patch.config !== undefined) {
+      const config = validateObject(patch.config, 'config');
+      validateAgainst(t.configurationSchema, config, 'config');
+      checkEndpointPolicy(deps, t, config);
+      data.config = config;
+      configChanged = JSON.stringify(config) !== JSON.stringify(row.config);
+    }
+    // Provider rule 3: a config change may point the credential somewhere new, so a stored
+    // credential (and every stored extra header) must be replaced or removed in the same change.
+    if (configChanged) {
+      const missing = [
+        ...(row.credentialCiphertext && !present.credential ? ['credential'] : []),
+        ...(row.extraHeadersCiphertext && !present.extraHeaders ? ['extra_headers'] : []),
+      ];
+      if (missing.length) throw invalidArgument(`changing config while ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} stored needs ${missing.join(' and ')} replaced or removed (null) too`, missing[0], { missing });
+    }
+    if (present.credential) {
+      if (patch.credential === null) data.credentialCiphertext = null;
+      else {
+        const credential = validateObject(patch.credential, 'credential');
+        validateAgainst(t.credentialSchema, credential, 'credential');
+        data.credentialCiphertext = deps.secrets.encryptJson(credential);
+      }
+    }
+    if (present.extraHeaders) {
+      if (kind !== 'model') throw invalidArgument('extra_headers are for model providers', 'extra_headers');
+      const headers = patch.extraHeaders === null ? null : validateExtraHeaders(patch.extraHeaders);
+      data.extraHeadersCiphertext = headers && Object.keys(headers).length ? deps.secrets.encryptJson(headers) : null;
+    }
+    // A new credential always counts as a change (its ciphertext is new); the audit row says so without it.
+    return changeVersioned({
+      tx, actor, delegate: tx.provider, row, ifMatch, resourceKind: `${kind}_provider`, action: 'update', data,
+      secretFields: ['credentialCiphertext', 'extraHeadersCiphertext'],
+    });
+  });
+}
+
+function decryptSecrets(deps: Deps, row: Provider) {
+  return {
+    credential: row.credentialCiphertext ? deps.secrets.decryptJson<Record<string, unknown>>(row.credentialCiphertext) : null,
+    extraHeaders: row.extraHeadersCiphertext ? deps.secrets.decryptJson<Record<string, string>>(row.extraHeadersCiphertext) : {},
+  };
+}
+
+/** Needs `run`. One inexpensive probe; `unsupported` for types without one (spec, provider rule 6). */
+export async function testProvider(deps: Deps, actor: Actor, kindName: string, id: string): Promise<ProbeResult> {
+  requirePermission(actor, 'run');
+  const kind = parseKind(kindName);
+  const row = await getProvider(deps.db, actor, kind, id);
+  if (!row.enabled) throw new AppError('disabled', 'the provider is disabled');
+  const t = providerType(kind, row.type);
+  if (!t?.probe) return { status: 'unsupported' };
+  const secrets = decryptSecrets(deps, row);
+  if (t.credentialRequired && !secrets.credential) return { status: 'failed', message: 'no credential is configured' };
+  return t.probe({ config: row.config as Record<string, unknown>, ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db });
+}
+
+/** For the engine: the provider's secrets and type, refusing disabled providers. */
+export function providerForUse(deps: Deps, row: Provider) {
+  if (!row.enabled) throw new AppError('disabled', `provider ${row.id} is disabled`);
+  const t = providerType(row.kind, row.type);
+  if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is not installed`);
+  return { type: t, config: row.config as Record<string, unknown>, ...decryptSecrets(deps, row) };
+}

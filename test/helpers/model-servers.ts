@@ -1,0 +1,112 @@
+// Loopback servers that speak the wire protocols of OpenAI-compatible chat completions and
+// Anthropic messages (streaming, tool calls), recording every request the real AI SDK clients send.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export type Turn = { text: string } | { tool: { id: string; name: string; arguments: Record<string, unknown> } };
+
+export interface ModelServer {
+  url: string;
+  requests: Recorded[];
+  /** Answers for the next streaming requests, in order. */
+  turns: Turn[];
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : null;
+}
+
+function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void, apiKey: string): Promise<ModelServer> {
+  const state: ModelServer = { url: '', requests: [], turns: [], apiKey, close: async () => undefined };
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    state.requests.push({ method: req.method!, path: req.url!, headers: req.headers, body });
+    handler(state, req, res, body);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      state.close = () => new Promise((done) => server.close(() => done()));
+      resolve(state);
+    });
+  });
+}
+
+const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+
+export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): Promise<ModelServer> {
+  return start((state, req, res, body) => {
+    if (req.headers.authorization !== `Bearer ${state.apiKey}`) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
+      return;
+    }
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'loop-model', object: 'model' }] }));
+      return;
+    }
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions' || !body?.stream) {
+      res.writeHead(404).end();
+      return;
+    }
+    const turn = state.turns.shift() ?? { text: 'out of turns' };
+    sse(res);
+    const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+    chunk({ role: 'assistant', content: '' });
+    if ('text' in turn) {
+      for (const piece of turn.text.match(/.{1,4}/g) ?? []) chunk({ content: piece });
+      chunk({}, 'stop', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+    } else {
+      chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
+      chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.tool.arguments) } }] });
+      chunk({}, 'tool_calls', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+    }
+    res.end('data: [DONE]\n\n');
+  }, apiKey);
+}
+
+export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<ModelServer> {
+  return start((state, req, res, body) => {
+    if (req.headers['x-api-key'] !== state.apiKey) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+      return;
+    }
+    if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'claude-loop', type: 'model' }], has_more: false }));
+      return;
+    }
+    if (req.method !== 'POST' || req.url !== '/v1/messages' || !body?.stream) {
+      res.writeHead(404).end();
+      return;
+    }
+    const turn = state.turns.shift() ?? { text: 'out of turns' };
+    sse(res);
+    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } });
+    if ('text' in turn) {
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      for (const piece of turn.text.match(/.{1,4}/g) ?? []) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.tool.arguments) } });
+      event('content_block_stop', { index: 0 });
+      event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 6 } });
+    }
+    event('message_stop', {});
+    res.end();
+  }, apiKey);
+}
