@@ -3,8 +3,8 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  const options = {
     level,
     base: { service: 'workspace-agent-service' },
     redact: {
@@ -14,5 +14,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { Writable } from 'node:stream';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/logger.js';
@@ -53,13 +54,17 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, shared?: TestApp): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, shared?: TestApp, options: { logLines?: string[] } = {}): Promise<TestApp> {
   // With `shared`, a second instance on the same database (and its bootstrap key); only the first drops it.
   const database = shared ? { url: shared.databaseUrl, name: '', drop: async () => undefined } : await createTestDatabase();
   // A second instance shares the data directory too: same generated secret key, as a cluster shares SECRET_KEY.
   const dataDir = shared ? shared.app.deps.config.dataDir : mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
   const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides });
-  const app = await buildApp(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  // With `logLines`, every log line (debug and up) is kept, so tests can check what reaches the logs.
+  const capture = options.logLines
+    ? new Writable({ write(chunk, _encoding, done) { options.logLines!.push(String(chunk)); done(); } })
+    : undefined;
+  const app = await buildApp(config, { logger: createLogger(capture ? 'debug' : (process.env.TEST_LOG_LEVEL ?? 'silent'), capture) });
   const url = await app.start();
   const apiKey = shared ? shared.apiKey : app.bootstrap!.apiKey;
   const workspaceId = shared ? shared.workspaceId : app.bootstrap!.workspaceId;
