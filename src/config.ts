@@ -21,6 +21,8 @@ export interface Config {
   graphiql: boolean;
   /** Plain-HTTP provider endpoints: true (any), a host list, or false (HTTPS only, the default). */
   allowPlainHttpEndpoints: boolean | string[];
+  /** Allow MCP connectors that run a local command over stdio. */
+  allowStdioConnectors: boolean;
   /** Offer the `local` environment provider type (development deployments only). */
   allowLocalEnvironments: boolean;
   /** Redis for events across instances and worker processes (optional; in-process without it). */
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),
     allowLocalEnvironments: boolean(env, 'ALLOW_LOCAL_ENVIRONMENTS', false),
+    allowStdioConnectors: boolean(env, 'ALLOW_STDIO_CONNECTORS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     ...vapid(env),

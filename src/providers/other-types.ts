@@ -3,7 +3,8 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PROBE_TIMEOUT_MS } from './http-probe.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
 
 const apiKeyCredential: JsonSchema = { type: 'object', properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } }, required: ['api_key'], additionalProperties: false };
@@ -77,14 +78,24 @@ export function registerLocalEnvironmentType() {
 // ── connector: MCP servers ──
 registerProviderType({
   kind: 'connector', type: 'mcp', title: 'Model Context Protocol server',
-  configurationSchema: { type: 'object', properties: { url: { type: 'string', format: 'uri' }, transport: { enum: ['streamable_http'] } }, required: ['url'], additionalProperties: false },
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      transport: { enum: ['streamable_http', 'stdio'], description: 'default streamable_http; stdio only where the deployment allows it (ALLOW_STDIO_CONNECTORS)' },
+      url: { type: 'string', format: 'uri' }, command: { type: 'string', minLength: 1 }, args: { type: 'array', items: { type: 'string' } },
+    },
+    additionalProperties: false,
+    if: { properties: { transport: { const: 'stdio' } }, required: ['transport'] }, then: { required: ['command'] }, else: { required: ['url'] },
+  },
   credentialSchema: { type: 'object', properties: { bearer_token: { type: 'string', writeOnly: true }, headers: { type: 'object', additionalProperties: { type: 'string' } } }, additionalProperties: false },
   credentialRequired: false, endpointFields: ['url'],
   probe: async (ctx) => {
     const headers: Record<string, string> = { ...((ctx.credential?.headers as Record<string, string> | undefined) ?? {}) };
     if (ctx.credential?.bearer_token) headers.authorization = `Bearer ${String(ctx.credential.bearer_token)}`;
     const client = new Client({ name: 'workspace-agent-service', version: '1' });
-    const transport = new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
+    const transport = ctx.config.transport === 'stdio'
+      ? new StdioClientTransport({ command: String(ctx.config.command), args: (ctx.config.args as string[] | undefined) ?? [], stderr: 'ignore' })
+      : new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
     try {
       await client.connect(transport, { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]), timeout: PROBE_TIMEOUT_MS });
       const tools = await client.listTools(undefined, { timeout: PROBE_TIMEOUT_MS });
@@ -98,6 +109,19 @@ registerProviderType({
 });
 
 // ── memory ──
+// Mem0's hosted memory API: records live with the vendor; the probe lists one page of a user id
+// that no memory uses.
+registerProviderType({
+  kind: 'memory', type: 'mem0', title: 'Mem0',
+  configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri', description: 'default https://api.mem0.ai' }, org_id: { type: 'string' }, project_id: { type: 'string' } }, additionalProperties: false },
+  credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl: 'https://app.mem0.ai/dashboard/api-keys', endpointFields: ['base_url'],
+  probe: (ctx) => {
+    const root = String(ctx.config.base_url ?? 'https://api.mem0.ai').replace(/\/+$/, '');
+    const key = String(ctx.credential?.api_key ?? '');
+    return probeGet(`${root}/v1/memories/?user_id=${encodeURIComponent(`wsa-probe-${Date.now()}`)}&page=1&page_size=1`, { authorization: `Token ${key}`, ...ctx.extraHeaders }, ctx.signal, [key]);
+  },
+});
+
 registerProviderType({
   kind: 'memory', type: 'builtin', title: 'Built-in (records in this service’s database)',
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },

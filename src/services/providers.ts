@@ -55,6 +55,10 @@ function typeOf(kind: ProviderKind, type: unknown): ProviderType {
  * or a comma-separated host list). Private addresses are not blocked (spec, provider rule 4).
  */
 export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<string, unknown>) {
+  // Local processes (MCP over stdio) run on the service's own machine: only where the operator allows it.
+  if (t.kind === 'connector' && config.transport === 'stdio' && !deps.config.allowStdioConnectors) {
+    throw invalidArgument('stdio MCP servers are not allowed on this deployment (ALLOW_STDIO_CONNECTORS)', 'config.transport');
+  }
   for (const field of t.endpointFields ?? []) {
     const value = config[field];
     if (value === undefined || value === null) continue;

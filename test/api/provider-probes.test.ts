@@ -31,7 +31,7 @@ beforeAll(async () => {
       await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined);
       return;
     }
-    const authorized = req.headers.authorization === `Bearer ${SECRET}` || req.headers['x-goog-api-key'] === SECRET || req.headers['api-key'] === SECRET;
+    const authorized = req.headers.authorization === `Bearer ${SECRET}` || req.headers.authorization === `Token ${SECRET}` || req.headers['x-goog-api-key'] === SECRET || req.headers['api-key'] === SECRET;
     if (!authorized) return void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${String(req.headers.authorization ?? req.headers['x-goog-api-key'] ?? req.headers['api-key'])}` }));
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [], models: [] }));
   });
@@ -85,6 +85,28 @@ describe('provider probes', () => {
 
   it('an MCP connector connects and lists its tools', async () => {
     expect(await probe('connector', { type: 'mcp', config: { url: `${base}/mcp` } })).toEqual({ status: 'succeeded', message: '1 tools' });
+  });
+
+  it('stdio MCP servers need the operator allowance, then connect and list tools', async () => {
+    const config = { transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', 'test/helpers/mcp-stdio-server.ts'] };
+    const refused = await t.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'local', config } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.field).toBe('config.transport');
+    const allowed = await startTestApp({ allowStdioConnectors: true });
+    try {
+      const created = await allowed.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'local', config } });
+      expect(created.status).toBe(201);
+      expect((await allowed.rest('POST', `/api/v1/connector-providers/${created.body.id}/test`)).body).toEqual({ status: 'succeeded', message: '2 tools' });
+    } finally {
+      await allowed.stop();
+    }
+  });
+
+  it('memory: the built-in store and Mem0 list one page of an unused namespace', async () => {
+    expect((await probe('memory', { type: 'builtin' })).status).toBe('succeeded');
+    expect((await probe('memory', { type: 'mem0', config: { base_url: base }, credential: { api_key: SECRET } })).status).toBe('succeeded');
+    expect(seen.at(-1)!.path).toMatch(/^\/v1\/memories\/\?user_id=wsa-probe-\d+&page=1&page_size=1$/);
+    expect(seen.at(-1)!.headers.authorization).toBe(`Token ${SECRET}`);
   });
 
   it('never writes a credential to the logs', () => {
