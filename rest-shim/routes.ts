@@ -170,6 +170,22 @@ export const routes: Route[] = [
   },
   { method: 'GET', path: '/api/v1/runs/:run_id/agent', operation: 'RunAgent', surface: 'v1', variables: (req) => ({ runId: req.path('run_id') }), result: 'runAgent' },
 
+  // ── memories ──
+  { method: 'POST', path: '/api/v1/memories', operation: 'MemoryCreate', surface: 'v1', body: { input: 'input', required: true }, result: 'createMemory', status: 201 },
+  { method: 'GET', path: '/api/v1/memories', operation: 'MemoriesList', surface: 'v1', variables: (req) => ({ label: req.queryList('label'), q: req.query('q'), ...pageArgs(req) }), result: 'memories' },
+  { method: 'GET', path: '/api/v1/memories/:memory_id', operation: 'MemoryGet', surface: 'v1', variables: (req) => ({ id: req.path('memory_id') }), result: 'memory' },
+  { method: 'PATCH', path: '/api/v1/memories/:memory_id', operation: 'MemoryUpdate', surface: 'v1', variables: (req) => ({ id: req.path('memory_id'), ...ifMatch(req) }), body: { input: 'input', required: true }, result: 'updateMemory' },
+  { method: 'GET', path: '/api/v1/memories/:memory_id/records', operation: 'MemoryRecordsList', surface: 'v1', variables: (req) => ({ memoryId: req.path('memory_id'), ...pageArgs(req) }), result: 'memoryRecords' },
+  { method: 'POST', path: '/api/v1/memories/:memory_id/records', operation: 'MemoryRecordAdd', surface: 'v1', variables: (req) => ({ memoryId: req.path('memory_id') }), body: { fields: { text: 'text' }, required: true }, result: 'addMemoryRecord', status: 201 },
+  {
+    method: 'PUT', path: '/api/v1/memories/:memory_id/records/:record_id', operation: 'MemoryRecordReplace', surface: 'v1',
+    variables: (req) => ({ memoryId: req.path('memory_id'), recordId: req.path('record_id') }), body: { fields: { text: 'text' }, required: true }, result: 'replaceMemoryRecord',
+  },
+  {
+    method: 'POST', path: '/api/v1/memories/:memory_id/records/search', operation: 'MemoryRecordsSearch', surface: 'v1', variables: (req) => ({ memoryId: req.path('memory_id') }),
+    body: { fields: { query: 'query', limit: 'limit', min_score: 'minScore' }, required: true }, result: 'searchMemoryRecords',
+  },
+
   // ── audit trail ──
   {
     method: 'GET', path: '/api/v1/audit-events', operation: 'AuditEventsList', surface: 'v1', result: 'auditEvents',

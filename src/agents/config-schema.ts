@@ -58,7 +58,7 @@ export const agentConfigSchema = closed(
     skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: ['shared', 'isolated'] }, overwrite: { type: 'boolean' } }),
     memory_mounts: {
       type: 'array', maxItems: 32,
-      items: closed({ memory_id: str, name: strMax(200), access: { enum: ['read', 'read_write'] }, recall: { type: 'boolean' } }, ['memory_id']),
+      items: closed({ memory_id: str, name: strMax(200), access: { enum: ['read', 'write'] }, recall: { type: 'boolean' } }, ['memory_id']),
     },
     plugins: { type: 'array', items: closed({ plugin_key: str, instance_name: str, config: object }, ['plugin_key']) },
     subagents: object,

@@ -10,6 +10,7 @@ import './modules/skills.js';
 import './modules/assets.js';
 import './modules/runs.js';
 import './modules/providers.js';
+import './modules/memories.js';
 import './modules/support.js';
 
 let schema: GraphQLSchema | null = null;

@@ -1,0 +1,204 @@
+// Memories: collections of text records kept by a memory provider (the built-in one by default).
+// Records carry no version — the last writer wins — and a provenance of who wrote them.
+import type { Memory } from '../generated/prisma/client.js';
+import type { Prisma } from '../db.js';
+import { canonicalize } from '../lib/canonical-json.js';
+import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { recordAudit } from './audit.js';
+import type { Actor, Deps } from './deps.js';
+import { requirePermission } from './permissions.js';
+import { changeVersioned } from './versioned.js';
+
+type Tx = Prisma.TransactionClient;
+const MAX_TEXT = 100_000;
+const MAX_RECORD_ID = 256;
+
+export async function getMemory(db: Deps['db'] | Tx, actor: Actor, id: string): Promise<Memory> {
+  requirePermission(actor, 'read');
+  const row = await db.memory.findUnique({ where: { id } });
+  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('memory', id);
+  return row;
+}
+
+/** The workspace's built-in memory provider, created on first need. */
+async function builtinProvider(tx: Tx, actor: Actor) {
+  const existing = await tx.provider.findFirst({ where: { workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin' }, orderBy: { id: 'asc' } });
+  if (existing) return existing;
+  const created = await tx.provider.create({ data: { id: newId('provider'), workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin', name: 'Built-in memory', createdById: actor.principalId, updatedById: actor.principalId } });
+  await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'memory_provider', resourceId: created.id, version: 1 });
+  return created;
+}
+
+function validateName(name: unknown) {
+  if (typeof name !== 'string' || !name.trim() || name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
+  return name;
+}
+
+export interface MemoryInput {
+  name?: unknown;
+  description?: unknown;
+  labels?: unknown;
+  providerId?: string | null;
+  embeddingModel?: string | null;
+  enabled?: boolean | null;
+}
+
+export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput) {
+  requirePermission(actor, 'write');
+  const name = validateName(input.name);
+  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  return deps.db.$transaction(async (tx) => {
+    let provider;
+    if (input.providerId) {
+      provider = await tx.provider.findUnique({ where: { id: input.providerId } });
+      if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${JSON.stringify(input.providerId)} not found`, { field: 'provider_id' });
+    } else provider = await builtinProvider(tx, actor);
+    if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
+    if (input.embeddingModel) {
+      const model = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.embeddingModel } } });
+      if (!model) throw new AppError('not_found', `model ${JSON.stringify(input.embeddingModel)} not found`, { field: 'embedding_model' });
+    }
+    const id = newId('memory');
+    const row = await tx.memory.create({
+      data: {
+        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: typeof input.description === 'string' ? input.description : '',
+        namespace: id, labels, config: input.embeddingModel ? { embedding_model: input.embeddingModel } : {}, enabled: input.enabled ?? true,
+        createdById: actor.principalId, updatedById: actor.principalId,
+      },
+    });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'memory', resourceId: id, version: 1, changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } } });
+    return row;
+  });
+}
+
+export async function listMemories(deps: Deps, actor: Actor, args: { label?: readonly string[] | null; q?: string | null; limit?: number | null; cursor?: string | null }) {
+  requirePermission(actor, 'read');
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor('memories', args.cursor);
+  const q = args.q?.trim();
+  const rows = await deps.db.memory.findMany({
+    where: {
+      workspaceId: actor.workspaceId, ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { id: { lt: String(after[0]) } } : {}),
+      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
+    },
+    orderBy: { id: 'desc' }, take: size + 1,
+  });
+  return toPage(rows, size, 'memories', (row) => [row.id]);
+}
+
+export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: MemoryInput) {
+  requirePermission(actor, 'write');
+  return deps.db.$transaction(async (tx) => {
+    const row = await getMemory(tx, actor, id);
+    const data: Record<string, unknown> = {};
+    if (patch.name !== undefined) data.name = validateName(patch.name);
+    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
+    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
+    if (patch.embeddingModel !== undefined) data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
+    return changeVersioned({ tx, actor, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
+  });
+}
+
+// ── records (the built-in provider; other providers plug in behind the same functions) ──
+
+export interface Writer {
+  principalId: string;
+  principalName?: string | null;
+  runId?: string | null;
+  attemptId?: string | null;
+  toolCallId?: string | null;
+}
+
+function writerStamp(writer: Writer) {
+  return {
+    attempt_id: writer.attemptId ?? null, confirmed_at: new Date().toISOString(), principal_id: writer.principalId,
+    principal_name: writer.principalName ?? null, run_id: writer.runId ?? null, tool_call_id: writer.toolCallId ?? null,
+  };
+}
+
+export interface RecordView {
+  id: string;
+  text: string;
+  score: number | null;
+  updatedAt: Date;
+  provenance: Record<string, unknown>;
+}
+
+function view(row: { id: string; text: string; updatedAt: Date; provenance: unknown }, score: number | null = null): RecordView {
+  const provenance = (row.provenance ?? {}) as { created?: unknown; last_write?: unknown; created_text_digest?: string };
+  const { created_text_digest: digest, ...rest } = provenance;
+  return { id: row.id, text: row.text, score, updatedAt: row.updatedAt, provenance: { ...rest, content_matches: digest === canonicalize(row.text) } };
+}
+
+function validateText(text: unknown): string {
+  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) throw invalidArgument(`text must be 1 to ${MAX_TEXT} characters`, 'text');
+  return text;
+}
+
+async function usableMemory(deps: Deps, actor: Actor, memoryId: string, write: boolean) {
+  const memory = await getMemory(deps.db, actor, memoryId);
+  if (write) requirePermission(actor, 'write');
+  const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
+  if (!provider.enabled || (write && !memory.enabled)) throw new AppError('disabled', 'the memory or its provider is disabled');
+  if (provider.type !== 'builtin') throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
+  return memory;
+}
+
+export async function listRecords(deps: Deps, actor: Actor, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
+  const memory = await usableMemory(deps, actor, memoryId, false);
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  // The provider's own cursor, handed through opaquely: for the built-in store, the last record id.
+  const after = decodeCursor(`records:${memory.id}`, args.cursor);
+  const rows = await deps.db.memoryRecord.findMany({
+    where: { providerId: memory.providerId, namespace: memory.namespace, ...(after ? { id: { gt: String(after[0]) } } : {}) },
+    orderBy: { id: 'asc' }, take: size + 1,
+  });
+  const page = toPage(rows, size, `records:${memory.id}`, (row) => [row.id]);
+  return { items: page.items.map((row) => view(row)), nextCursor: page.nextCursor };
+}
+
+export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, recordId: string | null, text: unknown, writer?: Writer) {
+  const memory = await usableMemory(deps, actor, memoryId, true);
+  const value = validateText(text);
+  const id = recordId ?? newId('memoryRecord');
+  if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
+  const stamp = writerStamp(writer ?? { principalId: actor.principalId });
+  const stampJson = JSON.stringify(stamp);
+  // One statement: concurrent writers of one id serialise on its row and the last one wins; the
+  // `created` provenance stays, `last_write` moves.
+  const [row] = await deps.db.$queryRaw<{ id: string; text: string; updated_at: Date; provenance: unknown }[]>`
+    INSERT INTO memory_records (provider_id, namespace, id, workspace_id, text, provenance, created_at, updated_at)
+    VALUES (${memory.providerId}, ${memory.namespace}, ${id}, ${memory.workspaceId}, ${value},
+      jsonb_build_object('created', ${stampJson}::jsonb, 'last_write', ${stampJson}::jsonb, 'created_text_digest', ${canonicalize(value)}::text), now(), now())
+    ON CONFLICT (provider_id, namespace, id) DO UPDATE SET text = EXCLUDED.text, updated_at = now(),
+      provenance = memory_records.provenance || jsonb_build_object('last_write', ${stampJson}::jsonb)
+    RETURNING id, text, updated_at, provenance`;
+  return view({ id: row!.id, text: row!.text, updatedAt: row!.updated_at, provenance: row!.provenance });
+}
+
+export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: { query?: unknown; limit?: number | null; minScore?: number | null }) {
+  const memory = await usableMemory(deps, actor, memoryId, false);
+  if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000) throw invalidArgument('query must be 1 to 10000 characters', 'query');
+  const limit = pageSize(args.limit, { default: 10, max: 100 });
+  const minScore = args.minScore ?? 0.05;
+  if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
+  // Hybrid lexical score in [0, 1]: full-text rank (normalised rank/(rank+1)) and trigram similarity
+  // for short or misspelled queries — whichever says more.
+  const rows = await deps.db.$queryRaw<{ id: string; text: string; updated_at: Date; provenance: unknown; score: number }[]>`
+    SELECT id, text, updated_at, provenance,
+      greatest(ts_rank_cd(to_tsvector('simple', text), plainto_tsquery('simple', ${args.query}), 32), word_similarity(${args.query}, text)) AS score
+    FROM memory_records
+    WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}
+      AND (to_tsvector('simple', text) @@ plainto_tsquery('simple', ${args.query}) OR ${args.query} <% text)
+    ORDER BY score DESC, id
+    LIMIT ${limit}`;
+  return {
+    items: rows.filter((row) => row.score >= minScore).map((row) => view({ id: row.id, text: row.text, updatedAt: row.updated_at, provenance: row.provenance }, Math.round(row.score * 10_000) / 10_000)),
+    nextCursor: null,
+  };
+}
