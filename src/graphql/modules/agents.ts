@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { pageOf, versionedFields } from './common.js';
+import { pageOf, VersionedRef } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import {
   archiveAgent, createAgent, deleteAgentAvatar, getAgent, getAgentRevision, listAgentRevisions, listAgents, prepareComposer,
@@ -7,6 +7,7 @@ import {
 } from '../../services/agents.js';
 
 export const AgentRef = builder.prismaObject('Agent', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
@@ -19,8 +20,7 @@ export const AgentRef = builder.prismaObject('Agent', {
     presetKind: t.exposeString('presetKind', { nullable: true }),
     source: t.exposeString('source'),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 export const AgentRevisionRef = builder.prismaObject('AgentRevision', {

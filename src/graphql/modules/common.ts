@@ -15,17 +15,27 @@ export function pageOf<T>(name: string, item: Parameters<typeof builder.objectRe
 
 export const etagOf = (row: { id: string; version: number }) => formatEtag(row.id, row.version);
 
+interface VersionedRow {
+  id?: string;
+  key?: string;
+  version: number;
+  createdById: string;
+  updatedById: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 /**
- * The fields every versioned view carries: version, etag and the four audit stamps.
- * (`t` is the Prisma object field builder of the calling type; its model has these columns.)
+ * What every live or head resource carries: its version, its ETag ("{id}:{version}", or
+ * "{key}:{version}" for models) and the four audit stamps. REST views select it with one fragment.
  */
-export function versionedFields(t: any) {
-  return {
+export const VersionedRef = builder.interfaceRef<VersionedRow>('Versioned').implement({
+  fields: (t) => ({
     version: t.exposeInt('version'),
-    etag: t.string({ resolve: etagOf }),
+    etag: t.string({ resolve: (row) => formatEtag(row.key ?? row.id ?? '', row.version) }),
     createdById: t.exposeString('createdById'),
     updatedById: t.exposeString('updatedById'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-  } as Record<string, any>;
-}
+  }),
+});

@@ -1,8 +1,9 @@
 import { builder } from '../builder.js';
-import { pageOf, versionedFields } from './common.js';
+import { pageOf, VersionedRef } from './common.js';
 import { createMemory, getMemory, listMemories, listRecords, searchRecords, updateMemory, writeRecord, type RecordView } from '../../services/memories.js';
 
 const MemoryRef = builder.prismaObject('Memory', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
@@ -12,8 +13,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     labels: t.expose('labels', { type: 'JSON' }),
     embeddingModel: t.string({ nullable: true, resolve: (m) => ((m.config as { embedding_model?: string }).embedding_model ?? null) }),
     enabled: t.exposeBoolean('enabled'),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement({

@@ -1,10 +1,10 @@
 import { builder } from '../builder.js';
-import { pageOf, versionedFields } from './common.js';
-import { formatEtag } from '../../lib/etag.js';
+import { pageOf, VersionedRef } from './common.js';
 import { createProvider, getProvider, listProviders, listProviderTypes, parseKind, testProvider, updateProvider } from '../../services/providers.js';
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
 
 const ProviderRef = builder.prismaObject('Provider', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
@@ -17,11 +17,11 @@ const ProviderRef = builder.prismaObject('Provider', {
     labels: t.expose('labels', { type: 'JSON' }),
     credentialConfigured: t.boolean({ description: 'the credential itself is never returned', resolve: (p) => p.credentialCiphertext !== null }),
     extraHeadersConfigured: t.boolean({ resolve: (p) => p.extraHeadersCiphertext !== null }),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 const ModelRef = builder.prismaObject('Model', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     key: t.exposeID('key'),
     workspaceId: t.exposeString('workspaceId'),
@@ -33,9 +33,7 @@ const ModelRef = builder.prismaObject('Model', {
     settings: t.expose('settings', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
     labels: t.expose('labels', { type: 'JSON' }),
-    ...versionedFields(t),
-    etag: t.string({ description: '"{key}:{version}"', resolve: (m) => formatEtag(m.key, m.version) }),
-  }),
+      }),
 });
 
 const ProviderPage = pageOf('ProviderPage', ProviderRef);

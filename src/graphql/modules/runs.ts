@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { etagOf, pageOf, versionedFields } from './common.js';
+import { etagOf, pageOf, VersionedRef } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import {
@@ -11,16 +11,17 @@ import { resumeRun } from '../../services/resume.js';
 import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type DeliveryResult } from '../../services/inbox.js';
 
 export const SessionRef = builder.prismaObject('Session', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     title: t.exposeString('title'),
     labels: t.expose('labels', { type: 'JSON' }),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 export const ThreadRef = builder.prismaObject('Thread', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
@@ -36,8 +37,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     mcpHeaders: t.expose('mcpHeaders', { type: 'JSON' }),
     messageHistory: t.expose('messageHistory', { type: 'JSON' }),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 export const RunRef = builder.prismaObject('Run', {

@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { pageOf, versionedFields } from './common.js';
+import { pageOf, VersionedRef } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import {
   archiveSkill, createSkill, getSkill, getSkillRevision, listSkillRevisions, listSkills, publishSkillRevision, setDefaultSkillRevision,
@@ -7,6 +7,7 @@ import {
 } from '../../services/skills.js';
 
 export const SkillRef = builder.prismaObject('Skill', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
@@ -16,7 +17,6 @@ export const SkillRef = builder.prismaObject('Skill', {
     defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
     source: t.exposeString('source'),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-    ...versionedFields(t),
   }),
 });
 

@@ -1,17 +1,17 @@
 import { builder } from '../builder.js';
-import { versionedFields } from './common.js';
+import { VersionedRef } from './common.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
 import { requirePermission } from '../../services/permissions.js';
 
 export const WorkspaceRef = builder.prismaObject('Workspace', {
+  interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     organizationId: t.exposeString('organizationId'),
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     labels: t.expose('labels', { type: 'JSON' }),
-    ...versionedFields(t),
-  }),
+      }),
 });
 
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
