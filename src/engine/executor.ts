@@ -16,6 +16,7 @@ import { RunItemStream, type RunItemState } from './items.js';
 import { resolveModel } from './models.js';
 import { transition } from './state-machine.js';
 import { takeSteerEntries } from '../services/inbox.js';
+import { memoryTools, recall, resolveMounts } from './memory-tools.js';
 
 export const ASK_USER_TOOL = 'ask_user';
 
@@ -42,6 +43,7 @@ interface AgentConfig {
   user_questions?: boolean;
   output_spec?: { name?: string; description?: string; schema?: Record<string, unknown>; variants?: { name?: string; schema?: Record<string, unknown> }[] };
   retries?: { output?: number; tools?: number };
+  memory_mounts?: { memory_id: string; name?: string; access?: string; recall?: boolean }[];
 }
 
 export type Outcome =
@@ -152,7 +154,17 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     return { outcome: { kind: 'waiting', reason: 'client_tool', approvals: [], calls: forwardedCalls }, newMessages, usage };
   }
 
-  const tools = buildTools(config);
+  // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
+  const mounts = await resolveMounts(deps, run, config.memory_mounts ?? []);
+  if (mounts.length && ctx.attempt === 1) {
+    await deps.db.run.update({ where: { id: run.id }, data: { memoryMounts: mounts as unknown as Prisma.InputJsonValue } });
+  }
+  const recalled = await recall(deps, run, mounts, inputText);
+  for (const result of recalled) {
+    items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
+  }
+  const memory = memoryTools(deps, run, mounts);
+  const tools = { ...buildTools(config), ...memory.tools };
   const clientTools = new Map((config.client_tools ?? []).map((client) => [client.name, client]));
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;
   let outputRetries = config.retries?.output ?? 0;
@@ -172,7 +184,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     }
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
-    const system = [config.instructions, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
+    const recallText = recalled.filter((r) => r.records.length).map((r) => `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`).join('\n\n');
+    const system = [config.instructions, recallText, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
     // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
     const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0, onError: () => undefined });
     let text = '';
@@ -238,7 +251,28 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     const approvals: PendingEntry[] = [];
     const calls: PendingEntry[] = [];
     const immediate: { toolCallId: string; toolName: string; error: string }[] = [];
-    for (const call of toolCalls) {
+    // Server-side tools (memory mounts) run here; their results go back to the model.
+    const serverResults: { toolCallId: string; toolName: string; value: unknown }[] = [];
+    // (A write tool of a read-only mount is not offered; a call to it still gets the read-only answer.)
+    const isServerCall = (c: { toolName: string; invalid?: string }) => memory.handlers.has(c.toolName) && (!c.invalid || !(c.toolName in tools));
+    for (const call of toolCalls.filter(isServerCall)) {
+      const args = (call.input && typeof call.input === 'object' ? call.input : {}) as Record<string, unknown>;
+      const item = items.open('tool_call', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args, server: true });
+      try {
+        const value = await memory.handlers.get(call.toolName)!.execute(args, call.toolCallId);
+        items.complete(item, { result: value as never });
+        serverResults.push({ toolCallId: call.toolCallId, toolName: call.toolName, value });
+      } catch (error) {
+        items.complete(item, { error: describeError(error) }, 'failed');
+        immediate.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: describeError(error) });
+      }
+    }
+    if (serverResults.length) {
+      const results: ModelMessage = { role: 'tool', content: serverResults.map((r) => ({ type: 'tool-result' as const, toolCallId: r.toolCallId, toolName: r.toolName, output: { type: 'json' as const, value: (r.value ?? null) as never } })) };
+      messages.push(results);
+      newMessages.push(results);
+    }
+    for (const call of toolCalls.filter((c) => !isServerCall(c))) {
       const args = (call.input && typeof call.input === 'object' ? call.input : {}) as Record<string, unknown>;
       const client = clientTools.get(call.toolName);
       if (call.invalid || (!client && call.toolName !== ASK_USER_TOOL) || (call.toolName === ASK_USER_TOOL && !config.user_questions)) {
@@ -264,6 +298,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
         items.open('client_call', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args }, 'completed');
       }
     }
+    if (immediate.length === 0 && serverResults.length && approvals.length === 0 && calls.length === 0) continue;
     if (immediate.length) {
       if (toolRetries <= 0 && approvals.length === 0 && calls.length === 0) {
         return { outcome: { kind: 'failed', code: 'tool_error', message: immediate.map((e) => `${e.toolName}: ${e.error}`).join('; ') }, newMessages, usage };

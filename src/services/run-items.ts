@@ -59,6 +59,16 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
   }
   const last = await deps.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
   const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
+  // What memory recall put into the model's context, by mount.
+  const recalls = await deps.db.runItem.findMany({ where: { runId, kind: 'memory_recall' }, orderBy: { ordinal: 'asc' }, select: { content: true } });
+  const memorySources: Record<string, unknown[]> = {};
+  for (const { content } of recalls) {
+    const recall = content as { memory_id: string; memory: string; records: { id: string }[] };
+    (memorySources[recall.memory] ??= []).push({
+      kind: 'records', status: 'completed', memory: recall.memory, memory_id: recall.memory_id, cursor: null, files: [],
+      records: recall.records.map((r) => r.id), sources_truncated: false,
+    });
+  }
   const open = items.some((item) => item.state === 'in_progress');
   const nextOrdinal = (last?.ordinal ?? 0) + 1;
   return {
@@ -72,7 +82,7 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
       arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
       fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
       full_content: true,
-      memory_sources: {},
+      memory_sources: memorySources,
       next_ordinal: nextOrdinal,
       observer: { run_id: run.id, thread_id: run.threadId, state: { children: [], parts: [], request_index: ((run.usageAtSeal as { requests?: number } | null)?.requests ?? 0), threads: [] } },
       position: { attempt: run.attempts, sequence: position },
