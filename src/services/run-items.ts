@@ -103,7 +103,7 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
   // older state of an item than the client already has).
   const seen = streamSequence(position);
   await getRun(deps.db, actor, runId);
-  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string } | { type: 'catch_up' };
+  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
   const queue: Event[] = [];
   let notify: (() => void) | null = null;
   const push = (event: Event) => {
@@ -125,9 +125,10 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
   const sent = new Map<number, number>();
   const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
-  // Changes published before this subscription started but not yet written (writes trail the
-  // stream by a few milliseconds) are read back: once shortly after the start, and once more when
-  // the run settles, so nothing falls between the replay and the live feed.
+  // Changes published before this subscription started may not be written yet (writes trail the
+  // stream by a few milliseconds). So the first live changes wait until the database has caught up:
+  // replay, a pause longer than the writer's delay, replay again, then live changes in order. A
+  // client therefore never gets a change before an earlier one, and `position` is a safe resume point.
   async function* fromDatabase(): AsyncGenerator<ItemView> {
     for (const row of await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })) {
       const item = { ...row, contentRefs: publicRefs(row.contentRefs) };
@@ -136,17 +137,16 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
       yield item;
     }
   }
-  let catchUp: NodeJS.Timeout | null = setTimeout(() => push({ type: 'catch_up' }), CATCH_UP_MS);
   try {
     yield* fromDatabase();
+    if (!settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status)) {
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
+      yield* fromDatabase();
+    }
     let done = settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status);
     for (;;) {
       while (queue.length) {
         const event = queue.shift()!;
-        if (event.type === 'catch_up') {
-          yield* fromDatabase();
-          continue;
-        }
         if (event.type === 'run') {
           if (settled(event.status)) done = true;
           continue;
@@ -164,8 +164,6 @@ export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, a
       notify = null;
     }
   } finally {
-    if (catchUp) clearTimeout(catchUp);
-    catchUp = null;
     closed = true;
     await itemFeed.return?.();
     await runFeed.return?.();
