@@ -51,10 +51,14 @@ export async function transition(
   if (!canMove(from, to)) throw new IllegalTransition(from, to);
   const now = new Date();
   const sealed = SEALED.has(to) || to === 'waiting';
-  const result = await tx.run.updateMany({
-    where: { id: run.id, status: from, version: run.version },
-    data: { ...data, status: to, version: run.version + 1, updatedAt: now, ...(sealed ? { sealedAt: now } : {}) },
-  });
-  if (result.count === 0) return null;
-  return tx.run.findUniqueOrThrow({ where: { id: run.id } });
+  // One statement: update-and-return only if the run is still in `from` at `version`.
+  return tx.run
+    .update({
+      where: { id: run.id, status: from, version: run.version },
+      data: { ...(data as Prisma.RunUpdateInput), status: to, version: run.version + 1, updatedAt: now, ...(sealed ? { sealedAt: now } : {}) },
+    })
+    .catch((error: { code?: string }) => {
+      if (error.code === 'P2025') return null;
+      throw error;
+    });
 }

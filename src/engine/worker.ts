@@ -124,7 +124,8 @@ export class WorkerPool {
         .updateMany({ where: { id: run.id, leaseOwner: this.id, status: 'running' }, data: { leaseExpiresAt: new Date(Date.now() + this.leaseMs) } })
         .catch((error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'));
     }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
-    const lastOrdinal = (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
+    // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
+    const lastOrdinal = run.attempts <= 1 ? 0 : (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
     const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
     if (run.attempts > 1) items.adoptStale(await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
     try {

@@ -156,6 +156,8 @@ export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: strin
  * Called by workers; safe to call concurrently (the thread row lock decides).
  */
 export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
+  // Most runs end with nothing queued: one cheap read avoids the locking transaction.
+  if (!(await deps.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
   const run = await deps.db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
     if (await activeRun(tx, threadId)) return null;

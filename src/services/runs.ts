@@ -90,19 +90,26 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   const created = await deps.db.$transaction(async (tx) => {
     const agent = await agentForNewRun(tx, actor, input.agentId);
     const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
-    const revision = await getRevision(AGENTS, { ...deps, db: tx as never }, actor, agent.id, revisionId);
+    const revision = await tx.agentRevision.findUnique({ where: { id: revisionId } });
+    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== actor.workspaceId) throw notFound('agent revision', revisionId);
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
     if (options.overrides) await checkConfigReferences(tx, actor, effective as never, 'options.overrides');
     await assertModelUsable(tx, actor.workspaceId, effective.model);
-    let thread = input.threadId ? await getThread({ db: tx }, actor, input.threadId) : await createThreadRow(tx, actor, { sessionId: input.sessionId });
-    if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
-    // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
-    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${thread.id} FOR UPDATE`;
-    thread = await tx.thread.findUniqueOrThrow({ where: { id: thread.id } });
-    const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: ACTIVE } }, select: { id: true } });
-    if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
+    let thread;
+    if (input.threadId) {
+      await getThread({ db: tx }, actor, input.threadId);
+      // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
+      await tx.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
+      thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
+      if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
+      const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: ACTIVE } }, select: { id: true } });
+      if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
+    } else {
+      // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
+      thread = await createThreadRow(tx, actor, { sessionId: input.sessionId });
+    }
     const run = await insertRun(tx, actor, { agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId), thread, input: message, options, labels, trigger: 'input', lineage: 'root' });
-    return { run, thread: await tx.thread.findUniqueOrThrow({ where: { id: thread.id } }) };
+    return { run, thread: { ...thread, lastInboxPosition: thread.lastInboxPosition + 1, currentRunId: run.id, lastRunId: run.id } };
   });
   deps.events.publish('runAccepted', { runId: created.run.id });
   void requestId;
