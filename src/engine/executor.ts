@@ -13,7 +13,7 @@ import { isAppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream, type RunItemState } from './items.js';
-import { resolveModel } from './models.js';
+import { callSettings, resolveModel } from './models.js';
 import { transition } from './state-machine.js';
 import { takeSteerEntries } from '../services/inbox.js';
 import { memoryTools, recall, resolveMounts } from './memory-tools.js';
@@ -187,7 +187,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     const recallText = recalled.filter((r) => r.records.length).map((r) => `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`).join('\n\n');
     const system = [config.instructions, recallText, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
     // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
-    const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0, onError: () => undefined });
+    const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0, onError: () => undefined, ...callSettings(model.settings) });
     let text = '';
     let textItem: RunItemState | null = null;
     let reasoningItem: RunItemState | null = null;

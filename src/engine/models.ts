@@ -9,6 +9,19 @@ export interface ResolvedModel {
   key: string;
   model: LanguageModelV2;
   providerType: string;
+  /** The model's settings merged with the agent's model_settings (the agent's win). */
+  settings: Record<string, unknown>;
+}
+
+/** The generic sampling settings every model API takes, in the AI SDK's names. */
+export function callSettings(settings: Record<string, unknown>) {
+  const number = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+  return {
+    temperature: number(settings.temperature),
+    topP: number(settings.top_p),
+    maxOutputTokens: number(settings.max_output_tokens),
+    stopSequences: Array.isArray(settings.stop) ? (settings.stop as unknown[]).filter((s): s is string => typeof s === 'string') : undefined,
+  };
 }
 
 export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
@@ -20,5 +33,5 @@ export async function resolveModel(deps: Deps, workspaceId: string, key: string,
   const usable = providerForUse(deps, provider);
   if (!usable.type.languageModel) throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
-  return { key, providerType: provider.type, model: usable.type.languageModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model, merged) };
+  return { key, providerType: provider.type, settings: merged, model: usable.type.languageModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model, merged) };
 }

@@ -3,7 +3,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX } from '../lib/crypto.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Prisma } from '../db.js';
 import { recordAudit } from './audit.js';
@@ -125,8 +125,4 @@ export async function bootstrapIfEmpty(deps: Deps): Promise<{ workspaceId: strin
   const keyFile = join(deps.config.dataDir, 'bootstrap-api-key');
   writeFileSync(keyFile, `${result.apiKey}\n`, { mode: 0o600 });
   return { ...result, keyFile };
-}
-
-export function assertNever(value: never): never {
-  throw new AppError('internal', `unexpected ${String(value)}`);
 }

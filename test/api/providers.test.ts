@@ -199,7 +199,7 @@ describe('runs through the real adapters', () => {
       const s = server();
       const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type, name: label, config: { base_url: `${s.url}/v1` }, credential: { api_key: s.apiKey } } })).body;
       const key = `${type.replace('_', '-')}-loop`;
-      await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.id, provider_model: 'loop-model' } });
+      await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.id, provider_model: 'loop-model', settings: { temperature: 0.25, max_output_tokens: 321 } } });
       const agent = (await t.rest('POST', '/api/v1/agents', {
         body: { name: label, config: { model: key, instructions: 'Be brief.', client_tools: [{ name: 'get_weather', description: 'Weather for a city', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] } },
       })).body;
@@ -209,7 +209,8 @@ describe('runs through the real adapters', () => {
       const waiting = await settle(run.id);
       expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'client_tool', pending: { calls: [{ tool_call_id: 'call_w1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] } });
       const first = s.requests.find((r) => r.path === path)!;
-      expect(first.body).toMatchObject({ model: 'loop-model', stream: true });
+      expect(first.body).toMatchObject({ model: 'loop-model', stream: true, temperature: 0.25 });
+      expect(first.body.max_tokens).toBe(321);
       expect(JSON.stringify(first.body.tools)).toContain('get_weather');
       expect(JSON.stringify(first.body)).toContain('Weather in Oslo?');
       expect(JSON.stringify(first.body)).toContain('Be brief.');
