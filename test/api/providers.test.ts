@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { settleRun } from '../helpers/runs.js';
 import { startAnthropicServer, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 
@@ -25,14 +26,7 @@ afterAll(async () => {
   await anthropic.close();
 });
 
-async function settle(runId: string) {
-  for (let i = 0; i < 750; i++) {
-    const run = (await t.rest('GET', `/api/v1/runs/${runId}`)).body;
-    if (['completed', 'failed', 'cancelled', 'waiting'].includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('run did not settle');
-}
+const settle = (runId: string, statuses?: string[]) => settleRun(t, runId, statuses);
 
 describe('provider types', () => {
   it('describe every kind with schemas; unknown kind → 404', async () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
+import { settleRun } from '../helpers/runs.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,14 +14,7 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function settle(runId: string) {
-  for (let i = 0; i < 500; i++) {
-    const run = (await t.rest('GET', `/api/v1/runs/${runId}`)).body;
-    if (['completed', 'failed', 'cancelled', 'waiting'].includes(run.status)) return run;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('run did not settle');
-}
+const settle = (runId: string, statuses?: string[]) => settleRun(t, runId, statuses);
 
 describe('memory mounts', () => {
   it('recall, search and write with provenance', async () => {

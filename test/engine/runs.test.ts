@@ -5,6 +5,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
+import { settleRun } from '../helpers/runs.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,15 +30,7 @@ async function startRun(agentId: string, body: Record<string, unknown> = {}) {
   return response.body as { id: string; thread_id: string };
 }
 
-async function settle(runId: string, statuses = ['completed', 'failed', 'cancelled', 'waiting']) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const run = (await t.rest('GET', `/api/v1/runs/${runId}`)).body;
-    if (statuses.includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${run.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
-}
+const settle = (runId: string, statuses?: string[]) => settleRun(t, runId, statuses);
 
 const script = (...turns: unknown[][]) => ({ model_settings: { script: turns } });
 
