@@ -158,13 +158,14 @@ describe('runs', () => {
     const { body: run } = await start();
     const calls: [string, string, unknown?][] = [
       ['GET', `/api/v1/runs/${run.id}`], ['PATCH', `/api/v1/runs/${run.id}`, { labels: {} }], ['POST', `/api/v1/runs/${run.id}/cancel`],
-      ['GET', `/api/v1/runs/${run.id}/lineage`], ['GET', `/api/v1/runs/${run.id}/agent`], ['GET', `/api/v1/threads/${run.thread_id}`],
+      ['GET', `/api/v1/runs/${run.id}/lineage`], ['GET', `/api/v1/runs/${run.id}/agent`], ['GET', `/api/v1/runs/${run.id}/items`],
+      ['POST', `/api/v1/runs/${run.id}/resume`, { calls: {} }], ['POST', `/api/v1/runs/${run.id}/fork`, { payload: input }], ['GET', `/api/v1/threads/${run.thread_id}`],
       ['PATCH', `/api/v1/threads/${run.thread_id}`, { labels: {} }], ['POST', `/api/v1/threads/${run.thread_id}/archive`],
       ['GET', `/api/v1/sessions/${run.session_id}`], ['PATCH', `/api/v1/sessions/${run.session_id}`, { title: 'x' }],
       ['POST', '/api/v1/runs', { agent_id: agent.id, input }], ['POST', '/api/v1/threads', { session_id: run.session_id }],
     ];
     for (const [method, path, body] of calls) {
-      const response = await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*' }, body });
+      const response = await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*', 'idempotency-key': 'k' }, body });
       expect(response.status, `${method} ${path}`).toBe(404);
     }
     for (const query of ['', `?thread_id=${run.thread_id}`, `?agent_id=${agent.id}`]) {
