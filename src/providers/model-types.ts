@@ -6,6 +6,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createAzure } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createScriptedModel, type ScriptSettings } from '../engine/scripted-model.js';
+import { createHashEmbeddingModel } from '../engine/hash-embeddings.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema } from './registry.js';
 
@@ -28,6 +29,7 @@ registerProviderType({
   modelApis: [{ api: 'scripted', settingsSchema: { type: 'object', properties: { script: { type: 'array' }, after_script: { enum: ['echo', 'repeat_last'] } } } }],
   probe: async () => ({ status: 'succeeded' }),
   languageModel: (_ctx, model, settings) => createScriptedModel(model.providerModel, settings as ScriptSettings),
+  embeddingModel: (_ctx, model) => createHashEmbeddingModel(model.providerModel),
 });
 
 registerProviderType({
@@ -40,6 +42,7 @@ registerProviderType({
     const provider = createOpenAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, organization: ctx.config.organization as string | undefined, project: ctx.config.project as string | undefined, headers: ctx.extraHeaders });
     return model.api === 'chat' ? provider.chat(model.providerModel) : provider.responses(model.providerModel);
   },
+  embeddingModel: (ctx, model) => createOpenAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, headers: ctx.extraHeaders }).textEmbeddingModel(model.providerModel),
 });
 
 registerProviderType({
@@ -50,6 +53,7 @@ registerProviderType({
   modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
   probe: (ctx) => probeGet(`${trimSlash(String(ctx.config.base_url))}/models`, { ...(ctx.credential?.api_key ? { authorization: `Bearer ${key(ctx.credential)}` } : {}), ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]),
   languageModel: (ctx, model) => createOpenAICompatible({ name: 'openai_compatible', baseURL: String(ctx.config.base_url), apiKey: ctx.credential?.api_key as string | undefined, headers: ctx.extraHeaders }).chatModel(model.providerModel),
+  embeddingModel: (ctx, model) => createOpenAICompatible({ name: 'openai_compatible', baseURL: String(ctx.config.base_url), apiKey: ctx.credential?.api_key as string | undefined, headers: ctx.extraHeaders }).textEmbeddingModel(model.providerModel),
 });
 
 registerProviderType({
@@ -68,6 +72,7 @@ registerProviderType({
   modelApis: [{ api: 'generate_content', settingsSchema: commonSettings }],
   probe: (ctx) => probeGet(`${trimSlash(String(ctx.config.base_url ?? 'https://generativelanguage.googleapis.com/v1beta'))}/models?pageSize=1`, { 'x-goog-api-key': key(ctx.credential), ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]),
   languageModel: (ctx, model) => createGoogleGenerativeAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, headers: ctx.extraHeaders })(model.providerModel),
+  embeddingModel: (ctx, model) => createGoogleGenerativeAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, headers: ctx.extraHeaders }).textEmbedding(model.providerModel),
 });
 
 registerProviderType({

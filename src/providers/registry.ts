@@ -1,7 +1,7 @@
 // The provider type registry: every installed type of the five kinds, with the JSON Schemas of its
 // configuration and credential, and what it offers (model APIs, web operations, environment
 // capabilities). Types are lowercase vendor-named identifiers.
-import type { LanguageModelV2 } from '@ai-sdk/provider';
+import type { EmbeddingModelV2, LanguageModelV2 } from '@ai-sdk/provider';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -43,6 +43,8 @@ export interface ProviderType {
   probe?: (ctx: ProviderContext) => Promise<ProbeResult>;
   /** Model types: an AI SDK language model for a model of this provider. */
   languageModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string; api: string }, settings: Record<string, unknown>) => LanguageModelV2;
+  /** Model types that embed text (memories with an embedding model). */
+  embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV2<string>;
 }
 
 const registry = new Map<string, ProviderType>();
@@ -70,6 +72,7 @@ export function describeType(t: ProviderType) {
     credential_required: t.credentialRequired,
     ...(t.setupUrl ? { setup_url: t.setupUrl } : {}),
     test_supported: Boolean(t.probe),
+    ...(t.kind === 'model' ? { embeddings_supported: Boolean(t.embeddingModel) } : {}),
     ...(t.modelApis ? { model_apis: t.modelApis.map((api) => ({ api: api.api, settings_schema: api.settingsSchema })) } : {}),
     ...(t.operations ? { operations: t.operations } : {}),
     ...(t.environment

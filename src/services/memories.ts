@@ -11,6 +11,10 @@ import { recordAudit } from './audit.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
+import { embed } from 'ai';
+import { VectorIndexCache, topK } from '../lib/vector-index.js';
+import { providerForUse } from './providers.js';
+import { providerType } from '../providers/index.js';
 
 type Tx = Prisma.TransactionClient;
 const MAX_TEXT = 100_000;
@@ -57,10 +61,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
       if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${JSON.stringify(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(tx, actor);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
-    if (input.embeddingModel) {
-      const model = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.embeddingModel } } });
-      if (!model) throw new AppError('not_found', `model ${JSON.stringify(input.embeddingModel)} not found`, { field: 'embedding_model' });
-    }
+    if (input.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, input.embeddingModel);
     const id = newId('memory');
     const row = await tx.memory.create({
       data: {
@@ -99,9 +100,41 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
-    if (patch.embeddingModel !== undefined) data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
+    if (patch.embeddingModel !== undefined) {
+      if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
+      data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
+    }
     return changeVersioned({ tx, actor, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
   });
+}
+
+// ── embeddings ──
+
+const vectorIndexes = new WeakMap<object, VectorIndexCache>();
+
+/** The memory's embedding model, when it has one (AI SDK embedding model of the model's provider). */
+async function embedderFor(deps: Deps, memory: Memory) {
+  const key = (memory.config as { embedding_model?: string }).embedding_model;
+  if (!key) return null;
+  const model = await deps.db.model.findUnique({ where: { workspaceId_key: { workspaceId: memory.workspaceId, key } } });
+  if (!model) throw new AppError('failed_precondition', `the embedding model ${JSON.stringify(key)} is gone`);
+  const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: model.providerId } });
+  const usable = providerForUse(deps, provider);
+  if (!model.enabled) throw new AppError('disabled', `the embedding model ${JSON.stringify(key)} is disabled`);
+  if (!usable.type.embeddingModel) throw new AppError('failed_precondition', `provider type ${provider.type} does not embed text`);
+  const embeddingModel = usable.type.embeddingModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model);
+  return async (text: string) => {
+    const { embedding } = await embed({ model: embeddingModel, value: text, maxRetries: 1 });
+    const norm = Math.hypot(...embedding) || 1;
+    return embedding.map((value) => value / norm);
+  };
+}
+
+async function checkEmbeddingModel(tx: Tx, workspaceId: string, key: string) {
+  const model = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
+  if (!model) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`, { field: 'embedding_model' });
+  const provider = await tx.provider.findUniqueOrThrow({ where: { id: model.providerId } });
+  if (!providerType('model', provider.type)?.embeddingModel) throw invalidArgument(`provider type ${provider.type} does not embed text`, 'embedding_model');
 }
 
 // ── records (the built-in provider; other providers plug in behind the same functions) ──
@@ -169,13 +202,15 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
   if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
   const stamp = writerStamp(writer ?? { principalId: actor.principalId });
   const stampJson = JSON.stringify(stamp);
+  const embedder = await embedderFor(deps, memory);
+  const embedding = embedder ? await embedder(value) : [];
   // One statement: concurrent writers of one id serialise on its row and the last one wins; the
   // `created` provenance stays, `last_write` moves.
   const [row] = await deps.db.$queryRaw<{ id: string; text: string; updated_at: Date; provenance: unknown }[]>`
-    INSERT INTO memory_records (provider_id, namespace, id, workspace_id, text, provenance, created_at, updated_at)
-    VALUES (${memory.providerId}, ${memory.namespace}, ${id}, ${memory.workspaceId}, ${value},
+    INSERT INTO memory_records (provider_id, namespace, id, workspace_id, text, embedding, provenance, created_at, updated_at)
+    VALUES (${memory.providerId}, ${memory.namespace}, ${id}, ${memory.workspaceId}, ${value}, ${embedding}::real[],
       jsonb_build_object('created', ${stampJson}::jsonb, 'last_write', ${stampJson}::jsonb, 'created_text_digest', ${canonicalize(value)}::text), now(), now())
-    ON CONFLICT (provider_id, namespace, id) DO UPDATE SET text = EXCLUDED.text, updated_at = now(),
+    ON CONFLICT (provider_id, namespace, id) DO UPDATE SET text = EXCLUDED.text, embedding = EXCLUDED.embedding, updated_at = now(),
       provenance = memory_records.provenance || jsonb_build_object('last_write', ${stampJson}::jsonb)
     RETURNING id, text, updated_at, provenance`;
   return view({ id: row!.id, text: row!.text, updatedAt: row!.updated_at, provenance: row!.provenance });
@@ -187,18 +222,42 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
   const limit = pageSize(args.limit, { default: 10, max: 100 });
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
-  // Hybrid lexical score in [0, 1]: full-text rank (normalised rank/(rank+1)) and trigram similarity
-  // for short or misspelled queries — whichever says more.
-  const rows = await deps.db.$queryRaw<{ id: string; text: string; updated_at: Date; provenance: unknown; score: number }[]>`
-    SELECT id, text, updated_at, provenance,
-      greatest(ts_rank_cd(to_tsvector('simple', text), plainto_tsquery('simple', ${args.query}), 32), word_similarity(${args.query}, text)) AS score
+  const candidates = limit * 4;
+  // Lexical score in [0, 1]: full-text rank (normalised rank/(rank+1)) and trigram similarity for
+  // short or misspelled queries — whichever says more.
+  const lexical = await deps.db.$queryRaw<{ id: string; score: number }[]>`
+    SELECT id, greatest(ts_rank_cd(to_tsvector('simple', text), plainto_tsquery('simple', ${args.query}), 32), word_similarity(${args.query}, text)) AS score
     FROM memory_records
     WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}
       AND (to_tsvector('simple', text) @@ plainto_tsquery('simple', ${args.query}) OR ${args.query} <% text)
     ORDER BY score DESC, id
-    LIMIT ${limit}`;
+    LIMIT ${candidates}`;
+  const scores = new Map<string, number>(lexical.map((row) => [row.id, Number(row.score)]));
+  const embedder = await embedderFor(deps, memory);
+  if (embedder) {
+    // Hybrid: exact cosine over the memory's vectors (in-process index), fused with the lexical
+    // score as their mean, cosine clamped to [0, 1].
+    const [freshness] = await deps.db.$queryRaw<{ count: number; latest: Date | null }[]>`
+      SELECT count(*)::int AS count, max(updated_at) AS latest FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
+    let cache = vectorIndexes.get(deps);
+    if (!cache) vectorIndexes.set(deps, (cache = new VectorIndexCache()));
+    const index = await cache.get(`${memory.providerId}:${memory.namespace}`, `${freshness?.count ?? 0}:${freshness?.latest ? new Date(freshness.latest).toISOString() : ''}`, () =>
+      deps.db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace }, select: { id: true, embedding: true } }),
+    );
+    const vector = topK(index, await embedder(args.query), candidates);
+    const fused = new Map<string, number>();
+    for (const id of new Set([...scores.keys(), ...vector.map((v) => v.id)])) {
+      const cosine = Math.max(0, vector.find((v) => v.id === id)?.cosine ?? 0);
+      fused.set(id, ((scores.get(id) ?? 0) + cosine) / 2);
+    }
+    scores.clear();
+    for (const [id, score] of fused) scores.set(id, score);
+  }
+  const best = [...scores.entries()].filter(([, score]) => score >= minScore).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+  const rows = await deps.db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace, id: { in: best.map(([id]) => id) } } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
   return {
-    items: rows.filter((row) => row.score >= minScore).map((row) => view({ id: row.id, text: row.text, updatedAt: row.updated_at, provenance: row.provenance }, Math.round(row.score * 10_000) / 10_000)),
+    items: best.filter(([id]) => byId.has(id)).map(([id, score]) => view(byId.get(id)!, Math.round(score * 10_000) / 10_000)),
     nextCursor: null,
   };
 }

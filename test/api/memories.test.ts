@@ -89,6 +89,32 @@ describe('records', () => {
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'x', min_score: 2 } })).status).toBe(400);
   });
 
+  it('with an embedding model: records are embedded and search fuses vector and lexical scores', async () => {
+    const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'dev' } })).body;
+    await t.rest('POST', '/api/v1/models', { body: { key: 'embedder', provider_id: provider.id, provider_model: 'hash-256' } });
+    const created = await t.rest('POST', '/api/v1/memories', { body: { name: 'Vectors', embedding_model: 'embedder' } });
+    expect(created.status).toBe(201);
+    expect(created.body.embedding_model).toBe('embedder');
+    const m = created.body;
+    const texts = ['Nightly PostgreSQL backups are kept for thirty days', 'Lunch is served at noon in the cafeteria', 'Restoring databases from backups takes an hour'];
+    for (const text of texts) await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } });
+    const stored = await t.app.deps.db.memoryRecord.findMany({ where: { namespace: m.id }, select: { embedding: true } });
+    expect(stored.every((row) => row.embedding.length === 256)).toBe(true);
+    const result = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } })).body.items as { text: string; score: number }[];
+    expect(result[0]!.text).toBe(texts[0]);
+    expect(result.map((r) => r.text)).not.toContain(texts[1]);
+    expect([...result].sort((a, b) => b.score - a.score)).toEqual(result);
+    // A later write is seen by the next search (the in-process vector index follows the table).
+    await t.rest('PUT', `/api/v1/memories/${m.id}/records/late`, { body: { text: 'PostgreSQL backup retention policy: thirty days' } });
+    const again = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } })).body.items;
+    expect(again[0].id).toBe('late');
+    // Embedding models must exist and be able to embed.
+    const anthropic = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'anthropic', name: 'a', credential: { api_key: 'k' } } })).body;
+    await t.rest('POST', '/api/v1/models', { body: { key: 'claude', provider_id: anthropic.id, provider_model: 'claude' } });
+    expect((await t.rest('POST', '/api/v1/memories', { body: { name: 'x', embedding_model: 'claude' } })).status).toBe(400);
+    expect((await t.rest('POST', '/api/v1/memories', { body: { name: 'x', embedding_model: 'nope' } })).status).toBe(404);
+  });
+
   it('stay in their workspace, and need write to change', async () => {
     const m = (await memory()).body;
     const record = (await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'secret plan' } })).body;
