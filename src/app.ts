@@ -15,6 +15,8 @@ import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
+import { PgListener } from './lib/pg-listener.js';
+import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-cache.js';
 import { registerLocalEnvironmentType } from './providers/index.js';
 import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { vapidKeys } from './support/push.js';
@@ -98,6 +100,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);
   const yoga = createYogaServer(deps);
+  // Remembered credentials are forgotten when any process changes one (see credential-cache.ts).
+  const listener = new PgListener(database.url, logger).on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps));
   const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, databaseUrl: database.url, leaseMs: config.runLeaseMs }) : null;
 
   const app = express();
@@ -173,6 +177,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      await listener.start();
       await workers?.start();
       // The listener status (GET /api/status) reports the in-process workers.
       supportRuntime(deps).runWorkers = config.runWorkers;
@@ -182,6 +187,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     },
     async stop() {
       await workers?.stop();
+      await listener.stop();
       stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();
       if (server) {

@@ -14,7 +14,9 @@ import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream, type RunItemState } from './items.js';
 import { callSettings, resolveModel } from './models.js';
-import { transition } from './state-machine.js';
+import { canMove } from './state-machine.js';
+import { Prisma as PrismaSql } from '../generated/prisma/client.js';
+import { RUN_COLUMNS } from '../storage/columns.js';
 import { takeSteerEntries } from '../services/inbox.js';
 import { memoryTools, recall, resolveMounts } from './memory-tools.js';
 
@@ -104,6 +106,21 @@ export interface ExecutionContext {
   attempt: number;
   signal: AbortSignal;
   items: RunItemStream;
+  /** The thread's committed history when the run was claimed (read again when absent). */
+  history?: ModelMessage[];
+}
+
+// Revisions never change once published: their configurations are kept by id.
+const revisionConfigs = new Map<string, Record<string, unknown>>();
+const MAX_CACHED_REVISIONS = 2_000;
+
+async function revisionConfig(deps: Deps, revisionId: string): Promise<Record<string, unknown>> {
+  const cached = revisionConfigs.get(revisionId);
+  if (cached) return cached;
+  const revision = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
+  if (revisionConfigs.size >= MAX_CACHED_REVISIONS) revisionConfigs.delete(revisionConfigs.keys().next().value!);
+  revisionConfigs.set(revisionId, revision.config as Record<string, unknown>);
+  return revision.config as Record<string, unknown>;
 }
 
 /**
@@ -137,11 +154,9 @@ export function startingMessages(run: Run, history: ModelMessage[], parentPendin
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: Outcome; newMessages: ModelMessage[]; usage: { requests: number; input_tokens: number; output_tokens: number } }> {
   const { deps, run, signal, items } = ctx;
-  const revision = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
   const options = run.options as RunOptions;
-  const config = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as unknown as AgentConfig;
-  const thread = await deps.db.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-  const history = (thread.messageHistory as unknown as ModelMessage[]) ?? [];
+  const config = applyOverrides(await revisionConfig(deps, run.agentRevisionId), options.overrides) as unknown as AgentConfig;
+  const history = ctx.history ?? ((await deps.db.thread.findUniqueOrThrow({ where: { id: run.threadId }, select: { messageHistory: true } })).messageHistory as unknown as ModelMessage[]) ?? [];
   const parent = run.parentRunId ? await deps.db.run.findUnique({ where: { id: run.parentRunId } }) : null;
   const { messages: start, forwardedCalls } = startingMessages(run, history, parent ? (parent.pending as never) : null);
   const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
@@ -325,38 +340,49 @@ export function isTransient(error: unknown): boolean {
   return code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
 }
 
-/** Seals the attempt's outcome in one transaction: status, output, pending, usage, thread history. */
-export async function sealRun(deps: Deps, run: Run, outcome: Exclude<Outcome, { kind: 'retry' }>, newMessages: ModelMessage[], usage: Record<string, number>, items: RunItemStream) {
-  await items.flush();
-  return deps.db.$transaction(async (tx: Prisma.TransactionClient) => {
-    const current = await tx.run.findUniqueOrThrow({ where: { id: run.id } });
-    const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-    const history = thread.messageHistory as unknown as ModelMessage[];
-    // Committed history grows only with what completed or waiting runs produced; checkpoint_seq
-    // records where this run's history ends (fork continues from there).
-    const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
-    const checkpointSeq = commit ? history.length + newMessages.length : history.length;
-    const base = { usageAtSeal: usage as Prisma.InputJsonValue, leaseOwner: null, leaseExpiresAt: null, checkpointSeq };
-    let sealed: Run | null;
-    if (outcome.kind === 'completed') sealed = await transition(tx, current, 'completed', { ...base, output: outcome.output as Prisma.InputJsonValue, pending: { approvals: [], calls: [] } });
-    else if (outcome.kind === 'waiting') sealed = await transition(tx, current, 'waiting', { ...base, waitReason: outcome.reason, pending: { approvals: outcome.approvals, calls: outcome.calls } as unknown as Prisma.InputJsonValue });
-    else if (outcome.kind === 'cancelled') sealed = await transition(tx, current, 'cancelled', { ...base, failure: { code: 'cancelled', message: 'the run was cancelled' } });
-    else sealed = await transition(tx, current, 'failed', { ...base, failure: { code: outcome.code, message: outcome.message } });
-    if (!sealed) return null;
-    await tx.thread.update({
-      where: { id: thread.id },
-      data: {
-        ...(commit ? { messageHistory: [...history, ...newMessages] as unknown as Prisma.InputJsonValue } : {}),
-        ...(thread.currentRunId === run.id ? { currentRunId: null } : {}),
-      },
-    });
-    const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
-    const now = new Date();
-    await tx.inboxEntry.updateMany({ where: { assignedRunId: run.id, finishedAt: null, status: { not: 'incorporated' } }, data: { status: entryStatus, finishedAt: now, ...(outcome.kind === 'failed' ? { failure: { code: outcome.code, message: outcome.message } } : {}) } });
-    // Steered entries keep saying they were incorporated; they finish with the run.
-    await tx.inboxEntry.updateMany({ where: { assignedRunId: run.id, finishedAt: null, status: 'incorporated' }, data: { finishedAt: now } });
-    return sealed;
-  });
+/**
+ * Seals the attempt's outcome in one statement: the last run items, the run's status with output,
+ * pending, usage and checkpoint, the thread's committed history and current run, and the inbox
+ * entries the run carried. Only the attempt that holds the run can seal it (a worker whose run was
+ * taken over finds nothing to seal and gets null). Also tells whether the thread has pending
+ * entries waiting to become its next run.
+ */
+export async function sealRun(deps: Deps, run: Run, outcome: Exclude<Outcome, { kind: 'retry' }>, newMessages: ModelMessage[], usage: Record<string, number>, items: RunItemStream): Promise<(Run & { threadHasPending: boolean }) | null> {
+  const to = outcome.kind === 'completed' ? 'completed' : outcome.kind === 'waiting' ? 'waiting' : outcome.kind === 'cancelled' ? 'cancelled' : 'failed';
+  if (!canMove('running', to)) throw new Error(`a running run cannot become ${to}`);
+  // Committed history grows only with what completed or waiting runs produced; checkpoint_seq
+  // records where this run's history ends (fork continues from there).
+  const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
+  const failure = outcome.kind === 'failed' ? { code: outcome.code, message: outcome.message } : outcome.kind === 'cancelled' ? { code: 'cancelled', message: 'the run was cancelled' } : null;
+  const pending = outcome.kind === 'waiting' ? { approvals: outcome.approvals, calls: outcome.calls } : { approvals: [], calls: [] };
+  const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+  const itemsWrite = await items.drain();
+  const rows = await deps.db.$queryRaw<(Run & { threadHasPending: boolean })[]>`
+    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} sealed AS (
+      UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
+        usage_at_seal = ${json(usage)}::jsonb, pending = ${json(pending)}::jsonb,
+        output = ${outcome.kind === 'completed' ? json(outcome.output ?? null) ?? 'null' : null}::jsonb,
+        wait_reason = ${outcome.kind === 'waiting' ? outcome.reason : null}, failure = ${json(failure)}::jsonb,
+        checkpoint_seq = (SELECT jsonb_array_length(t.message_history) FROM threads t WHERE t.id = runs.thread_id) + ${commit ? newMessages.length : 0}::int
+      WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}
+      RETURNING *
+    ), thread AS (
+      UPDATE threads SET
+        message_history = CASE WHEN ${commit} THEN message_history || ${JSON.stringify(newMessages)}::jsonb ELSE message_history END,
+        current_run_id = CASE WHEN current_run_id = ${run.id} THEN NULL ELSE current_run_id END
+      WHERE id = (SELECT thread_id FROM sealed)
+    ), entries AS (
+      -- Steered entries keep saying they were incorporated; they finish with the run.
+      UPDATE inbox_entries SET finished_at = now(),
+        status = CASE WHEN status = 'incorporated' THEN status ELSE ${entryStatus} END,
+        failure = CASE WHEN status = 'incorporated' THEN failure ELSE coalesce(${outcome.kind === 'failed' ? json(failure) : null}::jsonb, failure) END
+      WHERE assigned_run_id = ${run.id} AND finished_at IS NULL AND EXISTS (SELECT 1 FROM sealed)
+    )
+    SELECT ${RUN_COLUMNS},
+      EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending"
+    FROM sealed`;
+  return rows[0] ?? null;
 }
 
 export function describeError(error: unknown): string {

@@ -4,7 +4,7 @@
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
-import type { Prisma } from '../db.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 
@@ -36,7 +36,6 @@ export class RunItemStream {
   private counter = 0;
   private readonly items = new Map<number, RunItemState>();
   private readonly dirty = new Set<number>();
-  private readonly persisted = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -119,7 +118,6 @@ export class RunItemStream {
         contentRefs: (row.contentRefs as Record<string, unknown>) ?? {}, firstStreamId: row.firstStreamId ?? '', lastStreamId: '', startedAt: row.startedAt, endedAt: null,
       };
       this.items.set(item.ordinal, item);
-      this.persisted.add(item.ordinal);
       this.complete(item, { interrupted: true }, 'failed');
     }
   }
@@ -130,30 +128,43 @@ export class RunItemStream {
 
   /** Writes every changed item; resolves when the database has them. */
   flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const statement = this.takeBatch();
+      if (statement) await this.deps.db.$executeRaw`${statement}`;
+    });
+    return this.flushing;
+  }
+
+  /**
+   * Waits for earlier flushes, then hands over the changed items as one upsert statement (or null)
+   * for the caller to run — the seal runs it inside its own statement, so items and the status
+   * that follows them commit together.
+   */
+  async drain(): Promise<Prisma.Sql | null> {
+    await this.flushing;
+    return this.takeBatch();
+  }
+
+  private takeBatch(): Prisma.Sql | null {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    this.flushing = this.flushing.then(async () => {
-      if (this.dirty.size === 0) return;
-      const batch = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
-      this.dirty.clear();
-      const row = (item: RunItemState) => ({
-        kind: item.kind, state: item.state, content: item.content as Prisma.InputJsonValue, contentRefs: item.contentRefs as Prisma.InputJsonValue,
-        firstStreamId: item.firstStreamId, lastStreamId: item.lastStreamId, startedAt: item.startedAt, endedAt: item.endedAt,
-      });
-      const fresh = batch.filter((item) => !this.persisted.has(item.ordinal));
-      const known = batch.filter((item) => this.persisted.has(item.ordinal));
-      await this.deps.db.$transaction([
-        ...(fresh.length
-          ? [this.deps.db.runItem.createMany({ data: fresh.map((item) => ({ id: item.id, runId: item.runId, workspaceId: this.run.workspaceId, ordinal: item.ordinal, ...row(item) })) })]
-          : []),
-        ...known.map((item) => this.deps.db.runItem.update({ where: { runId_ordinal: { runId: item.runId, ordinal: item.ordinal } }, data: row(item) })),
-      ]);
-      for (const item of fresh) this.persisted.add(item.ordinal);
-      // Committed items never change again: forget them.
-      for (const item of batch) if (item.state !== 'in_progress' && !this.dirty.has(item.ordinal)) this.items.delete(item.ordinal);
-    });
-    return this.flushing;
+    if (this.dirty.size === 0) return null;
+    const batch = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
+    this.dirty.clear();
+    // Committed items never change again: forget them.
+    for (const item of batch) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
+    return upsertItems(this.run.workspaceId, batch);
   }
+}
+
+/** One statement writing new items and updating known ones (ordinals are unique per run). */
+export function upsertItems(workspaceId: string, batch: RunItemState[]): Prisma.Sql {
+  const values = batch.map((item) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
+    ${JSON.stringify(item.contentRefs)}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`);
+  return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
+    VALUES ${Prisma.join(values)}
+    ON CONFLICT (run_id, ordinal) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, content = EXCLUDED.content, content_refs = EXCLUDED.content_refs,
+      last_stream_id = EXCLUDED.last_stream_id, ended_at = EXCLUDED.ended_at`;
 }

@@ -4,6 +4,8 @@ import type { LanguageModelV2 } from '@ai-sdk/provider';
 import { AppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { providerForUse } from '../services/providers.js';
+import { Prisma, type Model, type Provider } from '../generated/prisma/client.js';
+import { prefixedColumns, takePrefixed } from '../storage/columns.js';
 
 export interface ResolvedModel {
   key: string;
@@ -25,11 +27,16 @@ export function callSettings(settings: Record<string, unknown>) {
 }
 
 export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
-  const model = await deps.db.model.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
-  if (!model) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  // The model and its provider in one read.
+  const rows = await deps.db.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${prefixedColumns(Prisma.ModelScalarFieldEnum, 'm', 'model')}, ${prefixedColumns(Prisma.ProviderScalarFieldEnum, 'p', 'provider')}
+    FROM models m LEFT JOIN providers p ON p.id = m.provider_id AND p.workspace_id = m.workspace_id
+    WHERE m.workspace_id = ${workspaceId} AND m.key = ${key}`;
+  if (!rows[0]) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  const model = takePrefixed<Model>(rows[0], 'model');
+  const provider = takePrefixed<Provider>(rows[0], 'provider');
   if (!model.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
-  const provider = await deps.db.provider.findUnique({ where: { id: model.providerId } });
-  if (!provider || provider.workspaceId !== workspaceId) throw new AppError('not_found', `the provider of model ${JSON.stringify(key)} is gone`);
+  if (!provider.id) throw new AppError('not_found', `the provider of model ${JSON.stringify(key)} is gone`);
   const usable = providerForUse(deps, provider);
   if (!usable.type.languageModel) throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };

@@ -7,6 +7,8 @@ import pg from 'pg';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../generated/prisma/client.js';
+import type { ModelMessage } from 'ai';
+import { RUN_COLUMNS } from '../storage/columns.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
@@ -90,9 +92,9 @@ export class WorkerPool {
         do {
           this.claimAgain = false;
           while (!this.stopped && this.active.size < this.options.concurrency) {
-            const run = await this.claim();
-            if (!run) break;
-            void this.execute(run);
+            const claimed = await this.claim();
+            if (!claimed) break;
+            void this.execute(claimed.run, claimed.history);
           }
         } while (this.claimAgain && !this.stopped);
       } catch (error) {
@@ -103,20 +105,21 @@ export class WorkerPool {
     })();
   }
 
-  private async claim(): Promise<Run | null> {
+  /** Claims the oldest accepted run; returns it with its thread's committed history. */
+  private async claim(): Promise<{ run: Run; history: ModelMessage[] } | null> {
     const attempt = attemptId();
-    const rows = await this.deps.db.$queryRaw<{ id: string }[]>`
+    const rows = await this.deps.db.$queryRaw<(Run & { threadHistory: ModelMessage[] })[]>`
       UPDATE runs SET status = 'running', lease_owner = ${this.id}, lease_expires_at = now() + make_interval(secs => ${this.leaseMs / 1000}),
         attempts = attempts + 1, current_attempt_id = ${attempt}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
       WHERE id = (SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)
-      RETURNING id`;
+      RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory"`;
     if (rows.length === 0) return null;
-    const run = await this.deps.db.run.findUniqueOrThrow({ where: { id: rows[0]!.id } });
+    const { threadHistory, ...run } = rows[0]!;
     this.deps.events.publish('runChanged', run.id, run);
-    return run;
+    return { run, history: threadHistory ?? [] };
   }
 
-  private async execute(run: Run) {
+  private async execute(run: Run, history: ModelMessage[]) {
     const controller = new AbortController();
     this.active.set(run.id, controller);
     const heartbeat = setInterval(() => {
@@ -133,7 +136,7 @@ export class WorkerPool {
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       let result;
       try {
-        result = await executeAttempt({ deps: this.deps, run, attempt: run.attempts, signal: controller.signal, items });
+        result = await executeAttempt({ deps: this.deps, run, attempt: run.attempts, signal: controller.signal, items, history });
       } catch (error) {
         for (const open of items.openItems()) items.complete(open, {}, 'failed');
         if (controller.signal.aborted && this.stopped) {
@@ -158,10 +161,11 @@ export class WorkerPool {
       if (outcome.kind === 'retry') return;
       const sealed = await sealRun(this.deps, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, items);
       if (sealed) {
-        this.deps.events.publish('runChanged', sealed.id, sealed);
-        this.notify(sealed);
+        const { threadHasPending, ...row } = sealed;
+        this.deps.events.publish('runChanged', row.id, row);
+        this.notify(row);
+        if (threadHasPending) await this.afterSeal(run);
       }
-      await this.afterSeal(run);
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
     } finally {

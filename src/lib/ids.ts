@@ -1,5 +1,6 @@
 // Kind-prefixed, time-sortable identifiers: `<prefix>_<ULID>`. ULIDs sort by creation time and
 // are monotonic within a millisecond in one process, so ids double as keyset positions.
+import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 export const ID_PREFIX = {
@@ -38,7 +39,19 @@ export const ID_PREFIX = {
 
 export type IdKind = keyof typeof ID_PREFIX;
 
-const nextUlid = monotonicFactory();
+// ulid's default source asks the kernel for one byte per character (16 calls per id); this one
+// draws from a pooled buffer of cryptographic randomness refilled 4 KiB at a time.
+const pool = new Uint8Array(4096);
+let poolOffset = pool.length;
+function pooledRandom(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]! / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${nextUlid()}`;

@@ -7,6 +7,7 @@ import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Prisma } from '../db.js';
 import { recordAudit } from './audit.js';
+import { announceCredentialChange, forgetCredentials } from './credential-cache.js';
 import { PERMISSIONS, ROLES, SYSTEM_PRINCIPAL, type Deps, type Permission, type Role } from './deps.js';
 
 type Tx = Prisma.TransactionClient;
@@ -66,14 +67,17 @@ export async function createApiKey(deps: Deps, input: { workspaceId: string; per
 }
 
 export async function revokeApiKey(deps: Deps, id: string) {
-  return deps.db.$transaction(async (tx) => {
+  const result = await deps.db.$transaction(async (tx) => {
     const key = await tx.apiKey.findUnique({ where: { id } });
     if (!key) throw notFound('API key', id);
     if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt, changed: false };
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
     await recordAudit(tx, { workspaceId: key.workspaceId, principalId: SYSTEM_PRINCIPAL, action: 'revoke', resourceKind: 'api_key', resourceId: id });
+    await announceCredentialChange(tx);
     return { id: revoked.id, revokedAt: revoked.revokedAt, changed: true };
   });
+  forgetCredentials(deps);
+  return result;
 }
 
 export async function createUser(deps: Deps, input: { email: string; password: string; workspaceId: string; role: string; name?: string }) {
@@ -93,14 +97,17 @@ export async function createUser(deps: Deps, input: { email: string; password: s
     }
     const existing = await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } });
     const membership = existing
-      ? await tx.membership.update({ where: { id: existing.id }, data: { role: input.role as Role, updatedAt: new Date() } })
+      ? await tx.membership.update({ where: { id: existing.id }, data: { role: input.role as Role, updatedAt: new Date() } }).then(async (changed) => {
+          await announceCredentialChange(tx);
+          return changed;
+        })
       : await tx.membership.create({ data: { id: newId('membership'), workspaceId: workspace.id, userId: user.id, role: input.role } });
     await recordAudit(tx, {
       workspaceId: workspace.id, principalId: SYSTEM_PRINCIPAL, action: existing ? 'update' : 'create', resourceKind: 'membership',
       resourceId: membership.id, changes: { user_id: { from: null, to: user.id }, role: { from: existing?.role ?? null, to: input.role } },
     });
     return { user: { id: user.id, email: user.email, name: user.name }, membership: { id: membership.id, workspaceId: workspace.id, role: membership.role } };
-  });
+  }).finally(() => forgetCredentials(deps));
 }
 
 /**

@@ -4,6 +4,7 @@ import { AppError, invalidArgument, unauthenticated } from '../lib/errors.js';
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX, verifyPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { ROLES, type Actor, type Deps, type Permission, type Role } from './deps.js';
+import { announceCredentialChange, cachedCredential, forgetCredentials, rememberCredential } from './credential-cache.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000; // write last_used_at at most once a minute per credential
 
@@ -22,24 +23,47 @@ export async function authenticate(deps: Deps, authorization: string | null | un
   const token = parseBearer(authorization);
   const requestedWorkspace = workspaceHeader?.trim() || null;
   const now = new Date();
+  const tokenHash = hashToken(token);
+  const cacheKey = `${tokenHash}\n${requestedWorkspace ?? ''}`;
+  const cached = cachedCredential(deps, cacheKey, now);
+  if (cached) {
+    if (!cached.lastUsedAt || now.getTime() - cached.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      cached.lastUsedAt = now;
+      void touchLastUsed(deps, cached.actor, now).catch((error) => deps.logger.warn({ err: error }, 'recording last use of a credential failed'));
+    }
+    return cached.actor;
+  }
+  const { actor, expiresAt, lastUsedAt } = await loadCredential(deps, token, tokenHash, requestedWorkspace, now);
+  if (!lastUsedAt || now.getTime() - lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) await touchLastUsed(deps, actor, now);
+  rememberCredential(deps, cacheKey, { actor, expiresAt, lastUsedAt: now });
+  return actor;
+}
+
+async function touchLastUsed(deps: Deps, actor: Actor, now: Date) {
+  if (actor.loginSessionId) await deps.db.loginSession.update({ where: { id: actor.loginSessionId }, data: { lastUsedAt: now } });
+  else await deps.db.apiKey.update({ where: { id: actor.principalId }, data: { lastUsedAt: now } });
+}
+
+async function loadCredential(deps: Deps, token: string, tokenHash: string, requestedWorkspace: string | null, now: Date): Promise<{ actor: Actor; expiresAt: Date | null; lastUsedAt: Date | null }> {
   if (token.startsWith(TOKEN_PREFIX.apiKey)) {
-    const key = await deps.db.apiKey.findUnique({ where: { secretHash: hashToken(token) }, include: { workspace: true } });
+    const key = await deps.db.apiKey.findUnique({ where: { secretHash: tokenHash }, include: { workspace: true } });
     if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) throw unauthenticated('the API key is unknown, revoked or expired');
     if (requestedWorkspace && requestedWorkspace !== key.workspaceId) throw forbiddenWorkspace();
-    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      await deps.db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: now } });
-    }
     return {
-      principalId: key.id,
-      principalKind: 'api_key',
-      workspaceId: key.workspaceId,
-      organizationId: key.workspace.organizationId,
-      permissions: new Set(key.permissions as Permission[]),
-      loginSessionId: null,
+      actor: {
+        principalId: key.id,
+        principalKind: 'api_key',
+        workspaceId: key.workspaceId,
+        organizationId: key.workspace.organizationId,
+        permissions: new Set(key.permissions as Permission[]),
+        loginSessionId: null,
+      },
+      expiresAt: key.expiresAt,
+      lastUsedAt: key.lastUsedAt,
     };
   }
   if (token.startsWith(TOKEN_PREFIX.loginSession)) {
-    const session = await deps.db.loginSession.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+    const session = await deps.db.loginSession.findUnique({ where: { tokenHash }, include: { user: true } });
     if (!session || session.revokedAt || session.expiresAt <= now || session.user.disabledAt) {
       throw unauthenticated('the login session is unknown, expired or logged out');
     }
@@ -51,16 +75,17 @@ export async function authenticate(deps: Deps, authorization: string | null | un
       include: { workspace: true },
     });
     if (!membership) throw forbiddenWorkspace();
-    if (!session.lastUsedAt || now.getTime() - session.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      await deps.db.loginSession.update({ where: { id: session.id }, data: { lastUsedAt: now } });
-    }
     return {
-      principalId: session.userId,
-      principalKind: 'user',
-      workspaceId: membership.workspaceId,
-      organizationId: membership.workspace.organizationId,
-      permissions: new Set(ROLES[membership.role as Role] ?? []),
-      loginSessionId: session.id,
+      actor: {
+        principalId: session.userId,
+        principalKind: 'user',
+        workspaceId: membership.workspaceId,
+        organizationId: membership.workspace.organizationId,
+        permissions: new Set(ROLES[membership.role as Role] ?? []),
+        loginSessionId: session.id,
+      },
+      expiresAt: session.expiresAt,
+      lastUsedAt: session.lastUsedAt,
     };
   }
   throw unauthenticated('the bearer token is not a credential of this service');
@@ -103,9 +128,11 @@ export async function logout(deps: Deps, authorization: string | null | undefine
   if (!token.startsWith(TOKEN_PREFIX.loginSession)) {
     throw invalidArgument('logout ends login sessions; API keys are revoked by an operator', 'Authorization');
   }
-  const result = await deps.db.loginSession.updateMany({
-    where: { tokenHash: hashToken(token), revokedAt: null },
-    data: { revokedAt: new Date() },
+  const result = await deps.db.$transaction(async (tx) => {
+    const ended = await tx.loginSession.updateMany({ where: { tokenHash: hashToken(token), revokedAt: null }, data: { revokedAt: new Date() } });
+    if (ended.count) await announceCredentialChange(tx);
+    return ended;
   });
+  forgetCredentials(deps);
   if (result.count === 0) throw unauthenticated('the login session is unknown or already logged out');
 }

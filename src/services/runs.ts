@@ -18,6 +18,7 @@ import { requirePermission } from './permissions.js';
 import { createThreadRow, getThread } from './threads.js';
 import { changeVersioned } from './versioned.js';
 import { promoteNextEntry } from './inbox.js';
+import { insertRunOnNewThread, newRunFacts } from './run-statements.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -87,6 +88,12 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   const options = normalizeRunOptions(input.options);
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
+  if (!input.threadId && !options.overrides) {
+    // The common case — a new thread, the revision's own configuration — in two round trips.
+    const run = await startRunOnNewThread(deps, actor, input, message, options, labels);
+    deps.events.publish('runAccepted', { runId: run.id });
+    return { run };
+  }
   const created = await deps.db.$transaction(async (tx) => {
     const agent = await agentForNewRun(tx, actor, input.agentId);
     const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
@@ -114,6 +121,21 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   deps.events.publish('runAccepted', { runId: created.run.id });
   void requestId;
   return created;
+}
+
+async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, message: MessageContent, options: RunOptions, labels: Record<string, string>) {
+  const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
+  if (!facts.agentId) throw notFound('agent', input.agentId);
+  if (facts.agentArchived) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
+  if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
+  const model = String(facts.revisionConfig?.model ?? '');
+  if (!facts.modelFound) throw new AppError('not_found', `model ${JSON.stringify(model)} not found`);
+  if (!facts.modelEnabled) throw new AppError('disabled', `model ${JSON.stringify(model)} is disabled`);
+  if (!facts.providerEnabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(model)} is disabled`);
+  if (!facts.sessionFound) throw notFound('session', input.sessionId!);
+  return insertRunOnNewThread(deps.db, actor, {
+    agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), sessionId: input.sessionId ?? null, input: message, options, labels,
+  });
 }
 
 export interface InsertRunInput {
