@@ -5,15 +5,19 @@ import express, { type Request, type Response, type Router } from 'express';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kind, parse, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
+import { Kind, parse, validate, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
 import { AppError, isAppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
 
-export interface GraphQLFetcher {
-  fetch(url: string, init: RequestInit): Promise<globalThis.Response> | globalThis.Response;
+export interface EnvelopedGraphQL {
+  getEnveloped(initial: Record<string, unknown>): {
+    schema: GraphQLSchema;
+    contextFactory(): Promise<unknown> | unknown;
+    execute(args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string; variableValues?: Record<string, unknown>; contextValue: unknown }): unknown;
+  };
 }
 
 interface CompiledOperation {
@@ -170,10 +174,14 @@ export function errorFromUnknown(error: unknown): ErrorPayload {
   return { code: 'internal', message: 'internal error' };
 }
 
-export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { schema: GraphQLSchema } }, options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } }): Router {
+export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } }): Router {
   const router = express.Router();
   const operations = loadOperations();
-  const schema = yoga.getEnveloped().schema;
+  const schema = yoga.getEnveloped({}).schema;
+  for (const [name, operation] of operations) {
+    const errors = validate(schema, operation.document);
+    if (errors.length) throw new Error(`REST operation ${name} does not validate: ${errors.map((e) => e.message).join('; ')}`);
+  }
   const table = options.routes ?? defaultRoutes;
 
   for (const route of table) {
@@ -191,18 +199,19 @@ export function createRestRouter(yoga: GraphQLFetcher & { getEnveloped: () => { 
           bodyVariables = mapBody(route, req.body, schema, operation.document);
         }
         const variables = { ...(route.variables?.(helper) ?? {}), ...bodyVariables };
-        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-        for (const name of ['authorization', 'x-workspace-id', 'x-request-id']) {
-          const value = req.get(name);
-          if (value !== undefined) headers[name] = value;
-        }
-        headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? 'unknown';
-        const response = await yoga.fetch('http://rest-shim.internal/graphql', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ query: operation.text, operationName: route.operation, variables }),
+        // Executed through Yoga's enveloped pipeline (the same plugins, context and error masking
+        // as HTTP and graphql-ws), with the document parsed and validated once at start-up.
+        const enveloped = yoga.getEnveloped({
+          restCredentials: {
+            authorization: req.get('authorization') ?? null,
+            workspaceHeader: req.get('x-workspace-id') ?? null,
+            requestId: req.get('x-request-id') ?? null,
+            clientAddress: req.socket.remoteAddress ?? 'unknown',
+          },
         });
-        const result = (await response.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+        const result = (await enveloped.execute({
+          schema: enveloped.schema, document: operation.document, operationName: route.operation, variableValues: variables, contextValue: await enveloped.contextFactory(),
+        })) as { data?: Record<string, unknown> | null; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] };
         if (result.errors?.length) {
           const first = result.errors[0]!;
           const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Run } from '../generated/prisma/client.js';
+import { Prisma, type Run } from '../generated/prisma/client.js';
 import type { ModelMessage } from 'ai';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import type { Deps } from '../services/deps.js';
@@ -52,12 +52,12 @@ export class WorkerPool {
     this.listener.on('error', (error) => this.deps.logger.warn({ err: error }, 'worker listener connection error'));
     await this.listener.connect();
     this.listener.on('notification', (message) => {
-      if (message.channel === RUN_CHANNEL) this.wake();
+      if (message.channel === RUN_CHANNEL) this.wake(message.payload || undefined);
       if (message.channel === CANCEL_CHANNEL && message.payload) this.active.get(message.payload)?.abort(new Error('cancelled'));
     });
     await this.listener.query(`LISTEN ${RUN_CHANNEL}`);
     await this.listener.query(`LISTEN ${CANCEL_CHANNEL}`);
-    this.unsubscribers.push(this.listen('runAccepted', () => this.wake()));
+    this.unsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
     this.unsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.abort(new Error('cancelled'))));
     this.scheduleRecovery();
     this.wake();
@@ -79,9 +79,31 @@ export class WorkerPool {
     };
   }
 
-  /** Claims as many accepted runs as there are free slots; coalesces concurrent wake-ups. */
-  wake() {
+  /**
+   * Claims accepted runs while there are free slots; coalesces concurrent wake-ups. A wake-up that
+   * names a run (its creation event or NOTIFY) claims exactly that run — one statement, no scan,
+   * no empty follow-up claim. A wake-up without one scans for the oldest accepted run until none
+   * is left: at start, after a takeover, and when named runs arrived while every slot was busy.
+   */
+  wake(runId?: string) {
     if (this.stopped) return;
+    if (runId) {
+      // The in-process event and the NOTIFY both announce a run created here: claim it once.
+      if (this.announced.has(runId)) return;
+      this.announced.add(runId);
+      if (this.announced.size > 1_000) this.announced.delete(this.announced.values().next().value!);
+      this.named.push(runId);
+    } else {
+      this.scanNeeded = true;
+    }
+    this.claimLoop();
+  }
+
+  private readonly named: string[] = [];
+  private readonly announced = new Set<string>();
+  private scanNeeded = true;
+
+  private claimLoop() {
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -92,9 +114,18 @@ export class WorkerPool {
         do {
           this.claimAgain = false;
           while (!this.stopped && this.active.size < this.options.concurrency) {
-            const claimed = await this.claim();
-            if (!claimed) break;
-            void this.execute(claimed.run, claimed.history);
+            let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
+            if (this.named.length) claimed = await this.claim(this.named.shift()!);
+            else if (this.scanNeeded) {
+              claimed = await this.claim();
+              if (!claimed) this.scanNeeded = false;
+            } else break;
+            if (claimed) void this.execute(claimed.run, claimed.history);
+          }
+          // Every slot is busy: the named runs wait in the database; a later scan finds them.
+          if (this.named.length) {
+            this.named.length = 0;
+            this.scanNeeded = true;
           }
         } while (this.claimAgain && !this.stopped);
       } catch (error) {
@@ -105,13 +136,16 @@ export class WorkerPool {
     })();
   }
 
-  /** Claims the oldest accepted run; returns it with its thread's committed history. */
-  private async claim(): Promise<{ run: Run; history: ModelMessage[] } | null> {
+  /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
+  private async claim(runId?: string): Promise<{ run: Run; history: ModelMessage[] } | null> {
     const attempt = attemptId();
+    const target = runId
+      ? Prisma.sql`SELECT id FROM runs WHERE id = ${runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
+      : Prisma.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
     const rows = await this.deps.db.$queryRaw<(Run & { threadHistory: ModelMessage[] })[]>`
       UPDATE runs SET status = 'running', lease_owner = ${this.id}, lease_expires_at = now() + make_interval(secs => ${this.leaseMs / 1000}),
         attempts = attempts + 1, current_attempt_id = ${attempt}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
-      WHERE id = (SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)
+      WHERE id = (${target})
       RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory"`;
     if (rows.length === 0) return null;
     const { threadHistory, ...run } = rows[0]!;
@@ -171,7 +205,7 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.active.delete(run.id);
-      this.wake();
+      this.claimLoop();
     }
   }
 
@@ -189,6 +223,7 @@ export class WorkerPool {
     const current = await this.deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
     const requeued = await this.deps.db.$transaction((tx) => transition(tx, current, 'accepted', { leaseOwner: null, leaseExpiresAt: null }));
     if (requeued) {
+      this.announced.delete(run.id);
       this.deps.events.publish('runChanged', requeued.id, requeued);
       await this.deps.db.$executeRaw`SELECT pg_notify(${RUN_CHANNEL}, ${run.id})`;
     }

@@ -3,7 +3,7 @@
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import type { Deps } from '../services/deps.js';
-import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, type GraphQLContext } from './context.js';
+import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, type GraphQLContext, type RequestCredentials } from './context.js';
 import { createErrorMasker } from './errors.js';
 import { getSchema } from './schema.js';
 
@@ -21,6 +21,9 @@ export function createYogaServer(deps: Deps): Yoga {
     plugins: [useErrorCodesForInvalidDocuments()],
     context: (initial) => {
       // graphql-ws passes its connection_init payload; HTTP requests carry headers.
+      // The REST shim executes its operations with the caller's credentials taken from its request.
+      const restCredentials = (initial as { restCredentials?: RequestCredentials }).restCredentials;
+      if (restCredentials) return createContext(deps, restCredentials);
       const connectionParams = (initial as { connectionParams?: Record<string, unknown> }).connectionParams;
       if (connectionParams !== undefined) {
         return createContext(deps, credentialsFromConnectionParams(connectionParams));
