@@ -17,6 +17,7 @@ import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
 import { PgListener } from './lib/pg-listener.js';
 import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-cache.js';
+import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 import { registerLocalEnvironmentType } from './providers/index.js';
 import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { vapidKeys } from './support/push.js';
@@ -101,7 +102,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   await vapidKeys(deps);
   const yoga = createYogaServer(deps);
   // Remembered credentials are forgotten when any process changes one (see credential-cache.ts).
-  const listener = new PgListener(database.url, logger).on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps));
+  const listener = new PgListener(database.url, logger)
+    .on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps))
+    .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
   const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, databaseUrl: database.url, leaseMs: config.runLeaseMs }) : null;
 
   const app = express();

@@ -7,16 +7,21 @@ import { closeEvents, createEvents } from './lib/events.js';
 import { loadSecretBox } from './secrets.js';
 import { WorkerPool } from './engine/worker.js';
 import type { Deps } from './services/deps.js';
+import { PgListener } from './lib/pg-listener.js';
+import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
 const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
 const pool = new WorkerPool(deps, { concurrency: Math.max(1, config.runWorkers), databaseUrl: database.url, leaseMs: config.runLeaseMs });
+// Configuration the workers remember (models, providers) is forgotten when any process changes it.
+const listener = new PgListener(database.url, logger).on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
+await listener.start();
 await pool.start();
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 
 exitHook.forceExitTimeout(20_000);
 exitHook((done: () => void) => {
-  pool.stop().then(() => closeEvents(deps.events)).then(() => database.close()).then(done, done);
+  pool.stop().then(() => listener.stop()).then(() => closeEvents(deps.events)).then(() => database.close()).then(done, done);
 });

@@ -6,6 +6,7 @@ import type { Deps } from '../services/deps.js';
 import { providerForUse } from '../services/providers.js';
 import { Prisma, type Model, type Provider } from '../generated/prisma/client.js';
 import { prefixedColumns, takePrefixed } from '../storage/columns.js';
+import { configGeneration, GenerationCache } from '../services/config-cache.js';
 
 export interface ResolvedModel {
   key: string;
@@ -26,7 +27,19 @@ export function callSettings(settings: Record<string, unknown>) {
   };
 }
 
-export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
+interface ModelAndProvider {
+  model: Model;
+  provider: Provider;
+  usable: ReturnType<typeof providerForUse>;
+}
+
+const resolved = new GenerationCache<ModelAndProvider>(1_000);
+
+async function modelAndProvider(deps: Deps, workspaceId: string, key: string): Promise<ModelAndProvider> {
+  const cacheKey = `${workspaceId}\n${key}`;
+  const cached = resolved.get(cacheKey);
+  if (cached) return cached;
+  const readGeneration = configGeneration();
   // The model and its provider in one read.
   const rows = await deps.db.$queryRaw<Record<string, unknown>[]>`
     SELECT ${prefixedColumns(Prisma.ModelScalarFieldEnum, 'm', 'model')}, ${prefixedColumns(Prisma.ProviderScalarFieldEnum, 'p', 'provider')}
@@ -37,7 +50,14 @@ export async function resolveModel(deps: Deps, workspaceId: string, key: string,
   const provider = takePrefixed<Provider>(rows[0], 'provider');
   if (!model.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
   if (!provider.id) throw new AppError('not_found', `the provider of model ${JSON.stringify(key)} is gone`);
-  const usable = providerForUse(deps, provider);
+  const entry = { model, provider, usable: providerForUse(deps, provider) };
+  resolved.set(cacheKey, entry, readGeneration);
+  return entry;
+}
+
+/** Remembered per configuration generation (see config-cache.ts): a change is seen by the next request. */
+export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
+  const { model, provider, usable } = await modelAndProvider(deps, workspaceId, key);
   if (!usable.type.languageModel) throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
   return { key, providerType: provider.type, settings: merged, model: usable.type.languageModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model, merged) };

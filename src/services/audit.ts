@@ -4,6 +4,7 @@ import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
 import { canonicallyEqual } from '../lib/canonical-json.js';
 import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { announceIfConfiguration } from './config-cache.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 
@@ -42,6 +43,7 @@ export interface AuditInput {
 }
 
 export async function recordAudit(tx: Tx, input: AuditInput): Promise<void> {
+  await announceIfConfiguration(tx, input.resourceKind);
   await tx.auditEvent.create({
     data: {
       id: newId('auditEvent'),

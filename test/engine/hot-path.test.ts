@@ -1,0 +1,100 @@
+// The run hot path stays a handful of round trips (credentials and configuration are remembered),
+// and what is remembered is forgotten at once when any instance changes it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
+import { settleRun } from '../helpers/runs.js';
+import { createApiKey, revokeApiKey } from '../../src/services/admin.js';
+
+let t: TestApp;
+let other: TestApp;
+let agentId: string;
+const input = { content: [{ type: 'text', text: 'hi' }] };
+
+beforeAll(async () => {
+  t = await startTestApp({ runWorkers: 2 });
+  other = await startTestApp({ runWorkers: 0 }, t);
+  await insertModel(t, 'dev');
+  agentId = (await t.rest('POST', '/api/v1/agents', { body: { name: 'hot', config: { model: 'dev' } } })).body.id;
+});
+afterAll(async () => {
+  await other?.stop();
+  await t?.stop();
+});
+
+/** Resolves when the run seals, from the app's own events (no database reads). */
+function sealed(app: TestApp, runId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const iterator = app.app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
+    void (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(next.value.status)) break;
+      }
+      await iterator.return?.();
+      resolve();
+    })();
+  });
+}
+
+async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the run hot path', () => {
+  it('creates, executes and seals a warm run in three database round trips', async () => {
+    const first = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } });
+    expect(first.status).toBe(201);
+    await settleRun(t, first.body.id);
+    // Listening before the run exists: the worker may seal it before the response arrives.
+    const before = t.app.database.operationCount();
+    const runId = await new Promise<string>((resolve, reject) => {
+      let settled: Promise<void> | null = null;
+      const subscription = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+      void subscription.next().then(async (next) => {
+        settled = sealed(t, next.value.runId);
+        await subscription.return?.();
+        await settled;
+        resolve(next.value.runId);
+      }, reject);
+      void t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }).then((response) => {
+        if (response.status !== 201) reject(new Error(`create answered ${response.status}`));
+      });
+    });
+    const used = t.app.database.operationCount() - before;
+    // create (1: everything in one insert) + claim (1) + seal (1: items, run, thread, entries);
+    // one more is headroom for a lease heartbeat or a recovery sweep landing in the window.
+    expect(used).toBeLessThanOrEqual(4);
+    const run = (await t.rest('GET', `/api/v1/runs/${runId}`)).body;
+    expect(run.status).toBe('completed');
+    const items = (await t.rest('GET', `/api/v1/runs/${runId}/items`)).body.items;
+    expect(items.map((item: { kind: string }) => item.kind)).toEqual(['user_message', 'text_message']);
+  });
+
+  it('a model disabled through another instance refuses new runs here', async () => {
+    expect((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } })).status).toBe(201);
+    const model = await other.rest('GET', '/api/v1/models/dev');
+    const patched = await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': model.headers.get('etag')! }, body: { enabled: false } });
+    expect(patched.status).toBe(200);
+    const refused = await eventually(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status !== 201);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('disabled');
+    const again = await other.rest('GET', '/api/v1/models/dev');
+    await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': again.headers.get('etag')! }, body: { enabled: true } });
+    const accepted = await eventually(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status === 201);
+    expect(accepted.status).toBe(201);
+  });
+
+  it('an API key revoked by another instance stops working here', async () => {
+    const key = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read', 'write', 'run'] });
+    expect((await t.rest('GET', '/api/v1/runs', { token: key.token })).status).toBe(200); // now remembered here
+    await revokeApiKey(other.app.deps, key.id);
+    const refused = await eventually(() => t.rest('GET', '/api/v1/runs', { token: key.token }), (r) => r.status === 401);
+    expect(refused.status).toBe(401);
+  });
+});
