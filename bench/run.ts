@@ -37,31 +37,50 @@ async function setup(databaseUrl: string | null) {
     return response.json() as Promise<any>;
   };
   const agent = await post('/api/v1/agents', { name: 'bench', config: { model: 'dev' } });
-  return { app, url, key, post, agentId: agent.id as string, close: async () => { await app.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+  const watcher = watchRuns(app);
+  return { app, url, key, post, watcher, agentId: agent.id as string, close: async () => { watcher.stop(); await app.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
 }
 
-/** Resolves when the run settles, through the app's own event bus (no polling). */
-function settledOnce(app: App, runId: string): Promise<void> {
-  return new Promise((resolve) => {
-    const iterator = app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
-    void (async () => {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(next.value.status)) break;
-      }
-      await iterator.return?.();
-      resolve();
-    })();
-  });
+/**
+ * Watches every run from its acceptance (the app's own event bus, no polling, no database reads):
+ * `settled(runId)` resolves when the run settles. The watcher attaches on the `runAccepted` event,
+ * which fires before any worker can claim the run.
+ */
+function watchRuns(app: App) {
+  const settledRuns = new Map<string, Promise<void>>();
+  const accepted = app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const next = await accepted.next();
+      if (next.done) break;
+      const runId = next.value.runId;
+      const changes = app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
+      settledRuns.set(runId, (async () => {
+        for (;;) {
+          const change = await changes.next();
+          if (change.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(change.value.status)) break;
+        }
+        await changes.return?.();
+      })());
+    }
+  })();
+  return {
+    settled: async (runId: string) => {
+      await settledRuns.get(runId);
+      settledRuns.delete(runId);
+    },
+    stop: () => {
+      stopped = true;
+      void accepted.return?.();
+    },
+  };
 }
 
 async function oneRun(env: Awaited<ReturnType<typeof setup>>) {
   const started = performance.now();
   const run = await env.post('/api/v1/runs', { agent_id: env.agentId, input: { content: [{ type: 'text', text: 'hi' }] } });
-  // The run may settle before the listener attaches: check the row after attaching.
-  const settled = settledOnce(env.app, run.id);
-  const row = await env.app.deps.db.run.findUnique({ where: { id: run.id }, select: { status: true } });
-  if (row && row.status !== 'completed') await settled;
+  await env.watcher.settled(run.id);
   return performance.now() - started;
 }
 
