@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
+import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
 
 const apiKeyCredential: JsonSchema = { type: 'object', properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } }, required: ['api_key'], additionalProperties: false };
 const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
@@ -120,6 +121,20 @@ registerProviderType({
     const key = String(ctx.credential?.api_key ?? '');
     return probeGet(`${root}/v1/memories/?user_id=${encodeURIComponent(`wsa-probe-${Date.now()}`)}&page=1&page_size=1`, { authorization: `Token ${key}`, ...ctx.extraHeaders }, ctx.signal, [key]);
   },
+});
+
+// A vector database that users run or rent, through Pinecone's data-plane HTTP API: records live in
+// the index at `index_host`, one namespace per memory, embedded by the memory's embedding model.
+registerProviderType({
+  kind: 'memory', type: 'pinecone', title: 'Pinecone (or a compatible vector database)',
+  configurationSchema: {
+    type: 'object',
+    properties: { index_host: { type: 'string', format: 'uri', pattern: '^https?://', description: 'the index host, e.g. https://my-index-abc123.svc.aped-4627-b74a.pinecone.io (cosine or dotproduct metric, dimension of the embedding model)' } },
+    required: ['index_host'], additionalProperties: false,
+  },
+  credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl: 'https://app.pinecone.io/', endpointFields: ['index_host'],
+  records: { embeddingModelRequired: true, open: (ctx) => openPineconeStore(ctx) },
+  probe: probePinecone,
 });
 
 registerProviderType({

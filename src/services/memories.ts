@@ -1,6 +1,6 @@
 // Memories: collections of text records kept by a memory provider (the built-in one by default).
 // Records carry no version — the last writer wins — and a provenance of who wrote them.
-import type { Memory } from '../generated/prisma/client.js';
+import type { Memory, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
@@ -61,6 +61,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
       if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${JSON.stringify(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(tx, actor);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
+    if (!input.embeddingModel && providerType('memory', provider.type)?.records?.embeddingModelRequired) throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
     if (input.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, input.embeddingModel);
     const id = newId('memory');
     const row = await tx.memory.create({
@@ -102,6 +103,7 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
     if (patch.embeddingModel !== undefined) {
       if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
+      else await requireEmbeddings(tx, row);
       data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
     }
     return changeVersioned({ tx, actor, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
@@ -128,6 +130,26 @@ async function embedderFor(deps: Deps, memory: Memory) {
     const norm = Math.hypot(...embedding) || 1;
     return embedding.map((value) => value / norm);
   };
+}
+
+/** Memories of external stores are searched by vector only: their embedding model stays. */
+async function requireEmbeddings(tx: Tx, memory: Memory) {
+  const provider = await tx.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
+  if (providerType('memory', provider.type)?.records?.embeddingModelRequired) throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
+}
+
+/** The provider row `usableMemory` read, so that the dispatch to a store needs no second read. */
+const providerOfMemory = new WeakMap<Memory, Provider>();
+
+/** The record store of a memory whose provider keeps records elsewhere; null for the built-in store. */
+async function externalStore(deps: Deps, memory: Memory) {
+  const provider = providerOfMemory.get(memory) ?? (await deps.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } }));
+  const records = providerType('memory', provider.type)?.records;
+  if (!records) return null;
+  const usable = providerForUse(deps, provider);
+  const embed = await embedderFor(deps, memory);
+  if (!embed) throw new AppError('failed_precondition', `a ${provider.type} memory needs an embedding_model`);
+  return records.open({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, namespace: memory.namespace, cursorList: `records:${memory.id}`, embed });
 }
 
 async function checkEmbeddingModel(tx: Tx, workspaceId: string, key: string) {
@@ -178,13 +200,16 @@ async function usableMemory(deps: Deps, actor: Actor, memoryId: string, write: b
   if (write) requirePermission(actor, 'write');
   const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
   if (!provider.enabled || (write && !memory.enabled)) throw new AppError('disabled', 'the memory or its provider is disabled');
-  if (provider.type !== 'builtin') throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
+  if (provider.type !== 'builtin' && !providerType('memory', provider.type)?.records) throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
+  providerOfMemory.set(memory, provider);
   return memory;
 }
 
 export async function listRecords(deps: Deps, actor: Actor, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
   const memory = await usableMemory(deps, actor, memoryId, false);
   const size = pageSize(args.limit, { default: 50, max: 100 });
+  const external = await externalStore(deps, memory);
+  if (external) return external.list(size, args.cursor);
   // The provider's own cursor, handed through opaquely: for the built-in store, the last record id.
   const after = decodeCursor(`records:${memory.id}`, args.cursor);
   const rows = await deps.db.memoryRecord.findMany({
@@ -201,6 +226,8 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
   const id = recordId ?? newId('memoryRecord');
   if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
   const stamp = writerStamp(writer ?? { principalId: actor.principalId });
+  const external = await externalStore(deps, memory);
+  if (external) return external.write(id, value, stamp, recordId === null);
   const stampJson = JSON.stringify(stamp);
   const embedder = await embedderFor(deps, memory);
   const embedding = embedder ? await embedder(value) : [];
@@ -222,6 +249,8 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
   const limit = pageSize(args.limit, { default: 10, max: 100 });
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
+  const external = await externalStore(deps, memory);
+  if (external) return external.search(args.query, limit, minScore);
   const candidates = limit * 4;
   // Lexical score in [0, 1]: full-text rank (normalised rank/(rank+1)) and trigram similarity for
   // short or misspelled queries — whichever says more.

@@ -1,0 +1,193 @@
+// Pinecone's data-plane HTTP API (or a vector database that speaks it) as a memory's record store.
+// One namespace per memory (the memory's `namespace`); a record is a vector from the memory's
+// embedding model whose metadata carries the text, the provenance (a JSON string: Pinecone metadata
+// holds no nested objects) and the time of the last write. Upsert is the database's own last-writer-
+// wins; list pages are the database's, its pagination token wrapped in our opaque cursor.
+import { createHash, randomBytes } from 'node:crypto';
+import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { AppError, invalidArgument } from '../lib/errors.js';
+import { probeGet, trimSlash } from '../providers/http-probe.js';
+import type { ProbeResult, ProviderContext, RecordStore, RecordStoreContext, StoredRecord, WriterStamp } from '../providers/registry.js';
+
+export const PINECONE_API_VERSION = '2025-04';
+export const PINECONE_TIMEOUT_MS = 15_000;
+/** Pinecone keeps at most 40 KB of metadata per record; the text may use this much of it. */
+export const PINECONE_MAX_TEXT_BYTES = 32_000;
+/** Fetch takes its ids in the query string: keep each request's URL well below common limits. */
+const MAX_FETCH_IDS_CHARS = 6_000;
+
+export interface PineconeVector {
+  id: string;
+  values?: number[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface PineconeOptions {
+  indexHost: string;
+  apiKey: string;
+  timeoutMs?: number;
+}
+
+export class PineconeClient {
+  private readonly root: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: PineconeOptions) {
+    this.root = trimSlash(options.indexHost);
+    this.timeoutMs = options.timeoutMs ?? PINECONE_TIMEOUT_MS;
+  }
+
+  private scrub(text: string) {
+    return this.options.apiKey.length >= 4 ? text.split(this.options.apiKey).join('[redacted]') : text;
+  }
+
+  /** One call; every failure becomes an AppError the caller can act on (never an internal error). */
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetch(`${this.root}${path}`, {
+        method, signal: timeout,
+        headers: { 'api-key': this.options.apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      if (timeout.aborted) throw new AppError('unavailable', `the memory provider did not answer within ${this.timeoutMs / 1000} s`, { provider_status: null });
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new AppError('unavailable', this.scrub(`could not reach the memory provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`), { provider_status: null });
+    }
+    if (status < 200 || status > 299) throw this.failure(status, text);
+    try {
+      return (text ? JSON.parse(text) : {}) as T;
+    } catch {
+      throw new AppError('unavailable', `the memory provider answered ${status} with something other than JSON`, { provider_status: status });
+    }
+  }
+
+  private failure(status: number, body: string): AppError {
+    let said = body.trim();
+    try {
+      const parsed = JSON.parse(body) as { message?: unknown; error?: { message?: unknown } };
+      said = String(parsed.message ?? parsed.error?.message ?? said);
+    } catch { /* plain text */ }
+    said = this.scrub(said.slice(0, 300));
+    const suffix = said ? `: ${said}` : '';
+    const details = { provider_status: status };
+    if (status === 401 || status === 403) return new AppError('failed_precondition', `the memory provider refused the credential (${status})${suffix}`, details);
+    if (status === 429 || status >= 500) return new AppError('unavailable', `the memory provider answered ${status}${suffix}`, details);
+    return new AppError('failed_precondition', `the memory provider refused the request (${status})${suffix}`, details);
+  }
+
+  /** GET /vectors/list: one page of ids (sorted by the database) and the token of the next. */
+  async list(namespace: string, limit: number, paginationToken?: string): Promise<{ ids: string[]; next: string | null }> {
+    const query = new URLSearchParams({ namespace, limit: String(limit), ...(paginationToken ? { paginationToken } : {}) });
+    const answer = await this.call<{ vectors?: { id: string }[]; pagination?: { next?: string } }>('GET', `/vectors/list?${query}`);
+    return { ids: (answer.vectors ?? []).map((v) => v.id), next: answer.pagination?.next || null };
+  }
+
+  /** GET /vectors/fetch, in as many requests as the ids need. */
+  async fetch(namespace: string, ids: string[]): Promise<Map<string, PineconeVector>> {
+    const batches: string[][] = [];
+    let size = Infinity;
+    for (const id of ids) {
+      const length = encodeURIComponent(id).length + 5;
+      if (size + length > MAX_FETCH_IDS_CHARS) batches.push([]), (size = 0);
+      batches.at(-1)!.push(id);
+      size += length;
+    }
+    const answers = await Promise.all(batches.map((batch) => {
+      const query = new URLSearchParams([...batch.map((id) => ['ids', id]), ['namespace', namespace]]);
+      return this.call<{ vectors?: Record<string, PineconeVector> }>('GET', `/vectors/fetch?${query}`);
+    }));
+    return new Map(answers.flatMap((answer) => Object.values(answer.vectors ?? {}).map((v) => [v.id, v] as const)));
+  }
+
+  async upsert(namespace: string, vectors: PineconeVector[]): Promise<void> {
+    await this.call('POST', '/vectors/upsert', { vectors, namespace });
+  }
+
+  /** POST /query: nearest vectors with their metadata; `score` is the index metric's (cosine). */
+  async query(namespace: string, vector: number[], topK: number): Promise<(PineconeVector & { score: number })[]> {
+    const answer = await this.call<{ matches?: (PineconeVector & { score?: number })[] }>('POST', '/query', { namespace, vector, topK, includeMetadata: true, includeValues: false });
+    return (answer.matches ?? []).map((m) => ({ ...m, score: Number(m.score ?? 0) }));
+  }
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+interface StoredProvenance {
+  created?: WriterStamp;
+  last_write?: WriterStamp;
+  created_text_sha256?: string;
+}
+
+function provenanceOf(vector: PineconeVector): StoredProvenance {
+  try {
+    const parsed = JSON.parse(String(vector.metadata?.provenance ?? '{}')) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as StoredProvenance) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The record view; vectors written by other tools show what they have (no provenance). */
+function view(vector: PineconeVector, score: number | null = null): StoredRecord {
+  const text = typeof vector.metadata?.text === 'string' ? vector.metadata.text : '';
+  const stored = provenanceOf(vector);
+  const updated = typeof vector.metadata?.updated_at === 'string' ? new Date(vector.metadata.updated_at) : null;
+  return {
+    id: vector.id, text, score, updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0),
+    provenance: { created: stored.created ?? null, last_write: stored.last_write ?? null, content_matches: stored.created_text_sha256 === sha256(text) },
+  };
+}
+
+export function openPineconeStore(ctx: RecordStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
+  const apiKey = ctx.credential?.api_key;
+  if (typeof apiKey !== 'string' || !apiKey) throw new AppError('failed_precondition', 'the memory provider has no credential');
+  const client = new PineconeClient({ indexHost: String(ctx.config.index_host), apiKey, timeoutMs: options.timeoutMs });
+  const namespace = ctx.namespace;
+  return {
+    async list(size, cursor) {
+      const position = decodeCursor(ctx.cursorList, cursor);
+      const page = await client.list(namespace, size, position ? String(position[0]) : undefined);
+      const vectors = await client.fetch(namespace, page.ids);
+      // An id listed but gone by the fetch was deleted in between: skipped.
+      return { items: page.ids.flatMap((id) => (vectors.has(id) ? [view(vectors.get(id)!)] : [])), nextCursor: page.next ? encodeCursor(ctx.cursorList, [page.next]) : null };
+    },
+
+    async write(id, text, stamp, isNew) {
+      if (Buffer.byteLength(text) > PINECONE_MAX_TEXT_BYTES) {
+        throw invalidArgument(`text is at most ${PINECONE_MAX_TEXT_BYTES} bytes in a vector-database memory (its metadata holds at most 40 KB per record)`, 'text');
+      }
+      // Replacing keeps the `created` provenance: read it first. Concurrent writers each upsert the
+      // whole record, so the last one wins, as the database does.
+      const [values, existing] = await Promise.all([ctx.embed(text), isNew ? null : client.fetch(namespace, [id]).then((found) => found.get(id) ?? null)]);
+      const previous = existing ? provenanceOf(existing) : {};
+      const provenance: StoredProvenance = previous.created
+        ? { created: previous.created, last_write: stamp, created_text_sha256: previous.created_text_sha256 }
+        : { created: stamp, last_write: stamp, created_text_sha256: sha256(text) };
+      const vector: PineconeVector = { id, values, metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at } };
+      await client.upsert(namespace, [vector]);
+      return view(vector);
+    },
+
+    async search(query, limit, minScore) {
+      const matches = await client.query(namespace, await ctx.embed(query), limit);
+      // Cosine similarity in [-1, 1], clamped to [0, 1].
+      const scored = matches.map((match) => ({ match, score: Math.min(1, Math.max(0, match.score)) })).filter((m) => m.score >= minScore);
+      scored.sort((a, b) => b.score - a.score || (a.match.id < b.match.id ? -1 : 1));
+      return { items: scored.map((m) => view(m.match, Math.round(m.score * 10_000) / 10_000)), nextCursor: null };
+    },
+  };
+}
+
+/** The provider test: one page (of one id) of a namespace no memory uses — memories' namespaces are their ids. */
+export function probePinecone(ctx: ProviderContext): Promise<ProbeResult> {
+  const apiKey = String(ctx.credential?.api_key ?? '');
+  const namespace = `wsa-probe-${randomBytes(6).toString('hex')}`;
+  return probeGet(`${trimSlash(String(ctx.config.index_host))}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
+    { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION }, ctx.signal, [apiKey]);
+}
