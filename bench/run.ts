@@ -154,9 +154,12 @@ async function serverUrl(): Promise<string | null> {
   }
 }
 
+// A first, unreported pass warms the JIT, so neither database is measured on colder code.
+if (process.env.BENCH_WARM !== '0') await measure('warm-up', null);
 const rows = [await measure('embedded PostgreSQL', null)];
 const server = await serverUrl();
 if (server) rows.push(await measure('PostgreSQL server', server));
+if (process.env.BENCH_AGAIN) rows.push(await measure('embedded again', null));
 const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
 console.log(`\nruns benchmark (scripted model; ${SEQUENTIAL} sequential runs, ${BURST} runs per concurrency level, ${CHUNKS} chunks)\n`);
 console.log('database              | p50 ms    | p95 ms    | runs/s c10 | runs/s c50 | chunk→sub p50 ms | chunk→sub p95 ms | CPU ms/run');

@@ -93,8 +93,17 @@ function requestHelper(req: Request): RouteRequest {
   };
 }
 
-/** The fields a body may carry, from the GraphQL input type of the variable it fills. */
+const inputFieldsCache = new WeakMap<DocumentNode, Map<string, Set<string> | null>>();
+
+/** The fields a body may carry, from the GraphQL input type of the variable it fills (worked out once per document). */
 function inputFields(schema: GraphQLSchema, document: DocumentNode, variable: string): Set<string> | null {
+  let perDocument = inputFieldsCache.get(document);
+  if (!perDocument) inputFieldsCache.set(document, (perDocument = new Map()));
+  if (!perDocument.has(variable)) perDocument.set(variable, declaredInputFields(schema, document, variable));
+  return perDocument.get(variable)!;
+}
+
+function declaredInputFields(schema: GraphQLSchema, document: DocumentNode, variable: string): Set<string> | null {
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     const declared = definition.variableDefinitions?.find((v) => v.variable.name.value === variable);
