@@ -161,7 +161,7 @@ const server = await serverUrl();
 if (server) rows.push(await measure('PostgreSQL server', server));
 if (process.env.BENCH_AGAIN) rows.push(await measure('embedded again', null));
 const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
-console.log(`\nruns benchmark (scripted model; ${SEQUENTIAL} sequential runs, ${BURST} runs per concurrency level, ${CHUNKS} chunks)\n`);
+console.log(`\nruns benchmark (scripted model; ${SEQUENTIAL} sequential runs, ${BURST} runs per concurrency level, ${CHUNKS} chunks; the HTTP client runs in the same process, so CPU ms/run counts service and client)\n`);
 console.log('database              | p50 ms    | p95 ms    | runs/s c10 | runs/s c50 | chunk→sub p50 ms | chunk→sub p95 ms | CPU ms/run');
 console.log('----------------------|-----------|-----------|------------|------------|------------------|------------------|-----------');
 for (const r of rows) {
