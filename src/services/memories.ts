@@ -1,7 +1,7 @@
 // Memories: collections of text records kept by a memory provider (the built-in one by default).
 // Records carry no version — the last writer wins — and a provenance of who wrote them.
 import type { Memory } from '../generated/prisma/client.js';
-import type { Prisma } from '../db.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
@@ -12,7 +12,7 @@ import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { embed } from 'ai';
-import { VectorIndexCache, topK } from '../lib/vector-index.js';
+import { VectorIndexCache, type VectorIndex } from '../lib/vector-index.js';
 import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
 
@@ -176,10 +176,14 @@ function validateText(text: unknown): string {
 async function usableMemory(deps: Deps, actor: Actor, memoryId: string, write: boolean) {
   const memory = await getMemory(deps.db, actor, memoryId);
   if (write) requirePermission(actor, 'write');
+  await checkProvider(deps, memory, write);
+  return memory;
+}
+
+async function checkProvider(deps: Deps, memory: Memory, write: boolean) {
   const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
   if (!provider.enabled || (write && !memory.enabled)) throw new AppError('disabled', 'the memory or its provider is disabled');
   if (provider.type !== 'builtin') throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
-  return memory;
 }
 
 export async function listRecords(deps: Deps, actor: Actor, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
@@ -216,48 +220,129 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
   return view({ id: row!.id, text: row!.text, updatedAt: row!.updated_at, provenance: row!.provenance });
 }
 
-export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: { query?: unknown; limit?: number | null; minScore?: number | null }) {
-  const memory = await usableMemory(deps, actor, memoryId, false);
+/** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
+export const LEXICAL_CANDIDATE_CAP = 1000;
+/** Trigram (fuzzy) matches considered at most, when full text found fewer records than asked for. */
+export const TRIGRAM_CANDIDATE_CAP = 200;
+
+type SearchMemory = Pick<Memory, 'providerId' | 'namespace'>;
+interface ScoredRow {
+  id: string;
+  text: string;
+  updated_at: Date;
+  provenance: unknown;
+  score: number;
+}
+
+// The lexical score of a record in [0, 1]: for records that match the query's words (full text) or
+// nearly match them (trigram word similarity ≥ pg_trgm.word_similarity_threshold), the greater of the
+// normalised full-text rank (rank/(rank+1)) and the trigram word similarity; 0 for other records.
+const lexicalScore = (query: string) => Prisma.sql`CASE WHEN tsv @@ plainto_tsquery('simple', ${query}) OR ${query} <% text
+  THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32), word_similarity(${query}, text)) ELSE 0 END`;
+
+/**
+ * The best `take` lexical candidates with their rows, bounded whatever the memory's size: at most
+ * LEXICAL_CANDIDATE_CAP full-text matches taken from the GIN index are ranked by their stored
+ * tsvector, the best `take` of them get their full score; trigram matches (misspellings, other word
+ * forms) are looked for only when full text found fewer than `enough` records, at most
+ * TRIGRAM_CANDIDATE_CAP of them.
+ */
+async function lexicalCandidates(deps: Deps, memory: SearchMemory, query: string, take: number, enough: number, cap = LEXICAL_CANDIDATE_CAP) {
+  return deps.db.$queryRaw<ScoredRow[]>`
+    WITH fts AS MATERIALIZED (
+      SELECT id, tsv FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ plainto_tsquery('simple', ${query})
+      LIMIT ${cap}
+    ), ranked AS (
+      SELECT id FROM fts ORDER BY ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32) DESC, id LIMIT ${take}
+    ), fuzzy AS MATERIALIZED (
+      SELECT id FROM memory_records
+      WHERE (SELECT count(*) FROM fts) < ${enough} AND provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND ${query} <% text
+      LIMIT ${TRIGRAM_CANDIDATE_CAP}
+    )
+    SELECT id, text, updated_at, provenance, score FROM (
+      SELECT id, text, updated_at, provenance, ${lexicalScore(query)} AS score FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}
+        AND id IN (SELECT id FROM ranked UNION SELECT id FROM fuzzy)
+    ) scored
+    ORDER BY score DESC, id LIMIT ${take}`;
+}
+
+/** Rows of the given records with their lexical scores (0 without a query). */
+async function scoredRows(deps: Deps, memory: SearchMemory, query: string | null, ids: string[]) {
+  if (ids.length === 0) return [];
+  return deps.db.$queryRaw<ScoredRow[]>`
+    SELECT id, text, updated_at, provenance, ${query === null ? Prisma.sql`0` : lexicalScore(query)} AS score FROM memory_records
+    WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND id = ANY(${ids}::text[])`;
+}
+
+/** The memory's in-process vector index, brought up to date with the table (see lib/vector-index.ts). */
+export async function vectorIndexFor(deps: Deps, memory: SearchMemory): Promise<VectorIndex> {
+  let cache = vectorIndexes.get(deps);
+  if (!cache) vectorIndexes.set(deps, (cache = new VectorIndexCache()));
+  const [counter] = await deps.db.$queryRaw<{ version: bigint; reset_version: bigint }[]>`
+    SELECT version, reset_version FROM memory_record_versions WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
+  const changes = { version: Number(counter?.version ?? 0), resetVersion: Number(counter?.reset_version ?? 0) };
+  return cache.get(`${memory.providerId}:${memory.namespace}`, changes, async (since) =>
+    deps.db.$queryRaw<{ id: string; embedding: number[] }[]>`
+      SELECT id, embedding FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND seq > ${since}
+      ORDER BY seq`,
+  );
+}
+
+export interface SearchArgs {
+  query?: unknown;
+  limit?: number | null;
+  minScore?: number | null;
+  /** Internal (benchmark, diagnostics): rank by cosine alone, without the lexical part. */
+  vectorOnly?: boolean;
+}
+
+export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: SearchArgs) {
+  const memory = await getMemory(deps.db, actor, memoryId);
   if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000) throw invalidArgument('query must be 1 to 10000 characters', 'query');
+  const query = args.query;
   const limit = pageSize(args.limit, { default: 10, max: 100 });
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
   const candidates = limit * 4;
-  // Lexical score in [0, 1]: full-text rank (normalised rank/(rank+1)) and trigram similarity for
-  // short or misspelled queries — whichever says more.
-  const lexical = await deps.db.$queryRaw<{ id: string; score: number }[]>`
-    SELECT id, greatest(ts_rank_cd(to_tsvector('simple', text), plainto_tsquery('simple', ${args.query}), 32), word_similarity(${args.query}, text)) AS score
-    FROM memory_records
-    WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}
-      AND (to_tsvector('simple', text) @@ plainto_tsquery('simple', ${args.query}) OR ${args.query} <% text)
-    ORDER BY score DESC, id
-    LIMIT ${candidates}`;
-  const scores = new Map<string, number>(lexical.map((row) => [row.id, Number(row.score)]));
-  const embedder = await embedderFor(deps, memory);
-  if (embedder) {
-    // Hybrid: exact cosine over the memory's vectors (in-process index), fused with the lexical
-    // score as their mean, cosine clamped to [0, 1].
-    const [freshness] = await deps.db.$queryRaw<{ count: number; latest: Date | null }[]>`
-      SELECT count(*)::int AS count, max(updated_at) AS latest FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
-    let cache = vectorIndexes.get(deps);
-    if (!cache) vectorIndexes.set(deps, (cache = new VectorIndexCache()));
-    const index = await cache.get(`${memory.providerId}:${memory.namespace}`, `${freshness?.count ?? 0}:${freshness?.latest ? new Date(freshness.latest).toISOString() : ''}`, () =>
-      deps.db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace }, select: { id: true, embedding: true } }),
-    );
-    const vector = topK(index, await embedder(args.query), candidates);
-    const fused = new Map<string, number>();
-    for (const id of new Set([...scores.keys(), ...vector.map((v) => v.id)])) {
-      const cosine = Math.max(0, vector.find((v) => v.id === id)?.cosine ?? 0);
-      fused.set(id, ((scores.get(id) ?? 0) + cosine) / 2);
-    }
-    scores.clear();
-    for (const [id, score] of fused) scores.set(id, score);
+  const lexicalToo = !args.vectorOnly;
+  // Concurrently: the provider check, the lexical query, and the vector part (embedding the query,
+  // the index's freshness check, exact top-k in process).
+  const vectorPart = async () => {
+    const [embedder, index] = await Promise.all([embedderFor(deps, memory), vectorIndexFor(deps, memory)]);
+    if (!embedder) return null;
+    const vector = await embedder(query);
+    return { index, vector, nearest: index.topK(vector, candidates) };
+  };
+  const [, lexical, vector] = await Promise.all([
+    checkProvider(deps, memory, false),
+    lexicalToo ? lexicalCandidates(deps, memory, query, candidates, limit) : [],
+    vectorPart(),
+  ]);
+  const rows = new Map<string, ScoredRow>(lexical.map((row) => [row.id, row]));
+  let ranked: [string, number][];
+  if (vector) {
+    // Hybrid: the mean of the lexical score and the cosine similarity (clamped to [0, 1]), both exact
+    // for every candidate: vector candidates get their lexical score (and rows) by id, lexical ones
+    // their cosine from the index.
+    const missing = vector.nearest.filter((v) => !rows.has(v.id)).map((v) => v.id);
+    for (const row of await scoredRows(deps, memory, lexicalToo ? query : null, missing)) rows.set(row.id, row);
+    const cosines = new Map(vector.nearest.map((v) => [v.id, v.cosine]));
+    ranked = [...rows.values()].map((row) => {
+      const cosine = Math.max(0, cosines.get(row.id) ?? vector.index.cosine(row.id, vector.vector));
+      return [row.id, lexicalToo ? (Number(row.score) + cosine) / 2 : cosine];
+    });
+  } else {
+    ranked = [...rows.values()].map((row) => [row.id, Number(row.score)]);
   }
-  const best = [...scores.entries()].filter(([, score]) => score >= minScore).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
-  const rows = await deps.db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace, id: { in: best.map(([id]) => id) } } });
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const best = ranked.filter(([, score]) => score >= minScore).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
   return {
-    items: best.filter(([id]) => byId.has(id)).map(([id, score]) => view(byId.get(id)!, Math.round(score * 10_000) / 10_000)),
+    items: best.map(([id, score]) => {
+      const row = rows.get(id)!;
+      return view({ id, text: row.text, updatedAt: row.updated_at, provenance: row.provenance }, Math.round(score * 10_000) / 10_000);
+    }),
     nextCursor: null,
   };
 }
