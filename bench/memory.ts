@@ -9,7 +9,7 @@
 //     from SQL, cosine of every record): what the bounded candidate sets cost, if anything.
 // Target: p50 ≤ 20 ms at 100k records, recall@10 ≥ 0.95.
 //
-// Env: BENCH_MEMORY_SIZES (10000,100000), BENCH_MEMORY_QUERIES (50), BENCH_MEMORY_RECALL_QUERIES (10).
+// Env: BENCH_MEMORY_SIZES (10000,100000), BENCH_MEMORY_QUERIES (50), BENCH_MEMORY_RECALL_QUERIES (20).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ import type { Actor } from '../src/services/deps.js';
 
 const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.BENCH_MEMORY_QUERIES ?? 50);
-const RECALL_QUERIES = Number(process.env.BENCH_MEMORY_RECALL_QUERIES ?? 10);
+const RECALL_QUERIES = Number(process.env.BENCH_MEMORY_RECALL_QUERIES ?? 20);
 const WORDS = ['postgres', 'backup', 'deploy', 'kubernetes', 'cache', 'latency', 'invoice', 'customer', 'refund', 'incident', 'runbook', 'alert', 'queue', 'worker', 'lease', 'token', 'budget', 'quota', 'search', 'memory'];
 
 function sentence(i: number): string {
@@ -55,7 +55,8 @@ const actor: Actor = { principalId: 'bench', principalKind: 'api_key', workspace
 const provider = await db.provider.create({ data: { id: newId('provider'), workspaceId, kind: 'model', type: 'development', name: 'dev', createdById: 'bench', updatedById: 'bench' } });
 await db.model.create({ data: { workspaceId, key: 'embedder', providerId: provider.id, providerModel: 'hash-256', createdById: 'bench', updatedById: 'bench' } });
 
-const rows: string[] = [];
+const latencyRows: string[][] = [];
+const otherRows: string[][] = [];
 for (const size of SIZES) {
   const memory = await createMemory(app.deps, actor, { name: `bench ${size}`, embeddingModel: 'embedder' });
   // Seed in bulk with plain SQL (what is measured is search); writes through the service are timed below.
@@ -75,52 +76,68 @@ for (const size of SIZES) {
   });
   const writesPerSecond = writes / (writeMs / 1000);
   const queries = Array.from({ length: QUERIES }, (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`);
-  const [buildMs] = await timed(() => searchRecords(app.deps, actor, memory.id, { query: queries[0] })); // loads the index
+  // Misspelled: one letter of the first word dropped, so full text finds nothing and trigrams step in.
+  const typos = queries.map((query) => query.replace(/^(\w{3})\w/, '$1'));
+  const [loadMs] = await timed(() => searchRecords(app.deps, actor, memory.id, { query: queries[0] })); // loads the index
   for (const query of queries.slice(0, 5)) await searchRecords(app.deps, actor, memory.id, { query }); // warm-up
-  const hybrid: number[] = [];
-  for (const query of queries) hybrid.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10 })))[0]);
-  const vectorOnly: number[] = [];
-  for (const query of queries) vectorOnly.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10, vectorOnly: true })))[0]);
+  const latencies = async (list: string[], mode: 'hybrid' | 'lexical' | 'vector') => {
+    const out: number[] = [];
+    for (const query of list) out.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })))[0]);
+    return out;
+  };
+  const hybrid = await latencies(queries, 'hybrid');
+  const vectorOnly = await latencies(queries, 'vector');
+  const lexicalOnly = await latencies(queries, 'lexical');
+  const typo = await latencies(typos, 'hybrid');
   // A write, then a search: the search first loads what changed since its index's version.
   const afterWrite: number[] = [];
   for (const [i, query] of queries.slice(0, 20).entries()) {
     await writeRecord(app.deps, actor, memory.id, `r${i * 37}`, `${sentence(i * 37)} rewritten`);
     afterWrite.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10 })))[0]);
   }
-  // topK alone, and recall@10 of the vector path against a plain exact sort (in doubles).
+  // topK alone; recall@10 of each path against exhaustive computation over every record: cosine of
+  // every record (in doubles), the lexical score of every record (the same SQL expression, no
+  // candidate caps), and their fusion.
   const index = await vectorIndexFor(app.deps, memory);
   const all = await db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace }, select: { id: true, embedding: true } });
   const topKOnly: number[] = [];
-  let vectorHits = 0;
-  let hybridHits = 0;
+  const recall = { vector: 0, hybrid: 0, lexical: 0 };
+  const recallAt10 = (found: { id: string }[], exact: Map<string, number>) => {
+    const top = [...exact.entries()].filter(([, score]) => score >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 10);
+    if (top.length === 0) return 1;
+    const threshold = top[top.length - 1]![1] - 1e-5; // ties at the boundary count as hits
+    return found.slice(0, top.length).filter((f) => (exact.get(f.id) ?? -1) >= threshold).length / top.length;
+  };
   const recallQueries = queries.slice(0, RECALL_QUERIES);
   for (const query of recallQueries) {
     const q = hashEmbedding(query);
     topKOnly.push((await timed(() => index.topK(q, 40)))[0]);
-    const cosine = new Map(all.map((r) => [r.id, r.embedding.reduce((s, v, d) => s + v * q[d]!, 0)]));
-    const exact = [...cosine.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10);
-    const found = (await searchRecords(app.deps, actor, memory.id, { query, limit: 10, vectorOnly: true })).items;
-    vectorHits += found.filter((f) => cosine.get(f.id)! >= exact[9]![1] - 1e-5).length;
-    // Exhaustive hybrid: the same fusion over every record.
-    const lexical = await db.$queryRaw<{ id: string; score: number }[]>`
+    const cosine = new Map(all.map((r) => [r.id, r.embedding.reduce((sum, v, d) => sum + v * q[d]!, 0)]));
+    const lexical = new Map((await db.$queryRaw<{ id: string; score: number }[]>`
       SELECT id, CASE WHEN tsv @@ plainto_tsquery('simple', ${query}) OR ${query} <% text
         THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32), word_similarity(${query}, text)) ELSE 0 END AS score
-      FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
-    const fused = new Map(lexical.map((r) => [r.id, (Number(r.score) + Math.max(0, cosine.get(r.id) ?? 0)) / 2]));
-    const exactHybrid = [...fused.entries()].filter(([, s]) => s >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 10);
-    const foundHybrid = (await searchRecords(app.deps, actor, memory.id, { query, limit: 10 })).items;
-    hybridHits += foundHybrid.filter((f) => fused.get(f.id)! >= exactHybrid[exactHybrid.length - 1]![1] - 1e-5).length / Math.max(1, exactHybrid.length) * 10;
+      FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`).map((r) => [r.id, Number(r.score)]));
+    const fused = new Map([...cosine.entries()].map(([id, c]) => [id, ((lexical.get(id) ?? 0) + Math.max(0, c)) / 2]));
+    const search = async (mode: 'hybrid' | 'lexical' | 'vector') => (await searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })).items;
+    recall.vector += recallAt10(await search('vector'), cosine);
+    recall.hybrid += recallAt10(await search('hybrid'), fused);
+    recall.lexical += recallAt10(await search('lexical'), lexical);
   }
-  rows.push([
-    String(size).padStart(8), ms(hybrid.length ? percentile(hybrid, 50) : NaN, 7), ms(percentile(hybrid, 95), 7), ms(percentile(vectorOnly, 50), 7), ms(percentile(vectorOnly, 95), 7),
-    ms(percentile(afterWrite, 50), 11), ms(percentile(topKOnly, 50), 9), writesPerSecond.toFixed(0).padStart(8), ms(buildMs, 9), ms(seedMs / 1000, 7),
-    (vectorHits / (10 * recallQueries.length)).toFixed(2).padStart(10), (hybridHits / (10 * recallQueries.length)).toFixed(2).padStart(10),
-  ].join(' |'));
+  const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
+  latencyRows.push([String(size), p(hybrid, 50), p(hybrid, 95), p(vectorOnly, 50), p(vectorOnly, 95), p(lexicalOnly, 50), p(lexicalOnly, 95), p(typo, 50), p(afterWrite, 50), p(topKOnly, 50)]);
+  otherRows.push([String(size), writesPerSecond.toFixed(0), (seedMs / 1000).toFixed(1), loadMs.toFixed(0), ...[recall.vector, recall.hybrid, recall.lexical].map((r) => (r / recallQueries.length).toFixed(2))]);
 }
-console.log('\nmemory search benchmark (one memory, 256-dimension development embeddings; latencies in ms)\n');
-console.log(' records | hyb p50 | hyb p95 | vec p50 | vec p95 | hyb p50 after write | topK p50 | writes/s | 1st search | seed s | vec recall | hyb recall');
-console.log('---------|---------|---------|---------|---------|---------------------|----------|----------|------------|--------|------------|-----------');
-for (const row of rows) console.log(row);
+
+function table(headers: string[], rows: string[][]) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  console.log(`| ${headers.map((h, i) => h.padEnd(widths[i]!)).join(' | ')} |`);
+  console.log(`|${widths.map((w) => '-'.repeat(w + 1) + ':').join('|')}|`);
+  for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padStart(widths[i]!)).join(' | ')} |`);
+}
+console.log('\nmemory search: one memory, 256-dimension development embeddings, limit 10; latencies in ms\n');
+table(['records', 'hybrid p50', 'hybrid p95', 'vector p50', 'vector p95', 'lexical p50', 'lexical p95', 'misspelled hybrid p50', 'hybrid after a write p50', 'topK p50'], latencyRows);
+console.log('');
+table(['records', 'writes/s', 'seeding s', '1st search ms (index load)', 'recall@10 vector', 'recall@10 hybrid', 'recall@10 lexical'], otherRows);
 await app.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

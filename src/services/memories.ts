@@ -221,9 +221,9 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
 }
 
 /** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
-export const LEXICAL_CANDIDATE_CAP = 1000;
+export const LEXICAL_CANDIDATE_CAP = 300;
 /** Trigram (fuzzy) matches considered at most, when full text found fewer records than asked for. */
-export const TRIGRAM_CANDIDATE_CAP = 200;
+export const TRIGRAM_CANDIDATE_CAP = 100;
 
 type SearchMemory = Pick<Memory, 'providerId' | 'namespace'>;
 interface ScoredRow {
@@ -234,45 +234,55 @@ interface ScoredRow {
   score: number;
 }
 
+// A search's text, and its distinct words for full text: plainto_tsquery ANDs every word, and a word
+// repeated in the query makes the GIN index check it again for every match (`x x x` costs 3 × `x`).
+interface LexicalQuery {
+  text: string;
+  words: string;
+}
+const lexicalQuery = (text: string): LexicalQuery => ({ text, words: [...new Set(text.toLowerCase().split(/\s+/).filter(Boolean))].join(' ') });
+
 // The lexical score of a record in [0, 1]: for records that match the query's words (full text) or
 // nearly match them (trigram word similarity ≥ pg_trgm.word_similarity_threshold), the greater of the
 // normalised full-text rank (rank/(rank+1)) and the trigram word similarity; 0 for other records.
-const lexicalScore = (query: string) => Prisma.sql`CASE WHEN tsv @@ plainto_tsquery('simple', ${query}) OR ${query} <% text
-  THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32), word_similarity(${query}, text)) ELSE 0 END`;
+const lexicalScore = (q: LexicalQuery) => Prisma.sql`CASE WHEN tsv @@ plainto_tsquery('simple', ${q.words}) OR ${q.text} <% text
+  THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, text)) ELSE 0 END`;
 
 /**
  * The best `take` lexical candidates with their rows, bounded whatever the memory's size: at most
  * LEXICAL_CANDIDATE_CAP full-text matches taken from the GIN index are ranked by their stored
- * tsvector, the best `take` of them get their full score; trigram matches (misspellings, other word
- * forms) are looked for only when full text found fewer than `enough` records, at most
+ * tsvector, and the best `take` of them get their full score; trigram matches (misspellings, other
+ * word forms) are looked for only when full text found fewer than `enough` records, at most
  * TRIGRAM_CANDIDATE_CAP of them.
  */
-async function lexicalCandidates(deps: Deps, memory: SearchMemory, query: string, take: number, enough: number, cap = LEXICAL_CANDIDATE_CAP) {
-  return deps.db.$queryRaw<ScoredRow[]>`
+async function lexicalCandidates(deps: Deps, memory: SearchMemory, q: LexicalQuery, take: number, enough: number): Promise<ScoredRow[]> {
+  // For full-text matches the score is greatest(rank, word similarity) (see lexicalScore).
+  const found = await deps.db.$queryRaw<ScoredRow[]>`
     WITH fts AS MATERIALIZED (
       SELECT id, tsv FROM memory_records
-      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ plainto_tsquery('simple', ${query})
-      LIMIT ${cap}
-    ), ranked AS (
-      SELECT id FROM fts ORDER BY ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32) DESC, id LIMIT ${take}
-    ), fuzzy AS MATERIALIZED (
-      SELECT id FROM memory_records
-      WHERE (SELECT count(*) FROM fts) < ${enough} AND provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND ${query} <% text
-      LIMIT ${TRIGRAM_CANDIDATE_CAP}
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ plainto_tsquery('simple', ${q.words})
+      LIMIT ${LEXICAL_CANDIDATE_CAP}
     )
-    SELECT id, text, updated_at, provenance, score FROM (
-      SELECT id, text, updated_at, provenance, ${lexicalScore(query)} AS score FROM memory_records
-      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}
-        AND id IN (SELECT id FROM ranked UNION SELECT id FROM fuzzy)
-    ) scored
+    SELECT r.id, r.text, r.updated_at, r.provenance, greatest(f.rank, word_similarity(${q.text}, r.text)) AS score
+    FROM (SELECT id, ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32) AS rank FROM fts ORDER BY rank DESC, id LIMIT ${take}) f
+    JOIN memory_records r ON r.provider_id = ${memory.providerId} AND r.namespace = ${memory.namespace} AND r.id = f.id`;
+  if (found.length >= enough) return found;
+  const fuzzy = await deps.db.$queryRaw<ScoredRow[]>`
+    SELECT id, text, updated_at, provenance, greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, text)) AS score
+    FROM (
+      SELECT id, text, updated_at, provenance, tsv FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND ${q.text} <% text AND id <> ALL(${found.map((row) => row.id)}::text[])
+      LIMIT ${TRIGRAM_CANDIDATE_CAP}
+    ) c
     ORDER BY score DESC, id LIMIT ${take}`;
+  return [...found, ...fuzzy];
 }
 
 /** Rows of the given records with their lexical scores (0 without a query). */
-async function scoredRows(deps: Deps, memory: SearchMemory, query: string | null, ids: string[]) {
+async function scoredRows(deps: Deps, memory: SearchMemory, q: LexicalQuery | null, ids: string[]) {
   if (ids.length === 0) return [];
   return deps.db.$queryRaw<ScoredRow[]>`
-    SELECT id, text, updated_at, provenance, ${query === null ? Prisma.sql`0` : lexicalScore(query)} AS score FROM memory_records
+    SELECT id, text, updated_at, provenance, ${q === null ? Prisma.sql`0` : lexicalScore(q)} AS score FROM memory_records
     WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND id = ANY(${ids}::text[])`;
 }
 
@@ -295,8 +305,8 @@ export interface SearchArgs {
   query?: unknown;
   limit?: number | null;
   minScore?: number | null;
-  /** Internal (benchmark, diagnostics): rank by cosine alone, without the lexical part. */
-  vectorOnly?: boolean;
+  /** Internal (benchmark, diagnostics): rank by one part alone; default hybrid (lexical alone without an embedding model). */
+  mode?: 'hybrid' | 'lexical' | 'vector';
 }
 
 export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: SearchArgs) {
@@ -307,10 +317,11 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
   const candidates = limit * 4;
-  const lexicalToo = !args.vectorOnly;
+  const lexicalToo = args.mode !== 'vector';
   // Concurrently: the provider check, the lexical query, and the vector part (embedding the query,
   // the index's freshness check, exact top-k in process).
   const vectorPart = async () => {
+    if (args.mode === 'lexical') return null;
     const [embedder, index] = await Promise.all([embedderFor(deps, memory), vectorIndexFor(deps, memory)]);
     if (!embedder) return null;
     const vector = await embedder(query);
@@ -318,7 +329,7 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
   };
   const [, lexical, vector] = await Promise.all([
     checkProvider(deps, memory, false),
-    lexicalToo ? lexicalCandidates(deps, memory, query, candidates, limit) : [],
+    lexicalToo ? lexicalCandidates(deps, memory, lexicalQuery(query), candidates, limit) : [],
     vectorPart(),
   ]);
   const rows = new Map<string, ScoredRow>(lexical.map((row) => [row.id, row]));
@@ -328,7 +339,7 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
     // for every candidate: vector candidates get their lexical score (and rows) by id, lexical ones
     // their cosine from the index.
     const missing = vector.nearest.filter((v) => !rows.has(v.id)).map((v) => v.id);
-    for (const row of await scoredRows(deps, memory, lexicalToo ? query : null, missing)) rows.set(row.id, row);
+    for (const row of await scoredRows(deps, memory, lexicalToo ? lexicalQuery(query) : null, missing)) rows.set(row.id, row);
     const cosines = new Map(vector.nearest.map((v) => [v.id, v.cosine]));
     ranked = [...rows.values()].map((row) => {
       const cosine = Math.max(0, cosines.get(row.id) ?? vector.index.cosine(row.id, vector.vector));
