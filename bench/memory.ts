@@ -69,7 +69,7 @@ for (const size of SIZES) {
         FROM jsonb_to_recordset(${JSON.stringify(batch.map((i) => ({ id: `r${i}`, text: sentence(i), embedding: hashEmbedding(sentence(i)) })))}::jsonb) AS r(id text, text text, embedding jsonb)`;
     }
   });
-  await db.$executeRawUnsafe('VACUUM ANALYZE memory_records'); // as autovacuum would after a bulk load
+  await db.$executeRawUnsafe('VACUUM ANALYZE memory_records, memory_record_words'); // as autovacuum would after a bulk load
   const writes = 200;
   const [writeMs] = await timed(async () => {
     for (let i = 0; i < writes; i++) await writeRecord(app.deps, actor, memory.id, null, sentence(size + i));

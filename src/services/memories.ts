@@ -222,8 +222,8 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
 
 /** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
 export const LEXICAL_CANDIDATE_CAP = 300;
-/** Trigram (fuzzy) matches considered at most, when full text found fewer records than asked for. */
-export const TRIGRAM_CANDIDATE_CAP = 100;
+/** Matches of the spelling-corrected query considered at most, when full text found fewer records than asked for. */
+export const FUZZY_CANDIDATE_CAP = 300;
 
 type SearchMemory = Pick<Memory, 'providerId' | 'namespace'>;
 interface ScoredRow {
@@ -245,15 +245,19 @@ const lexicalQuery = (text: string): LexicalQuery => ({ text, words: [...new Set
 // The lexical score of a record in [0, 1]: for records that match the query's words (full text) or
 // nearly match them (trigram word similarity ≥ pg_trgm.word_similarity_threshold), the greater of the
 // normalised full-text rank (rank/(rank+1)) and the trigram word similarity; 0 for other records.
-const lexicalScore = (q: LexicalQuery) => Prisma.sql`CASE WHEN tsv @@ plainto_tsquery('simple', ${q.words}) OR ${q.text} <% text
-  THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, text)) ELSE 0 END`;
+const lexicalScore = (q: LexicalQuery, table = '') => {
+  const [tsv, text] = [Prisma.raw(`${table}tsv`), Prisma.raw(`${table}text`)];
+  return Prisma.sql`CASE WHEN ${tsv} @@ plainto_tsquery('simple', ${q.words}) OR ${q.text} <% ${text}
+    THEN greatest(ts_rank_cd(${tsv}, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, ${text})) ELSE 0 END`;
+};
 
 /**
  * The best `take` lexical candidates with their rows, bounded whatever the memory's size: at most
  * LEXICAL_CANDIDATE_CAP full-text matches taken from the GIN index are ranked by their stored
- * tsvector, and the best `take` of them get their full score; trigram matches (misspellings, other
- * word forms) are looked for only when full text found fewer than `enough` records, at most
- * TRIGRAM_CANDIDATE_CAP of them.
+ * tsvector, and the best `take` of them get their full score. Only when full text found fewer than
+ * `enough` records, the query's words are corrected against the memory's vocabulary (misspellings,
+ * other word forms) and up to FUZZY_CANDIDATE_CAP records matching the corrected words are ranked
+ * the same way.
  */
 async function lexicalCandidates(deps: Deps, memory: SearchMemory, q: LexicalQuery, take: number, enough: number): Promise<ScoredRow[]> {
   // For full-text matches the score is greatest(rank, word similarity) (see lexicalScore).
@@ -267,15 +271,49 @@ async function lexicalCandidates(deps: Deps, memory: SearchMemory, q: LexicalQue
     FROM (SELECT id, ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32) AS rank FROM fts ORDER BY rank DESC, id LIMIT ${take}) f
     JOIN memory_records r ON r.provider_id = ${memory.providerId} AND r.namespace = ${memory.namespace} AND r.id = f.id`;
   if (found.length >= enough) return found;
+  // Too little: correct the query's words against the memory's vocabulary (trigram similarity among
+  // its distinct words) and take the records matching the corrected words, still scored by the same
+  // lexical score (so only records whose text is trigram-similar to the query count).
+  const corrected = await correctedQuery(deps, memory, q);
+  if (!corrected) return found;
   const fuzzy = await deps.db.$queryRaw<ScoredRow[]>`
-    SELECT id, text, updated_at, provenance, greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, text)) AS score
-    FROM (
-      SELECT id, text, updated_at, provenance, tsv FROM memory_records
-      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND ${q.text} <% text AND id <> ALL(${found.map((row) => row.id)}::text[])
-      LIMIT ${TRIGRAM_CANDIDATE_CAP}
-    ) c
-    ORDER BY score DESC, id LIMIT ${take}`;
+    WITH fts AS MATERIALIZED (
+      SELECT id, tsv FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ ${corrected}::tsquery
+        AND id <> ALL(${found.map((row) => row.id)}::text[])
+      LIMIT ${FUZZY_CANDIDATE_CAP}
+    )
+    SELECT id, text, updated_at, provenance, score FROM (
+      SELECT r.id, r.text, r.updated_at, r.provenance, ${lexicalScore(q, 'r.')} AS score, f.rank
+      FROM (SELECT id, ts_rank_cd(tsv, ${corrected}::tsquery, 32) AS rank FROM fts ORDER BY rank DESC, id LIMIT ${take}) f
+      JOIN memory_records r ON r.provider_id = ${memory.providerId} AND r.namespace = ${memory.namespace} AND r.id = f.id
+    ) scored
+    WHERE score > 0`;
   return [...found, ...fuzzy];
+}
+
+/** Alternatives per query word looked up in the vocabulary. */
+const WORD_ALTERNATIVES = 5;
+const tsqueryLexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/**
+ * The query's words, each replaced by the alternation of the namespace's most similar words (pg_trgm
+ * `<%`: trigram word similarity ≥ pg_trgm.word_similarity_threshold, 0.6 — the test the lexical score
+ * applies to whole texts, here per word), as tsquery text; words with no similar word are dropped;
+ * null when none is left.
+ */
+async function correctedQuery(deps: Deps, memory: SearchMemory, q: LexicalQuery): Promise<string | null> {
+  const rows = await deps.db.$queryRaw<{ words: string[] }[]>`
+    SELECT array_agg(v.word ORDER BY v.sim DESC, v.word) AS words
+    FROM unnest(tsvector_to_array(to_tsvector('simple', ${q.words}))) AS q(w)
+    CROSS JOIN LATERAL (
+      SELECT word, word_similarity(q.w, word) AS sim FROM memory_record_words
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND q.w <% word
+      ORDER BY sim DESC, similarity(q.w, word) DESC, word LIMIT ${WORD_ALTERNATIVES}
+    ) v
+    GROUP BY q.w ORDER BY q.w`;
+  if (rows.length === 0) return null;
+  return rows.map((row) => `(${row.words.map(tsqueryLexeme).join(' | ')})`).join(' & ');
 }
 
 /** Rows of the given records with their lexical scores (0 without a query). */

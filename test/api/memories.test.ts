@@ -185,6 +185,26 @@ describe('search at scale', () => {
     }
   });
 
+  it('corrects misspelled words against the memory\'s own words, also words of replaced records', async () => {
+    const m = (await memory('Spelling')).body;
+    const texts = ['Restore a postgres backup with pg_restore', 'Rotate the API tokens every quarter', 'The cafeteria serves lunch at noon'];
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } })).body.id);
+    const search = async (query: string) => (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query } })).body.items as { id: string; text: string; score: number }[];
+    // One misspelled word among correct ones, and two misspelled words.
+    expect((await search('restor postgres'))[0]?.text).toBe(texts[0]);
+    expect((await search('rotat the api tokns'))[0]?.text).toBe(texts[1]);
+    expect((await search('rotat the api tokns')).map((r) => r.text)).not.toContain(texts[2]);
+    // Corrected words find candidates; what counts is still the lexical score: the query's trigram
+    // word similarity with the text (≥ 0.6) — scattered misspellings of a long text do not reach it.
+    expect(await search('rotat tokens quartr')).toEqual([]);
+    // Words that resemble nothing in the memory find nothing.
+    expect(await search('xylophone zebra')).toEqual([]);
+    // A replaced record's new words are known at once.
+    await t.rest('PUT', `/api/v1/memories/${m.id}/records/${ids[2]}`, { body: { text: 'Kubernetes upgrades happen on Tuesdays' } });
+    expect((await search('kuberntes upgrade'))[0]).toMatchObject({ id: ids[2], text: 'Kubernetes upgrades happen on Tuesdays' });
+  });
+
   it('bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first', async () => {
     // More records match the query word than the full-text candidate cap; the best record is written
     // last, so it is not among the candidates taken from the index — the vector part finds it and its

@@ -56,3 +56,31 @@ BEGIN
 END
 $$;
 CREATE TRIGGER "memory_records_reset" AFTER DELETE ON "memory_records" FOR EACH ROW EXECUTE FUNCTION "memory_records_reset"();
+
+-- 3. The words of each namespace's records, for correcting misspelled search words with a trigram
+--    lookup among a few thousand distinct words instead of trigram-matching every record's text.
+CREATE TABLE "memory_record_words" (
+    "provider_id" TEXT NOT NULL,
+    "namespace" TEXT NOT NULL,
+    "word" TEXT NOT NULL,
+
+    CONSTRAINT "memory_record_words_pkey" PRIMARY KEY ("provider_id","namespace","word")
+);
+CREATE INDEX "memory_record_words_trgm_idx" ON "memory_record_words" USING gin ("word" gin_trgm_ops) WITH (fastupdate = off);
+
+-- Writers of one namespace are serialised by the counter row above, so inserting (sorted) words
+-- cannot deadlock; words of another namespace never conflict.
+CREATE FUNCTION "memory_records_words"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO memory_record_words (provider_id, namespace, word)
+  SELECT NEW.provider_id, NEW.namespace, w FROM unnest(tsvector_to_array(NEW.tsv)) w WHERE length(w) <= 64
+  ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER "memory_records_words" AFTER INSERT OR UPDATE OF "text" ON "memory_records" FOR EACH ROW EXECUTE FUNCTION "memory_records_words"();
+
+INSERT INTO memory_record_words (provider_id, namespace, word)
+SELECT DISTINCT provider_id, namespace, w FROM memory_records, unnest(tsvector_to_array(tsv)) w WHERE length(w) <= 64
+ON CONFLICT DO NOTHING;
+ANALYZE memory_record_words;
