@@ -41,6 +41,11 @@ export class VectorIndex {
     return this.liveCount;
   }
 
+  /** Bytes held for the matrix and its scratch space. */
+  get bytes(): number {
+    return this.memory ? this.memory.buffer.byteLength : this.data.byteLength;
+  }
+
   has(id: string): boolean {
     return this.rowOf.has(id);
   }
@@ -218,16 +223,17 @@ export interface VectorChanges {
 }
 
 /**
- * The vector indexes of the memories this process searched lately (least recently used dropped
- * beyond `maxMemories`), each refreshed on demand: `changes` is the namespace's counter row (one
- * primary-key read per search); when it moved, `loadSince(version)` gives the rows stamped after
- * `version` (all rows for −1) and only those are applied.
+ * The vector indexes of the memories this process searched lately — least recently used dropped
+ * beyond `maxMemories` or `maxBytes` (never the one just used) — each refreshed on demand: `changes`
+ * is the namespace's counter row (one primary-key read per search); when it moved,
+ * `loadSince(version)` gives the rows stamped after `version` (all rows for −1) and only those are
+ * applied.
  */
 export class VectorIndexCache {
   private readonly entries = new Map<string, VectorIndex>();
   private readonly refreshing = new Map<string, Promise<VectorIndex>>();
 
-  constructor(private readonly maxMemories = 64, private readonly useKernel = true) {}
+  constructor(private readonly options: { maxMemories?: number; maxBytes?: number; useKernel?: boolean } = {}) {}
 
   async get(key: string, changes: VectorChanges, loadSince: (version: number) => Promise<VectorRow[]>): Promise<VectorIndex> {
     const cached = this.entries.get(key);
@@ -243,7 +249,7 @@ export class VectorIndexCache {
     }
     const refresh = (async () => {
       let index = this.entries.get(key);
-      if (!index || index.version < changes.resetVersion) index = new VectorIndex(this.useKernel);
+      if (!index || index.version < changes.resetVersion) index = new VectorIndex(this.options.useKernel ?? true);
       const rows = await loadSince(index.version);
       for (const row of rows) index.upsert(row.id, row.embedding);
       // The counter value read before the load: rows stamped later may already be applied, and are
@@ -260,9 +266,43 @@ export class VectorIndexCache {
     }
   }
 
+  /** Indexes held, least recently used first (for tests and diagnostics). */
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+
   private touch(key: string, index: VectorIndex) {
     this.entries.delete(key);
     this.entries.set(key, index);
-    if (this.entries.size > this.maxMemories) this.entries.delete(this.entries.keys().next().value!);
+    const maxMemories = this.options.maxMemories ?? 64;
+    const maxBytes = this.options.maxBytes ?? 2 ** 30;
+    let bytes = 0;
+    for (const entry of this.entries.values()) bytes += entry.bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (oldest === key || (this.entries.size <= maxMemories && bytes <= maxBytes)) break;
+      this.entries.delete(oldest);
+      bytes -= entry.bytes;
+    }
   }
+}
+
+/**
+ * A PostgreSQL `real[]` in binary form (`array_send`): ndim, flags, element type, per dimension its
+ * length and lower bound, then per element its byte length (−1: null) and a big-endian float4.
+ * Null when not a one-dimensional array of non-null floats; empty for an empty array.
+ */
+export function decodeFloat4Array(bytes: Uint8Array): Float32Array | null {
+  if (bytes.byteLength < 12) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const ndim = view.getInt32(0);
+  if (ndim === 0) return new Float32Array(0);
+  if (ndim !== 1 || view.getInt32(4) !== 0 || bytes.byteLength < 20) return null;
+  const length = view.getInt32(12);
+  if (bytes.byteLength !== 20 + length * 8) return null;
+  const out = new Float32Array(length);
+  for (let i = 0, at = 20; i < length; i++, at += 8) {
+    if (view.getInt32(at) !== 4) return null;
+    out[i] = view.getFloat32(at + 4);
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex, VectorIndexCache, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
+import { VectorIndex, VectorIndexCache, decodeFloat4Array, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
 import { loadDotKernel } from '../../src/lib/simd-dot.js';
 import { hashEmbedding } from '../../src/engine/hash-embeddings.js';
 
@@ -136,5 +136,46 @@ describe('vector index', () => {
     expect(rebuilt.has('a')).toBe(false);
     expect(hashEmbedding('Same text')).toEqual(hashEmbedding('same text'));
     expect(Math.hypot(...hashEmbedding('a few words here'))).toBeCloseTo(1, 6);
+  });
+
+  it('evicts the least recently used indexes beyond the memory or byte budget', async () => {
+    const rows = (n: number) => async () => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, embedding: randomUnit(i, 16) }));
+    const changes = { version: 1, resetVersion: 0 };
+    const byCount = new VectorIndexCache({ maxMemories: 2 });
+    for (const key of ['a', 'b', 'c']) await byCount.get(key, changes, rows(3));
+    expect(byCount.keys()).toEqual(['b', 'c']);
+    await byCount.get('b', changes, rows(3)); // used again: most recent
+    await byCount.get('d', changes, rows(3));
+    expect(byCount.keys()).toEqual(['b', 'd']);
+    const one = (await new VectorIndexCache().get('x', changes, rows(3))).bytes;
+    const byBytes = new VectorIndexCache({ maxBytes: one * 2 });
+    for (const key of ['a', 'b', 'c']) await byBytes.get(key, changes, rows(3));
+    expect(byBytes.keys()).toEqual(['b', 'c']);
+    // An index larger than the budget alone is still kept (it is the one in use).
+    const tiny = new VectorIndexCache({ maxBytes: 1 });
+    await tiny.get('a', changes, rows(3));
+    await tiny.get('b', changes, rows(3));
+    expect(tiny.keys()).toEqual(['b']);
+  });
+
+  it('decodes PostgreSQL binary float4 arrays', () => {
+    const encode = (values: (number | null)[], ndim = 1) => {
+      const buffer = Buffer.alloc(ndim === 0 ? 12 : 20 + values.length * 8);
+      buffer.writeInt32BE(ndim, 0);
+      buffer.writeInt32BE(values.includes(null) ? 1 : 0, 4);
+      buffer.writeInt32BE(700, 8);
+      if (ndim === 0) return new Uint8Array(buffer);
+      buffer.writeInt32BE(values.length, 12);
+      buffer.writeInt32BE(1, 16);
+      values.forEach((value, i) => {
+        buffer.writeInt32BE(value === null ? -1 : 4, 20 + i * 8);
+        if (value !== null) buffer.writeFloatBE(value, 24 + i * 8);
+      });
+      return new Uint8Array(buffer);
+    };
+    expect([...decodeFloat4Array(encode([0.5, -0.25, 1]))!]).toEqual([0.5, -0.25, 1]);
+    expect(decodeFloat4Array(encode([], 0))).toEqual(new Float32Array(0));
+    expect(decodeFloat4Array(encode([0.5, null]))).toBeNull();
+    expect(decodeFloat4Array(new Uint8Array(3))).toBeNull();
   });
 });
