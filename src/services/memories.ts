@@ -221,9 +221,9 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
 }
 
 /** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
-export const LEXICAL_CANDIDATE_CAP = 300;
+export const LEXICAL_CANDIDATE_CAP = 200;
 /** Matches of the spelling-corrected query considered at most, when full text found fewer records than asked for. */
-export const FUZZY_CANDIDATE_CAP = 300;
+export const FUZZY_CANDIDATE_CAP = 200;
 
 type SearchMemory = Pick<Memory, 'providerId' | 'namespace'>;
 interface ScoredRow {
@@ -360,26 +360,29 @@ export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, 
   const lexicalToo = args.mode !== 'vector';
   // Concurrently: the provider check, the lexical query, and the vector part (embedding the query,
   // the index's freshness check, exact top-k in process).
+  const q = lexicalQuery(query);
   const vectorPart = async () => {
     if (args.mode === 'lexical') return null;
     const [embedder, index] = await Promise.all([embedderFor(deps, memory), vectorIndexFor(deps, memory)]);
     if (!embedder) return null;
     const vector = await embedder(query);
-    return { index, vector, nearest: index.topK(vector, candidates) };
+    const nearest = index.topK(vector, candidates);
+    // The vector candidates' rows and lexical scores, while the lexical query may still be running.
+    const rows = await scoredRows(deps, memory, lexicalToo ? q : null, nearest.map((v) => v.id));
+    return { index, vector, nearest, rows };
   };
   const [, lexical, vector] = await Promise.all([
     checkProvider(deps, memory, false),
-    lexicalToo ? lexicalCandidates(deps, memory, lexicalQuery(query), candidates, limit) : [],
+    lexicalToo ? lexicalCandidates(deps, memory, q, candidates, limit) : [],
     vectorPart(),
   ]);
   const rows = new Map<string, ScoredRow>(lexical.map((row) => [row.id, row]));
   let ranked: [string, number][];
   if (vector) {
     // Hybrid: the mean of the lexical score and the cosine similarity (clamped to [0, 1]), both exact
-    // for every candidate: vector candidates get their lexical score (and rows) by id, lexical ones
-    // their cosine from the index.
-    const missing = vector.nearest.filter((v) => !rows.has(v.id)).map((v) => v.id);
-    for (const row of await scoredRows(deps, memory, lexicalToo ? lexicalQuery(query) : null, missing)) rows.set(row.id, row);
+    // for every candidate: vector candidates get their lexical score by id, lexical candidates their
+    // cosine from the index.
+    for (const row of vector.rows) rows.set(row.id, row);
     const cosines = new Map(vector.nearest.map((v) => [v.id, v.cosine]));
     ranked = [...rows.values()].map((row) => {
       const cosine = Math.max(0, cosines.get(row.id) ?? vector.index.cosine(row.id, vector.vector));
