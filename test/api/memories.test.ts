@@ -1,7 +1,9 @@
 // Memories and their records on the built-in provider: CRUD, provider cursors, last writer wins,
-// record id limits, lexical search with scores, provenance, tenancy.
+// record id limits, lexical search with scores, provenance, tenancy; search at scale (bounded lexical
+// candidates, the vector index following writes of other instances).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { LEXICAL_CANDIDATE_CAP } from '../../src/services/memories.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
@@ -129,5 +131,100 @@ describe('records', () => {
     expect((await t.rest('GET', '/api/v1/memories', { token: otherKey })).body.items).toEqual([]);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { token: readOnly, body: { text: 'x' } })).status).toBe(403);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { token: readOnly, body: { query: 'plan' } })).status).toBe(200);
+  });
+});
+
+describe('search at scale', () => {
+  let embedderReady = false;
+  async function vectorMemory(name: string) {
+    if (!embedderReady) {
+      const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'dev for scale' } })).body;
+      expect((await t.rest('POST', '/api/v1/models', { body: { key: 'scale-embedder', provider_id: provider.id, provider_model: 'hash-256' } })).status).toBe(201);
+      embedderReady = true;
+    }
+    const created = await t.rest('POST', '/api/v1/memories', { body: { name, embedding_model: 'scale-embedder' } });
+    expect(created.status).toBe(201);
+    return created.body as { id: string };
+  }
+  const search = async (app: TestApp, memoryId: string, query: string, limit = 10) => {
+    const response = await app.rest('POST', `/api/v1/memories/${memoryId}/records/search`, { body: { query, limit } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body.items as { id: string; text: string; score: number }[];
+  };
+  async function addMany(app: TestApp, memoryId: string, texts: string[]) {
+    for (let i = 0; i < texts.length; i += 20) {
+      const added = await Promise.all(texts.slice(i, i + 20).map((text) => app.rest('POST', `/api/v1/memories/${memoryId}/records`, { body: { text } })));
+      expect(added.every((r) => r.status === 201)).toBe(true);
+    }
+  }
+
+  it('sees adds, replacements and deletions made through another instance on the same database', async () => {
+    const other = await startTestApp({}, t);
+    try {
+      const m = await vectorMemory('Shared');
+      await addMany(t, m.id, ['Invoices are sent on the first of the month', 'The VPN needs a hardware token', 'Coffee machine on floor three']);
+      expect((await search(t, m.id, 'hardware token for the vpn'))[0]!.text).toBe('The VPN needs a hardware token'); // this instance's index is built
+      // A record added through the other instance is found by this one's next search...
+      const added = await other.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'Quarterly budget review with finance' } });
+      expect(added.status).toBe(201);
+      expect((await search(t, m.id, 'quarterly budget review finance'))[0]!.id).toBe(added.body.id);
+      // ...and so is a replacement: the old text's vector is gone, the new one is found.
+      const vpn = (await search(t, m.id, 'hardware token for the vpn'))[0]!;
+      expect((await other.rest('PUT', `/api/v1/memories/${m.id}/records/${vpn.id}`, { body: { text: 'Parking permits are renewed in March' } })).status).toBe(200);
+      const afterReplace = await search(t, m.id, 'parking permits renewed march');
+      expect(afterReplace[0]).toMatchObject({ id: vpn.id, text: 'Parking permits are renewed in March' });
+      expect((await search(t, m.id, 'hardware token for the vpn')).map((r) => r.text)).not.toContain('The VPN needs a hardware token');
+      // The other instance searches the same records (its own index, built on first use).
+      expect((await search(other, m.id, 'parking permits renewed march'))[0]!.id).toBe(vpn.id);
+      // A deletion (no API deletes records; storage may) makes indexes reload rather than serve it.
+      await t.app.deps.db.memoryRecord.delete({ where: { providerId_namespace_id: { providerId: (await t.rest('GET', `/api/v1/memories/${m.id}`)).body.provider_id, namespace: m.id, id: added.body.id } } });
+      for (const app of [t, other]) expect((await search(app, m.id, 'quarterly budget review finance')).map((r) => r.id)).not.toContain(added.body.id);
+      expect((await search(t, m.id, 'parking permits renewed march'))[0]!.id).toBe(vpn.id);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('corrects misspelled words against the memory\'s own words, also words of replaced records', async () => {
+    const m = (await memory('Spelling')).body;
+    const texts = ['Restore a postgres backup with pg_restore', 'Rotate the API tokens every quarter', 'The cafeteria serves lunch at noon'];
+    const ids: string[] = [];
+    for (const text of texts) ids.push((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } })).body.id);
+    const search = async (query: string) => (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query } })).body.items as { id: string; text: string; score: number }[];
+    // One misspelled word among correct ones, and two misspelled words.
+    expect((await search('restor postgres'))[0]?.text).toBe(texts[0]);
+    expect((await search('rotat the api tokns'))[0]?.text).toBe(texts[1]);
+    expect((await search('rotat the api tokns')).map((r) => r.text)).not.toContain(texts[2]);
+    // Corrected words find candidates; what counts is still the lexical score: the query's trigram
+    // word similarity with the text (≥ 0.6) — scattered misspellings of a long text do not reach it.
+    expect(await search('rotat tokens quartr')).toEqual([]);
+    // Words that resemble nothing in the memory find nothing.
+    expect(await search('xylophone zebra')).toEqual([]);
+    // A replaced record's new words are known at once.
+    await t.rest('PUT', `/api/v1/memories/${m.id}/records/${ids[2]}`, { body: { text: 'Kubernetes upgrades happen on Tuesdays' } });
+    expect((await search('kuberntes upgrade'))[0]).toMatchObject({ id: ids[2], text: 'Kubernetes upgrades happen on Tuesdays' });
+  });
+
+  it('bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first', async () => {
+    // More records match the query word than the full-text candidate cap; the best record is written
+    // last, so it is not among the candidates taken from the index — the vector part finds it and its
+    // lexical score is computed exactly.
+    const m = await vectorMemory('Crowded');
+    await addMany(t, m.id, Array.from({ length: LEXICAL_CANDIDATE_CAP + 20 }, (_, i) => `entry ${i} of the ledger mentions kiwi among other things like pears and plums`));
+    const best = (await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'kiwi' } })).body;
+    const found = await search(t, m.id, 'kiwi', 5);
+    expect(found).toHaveLength(5);
+    expect(found[0]!.id).toBe(best.id);
+    expect(found.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
+    expect([...found].sort((a, b) => b.score - a.score)).toEqual(found);
+    // Without an embedding model: full-text matches beyond the cap are not all ranked, but every
+    // result matches, and a limit beyond the candidates still answers with what matched.
+    const plain = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Crowded, lexical' } })).body;
+    await addMany(t, plain.id, Array.from({ length: LEXICAL_CANDIDATE_CAP + 20 }, (_, i) => `entry ${i} mentions kiwi`));
+    const lexical = await search(t, plain.id, 'kiwi', 100);
+    expect(lexical).toHaveLength(100);
+    expect(lexical.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
+    // A repeated query word changes nothing (the full-text query uses distinct words).
+    expect((await search(t, plain.id, 'kiwi KIWI kiwi', 100)).map((r) => r.score)).toEqual(lexical.map((r) => r.score));
   });
 });
