@@ -27,37 +27,43 @@ export function callSettings(settings: Record<string, unknown>) {
   };
 }
 
-interface ModelAndProvider {
+export interface UsableModel {
   model: Model;
   provider: Provider;
   usable: ReturnType<typeof providerForUse>;
 }
 
-const resolved = new GenerationCache<ModelAndProvider>(1_000);
+const resolved = new GenerationCache<UsableModel>(1_000);
 
-async function modelAndProvider(deps: Deps, workspaceId: string, key: string): Promise<ModelAndProvider> {
+/**
+ * A workspace's model with its provider, ready for use (secrets decrypted), or null when no model
+ * has the key; disabled models and providers are refused with `disabled`. One joined read,
+ * remembered per configuration generation (see config-cache.ts): a change is seen by the next call.
+ * `label` names the model in errors ("model", "embedding model").
+ */
+export async function usableModel(deps: Deps, workspaceId: string, key: string, label = 'model'): Promise<UsableModel | null> {
   const cacheKey = `${workspaceId}\n${key}`;
   const cached = resolved.get(cacheKey);
   if (cached) return cached;
   const readGeneration = configGeneration();
-  // The model and its provider in one read.
   const rows = await deps.db.$queryRaw<Record<string, unknown>[]>`
     SELECT ${prefixedColumns(Prisma.ModelScalarFieldEnum, 'm', 'model')}, ${prefixedColumns(Prisma.ProviderScalarFieldEnum, 'p', 'provider')}
     FROM models m LEFT JOIN providers p ON p.id = m.provider_id AND p.workspace_id = m.workspace_id
     WHERE m.workspace_id = ${workspaceId} AND m.key = ${key}`;
-  if (!rows[0]) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  if (!rows[0]) return null;
   const model = takePrefixed<Model>(rows[0], 'model');
   const provider = takePrefixed<Provider>(rows[0], 'provider');
-  if (!model.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
-  if (!provider.id) throw new AppError('not_found', `the provider of model ${JSON.stringify(key)} is gone`);
+  if (!model.enabled) throw new AppError('disabled', `${label} ${JSON.stringify(key)} is disabled`);
+  if (!provider.id) throw new AppError('not_found', `the provider of ${label} ${JSON.stringify(key)} is gone`);
   const entry = { model, provider, usable: providerForUse(deps, provider) };
   resolved.set(cacheKey, entry, readGeneration);
   return entry;
 }
 
-/** Remembered per configuration generation (see config-cache.ts): a change is seen by the next request. */
 export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
-  const { model, provider, usable } = await modelAndProvider(deps, workspaceId, key);
+  const found = await usableModel(deps, workspaceId, key);
+  if (!found) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  const { model, provider, usable } = found;
   if (!usable.type.languageModel) throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
   return { key, providerType: provider.type, settings: merged, model: usable.type.languageModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model, merged) };

@@ -168,9 +168,14 @@ export const listAgentRevisions = (deps: Deps, actor: Actor, agentId: string, ar
 /** For runs: the head if it may start new runs (archived → failed_precondition). */
 export async function agentForNewRun(db: Db, actor: Actor, id: string) {
   const head = await getHead(AGENTS, db, actor, id);
-  if (head.archivedAt) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
+  assertAgentTakesRuns(head);
   if (!head.defaultRevisionId) throw notFound('agent revision');
   return head;
+}
+
+/** An archived agent refuses new runs. */
+export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { archived: boolean }) {
+  if ('archived' in agent ? agent.archived : agent.archivedAt) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
 }
 
 /**

@@ -14,6 +14,7 @@ import { embed } from 'ai';
 import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
 import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
+import { usableModel } from '../engine/models.js';
 
 type Tx = Prisma.TransactionClient;
 const MAX_TEXT = 100_000;
@@ -117,11 +118,9 @@ const vectorIndexes = new WeakMap<object, VectorIndexCache>();
 async function embedderFor(deps: Deps, memory: Memory) {
   const key = (memory.config as { embedding_model?: string }).embedding_model;
   if (!key) return null;
-  const model = await deps.db.model.findUnique({ where: { workspaceId_key: { workspaceId: memory.workspaceId, key } } });
-  if (!model) throw new AppError('failed_precondition', `the embedding model ${JSON.stringify(key)} is gone`);
-  const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: model.providerId } });
-  const usable = providerForUse(deps, provider);
-  if (!model.enabled) throw new AppError('disabled', `the embedding model ${JSON.stringify(key)} is disabled`);
+  const found = await usableModel(deps, memory.workspaceId, key, 'embedding model');
+  if (!found) throw new AppError('failed_precondition', `the embedding model ${JSON.stringify(key)} is gone`);
+  const { model, provider, usable } = found;
   if (!usable.type.embeddingModel) throw new AppError('failed_precondition', `provider type ${provider.type} does not embed text`);
   const embeddingModel = usable.type.embeddingModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model);
   return async (text: string) => {

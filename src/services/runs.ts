@@ -10,7 +10,7 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { RUN_STATUSES, SEALED, transition, type RunStatus } from '../engine/state-machine.js';
-import { agentForNewRun, AGENTS, checkConfigReferences } from './agents.js';
+import { agentForNewRun, AGENTS, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
 import { getRevision } from './revisioned.js';
 import { recordAudit } from './audit.js';
 import type { Actor, Deps } from './deps.js';
@@ -52,10 +52,14 @@ export function validateMessage(value: unknown, field: string, required = true):
 /** New use of a disabled model or provider is refused at once with `disabled`. */
 export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
   const model = await db.model.findUnique({ where: { workspaceId_key: { workspaceId, key } }, select: { enabled: true, providerId: true } });
-  if (!model) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
-  const provider = await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } });
-  if (!model.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
-  if (!provider?.enabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(key)} is disabled`);
+  const provider = model ? await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } }) : null;
+  checkModelUsable(key, { found: Boolean(model), enabled: Boolean(model?.enabled), providerEnabled: Boolean(provider?.enabled) });
+}
+
+export function checkModelUsable(key: string, state: { found: boolean; enabled: boolean; providerEnabled: boolean }) {
+  if (!state.found) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
+  if (!state.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
+  if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(key)} is disabled`);
 }
 
 export async function getRun(db: Tx | Deps['db'], actor: Actor, id: string): Promise<Run> {
@@ -126,12 +130,9 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
 async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, message: MessageContent, options: RunOptions, labels: Record<string, string>) {
   const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
-  if (facts.agentArchived) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
+  assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
-  const model = String(facts.revisionConfig?.model ?? '');
-  if (!facts.modelFound) throw new AppError('not_found', `model ${JSON.stringify(model)} not found`);
-  if (!facts.modelEnabled) throw new AppError('disabled', `model ${JSON.stringify(model)} is disabled`);
-  if (!facts.providerEnabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(model)} is disabled`);
+  checkModelUsable(String(facts.revisionConfig?.model ?? ''), { found: facts.modelFound, enabled: facts.modelEnabled, providerEnabled: facts.providerEnabled });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
   return insertRunOnNewThread(deps.db, actor, {
     agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), sessionId: input.sessionId ?? null, input: message, options, labels,

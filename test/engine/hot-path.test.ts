@@ -76,6 +76,32 @@ describe('the run hot path', () => {
     expect(items.map((item: { kind: string }) => item.kind)).toEqual(['user_message', 'text_message']);
   });
 
+  it('refuses on the one-statement path what the transactional path refuses', async () => {
+    const post = (body: Record<string, unknown>) => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input, ...body } });
+    expect((await post({ agent_id: 'agt_01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).body.error.code).toBe('not_found');
+    expect((await post({ agent_revision_id: 'rev_01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).body.error.code).toBe('not_found');
+    expect((await post({ session_id: 'ses_01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).status).toBe(404);
+    // In a named session: the run's thread is new, the session is the one named.
+    const session = (await t.rest('POST', '/api/v1/sessions', { body: {} })).body;
+    const inSession = await post({ session_id: session.id });
+    expect(inSession.status).toBe(201);
+    expect(inSession.body.session_id).toBe(session.id);
+    await settleRun(t, inSession.body.id);
+    // A disabled provider refuses at once, and its model works again when it is enabled.
+    const model = await insertModel(t, 'other');
+    const otherAgent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'other', config: { model: 'other' } } })).body;
+    expect((await post({ agent_id: otherAgent.id })).status).toBe(201);
+    const provider = await t.rest('GET', `/api/v1/model-providers/${model.providerId}`);
+    await t.rest('PATCH', `/api/v1/model-providers/${model.providerId}`, { headers: { 'If-Match': provider.headers.get('etag')! }, body: { enabled: false } });
+    const refused = await post({ agent_id: otherAgent.id });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'disabled']);
+    expect(refused.body.error.message).toBe('the provider of model "other" is disabled');
+    const archived = (await t.rest('POST', '/api/v1/agents', { body: { name: 'old', config: { model: 'dev' } } })).body;
+    expect((await post({ agent_id: archived.id })).status).toBe(201); // remembered now
+    await t.rest('POST', `/api/v1/agents/${archived.id}/archive`, { headers: { 'if-match': '*' } });
+    expect((await post({ agent_id: archived.id })).body.error).toMatchObject({ code: 'failed_precondition', message: 'the agent is archived; new runs are refused' });
+  });
+
   it('a model disabled through another instance refuses new runs here', async () => {
     expect((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } })).status).toBe(201);
     const model = await other.rest('GET', '/api/v1/models/dev');
