@@ -1,10 +1,10 @@
 // The audit trail: one row per effective change, written in the change's own transaction.
-import type { Prisma } from '../db.js';
+import { Prisma } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
 import { canonicallyEqual } from '../lib/canonical-json.js';
 import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { announceIfConfiguration } from './config-cache.js';
+import { announceIfConfiguration, isConfigurationKind } from './config-cache.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 
@@ -58,6 +58,20 @@ export async function recordAudit(tx: Tx, input: AuditInput): Promise<void> {
     },
   });
 }
+
+/**
+ * The row recordAudit writes, as a VALUES tuple for statements that create several resources at
+ * once (the run hot path). Configuration kinds must go through recordAudit, which also announces
+ * the change to the caches.
+ */
+export function auditValues(input: AuditInput): Prisma.Sql {
+  if (isConfigurationKind(input.resourceKind)) throw new Error(`audit rows of ${input.resourceKind} go through recordAudit`);
+  return Prisma.sql`(${newId('auditEvent')}, ${input.workspaceId}, ${input.principalId}, ${input.action}, ${input.resourceKind}, ${input.resourceId}, ${input.version ?? null}::int,
+    ${JSON.stringify(input.changes ?? {})}::jsonb, ${input.requestId ?? null}, now())`;
+}
+
+/** The columns of auditValues, in order. */
+export const AUDIT_COLUMNS = Prisma.raw('(id, workspace_id, principal_id, action, resource_kind, resource_id, version, changes, request_id, created_at)');
 
 export interface AuditListArgs {
   resourceId?: string | null;

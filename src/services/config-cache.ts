@@ -19,8 +19,12 @@ export function bumpConfigGeneration() {
 }
 
 /** Called for every audit row: configuration kinds invalidate the caches here and elsewhere. */
+export function isConfigurationKind(resourceKind: string): boolean {
+  return CONFIG_KINDS.test(resourceKind);
+}
+
 export async function announceIfConfiguration(tx: Prisma.TransactionClient, resourceKind: string) {
-  if (!CONFIG_KINDS.test(resourceKind)) return;
+  if (!isConfigurationKind(resourceKind)) return;
   bumpConfigGeneration();
   await tx.$executeRaw`SELECT pg_notify(${CONFIG_CHANNEL}, ${resourceKind})`;
 }

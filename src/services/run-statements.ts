@@ -9,6 +9,7 @@ import { digestOf } from '../lib/canonical-json.js';
 import { newId } from '../lib/ids.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { configGeneration, GenerationCache } from './config-cache.js';
+import { AUDIT_COLUMNS, auditValues } from './audit.js';
 import type { Actor, Deps } from './deps.js';
 import type { MessageContent } from './runs.js';
 
@@ -60,6 +61,8 @@ export interface InsertNewRunInput {
   input: MessageContent;
   options: RunOptions;
   labels: Record<string, string>;
+  /** Recorded on the audit rows. */
+  requestId?: string | null;
 }
 
 /**
@@ -77,7 +80,7 @@ export async function insertRunOnNewThread(db: Deps['db'], actor: Actor, input: 
   const options = JSON.stringify(input.options);
   const digest = digestOf({ payload: input.input, options: input.options, agent_id: input.agentId });
   const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>) =>
-    Prisma.sql`(${newId('auditEvent')}, ${actor.workspaceId}, ${actor.principalId}, 'create', ${resourceKind}, ${resourceId}, 1, ${JSON.stringify(changes)}::jsonb, NULL, now())`;
+    auditValues({ workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind, resourceId, version: 1, changes, requestId: input.requestId });
   const audits = [
     ...(newSession ? [audit('session', sessionId, {})] : []),
     audit('thread', threadId, { session_id: { from: null, to: sessionId } }),
@@ -94,7 +97,7 @@ export async function insertRunOnNewThread(db: Deps['db'], actor: Actor, input: 
       INSERT INTO inbox_entries (id, workspace_id, thread_id, kind, delivery, status, position, payload, options, agent_id, agent_revision_id, assigned_run_id, principal_id, request_digest, created_at, updated_at)
       VALUES (${entryId}, ${actor.workspaceId}, ${threadId}, 'message', 'queue', 'assigned', 1, ${payload}::jsonb, ${options}::jsonb, ${input.agentId}, ${input.revisionId}, ${runId}, ${actor.principalId}, ${digest}, now(), now())
     ), new_audit AS (
-      INSERT INTO audit_events (id, workspace_id, principal_id, action, resource_kind, resource_id, version, changes, request_id, created_at) VALUES ${Prisma.join(audits)}
+      INSERT INTO audit_events ${AUDIT_COLUMNS} VALUES ${Prisma.join(audits)}
     ), new_run AS (
       INSERT INTO runs (id, workspace_id, session_id, thread_id, agent_id, agent_revision_id, revision_selection, status, trigger, lineage, source_entry_id, principal_id,
         attempts, max_attempts, input, options, labels, memory_mounts, environment_mounts, created_at, updated_at)

@@ -94,7 +94,7 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
   if (!input.threadId && !options.overrides) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
-    const run = await startRunOnNewThread(deps, actor, input, message, options, labels);
+    const run = await startRunOnNewThread(deps, actor, input, message, options, labels, requestId);
     deps.events.publish('runAccepted', { runId: run.id });
     return { run };
   }
@@ -127,7 +127,7 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   return created;
 }
 
-async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, message: MessageContent, options: RunOptions, labels: Record<string, string>) {
+async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, message: MessageContent, options: RunOptions, labels: Record<string, string>, requestId?: string) {
   const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
@@ -135,7 +135,7 @@ async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInpu
   checkModelUsable(String(facts.revisionConfig?.model ?? ''), { found: facts.modelFound, enabled: facts.modelEnabled, providerEnabled: facts.providerEnabled });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
   return insertRunOnNewThread(deps.db, actor, {
-    agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), sessionId: input.sessionId ?? null, input: message, options, labels,
+    agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), sessionId: input.sessionId ?? null, input: message, options, labels, requestId,
   });
 }
 

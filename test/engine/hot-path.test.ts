@@ -76,6 +76,17 @@ describe('the run hot path', () => {
     expect(items.map((item: { kind: string }) => item.kind)).toEqual(['user_message', 'text_message']);
   });
 
+  it('audits the session, thread and run it creates, with the request id', async () => {
+    const created = await t.rest('POST', '/api/v1/runs', { headers: { 'X-Request-ID': 'req-hot-path-1' }, body: { agent_id: agentId, input } });
+    const run = created.body;
+    const audited = async (resourceId: string) => (await t.rest('GET', `/api/v1/audit-events?resource_id=${resourceId}`)).body.items;
+    expect(await audited(run.id)).toEqual([expect.objectContaining({ action: 'create', resource_kind: 'run', version: 1, request_id: 'req-hot-path-1',
+      changes: { agent_id: { from: null, to: agentId }, agent_revision_id: { from: null, to: run.agent_revision_id }, thread_id: { from: null, to: run.thread_id } } })]);
+    expect(await audited(run.thread_id)).toEqual([expect.objectContaining({ resource_kind: 'thread', request_id: 'req-hot-path-1', changes: { session_id: { from: null, to: run.session_id } } })]);
+    expect(await audited(run.session_id)).toEqual([expect.objectContaining({ resource_kind: 'session', request_id: 'req-hot-path-1' })]);
+    await settleRun(t, run.id);
+  });
+
   it('refuses on the one-statement path what the transactional path refuses', async () => {
     const post = (body: Record<string, unknown>) => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input, ...body } });
     expect((await post({ agent_id: 'agt_01ZZZZZZZZZZZZZZZZZZZZZZZZ' })).body.error.code).toBe('not_found');
