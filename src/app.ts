@@ -101,11 +101,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);
   const yoga = createYogaServer(deps);
-  // Remembered credentials are forgotten when any process changes one (see credential-cache.ts).
+  // The process's one LISTEN connection: remembered credentials and configuration are forgotten when
+  // any process changes them (credential-cache.ts, config-cache.ts); workers wake on it.
   const listener = new PgListener(database.url, logger)
     .on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps))
     .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
-  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, databaseUrl: database.url, leaseMs: config.runLeaseMs }) : null;
+  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs }) : null;
 
   const app = express();
   app.disable('x-powered-by');

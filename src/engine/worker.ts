@@ -3,12 +3,12 @@
 // created here, PostgreSQL NOTIFY across processes — never by polling the run path. A recovery
 // timer only looks for leases that expired (a worker that died), and offers those runs again as a
 // new attempt, or fails them when their attempts are spent.
-import pg from 'pg';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Run } from '../generated/prisma/client.js';
 import type { ModelMessage } from 'ai';
 import { RUN_COLUMNS } from '../storage/columns.js';
+import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
@@ -24,14 +24,14 @@ const HEARTBEAT_MS = 10_000;
 
 export interface WorkerPoolOptions {
   concurrency: number;
-  databaseUrl: string;
+  /** The process's notification listener (started before the pool). */
+  listener: PgListener;
   leaseMs?: number;
 }
 
 export class WorkerPool {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly active = new Map<string, AbortController>();
-  private listener: pg.Client | null = null;
   private stopped = false;
   private claiming = false;
   private claimAgain = false;
@@ -48,15 +48,10 @@ export class WorkerPool {
   }
 
   async start() {
-    this.listener = new pg.Client({ connectionString: this.options.databaseUrl });
-    this.listener.on('error', (error) => this.deps.logger.warn({ err: error }, 'worker listener connection error'));
-    await this.listener.connect();
-    this.listener.on('notification', (message) => {
-      if (message.channel === RUN_CHANNEL) this.wake(message.payload || undefined);
-      if (message.channel === CANCEL_CHANNEL && message.payload) this.active.get(message.payload)?.abort(new Error('cancelled'));
-    });
-    await this.listener.query(`LISTEN ${RUN_CHANNEL}`);
-    await this.listener.query(`LISTEN ${CANCEL_CHANNEL}`);
+    // A wake-up names its run; after a lost listener connection, notifications may have been
+    // missed, so the pool scans.
+    this.unsubscribers.push(await this.options.listener.subscribe(RUN_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
+    this.unsubscribers.push(await this.options.listener.subscribe(CANCEL_CHANNEL, (runId) => this.active.get(runId)?.abort(new Error('cancelled'))));
     this.unsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
     this.unsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.abort(new Error('cancelled'))));
     this.scheduleRecovery();
@@ -267,6 +262,5 @@ export class WorkerPool {
     for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
     const deadline = Date.now() + 5_000;
     while (this.active.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    await this.listener?.end().catch(() => undefined);
   }
 }

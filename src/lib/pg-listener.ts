@@ -13,11 +13,23 @@ export class PgListener {
 
   constructor(private readonly databaseUrl: string, private readonly logger: Logger) {}
 
+  /** Registers before start (chainable); see `subscribe` for later registrations. */
   on(channel: string, handler: (payload: string) => void, onReconnect?: () => void) {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
     if (onReconnect) this.reconnectHandlers.push(onReconnect);
     return this;
+  }
+
+  /** Registers at any time (LISTENs at once when connected); resolves to the unsubscribe function. */
+  async subscribe(channel: string, handler: (payload: string) => void, onReconnect?: () => void): Promise<() => void> {
+    const known = this.handlers.has(channel);
+    this.on(channel, handler, onReconnect);
+    if (this.client && !known) await this.client.query(`LISTEN ${channel}`);
+    return () => {
+      this.handlers.set(channel, (this.handlers.get(channel) ?? []).filter((h) => h !== handler));
+      if (onReconnect) this.reconnectHandlers.splice(this.reconnectHandlers.indexOf(onReconnect), 1);
+    };
   }
 
   async start() {

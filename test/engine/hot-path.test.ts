@@ -127,6 +127,17 @@ describe('the run hot path', () => {
     expect(accepted.status).toBe(201);
   });
 
+  it('loses no run when its LISTEN connection drops: the pool reconnects and scans', async () => {
+    // Every notification listener on this database is cut; a run is then created by the other
+    // instance (which has no workers), so this instance can only learn of it through PostgreSQL.
+    const killed = await t.app.deps.db.$queryRaw<{ pid: number }[]>`
+      SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pg_terminate_backend(pid)`;
+    expect(killed.length).toBeGreaterThan(0);
+    const created = await other.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } });
+    expect(created.status).toBe(201);
+    expect((await settleRun(t, created.body.id)).status).toBe('completed');
+  });
+
   it('an API key revoked by another instance stops working here', async () => {
     const key = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read', 'write', 'run'] });
     expect((await t.rest('GET', '/api/v1/runs', { token: key.token })).status).toBe(200); // now remembered here
