@@ -1,6 +1,9 @@
-// The run state machine, enforced in one place. Every status change of a run goes through
-// `transition()`, a compare-and-set on (status, version) so that two actors (a worker and a
-// cancel request, two workers after a takeover) can never both move the same run.
+// The run state machine, enforced in one place: MOVES says which status may follow which, and
+// every status change is a compare-and-set, so that two actors (a worker and a cancel request, two
+// workers after a takeover) can never both move the same run. `transition()` is that compare-and-set
+// on (status, version). The worker's two hot statements carry it inside larger statements: the claim
+// (accepted → running, `FOR UPDATE SKIP LOCKED` on status 'accepted') and the seal (running → its
+// outcome, checked with canMove, on status 'running' and the claiming attempt's id).
 import type { Prisma } from '../db.js';
 import { AppError } from '../lib/errors.js';
 

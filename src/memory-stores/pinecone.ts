@@ -3,7 +3,8 @@
 // embedding model whose metadata carries the text, the provenance (a JSON string: Pinecone metadata
 // holds no nested objects) and the time of the last write. Upsert is the database's own last-writer-
 // wins; list pages are the database's, its pagination token wrapped in our opaque cursor.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import { probeGet, trimSlash } from '../providers/http-probe.js';
@@ -116,7 +117,6 @@ export class PineconeClient {
   }
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 interface StoredProvenance {
   created?: WriterStamp;
@@ -140,7 +140,7 @@ function view(vector: PineconeVector, score: number | null = null): StoredRecord
   const updated = typeof vector.metadata?.updated_at === 'string' ? new Date(vector.metadata.updated_at) : null;
   return {
     id: vector.id, text, score, updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0),
-    provenance: { created: stored.created ?? null, last_write: stored.last_write ?? null, content_matches: stored.created_text_sha256 === sha256(text) },
+    provenance: { created: stored.created ?? null, last_write: stored.last_write ?? null, content_matches: stored.created_text_sha256 === sha256Hex(text) },
   };
 }
 
@@ -168,7 +168,7 @@ export function openPineconeStore(ctx: RecordStoreContext, options: { timeoutMs?
       const previous = existing ? provenanceOf(existing) : {};
       const provenance: StoredProvenance = previous.created
         ? { created: previous.created, last_write: stamp, created_text_sha256: previous.created_text_sha256 }
-        : { created: stamp, last_write: stamp, created_text_sha256: sha256(text) };
+        : { created: stamp, last_write: stamp, created_text_sha256: sha256Hex(text) };
       const vector: PineconeVector = { id, values, metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at } };
       await client.upsert(namespace, [vector]);
       return view(vector);

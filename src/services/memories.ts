@@ -15,6 +15,7 @@ import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/ve
 import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
 import { usableModel } from '../engine/models.js';
+import type { StoredRecord, WriterStamp } from '../providers/registry.js';
 
 type Tx = Prisma.TransactionClient;
 const MAX_TEXT = 100_000;
@@ -61,7 +62,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
       if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${JSON.stringify(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(tx, actor);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
-    if (!input.embeddingModel && providerType('memory', provider.type)?.records?.embeddingModelRequired) throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
+    if (!input.embeddingModel) refuseWithoutEmbeddings(provider);
     if (input.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, input.embeddingModel);
     const id = newId('memory');
     const row = await tx.memory.create({
@@ -103,7 +104,7 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
     if (patch.embeddingModel !== undefined) {
       if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
-      else await requireEmbeddings(tx, row);
+      else refuseWithoutEmbeddings(await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
       data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
     }
     return changeVersioned({ tx, actor, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
@@ -130,9 +131,8 @@ async function embedderFor(deps: Deps, memory: Memory) {
   };
 }
 
-/** Memories of external stores are searched by vector only: their embedding model stays. */
-async function requireEmbeddings(tx: Tx, memory: Memory) {
-  const provider = await tx.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
+/** Memories of external stores are searched by vector only: they need, and keep, an embedding model. */
+function refuseWithoutEmbeddings(provider: Provider) {
   if (providerType('memory', provider.type)?.records?.embeddingModelRequired) throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
 }
 
@@ -168,20 +168,15 @@ export interface Writer {
   toolCallId?: string | null;
 }
 
-function writerStamp(writer: Writer) {
+function writerStamp(writer: Writer): WriterStamp {
   return {
     attempt_id: writer.attemptId ?? null, confirmed_at: new Date().toISOString(), principal_id: writer.principalId,
     principal_name: writer.principalName ?? null, run_id: writer.runId ?? null, tool_call_id: writer.toolCallId ?? null,
   };
 }
 
-export interface RecordView {
-  id: string;
-  text: string;
-  score: number | null;
-  updatedAt: Date;
-  provenance: Record<string, unknown>;
-}
+/** A record as every store returns it (the REST and GraphQL "Memory record"). */
+export type RecordView = StoredRecord;
 
 function view(row: { id: string; text: string; updatedAt: Date; provenance: unknown }, score: number | null = null): RecordView {
   const provenance = (row.provenance ?? {}) as { created?: unknown; last_write?: unknown; created_text_digest?: string };
