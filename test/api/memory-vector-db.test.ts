@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
-import { settleRun } from '../helpers/runs.js';
 import { startVectorDbServer, type VectorDbServer } from '../helpers/vector-db-server.js';
 import { createWorkspace } from '../../src/services/admin.js';
 import { openPineconeStore, PINECONE_API_VERSION } from '../../src/memory-stores/pinecone.js';
 import { hashEmbedding } from '../../src/engine/hash-embeddings.js';
+import { rememberingRun } from '../helpers/memory-runs.js';
 
 let t: TestApp;
 let db: VectorDbServer;
@@ -260,21 +260,7 @@ describe('a run with a memory mount on the vector database', () => {
     const m = await memory('Team Notes');
     await t.rest('POST', records(m.id), { body: { text: 'Deploys happen on Tuesdays after the standup' } });
     await t.rest('POST', records(m.id), { body: { text: 'The office plant needs water on Mondays' } });
-    const agent = (await t.rest('POST', '/api/v1/agents', {
-      body: {
-        name: 'rememberer',
-        config: {
-          model: 'dev', memory_mounts: [{ memory_id: m.id, access: 'write', recall: true }],
-          model_settings: { script: [
-            [{ tool_call: { id: 's1', name: 'search_memory_team_notes', arguments: { query: 'office plant water' } } }],
-            [{ tool_call: { id: 'a1', name: 'add_memory_team_notes', arguments: { text: 'Deploy freeze starts Friday' } } }],
-            [{ text: 'Noted.' }],
-          ] },
-        },
-      },
-    })).body;
-    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'When do deploys happen?' }] } } })).body;
-    const done = await settleRun(t, run.id);
+    const { run, done } = await rememberingRun(t, m.id, { searchQuery: 'office plant water', added: 'Deploy freeze starts Friday' });
     expect(done).toMatchObject({ status: 'completed', output: 'Noted.' });
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     const recalled = items.find((i: { kind: string }) => i.kind === 'memory_recall');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
 import { createApiKey, revokeApiKey } from '../../src/services/admin.js';
 
 let t: TestApp;
@@ -35,15 +36,6 @@ function sealed(app: TestApp, runId: string): Promise<void> {
       resolve();
     })();
   });
-}
-
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('the run hot path', () => {
@@ -118,12 +110,12 @@ describe('the run hot path', () => {
     const model = await other.rest('GET', '/api/v1/models/dev');
     const patched = await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': model.headers.get('etag')! }, body: { enabled: false } });
     expect(patched.status).toBe(200);
-    const refused = await eventually(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status !== 201);
+    const refused = await waitFor(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status !== 201, 'runs to be refused', 5_000);
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('disabled');
     const again = await other.rest('GET', '/api/v1/models/dev');
     await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': again.headers.get('etag')! }, body: { enabled: true } });
-    const accepted = await eventually(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status === 201);
+    const accepted = await waitFor(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status === 201, 'runs to be accepted again', 5_000);
     expect(accepted.status).toBe(201);
   });
 
@@ -142,7 +134,7 @@ describe('the run hot path', () => {
     const key = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read', 'write', 'run'] });
     expect((await t.rest('GET', '/api/v1/runs', { token: key.token })).status).toBe(200); // now remembered here
     await revokeApiKey(other.app.deps, key.id);
-    const refused = await eventually(() => t.rest('GET', '/api/v1/runs', { token: key.token }), (r) => r.status === 401);
+    const refused = await waitFor(() => t.rest('GET', '/api/v1/runs', { token: key.token }), (r) => r.status === 401, 'the revoked key to be refused', 5_000);
     expect(refused.status).toBe(401);
   });
 });

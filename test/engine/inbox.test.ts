@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { createWorkspace } from '../../src/services/admin.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -18,15 +19,6 @@ afterAll(async () => {
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 async function agentWith(config: Record<string, unknown>) {
   return (await t.rest('POST', '/api/v1/agents', { body: { name: 'inbox', config: { model: 'dev', ...config } } })).body as { id: string };
-}
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
 }
 const getRun = async (id: string) => (await t.rest('GET', `/api/v1/runs/${id}`)).body;
 const settled = (id: string) => waitFor(() => getRun(id), (run) => ['completed', 'failed', 'cancelled', 'waiting'].includes(run.status), `run ${id}`);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { rememberingRun } from '../helpers/memory-runs.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,21 +22,7 @@ describe('memory mounts', () => {
     const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Team Notes' } })).body;
     await t.rest('POST', `/api/v1/memories/${memory.id}/records`, { body: { text: 'Deploys happen on Tuesdays after the standup' } });
     await t.rest('POST', `/api/v1/memories/${memory.id}/records`, { body: { text: 'The office plant needs water' } });
-    const agent = (await t.rest('POST', '/api/v1/agents', {
-      body: {
-        name: 'rememberer',
-        config: {
-          model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'write', recall: true }],
-          model_settings: { script: [
-            [{ tool_call: { id: 's1', name: 'search_memory_team_notes', arguments: { query: 'plant' } } }],
-            [{ tool_call: { id: 'a1', name: 'add_memory_team_notes', arguments: { text: 'Deploy freeze starts Friday' } } }],
-            [{ text: 'Noted.' }],
-          ] },
-        },
-      },
-    })).body;
-    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'When do deploys happen?' }] } } })).body;
-    const done = await settle(run.id);
+    const { run, done } = await rememberingRun(t, memory.id, { searchQuery: 'plant', added: 'Deploy freeze starts Friday' });
     expect(done).toMatchObject({ status: 'completed', output: 'Noted.', memory_mounts: [{ memory_id: memory.id, name: 'Team Notes', access: 'write', recall: true }] });
     const response = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body;
     const recallItem = response.items.find((i: { kind: string }) => i.kind === 'memory_recall');

@@ -185,3 +185,32 @@ describe('a run', () => {
     expect(items.map((i: { ordinal: number }) => i.ordinal)).toEqual(items.map((_: unknown, index: number) => index + 1));
   });
 });
+
+describe('run item content', () => {
+  it('streams reasoning as a reasoning item before the answer', async () => {
+    const agent = await agentWith(script([{ reasoning: 'The user said go, ' }, { reasoning: 'so I answer.' }, { text: 'Going.' }]));
+    const run = await settle((await startRun(agent.id)).id);
+    expect(run.status).toBe('completed');
+    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
+    expect(items.map((item: { kind: string; state: string }) => [item.kind, item.state])).toEqual([
+      ['user_message', 'completed'], ['reasoning', 'completed'], ['text_message', 'completed'],
+    ]);
+    expect(items[1].content.text).toBe('The user said go, so I answer.');
+    expect(items[2].content.text).toBe('Going.');
+    expect(run.output).toBe('Going.');
+  });
+
+  it('keeps a preview of text beyond 64 KiB inline and describes the rest in content_refs', async () => {
+    const long = 'abcdefghij'.repeat(7_000); // 70 000 bytes
+    const agent = await agentWith(script([{ text_chunks: [long.slice(0, 35_000), long.slice(35_000)] }]));
+    const run = await settle((await startRun(agent.id)).id);
+    expect(run.status).toBe('completed');
+    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
+    const message = items.find((item: { kind: string }) => item.kind === 'text_message');
+    expect(message.content.text).toBe(long.slice(0, 1024));
+    expect(message.content_refs.text).toEqual({ id: `${message.id}:text`, media_type: 'text/plain; charset=utf-8', preview: long.slice(0, 1024), size_bytes: 70_000, truncated: true });
+    // The committed history and the output keep the whole text.
+    expect(run.output).toBe(long);
+    expect(items.find((item: { kind: string }) => item.kind === 'user_message').content_refs).toEqual({});
+  });
+});

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 const workers: ChildProcess[] = [];
@@ -27,16 +28,6 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('worker takeover', () => {
   it('a killed worker’s run is taken over as a new attempt, without lost or duplicated items', async () => {
     const agent = (await t.rest('POST', '/api/v1/agents', {
@@ -45,10 +36,10 @@ describe('worker takeover', () => {
     const first = startWorker();
     const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })).body;
     // Wait until the first worker streams: an in-progress text item is in the database.
-    await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}/items`).then((r) => r.body.items), (items) => items.some((i: { kind: string }) => i.kind === 'text_message'), 'first worker streaming');
+    await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}/items`).then((r) => r.body.items), (items) => items.some((i: { kind: string }) => i.kind === 'text_message'), 'first worker streaming', 30_000);
     first.kill('SIGKILL');
     startWorker();
-    const done = await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status === 'completed', 'takeover completion');
+    const done = await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status === 'completed', 'takeover completion', 30_000);
     expect(done).toMatchObject({ attempts: 2, output: 'part one, part two' });
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string; content: Record<string, unknown> }[];
     expect(items.map((i) => i.ordinal)).toEqual(items.map((_, index) => index + 1));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -78,15 +79,6 @@ async function pairDaemon(name: string, configFile: string) {
   return { daemon, pairingId: pairingId!, userCode: userCode! };
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('envd daemon', () => {
   it('pairs, serves directories confined to its roots, and stops at revocation', async () => {
     const configFile = join(work, 'config', 'credential.json');
@@ -116,7 +108,7 @@ describe('envd daemon', () => {
 
     const serve = envd(['serve', '--config', configFile, '--root', rootA, '--root', rootB]);
     await serve.waitFor(/connected to/);
-    const info = await until(() => t.rest('GET', `/api/devices/${deviceId}`), (r) => r.body.online === true);
+    const info = await waitFor(() => t.rest('GET', `/api/devices/${deviceId}`), (r) => r.body.online === true, 'the device online', 10_000, 100);
     expect(info.body).toMatchObject({ id: deviceId, online: true, status: 'active', approved_by_id: expect.stringMatching(/^key_/), workspace_id: t.workspaceId, revoked_at: null });
     expect(Date.parse(info.body.last_seen_at)).not.toBeNaN();
 
