@@ -10,7 +10,22 @@ export interface Recorded {
   body: any;
 }
 
-export type Turn = { text: string } | { tool: { id: string; name: string; arguments: Record<string, unknown> } };
+/**
+ * One streamed answer. `gate` holds a text answer after its first `afterChunks` chunks until the test
+ * opens it, so a test can act while the model is provably mid-stream (no racing the machine's speed).
+ */
+export type Turn =
+  | { text: string; gate?: { afterChunks: number; opened: Promise<void>; reached?: () => void } }
+  | { tool: { id: string; name: string; arguments: Record<string, unknown> } };
+
+/** A gate for a Turn: `reached` resolves when the stream is held; `open()` lets it finish. */
+export function streamGate(afterChunks = 1) {
+  let open!: () => void;
+  let markReached!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const reached = new Promise<void>((resolve) => (markReached = resolve));
+  return { gate: { afterChunks, opened, reached: markReached }, reached, open };
+}
 
 export interface ModelServer {
   url: string;
@@ -28,7 +43,7 @@ async function readBody(req: IncomingMessage): Promise<any> {
   return text ? JSON.parse(text) : null;
 }
 
-function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void, apiKey: string): Promise<ModelServer> {
+function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void | Promise<void>, apiKey: string): Promise<ModelServer> {
   const state: ModelServer = { url: '', requests: [], turns: [], apiKey, close: async () => undefined };
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -38,7 +53,8 @@ function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerR
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      state.close = () => new Promise((done) => server.close(() => done()));
+      // Held (gated) streams must not keep close() waiting.
+      state.close = () => new Promise((done) => { server.close(() => done()); server.closeAllConnections(); });
       resolve(state);
     });
   });
@@ -47,7 +63,7 @@ function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerR
 const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
 export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): Promise<ModelServer> {
-  return start((state, req, res, body) => {
+  return start(async (state, req, res, body) => {
     if (req.headers.authorization !== `Bearer ${state.apiKey}`) {
       res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
       return;
@@ -66,7 +82,15 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
       res.write(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
     chunk({ role: 'assistant', content: '' });
     if ('text' in turn) {
-      for (const piece of turn.text.match(/.{1,4}/g) ?? []) chunk({ content: piece });
+      const pieces = turn.text.match(/.{1,4}/g) ?? [];
+      for (const [index, piece] of pieces.entries()) {
+        if (turn.gate && index === turn.gate.afterChunks) {
+          turn.gate.reached?.();
+          await turn.gate.opened;
+          if (res.destroyed) return;
+        }
+        chunk({ content: piece });
+      }
       chunk({}, 'stop', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
     } else {
       chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
