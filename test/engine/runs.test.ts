@@ -6,14 +6,20 @@ import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 
 let t: TestApp;
+let loopback: ModelServer;
 beforeAll(async () => {
-  t = await startTestApp();
+  loopback = await startOpenAICompatibleServer();
+  t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
   await insertModel(t, 'dev');
+  // A model whose streamed answers the test can hold mid-stream (a gate instead of a delay).
+  await addLoopbackModel(t, loopback, 'loop');
 });
 afterAll(async () => {
   await t.stop();
+  await loopback.close();
 });
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -59,8 +65,12 @@ describe('a run', () => {
   });
 
   it('streams deltas to a graphql-ws subscriber, then completes the subscription', async () => {
-    const agent = await agentWith(script([{ text_chunks: ['Hel', 'lo ', 'wor'] }, { delay_ms: 200 }, { text: 'ld' }]));
+    // The model's answer is held after two chunks until the subscriber has seen the item in progress.
+    const held = streamGate(2);
+    loopback.turns.push({ text: 'Hello world', gate: held.gate });
+    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'streaming', config: { model: 'loop' } } })).body as { id: string };
     const run = await startRun(agent.id);
+    await held.reached;
     const ws = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` } });
     const seen: { ordinal: number; state: string; text?: string }[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -68,15 +78,16 @@ describe('a run', () => {
         next: (value) => {
           const item = (value.data as any).runItems;
           seen.push({ ordinal: item.ordinal, state: item.state, text: item.content.text });
+          // Whatever order replay and live deltas arrive in, the held state is "Hello wo" in progress.
+          if (item.ordinal === 2 && item.state === 'in_progress' && item.content.text === 'Hello wo') held.open();
         },
         error: reject,
         complete: resolve,
       });
     });
     await ws.dispose();
-    const final = seen.filter((i) => i.ordinal === 2).pop();
-    expect(final).toMatchObject({ state: 'completed', text: 'Hello world' });
-    expect(seen.some((i) => i.ordinal === 2 && i.state === 'in_progress')).toBe(true);
+    expect(seen).toContainEqual({ ordinal: 2, state: 'in_progress', text: 'Hello wo' });
+    expect(seen.filter((i) => i.ordinal === 2).pop()).toMatchObject({ state: 'completed', text: 'Hello world' });
     expect((await settle(run.id)).output).toBe('Hello world');
   });
 
@@ -135,17 +146,16 @@ describe('a run', () => {
     expect((await settle(successor.body.id)).output).toBe('Thanks!');
   });
 
-  it('is cancelled during a streaming turn within moments', async () => {
-    const agent = await agentWith(script([{ text: 'thinking' }, { delay_ms: 10_000 }, { text: 'never' }]));
+  it('is cancelled during a streaming turn, aborting the model call', async () => {
+    // The model holds its answer until the test ends: only an aborted call lets the run settle.
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'thinking hard', gate: held.gate });
+    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body as { id: string };
     const run = await startRun(agent.id);
-    await settle(run.id, ['running']);
-    // Wait for the first delta so the model call is in flight.
-    for (let i = 0; i < 200 && (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-    const started = Date.now();
+    await held.reached;
     const cancel = await t.rest('POST', `/api/v1/runs/${run.id}/cancel`);
     expect(cancel.status).toBe(200);
     const done = await settle(run.id, ['cancelled']);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(done.failure).toEqual({ code: 'cancelled', message: 'the run was cancelled' });
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     expect(items.every((i: { state: string }) => i.state !== 'in_progress')).toBe(true);
