@@ -22,17 +22,28 @@ describe('subscriptions over SSE', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
     const reader = response.body!.getReader();
-    // Give the subscription a moment to register, then change the workspace.
-    setTimeout(() => void t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': '*' }, body: { name: 'over sse' } }), 150);
+    // Nothing tells an SSE client when its subscription is registered: change the workspace until the
+    // stream shows a change (the first ones may come before the subscription listens).
     let text = '';
-    const deadline = Date.now() + 10_000;
-    while (!text.includes('over sse') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
+    let seen = false;
+    const changer = (async () => {
+      for (let changes = 1; !seen; changes++) {
+        await t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': '*' }, body: { name: `over sse ${changes}` } });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    try {
+      while (!text.includes('over sse')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+    } finally {
+      seen = true;
+      await changer;
+      controller.abort();
     }
-    controller.abort();
-    expect(text).toContain('"workspaceUpdated":{"name":"over sse"}');
+    expect(text).toMatch(/"workspaceUpdated":\{"name":"over sse \d+"\}/);
 
     const refused = await fetch(`${t.url}/graphql`, {
       method: 'POST',

@@ -33,7 +33,8 @@ export interface PushService {
   /** Answer pushes to this subscription with a status (e.g. 410 gone) instead of accepting them. */
   answer(token: string, status: number): void;
   /** Delay answers (ms). */
-  delay(ms: number): void;
+  /** Holds every push request until the returned function is called (answers nothing meanwhile). */
+  hold(): () => void;
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedPush[]>;
   stop(): Promise<void>;
 }
@@ -92,13 +93,13 @@ export async function startPushService(): Promise<PushService> {
   const answers = new Map<string, number>();
   const received: ReceivedPush[] = [];
   const failures: string[] = [];
-  let delayMs = 0;
+  let held: Promise<void> | null = null;
   let origin = '';
   const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (held) await held;
       const token = /^\/push\/([A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
       const browser = token ? browsers.get(token) : undefined;
       if (req.method !== 'POST' || !token || !browser) {
@@ -140,10 +141,15 @@ export async function startPushService(): Promise<PushService> {
     answer(token, status) {
       answers.set(token, status);
     },
-    delay(ms) {
-      delayMs = ms;
+    hold() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = null;
+        release();
+      };
     },
-    async waitFor(count, timeoutMs = 5000) {
+    async waitFor(count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       return received;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createECDH, randomBytes } from 'node:crypto';
+import { waitFor } from '../helpers/wait.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
 
@@ -100,18 +101,17 @@ describe('GET /api/presence', () => {
   it('entries expire after the timeout, and a graphql-ws subscription streams the changes', async () => {
     const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` }, retryAttempts: 0 });
     const frames: any[] = [];
-    const connected = new Promise<void>((resolve) => client.on('connected', () => setTimeout(resolve, 100)));
     const unsubscribe = client.subscribe({ query: 'subscription { presenceChanged { participants { participantId } } }' }, {
       next: (value) => frames.push(value.data?.presenceChanged), error: (error) => frames.push({ error }), complete: () => undefined,
     });
-    await connected;
-    await t.rest('GET', '/api/presence?participant_id=streamed-tab');
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline) {
-      const ids = frames.map((frame) => frame.participants.map((p: any) => p.participantId));
-      if (ids.some((list) => list.includes('streamed-tab')) && ids.at(-1) && !ids.at(-1)!.includes('streamed-tab')) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const ids = () => frames.map((frame) => frame.participants.map((p: any) => p.participantId) as string[]);
+    // graphql-ws does not acknowledge a subscription: announce the tab until a frame shows it, then
+    // stop and wait for the frame that shows it gone (its entry expires after 1 s).
+    await waitFor(async () => {
+      if (!ids().some((list) => list.includes('streamed-tab'))) await t.rest('GET', '/api/presence?participant_id=streamed-tab');
+      return ids();
+    }, (lists) => lists.some((list) => list.includes('streamed-tab')), 'a presence frame with the tab', 30_000, 100);
+    await waitFor(async () => ids(), (lists) => !lists.at(-1)!.includes('streamed-tab'), 'a presence frame without the tab', 30_000, 100);
     const lists = frames.map((frame) => frame.participants.map((p: any) => p.participantId));
     expect(lists.some((list) => list.includes('streamed-tab'))).toBe(true);
     expect(lists.at(-1)).not.toContain('streamed-tab'); // expired after 1 s
