@@ -36,7 +36,8 @@ export interface WriterStamp {
   attempt_id: string | null;
   confirmed_at: string;
   principal_id: string;
-  principal_name: string | null;
+  /** The principal's name at the time of the write (see services/principals.ts). */
+  principal_name: string;
   run_id: string | null;
   tool_call_id: string | null;
 }

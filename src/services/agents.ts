@@ -76,8 +76,9 @@ export async function checkConfigReferences(db: Db, actor: Actor, config: AgentC
   }
 }
 
+/** null or "" removes the image (the representation shows "" when there is none). */
 function validateImageUrl(value: unknown): string | null {
-  if (value === null) return null;
+  if (value === null || value === '') return null;
   if (typeof value !== 'string' || value.length > 2048) throw invalidArgument('image_url must be an http(s) URL of at most 2048 characters', 'image_url');
   let url: URL;
   try {

@@ -7,7 +7,7 @@ import type { Prisma } from '../db.js';
 import { normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { checkIfMatch } from '../lib/etag.js';
+import { checkIfMatch, formatEtag } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { SEALED, type RunStatus } from '../engine/state-machine.js';
@@ -26,8 +26,18 @@ export const DELIVERIES = ['steer', 'queue', 'interrupt'] as const;
 export type Delivery = (typeof DELIVERIES)[number];
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
+/**
+ * An entry as the services return it. Entries carry no version of their own: an edit names the
+ * thread's ETag in If-Match (it moves the thread's version), so every entry read carries that ETag.
+ */
+export type InboxEntryView = InboxEntry & { threadEtag: string };
+
+function withThreadEtag(entry: InboxEntry, thread: Pick<Thread, 'id' | 'version'>): InboxEntryView {
+  return { ...entry, threadEtag: formatEtag(thread.id, thread.version) };
+}
+
 export interface DeliveryResult {
-  entry: InboxEntry;
+  entry: InboxEntryView;
   run: Run | null;
   thread: Thread;
 }
@@ -105,15 +115,16 @@ export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string,
 async function loadResult(deps: Deps, entryId: string): Promise<DeliveryResult> {
   const entry = await deps.db.inboxEntry.findUniqueOrThrow({ where: { id: entryId } });
   const runId = entry.assignedRunId ?? entry.originRunId;
+  const thread = await deps.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } });
   return {
-    entry,
+    entry: withThreadEtag(entry, thread),
     run: runId ? await deps.db.run.findUnique({ where: { id: runId } }) : null,
-    thread: await deps.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } }),
+    thread,
   };
 }
 
 export async function listInbox(deps: Deps, actor: Actor, threadId: string, args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
-  await getThread(deps, actor, threadId);
+  const thread = await getThread(deps, actor, threadId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`inbox:${threadId}`, args.cursor);
   for (const status of args.status ?? []) if (!(ENTRY_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
@@ -121,14 +132,16 @@ export async function listInbox(deps: Deps, actor: Actor, threadId: string, args
     where: { threadId, ...(args.status?.length ? { status: { in: [...args.status] } } : {}), ...(after ? { position: { gt: Number(after[0]) } } : {}) },
     orderBy: { position: 'asc' }, take: size + 1,
   });
-  return toPage(rows, size, `inbox:${threadId}`, (row) => [row.position]);
+  const page = toPage(rows, size, `inbox:${threadId}`, (row) => [row.position]);
+  return { ...page, items: page.items.map((entry) => withThreadEtag(entry, thread)) };
 }
 
-export async function getInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string) {
-  await getThread(deps, actor, threadId);
+/** The entry with its thread's ETag (read first, so a thread change in between makes it stale, never too new). */
+export async function getInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string): Promise<InboxEntryView> {
+  const thread = await getThread(deps, actor, threadId);
   const entry = await deps.db.inboxEntry.findUnique({ where: { id: entryId } });
   if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
-  return entry;
+  return withThreadEtag(entry, thread);
 }
 
 /** Edits a pending entry; If-Match names the thread's ETag, and the thread's version moves. */

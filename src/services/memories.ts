@@ -16,6 +16,7 @@ import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
 import { usableModel } from '../engine/models.js';
 import type { StoredRecord, WriterStamp } from '../providers/registry.js';
+import { principalName } from './principals.js';
 
 type Tx = Prisma.TransactionClient;
 const MAX_TEXT = 100_000;
@@ -168,10 +169,11 @@ export interface Writer {
   toolCallId?: string | null;
 }
 
-function writerStamp(writer: Writer): WriterStamp {
+/** Run references stay null for writes that no run made; the principal's name is looked up when not given. */
+async function writerStamp(deps: Deps, writer: Writer): Promise<WriterStamp> {
   return {
     attempt_id: writer.attemptId ?? null, confirmed_at: new Date().toISOString(), principal_id: writer.principalId,
-    principal_name: writer.principalName ?? null, run_id: writer.runId ?? null, tool_call_id: writer.toolCallId ?? null,
+    principal_name: writer.principalName ?? (await principalName(deps.db, writer.principalId)), run_id: writer.runId ?? null, tool_call_id: writer.toolCallId ?? null,
   };
 }
 
@@ -223,7 +225,7 @@ export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, re
   const value = validateText(text);
   const id = recordId ?? newId('memoryRecord');
   if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
-  const stamp = writerStamp(writer ?? { principalId: actor.principalId });
+  const stamp = await writerStamp(deps, writer ?? { principalId: actor.principalId });
   const external = await externalStore(deps, memory);
   if (external) return external.write(id, value, stamp, recordId === null);
   const stampJson = JSON.stringify(stamp);

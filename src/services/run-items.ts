@@ -44,6 +44,8 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
     const value = args[name];
     if (value != null && (!Number.isInteger(value) || value < 0)) throw invalidArgument(`${name} must be a non-negative ordinal`, name);
   }
+  // The run was read first: when it had settled then, every item write had already completed.
+  const firstOpen = await deps.db.runItem.findFirst({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
   let items: RunItem[];
   if (args.after != null) {
     items = await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: args.after } }, orderBy: { ordinal: 'asc' }, take: limit });
@@ -52,7 +54,6 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
   } else {
     // The newest items, always with the live tail: from the oldest item still in progress onwards.
     const newest = (await deps.db.runItem.findMany({ where: { runId }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
-    const firstOpen = await deps.db.runItem.findFirst({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
     items = firstOpen && newest.length && firstOpen.ordinal < newest[0]!.ordinal
       ? await deps.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
       : newest;
@@ -69,11 +70,11 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
       records: recall.records.map((r) => r.id), sources_truncated: false,
     });
   }
-  const open = items.some((item) => item.state === 'in_progress');
   const nextOrdinal = (last?.ordinal ?? 0) + 1;
   return {
     baseline: args.before == null && args.after == null,
-    complete: settled(run.status) && !open && (items.length === 0 || items[items.length - 1]!.ordinal === last?.ordinal),
+    // A property of the run, the same on every page: it has settled and none of its items is still open.
+    complete: settled(run.status) && !firstOpen,
     items: items.map((item) => ({ ...item, contentRefs: publicRefs(item.contentRefs) })),
     position: position ? `s${position}` : '',
     resumeAfter: items.length ? String(items[items.length - 1]!.ordinal) : String(args.after ?? 0),

@@ -7,8 +7,8 @@ import { supportRuntime } from './runtime.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** Run statuses that count as queued work (the runs issue owns the full list). */
-const QUEUED_STATUSES = ['accepted', 'queued'];
+/** Queued work: runs accepted and not yet claimed by a worker (see the run state machine in docs/api/runs.md). */
+const QUEUED_STATUSES = ['accepted'];
 
 export async function getListenerStatus(deps: Deps, actor: Actor) {
   requirePermission(actor, 'read');
@@ -23,7 +23,8 @@ export async function getListenerStatus(deps: Deps, actor: Actor) {
     version: VERSION,
     startedAt: runtime.startedAt,
     uptimeSeconds: Math.floor((Date.now() - runtime.startedAt.getTime()) / 1000),
-    // The run engine registers itself here once it exists; until then no workers run.
+    // The workers inside this process (RUN_WORKERS), registered when they start; worker processes of
+    // `npm run worker` are not counted here.
     runWorkers: { up: runtime.runWorkers > 0, count: runtime.runWorkers },
     eventStream: { up: true, transports: ['graphql-ws', 'sse'] },
     queueDepth,

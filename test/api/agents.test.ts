@@ -34,7 +34,7 @@ describe('creating and reading agents', () => {
     const { agent, etag } = await createAgent({ name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' } });
     expect(agent).toMatchObject({
       name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' }, workspace_id: t.workspaceId, source: 'custom',
-      preset_kind: null, image_url: null, archived_at: null, version: 1,
+      preset_kind: '', image_url: '', archived_at: null, version: 1,
     });
     expect(agent.id).toMatch(/^agt_/);
     expect(typeof agent.organization_id).toBe('string');
@@ -211,10 +211,18 @@ describe('head lifecycle', () => {
     expect(noop.body.version).toBe(2);
     const deleted = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
     expect(deleted.status).toBe(200);
-    expect(deleted.body).toMatchObject({ image_url: null, version: 3 });
+    expect(deleted.body).toMatchObject({ image_url: '', version: 3 });
     const staleAvatar = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`, { headers: { 'if-match': patched.headers.get('etag')! } });
     expect(staleAvatar.status).toBe(412);
     expect((await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'ftp://x' } })).status).toBe(400);
+    // The representation's "" (no image) is accepted back: it sets nothing, like null.
+    const again = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'https://example.com/b.png' } });
+    expect(again.body).toMatchObject({ image_url: 'https://example.com/b.png', version: 4 });
+    const cleared = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: '' } });
+    expect(cleared.body).toMatchObject({ image_url: '', version: 5 });
+    expect((await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: null } })).body.version).toBe(5);
+    const viaGraphql = await t.graphql(`query($id: ID!) { agent(id: $id) { imageUrl presetKind } }`, { id: agent.id });
+    expect(viaGraphql.data.agent).toEqual({ imageUrl: '', presetKind: '' });
   });
 
   it('archive/unarchive with ETags; archived heads stay readable and refuse new revisions', async () => {
@@ -255,7 +263,7 @@ describe('head lifecycle', () => {
     const svg = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/svg+xml' }, body: '<svg/>' });
     expect(svg.status).toBe(400);
     const removed = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
-    expect(removed.body.image_url).toBeNull();
+    expect(removed.body.image_url).toBe('');
     // The retired avatar's content stays readable.
     expect((await fetch(`${t.url}${head.image_url}`, { headers: { authorization: `Bearer ${t.apiKey}` } })).status).toBe(200);
   });

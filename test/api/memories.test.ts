@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { LEXICAL_CANDIDATE_CAP } from '../../src/services/memories.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -69,6 +69,31 @@ describe('records', () => {
     expect(tooLong.status).toBe(400);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: {} })).status).toBe(400);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'x', extra: 1 } })).status).toBe(400);
+  });
+
+  it('score is 0 outside search; provenance names the writing principal (key name, user name, else email)', async () => {
+    const m = (await memory('Who')).body;
+    const writer = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read,write', name: 'ci-writer' })).token;
+    const added = await t.rest('POST', `/api/v1/memories/${m.id}/records`, { token: writer, body: { text: 'Backups run nightly.' } });
+    expect(added.status).toBe(201);
+    expect(added.body.score).toBe(0);
+    expect(added.body.provenance.created).toMatchObject({ principal_name: 'ci-writer', run_id: null, attempt_id: null, tool_call_id: null });
+    expect((await t.rest('GET', `/api/v1/memories/${m.id}/records`)).body.items.map((r: { score: number }) => r.score)).toEqual([0]);
+    expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'backups nightly' } })).body.items[0].score).toBeGreaterThan(0);
+
+    const login = async (email: string, name?: string) => {
+      await createUser(t.app.deps, { email, password: 'correct horse', workspaceId: t.workspaceId, role: 'writer', ...(name ? { name } : {}) });
+      const session = await t.rest('POST', '/api/auth/login', { token: null, body: { email, password: 'correct horse' } });
+      expect(session.status, JSON.stringify(session.body)).toBe(200);
+      return session.body.token as string;
+    };
+    const ada = await login('ada@example.com', 'Ada Lovelace');
+    const path = `/api/v1/memories/${m.id}/records/${added.body.id}`;
+    const byAda = await t.rest('PUT', path, { token: ada, headers: { 'x-workspace-id': t.workspaceId }, body: { text: 'Backups run at 02:00.' } });
+    expect(byAda.body.provenance).toMatchObject({ created: { principal_name: 'ci-writer' }, last_write: { principal_name: 'Ada Lovelace', principal_id: expect.stringMatching(/^usr_/) } });
+    const nameless = await login('grace@example.com');
+    const byGrace = await t.rest('PUT', path, { token: nameless, headers: { 'x-workspace-id': t.workspaceId }, body: { text: 'Backups run at 03:00.' } });
+    expect(byGrace.body.provenance.last_write.principal_name).toBe('grace@example.com');
   });
 
   it('search by similarity: relevant records first, with scores; typos still match', async () => {

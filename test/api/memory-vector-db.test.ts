@@ -68,7 +68,7 @@ describe('records in the vector database', () => {
     const m = await memory();
     const added = await t.rest('POST', records(m.id), { body: { text: 'The deploy runbook lives in the wiki.' } });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ id: expect.stringMatching(/^rec_/), text: 'The deploy runbook lives in the wiki.', score: null });
+    expect(added.body).toMatchObject({ id: expect.stringMatching(/^rec_/), text: 'The deploy runbook lives in the wiki.', score: 0 });
     expect(added.body.provenance).toMatchObject({ content_matches: true, created: { principal_id: expect.stringMatching(/^key_/), run_id: null, tool_call_id: null }, last_write: { principal_id: expect.any(String) } });
     // Stored at the provider: one vector in the memory's namespace, text and provenance as metadata.
     const upsert = db.requests.at(-1)!;

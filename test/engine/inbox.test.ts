@@ -115,6 +115,52 @@ describe('thread inbox', () => {
   });
 });
 
+describe('inbox entry reads', () => {
+  it("GET of an entry returns the thread's ETag, which edits take as If-Match until the thread changes", async () => {
+    // A run that stays active (its model pauses for a minute) keeps a queued entry pending.
+    const busy = await agentWith({ model_settings: { script: [[{ delay_ms: 60_000 }, { text: 'x' }]], after_script: 'echo' } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: busy.id, payload: text('a') } })).body;
+    const echo = await agentWith({});
+    const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: echo.id, payload: text('b') } })).body;
+    expect(queued.entry.status).toBe('pending');
+    const entryPath = `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`;
+
+    const read = await t.rest('GET', entryPath);
+    expect(read.status).toBe(200);
+    const threadEtag = (await t.rest('GET', `/api/v1/threads/${thread.id}`)).headers.get('etag');
+    expect(read.headers.get('etag')).toBe(threadEtag);
+    expect(read.body).not.toHaveProperty('etag');
+    expect(read.body.incorporated_checkpoint_seq).toBe(0);
+
+    const edited = await t.rest('PATCH', entryPath, { headers: { 'if-match': read.headers.get('etag')! }, body: { payload: text('B') } });
+    expect(edited.status).toBe(200);
+    // The edit moved the thread's version: the entry's next read carries the new ETag, the old one is refused.
+    const reread = await t.rest('GET', entryPath);
+    expect(reread.headers.get('etag')).toBe(`"${thread.id}:${edited.body.thread.version}"`);
+    expect((await t.rest('PATCH', entryPath, { headers: { 'if-match': read.headers.get('etag')! }, body: { payload: text('C') } })).status).toBe(412);
+
+    // Any change of the thread makes the entry's ETag stale too.
+    const relabelled = await t.rest('PATCH', `/api/v1/threads/${thread.id}`, { headers: { 'if-match': reread.headers.get('etag')! }, body: { labels: { team: 'a' } } });
+    expect(relabelled.status).toBe(200);
+    const stale = await t.rest('PATCH', entryPath, { headers: { 'if-match': reread.headers.get('etag')! }, body: { payload: text('D') } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.details.current_etag).toBe(relabelled.headers.get('etag'));
+    const fresh = await t.rest('GET', entryPath);
+    expect(fresh.headers.get('etag')).toBe(relabelled.headers.get('etag'));
+    expect((await t.rest('PATCH', entryPath, { headers: { 'if-match': fresh.headers.get('etag')! }, body: { payload: text('E') } })).status).toBe(200);
+
+    // GraphQL exposes the same ETag on the entry.
+    const gql = await t.graphql(`query($t: ID!, $e: ID!) { inboxEntry(threadId: $t, entryId: $e) { threadEtag incorporatedCheckpointSeq } }`, { t: thread.id, e: queued.entry.id });
+    expect(gql.data.inboxEntry).toEqual({ threadEtag: (await t.rest('GET', entryPath)).headers.get('etag'), incorporatedCheckpointSeq: 0 });
+
+    // Cancelling the busy run lets the edited entry run.
+    expect((await t.rest('POST', `/api/v1/runs/${first.run.id}/cancel`)).status).toBe(200);
+    const ran = await waitFor(() => t.rest('GET', entryPath).then((r) => r.body), (e) => e.status === 'completed', 'edited entry ran');
+    expect((await getRun(ran.assigned_run_id)).output).toBe('echo: E');
+  });
+});
+
 describe('fork', () => {
   it('continues a run’s committed history in a new thread of the same session; lineage spans resume and fork', async () => {
     const agent = await agentWith({ client_tools: [{ name: 'pick' }], model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' } });

@@ -33,7 +33,7 @@ describe('memory mounts', () => {
     expect(toolItems[0].content.result[0].text).toBe('The office plant needs water');
     const records = (await t.rest('GET', `/api/v1/memories/${memory.id}/records`)).body.items;
     const written = records.find((r: { text: string }) => r.text === 'Deploy freeze starts Friday');
-    expect(written.provenance.created).toMatchObject({ run_id: run.id, tool_call_id: 'a1', attempt_id: done.current_attempt_id, principal_id: run.principal_id });
+    expect(written.provenance.created).toMatchObject({ run_id: run.id, tool_call_id: 'a1', attempt_id: done.current_attempt_id, principal_id: run.principal_id, principal_name: 'bootstrap key' });
     // The model saw the recalled record in its context.
     const history = (await t.rest('GET', `/api/v1/threads/${run.thread_id}`)).body.message_history;
     expect(JSON.stringify(history)).toContain('Deploy freeze starts Friday');

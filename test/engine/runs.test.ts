@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 let loopback: ModelServer;
@@ -222,5 +223,48 @@ describe('run item content', () => {
     // The committed history and the output keep the whole text.
     expect(run.output).toBe(long);
     expect(items.find((item: { kind: string }) => item.kind === 'user_message').content_refs).toEqual({});
+  });
+});
+
+describe('the items response', () => {
+  // Pages of every shape: the newest page, one item, before, after, and empty pages past either end.
+  const pageShapes = ['', '?limit=1', '?before=3&limit=1', '?before=2', '?after=1&limit=1', '?after=1', '?after=99', '?before=1'];
+  const completeOnEveryPage = async (runId: string) => {
+    const seen: Record<string, boolean> = {};
+    for (const query of pageShapes) {
+      const page = await t.rest('GET', `/api/v1/runs/${runId}/items${query}`);
+      expect(page.status, query).toBe(200);
+      seen[query] = page.body.complete;
+    }
+    return seen;
+  };
+  const everywhere = (value: boolean) => Object.fromEntries(pageShapes.map((query) => [query, value]));
+
+  it('says `complete` per run: the same on every page of a sealed, a waiting and a running run', async () => {
+    // Sealed, with three items (user message, reasoning, answer).
+    const sealed = await settle((await startRun((await agentWith(script([{ reasoning: 'hm' }, { text: 'done' }]))).id)).id);
+    expect(sealed.status).toBe('completed');
+    expect((await t.rest('GET', `/api/v1/runs/${sealed.id}/items`)).body.items).toHaveLength(3);
+    expect(await completeOnEveryPage(sealed.id)).toEqual(everywhere(true));
+
+    // Waiting for a client tool: its history is committed and nothing is in progress.
+    const pauses = await agentWith({ ...script([{ reasoning: 'ask' }, { tool_call: { id: 'c1', name: 'pick' } }]), client_tools: [{ name: 'pick' }] });
+    const waiting = await settle((await startRun(pauses.id)).id);
+    expect(waiting.status).toBe('waiting');
+    expect((await t.rest('GET', `/api/v1/runs/${waiting.id}/items`)).body.items.length).toBeGreaterThanOrEqual(3);
+    expect(await completeOnEveryPage(waiting.id)).toEqual(everywhere(true));
+
+    // Running, mid-answer: its text item is still in progress (the model pauses after a first delta).
+    const slow = await agentWith(script([{ reasoning: 'first' }, { text: 'partial' }, { delay_ms: 60_000 }, { text: 'never' }]));
+    const running = await startRun(slow.id);
+    await waitFor(
+      async () => (await t.rest('GET', `/api/v1/runs/${running.id}/items`)).body.items,
+      (items: { kind: string; state: string }[]) => items.some((item) => item.kind === 'text_message' && item.state === 'in_progress'),
+      'an answer in progress',
+    );
+    expect(await completeOnEveryPage(running.id)).toEqual(everywhere(false));
+    expect((await t.rest('POST', `/api/v1/runs/${running.id}/cancel`)).status).toBe(200);
+    await settle(running.id, ['cancelled']);
+    expect(await completeOnEveryPage(running.id)).toEqual(everywhere(true));
   });
 });

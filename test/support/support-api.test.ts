@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { createECDH, randomBytes } from 'node:crypto';
 import { waitFor } from '../helpers/wait.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
@@ -66,6 +67,22 @@ describe('GET /api/status', () => {
       run_workers: { up: true, count: t.app.deps.config.runWorkers }, event_stream: { up: true }, connected_devices: 0,
     });
     expect(Date.parse(response.body.started_at)).not.toBeNaN();
+  });
+
+  it('counts accepted runs as the queue; an instance without workers reports them down', async () => {
+    const apiOnly = await startTestApp({ runWorkers: 0 });
+    try {
+      await insertModel(apiOnly, 'dev');
+      const agent = (await apiOnly.rest('POST', '/api/v1/agents', { body: { name: 'queued', config: { model: 'dev' } } })).body;
+      for (let i = 0; i < 2; i++) {
+        const run = await apiOnly.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'hi' }] } } });
+        expect(run.body.status).toBe('accepted');
+      }
+      const status = await apiOnly.rest('GET', '/api/status');
+      expect(status.body).toMatchObject({ queue_depth: 2, workspace_queue_depth: 2, run_workers: { up: false, count: 0 } });
+    } finally {
+      await apiOnly.stop();
+    }
   });
 });
 

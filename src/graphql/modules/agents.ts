@@ -15,9 +15,10 @@ export const AgentRef = builder.prismaObject('Agent', {
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     labels: t.expose('labels', { type: 'JSON' }),
-    imageUrl: t.exposeString('imageUrl', { nullable: true }),
+    // Unset strings are "" in the representation (as the configuration's `instructions` are), never null.
+    imageUrl: t.string({ description: 'the avatar location; "" when the agent has none', resolve: (agent) => agent.imageUrl ?? '' }),
     defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
-    presetKind: t.exposeString('presetKind', { nullable: true }),
+    presetKind: t.string({ description: 'the managed preset (`composer`); "" for agents that are not presets', resolve: (agent) => agent.presetKind ?? '' }),
     source: t.exposeString('source'),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
       }),

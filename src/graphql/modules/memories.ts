@@ -20,7 +20,7 @@ const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement(
   fields: (t) => ({
     id: t.exposeID('id'),
     text: t.exposeString('text'),
-    score: t.float({ nullable: true, resolve: (r) => r.score }),
+    score: t.float({ description: 'similarity to the query in [0, 1] in search results; 0 elsewhere (lists and writes)', resolve: (r) => r.score ?? 0 }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     provenance: t.field({ type: 'JSON', resolve: (r) => r.provenance }),
   }),

@@ -8,7 +8,7 @@ import {
 import { requirePermission } from '../../services/permissions.js';
 import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
 import { resumeRun } from '../../services/resume.js';
-import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type DeliveryResult } from '../../services/inbox.js';
+import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type DeliveryResult, type InboxEntryView } from '../../services/inbox.js';
 
 export const SessionRef = builder.prismaObject('Session', {
   interfaces: [VersionedRef],
@@ -259,13 +259,21 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
     childRunId: t.exposeString('childRunId', { nullable: true }),
     originRunId: t.exposeString('originRunId', { nullable: true }),
     principalId: t.exposeString('principalId'),
-    incorporatedCheckpointSeq: t.exposeInt('incorporatedCheckpointSeq', { nullable: true }),
+    incorporatedCheckpointSeq: t.int({
+      description: 'the number of model requests the run had made when the entry joined it; 0 until the entry is incorporated (a steer joins at a model request after the first, so it is at least 1)',
+      resolve: (entry) => entry.incorporatedCheckpointSeq ?? 0,
+    }),
     failure: t.expose('failure', { type: 'JSON', nullable: true }),
     createdById: t.exposeString('principalId'),
     updatedById: t.exposeString('principalId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    // Every service path that returns entries attaches it (see InboxEntryView).
+    threadEtag: t.string({
+      description: "the ETag of the entry's thread: an edit of the entry names it in ifMatch (REST: the ETag header of GET …/inbox/{entry_id})",
+      resolve: (entry) => (entry as InboxEntryView).threadEtag,
+    }),
   }),
 });
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
