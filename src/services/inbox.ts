@@ -2,6 +2,7 @@
 // at once. With one active: `queue` waits for it to end, `interrupt` cancels it and goes next,
 // `steer` joins it at its next model request (or goes next if it ends first). Fork also lands
 // here: it opens a new thread of the same session from a run's committed history.
+import { canonicallyEqual } from '../lib/canonical-json.js';
 import type { InboxEntry, Run, Thread } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
@@ -157,9 +158,12 @@ export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: strin
     const entry = await tx.inboxEntry.findUnique({ where: { id: entryId } });
     if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
     if (entry.status !== 'pending') throw new AppError('conflict', `only pending entries can be edited; this one is ${entry.status}`);
-    await tx.inboxEntry.update({ where: { id: entry.id }, data: { ...data, updatedAt: new Date() } });
+    // An edit that changes nothing keeps the thread's version and records nothing (the no-op rule).
+    const changed = Object.keys(data).filter((key) => !canonicallyEqual(data[key], (entry as Record<string, unknown>)[key]));
+    if (changed.length === 0) return;
+    await tx.inboxEntry.update({ where: { id: entry.id }, data: { ...Object.fromEntries(changed.map((key) => [key, data[key]])), updatedAt: new Date() } });
     await tx.thread.update({ where: { id: thread.id }, data: { version: thread.version + 1, updatedAt: new Date(), updatedById: actor.principalId } });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'inbox_entry', resourceId: entry.id, changes: Object.fromEntries(Object.keys(data).map((k) => [k, { from: null, to: '[changed]' }])) });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'inbox_entry', resourceId: entry.id, changes: Object.fromEntries(changed.map((k) => [k, { from: null, to: '[changed]' }])) });
   });
   return loadResult(deps, entryId);
 }

@@ -103,6 +103,10 @@ describe('thread inbox', () => {
     expect(edited.status).toBe(200);
     expect(edited.body.entry.payload).toEqual(text('B'));
     expect(edited.body.thread.version).toBe(thread.version + 1);
+    // The same edit again changes nothing: the thread keeps its version (and its ETag stays valid).
+    const again = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': `"${thread.id}:${thread.version + 1}"` }, body: { payload: text('B'), delivery: 'queue' } });
+    expect(again.status).toBe(200);
+    expect(again.body.thread.version).toBe(thread.version + 1);
     expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('C') } })).status).toBe(412);
     const notPending = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${first.entry.id}`, { headers: { 'if-match': '*' }, body: { payload: text('late') } });
     expect(notPending.status).toBe(409);
