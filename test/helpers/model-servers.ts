@@ -134,3 +134,15 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
     res.end();
   }, apiKey);
 }
+
+/**
+ * An `openai_compatible` model provider and model `key` pointing at a loopback server, created
+ * through the API (the service must allow plain-HTTP endpoints on 127.0.0.1).
+ */
+export async function createLoopbackModel(rest: (method: string, path: string, options?: { body?: unknown }) => Promise<{ status: number; body: any }>, server: ModelServer, key: string) {
+  const provider = await rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: `loopback for ${key}`, config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } } });
+  if (provider.status !== 201) throw new Error(`creating the provider failed: ${JSON.stringify(provider.body)}`);
+  const model = await rest('POST', '/api/v1/models', { body: { key, provider_id: provider.body.id, provider_model: 'loop-model' } });
+  if (model.status !== 201) throw new Error(`creating the model failed: ${JSON.stringify(model.body)}`);
+  return model.body;
+}
