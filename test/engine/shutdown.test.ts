@@ -17,6 +17,8 @@ import { waitFor } from '../helpers/wait.js';
 const LEASE_MS = '120000';
 const ANSWER = 'part one, part two';
 const HANDED_BACK = 'run handed back on shutdown';
+// Several real process starts per test (each a few seconds, far more on a busy machine).
+const PROCESS_TEST_TIMEOUT_MS = 240_000;
 
 let model: ModelServer;
 const children: ChildService[] = [];
@@ -106,7 +108,7 @@ describe('worker processes', () => {
     expect(peer.output()).not.toContain('took over a run whose lease expired');
     peer.child.kill('SIGTERM');
     expect(await peer.exited).toBe(0);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('an attempt that finishes within the grace period completes normally; a stopping worker claims nothing new', async () => {
     const gate = holdNextAnswer();
@@ -126,7 +128,7 @@ describe('worker processes', () => {
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string }[];
     expect(items.map((i) => [i.ordinal, i.kind, i.state])).toEqual([[1, 'user_message', 'completed'], [2, 'text_message', 'completed']]);
     expect((await t.rest('GET', `/api/v1/runs/${later.id}`)).body).toMatchObject({ status: 'accepted', attempts: 0 });
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
 
 describe('the service on its embedded PostgreSQL (npm start)', () => {
@@ -176,5 +178,5 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
     await expectGaplessAfterHandBack(rest, run.id);
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });
