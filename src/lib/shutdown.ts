@@ -6,7 +6,7 @@
 // stayed claimed until the lease expired). So these processes take the signals over: one `stop`
 // runs in order — the workers finish or hand back their runs while the database is up, then the
 // rest, the database and the embedded PostgreSQL last — and the process exits 0 (1 when the stop
-// failed or overran). async-exit-hook keeps the `exit` event, where the library's hook finds its
+// failed or overran). Whatever async-exit-hook still runs when the process exits finds that
 // PostgreSQL already stopped.
 import exitHook from 'async-exit-hook';
 import type { Logger } from './logger.js';

@@ -3,10 +3,9 @@ declare module 'async-exit-hook' {
   interface ExitHook {
     (hook: Hook): void;
     forceExitTimeout(ms: number): void;
-    /** The process events async-exit-hook listens to (signals, exit, beforeExit, …). */
-    hookedEvents(): string[];
-    /** Stops listening to one of them (its hooks then no longer run on it). */
+    hookEvent(event: string, code?: number, filter?: (...args: unknown[]) => boolean): void;
     unhookEvent(event: string): void;
+    hookedEvents(): string[];
   }
   const exitHook: ExitHook;
   export default exitHook;

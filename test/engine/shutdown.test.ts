@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { restClient, startTestApp, type Rest, type TestApp } from '../helpers/app.js';
-import { createLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { startServiceProcess, startWorkerProcess, type ChildService } from '../helpers/process.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
@@ -80,7 +80,7 @@ describe('worker processes', () => {
   beforeAll(async () => {
     // No in-process workers: the worker processes do the work.
     t = await startTestApp({ runWorkers: 0, allowPlainHttpEndpoints: ['127.0.0.1'] });
-    await createLoopbackModel(t.rest, model, 'loop');
+    await addLoopbackModel(t, model, 'loop');
     agentId = (await t.rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body.id;
   });
   afterAll(async () => {
@@ -148,7 +148,7 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
   it('SIGTERM mid-stream: exits 0 with the run handed back; the next start completes it within seconds', async () => {
     const first = track(await startServiceProcess(serviceEnv()));
     let rest = restClient(first.url, apiKey);
-    await createLoopbackModel(rest, model, 'loop');
+    await addLoopbackModel({ rest }, model, 'loop');
     const agentId = (await rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body.id;
     const gate = holdNextAnswer();
     model.turns.push({ text: ANSWER });

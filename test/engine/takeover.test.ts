@@ -4,7 +4,7 @@
 // the first worker is provably mid-run however fast or slow the machine is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { startWorkerProcess, type ChildService } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   model = await startOpenAICompatibleServer();
   // No in-process workers: the worker processes below do the work.
   t = await startTestApp({ runWorkers: 0, allowPlainHttpEndpoints: ['127.0.0.1'] });
-  await createLoopbackModel(t.rest, model, 'loop');
+  await addLoopbackModel(t, model, 'loop');
 });
 afterAll(async () => {
   for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');

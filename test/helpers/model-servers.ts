@@ -10,13 +10,20 @@ export interface Recorded {
   body: any;
 }
 
+export interface Gate {
+  afterChunks: number;
+  opened: Promise<void>;
+  reached?: () => void;
+}
+
 /**
- * One streamed answer. `gate` holds a text answer after its first `afterChunks` chunks until the test
- * opens it, so a test can act while the model is provably mid-stream (no racing the machine's speed).
+ * One streamed answer. `gate` holds it until the test opens it — a text answer after its first
+ * `afterChunks` chunks, a tool call before the call — so a test can act while the model is provably
+ * mid-stream (no racing the machine's speed).
  */
 export type Turn =
-  | { text: string; gate?: { afterChunks: number; opened: Promise<void>; reached?: () => void } }
-  | { tool: { id: string; name: string; arguments: Record<string, unknown> } };
+  | { text: string; gate?: Gate }
+  | { tool: { id: string; name: string; arguments: Record<string, unknown> }; gate?: Gate };
 
 /** A gate for a Turn: `reached` resolves when the stream is held; `open()` lets it finish. */
 export function streamGate(afterChunks = 1) {
@@ -93,12 +100,35 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
       }
       chunk({}, 'stop', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
     } else {
+      if (turn.gate) {
+        turn.gate.reached?.();
+        await turn.gate.opened;
+        if (res.destroyed) return;
+      }
       chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
       chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.tool.arguments) } }] });
       chunk({}, 'tool_calls', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
     }
     res.end('data: [DONE]\n\n');
   }, apiKey);
+}
+
+/**
+ * An `openai_compatible` provider and a model `key` on the loopback server, created through the
+ * public API (the test app must allow plain-HTTP endpoints on 127.0.0.1).
+ */
+export async function addLoopbackModel(t: { rest(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: any }> }, server: ModelServer, key: string): Promise<void> {
+  const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: `loopback ${key}`, config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } } });
+  if (provider.status !== 201) throw new Error(`loopback provider: ${JSON.stringify(provider.body)}`);
+  const model = await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.body.id, provider_model: 'loop-model' } });
+  if (model.status !== 201) throw new Error(`loopback model: ${JSON.stringify(model.body)}`);
+}
+
+/** The text of the user messages of a recorded chat-completions request. */
+export function userTexts(request: Recorded): string[] {
+  return (request.body?.messages ?? [])
+    .filter((message: { role: string }) => message.role === 'user')
+    .map((message: { content: string | { type: string; text?: string }[] }) => (typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join('')));
 }
 
 export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<ModelServer> {
@@ -133,16 +163,4 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
     event('message_stop', {});
     res.end();
   }, apiKey);
-}
-
-/**
- * An `openai_compatible` model provider and model `key` pointing at a loopback server, created
- * through the API (the service must allow plain-HTTP endpoints on 127.0.0.1).
- */
-export async function createLoopbackModel(rest: (method: string, path: string, options?: { body?: unknown }) => Promise<{ status: number; body: any }>, server: ModelServer, key: string) {
-  const provider = await rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: `loopback for ${key}`, config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } } });
-  if (provider.status !== 201) throw new Error(`creating the provider failed: ${JSON.stringify(provider.body)}`);
-  const model = await rest('POST', '/api/v1/models', { body: { key, provider_id: provider.body.id, provider_model: 'loop-model' } });
-  if (model.status !== 201) throw new Error(`creating the model failed: ${JSON.stringify(model.body)}`);
-  return model.body;
 }
