@@ -106,7 +106,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const listener = new PgListener(database.url, logger)
     .on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps))
     .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
-  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs }) : null;
+  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs }) : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -190,6 +190,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       return result.url;
     },
     async stop() {
+      // Workers first, while the database is still up: they finish or hand back their runs.
       await workers?.stop();
       await listener.stop();
       stopSupportRuntime(deps);

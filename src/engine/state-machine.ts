@@ -1,11 +1,17 @@
 // The run state machine, enforced in one place: MOVES says which status may follow which, and
 // every status change is a compare-and-set, so that two actors (a worker and a cancel request, two
 // workers after a takeover) can never both move the same run. `transition()` is that compare-and-set
-// on (status, version). The worker's two hot statements carry it inside larger statements: the claim
-// (accepted → running, `FOR UPDATE SKIP LOCKED` on status 'accepted') and the seal (running → its
-// outcome, checked with canMove, on status 'running' and the claiming attempt's id).
-import type { Prisma } from '../db.js';
+// on (status, version). The worker's hot statements carry it inside larger statements: the claim
+// (accepted → running, `FOR UPDATE SKIP LOCKED` on status 'accepted'), the seal (running → its
+// outcome, checked with canMove, on status 'running' and the claiming attempt's id) and the
+// hand-back of a stopping worker (`handBack` below, on the same two conditions).
+import type { Db, Prisma } from '../db.js';
+import { Prisma as PrismaSql, type Run } from '../generated/prisma/client.js';
+import { RUN_COLUMNS } from '../storage/columns.js';
 import { AppError } from '../lib/errors.js';
+
+/** The NOTIFY channel that announces an accepted run (its id is the payload) to every worker. */
+export const RUN_ACCEPTED_CHANNEL = 'wsa_run_accepted';
 
 export const RUN_STATUSES = ['accepted', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -64,4 +70,27 @@ export async function transition(
       if (error.code === 'P2025') return null;
       throw error;
     });
+}
+
+/**
+ * A stopping worker hands its run back (running → accepted) in one statement: the attempt's last
+ * run items (`itemsWrite`, its in-progress items already closed), the status with claim and lease
+ * cleared, and the NOTIFY that lets any worker claim it at once instead of waiting for the lease.
+ * The attempt stays counted in `attempts` (its number orders the run's stream positions, which only
+ * grow), and `max_attempts` grows by one, so a hand-back never uses up the run's attempts. Only the
+ * attempt that holds the run can hand it back; null when the run moved on meanwhile.
+ */
+export async function handBack(db: Db, run: { id: string; currentAttemptId: string | null }, itemsWrite: Prisma.Sql | null): Promise<Run | null> {
+  if (!canMove('running', 'accepted')) throw new IllegalTransition('running', 'accepted');
+  const rows = await db.$queryRaw<(Run & { notified: boolean })[]>`
+    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} handed AS (
+      UPDATE runs SET status = 'accepted', version = version + 1, updated_at = now(), lease_owner = NULL, lease_expires_at = NULL,
+        max_attempts = max_attempts + 1
+      WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}
+      RETURNING *
+    )
+    SELECT ${RUN_COLUMNS}, pg_notify(${RUN_ACCEPTED_CHANNEL}, handed.id) IS NULL AS "notified" FROM handed`;
+  if (rows.length === 0) return null;
+  const { notified: _notified, ...handed } = rows[0]!;
+  return handed;
 }

@@ -3,6 +3,12 @@
 // created here, PostgreSQL NOTIFY across processes — never by polling the run path. A recovery
 // timer only looks for leases that expired (a worker that died), and offers those runs again as a
 // new attempt, or fails them when their attempts are spent.
+//
+// Stopping (SIGTERM/SIGINT, see src/lib/shutdown.ts) is a hand-over: the pool stops claiming at
+// once, lets running attempts finish for a grace period, then aborts the rest and hands each run
+// back (accepted again, the attempt not counted against its budget) with a NOTIFY, so another
+// worker — or this process's next start, which scans for accepted runs — takes it at once
+// instead of waiting for its lease to expire.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type Run } from '../generated/prisma/client.js';
@@ -12,31 +18,49 @@ import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
-import { transition } from './state-machine.js';
+import { handBack, RUN_ACCEPTED_CHANNEL, transition } from './state-machine.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox.js';
 
-export const RUN_CHANNEL = 'wsa_run_accepted';
+export const RUN_CHANNEL = RUN_ACCEPTED_CHANNEL;
 export const CANCEL_CHANNEL = 'wsa_run_cancel';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
+const GRACE_MS = 5_000;
+/** After the grace period, how long stop() waits for aborted attempts to write their hand-back. */
+const HAND_BACK_WAIT_MS = 5_000;
+/** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
+const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 
 export interface WorkerPoolOptions {
   concurrency: number;
   /** The process's notification listener (started before the pool). */
   listener: PgListener;
   leaseMs?: number;
+  /** On stop, how long running attempts may take to finish before their runs are handed back. */
+  graceMs?: number;
+}
+
+interface RunningAttempt {
+  controller: AbortController;
+  /** Settles when the attempt has sealed its run, handed it back, or given up. */
+  finished: Promise<void>;
 }
 
 export class WorkerPool {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, RunningAttempt>();
   private stopped = false;
+  private stopping: Promise<void> | null = null;
   private claiming = false;
   private claimAgain = false;
+  private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
-  private readonly unsubscribers: (() => void)[] = [];
+  /** Wake-ups (announced runs); dropped first when the pool stops. */
+  private readonly wakeUnsubscribers: (() => void)[] = [];
+  /** Cancel requests; kept while running attempts finish. */
+  private readonly cancelUnsubscribers: (() => void)[] = [];
   private readonly leaseMs: number;
 
   constructor(private readonly deps: Deps, private readonly options: WorkerPoolOptions) {
@@ -50,10 +74,10 @@ export class WorkerPool {
   async start() {
     // A wake-up names its run; after a lost listener connection, notifications may have been
     // missed, so the pool scans.
-    this.unsubscribers.push(await this.options.listener.subscribe(RUN_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
-    this.unsubscribers.push(await this.options.listener.subscribe(CANCEL_CHANNEL, (runId) => this.active.get(runId)?.abort(new Error('cancelled'))));
-    this.unsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
-    this.unsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.abort(new Error('cancelled'))));
+    this.wakeUnsubscribers.push(await this.options.listener.subscribe(RUN_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
+    this.cancelUnsubscribers.push(await this.options.listener.subscribe(CANCEL_CHANNEL, (runId) => this.active.get(runId)?.controller.abort(new Error('cancelled'))));
+    this.wakeUnsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
+    this.cancelUnsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.controller.abort(new Error('cancelled'))));
     this.scheduleRecovery();
     this.wake();
   }
@@ -104,7 +128,7 @@ export class WorkerPool {
       return;
     }
     this.claiming = true;
-    void (async () => {
+    this.claimLoopDone = (async () => {
       try {
         do {
           this.claimAgain = false;
@@ -150,29 +174,30 @@ export class WorkerPool {
 
   private async execute(run: Run, history: ModelMessage[]) {
     const controller = new AbortController();
-    this.active.set(run.id, controller);
+    let finish!: () => void;
+    this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(() => {
       void this.deps.db.run
         .updateMany({ where: { id: run.id, leaseOwner: this.id, status: 'running' }, data: { leaseExpiresAt: new Date(Date.now() + this.leaseMs) } })
         .catch((error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'));
     }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
-    // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
-    const lastOrdinal = run.attempts <= 1 ? 0 : (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
-    const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
-    if (run.attempts > 1) items.adoptStale(await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
     try {
+      // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
+      const lastOrdinal = run.attempts <= 1 ? 0 : (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
+      const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
+      if (run.attempts > 1) items.adoptStale(await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       let result;
       try {
         result = await executeAttempt({ deps: this.deps, run, attempt: run.attempts, signal: controller.signal, items, history });
       } catch (error) {
-        for (const open of items.openItems()) items.complete(open, {}, 'failed');
-        if (controller.signal.aborted && this.stopped) {
-          // This worker is shutting down: give the run back as a new attempt for another worker.
-          await this.retry(run);
+        if (controller.signal.reason === HAND_OVER) {
+          await this.handBack(run, items);
           return;
-        } else if (controller.signal.aborted) {
+        }
+        for (const open of items.openItems()) items.complete(open, {}, 'failed');
+        if (controller.signal.aborted) {
           result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage: {} };
         } else if (isTransient(error) && run.attempts < run.maxAttempts) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
@@ -186,7 +211,9 @@ export class WorkerPool {
           result = { outcome: { kind: 'failed' as const, code, message: describeError(error) }, newMessages: [], usage: {} };
         }
       }
-      const outcome = controller.signal.aborted && !this.stopped && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
+      // Cancelled meanwhile (a hand-over abort that came too late to stop the attempt lets it seal).
+      const cancelled = controller.signal.aborted && controller.signal.reason !== HAND_OVER;
+      const outcome = cancelled && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
       if (outcome.kind === 'retry') return;
       const sealed = await sealRun(this.deps, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, items);
       if (sealed) {
@@ -200,8 +227,26 @@ export class WorkerPool {
     } finally {
       clearInterval(heartbeat);
       this.active.delete(run.id);
+      finish();
       this.claimLoop();
     }
+  }
+
+  /**
+   * This worker is stopping and the attempt did not finish within the grace period: its open items
+   * end as interrupted (the next attempt continues after them, ordinals gapless) and the run is
+   * accepted again, in one statement with its NOTIFY (see `handBack` in the state machine).
+   */
+  private async handBack(run: Run, items: RunItemStream) {
+    for (const open of items.openItems()) items.complete(open, { interrupted: true }, 'failed');
+    const handed = await handBack(this.deps.db, run, await items.drain());
+    if (!handed) {
+      this.deps.logger.warn({ runId: run.id, worker: this.id }, 'run not handed back: it was no longer held by this attempt');
+      return;
+    }
+    this.announced.delete(run.id);
+    this.deps.events.publish('runChanged', handed.id, handed);
+    this.deps.logger.info({ runId: run.id, attempt: run.attempts, worker: this.id }, 'run handed back on shutdown: accepted again for the next worker');
   }
 
   /** Web push for the people of the workspace: a run waits, fails, or completes after a wait. Never blocks. */
@@ -254,13 +299,44 @@ export class WorkerPool {
     if (expired.length) this.wake();
   }
 
-  async stop() {
+  /**
+   * The hand-over: stop claiming at once (no wake-ups, no scans, no takeovers), let running
+   * attempts finish within the grace period (they still obey cancel requests), then abort the rest
+   * and hand their runs back. Resolves when every attempt has sealed or handed back its run (or,
+   * should the database not answer, after a bounded wait: those runs fall back to their lease).
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.handOver();
+    return this.stopping;
+  }
+
+  private async handOver() {
     this.stopped = true;
     if (this.recoveryTimer) clearTimeout(this.recoveryTimer);
-    for (const unsubscribe of this.unsubscribers) unsubscribe();
-    // Give running attempts back: their lease expires and another worker takes them over.
-    for (const controller of this.active.values()) controller.abort(new Error('worker stopping'));
-    const deadline = Date.now() + 5_000;
-    while (this.active.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const unsubscribe of this.wakeUnsubscribers) unsubscribe();
+    // A claim already sent may still return a run: it joins the running attempts below.
+    await this.claimLoopDone;
+    const graceMs = this.options.graceMs ?? GRACE_MS;
+    if (this.active.size) {
+      this.deps.logger.info({ worker: this.id, running: this.active.size, graceMs }, 'worker stopping: waiting for running attempts');
+      await settledWithin([...this.active.values()].map((attempt) => attempt.finished), graceMs);
+    }
+    const left = [...this.active.values()];
+    for (const attempt of left) attempt.controller.abort(HAND_OVER);
+    if (left.length && !(await settledWithin(left.map((attempt) => attempt.finished), HAND_BACK_WAIT_MS))) {
+      this.deps.logger.error({ worker: this.id, runIds: [...this.active.keys()] }, 'runs not handed back in time: they are taken over when their lease expires');
+    }
+    for (const unsubscribe of this.cancelUnsubscribers) unsubscribe();
+  }
+}
+
+/** Whether every promise settled within `ms` (the timer never keeps the process alive). */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -54,6 +54,24 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
+export type Rest = TestApp['rest'];
+
+/** The REST client of a test app, for any running service (a child process too). */
+export function restClient(url: string, apiKey: string): Rest {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const token = options.token === undefined ? apiKey : options.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  };
+}
+
 export async function startTestApp(overrides: Partial<Config> = {}, shared?: TestApp, options: { logLines?: string[] } = {}): Promise<TestApp> {
   // With `shared`, a second instance on the same database (and its bootstrap key); only the first drops it.
   const database = shared ? { url: shared.databaseUrl, name: '', drop: async () => undefined } : await createTestDatabase();
@@ -69,18 +87,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, shared?: Tes
   const apiKey = shared ? shared.apiKey : app.bootstrap!.apiKey;
   const workspaceId = shared ? shared.workspaceId : app.bootstrap!.workspaceId;
 
-  const rest: TestApp['rest'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    const token = options.token === undefined ? apiKey : options.token;
-    if (token) headers.authorization = `Bearer ${token}`;
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(`${url}${path}`, { method, headers, body });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-  };
+  const rest = restClient(url, apiKey);
   const graphql: TestApp['graphql'] = async (query, variables = {}, options = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(options.headers ?? {}) };
     const token = options.token === undefined ? apiKey : options.token;

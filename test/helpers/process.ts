@@ -16,34 +16,54 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface ServiceProcess {
+export interface ChildService {
   child: ChildProcess;
-  url: string;
   output: () => string;
   exited: Promise<number | null>;
+  /** Resolves once the process has printed `text` (a log message); fails if it exits first. */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
 }
 
-/** Starts `src/server.ts` and waits until it listens. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...env },
+export interface ServiceProcess extends ChildService {
+  url: string;
+}
+
+function spawnTsx(script: string, env: Record<string, string>): ChildService {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 90_000;
-  while (!output.includes('workspace agent service listening')) {
-    if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`service did not start:\n${output}`);
+  const waitForOutput = async (text: string, timeoutMs = 90_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text)) {
+      if (child.exitCode !== null) throw new Error(`${script} exited before printing "${text}":\n${output}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${script} did not print "${text}":\n${output}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+  };
+  return { child, output: () => output, exited, waitForOutput };
+}
+
+/** Starts `src/server.ts` and waits until it listens. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const service = spawnTsx('src/server.ts', { PORT: String(port), HOST: '127.0.0.1', ...env });
+  await service.waitForOutput('workspace agent service listening');
+  return { ...service, url: `http://127.0.0.1:${port}` };
+}
+
+/** Starts `src/worker.ts` (`npm run worker`) and waits until its workers listen for runs. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<ChildService> {
+  const worker = spawnTsx('src/worker.ts', env);
+  await worker.waitForOutput('run worker started');
+  return worker;
 }
 
 export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -142,4 +142,11 @@ describe('error table and config', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ BOOTSTRAP_API_KEY: 'nope' })).toThrow(/BOOTSTRAP_API_KEY/);
   });
+
+  it('shutdown grace period: 5 s by default, 0 to 600 s', () => {
+    expect(loadConfig({}).shutdownGraceMs).toBe(5_000);
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
+    expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
+    expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '600001' })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
 });
