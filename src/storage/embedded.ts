@@ -14,7 +14,8 @@ import type { Logger } from '../lib/logger.js';
 // calls process.exit(0) — turning a test run that failed (process.exitCode = 1) into a green one —
 // and on `exit` calls the async hooks without their callback (a TypeError that also sets status 1
 // on success). Neither can stop PostgreSQL at that point anyway; whoever starts it stops it. Signals
-// (SIGTERM, SIGINT, SIGHUP) keep their hooks: that is the graceful shutdown of server.ts and worker.ts.
+// (SIGTERM, SIGINT, SIGHUP) keep their hooks in the CLI and tests; the service and worker processes
+// take them over for their ordered shutdown (lib/shutdown.ts).
 exitHook.unhookEvent('beforeExit');
 exitHook.unhookEvent('exit');
 
