@@ -72,20 +72,25 @@ export async function transition(
     });
 }
 
+/** Whether a run may have another attempt: attempts its workers handed back on shutdown do not count. */
+export function attemptsLeft(run: { attempts: number; maxAttempts: number; handedBack: number }): boolean {
+  return run.attempts - run.handedBack < run.maxAttempts;
+}
+
 /**
  * A stopping worker hands its run back (running → accepted) in one statement: the attempt's last
  * run items (`itemsWrite`, its in-progress items already closed), the status with claim and lease
  * cleared, and the NOTIFY that lets any worker claim it at once instead of waiting for the lease.
  * The attempt stays counted in `attempts` (its number orders the run's stream positions, which only
- * grow), and `max_attempts` grows by one, so a hand-back never uses up the run's attempts. Only the
- * attempt that holds the run can hand it back; null when the run moved on meanwhile.
+ * grow) and in `handed_back`, which `attemptsLeft` subtracts, so a hand-back never uses up the run's
+ * attempts. Only the attempt that holds the run can hand it back; null when the run moved on meanwhile.
  */
 export async function handBack(db: Db, run: { id: string; currentAttemptId: string | null }, itemsWrite: Prisma.Sql | null): Promise<Run | null> {
   if (!canMove('running', 'accepted')) throw new IllegalTransition('running', 'accepted');
   const rows = await db.$queryRaw<(Run & { notified: boolean })[]>`
     WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} handed AS (
       UPDATE runs SET status = 'accepted', version = version + 1, updated_at = now(), lease_owner = NULL, lease_expires_at = NULL,
-        max_attempts = max_attempts + 1
+        handed_back = handed_back + 1
       WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}
       RETURNING *
     )

@@ -18,7 +18,7 @@ import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
-import { handBack, RUN_ACCEPTED_CHANNEL, transition } from './state-machine.js';
+import { attemptsLeft, handBack, RUN_ACCEPTED_CHANNEL, transition } from './state-machine.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox.js';
@@ -199,7 +199,7 @@ export class WorkerPool {
         for (const open of items.openItems()) items.complete(open, {}, 'failed');
         if (controller.signal.aborted) {
           result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage: {} };
-        } else if (isTransient(error) && run.attempts < run.maxAttempts) {
+        } else if (isTransient(error) && attemptsLeft(run)) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
           await items.flush();
           await this.retry(run);
@@ -287,7 +287,7 @@ export class WorkerPool {
     const expired = await this.deps.db.run.findMany({ where: { status: 'running', leaseExpiresAt: { lt: new Date() } }, take: 50 });
     for (const run of expired) {
       const moved = await this.deps.db.$transaction((tx) =>
-        run.attempts < run.maxAttempts
+        attemptsLeft(run)
           ? transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null })
           : transition(tx, run, 'failed', { leaseOwner: null, leaseExpiresAt: null, failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' } }),
       );

@@ -103,7 +103,7 @@ describe('worker processes', () => {
     const done = await settleRun(t, run.id, ['completed', 'failed', 'cancelled'], 30_000);
     expect(Date.now() - signalled).toBeLessThan(20_000);
     // Two attempts, the handed-back one not counted against the run's budget of three.
-    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 4 });
+    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
     await expectGaplessAfterHandBack(t.rest, run.id);
     expect(peer.output()).not.toContain('took over a run whose lease expired');
     peer.child.kill('SIGTERM');
@@ -165,7 +165,7 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
     // Back to accepted, the attempt not counted; read through a start without workers.
     const reader = track(await startServiceProcess(serviceEnv({ RUN_WORKERS: '0' })));
     rest = restClient(reader.url, apiKey);
-    expect((await rest('GET', `/api/v1/runs/${run.id}`)).body).toMatchObject({ status: 'accepted', attempts: 1, max_attempts: 4 });
+    expect((await rest('GET', `/api/v1/runs/${run.id}`)).body).toMatchObject({ status: 'accepted', attempts: 1, max_attempts: 3 });
     reader.child.kill('SIGTERM');
     expect(await reader.exited).toBe(0);
 
@@ -174,7 +174,7 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
     rest = restClient(next.url, apiKey);
     const done = await waitFor(() => rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status !== 'accepted' && r.status !== 'running', 'the run to finish', 30_000);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 4 });
+    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
     await expectGaplessAfterHandBack(rest, run.id);
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "handed_back" INTEGER NOT NULL DEFAULT 0;
