@@ -4,6 +4,7 @@ import { Prisma, type Memory, type Provider } from '../generated/prisma/client.j
 import { canonicalize } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
@@ -37,11 +38,6 @@ async function builtinProvider(tx: Tx, actor: Actor) {
   return created;
 }
 
-function validateName(name: unknown) {
-  if (typeof name !== 'string' || !name.trim() || name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
-  return name;
-}
-
 export interface MemoryInput {
   name?: unknown;
   description?: unknown;
@@ -67,7 +63,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
     const id = newId('memory');
     const row = await tx.memory.create({
       data: {
-        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: typeof input.description === 'string' ? input.description : '',
+        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: validateDescription(input.description),
         namespace: id, labels, config: input.embeddingModel ? { embedding_model: input.embeddingModel } : {}, enabled: input.enabled ?? true,
         createdById: actor.principalId, updatedById: actor.principalId,
       },
@@ -98,7 +94,7 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     const row = await getMemory(tx, actor, id);
     const data: Record<string, unknown> = {};
     if (patch.name !== undefined) data.name = validateName(patch.name);
-    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
