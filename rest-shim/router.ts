@@ -194,7 +194,7 @@ function sendError(res: Response, surface: Surface, error: ErrorPayload, locatio
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.
     res.status(422).json({
-      detail: [{ loc: field ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
+      detail: [{ loc: field && field !== location ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
     });
     return;
   }

@@ -86,8 +86,10 @@ function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number
   const status = tooLarge ? 431 : timeout ? 408 : 400;
   const body = JSON.stringify({
     error: tooLarge
-      ? { code: 'invalid_argument', message: `the request headers (request line included) are larger than ${maxHeaderSize} bytes`, details: { field: 'headers', limit_bytes: maxHeaderSize } }
-      : { code: 'invalid_argument', message: timeout ? 'the request took too long to arrive' : 'the request is not valid HTTP/1.1' },
+      ? { code: 'headers_too_large', message: `the request line and headers are larger than ${maxHeaderSize} bytes`, details: { field: 'headers', limit_bytes: maxHeaderSize } }
+      : timeout
+        ? { code: 'request_timeout', message: 'the request did not arrive in time' }
+        : { code: 'invalid_argument', message: 'the request is not valid HTTP/1.1' },
   });
   const reason = tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);

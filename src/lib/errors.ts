@@ -22,6 +22,10 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   precondition_required: 428,
   rate_limited: 429,
+  /** Answered by the HTTP server itself (app.ts, clientError): request line and headers over the limit. */
+  headers_too_large: 431,
+  /** Answered by the HTTP server itself: the request did not arrive in time. */
+  request_timeout: 408,
   internal: 500,
   unavailable: 503,
 } as const;

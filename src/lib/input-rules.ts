@@ -58,7 +58,12 @@ export function checkValue(value: unknown, field: string, enclosingLevels = 0): 
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
-    if (depth + 1 > MAX_JSON_DEPTH) throw invalidArgument(`${path} nests deeper than ${MAX_JSON_DEPTH} levels`, path, { max_depth: MAX_JSON_DEPTH });
+    if (depth + 1 > MAX_JSON_DEPTH) {
+      // Name the member the caller nested too deep, not all 64 levels of its path.
+      const segments = path.split('.');
+      const where = segments.length > 4 ? `${segments.slice(0, 4).join('.')}…` : path;
+      throw invalidArgument(`${where} nests deeper than ${MAX_JSON_DEPTH} levels`, where, { max_depth: MAX_JSON_DEPTH });
+    }
     if (Array.isArray(node)) {
       for (let index = node.length - 1; index >= 0; index--) stack.push({ value: node[index], path: joinPath(path, index), depth: depth + 1 });
       continue;
