@@ -43,8 +43,27 @@ function checkVariables(operation: OperationDefinitionNode, variables: Record<st
   }
 }
 
+// Literals depend on the document alone, and Yoga (and the REST shim) reuse parsed documents:
+// each operation is walked once.
+const literalsChecked = new WeakMap<OperationDefinitionNode, unknown>();
+
 /** String literals in the document, named by the argument (and input fields) they sit in. */
 function checkLiterals(operation: OperationDefinitionNode): void {
+  if (literalsChecked.has(operation)) {
+    const refusal = literalsChecked.get(operation);
+    if (refusal) throw refusal;
+    return;
+  }
+  try {
+    walkLiterals(operation);
+    literalsChecked.set(operation, null);
+  } catch (error) {
+    literalsChecked.set(operation, error);
+    throw error;
+  }
+}
+
+function walkLiterals(operation: OperationDefinitionNode): void {
   const path: string[] = [];
   visit(operation, {
     Argument: { enter: (node) => void path.push(node.name.value), leave: () => void path.pop() },

@@ -78,7 +78,9 @@ export const MAX_ECHO_CHARS = 64;
  * Quotes a caller-supplied value in a message: JSON-quoted, at most MAX_ECHO_CHARS characters of it,
  * then `…`, so that (say) a 900 KB id never comes back whole in a 404.
  */
-export function quoteInput(value: string): string {
+export function quoteInput(input: unknown): string {
+  const value = typeof input === 'string' ? input : String(JSON.stringify(input) ?? input);
+  if (typeof input !== 'string' && value.length <= MAX_ECHO_CHARS) return value;
   if (value.length <= MAX_ECHO_CHARS) return JSON.stringify(value);
   // Never cut a surrogate pair in half.
   const end = /[\uD800-\uDBFF]/.test(value.charAt(MAX_ECHO_CHARS - 1)) ? MAX_ECHO_CHARS - 1 : MAX_ECHO_CHARS;

@@ -6,7 +6,7 @@ import type { Prisma } from '../db.js';
 import { MODEL_KEY } from '../agents/config-schema.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { diffFields, recordAudit } from './audit.js';
@@ -58,7 +58,7 @@ export async function createModel(deps: Deps, actor: Actor, input: CreateModelIn
   return deps.db.$transaction(async (tx) => {
     const provider = await getProvider(tx, actor, 'model', input.providerId as string);
     const exists = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.key as string } } });
-    if (exists) throw new AppError('conflict', `a model with key ${JSON.stringify(input.key)} already exists`, { field: 'key' });
+    if (exists) throw new AppError('conflict', `a model with key ${quoteInput(input.key)} already exists`, { field: 'key' });
     const row = await tx.model.create({
       data: {
         workspaceId: actor.workspaceId, key: input.key as string, providerId: provider.id, providerModel: input.providerModel as string, api: validateApi(provider.type, input.api),

@@ -8,7 +8,7 @@ import type { Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { fieldPath } from '../agents/config-schema.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
@@ -36,7 +36,7 @@ function validateAgainst(schema: object, value: unknown, field: string) {
 }
 
 export function parseKind(kind: string): ProviderKind {
-  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${JSON.stringify(kind)}`);
+  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${quoteInput(kind)}`);
   return kind as ProviderKind;
 }
 
@@ -47,7 +47,7 @@ export function listProviderTypes(kind: string) {
 function typeOf(kind: ProviderKind, type: unknown): ProviderType {
   if (typeof type !== 'string' || !type) throw invalidArgument('type is required', 'type');
   const found = providerType(kind, type);
-  if (!found) throw invalidArgument(`unknown ${kind} provider type ${JSON.stringify(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
+  if (!found) throw invalidArgument(`unknown ${kind} provider type ${quoteInput(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
   return found;
 }
 
