@@ -77,7 +77,7 @@ const boundedMessage = (message: string) => (message.length > 200 ? `${message.s
  * one carries the documented error body.
  */
 function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex) {
-  if (!socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
     socket.destroy();
     return;
   }
