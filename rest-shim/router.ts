@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, validate, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
-import { AppError, isAppError, invalidArgument, statusForCode } from '../src/lib/errors.js';
+import { AppError, isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
+import { checkId, checkText } from '../src/lib/input-rules.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
@@ -56,21 +57,40 @@ export function loadOperations(dir = OPERATIONS_DIR): Map<string, CompiledOperat
   return operations;
 }
 
+/**
+ * Reads path, query and header values for a route's variables. Each value passes the shared input
+ * rules (src/lib/input-rules.ts) here, where its REST name is known, so a problem is named as the
+ * caller sent it (`agent_id`, `q`, `If-Match`); the GraphQL pipeline checks everything again.
+ */
 function requestHelper(req: Request): RouteRequest {
   const single = (name: string): string | null => {
     const value = req.query[name];
     if (value === undefined) return null;
     if (Array.isArray(value)) throw invalidArgument(`query parameter ${name} may appear only once`, name);
-    return typeof value === 'string' ? value : null;
+    if (typeof value !== 'string') throw invalidArgument(`query parameter ${name} must be a single value`, name);
+    checkText(value, name);
+    return value;
   };
   return {
-    path: (name) => String(req.params[name] ?? ''),
-    header: (name) => req.get(name) ?? null,
+    path: (name) => {
+      const value = String(req.params[name] ?? '');
+      checkId(value, name);
+      return value;
+    },
+    header: (name) => {
+      const value = req.get(name) ?? null;
+      if (value !== null) checkText(value, headerName(name));
+      return value;
+    },
     query: single,
     queryList: (name) => {
       const value = req.query[name];
       if (value === undefined) return null;
-      return (Array.isArray(value) ? value : [value]).map(String);
+      const values = Array.isArray(value) ? value : [value];
+      // `label[a]=b` parses (extended query parser) to an object: not a list of strings.
+      if (values.some((item) => typeof item !== 'string')) throw invalidArgument(`query parameter ${name} must be a list of values`, name);
+      for (const item of values as string[]) checkText(item, name);
+      return values as string[];
     },
     queryInt: (name) => {
       const value = single(name);
@@ -84,14 +104,13 @@ function requestHelper(req: Request): RouteRequest {
       if (value !== 'true' && value !== 'false') throw invalidArgument(`${name} must be true or false`, name);
       return value === 'true';
     },
-    queryDate: (name) => {
-      const value = single(name);
-      if (value === null) return null;
-      if (Number.isNaN(Date.parse(value)) || !/^\d{4}-\d{2}-\d{2}T/.test(value)) throw invalidArgument(`${name} must be an ISO 8601 timestamp`, name);
-      return value;
-    },
+    // Timestamps are checked by the DateTime scalar (src/lib/timestamps.ts), one rule for both surfaces.
+    queryDate: (name) => single(name),
   };
 }
+
+/** `if-match` → `If-Match`, as callers write header names. */
+const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Workspace-Id$/, 'X-Workspace-ID');
 
 const inputFieldsCache = new WeakMap<DocumentNode, Map<string, Set<string> | null>>();
 
@@ -115,10 +134,14 @@ function declaredInputFields(schema: GraphQLSchema, document: DocumentNode, vari
   return null;
 }
 
+/** A caller's unknown key named in `details.field`: at most MAX_ECHO_CHARS characters of it. */
+const boundedKey = (key: string) => (key.length > MAX_ECHO_CHARS ? `${key.slice(0, MAX_ECHO_CHARS)}…` : key);
+
 function mapBody(route: Route, body: unknown, schema: GraphQLSchema, document: DocumentNode): Record<string, unknown> {
   const spec = route.body;
   if (spec === undefined || spec === 'none') {
-    if (body !== undefined && !(typeof body === 'object' && body !== null && Object.keys(body).length === 0)) {
+    // Nothing, or an empty object (what some clients send by default); `[]` is not an object.
+    if (body !== undefined && !(typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
       throw invalidArgument('this endpoint takes no request body', 'body');
     }
     return {};
@@ -134,7 +157,7 @@ function mapBody(route: Route, body: unknown, schema: GraphQLSchema, document: D
     const input: Record<string, unknown> = {};
     for (const [key, value] of entries) {
       const camel = snakeToCamel(key);
-      if (key !== camelToSnake(camel) || (allowed && !allowed.has(camel))) throw invalidArgument(`unknown field ${JSON.stringify(key)}`, key);
+      if (key !== camelToSnake(camel) || (allowed && !allowed.has(camel))) throw invalidArgument(`unknown field ${quoteInput(key)}`, boundedKey(key));
       input[camel] = value;
     }
     return { [spec.input]: input };
@@ -142,7 +165,7 @@ function mapBody(route: Route, body: unknown, schema: GraphQLSchema, document: D
   const variables: Record<string, unknown> = {};
   for (const [key, value] of entries) {
     const variable = spec.fields[key];
-    if (!variable) throw invalidArgument(`unknown field ${JSON.stringify(key)}`, key);
+    if (!variable) throw invalidArgument(`unknown field ${quoteInput(key)}`, boundedKey(key));
     variables[variable] = value;
   }
   return variables;
@@ -171,7 +194,7 @@ function sendError(res: Response, surface: Surface, error: ErrorPayload, locatio
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.
     res.status(422).json({
-      detail: [{ loc: field ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
+      detail: [{ loc: field && field !== location ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
     });
     return;
   }

@@ -1,7 +1,8 @@
 // buildApp(config): the database, the GraphQL pipeline (HTTP, SSE, websocket), the REST shim and
 // health endpoints on one express app. Returns {start, stop} so tests and server.ts share it.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createServer, type Server } from 'node:http';
+import { createServer, maxHeaderSize, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
@@ -39,18 +40,59 @@ export interface App {
   stop(): Promise<void>;
 }
 
-function bodyParserError(error: unknown, maxBodyBytes: number): { code: 'invalid_argument'; message: string; details: Record<string, unknown> } | null {
+/**
+ * Errors raised before a route runs that are the caller's doing: body-parser (size, JSON, charset,
+ * a body that does not decode under its Content-Encoding) and the router (a path segment that is
+ * not valid percent-encoding). All are 400 invalid_argument; none echoes the caller's bytes.
+ */
+function requestError(error: unknown, maxBodyBytes: number): { code: 'invalid_argument'; message: string; details: Record<string, unknown> } | null {
   const type = (error as { type?: string }).type;
   if (type === 'entity.too.large') {
     return { code: 'invalid_argument', message: `the request body is larger than ${maxBodyBytes} bytes`, details: { field: 'body', limit_bytes: maxBodyBytes } };
   }
   if (type === 'entity.parse.failed') {
-    return { code: 'invalid_argument', message: `the request body is not valid JSON: ${(error as Error).message}`, details: { field: 'body' } };
+    return { code: 'invalid_argument', message: `the request body is not valid JSON: ${boundedMessage((error as Error).message)}`, details: { field: 'body' } };
   }
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return { code: 'invalid_argument', message: (error as Error).message, details: { field: 'body' } };
+    return { code: 'invalid_argument', message: boundedMessage((error as Error).message), details: { field: 'body' } };
+  }
+  // The router decodes path parameters with decodeURIComponent and marks a failure 400.
+  if (error instanceof URIError || (error as { name?: string }).name === 'URIError') {
+    return { code: 'invalid_argument', message: 'the request path is not valid percent-encoded UTF-8', details: { field: 'path' } };
+  }
+  // body-parser's other 4xx: a body that does not inflate (deflate/gzip/br garbage), an aborted or
+  // short body (content-length mismatch).
+  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose !== false) {
+    return { code: 'invalid_argument', message: 'the request body could not be read (check Content-Encoding and Content-Length)', details: { field: 'body' } };
   }
   return null;
+}
+
+const boundedMessage = (message: string) => (message.length > 200 ? `${message.slice(0, 200)}…` : message);
+
+/**
+ * Node refuses some requests before express sees them (HTTP parse errors, headers larger than
+ * --max-http-header-size, 16 KiB by default, answered 431). Its default answer has no body; this
+ * one carries the documented error body.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? 431 : timeout ? 408 : 400;
+  const body = JSON.stringify({
+    error: tooLarge
+      ? { code: 'headers_too_large', message: `the request line and headers are larger than ${maxHeaderSize} bytes`, details: { field: 'headers', limit_bytes: maxHeaderSize } }
+      : timeout
+        ? { code: 'request_timeout', message: 'the request did not arrive in time' }
+        : { code: 'invalid_argument', message: 'the request is not valid HTTP/1.1' },
+  });
+  const reason = tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Passes an express request to Yoga's fetch handler and streams the answer back (SSE included). */
@@ -138,10 +180,11 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isImage(req as never) }));
   app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
   app.use('/api', (req, res) => {
-    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${req.path}` });
+    const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
+    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${path}` });
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const parsed = bodyParserError(error, config.maxBodyBytes);
+    const parsed = requestError(error, config.maxBodyBytes);
     const surface = req.originalUrl.startsWith('/api/v1/') || req.originalUrl.startsWith('/graphql') ? 'v1' : 'support';
     if (parsed) {
       sendError(res, surface, parsed);
@@ -168,6 +211,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     bootstrap,
     async start() {
       server = createServer(app);
+      server.on('clientError', answerClientError);
       server.on('upgrade', (request, socket, head) => {
         const path = new URL(request.url ?? '/', 'http://localhost').pathname;
         const endpoint = websocketServers.get(path);

@@ -2,7 +2,7 @@
 // Value sets the spec shows only by samples are fixed here and documented in docs/api/agents.md.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, AnySchema } from 'ajv';
-import { invalidArgument } from '../lib/errors.js';
+import { invalidArgument, quoteInput } from '../lib/errors.js';
 
 export const PERMISSIONS = ['inherit', 'allow', 'ask', 'deny'] as const;
 export const REVIEW_ACTIONS = ['allow', 'ask', 'deny'] as const;
@@ -125,7 +125,7 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
   }
   const names = new Set<string>();
   for (const [index, tool] of ((typed.client_tools as { name: string }[] | undefined) ?? []).entries()) {
-    if (names.has(tool.name)) throw invalidArgument(`client tool name ${JSON.stringify(tool.name)} is used twice`, `${prefix}.client_tools[${index}].name`);
+    if (names.has(tool.name)) throw invalidArgument(`client tool name ${quoteInput(tool.name)} is used twice`, `${prefix}.client_tools[${index}].name`);
     names.add(tool.name);
   }
   return { ...typed, instructions: typed.instructions ?? '', user_questions: typed.user_questions ?? false };

@@ -2,7 +2,7 @@
 // errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
 // anything unexpected becomes `internal` (logged, never shown).
 import { GraphQLError } from 'graphql';
-import { AppError, isAppError, statusForCode } from '../lib/errors.js';
+import { AppError, isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 
 function fieldFromMessage(message: string): string | undefined {
@@ -14,6 +14,16 @@ function fieldFromMessage(message: string): string | undefined {
   if (required) return required[1]!.split('.').pop();
   const variable = /Variable "\$([^"]+)"/.exec(message);
   return variable?.[1];
+}
+
+/**
+ * graphql-js quotes a refused variable value whole in its message ("got invalid value …"); keep at
+ * most MAX_ECHO_CHARS characters of each quoted string, and the message itself under 1,000.
+ */
+function boundEcho(message: string): string {
+  const bounded = message.replace(/"((?:[^"\\]|\\.)*)"/g, (quoted: string, inner: string) =>
+    inner.length > MAX_ECHO_CHARS ? `"${inner.slice(0, MAX_ECHO_CHARS).replace(/\\$/, '')}…"` : quoted);
+  return bounded.length > 1000 ? `${bounded.slice(0, 1000)}…` : bounded;
 }
 
 export function createErrorMasker(logger: Logger) {
@@ -36,7 +46,7 @@ export function createErrorMasker(logger: Logger) {
       }
       // Parse and validation errors, and variables that do not fit their types.
       const field = fieldFromMessage(graphQLError.message);
-      return new GraphQLError(graphQLError.message, {
+      return new GraphQLError(boundEcho(graphQLError.message), {
         nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,
         extensions: { code: 'invalid_argument', ...(field ? { details: { field } } : {}), http: { status: 400 } },
       });

@@ -1,15 +1,12 @@
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import { builder } from './builder.js';
+import { timestampOrThrow } from '../lib/timestamps.js';
 
 builder.scalarType('DateTime', {
-  description: 'An ISO 8601 timestamp with time zone, e.g. 2026-01-31T12:00:00.000Z',
+  description: 'An ISO 8601 timestamp with time zone, years 0001 to 9999, e.g. 2026-01-31T12:00:00.000Z',
   serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString()),
-  parseValue: (value) => {
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) || Number.isNaN(Date.parse(value))) {
-      throw new GraphQLError('DateTime must be an ISO 8601 timestamp with a time zone, e.g. 2026-01-31T12:00:00Z');
-    }
-    return new Date(value);
-  },
+  parseValue: timestampOrThrow,
+  parseLiteral: (node) => timestampOrThrow(node.kind === Kind.STRING ? node.value : null),
 });
 
 function literal(node: ValueNode): unknown {

@@ -6,6 +6,7 @@ import type { Deps } from '../services/deps.js';
 import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, type GraphQLContext, type RequestCredentials } from './context.js';
 import { createErrorMasker } from './errors.js';
 import { getSchema } from './schema.js';
+import { useInputRules } from './input-rules.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
@@ -18,7 +19,8 @@ export function createYogaServer(deps: Deps): Yoga {
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: (error) => maskError(error) },
-    plugins: [useErrorCodesForInvalidDocuments()],
+    // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
+    plugins: [useErrorCodesForInvalidDocuments(), useInputRules()],
     context: (initial) => {
       // graphql-ws passes its connection_init payload; HTTP requests carry headers.
       // The REST shim executes its operations with the caller's credentials taken from its request.

@@ -1,6 +1,10 @@
 // Opaque keyset cursors: base64url of a small JSON document naming the list it belongs to and the
 // last position returned. Never an offset, so pages stay stable while rows are added.
 import { invalidArgument } from './errors.js';
+import { textProblem } from './input-rules.js';
+
+/** Longest text in a position (ids are ≤ 256; an external store's page token may be longer). */
+const MAX_CURSOR_TEXT = 2048;
 
 interface CursorBody {
   l: string; // which list (so a cursor of one list is refused by another)
@@ -11,12 +15,25 @@ export function encodeCursor(list: string, key: (string | number | null)[]): str
   return Buffer.from(JSON.stringify({ l: list, k: key } satisfies CursorBody)).toString('base64url');
 }
 
-export function decodeCursor(list: string, cursor: string | null | undefined): (string | number | null)[] | null {
+/**
+ * The keyset position a cursor of `list` carries. Anything else — garbage, another list's cursor, a
+ * position that could not have come from us (wrong types, NUL, huge numbers) — is invalid_argument,
+ * because the position reaches PostgreSQL. `numeric`: the list's position is an integer (e.g. a
+ * revision number).
+ */
+export function decodeCursor(list: string, cursor: string | null | undefined, numeric = false): (string | number | null)[] | null {
   if (cursor === undefined || cursor === null || cursor === '') return null;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('alphabet');
     const body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
-    if (body.l !== list || !Array.isArray(body.k)) throw new Error('list');
+    if (!body || body.l !== list || !Array.isArray(body.k)) throw new Error('list');
+    // The position reaches PostgreSQL: only short, valid text, finite numbers and nulls (the input rules).
+    if (body.k.length === 0 || body.k.length > 8) throw new Error('shape');
+    if (numeric && !(typeof body.k[0] === 'number' && Number.isSafeInteger(body.k[0]) && Math.abs(body.k[0]) <= 2 ** 31 - 1)) throw new Error('position');
+    for (const part of body.k) {
+      if (part === null || (typeof part === 'number' && Number.isSafeInteger(part))) continue;
+      if (typeof part !== 'string' || part.length > MAX_CURSOR_TEXT || textProblem(part)) throw new Error('position');
+    }
     return body.k;
   } catch {
     throw invalidArgument('cursor is not a cursor returned by this list', 'cursor');

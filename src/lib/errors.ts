@@ -22,6 +22,10 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   precondition_required: 428,
   rate_limited: 429,
+  /** Answered by the HTTP server itself (app.ts, clientError): request line and headers over the limit. */
+  headers_too_large: 431,
+  /** Answered by the HTTP server itself: the request did not arrive in time. */
+  request_timeout: 408,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -61,11 +65,27 @@ export class AppError extends GraphQLError {
 export const invalidArgument = (message: string, field?: string, extra?: Record<string, unknown>) =>
   new AppError('invalid_argument', message, field || extra ? { ...(field ? { field } : {}), ...extra } : undefined);
 export const notFound = (kind: string, id?: string) =>
-  new AppError('not_found', id ? `${kind} ${JSON.stringify(id)} not found` : `${kind} not found`);
+  new AppError('not_found', id ? `${kind} ${quoteInput(id)} not found` : `${kind} not found`);
 export const unauthenticated = (message = 'a valid bearer credential is required') =>
   new AppError('unauthenticated', message);
 export const permissionDenied = (permission: string) =>
   new AppError('permission_denied', `this operation needs the "${permission}" permission`, { permission });
+
+/** How many characters of a caller's value an error message quotes at most. */
+export const MAX_ECHO_CHARS = 64;
+
+/**
+ * Quotes a caller-supplied value in a message: JSON-quoted, at most MAX_ECHO_CHARS characters of it,
+ * then `…`, so that (say) a 900 KB id never comes back whole in a 404.
+ */
+export function quoteInput(input: unknown): string {
+  const value = typeof input === 'string' ? input : String(JSON.stringify(input) ?? input);
+  if (typeof input !== 'string' && value.length <= MAX_ECHO_CHARS) return value;
+  if (value.length <= MAX_ECHO_CHARS) return JSON.stringify(value);
+  // Never cut a surrogate pair in half.
+  const end = /[\uD800-\uDBFF]/.test(value.charAt(MAX_ECHO_CHARS - 1)) ? MAX_ECHO_CHARS - 1 : MAX_ECHO_CHARS;
+  return `${JSON.stringify(value.slice(0, end)).slice(0, -1)}…"`;
+}
 
 export function isAppError(error: unknown): error is AppError {
   return typeof error === 'object' && error !== null && (error as { isAppError?: unknown }).isAppError === true;

@@ -1,7 +1,7 @@
 // Labels: a map of string to string. Keys follow the Kubernetes-like shape most tools accept
 // (optional DNS prefix, then 1–63 characters of [A-Za-z0-9._-] starting and ending alphanumeric);
 // values are at most 256 characters of printable text.
-import { invalidArgument } from './errors.js';
+import { invalidArgument, quoteInput, MAX_ECHO_CHARS } from './errors.js';
 
 export const MAX_LABELS = 32;
 export const MAX_SELECTORS = 8;
@@ -17,7 +17,7 @@ export function validateLabels(value: unknown, field = 'labels', max = MAX_LABEL
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > max) throw invalidArgument(`${field} may carry at most ${max} labels`, field);
   for (const [key, item] of entries) {
-    if (!KEY.test(key)) throw invalidArgument(`${field} key ${JSON.stringify(key)} is not a valid label key`, `${field}.${key}`);
+    if (!KEY.test(key)) throw invalidArgument(`${field} key ${quoteInput(key)} is not a valid label key`, `${field}.${key.length > MAX_ECHO_CHARS ? `${key.slice(0, MAX_ECHO_CHARS)}…` : key}`);
     if (typeof item !== 'string') throw invalidArgument(`${field}.${key} must be a string`, `${field}.${key}`);
     if (item.length > MAX_VALUE || /[\u0000-\u001f\u007f]/.test(item)) {
       throw invalidArgument(`${field}.${key} must be at most ${MAX_VALUE} printable characters`, `${field}.${key}`);
@@ -37,7 +37,7 @@ export function parseLabelSelectors(selectors: readonly string[] | null | undefi
   if (selectors.length > MAX_SELECTORS) throw invalidArgument(`at most ${MAX_SELECTORS} label selectors are allowed`, 'label');
   return selectors.map((selector) => {
     const colon = selector.indexOf(':');
-    if (colon <= 0) throw invalidArgument(`label selector ${JSON.stringify(selector)} must be key:value`, 'label');
+    if (colon <= 0) throw invalidArgument(`label selector ${quoteInput(selector)} must be key:value`, 'label');
     return { key: selector.slice(0, colon), value: selector.slice(colon + 1) };
   });
 }

@@ -3,7 +3,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX } from '../lib/crypto.js';
-import { invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Prisma } from '../db.js';
 import { recordAudit } from './audit.js';
@@ -16,7 +16,7 @@ export function parsePermissions(value: string | readonly string[]): Permission[
   const list = (typeof value === 'string' ? value.split(',') : [...value]).map((item) => item.trim()).filter(Boolean);
   if (list.length === 0) throw invalidArgument('at least one permission is required', 'permissions');
   for (const item of list) {
-    if (!(PERMISSIONS as readonly string[]).includes(item)) throw invalidArgument(`unknown permission ${JSON.stringify(item)}; use ${PERMISSIONS.join(', ')}`, 'permissions');
+    if (!(PERMISSIONS as readonly string[]).includes(item)) throw invalidArgument(`unknown permission ${quoteInput(item)}; use ${PERMISSIONS.join(', ')}`, 'permissions');
   }
   return [...new Set(list)] as Permission[];
 }

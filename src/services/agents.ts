@@ -3,7 +3,7 @@ import type { Agent, AgentRevision } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, composerConfig } from '../agents/composer.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toPage } from '../lib/cursor.js';
 import type { Actor, Deps } from './deps.js';
@@ -43,7 +43,7 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
  */
 export async function checkConfigReferences(db: Db, actor: Actor, config: AgentConfig, prefix = 'config'): Promise<void> {
   const ws = actor.workspaceId;
-  const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${JSON.stringify(id)} not found`, { field });
+  const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${quoteInput(id)} not found`, { field });
 
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
   const reviewer = config.reviewer as { model?: string } | undefined;

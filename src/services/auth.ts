@@ -3,6 +3,7 @@
 import { AppError, invalidArgument, unauthenticated } from '../lib/errors.js';
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX, verifyPassword } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
+import { checkId } from '../lib/input-rules.js';
 import { ROLES, type Actor, type Deps, type Permission, type Role } from './deps.js';
 import { announceCredentialChange, cachedCredential, forgetCredentials, rememberCredential } from './credential-cache.js';
 
@@ -22,6 +23,8 @@ function forbiddenWorkspace(): AppError {
 export async function authenticate(deps: Deps, authorization: string | null | undefined, workspaceHeader: string | null | undefined): Promise<Actor> {
   const token = parseBearer(authorization);
   const requestedWorkspace = workspaceHeader?.trim() || null;
+  // The header reaches PostgreSQL (membership lookup): the same input rules as any id.
+  if (requestedWorkspace) checkId(requestedWorkspace, 'X-Workspace-ID');
   const now = new Date();
   const tokenHash = hashToken(token);
   const cacheKey = `${tokenHash}\n${requestedWorkspace ?? ''}`;

@@ -127,7 +127,7 @@ async function loadResult(deps: Deps, entryId: string): Promise<DeliveryResult> 
 export async function listInbox(deps: Deps, actor: Actor, threadId: string, args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
   const thread = await getThread(deps, actor, threadId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(`inbox:${threadId}`, args.cursor);
+  const after = decodeCursor(`inbox:${threadId}`, args.cursor, true);
   for (const status of args.status ?? []) if (!(ENTRY_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
   const rows = await deps.db.inboxEntry.findMany({
     where: { threadId, ...(args.status?.length ? { status: { in: [...args.status] } } : {}), ...(after ? { position: { gt: Number(after[0]) } } : {}) },

@@ -3,7 +3,8 @@
 import { Prisma, type Memory, type Provider } from '../generated/prisma/client.js';
 import { canonicalize } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
@@ -38,11 +39,6 @@ async function builtinProvider(tx: Tx, actor: Actor) {
   return created;
 }
 
-function validateName(name: unknown) {
-  if (typeof name !== 'string' || !name.trim() || name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
-  return name;
-}
-
 export interface MemoryInput {
   name?: unknown;
   description?: unknown;
@@ -60,7 +56,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
     let provider;
     if (input.providerId) {
       provider = await tx.provider.findUnique({ where: { id: input.providerId } });
-      if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${JSON.stringify(input.providerId)} not found`, { field: 'provider_id' });
+      if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${quoteInput(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(tx, actor);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
     if (!input.embeddingModel) refuseWithoutEmbeddings(provider);
@@ -68,7 +64,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
     const id = newId('memory');
     const row = await tx.memory.create({
       data: {
-        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: typeof input.description === 'string' ? input.description : '',
+        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: validateDescription(input.description),
         namespace: id, labels, config: input.embeddingModel ? { embedding_model: input.embeddingModel } : {}, enabled: input.enabled ?? true,
         createdById: actor.principalId, updatedById: actor.principalId,
       },
@@ -99,7 +95,7 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     const row = await getMemory(tx, actor, id);
     const data: Record<string, unknown> = {};
     if (patch.name !== undefined) data.name = validateName(patch.name);
-    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
@@ -121,7 +117,7 @@ async function embedderFor(deps: Deps, memory: Memory) {
   const key = (memory.config as { embedding_model?: string }).embedding_model;
   if (!key) return null;
   const found = await usableModel(deps, memory.workspaceId, key, 'embedding model');
-  if (!found) throw new AppError('failed_precondition', `the embedding model ${JSON.stringify(key)} is gone`);
+  if (!found) throw new AppError('failed_precondition', `the embedding model ${quoteInput(key)} is gone`);
   const { model, provider, usable } = found;
   if (!usable.type.embeddingModel) throw new AppError('failed_precondition', `provider type ${provider.type} does not embed text`);
   const embeddingModel = usable.type.embeddingModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model);
@@ -154,7 +150,7 @@ async function externalStore(deps: Deps, memory: Memory) {
 
 async function checkEmbeddingModel(tx: Tx, workspaceId: string, key: string) {
   const model = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
-  if (!model) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`, { field: 'embedding_model' });
+  if (!model) throw new AppError('not_found', `model ${quoteInput(key)} not found`, { field: 'embedding_model' });
   const provider = await tx.provider.findUniqueOrThrow({ where: { id: model.providerId } });
   if (!providerType('model', provider.type)?.embeddingModel) throw invalidArgument(`provider type ${provider.type} does not embed text`, 'embedding_model');
 }

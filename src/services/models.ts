@@ -6,7 +6,8 @@ import type { Prisma } from '../db.js';
 import { MODEL_KEY } from '../agents/config-schema.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { diffFields, recordAudit } from './audit.js';
 import type { Actor, Deps } from './deps.js';
@@ -53,15 +54,15 @@ export async function createModel(deps: Deps, actor: Actor, input: CreateModelIn
   requirePermission(actor, 'write');
   if (typeof input.key !== 'string' || !KEY.test(input.key)) throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
   if (typeof input.providerId !== 'string') throw invalidArgument('provider_id is required', 'provider_id');
-  if (typeof input.providerModel !== 'string' || !input.providerModel || input.providerModel.length > 256) throw invalidArgument('provider_model (the provider’s name for the model) is required', 'provider_model');
+  validateProviderModel(input.providerModel);
   return deps.db.$transaction(async (tx) => {
     const provider = await getProvider(tx, actor, 'model', input.providerId as string);
     const exists = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.key as string } } });
-    if (exists) throw new AppError('conflict', `a model with key ${JSON.stringify(input.key)} already exists`, { field: 'key' });
+    if (exists) throw new AppError('conflict', `a model with key ${quoteInput(input.key)} already exists`, { field: 'key' });
     const row = await tx.model.create({
       data: {
         workspaceId: actor.workspaceId, key: input.key as string, providerId: provider.id, providerModel: input.providerModel as string, api: validateApi(provider.type, input.api),
-        name: typeof input.name === 'string' ? input.name : '', description: typeof input.description === 'string' ? input.description : '',
+        name: validateOptionalName(input.name), description: validateDescription(input.description),
         settings: validateSettings(input.settings) as Prisma.InputJsonValue, enabled: input.enabled ?? true,
         labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels), createdById: actor.principalId, updatedById: actor.principalId,
       },
@@ -95,16 +96,15 @@ export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch
     if (patch.key !== undefined && patch.key !== row.key) throw invalidArgument('a model key never changes', 'key');
     const data: Record<string, unknown> = {};
     if (patch.providerModel !== undefined) {
-      if (typeof patch.providerModel !== 'string' || !patch.providerModel) throw invalidArgument('provider_model must be a non-empty string', 'provider_model');
-      data.providerModel = patch.providerModel;
+      data.providerModel = validateProviderModel(patch.providerModel);
     }
     if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a model stays with its provider; create a new model for another provider', 'provider_id');
     if (patch.api !== undefined) {
       const provider = await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } });
       data.api = validateApi(provider.type, patch.api);
     }
-    if (patch.name !== undefined) data.name = typeof patch.name === 'string' ? patch.name : '';
-    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.name !== undefined) data.name = validateOptionalName(patch.name);
+    if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.settings !== undefined) data.settings = validateSettings(patch.settings);
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});

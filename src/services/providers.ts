@@ -8,7 +8,8 @@ import type { Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { fieldPath } from '../agents/config-schema.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { PROVIDER_KINDS, describeType, providerType, providerTypes, type ProbeResult, type ProviderKind, type ProviderType } from '../providers/index.js';
@@ -35,7 +36,7 @@ function validateAgainst(schema: object, value: unknown, field: string) {
 }
 
 export function parseKind(kind: string): ProviderKind {
-  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${JSON.stringify(kind)}`);
+  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${quoteInput(kind)}`);
   return kind as ProviderKind;
 }
 
@@ -46,7 +47,7 @@ export function listProviderTypes(kind: string) {
 function typeOf(kind: ProviderKind, type: unknown): ProviderType {
   if (typeof type !== 'string' || !type) throw invalidArgument('type is required', 'type');
   const found = providerType(kind, type);
-  if (!found) throw invalidArgument(`unknown ${kind} provider type ${JSON.stringify(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
+  if (!found) throw invalidArgument(`unknown ${kind} provider type ${quoteInput(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
   return found;
 }
 
@@ -114,7 +115,7 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
   requirePermission(actor, 'write');
   const kind = parseKind(kindName);
   const t = typeOf(kind, input.type);
-  if (typeof input.name !== 'string' || !input.name.trim() || input.name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
+  validateName(input.name);
   const config = input.config === undefined || input.config === null ? {} : validateObject(input.config, 'config');
   validateAgainst(t.configurationSchema, config, 'config');
   checkEndpointPolicy(deps, t, config);
@@ -124,7 +125,7 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
   if (input.extraHeaders !== undefined && input.extraHeaders !== null && kind !== 'model') throw invalidArgument('extra_headers are for model providers', 'extra_headers');
   const extraHeaders = input.extraHeaders === undefined || input.extraHeaders === null ? null : validateExtraHeaders(input.extraHeaders);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
-  const description = typeof input.description === 'string' ? input.description : '';
+  const description = validateDescription(input.description);
   return deps.db.$transaction(async (tx) => {
     const row = await tx.provider.create({
       data: {
@@ -179,10 +180,9 @@ export async function updateProvider(deps: Deps, actor: Actor, kindName: string,
     if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is no longer installed`);
     const data: Record<string, unknown> = {};
     if (patch.name !== undefined) {
-      if (typeof patch.name !== 'string' || !patch.name.trim() || patch.name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
-      data.name = patch.name;
+      data.name = validateName(patch.name);
     }
-    if (patch.description !== undefined) data.description = typeof patch.description === 'string' ? patch.description : '';
+    if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     let configChanged = false;

@@ -59,21 +59,9 @@ export interface RevisionedKind<H extends HeadRow, R extends RevisionRow> {
   _types?: [H, R];
 }
 
-const LIMITS = { name: 200, description: 4000, note: 2000 };
-
-export function validateName(name: unknown, field = 'name'): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > LIMITS.name) throw invalidArgument(`${field} must be 1 to ${LIMITS.name} characters`, field);
-  return name;
-}
-export function validateDescription(description: unknown): string {
-  if (typeof description !== 'string' || description.length > LIMITS.description) throw invalidArgument(`description must be at most ${LIMITS.description} characters`, 'description');
-  return description;
-}
-export function validateNote(note: unknown): string {
-  if (note === undefined || note === null) return '';
-  if (typeof note !== 'string' || note.length > LIMITS.note) throw invalidArgument(`note must be at most ${LIMITS.note} characters`, 'note');
-  return note;
-}
+// Name, description and note limits are the shared ones (src/lib/text-fields.ts).
+export { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
+import { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
 
 export async function getHead<H extends HeadRow>(spec: RevisionedKind<H, any>, db: Tx | Deps['db'], actor: Actor, id: string): Promise<H> {
   const row = (await spec.headDelegate(db).findUnique({ where: { id } })) as H | null;
@@ -99,7 +87,7 @@ export async function listRevisions<R extends RevisionRow>(spec: RevisionedKind<
   requirePermission(actor, 'read');
   await getHead(spec, deps.db, actor, headId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(`${spec.kind}-revisions:${headId}`, args.cursor);
+  const after = decodeCursor(`${spec.kind}-revisions:${headId}`, args.cursor, true);
   const rows = (await spec.revisionDelegate(deps.db).findMany({
     where: { [spec.headKey]: headId, ...(after ? { number: { lt: Number(after[0]) } } : {}) },
     orderBy: { number: 'desc' },

@@ -6,7 +6,7 @@ import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
 import { canonicalize, digestOf } from '../lib/canonical-json.js';
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { RUN_STATUSES, SEALED, transition, type RunStatus } from '../engine/state-machine.js';
@@ -57,9 +57,9 @@ export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string
 }
 
 export function checkModelUsable(key: string, state: { found: boolean; enabled: boolean; providerEnabled: boolean }) {
-  if (!state.found) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
-  if (!state.enabled) throw new AppError('disabled', `model ${JSON.stringify(key)} is disabled`);
-  if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${JSON.stringify(key)} is disabled`);
+  if (!state.found) throw new AppError('not_found', `model ${quoteInput(key)} not found`);
+  if (!state.enabled) throw new AppError('disabled', `model ${quoteInput(key)} is disabled`);
+  if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${quoteInput(key)} is disabled`);
 }
 
 export async function getRun(db: Tx | Deps['db'], actor: Actor, id: string): Promise<Run> {

@@ -2,7 +2,7 @@
 // instructions (markdown) and optional files — the shape agent frameworks use for skills.
 import type { Skill, SkillRevision } from '../generated/prisma/client.js';
 import { toPage } from '../lib/cursor.js';
-import { invalidArgument } from '../lib/errors.js';
+import { invalidArgument, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import type { Actor, Deps } from './deps.js';
@@ -60,7 +60,7 @@ export function normalizeSkillContent(value: unknown, prefix = 'content'): Skill
     if (typeof path !== 'string' || !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path) || path.split('/').some((part) => part === '..' || part === '.') || path.length > 512) {
       throw invalidArgument(`${field}.path must be a relative path without . or .. segments`, `${field}.path`);
     }
-    if (seen.has(path)) throw invalidArgument(`${field}.path ${JSON.stringify(path)} appears twice`, `${field}.path`);
+    if (seen.has(path)) throw invalidArgument(`${field}.path ${quoteInput(path)} appears twice`, `${field}.path`);
     seen.add(path);
     if (typeof content !== 'string') throw invalidArgument(`${field}.content must be a string`, `${field}.content`);
     if (mediaType !== undefined && (typeof mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(mediaType))) throw invalidArgument(`${field}.media_type must be a media type`, `${field}.media_type`);

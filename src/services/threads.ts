@@ -2,6 +2,7 @@
 // history) that its runs continue, and an inbox of entries delivered to runs.
 import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
+import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
@@ -12,10 +13,6 @@ import { requirePermission } from './permissions.js';
 
 type Tx = Prisma.TransactionClient;
 
-function validateTitle(title: unknown): string {
-  if (typeof title !== 'string' || title.length > 500) throw invalidArgument('title must be a string of at most 500 characters', 'title');
-  return title;
-}
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('mcp_headers must map connection ids to header maps', 'mcp_headers');
@@ -33,7 +30,7 @@ function validateMcpHeaders(value: unknown): Record<string, Record<string, strin
 export async function createSessionRow(tx: Tx, actor: Actor, input: { title?: unknown; labels?: unknown }) {
   const session = await tx.session.create({
     data: {
-      id: newId('session'), workspaceId: actor.workspaceId, title: input.title === undefined || input.title === null ? '' : validateTitle(input.title),
+      id: newId('session'), workspaceId: actor.workspaceId, title: validateTitle(input.title),
       labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels), createdById: actor.principalId, updatedById: actor.principalId,
     },
   });
@@ -67,7 +64,7 @@ export async function listSessions(deps: Deps, actor: Actor, args: { label?: rea
 export async function updateSession(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: { title?: unknown; labels?: unknown }) {
   requirePermission(actor, 'write');
   const data: Record<string, unknown> = {};
-  if (patch.title !== undefined) data.title = validateTitle(patch.title ?? '');
+  if (patch.title !== undefined) data.title = validateTitle(patch.title);
   if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
   return deps.db.$transaction(async (tx) => {
     const row = await getSession({ db: tx }, actor, id);

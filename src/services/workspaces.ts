@@ -1,6 +1,7 @@
 // The caller's workspace: the first versioned resource, exercising every convention
 // (ETag/If-Match, no-op detection, version bump + audit in one transaction).
 import { invalidArgument, notFound } from '../lib/errors.js';
+import { validateDescription, validateName } from '../lib/text-fields.js';
 import { validateLabels } from '../lib/labels.js';
 import { changeVersioned } from './versioned.js';
 import type { Actor, Deps } from './deps.js';
@@ -22,12 +23,11 @@ export interface WorkspacePatch {
 function validatePatch(patch: WorkspacePatch): { name?: string; description?: string; labels?: Record<string, string> } {
   const out: { name?: string; description?: string; labels?: Record<string, string> } = {};
   if (patch.name !== undefined) {
-    if (patch.name === null || patch.name.trim() === '' || patch.name.length > 200) throw invalidArgument('name must be 1 to 200 characters', 'name');
-    out.name = patch.name;
+    out.name = validateName(patch.name);
   }
   if (patch.description !== undefined) {
-    if (patch.description === null || patch.description.length > 4000) throw invalidArgument('description must be a string of at most 4000 characters', 'description');
-    out.description = patch.description;
+    if (patch.description === null) throw invalidArgument('description must be a string (empty to clear it)', 'description');
+    out.description = validateDescription(patch.description);
   }
   if (patch.labels !== undefined) out.labels = validateLabels(patch.labels);
   return out;

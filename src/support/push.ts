@@ -6,7 +6,7 @@ import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import webpush from 'web-push';
 import type { PushSubscription as PushSubscriptionRow } from '../generated/prisma/client.js';
-import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
 import { diffFields, recordAudit } from '../services/audit.js';
 import type { Actor, Deps } from '../services/deps.js';
@@ -86,7 +86,7 @@ function validateSubscription(input: PushSubscriptionInput) {
   if (url.protocol !== 'https:') throw invalidArgument('endpoint must be an https URL of a push service', 'endpoint');
   if (!input.keys || typeof input.keys !== 'object' || Array.isArray(input.keys)) throw invalidArgument('keys {p256dh, auth} is required', 'keys');
   const extra = Object.keys(input.keys).filter((key) => key !== 'p256dh' && key !== 'auth');
-  if (extra.length) throw invalidArgument(`unknown field ${JSON.stringify(extra[0])}`, `keys.${extra[0]}`);
+  if (extra.length) throw invalidArgument(`unknown field ${quoteInput(extra[0])}`, `keys.${extra[0]}`);
   const p256dh = base64urlBytes(input.keys.p256dh, 'keys.p256dh', 65, (bytes) => bytes[0] === 4);
   const auth = base64urlBytes(input.keys.auth, 'keys.auth', 16);
   let expirationTime: Date | null = null;
