@@ -38,7 +38,8 @@ describe('embedded storage lifecycle', () => {
     key = readFileSync(keyFile, 'utf8').trim();
     expect(key).toMatch(/^wsk_/);
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(service.output()).toContain(key);
+    // Printed right after the 'listening' line the start waited for: wait for it rather than race it.
+    await service.waitForOutput(key);
     expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).toBe(200);
