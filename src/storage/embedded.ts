@@ -103,6 +103,9 @@ function spawnPostgres(runner: Runner, program: string, dirs: string[], args: (n
       // English messages: the start is detected by PostgreSQL's "ready to accept connections".
       env: { ...process.env, LC_MESSAGES: 'C' },
       stdio: ['ignore', 'pipe', 'pipe', ...fds],
+      // Its own process group: a terminal's Ctrl-C reaches this process, which shuts the service
+      // down in order (the database last), never PostgreSQL directly (nor during `npm run db -- psql`).
+      detached: true,
     });
   } finally {
     for (const fd of fds) closeSync(fd); // the child holds its own copies
