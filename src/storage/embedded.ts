@@ -199,7 +199,7 @@ async function startPostmaster(runner: Runner, dataDir: string, port: number, fl
 function operatorError(error: unknown, rootDir: string): Error {
   if (error instanceof EmbeddedPostgresError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'ENOTDIR') {
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'ENOTDIR' || code === 'EEXIST') {
     return new EmbeddedPostgresError(`the embedded PostgreSQL cannot use DATA_DIR ${rootDir} (${(error as Error).message}): set DATA_DIR to a writable directory, or set DATABASE_URL`);
   }
   return error as Error;

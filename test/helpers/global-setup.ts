@@ -31,14 +31,14 @@ export default async function setup(project: TestProject) {
   let dir: string | null = null;
   let adminUrl = process.env.TEST_DATABASE_URL ?? '';
   if (!adminUrl) {
-    dir = mkdtempSync(join(tmpdir(), 'wsa-test-pg-'));
     try {
+      dir = mkdtempSync(join(tmpdir(), 'wsa-test-pg-'));
       embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true });
     } catch (error) {
-      if (!(error instanceof EmbeddedPostgresError)) throw error;
+      if (!(error instanceof EmbeddedPostgresError) && !(error as NodeJS.ErrnoException).code) throw error;
       // Something the operator must fix (see README, "Running as root"): one line, no stack trace.
-      rmSync(dir, { recursive: true, force: true });
-      process.stderr.write(`error: the test database could not be started: ${error.message}\n`);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      process.stderr.write(`error: the test database could not be started: ${(error as Error).message}\n`);
       process.exit(1);
     }
     adminUrl = withDatabase(embedded.url, 'postgres');
