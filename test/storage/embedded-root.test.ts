@@ -5,7 +5,7 @@
 // database cannot work, `npm start` stops with one line saying what to do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
@@ -100,7 +100,7 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
   }, 120_000);
 
   afterAll(async () => {
-    if (service && service.exitCode === null) {
+    if (service && service.exitCode === null && service.signalCode === null) {
       process.kill(-service.pid!, 'SIGKILL');
       await new Promise((resolve) => service!.once('exit', resolve));
     }
@@ -143,6 +143,7 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     process.kill(-child.pid!, 'SIGTERM');
     await exited;
     expect(output).toContain('shutting down');
+    expect(existsSync(join(clone, '.data', 'postgres', 'postmaster.pid'))).toBe(false); // PostgreSQL stopped with it
   }, 240_000);
 
   it("the test command's database setup starts the embedded PostgreSQL there too", async () => {
