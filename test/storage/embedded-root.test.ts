@@ -143,7 +143,8 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     process.kill(-child.pid!, 'SIGTERM');
     await exited;
     expect(output).toContain('shutting down');
-    expect(existsSync(join(clone, '.data', 'postgres', 'postmaster.pid'))).toBe(false); // PostgreSQL stopped with it
+    // npm may return before the service has finished its shutdown; PostgreSQL stops at its end.
+    await waitFor(async () => existsSync(join(clone, '.data', 'postgres', 'postmaster.pid')), (present) => !present, 'PostgreSQL to stop', 60_000, 100);
   }, 240_000);
 
   it("the test command's database setup starts the embedded PostgreSQL there too", async () => {
