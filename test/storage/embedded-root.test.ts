@@ -83,6 +83,19 @@ describe('npm start when the embedded database cannot work', () => {
   });
 });
 
+describe("the test command's database setup when the embedded database cannot work", () => {
+  it('stops with one line and exit code 1', async () => {
+    const result = await run(join(repo, 'node_modules', '.bin', 'vitest'), ['run', 'test/unit/pg-clients.test.ts'], {
+      cwd: repo,
+      env: freshEnv({ TMPDIR: '/dev/null/not-a-directory', NO_COLOR: '1', FORCE_COLOR: '0' }),
+      timeoutMs: 120_000,
+    });
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe("error: the test database could not be started: ENOTDIR: not a directory, mkdtemp '/dev/null/not-a-directory/wsa-test-pg-XXXXXX'");
+    expect(result.stdout).not.toMatch(/^\s+at /m);
+  }, 150_000);
+});
+
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0 && process.platform === 'linux';
 
 describe.runIf(asRoot)('as root, a fresh clone in a directory only root can enter (0700)', () => {
