@@ -113,11 +113,15 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
   }, 120_000);
 
   afterAll(async () => {
-    if (service && service.exitCode === null && service.signalCode === null) {
-      process.kill(-service.pid!, 'SIGKILL');
-      await new Promise((resolve) => service!.once('exit', resolve));
+    try {
+      if (service && service.exitCode === null && service.signalCode === null) {
+        const exited = new Promise((resolve) => service!.once('exit', resolve));
+        process.kill(-service.pid!, 'SIGKILL');
+        await exited;
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
-    rmSync(home, { recursive: true, force: true });
   });
 
   it('npm start serves /healthz and /readyz, keeping the directories private', async () => {
