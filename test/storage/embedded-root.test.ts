@@ -5,7 +5,7 @@
 // database cannot work, `npm start` stops with one line saying what to do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
@@ -119,6 +119,11 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
         process.kill(-service.pid!, 'SIGKILL');
         await exited;
       }
+      // A PostgreSQL left running by a failed test (it has its own process group) goes too.
+      const pidFile = join(clone, '.data', 'postgres', 'postmaster.pid');
+      if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGKILL');
+    } catch {
+      // already gone
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
