@@ -135,7 +135,12 @@ async function initialise(runner: Runner, dataDir: string, rootDir: string, pass
       chownSync(secretDir, runner.user.uid, runner.user.gid);
       chownSync(join(secretDir, 'password'), runner.user.uid, runner.user.gid);
     }
-    logger.info({ dataDir }, 'initialising embedded PostgreSQL');
+    logger.info(
+      { dataDir },
+      runner.user
+        ? `initialising embedded PostgreSQL in ${dataDir} (owned by user postgres, mode 0700${runner.byDescriptor ? '; handed to PostgreSQL as an open descriptor, nothing above it is opened up' : ''})`
+        : 'initialising embedded PostgreSQL',
+    );
     const child = spawnPostgres(runner, 'initdb', [dataDir, secretDir], ([data, secrets]) => [
       `--pgdata=${data!}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${secrets!}/password`,
       '--encoding=UTF8', '--lc-messages=C',
