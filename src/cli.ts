@@ -2,7 +2,7 @@
 // service; with the embedded database it attaches to a running service's PostgreSQL if there is one.
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
-import { openDatabase } from './db.js';
+import { openDatabase, type Database } from './db.js';
 import { createLogger } from './lib/logger.js';
 import { createEvents } from './lib/events.js';
 import { AppError, isAppError } from './lib/errors.js';
@@ -56,33 +56,46 @@ async function run(deps: Deps, command: string, values: Record<string, string | 
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' }, name: { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' },
-      permissions: { type: 'string' }, id: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
-      role: { type: 'string' }, help: { type: 'boolean' },
-    },
-  });
-  if (values.help || positionals.length < 2) {
-    process.stdout.write(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const config = loadConfig();
-  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn');
-  const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-  const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
-  try {
-    const { output, text } = await run(deps, positionals.slice(0, 2).join(' '), values);
-    process.stdout.write(values.json ? `${JSON.stringify(output)}\n` : `${text}\n`);
-    return 0;
-  } catch (error) {
+  const json = process.argv.includes('--json');
+  const fail = (error: unknown): number => {
     const payload = isAppError(error) ? { code: error.code, message: error.message } : { code: 'internal', message: (error as Error).message };
-    if (values.json) process.stdout.write(`${JSON.stringify({ error: payload })}\n`);
+    if (json) process.stdout.write(`${JSON.stringify({ error: payload })}\n`);
     else process.stderr.write(`error: ${payload.message}\n`);
     return isAppError(error) ? 2 : 1;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' }, name: { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' },
+        permissions: { type: 'string' }, id: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
+        role: { type: 'string' }, help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    return fail(new AppError('invalid_argument', `${(error as Error).message}\n${USAGE}`));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (positionals.length < 2) return fail(new AppError('invalid_argument', `a command is required\n${USAGE}`));
+  // stdout carries the result alone (one JSON object with --json); logs go to stderr.
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+  let database: Database | null = null;
+  try {
+    const config = loadConfig();
+    database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
+    const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
+    const { output, text } = await run(deps, positionals.slice(0, 2).join(' '), values);
+    process.stdout.write(json ? `${JSON.stringify(output)}\n` : `${text}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error);
   } finally {
-    await database.close();
+    await database?.close();
   }
 }
 

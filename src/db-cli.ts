@@ -1,0 +1,140 @@
+// Database tools: `npm run db -- psql [ARGS…] | dump FILE | restore FILE`.
+// They work on the service's database: the server named by DATABASE_URL, else the embedded
+// PostgreSQL of DATA_DIR (attached to when the service is running, started for the command and
+// stopped afterwards when not). The client programs come from the machine (see pg-clients.ts);
+// connection details reach them through the environment (PGHOST, PGPASSWORD, …), never the
+// command line, where other users could read them.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync } from 'node:fs';
+import pg from 'pg';
+import { loadConfig } from './config.js';
+import { createLogger } from './lib/logger.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
+import { chooseClient, findCandidates, type ClientProgram } from './storage/pg-clients.js';
+
+const USAGE = `usage: npm run db -- <command>
+
+  psql [PSQL_ARGS…]    an interactive psql session (or psql with the given arguments, e.g. -c 'select 1')
+  dump FILE            writes the whole database to FILE (pg_dump custom format; - for stdout)
+  restore FILE         loads a dump (custom format or plain SQL) into an empty database, in one transaction
+
+The database is DATABASE_URL's, else the embedded PostgreSQL of DATA_DIR (default ./.data).
+`;
+
+/** A failure the operator must act on: printed as one line. */
+class UsageError extends Error {}
+
+/** libpq's environment variables for a postgres:// URL: nothing secret on a command line. */
+export function connectionEnvironment(url: string): Record<string, string> {
+  const parsed = new URL(url);
+  const env: Record<string, string> = {
+    PGHOST: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
+    PGPORT: parsed.port || '5432',
+    PGUSER: decodeURIComponent(parsed.username || 'postgres'),
+    PGDATABASE: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username || 'postgres'),
+  };
+  if (parsed.password) env.PGPASSWORD = decodeURIComponent(parsed.password);
+  const params: Record<string, string> = { sslmode: 'PGSSLMODE', sslrootcert: 'PGSSLROOTCERT', sslcert: 'PGSSLCERT', sslkey: 'PGSSLKEY', connect_timeout: 'PGCONNECT_TIMEOUT', options: 'PGOPTIONS' };
+  for (const [param, variable] of Object.entries(params)) {
+    const value = parsed.searchParams.get(param);
+    if (value) env[variable] = value;
+  }
+  return env;
+}
+
+async function serverFacts(url: string): Promise<{ major: number; tables: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const version = await client.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
+    const tables = await client.query<{ n: string }>(`SELECT count(*) AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`);
+    return { major: Math.floor(Number(version.rows[0]!.v) / 10_000), tables: Number(tables.rows[0]!.n) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs a client program with the connection in its environment; resolves to its exit code. */
+function runClient(path: string, args: string[], connection: Record<string, string>): Promise<number> {
+  // Ctrl-C belongs to the client (psql cancels the query); this process waits for it to finish.
+  const ignore = () => undefined;
+  process.on('SIGINT', ignore);
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.startsWith('PG')) delete env[name]; // no stray PGSERVICE, PGPASSFILE…
+  const child = spawn(path, args, { stdio: 'inherit', env: { ...env, ...connection } });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', ignore);
+      resolve(code ?? (signal ? 128 + 2 : 1));
+    });
+  });
+}
+
+/** Whether FILE is a pg_dump archive (custom format starts with "PGDMP"), else plain SQL. */
+function isArchive(file: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(5);
+    readSync(fd, head, 0, 5, 0);
+    return head.toString('latin1') === 'PGDMP';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function main(): Promise<number> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const program: Record<string, ClientProgram> = { psql: 'psql', dump: 'pg_dump', restore: 'pg_restore' };
+  if (!program[command]) throw new UsageError(`unknown command ${JSON.stringify(command)}; use psql, dump FILE or restore FILE`);
+  if (command !== 'psql' && rest.length !== 1) throw new UsageError(`${command} takes one FILE argument`);
+  const file = rest[0]!;
+
+  const config = loadConfig();
+  // Logs (the embedded server's start) go to stderr: stdout may be a dump (FILE -).
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+  let embedded: EmbeddedDatabase | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, { adopt: false });
+    url = embedded.url;
+  }
+  try {
+    const { major, tables } = await serverFacts(url);
+    const connection = connectionEnvironment(url);
+    if (command === 'psql') {
+      const psql = chooseClient('psql', findCandidates('psql'), major);
+      return await runClient(psql.path, rest, connection);
+    }
+    if (command === 'dump') {
+      const pgDump = chooseClient('pg_dump', findCandidates('pg_dump'), major);
+      process.umask(0o077); // the dump holds every row (hashed keys, sealed credentials): private to its owner
+      return await runClient(pgDump.path, ['--format=custom', ...(file === '-' ? [] : [`--file=${file}`])], connection);
+    }
+    if (tables > 0) {
+      throw new UsageError(`database ${connection.PGDATABASE} already has ${tables} tables; restore into an empty database (a new DATA_DIR, or an empty database in DATABASE_URL) so nothing is mixed or overwritten`);
+    }
+    const single = ['--single-transaction'];
+    if (isArchive(file)) {
+      const pgRestore = chooseClient('pg_restore', findCandidates('pg_restore'), major);
+      return await runClient(pgRestore.path, [...single, '--exit-on-error', '--no-owner', '--no-privileges', `--dbname=${connection.PGDATABASE}`, file], connection);
+    }
+    const psql = chooseClient('psql', findCandidates('psql'), major);
+    return await runClient(psql.path, [...single, '--quiet', '--set=ON_ERROR_STOP=1', `--file=${file}`], connection);
+  } finally {
+    if (embedded) await embedded.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    // Usage, configuration, client and embedded-server problems (and file errors) are one line each.
+    process.stderr.write(`error: ${(error as Error).message.split('\n')[0]}\n`);
+    process.exit(1);
+  },
+);
