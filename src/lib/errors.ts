@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  deadline_exceeded: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
