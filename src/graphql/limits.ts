@@ -9,7 +9,7 @@
 // and executed directly, so the limits apply to what callers send on /graphql (HTTP, SSE and
 // graphql-ws). A test checks that every shim document fits the default limits anyway, so a client
 // may send the same documents over GraphQL.
-import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, type ValidationRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
@@ -39,12 +39,14 @@ export function maxRootFieldsRule(limits: Pick<GraphQLLimits, 'maxRootFields' | 
 /** The validation rules every document sent by a caller must pass (besides graphql-js's own). */
 export function documentLimitRules(config: Pick<Config, 'graphqlLimits' | 'graphqlIntrospection'>): ValidationRule[] {
   const limits = config.graphqlLimits;
-  // Armor's rules report through their own error; they start it with "Syntax Error: " and name the limit.
+  // Armor's rules would throw their error out of validate() (graphql-ws then closes the socket with
+  // 4500); reported instead, it joins the other validation errors. Its message names the limit.
+  const report = { propagateOnRejection: false, onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)] };
   const rules: ValidationRule[] = [
-    maxAliasesRule({ n: limits.maxAliases }),
-    maxDepthRule({ n: limits.maxDepth }),
-    costLimitRule({ maxCost: limits.maxCost }),
-    maxDirectivesRule({ n: limits.maxDirectives }),
+    maxAliasesRule({ n: limits.maxAliases, ...report }),
+    maxDepthRule({ n: limits.maxDepth, ...report }),
+    costLimitRule({ maxCost: limits.maxCost, ...report }),
+    maxDirectivesRule({ n: limits.maxDirectives, ...report }),
     maxRootFieldsRule(limits),
   ];
   if (config.graphqlIntrospection === 'off') rules.push(NoSchemaIntrospectionCustomRule);

@@ -3,7 +3,7 @@
 // valid credential is refused (close code 4403 / 4401) before any operation runs.
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { ExecutionArgs } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { AppError, isAppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
@@ -39,10 +39,18 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
           params,
           connectionParams: ctx.connectionParams ?? {},
         });
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          // A syntax error (or a document over the token limit) is the operation's error, not the socket's.
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const args = {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import { getIntrospectionQuery } from 'graphql';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createUser } from '../../src/services/admin.js';
+import { GRAPHIQL_AUTHORIZATION_PLACEHOLDER } from '../../src/graphql/graphiql.js';
 
 let t: TestApp;
 const logLines: string[] = [];
@@ -173,11 +174,21 @@ describe('document limits (defaults)', () => {
     const ws = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` }, retryAttempts: 0, lazy: true, lazyCloseTimeout: 60_000 });
     // One connection for both operations (a lazy client would otherwise close it between them).
     const outcome = (query: string) =>
-      new Promise<string>((resolve) => {
-        ws.subscribe({ query }, { next: (value) => resolve(JSON.stringify(value)), error: (error) => resolve(JSON.stringify(error)), complete: () => resolve('complete') });
+      new Promise<unknown>((resolve) => {
+        ws.subscribe({ query }, { next: (value) => resolve({ next: value }), error: (error) => resolve(error), complete: () => resolve('complete') });
       });
-    expect(await outcome('subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }')).toMatch(/must select only one top level field/);
-    expect(await outcome(`{ viewer { ${fields(101, (i) => `a${i}: principalId`)} } }`)).toMatch(/Aliases limit of 100 exceeded/);
+    // Each refusal is the operation's error (the socket stays open), never a closed connection.
+    const refused = async (query: string, message: RegExp) => {
+      const errors = (await outcome(query)) as { message: string; extensions?: { code?: string } }[];
+      expect(Array.isArray(errors), JSON.stringify(errors)).toBe(true);
+      expect(errors[0]!.message).toMatch(message);
+      expect(errors[0]!.extensions?.code).toBe('invalid_argument');
+    };
+    await refused('subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }', /must select only one top level field/);
+    await refused(`{ viewer { ${fields(101, (i) => `a${i}: principalId`)} } }`, /Aliases limit of 100 exceeded/);
+    await refused(`{ viewer { ${'principalId '.repeat(2001)} } }`, /Token limit of 2000 exceeded/);
+    await refused('{ viewer { principalId ', /Syntax Error/);
+    expect(await outcome('{ viewer { principalId } }')).toEqual({ next: { data: { viewer: { principalId: expect.stringMatching(/^key_/) } } } });
     await ws.dispose();
   });
 });
@@ -229,7 +240,7 @@ describe('/healthz during abusive requests', () => {
   });
 });
 
-describe('deadline', () => {
+describe('a configured service: GRAPHQL_TIMEOUT_MS=1000, GRAPHQL_INTROSPECTION=public, GraphiQL on', () => {
   let slow: TestApp;
   let hanging: Server;
   let release: () => void = () => undefined;
@@ -240,7 +251,7 @@ describe('deadline', () => {
     // by the deadline (1 s) or by the probe's own timeout (10 s), so the outcome is not a race.
     hanging = createServer((_req, res) => void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}')));
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
-    slow = await startTestApp({ graphqlTimeoutMs: 1000, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    slow = await startTestApp({ graphqlTimeoutMs: 1000, graphqlIntrospection: 'public', graphiql: true, allowPlainHttpEndpoints: ['127.0.0.1'] });
   });
   afterAll(async () => {
     release();
@@ -260,5 +271,24 @@ describe('deadline', () => {
     expect(viaRest.body.error.code).toBe('deadline_exceeded');
     // Quick operations are untouched.
     expect((await slow.graphql('{ viewer { principalId } }')).status).toBe(200);
+  });
+
+  it('answers introspection without a credential when it is public; other fields still need one', async () => {
+    const open = await slow.graphql('{ __schema { queryType { name } } }', {}, anonymous);
+    expect(open.status).toBe(200);
+    expect(open.data.__schema.queryType.name).toBe('Query');
+    expect((await slow.graphql('{ __schema { queryType { name } } viewer { principalId } }', {}, anonymous)).status).toBe(401);
+  });
+
+  it('serves GraphiQL with its assets from the service and the Authorization header to fill in', async () => {
+    const page = await fetch(`${slow.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('YogaGraphiQL.renderYogaGraphiQL');
+    expect(html).toContain(JSON.stringify(JSON.stringify({ Authorization: GRAPHIQL_AUTHORIZATION_PLACEHOLDER }, null, 2)).slice(1, -1));
+    // Nothing is loaded from another host: no external script, style sheet, font or image.
+    expect(html).not.toMatch(/<(script|link|img)\b[^>]*\b(src|href)=["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import\s+url\(["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/unpkg\.com|jsdelivr|cdnjs|fonts\.googleapis|esm\.sh/);
   });
 });

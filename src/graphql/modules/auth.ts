@@ -41,7 +41,9 @@ builder.mutationField('login', (t) =>
 
 builder.mutationField('logout', (t) =>
   t.boolean({
-    description: 'Ends the login session used for this request.',
+    description: 'Ends the login session used for this request (its bearer token; no X-Workspace-ID needed).',
+    // Checks its own credential (the session to end), which needs no workspace: open at the gate.
+    extensions: PUBLIC_FIELD,
     resolve: async (_root, _args, ctx) => {
       await logout(ctx.deps, ctx.authorization);
       return true;
