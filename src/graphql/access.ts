@@ -2,7 +2,7 @@
 // a request with a valid credential goes on; one without (missing, unknown, expired, or naming a
 // workspace it cannot act in) may only select the root fields that are deliberately open (marked
 // PUBLIC_FIELD where they are defined: login, logout, the envd pairing request and poll) and, with
-// GRAPHQL_INTROSPECTION=public, introspection. Anything else answers the credential's own error
+// GRAPHQL_INTROSPECTION=public, introspection; one root field per operation. Anything else answers the credential's own error
 // (401 `unauthenticated`, 403 `forbidden`, 400 for a missing X-Workspace-ID) without being validated
 // or executed. Anonymous callers also never see "Did you mean …" suggestions, which would map the
 // schema for them.
@@ -12,7 +12,7 @@
 // every resolver asks for the caller it needs (`ctx.actor()`), so REST's open routes stay open.
 import { GraphQLError, Kind, parse, type DocumentNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isAppError } from '../lib/errors.js';
+import { invalidArgument, isAppError } from '../lib/errors.js';
 import type { Actor, Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
 
@@ -82,19 +82,23 @@ function openRootFields(schema: GraphQLSchema, introspection: 'authenticated' | 
 
 /**
  * Whether an anonymous request may go on: every operation of its document selects only open root
- * fields. A document with a syntax error goes on too: Yoga refuses it with the parse error before
- * anything runs, and a parse error reveals nothing of the schema. One over the token limit does not.
+ * fields, and one at most (one sign-in attempt, one pairing request per request: each login hashes a
+ * password, and nothing anonymous needs more). A document with a syntax error goes on too: Yoga
+ * refuses it with the parse error before anything runs, and a parse error reveals nothing of the
+ * schema. One over the token limit does not.
  */
-function selectsOnlyOpenFields(query: string | undefined, open: ReturnType<typeof openRootFields>, maxTokens: number): boolean {
-  if (typeof query !== 'string') return false;
+function anonymousVerdict(query: string | undefined, open: ReturnType<typeof openRootFields>, maxTokens: number): 'open' | 'closed' | 'too_many' {
+  if (typeof query !== 'string') return 'closed';
   let document: DocumentNode;
   try {
     document = parse(query, { maxTokens, noLocation: true });
   } catch (error) {
     // Over the token limit: refused without reading further. A syntax error: Yoga reports it.
-    return !/Document contains more th/.test((error as Error).message);
+    return /Document contains more th/.test((error as Error).message) ? 'closed' : 'open';
   }
-  return rootResponseKeys(document).every(({ operation, keys }) => [...keys.values()].every((name) => open[operation].has(name)));
+  const operations = rootResponseKeys(document);
+  if (!operations.every(({ operation, keys }) => [...keys.values()].every((name) => open[operation].has(name)))) return 'closed';
+  return operations.every(({ keys }) => keys.size <= 1) ? 'open' : 'too_many';
 }
 
 /**
@@ -122,11 +126,12 @@ export function useCallerGate(deps: Deps, schema: GraphQLSchema): Plugin {
         return;
       } catch (error) {
         if (!isAppError(error)) throw error;
-        if (selectsOnlyOpenFields(params.query, open, deps.config.graphqlLimits.maxTokens)) {
+        const verdict = anonymousVerdict(params.query, open, deps.config.graphqlLimits.maxTokens);
+        if (verdict === 'open') {
           (context as Record<string, CallerGate>)[GATE_KEY] = { actor: null };
           return;
         }
-        setResult({ errors: [error] });
+        setResult({ errors: [verdict === 'too_many' ? invalidArgument('without a credential an operation may select one root field', 'query') : error] });
       }
     },
     // Suggestions are only taken out for anonymous callers: they help whoever holds a credential.

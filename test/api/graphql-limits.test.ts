@@ -50,6 +50,10 @@ describe('anonymous callers', () => {
       expect(response.errors?.[0]?.extensions?.code, query).toBe('unauthenticated');
       expect(response.data ?? null, query).toBeNull();
     }
+    // Open fields, one per operation: one sign-in attempt per request, not ten.
+    const twice = await t.graphql('mutation { a: login(email: "limits@example.com", password: "x") { token } b: login(email: "limits@example.com", password: "y") { token } }', {}, anonymous);
+    expect(twice.status).toBe(400);
+    expect(twice.errors?.[0]?.message).toMatch(/without a credential an operation may select one root field/);
     // An unknown credential is no better than none.
     const unknown = await t.graphql('{ workspace { id } }', {}, { token: 'wsk_unknownunknownunknown' });
     expect(unknown.status).toBe(401);
