@@ -174,6 +174,7 @@ describe('document limits (defaults)', () => {
   it('subscriptions: one root field, over SSE and graphql-ws alike; limits hold on graphql-ws too', async () => {
     const sse = await post({ query: 'subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }' }, { authorization: `Bearer ${t.apiKey}`, accept: 'text/event-stream' });
     expect(messages(sse.body)).toMatch(/must select only one top level field/);
+    expect(sse.status).toBe(400);
 
     const ws = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` }, retryAttempts: 0, lazy: true, lazyCloseTimeout: 60_000 });
     // One connection for both operations (a lazy client would otherwise close it between them).
