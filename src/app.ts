@@ -159,7 +159,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     res.setHeader('X-Request-ID', requestId);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      logger.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      // originalUrl: under a mount (app.use('/graphql', …)) req.path is only the part after it ("/").
+      const path = new URL(req.originalUrl, 'http://localhost').pathname;
+      logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
     });
     next();
   });

@@ -19,6 +19,12 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
+  /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
+  graphqlIntrospection: 'authenticated' | 'public' | 'off';
+  /** Limits on one GraphQL document (docs/api/README.md, "GraphQL limits"). */
+  graphqlLimits: GraphQLLimits;
+  /** Deadline for one query or mutation, in ms (0: none); subscriptions are not bounded. */
+  graphqlTimeoutMs: number;
   /** Plain-HTTP provider endpoints: true (any), a host list, or false (HTTPS only, the default). */
   allowPlainHttpEndpoints: boolean | string[];
   /** Allow MCP connectors that run a local command over stdio. */
@@ -55,6 +61,23 @@ export interface Config {
   deviceRequestTimeoutMs: number;
 }
 
+export interface GraphQLLimits {
+  /** Tokens in a document (counted while parsing, so a huge document is refused early). */
+  maxTokens: number;
+  /** Aliases in one operation, fragments included. */
+  maxAliases: number;
+  /** Nesting depth of one operation (introspection has its own bound, graphql-js's). */
+  maxDepth: number;
+  /** Cost of one operation: every object 2, every scalar 1, times 1.5 per level of depth. */
+  maxCost: number;
+  /** Directives in one operation. */
+  maxDirectives: number;
+  /** Root fields (distinct response keys) of one query; `__typename` does not count. */
+  maxRootFields: number;
+  /** Root fields of one mutation (mutations run one after another, each with its effects). */
+  maxMutationFields: number;
+}
+
 export class ConfigError extends Error {}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -73,6 +96,27 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw as T;
+}
+
+function graphqlLimits(env: NodeJS.ProcessEnv): GraphQLLimits {
+  // Defaults leave room above the largest trusted document (the REST shim's: 51 aliases, depth 9,
+  // cost 1,120, 276 tokens, 1 root field) and the standard introspection query (163 tokens).
+  return {
+    maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
+    maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 100, 0, 100_000),
+    maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 1000),
+    maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 10_000_000),
+    maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0, 10_000),
+    maxRootFields: integer(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 10_000),
+    maxMutationFields: integer(env, 'GRAPHQL_MAX_MUTATION_FIELDS', 10, 1, 10_000),
+  };
 }
 
 function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPrivateKey' | 'vapidSubject'> {
@@ -98,7 +142,9 @@ function plainHttpAllowance(raw: string | undefined): boolean | string[] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+  // Production unless told otherwise (unset or any other value): a plain `npm start` must never
+  // serve development conveniences; `npm run dev` sets development.
+  const nodeEnv: Config['env'] = env.NODE_ENV === 'development' ? 'development' : env.NODE_ENV === 'test' ? 'test' : 'production';
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
@@ -125,6 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
+    graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
+    graphqlLimits: graphqlLimits(env),
+    graphqlTimeoutMs: integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 0, 3_600_000),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),

@@ -24,7 +24,10 @@ const config = (() => {
 const logger = createLogger(config.logLevel);
 const app = await buildApp(config, { logger }).catch(exitOnOperatorError);
 const url = await app.start();
-logger.info({ url, database: app.database.mode, dataDir: config.dataDir }, 'workspace agent service listening');
+logger.info({ url, env: config.env, database: app.database.mode, dataDir: config.dataDir }, 'workspace agent service listening');
+if (config.graphiql) {
+  logger.info({ graphiql: `${url}/graphql` }, 'GraphiQL: put an API key in its Authorization header (Headers tab)');
+}
 if (app.bootstrap) {
   // Printed once, on the first start of an empty database.
   process.stdout.write(

@@ -25,8 +25,9 @@ export interface RequestCredentials {
   clientAddress?: string | null;
 }
 
-export function createContext(deps: Deps, credentials: RequestCredentials): GraphQLContext {
-  let actor: Promise<Actor> | null = null;
+/** `known`: the caller already authenticated for this request (the HTTP gate, access.ts). */
+export function createContext(deps: Deps, credentials: RequestCredentials, known?: Actor): GraphQLContext {
+  let actor: Promise<Actor> | null = known ? Promise.resolve(known) : null;
   return {
     deps,
     requestId: credentials.requestId || randomUUID(),

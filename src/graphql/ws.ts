@@ -3,7 +3,7 @@
 // valid credential is refused (close code 4403 / 4401) before any operation runs.
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { ExecutionArgs } from 'graphql';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
 import { AppError, isAppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
@@ -29,6 +29,9 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
           throw error;
         }
       },
+      // `extensions.http` is the HTTP status for Yoga's HTTP answers; it means nothing on a socket.
+      onError: (_ctx, _id, _payload, errors) => errors.map(formatForSocket),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined),
       execute: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
@@ -39,10 +42,18 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
           params,
           connectionParams: ctx.connectionParams ?? {},
         });
+        let document: DocumentNode;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          // A syntax error (or a document over the token limit) is the operation's error, not the socket's.
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const args = {
           schema,
           operationName: params.operationName,
-          document: parse(params.query),
+          document,
           variableValues: params.variables,
           contextValue: await contextFactory(),
           rootValue: { execute, subscribe },
@@ -65,4 +76,11 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
 
 interface EnvelopedArgs {
   rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+}
+
+function formatForSocket(error: GraphQLError | GraphQLFormattedError): GraphQLFormattedError {
+  const formatted = 'toJSON' in error && typeof error.toJSON === 'function' ? error.toJSON() : (error as GraphQLFormattedError);
+  if (!formatted.extensions || !('http' in formatted.extensions)) return formatted;
+  const { http: _http, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
 }

@@ -7,20 +7,34 @@ import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, 
 import { createErrorMasker } from './errors.js';
 import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
+import { gateOf, useCallerGate } from './access.js';
+import { useDocumentLimits, useExecutionDeadline } from './limits.js';
+import { graphiqlOptions, renderLocalGraphiQL } from './graphiql.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
 
 export function createYogaServer(deps: Deps): Yoga {
   const maskError = createErrorMasker(deps.logger);
+  const schema = getSchema();
   return createYoga<Record<string, unknown>, GraphQLContext>({
-    schema: getSchema(),
+    schema,
     graphqlEndpoint: '/graphql',
-    graphiql: deps.config.graphiql,
+    // GraphiQL (development): its assets are served inline by the service, never from a CDN.
+    graphiql: deps.config.graphiql ? graphiqlOptions() : false,
+    renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: (error) => maskError(error) },
-    // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
-    plugins: [useErrorCodesForInvalidDocuments(), useInputRules()],
+    plugins: [
+      // Who may call what, before the document is parsed or validated for the caller.
+      useCallerGate(deps, schema),
+      ...useDocumentLimits(deps.config),
+      useExecutionDeadline(deps.config.graphqlTimeoutMs),
+      useErrorCodesForInvalidDocuments(),
+      // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
+      useInputRules(),
+      useErrorStatusForEveryMediaType(),
+    ],
     context: (initial) => {
       // graphql-ws passes its connection_init payload; HTTP requests carry headers.
       // The REST shim executes its operations with the caller's credentials taken from its request.
@@ -36,7 +50,7 @@ export function createYogaServer(deps: Deps): Yoga {
         workspaceHeader: headers.get('x-workspace-id'),
         requestId: headers.get('x-request-id'),
         clientAddress: headers.get(CLIENT_ADDRESS_HEADER),
-      });
+      }, gateOf(initial)?.actor ?? undefined);
     },
   });
 }
@@ -54,6 +68,28 @@ function useErrorCodesForInvalidDocuments(): Plugin {
     },
     onParse: () => ({ result, replaceParseResult }) => {
       if (result instanceof Error) replaceParseResult(recode(result));
+    },
+  };
+}
+
+/**
+ * A request refused before execution (a document that does not parse or validate, a limit, the
+ * caller gate) answers its error's status, 400 for invalid documents, whatever the Accept header.
+ * GraphQL over HTTP requires a 4xx for `application/graphql-response+json` and allows it for
+ * `application/json`, where Yoga would answer 200: one status for both keeps the error table's
+ * promise that a malformed request is a 400 on every surface. Yoga honours a status set on the
+ * result itself for every media type.
+ */
+function useErrorStatusForEveryMediaType(): Plugin {
+  return {
+    onExecutionResult({ result, setResult }) {
+      if (!result || Array.isArray(result) || Symbol.asyncIterator in result) return;
+      if ('data' in result || !result.errors?.length) return;
+      const statuses = result.errors.map((error) => (error.extensions?.http as { status?: number } | undefined)?.status ?? 0);
+      const status = Math.max(...statuses);
+      if (status < 400) return;
+      const http = (result.extensions?.http ?? {}) as Record<string, unknown>;
+      setResult({ ...result, extensions: { ...result.extensions, http: { ...http, status } } });
     },
   };
 }

@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   internal: 500,
   unavailable: 503,
+  deadline_exceeded: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

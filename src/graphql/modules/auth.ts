@@ -1,6 +1,7 @@
 import { builder } from '../builder.js';
 import { login, logout, type LoginResult } from '../../services/auth.js';
 import type { Actor } from '../../services/deps.js';
+import { PUBLIC_FIELD } from '../access.js';
 
 const LoginUser = builder.objectRef<LoginResult['user']>('LoginUser').implement({
   fields: (t) => ({ id: t.exposeID('id'), email: t.exposeString('email'), name: t.exposeString('name') }),
@@ -31,7 +32,8 @@ const Viewer = builder.objectRef<Actor>('Viewer').implement({
 builder.mutationField('login', (t) =>
   t.field({
     type: LoginResultRef,
-    description: 'Starts a login session for a user (email + password).',
+    description: 'Starts a login session for a user (email + password). Open: needs no credential.',
+    extensions: PUBLIC_FIELD,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => login(ctx.deps, args.email, args.password),
   }),
@@ -39,7 +41,9 @@ builder.mutationField('login', (t) =>
 
 builder.mutationField('logout', (t) =>
   t.boolean({
-    description: 'Ends the login session used for this request.',
+    description: 'Ends the login session used for this request (its bearer token; no X-Workspace-ID needed).',
+    // Checks its own credential (the session to end), which needs no workspace: open at the gate.
+    extensions: PUBLIC_FIELD,
     resolve: async (_root, _args, ctx) => {
       await logout(ctx.deps, ctx.authorization);
       return true;

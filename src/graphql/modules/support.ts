@@ -1,6 +1,7 @@
 // The support API (served under /api by the REST shim): web push, listener status, presence,
 // device pairing and devices. Resolvers only parse arguments and call src/support/.
 import { builder } from '../builder.js';
+import { PUBLIC_FIELD } from '../access.js';
 import { requirePermission } from '../../services/permissions.js';
 import {
   deletePushSubscription, getPushConfiguration, recordPushActivity, sendTestNotification, upsertPushSubscription, type PushOutcome,
@@ -227,6 +228,7 @@ builder.mutationField('requestDevicePairing', (t) =>
   t.field({
     type: PairingResponseRef,
     description: 'Open (no credential), rate-limited per client address: a daemon asks to pair.',
+    extensions: PUBLIC_FIELD,
     args: { input: t.arg({ type: PairingRequestInput, required: true }) },
     resolve: (_root, args, ctx) => requestPairing(ctx.deps, args.input, ctx.clientAddress),
   }),
@@ -235,7 +237,8 @@ builder.mutationField('requestDevicePairing', (t) =>
 builder.mutationField('pollDevicePairing', (t) =>
   t.field({
     type: PairingPollResult,
-    description: 'The daemon polls with its poll secret; after approval the first poll carries the device credential.',
+    description: 'Open (no credential; the poll secret authorises it): the daemon polls; after approval the first poll carries the device credential.',
+    extensions: PUBLIC_FIELD,
     args: { pollSecret: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => pollPairing(ctx.deps, args.pollSecret),
   }),
