@@ -245,7 +245,7 @@ describe('/healthz during abusive requests', () => {
   });
 });
 
-describe('a configured service: GRAPHQL_TIMEOUT_MS=1000, GRAPHQL_INTROSPECTION=public, GraphiQL on', () => {
+describe('a configured service: GRAPHQL_TIMEOUT_MS=4000, GRAPHQL_INTROSPECTION=public, GraphiQL on', () => {
   let slow: TestApp;
   let hanging: Server;
   let release: () => void = () => undefined;
@@ -253,10 +253,10 @@ describe('a configured service: GRAPHQL_TIMEOUT_MS=1000, GRAPHQL_INTROSPECTION=p
 
   beforeAll(async () => {
     // A model server that never answers until the test is over: a probe against it can only end
-    // by the deadline (1 s) or by the probe's own timeout (10 s), so the outcome is not a race.
+    // by the deadline (4 s) or by the probe's own timeout (10 s), so the outcome is not a race.
     hanging = createServer((_req, res) => void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}')));
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
-    slow = await startTestApp({ graphqlTimeoutMs: 1000, graphqlIntrospection: 'public', graphiql: true, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    slow = await startTestApp({ graphqlTimeoutMs: 4000, graphqlIntrospection: 'public', graphiql: true, allowPlainHttpEndpoints: ['127.0.0.1'] });
   });
   afterAll(async () => {
     release();
@@ -266,7 +266,11 @@ describe('a configured service: GRAPHQL_TIMEOUT_MS=1000, GRAPHQL_INTROSPECTION=p
 
   it('stops a query or mutation after GRAPHQL_TIMEOUT_MS with 504 deadline_exceeded, on GraphQL and REST', async () => {
     const base = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1`;
-    const created = await slow.rest('POST', '/api/v1/model-providers', { body: { name: 'hangs', type: 'openai_compatible', config: { base_url: base } } });
+    // Set up through a second instance on the same database without the deadline: on a loaded
+    // machine even a quick write may take longer than the deadline under test.
+    const setup = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] }, slow);
+    const created = await setup.rest('POST', '/api/v1/model-providers', { body: { name: 'hangs', type: 'openai_compatible', config: { base_url: base } } });
+    await setup.stop();
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const viaGraphQL = await slow.graphql('mutation($id: ID!) { testProvider(kind: "model", id: $id) { status } }', { id: created.body.id });
     expect(viaGraphQL.status).toBe(504);

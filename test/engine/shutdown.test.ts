@@ -100,8 +100,9 @@ describe('worker processes', () => {
     expect(await stopping.exited).toBe(0);
     expect(stopping.output()).toContain(HANDED_BACK);
     expect(stopping.output()).not.toMatch(/run execution failed|57P01/);
-    const done = await settleRun(t, run.id, ['completed', 'failed', 'cancelled'], 30_000);
-    expect(Date.now() - signalled).toBeLessThan(20_000);
+    const done = await settleRun(t, run.id, ['completed', 'failed', 'cancelled'], 90_000);
+    // Far below the 120 s lease: the peer took the run because it was handed back, not after a lease.
+    expect(Date.now() - signalled).toBeLessThan(60_000);
     // Two attempts, the handed-back one not counted against the run's budget of three.
     expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
     await expectGaplessAfterHandBack(t.rest, run.id);
@@ -155,10 +156,9 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
     const run = await startRun(rest, agentId);
     await heldMidStream(rest, run.id, gate);
 
-    const signalled = Date.now();
     first.child.kill('SIGTERM');
+    // Exit status 0: the stop finished by itself (a forced exit, after grace + 15 s, exits 1).
     expect(await first.exited).toBe(0);
-    expect(Date.now() - signalled).toBeLessThan(15_000);
     expect(first.output()).toContain(HANDED_BACK);
     expect(first.output()).not.toMatch(/run execution failed|57P01|terminating connection/);
 
@@ -172,8 +172,9 @@ describe('the service on its embedded PostgreSQL (npm start)', () => {
     const next = track(await startServiceProcess(serviceEnv()));
     const started = Date.now();
     rest = restClient(next.url, apiKey);
-    const done = await waitFor(() => rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status !== 'accepted' && r.status !== 'running', 'the run to finish', 30_000);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const done = await waitFor(() => rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status !== 'accepted' && r.status !== 'running', 'the run to finish', 90_000);
+    // Far below the 120 s lease: the next start claimed the handed-back run at once.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
     await expectGaplessAfterHandBack(rest, run.id);
     next.child.kill('SIGTERM');
