@@ -8,10 +8,18 @@ import './modules/audit.js';
 import './modules/agents.js';
 import './modules/skills.js';
 import './modules/assets.js';
+import './modules/sessions.js';
+import './modules/threads.js';
 import './modules/runs.js';
+import './modules/run-items.js';
+import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/memories.js';
-import './modules/support.js';
+import './modules/support/push.js';
+import './modules/support/status.js';
+import './modules/support/presence.js';
+import './modules/support/pairing.js';
+import './modules/support/devices.js';
 
 let schema: GraphQLSchema | null = null;
 

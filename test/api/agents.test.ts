@@ -53,7 +53,7 @@ describe('creating and reading agents', () => {
 
   it('round-trips every configuration field', async () => {
     const connection = await insertWorkspaceResource(t, 'connection');
-    const memory = await insertWorkspaceResource(t, 'memory');
+    const memory = (await post('/api/v1/memories', { name: 'Agent notes' })).body.id;
     const template = await insertWorkspaceResource(t, 'environmentTemplate');
     const skill = await post('/api/v1/skills', { name: 'Writing', content: { name: 'writing', instructions: '# Write well' } });
     const config = {
@@ -113,7 +113,7 @@ describe('creating and reading agents', () => {
     const skillB = await t.rest('POST', '/api/v1/skills', { token: other.apiKey, body: { name: 'b', content: { name: 'b', instructions: 'x' } } });
     const connectionB = await insertWorkspaceResource(t, 'connection', other.id);
     const templateB = await insertWorkspaceResource(t, 'environmentTemplate', other.id);
-    const memoryB = await insertWorkspaceResource(t, 'memory', other.id);
+    const memoryB = (await t.rest('POST', '/api/v1/memories', { token: other.apiKey, body: { name: 'B notes' } })).body.id;
     const cases: [Record<string, unknown>, string][] = [
       [{ model: 'only-in-b' }, 'config.model'],
       [{ model: 'no-such-model' }, 'config.model'],

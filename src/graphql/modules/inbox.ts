@@ -1,0 +1,97 @@
+// The inbox of a thread: deliveries (message, steer, queue, interrupt), edits of pending entries,
+// and forks of a run into a new thread of its session.
+import { builder } from '../builder.js';
+import { pageOf } from './common.js';
+import { RunRef } from './runs.js';
+import { ThreadRef } from './threads.js';
+import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type DeliveryResult, type InboxEntryView } from '../../services/inbox.js';
+
+const InboxEntryRef = builder.prismaObject('InboxEntry', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    threadId: t.exposeString('threadId'),
+    kind: t.exposeString('kind'),
+    delivery: t.exposeString('delivery'),
+    status: t.exposeString('status'),
+    position: t.exposeInt('position'),
+    payload: t.expose('payload', { type: 'JSON' }),
+    options: t.expose('options', { type: 'JSON' }),
+    agentId: t.exposeString('agentId', { nullable: true }),
+    agentRevisionId: t.exposeString('agentRevisionId', { nullable: true }),
+    assignedRunId: t.exposeString('assignedRunId', { nullable: true }),
+    childRunId: t.exposeString('childRunId', { nullable: true }),
+    originRunId: t.exposeString('originRunId', { nullable: true }),
+    principalId: t.exposeString('principalId'),
+    incorporatedCheckpointSeq: t.int({
+      description: 'the number of model requests the run had made when the entry joined it; 0 until the entry is incorporated (a steer joins at a model request after the first, so it is at least 1)',
+      resolve: (entry) => entry.incorporatedCheckpointSeq ?? 0,
+    }),
+    failure: t.expose('failure', { type: 'JSON', nullable: true }),
+    createdById: t.exposeString('principalId'),
+    updatedById: t.exposeString('principalId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    // Every service path that returns entries attaches it (see InboxEntryView).
+    threadEtag: t.string({
+      description: "the ETag of the entry's thread: an edit of the entry names it in ifMatch (REST: the ETag header of GET …/inbox/{entry_id})",
+      resolve: (entry) => (entry as InboxEntryView).threadEtag,
+    }),
+  }),
+});
+const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
+
+const DeliveryResultRef = builder.objectRef<DeliveryResult>('InboxDelivery').implement({
+  fields: (t) => ({
+    entry: t.field({ type: InboxEntryRef, resolve: (r) => r.entry }),
+    run: t.field({ type: RunRef, nullable: true, description: 'the run the entry started, or the active run it joins or waits for', resolve: (r) => r.run }),
+    thread: t.field({ type: ThreadRef, resolve: (r) => r.thread }),
+  }),
+});
+
+const DeliverInput = builder.inputType('DeliverInput', {
+  fields: (t) => ({
+    kind: t.string({ description: 'message (default)' }),
+    delivery: t.string({ description: 'steer | queue (default) | interrupt' }),
+    payload: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
+    agentId: t.string({ description: "default: the thread's last run's agent" }),
+    agentRevisionId: t.string(),
+    options: t.field({ type: 'JSON' }),
+  }),
+});
+const UpdateEntryInput = builder.inputType('UpdateInboxEntryInput', {
+  fields: (t) => ({ payload: t.field({ type: 'JSON' }), options: t.field({ type: 'JSON' }), delivery: t.string() }),
+});
+const ForkInput = builder.inputType('ForkRunInput', {
+  fields: (t) => ({ agentId: t.string(), payload: t.field({ type: 'JSON', required: true }), options: t.field({ type: 'JSON' }) }),
+});
+
+builder.queryFields((t) => ({
+  inboxEntries: t.field({
+    type: InboxEntryPage, description: 'In inbox order.',
+    args: { threadId: t.arg.id({ required: true }), status: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => listInbox(ctx.deps, await ctx.actor(), String(a.threadId), a),
+  }),
+  inboxEntry: t.field({
+    type: InboxEntryRef, args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  deliverToInbox: t.field({
+    type: DeliveryResultRef,
+    args: { threadId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: DeliverInput, required: true }) },
+    resolve: async (_r, a, ctx) => deliverToInbox(ctx.deps, await ctx.actor(), String(a.threadId), a.input, a.idempotencyKey),
+  }),
+  updateInboxEntry: t.field({
+    type: DeliveryResultRef, description: "Edits a pending entry; ifMatch names the thread's ETag.",
+    args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateEntryInput, required: true }) },
+    resolve: async (_r, a, ctx) => updateInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
+  }),
+  forkRun: t.field({
+    type: DeliveryResultRef, description: "A new thread of the run's session continuing from its committed history.",
+    args: { runId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: ForkInput, required: true }) },
+    resolve: async (_r, a, ctx) => forkRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, a.input),
+  }),
+}));

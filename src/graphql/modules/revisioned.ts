@@ -1,0 +1,203 @@
+// The GraphQL surface every revisioned kind shares (agents and skills: a head plus immutable numbered
+// revisions, whose rules live once in src/services/revisioned.ts). One call registers the head and
+// revision types, their pages, the publication result, the create/update/publish inputs, four queries
+// (`agent`, `agents`, `agentRevision`, `agentRevisions`) and six mutations (create, update, archive,
+// unarchive, publish a revision, set the default revision), all named after the kind. A kind module
+// adds only what is its own: extra head fields and list filters, extra input fields, extra operations.
+// The kinds describe different fields (agents more than skills), so descriptions are parameters.
+import type { ArgBuilder, FieldMap, InputFieldBuilder, InputFieldMap, ObjectFieldBuilder, ObjectRef } from '@pothos/core';
+import { builder } from '../builder.js';
+import { pageOf, VersionedRef } from './common.js';
+import { formatEtag } from '../../lib/etag.js';
+import type { Page } from '../../lib/cursor.js';
+import type { Actor, Deps } from '../../services/deps.js';
+import type { HeadListArgs, HeadRow, PublishResult, RevisionedKind, RevisionRow } from '../../services/revisioned.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type IfMatch = string | null | undefined;
+
+/** The service functions of one kind (src/services/agents.ts, skills.ts). */
+export interface RevisionedService<H, R> {
+  get(deps: Deps, actor: Actor, id: string): Promise<H>;
+  list(deps: Deps, actor: Actor, args: HeadListArgs): Promise<Page<H>>;
+  getRevision(deps: Deps, actor: Actor, headId: string, revisionId: string): Promise<R>;
+  listRevisions(deps: Deps, actor: Actor, headId: string, args: { limit?: number | null; cursor?: string | null }): Promise<Page<R>>;
+  create(deps: Deps, actor: Actor, input: { name: unknown; [field: string]: unknown }, requestId?: string): Promise<H>;
+  update(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch, patch: { [field: string]: unknown }, requestId?: string): Promise<H>;
+  archive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
+  unarchive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
+  publish(deps: Deps, actor: Actor, headId: string, ifMatch: IfMatch, input: { makeDefault?: boolean | null; [field: string]: unknown }, requestId?: string): Promise<PublishResult<H, R>>;
+  setDefault(deps: Deps, actor: Actor, headId: string, revisionId: string, ifMatch: IfMatch): Promise<H>;
+}
+
+export interface RevisionedSurface<H, R> {
+  /** The service-side description of the kind: its name (`agent` → types `Agent`, `AgentRevision`, …), head key and document field. */
+  kind: RevisionedKind<any, any>;
+  service: RevisionedService<H, R>;
+  /** Head fields beyond the shared ones. */
+  headFields?: (t: ObjectFieldBuilder<Types, H>) => FieldMap;
+  /** Arguments of the list query beyond label, q, archived, limit and cursor (passed to `service.list`). */
+  listArgs?: (t: ArgBuilder<Types>) => InputFieldMap;
+  /** Fields of the create and update inputs beyond name, description and labels. */
+  createFields?: (t: InputFieldBuilder<Types, 'InputObject'>) => InputFieldMap;
+  updateFields?: (t: InputFieldBuilder<Types, 'InputObject'>) => InputFieldMap;
+  descriptions?: {
+    /** the revision's document field */
+    document?: string;
+    /** the document field of the create input */
+    createDocument?: string;
+    /** the note of the create input */
+    createNote?: string;
+    /** makeDefault of the publish input */
+    makeDefault?: string;
+    /** `created` of the publication result */
+    created?: string;
+    /** the update mutation */
+    update?: string;
+    /** the revisions query */
+    revisions?: string;
+  };
+}
+
+const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+
+/** What every head and revision row has; the refs are built on these and returned typed as the kind's rows. */
+type Head = HeadRow & { source: string };
+type Revision = RevisionRow;
+
+export function revisionedSurface<H extends Head, R extends Revision>(surface: RevisionedSurface<H, R>): {
+  HeadRef: ObjectRef<Types, H>;
+  RevisionRef: ObjectRef<Types, R>;
+} {
+  const { kind, service, descriptions: describe = {} } = surface;
+  const single = kind.kind; // agent
+  const Name = capitalize(single); // Agent
+  const headKey = kind.headKey; // agentId: the revision's link to its head, and the argument naming the head
+  const document = kind.contentField; // config
+
+  // The names of the head-id argument and of the document fields depend on the kind, so TypeScript
+  // cannot know them: these two helpers add them at run time while the static types leave them out
+  // (typed, they would widen every argument to an index signature), and `headIdOf` reads the argument.
+  const headIdArg = (arg: ArgBuilder<Types>) => ({ [headKey]: arg.id({ required: true }) }) as object;
+  const headIdOf = (args: object) => String((args as Record<string, unknown>)[headKey]);
+  const documentField = (t: InputFieldBuilder<Types, 'InputObject'>, description?: string) =>
+    ({ [document]: t.field({ type: 'JSON', required: true, description }) }) as object;
+
+  const HeadRef = builder.objectRef<Head>(Name).implement({
+    interfaces: [VersionedRef],
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      workspaceId: t.exposeString('workspaceId'),
+      name: t.exposeString('name'),
+      description: t.exposeString('description'),
+      labels: t.expose('labels', { type: 'JSON' }),
+      defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
+      source: t.exposeString('source'),
+      archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
+      // The kind's own fields see the kind's rows, which is what the kind's services return.
+      ...surface.headFields?.(t as unknown as ObjectFieldBuilder<Types, H>),
+    }),
+  });
+
+  const RevisionRef = builder.objectRef<Revision>(`${Name}Revision`).implement({
+    fields: (t) => ({
+      id: t.exposeID('id'),
+      [headKey]: t.string({ resolve: (revision) => String((revision as unknown as Record<string, unknown>)[headKey]) }),
+      number: t.exposeInt('number'),
+      digest: t.exposeString('digest'),
+      note: t.exposeString('note'),
+      [document]: t.field({ type: 'JSON', description: describe.document, resolve: (revision) => (revision as unknown as Record<string, unknown>)[document] }),
+      // Revisions are immutable: their ETag never changes, and updated_* equal created_*.
+      etag: t.string({ resolve: (revision) => formatEtag(revision.id, 1) }),
+      createdById: t.exposeString('createdById'),
+      updatedById: t.exposeString('createdById'),
+      createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      updatedAt: t.expose('createdAt', { type: 'DateTime' }),
+    }),
+  });
+
+  const HeadPage = pageOf(`${Name}Page`, HeadRef);
+  const RevisionPage = pageOf(`${Name}RevisionPage`, RevisionRef);
+
+  const Publication = builder.objectRef<PublishResult<Head, Revision>>(`${Name}RevisionPublication`).implement({
+    fields: (t) => ({
+      revision: t.field({ type: RevisionRef, resolve: (result) => result.revision }),
+      [single]: t.field({ type: HeadRef, resolve: (result) => result.head }),
+      created: t.boolean({ description: describe.created, resolve: (result) => result.created }),
+    }),
+  });
+
+  const CreateInput = builder.inputType(`Create${Name}Input`, {
+    fields: (t) => ({
+      name: t.string({ required: true }),
+      description: t.string(),
+      labels: t.field({ type: 'JSON' }),
+      ...documentField(t, describe.createDocument),
+      note: t.string({ description: describe.createNote }),
+      ...surface.createFields?.(t),
+    }),
+  });
+  const UpdateInput = builder.inputType(`Update${Name}Input`, {
+    fields: (t) => ({ name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }), ...surface.updateFields?.(t) }),
+  });
+  const PublishInput = builder.inputType(`Publish${Name}RevisionInput`, {
+    fields: (t) => ({ ...documentField(t), note: t.string(), makeDefault: t.boolean({ description: describe.makeDefault }) }),
+  });
+
+  builder.queryFields((t) => ({
+    [single]: t.field({ type: HeadRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, args, ctx) => service.get(ctx.deps, await ctx.actor(), String(args.id)) }),
+    [`${single}s`]: t.field({
+      type: HeadPage,
+      args: { label: t.arg.stringList(), q: t.arg.string(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string(), ...surface.listArgs?.(t.arg) },
+      resolve: async (_r, args, ctx) => service.list(ctx.deps, await ctx.actor(), args),
+    }),
+    [`${single}Revision`]: t.field({
+      type: RevisionRef,
+      args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }) },
+      resolve: async (_r, args, ctx) => service.getRevision(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId)),
+    }),
+    [`${single}Revisions`]: t.field({
+      type: RevisionPage,
+      description: describe.revisions,
+      args: { ...headIdArg(t.arg), limit: t.arg.int(), cursor: t.arg.string() },
+      resolve: async (_r, args, ctx) => service.listRevisions(ctx.deps, await ctx.actor(), headIdOf(args), args),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`create${Name}`]: t.field({
+      type: HeadRef,
+      args: { input: t.arg({ type: CreateInput, required: true }) },
+      resolve: async (_r, args, ctx) => service.create(ctx.deps, await ctx.actor(), args.input, ctx.requestId),
+    }),
+    [`update${Name}`]: t.field({
+      type: HeadRef,
+      description: describe.update,
+      args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateInput, required: true }) },
+      resolve: async (_r, args, ctx) => service.update(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch, args.input, ctx.requestId),
+    }),
+    [`archive${Name}`]: t.field({
+      type: HeadRef,
+      args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+      resolve: async (_r, args, ctx) => service.archive(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch),
+    }),
+    [`unarchive${Name}`]: t.field({
+      type: HeadRef,
+      args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+      resolve: async (_r, args, ctx) => service.unarchive(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch),
+    }),
+    [`publish${Name}Revision`]: t.field({
+      type: Publication,
+      args: { ...headIdArg(t.arg), ifMatch: t.arg.string(), input: t.arg({ type: PublishInput, required: true }) },
+      resolve: async (_r, args, ctx) => service.publish(ctx.deps, await ctx.actor(), headIdOf(args), args.ifMatch, args.input, ctx.requestId),
+    }),
+    [`setDefault${Name}Revision`]: t.field({
+      type: HeadRef,
+      args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+      resolve: async (_r, args, ctx) => service.setDefault(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId), args.ifMatch),
+    }),
+  }));
+
+  // The refs were built on the shared row shapes; every value they see comes from the kind's services.
+  return { HeadRef: HeadRef as unknown as ObjectRef<Types, H>, RevisionRef: RevisionRef as unknown as ObjectRef<Types, R> };
+}

@@ -1,0 +1,55 @@
+// Presence (support API /api/presence): who is in the workspace, registering, and live changes.
+import { builder } from '../../builder.js';
+import { requirePermission } from '../../../services/permissions.js';
+import { currentPresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
+
+const PresenceParticipant = builder.objectRef<PresenceFrame['participants'][number]>('PresenceParticipant').implement({
+  fields: (t) => ({
+    participantId: t.exposeString('participantId'),
+    principalId: t.exposeString('principalId'),
+    principalKind: t.exposeString('principalKind'),
+    firstSeenAt: t.expose('firstSeenAt', { type: 'DateTime' }),
+    lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+  }),
+});
+
+const PresenceFrameRef = builder.objectRef<PresenceFrame>('PresenceFrame').implement({
+  fields: (t) => ({
+    workspaceId: t.exposeString('workspaceId'),
+    participantId: t.exposeString('participantId', { description: 'The participant this frame answers (empty in frames published on expiry).' }),
+    ttlSeconds: t.exposeInt('ttlSeconds'),
+    serverTime: t.expose('serverTime', { type: 'DateTime' }),
+    participants: t.field({ type: [PresenceParticipant], resolve: (frame) => frame.participants }),
+  }),
+});
+
+builder.queryField('presence', (t) =>
+  t.field({
+    type: PresenceFrameRef,
+    description: 'Who is present in the workspace (registers nobody).',
+    resolve: async (_root, _args, ctx) => currentPresence(ctx.deps, await ctx.actor()),
+  }),
+);
+
+builder.mutationField('touchPresence', (t) =>
+  t.field({
+    type: PresenceFrameRef,
+    description: "Registers the caller's participant (default: the caller's principal id) as present and returns the frame.",
+    args: { participantId: t.arg.string({ required: false, description: 'at most 80 characters' }) },
+    resolve: async (_root, args, ctx) => touchPresence(ctx.deps, await ctx.actor(), args.participantId),
+  }),
+);
+
+builder.subscriptionField('presenceChanged', (t) =>
+  t.field({
+    type: PresenceFrameRef,
+    description: "Emits the workspace's presence frame whenever a participant arrives or expires.",
+    subscribe: async (_root, _args, ctx) => {
+      const actor = await ctx.actor();
+      requirePermission(actor, 'read');
+      return ctx.deps.events.subscribe('presenceChanged', actor.workspaceId);
+    },
+    resolve: (frame) => frame as PresenceFrame,
+  }),
+);

@@ -1,0 +1,89 @@
+// Web push (support API /api/push): the VAPID configuration, the caller's browser subscriptions,
+// activity that mutes run notifications, and test notifications.
+import { builder } from '../../builder.js';
+import {
+  deletePushSubscription, getPushConfiguration, recordPushActivity, sendTestNotification, upsertPushSubscription, type PushOutcome,
+} from '../../../support/push.js';
+import type { PushSubscription as PushSubscriptionRow } from '../../../generated/prisma/client.js';
+
+const PushConfiguration = builder.objectRef<Awaited<ReturnType<typeof getPushConfiguration>>>('PushConfiguration').implement({
+  fields: (t) => ({
+    enabled: t.exposeBoolean('enabled'),
+    publicKey: t.exposeString('publicKey', { description: 'VAPID application server key (base64url), for PushManager.subscribe({applicationServerKey}).' }),
+    activeWindowSeconds: t.exposeInt('activeWindowSeconds', { description: 'A user active in the UI within this window gets no run notifications.' }),
+    notificationKinds: t.exposeStringList('notificationKinds'),
+  }),
+});
+
+const PushSubscriptionView = builder.objectRef<PushSubscriptionRow>('PushSubscription').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    endpoint: t.exposeString('endpoint'),
+    expirationTime: t.expose('expirationTime', { type: 'DateTime', nullable: true }),
+    lastActiveAt: t.expose('lastActiveAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const PushTestResult = builder.objectRef<PushOutcome>('PushTestResult').implement({
+  fields: (t) => ({
+    subscriptionId: t.exposeID('subscriptionId'),
+    delivered: t.exposeBoolean('delivered'),
+    statusCode: t.exposeInt('statusCode', { nullable: true }),
+    removed: t.exposeBoolean('removed'),
+    error: t.exposeString('error', { nullable: true }),
+  }),
+});
+
+const PushSubscriptionKeysInput = builder.inputType('PushSubscriptionKeysInput', {
+  fields: (t) => ({
+    p256dh: t.string({ required: true, description: 'base64url P-256 public key of the browser (65 bytes)' }),
+    auth: t.string({ required: true, description: 'base64url authentication secret (16 bytes)' }),
+  }),
+});
+
+const PushSubscriptionInput = builder.inputType('PushSubscriptionInput', {
+  fields: (t) => ({
+    endpoint: t.string({ required: true }),
+    keys: t.field({ type: PushSubscriptionKeysInput, required: true }),
+    expirationTime: t.float({ required: false, description: 'milliseconds since the epoch (PushSubscription.expirationTime), or null' }),
+  }),
+});
+
+builder.queryField('pushConfiguration', (t) =>
+  t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(ctx.deps, await ctx.actor()) }),
+);
+
+builder.mutationField('upsertPushSubscription', (t) =>
+  t.field({
+    type: PushSubscriptionView,
+    description: "Creates or updates the caller's subscription for this endpoint.",
+    args: { input: t.arg({ type: PushSubscriptionInput, required: true }) },
+    resolve: async (_root, args, ctx) => upsertPushSubscription(ctx.deps, await ctx.actor(), args.input, ctx.requestId),
+  }),
+);
+
+builder.mutationField('deletePushSubscription', (t) =>
+  t.boolean({
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => deletePushSubscription(ctx.deps, await ctx.actor(), args.id, ctx.requestId),
+  }),
+);
+
+builder.mutationField('recordPushActivity', (t) =>
+  t.boolean({
+    description: 'The user is active in the UI on this browser: no run notifications within the active window.',
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => recordPushActivity(ctx.deps, await ctx.actor(), args.id),
+  }),
+);
+
+builder.mutationField('testPushSubscription', (t) =>
+  t.field({
+    type: PushTestResult,
+    description: "Sends a test notification and reports the push service's outcome.",
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => sendTestNotification(ctx.deps, await ctx.actor(), args.id),
+  }),
+);

@@ -1,0 +1,51 @@
+// Threads: conversations inside a session, carrying the committed message history runs continue from.
+import { builder } from '../builder.js';
+import { pageOf, VersionedRef } from './common.js';
+import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
+
+export const ThreadRef = builder.prismaObject('Thread', {
+  interfaces: [VersionedRef],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    sessionId: t.exposeString('sessionId'),
+    currentRunId: t.exposeString('currentRunId', { nullable: true }),
+    lastRunId: t.exposeString('lastRunId', { nullable: true }),
+    origin: t.exposeString('origin'),
+    originRunId: t.exposeString('originRunId', { nullable: true }),
+    originThreadId: t.exposeString('originThreadId', { nullable: true }),
+    originToolCallId: t.exposeString('originToolCallId', { nullable: true }),
+    subagent: t.exposeString('subagent', { nullable: true }),
+    labels: t.expose('labels', { type: 'JSON' }),
+    mcpHeaders: t.expose('mcpHeaders', { type: 'JSON' }),
+    messageHistory: t.expose('messageHistory', { type: 'JSON' }),
+    archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const ThreadPage = pageOf('ThreadPage', ThreadRef);
+
+const CreateThreadInput = builder.inputType('CreateThreadInput', {
+  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
+});
+const UpdateThreadInput = builder.inputType('UpdateThreadInput', { fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }) });
+
+builder.queryFields((t) => ({
+  thread: t.field({ type: ThreadRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getThread(ctx.deps, await ctx.actor(), String(a.id)) }),
+  threads: t.field({
+    type: ThreadPage, args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_r, a, ctx) => listThreads(ctx.deps, await ctx.actor(), a),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createThread: t.field({ type: ThreadRef, args: { input: t.arg({ type: CreateThreadInput, required: true }) }, resolve: async (_r, a, ctx) => createThread(ctx.deps, await ctx.actor(), a.input) }),
+  updateThread: t.field({
+    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
+    resolve: async (_r, a, ctx) => updateThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+  }),
+  archiveThread: t.field({
+    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => archiveThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch),
+  }),
+}));
