@@ -1,6 +1,6 @@
 // Serves the REST table (routes.ts) by executing its GraphQL operations through the same Yoga
-// instance (`yoga.fetch`), so REST callers get exactly the GraphQL pipeline: context, auth,
-// services, error codes. This file knows HTTP and GraphQL documents, nothing of the domain.
+// instance (its enveloped pipeline, `yoga.getEnveloped`), so REST callers get exactly the GraphQL
+// plugins, context, auth, services and error codes. This file knows HTTP and GraphQL documents, nothing of the domain.
 import express, { type Request, type Response, type Router } from 'express';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
