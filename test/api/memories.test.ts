@@ -3,7 +3,7 @@
 // candidates, the vector index following writes of other instances).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { LEXICAL_CANDIDATE_CAP } from '../../src/services/memories.js';
+import { LEXICAL_CANDIDATE_CAP } from '../../src/memory-stores/builtin.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
