@@ -11,7 +11,8 @@
 //     sets cost, if anything (the vector part is exact: 1.00 expected).
 // Target: p50 ≤ 20 ms at 100k records, recall@10 ≥ 0.95.
 //
-// Env: BENCH_MEMORY_SIZES (10000,100000), BENCH_MEMORY_QUERIES (50), BENCH_MEMORY_RECALL_QUERIES (20).
+// Env: BENCH_MEMORY_SIZES (10000,100000), BENCH_MEMORY_QUERIES (50), BENCH_MEMORY_RECALL_QUERIES (20);
+// DATABASE_URL (an empty database on a PostgreSQL server) instead of the embedded one.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,8 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import { newId } from '../src/lib/ids.js';
 import { hashEmbedding } from '../src/engine/hash-embeddings.js';
-import { createMemory, searchRecords, vectorIndexFor, writeRecord } from '../src/services/memories.js';
+import { createMemory, searchRecords, writeRecord } from '../src/services/memories.js';
+import { vectorIndexFor } from '../src/memory-stores/builtin.js';
 import type { Actor } from '../src/services/deps.js';
 
 const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
@@ -50,7 +52,7 @@ async function timed<T>(run: () => Promise<T> | T): Promise<[number, T]> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wsa-bench-mem-'));
-const app = await buildApp(loadConfig({ NODE_ENV: 'production' }, { dataDir, port: 0, logLevel: 'silent', runWorkers: 0, secretKey: 'bench' }), { logger: createLogger('silent') });
+const app = await buildApp(loadConfig({ NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL }, { dataDir, port: 0, logLevel: 'silent', runWorkers: 0, secretKey: 'bench' }), { logger: createLogger('silent') });
 const db = app.deps.db;
 const workspaceId = app.bootstrap!.workspaceId;
 const actor: Actor = { principalId: 'bench', principalKind: 'api_key', workspaceId, organizationId: '', permissions: new Set(['read', 'write', 'admin', 'run']), loginSessionId: null };
@@ -100,7 +102,7 @@ for (const size of SIZES) {
   // topK alone; recall@10 of each path against exhaustive computation over every record: cosine of
   // every record (in doubles), the lexical score of every record (the same SQL expression, no
   // candidate caps), and their fusion.
-  const index = await vectorIndexFor(app.deps, memory);
+  const index = await vectorIndexFor(db, memory);
   const all = await db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace }, select: { id: true, embedding: true } });
   const topKOnly: number[] = [];
   const recall = { vector: 0, hybrid: 0, lexical: 0 };

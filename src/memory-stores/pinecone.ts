@@ -4,11 +4,13 @@
 // holds no nested objects) and the time of the last write. Upsert is the database's own last-writer-
 // wins; list pages are the database's, its pagination token wrapped in our opaque cursor.
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../lib/canonical-json.js';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import { probeGet, trimSlash } from '../providers/http-probe.js';
-import type { ProbeResult, ProviderContext, RecordStore, RecordStoreContext, StoredRecord, WriterStamp } from '../providers/registry.js';
+import type { ProbeResult, ProviderContext } from '../providers/registry.js';
+import { createdProvenance, provenanceView, replacedProvenance, type StoredProvenance } from './provenance.js';
+import { bestFirst, clampCosine } from './ranking.js';
+import { roundScore, type ExternalStoreContext, type RecordStore, type StoredRecord, type WriterStamp } from './record-store.js';
 
 export const PINECONE_API_VERSION = '2025-04';
 export const PINECONE_TIMEOUT_MS = 15_000;
@@ -118,12 +120,6 @@ export class PineconeClient {
 }
 
 
-interface StoredProvenance {
-  created?: WriterStamp;
-  last_write?: WriterStamp;
-  created_text_sha256?: string;
-}
-
 function provenanceOf(vector: PineconeVector): StoredProvenance {
   try {
     const parsed = JSON.parse(String(vector.metadata?.provenance ?? '{}')) as unknown;
@@ -136,19 +132,32 @@ function provenanceOf(vector: PineconeVector): StoredProvenance {
 /** The record view; vectors written by other tools show what they have (no provenance). */
 function view(vector: PineconeVector, score: number | null = null): StoredRecord {
   const text = typeof vector.metadata?.text === 'string' ? vector.metadata.text : '';
-  const stored = provenanceOf(vector);
   const updated = typeof vector.metadata?.updated_at === 'string' ? new Date(vector.metadata.updated_at) : null;
-  return {
-    id: vector.id, text, score, updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0),
-    provenance: { created: stored.created ?? null, last_write: stored.last_write ?? null, content_matches: stored.created_text_sha256 === sha256Hex(text) },
-  };
+  return { id: vector.id, text, score, updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0), provenance: provenanceView(provenanceOf(vector), text) };
 }
 
-export function openPineconeStore(ctx: RecordStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
+export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
   const apiKey = ctx.credential?.api_key;
   if (typeof apiKey !== 'string' || !apiKey) throw new AppError('failed_precondition', 'the memory provider has no credential');
+  const embed = ctx.embed;
+  if (!embed) throw new AppError('failed_precondition', 'a vector-database memory needs an embedding_model');
   const client = new PineconeClient({ indexHost: String(ctx.config.index_host), apiKey, timeoutMs: options.timeoutMs });
   const namespace = ctx.namespace;
+  const get = async (id: string) => (await client.fetch(namespace, [id])).get(id) ?? null;
+
+  async function write(id: string, text: string, stamp: WriterStamp, isNew: boolean): Promise<StoredRecord> {
+    if (Buffer.byteLength(text) > PINECONE_MAX_TEXT_BYTES) {
+      throw invalidArgument(`text is at most ${PINECONE_MAX_TEXT_BYTES} bytes in a vector-database memory (its metadata holds at most 40 KB per record)`, 'text');
+    }
+    // Replacing keeps the `created` provenance: read it first. Concurrent writers each upsert the
+    // whole record, so the last one wins, as the database does.
+    const [values, existing] = await Promise.all([embed!(text), isNew ? null : get(id)]);
+    const provenance = existing ? replacedProvenance(provenanceOf(existing), stamp, text) : createdProvenance(stamp, text);
+    const vector: PineconeVector = { id, values, metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at } };
+    await client.upsert(namespace, [vector]);
+    return view(vector);
+  }
+
   return {
     async list(size, cursor) {
       const position = decodeCursor(ctx.cursorList, cursor);
@@ -158,28 +167,19 @@ export function openPineconeStore(ctx: RecordStoreContext, options: { timeoutMs?
       return { items: page.ids.flatMap((id) => (vectors.has(id) ? [view(vectors.get(id)!)] : [])), nextCursor: page.next ? encodeCursor(ctx.cursorList, [page.next]) : null };
     },
 
-    async write(id, text, stamp, isNew) {
-      if (Buffer.byteLength(text) > PINECONE_MAX_TEXT_BYTES) {
-        throw invalidArgument(`text is at most ${PINECONE_MAX_TEXT_BYTES} bytes in a vector-database memory (its metadata holds at most 40 KB per record)`, 'text');
-      }
-      // Replacing keeps the `created` provenance: read it first. Concurrent writers each upsert the
-      // whole record, so the last one wins, as the database does.
-      const [values, existing] = await Promise.all([ctx.embed(text), isNew ? null : client.fetch(namespace, [id]).then((found) => found.get(id) ?? null)]);
-      const previous = existing ? provenanceOf(existing) : {};
-      const provenance: StoredProvenance = previous.created
-        ? { created: previous.created, last_write: stamp, created_text_sha256: previous.created_text_sha256 }
-        : { created: stamp, last_write: stamp, created_text_sha256: sha256Hex(text) };
-      const vector: PineconeVector = { id, values, metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at } };
-      await client.upsert(namespace, [vector]);
-      return view(vector);
+    async get(id) {
+      const vector = await get(id);
+      return vector ? view(vector) : null;
     },
 
-    async search(query, limit, minScore) {
-      const matches = await client.query(namespace, await ctx.embed(query), limit);
-      // Cosine similarity in [-1, 1], clamped to [0, 1].
-      const scored = matches.map((match) => ({ match, score: Math.min(1, Math.max(0, match.score)) })).filter((m) => m.score >= minScore);
-      scored.sort((a, b) => b.score - a.score || (a.match.id < b.match.id ? -1 : 1));
-      return { items: scored.map((m) => view(m.match, Math.round(m.score * 10_000) / 10_000)), nextCursor: null };
+    add: (id, text, stamp) => write(id, text, stamp, true),
+    replace: (id, text, stamp) => write(id, text, stamp, false),
+
+    // Vector only (no lexical part), whatever the mode: the database's cosine similarity, clamped.
+    async search(query, { limit, minScore }) {
+      const matches = await client.query(namespace, await embed!(query), limit);
+      const scored = bestFirst(matches.map((match) => ({ id: match.id, match, score: clampCosine(match.score) })), minScore, limit);
+      return scored.map((m) => view(m.match, roundScore(m.score)));
     },
   };
 }

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
+import { openBuiltinStore } from '../memory-stores/builtin.js';
 
 const apiKeyCredential: JsonSchema = { type: 'object', properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } }, required: ['api_key'], additionalProperties: false };
 const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
@@ -141,6 +142,7 @@ registerProviderType({
   kind: 'memory', type: 'builtin', title: 'Built-in (records in this service’s database)',
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialSchema: noCredential, credentialRequired: false,
+  records: { embeddingModelRequired: false, open: openBuiltinStore },
   // Lists one page of a namespace no memory uses: proves the records store answers, touches nothing.
   probe: async (ctx) => {
     if (!ctx.db) return { status: 'failed', message: 'the records store is not reachable' };

@@ -22,44 +22,8 @@ export interface ProviderContext {
   db?: import('../db.js').Db;
 }
 
-/** A record as the memory services return it (the REST and GraphQL "Memory record"). */
-export interface StoredRecord {
-  id: string;
-  text: string;
-  score: number | null;
-  updatedAt: Date;
-  provenance: Record<string, unknown>;
-}
-
-/** Who wrote a record: `created` and `last_write` of its provenance. */
-export interface WriterStamp {
-  attempt_id: string | null;
-  confirmed_at: string;
-  principal_id: string;
-  /** The principal's name at the time of the write (see services/principals.ts). */
-  principal_name: string;
-  run_id: string | null;
-  tool_call_id: string | null;
-}
-
-/** One memory's records kept by an external memory provider (validated arguments in, views out). */
-export interface RecordStore {
-  /** One page in the provider's order; `cursor` wraps the provider's own pagination token. */
-  list(size: number, cursor: string | null | undefined): Promise<{ items: StoredRecord[]; nextCursor: string | null }>;
-  /** Upsert: the last writer wins; `isNew` when the id was just generated (nothing to keep). */
-  write(id: string, text: string, stamp: WriterStamp, isNew: boolean): Promise<StoredRecord>;
-  /** By similarity, scores in [0, 1], at least `minScore`. */
-  search(query: string, limit: number, minScore: number): Promise<{ items: StoredRecord[]; nextCursor: null }>;
-}
-
-export interface RecordStoreContext extends Omit<ProviderContext, 'signal' | 'db'> {
-  /** The memory's namespace at the provider. */
-  namespace: string;
-  /** Names the memory in cursors, so that one memory's cursor is refused by another. */
-  cursorList: string;
-  /** The memory's embedding model: unit vectors. */
-  embed: (text: string) => Promise<number[]>;
-}
+// Memory types that serve records implement a record store (src/memory-stores/record-store.ts).
+import type { RecordStore, RecordStoreContext } from '../memory-stores/record-store.js';
 
 export interface ProviderType {
   kind: ProviderKind;
@@ -84,7 +48,7 @@ export interface ProviderType {
   languageModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string; api: string }, settings: Record<string, unknown>) => LanguageModelV2;
   /** Model types that embed text (memories with an embedding model). */
   embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV2<string>;
-  /** Memory types that keep records outside this service's database (the built-in type has none). */
+  /** Memory types whose records this service serves: their record store (built-in, vector databases). */
   records?: { embeddingModelRequired: boolean; open: (ctx: RecordStoreContext) => RecordStore };
 }
 

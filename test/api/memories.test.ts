@@ -3,8 +3,9 @@
 // candidates, the vector index following writes of other instances).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { LEXICAL_CANDIDATE_CAP } from '../../src/services/memories.js';
+import { LEXICAL_CANDIDATE_CAP } from '../../src/memory-stores/builtin.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
+import { sha256Hex } from '../../src/lib/canonical-json.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -46,6 +47,10 @@ describe('records', () => {
     expect(added.status).toBe(201);
     expect(added.body.id.length).toBeLessThanOrEqual(256);
     expect(added.body.provenance).toMatchObject({ content_matches: true, created: { principal_id: expect.stringMatching(/^key_/), run_id: null }, last_write: { principal_id: expect.any(String) } });
+    // The stored provenance keeps a SHA-256 of the created text, not a second copy of it.
+    const stored = await t.app.deps.db.memoryRecord.findFirstOrThrow({ where: { namespace: m.id, id: added.body.id } });
+    expect(stored.provenance).toMatchObject({ created_text_sha256: sha256Hex('The deploy runbook lives in the wiki.') });
+    expect(JSON.stringify(stored.provenance)).not.toContain('The deploy runbook');
     for (let i = 0; i < 55; i++) await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: `note ${i}` } });
     const first = await t.rest('GET', `/api/v1/memories/${m.id}/records`);
     expect(first.body.items).toHaveLength(50);

@@ -1,0 +1,227 @@
+// The built-in record store: records in this service's database (`memory_records`, one namespace per
+// memory), searched by a lexical score (PostgreSQL full text and trigram word similarity) and, when
+// the memory has an embedding model, exact cosine similarity over an in-process vector index, fused
+// as their mean. How and why: docs/api/memories.md, "Search on the built-in provider".
+import { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../db.js';
+import { decodeCursor, toPage } from '../lib/cursor.js';
+import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
+import { createdProvenance, provenanceView, type StoredProvenance } from './provenance.js';
+import { bestFirst, clampCosine, fusedScore } from './ranking.js';
+import { roundScore, type RecordStore, type RecordStoreContext, type StoredRecord } from './record-store.js';
+
+/** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
+export const LEXICAL_CANDIDATE_CAP = 200;
+/** Matches of the spelling-corrected query considered at most, when full text found fewer records than asked for. */
+export const FUZZY_CANDIDATE_CAP = 200;
+/** Candidates taken from each part (lexical, vector) per result asked for. */
+const CANDIDATES_PER_RESULT = 4;
+
+/** Where a memory's records are: the provider's rows, one namespace. */
+export interface BuiltinNamespace {
+  providerId: string;
+  namespace: string;
+}
+
+interface RecordRow {
+  id: string;
+  text: string;
+  updated_at: Date;
+  provenance: unknown;
+}
+interface ScoredRow extends RecordRow {
+  score: number;
+}
+
+function view(row: RecordRow, score: number | null = null): StoredRecord {
+  return { id: row.id, text: row.text, score, updatedAt: row.updated_at, provenance: provenanceView(row.provenance as StoredProvenance | null, row.text) };
+}
+
+export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
+  const { db } = ctx;
+  const where: BuiltinNamespace = { providerId: ctx.providerId, namespace: ctx.namespace };
+
+  // One statement: concurrent writers of one id serialise on its row and the last one wins; the
+  // `created` provenance (with the digest of the created text) stays, `last_write` moves.
+  async function upsert(id: string, text: string, stamp: Parameters<RecordStore['add']>[2]): Promise<StoredRecord> {
+    const embedding = ctx.embed ? await ctx.embed(text) : [];
+    const created = JSON.stringify(createdProvenance(stamp, text));
+    const stampJson = JSON.stringify(stamp);
+    const [row] = await db.$queryRaw<RecordRow[]>`
+      INSERT INTO memory_records (provider_id, namespace, id, workspace_id, text, embedding, provenance, created_at, updated_at)
+      VALUES (${where.providerId}, ${where.namespace}, ${id}, ${ctx.workspaceId}, ${text}, ${embedding}::real[], ${created}::jsonb, now(), now())
+      ON CONFLICT (provider_id, namespace, id) DO UPDATE SET text = EXCLUDED.text, embedding = EXCLUDED.embedding, updated_at = now(),
+        provenance = memory_records.provenance || jsonb_build_object('last_write', ${stampJson}::jsonb)
+      RETURNING id, text, updated_at, provenance`;
+    return view(row!);
+  }
+
+  return {
+    async list(size, cursor) {
+      // The store's own cursor: the last record id (record id order).
+      const after = decodeCursor(ctx.cursorList, cursor);
+      const rows = await db.memoryRecord.findMany({
+        where: { providerId: where.providerId, namespace: where.namespace, ...(after ? { id: { gt: String(after[0]) } } : {}) },
+        select: { id: true, text: true, updatedAt: true, provenance: true }, orderBy: { id: 'asc' }, take: size + 1,
+      });
+      const page = toPage(rows, size, ctx.cursorList, (row) => [row.id]);
+      return { items: page.items.map((row) => view({ ...row, updated_at: row.updatedAt })), nextCursor: page.nextCursor };
+    },
+
+    async get(id) {
+      const row = await db.memoryRecord.findUnique({
+        where: { providerId_namespace_id: { providerId: where.providerId, namespace: where.namespace, id } },
+        select: { id: true, text: true, updatedAt: true, provenance: true },
+      });
+      return row ? view({ ...row, updated_at: row.updatedAt }) : null;
+    },
+
+    add: upsert,
+    replace: upsert,
+
+    async search(query, { limit, minScore, mode = 'hybrid' }) {
+      const candidates = limit * CANDIDATES_PER_RESULT;
+      const lexicalToo = mode !== 'vector';
+      const q = lexicalQuery(query);
+      // Concurrently: the lexical query, and the vector part (embedding the query, the index's
+      // freshness check, exact top-k in process, then the vector candidates' rows and lexical scores).
+      const vectorPart = async () => {
+        if (mode === 'lexical' || !ctx.embed) return null;
+        const [vector, index] = await Promise.all([ctx.embed(query), vectorIndexFor(db, where)]);
+        const nearest = index.topK(vector, candidates);
+        const rows = await scoredRows(db, where, lexicalToo ? q : null, nearest.map((v) => v.id));
+        return { index, vector, nearest, rows };
+      };
+      const [lexical, vector] = await Promise.all([lexicalToo ? lexicalCandidates(db, where, q, candidates, limit) : [], vectorPart()]);
+      const rows = new Map<string, ScoredRow>(lexical.map((row) => [row.id, row]));
+      let scored: { id: string; score: number }[];
+      if (vector) {
+        // Every candidate gets both parts exactly: vector candidates their lexical score by id,
+        // lexical candidates their cosine from the index.
+        for (const row of vector.rows) rows.set(row.id, row);
+        const cosines = new Map(vector.nearest.map((v) => [v.id, v.cosine]));
+        scored = [...rows.values()].map((row) => {
+          const cosine = cosines.get(row.id) ?? vector.index.cosine(row.id, vector.vector);
+          return { id: row.id, score: lexicalToo ? fusedScore(Number(row.score), cosine) : clampCosine(cosine) };
+        });
+      } else {
+        scored = [...rows.values()].map((row) => ({ id: row.id, score: Number(row.score) }));
+      }
+      return bestFirst(scored, minScore, limit).map(({ id, score }) => view(rows.get(id)!, roundScore(score)));
+    },
+  };
+}
+
+// ── lexical part ──
+
+// A search's text, and its distinct words for full text: plainto_tsquery ANDs every word, and a word
+// repeated in the query makes the GIN index check it again for every match (`x x x` costs 3 × `x`).
+interface LexicalQuery {
+  text: string;
+  words: string;
+}
+const lexicalQuery = (text: string): LexicalQuery => ({ text, words: [...new Set(text.toLowerCase().split(/\s+/).filter(Boolean))].join(' ') });
+
+// The lexical score of a record in [0, 1]: for records that match the query's words (full text) or
+// nearly match them (trigram word similarity ≥ pg_trgm.word_similarity_threshold), the greater of the
+// normalised full-text rank (rank/(rank+1)) and the trigram word similarity; 0 for other records.
+const lexicalScore = (q: LexicalQuery, table = '') => {
+  const [tsv, text] = [Prisma.raw(`${table}tsv`), Prisma.raw(`${table}text`)];
+  return Prisma.sql`CASE WHEN ${tsv} @@ plainto_tsquery('simple', ${q.words}) OR ${q.text} <% ${text}
+    THEN greatest(ts_rank_cd(${tsv}, plainto_tsquery('simple', ${q.words}), 32), word_similarity(${q.text}, ${text})) ELSE 0 END`;
+};
+
+/**
+ * The best `take` lexical candidates with their rows, bounded whatever the memory's size: at most
+ * LEXICAL_CANDIDATE_CAP full-text matches taken from the GIN index are ranked by their stored
+ * tsvector, and the best `take` of them get their full score. Only when full text found fewer than
+ * `enough` records, the query's words are corrected against the memory's vocabulary (misspellings,
+ * other word forms) and up to FUZZY_CANDIDATE_CAP records matching the corrected words are ranked
+ * the same way.
+ */
+async function lexicalCandidates(db: Db, memory: BuiltinNamespace, q: LexicalQuery, take: number, enough: number): Promise<ScoredRow[]> {
+  // For full-text matches the score is greatest(rank, word similarity) (see lexicalScore).
+  const found = await db.$queryRaw<ScoredRow[]>`
+    WITH fts AS MATERIALIZED (
+      SELECT id, tsv FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ plainto_tsquery('simple', ${q.words})
+      LIMIT ${LEXICAL_CANDIDATE_CAP}
+    )
+    SELECT r.id, r.text, r.updated_at, r.provenance, greatest(f.rank, word_similarity(${q.text}, r.text)) AS score
+    FROM (SELECT id, ts_rank_cd(tsv, plainto_tsquery('simple', ${q.words}), 32) AS rank FROM fts ORDER BY rank DESC, id LIMIT ${take}) f
+    JOIN memory_records r ON r.provider_id = ${memory.providerId} AND r.namespace = ${memory.namespace} AND r.id = f.id`;
+  if (found.length >= enough) return found;
+  // Too little: correct the query's words against the memory's vocabulary (trigram similarity among
+  // its distinct words) and take the records matching the corrected words, still scored by the same
+  // lexical score (so only records whose text is trigram-similar to the query count).
+  const corrected = await correctedQuery(db, memory, q);
+  if (!corrected) return found;
+  const fuzzy = await db.$queryRaw<ScoredRow[]>`
+    WITH fts AS MATERIALIZED (
+      SELECT id, tsv FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND tsv @@ ${corrected}::tsquery
+        AND id <> ALL(${found.map((row) => row.id)}::text[])
+      LIMIT ${FUZZY_CANDIDATE_CAP}
+    )
+    SELECT id, text, updated_at, provenance, score FROM (
+      SELECT r.id, r.text, r.updated_at, r.provenance, ${lexicalScore(q, 'r.')} AS score, f.rank
+      FROM (SELECT id, ts_rank_cd(tsv, ${corrected}::tsquery, 32) AS rank FROM fts ORDER BY rank DESC, id LIMIT ${take}) f
+      JOIN memory_records r ON r.provider_id = ${memory.providerId} AND r.namespace = ${memory.namespace} AND r.id = f.id
+    ) scored
+    WHERE score > 0`;
+  return [...found, ...fuzzy];
+}
+
+/** Alternatives per query word looked up in the vocabulary. */
+const WORD_ALTERNATIVES = 5;
+const tsqueryLexeme = (word: string) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/**
+ * The query's words, each replaced by the alternation of the namespace's most similar words (pg_trgm
+ * `<%`: trigram word similarity ≥ pg_trgm.word_similarity_threshold, 0.6 — the test the lexical score
+ * applies to whole texts, here per word), as tsquery text; words with no similar word are dropped;
+ * null when none is left.
+ */
+async function correctedQuery(db: Db, memory: BuiltinNamespace, q: LexicalQuery): Promise<string | null> {
+  const rows = await db.$queryRaw<{ words: string[] }[]>`
+    SELECT array_agg(v.word ORDER BY v.sim DESC, v.word) AS words
+    FROM unnest(tsvector_to_array(to_tsvector('simple', ${q.words}))) AS q(w)
+    CROSS JOIN LATERAL (
+      SELECT word, word_similarity(q.w, word) AS sim FROM memory_record_words
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND q.w <% word
+      ORDER BY sim DESC, similarity(q.w, word) DESC, word LIMIT ${WORD_ALTERNATIVES}
+    ) v
+    GROUP BY q.w ORDER BY q.w`;
+  if (rows.length === 0) return null;
+  return rows.map((row) => `(${row.words.map(tsqueryLexeme).join(' | ')})`).join(' & ');
+}
+
+/** Rows of the given records with their lexical scores (0 without a query). */
+async function scoredRows(db: Db, memory: BuiltinNamespace, q: LexicalQuery | null, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.$queryRaw<ScoredRow[]>`
+    SELECT id, text, updated_at, provenance, ${q === null ? Prisma.sql`0` : lexicalScore(q)} AS score FROM memory_records
+    WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND id = ANY(${ids}::text[])`;
+}
+
+// ── vector part ──
+
+/** One cache of vector indexes per database client (one per app; tests run several apps in a process). */
+const vectorIndexes = new WeakMap<Db, VectorIndexCache>();
+
+/** The memory's in-process vector index, brought up to date with the table (see lib/vector-index.ts). */
+export async function vectorIndexFor(db: Db, memory: BuiltinNamespace): Promise<VectorIndex> {
+  let cache = vectorIndexes.get(db);
+  if (!cache) vectorIndexes.set(db, (cache = new VectorIndexCache()));
+  const [counter] = await db.$queryRaw<{ version: bigint; reset_version: bigint }[]>`
+    SELECT version, reset_version FROM memory_record_versions WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
+  const changes = { version: Number(counter?.version ?? 0), resetVersion: Number(counter?.reset_version ?? 0) };
+  return cache.get(`${memory.providerId}:${memory.namespace}`, changes, async (since) => {
+    // Binary arrays: ~1.7× faster to load than real[] parsed from text (100k × 256: ~2 s, not ~3.5 s).
+    const rows = await db.$queryRaw<{ id: string; embedding: Uint8Array }[]>`
+      SELECT id, array_send(embedding) AS embedding FROM memory_records
+      WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND seq > ${since}
+      ORDER BY seq`;
+    return rows.map((row) => ({ id: row.id, embedding: decodeFloat4Array(row.embedding) ?? [] }));
+  });
+}
