@@ -21,6 +21,10 @@ export function suiteConfig(tier: 'default' | 'slow') {
       include: ['test/**/*.test.ts'],
       globalSetup: ['test/helpers/global-setup.ts'],
       pool: 'forks',
+      // Test files share their worker process's modules instead of loading the whole app again for
+      // each file (that was most of a run's time). So a test file must leave module-level state as
+      // it found it: no environment changes, mocks or global stubs without restoring them.
+      isolate: false,
       maxWorkers: 2,
       testTimeout: 60_000,
       hookTimeout: 120_000,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { waitFor } from '../helpers/wait.js';
 import { runCli as runCliProcess } from '../helpers/process.js';
 import { runCli } from '../../src/operator-cli.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/storage/embedded.js';
@@ -65,7 +66,10 @@ describe('npm run cli (in-process)', () => {
     expect(patch.status).toBe(403);
     const revoked = await cli(['api-keys', 'revoke', '--id', created.api_key_id, '--json'], env);
     expect(oneJsonObject(revoked.stdout)).toMatchObject({ api_key_id: created.api_key_id, changed: true });
-    expect((await t.rest('GET', '/api/v1/workspace', { token: created.api_key })).status).toBe(401);
+    // The CLI has its own database connection, as a separate process would: the app forgets the key
+    // when the revocation's NOTIFY reaches it, just after the commit — wait for that, do not race it.
+    const refused = await waitFor(() => t.rest('GET', '/api/v1/workspace', { token: created.api_key }).then((r) => r.status), (status) => status === 401, 'the revoked key to be refused', 10_000);
+    expect(refused).toBe(401);
   });
 
   it('creates users who can log in', async () => {
