@@ -17,7 +17,9 @@ import { ERROR_STATUS } from '../../src/lib/errors.js';
 import { createApiKey } from '../../src/services/admin.js';
 
 const BATCH = 8; // requests in flight at once
-const RUNS = Number(process.env.FUZZ_RUNS ?? 250); // 250 × 8 = 2,000 requests per pass
+// The default tier sends 50 × 8 = 400 requests; the slow tier (npm run test:slow) 250 × 8 = 2,000.
+const DEFAULT_RUNS = Number(process.env.FUZZ_RUNS ?? 50);
+const SLOW_RUNS = Number(process.env.FUZZ_RUNS ?? 250);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
 
 let t: TestApp;
@@ -330,39 +332,48 @@ afterAll(async () => {
   await t?.stop();
 });
 
-describe('fuzzing every REST route with malformed requests', () => {
-  it(`answers ${RUNS * BATCH} generated requests without a 5xx, with documented error bodies, and stays healthy`, async () => {
-    const schema = t.app.yoga.getEnveloped({}).schema;
-    const arbitrary = caseArbitrary(schema, loadOperations());
-    let sent = 0;
-    const outcomes = new Map<string, number>();
-    const details = await fc.check(
-      fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        const responses = await Promise.all(batch.map(send));
-        sent += batch.length;
-        for (const [index, response] of responses.entries()) {
-          const code = response.status >= 400 ? (/"code":"([a-z_]+)"/.exec(response.text)?.[1] ?? 'detail') : '';
-          const key = `${response.status} ${code} ${batch[index]!.surface}`;
-          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-        }
-        batch.forEach((c, index) => check(c, responses[index]!));
-      }),
-      // No shrinking by default (each step re-sends requests); FUZZ_SHRINK=1 to shrink a replayed failure.
-      { numRuns: RUNS, seed: SEED, endOnFailure: !process.env.FUZZ_SHRINK },
-    );
-    if (details.failed) {
-      // fast-check's own report prints the whole batch (bodies of hundreds of KB): report the failing request only.
-      const failure = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-      expect.fail(`fuzz failed after ${details.numRuns} batches; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath}):\n${failure.slice(0, 3000)}`);
-    }
-    expect(sent).toBeGreaterThanOrEqual(RUNS * BATCH);
-    if (process.env.FUZZ_STATS) console.log([...outcomes].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${count}\t${key}`).join('\n'));
+/** Sends RUNS batches of generated requests; none may get a 5xx or an undocumented error body. */
+async function fuzz(RUNS: number) {
+  const schema = t.app.yoga.getEnveloped({}).schema;
+  const arbitrary = caseArbitrary(schema, loadOperations());
+  let sent = 0;
+  const outcomes = new Map<string, number>();
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+      const responses = await Promise.all(batch.map(send));
+      sent += batch.length;
+      for (const [index, response] of responses.entries()) {
+        const code = response.status >= 400 ? (/"code":"([a-z_]+)"/.exec(response.text)?.[1] ?? 'detail') : '';
+        const key = `${response.status} ${code} ${batch[index]!.surface}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      }
+      batch.forEach((c, index) => check(c, responses[index]!));
+    }),
+    // No shrinking by default (each step re-sends requests); FUZZ_SHRINK=1 to shrink a replayed failure.
+    { numRuns: RUNS, seed: SEED, endOnFailure: !process.env.FUZZ_SHRINK },
+  );
+  if (details.failed) {
+    // fast-check's own report prints the whole batch (bodies of hundreds of KB): report the failing request only.
+    const failure = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    expect.fail(`fuzz failed after ${details.numRuns} batches; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath}):\n${failure.slice(0, 3000)}`);
+  }
+  expect(sent).toBeGreaterThanOrEqual(RUNS * BATCH);
+  if (process.env.FUZZ_STATS) console.log([...outcomes].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${count}\t${key}`).join('\n'));
 
-    // Healthy afterwards: liveness, and a normal authenticated read.
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
-    const workspace = await t.rest('GET', '/api/v1/workspace');
-    expect(workspace.status).toBe(200);
-    expect(workspace.body.id).toBe(t.workspaceId);
-    expect((await t.rest('GET', `/api/v1/agents/${known.agent_id![0]}`)).status).toBe(200);
+  // Healthy afterwards: liveness, and a normal authenticated read.
+  expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+  const workspace = await t.rest('GET', '/api/v1/workspace');
+  expect(workspace.status).toBe(200);
+  expect(workspace.body.id).toBe(t.workspaceId);
+  expect((await t.rest('GET', `/api/v1/agents/${known.agent_id![0]}`)).status).toBe(200);
+}
+
+describe('fuzzing every REST route with malformed requests', () => {
+  it(`answers ${DEFAULT_RUNS * BATCH} generated requests without a 5xx, with documented error bodies, and stays healthy`, async () => {
+    await fuzz(DEFAULT_RUNS);
   }, 180_000);
+
+  it(`answers ${SLOW_RUNS * BATCH} generated requests the same way`, { tags: ['slow'], timeout: 300_000 }, async () => {
+    await fuzz(SLOW_RUNS);
+  });
 });

@@ -235,7 +235,7 @@ describe('search at scale', () => {
     expect((await search('kuberntes upgrade'))[0]).toMatchObject({ id: ids[2], text: 'Kubernetes upgrades happen on Tuesdays' });
   });
 
-  it('bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first', async () => {
+  it('bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first', { tags: ['slow'] }, async () => {
     // More records match the query word than the full-text candidate cap; the best record is written
     // last, so it is not among the candidates taken from the index — the vector part finds it and its
     // lexical score is computed exactly.

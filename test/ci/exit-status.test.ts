@@ -28,7 +28,7 @@ describe('the test runner exit status', () => {
     expect(failed.code).not.toBe(0);
   });
 
-  it('is zero when every test passes', async () => {
+  it('is zero when every test passes', { tags: ['slow'] }, async () => {
     const passed = await runFixture('pass');
     expect(passed.output, passed.output).toMatch(/Tests\s+1 passed/);
     expect(passed.code).toBe(0);

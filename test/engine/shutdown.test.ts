@@ -111,7 +111,7 @@ describe('worker processes', () => {
     expect(await peer.exited).toBe(0);
   }, PROCESS_TEST_TIMEOUT_MS);
 
-  it('an attempt that finishes within the grace period completes normally; a stopping worker claims nothing new', async () => {
+  it('an attempt that finishes within the grace period completes normally; a stopping worker claims nothing new', { tags: ['slow'], timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
     const gate = holdNextAnswer();
     const stopping = track(await startWorkerProcess(workerEnv({ SHUTDOWN_GRACE_MS: '60000' })));
     const run = await startRun(t.rest, agentId);
@@ -129,10 +129,10 @@ describe('worker processes', () => {
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string }[];
     expect(items.map((i) => [i.ordinal, i.kind, i.state])).toEqual([[1, 'user_message', 'completed'], [2, 'text_message', 'completed']]);
     expect((await t.rest('GET', `/api/v1/runs/${later.id}`)).body).toMatchObject({ status: 'accepted', attempts: 0 });
-  }, PROCESS_TEST_TIMEOUT_MS);
+  });
 });
 
-describe('the service on its embedded PostgreSQL (npm start)', () => {
+describe('the service on its embedded PostgreSQL (npm start)', { tags: ['slow'] }, () => {
   let dataDir: string;
   const apiKey = `wsk_${'shutdown'.repeat(3)}`;
   const serviceEnv = (env: Record<string, string> = {}) => ({

@@ -36,7 +36,7 @@ function oneLine(stderr: string): string {
 }
 
 describe.skipIf(!clientsInstalled)('npm run db (needs PostgreSQL client tools ≥ 15)', () => {
-  it('dumps the running embedded database and restores it into a fresh data directory', async () => {
+  it('dumps the running embedded database and restores it into a fresh data directory', { tags: ['slow'] }, async () => {
     const source = join(dir, 'source');
     const target = join(dir, 'target');
     const dump = join(dir, 'backup.dump');

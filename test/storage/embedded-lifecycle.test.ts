@@ -32,26 +32,32 @@ async function call(method: string, path: string, key: string, body?: unknown, h
 describe('embedded storage lifecycle', () => {
   let key: string;
 
-  it('first start: creates the database, applies migrations, bootstraps and prints the key once', async () => {
+  /** The first start on the empty DATA_DIR; the restart tests (slow tier) start it themselves when it did not run. */
+  async function firstStart() {
     service = await startServiceProcess({ DATA_DIR: dataDir });
-    const keyFile = join(dataDir, 'bootstrap-api-key');
-    key = readFileSync(keyFile, 'utf8').trim();
-    expect(key).toMatch(/^wsk_/);
-    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    // Printed right after the 'listening' line the start waited for: wait for it rather than race it.
-    await service.waitForOutput(key);
-    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
-    const ready = await fetch(`${service.url}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', database: 'embedded', pending_migrations: 0 });
-    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+    key = readFileSync(join(dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const workspace = await call('GET', '/api/v1/workspace', key);
     expect(workspace.body.name).toBe('default');
     const changed = await call('PATCH', '/api/v1/workspace', key, { name: 'kept across restarts' }, { 'if-match': workspace.etag! });
     expect(changed.status).toBe(200);
+  }
+
+  it('first start: creates the database, applies migrations, bootstraps and prints the key once', async () => {
+    await firstStart();
+    const keyFile = join(dataDir, 'bootstrap-api-key');
+    expect(key).toMatch(/^wsk_/);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    // Printed right after the 'listening' line the start waited for: wait for it rather than race it.
+    await service!.waitForOutput(key);
+    expect(existsSync(join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    const ready = await fetch(`${service!.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', database: 'embedded', pending_migrations: 0 });
+    expect((await fetch(`${service!.url}/healthz`)).status).toBe(200);
   });
 
-  it('after SIGTERM: shuts down gracefully; the next start keeps data and bootstraps nothing', async () => {
+  it('after SIGTERM: shuts down gracefully; the next start keeps data and bootstraps nothing', { tags: ['slow'] }, async () => {
+    if (!service) await firstStart();
     service!.child.kill('SIGTERM');
     expect(await service!.exited).toBe(0); // a clean shutdown
     service = await startServiceProcess({ DATA_DIR: dataDir });
@@ -61,7 +67,7 @@ describe('embedded storage lifecycle', () => {
     await call('PATCH', '/api/v1/workspace', key, { description: 'written before SIGKILL' }, { 'if-match': workspace.etag! });
   });
 
-  it('after SIGKILL: the leftover PostgreSQL is taken over and every committed row is there', async () => {
+  it('after SIGKILL: the leftover PostgreSQL is taken over and every committed row is there', { tags: ['slow'] }, async () => {
     service!.child.kill('SIGKILL');
     await service!.exited;
     service = await startServiceProcess({ DATA_DIR: dataDir });

@@ -71,7 +71,7 @@ describe('npm start when the embedded database cannot work', () => {
     expect(oneLine(result.stderr)).toContain(`cannot use DATA_DIR ${join(file, 'data')}`);
   });
 
-  it('a data directory made by another PostgreSQL major: refused in one line saying how to proceed', async () => {
+  it('a data directory made by another PostgreSQL major: refused in one line saying how to proceed', { tags: ['slow'] }, async () => {
     const dataDir = join(dir, 'newer');
     mkdirSync(join(dataDir, 'postgres'), { recursive: true });
     writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '18\n');
@@ -83,7 +83,7 @@ describe('npm start when the embedded database cannot work', () => {
   });
 });
 
-describe("the test command's database setup when the embedded database cannot work", () => {
+describe("the test command's database setup when the embedded database cannot work", { tags: ['slow'] }, () => {
   it('stops with one line and exit code 1', async () => {
     const result = await run(join(repo, 'node_modules', '.bin', 'vitest'), ['run', 'test/unit/pg-clients.test.ts'], {
       cwd: repo,
@@ -169,7 +169,7 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     await waitFor(async () => existsSync(join(clone, '.data', 'postgres', 'postmaster.pid')), (present) => !present, 'PostgreSQL to stop', 60_000, 100);
   }, 240_000);
 
-  it("the test command's database setup starts the embedded PostgreSQL there too", async () => {
+  it("the test command's database setup starts the embedded PostgreSQL there too", { tags: ['slow'], timeout: 240_000 }, async () => {
     // TMPDIR inside the private directory: the test database's data directory is unreachable as well.
     const privateTmp = join(home, 'tmp');
     mkdirSync(privateTmp, { mode: 0o700 });
@@ -182,5 +182,5 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     expect(output).not.toContain('EACCES');
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/failed/);
-  }, 240_000);
+  });
 });
