@@ -1,5 +1,6 @@
 // The run hot path stays a handful of round trips (credentials and configuration are remembered),
 // and what is remembered is forgotten at once when any instance changes it.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -23,18 +24,36 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** Resolves when the run seals, from the app's own events (no database reads). */
+const SETTLED = ['completed', 'failed', 'cancelled', 'waiting'];
+
+/**
+ * Resolves when the run seals, from the app's own events. The run may have sealed before this
+ * listens (the worker can be faster than the `runAccepted` event's consumer), so once listening it
+ * also reads the status on a connection of its own, which the app's operation counter does not see.
+ */
 function sealed(app: TestApp, runId: string): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      void iterator.return?.();
+      resolve();
+    };
     const iterator = app.app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
     void (async () => {
       for (;;) {
         const next = await iterator.next();
-        if (next.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(next.value.status)) break;
+        if (next.done || SETTLED.includes(next.value.status)) break;
       }
-      await iterator.return?.();
-      resolve();
+      finish();
     })();
+    const client = new pg.Client({ connectionString: app.databaseUrl });
+    void client
+      .connect()
+      .then(() => client.query<{ status: string }>('SELECT status FROM runs WHERE id = $1', [runId]))
+      .then(({ rows }) => (SETTLED.includes(rows[0]?.status ?? '') ? finish() : undefined))
+      .then(() => client.end(), reject);
   });
 }
 
