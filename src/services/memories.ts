@@ -15,7 +15,7 @@ import { embed } from 'ai';
 import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
 import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
-import { usableModel } from '../engine/models.js';
+import { usableModel } from './usable-models.js';
 import type { StoredRecord, WriterStamp } from '../providers/registry.js';
 import { principalName } from './principals.js';
 
