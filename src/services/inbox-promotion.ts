@@ -6,13 +6,13 @@ import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import type { Deps } from './deps.js';
 import type { MessageContent } from './run-input.js';
-import { writeNewRun } from './run-lifecycle.js';
+import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
 type Tx = Prisma.TransactionClient;
 
 /** The thread's accepted or running run, if any (at most one, by the inbox's rules). */
-export const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: ['accepted', 'running'] } }, orderBy: { id: 'desc' } });
+export const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: [...ACTIVE] } }, orderBy: { id: 'desc' } });
 
 export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
   // Most runs end with nothing queued: one cheap read avoids the locking transaction.

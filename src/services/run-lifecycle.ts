@@ -33,6 +33,9 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const WAIT_REASONS = ['approval', 'client_tool', 'user_question'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
+/** Active statuses: a thread has at most one run in them (new input queues behind it). */
+export const ACTIVE: readonly RunStatus[] = ['accepted', 'running'];
+
 /** Terminal statuses: the run is sealed and never changes status again. */
 export const SEALED: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 

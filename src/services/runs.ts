@@ -7,7 +7,7 @@ import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
-import { cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
+import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
 import type { Actor, Deps } from './deps.js';
@@ -49,8 +49,6 @@ export interface StartRunInput {
   labels?: unknown;
 }
 
-const ACTIVE: RunStatus[] = ['accepted', 'running'];
-
 /**
  * Creates an accepted run of the agent (its default revision unless one is named), in the given
  * thread or a new one (in the given session or a new one), with the inbox entry that carries its
@@ -88,7 +86,7 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
     await tx.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
     const thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
-    const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: ACTIVE } }, select: { id: true } });
+    const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
     if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
     return writeNewRun(tx, planNewRun({ ...planned, thread: { existing: thread } }));
   });

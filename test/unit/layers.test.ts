@@ -108,6 +108,14 @@ describe('layers of src/', () => {
     expect(imports(['services', 'engine', 'providers', 'storage', 'lib'], ['graphql'])).toEqual([]);
   });
 
+  it('writes the runs table from one module only: the run lifecycle', () => {
+    const RUN_WRITES = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+runs\b|\.run\s*\.\s*(?:create|createMany|update|updateMany|upsert|delete|deleteMany)\b|delegate:\s*\w+\.run\b/;
+    expect(RUN_WRITES.test('await tx.run.updateMany({')).toBe(true);
+    expect(RUN_WRITES.test('UPDATE runs SET status')).toBe(true);
+    const writers = sourceFiles(src).filter((file) => RUN_WRITES.test(readFileSync(file, 'utf8'))).map((file) => relative(src, file));
+    expect(writers).toEqual(['services/run-lifecycle.ts']);
+  });
+
   it('finds a cycle and a forbidden import when there is one', () => {
     expect(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     expect(cycles(new Map([['a.ts', ['a.ts']]]))).toEqual([['a.ts']]);
