@@ -5,7 +5,7 @@
 import { canonicallyEqual } from '../lib/canonical-json.js';
 import type { InboxEntry, Run, Thread } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { normalizeRunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { checkIfMatch, formatEtag } from '../lib/etag.js';

@@ -114,27 +114,55 @@ export function attemptsLeft(run: { attempts: number; maxAttempts: number; hande
 
 // ── creation ──
 
-/** `(col, …)` and `(value, …)` of one planned row; values typed by their JavaScript type. */
-function rowSql(row: PlannedRow): { columns: PrismaSql.Sql; values: PrismaSql.Sql } {
-  const entries = Object.entries(row).filter(([, value]) => value !== undefined);
-  const value = (v: unknown) => {
-    if (v === null) return PrismaSql.sql`NULL`;
-    if (v instanceof Date) return PrismaSql.sql`${v}::timestamptz`;
-    if (typeof v === 'number') return PrismaSql.sql`${v}::int`;
-    if (typeof v === 'boolean') return PrismaSql.sql`${v}::boolean`;
-    if (typeof v === 'string') return PrismaSql.sql`${v}::text`;
-    return PrismaSql.sql`${JSON.stringify(v)}::jsonb`;
-  };
-  // Every created row is stamped with the statement's time.
-  return {
-    columns: PrismaSql.raw(`(${[...entries.map(([field]) => columnName(field)), 'created_at', 'updated_at'].join(', ')})`),
-    values: PrismaSql.sql`(${PrismaSql.join(entries.map(([, v]) => value(v)))}, now(), now())`,
-  };
+/**
+ * A statement built in one pass (the run hot path creates one per run: nesting Prisma.sql fragments
+ * would copy them at every level).
+ */
+class StatementBuilder {
+  private readonly strings: string[] = [''];
+  private readonly values: unknown[] = [];
+
+  text(text: string): this {
+    this.strings[this.strings.length - 1] += text;
+    return this;
+  }
+
+  /** A parameter, cast so PostgreSQL never has to guess its type. */
+  param(value: unknown, cast: string): this {
+    this.values.push(value);
+    this.strings.push(`::${cast}`);
+    return this;
+  }
+
+  fragment(sql: PrismaSql.Sql): this {
+    this.values.push(sql);
+    this.strings.push('');
+    return this;
+  }
+
+  build(): PrismaSql.Sql {
+    return new PrismaSql.Sql(this.strings, this.values);
+  }
 }
 
-function insertSql(table: 'sessions' | 'threads' | 'inbox_entries' | 'runs', row: PlannedRow, returning = false): PrismaSql.Sql {
-  const { columns, values } = rowSql(row);
-  return PrismaSql.sql`INSERT INTO ${PrismaSql.raw(table)} ${columns} VALUES ${values}${returning ? PrismaSql.sql` RETURNING *` : PrismaSql.empty}`;
+const columnNames = new Map<string, string>();
+const column = (field: string) => columnNames.get(field) ?? columnNames.set(field, columnName(field)).get(field)!;
+
+/** `INSERT INTO table (col, …) VALUES (value, …)` of one planned row, values typed by their JavaScript type. */
+function insertRow(statement: StatementBuilder, table: 'sessions' | 'threads' | 'inbox_entries' | 'runs', row: PlannedRow) {
+  const fields = Object.keys(row).filter((field) => row[field] !== undefined);
+  // Every created row is stamped with the statement's time.
+  statement.text(`INSERT INTO ${table} (${fields.map(column).join(', ')}, created_at, updated_at) VALUES (`);
+  for (const field of fields) {
+    const value = row[field];
+    if (value === null) statement.text('NULL');
+    else if (typeof value === 'number') statement.param(value, 'int');
+    else if (typeof value === 'boolean') statement.param(value, 'boolean');
+    else if (typeof value === 'string') statement.param(value, 'text');
+    else statement.param(JSON.stringify(value), 'jsonb');
+    statement.text(', ');
+  }
+  statement.text('now(), now())');
 }
 
 /**
@@ -145,21 +173,33 @@ function insertSql(table: 'sessions' | 'threads' | 'inbox_entries' | 'runs', row
  * a transaction; inside one it joins it. One round trip either way.
  */
 export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
-  const parts: PrismaSql.Sql[] = [];
-  if (plan.session) parts.push(PrismaSql.sql`new_session AS (${insertSql('sessions', plan.session)})`);
-  if ('insert' in plan.thread) parts.push(PrismaSql.sql`new_thread AS (${insertSql('threads', plan.thread.insert)})`);
-  else {
-    const { id, lastInboxPosition } = plan.thread.update;
-    parts.push(PrismaSql.sql`thread_pointers AS (UPDATE threads SET current_run_id = ${plan.run.id}, last_run_id = ${plan.run.id}
-      ${lastInboxPosition === undefined ? PrismaSql.empty : PrismaSql.sql`, last_inbox_position = ${lastInboxPosition}::int`} WHERE id = ${id})`);
+  const statement = new StatementBuilder().text('WITH ');
+  if (plan.session) {
+    statement.text('new_session AS (');
+    insertRow(statement, 'sessions', plan.session);
+    statement.text('), ');
   }
-  if ('insert' in plan.entry) parts.push(PrismaSql.sql`new_entry AS (${insertSql('inbox_entries', plan.entry.insert)})`);
-  else parts.push(PrismaSql.sql`assigned_entry AS (UPDATE inbox_entries SET status = 'assigned', assigned_run_id = ${plan.run.id} WHERE id = ${plan.entry.assign.id})`);
-  parts.push(PrismaSql.sql`new_audit AS (INSERT INTO audit_events ${AUDIT_COLUMNS} VALUES ${PrismaSql.join(plan.audits.map(auditValues))})`);
-  parts.push(PrismaSql.sql`new_run AS (${insertSql('runs', plan.run, true)})`);
-  const rows = await db.$queryRaw<(Run & { notified: unknown })[]>`
-    WITH ${PrismaSql.join(parts, ', ')}
-    SELECT ${RUN_COLUMNS}, pg_notify(${RUN_ACCEPTED_CHANNEL}, new_run.id) IS NULL AS "notified" FROM new_run`;
+  if ('insert' in plan.thread) {
+    statement.text('new_thread AS (');
+    insertRow(statement, 'threads', plan.thread.insert);
+  } else {
+    const { id, lastInboxPosition } = plan.thread.update;
+    statement.text('thread_pointers AS (UPDATE threads SET current_run_id = ').param(plan.run.id, 'text').text(', last_run_id = ').param(plan.run.id, 'text');
+    if (lastInboxPosition !== undefined) statement.text(', last_inbox_position = ').param(lastInboxPosition, 'int');
+    statement.text(' WHERE id = ').param(id, 'text');
+  }
+  if ('insert' in plan.entry) {
+    statement.text('), new_entry AS (');
+    insertRow(statement, 'inbox_entries', plan.entry.insert);
+  } else {
+    statement.text(`), assigned_entry AS (UPDATE inbox_entries SET status = 'assigned', assigned_run_id = `).param(plan.run.id, 'text').text(' WHERE id = ').param(plan.entry.assign.id, 'text');
+  }
+  statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
+  plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
+  statement.text('), new_run AS (');
+  insertRow(statement, 'runs', plan.run);
+  statement.text(' RETURNING *) SELECT ').fragment(RUN_COLUMNS).text(', pg_notify(').param(RUN_ACCEPTED_CHANNEL, 'text').text(', new_run.id) IS NULL AS "notified" FROM new_run');
+  const rows = await db.$queryRaw<(Run & { notified: unknown })[]>(statement.build());
   const { notified: _notified, ...run } = rows[0]!;
   return run as Run;
 }
