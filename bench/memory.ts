@@ -20,7 +20,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import { newId } from '../src/lib/ids.js';
-import { hashEmbedding } from '../src/engine/hash-embeddings.js';
+import { hashEmbedding } from '../src/providers/hash-embeddings.js';
 import { createMemory, searchRecords, writeRecord } from '../src/services/memories.js';
 import { vectorIndexFor } from '../src/memory-stores/builtin.js';
 import type { Actor } from '../src/services/deps.js';

@@ -7,27 +7,17 @@ import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from 'a
 import { APICallError } from '@ai-sdk/provider';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Run } from '../generated/prisma/client.js';
-import type { Prisma } from '../db.js';
 import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import { isAppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
+import { recordMemoryMounts, type PendingEntry, type SealOutcome } from '../services/run-lifecycle.js';
 import { RunItemStream, type RunItemState } from './items.js';
 import { callSettings, resolveModel } from './models.js';
-import { canMove } from './state-machine.js';
-import { Prisma as PrismaSql } from '../generated/prisma/client.js';
-import { RUN_COLUMNS } from '../storage/columns.js';
 import { takeSteerEntries } from '../services/inbox.js';
 import { memoryTools, recall, resolveMounts } from './memory-tools.js';
 
 export const ASK_USER_TOOL = 'ask_user';
-
-export interface PendingEntry {
-  tool_call_id: string;
-  tool_name: string;
-  arguments: Record<string, unknown>;
-  presentation: Record<string, unknown>;
-}
 
 interface ClientTool {
   name: string;
@@ -48,12 +38,8 @@ interface AgentConfig {
   memory_mounts?: { memory_id: string; name?: string; access?: string; recall?: boolean }[];
 }
 
-export type Outcome =
-  | { kind: 'completed'; output: unknown }
-  | { kind: 'waiting'; reason: 'approval' | 'client_tool' | 'user_question'; approvals: PendingEntry[]; calls: PendingEntry[] }
-  | { kind: 'failed'; code: string; message: string }
-  | { kind: 'cancelled' }
-  | { kind: 'retry'; message: string };
+/** How an attempt ends: what the seal records, or another attempt. */
+export type Outcome = SealOutcome | { kind: 'retry'; message: string };
 
 export class UsageLimitExceeded extends Error {}
 
@@ -172,7 +158,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(deps, run, config.memory_mounts ?? []);
   if (mounts.length && ctx.attempt === 1) {
-    await deps.db.run.update({ where: { id: run.id }, data: { memoryMounts: mounts as unknown as Prisma.InputJsonValue } });
+    await recordMemoryMounts(deps.db, run.id, mounts);
   }
   const recalled = await recall(deps, run, mounts, inputText);
   for (const result of recalled) {
@@ -338,51 +324,6 @@ export function isTransient(error: unknown): boolean {
   if (APICallError.isInstance(error)) return error.isRetryable;
   const code = (error as { code?: string }).code;
   return code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
-}
-
-/**
- * Seals the attempt's outcome in one statement: the last run items, the run's status with output,
- * pending, usage and checkpoint, the thread's committed history and current run, and the inbox
- * entries the run carried. Only the attempt that holds the run can seal it (a worker whose run was
- * taken over finds nothing to seal and gets null). Also tells whether the thread has pending
- * entries waiting to become its next run.
- */
-export async function sealRun(deps: Deps, run: Run, outcome: Exclude<Outcome, { kind: 'retry' }>, newMessages: ModelMessage[], usage: Record<string, number>, items: RunItemStream): Promise<(Run & { threadHasPending: boolean }) | null> {
-  const to = outcome.kind === 'completed' ? 'completed' : outcome.kind === 'waiting' ? 'waiting' : outcome.kind === 'cancelled' ? 'cancelled' : 'failed';
-  if (!canMove('running', to)) throw new Error(`a running run cannot become ${to}`);
-  // Committed history grows only with what completed or waiting runs produced; checkpoint_seq
-  // records where this run's history ends (fork continues from there).
-  const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
-  const failure = outcome.kind === 'failed' ? { code: outcome.code, message: outcome.message } : outcome.kind === 'cancelled' ? { code: 'cancelled', message: 'the run was cancelled' } : null;
-  const pending = outcome.kind === 'waiting' ? { approvals: outcome.approvals, calls: outcome.calls } : { approvals: [], calls: [] };
-  const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
-  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-  const itemsWrite = await items.drain();
-  const rows = await deps.db.$queryRaw<(Run & { threadHasPending: boolean })[]>`
-    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} sealed AS (
-      UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
-        usage_at_seal = ${json(usage)}::jsonb, pending = ${json(pending)}::jsonb,
-        output = ${outcome.kind === 'completed' ? json(outcome.output ?? null) ?? 'null' : null}::jsonb,
-        wait_reason = ${outcome.kind === 'waiting' ? outcome.reason : null}, failure = ${json(failure)}::jsonb,
-        checkpoint_seq = (SELECT jsonb_array_length(t.message_history) FROM threads t WHERE t.id = runs.thread_id) + ${commit ? newMessages.length : 0}::int
-      WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}
-      RETURNING *
-    ), thread AS (
-      UPDATE threads SET
-        message_history = CASE WHEN ${commit} THEN message_history || ${JSON.stringify(newMessages)}::jsonb ELSE message_history END,
-        current_run_id = CASE WHEN current_run_id = ${run.id} THEN NULL ELSE current_run_id END
-      WHERE id = (SELECT thread_id FROM sealed)
-    ), entries AS (
-      -- Steered entries keep saying they were incorporated; they finish with the run.
-      UPDATE inbox_entries SET finished_at = now(),
-        status = CASE WHEN status = 'incorporated' THEN status ELSE ${entryStatus} END,
-        failure = CASE WHEN status = 'incorporated' THEN failure ELSE coalesce(${outcome.kind === 'failed' ? json(failure) : null}::jsonb, failure) END
-      WHERE assigned_run_id = ${run.id} AND finished_at IS NULL AND EXISTS (SELECT 1 FROM sealed)
-    )
-    SELECT ${RUN_COLUMNS},
-      EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending"
-    FROM sealed`;
-  return rows[0] ?? null;
 }
 
 export function describeError(error: unknown): string {

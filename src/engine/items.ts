@@ -7,6 +7,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
+import { streamId } from '../services/run-items.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;
@@ -24,11 +25,6 @@ export interface RunItemState {
   lastStreamId: string;
   startedAt: Date;
   endedAt: Date | null;
-}
-
-export function streamSequence(streamId: string | null | undefined): number {
-  const match = /^s(\d+)$/.exec(streamId ?? '');
-  return match ? Number(match[1]) : 0;
 }
 
 export class RunItemStream {
@@ -50,7 +46,7 @@ export class RunItemStream {
 
   private nextStreamId(): string {
     this.counter += 1;
-    return `s${this.attempt * 1_000_000 + this.counter}`;
+    return streamId(this.attempt, this.counter);
   }
 
   private changed(item: RunItemState) {
@@ -64,11 +60,11 @@ export class RunItemStream {
   }
 
   open(kind: string, content: Record<string, unknown>, state: RunItemState['state'] = 'in_progress'): RunItemState {
-    const streamId = this.nextStreamId();
+    const first = this.nextStreamId();
     const now = new Date();
     const item: RunItemState = {
       id: newId('runItem'), runId: this.run.id, ordinal: this.nextOrdinal++, kind, state, content, contentRefs: {},
-      firstStreamId: streamId, lastStreamId: streamId, startedAt: now, endedAt: state === 'in_progress' ? null : now,
+      firstStreamId: first, lastStreamId: first, startedAt: now, endedAt: state === 'in_progress' ? null : now,
     };
     this.items.set(item.ordinal, item);
     this.counter -= 1; // changed() takes the next id again: first and last id are equal for a new item

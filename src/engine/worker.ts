@@ -11,20 +11,18 @@
 // instead of waiting for its lease to expire.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { Prisma, type Run } from '../generated/prisma/client.js';
+import type { Run } from '../generated/prisma/client.js';
 import type { ModelMessage } from 'ai';
-import { RUN_COLUMNS } from '../storage/columns.js';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
-import { attemptId, describeError, executeAttempt, isTransient, sealRun } from './executor.js';
-import { attemptsLeft, handBack, RUN_ACCEPTED_CHANNEL, transition } from './state-machine.js';
+import { attemptId, describeError, executeAttempt, isTransient } from './executor.js';
+import {
+  attemptsLeft, claimRun, expiredRuns, extendLease, handBack, requeueRun, RUN_ACCEPTED_CHANNEL, RUN_CANCEL_CHANNEL, sealRun, takeOverExpired,
+} from '../services/run-lifecycle.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
-import { promoteNextEntry } from '../services/inbox.js';
-
-export const RUN_CHANNEL = RUN_ACCEPTED_CHANNEL;
-export const CANCEL_CHANNEL = 'wsa_run_cancel';
+import { promoteNextEntry } from '../services/inbox-promotion.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -74,8 +72,8 @@ export class WorkerPool {
   async start() {
     // A wake-up names its run; after a lost listener connection, notifications may have been
     // missed, so the pool scans.
-    this.wakeUnsubscribers.push(await this.options.listener.subscribe(RUN_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
-    this.cancelUnsubscribers.push(await this.options.listener.subscribe(CANCEL_CHANNEL, (runId) => this.active.get(runId)?.controller.abort(new Error('cancelled'))));
+    this.wakeUnsubscribers.push(await this.options.listener.subscribe(RUN_ACCEPTED_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
+    this.cancelUnsubscribers.push(await this.options.listener.subscribe(RUN_CANCEL_CHANNEL, (runId) => this.active.get(runId)?.controller.abort(new Error('cancelled'))));
     this.wakeUnsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
     this.cancelUnsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.controller.abort(new Error('cancelled'))));
     this.scheduleRecovery();
@@ -157,19 +155,10 @@ export class WorkerPool {
 
   /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
   private async claim(runId?: string): Promise<{ run: Run; history: ModelMessage[] } | null> {
-    const attempt = attemptId();
-    const target = runId
-      ? Prisma.sql`SELECT id FROM runs WHERE id = ${runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
-      : Prisma.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-    const rows = await this.deps.db.$queryRaw<(Run & { threadHistory: ModelMessage[] })[]>`
-      UPDATE runs SET status = 'running', lease_owner = ${this.id}, lease_expires_at = now() + make_interval(secs => ${this.leaseMs / 1000}),
-        attempts = attempts + 1, current_attempt_id = ${attempt}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
-      WHERE id = (${target})
-      RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory"`;
-    if (rows.length === 0) return null;
-    const { threadHistory, ...run } = rows[0]!;
-    this.deps.events.publish('runChanged', run.id, run);
-    return { run, history: threadHistory ?? [] };
+    const claimed = await claimRun(this.deps.db, { runId, attemptId: attemptId(), leaseOwner: this.id, leaseMs: this.leaseMs });
+    if (!claimed) return null;
+    this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
+    return { run: claimed.run, history: claimed.history as ModelMessage[] };
   }
 
   private async execute(run: Run, history: ModelMessage[]) {
@@ -177,8 +166,7 @@ export class WorkerPool {
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(() => {
-      void this.deps.db.run
-        .updateMany({ where: { id: run.id, leaseOwner: this.id, status: 'running' }, data: { leaseExpiresAt: new Date(Date.now() + this.leaseMs) } })
+      void extendLease(this.deps.db, run.id, this.id, this.leaseMs)
         .catch((error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'));
     }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
     try {
@@ -215,7 +203,7 @@ export class WorkerPool {
       const cancelled = controller.signal.aborted && controller.signal.reason !== HAND_OVER;
       const outcome = cancelled && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
       if (outcome.kind === 'retry') return;
-      const sealed = await sealRun(this.deps, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, items);
+      const sealed = await sealRun(this.deps.db, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, await items.drain());
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
         this.deps.events.publish('runChanged', row.id, row);
@@ -260,13 +248,10 @@ export class WorkerPool {
 
   /** A transient failure: offer the run again as a new attempt. */
   private async retry(run: Run) {
-    const current = await this.deps.db.run.findUniqueOrThrow({ where: { id: run.id } });
-    const requeued = await this.deps.db.$transaction((tx) => transition(tx, current, 'accepted', { leaseOwner: null, leaseExpiresAt: null }));
-    if (requeued) {
-      this.announced.delete(run.id);
-      this.deps.events.publish('runChanged', requeued.id, requeued);
-      await this.deps.db.$executeRaw`SELECT pg_notify(${RUN_CHANNEL}, ${run.id})`;
-    }
+    // Forgotten first: the requeue's NOTIFY must wake this pool for the run again.
+    this.announced.delete(run.id);
+    const requeued = await requeueRun(this.deps.db, run.id);
+    if (requeued) this.deps.events.publish('runChanged', requeued.id, requeued);
   }
 
   /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
@@ -284,13 +269,9 @@ export class WorkerPool {
 
   /** Runs whose worker died: a new attempt if attempts remain, else failed. */
   async recoverExpired() {
-    const expired = await this.deps.db.run.findMany({ where: { status: 'running', leaseExpiresAt: { lt: new Date() } }, take: 50 });
+    const expired = await expiredRuns(this.deps.db);
     for (const run of expired) {
-      const moved = await this.deps.db.$transaction((tx) =>
-        attemptsLeft(run)
-          ? transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null })
-          : transition(tx, run, 'failed', { leaseOwner: null, leaseExpiresAt: null, failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' } }),
-      );
+      const moved = await takeOverExpired(this.deps.db, run);
       if (moved) {
         this.deps.logger.warn({ runId: run.id, status: moved.status }, 'took over a run whose lease expired');
         this.deps.events.publish('runChanged', moved.id, moved);

@@ -27,15 +27,17 @@ export interface RequestCredentials {
 
 /** `known`: the caller already authenticated for this request (the HTTP gate, access.ts). */
 export function createContext(deps: Deps, credentials: RequestCredentials, known?: Actor): GraphQLContext {
-  let actor: Promise<Actor> | null = known ? Promise.resolve(known) : null;
+  const requestId = credentials.requestId || randomUUID();
+  // The caller carries the request id, so every service it reaches can record it.
+  let actor: Promise<Actor> | null = known ? Promise.resolve({ ...known, requestId }) : null;
   return {
     deps,
-    requestId: credentials.requestId || randomUUID(),
+    requestId,
     authorization: credentials.authorization,
     workspaceHeader: credentials.workspaceHeader,
     clientAddress: credentials.clientAddress || 'unknown',
     actor() {
-      actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader);
+      actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader).then((caller) => ({ ...caller, requestId }));
       return actor;
     },
   };

@@ -5,8 +5,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createAzure } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
-import { createScriptedModel, type ScriptSettings } from '../engine/scripted-model.js';
-import { createHashEmbeddingModel } from '../engine/hash-embeddings.js';
+import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
+import { createHashEmbeddingModel } from './hash-embeddings.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema } from './registry.js';
 

@@ -5,26 +5,27 @@
 import { canonicallyEqual } from '../lib/canonical-json.js';
 import type { InboxEntry, Run, Thread } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { normalizeRunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { checkIfMatch, formatEtag } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { SEALED, type RunStatus } from '../engine/state-machine.js';
+import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
+import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
 import { agentForNewRun, AGENTS } from './agents.js';
 import { getRevision } from './revisioned.js';
 import { recordAudit } from './audit.js';
 import type { Actor, Deps } from './deps.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
-import { cancelRun, getRun, insertRun, validateMessage, type MessageContent } from './runs.js';
-import { createThreadRow, getThread } from './threads.js';
+import { cancelRun, getRun } from './runs.js';
+import { validateMessage, type MessageContent } from './run-input.js';
+import { getSession, getThread } from './threads.js';
+import { activeRun } from './inbox-promotion.js';
 
 type Tx = Prisma.TransactionClient;
 
-export const DELIVERIES = ['steer', 'queue', 'interrupt'] as const;
-export type Delivery = (typeof DELIVERIES)[number];
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
 /**
@@ -54,8 +55,6 @@ async function lockThread(tx: Tx, actor: Actor, threadId: string): Promise<Threa
   await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
   return tx.thread.findUniqueOrThrow({ where: { id: threadId } });
 }
-
-const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: ['accepted', 'running'] } }, orderBy: { id: 'desc' } });
 
 /** The agent an entry runs: the one it names, else the thread's last run's. */
 async function agentFor(tx: Tx, actor: Actor, thread: Thread, agentId: string | null | undefined, revisionId: string | null | undefined) {
@@ -90,7 +89,10 @@ export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string,
     const { agent, revision, pinned } = await agentFor(tx, actor, thread, input.agentId, input.agentRevisionId);
     const active = await activeRun(tx, thread.id);
     if (!active) {
-      const run = await insertRun(tx, actor, { agentId: agent.id, revisionId: revision.id, pinned, thread, input: payload, options, labels: options.labels ?? {}, trigger: 'input', lineage: 'root', entryDelivery: delivery });
+      const run = await writeNewRun(tx, planNewRun({
+        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: agent.id, revisionId: revision.id, pinned,
+        input: payload, options, labels: options.labels ?? {}, trigger: 'input', lineage: 'root', thread: { existing: thread }, entry: { new: { delivery } },
+      }));
       return { entry_id: run.sourceEntryId!, run_id: run.id };
     }
     const position = thread.lastInboxPosition + 1;
@@ -98,11 +100,11 @@ export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string,
       data: {
         id: newId('inboxEntry'), workspaceId: actor.workspaceId, threadId: thread.id, kind: 'message', delivery, status: 'pending', position,
         payload: payload as unknown as Prisma.InputJsonValue, options: options as Prisma.InputJsonValue, agentId: agent.id, agentRevisionId: pinned ? revision.id : null,
-        principalId: actor.principalId, originRunId: active.id, requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }),
+        principalId: actor.principalId, originRunId: active.id, requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }), requestId: actor.requestId ?? null,
       },
     });
     await tx.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'inbox_entry', resourceId: entry.id, changes: { delivery: { from: null, to: delivery } } });
+    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'inbox_entry', resourceId: entry.id, changes: { delivery: { from: null, to: delivery } }, requestId: actor.requestId });
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
   const result = key
@@ -168,46 +170,6 @@ export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: strin
   return loadResult(deps, entryId);
 }
 
-/**
- * After a run of the thread ends: the next pending entry (inbox order) becomes the next run.
- * Called by workers; safe to call concurrently (the thread row lock decides).
- */
-export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
-  // Most runs end with nothing queued: one cheap read avoids the locking transaction.
-  if (!(await deps.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
-  const run = await deps.db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
-    if (await activeRun(tx, threadId)) return null;
-    const entry = await tx.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, orderBy: { position: 'asc' } });
-    if (!entry) return null;
-    const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
-    const actor: Actor = { principalId: entry.principalId, principalKind: 'api_key', workspaceId: entry.workspaceId, organizationId: '', permissions: new Set(['write', 'read']), loginSessionId: null };
-    const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
-    if (!agent || agent.archivedAt) {
-      await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'failed', finishedAt: new Date(), failure: { code: 'failed_precondition', message: 'the agent is archived or gone' } } });
-      return null;
-    }
-    const revisionId = entry.agentRevisionId ?? agent.defaultRevisionId!;
-    const runId = newId('run');
-    const created = await tx.run.create({
-      data: {
-        id: runId, workspaceId: entry.workspaceId, sessionId: thread.sessionId, threadId, agentId: agent.id, agentRevisionId: revisionId,
-        revisionSelection: entry.agentRevisionId ? 'pinned' : 'default', status: 'accepted', trigger: 'queue', lineage: 'root', sourceEntryId: entry.id,
-        principalId: entry.principalId, maxAttempts: 3, input: entry.payload as Prisma.InputJsonValue, options: entry.options as Prisma.InputJsonValue,
-        labels: ((entry.options as RunOptions).labels ?? {}) as Prisma.InputJsonValue, memoryMounts: [], environmentMounts: [],
-      },
-    });
-    await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'assigned', assignedRunId: runId } });
-    await tx.thread.update({ where: { id: threadId }, data: { currentRunId: runId, lastRunId: runId } });
-    await recordAudit(tx, { workspaceId: entry.workspaceId, principalId: entry.principalId, action: 'create', resourceKind: 'run', resourceId: runId, version: 1, changes: { source_entry_id: { from: null, to: entry.id } } });
-    await tx.$executeRaw`SELECT pg_notify('wsa_run_accepted', ${runId})`;
-    void actor;
-    return created;
-  });
-  if (run) deps.events.publish('runAccepted', { runId: run.id });
-  return run;
-}
-
 /** Pending steer entries join a running run at its next model request; returns their messages. */
 export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: string }, checkpoint: number): Promise<MessageContent[]> {
   return deps.db.$transaction(async (tx) => {
@@ -235,13 +197,14 @@ export async function forkRun(deps: Deps, actor: Actor, runId: string, idempoten
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting') throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
       const sourceThread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
-      const thread = await createThreadRow(tx, actor, { sessionId: run.sessionId, labels: sourceThread.labels, origin: { kind: 'fork', runId: run.id, threadId: run.threadId } });
-      await tx.thread.update({ where: { id: thread.id }, data: { messageHistory: history as Prisma.InputJsonValue } });
-      const { agent, revision, pinned } = await agentFor(tx, actor, { ...thread, lastRunId: run.id } as Thread, input.agentId ?? run.agentId, input.agentId ? null : run.agentRevisionId);
-      const created = await insertRun(tx, actor, {
-        agentId: agent.id, revisionId: revision.id, pinned: pinned || !input.agentId, thread: await tx.thread.findUniqueOrThrow({ where: { id: thread.id } }),
+      await getSession({ db: tx }, actor, run.sessionId);
+      const { agent, revision, pinned } = await agentFor(tx, actor, { ...sourceThread, lastRunId: run.id }, input.agentId ?? run.agentId, input.agentId ? null : run.agentRevisionId);
+      const created = await writeNewRun(tx, planNewRun({
+        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: agent.id, revisionId: revision.id, pinned: pinned || !input.agentId,
         input: payload, options, labels: options.labels ?? {}, trigger: 'fork', lineage: 'fork', parentRunId: run.id,
-      });
+        thread: { new: { sessionId: run.sessionId, labels: sourceThread.labels as Record<string, string>, origin: { runId: run.id, threadId: run.threadId }, messageHistory: history } },
+        entry: { new: { delivery: 'queue' } },
+      }));
       return { entry_id: created.sourceEntryId!, run_id: created.id };
     },
   });

@@ -3,7 +3,7 @@
 import { embed } from 'ai';
 import type { Memory } from '../generated/prisma/client.js';
 import { AppError, quoteInput } from '../lib/errors.js';
-import { usableModel } from '../engine/models.js';
+import { usableModel } from './usable-models.js';
 import type { Deps } from './deps.js';
 
 export type Embed = (text: string) => Promise<number[]>;

@@ -2,11 +2,13 @@
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
 import type { Run } from '../generated/prisma/client.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
-import type { PendingEntry } from '../engine/executor.js';
 import type { Actor, Deps } from './deps.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
-import { getRun, insertRun, validateMessage } from './runs.js';
+import { getRun } from './runs.js';
+import { validateMessage } from './run-input.js';
+import { markResumed, writeNewRun, type PendingEntry } from './run-lifecycle.js';
+import { planNewRun } from './run-plan.js';
 
 const APPROVAL_ACTIONS = ['approve', 'deny'];
 const CALL_STATUSES = ['returned', 'error'];
@@ -74,12 +76,12 @@ export async function resumeRun(deps: Deps, actor: Actor, runId: string, idempot
       }
       const answers = checkAnswers(run.pending as never, body);
       const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-      const successor = await insertRun(tx, actor, {
-        agentId: run.agentId, revisionId: run.agentRevisionId, pinned: true, thread, input: input ?? { content: [] }, options: run.options as never,
-        labels: run.labels as Record<string, string>, trigger: 'resume', lineage: 'resume', parentRunId: run.id,
-        resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null },
-      });
-      await tx.run.update({ where: { id: run.id }, data: { resumedById: successor.id, version: run.version + 1, updatedAt: new Date() } });
+      const successor = await writeNewRun(tx, planNewRun({
+        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: run.agentId, revisionId: run.agentRevisionId, pinned: true,
+        input: input ?? { content: [] }, options: run.options as never, labels: run.labels as Record<string, string>, trigger: 'resume', lineage: 'resume', parentRunId: run.id,
+        resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null }, thread: { existing: thread }, entry: { new: { delivery: 'queue' } },
+      }));
+      await markResumed(tx, run, successor.id);
       return { run_id: successor.id };
     },
   });

@@ -2,10 +2,20 @@
 // runItems subscription — replay from the database, then live changes, each change delivered once.
 import type { RunItem } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
-import { streamSequence } from '../engine/items.js';
-import { SEALED, type RunStatus } from '../engine/state-machine.js';
+import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { Actor, Deps } from './deps.js';
 import { getRun } from './runs.js';
+
+/** The id of the `counter`-th change of a run's attempt: sequences only grow, across attempts too. */
+export function streamId(attempt: number, counter: number): string {
+  return `s${attempt * 1_000_000 + counter}`;
+}
+
+/** The position of a change in its run's stream (see streamId). */
+export function streamSequence(streamId: string | null | undefined): number {
+  const match = /^s(\d+)$/.exec(streamId ?? '');
+  return match ? Number(match[1]) : 0;
+}
 
 export interface ItemView {
   id: string;

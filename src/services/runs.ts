@@ -4,50 +4,20 @@
 import type { Prisma } from '../db.js';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
-import { canonicalize, digestOf } from '../lib/canonical-json.js';
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
-import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
-import { RUN_STATUSES, SEALED, transition, type RunStatus } from '../engine/state-machine.js';
-import { agentForNewRun, AGENTS, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
-import { getRevision } from './revisioned.js';
-import { recordAudit } from './audit.js';
+import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
+import { planNewRun } from './run-plan.js';
+import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
-import { createThreadRow, getThread } from './threads.js';
-import { changeVersioned } from './versioned.js';
-import { promoteNextEntry } from './inbox.js';
-import { insertRunOnNewThread, newRunFacts } from './run-statements.js';
+import { getSession, getThread } from './threads.js';
+import { promoteNextEntry } from './inbox-promotion.js';
+import { newRunFacts } from './new-run-facts.js';
+import { validateMessage } from './run-input.js';
 
 type Tx = Prisma.TransactionClient;
-
-export interface MessageContent {
-  content: { type: 'text'; text: string }[];
-}
-
-/** `{content: [{type: "text", text}]}` — the input/payload shape of the spec. */
-export function validateMessage(value: unknown, field: string, required = true): MessageContent | null {
-  if (value === undefined || value === null) {
-    if (required) throw invalidArgument(`${field} is required: {"content": [{"type": "text", "text": "…"}]}`, field);
-    return null;
-  }
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must be an object with content`, field);
-  const { content, ...rest } = value as Record<string, unknown>;
-  const extra = Object.keys(rest)[0];
-  if (extra) throw invalidArgument(`${field}.${extra} is not a known field`, `${field}.${extra}`);
-  if (!Array.isArray(content) || content.length === 0 || content.length > 100) throw invalidArgument(`${field}.content must be a list of 1 to 100 parts`, `${field}.content`);
-  content.forEach((part: unknown, index) => {
-    const partField = `${field}.content[${index}]`;
-    if (part === null || typeof part !== 'object' || (part as { type?: unknown }).type !== 'text' || typeof (part as { text?: unknown }).text !== 'string') {
-      throw invalidArgument(`${partField} must be {"type": "text", "text": "…"}`, partField);
-    }
-    const keys = Object.keys(part as object).filter((key) => key !== 'type' && key !== 'text');
-    if (keys.length) throw invalidArgument(`${partField}.${keys[0]} is not a known field`, `${partField}.${keys[0]}`);
-  });
-  if (Buffer.byteLength(canonicalize(content)) > 512 * 1024) throw invalidArgument(`${field} is larger than 512 KiB`, field);
-  return { content: content as MessageContent['content'] };
-}
 
 /** New use of a disabled model or provider is refused at once with `disabled`. */
 export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
@@ -79,8 +49,6 @@ export interface StartRunInput {
   labels?: unknown;
 }
 
-const ACTIVE: RunStatus[] = ['accepted', 'running'];
-
 /**
  * Creates an accepted run of the agent (its default revision unless one is named), in the given
  * thread or a new one (in the given session or a new one), with the inbox entry that carries its
@@ -92,9 +60,10 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   const options = normalizeRunOptions(input.options);
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
+  const request = { workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: requestId ?? actor.requestId ?? null, input: message, options, labels, trigger: 'input', lineage: 'root', entry: { new: { delivery: 'queue' } } } as const;
   if (!input.threadId && !options.overrides) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
-    const run = await startRunOnNewThread(deps, actor, input, message, options, labels, requestId);
+    const run = await startRunOnNewThread(deps, actor, input, request);
     deps.events.publish('runAccepted', { runId: run.id });
     return { run };
   }
@@ -106,83 +75,35 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
     if (options.overrides) await checkConfigReferences(tx, actor, effective as never, 'options.overrides');
     await assertModelUsable(tx, actor.workspaceId, effective.model);
-    let thread;
-    if (input.threadId) {
-      await getThread({ db: tx }, actor, input.threadId);
-      // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
-      await tx.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
-      thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
-      if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
-      const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: ACTIVE } }, select: { id: true } });
-      if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
-    } else {
+    const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
+    if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
-      thread = await createThreadRow(tx, actor, { sessionId: input.sessionId });
+      if (input.sessionId) await getSession({ db: tx }, actor, input.sessionId);
+      return writeNewRun(tx, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
     }
-    const run = await insertRun(tx, actor, { agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId), thread, input: message, options, labels, trigger: 'input', lineage: 'root' });
-    return { run, thread: { ...thread, lastInboxPosition: thread.lastInboxPosition + 1, currentRunId: run.id, lastRunId: run.id } };
+    await getThread({ db: tx }, actor, input.threadId);
+    // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
+    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
+    const thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
+    if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
+    const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
+    if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
+    return writeNewRun(tx, planNewRun({ ...planned, thread: { existing: thread } }));
   });
-  deps.events.publish('runAccepted', { runId: created.run.id });
-  void requestId;
-  return created;
+  deps.events.publish('runAccepted', { runId: created.id });
+  return { run: created };
 }
 
-async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, message: MessageContent, options: RunOptions, labels: Record<string, string>, requestId?: string) {
+async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>) {
   const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
   checkModelUsable(String(facts.revisionConfig?.model ?? ''), { found: facts.modelFound, enabled: facts.modelEnabled, providerEnabled: facts.providerEnabled });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
-  return insertRunOnNewThread(deps.db, actor, {
-    agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), sessionId: input.sessionId ?? null, input: message, options, labels, requestId,
-  });
-}
-
-export interface InsertRunInput {
-  agentId: string;
-  revisionId: string;
-  pinned: boolean;
-  thread: { id: string; sessionId: string; lastInboxPosition: number };
-  input: MessageContent;
-  options: RunOptions;
-  labels: Record<string, string>;
-  trigger: 'input' | 'resume' | 'fork' | 'queue';
-  lineage: 'root' | 'resume' | 'fork';
-  parentRunId?: string | null;
-  resume?: Record<string, unknown> | null;
-  entryDelivery?: 'steer' | 'queue' | 'interrupt';
-}
-
-/** Inserts the run, its (assigned) inbox entry and points the thread at it. */
-export async function insertRun(tx: Tx, actor: Actor, input: InsertRunInput) {
-  const runId = newId('run');
-  const entryId = newId('inboxEntry');
-  const position = input.thread.lastInboxPosition + 1;
-  await tx.inboxEntry.create({
-    data: {
-      id: entryId, workspaceId: actor.workspaceId, threadId: input.thread.id, kind: 'message', delivery: input.entryDelivery ?? 'queue', status: 'assigned', position,
-      payload: input.input as unknown as Prisma.InputJsonValue, options: input.options as Prisma.InputJsonValue, agentId: input.agentId, agentRevisionId: input.revisionId,
-      assignedRunId: runId, principalId: actor.principalId, requestDigest: digestOf({ payload: input.input, options: input.options, agent_id: input.agentId }),
-    },
-  });
-  const run = await tx.run.create({
-    data: {
-      id: runId, workspaceId: actor.workspaceId, sessionId: input.thread.sessionId, threadId: input.thread.id, agentId: input.agentId, agentRevisionId: input.revisionId,
-      revisionSelection: input.pinned ? 'pinned' : 'default', status: 'accepted', trigger: input.trigger, lineage: input.lineage, parentRunId: input.parentRunId ?? null,
-      sourceEntryId: entryId, principalId: actor.principalId, maxAttempts: 3, input: input.input as unknown as Prisma.InputJsonValue,
-      options: input.options as Prisma.InputJsonValue, labels: input.labels, resume: (input.resume ?? undefined) as Prisma.InputJsonValue | undefined,
-      memoryMounts: [], environmentMounts: [],
-    },
-  });
-  await tx.thread.update({ where: { id: input.thread.id }, data: { lastInboxPosition: position, currentRunId: runId, lastRunId: runId } });
-  // Delivered at commit to every worker process listening (in-process workers also get an event).
-  await tx.$executeRaw`SELECT pg_notify('wsa_run_accepted', ${runId})`;
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'run', resourceId: runId, version: 1,
-    changes: { agent_id: { from: null, to: input.agentId }, agent_revision_id: { from: null, to: input.revisionId }, thread_id: { from: null, to: input.thread.id } },
-  });
-  return run;
+  return writeNewRun(deps.db, planNewRun({
+    ...request, agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), thread: { new: { sessionId: input.sessionId ?? null } },
+  }));
 }
 
 export interface RunListArgs {
@@ -224,11 +145,8 @@ export async function listRuns(deps: Deps, actor: Actor, args: RunListArgs) {
 /** PATCH a run: labels only, If-Match required. */
 export async function updateRunLabels(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, labels: unknown) {
   requirePermission(actor, 'write');
-  const data = { labels: validateLabels(labels) };
-  return deps.db.$transaction(async (tx) => {
-    const run = await getRun(tx, actor, id);
-    return changeVersioned({ tx, actor, delegate: tx.run as never, row: run, ifMatch, resourceKind: 'run', action: 'update', data, recordsUpdater: false }) as Promise<Run>;
-  });
+  const valid = validateLabels(labels);
+  return deps.db.$transaction(async (tx) => changeRunLabels(tx, actor, await getRun(tx, actor, id), ifMatch, valid));
 }
 
 /**
@@ -241,20 +159,8 @@ export async function cancelRun(deps: Deps, actor: Actor, id: string) {
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await getRun(tx, actor, id);
       if (SEALED.has(current.status as RunStatus)) throw new AppError('conflict', `the run is already ${current.status}`);
-      const now = new Date();
-      if (current.status === 'running') {
-        const marked = await tx.run.updateMany({ where: { id, status: 'running', version: current.version }, data: { cancelRequestedAt: now, version: current.version + 1, updatedAt: now } });
-        if (marked.count === 1) {
-          await tx.$executeRaw`SELECT pg_notify('wsa_run_cancel', ${id})`;
-          return tx.run.findUniqueOrThrow({ where: { id } });
-        }
-        continue;
-      }
-      const cancelled = await transition(tx, current, 'cancelled', { cancelRequestedAt: now, failure: { code: 'cancelled', message: 'the run was cancelled' } });
-      if (cancelled) {
-        await tx.thread.updateMany({ where: { id: cancelled.threadId, currentRunId: cancelled.id }, data: { currentRunId: null } });
-        return cancelled;
-      }
+      const changed = await cancelOrRequest(tx, current);
+      if (changed) return changed;
     }
     throw new AppError('conflict', 'the run changed while it was being cancelled; try again');
   });

@@ -3,19 +3,20 @@
 // objects to GraphQL as the Prisma client would.
 import { Prisma } from '../generated/prisma/client.js';
 
-const camelToSnake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** The column of a Prisma field: `agentRevisionId` → `agent_revision_id` (the schema maps every field so). */
+export const columnName = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** `"alias"."snake_case" AS "camelCase", …` for every scalar field of a model. */
 export function returningColumns(fields: Record<string, string>, alias?: string): Prisma.Sql {
   const prefix = alias ? `"${alias}".` : '';
-  return Prisma.raw(Object.keys(fields).map((field) => `${prefix}"${camelToSnake(field)}" AS "${field}"`).join(', '));
+  return Prisma.raw(Object.keys(fields).map((field) => `${prefix}"${columnName(field)}" AS "${field}"`).join(', '));
 }
 
 export const RUN_COLUMNS = returningColumns(Prisma.RunScalarFieldEnum);
 
 /** `"alias"."snake_case" AS "prefix.camelCase", …`: several models in one row, split by `takePrefixed`. */
 export function prefixedColumns(fields: Record<string, string>, alias: string, prefix: string): Prisma.Sql {
-  return Prisma.raw(Object.keys(fields).map((field) => `"${alias}"."${camelToSnake(field)}" AS "${prefix}.${field}"`).join(', '));
+  return Prisma.raw(Object.keys(fields).map((field) => `"${alias}"."${columnName(field)}" AS "${prefix}.${field}"`).join(', '));
 }
 
 export function takePrefixed<T>(row: Record<string, unknown>, prefix: string): T {

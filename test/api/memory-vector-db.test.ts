@@ -7,7 +7,7 @@ import { insertModel } from '../helpers/fixtures.js';
 import { startVectorDbServer, type VectorDbServer } from '../helpers/vector-db-server.js';
 import { createWorkspace } from '../../src/services/admin.js';
 import { openPineconeStore, PINECONE_API_VERSION } from '../../src/memory-stores/pinecone.js';
-import { hashEmbedding } from '../../src/engine/hash-embeddings.js';
+import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 import { rememberingRun } from '../helpers/memory-runs.js';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VectorIndex, VectorIndexCache, decodeFloat4Array, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
 import { loadDotKernel } from '../../src/lib/simd-dot.js';
-import { hashEmbedding } from '../../src/engine/hash-embeddings.js';
+import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 
 const exactTop = (rows: VectorRow[], query: number[], k: number) =>
   rows

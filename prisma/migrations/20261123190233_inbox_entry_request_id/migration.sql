@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "inbox_entries" ADD COLUMN     "request_id" TEXT;

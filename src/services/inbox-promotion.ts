@@ -1,0 +1,41 @@
+// A thread's next turn: when its run ends (or is cancelled before it starts), the next pending
+// inbox entry, in inbox order, becomes the thread's next run. Called by workers after a seal and
+// by cancellation; safe to call concurrently (the thread's row lock decides).
+import type { Prisma } from '../db.js';
+import type { Run } from '../generated/prisma/client.js';
+import type { RunOptions } from '../agents/config-schema.js';
+import type { Deps } from './deps.js';
+import type { MessageContent } from './run-input.js';
+import { ACTIVE, writeNewRun } from './run-lifecycle.js';
+import { planNewRun } from './run-plan.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** The thread's accepted or running run, if any (at most one, by the inbox's rules). */
+export const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: [...ACTIVE] } }, orderBy: { id: 'desc' } });
+
+export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
+  // Most runs end with nothing queued: one cheap read avoids the locking transaction.
+  if (!(await deps.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
+  const run = await deps.db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
+    if (await activeRun(tx, threadId)) return null;
+    const entry = await tx.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, orderBy: { position: 'asc' } });
+    if (!entry) return null;
+    const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
+    const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
+    if (!agent || agent.archivedAt) {
+      await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'failed', finishedAt: new Date(), failure: { code: 'failed_precondition', message: 'the agent is archived or gone' } } });
+      return null;
+    }
+    const options = entry.options as RunOptions;
+    // The run is the entry's sender's, started by the request that delivered the entry.
+    return writeNewRun(tx, planNewRun({
+      workspaceId: entry.workspaceId, principalId: entry.principalId, requestId: entry.requestId, agentId: agent.id, revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
+      pinned: Boolean(entry.agentRevisionId), input: entry.payload as unknown as MessageContent, options, labels: options.labels ?? {}, trigger: 'queue', lineage: 'root',
+      thread: { existing: thread }, entry: { pending: { id: entry.id } },
+    }));
+  });
+  if (run) deps.events.publish('runAccepted', { runId: run.id });
+  return run;
+}

@@ -1,0 +1,126 @@
+// One plan for every new run. Whatever starts a run — a new thread on the hot path, input to an
+// existing thread, a queued inbox entry's turn, a resume batch, a fork — describes it here, and
+// `planNewRun` decides its rows: the session and thread when they are new (or the thread's
+// pointers when it exists), the inbox entry that carries its input (new, or the pending one it
+// takes), the run, and the audit rows, all with the caller's request id. `writeNewRun` in
+// run-lifecycle.ts writes a plan in one statement, so every path creates the same rows.
+import type { Prisma } from '../db.js';
+import type { RunOptions } from '../agents/config-schema.js';
+import { digestOf } from '../lib/canonical-json.js';
+import { newId } from '../lib/ids.js';
+import type { AuditInput } from './audit.js';
+import type { MessageContent } from './run-input.js';
+
+/** What started a run: input to a thread, a resume batch, a fork, or a queued inbox entry's turn. */
+export const TRIGGERS = ['input', 'resume', 'fork', 'queue'] as const;
+export type RunTrigger = (typeof TRIGGERS)[number];
+/** Where a run's history comes from: its thread (root), the waiting run it answers, or the run it forks. */
+export const LINEAGES = ['root', 'resume', 'fork'] as const;
+export type RunLineage = (typeof LINEAGES)[number];
+
+/** A row to insert, by Prisma field name (created_at and updated_at are the statement's time). */
+export type PlannedRow = Record<string, string | number | boolean | null | Prisma.InputJsonValue | undefined>;
+
+/** How an inbox entry joins its thread: `steer` an active run, `queue` behind it, or `interrupt` it. */
+export const DELIVERIES = ['steer', 'queue', 'interrupt'] as const;
+export type Delivery = (typeof DELIVERIES)[number];
+
+export interface NewRunRequest {
+  /** Who starts it: the caller, or (a queued entry's turn) whoever delivered the entry. */
+  workspaceId: string;
+  principalId: string;
+  /** The request that asked for it, recorded on every audit row (null only when there was none). */
+  requestId: string | null;
+  agentId: string;
+  revisionId: string;
+  /** Whether the revision was named (pinned) or is the agent's default. */
+  pinned: boolean;
+  input: MessageContent;
+  options: RunOptions;
+  labels: Record<string, string>;
+  trigger: RunTrigger;
+  lineage: RunLineage;
+  parentRunId?: string | null;
+  resume?: Record<string, unknown> | null;
+  /** Where it runs: a new thread (in a new session unless one is named) or an existing thread. */
+  thread:
+    | { new: { sessionId: string | null; labels?: Record<string, string>; origin?: { runId: string; threadId: string }; messageHistory?: unknown[] } }
+    | { existing: { id: string; sessionId: string; lastInboxPosition: number } };
+  /** The inbox entry that carries its input: a new one, or a pending entry whose turn it is. */
+  entry: { new: { delivery: Delivery } } | { pending: { id: string } };
+}
+
+export interface NewRunPlan {
+  session: PlannedRow | null;
+  thread: { insert: PlannedRow } | { update: { id: string; lastInboxPosition?: number } };
+  entry: { insert: PlannedRow } | { assign: { id: string } };
+  run: PlannedRow & { id: string };
+  audits: AuditInput[];
+}
+
+export const MAX_ATTEMPTS = 3;
+
+export function planNewRun(request: NewRunRequest): NewRunPlan {
+  const { workspaceId, principalId, requestId } = request;
+  const runId = newId('run');
+  const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditInput =>
+    ({ workspaceId, principalId, action: 'create', resourceKind, resourceId, version: 1, changes, requestId });
+  const audits: AuditInput[] = [];
+
+  let session: PlannedRow | null = null;
+  let thread: NewRunPlan['thread'];
+  let threadId: string;
+  let sessionId: string;
+  let position: number | null = null;
+  const entryIsNew = 'new' in request.entry;
+  if ('new' in request.thread) {
+    const wanted = request.thread.new;
+    sessionId = wanted.sessionId ?? newId('session');
+    if (wanted.sessionId === null) {
+      session = { id: sessionId, workspaceId, title: '', labels: {}, version: 1, createdById: principalId, updatedById: principalId };
+      audits.push(audit('session', sessionId, {}));
+    }
+    threadId = newId('thread');
+    position = entryIsNew ? 1 : null;
+    thread = {
+      insert: {
+        id: threadId, workspaceId, sessionId, currentRunId: runId, lastRunId: runId, origin: wanted.origin ? 'fork' : 'new',
+        originRunId: wanted.origin?.runId ?? null, originThreadId: wanted.origin?.threadId ?? null, labels: wanted.labels ?? {}, mcpHeaders: {},
+        messageHistory: (wanted.messageHistory ?? []) as Prisma.InputJsonValue, lastInboxPosition: position ?? 0, version: 1, createdById: principalId, updatedById: principalId,
+      },
+    };
+    audits.push(audit('thread', threadId, { session_id: { from: null, to: sessionId } }));
+  } else {
+    const existing = request.thread.existing;
+    threadId = existing.id;
+    sessionId = existing.sessionId;
+    if (entryIsNew) position = existing.lastInboxPosition + 1;
+    thread = { update: { id: threadId, ...(position === null ? {} : { lastInboxPosition: position }) } };
+  }
+
+  let entry: NewRunPlan['entry'];
+  let entryId: string;
+  if ('new' in request.entry) {
+    entryId = newId('inboxEntry');
+    entry = {
+      insert: {
+        id: entryId, workspaceId, threadId, kind: 'message', delivery: request.entry.new.delivery, status: 'assigned', position,
+        payload: request.input as unknown as Prisma.InputJsonValue, options: request.options as Prisma.InputJsonValue, agentId: request.agentId, agentRevisionId: request.revisionId,
+        assignedRunId: runId, principalId, requestDigest: digestOf({ payload: request.input, options: request.options, agent_id: request.agentId }), requestId,
+      },
+    };
+  } else {
+    entryId = request.entry.pending.id;
+    entry = { assign: { id: entryId } };
+  }
+
+  const run = {
+    id: runId, workspaceId, sessionId, threadId, agentId: request.agentId, agentRevisionId: request.revisionId,
+    revisionSelection: request.pinned ? 'pinned' : 'default', status: 'accepted', trigger: request.trigger, lineage: request.lineage,
+    parentRunId: request.parentRunId ?? null, sourceEntryId: entryId, principalId, attempts: 0, maxAttempts: MAX_ATTEMPTS,
+    input: request.input as unknown as Prisma.InputJsonValue, options: request.options as Prisma.InputJsonValue, labels: request.labels,
+    resume: (request.resume ?? null) as Prisma.InputJsonValue | null, memoryMounts: [], environmentMounts: [], version: 1,
+  };
+  audits.push(audit('run', runId, { agent_id: { from: null, to: request.agentId }, agent_revision_id: { from: null, to: request.revisionId }, thread_id: { from: null, to: threadId } }));
+  return { session, thread, entry, run, audits };
+}
