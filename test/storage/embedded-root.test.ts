@@ -164,8 +164,8 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
 
     process.kill(-child.pid!, 'SIGTERM');
     await exited;
-    expect(output).toContain('shutting down');
-    // npm may return before the service has finished its shutdown; PostgreSQL stops at its end.
+    // npm may exit (closing the pipe) before the service logs its shutdown, so the proof is what the
+    // shutdown does at its end: PostgreSQL, in its own process group and not signalled, stops.
     await waitFor(async () => existsSync(join(clone, '.data', 'postgres', 'postmaster.pid')), (present) => !present, 'PostgreSQL to stop', 60_000, 100);
   }, 240_000);
 
