@@ -21,33 +21,21 @@ export function validateName(name: unknown, field = 'name'): string {
   return name;
 }
 
+/** Optional text (null or absent → ''): a string of at most `limit` characters. */
+function optionalText(value: unknown, limit: number, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string' || value.length > limit) throw invalidArgument(`${field} must be a string of at most ${limit} characters`, field);
+  return value;
+}
+
 /** An optional name (null or absent → ''): at most 200 characters. */
-export function validateOptionalName(name: unknown, field = 'name'): string {
-  if (name === undefined || name === null) return '';
-  if (typeof name !== 'string' || name.length > TEXT_LIMITS.name) throw invalidArgument(`${field} must be at most ${TEXT_LIMITS.name} characters`, field);
-  return name;
-}
-
+export const validateOptionalName = (name: unknown, field = 'name') => optionalText(name, TEXT_LIMITS.name, field);
 /** A description (null or absent → ''): at most 4000 characters. */
-export function validateDescription(description: unknown, field = 'description'): string {
-  if (description === undefined || description === null) return '';
-  if (typeof description !== 'string' || description.length > TEXT_LIMITS.description) throw invalidArgument(`${field} must be at most ${TEXT_LIMITS.description} characters`, field);
-  return description;
-}
-
+export const validateDescription = (description: unknown, field = 'description') => optionalText(description, TEXT_LIMITS.description, field);
 /** A revision note (null or absent → ''): at most 2000 characters. */
-export function validateNote(note: unknown, field = 'note'): string {
-  if (note === undefined || note === null) return '';
-  if (typeof note !== 'string' || note.length > TEXT_LIMITS.note) throw invalidArgument(`${field} must be at most ${TEXT_LIMITS.note} characters`, field);
-  return note;
-}
-
+export const validateNote = (note: unknown, field = 'note') => optionalText(note, TEXT_LIMITS.note, field);
 /** A title (null or absent → ''): at most 500 characters. */
-export function validateTitle(title: unknown, field = 'title'): string {
-  if (title === undefined || title === null) return '';
-  if (typeof title !== 'string' || title.length > TEXT_LIMITS.title) throw invalidArgument(`${field} must be a string of at most ${TEXT_LIMITS.title} characters`, field);
-  return title;
-}
+export const validateTitle = (title: unknown, field = 'title') => optionalText(title, TEXT_LIMITS.title, field);
 
 /** A model's name at its provider: 1 to 256 characters. */
 export function validateProviderModel(value: unknown, field = 'provider_model'): string {
