@@ -44,7 +44,6 @@ function sentence(i: number): string {
 }
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
-const ms = (value: number, width = 8) => value.toFixed(1).padStart(width);
 async function timed<T>(run: () => Promise<T> | T): Promise<[number, T]> {
   const started = performance.now();
   const result = await run();

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kind, parse, validate, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
-import { AppError, isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
+import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
 import { checkId, checkText } from '../src/lib/input-rules.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';

@@ -2,7 +2,7 @@
 // errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
 // anything unexpected becomes `internal` (logged, never shown).
 import { GraphQLError } from 'graphql';
-import { AppError, isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
+import { isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 
 function fieldFromMessage(message: string): string | undefined {

@@ -4,7 +4,7 @@
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
-import { AppError, isAppError } from '../lib/errors.js';
+import { isAppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
 import { credentialsFromConnectionParams } from './context.js';

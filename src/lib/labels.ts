@@ -19,6 +19,7 @@ export function validateLabels(value: unknown, field = 'labels', max = MAX_LABEL
   for (const [key, item] of entries) {
     if (!KEY.test(key)) throw invalidArgument(`${field} key ${quoteInput(key)} is not a valid label key`, `${field}.${key.length > MAX_ECHO_CHARS ? `${key.slice(0, MAX_ECHO_CHARS)}…` : key}`);
     if (typeof item !== 'string') throw invalidArgument(`${field}.${key} must be a string`, `${field}.${key}`);
+    // eslint-disable-next-line no-control-regex -- label values must be printable: control characters are what this finds
     if (item.length > MAX_VALUE || /[\u0000-\u001f\u007f]/.test(item)) {
       throw invalidArgument(`${field}.${key} must be at most ${MAX_VALUE} printable characters`, `${field}.${key}`);
     }

@@ -97,7 +97,10 @@ export class PineconeClient {
     let size = Infinity;
     for (const id of ids) {
       const length = encodeURIComponent(id).length + 5;
-      if (size + length > MAX_FETCH_IDS_CHARS) batches.push([]), (size = 0);
+      if (size + length > MAX_FETCH_IDS_CHARS) {
+        batches.push([]);
+        size = 0;
+      }
       batches.at(-1)!.push(id);
       size += length;
     }

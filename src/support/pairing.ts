@@ -28,6 +28,7 @@ function text(value: unknown, field: string, max: number, multiline = false): st
   const name = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
   if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(`${name} is required`, field);
   if (value.length > max) throw invalidArgument(`${name} must be at most ${max} characters`, field);
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if ((multiline ? /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/).test(value)) throw invalidArgument(`${name} must not contain control characters`, field);
   return value.trim();
 }
