@@ -28,7 +28,28 @@ import type { Actor } from '../src/services/deps.js';
 const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.BENCH_MEMORY_QUERIES ?? 50);
 const RECALL_QUERIES = Number(process.env.BENCH_MEMORY_RECALL_QUERIES ?? 20);
-const WORDS = ['postgres', 'backup', 'deploy', 'kubernetes', 'cache', 'latency', 'invoice', 'customer', 'refund', 'incident', 'runbook', 'alert', 'queue', 'worker', 'lease', 'token', 'budget', 'quota', 'search', 'memory'];
+const WORDS = [
+  'postgres',
+  'backup',
+  'deploy',
+  'kubernetes',
+  'cache',
+  'latency',
+  'invoice',
+  'customer',
+  'refund',
+  'incident',
+  'runbook',
+  'alert',
+  'queue',
+  'worker',
+  'lease',
+  'token',
+  'budget',
+  'quota',
+  'search',
+  'memory',
+];
 
 function sentence(i: number): string {
   const words: string[] = [];
@@ -43,7 +64,8 @@ function sentence(i: number): string {
   return `record ${i}: ${words.join(' ')}`;
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
 async function timed<T>(run: () => Promise<T> | T): Promise<[number, T]> {
   const started = performance.now();
   const result = await run();
@@ -51,12 +73,29 @@ async function timed<T>(run: () => Promise<T> | T): Promise<[number, T]> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wsa-bench-mem-'));
-const app = await buildApp(loadConfig({ NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL }, { dataDir, port: 0, logLevel: 'silent', runWorkers: 0, secretKey: 'bench' }), { logger: createLogger('silent') });
+const app = await buildApp(
+  loadConfig(
+    { NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL },
+    { dataDir, port: 0, logLevel: 'silent', runWorkers: 0, secretKey: 'bench' },
+  ),
+  { logger: createLogger('silent') },
+);
 const db = app.deps.db;
 const workspaceId = app.bootstrap!.workspaceId;
-const actor: Actor = { principalId: 'bench', principalKind: 'api_key', workspaceId, organizationId: '', permissions: new Set(['read', 'write', 'admin', 'run']), loginSessionId: null };
-const provider = await db.provider.create({ data: { id: newId('provider'), workspaceId, kind: 'model', type: 'development', name: 'dev', createdById: 'bench', updatedById: 'bench' } });
-await db.model.create({ data: { workspaceId, key: 'embedder', providerId: provider.id, providerModel: 'hash-256', createdById: 'bench', updatedById: 'bench' } });
+const actor: Actor = {
+  principalId: 'bench',
+  principalKind: 'api_key',
+  workspaceId,
+  organizationId: '',
+  permissions: new Set(['read', 'write', 'admin', 'run']),
+  loginSessionId: null,
+};
+const provider = await db.provider.create({
+  data: { id: newId('provider'), workspaceId, kind: 'model', type: 'development', name: 'dev', createdById: 'bench', updatedById: 'bench' },
+});
+await db.model.create({
+  data: { workspaceId, key: 'embedder', providerId: provider.id, providerModel: 'hash-256', createdById: 'bench', updatedById: 'bench' },
+});
 
 const latencyRows: string[][] = [];
 const otherRows: string[][] = [];
@@ -78,7 +117,10 @@ for (const size of SIZES) {
     for (let i = 0; i < writes; i++) await writeRecord(app.deps, actor, memory.id, null, sentence(size + i));
   });
   const writesPerSecond = writes / (writeMs / 1000);
-  const queries = Array.from({ length: QUERIES }, (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`);
+  const queries = Array.from(
+    { length: QUERIES },
+    (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`,
+  );
   // Misspelled: one letter of the first word dropped, so full text finds nothing and trigrams step in.
   const typos = queries.map((query) => query.replace(/^(\w{3})\w/, '$1'));
   const [loadMs] = await timed(() => searchRecords(app.deps, actor, memory.id, { query: queries[0] })); // loads the index
@@ -102,11 +144,17 @@ for (const size of SIZES) {
   // every record (in doubles), the lexical score of every record (the same SQL expression, no
   // candidate caps), and their fusion.
   const index = await vectorIndexFor(db, memory);
-  const all = await db.memoryRecord.findMany({ where: { providerId: memory.providerId, namespace: memory.namespace }, select: { id: true, embedding: true } });
+  const all = await db.memoryRecord.findMany({
+    where: { providerId: memory.providerId, namespace: memory.namespace },
+    select: { id: true, embedding: true },
+  });
   const topKOnly: number[] = [];
   const recall = { vector: 0, hybrid: 0, lexical: 0 };
   const recallAt10 = (found: { id: string }[], exact: Map<string, number>) => {
-    const top = [...exact.entries()].filter(([, score]) => score >= 0.05).sort((a, b) => b[1] - a[1]).slice(0, 10);
+    const top = [...exact.entries()]
+      .filter(([, score]) => score >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10);
     if (top.length === 0) return 1;
     const threshold = top[top.length - 1]![1] - 1e-5; // ties at the boundary count as hits
     return found.slice(0, top.length).filter((f) => (exact.get(f.id) ?? -1) >= threshold).length / top.length;
@@ -116,19 +164,41 @@ for (const size of SIZES) {
     const q = hashEmbedding(query);
     topKOnly.push((await timed(() => index.topK(q, 40)))[0]);
     const cosine = new Map(all.map((r) => [r.id, r.embedding.reduce((sum, v, d) => sum + v * q[d]!, 0)]));
-    const lexical = new Map((await db.$queryRaw<{ id: string; score: number }[]>`
+    const lexical = new Map(
+      (
+        await db.$queryRaw<{ id: string; score: number }[]>`
       SELECT id, CASE WHEN tsv @@ plainto_tsquery('simple', ${query}) OR ${query} <% text
         THEN greatest(ts_rank_cd(tsv, plainto_tsquery('simple', ${query}), 32), word_similarity(${query}, text)) ELSE 0 END AS score
-      FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`).map((r) => [r.id, Number(r.score)]));
+      FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`
+      ).map((r) => [r.id, Number(r.score)]),
+    );
     const fused = new Map([...cosine.entries()].map(([id, c]) => [id, ((lexical.get(id) ?? 0) + Math.max(0, c)) / 2]));
-    const search = async (mode: 'hybrid' | 'lexical' | 'vector') => (await searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })).items;
+    const search = async (mode: 'hybrid' | 'lexical' | 'vector') =>
+      (await searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })).items;
     recall.vector += recallAt10(await search('vector'), cosine);
     recall.hybrid += recallAt10(await search('hybrid'), fused);
     recall.lexical += recallAt10(await search('lexical'), lexical);
   }
   const p = (values: number[], q: number) => percentile(values, q).toFixed(1);
-  latencyRows.push([String(size), p(hybrid, 50), p(hybrid, 95), p(vectorOnly, 50), p(vectorOnly, 95), p(lexicalOnly, 50), p(lexicalOnly, 95), p(typo, 50), p(afterWrite, 50), p(topKOnly, 50)]);
-  otherRows.push([String(size), writesPerSecond.toFixed(0), (seedMs / 1000).toFixed(1), loadMs.toFixed(0), ...[recall.vector, recall.hybrid, recall.lexical].map((r) => (r / recallQueries.length).toFixed(2))]);
+  latencyRows.push([
+    String(size),
+    p(hybrid, 50),
+    p(hybrid, 95),
+    p(vectorOnly, 50),
+    p(vectorOnly, 95),
+    p(lexicalOnly, 50),
+    p(lexicalOnly, 95),
+    p(typo, 50),
+    p(afterWrite, 50),
+    p(topKOnly, 50),
+  ]);
+  otherRows.push([
+    String(size),
+    writesPerSecond.toFixed(0),
+    (seedMs / 1000).toFixed(1),
+    loadMs.toFixed(0),
+    ...[recall.vector, recall.hybrid, recall.lexical].map((r) => (r / recallQueries.length).toFixed(2)),
+  ]);
 }
 
 function table(headers: string[], rows: string[][]) {
@@ -138,9 +208,26 @@ function table(headers: string[], rows: string[][]) {
   for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padStart(widths[i]!)).join(' | ')} |`);
 }
 console.log('\nmemory search: one memory, 256-dimension development embeddings, limit 10; latencies in ms\n');
-table(['records', 'hybrid p50', 'hybrid p95', 'vector p50', 'vector p95', 'lexical p50', 'lexical p95', 'misspelled hybrid p50', 'hybrid after a write p50', 'topK p50'], latencyRows);
+table(
+  [
+    'records',
+    'hybrid p50',
+    'hybrid p95',
+    'vector p50',
+    'vector p95',
+    'lexical p50',
+    'lexical p95',
+    'misspelled hybrid p50',
+    'hybrid after a write p50',
+    'topK p50',
+  ],
+  latencyRows,
+);
 console.log('');
-table(['records', 'writes/s', 'seeding s', '1st search ms (index load)', 'recall@10 vector', 'recall@10 hybrid', 'recall@10 lexical'], otherRows);
+table(
+  ['records', 'writes/s', 'seeding s', '1st search ms (index load)', 'recall@10 vector', 'recall@10 hybrid', 'recall@10 lexical'],
+  otherRows,
+);
 await app.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

@@ -24,21 +24,52 @@ const percentile = (values: number[], p: number) => {
 
 async function setup(databaseUrl: string | null) {
   const dataDir = mkdtempSync(join(tmpdir(), 'wsa-bench-'));
-  const config = loadConfig({ NODE_ENV: 'production' }, { databaseUrl, dataDir, port: 0, logLevel: 'silent', runWorkers: 64, secretKey: 'bench' });
+  const config = loadConfig(
+    { NODE_ENV: 'production' },
+    { databaseUrl, dataDir, port: 0, logLevel: 'silent', runWorkers: 64, secretKey: 'bench' },
+  );
   const app = await buildApp(config, { logger: createLogger('silent') });
   const url = await app.start();
   const key = app.bootstrap!.apiKey;
   const workspaceId = app.bootstrap!.workspaceId;
-  const provider = await app.deps.db.provider.create({ data: { id: newId('provider'), workspaceId, kind: 'model', type: 'development', name: 'dev', createdById: 'bench', updatedById: 'bench' } });
-  await app.deps.db.model.create({ data: { workspaceId, key: 'dev', providerId: provider.id, providerModel: 'echo', createdById: 'bench', updatedById: 'bench' } });
+  const provider = await app.deps.db.provider.create({
+    data: {
+      id: newId('provider'),
+      workspaceId,
+      kind: 'model',
+      type: 'development',
+      name: 'dev',
+      createdById: 'bench',
+      updatedById: 'bench',
+    },
+  });
+  await app.deps.db.model.create({
+    data: { workspaceId, key: 'dev', providerId: provider.id, providerModel: 'echo', createdById: 'bench', updatedById: 'bench' },
+  });
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<any>;
   };
   const agent = await post('/api/v1/agents', { name: 'bench', config: { model: 'dev' } });
   const watcher = watchRuns(app);
-  return { app, url, key, post, watcher, agentId: agent.id as string, close: async () => { watcher.stop(); await app.stop(); rmSync(dataDir, { recursive: true, force: true }); } };
+  return {
+    app,
+    url,
+    key,
+    post,
+    watcher,
+    agentId: agent.id as string,
+    close: async () => {
+      watcher.stop();
+      await app.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -56,13 +87,16 @@ function watchRuns(app: App) {
       if (next.done) break;
       const runId = next.value.runId;
       const changes = app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
-      settledRuns.set(runId, (async () => {
-        for (;;) {
-          const change = await changes.next();
-          if (change.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(change.value.status)) break;
-        }
-        await changes.return?.();
-      })());
+      settledRuns.set(
+        runId,
+        (async () => {
+          for (;;) {
+            const change = await changes.next();
+            if (change.done || ['completed', 'failed', 'cancelled', 'waiting'].includes(change.value.status)) break;
+          }
+          await changes.return?.();
+        })(),
+      );
     }
   })();
   return {
@@ -97,39 +131,62 @@ async function measure(label: string, databaseUrl: string | null) {
     for (const concurrency of [10, 50]) {
       let next = 0;
       const startedAt = performance.now();
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < BURST) {
-          next++;
-          await oneRun(env);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < BURST) {
+            next++;
+            await oneRun(env);
+          }
+        }),
+      );
       throughput[concurrency] = BURST / ((performance.now() - startedAt) / 1000);
     }
     // Chunk to subscriber: each chunk carries the time the model emitted it (the model waits 300 ms first,
     // so the subscriber is attached before the first chunk).
-    const chunkAgent = await env.post('/api/v1/agents', { name: 'chunks', config: { model: 'dev', model_settings: { script: [[{ delay_ms: 300 }, ...Array.from({ length: CHUNKS }, () => [{ timestamp: true }, { delay_ms: 2 }]).flat()]] } } });
+    const chunkAgent = await env.post('/api/v1/agents', {
+      name: 'chunks',
+      config: {
+        model: 'dev',
+        model_settings: {
+          script: [[{ delay_ms: 300 }, ...Array.from({ length: CHUNKS }, () => [{ timestamp: true }, { delay_ms: 2 }]).flat()]],
+        },
+      },
+    });
     const run = await env.post('/api/v1/runs', { agent_id: chunkAgent.id, input: { content: [{ type: 'text', text: 'go' }] } });
-    const ws = createClient({ url: `${env.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${env.key}` } });
+    const ws = createClient({
+      url: `${env.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${env.key}` },
+    });
     const latencies: number[] = [];
     let seenStamps = 0;
     await new Promise<void>((resolve, reject) => {
-      ws.subscribe({ query: 'subscription($id: ID!) { runItems(runId: $id) { kind state content } }', variables: { id: run.id } }, {
-        next: (value) => {
-          const now = Date.now();
-          const item = (value.data as any).runItems;
-          if (item.kind !== 'text_message' || item.state !== 'in_progress') return;
-          const stamps = [...String(item.content.text).matchAll(/@(\d+)@/g)].map((m) => Number(m[1]));
-          for (const stamp of stamps.slice(seenStamps)) latencies.push(now - stamp);
-          seenStamps = stamps.length;
+      ws.subscribe(
+        { query: 'subscription($id: ID!) { runItems(runId: $id) { kind state content } }', variables: { id: run.id } },
+        {
+          next: (value) => {
+            const now = Date.now();
+            const item = (value.data as any).runItems;
+            if (item.kind !== 'text_message' || item.state !== 'in_progress') return;
+            const stamps = [...String(item.content.text).matchAll(/@(\d+)@/g)].map((m) => Number(m[1]));
+            for (const stamp of stamps.slice(seenStamps)) latencies.push(now - stamp);
+            seenStamps = stamps.length;
+          },
+          error: reject,
+          complete: resolve,
         },
-        error: reject,
-        complete: resolve,
-      });
+      );
     });
     await ws.dispose();
     return {
-      label, p50: percentile(times, 50), p95: percentile(times, 95), c10: throughput[10]!, c50: throughput[50]!,
-      chunkP50: percentile(latencies, 50), chunkP95: percentile(latencies, 95), cpuPerRun,
+      label,
+      p50: percentile(times, 50),
+      p95: percentile(times, 95),
+      c10: throughput[10]!,
+      c50: throughput[50]!,
+      chunkP50: percentile(latencies, 50),
+      chunkP95: percentile(latencies, 95),
+      cpuPerRun,
     };
   } finally {
     await env.close();
@@ -161,10 +218,14 @@ const rows = [await measure('embedded PostgreSQL', null)];
 const server = await serverUrl();
 if (server) rows.push(await measure('PostgreSQL server', server));
 const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
-console.log(`\nruns benchmark (scripted model; ${SEQUENTIAL} sequential runs, ${BURST} runs per concurrency level, ${CHUNKS} chunks; the HTTP client runs in the same process, so CPU ms/run counts service and client)\n`);
+console.log(
+  `\nruns benchmark (scripted model; ${SEQUENTIAL} sequential runs, ${BURST} runs per concurrency level, ${CHUNKS} chunks; the HTTP client runs in the same process, so CPU ms/run counts service and client)\n`,
+);
 console.log('database              | p50 ms    | p95 ms    | runs/s c10 | runs/s c50 | chunk→sub p50 ms | chunk→sub p95 ms | CPU ms/run');
 console.log('----------------------|-----------|-----------|------------|------------|------------------|------------------|-----------');
 for (const r of rows) {
-  console.log(`${r.label.padEnd(22)}|${fmt(r.p50, 2)}  |${fmt(r.p95, 2)}  |${fmt(r.c10)}   |${fmt(r.c50)}   |${fmt(r.chunkP50, 2)}         |${fmt(r.chunkP95, 2)}         |${fmt(r.cpuPerRun, 2)}`);
+  console.log(
+    `${r.label.padEnd(22)}|${fmt(r.p50, 2)}  |${fmt(r.p95, 2)}  |${fmt(r.c10)}   |${fmt(r.c50)}   |${fmt(r.chunkP50, 2)}         |${fmt(r.chunkP95, 2)}         |${fmt(r.cpuPerRun, 2)}`,
+  );
 }
 process.exit(0);

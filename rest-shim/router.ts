@@ -5,7 +5,17 @@ import express, { type Request, type Response, type Router } from 'express';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kind, parse, validate, type DocumentNode, type GraphQLSchema, getNamedType, isInputObjectType, typeFromAST, type NamedTypeNode } from 'graphql';
+import {
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  getNamedType,
+  isInputObjectType,
+  typeFromAST,
+  type NamedTypeNode,
+} from 'graphql';
 import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
 import { checkId, checkText } from '../src/lib/input-rules.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
@@ -17,7 +27,13 @@ export interface EnvelopedGraphQL {
   getEnveloped(initial: Record<string, unknown>): {
     schema: GraphQLSchema;
     contextFactory(): Promise<unknown> | unknown;
-    execute(args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string; variableValues?: Record<string, unknown>; contextValue: unknown }): unknown;
+    execute(args: {
+      schema: GraphQLSchema;
+      document: DocumentNode;
+      operationName?: string;
+      variableValues?: Record<string, unknown>;
+      contextValue: unknown;
+    }): unknown;
   };
 }
 
@@ -38,7 +54,8 @@ export function loadOperations(dir = OPERATIONS_DIR): Map<string, CompiledOperat
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, text);
     }
   }
-  const spreads = (text: string) => [...text.matchAll(/\.\.\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!).filter((name) => name !== 'on');
+  const spreads = (text: string) =>
+    [...text.matchAll(/\.\.\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!).filter((name) => name !== 'on');
   const operations = new Map<string, CompiledOperation>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql'))) {
     const own = readFileSync(join(dir, file), 'utf8');
@@ -110,7 +127,8 @@ function requestHelper(req: Request): RouteRequest {
 }
 
 /** `if-match` → `If-Match`, as callers write header names. */
-const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Workspace-Id$/, 'X-Workspace-ID');
+const headerName = (name: string) =>
+  name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()).replace(/^X-Workspace-Id$/, 'X-Workspace-ID');
 
 const inputFieldsCache = new WeakMap<DocumentNode, Map<string, Set<string> | null>>();
 
@@ -150,14 +168,16 @@ function mapBody(route: Route, body: unknown, schema: GraphQLSchema, document: D
     if (spec.required) throw invalidArgument('a JSON object body is required', 'body');
     return 'input' in spec ? { [spec.input]: {} } : {};
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidArgument('the request body must be a JSON object', 'body');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidArgument('the request body must be a JSON object', 'body');
   const entries = Object.entries(body as Record<string, unknown>);
   if ('input' in spec) {
     const allowed = inputFields(schema, document, spec.input);
     const input: Record<string, unknown> = {};
     for (const [key, value] of entries) {
       const camel = snakeToCamel(key);
-      if (key !== camelToSnake(camel) || (allowed && !allowed.has(camel))) throw invalidArgument(`unknown field ${quoteInput(key)}`, boundedKey(key));
+      if (key !== camelToSnake(camel) || (allowed && !allowed.has(camel)))
+        throw invalidArgument(`unknown field ${quoteInput(key)}`, boundedKey(key));
       input[camel] = value;
     }
     return { [spec.input]: input };
@@ -177,7 +197,13 @@ interface ErrorPayload {
   details?: Record<string, unknown>;
 }
 
-function sendError(res: Response, surface: Surface, error: ErrorPayload, location: 'body' | 'query' | 'header' | 'path' = 'body', req?: Request) {
+function sendError(
+  res: Response,
+  surface: Surface,
+  error: ErrorPayload,
+  location: 'body' | 'query' | 'header' | 'path' = 'body',
+  req?: Request,
+) {
   const status = statusForCode(error.code);
   const raw = typeof error.details?.field === 'string' ? (error.details.field as string) : undefined;
   // GraphQL names fields in camelCase; REST callers sent snake_case. Header names stay as they are.
@@ -194,7 +220,9 @@ function sendError(res: Response, surface: Surface, error: ErrorPayload, locatio
   if (surface === 'support' && error.code === 'invalid_argument') {
     // The support API answers validation failures with 422 and a validation error object.
     res.status(422).json({
-      detail: [{ loc: field && field !== location ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' }],
+      detail: [
+        { loc: field && field !== location ? [location, ...field.split('.')] : [location], msg: error.message, type: 'value_error' },
+      ],
     });
     return;
   }
@@ -206,7 +234,10 @@ export function errorFromUnknown(error: unknown): ErrorPayload {
   return { code: 'internal', message: 'internal error' };
 }
 
-export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } }): Router {
+export function createRestRouter(
+  yoga: EnvelopedGraphQL,
+  options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } },
+): Router {
   const router = express.Router();
   const operations = loadOperations();
   const schema = yoga.getEnveloped({}).schema;
@@ -224,8 +255,12 @@ export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes
         const helper = requestHelper(req);
         let bodyVariables: Record<string, unknown>;
         if (route.rawBody) {
-          if (!Buffer.isBuffer(req.body) || req.body.length === 0) throw invalidArgument('send the file as the request body with its Content-Type', 'body');
-          bodyVariables = { [route.rawBody.content]: req.body.toString('base64'), [route.rawBody.mediaType]: req.get('content-type') ?? '' };
+          if (!Buffer.isBuffer(req.body) || req.body.length === 0)
+            throw invalidArgument('send the file as the request body with its Content-Type', 'body');
+          bodyVariables = {
+            [route.rawBody.content]: req.body.toString('base64'),
+            [route.rawBody.mediaType]: req.get('content-type') ?? '',
+          };
         } else {
           if (Buffer.isBuffer(req.body)) throw invalidArgument('this endpoint takes a JSON body', 'Content-Type');
           bodyVariables = mapBody(route, req.body, schema, operation.document);
@@ -242,15 +277,30 @@ export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes
           },
         });
         const result = (await enveloped.execute({
-          schema: enveloped.schema, document: operation.document, operationName: route.operation, variableValues: variables, contextValue: await enveloped.contextFactory(),
+          schema: enveloped.schema,
+          document: operation.document,
+          operationName: route.operation,
+          variableValues: variables,
+          contextValue: await enveloped.contextFactory(),
         })) as { data?: Record<string, unknown> | null; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] };
         if (result.errors?.length) {
           const first = result.errors[0]!;
           const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
-          sendError(res, route.surface, { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined }, 'body', req);
+          sendError(
+            res,
+            route.surface,
+            { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined },
+            'body',
+            req,
+          );
           return;
         }
-        const value = route.result.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), result.data);
+        const value = route.result
+          .split('.')
+          .reduce<unknown>(
+            (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+            result.data,
+          );
         if (route.wrapItems) {
           res.status(route.status ?? 200).json({ items: value ?? [] });
           return;
@@ -259,7 +309,10 @@ export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes
           const file = value as Record<string, string>;
           if (route.binary.etag) res.setHeader('ETag', `"${file[route.binary.etag]}"`);
           res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-          res.status(200).type(file[route.binary.mediaType] ?? 'application/octet-stream').send(Buffer.from(file[route.binary.content] ?? '', 'base64'));
+          res
+            .status(200)
+            .type(file[route.binary.mediaType] ?? 'application/octet-stream')
+            .send(Buffer.from(file[route.binary.content] ?? '', 'base64'));
           return;
         }
         if (route.empty) {
@@ -294,7 +347,10 @@ export function createRestRouter(yoga: EnvelopedGraphQL, options: { maxBodyBytes
     router.all(path, (req, res) => {
       res.setHeader('Allow', [...methods].join(', '));
       const surface: Surface = path.startsWith('/api/v1/') ? 'v1' : 'support';
-      sendError(res, surface, { code: 'method_not_allowed', message: `${req.method} is not an operation of ${path}; allowed: ${[...methods].join(', ')}` });
+      sendError(res, surface, {
+        code: 'method_not_allowed',
+        message: `${req.method} is not an operation of ${path}; allowed: ${[...methods].join(', ')}`,
+      });
     });
   }
   return router;

@@ -26,7 +26,12 @@ const current = readFileSync(schemaPath, 'utf8');
 
 async function loadEngine() {
   // The package exports only its bundler entry; we load the glue and the wasm by path instead.
-  const glueDir = join(require.resolve('@prisma/driver-adapter-utils').split('node_modules')[0] ?? '.', 'node_modules', '@prisma', 'schema-engine-wasm');
+  const glueDir = join(
+    require.resolve('@prisma/driver-adapter-utils').split('node_modules')[0] ?? '.',
+    'node_modules',
+    '@prisma',
+    'schema-engine-wasm',
+  );
   const glue = await import(join(glueDir, 'schema_engine_bg.js'));
   const bytes = readFileSync(join(glueDir, 'schema_engine_bg.wasm'));
   const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
@@ -40,10 +45,15 @@ async function main() {
   // The engine insists on a connection even though a datamodel-to-datamodel diff reads nothing from
   // it. Discrete fields, not a connection string: pg lets a connection string override `database`.
   const url = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  const factory = bindMigrationAwareSqlAdapterFactory(new PrismaPg({
-    host: url.hostname, port: Number(url.port || 5432), user: decodeURIComponent(url.username || 'postgres'),
-    password: url.password ? decodeURIComponent(url.password) : undefined, database: url.pathname.slice(1) || 'postgres',
-  }));
+  const factory = bindMigrationAwareSqlAdapterFactory(
+    new PrismaPg({
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      user: decodeURIComponent(url.username || 'postgres'),
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+      database: url.pathname.slice(1) || 'postgres',
+    }),
+  );
   const engine = await glue.SchemaEngine.new({ datamodels: [[schemaPath, current]] }, () => {}, factory);
   const from = existsSync(snapshotPath)
     ? { tag: 'schemaDatamodel', files: [{ path: snapshotPath, content: readFileSync(snapshotPath, 'utf8') }] }
@@ -72,7 +82,10 @@ async function main() {
   console.log(`Created ${join(dir, 'migration.sql')}`);
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

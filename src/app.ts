@@ -45,13 +45,24 @@ export interface App {
  * a body that does not decode under its Content-Encoding) and the router (a path segment that is
  * not valid percent-encoding). All are 400 invalid_argument; none echoes the caller's bytes.
  */
-function requestError(error: unknown, maxBodyBytes: number): { code: 'invalid_argument'; message: string; details: Record<string, unknown> } | null {
+function requestError(
+  error: unknown,
+  maxBodyBytes: number,
+): { code: 'invalid_argument'; message: string; details: Record<string, unknown> } | null {
   const type = (error as { type?: string }).type;
   if (type === 'entity.too.large') {
-    return { code: 'invalid_argument', message: `the request body is larger than ${maxBodyBytes} bytes`, details: { field: 'body', limit_bytes: maxBodyBytes } };
+    return {
+      code: 'invalid_argument',
+      message: `the request body is larger than ${maxBodyBytes} bytes`,
+      details: { field: 'body', limit_bytes: maxBodyBytes },
+    };
   }
   if (type === 'entity.parse.failed') {
-    return { code: 'invalid_argument', message: `the request body is not valid JSON: ${boundedMessage((error as Error).message)}`, details: { field: 'body' } };
+    return {
+      code: 'invalid_argument',
+      message: `the request body is not valid JSON: ${boundedMessage((error as Error).message)}`,
+      details: { field: 'body' },
+    };
   }
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
     return { code: 'invalid_argument', message: boundedMessage((error as Error).message), details: { field: 'body' } };
@@ -64,7 +75,11 @@ function requestError(error: unknown, maxBodyBytes: number): { code: 'invalid_ar
   // short body (content-length mismatch).
   const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose !== false) {
-    return { code: 'invalid_argument', message: 'the request body could not be read (check Content-Encoding and Content-Length)', details: { field: 'body' } };
+    return {
+      code: 'invalid_argument',
+      message: 'the request body could not be read (check Content-Encoding and Content-Length)',
+      details: { field: 'body' },
+    };
   }
   return null;
 }
@@ -77,7 +92,11 @@ const boundedMessage = (message: string) => (message.length > 200 ? `${message.s
  * one carries the documented error body.
  */
 function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex) {
-  if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+  if (
+    error.code === 'ECONNRESET' ||
+    !socket.writable ||
+    (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+  ) {
     socket.destroy();
     return;
   }
@@ -86,13 +105,19 @@ function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number
   const status = tooLarge ? 431 : timeout ? 408 : 400;
   const body = JSON.stringify({
     error: tooLarge
-      ? { code: 'headers_too_large', message: `the request line and headers are larger than ${maxHeaderSize} bytes`, details: { field: 'headers', limit_bytes: maxHeaderSize } }
+      ? {
+          code: 'headers_too_large',
+          message: `the request line and headers are larger than ${maxHeaderSize} bytes`,
+          details: { field: 'headers', limit_bytes: maxHeaderSize },
+        }
       : timeout
         ? { code: 'request_timeout', message: 'the request did not arrive in time' }
         : { code: 'invalid_argument', message: 'the request is not valid HTTP/1.1' },
   });
   const reason = tooLarge ? 'Request Header Fields Too Large' : timeout ? 'Request Timeout' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Passes an express request to Yoga's fetch handler and streams the answer back (SSE included). */
@@ -110,7 +135,12 @@ function yogaHandler(yoga: Yoga) {
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
       const controller = new AbortController();
       res.on('close', () => controller.abort());
-      const response = await yoga.fetch(url, { method: req.method, headers, body: hasBody ? req.body : undefined, signal: controller.signal });
+      const response = await yoga.fetch(url, {
+        method: req.method,
+        headers,
+        body: hasBody ? req.body : undefined,
+        signal: controller.signal,
+      });
       res.status(response.status);
       response.headers.forEach((value, name) => res.setHeader(name, value));
       if (!response.body) {
@@ -138,7 +168,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   if (config.allowLocalEnvironments) registerLocalEnvironmentType();
   const database = await openDatabase(config, logger);
-  const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
+  const deps: Deps = {
+    db: database.prisma,
+    config,
+    logger,
+    secrets: loadSecretBox(config, logger),
+    events: createEvents({ redisUrl: config.redisUrl }),
+  };
   const bootstrap = await bootstrapIfEmpty(deps);
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);
@@ -146,9 +182,16 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // The process's one LISTEN connection: remembered credentials and configuration are forgotten when
   // any process changes them (credential-cache.ts, config-cache.ts); workers wake on it.
   const listener = new PgListener(database.url, logger)
-    .on(CREDENTIALS_CHANNEL, () => forgetCredentials(deps), () => forgetCredentials(deps))
+    .on(
+      CREDENTIALS_CHANNEL,
+      () => forgetCredentials(deps),
+      () => forgetCredentials(deps),
+    )
     .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
-  const workers = config.runWorkers > 0 ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs }) : null;
+  const workers =
+    config.runWorkers > 0
+      ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs })
+      : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -161,7 +204,10 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     res.on('finish', () => {
       // originalUrl: under a mount (app.use('/graphql', …)) req.path is only the part after it ("/").
       const path = new URL(req.originalUrl, 'http://localhost').pathname;
-      logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      logger.info(
+        { requestId, method: req.method, path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 },
+        'request',
+      );
     });
     next();
   });
@@ -171,7 +217,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   });
   app.get('/readyz', async (_req, res) => {
     const state = await database.ready();
-    res.status(state.ok ? 200 : 503).json({ status: state.ok ? 'ready' : 'not_ready', database: database.mode, pending_migrations: state.pendingMigrations, ...(state.error ? { error: state.error } : {}) });
+    res.status(state.ok ? 200 : 503).json({
+      status: state.ok ? 'ready' : 'not_ready',
+      database: database.mode,
+      pending_migrations: state.pendingMigrations,
+      ...(state.error ? { error: state.error } : {}),
+    });
   });
 
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
@@ -183,7 +234,10 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
-    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', { code: 'not_found', message: `no endpoint ${req.method} ${path}` });
+    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
+      code: 'not_found',
+      message: `no endpoint ${req.method} ${path}`,
+    });
   });
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const parsed = requestError(error, config.maxBodyBytes);

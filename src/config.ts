@@ -101,7 +101,8 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
   const raw = env[name]?.trim();
   if (raw === undefined || raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!(values as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as T;
 }
 
@@ -138,7 +139,10 @@ function plainHttpAllowance(raw: string | undefined): boolean | string[] {
   const value = raw?.trim() ?? '';
   if (value === '' || /^(0|false|no|off)$/i.test(value)) return false;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
-  return value.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
+  return value
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -164,7 +168,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: resolve(env.DATA_DIR?.trim() || './.data'),
     databaseUrl,
     secretKey: env.SECRET_KEY?.trim() || null,
-    secretKeyPrevious: (env.SECRET_KEY_PREVIOUS ?? '').split(',').map((value) => value.trim()).filter(Boolean),
+    secretKeyPrevious: (env.SECRET_KEY_PREVIOUS ?? '')
+      .split(',')
+      .map((value) => value.trim())
+      .filter(Boolean),
     logLevel,
     bootstrapApiKey,
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024),

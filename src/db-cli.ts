@@ -34,7 +34,14 @@ export function connectionEnvironment(url: string): Record<string, string> {
     PGDATABASE: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username || 'postgres'),
   };
   if (parsed.password) env.PGPASSWORD = decodeURIComponent(parsed.password);
-  const params: Record<string, string> = { sslmode: 'PGSSLMODE', sslrootcert: 'PGSSLROOTCERT', sslcert: 'PGSSLCERT', sslkey: 'PGSSLKEY', connect_timeout: 'PGCONNECT_TIMEOUT', options: 'PGOPTIONS' };
+  const params: Record<string, string> = {
+    sslmode: 'PGSSLMODE',
+    sslrootcert: 'PGSSLROOTCERT',
+    sslcert: 'PGSSLCERT',
+    sslkey: 'PGSSLKEY',
+    connect_timeout: 'PGCONNECT_TIMEOUT',
+    options: 'PGOPTIONS',
+  };
   for (const [param, variable] of Object.entries(params)) {
     const value = parsed.searchParams.get(param);
     if (value) env[variable] = value;
@@ -47,7 +54,9 @@ async function serverFacts(url: string): Promise<{ major: number; tables: number
   await client.connect();
   try {
     const version = await client.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
-    const tables = await client.query<{ n: string }>(`SELECT count(*) AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`);
+    const tables = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
+    );
     return { major: Math.floor(Number(version.rows[0]!.v) / 10_000), tables: Number(tables.rows[0]!.n) };
   } finally {
     await client.end();
@@ -116,12 +125,18 @@ async function main(): Promise<number> {
       return await runClient(pgDump.path, ['--format=custom', ...(file === '-' ? [] : [`--file=${file}`])], connection);
     }
     if (tables > 0) {
-      throw new UsageError(`database ${connection.PGDATABASE} already has ${tables} tables; restore into an empty database (a new DATA_DIR, or an empty database in DATABASE_URL) so nothing is mixed or overwritten`);
+      throw new UsageError(
+        `database ${connection.PGDATABASE} already has ${tables} tables; restore into an empty database (a new DATA_DIR, or an empty database in DATABASE_URL) so nothing is mixed or overwritten`,
+      );
     }
     const single = ['--single-transaction'];
     if (isArchive(file)) {
       const pgRestore = chooseClient('pg_restore', findCandidates('pg_restore'), major);
-      return await runClient(pgRestore.path, [...single, '--exit-on-error', '--no-owner', '--no-privileges', `--dbname=${connection.PGDATABASE}`, file], connection);
+      return await runClient(
+        pgRestore.path,
+        [...single, '--exit-on-error', '--no-owner', '--no-privileges', `--dbname=${connection.PGDATABASE}`, file],
+        connection,
+      );
     }
     const psql = chooseClient('psql', findCandidates('psql'), major);
     return await runClient(psql.path, [...single, '--quiet', '--set=ON_ERROR_STOP=1', `--file=${file}`], connection);

@@ -26,7 +26,10 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger, { fastUnsafe: config.embeddedFastUnsafe, adopt: options.adoptRunningEmbedded ?? true });
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, {
+      fastUnsafe: config.embeddedFastUnsafe,
+      adopt: options.adoptRunningEmbedded ?? true,
+    });
     url = embedded.url;
   }
   try {

@@ -22,7 +22,11 @@ const USAGE = `usage: npm run cli -- <command> [options] [--json]
 
 type Output = Record<string, unknown>;
 
-async function run(deps: Deps, command: string, values: Record<string, string | boolean | undefined>): Promise<{ output: Output; text: string }> {
+async function run(
+  deps: Deps,
+  command: string,
+  values: Record<string, string | boolean | undefined>,
+): Promise<{ output: Output; text: string }> {
   const need = (name: string): string => {
     const value = values[name];
     if (typeof value !== 'string' || value === '') throw new AppError('invalid_argument', `--${name} is required`);
@@ -32,22 +36,50 @@ async function run(deps: Deps, command: string, values: Record<string, string | 
     case 'workspaces create': {
       const created = await createWorkspace(deps, { name: need('name'), organization: values.org as string | undefined });
       return {
-        output: { workspace_id: created.workspace.id, organization_id: created.organization.id, name: created.workspace.name, api_key: created.apiKey.token, api_key_id: created.apiKey.id },
+        output: {
+          workspace_id: created.workspace.id,
+          organization_id: created.organization.id,
+          name: created.workspace.name,
+          api_key: created.apiKey.token,
+          api_key_id: created.apiKey.id,
+        },
         text: `workspace ${created.workspace.id} (${created.workspace.name}) in organization ${created.organization.id}\nAPI key (all permissions, shown once): ${created.apiKey.token}`,
       };
     }
     case 'api-keys create': {
-      const key = await createApiKey(deps, { workspaceId: need('workspace'), permissions: need('permissions'), name: values.name as string | undefined });
-      return { output: { api_key_id: key.id, api_key: key.token, workspace_id: key.workspaceId, permissions: key.permissions }, text: `API key ${key.id} (shown once): ${key.token}` };
+      const key = await createApiKey(deps, {
+        workspaceId: need('workspace'),
+        permissions: need('permissions'),
+        name: values.name as string | undefined,
+      });
+      return {
+        output: { api_key_id: key.id, api_key: key.token, workspace_id: key.workspaceId, permissions: key.permissions },
+        text: `API key ${key.id} (shown once): ${key.token}`,
+      };
     }
     case 'api-keys revoke': {
       const revoked = await revokeApiKey(deps, need('id'));
-      return { output: { api_key_id: revoked.id, revoked_at: revoked.revokedAt, changed: revoked.changed }, text: `API key ${revoked.id} revoked` };
+      return {
+        output: { api_key_id: revoked.id, revoked_at: revoked.revokedAt, changed: revoked.changed },
+        text: `API key ${revoked.id} revoked`,
+      };
     }
     case 'users create': {
-      const created = await createUser(deps, { email: need('email'), password: need('password'), workspaceId: need('workspace'), role: need('role'), name: values.name as string | undefined });
+      const created = await createUser(deps, {
+        email: need('email'),
+        password: need('password'),
+        workspaceId: need('workspace'),
+        role: need('role'),
+        name: values.name as string | undefined,
+      });
       return {
-        output: { user_id: created.user.id, email: created.user.email, membership_id: created.membership.id, workspace_id: created.membership.workspaceId, role: created.membership.role },
+        output: {
+          user_id: created.user.id,
+          email: created.user.email,
+          membership_id: created.membership.id,
+          workspace_id: created.membership.workspaceId,
+          role: created.membership.role,
+        },
         text: `user ${created.user.id} <${created.user.email}> is ${created.membership.role} of ${created.membership.workspaceId}`,
       };
     }
@@ -67,7 +99,9 @@ export interface CliIo {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const json = argv.includes('--json');
   const fail = (error: unknown): number => {
-    const payload = isAppError(error) ? { code: error.code, message: error.message } : { code: 'internal', message: (error as Error).message };
+    const payload = isAppError(error)
+      ? { code: error.code, message: error.message }
+      : { code: 'internal', message: (error as Error).message };
     if (json) io.stdout.write(`${JSON.stringify({ error: payload })}\n`);
     else io.stderr.write(`error: ${payload.message}\n`);
     return isAppError(error) ? 2 : 1;
@@ -78,9 +112,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       args: argv,
       allowPositionals: true,
       options: {
-        json: { type: 'boolean' }, name: { type: 'string' }, org: { type: 'string' }, workspace: { type: 'string' },
-        permissions: { type: 'string' }, id: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' },
-        role: { type: 'string' }, help: { type: 'boolean' },
+        json: { type: 'boolean' },
+        name: { type: 'string' },
+        org: { type: 'string' },
+        workspace: { type: 'string' },
+        permissions: { type: 'string' },
+        id: { type: 'string' },
+        email: { type: 'string' },
+        password: { type: 'string' },
+        role: { type: 'string' },
+        help: { type: 'boolean' },
       },
     });
   } catch (error) {

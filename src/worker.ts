@@ -13,12 +13,23 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents({ redisUrl: config.redisUrl }) };
+const deps: Deps = {
+  db: database.prisma,
+  config,
+  logger,
+  secrets: loadSecretBox(config, logger),
+  events: createEvents({ redisUrl: config.redisUrl }),
+};
 // The process's one LISTEN connection: the workers wake on it, and the configuration they remember
 // (models, providers) is forgotten when any process changes it.
 const listener = new PgListener(database.url, logger).on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
 await listener.start();
-const pool = new WorkerPool(deps, { concurrency: Math.max(1, config.runWorkers), listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs });
+const pool = new WorkerPool(deps, {
+  concurrency: Math.max(1, config.runWorkers),
+  listener,
+  leaseMs: config.runLeaseMs,
+  graceMs: config.shutdownGraceMs,
+});
 await pool.start();
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 

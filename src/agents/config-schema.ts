@@ -13,7 +13,12 @@ const permission = { enum: PERMISSIONS };
 const object = { type: 'object' };
 const str = { type: 'string' };
 const strMax = (max: number) => ({ type: 'string', maxLength: max });
-const closed = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required, additionalProperties: false });
+const closed = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
 
 const outputVariant = closed({ name: strMax(200), description: strMax(4000), resources: object, schema: object });
 
@@ -28,20 +33,29 @@ export const agentConfigSchema = closed(
     }),
     instructions: strMax(200_000),
     client_tools: {
-      type: 'array', maxItems: 128,
+      type: 'array',
+      maxItems: 128,
       items: closed(
         {
           name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-          description: strMax(4000), instruction: strMax(20_000), metadata: object, parameters_json_schema: object, permission,
+          description: strMax(4000),
+          instruction: strMax(20_000),
+          metadata: object,
+          parameters_json_schema: object,
+          permission,
         },
         ['name'],
       ),
     },
     connection_tools: {
-      type: 'array', maxItems: 64,
+      type: 'array',
+      maxItems: 64,
       items: closed(
         {
-          connection_id: str, tools: { type: 'array', items: str }, defer_loading: { type: 'boolean' }, permission,
+          connection_id: str,
+          tools: { type: 'array', items: str },
+          defer_loading: { type: 'boolean' },
+          permission,
           permissions: { type: 'object', additionalProperties: permission },
         },
         ['connection_id'],
@@ -57,7 +71,8 @@ export const agentConfigSchema = closed(
     skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id', 'revision_id']) },
     skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: ['shared', 'isolated'] }, overwrite: { type: 'boolean' } }),
     memory_mounts: {
-      type: 'array', maxItems: 32,
+      type: 'array',
+      maxItems: 32,
       items: closed({ memory_id: str, name: strMax(200), access: { enum: ['read', 'write'] }, recall: { type: 'boolean' } }, ['memory_id']),
     },
     plugins: { type: 'array', items: closed({ plugin_key: str, instance_name: str, config: object }, ['plugin_key']) },
@@ -69,9 +84,17 @@ export const agentConfigSchema = closed(
     output_spec: closed({ ...outputVariant.properties, variants: { type: 'array', items: outputVariant } }),
     retries: closed({ output: { type: 'integer', minimum: 0, maximum: 20 }, tools: { type: 'integer', minimum: 0, maximum: 20 } }),
     reviewer: closed({
-      instruction: strMax(20_000), shell_instruction: strMax(20_000), model: { type: 'string', pattern: MODEL_KEY }, model_settings: object,
-      on_error: { enum: REVIEW_ACTIONS }, on_flagged: { enum: REVIEW_ACTIONS }, risk_threshold: { enum: RISK_LEVELS },
-      rules: { type: 'object', additionalProperties: closed({ on_flagged: { enum: REVIEW_ACTIONS }, risk_threshold: { enum: RISK_LEVELS } }) },
+      instruction: strMax(20_000),
+      shell_instruction: strMax(20_000),
+      model: { type: 'string', pattern: MODEL_KEY },
+      model_settings: object,
+      on_error: { enum: REVIEW_ACTIONS },
+      on_flagged: { enum: REVIEW_ACTIONS },
+      risk_threshold: { enum: RISK_LEVELS },
+      rules: {
+        type: 'object',
+        additionalProperties: closed({ on_flagged: { enum: REVIEW_ACTIONS }, risk_threshold: { enum: RISK_LEVELS } }),
+      },
       timeout_seconds: { type: 'integer', minimum: 1, maximum: 3600 },
     }),
     user_questions: { type: 'boolean' },
@@ -84,7 +107,10 @@ const validateConfig = ajv.compile(agentConfigSchema as AnySchema);
 
 /** `/a/0/b` → `a[0].b`, prefixed with the body field name. */
 export function fieldPath(prefix: string, error: ErrorObject): string {
-  const parts = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'additionalProperties') parts.push(String((error.params as { additionalProperty: string }).additionalProperty));
   if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), prefix);
@@ -97,7 +123,7 @@ function describe(error: ErrorObject): string {
     case 'required':
       return 'is required';
     case 'enum':
-      return `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return error.message ?? 'is invalid';
   }
@@ -125,7 +151,8 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
   }
   const names = new Set<string>();
   for (const [index, tool] of ((typed.client_tools as { name: string }[] | undefined) ?? []).entries()) {
-    if (names.has(tool.name)) throw invalidArgument(`client tool name ${quoteInput(tool.name)} is used twice`, `${prefix}.client_tools[${index}].name`);
+    if (names.has(tool.name))
+      throw invalidArgument(`client tool name ${quoteInput(tool.name)} is used twice`, `${prefix}.client_tools[${index}].name`);
     names.add(tool.name);
   }
   return { ...typed, instructions: typed.instructions ?? '', user_questions: typed.user_questions ?? false };
@@ -133,7 +160,10 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
 
 // ── run options (spec: "Run options"): configuration, labels, max_usage, overrides ──
 const runOptionsSchema = closed({
-  configuration: closed({ allowed_hosts: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 253 } }, extensions: object }),
+  configuration: closed({
+    allowed_hosts: { type: 'array', maxItems: 256, items: { type: 'string', minLength: 1, maxLength: 253 } },
+    extensions: object,
+  }),
   labels: { type: 'object', additionalProperties: { type: 'string' } },
   max_usage: closed({ requests: { type: 'integer', minimum: 1 } }),
   // Any agent-configuration field may be overridden for one run; none is required.

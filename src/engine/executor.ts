@@ -33,7 +33,12 @@ interface AgentConfig {
   instructions?: string;
   client_tools?: ClientTool[];
   user_questions?: boolean;
-  output_spec?: { name?: string; description?: string; schema?: Record<string, unknown>; variants?: { name?: string; schema?: Record<string, unknown> }[] };
+  output_spec?: {
+    name?: string;
+    description?: string;
+    schema?: Record<string, unknown>;
+    variants?: { name?: string; schema?: Record<string, unknown> }[];
+  };
   retries?: { output?: number; tools?: number };
   memory_mounts?: { memory_id: string; name?: string; access?: string; recall?: boolean }[];
 }
@@ -46,7 +51,10 @@ export class UsageLimitExceeded extends Error {}
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 
 function textOf(message: { content?: { type: string; text?: string }[] } | null | undefined): string {
-  return (message?.content ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('\n');
+  return (message?.content ?? [])
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text ?? '')
+    .join('\n');
 }
 
 function buildTools(config: AgentConfig): ToolSet {
@@ -59,23 +67,36 @@ function buildTools(config: AgentConfig): ToolSet {
   }
   if (config.user_questions) {
     tools[ASK_USER_TOOL] = tool({
-      description: 'Ask the user a question and wait for the answer. Use it when you cannot continue without information only the user has.',
-      inputSchema: jsonSchema({ type: 'object', properties: { question: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } }, required: ['question'] } as never),
+      description:
+        'Ask the user a question and wait for the answer. Use it when you cannot continue without information only the user has.',
+      inputSchema: jsonSchema({
+        type: 'object',
+        properties: { question: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } },
+        required: ['question'],
+      } as never),
     });
   }
   return tools;
 }
 
 /** Validates structured output against the output spec (any variant may match). */
-function checkOutput(spec: NonNullable<AgentConfig['output_spec']>, text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+function checkOutput(
+  spec: NonNullable<AgentConfig['output_spec']>,
+  text: string,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
   let value: unknown;
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/```\s*$/, '');
+  const trimmed = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/```\s*$/, '');
   try {
     value = JSON.parse(trimmed);
   } catch {
     return { ok: false, problem: 'the output is not JSON' };
   }
-  const schemas = [spec.schema, ...(spec.variants ?? []).map((variant) => variant.schema)].filter((schema): schema is Record<string, unknown> => Boolean(schema));
+  const schemas = [spec.schema, ...(spec.variants ?? []).map((variant) => variant.schema)].filter(
+    (schema): schema is Record<string, unknown> => Boolean(schema),
+  );
   if (schemas.length === 0) return { ok: true, value };
   const problems: string[] = [];
   for (const schema of schemas) {
@@ -113,22 +134,46 @@ async function revisionConfig(deps: Deps, revisionId: string): Promise<Record<st
  * The messages this run starts from: the thread's committed history, then what this run brings —
  * its input, or for a resume the answers to what its parent was waiting for.
  */
-export function startingMessages(run: Run, history: ModelMessage[], parentPending: { approvals: PendingEntry[]; calls: PendingEntry[] } | null): { messages: ModelMessage[]; forwardedCalls: PendingEntry[] } {
+export function startingMessages(
+  run: Run,
+  history: ModelMessage[],
+  parentPending: { approvals: PendingEntry[]; calls: PendingEntry[] } | null,
+): { messages: ModelMessage[]; forwardedCalls: PendingEntry[] } {
   const messages: ModelMessage[] = [...history];
   const forwardedCalls: PendingEntry[] = [];
   if (run.trigger === 'resume' && parentPending) {
-    const resume = (run.resume ?? {}) as { approvals?: Record<string, { action: string }>; calls?: Record<string, { status: string; value?: unknown }> };
-    const results: { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'json'; value: never } | { type: 'error-text'; value: string } }[] = [];
+    const resume = (run.resume ?? {}) as {
+      approvals?: Record<string, { action: string }>;
+      calls?: Record<string, { status: string; value?: unknown }>;
+    };
+    const results: {
+      type: 'tool-result';
+      toolCallId: string;
+      toolName: string;
+      output: { type: 'json'; value: never } | { type: 'error-text'; value: string };
+    }[] = [];
     for (const approval of parentPending.approvals) {
       const answer = resume.approvals?.[approval.tool_call_id];
-      if (answer?.action === 'approve') forwardedCalls.push(approval); // approved client tools go to the client now
-      else results.push({ type: 'tool-result', toolCallId: approval.tool_call_id, toolName: approval.tool_name, output: { type: 'error-text', value: 'The user denied this tool call.' } });
+      if (answer?.action === 'approve')
+        forwardedCalls.push(approval); // approved client tools go to the client now
+      else
+        results.push({
+          type: 'tool-result',
+          toolCallId: approval.tool_call_id,
+          toolName: approval.tool_name,
+          output: { type: 'error-text', value: 'The user denied this tool call.' },
+        });
     }
     for (const call of parentPending.calls) {
       const answer = resume.calls?.[call.tool_call_id];
       results.push({
-        type: 'tool-result', toolCallId: call.tool_call_id, toolName: call.tool_name,
-        output: answer?.status === 'returned' ? { type: 'json', value: (answer.value ?? null) as never } : { type: 'error-text', value: String((answer?.value as string | undefined) ?? 'the tool call failed') },
+        type: 'tool-result',
+        toolCallId: call.tool_call_id,
+        toolName: call.tool_name,
+        output:
+          answer?.status === 'returned'
+            ? { type: 'json', value: (answer.value ?? null) as never }
+            : { type: 'error-text', value: String((answer?.value as string | undefined) ?? 'the tool call failed') },
       });
     }
     if (results.length) messages.push({ role: 'tool', content: results });
@@ -138,20 +183,28 @@ export function startingMessages(run: Run, history: ModelMessage[], parentPendin
   return { messages, forwardedCalls };
 }
 
-export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: Outcome; newMessages: ModelMessage[]; usage: { requests: number; input_tokens: number; output_tokens: number } }> {
+export async function executeAttempt(
+  ctx: ExecutionContext,
+): Promise<{ outcome: Outcome; newMessages: ModelMessage[]; usage: { requests: number; input_tokens: number; output_tokens: number } }> {
   const { deps, run, signal, items } = ctx;
   const options = run.options as RunOptions;
   const config = applyOverrides(await revisionConfig(deps, run.agentRevisionId), options.overrides) as unknown as AgentConfig;
-  const history = ctx.history ?? ((await deps.db.thread.findUniqueOrThrow({ where: { id: run.threadId }, select: { messageHistory: true } })).messageHistory as unknown as ModelMessage[]) ?? [];
+  const history =
+    ctx.history ??
+    ((await deps.db.thread.findUniqueOrThrow({ where: { id: run.threadId }, select: { messageHistory: true } }))
+      .messageHistory as unknown as ModelMessage[]) ??
+    [];
   const parent = run.parentRunId ? await deps.db.run.findUnique({ where: { id: run.parentRunId } }) : null;
   const { messages: start, forwardedCalls } = startingMessages(run, history, parent ? (parent.pending as never) : null);
   const usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
   const newMessages: ModelMessage[] = start.slice(history.length);
 
   const inputText = textOf(run.input as never);
-  if (ctx.attempt === 1 && inputText) items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
+  if (ctx.attempt === 1 && inputText)
+    items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
   if (forwardedCalls.length) {
-    for (const call of forwardedCalls) items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
+    for (const call of forwardedCalls)
+      items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
     return { outcome: { kind: 'waiting', reason: 'client_tool', approvals: [], calls: forwardedCalls }, newMessages, usage };
   }
 
@@ -173,7 +226,12 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
   const messages = [...start];
 
   for (;;) {
-    if (usage.requests >= maxRequests) return { outcome: { kind: 'failed', code: 'usage_limit_exceeded', message: `the run reached its limit of ${maxRequests} model requests` }, newMessages, usage };
+    if (usage.requests >= maxRequests)
+      return {
+        outcome: { kind: 'failed', code: 'usage_limit_exceeded', message: `the run reached its limit of ${maxRequests} model requests` },
+        newMessages,
+        usage,
+      };
     if (usage.requests > 0) {
       // Entries delivered with `steer` join the conversation at this model request.
       for (const steered of await takeSteerEntries(deps, run, usage.requests)) {
@@ -185,10 +243,33 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     }
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
-    const recallText = recalled.filter((r) => r.records.length).map((r) => `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`).join('\n\n');
-    const system = [config.instructions, recallText, config.output_spec ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.` : ''].filter(Boolean).join('\n\n');
+    const recallText = recalled
+      .filter((r) => r.records.length)
+      .map(
+        (r) =>
+          `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`,
+      )
+      .join('\n\n');
+    const system = [
+      config.instructions,
+      recallText,
+      config.output_spec
+        ? `Answer with JSON only${config.output_spec.schema ? `, matching this JSON Schema: ${JSON.stringify(config.output_spec.schema)}` : ''}.`
+        : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n');
     // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
-    const result = streamText({ model: model.model, system: system || undefined, messages, tools, abortSignal: signal, maxRetries: 0, onError: () => undefined, ...callSettings(model.settings) });
+    const result = streamText({
+      model: model.model,
+      system: system || undefined,
+      messages,
+      tools,
+      abortSignal: signal,
+      maxRetries: 0,
+      onError: () => undefined,
+      ...callSettings(model.settings),
+    });
     let text = '';
     let textItem: RunItemState | null = null;
     let reasoningItem: RunItemState | null = null;
@@ -205,7 +286,14 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
           items.append(reasoningItem, 'text', part.text);
           break;
         case 'tool-call':
-          toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...((part as { invalid?: boolean }).invalid ? { invalid: String((part as { error?: unknown }).error ?? 'invalid arguments') } : {}) });
+          toolCalls.push({
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: part.input,
+            ...((part as { invalid?: boolean }).invalid
+              ? { invalid: String((part as { error?: unknown }).error ?? 'invalid arguments') }
+              : {}),
+          });
           break;
         case 'tool-error':
           toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, invalid: String(part.error) });
@@ -224,10 +312,16 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     }
     if (textItem) items.complete(textItem);
     if (reasoningItem) items.complete(reasoningItem);
-    const assistantContent: ({ type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown })[] = [];
+    const assistantContent: (
+      { type: 'text'; text: string } | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+    )[] = [];
     if (text) assistantContent.push({ type: 'text', text });
-    for (const call of toolCalls) assistantContent.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} });
-    const assistant: ModelMessage = { role: 'assistant', content: assistantContent.length ? assistantContent : [{ type: 'text', text: '' }] } as ModelMessage;
+    for (const call of toolCalls)
+      assistantContent.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} });
+    const assistant: ModelMessage = {
+      role: 'assistant',
+      content: assistantContent.length ? assistantContent : [{ type: 'text', text: '' }],
+    } as ModelMessage;
     messages.push(assistant);
     newMessages.push(assistant);
 
@@ -235,10 +329,18 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
       if (config.output_spec) {
         const checked = checkOutput(config.output_spec, text);
         if (!checked.ok) {
-          if (outputRetries <= 0) return { outcome: { kind: 'failed', code: 'output_invalid', message: `the output does not match the output spec: ${checked.problem}` }, newMessages, usage };
+          if (outputRetries <= 0)
+            return {
+              outcome: { kind: 'failed', code: 'output_invalid', message: `the output does not match the output spec: ${checked.problem}` },
+              newMessages,
+              usage,
+            };
           outputRetries -= 1;
           items.open('error', { code: 'output_invalid', message: checked.problem, retrying: true }, 'completed');
-          const correction: ModelMessage = { role: 'user', content: `Your answer did not match the required output: ${checked.problem}. Answer again with JSON only.` };
+          const correction: ModelMessage = {
+            role: 'user',
+            content: `Your answer did not match the required output: ${checked.problem}. Answer again with JSON only.`,
+          };
           messages.push(correction);
           newMessages.push(correction);
           continue;
@@ -255,7 +357,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     // Server-side tools (memory mounts) run here; their results go back to the model.
     const serverResults: { toolCallId: string; toolName: string; value: unknown }[] = [];
     // (A write tool of a read-only mount is not offered; a call to it still gets the read-only answer.)
-    const isServerCall = (c: { toolName: string; invalid?: string }) => memory.handlers.has(c.toolName) && (!c.invalid || !(c.toolName in tools));
+    const isServerCall = (c: { toolName: string; invalid?: string }) =>
+      memory.handlers.has(c.toolName) && (!c.invalid || !(c.toolName in tools));
     for (const call of toolCalls.filter(isServerCall)) {
       const args = (call.input && typeof call.input === 'object' ? call.input : {}) as Record<string, unknown>;
       const item = items.open('tool_call', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args, server: true });
@@ -269,7 +372,15 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
       }
     }
     if (serverResults.length) {
-      const results: ModelMessage = { role: 'tool', content: serverResults.map((r) => ({ type: 'tool-result' as const, toolCallId: r.toolCallId, toolName: r.toolName, output: { type: 'json' as const, value: (r.value ?? null) as never } })) };
+      const results: ModelMessage = {
+        role: 'tool',
+        content: serverResults.map((r) => ({
+          type: 'tool-result' as const,
+          toolCallId: r.toolCallId,
+          toolName: r.toolName,
+          output: { type: 'json' as const, value: (r.value ?? null) as never },
+        })),
+      };
       messages.push(results);
       newMessages.push(results);
     }
@@ -277,11 +388,20 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
       const args = (call.input && typeof call.input === 'object' ? call.input : {}) as Record<string, unknown>;
       const client = clientTools.get(call.toolName);
       if (call.invalid || (!client && call.toolName !== ASK_USER_TOOL) || (call.toolName === ASK_USER_TOOL && !config.user_questions)) {
-        immediate.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: call.invalid ?? `there is no tool named ${call.toolName}` });
+        immediate.push({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          error: call.invalid ?? `there is no tool named ${call.toolName}`,
+        });
         continue;
       }
       if (call.toolName === ASK_USER_TOOL) {
-        calls.push({ tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args, presentation: { kind: 'question', question: args.question ?? '', choices: args.choices ?? [] } });
+        calls.push({
+          tool_call_id: call.toolCallId,
+          tool_name: call.toolName,
+          arguments: args,
+          presentation: { kind: 'question', question: args.question ?? '', choices: args.choices ?? [] },
+        });
         items.open('question', { tool_call_id: call.toolCallId, question: args.question ?? '', choices: args.choices ?? [] }, 'completed');
         continue;
       }
@@ -290,7 +410,12 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
         immediate.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: 'this tool is not allowed for this agent' });
         continue;
       }
-      const entry = { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args, presentation: { kind: permission === 'ask' ? 'approval' : 'client_call', title: client!.description ?? client!.name } };
+      const entry = {
+        tool_call_id: call.toolCallId,
+        tool_name: call.toolName,
+        arguments: args,
+        presentation: { kind: permission === 'ask' ? 'approval' : 'client_call', title: client!.description ?? client!.name },
+      };
       if (permission === 'ask') {
         approvals.push(entry);
         items.open('approval_request', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args }, 'completed');
@@ -302,11 +427,24 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<{ outcome: 
     if (immediate.length === 0 && serverResults.length && approvals.length === 0 && calls.length === 0) continue;
     if (immediate.length) {
       if (toolRetries <= 0 && approvals.length === 0 && calls.length === 0) {
-        return { outcome: { kind: 'failed', code: 'tool_error', message: immediate.map((e) => `${e.toolName}: ${e.error}`).join('; ') }, newMessages, usage };
+        return {
+          outcome: { kind: 'failed', code: 'tool_error', message: immediate.map((e) => `${e.toolName}: ${e.error}`).join('; ') },
+          newMessages,
+          usage,
+        };
       }
       toolRetries -= 1;
-      const results: ModelMessage = { role: 'tool', content: immediate.map((e) => ({ type: 'tool-result' as const, toolCallId: e.toolCallId, toolName: e.toolName, output: { type: 'error-text' as const, value: e.error } })) };
-      for (const e of immediate) items.open('tool_result', { tool_call_id: e.toolCallId, tool_name: e.toolName, error: e.error }, 'completed');
+      const results: ModelMessage = {
+        role: 'tool',
+        content: immediate.map((e) => ({
+          type: 'tool-result' as const,
+          toolCallId: e.toolCallId,
+          toolName: e.toolName,
+          output: { type: 'error-text' as const, value: e.error },
+        })),
+      };
+      for (const e of immediate)
+        items.open('tool_result', { tool_call_id: e.toolCallId, tool_name: e.toolName, error: e.error }, 'completed');
       if (approvals.length === 0 && calls.length === 0) {
         messages.push(results);
         newMessages.push(results);

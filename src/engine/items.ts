@@ -63,8 +63,17 @@ export class RunItemStream {
     const first = this.nextStreamId();
     const now = new Date();
     const item: RunItemState = {
-      id: newId('runItem'), runId: this.run.id, ordinal: this.nextOrdinal++, kind, state, content, contentRefs: {},
-      firstStreamId: first, lastStreamId: first, startedAt: now, endedAt: state === 'in_progress' ? null : now,
+      id: newId('runItem'),
+      runId: this.run.id,
+      ordinal: this.nextOrdinal++,
+      kind,
+      state,
+      content,
+      contentRefs: {},
+      firstStreamId: first,
+      lastStreamId: first,
+      startedAt: now,
+      endedAt: state === 'in_progress' ? null : now,
     };
     this.items.set(item.ordinal, item);
     this.counter -= 1; // changed() takes the next id again: first and last id are equal for a new item
@@ -96,8 +105,12 @@ export class RunItemStream {
     for (const [member, value] of Object.entries(item.content)) {
       if (typeof value !== 'string' || Buffer.byteLength(value) <= ITEM_CONTENT_INLINE_LIMIT) continue;
       item.contentRefs[member] = {
-        id: `${item.id}:${member}`, media_type: 'text/plain; charset=utf-8', preview: value.slice(0, PREVIEW_CHARS),
-        size_bytes: Buffer.byteLength(value), truncated: true, full: value,
+        id: `${item.id}:${member}`,
+        media_type: 'text/plain; charset=utf-8',
+        preview: value.slice(0, PREVIEW_CHARS),
+        size_bytes: Buffer.byteLength(value),
+        truncated: true,
+        full: value,
       };
       item.content[member] = value.slice(0, PREVIEW_CHARS);
     }
@@ -107,11 +120,30 @@ export class RunItemStream {
    * Items an earlier attempt left in progress (its worker died) are closed as failed under this
    * attempt's stream, so readers and subscribers see them end; the new attempt streams anew.
    */
-  adoptStale(rows: { id: string; ordinal: number; kind: string; content: unknown; contentRefs: unknown; firstStreamId: string | null; startedAt: Date }[]) {
+  adoptStale(
+    rows: {
+      id: string;
+      ordinal: number;
+      kind: string;
+      content: unknown;
+      contentRefs: unknown;
+      firstStreamId: string | null;
+      startedAt: Date;
+    }[],
+  ) {
     for (const row of rows) {
       const item: RunItemState = {
-        id: row.id, runId: this.run.id, ordinal: row.ordinal, kind: row.kind, state: 'in_progress', content: { ...(row.content as Record<string, unknown>) },
-        contentRefs: (row.contentRefs as Record<string, unknown>) ?? {}, firstStreamId: row.firstStreamId ?? '', lastStreamId: '', startedAt: row.startedAt, endedAt: null,
+        id: row.id,
+        runId: this.run.id,
+        ordinal: row.ordinal,
+        kind: row.kind,
+        state: 'in_progress',
+        content: { ...(row.content as Record<string, unknown>) },
+        contentRefs: (row.contentRefs as Record<string, unknown>) ?? {},
+        firstStreamId: row.firstStreamId ?? '',
+        lastStreamId: '',
+        startedAt: row.startedAt,
+        endedAt: null,
       };
       this.items.set(item.ordinal, item);
       this.complete(item, { interrupted: true }, 'failed');
@@ -157,8 +189,12 @@ export class RunItemStream {
 
 /** One statement writing new items and updating known ones (ordinals are unique per run). */
 export function upsertItems(workspaceId: string, batch: RunItemState[]): Prisma.Sql {
-  const values = batch.map((item) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
-    ${JSON.stringify(item.contentRefs)}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`);
+  const values = batch.map(
+    (
+      item,
+    ) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
+    ${JSON.stringify(item.contentRefs)}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
+  );
   return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
     VALUES ${Prisma.join(values)}
     ON CONFLICT (run_id, ordinal) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, content = EXCLUDED.content, content_refs = EXCLUDED.content_refs,

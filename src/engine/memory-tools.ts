@@ -13,21 +13,45 @@ export interface Mount {
   recall: boolean;
 }
 
-const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 40) || 'memory';
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 40) || 'memory';
 
 /** The run's mounts, from the agent view's `memory_mounts`, with names filled from the memories. */
-export async function resolveMounts(deps: Deps, run: Run, configured: { memory_id: string; name?: string; access?: string; recall?: boolean }[]): Promise<Mount[]> {
+export async function resolveMounts(
+  deps: Deps,
+  run: Run,
+  configured: { memory_id: string; name?: string; access?: string; recall?: boolean }[],
+): Promise<Mount[]> {
   if (!configured.length) return [];
-  const memories = await deps.db.memory.findMany({ where: { workspaceId: run.workspaceId, id: { in: configured.map((m) => m.memory_id) } }, select: { id: true, name: true } });
+  const memories = await deps.db.memory.findMany({
+    where: { workspaceId: run.workspaceId, id: { in: configured.map((m) => m.memory_id) } },
+    select: { id: true, name: true },
+  });
   const names = new Map(memories.map((m) => [m.id, m.name]));
-  return configured.filter((m) => names.has(m.memory_id)).map((m) => ({
-    memory_id: m.memory_id, name: m.name ?? names.get(m.memory_id)!, access: m.access === 'write' ? 'write' : 'read', recall: m.recall ?? false,
-  }));
+  return configured
+    .filter((m) => names.has(m.memory_id))
+    .map((m) => ({
+      memory_id: m.memory_id,
+      name: m.name ?? names.get(m.memory_id)!,
+      access: m.access === 'write' ? 'write' : 'read',
+      recall: m.recall ?? false,
+    }));
 }
 
 /** The run acts with its starter's identity and the rights a run needs on its mounts. */
 export function runActor(run: Run): Actor {
-  return { principalId: run.principalId, principalKind: run.principalId.startsWith('usr_') ? 'user' : 'api_key', workspaceId: run.workspaceId, organizationId: '', permissions: new Set(['read', 'write']), loginSessionId: null };
+  return {
+    principalId: run.principalId,
+    principalKind: run.principalId.startsWith('usr_') ? 'user' : 'api_key',
+    workspaceId: run.workspaceId,
+    organizationId: '',
+    permissions: new Set(['read', 'write']),
+    loginSessionId: null,
+  };
 }
 
 export interface ServerTool {
@@ -42,10 +66,17 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
     const name = slug(mount.name);
     tools[`search_memory_${name}`] = tool({
       description: `Search the memory "${mount.name}" for records similar to a query.`,
-      inputSchema: jsonSchema({ type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 20 } }, required: ['query'] } as never),
+      inputSchema: jsonSchema({
+        type: 'object',
+        properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 20 } },
+        required: ['query'],
+      } as never),
     });
     handlers.set(`search_memory_${name}`, {
-      execute: async (args) => (await searchRecords(deps, actor, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).items.map((r) => ({ id: r.id, text: r.text, score: r.score })),
+      execute: async (args) =>
+        (
+          await searchRecords(deps, actor, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })
+        ).items.map((r) => ({ id: r.id, text: r.text, score: r.score })),
     });
     const writer = (toolCallId: string) => ({ principalId: run.principalId, runId: run.id, attemptId: run.currentAttemptId, toolCallId });
     const readOnly = async () => {
@@ -58,14 +89,30 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
       });
       tools[`replace_memory_${name}`] = tool({
         description: `Replace the text of a record of the memory "${mount.name}".`,
-        inputSchema: jsonSchema({ type: 'object', properties: { record_id: { type: 'string' }, text: { type: 'string' } }, required: ['record_id', 'text'] } as never),
+        inputSchema: jsonSchema({
+          type: 'object',
+          properties: { record_id: { type: 'string' }, text: { type: 'string' } },
+          required: ['record_id', 'text'],
+        } as never),
       });
     }
     handlers.set(`add_memory_${name}`, {
-      execute: mount.access === 'write' ? async (args, id) => { const r = await writeRecord(deps, actor, mount.memory_id, null, args.text, writer(id)); return { id: r.id }; } : readOnly,
+      execute:
+        mount.access === 'write'
+          ? async (args, id) => {
+              const r = await writeRecord(deps, actor, mount.memory_id, null, args.text, writer(id));
+              return { id: r.id };
+            }
+          : readOnly,
     });
     handlers.set(`replace_memory_${name}`, {
-      execute: mount.access === 'write' ? async (args, id) => { const r = await writeRecord(deps, actor, mount.memory_id, String(args.record_id ?? ''), args.text, writer(id)); return { id: r.id }; } : readOnly,
+      execute:
+        mount.access === 'write'
+          ? async (args, id) => {
+              const r = await writeRecord(deps, actor, mount.memory_id, String(args.record_id ?? ''), args.text, writer(id));
+              return { id: r.id };
+            }
+          : readOnly,
     });
   }
   return { tools, handlers };

@@ -20,15 +20,32 @@ export function callSettings(settings: Record<string, unknown>) {
     temperature: number(settings.temperature),
     topP: number(settings.top_p),
     maxOutputTokens: number(settings.max_output_tokens),
-    stopSequences: Array.isArray(settings.stop) ? (settings.stop as unknown[]).filter((s): s is string => typeof s === 'string') : undefined,
+    stopSequences: Array.isArray(settings.stop)
+      ? (settings.stop as unknown[]).filter((s): s is string => typeof s === 'string')
+      : undefined,
   };
 }
 
-export async function resolveModel(deps: Deps, workspaceId: string, key: string, settings: Record<string, unknown>): Promise<ResolvedModel> {
+export async function resolveModel(
+  deps: Deps,
+  workspaceId: string,
+  key: string,
+  settings: Record<string, unknown>,
+): Promise<ResolvedModel> {
   const found = await usableModel(deps, workspaceId, key);
   if (!found) throw new AppError('not_found', `model ${JSON.stringify(key)} not found`);
   const { model, provider, usable } = found;
-  if (!usable.type.languageModel) throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
+  if (!usable.type.languageModel)
+    throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
-  return { key, providerType: provider.type, settings: merged, model: usable.type.languageModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, model, merged) };
+  return {
+    key,
+    providerType: provider.type,
+    settings: merged,
+    model: usable.type.languageModel(
+      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders },
+      model,
+      merged,
+    ),
+  };
 }

@@ -18,7 +18,16 @@ import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
 import { attemptId, describeError, executeAttempt, isTransient } from './executor.js';
 import {
-  attemptsLeft, claimRun, expiredRuns, extendLease, handBack, requeueRun, RUN_ACCEPTED_CHANNEL, RUN_CANCEL_CHANNEL, sealRun, takeOverExpired,
+  attemptsLeft,
+  claimRun,
+  expiredRuns,
+  extendLease,
+  handBack,
+  requeueRun,
+  RUN_ACCEPTED_CHANNEL,
+  RUN_CANCEL_CHANNEL,
+  sealRun,
+  takeOverExpired,
 } from '../services/run-lifecycle.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
@@ -61,7 +70,10 @@ export class WorkerPool {
   private readonly cancelUnsubscribers: (() => void)[] = [];
   private readonly leaseMs: number;
 
-  constructor(private readonly deps: Deps, private readonly options: WorkerPoolOptions) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: WorkerPoolOptions,
+  ) {
     this.leaseMs = options.leaseMs ?? LEASE_MS;
   }
 
@@ -72,10 +84,24 @@ export class WorkerPool {
   async start() {
     // A wake-up names its run; after a lost listener connection, notifications may have been
     // missed, so the pool scans.
-    this.wakeUnsubscribers.push(await this.options.listener.subscribe(RUN_ACCEPTED_CHANNEL, (runId) => this.wake(runId || undefined), () => this.wake()));
-    this.cancelUnsubscribers.push(await this.options.listener.subscribe(RUN_CANCEL_CHANNEL, (runId) => this.active.get(runId)?.controller.abort(new Error('cancelled'))));
+    this.wakeUnsubscribers.push(
+      await this.options.listener.subscribe(
+        RUN_ACCEPTED_CHANNEL,
+        (runId) => this.wake(runId || undefined),
+        () => this.wake(),
+      ),
+    );
+    this.cancelUnsubscribers.push(
+      await this.options.listener.subscribe(RUN_CANCEL_CHANNEL, (runId) =>
+        this.active.get(runId)?.controller.abort(new Error('cancelled')),
+      ),
+    );
     this.wakeUnsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
-    this.cancelUnsubscribers.push(this.listen('runCancelRequested', (payload: { runId: string }) => this.active.get(payload.runId)?.controller.abort(new Error('cancelled'))));
+    this.cancelUnsubscribers.push(
+      this.listen('runCancelRequested', (payload: { runId: string }) =>
+        this.active.get(payload.runId)?.controller.abort(new Error('cancelled')),
+      ),
+    );
     this.scheduleRecovery();
     this.wake();
   }
@@ -165,15 +191,25 @@ export class WorkerPool {
     const controller = new AbortController();
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
-    const heartbeat = setInterval(() => {
-      void extendLease(this.deps.db, run.id, this.id, this.leaseMs)
-        .catch((error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'));
-    }, Math.min(HEARTBEAT_MS, this.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        void extendLease(this.deps.db, run.id, this.id, this.leaseMs).catch((error) =>
+          this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'),
+        );
+      },
+      Math.min(HEARTBEAT_MS, this.leaseMs / 3),
+    );
     try {
       // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
-      const lastOrdinal = run.attempts <= 1 ? 0 : (await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0;
+      const lastOrdinal =
+        run.attempts <= 1
+          ? 0
+          : ((await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0);
       const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
-      if (run.attempts > 1) items.adoptStale(await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
+      if (run.attempts > 1)
+        items.adoptStale(
+          await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }),
+        );
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       let result;
@@ -203,7 +239,14 @@ export class WorkerPool {
       const cancelled = controller.signal.aborted && controller.signal.reason !== HAND_OVER;
       const outcome = cancelled && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
       if (outcome.kind === 'retry') return;
-      const sealed = await sealRun(this.deps.db, run, outcome, result.newMessages, { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage }, await items.drain());
+      const sealed = await sealRun(
+        this.deps.db,
+        run,
+        outcome,
+        result.newMessages,
+        { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage },
+        await items.drain(),
+      );
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
         this.deps.events.publish('runChanged', row.id, row);
@@ -234,15 +277,20 @@ export class WorkerPool {
     }
     this.announced.delete(run.id);
     this.deps.events.publish('runChanged', handed.id, handed);
-    this.deps.logger.info({ runId: run.id, attempt: run.attempts, worker: this.id }, 'run handed back on shutdown: accepted again for the next worker');
+    this.deps.logger.info(
+      { runId: run.id, attempt: run.attempts, worker: this.id },
+      'run handed back on shutdown: accepted again for the next worker',
+    );
   }
 
   /** Web push for the people of the workspace: a run waits, fails, or completes after a wait. Never blocks. */
   private notify(run: Run) {
     const waitingFor = { approval: 'approval', client_tool: 'client_call', user_question: 'question' } as const;
     const base = { workspaceId: run.workspaceId, runId: run.id, threadId: run.threadId, agentId: run.agentId };
-    if (run.status === 'waiting') notifyRunEvent(this.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
-    else if (run.status === 'failed') notifyRunEvent(this.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
+    if (run.status === 'waiting')
+      notifyRunEvent(this.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
+    else if (run.status === 'failed')
+      notifyRunEvent(this.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
     else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(this.deps, { ...base, kind: 'completed_after_wait' });
   }
 
@@ -256,7 +304,9 @@ export class WorkerPool {
 
   /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
   private async afterSeal(run: Run) {
-    await promoteNextEntry(this.deps, run.threadId).catch((error) => this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'));
+    await promoteNextEntry(this.deps, run.threadId).catch((error) =>
+      this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'),
+    );
   }
 
   private scheduleRecovery() {
@@ -300,12 +350,24 @@ export class WorkerPool {
     const graceMs = this.options.graceMs ?? GRACE_MS;
     if (this.active.size) {
       this.deps.logger.info({ worker: this.id, running: this.active.size, graceMs }, 'worker stopping: waiting for running attempts');
-      await settledWithin([...this.active.values()].map((attempt) => attempt.finished), graceMs);
+      await settledWithin(
+        [...this.active.values()].map((attempt) => attempt.finished),
+        graceMs,
+      );
     }
     const left = [...this.active.values()];
     for (const attempt of left) attempt.controller.abort(HAND_OVER);
-    if (left.length && !(await settledWithin(left.map((attempt) => attempt.finished), HAND_BACK_WAIT_MS))) {
-      this.deps.logger.error({ worker: this.id, runIds: [...this.active.keys()] }, 'runs not handed back in time: they are taken over when their lease expires');
+    if (
+      left.length &&
+      !(await settledWithin(
+        left.map((attempt) => attempt.finished),
+        HAND_BACK_WAIT_MS,
+      ))
+    ) {
+      this.deps.logger.error(
+        { worker: this.id, runIds: [...this.active.keys()] },
+        'runs not handed back in time: they are taken over when their lease expires',
+      );
     }
     for (const unsubscribe of this.cancelUnsubscribers) unsubscribe();
   }

@@ -44,7 +44,11 @@ function writeCredential(path: string, credential: Credential) {
 }
 
 async function post(server: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(new URL(path, server), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(new URL(path, server), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
@@ -63,13 +67,24 @@ async function pair(values: Record<string, string | string[] | boolean | undefin
     ...(typeof values.workspace === 'string' ? { workspace_id: values.workspace } : {}),
   });
   if (request.status !== 200) fail(`pairing request refused (${request.status}): ${JSON.stringify(request.body)}`);
-  const pairing = request.body as { pairing_id: string; user_code: string; poll_secret: string; expires_at: string; poll_interval_seconds: number };
+  const pairing = request.body as {
+    pairing_id: string;
+    user_code: string;
+    poll_secret: string;
+    expires_at: string;
+    poll_interval_seconds: number;
+  };
   log(`pairing ${pairing.pairing_id} user code ${pairing.user_code}`);
-  log(`Enter the user code in the UI's device pairings (GET /api/device-pairings?user_code=${pairing.user_code}) and approve it; waiting until ${pairing.expires_at}`);
+  log(
+    `Enter the user code in the UI's device pairings (GET /api/device-pairings?user_code=${pairing.user_code}) and approve it; waiting until ${pairing.expires_at}`,
+  );
   const intervalMs = Number(process.env.ENVD_POLL_INTERVAL_MS) || pairing.poll_interval_seconds * 1000;
   for (;;) {
     await sleep(intervalMs);
-    const poll = await post(server, '/api/envd/pair/poll', { poll_secret: pairing.poll_secret }).catch((error: Error) => ({ status: 0, body: error.message }));
+    const poll = await post(server, '/api/envd/pair/poll', { poll_secret: pairing.poll_secret }).catch((error: Error) => ({
+      status: 0,
+      body: error.message,
+    }));
     if (poll.status !== 200) {
       process.stderr.write(`envd: poll failed (${poll.status}); retrying\n`);
       continue;
@@ -78,8 +93,13 @@ async function pair(values: Record<string, string | string[] | boolean | undefin
     if (status === 'pending') continue;
     if (status === 'approved' && poll.body.device_credential) {
       writeCredential(configPath, {
-        server, device_id: poll.body.device_id, workspace_id: poll.body.workspace_id, device_credential: poll.body.device_credential,
-        private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), public_key: publicKey, paired_at: new Date().toISOString(),
+        server,
+        device_id: poll.body.device_id,
+        workspace_id: poll.body.workspace_id,
+        device_credential: poll.body.device_credential,
+        private_key: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        public_key: publicKey,
+        paired_at: new Date().toISOString(),
       });
       log(`paired as device ${poll.body.device_id}; credential stored in ${configPath}`);
       return;
@@ -127,9 +147,10 @@ async function serve(values: Record<string, string | string[] | boolean | undefi
       try {
         if (message.method !== 'list_directories') throw new EnvdError('unknown_method', `unknown method ${message.method}`);
         const requested = typeof message.params?.path === 'string' ? message.params.path : null;
-        const result = requested === null
-          ? { path: null, entries: roots.map((root) => ({ name: root, path: root })), truncated: false }
-          : await listDirectories(await confineToRoots(roots, requested));
+        const result =
+          requested === null
+            ? { path: null, entries: roots.map((root) => ({ name: root, path: root })), truncated: false }
+            : await listDirectories(await confineToRoots(roots, requested));
         socket.send(JSON.stringify({ id: message.id, type: 'response', result }));
       } catch (error) {
         const code = error instanceof EnvdError ? error.code : 'internal';
@@ -155,11 +176,17 @@ const [command, ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
   args: rest,
   options: {
-    server: { type: 'string' }, name: { type: 'string' }, workspace: { type: 'string' }, config: { type: 'string' },
+    server: { type: 'string' },
+    name: { type: 'string' },
+    workspace: { type: 'string' },
+    config: { type: 'string' },
     root: { type: 'string', multiple: true },
   },
   strict: true,
 });
 if (command === 'pair') await pair(values);
 else if (command === 'serve') await serve(values);
-else fail('usage: envd pair --server URL [--name NAME] [--workspace ID] [--config FILE] | envd serve --root DIR [--root DIR …] [--config FILE]');
+else
+  fail(
+    'usage: envd pair --server URL [--name NAME] [--workspace ID] [--config FILE] | envd serve --root DIR [--root DIR …] [--config FILE]',
+  );

@@ -7,7 +7,10 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 export const MAX_ENTRIES = 1000;
 
 export class EnvdError extends Error {
-  constructor(readonly code: 'outside_roots' | 'not_found' | 'not_a_directory' | 'invalid_path' | 'unknown_method', message: string) {
+  constructor(
+    readonly code: 'outside_roots' | 'not_found' | 'not_a_directory' | 'invalid_path' | 'unknown_method',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -31,7 +34,8 @@ const inside = (root: string, candidate: string) => {
 export async function confineToRoots(roots: string[], requested: string): Promise<string> {
   if (!isAbsolute(requested) || requested.includes('\u0000')) throw new EnvdError('invalid_path', 'path must be an absolute path');
   const lexical = resolve(requested);
-  if (!roots.some((root) => inside(root, lexical))) throw new EnvdError('outside_roots', `${requested} is outside the roots this device serves`);
+  if (!roots.some((root) => inside(root, lexical)))
+    throw new EnvdError('outside_roots', `${requested} is outside the roots this device serves`);
   let real: string;
   try {
     real = await realpath(lexical);
@@ -39,7 +43,8 @@ export async function confineToRoots(roots: string[], requested: string): Promis
     throw new EnvdError('not_found', `${requested} does not exist`);
   }
   // A symlink inside a root may point outside it.
-  if (!roots.some((root) => inside(root, real))) throw new EnvdError('outside_roots', `${requested} resolves outside the roots this device serves`);
+  if (!roots.some((root) => inside(root, real)))
+    throw new EnvdError('outside_roots', `${requested} resolves outside the roots this device serves`);
   if (!(await stat(real)).isDirectory()) throw new EnvdError('not_a_directory', `${requested} is not a directory`);
   return real;
 }

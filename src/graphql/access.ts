@@ -43,7 +43,9 @@ export const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
  * The distinct response keys each operation selects at its root (fragments and inline fragments
  * followed, `__typename` left out): what will run, one entry per executed root field.
  */
-export function rootResponseKeys(document: DocumentNode): { operation: 'query' | 'mutation' | 'subscription'; keys: Map<string, string> }[] {
+export function rootResponseKeys(
+  document: DocumentNode,
+): { operation: 'query' | 'mutation' | 'subscription'; keys: Map<string, string> }[] {
   const fragments = new Map<string, SelectionSetNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
@@ -74,7 +76,11 @@ export function rootResponseKeys(document: DocumentNode): { operation: 'query' |
 
 function openRootFields(schema: GraphQLSchema, introspection: 'authenticated' | 'public' | 'off') {
   const open = (type: GraphQLObjectType | null | undefined) =>
-    new Set(Object.values(type?.getFields() ?? {}).filter((field) => field.extensions?.publicAccess === true).map((field) => field.name));
+    new Set(
+      Object.values(type?.getFields() ?? {})
+        .filter((field) => field.extensions?.publicAccess === true)
+        .map((field) => field.name),
+    );
   const query = open(schema.getQueryType());
   if (introspection === 'public') for (const name of INTROSPECTION_FIELDS) query.add(name);
   return { query, mutation: open(schema.getMutationType()), subscription: open(schema.getSubscriptionType()) };
@@ -87,7 +93,11 @@ function openRootFields(schema: GraphQLSchema, introspection: 'authenticated' | 
  * refuses it with the parse error before anything runs, and a parse error reveals nothing of the
  * schema. One over the token limit does not.
  */
-function anonymousVerdict(query: string | undefined, open: ReturnType<typeof openRootFields>, maxTokens: number): 'open' | 'closed' | 'too_many' {
+function anonymousVerdict(
+  query: string | undefined,
+  open: ReturnType<typeof openRootFields>,
+  maxTokens: number,
+): 'open' | 'closed' | 'too_many' {
   if (typeof query !== 'string') return 'closed';
   let document: DocumentNode;
   try {
@@ -111,7 +121,14 @@ export function withoutSuggestions<E extends Error>(errors: readonly E[]): (E | 
     if (!(error instanceof GraphQLError)) return error;
     const message = error.message.replace(/\s*Did you mean [^?]*\?/g, '');
     if (message === error.message) return error;
-    return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: error.extensions });
+    return new GraphQLError(message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      originalError: error.originalError,
+      extensions: error.extensions,
+    });
   });
 }
 
@@ -131,7 +148,11 @@ export function useCallerGate(deps: Deps, schema: GraphQLSchema): Plugin {
           (context as Record<string, CallerGate>)[GATE_KEY] = { actor: null };
           return;
         }
-        setResult({ errors: [verdict === 'too_many' ? invalidArgument('without a credential an operation may select one root field', 'query') : error] });
+        setResult({
+          errors: [
+            verdict === 'too_many' ? invalidArgument('without a credential an operation may select one root field', 'query') : error,
+          ],
+        });
       }
     },
     // Suggestions are only taken out for anonymous callers: they help whoever holds a credential.

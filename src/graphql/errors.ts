@@ -22,7 +22,8 @@ function fieldFromMessage(message: string): string | undefined {
  */
 function boundEcho(message: string): string {
   const bounded = message.replace(/"((?:[^"\\]|\\.)*)"/g, (quoted: string, inner: string) =>
-    inner.length > MAX_ECHO_CHARS ? `"${inner.slice(0, MAX_ECHO_CHARS).replace(/\\$/, '')}…"` : quoted);
+    inner.length > MAX_ECHO_CHARS ? `"${inner.slice(0, MAX_ECHO_CHARS).replace(/\\$/, '')}…"` : quoted,
+  );
   return bounded.length > 1000 ? `${bounded.slice(0, 1000)}…` : bounded;
 }
 
@@ -33,7 +34,10 @@ export function createErrorMasker(logger: Logger) {
     if (isAppError(original)) {
       if (graphQLError && graphQLError !== original) {
         return new GraphQLError(original.message, {
-          nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,
+          nodes: graphQLError.nodes,
+          path: graphQLError.path,
+          positions: graphQLError.positions,
+          source: graphQLError.source,
           extensions: original.extensions,
         });
       }
@@ -41,19 +45,29 @@ export function createErrorMasker(logger: Logger) {
     }
     if (graphQLError && (!graphQLError.originalError || graphQLError.originalError instanceof GraphQLError)) {
       const code = (graphQLError.extensions?.code as string | undefined) ?? '';
-      if (code && code !== 'GRAPHQL_VALIDATION_FAILED' && code !== 'BAD_USER_INPUT' && code !== 'GRAPHQL_PARSE_FAILED' && statusForCode(code) !== 500) {
+      if (
+        code &&
+        code !== 'GRAPHQL_VALIDATION_FAILED' &&
+        code !== 'BAD_USER_INPUT' &&
+        code !== 'GRAPHQL_PARSE_FAILED' &&
+        statusForCode(code) !== 500
+      ) {
         return graphQLError;
       }
       // Parse and validation errors, and variables that do not fit their types.
       const field = fieldFromMessage(graphQLError.message);
       return new GraphQLError(boundEcho(graphQLError.message), {
-        nodes: graphQLError.nodes, path: graphQLError.path, positions: graphQLError.positions, source: graphQLError.source,
+        nodes: graphQLError.nodes,
+        path: graphQLError.path,
+        positions: graphQLError.positions,
+        source: graphQLError.source,
         extensions: { code: 'invalid_argument', ...(field ? { details: { field } } : {}), http: { status: 400 } },
       });
     }
     logger.error({ err: original }, 'unexpected error');
     return new GraphQLError('internal error', {
-      nodes: graphQLError?.nodes, path: graphQLError?.path,
+      nodes: graphQLError?.nodes,
+      path: graphQLError?.path,
       extensions: { code: 'internal', http: { status: 500 } },
     });
   };

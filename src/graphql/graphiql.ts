@@ -12,7 +12,8 @@ export function graphiqlOptions(): GraphiQLOptions {
     title: 'Workspace Agent Service — GraphiQL',
     headers: JSON.stringify({ Authorization: GRAPHIQL_AUTHORIZATION_PLACEHOLDER }, null, 2),
     defaultEditorToolsVisibility: 'headers',
-    defaultQuery: '# Put your API key in the Authorization header below (Headers tab), then run:\n{\n  viewer {\n    principalId\n    workspaceId\n    permissions\n  }\n}\n',
+    defaultQuery:
+      '# Put your API key in the Authorization header below (Headers tab), then run:\n{\n  viewer {\n    principalId\n    workspaceId\n    permissions\n  }\n}\n',
   };
 }
 

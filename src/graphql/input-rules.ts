@@ -72,7 +72,11 @@ function walkLiterals(operation: OperationDefinitionNode): void {
   });
 }
 
-function check(args: { document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null }): ExecutionResult | null {
+function check(args: {
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}): ExecutionResult | null {
   const operation = operationOf(args.document, args.operationName);
   if (!operation) return null; // graphql-js reports the missing operation itself
   try {
@@ -125,7 +129,9 @@ export function useInputRules(): Plugin {
       const text = typeof params.source === 'string' ? params.source : params.source.body;
       if (documentDepth(text) > MAX_DOCUMENT_DEPTH) {
         setParseFn(() => {
-          throw invalidArgument(`the GraphQL document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, 'query', { max_depth: MAX_DOCUMENT_DEPTH });
+          throw invalidArgument(`the GraphQL document nests deeper than ${MAX_DOCUMENT_DEPTH} levels`, 'query', {
+            max_depth: MAX_DOCUMENT_DEPTH,
+          });
         });
       }
     },

@@ -41,7 +41,10 @@ export function documentLimitRules(config: Pick<Config, 'graphqlLimits' | 'graph
   const limits = config.graphqlLimits;
   // Armor's rules would throw their error out of validate() (graphql-ws then closes the socket with
   // 4500); reported instead, it joins the other validation errors. Its message names the limit.
-  const report = { propagateOnRejection: false, onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)] };
+  const report = {
+    propagateOnRejection: false,
+    onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
+  };
   const rules: ValidationRule[] = [
     maxAliasesRule({ n: limits.maxAliases, ...report }),
     maxDepthRule({ n: limits.maxDepth, ...report }),
@@ -75,7 +78,11 @@ export function useExecutionDeadline(timeoutMs: number): Plugin {
       if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') return undefined;
       const controller = new AbortController();
       const timer = setTimeout(() => {
-        controller.abort(new AppError('deadline_exceeded', `the operation did not finish within ${timeoutMs} ms (GRAPHQL_TIMEOUT_MS) and was stopped`, { limit_ms: timeoutMs }));
+        controller.abort(
+          new AppError('deadline_exceeded', `the operation did not finish within ${timeoutMs} ms (GRAPHQL_TIMEOUT_MS) and was stopped`, {
+            limit_ms: timeoutMs,
+          }),
+        );
       }, timeoutMs);
       const withSignal = args as { signal?: AbortSignal };
       withSignal.signal = withSignal.signal ? AbortSignal.any([withSignal.signal, controller.signal]) : controller.signal;

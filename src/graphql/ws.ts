@@ -31,7 +31,8 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
       },
       // `extensions.http` is the HTTP status for Yoga's HTTP answers; it means nothing on a socket.
       onError: (_ctx, _id, _payload, errors) => errors.map(formatForSocket),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
       execute: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {

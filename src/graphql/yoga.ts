@@ -3,7 +3,13 @@
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import type { Deps } from '../services/deps.js';
-import { CLIENT_ADDRESS_HEADER, createContext, credentialsFromConnectionParams, type GraphQLContext, type RequestCredentials } from './context.js';
+import {
+  CLIENT_ADDRESS_HEADER,
+  createContext,
+  credentialsFromConnectionParams,
+  type GraphQLContext,
+  type RequestCredentials,
+} from './context.js';
 import { createErrorMasker } from './errors.js';
 import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
@@ -45,12 +51,16 @@ export function createYogaServer(deps: Deps): Yoga {
         return createContext(deps, credentialsFromConnectionParams(connectionParams));
       }
       const headers = initial.request.headers;
-      return createContext(deps, {
-        authorization: headers.get('authorization'),
-        workspaceHeader: headers.get('x-workspace-id'),
-        requestId: headers.get('x-request-id'),
-        clientAddress: headers.get(CLIENT_ADDRESS_HEADER),
-      }, gateOf(initial)?.actor ?? undefined);
+      return createContext(
+        deps,
+        {
+          authorization: headers.get('authorization'),
+          workspaceHeader: headers.get('x-workspace-id'),
+          requestId: headers.get('x-request-id'),
+          clientAddress: headers.get(CLIENT_ADDRESS_HEADER),
+        },
+        gateOf(initial)?.actor ?? undefined,
+      );
     },
   });
 }
@@ -63,12 +73,16 @@ function useErrorCodesForInvalidDocuments(): Plugin {
       extensions: { code: 'invalid_argument', http: { status: 400 } },
     });
   return {
-    onValidate: () => ({ result, setResult }) => {
-      if (result.length) setResult(result.map(recode));
-    },
-    onParse: () => ({ result, replaceParseResult }) => {
-      if (result instanceof Error) replaceParseResult(recode(result));
-    },
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        if (result.length) setResult(result.map(recode));
+      },
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof Error) replaceParseResult(recode(result));
+      },
   };
 }
 

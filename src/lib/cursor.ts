@@ -29,7 +29,8 @@ export function decodeCursor(list: string, cursor: string | null | undefined, nu
     if (!body || body.l !== list || !Array.isArray(body.k)) throw new Error('list');
     // The position reaches PostgreSQL: only short, valid text, finite numbers and nulls (the input rules).
     if (body.k.length === 0 || body.k.length > 8) throw new Error('shape');
-    if (numeric && !(typeof body.k[0] === 'number' && Number.isSafeInteger(body.k[0]) && Math.abs(body.k[0]) <= 2 ** 31 - 1)) throw new Error('position');
+    if (numeric && !(typeof body.k[0] === 'number' && Number.isSafeInteger(body.k[0]) && Math.abs(body.k[0]) <= 2 ** 31 - 1))
+      throw new Error('position');
     for (const part of body.k) {
       if (part === null || (typeof part === 'number' && Number.isSafeInteger(part))) continue;
       if (typeof part !== 'string' || part.length > MAX_CURSOR_TEXT || textProblem(part)) throw new Error('position');

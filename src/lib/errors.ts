@@ -67,8 +67,7 @@ export const invalidArgument = (message: string, field?: string, extra?: Record<
   new AppError('invalid_argument', message, field || extra ? { ...(field ? { field } : {}), ...extra } : undefined);
 export const notFound = (kind: string, id?: string) =>
   new AppError('not_found', id ? `${kind} ${quoteInput(id)} not found` : `${kind} not found`);
-export const unauthenticated = (message = 'a valid bearer credential is required') =>
-  new AppError('unauthenticated', message);
+export const unauthenticated = (message = 'a valid bearer credential is required') => new AppError('unauthenticated', message);
 export const permissionDenied = (permission: string) =>
   new AppError('permission_denied', `this operation needs the "${permission}" permission`, { permission });
 

@@ -8,16 +8,16 @@ import { Redis } from 'ioredis';
 export type Events = ReturnType<typeof createEvents>;
 
 type EventTopics = {
-    workspaceUpdated: [workspaceId: string, payload: any];
-    /** A run was accepted: wakes the workers (no polling on the run path). */
-    runAccepted: [payload: { runId: string }];
-    /** Cancellation of a running run was requested: its worker aborts the model call. */
-    runCancelRequested: [payload: { runId: string }];
-    /** A run item was opened, grew or was committed (full item state, with its stream sequence). */
-    runItem: [runId: string, payload: any];
-    /** A run's row changed (status, pending, output…). */
-    runChanged: [runId: string, payload: any];
-    presenceChanged: [workspaceId: string, payload: any];
+  workspaceUpdated: [workspaceId: string, payload: any];
+  /** A run was accepted: wakes the workers (no polling on the run path). */
+  runAccepted: [payload: { runId: string }];
+  /** Cancellation of a running run was requested: its worker aborts the model call. */
+  runCancelRequested: [payload: { runId: string }];
+  /** A run item was opened, grew or was committed (full item state, with its stream sequence). */
+  runItem: [runId: string, payload: any];
+  /** A run's row changed (status, pending, output…). */
+  runChanged: [runId: string, payload: any];
+  presenceChanged: [workspaceId: string, payload: any];
 };
 
 function typedPubSub(config?: { eventTarget: ReturnType<typeof createRedisEventTarget> }) {

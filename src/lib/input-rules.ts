@@ -65,7 +65,8 @@ export function checkValue(value: unknown, field: string, enclosingLevels = 0): 
       throw invalidArgument(`${where} nests deeper than ${MAX_JSON_DEPTH} levels`, where, { max_depth: MAX_JSON_DEPTH });
     }
     if (Array.isArray(node)) {
-      for (let index = node.length - 1; index >= 0; index--) stack.push({ value: node[index], path: joinPath(path, index), depth: depth + 1 });
+      for (let index = node.length - 1; index >= 0; index--)
+        stack.push({ value: node[index], path: joinPath(path, index), depth: depth + 1 });
       continue;
     }
     const entries = Object.entries(node as Record<string, unknown>);

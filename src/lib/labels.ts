@@ -17,7 +17,11 @@ export function validateLabels(value: unknown, field = 'labels', max = MAX_LABEL
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > max) throw invalidArgument(`${field} may carry at most ${max} labels`, field);
   for (const [key, item] of entries) {
-    if (!KEY.test(key)) throw invalidArgument(`${field} key ${quoteInput(key)} is not a valid label key`, `${field}.${key.length > MAX_ECHO_CHARS ? `${key.slice(0, MAX_ECHO_CHARS)}…` : key}`);
+    if (!KEY.test(key))
+      throw invalidArgument(
+        `${field} key ${quoteInput(key)} is not a valid label key`,
+        `${field}.${key.length > MAX_ECHO_CHARS ? `${key.slice(0, MAX_ECHO_CHARS)}…` : key}`,
+      );
     if (typeof item !== 'string') throw invalidArgument(`${field}.${key} must be a string`, `${field}.${key}`);
     // eslint-disable-next-line no-control-regex -- label values must be printable: control characters are what this finds
     if (item.length > MAX_VALUE || /[\u0000-\u001f\u007f]/.test(item)) {

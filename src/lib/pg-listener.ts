@@ -11,7 +11,10 @@ export class PgListener {
   private stopped = false;
   private retryTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly databaseUrl: string, private readonly logger: Logger) {}
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
 
   /** Registers before start (chainable); see `subscribe` for later registrations. */
   on(channel: string, handler: (payload: string) => void, onReconnect?: () => void) {
@@ -27,7 +30,10 @@ export class PgListener {
     this.on(channel, handler, onReconnect);
     if (this.client && !known) await this.client.query(`LISTEN ${channel}`);
     return () => {
-      this.handlers.set(channel, (this.handlers.get(channel) ?? []).filter((h) => h !== handler));
+      this.handlers.set(
+        channel,
+        (this.handlers.get(channel) ?? []).filter((h) => h !== handler),
+      );
       if (onReconnect) this.reconnectHandlers.splice(this.reconnectHandlers.indexOf(onReconnect), 1);
     };
   }
@@ -66,10 +72,13 @@ export class PgListener {
 
   private scheduleReconnect(attempt: number) {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      void this.connect(attempt + 1);
-    }, Math.min(5_000, 100 * 2 ** attempt));
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        void this.connect(attempt + 1);
+      },
+      Math.min(5_000, 100 * 2 ** attempt),
+    );
     this.retryTimer.unref();
   }
 

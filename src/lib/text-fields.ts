@@ -17,21 +17,24 @@ export const TEXT_LIMITS = {
 
 /** A required name: 1 to 200 characters, not only whitespace. */
 export function validateName(name: unknown, field = 'name'): string {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > TEXT_LIMITS.name) throw invalidArgument(`${field} must be 1 to ${TEXT_LIMITS.name} characters`, field);
+  if (typeof name !== 'string' || name.trim() === '' || name.length > TEXT_LIMITS.name)
+    throw invalidArgument(`${field} must be 1 to ${TEXT_LIMITS.name} characters`, field);
   return name;
 }
 
 /** Optional text (null or absent → ''): a string of at most `limit` characters. */
 function optionalText(value: unknown, limit: number, field: string): string {
   if (value === undefined || value === null) return '';
-  if (typeof value !== 'string' || value.length > limit) throw invalidArgument(`${field} must be a string of at most ${limit} characters`, field);
+  if (typeof value !== 'string' || value.length > limit)
+    throw invalidArgument(`${field} must be a string of at most ${limit} characters`, field);
   return value;
 }
 
 /** An optional name (null or absent → ''): at most 200 characters. */
 export const validateOptionalName = (name: unknown, field = 'name') => optionalText(name, TEXT_LIMITS.name, field);
 /** A description (null or absent → ''): at most 4000 characters. */
-export const validateDescription = (description: unknown, field = 'description') => optionalText(description, TEXT_LIMITS.description, field);
+export const validateDescription = (description: unknown, field = 'description') =>
+  optionalText(description, TEXT_LIMITS.description, field);
 /** A revision note (null or absent → ''): at most 2000 characters. */
 export const validateNote = (note: unknown, field = 'note') => optionalText(note, TEXT_LIMITS.note, field);
 /** A title (null or absent → ''): at most 500 characters. */

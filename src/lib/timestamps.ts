@@ -12,7 +12,9 @@ export function parseTimestamp(text: string): Date | null {
   const match = ISO_8601.exec(text);
   if (!match) return null;
   const [, year, month, day, hour, minute, second, offsetHours, offsetMinutes] = match;
-  const y = Number(year), mo = Number(month), d = Number(day);
+  const y = Number(year),
+    mo = Number(month),
+    d = Number(day);
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
   if (y < 1 || daysInMonth === undefined || d < 1 || d > daysInMonth) return null;

@@ -118,7 +118,10 @@ export class VectorIndex {
     const q = this.data.subarray(queryAt, queryAt + stride);
     const out = this.data.subarray(scoresAt, scoresAt + rows);
     for (let row = 0, offset = 0; row < rows; row++, offset += stride) {
-      let a = 0, b = 0, c = 0, d = 0;
+      let a = 0,
+        b = 0,
+        c = 0,
+        d = 0;
       for (let i = 0; i < stride; i += 4) {
         a += m[offset + i]! * q[i]!;
         b += m[offset + i + 1]! * q[i + 1]!;
@@ -171,7 +174,12 @@ export class VectorIndex {
  * The `k` largest of `scores[0..rows)` (skipping rows whose `live` flag is 0): a bounded min-heap in
  * typed arrays, O(rows + k·log k·(replacements)), no allocation per row. Unordered on return.
  */
-export function selectTop(scores: ArrayLike<number>, rows: number, k: number, live?: Uint8Array): { indexes: Int32Array; values: Float64Array; size: number } {
+export function selectTop(
+  scores: ArrayLike<number>,
+  rows: number,
+  k: number,
+  live?: Uint8Array,
+): { indexes: Int32Array; values: Float64Array; size: number } {
   const indexes = new Int32Array(Math.max(0, k));
   const values = new Float64Array(Math.max(0, k));
   let size = 0;

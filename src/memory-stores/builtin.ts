@@ -34,7 +34,13 @@ interface ScoredRow extends RecordRow {
 }
 
 function view(row: RecordRow, score: number | null = null): StoredRecord {
-  return { id: row.id, text: row.text, score, updatedAt: row.updated_at, provenance: provenanceView(row.provenance as StoredProvenance | null, row.text) };
+  return {
+    id: row.id,
+    text: row.text,
+    score,
+    updatedAt: row.updated_at,
+    provenance: provenanceView(row.provenance as StoredProvenance | null, row.text),
+  };
 }
 
 export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
@@ -62,7 +68,9 @@ export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
       const after = decodeCursor(ctx.cursorList, cursor);
       const rows = await db.memoryRecord.findMany({
         where: { providerId: where.providerId, namespace: where.namespace, ...(after ? { id: { gt: String(after[0]) } } : {}) },
-        select: { id: true, text: true, updatedAt: true, provenance: true }, orderBy: { id: 'asc' }, take: size + 1,
+        select: { id: true, text: true, updatedAt: true, provenance: true },
+        orderBy: { id: 'asc' },
+        take: size + 1,
       });
       const page = toPage(rows, size, ctx.cursorList, (row) => [row.id]);
       return { items: page.items.map((row) => view({ ...row, updated_at: row.updatedAt })), nextCursor: page.nextCursor };
@@ -89,7 +97,12 @@ export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
         if (mode === 'lexical' || !ctx.embed) return null;
         const [vector, index] = await Promise.all([ctx.embed(query), vectorIndexFor(db, where)]);
         const nearest = index.topK(vector, candidates);
-        const rows = await scoredRows(db, where, lexicalToo ? q : null, nearest.map((v) => v.id));
+        const rows = await scoredRows(
+          db,
+          where,
+          lexicalToo ? q : null,
+          nearest.map((v) => v.id),
+        );
         return { index, vector, nearest, rows };
       };
       const [lexical, vector] = await Promise.all([lexicalToo ? lexicalCandidates(db, where, q, candidates, limit) : [], vectorPart()]);
@@ -120,7 +133,10 @@ interface LexicalQuery {
   text: string;
   words: string;
 }
-const lexicalQuery = (text: string): LexicalQuery => ({ text, words: [...new Set(text.toLowerCase().split(/\s+/).filter(Boolean))].join(' ') });
+const lexicalQuery = (text: string): LexicalQuery => ({
+  text,
+  words: [...new Set(text.toLowerCase().split(/\s+/).filter(Boolean))].join(' '),
+});
 
 // The lexical score of a record in [0, 1]: for records that match the query's words (full text) or
 // nearly match them (trigram word similarity ≥ pg_trgm.word_similarity_threshold), the greater of the

@@ -51,22 +51,37 @@ export class PineconeClient {
     let text: string;
     try {
       const response = await fetch(`${this.root}${path}`, {
-        method, signal: timeout,
-        headers: { 'api-key': this.options.apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        method,
+        signal: timeout,
+        headers: {
+          'api-key': this.options.apiKey,
+          'x-pinecone-api-version': PINECONE_API_VERSION,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       status = response.status;
       text = await response.text();
     } catch (error) {
-      if (timeout.aborted) throw new AppError('unavailable', `the memory provider did not answer within ${this.timeoutMs / 1000} s`, { provider_status: null });
+      if (timeout.aborted)
+        throw new AppError('unavailable', `the memory provider did not answer within ${this.timeoutMs / 1000} s`, {
+          provider_status: null,
+        });
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new AppError('unavailable', this.scrub(`could not reach the memory provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`), { provider_status: null });
+      throw new AppError(
+        'unavailable',
+        this.scrub(`could not reach the memory provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
+        { provider_status: null },
+      );
     }
     if (status < 200 || status > 299) throw this.failure(status, text);
     try {
       return (text ? JSON.parse(text) : {}) as T;
     } catch {
-      throw new AppError('unavailable', `the memory provider answered ${status} with something other than JSON`, { provider_status: status });
+      throw new AppError('unavailable', `the memory provider answered ${status} with something other than JSON`, {
+        provider_status: status,
+      });
     }
   }
 
@@ -75,11 +90,14 @@ export class PineconeClient {
     try {
       const parsed = JSON.parse(body) as { message?: unknown; error?: { message?: unknown } };
       said = String(parsed.message ?? parsed.error?.message ?? said);
-    } catch { /* plain text */ }
+    } catch {
+      /* plain text */
+    }
     said = this.scrub(said.slice(0, 300));
     const suffix = said ? `: ${said}` : '';
     const details = { provider_status: status };
-    if (status === 401 || status === 403) return new AppError('failed_precondition', `the memory provider refused the credential (${status})${suffix}`, details);
+    if (status === 401 || status === 403)
+      return new AppError('failed_precondition', `the memory provider refused the credential (${status})${suffix}`, details);
     if (status === 429 || status >= 500) return new AppError('unavailable', `the memory provider answered ${status}${suffix}`, details);
     return new AppError('failed_precondition', `the memory provider refused the request (${status})${suffix}`, details);
   }
@@ -104,10 +122,12 @@ export class PineconeClient {
       batches.at(-1)!.push(id);
       size += length;
     }
-    const answers = await Promise.all(batches.map((batch) => {
-      const query = new URLSearchParams([...batch.map((id) => ['ids', id]), ['namespace', namespace]]);
-      return this.call<{ vectors?: Record<string, PineconeVector> }>('GET', `/vectors/fetch?${query}`);
-    }));
+    const answers = await Promise.all(
+      batches.map((batch) => {
+        const query = new URLSearchParams([...batch.map((id) => ['ids', id]), ['namespace', namespace]]);
+        return this.call<{ vectors?: Record<string, PineconeVector> }>('GET', `/vectors/fetch?${query}`);
+      }),
+    );
     return new Map(answers.flatMap((answer) => Object.values(answer.vectors ?? {}).map((v) => [v.id, v] as const)));
   }
 
@@ -117,11 +137,16 @@ export class PineconeClient {
 
   /** POST /query: nearest vectors with their metadata; `score` is the index metric's (cosine). */
   async query(namespace: string, vector: number[], topK: number): Promise<(PineconeVector & { score: number })[]> {
-    const answer = await this.call<{ matches?: (PineconeVector & { score?: number })[] }>('POST', '/query', { namespace, vector, topK, includeMetadata: true, includeValues: false });
+    const answer = await this.call<{ matches?: (PineconeVector & { score?: number })[] }>('POST', '/query', {
+      namespace,
+      vector,
+      topK,
+      includeMetadata: true,
+      includeValues: false,
+    });
     return (answer.matches ?? []).map((m) => ({ ...m, score: Number(m.score ?? 0) }));
   }
 }
-
 
 function provenanceOf(vector: PineconeVector): StoredProvenance {
   try {
@@ -136,7 +161,13 @@ function provenanceOf(vector: PineconeVector): StoredProvenance {
 function view(vector: PineconeVector, score: number | null = null): StoredRecord {
   const text = typeof vector.metadata?.text === 'string' ? vector.metadata.text : '';
   const updated = typeof vector.metadata?.updated_at === 'string' ? new Date(vector.metadata.updated_at) : null;
-  return { id: vector.id, text, score, updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0), provenance: provenanceView(provenanceOf(vector), text) };
+  return {
+    id: vector.id,
+    text,
+    score,
+    updatedAt: updated && !Number.isNaN(updated.getTime()) ? updated : new Date(0),
+    provenance: provenanceView(provenanceOf(vector), text),
+  };
 }
 
 export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
@@ -150,13 +181,20 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
 
   async function write(id: string, text: string, stamp: WriterStamp, isNew: boolean): Promise<StoredRecord> {
     if (Buffer.byteLength(text) > PINECONE_MAX_TEXT_BYTES) {
-      throw invalidArgument(`text is at most ${PINECONE_MAX_TEXT_BYTES} bytes in a vector-database memory (its metadata holds at most 40 KB per record)`, 'text');
+      throw invalidArgument(
+        `text is at most ${PINECONE_MAX_TEXT_BYTES} bytes in a vector-database memory (its metadata holds at most 40 KB per record)`,
+        'text',
+      );
     }
     // Replacing keeps the `created` provenance: read it first. Concurrent writers each upsert the
     // whole record, so the last one wins, as the database does.
     const [values, existing] = await Promise.all([embed!(text), isNew ? null : get(id)]);
     const provenance = existing ? replacedProvenance(provenanceOf(existing), stamp, text) : createdProvenance(stamp, text);
-    const vector: PineconeVector = { id, values, metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at } };
+    const vector: PineconeVector = {
+      id,
+      values,
+      metadata: { text, provenance: JSON.stringify(provenance), updated_at: stamp.confirmed_at },
+    };
     await client.upsert(namespace, [vector]);
     return view(vector);
   }
@@ -167,7 +205,10 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
       const page = await client.list(namespace, size, position ? String(position[0]) : undefined);
       const vectors = await client.fetch(namespace, page.ids);
       // An id listed but gone by the fetch was deleted in between: skipped.
-      return { items: page.ids.flatMap((id) => (vectors.has(id) ? [view(vectors.get(id)!)] : [])), nextCursor: page.next ? encodeCursor(ctx.cursorList, [page.next]) : null };
+      return {
+        items: page.ids.flatMap((id) => (vectors.has(id) ? [view(vectors.get(id)!)] : [])),
+        nextCursor: page.next ? encodeCursor(ctx.cursorList, [page.next]) : null,
+      };
     },
 
     async get(id) {
@@ -181,7 +222,11 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
     // Vector only (no lexical part), whatever the mode: the database's cosine similarity, clamped.
     async search(query, { limit, minScore }) {
       const matches = await client.query(namespace, await embed!(query), limit);
-      const scored = bestFirst(matches.map((match) => ({ id: match.id, match, score: clampCosine(match.score) })), minScore, limit);
+      const scored = bestFirst(
+        matches.map((match) => ({ id: match.id, match, score: clampCosine(match.score) })),
+        minScore,
+        limit,
+      );
       return scored.map((m) => view(m.match, roundScore(m.score)));
     },
   };
@@ -191,6 +236,10 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
 export function probePinecone(ctx: ProviderContext): Promise<ProbeResult> {
   const apiKey = String(ctx.credential?.api_key ?? '');
   const namespace = `wsa-probe-${randomBytes(6).toString('hex')}`;
-  return probeGet(`${trimSlash(String(ctx.config.index_host))}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
-    { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION }, ctx.signal, [apiKey]);
+  return probeGet(
+    `${trimSlash(String(ctx.config.index_host))}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
+    { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION },
+    ctx.signal,
+    [apiKey],
+  );
 }

@@ -16,10 +16,16 @@ export function createdProvenance(stamp: WriterStamp, text: string): StoredProve
 
 /** The provenance after a replacement: `created` (and its text digest) stays, `last_write` moves. */
 export function replacedProvenance(previous: StoredProvenance, stamp: WriterStamp, text: string): StoredProvenance {
-  return previous.created ? { created: previous.created, last_write: stamp, created_text_sha256: previous.created_text_sha256 } : createdProvenance(stamp, text);
+  return previous.created
+    ? { created: previous.created, last_write: stamp, created_text_sha256: previous.created_text_sha256 }
+    : createdProvenance(stamp, text);
 }
 
 /** The record view's provenance; records written by other tools show what they have (nulls). */
 export function provenanceView(stored: StoredProvenance | null | undefined, text: string): Record<string, unknown> {
-  return { created: stored?.created ?? null, last_write: stored?.last_write ?? null, content_matches: stored?.created_text_sha256 === sha256Hex(text) };
+  return {
+    created: stored?.created ?? null,
+    last_write: stored?.last_write ?? null,
+    content_matches: stored?.created_text_sha256 === sha256Hex(text),
+  };
 }

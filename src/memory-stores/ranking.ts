@@ -9,5 +9,8 @@ export const fusedScore = (lexical: number, cosine: number) => (lexical + clampC
 
 /** The best `limit` of the scored items that reach `minScore`, best first (ties: id ascending). */
 export function bestFirst<T extends { id: string; score: number }>(scored: T[], minScore: number, limit: number): T[] {
-  return scored.filter((s) => s.score >= minScore).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit);
+  return scored
+    .filter((s) => s.score >= minScore)
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, limit);
 }

@@ -4,9 +4,15 @@ import type { ProbeResult } from './registry.js';
 
 export const PROBE_TIMEOUT_MS = 10_000;
 
-export async function probeGet(url: string, headers: Record<string, string>, signal: AbortSignal, secrets: string[] = []): Promise<ProbeResult> {
+export async function probeGet(
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  secrets: string[] = [],
+): Promise<ProbeResult> {
   const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  const scrub = (text: string) => secrets.filter((s) => s && s.length >= 4).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  const scrub = (text: string) =>
+    secrets.filter((s) => s && s.length >= 4).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.any([signal, timeout]) });
     if (response.ok) return { status: 'succeeded' };
@@ -15,7 +21,10 @@ export async function probeGet(url: string, headers: Record<string, string>, sig
   } catch (error) {
     if (timeout.aborted) return { status: 'failed', message: `no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { status: 'failed', message: scrub(`could not reach the provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`) };
+    return {
+      status: 'failed',
+      message: scrub(`could not reach the provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
+    };
   }
 }
 

@@ -9,7 +9,12 @@ import { registerProviderType, type JsonSchema, type ProbeResult } from './regis
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
 import { openBuiltinStore } from '../memory-stores/builtin.js';
 
-const apiKeyCredential: JsonSchema = { type: 'object', properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } }, required: ['api_key'], additionalProperties: false };
+const apiKeyCredential: JsonSchema = {
+  type: 'object',
+  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
+  required: ['api_key'],
+  additionalProperties: false,
+};
 const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 // ── web ──
@@ -23,46 +28,94 @@ const web: [string, string, string[], string | null][] = [
 ];
 for (const [type, title, operations, setupUrl] of web) {
   registerProviderType({
-    kind: 'web', type, title, operations,
-    configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' }, max_results: { type: 'integer', minimum: 1, maximum: 50 } }, additionalProperties: false },
+    kind: 'web',
+    type,
+    title,
+    operations,
+    configurationSchema: {
+      type: 'object',
+      properties: { base_url: { type: 'string', format: 'uri' }, max_results: { type: 'integer', minimum: 1, maximum: 50 } },
+      additionalProperties: false,
+    },
     credentialSchema: setupUrl ? apiKeyCredential : noCredential,
-    credentialRequired: Boolean(setupUrl), ...(setupUrl ? { setupUrl } : {}), endpointFields: ['base_url'],
+    credentialRequired: Boolean(setupUrl),
+    ...(setupUrl ? { setupUrl } : {}),
+    endpointFields: ['base_url'],
   });
 }
 
 // ── environment ──
 /** GET /_ping on a Docker Engine API (unix socket or http(s) URL): creates nothing. */
 async function dockerPing(endpoint: string, signal: AbortSignal): Promise<ProbeResult> {
-  const options = endpoint.startsWith('unix://') ? { socketPath: endpoint.slice('unix://'.length), path: '/_ping' } : (() => {
-    const url = new URL('/_ping', endpoint.replace(/^tcp:/, 'http:'));
-    return { host: url.hostname, port: url.port || 2375, path: url.pathname };
-  })();
+  const options = endpoint.startsWith('unix://')
+    ? { socketPath: endpoint.slice('unix://'.length), path: '/_ping' }
+    : (() => {
+        const url = new URL('/_ping', endpoint.replace(/^tcp:/, 'http:'));
+        return { host: url.hostname, port: url.port || 2375, path: url.pathname };
+      })();
   return new Promise((resolve) => {
     const req = request({ ...options, method: 'GET', timeout: PROBE_TIMEOUT_MS, signal }, (res) => {
       res.resume();
       resolve(res.statusCode === 200 ? { status: 'succeeded' } : { status: 'failed', message: `the engine answered ${res.statusCode}` });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error) => resolve({ status: 'failed', message: `could not reach the container engine: ${(error as NodeJS.ErrnoException).code ?? error.message}` }));
+    req.on('error', (error) =>
+      resolve({
+        status: 'failed',
+        message: `could not reach the container engine: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+      }),
+    );
     req.end();
   });
 }
 const environmentSchema: JsonSchema = {
   type: 'object',
-  properties: { image: { type: 'string' }, working_directory: { type: 'string' }, env: { type: 'object', additionalProperties: { type: 'string' } }, cpu: { type: 'number' }, memory_mb: { type: 'integer' } },
+  properties: {
+    image: { type: 'string' },
+    working_directory: { type: 'string' },
+    env: { type: 'object', additionalProperties: { type: 'string' } },
+    cpu: { type: 'number' },
+    memory_mb: { type: 'integer' },
+  },
 };
 registerProviderType({
-  kind: 'environment', type: 'docker', title: 'Container engine (Docker Engine API)',
-  configurationSchema: { type: 'object', properties: { endpoint: { type: 'string', pattern: '^(unix://|https?://|tcp://)' } }, required: ['endpoint'], additionalProperties: false },
-  credentialSchema: { type: 'object', properties: { tls_ca: { type: 'string' }, tls_cert: { type: 'string' }, tls_key: { type: 'string', writeOnly: true } }, additionalProperties: false },
-  credentialRequired: false, endpointFields: ['endpoint'],
+  kind: 'environment',
+  type: 'docker',
+  title: 'Container engine (Docker Engine API)',
+  configurationSchema: {
+    type: 'object',
+    properties: { endpoint: { type: 'string', pattern: '^(unix://|https?://|tcp://)' } },
+    required: ['endpoint'],
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: { tls_ca: { type: 'string' }, tls_cert: { type: 'string' }, tls_key: { type: 'string', writeOnly: true } },
+    additionalProperties: false,
+  },
+  credentialRequired: false,
+  endpointFields: ['endpoint'],
   environment: { environmentSchema, managedInstances: true, stop: true, destroy: true },
   probe: (ctx) => dockerPing(String(ctx.config.endpoint), ctx.signal),
 });
-for (const [type, title, setupUrl] of [['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'], ['modal', 'Modal sandboxes', 'https://modal.com/settings'], ['daytona', 'Daytona', 'https://app.daytona.io/']] as const) {
+for (const [type, title, setupUrl] of [
+  ['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'],
+  ['modal', 'Modal sandboxes', 'https://modal.com/settings'],
+  ['daytona', 'Daytona', 'https://app.daytona.io/'],
+] as const) {
   registerProviderType({
-    kind: 'environment', type, title, configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' }, template: { type: 'string' } }, additionalProperties: false },
-    credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl, endpointFields: ['base_url'],
+    kind: 'environment',
+    type,
+    title,
+    configurationSchema: {
+      type: 'object',
+      properties: { base_url: { type: 'string', format: 'uri' }, template: { type: 'string' } },
+      additionalProperties: false,
+    },
+    credentialSchema: apiKeyCredential,
+    credentialRequired: true,
+    setupUrl,
+    endpointFields: ['base_url'],
     environment: { environmentSchema, managedInstances: true, stop: type !== 'e2b', destroy: true },
   });
 }
@@ -70,36 +123,69 @@ for (const [type, title, setupUrl] of [['e2b', 'E2B sandboxes', 'https://e2b.dev
 /** The local type runs environments on the service's own machine: development deployments only. */
 export function registerLocalEnvironmentType() {
   registerProviderType({
-    kind: 'environment', type: 'local', title: 'Local machine (development only)',
+    kind: 'environment',
+    type: 'local',
+    title: 'Local machine (development only)',
     configurationSchema: { type: 'object', properties: { root: { type: 'string' } }, required: ['root'], additionalProperties: false },
-    credentialSchema: noCredential, credentialRequired: false,
-    environment: { environmentSchema: { type: 'object', properties: { working_directory: { type: 'string' } } }, managedInstances: false, stop: false, destroy: false },
+    credentialSchema: noCredential,
+    credentialRequired: false,
+    environment: {
+      environmentSchema: { type: 'object', properties: { working_directory: { type: 'string' } } },
+      managedInstances: false,
+      stop: false,
+      destroy: false,
+    },
   });
 }
 
 // ── connector: MCP servers ──
 registerProviderType({
-  kind: 'connector', type: 'mcp', title: 'Model Context Protocol server',
+  kind: 'connector',
+  type: 'mcp',
+  title: 'Model Context Protocol server',
   configurationSchema: {
     type: 'object',
     properties: {
-      transport: { enum: ['streamable_http', 'stdio'], description: 'default streamable_http; stdio only where the deployment allows it (ALLOW_STDIO_CONNECTORS)' },
-      url: { type: 'string', format: 'uri' }, command: { type: 'string', minLength: 1 }, args: { type: 'array', items: { type: 'string' } },
+      transport: {
+        enum: ['streamable_http', 'stdio'],
+        description: 'default streamable_http; stdio only where the deployment allows it (ALLOW_STDIO_CONNECTORS)',
+      },
+      url: { type: 'string', format: 'uri' },
+      command: { type: 'string', minLength: 1 },
+      args: { type: 'array', items: { type: 'string' } },
     },
     additionalProperties: false,
-    if: { properties: { transport: { const: 'stdio' } }, required: ['transport'] }, then: { required: ['command'] }, else: { required: ['url'] },
+    if: { properties: { transport: { const: 'stdio' } }, required: ['transport'] },
+    then: { required: ['command'] },
+    else: { required: ['url'] },
   },
-  credentialSchema: { type: 'object', properties: { bearer_token: { type: 'string', writeOnly: true }, headers: { type: 'object', additionalProperties: { type: 'string' } } }, additionalProperties: false },
-  credentialRequired: false, endpointFields: ['url'],
+  credentialSchema: {
+    type: 'object',
+    properties: {
+      bearer_token: { type: 'string', writeOnly: true },
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+    additionalProperties: false,
+  },
+  credentialRequired: false,
+  endpointFields: ['url'],
   probe: async (ctx) => {
     const headers: Record<string, string> = { ...((ctx.credential?.headers as Record<string, string> | undefined) ?? {}) };
     if (ctx.credential?.bearer_token) headers.authorization = `Bearer ${String(ctx.credential.bearer_token)}`;
     const client = new Client({ name: 'workspace-agent-service', version: '1' });
-    const transport = ctx.config.transport === 'stdio'
-      ? new StdioClientTransport({ command: String(ctx.config.command), args: (ctx.config.args as string[] | undefined) ?? [], stderr: 'ignore' })
-      : new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
+    const transport =
+      ctx.config.transport === 'stdio'
+        ? new StdioClientTransport({
+            command: String(ctx.config.command),
+            args: (ctx.config.args as string[] | undefined) ?? [],
+            stderr: 'ignore',
+          })
+        : new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
     try {
-      await client.connect(transport, { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]), timeout: PROBE_TIMEOUT_MS });
+      await client.connect(transport, {
+        signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]),
+        timeout: PROBE_TIMEOUT_MS,
+      });
       const tools = await client.listTools(undefined, { timeout: PROBE_TIMEOUT_MS });
       return { status: 'succeeded', message: `${tools.tools.length} tools` };
     } catch (error) {
@@ -114,34 +200,69 @@ registerProviderType({
 // Mem0's hosted memory API: records live with the vendor; the probe lists one page of a user id
 // that no memory uses.
 registerProviderType({
-  kind: 'memory', type: 'mem0', title: 'Mem0',
-  configurationSchema: { type: 'object', properties: { base_url: { type: 'string', format: 'uri', description: 'default https://api.mem0.ai' }, org_id: { type: 'string' }, project_id: { type: 'string' } }, additionalProperties: false },
-  credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl: 'https://app.mem0.ai/dashboard/api-keys', endpointFields: ['base_url'],
+  kind: 'memory',
+  type: 'mem0',
+  title: 'Mem0',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      base_url: { type: 'string', format: 'uri', description: 'default https://api.mem0.ai' },
+      org_id: { type: 'string' },
+      project_id: { type: 'string' },
+    },
+    additionalProperties: false,
+  },
+  credentialSchema: apiKeyCredential,
+  credentialRequired: true,
+  setupUrl: 'https://app.mem0.ai/dashboard/api-keys',
+  endpointFields: ['base_url'],
   probe: (ctx) => {
     const root = String(ctx.config.base_url ?? 'https://api.mem0.ai').replace(/\/+$/, '');
     const key = String(ctx.credential?.api_key ?? '');
-    return probeGet(`${root}/v1/memories/?user_id=${encodeURIComponent(`wsa-probe-${Date.now()}`)}&page=1&page_size=1`, { authorization: `Token ${key}`, ...ctx.extraHeaders }, ctx.signal, [key]);
+    return probeGet(
+      `${root}/v1/memories/?user_id=${encodeURIComponent(`wsa-probe-${Date.now()}`)}&page=1&page_size=1`,
+      { authorization: `Token ${key}`, ...ctx.extraHeaders },
+      ctx.signal,
+      [key],
+    );
   },
 });
 
 // A vector database that users run or rent, through Pinecone's data-plane HTTP API: records live in
 // the index at `index_host`, one namespace per memory, embedded by the memory's embedding model.
 registerProviderType({
-  kind: 'memory', type: 'pinecone', title: 'Pinecone (or a compatible vector database)',
+  kind: 'memory',
+  type: 'pinecone',
+  title: 'Pinecone (or a compatible vector database)',
   configurationSchema: {
     type: 'object',
-    properties: { index_host: { type: 'string', format: 'uri', pattern: '^https?://', description: 'the index host, e.g. https://my-index-abc123.svc.aped-4627-b74a.pinecone.io (cosine or dotproduct metric, dimension of the embedding model)' } },
-    required: ['index_host'], additionalProperties: false,
+    properties: {
+      index_host: {
+        type: 'string',
+        format: 'uri',
+        pattern: '^https?://',
+        description:
+          'the index host, e.g. https://my-index-abc123.svc.aped-4627-b74a.pinecone.io (cosine or dotproduct metric, dimension of the embedding model)',
+      },
+    },
+    required: ['index_host'],
+    additionalProperties: false,
   },
-  credentialSchema: apiKeyCredential, credentialRequired: true, setupUrl: 'https://app.pinecone.io/', endpointFields: ['index_host'],
+  credentialSchema: apiKeyCredential,
+  credentialRequired: true,
+  setupUrl: 'https://app.pinecone.io/',
+  endpointFields: ['index_host'],
   records: { embeddingModelRequired: true, open: (ctx) => openPineconeStore(ctx) },
   probe: probePinecone,
 });
 
 registerProviderType({
-  kind: 'memory', type: 'builtin', title: 'Built-in (records in this service’s database)',
+  kind: 'memory',
+  type: 'builtin',
+  title: 'Built-in (records in this service’s database)',
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
-  credentialSchema: noCredential, credentialRequired: false,
+  credentialSchema: noCredential,
+  credentialRequired: false,
   records: { embeddingModelRequired: false, open: openBuiltinStore },
   // Lists one page of a namespace no memory uses: proves the records store answers, touches nothing.
   probe: async (ctx) => {

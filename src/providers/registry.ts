@@ -45,7 +45,11 @@ export interface ProviderType {
   /** One inexpensive probe; absent → `unsupported`. */
   probe?: (ctx: ProviderContext) => Promise<ProbeResult>;
   /** Model types: an AI SDK language model for a model of this provider. */
-  languageModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string; api: string }, settings: Record<string, unknown>) => LanguageModelV2;
+  languageModel?: (
+    ctx: Omit<ProviderContext, 'signal'>,
+    model: { providerModel: string; api: string },
+    settings: Record<string, unknown>,
+  ) => LanguageModelV2;
   /** Model types that embed text (memories with an embedding model). */
   embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV2<string>;
   /** Memory types whose records this service serves: their record store (built-in, vector databases). */
@@ -82,7 +86,12 @@ export function describeType(t: ProviderType) {
     ...(t.modelApis ? { model_apis: t.modelApis.map((api) => ({ api: api.api, settings_schema: api.settingsSchema })) } : {}),
     ...(t.operations ? { operations: t.operations } : {}),
     ...(t.environment
-      ? { environment_schema: t.environment.environmentSchema, supports_managed_instances: t.environment.managedInstances, supports_stop: t.environment.stop, supports_destroy: t.environment.destroy }
+      ? {
+          environment_schema: t.environment.environmentSchema,
+          supports_managed_instances: t.environment.managedInstances,
+          supports_stop: t.environment.stop,
+          supports_destroy: t.environment.destroy,
+        }
       : {}),
   };
 }

@@ -101,15 +101,20 @@ export function createScriptedModel(modelId: string, settings: ScriptSettings): 
               } else if ('tool_call' in step) {
                 hasToolCalls = true;
                 controller.enqueue({
-                  type: 'tool-call', toolCallId: step.tool_call.id ?? `call_${++callCounter}`, toolName: step.tool_call.name,
+                  type: 'tool-call',
+                  toolCallId: step.tool_call.id ?? `call_${++callCounter}`,
+                  toolName: step.tool_call.name,
                   input: JSON.stringify(step.tool_call.arguments ?? {}),
                 });
               } else if ('delay_ms' in step) await sleep(step.delay_ms, signal);
               else if ('timestamp' in step) emitText(`@${Date.now()}@`);
               else if ('error' in step) {
                 throw new APICallError({
-                  message: step.error.message, url: 'development://model', requestBodyValues: {},
-                  statusCode: step.error.transient ? 503 : 400, isRetryable: Boolean(step.error.transient),
+                  message: step.error.message,
+                  url: 'development://model',
+                  requestBodyValues: {},
+                  statusCode: step.error.transient ? 503 : 400,
+                  isRetryable: Boolean(step.error.transient),
                 });
               }
             }
@@ -117,7 +122,8 @@ export function createScriptedModel(modelId: string, settings: ScriptSettings): 
             const inputTokens = Math.ceil(JSON.stringify(options.prompt).length / 4);
             const outputTokens = Math.ceil(outputChars / 4);
             controller.enqueue({
-              type: 'finish', finishReason: hasToolCalls ? 'tool-calls' : 'stop',
+              type: 'finish',
+              finishReason: hasToolCalls ? 'tool-calls' : 'stop',
               usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
             });
             controller.close();

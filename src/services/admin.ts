@@ -16,7 +16,8 @@ export function parsePermissions(value: string | readonly string[]): Permission[
   const list = (typeof value === 'string' ? value.split(',') : [...value]).map((item) => item.trim()).filter(Boolean);
   if (list.length === 0) throw invalidArgument('at least one permission is required', 'permissions');
   for (const item of list) {
-    if (!(PERMISSIONS as readonly string[]).includes(item)) throw invalidArgument(`unknown permission ${quoteInput(item)}; use ${PERMISSIONS.join(', ')}`, 'permissions');
+    if (!(PERMISSIONS as readonly string[]).includes(item))
+      throw invalidArgument(`unknown permission ${quoteInput(item)}; use ${PERMISSIONS.join(', ')}`, 'permissions');
   }
   return [...new Set(list)] as Permission[];
 }
@@ -25,12 +26,21 @@ async function insertApiKey(tx: Tx, workspaceId: string, permissions: Permission
   const secret = token ?? newToken(TOKEN_PREFIX.apiKey);
   const key = await tx.apiKey.create({
     data: {
-      id: newId('apiKey'), workspaceId, name, permissions, secretHash: hashToken(secret),
-      hint: secret.slice(-4), createdById: SYSTEM_PRINCIPAL,
+      id: newId('apiKey'),
+      workspaceId,
+      name,
+      permissions,
+      secretHash: hashToken(secret),
+      hint: secret.slice(-4),
+      createdById: SYSTEM_PRINCIPAL,
     },
   });
   await recordAudit(tx, {
-    workspaceId, principalId: SYSTEM_PRINCIPAL, action: 'create', resourceKind: 'api_key', resourceId: key.id,
+    workspaceId,
+    principalId: SYSTEM_PRINCIPAL,
+    action: 'create',
+    resourceKind: 'api_key',
+    resourceId: key.id,
     changes: { permissions: { from: null, to: permissions }, name: { from: null, to: name } },
   });
   return { id: key.id, token: secret, permissions, workspaceId };
@@ -46,11 +56,22 @@ export async function createWorkspace(deps: Deps, input: { name: string; organiz
   return deps.db.$transaction(async (tx) => {
     const organization = await findOrCreateOrganization(tx, input.organization?.trim() || 'default');
     const workspace = await tx.workspace.create({
-      data: { id: newId('workspace'), organizationId: organization.id, name: input.name, createdById: SYSTEM_PRINCIPAL, updatedById: SYSTEM_PRINCIPAL },
+      data: {
+        id: newId('workspace'),
+        organizationId: organization.id,
+        name: input.name,
+        createdById: SYSTEM_PRINCIPAL,
+        updatedById: SYSTEM_PRINCIPAL,
+      },
     });
     await recordAudit(tx, {
-      workspaceId: workspace.id, principalId: SYSTEM_PRINCIPAL, action: 'create', resourceKind: 'workspace',
-      resourceId: workspace.id, version: 1, changes: { name: { from: null, to: input.name } },
+      workspaceId: workspace.id,
+      principalId: SYSTEM_PRINCIPAL,
+      action: 'create',
+      resourceKind: 'workspace',
+      resourceId: workspace.id,
+      version: 1,
+      changes: { name: { from: null, to: input.name } },
     });
     const apiKey = await insertApiKey(tx, workspace.id, [...PERMISSIONS], 'initial key', input.apiKeyToken);
     return { organization, workspace, apiKey };
@@ -72,7 +93,13 @@ export async function revokeApiKey(deps: Deps, id: string) {
     if (!key) throw notFound('API key', id);
     if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt, changed: false };
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, { workspaceId: key.workspaceId, principalId: SYSTEM_PRINCIPAL, action: 'revoke', resourceKind: 'api_key', resourceId: id });
+    await recordAudit(tx, {
+      workspaceId: key.workspaceId,
+      principalId: SYSTEM_PRINCIPAL,
+      action: 'revoke',
+      resourceKind: 'api_key',
+      resourceId: id,
+    });
     await announceCredentialChange(tx);
     return { id: revoked.id, revokedAt: revoked.revokedAt, changed: true };
   });
@@ -86,28 +113,39 @@ export async function createUser(deps: Deps, input: { email: string; password: s
   if (input.password.length < 8) throw invalidArgument('password must be at least 8 characters', 'password');
   if (!(input.role in ROLES)) throw invalidArgument(`role must be one of ${Object.keys(ROLES).join(', ')}`, 'role');
   const passwordHash = await hashPassword(input.password);
-  return deps.db.$transaction(async (tx) => {
-    const workspace = await tx.workspace.findUnique({ where: { id: input.workspaceId } });
-    if (!workspace) throw notFound('workspace', input.workspaceId);
-    let user = await tx.user.findUnique({ where: { email } });
-    if (!user) {
-      user = await tx.user.create({ data: { id: newId('user'), email, name: input.name ?? '', passwordHash } });
-    } else {
-      user = await tx.user.update({ where: { id: user.id }, data: { passwordHash, ...(input.name ? { name: input.name } : {}) } });
-    }
-    const existing = await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } });
-    const membership = existing
-      ? await tx.membership.update({ where: { id: existing.id }, data: { role: input.role as Role, updatedAt: new Date() } }).then(async (changed) => {
-          await announceCredentialChange(tx);
-          return changed;
-        })
-      : await tx.membership.create({ data: { id: newId('membership'), workspaceId: workspace.id, userId: user.id, role: input.role } });
-    await recordAudit(tx, {
-      workspaceId: workspace.id, principalId: SYSTEM_PRINCIPAL, action: existing ? 'update' : 'create', resourceKind: 'membership',
-      resourceId: membership.id, changes: { user_id: { from: null, to: user.id }, role: { from: existing?.role ?? null, to: input.role } },
-    });
-    return { user: { id: user.id, email: user.email, name: user.name }, membership: { id: membership.id, workspaceId: workspace.id, role: membership.role } };
-  }).finally(() => forgetCredentials(deps));
+  return deps.db
+    .$transaction(async (tx) => {
+      const workspace = await tx.workspace.findUnique({ where: { id: input.workspaceId } });
+      if (!workspace) throw notFound('workspace', input.workspaceId);
+      let user = await tx.user.findUnique({ where: { email } });
+      if (!user) {
+        user = await tx.user.create({ data: { id: newId('user'), email, name: input.name ?? '', passwordHash } });
+      } else {
+        user = await tx.user.update({ where: { id: user.id }, data: { passwordHash, ...(input.name ? { name: input.name } : {}) } });
+      }
+      const existing = await tx.membership.findUnique({ where: { workspaceId_userId: { workspaceId: workspace.id, userId: user.id } } });
+      const membership = existing
+        ? await tx.membership
+            .update({ where: { id: existing.id }, data: { role: input.role as Role, updatedAt: new Date() } })
+            .then(async (changed) => {
+              await announceCredentialChange(tx);
+              return changed;
+            })
+        : await tx.membership.create({ data: { id: newId('membership'), workspaceId: workspace.id, userId: user.id, role: input.role } });
+      await recordAudit(tx, {
+        workspaceId: workspace.id,
+        principalId: SYSTEM_PRINCIPAL,
+        action: existing ? 'update' : 'create',
+        resourceKind: 'membership',
+        resourceId: membership.id,
+        changes: { user_id: { from: null, to: user.id }, role: { from: existing?.role ?? null, to: input.role } },
+      });
+      return {
+        user: { id: user.id, email: user.email, name: user.name },
+        membership: { id: membership.id, workspaceId: workspace.id, role: membership.role },
+      };
+    })
+    .finally(() => forgetCredentials(deps));
 }
 
 /**
@@ -121,9 +159,22 @@ export async function bootstrapIfEmpty(deps: Deps): Promise<{ workspaceId: strin
     if ((await tx.organization.count()) > 0) return null;
     const organization = await tx.organization.create({ data: { id: newId('organization'), name: 'default' } });
     const workspace = await tx.workspace.create({
-      data: { id: newId('workspace'), organizationId: organization.id, name: 'default', createdById: SYSTEM_PRINCIPAL, updatedById: SYSTEM_PRINCIPAL },
+      data: {
+        id: newId('workspace'),
+        organizationId: organization.id,
+        name: 'default',
+        createdById: SYSTEM_PRINCIPAL,
+        updatedById: SYSTEM_PRINCIPAL,
+      },
     });
-    await recordAudit(tx, { workspaceId: workspace.id, principalId: SYSTEM_PRINCIPAL, action: 'create', resourceKind: 'workspace', resourceId: workspace.id, version: 1 });
+    await recordAudit(tx, {
+      workspaceId: workspace.id,
+      principalId: SYSTEM_PRINCIPAL,
+      action: 'create',
+      resourceKind: 'workspace',
+      resourceId: workspace.id,
+      version: 1,
+    });
     const key = await insertApiKey(tx, workspace.id, [...PERMISSIONS], 'bootstrap key', deps.config.bootstrapApiKey ?? undefined);
     return { workspaceId: workspace.id, apiKey: key.token };
   });

@@ -9,9 +9,22 @@ import { toPage } from '../lib/cursor.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import {
-  archiveHead, changeHead, getHead, getRevision, headListQuery, insertHeadWithFirstRevision, listRevisions, publishRevision,
-  setDefaultRevision, unarchiveHead, validateDescription, validateHeadPatch, validateName, validateNote,
-  type HeadListArgs, type RevisionedKind,
+  archiveHead,
+  changeHead,
+  getHead,
+  getRevision,
+  headListQuery,
+  insertHeadWithFirstRevision,
+  listRevisions,
+  publishRevision,
+  setDefaultRevision,
+  unarchiveHead,
+  validateDescription,
+  validateHeadPatch,
+  validateName,
+  validateNote,
+  type HeadListArgs,
+  type RevisionedKind,
 } from './revisioned.js';
 import { validateLabels } from '../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from './assets.js';
@@ -31,7 +44,13 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
     const skills = (content.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
     if (skills.length === 0) return;
     await tx.agentRevisionSkill.createMany({
-      data: skills.map((pin) => ({ revisionId: revision.id, agentId: revision.agentId, workspaceId: revision.workspaceId, skillId: pin.skill_id, skillRevisionId: pin.revision_id })),
+      data: skills.map((pin) => ({
+        revisionId: revision.id,
+        agentId: revision.agentId,
+        workspaceId: revision.workspaceId,
+        skillId: pin.skill_id,
+        skillRevisionId: pin.revision_id,
+      })),
       skipDuplicates: true,
     });
   },
@@ -48,18 +67,30 @@ export async function checkConfigReferences(db: Db, actor: Actor, config: AgentC
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
   const reviewer = config.reviewer as { model?: string } | undefined;
   if (reviewer?.model) modelRefs.push([reviewer.model, `${prefix}.reviewer.model`]);
-  const models = new Set((await db.model.findMany({ where: { workspaceId: ws, key: { in: modelRefs.map(([key]) => key) } }, select: { key: true } })).map((m) => m.key));
+  const models = new Set(
+    (await db.model.findMany({ where: { workspaceId: ws, key: { in: modelRefs.map(([key]) => key) } }, select: { key: true } })).map(
+      (m) => m.key,
+    ),
+  );
   for (const [key, field] of modelRefs) if (!models.has(key)) throw missing('model', key, field);
 
   const skills = (config.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
   if (skills.length) {
-    const found = await db.skillRevision.findMany({ where: { workspaceId: ws, id: { in: skills.map((s) => s.revision_id) } }, select: { id: true, skillId: true } });
+    const found = await db.skillRevision.findMany({
+      where: { workspaceId: ws, id: { in: skills.map((s) => s.revision_id) } },
+      select: { id: true, skillId: true },
+    });
     const bySkill = new Map(found.map((r) => [r.id, r.skillId]));
     skills.forEach((pin, index) => {
       if (bySkill.get(pin.revision_id) !== pin.skill_id) throw missing('skill revision', pin.revision_id, `${prefix}.skills[${index}]`);
     });
   }
-  const checkIds = async (ids: string[], field: (index: number) => string, kind: string, query: (ids: string[]) => Promise<{ id: string }[]>) => {
+  const checkIds = async (
+    ids: string[],
+    field: (index: number) => string,
+    kind: string,
+    query: (ids: string[]) => Promise<{ id: string }[]>,
+  ) => {
     if (!ids.length) return;
     const found = new Set((await query(ids)).map((row) => row.id));
     ids.forEach((id, index) => {
@@ -67,19 +98,35 @@ export async function checkConfigReferences(db: Db, actor: Actor, config: AgentC
     });
   };
   const connections = ((config.connection_tools as { connection_id: string }[] | undefined) ?? []).map((c) => c.connection_id);
-  await checkIds(connections, (i) => `${prefix}.connection_tools[${i}].connection_id`, 'connection', (ids) => db.connection.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+  await checkIds(
+    connections,
+    (i) => `${prefix}.connection_tools[${i}].connection_id`,
+    'connection',
+    (ids) => db.connection.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+  );
   const memories = ((config.memory_mounts as { memory_id: string }[] | undefined) ?? []).map((m) => m.memory_id);
-  await checkIds(memories, (i) => `${prefix}.memory_mounts[${i}].memory_id`, 'memory', (ids) => db.memory.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+  await checkIds(
+    memories,
+    (i) => `${prefix}.memory_mounts[${i}].memory_id`,
+    'memory',
+    (ids) => db.memory.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+  );
   const template = config.default_environment_template_id as string | undefined;
   if (template) {
-    await checkIds([template], () => `${prefix}.default_environment_template_id`, 'environment template', (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }));
+    await checkIds(
+      [template],
+      () => `${prefix}.default_environment_template_id`,
+      'environment template',
+      (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+    );
   }
 }
 
 /** null or "" removes the image (the representation shows "" when there is none). */
 function validateImageUrl(value: unknown): string | null {
   if (value === null || value === '') return null;
-  if (typeof value !== 'string' || value.length > 2048) throw invalidArgument('image_url must be an http(s) URL of at most 2048 characters', 'image_url');
+  if (typeof value !== 'string' || value.length > 2048)
+    throw invalidArgument('image_url must be an http(s) URL of at most 2048 characters', 'image_url');
   let url: URL;
   try {
     url = new URL(value);
@@ -109,9 +156,23 @@ export async function createAgent(deps: Deps, actor: Actor, input: CreateAgentIn
   const note = validateNote(input.note);
   return deps.db.$transaction(async (tx) => {
     await checkConfigReferences(tx, actor, config);
-    const { head } = await insertHeadWithFirstRevision(AGENTS, tx, actor, {
-      id: newId('agent'), organizationId: actor.organizationId, name, description, labels, imageUrl, source: 'custom',
-    }, config, note, requestId);
+    const { head } = await insertHeadWithFirstRevision(
+      AGENTS,
+      tx,
+      actor,
+      {
+        id: newId('agent'),
+        organizationId: actor.organizationId,
+        name,
+        description,
+        labels,
+        imageUrl,
+        source: 'custom',
+      },
+      config,
+      note,
+      requestId,
+    );
     return head;
   });
 }
@@ -131,24 +192,51 @@ export interface AgentListArgs extends HeadListArgs {
 export async function listAgents(deps: Deps, actor: Actor, args: AgentListArgs) {
   requirePermission(actor, 'read');
   const { where, size, orderBy, take } = headListQuery('agents', actor, args);
-  const pins = args.skillId || args.skillRevisionId
-    ? { revisions: { some: { skillPins: { some: { ...(args.skillId ? { skillId: args.skillId } : {}), ...(args.skillRevisionId ? { skillRevisionId: args.skillRevisionId } : {}) } } } } }
-    : {};
+  const pins =
+    args.skillId || args.skillRevisionId
+      ? {
+          revisions: {
+            some: {
+              skillPins: {
+                some: {
+                  ...(args.skillId ? { skillId: args.skillId } : {}),
+                  ...(args.skillRevisionId ? { skillRevisionId: args.skillRevisionId } : {}),
+                },
+              },
+            },
+          },
+        }
+      : {};
   const rows = await deps.db.agent.findMany({
-    where: { ...where, ...(args.source ? { source: args.source } : {}), ...(args.presetKind ? { presetKind: args.presetKind } : {}), ...pins },
-    orderBy, take,
+    where: {
+      ...where,
+      ...(args.source ? { source: args.source } : {}),
+      ...(args.presetKind ? { presetKind: args.presetKind } : {}),
+      ...pins,
+    },
+    orderBy,
+    take,
   });
   return toPage(rows, size, 'agents', (row) => [row.id]);
 }
 
-export async function updateAgent(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: { name?: unknown; description?: unknown; labels?: unknown; imageUrl?: unknown }, requestId?: string) {
+export async function updateAgent(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+  patch: { name?: unknown; description?: unknown; labels?: unknown; imageUrl?: unknown },
+  requestId?: string,
+) {
   const data = validateHeadPatch(patch);
   if (patch.imageUrl !== undefined) data.imageUrl = validateImageUrl(patch.imageUrl);
   return changeHead(AGENTS, deps, actor, id, ifMatch, 'update', () => data, { requestId });
 }
 
-export const archiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => archiveHead(AGENTS, deps, actor, id, ifMatch);
-export const unarchiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => unarchiveHead(AGENTS, deps, actor, id, ifMatch);
+export const archiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+  archiveHead(AGENTS, deps, actor, id, ifMatch);
+export const unarchiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+  unarchiveHead(AGENTS, deps, actor, id, ifMatch);
 export const setDefaultAgentRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) =>
   setDefaultRevision(AGENTS, deps, actor, id, revisionId, ifMatch);
 
@@ -156,15 +244,32 @@ export const setDefaultAgentRevision = (deps: Deps, actor: Actor, id: string, re
 export const deleteAgentAvatar = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
   changeHead(AGENTS, deps, actor, id, ifMatch, 'delete_avatar', () => ({ imageUrl: null, imageAssetId: null }), { ifMatchRequired: false });
 
-export async function publishAgentRevision(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, input: { config?: unknown; note?: unknown; makeDefault?: boolean | null }, requestId?: string) {
+export async function publishAgentRevision(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+  input: { config?: unknown; note?: unknown; makeDefault?: boolean | null },
+  requestId?: string,
+) {
   requirePermission(actor, 'write');
   const config = normalizeAgentConfig(input.config);
   await checkConfigReferences(deps.db, actor, config);
-  return publishRevision(AGENTS, deps, actor, id, ifMatch, { content: config, note: input.note, makeDefault: input.makeDefault }, requestId);
+  return publishRevision(
+    AGENTS,
+    deps,
+    actor,
+    id,
+    ifMatch,
+    { content: config, note: input.note, makeDefault: input.makeDefault },
+    requestId,
+  );
 }
 
-export const getAgentRevision = (deps: Deps, actor: Actor, agentId: string, revisionId: string) => getRevision(AGENTS, deps, actor, agentId, revisionId);
-export const listAgentRevisions = (deps: Deps, actor: Actor, agentId: string, args: { limit?: number | null; cursor?: string | null }) => listRevisions(AGENTS, deps, actor, agentId, args);
+export const getAgentRevision = (deps: Deps, actor: Actor, agentId: string, revisionId: string) =>
+  getRevision(AGENTS, deps, actor, agentId, revisionId);
+export const listAgentRevisions = (deps: Deps, actor: Actor, agentId: string, args: { limit?: number | null; cursor?: string | null }) =>
+  listRevisions(AGENTS, deps, actor, agentId, args);
 
 /** For runs: the head if it may start new runs (archived → failed_precondition). */
 export async function agentForNewRun(db: Db, actor: Actor, id: string) {
@@ -176,7 +281,8 @@ export async function agentForNewRun(db: Db, actor: Actor, id: string) {
 
 /** An archived agent refuses new runs. */
 export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { archived: boolean }) {
-  if ('archived' in agent ? agent.archived : agent.archivedAt) throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
+  if ('archived' in agent ? agent.archived : agent.archivedAt)
+    throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
 }
 
 /**
@@ -187,22 +293,48 @@ export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { arch
 export async function prepareComposer(deps: Deps, actor: Actor, requestId?: string) {
   requirePermission(actor, 'write');
   const usableModels = async (db: Db) => {
-    const models = await db.model.findMany({ where: { workspaceId: actor.workspaceId, enabled: true }, orderBy: { key: 'asc' }, select: { key: true, providerId: true } });
+    const models = await db.model.findMany({
+      where: { workspaceId: actor.workspaceId, enabled: true },
+      orderBy: { key: 'asc' },
+      select: { key: true, providerId: true },
+    });
     const enabledProviders = new Set(
-      (await db.provider.findMany({ where: { workspaceId: actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } }, select: { id: true } })).map((p) => p.id),
+      (
+        await db.provider.findMany({
+          where: { workspaceId: actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } },
+          select: { id: true },
+        })
+      ).map((p) => p.id),
     );
     return models.filter((m) => enabledProviders.has(m.providerId)).map((m) => m.key);
   };
   const outcome = await deps.db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`composer:${actor.workspaceId}`}))`;
     const models = await usableModels(tx);
-    const existing = await tx.agent.findFirst({ where: { workspaceId: actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET }, orderBy: { id: 'asc' } });
+    const existing = await tx.agent.findFirst({
+      where: { workspaceId: actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET },
+      orderBy: { id: 'asc' },
+    });
     if (!existing) {
-      if (models.length === 0) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
-      const { head } = await insertHeadWithFirstRevision(AGENTS, tx, actor, {
-        id: newId('agent'), organizationId: actor.organizationId, name: COMPOSER_DEFINITION.name, description: COMPOSER_DEFINITION.description,
-        labels: { 'composer-version': String(COMPOSER_DEFINITION.version) }, source: 'builtin', presetKind: COMPOSER_PRESET,
-      }, normalizeAgentConfig(composerConfig(models[0]!)), `composer definition ${COMPOSER_DEFINITION.version}`, requestId);
+      if (models.length === 0)
+        throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
+      const { head } = await insertHeadWithFirstRevision(
+        AGENTS,
+        tx,
+        actor,
+        {
+          id: newId('agent'),
+          organizationId: actor.organizationId,
+          name: COMPOSER_DEFINITION.name,
+          description: COMPOSER_DEFINITION.description,
+          labels: { 'composer-version': String(COMPOSER_DEFINITION.version) },
+          source: 'builtin',
+          presetKind: COMPOSER_PRESET,
+        },
+        normalizeAgentConfig(composerConfig(models[0]!)),
+        `composer definition ${COMPOSER_DEFINITION.version}`,
+        requestId,
+      );
       return { head, publish: null };
     }
     const current = existing.defaultRevisionId ? await tx.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
@@ -214,16 +346,43 @@ export async function prepareComposer(deps: Deps, actor: Actor, requestId?: stri
   if (!outcome.publish) return outcome.head;
   let head = outcome.head;
   if (head.archivedAt) head = await unarchiveHead(AGENTS, deps, actor, head.id, '*');
-  const published = await publishRevision(AGENTS, deps, actor, head.id, '*', { content: outcome.publish, note: `composer definition ${COMPOSER_DEFINITION.version}`, makeDefault: true }, requestId);
+  const published = await publishRevision(
+    AGENTS,
+    deps,
+    actor,
+    head.id,
+    '*',
+    { content: outcome.publish, note: `composer definition ${COMPOSER_DEFINITION.version}`, makeDefault: true },
+    requestId,
+  );
   return published.head;
 }
 
 /** Stores an uploaded avatar image as an asset and points the head's image_url at it. */
-export async function uploadAgentAvatar(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, input: { mediaType: string; contentBase64: string }) {
+export async function uploadAgentAvatar(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+  input: { mediaType: string; contentBase64: string },
+) {
   requirePermission(actor, 'write');
   const bytes = decodeImage(input.mediaType, input.contentBase64);
-  return changeHead(AGENTS, deps, actor, id, ifMatch, 'upload_avatar', async (head, tx) => {
-    const asset = await insertAsset(tx, actor, { name: `avatar of ${head.id}`, mediaType: input.mediaType.split(';')[0]!.trim().toLowerCase(), content: bytes });
-    return { imageUrl: assetContentPath(asset.id), imageAssetId: asset.id };
-  }, { ifMatchRequired: false });
+  return changeHead(
+    AGENTS,
+    deps,
+    actor,
+    id,
+    ifMatch,
+    'upload_avatar',
+    async (head, tx) => {
+      const asset = await insertAsset(tx, actor, {
+        name: `avatar of ${head.id}`,
+        mediaType: input.mediaType.split(';')[0]!.trim().toLowerCase(),
+        content: bytes,
+      });
+      return { imageUrl: assetContentPath(asset.id), imageAssetId: asset.id };
+    },
+    { ifMatchRequired: false },
+  );
 }

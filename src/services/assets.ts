@@ -32,13 +32,29 @@ export function decodeImage(mediaType: string, contentBase64: string): Buffer {
 export async function insertAsset(tx: Prisma.TransactionClient, actor: Actor, input: { name: string; mediaType: string; content: Buffer }) {
   const asset = await tx.asset.create({
     data: {
-      id: newId('asset'), workspaceId: actor.workspaceId, name: input.name, mediaType: input.mediaType, sizeBytes: input.content.length,
-      sha256: createHash('sha256').update(input.content).digest('hex'), content: new Uint8Array(input.content), createdById: actor.principalId, updatedById: actor.principalId,
+      id: newId('asset'),
+      workspaceId: actor.workspaceId,
+      name: input.name,
+      mediaType: input.mediaType,
+      sizeBytes: input.content.length,
+      sha256: createHash('sha256').update(input.content).digest('hex'),
+      content: new Uint8Array(input.content),
+      createdById: actor.principalId,
+      updatedById: actor.principalId,
     },
   });
   await recordAudit(tx, {
-    workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'asset', resourceId: asset.id, version: 1,
-    changes: { media_type: { from: null, to: asset.mediaType }, size_bytes: { from: null, to: asset.sizeBytes }, sha256: { from: null, to: asset.sha256 } },
+    workspaceId: actor.workspaceId,
+    principalId: actor.principalId,
+    action: 'create',
+    resourceKind: 'asset',
+    resourceId: asset.id,
+    version: 1,
+    changes: {
+      media_type: { from: null, to: asset.mediaType },
+      size_bytes: { from: null, to: asset.sizeBytes },
+      sha256: { from: null, to: asset.sha256 },
+    },
   });
   return asset;
 }

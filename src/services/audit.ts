@@ -18,7 +18,11 @@ export const REDACTED = '[redacted]';
  * Compares a patch with the current row and returns the fields that would change
  * (canonical JSON equality, so key order in objects never counts as a change), or null.
  */
-export function diffFields<T extends Record<string, unknown>>(current: T, patch: Partial<T>, secretFields: string[] = []): FieldChanges | null {
+export function diffFields<T extends Record<string, unknown>>(
+  current: T,
+  patch: Partial<T>,
+  secretFields: string[] = [],
+): FieldChanges | null {
   const changes: FieldChanges = {};
   for (const [field, next] of Object.entries(patch)) {
     if (next === undefined) continue;
@@ -71,7 +75,9 @@ export function auditValues(input: AuditInput): Prisma.Sql {
 }
 
 /** The columns of auditValues, in order. */
-export const AUDIT_COLUMNS = Prisma.raw('(id, workspace_id, principal_id, action, resource_kind, resource_id, version, changes, request_id, created_at)');
+export const AUDIT_COLUMNS = Prisma.raw(
+  '(id, workspace_id, principal_id, action, resource_kind, resource_id, version, changes, request_id, created_at)',
+);
 
 export interface AuditListArgs {
   resourceId?: string | null;
@@ -87,7 +93,11 @@ export interface AuditListArgs {
 const AUDIT_LIST = 'audit-events';
 
 /** Newest first. Reading the audit trail needs `admin`. */
-export async function listAuditEvents(deps: Deps, actor: Actor, args: AuditListArgs): Promise<Page<Awaited<ReturnType<Deps['db']['auditEvent']['findFirstOrThrow']>>>> {
+export async function listAuditEvents(
+  deps: Deps,
+  actor: Actor,
+  args: AuditListArgs,
+): Promise<Page<Awaited<ReturnType<Deps['db']['auditEvent']['findFirstOrThrow']>>>> {
   requirePermission(actor, 'admin');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(AUDIT_LIST, args.cursor);
@@ -102,7 +112,12 @@ export async function listAuditEvents(deps: Deps, actor: Actor, args: AuditListA
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.action ? { action: args.action } : {}),
       ...(args.createdAfter || args.createdBefore
-        ? { createdAt: { ...(args.createdAfter ? { gt: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } }
+        ? {
+            createdAt: {
+              ...(args.createdAfter ? { gt: args.createdAfter } : {}),
+              ...(args.createdBefore ? { lt: args.createdBefore } : {}),
+            },
+          }
         : {}),
       ...(after ? { id: { lt: String(after[0]) } } : {}),
     },

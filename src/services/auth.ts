@@ -20,7 +20,11 @@ function forbiddenWorkspace(): AppError {
   return new AppError('forbidden', 'the credential cannot act in the workspace named by X-Workspace-ID');
 }
 
-export async function authenticate(deps: Deps, authorization: string | null | undefined, workspaceHeader: string | null | undefined): Promise<Actor> {
+export async function authenticate(
+  deps: Deps,
+  authorization: string | null | undefined,
+  workspaceHeader: string | null | undefined,
+): Promise<Actor> {
   const token = parseBearer(authorization);
   const requestedWorkspace = workspaceHeader?.trim() || null;
   // The header reaches PostgreSQL (membership lookup): the same input rules as any id.
@@ -32,7 +36,9 @@ export async function authenticate(deps: Deps, authorization: string | null | un
   if (cached) {
     if (!cached.lastUsedAt || now.getTime() - cached.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       cached.lastUsedAt = now;
-      void touchLastUsed(deps, cached.actor, now).catch((error) => deps.logger.warn({ err: error }, 'recording last use of a credential failed'));
+      void touchLastUsed(deps, cached.actor, now).catch((error) =>
+        deps.logger.warn({ err: error }, 'recording last use of a credential failed'),
+      );
     }
     return cached.actor;
   }
@@ -47,10 +53,17 @@ async function touchLastUsed(deps: Deps, actor: Actor, now: Date) {
   else await deps.db.apiKey.update({ where: { id: actor.principalId }, data: { lastUsedAt: now } });
 }
 
-async function loadCredential(deps: Deps, token: string, tokenHash: string, requestedWorkspace: string | null, now: Date): Promise<{ actor: Actor; expiresAt: Date | null; lastUsedAt: Date | null }> {
+async function loadCredential(
+  deps: Deps,
+  token: string,
+  tokenHash: string,
+  requestedWorkspace: string | null,
+  now: Date,
+): Promise<{ actor: Actor; expiresAt: Date | null; lastUsedAt: Date | null }> {
   if (token.startsWith(TOKEN_PREFIX.apiKey)) {
     const key = await deps.db.apiKey.findUnique({ where: { secretHash: tokenHash }, include: { workspace: true } });
-    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) throw unauthenticated('the API key is unknown, revoked or expired');
+    if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now))
+      throw unauthenticated('the API key is unknown, revoked or expired');
     if (requestedWorkspace && requestedWorkspace !== key.workspaceId) throw forbiddenWorkspace();
     return {
       actor: {
@@ -132,7 +145,10 @@ export async function logout(deps: Deps, authorization: string | null | undefine
     throw invalidArgument('logout ends login sessions; API keys are revoked by an operator', 'Authorization');
   }
   const result = await deps.db.$transaction(async (tx) => {
-    const ended = await tx.loginSession.updateMany({ where: { tokenHash: hashToken(token), revokedAt: null }, data: { revokedAt: new Date() } });
+    const ended = await tx.loginSession.updateMany({
+      where: { tokenHash: hashToken(token), revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     if (ended.count) await announceCredentialChange(tx);
     return ended;
   });

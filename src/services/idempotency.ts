@@ -14,7 +14,11 @@ const KEY_SHAPE = /^[!-~]{1,512}$/;
 
 export function validateIdempotencyKey(key: string | null | undefined, required: boolean): string | null {
   if (key === undefined || key === null) {
-    if (required) throw invalidArgument('this operation needs an Idempotency-Key header (1 to 512 printable ASCII characters, no spaces)', 'Idempotency-Key');
+    if (required)
+      throw invalidArgument(
+        'this operation needs an Idempotency-Key header (1 to 512 printable ASCII characters, no spaces)',
+        'Idempotency-Key',
+      );
     return null;
   }
   if (!KEY_SHAPE.test(key)) {
@@ -58,7 +62,9 @@ export async function withIdempotency<T extends Prisma.InputJsonValue>(deps: Dep
           where: { workspaceId_scope_key: { workspaceId: call.workspaceId, scope: call.scope, key: call.key } },
         });
         if (existing.requestDigest !== digest) {
-          throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request', { field: 'Idempotency-Key' });
+          throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request', {
+            field: 'Idempotency-Key',
+          });
         }
         return { value: existing.response as T, replayed: true };
       }

@@ -12,7 +12,8 @@ import { planNewRun } from './run-plan.js';
 type Tx = Prisma.TransactionClient;
 
 /** The thread's accepted or running run, if any (at most one, by the inbox's rules). */
-export const activeRun = (tx: Tx, threadId: string) => tx.run.findFirst({ where: { threadId, status: { in: [...ACTIVE] } }, orderBy: { id: 'desc' } });
+export const activeRun = (tx: Tx, threadId: string) =>
+  tx.run.findFirst({ where: { threadId, status: { in: [...ACTIVE] } }, orderBy: { id: 'desc' } });
 
 export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
   // Most runs end with nothing queued: one cheap read avoids the locking transaction.
@@ -25,16 +26,36 @@ export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Ru
     const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
     const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
     if (!agent || agent.archivedAt) {
-      await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'failed', finishedAt: new Date(), failure: { code: 'failed_precondition', message: 'the agent is archived or gone' } } });
+      await tx.inboxEntry.update({
+        where: { id: entry.id },
+        data: {
+          status: 'failed',
+          finishedAt: new Date(),
+          failure: { code: 'failed_precondition', message: 'the agent is archived or gone' },
+        },
+      });
       return null;
     }
     const options = entry.options as RunOptions;
     // The run is the entry's sender's, started by the request that delivered the entry.
-    return writeNewRun(tx, planNewRun({
-      workspaceId: entry.workspaceId, principalId: entry.principalId, requestId: entry.requestId, agentId: agent.id, revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
-      pinned: Boolean(entry.agentRevisionId), input: entry.payload as unknown as MessageContent, options, labels: options.labels ?? {}, trigger: 'queue', lineage: 'root',
-      thread: { existing: thread }, entry: { pending: { id: entry.id } },
-    }));
+    return writeNewRun(
+      tx,
+      planNewRun({
+        workspaceId: entry.workspaceId,
+        principalId: entry.principalId,
+        requestId: entry.requestId,
+        agentId: agent.id,
+        revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
+        pinned: Boolean(entry.agentRevisionId),
+        input: entry.payload as unknown as MessageContent,
+        options,
+        labels: options.labels ?? {},
+        trigger: 'queue',
+        lineage: 'root',
+        thread: { existing: thread },
+        entry: { pending: { id: entry.id } },
+      }),
+    );
   });
   if (run) deps.events.publish('runAccepted', { runId: run.id });
   return run;

@@ -46,7 +46,8 @@ export interface DeliveryResult {
 
 function validateDelivery(value: unknown): Delivery {
   if (value === undefined || value === null) return 'queue';
-  if (!(DELIVERIES as readonly unknown[]).includes(value)) throw invalidArgument(`delivery must be one of ${DELIVERIES.join(', ')}`, 'delivery');
+  if (!(DELIVERIES as readonly unknown[]).includes(value))
+    throw invalidArgument(`delivery must be one of ${DELIVERIES.join(', ')}`, 'delivery');
   return value as Delivery;
 }
 
@@ -75,7 +76,13 @@ export interface DeliverInput {
   options?: unknown;
 }
 
-export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string, input: DeliverInput, idempotencyKey?: string | null): Promise<DeliveryResult> {
+export async function deliverToInbox(
+  deps: Deps,
+  actor: Actor,
+  threadId: string,
+  input: DeliverInput,
+  idempotencyKey?: string | null,
+): Promise<DeliveryResult> {
   requirePermission(actor, 'write');
   if (input.kind !== undefined && input.kind !== null && input.kind !== 'message') throw invalidArgument('kind must be message', 'kind');
   const delivery = validateDelivery(input.delivery);
@@ -89,26 +96,68 @@ export async function deliverToInbox(deps: Deps, actor: Actor, threadId: string,
     const { agent, revision, pinned } = await agentFor(tx, actor, thread, input.agentId, input.agentRevisionId);
     const active = await activeRun(tx, thread.id);
     if (!active) {
-      const run = await writeNewRun(tx, planNewRun({
-        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: agent.id, revisionId: revision.id, pinned,
-        input: payload, options, labels: options.labels ?? {}, trigger: 'input', lineage: 'root', thread: { existing: thread }, entry: { new: { delivery } },
-      }));
+      const run = await writeNewRun(
+        tx,
+        planNewRun({
+          workspaceId: actor.workspaceId,
+          principalId: actor.principalId,
+          requestId: actor.requestId ?? null,
+          agentId: agent.id,
+          revisionId: revision.id,
+          pinned,
+          input: payload,
+          options,
+          labels: options.labels ?? {},
+          trigger: 'input',
+          lineage: 'root',
+          thread: { existing: thread },
+          entry: { new: { delivery } },
+        }),
+      );
       return { entry_id: run.sourceEntryId!, run_id: run.id };
     }
     const position = thread.lastInboxPosition + 1;
     const entry = await tx.inboxEntry.create({
       data: {
-        id: newId('inboxEntry'), workspaceId: actor.workspaceId, threadId: thread.id, kind: 'message', delivery, status: 'pending', position,
-        payload: payload as unknown as Prisma.InputJsonValue, options: options as Prisma.InputJsonValue, agentId: agent.id, agentRevisionId: pinned ? revision.id : null,
-        principalId: actor.principalId, originRunId: active.id, requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }), requestId: actor.requestId ?? null,
+        id: newId('inboxEntry'),
+        workspaceId: actor.workspaceId,
+        threadId: thread.id,
+        kind: 'message',
+        delivery,
+        status: 'pending',
+        position,
+        payload: payload as unknown as Prisma.InputJsonValue,
+        options: options as Prisma.InputJsonValue,
+        agentId: agent.id,
+        agentRevisionId: pinned ? revision.id : null,
+        principalId: actor.principalId,
+        originRunId: active.id,
+        requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }),
+        requestId: actor.requestId ?? null,
       },
     });
     await tx.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'inbox_entry', resourceId: entry.id, changes: { delivery: { from: null, to: delivery } }, requestId: actor.requestId });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'create',
+      resourceKind: 'inbox_entry',
+      resourceId: entry.id,
+      changes: { delivery: { from: null, to: delivery } },
+      requestId: actor.requestId,
+    });
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
   const result = key
-    ? (await withIdempotency(deps, { workspaceId: actor.workspaceId, scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect: effect as never })).value as { entry_id: string; run_id: string; interrupt?: string }
+    ? ((
+        await withIdempotency(deps, {
+          workspaceId: actor.workspaceId,
+          scope: `threads.inbox:${threadId}`,
+          key,
+          request: { input, delivery },
+          effect: effect as never,
+        })
+      ).value as { entry_id: string; run_id: string; interrupt?: string })
     : await deps.db.$transaction(effect);
   if (result.interrupt) await cancelRun(deps, actor, result.interrupt).catch(() => undefined); // it may have ended meanwhile
   deps.events.publish('runAccepted', { runId: result.run_id });
@@ -126,14 +175,26 @@ async function loadResult(deps: Deps, entryId: string): Promise<DeliveryResult> 
   };
 }
 
-export async function listInbox(deps: Deps, actor: Actor, threadId: string, args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
+export async function listInbox(
+  deps: Deps,
+  actor: Actor,
+  threadId: string,
+  args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null },
+) {
   const thread = await getThread(deps, actor, threadId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`inbox:${threadId}`, args.cursor, true);
-  for (const status of args.status ?? []) if (!(ENTRY_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
+  for (const status of args.status ?? [])
+    if (!(ENTRY_STATUSES as readonly string[]).includes(status))
+      throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
   const rows = await deps.db.inboxEntry.findMany({
-    where: { threadId, ...(args.status?.length ? { status: { in: [...args.status] } } : {}), ...(after ? { position: { gt: Number(after[0]) } } : {}) },
-    orderBy: { position: 'asc' }, take: size + 1,
+    where: {
+      threadId,
+      ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
+      ...(after ? { position: { gt: Number(after[0]) } } : {}),
+    },
+    orderBy: { position: 'asc' },
+    take: size + 1,
   });
   const page = toPage(rows, size, `inbox:${threadId}`, (row) => [row.position]);
   return { ...page, items: page.items.map((entry) => withThreadEtag(entry, thread)) };
@@ -148,7 +209,14 @@ export async function getInboxEntry(deps: Deps, actor: Actor, threadId: string, 
 }
 
 /** Edits a pending entry; If-Match names the thread's ETag, and the thread's version moves. */
-export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string, ifMatch: string | null | undefined, patch: { payload?: unknown; options?: unknown; delivery?: unknown }): Promise<DeliveryResult> {
+export async function updateInboxEntry(
+  deps: Deps,
+  actor: Actor,
+  threadId: string,
+  entryId: string,
+  ifMatch: string | null | undefined,
+  patch: { payload?: unknown; options?: unknown; delivery?: unknown },
+): Promise<DeliveryResult> {
   requirePermission(actor, 'write');
   const data: Record<string, unknown> = {};
   if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload') as unknown as Prisma.InputJsonValue;
@@ -163,9 +231,22 @@ export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: strin
     // An edit that changes nothing keeps the thread's version and records nothing (the no-op rule).
     const changed = Object.keys(data).filter((key) => !canonicallyEqual(data[key], (entry as Record<string, unknown>)[key]));
     if (changed.length === 0) return;
-    await tx.inboxEntry.update({ where: { id: entry.id }, data: { ...Object.fromEntries(changed.map((key) => [key, data[key]])), updatedAt: new Date() } });
-    await tx.thread.update({ where: { id: thread.id }, data: { version: thread.version + 1, updatedAt: new Date(), updatedById: actor.principalId } });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'inbox_entry', resourceId: entry.id, changes: Object.fromEntries(changed.map((k) => [k, { from: null, to: '[changed]' }])) });
+    await tx.inboxEntry.update({
+      where: { id: entry.id },
+      data: { ...Object.fromEntries(changed.map((key) => [key, data[key]])), updatedAt: new Date() },
+    });
+    await tx.thread.update({
+      where: { id: thread.id },
+      data: { version: thread.version + 1, updatedAt: new Date(), updatedById: actor.principalId },
+    });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'update',
+      resourceKind: 'inbox_entry',
+      resourceId: entry.id,
+      changes: Object.fromEntries(changed.map((k) => [k, { from: null, to: '[changed]' }])),
+    });
   });
   return loadResult(deps, entryId);
 }
@@ -173,7 +254,10 @@ export async function updateInboxEntry(deps: Deps, actor: Actor, threadId: strin
 /** Pending steer entries join a running run at its next model request; returns their messages. */
 export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: string }, checkpoint: number): Promise<MessageContent[]> {
   return deps.db.$transaction(async (tx) => {
-    const entries = await tx.inboxEntry.findMany({ where: { threadId: run.threadId, status: 'pending', delivery: 'steer' }, orderBy: { position: 'asc' } });
+    const entries = await tx.inboxEntry.findMany({
+      where: { threadId: run.threadId, status: 'pending', delivery: 'steer' },
+      orderBy: { position: 'asc' },
+    });
     if (!entries.length) return [];
     await tx.inboxEntry.updateMany({
       where: { id: { in: entries.map((e) => e.id) }, status: 'pending' },
@@ -184,27 +268,63 @@ export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: 
 }
 
 /** Fork: a new thread of the run's session continuing from the run's committed history. */
-export async function forkRun(deps: Deps, actor: Actor, runId: string, idempotencyKey: string | null | undefined, input: { agentId?: string | null; payload?: unknown; options?: unknown }): Promise<DeliveryResult> {
+export async function forkRun(
+  deps: Deps,
+  actor: Actor,
+  runId: string,
+  idempotencyKey: string | null | undefined,
+  input: { agentId?: string | null; payload?: unknown; options?: unknown },
+): Promise<DeliveryResult> {
   requirePermission(actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
   const source = await getRun(deps.db, actor, runId);
   const payload = validateMessage(input.payload, 'payload')!;
   const options = normalizeRunOptions(input.options);
   const { value } = await withIdempotency(deps, {
-    workspaceId: actor.workspaceId, scope: `runs.fork:${runId}`, key, request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
+    workspaceId: actor.workspaceId,
+    scope: `runs.fork:${runId}`,
+    key,
+    request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
     effect: async (tx) => {
       const run = await getRun(tx, actor, runId);
-      if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting') throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
+      if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
+        throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
       const sourceThread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
       await getSession({ db: tx }, actor, run.sessionId);
-      const { agent, revision, pinned } = await agentFor(tx, actor, { ...sourceThread, lastRunId: run.id }, input.agentId ?? run.agentId, input.agentId ? null : run.agentRevisionId);
-      const created = await writeNewRun(tx, planNewRun({
-        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: agent.id, revisionId: revision.id, pinned: pinned || !input.agentId,
-        input: payload, options, labels: options.labels ?? {}, trigger: 'fork', lineage: 'fork', parentRunId: run.id,
-        thread: { new: { sessionId: run.sessionId, labels: sourceThread.labels as Record<string, string>, origin: { runId: run.id, threadId: run.threadId }, messageHistory: history } },
-        entry: { new: { delivery: 'queue' } },
-      }));
+      const { agent, revision, pinned } = await agentFor(
+        tx,
+        actor,
+        { ...sourceThread, lastRunId: run.id },
+        input.agentId ?? run.agentId,
+        input.agentId ? null : run.agentRevisionId,
+      );
+      const created = await writeNewRun(
+        tx,
+        planNewRun({
+          workspaceId: actor.workspaceId,
+          principalId: actor.principalId,
+          requestId: actor.requestId ?? null,
+          agentId: agent.id,
+          revisionId: revision.id,
+          pinned: pinned || !input.agentId,
+          input: payload,
+          options,
+          labels: options.labels ?? {},
+          trigger: 'fork',
+          lineage: 'fork',
+          parentRunId: run.id,
+          thread: {
+            new: {
+              sessionId: run.sessionId,
+              labels: sourceThread.labels as Record<string, string>,
+              origin: { runId: run.id, threadId: run.threadId },
+              messageHistory: history,
+            },
+          },
+          entry: { new: { delivery: 'queue' } },
+        }),
+      );
       return { entry_id: created.sourceEntryId!, run_id: created.id };
     },
   });

@@ -31,10 +31,30 @@ export async function getMemory(db: Deps['db'] | Tx, actor: Actor, id: string): 
 
 /** The workspace's built-in memory provider, created on first need. */
 async function builtinProvider(tx: Tx, actor: Actor) {
-  const existing = await tx.provider.findFirst({ where: { workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin' }, orderBy: { id: 'asc' } });
+  const existing = await tx.provider.findFirst({
+    where: { workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin' },
+    orderBy: { id: 'asc' },
+  });
   if (existing) return existing;
-  const created = await tx.provider.create({ data: { id: newId('provider'), workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin', name: 'Built-in memory', createdById: actor.principalId, updatedById: actor.principalId } });
-  await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'memory_provider', resourceId: created.id, version: 1 });
+  const created = await tx.provider.create({
+    data: {
+      id: newId('provider'),
+      workspaceId: actor.workspaceId,
+      kind: 'memory',
+      type: 'builtin',
+      name: 'Built-in memory',
+      createdById: actor.principalId,
+      updatedById: actor.principalId,
+    },
+  });
+  await recordAudit(tx, {
+    workspaceId: actor.workspaceId,
+    principalId: actor.principalId,
+    action: 'create',
+    resourceKind: 'memory_provider',
+    resourceId: created.id,
+    version: 1,
+  });
   return created;
 }
 
@@ -55,7 +75,8 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
     let provider;
     if (input.providerId) {
       provider = await tx.provider.findUnique({ where: { id: input.providerId } });
-      if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory') throw new AppError('not_found', `memory provider ${quoteInput(input.providerId)} not found`, { field: 'provider_id' });
+      if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory')
+        throw new AppError('not_found', `memory provider ${quoteInput(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(tx, actor);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
     if (!input.embeddingModel) refuseWithoutEmbeddings(provider);
@@ -63,27 +84,50 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
     const id = newId('memory');
     const row = await tx.memory.create({
       data: {
-        id, workspaceId: actor.workspaceId, providerId: provider.id, name, description: validateDescription(input.description),
-        namespace: id, labels, config: input.embeddingModel ? { embedding_model: input.embeddingModel } : {}, enabled: input.enabled ?? true,
-        createdById: actor.principalId, updatedById: actor.principalId,
+        id,
+        workspaceId: actor.workspaceId,
+        providerId: provider.id,
+        name,
+        description: validateDescription(input.description),
+        namespace: id,
+        labels,
+        config: input.embeddingModel ? { embedding_model: input.embeddingModel } : {},
+        enabled: input.enabled ?? true,
+        createdById: actor.principalId,
+        updatedById: actor.principalId,
       },
     });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'memory', resourceId: id, version: 1, changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } } });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'create',
+      resourceKind: 'memory',
+      resourceId: id,
+      version: 1,
+      changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } },
+    });
     return row;
   });
 }
 
-export async function listMemories(deps: Deps, actor: Actor, args: { label?: readonly string[] | null; q?: string | null; limit?: number | null; cursor?: string | null }) {
+export async function listMemories(
+  deps: Deps,
+  actor: Actor,
+  args: { label?: readonly string[] | null; q?: string | null; limit?: number | null; cursor?: string | null },
+) {
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('memories', args.cursor);
   const q = args.q?.trim();
   const rows = await deps.db.memory.findMany({
     where: {
-      workspaceId: actor.workspaceId, ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { id: { lt: String(after[0]) } } : {}),
+      workspaceId: actor.workspaceId,
+      ...labelsWhere(parseLabelSelectors(args.label)),
+      ...(after ? { id: { lt: String(after[0]) } } : {}),
       ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
     },
-    orderBy: { id: 'desc' }, take: size + 1,
+    orderBy: { id: 'desc' },
+    take: size + 1,
   });
   return toPage(rows, size, 'memories', (row) => [row.id]);
 }
@@ -97,7 +141,8 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
     if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
-    if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a memory stays with its provider', 'provider_id');
+    if (patch.providerId !== undefined && patch.providerId !== row.providerId)
+      throw invalidArgument('a memory stays with its provider', 'provider_id');
     if (patch.embeddingModel !== undefined) {
       if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
       else refuseWithoutEmbeddings(await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
@@ -109,14 +154,16 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
 
 /** Memories of stores without a lexical part are searched by vector only: they need, and keep, an embedding model. */
 function refuseWithoutEmbeddings(provider: Provider) {
-  if (providerType('memory', provider.type)?.records?.embeddingModelRequired) throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
+  if (providerType('memory', provider.type)?.records?.embeddingModelRequired)
+    throw invalidArgument(`a ${provider.type} memory needs an embedding_model`, 'embedding_model');
 }
 
 async function checkEmbeddingModel(tx: Tx, workspaceId: string, key: string) {
   const model = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId, key } } });
   if (!model) throw new AppError('not_found', `model ${quoteInput(key)} not found`, { field: 'embedding_model' });
   const provider = await tx.provider.findUniqueOrThrow({ where: { id: model.providerId } });
-  if (!providerType('model', provider.type)?.embeddingModel) throw invalidArgument(`provider type ${provider.type} does not embed text`, 'embedding_model');
+  if (!providerType('model', provider.type)?.embeddingModel)
+    throw invalidArgument(`provider type ${provider.type} does not embed text`, 'embedding_model');
 }
 
 // ── records: kept by the memory provider's record store (src/memory-stores/) ──
@@ -132,8 +179,12 @@ export interface Writer {
 /** Run references stay null for writes that no run made; the principal's name is looked up when not given. */
 async function writerStamp(deps: Deps, writer: Writer): Promise<WriterStamp> {
   return {
-    attempt_id: writer.attemptId ?? null, confirmed_at: new Date().toISOString(), principal_id: writer.principalId,
-    principal_name: writer.principalName ?? (await principalName(deps.db, writer.principalId)), run_id: writer.runId ?? null, tool_call_id: writer.toolCallId ?? null,
+    attempt_id: writer.attemptId ?? null,
+    confirmed_at: new Date().toISOString(),
+    principal_id: writer.principalId,
+    principal_name: writer.principalName ?? (await principalName(deps.db, writer.principalId)),
+    run_id: writer.runId ?? null,
+    tool_call_id: writer.toolCallId ?? null,
   };
 }
 
@@ -141,7 +192,8 @@ async function writerStamp(deps: Deps, writer: Writer): Promise<WriterStamp> {
 export type RecordView = StoredRecord;
 
 function validateText(text: unknown): string {
-  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) throw invalidArgument(`text must be 1 to ${MAX_TEXT} characters`, 'text');
+  if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT)
+    throw invalidArgument(`text must be 1 to ${MAX_TEXT} characters`, 'text');
   return text;
 }
 
@@ -155,11 +207,19 @@ async function recordStoreOf(deps: Deps, memory: Memory, write: boolean): Promis
   const records = providerType('memory', provider.type)?.records;
   if (!records) throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
   const embed = memoryEmbedder(deps, memory);
-  if (records.embeddingModelRequired && !embed) throw new AppError('failed_precondition', `a ${provider.type} memory needs an embedding_model`);
+  if (records.embeddingModelRequired && !embed)
+    throw new AppError('failed_precondition', `a ${provider.type} memory needs an embedding_model`);
   const usable = providerForUse(deps, provider);
   return records.open({
-    config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, db: deps.db,
-    providerId: provider.id, workspaceId: memory.workspaceId, namespace: memory.namespace, cursorList: `records:${memory.id}`, embed,
+    config: usable.config,
+    credential: usable.credential,
+    extraHeaders: usable.extraHeaders,
+    db: deps.db,
+    providerId: provider.id,
+    workspaceId: memory.workspaceId,
+    namespace: memory.namespace,
+    cursorList: `records:${memory.id}`,
+    embed,
   });
 }
 
@@ -194,7 +254,8 @@ export interface SearchArgs {
 
 export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: SearchArgs) {
   const memory = await getMemory(deps.db, actor, memoryId);
-  if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000) throw invalidArgument('query must be 1 to 10000 characters', 'query');
+  if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000)
+    throw invalidArgument('query must be 1 to 10000 characters', 'query');
   const limit = pageSize(args.limit, { default: 10, max: 100 });
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');

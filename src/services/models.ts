@@ -21,7 +21,8 @@ function validateApi(type: string, api: unknown): string {
   const t = providerType('model', type);
   const apis = t?.modelApis?.map((a) => a.api) ?? [];
   if (api === undefined || api === null) return apis[0] ?? '';
-  if (typeof api !== 'string' || !apis.includes(api)) throw invalidArgument(`api must be one of ${apis.join(', ')} for ${type} providers`, 'api');
+  if (typeof api !== 'string' || !apis.includes(api))
+    throw invalidArgument(`api must be one of ${apis.join(', ')} for ${type} providers`, 'api');
   return api;
 }
 
@@ -52,7 +53,8 @@ export interface CreateModelInput {
 
 export async function createModel(deps: Deps, actor: Actor, input: CreateModelInput) {
   requirePermission(actor, 'write');
-  if (typeof input.key !== 'string' || !KEY.test(input.key)) throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
+  if (typeof input.key !== 'string' || !KEY.test(input.key))
+    throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
   if (typeof input.providerId !== 'string') throw invalidArgument('provider_id is required', 'provider_id');
   validateProviderModel(input.providerModel);
   return deps.db.$transaction(async (tx) => {
@@ -61,29 +63,68 @@ export async function createModel(deps: Deps, actor: Actor, input: CreateModelIn
     if (exists) throw new AppError('conflict', `a model with key ${quoteInput(input.key)} already exists`, { field: 'key' });
     const row = await tx.model.create({
       data: {
-        workspaceId: actor.workspaceId, key: input.key as string, providerId: provider.id, providerModel: input.providerModel as string, api: validateApi(provider.type, input.api),
-        name: validateOptionalName(input.name), description: validateDescription(input.description),
-        settings: validateSettings(input.settings) as Prisma.InputJsonValue, enabled: input.enabled ?? true,
-        labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels), createdById: actor.principalId, updatedById: actor.principalId,
+        workspaceId: actor.workspaceId,
+        key: input.key as string,
+        providerId: provider.id,
+        providerModel: input.providerModel as string,
+        api: validateApi(provider.type, input.api),
+        name: validateOptionalName(input.name),
+        description: validateDescription(input.description),
+        settings: validateSettings(input.settings) as Prisma.InputJsonValue,
+        enabled: input.enabled ?? true,
+        labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
+        createdById: actor.principalId,
+        updatedById: actor.principalId,
       },
     });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'model', resourceId: row.key, version: 1, changes: { provider_id: { from: null, to: provider.id }, provider_model: { from: null, to: row.providerModel } } });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'create',
+      resourceKind: 'model',
+      resourceId: row.key,
+      version: 1,
+      changes: { provider_id: { from: null, to: provider.id }, provider_model: { from: null, to: row.providerModel } },
+    });
     return row;
   });
 }
 
-export async function listModels(deps: Deps, actor: Actor, args: { providerId?: string | null; enabled?: boolean | null; q?: string | null; label?: readonly string[] | null; limit?: number | null; cursor?: string | null }) {
+export async function listModels(
+  deps: Deps,
+  actor: Actor,
+  args: {
+    providerId?: string | null;
+    enabled?: boolean | null;
+    q?: string | null;
+    label?: readonly string[] | null;
+    limit?: number | null;
+    cursor?: string | null;
+  },
+) {
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('models', args.cursor);
   const q = args.q?.trim();
   const rows = await deps.db.model.findMany({
     where: {
-      workspaceId: actor.workspaceId, ...(args.providerId ? { providerId: args.providerId } : {}), ...(args.enabled != null ? { enabled: args.enabled } : {}),
-      ...(q ? { OR: [{ key: { contains: q, mode: 'insensitive' } }, { name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { key: { gt: String(after[0]) } } : {}),
+      workspaceId: actor.workspaceId,
+      ...(args.providerId ? { providerId: args.providerId } : {}),
+      ...(args.enabled != null ? { enabled: args.enabled } : {}),
+      ...(q
+        ? {
+            OR: [
+              { key: { contains: q, mode: 'insensitive' } },
+              { name: { contains: q, mode: 'insensitive' } },
+              { description: { contains: q, mode: 'insensitive' } },
+            ],
+          }
+        : {}),
+      ...labelsWhere(parseLabelSelectors(args.label)),
+      ...(after ? { key: { gt: String(after[0]) } } : {}),
     },
-    orderBy: { key: 'asc' }, take: size + 1,
+    orderBy: { key: 'asc' },
+    take: size + 1,
   });
   return toPage(rows, size, 'models', (row) => [row.key]);
 }
@@ -98,7 +139,8 @@ export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch
     if (patch.providerModel !== undefined) {
       data.providerModel = validateProviderModel(patch.providerModel);
     }
-    if (patch.providerId !== undefined && patch.providerId !== row.providerId) throw invalidArgument('a model stays with its provider; create a new model for another provider', 'provider_id');
+    if (patch.providerId !== undefined && patch.providerId !== row.providerId)
+      throw invalidArgument('a model stays with its provider; create a new model for another provider', 'provider_id');
     if (patch.api !== undefined) {
       const provider = await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } });
       data.api = validateApi(provider.type, patch.api);
@@ -111,12 +153,23 @@ export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch
     const changes = diffFields(row as unknown as Record<string, unknown>, data);
     if (!changes) return row;
     const updated = await tx.model
-      .update({ where: { workspaceId_key: { workspaceId: row.workspaceId, key: row.key }, version: row.version }, data: { ...data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() } })
+      .update({
+        where: { workspaceId_key: { workspaceId: row.workspaceId, key: row.key }, version: row.version },
+        data: { ...data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
+      })
       .catch((error: { code?: string }) => {
         if (error.code === 'P2025') throw new AppError('precondition_failed', 'the model was changed concurrently; read it again');
         throw error;
       });
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'model', resourceId: row.key, version: updated.version, changes });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'update',
+      resourceKind: 'model',
+      resourceId: row.key,
+      version: updated.version,
+      changes,
+    });
     return updated;
   });
 }

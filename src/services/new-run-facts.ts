@@ -21,13 +21,30 @@ export interface NewRunFacts {
  */
 const factsCache = new GenerationCache<NewRunFacts>(2_000);
 
-export async function newRunFacts(db: Deps['db'], actor: Actor, agentId: string, revisionId: string | null, sessionId: string | null): Promise<NewRunFacts> {
+export async function newRunFacts(
+  db: Deps['db'],
+  actor: Actor,
+  agentId: string,
+  revisionId: string | null,
+  sessionId: string | null,
+): Promise<NewRunFacts> {
   // Without a session to check, the facts are configuration only: remembered until it changes.
   const cacheKey = sessionId === null ? `${actor.workspaceId}\n${agentId}\n${revisionId ?? ''}` : null;
   const cached = cacheKey ? factsCache.get(cacheKey) : undefined;
   if (cached) return cached;
   const readGeneration = configGeneration();
-  const rows = await db.$queryRaw<{ agent_id: string | null; archived: boolean | null; revision_id: string | null; config: Record<string, unknown> | null; model_key: string | null; model_enabled: boolean | null; provider_enabled: boolean | null; session_found: boolean }[]>`
+  const rows = await db.$queryRaw<
+    {
+      agent_id: string | null;
+      archived: boolean | null;
+      revision_id: string | null;
+      config: Record<string, unknown> | null;
+      model_key: string | null;
+      model_enabled: boolean | null;
+      provider_enabled: boolean | null;
+      session_found: boolean;
+    }[]
+  >`
     SELECT a.id AS agent_id, a.archived_at IS NOT NULL AS archived, r.id AS revision_id, r.config, m.key AS model_key, m.enabled AS model_enabled, p.enabled AS provider_enabled,
       (${sessionId}::text IS NULL OR EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${sessionId} AND s.workspace_id = ${actor.workspaceId})) AS session_found
     FROM (SELECT 1) one
@@ -37,8 +54,14 @@ export async function newRunFacts(db: Deps['db'], actor: Actor, agentId: string,
     LEFT JOIN providers p ON p.id = m.provider_id`;
   const row = rows[0]!;
   const facts = {
-    agentId: row.agent_id, agentArchived: Boolean(row.archived), revisionId: row.revision_id, revisionConfig: row.config,
-    modelFound: row.model_key !== null, modelEnabled: Boolean(row.model_enabled), providerEnabled: Boolean(row.provider_enabled), sessionFound: row.session_found,
+    agentId: row.agent_id,
+    agentArchived: Boolean(row.archived),
+    revisionId: row.revision_id,
+    revisionConfig: row.config,
+    modelFound: row.model_key !== null,
+    modelEnabled: Boolean(row.model_enabled),
+    providerEnabled: Boolean(row.provider_enabled),
+    sessionFound: row.session_found,
   };
   if (cacheKey) factsCache.set(cacheKey, facts, readGeneration);
   return facts;

@@ -12,7 +12,15 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
-import { PROVIDER_KINDS, describeType, providerType, providerTypes, type ProbeResult, type ProviderKind, type ProviderType } from '../providers/index.js';
+import {
+  PROVIDER_KINDS,
+  describeType,
+  providerType,
+  providerTypes,
+  type ProbeResult,
+  type ProviderKind,
+  type ProviderType,
+} from '../providers/index.js';
 import { REDACTED, recordAudit } from './audit.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
@@ -31,12 +39,16 @@ function validateAgainst(schema: object, value: unknown, field: string) {
   if (!validate(value)) {
     const error = validate.errors![0]!;
     const path = fieldPath(field, error);
-    throw invalidArgument(`${path} ${error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'required' ? 'is required' : error.message}`, path);
+    throw invalidArgument(
+      `${path} ${error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'required' ? 'is required' : error.message}`,
+      path,
+    );
   }
 }
 
 export function parseKind(kind: string): ProviderKind {
-  if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) throw new AppError('not_found', `there is no provider kind ${quoteInput(kind)}`);
+  if (!(PROVIDER_KINDS as readonly string[]).includes(kind))
+    throw new AppError('not_found', `there is no provider kind ${quoteInput(kind)}`);
   return kind as ProviderKind;
 }
 
@@ -75,15 +87,21 @@ export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<
     if (url.protocol !== 'http:') throw invalidArgument(`config.${field} must be an https URL`, `config.${field}`);
     const allow = deps.config.allowPlainHttpEndpoints;
     if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) continue;
-    throw invalidArgument(`config.${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, `config.${field}`);
+    throw invalidArgument(
+      `config.${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`,
+      `config.${field}`,
+    );
   }
 }
 
 function validateExtraHeaders(value: unknown): Record<string, string> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('extra_headers must map header names to values', 'extra_headers');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalidArgument('extra_headers must map header names to values', 'extra_headers');
   for (const [name, header] of Object.entries(value)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name) || /^(host|content-length|transfer-encoding|connection)$/i.test(name)) throw invalidArgument(`extra_headers.${name} is not an allowed header name`, `extra_headers.${name}`);
-    if (typeof header !== 'string' || /[\r\n]/.test(header) || header.length > 4096) throw invalidArgument(`extra_headers.${name} must be a single-line string`, `extra_headers.${name}`);
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name) || /^(host|content-length|transfer-encoding|connection)$/i.test(name))
+      throw invalidArgument(`extra_headers.${name} is not an allowed header name`, `extra_headers.${name}`);
+    if (typeof header !== 'string' || /[\r\n]/.test(header) || header.length > 4096)
+      throw invalidArgument(`extra_headers.${name} must be a single-line string`, `extra_headers.${name}`);
   }
   return value as Record<string, string>;
 }
@@ -93,7 +111,12 @@ function validateObject(value: unknown, field: string): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-export async function getProvider(db: Deps['db'] | Prisma.TransactionClient, actor: Actor, kind: ProviderKind, id: string): Promise<Provider> {
+export async function getProvider(
+  db: Deps['db'] | Prisma.TransactionClient,
+  actor: Actor,
+  kind: ProviderKind,
+  id: string,
+): Promise<Provider> {
   requirePermission(actor, 'read');
   const row = await db.provider.findUnique({ where: { id } });
   if (!row || row.workspaceId !== actor.workspaceId || row.kind !== kind) throw notFound(`${kind} provider`, id);
@@ -122,28 +145,60 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
   const credential = input.credential === undefined || input.credential === null ? null : validateObject(input.credential, 'credential');
   if (credential) validateAgainst(t.credentialSchema, credential, 'credential');
   if (!credential && t.credentialRequired) throw invalidArgument(`a ${t.type} provider needs a credential`, 'credential');
-  if (input.extraHeaders !== undefined && input.extraHeaders !== null && kind !== 'model') throw invalidArgument('extra_headers are for model providers', 'extra_headers');
+  if (input.extraHeaders !== undefined && input.extraHeaders !== null && kind !== 'model')
+    throw invalidArgument('extra_headers are for model providers', 'extra_headers');
   const extraHeaders = input.extraHeaders === undefined || input.extraHeaders === null ? null : validateExtraHeaders(input.extraHeaders);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
   const description = validateDescription(input.description);
   return deps.db.$transaction(async (tx) => {
     const row = await tx.provider.create({
       data: {
-        id: newId('provider'), workspaceId: actor.workspaceId, kind, type: t.type, name: input.name as string, description, config: config as Prisma.InputJsonValue,
+        id: newId('provider'),
+        workspaceId: actor.workspaceId,
+        kind,
+        type: t.type,
+        name: input.name as string,
+        description,
+        config: config as Prisma.InputJsonValue,
         credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
         extraHeadersCiphertext: extraHeaders && Object.keys(extraHeaders).length ? deps.secrets.encryptJson(extraHeaders) : null,
-        enabled: input.enabled ?? true, labels, createdById: actor.principalId, updatedById: actor.principalId,
+        enabled: input.enabled ?? true,
+        labels,
+        createdById: actor.principalId,
+        updatedById: actor.principalId,
       },
     });
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: `${kind}_provider`, resourceId: row.id, version: 1,
-      changes: { type: { from: null, to: t.type }, name: { from: null, to: row.name }, config: { from: null, to: config }, ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}) },
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'create',
+      resourceKind: `${kind}_provider`,
+      resourceId: row.id,
+      version: 1,
+      changes: {
+        type: { from: null, to: t.type },
+        name: { from: null, to: row.name },
+        config: { from: null, to: config },
+        ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
+      },
     });
     return row;
   });
 }
 
-export async function listProviders(deps: Deps, actor: Actor, kindName: string, args: { label?: readonly string[] | null; q?: string | null; type?: string | null; enabled?: boolean | null; limit?: number | null; cursor?: string | null }) {
+export async function listProviders(
+  deps: Deps,
+  actor: Actor,
+  kindName: string,
+  args: {
+    label?: readonly string[] | null;
+    q?: string | null;
+    type?: string | null;
+    enabled?: boolean | null;
+    limit?: number | null;
+    cursor?: string | null;
+  },
+) {
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const size = pageSize(args.limit, { default: 50, max: 100 });
@@ -151,11 +206,16 @@ export async function listProviders(deps: Deps, actor: Actor, kindName: string, 
   const q = args.q?.trim();
   const rows = await deps.db.provider.findMany({
     where: {
-      workspaceId: actor.workspaceId, kind, ...(args.type ? { type: args.type } : {}), ...(args.enabled != null ? { enabled: args.enabled } : {}),
+      workspaceId: actor.workspaceId,
+      kind,
+      ...(args.type ? { type: args.type } : {}),
+      ...(args.enabled != null ? { enabled: args.enabled } : {}),
       ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)), ...(after ? { id: { lt: String(after[0]) } } : {}),
+      ...labelsWhere(parseLabelSelectors(args.label)),
+      ...(after ? { id: { lt: String(after[0]) } } : {}),
     },
-    orderBy: { id: 'desc' }, take: size + 1,
+    orderBy: { id: 'desc' },
+    take: size + 1,
   });
   return toPage(rows, size, `providers:${kind}`, (row) => [row.id]);
 }
@@ -171,7 +231,15 @@ export interface UpdateProviderInput {
   extraHeaders?: unknown;
 }
 
-export async function updateProvider(deps: Deps, actor: Actor, kindName: string, id: string, ifMatch: string | null | undefined, patch: UpdateProviderInput, present: { credential: boolean; extraHeaders: boolean }) {
+export async function updateProvider(
+  deps: Deps,
+  actor: Actor,
+  kindName: string,
+  id: string,
+  ifMatch: string | null | undefined,
+  patch: UpdateProviderInput,
+  present: { credential: boolean; extraHeaders: boolean },
+) {
   requirePermission(actor, 'write');
   const kind = parseKind(kindName);
   return deps.db.$transaction(async (tx) => {
@@ -200,7 +268,12 @@ export async function updateProvider(deps: Deps, actor: Actor, kindName: string,
         ...(row.credentialCiphertext && !present.credential ? ['credential'] : []),
         ...(row.extraHeadersCiphertext && !present.extraHeaders ? ['extra_headers'] : []),
       ];
-      if (missing.length) throw invalidArgument(`changing config while ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} stored needs ${missing.join(' and ')} replaced or removed (null) too`, missing[0], { missing });
+      if (missing.length)
+        throw invalidArgument(
+          `changing config while ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} stored needs ${missing.join(' and ')} replaced or removed (null) too`,
+          missing[0],
+          { missing },
+        );
     }
     if (present.credential) {
       if (patch.credential === null) data.credentialCiphertext = null;
@@ -217,7 +290,14 @@ export async function updateProvider(deps: Deps, actor: Actor, kindName: string,
     }
     // A new credential always counts as a change (its ciphertext is new); the audit row says so without it.
     return changeVersioned({
-      tx, actor, delegate: tx.provider, row, ifMatch, resourceKind: `${kind}_provider`, action: 'update', data,
+      tx,
+      actor,
+      delegate: tx.provider,
+      row,
+      ifMatch,
+      resourceKind: `${kind}_provider`,
+      action: 'update',
+      data,
       secretFields: ['credentialCiphertext', 'extraHeadersCiphertext'],
     });
   });

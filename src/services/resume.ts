@@ -23,7 +23,8 @@ function answerMap(value: unknown, field: string): Record<string, Record<string,
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must map tool_call_id to an answer`, field);
   for (const [id, answer] of Object.entries(value)) {
-    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw invalidArgument(`${field}.${id} must be an object`, `${field}.${id}`);
+    if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+      throw invalidArgument(`${field}.${id} must be an object`, `${field}.${id}`);
   }
   return value as Record<string, Record<string, unknown>>;
 }
@@ -44,21 +45,34 @@ export function checkAnswers(pending: { approvals: PendingEntry[]; calls: Pendin
   const a = compare('approvals', pending.approvals, approvals);
   const c = compare('calls', pending.calls, calls);
   if (problems.length) {
-    throw invalidArgument(`the resume batch must answer every pending approval and call exactly once: ${problems.join('; ')}`, a.missing.length || a.unknown.length ? 'approvals' : 'calls', {
-      missing: [...a.missing, ...c.missing], unknown: [...a.unknown, ...c.unknown],
-    });
+    throw invalidArgument(
+      `the resume batch must answer every pending approval and call exactly once: ${problems.join('; ')}`,
+      a.missing.length || a.unknown.length ? 'approvals' : 'calls',
+      {
+        missing: [...a.missing, ...c.missing],
+        unknown: [...a.unknown, ...c.unknown],
+      },
+    );
   }
   for (const [id, answer] of Object.entries(approvals)) {
-    if (!APPROVAL_ACTIONS.includes(answer.action as string)) throw invalidArgument(`approvals.${id}.action must be approve or deny`, `approvals.${id}.action`);
+    if (!APPROVAL_ACTIONS.includes(answer.action as string))
+      throw invalidArgument(`approvals.${id}.action must be approve or deny`, `approvals.${id}.action`);
   }
   for (const [id, answer] of Object.entries(calls)) {
-    if (!CALL_STATUSES.includes(answer.status as string)) throw invalidArgument(`calls.${id}.status must be returned or error`, `calls.${id}.status`);
+    if (!CALL_STATUSES.includes(answer.status as string))
+      throw invalidArgument(`calls.${id}.status must be returned or error`, `calls.${id}.status`);
     if (!('value' in answer)) throw invalidArgument(`calls.${id}.value is required`, `calls.${id}.value`);
   }
   return { approvals, calls };
 }
 
-export async function resumeRun(deps: Deps, actor: Actor, runId: string, idempotencyKey: string | null | undefined, body: ResumeBody): Promise<Run> {
+export async function resumeRun(
+  deps: Deps,
+  actor: Actor,
+  runId: string,
+  idempotencyKey: string | null | undefined,
+  body: ResumeBody,
+): Promise<Run> {
   requirePermission(actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
   await getRun(deps.db, actor, runId); // 404 before anything else
@@ -72,15 +86,35 @@ export async function resumeRun(deps: Deps, actor: Actor, runId: string, idempot
       await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
       const run = await getRun(tx, actor, runId);
       if (run.status !== 'waiting' || run.resumedById) {
-        throw new AppError('conflict', run.resumedById ? `the run was already resumed by ${run.resumedById}` : `only a waiting run can be resumed; this one is ${run.status}`);
+        throw new AppError(
+          'conflict',
+          run.resumedById
+            ? `the run was already resumed by ${run.resumedById}`
+            : `only a waiting run can be resumed; this one is ${run.status}`,
+        );
       }
       const answers = checkAnswers(run.pending as never, body);
       const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-      const successor = await writeNewRun(tx, planNewRun({
-        workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: actor.requestId ?? null, agentId: run.agentId, revisionId: run.agentRevisionId, pinned: true,
-        input: input ?? { content: [] }, options: run.options as never, labels: run.labels as Record<string, string>, trigger: 'resume', lineage: 'resume', parentRunId: run.id,
-        resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null }, thread: { existing: thread }, entry: { new: { delivery: 'queue' } },
-      }));
+      const successor = await writeNewRun(
+        tx,
+        planNewRun({
+          workspaceId: actor.workspaceId,
+          principalId: actor.principalId,
+          requestId: actor.requestId ?? null,
+          agentId: run.agentId,
+          revisionId: run.agentRevisionId,
+          pinned: true,
+          input: input ?? { content: [] },
+          options: run.options as never,
+          labels: run.labels as Record<string, string>,
+          trigger: 'resume',
+          lineage: 'resume',
+          parentRunId: run.id,
+          resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null },
+          thread: { existing: thread },
+          entry: { new: { delivery: 'queue' } },
+        }),
+      );
       await markResumed(tx, run, successor.id);
       return { run_id: successor.id };
     },

@@ -75,15 +75,28 @@ async function lockHead<H extends HeadRow>(spec: RevisionedKind<H, any>, tx: Tx,
   return getHead(spec, tx, actor, id);
 }
 
-export async function getRevision<R extends RevisionRow>(spec: RevisionedKind<any, R>, deps: Deps, actor: Actor, headId: string, revisionId: string): Promise<R> {
+export async function getRevision<R extends RevisionRow>(
+  spec: RevisionedKind<any, R>,
+  deps: Deps,
+  actor: Actor,
+  headId: string,
+  revisionId: string,
+): Promise<R> {
   requirePermission(actor, 'read');
   await getHead(spec, deps.db, actor, headId);
   const revision = (await spec.revisionDelegate(deps.db).findUnique({ where: { id: revisionId } })) as (R & Record<string, unknown>) | null;
-  if (!revision || revision.workspaceId !== actor.workspaceId || revision[spec.headKey] !== headId) throw notFound(`${spec.kind} revision`, revisionId);
+  if (!revision || revision.workspaceId !== actor.workspaceId || revision[spec.headKey] !== headId)
+    throw notFound(`${spec.kind} revision`, revisionId);
   return revision;
 }
 
-export async function listRevisions<R extends RevisionRow>(spec: RevisionedKind<any, R>, deps: Deps, actor: Actor, headId: string, args: { limit?: number | null; cursor?: string | null }): Promise<Page<R>> {
+export async function listRevisions<R extends RevisionRow>(
+  spec: RevisionedKind<any, R>,
+  deps: Deps,
+  actor: Actor,
+  headId: string,
+  args: { limit?: number | null; cursor?: string | null },
+): Promise<Page<R>> {
   requirePermission(actor, 'read');
   await getHead(spec, deps.db, actor, headId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
@@ -114,7 +127,9 @@ export function headListQuery(list: string, actor: Actor, args: HeadListArgs) {
     workspaceId: actor.workspaceId,
     // Without `archived`, lists show open heads: archived ones are out of use but stay readable.
     archivedAt: args.archived === true ? { not: null } : null,
-    ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' as const } }, { description: { contains: q, mode: 'insensitive' as const } }] } : {}),
+    ...(q
+      ? { OR: [{ name: { contains: q, mode: 'insensitive' as const } }, { description: { contains: q, mode: 'insensitive' as const } }] }
+      : {}),
     ...labelsWhere(selectors),
     ...(after ? { id: { lt: String(after[0]) } } : {}),
   };
@@ -157,18 +172,47 @@ export async function changeHead<H extends HeadRow>(
     const head = await lockHead(spec, tx, actor, id);
     checkIfMatch(ifMatch, head.id, head.version, options.ifMatchRequired ?? true);
     const data = await compute(head, tx);
-    return changeVersioned({ tx, actor, delegate: spec.headDelegate(tx), row: head, ifMatch, ifMatchRequired: false, resourceKind: spec.kind, action, data, requestId: options.requestId });
+    return changeVersioned({
+      tx,
+      actor,
+      delegate: spec.headDelegate(tx),
+      row: head,
+      ifMatch,
+      ifMatchRequired: false,
+      resourceKind: spec.kind,
+      action,
+      data,
+      requestId: options.requestId,
+    });
   });
 }
 
-export const archiveHead = <H extends HeadRow>(spec: RevisionedKind<H, any>, deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+export const archiveHead = <H extends HeadRow>(
+  spec: RevisionedKind<H, any>,
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+) =>
   // Archiving an archived head changes nothing: same version, no audit row.
   changeHead(spec, deps, actor, id, ifMatch, 'archive', (head) => (head.archivedAt ? {} : { archivedAt: new Date() }));
 
-export const unarchiveHead = <H extends HeadRow>(spec: RevisionedKind<H, any>, deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  changeHead(spec, deps, actor, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}));
+export const unarchiveHead = <H extends HeadRow>(
+  spec: RevisionedKind<H, any>,
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+) => changeHead(spec, deps, actor, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}));
 
-export async function setDefaultRevision<H extends HeadRow>(spec: RevisionedKind<H, any>, deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined): Promise<H> {
+export async function setDefaultRevision<H extends HeadRow>(
+  spec: RevisionedKind<H, any>,
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  revisionId: string,
+  ifMatch: string | null | undefined,
+): Promise<H> {
   return changeHead(spec, deps, actor, id, ifMatch, 'set_default', async (head, tx) => {
     const revision = (await spec.revisionDelegate(tx).findUnique({ where: { id: revisionId } })) as Record<string, unknown> | null;
     if (!revision || revision[spec.headKey] !== head.id) throw notFound(`${spec.kind} revision`, revisionId);
@@ -212,25 +256,46 @@ export async function publishRevision<H extends HeadRow, R extends RevisionRow>(
       const number = head.lastRevisionNumber + 1;
       revision = (await revisions.create({
         data: {
-          id: newId(spec.revisionIdKind), [spec.headKey]: head.id, workspaceId: actor.workspaceId, number, digest, note,
-          [spec.contentField]: input.content as Prisma.InputJsonValue, createdById: actor.principalId,
+          id: newId(spec.revisionIdKind),
+          [spec.headKey]: head.id,
+          workspaceId: actor.workspaceId,
+          number,
+          digest,
+          note,
+          [spec.contentField]: input.content as Prisma.InputJsonValue,
+          createdById: actor.principalId,
         },
       })) as R;
       await spec.afterInsert?.(tx, revision, input.content);
       await spec.headDelegate(tx).update({ where: { id: head.id }, data: { lastRevisionNumber: number } });
       await recordAudit(tx, {
-        workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: `${spec.kind}_revision`,
-        resourceId: revision.id, changes: { [spec.headKey === 'agentId' ? 'agent_id' : 'skill_id']: { from: null, to: head.id }, number: { from: null, to: number }, digest: { from: null, to: digest } }, requestId,
+        workspaceId: actor.workspaceId,
+        principalId: actor.principalId,
+        action: 'create',
+        resourceKind: `${spec.kind}_revision`,
+        resourceId: revision.id,
+        changes: {
+          [spec.headKey === 'agentId' ? 'agent_id' : 'skill_id']: { from: null, to: head.id },
+          number: { from: null, to: number },
+          digest: { from: null, to: digest },
+        },
+        requestId,
       });
     }
-    if (!makeDefault) return { head: (await getHead(spec, tx, actor, head.id)), revision, created: !existing };
+    if (!makeDefault) return { head: await getHead(spec, tx, actor, head.id), revision, created: !existing };
     const updated = (await spec.headDelegate(tx).update({
       where: { id: head.id },
       data: { defaultRevisionId: revision.id, version: head.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
     })) as H;
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'set_default', resourceKind: spec.kind, resourceId: head.id,
-      version: updated.version, changes: { default_revision_id: { from: head.defaultRevisionId, to: revision.id } }, requestId,
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'set_default',
+      resourceKind: spec.kind,
+      resourceId: head.id,
+      version: updated.version,
+      changes: { default_revision_id: { from: head.defaultRevisionId, to: revision.id } },
+      requestId,
     });
     return { head: updated, revision, created: !existing };
   });
@@ -250,16 +315,41 @@ export async function insertHeadWithFirstRevision<H extends HeadRow, R extends R
   const revisionId = newId(spec.revisionIdKind);
   const now = new Date();
   await spec.headDelegate(tx).create({
-    data: { ...headData, workspaceId: actor.workspaceId, lastRevisionNumber: 1, defaultRevisionId: revisionId, createdById: actor.principalId, updatedById: actor.principalId, createdAt: now, updatedAt: now },
+    data: {
+      ...headData,
+      workspaceId: actor.workspaceId,
+      lastRevisionNumber: 1,
+      defaultRevisionId: revisionId,
+      createdById: actor.principalId,
+      updatedById: actor.principalId,
+      createdAt: now,
+      updatedAt: now,
+    },
   });
   const revision = (await spec.revisionDelegate(tx).create({
-    data: { id: revisionId, [spec.headKey]: headId, workspaceId: actor.workspaceId, number: 1, digest: digestOf(content), note, [spec.contentField]: content as Prisma.InputJsonValue, createdById: actor.principalId, createdAt: now },
+    data: {
+      id: revisionId,
+      [spec.headKey]: headId,
+      workspaceId: actor.workspaceId,
+      number: 1,
+      digest: digestOf(content),
+      note,
+      [spec.contentField]: content as Prisma.InputJsonValue,
+      createdById: actor.principalId,
+      createdAt: now,
+    },
   })) as R;
   await spec.afterInsert?.(tx, revision, content);
   const head = (await spec.headDelegate(tx).findUniqueOrThrow({ where: { id: headId } })) as H;
   await recordAudit(tx, {
-    workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: spec.kind, resourceId: headId, version: 1,
-    changes: { name: { from: null, to: head.name }, default_revision_id: { from: null, to: revisionId } }, requestId,
+    workspaceId: actor.workspaceId,
+    principalId: actor.principalId,
+    action: 'create',
+    resourceKind: spec.kind,
+    resourceId: headId,
+    version: 1,
+    changes: { name: { from: null, to: head.name }, default_revision_id: { from: null, to: revisionId } },
+    requestId,
   });
   return { head, revision };
 }

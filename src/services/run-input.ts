@@ -16,10 +16,16 @@ export function validateMessage(value: unknown, field: string, required = true):
   const { content, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra) throw invalidArgument(`${field}.${extra} is not a known field`, `${field}.${extra}`);
-  if (!Array.isArray(content) || content.length === 0 || content.length > 100) throw invalidArgument(`${field}.content must be a list of 1 to 100 parts`, `${field}.content`);
+  if (!Array.isArray(content) || content.length === 0 || content.length > 100)
+    throw invalidArgument(`${field}.content must be a list of 1 to 100 parts`, `${field}.content`);
   content.forEach((part: unknown, index) => {
     const partField = `${field}.content[${index}]`;
-    if (part === null || typeof part !== 'object' || (part as { type?: unknown }).type !== 'text' || typeof (part as { text?: unknown }).text !== 'string') {
+    if (
+      part === null ||
+      typeof part !== 'object' ||
+      (part as { type?: unknown }).type !== 'text' ||
+      typeof (part as { text?: unknown }).text !== 'string'
+    ) {
       throw invalidArgument(`${partField} must be {"type": "text", "text": "…"}`, partField);
     }
     const keys = Object.keys(part as object).filter((key) => key !== 'type' && key !== 'text');

@@ -45,7 +45,12 @@ export function publicRefs(refs: unknown): Record<string, unknown> {
   return out;
 }
 
-export async function listRunItems(deps: Deps, actor: Actor, runId: string, args: { before?: number | null; after?: number | null; limit?: number | null }) {
+export async function listRunItems(
+  deps: Deps,
+  actor: Actor,
+  runId: string,
+  args: { before?: number | null; after?: number | null; limit?: number | null },
+) {
   const run = await getRun(deps.db, actor, runId);
   if (args.before != null && args.after != null) throw invalidArgument('before and after are mutually exclusive', 'before');
   const limit = args.limit ?? 200;
@@ -55,29 +60,46 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
     if (value != null && (!Number.isInteger(value) || value < 0)) throw invalidArgument(`${name} must be a non-negative ordinal`, name);
   }
   // The run was read first: when it had settled then, every item write had already completed.
-  const firstOpen = await deps.db.runItem.findFirst({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
+  const firstOpen = await deps.db.runItem.findFirst({
+    where: { runId, state: 'in_progress' },
+    orderBy: { ordinal: 'asc' },
+    select: { ordinal: true },
+  });
   let items: RunItem[];
   if (args.after != null) {
     items = await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: args.after } }, orderBy: { ordinal: 'asc' }, take: limit });
   } else if (args.before != null) {
-    items = (await deps.db.runItem.findMany({ where: { runId, ordinal: { lt: args.before } }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
+    items = (
+      await deps.db.runItem.findMany({ where: { runId, ordinal: { lt: args.before } }, orderBy: { ordinal: 'desc' }, take: limit })
+    ).reverse();
   } else {
     // The newest items, always with the live tail: from the oldest item still in progress onwards.
     const newest = (await deps.db.runItem.findMany({ where: { runId }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
-    items = firstOpen && newest.length && firstOpen.ordinal < newest[0]!.ordinal
-      ? await deps.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
-      : newest;
+    items =
+      firstOpen && newest.length && firstOpen.ordinal < newest[0]!.ordinal
+        ? await deps.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
+        : newest;
   }
   const last = await deps.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
   const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
   // What memory recall put into the model's context, by mount.
-  const recalls = await deps.db.runItem.findMany({ where: { runId, kind: 'memory_recall' }, orderBy: { ordinal: 'asc' }, select: { content: true } });
+  const recalls = await deps.db.runItem.findMany({
+    where: { runId, kind: 'memory_recall' },
+    orderBy: { ordinal: 'asc' },
+    select: { content: true },
+  });
   const memorySources: Record<string, unknown[]> = {};
   for (const { content } of recalls) {
     const recall = content as { memory_id: string; memory: string; records: { id: string }[] };
     (memorySources[recall.memory] ??= []).push({
-      kind: 'records', status: 'completed', memory: recall.memory, memory_id: recall.memory_id, cursor: null, files: [],
-      records: recall.records.map((r) => r.id), sources_truncated: false,
+      kind: 'records',
+      status: 'completed',
+      memory: recall.memory,
+      memory_id: recall.memory_id,
+      cursor: null,
+      files: [],
+      records: recall.records.map((r) => r.id),
+      sources_truncated: false,
     });
   }
   const nextOrdinal = (last?.ordinal ?? 0) + 1;
@@ -95,7 +117,11 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
       full_content: true,
       memory_sources: memorySources,
       next_ordinal: nextOrdinal,
-      observer: { run_id: run.id, thread_id: run.threadId, state: { children: [], parts: [], request_index: ((run.usageAtSeal as { requests?: number } | null)?.requests ?? 0), threads: [] } },
+      observer: {
+        run_id: run.id,
+        thread_id: run.threadId,
+        state: { children: [], parts: [], request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0, threads: [] },
+      },
       position: { attempt: run.attempts, sequence: position },
       response_groups: {},
       run_id: run.id,
@@ -108,7 +134,13 @@ export async function listRunItems(deps: Deps, actor: Actor, runId: string, args
  * settled (sealed or waiting) and everything before that is delivered. Each change is delivered
  * once: a change is skipped when its stream sequence is not newer than what was already sent.
  */
-export async function* streamRunItems(deps: Deps, actor: Actor, runId: string, after = 0, position: string | null = null): AsyncGenerator<ItemView> {
+export async function* streamRunItems(
+  deps: Deps,
+  actor: Actor,
+  runId: string,
+  after = 0,
+  position: string | null = null,
+): AsyncGenerator<ItemView> {
   // `position`: the last stream id the client saw; every change at or before it is skipped, so a
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).

@@ -99,7 +99,13 @@ export async function transition(
   return tx.run
     .update({
       where: { id: run.id, status: from, version: run.version },
-      data: { ...(data as Prisma.RunUpdateInput), status: to, version: run.version + 1, updatedAt: now, ...(sealed ? { sealedAt: now } : {}) },
+      data: {
+        ...(data as Prisma.RunUpdateInput),
+        status: to,
+        version: run.version + 1,
+        updatedAt: now,
+        ...(sealed ? { sealedAt: now } : {}),
+      },
     })
     .catch((error: { code?: string }) => {
       if (error.code === 'P2025') return null;
@@ -184,7 +190,11 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
     insertRow(statement, 'threads', plan.thread.insert);
   } else {
     const { id, lastInboxPosition } = plan.thread.update;
-    statement.text('thread_pointers AS (UPDATE threads SET current_run_id = ').param(plan.run.id, 'text').text(', last_run_id = ').param(plan.run.id, 'text');
+    statement
+      .text('thread_pointers AS (UPDATE threads SET current_run_id = ')
+      .param(plan.run.id, 'text')
+      .text(', last_run_id = ')
+      .param(plan.run.id, 'text');
     if (lastInboxPosition !== undefined) statement.text(', last_inbox_position = ').param(lastInboxPosition, 'int');
     statement.text(' WHERE id = ').param(id, 'text');
   }
@@ -192,13 +202,22 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
     statement.text('), new_entry AS (');
     insertRow(statement, 'inbox_entries', plan.entry.insert);
   } else {
-    statement.text(`), assigned_entry AS (UPDATE inbox_entries SET status = 'assigned', assigned_run_id = `).param(plan.run.id, 'text').text(' WHERE id = ').param(plan.entry.assign.id, 'text');
+    statement
+      .text(`), assigned_entry AS (UPDATE inbox_entries SET status = 'assigned', assigned_run_id = `)
+      .param(plan.run.id, 'text')
+      .text(' WHERE id = ')
+      .param(plan.entry.assign.id, 'text');
   }
   statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
   plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
   statement.text('), new_run AS (');
   insertRow(statement, 'runs', plan.run);
-  statement.text(' RETURNING *) SELECT ').fragment(RUN_COLUMNS).text(', pg_notify(').param(RUN_ACCEPTED_CHANNEL, 'text').text(', new_run.id) IS NULL AS "notified" FROM new_run');
+  statement
+    .text(' RETURNING *) SELECT ')
+    .fragment(RUN_COLUMNS)
+    .text(', pg_notify(')
+    .param(RUN_ACCEPTED_CHANNEL, 'text')
+    .text(', new_run.id) IS NULL AS "notified" FROM new_run');
   const rows = await db.$queryRaw<(Run & { notified: unknown })[]>(statement.build());
   const { notified: _notified, ...run } = rows[0]!;
   return run as Run;
@@ -210,8 +229,24 @@ export async function markResumed(tx: Tx, run: Run, successorId: string): Promis
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */
-export function changeRunLabels(tx: Tx, actor: Actor, run: Run, ifMatch: string | null | undefined, labels: Record<string, string>): Promise<Run> {
-  return changeVersioned({ tx, actor, delegate: tx.run as never, row: run, ifMatch, resourceKind: 'run', action: 'update', data: { labels }, recordsUpdater: false }) as Promise<Run>;
+export function changeRunLabels(
+  tx: Tx,
+  actor: Actor,
+  run: Run,
+  ifMatch: string | null | undefined,
+  labels: Record<string, string>,
+): Promise<Run> {
+  return changeVersioned({
+    tx,
+    actor,
+    delegate: tx.run as never,
+    row: run,
+    ifMatch,
+    resourceKind: 'run',
+    action: 'update',
+    data: { labels },
+    recordsUpdater: false,
+  }) as Promise<Run>;
 }
 
 // ── cancellation ──
@@ -224,13 +259,20 @@ export function changeRunLabels(tx: Tx, actor: Actor, run: Run, ifMatch: string 
 export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null> {
   const now = new Date();
   if (current.status === 'running') {
-    const marked = await tx.run.updateMany({ where: { id: current.id, status: 'running', version: current.version }, data: { cancelRequestedAt: now, version: current.version + 1, updatedAt: now } });
+    const marked = await tx.run.updateMany({
+      where: { id: current.id, status: 'running', version: current.version },
+      data: { cancelRequestedAt: now, version: current.version + 1, updatedAt: now },
+    });
     if (marked.count !== 1) return null;
     await tx.$executeRaw`SELECT pg_notify(${RUN_CANCEL_CHANNEL}, ${current.id})`;
     return tx.run.findUniqueOrThrow({ where: { id: current.id } });
   }
-  const cancelled = await transition(tx, current, 'cancelled', { cancelRequestedAt: now, failure: { code: 'cancelled', message: 'the run was cancelled' } });
-  if (cancelled) await tx.thread.updateMany({ where: { id: cancelled.threadId, currentRunId: cancelled.id }, data: { currentRunId: null } });
+  const cancelled = await transition(tx, current, 'cancelled', {
+    cancelRequestedAt: now,
+    failure: { code: 'cancelled', message: 'the run was cancelled' },
+  });
+  if (cancelled)
+    await tx.thread.updateMany({ where: { id: cancelled.threadId, currentRunId: cancelled.id }, data: { currentRunId: null } });
   return cancelled;
 }
 
@@ -240,7 +282,10 @@ export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null>
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
  * returns it with its thread's committed history, or null when there is none to claim.
  */
-export async function claimRun(db: Db, claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number }): Promise<{ run: Run; history: unknown[] } | null> {
+export async function claimRun(
+  db: Db,
+  claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number },
+): Promise<{ run: Run; history: unknown[] } | null> {
   assertMove('accepted', 'running');
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
@@ -257,7 +302,10 @@ export async function claimRun(db: Db, claim: { runId?: string; attemptId: strin
 
 /** The worker that holds a running run extends its lease. */
 export async function extendLease(db: Db, runId: string, leaseOwner: string, leaseMs: number): Promise<void> {
-  await db.run.updateMany({ where: { id: runId, leaseOwner, status: 'running' }, data: { leaseExpiresAt: new Date(Date.now() + leaseMs) } });
+  await db.run.updateMany({
+    where: { id: runId, leaseOwner, status: 'running' },
+    data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
+  });
 }
 
 /** The run's memory mounts as resolved for its first attempt (the run view shows them). */
@@ -283,7 +331,11 @@ export function takeOverExpired(db: Db, run: Run): Promise<Run | null> {
   return db.$transaction((tx) =>
     attemptsLeft(run)
       ? transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null })
-      : transition(tx, run, 'failed', { leaseOwner: null, leaseExpiresAt: null, failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' } }),
+      : transition(tx, run, 'failed', {
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' },
+        }),
   );
 }
 
@@ -295,7 +347,11 @@ export function takeOverExpired(db: Db, run: Run): Promise<Run | null> {
  * grow) and in `handed_back`, which `attemptsLeft` subtracts, so a hand-back never uses up the run's
  * attempts. Only the attempt that holds the run can hand it back; null when the run moved on meanwhile.
  */
-export async function handBack(db: Db, run: { id: string; currentAttemptId: string | null }, itemsWrite: Prisma.Sql | null): Promise<Run | null> {
+export async function handBack(
+  db: Db,
+  run: { id: string; currentAttemptId: string | null },
+  itemsWrite: Prisma.Sql | null,
+): Promise<Run | null> {
   assertMove('running', 'accepted');
   const rows = await db.$queryRaw<(Run & { notified: boolean })[]>`
     WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} handed AS (
@@ -317,13 +373,32 @@ export async function handBack(db: Db, run: { id: string; currentAttemptId: stri
  * run was taken over finds nothing to seal and gets null). Also tells whether the thread has pending
  * entries waiting to become its next run.
  */
-export async function sealRun(db: Db, run: Run, outcome: SealOutcome, newMessages: unknown[], usage: Record<string, number>, itemsWrite: Prisma.Sql | null): Promise<(Run & { threadHasPending: boolean }) | null> {
-  const to = outcome.kind === 'completed' ? 'completed' : outcome.kind === 'waiting' ? 'waiting' : outcome.kind === 'cancelled' ? 'cancelled' : 'failed';
+export async function sealRun(
+  db: Db,
+  run: Run,
+  outcome: SealOutcome,
+  newMessages: unknown[],
+  usage: Record<string, number>,
+  itemsWrite: Prisma.Sql | null,
+): Promise<(Run & { threadHasPending: boolean }) | null> {
+  const to =
+    outcome.kind === 'completed'
+      ? 'completed'
+      : outcome.kind === 'waiting'
+        ? 'waiting'
+        : outcome.kind === 'cancelled'
+          ? 'cancelled'
+          : 'failed';
   assertMove('running', to);
   // Committed history grows only with what completed or waiting runs produced; checkpoint_seq
   // records where this run's history ends (fork continues from there).
   const commit = outcome.kind === 'completed' || outcome.kind === 'waiting';
-  const failure = outcome.kind === 'failed' ? { code: outcome.code, message: outcome.message } : outcome.kind === 'cancelled' ? { code: 'cancelled', message: 'the run was cancelled' } : null;
+  const failure =
+    outcome.kind === 'failed'
+      ? { code: outcome.code, message: outcome.message }
+      : outcome.kind === 'cancelled'
+        ? { code: 'cancelled', message: 'the run was cancelled' }
+        : null;
   const pending = outcome.kind === 'waiting' ? { approvals: outcome.approvals, calls: outcome.calls } : { approvals: [], calls: [] };
   const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -331,7 +406,7 @@ export async function sealRun(db: Db, run: Run, outcome: SealOutcome, newMessage
     WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} sealed AS (
       UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
         usage_at_seal = ${json(usage)}::jsonb, pending = ${json(pending)}::jsonb,
-        output = ${outcome.kind === 'completed' ? json(outcome.output ?? null) ?? 'null' : null}::jsonb,
+        output = ${outcome.kind === 'completed' ? (json(outcome.output ?? null) ?? 'null') : null}::jsonb,
         wait_reason = ${outcome.kind === 'waiting' ? outcome.reason : null}, failure = ${json(failure)}::jsonb,
         checkpoint_seq = (SELECT jsonb_array_length(t.message_history) FROM threads t WHERE t.id = runs.thread_id) + ${commit ? newMessages.length : 0}::int
       WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}

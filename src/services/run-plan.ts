@@ -44,7 +44,14 @@ export interface NewRunRequest {
   resume?: Record<string, unknown> | null;
   /** Where it runs: a new thread (in a new session unless one is named) or an existing thread. */
   thread:
-    | { new: { sessionId: string | null; labels?: Record<string, string>; origin?: { runId: string; threadId: string }; messageHistory?: unknown[] } }
+    | {
+        new: {
+          sessionId: string | null;
+          labels?: Record<string, string>;
+          origin?: { runId: string; threadId: string };
+          messageHistory?: unknown[];
+        };
+      }
     | { existing: { id: string; sessionId: string; lastInboxPosition: number } };
   /** The inbox entry that carries its input: a new one, or a pending entry whose turn it is. */
   entry: { new: { delivery: Delivery } } | { pending: { id: string } };
@@ -63,8 +70,16 @@ export const MAX_ATTEMPTS = 3;
 export function planNewRun(request: NewRunRequest): NewRunPlan {
   const { workspaceId, principalId, requestId } = request;
   const runId = newId('run');
-  const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditInput =>
-    ({ workspaceId, principalId, action: 'create', resourceKind, resourceId, version: 1, changes, requestId });
+  const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditInput => ({
+    workspaceId,
+    principalId,
+    action: 'create',
+    resourceKind,
+    resourceId,
+    version: 1,
+    changes,
+    requestId,
+  });
   const audits: AuditInput[] = [];
 
   let session: PlannedRow | null = null;
@@ -84,9 +99,21 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
     position = entryIsNew ? 1 : null;
     thread = {
       insert: {
-        id: threadId, workspaceId, sessionId, currentRunId: runId, lastRunId: runId, origin: wanted.origin ? 'fork' : 'new',
-        originRunId: wanted.origin?.runId ?? null, originThreadId: wanted.origin?.threadId ?? null, labels: wanted.labels ?? {}, mcpHeaders: {},
-        messageHistory: (wanted.messageHistory ?? []) as Prisma.InputJsonValue, lastInboxPosition: position ?? 0, version: 1, createdById: principalId, updatedById: principalId,
+        id: threadId,
+        workspaceId,
+        sessionId,
+        currentRunId: runId,
+        lastRunId: runId,
+        origin: wanted.origin ? 'fork' : 'new',
+        originRunId: wanted.origin?.runId ?? null,
+        originThreadId: wanted.origin?.threadId ?? null,
+        labels: wanted.labels ?? {},
+        mcpHeaders: {},
+        messageHistory: (wanted.messageHistory ?? []) as Prisma.InputJsonValue,
+        lastInboxPosition: position ?? 0,
+        version: 1,
+        createdById: principalId,
+        updatedById: principalId,
       },
     };
     audits.push(audit('thread', threadId, { session_id: { from: null, to: sessionId } }));
@@ -104,9 +131,21 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
     entryId = newId('inboxEntry');
     entry = {
       insert: {
-        id: entryId, workspaceId, threadId, kind: 'message', delivery: request.entry.new.delivery, status: 'assigned', position,
-        payload: request.input as unknown as Prisma.InputJsonValue, options: request.options as Prisma.InputJsonValue, agentId: request.agentId, agentRevisionId: request.revisionId,
-        assignedRunId: runId, principalId, requestDigest: digestOf({ payload: request.input, options: request.options, agent_id: request.agentId }), requestId,
+        id: entryId,
+        workspaceId,
+        threadId,
+        kind: 'message',
+        delivery: request.entry.new.delivery,
+        status: 'assigned',
+        position,
+        payload: request.input as unknown as Prisma.InputJsonValue,
+        options: request.options as Prisma.InputJsonValue,
+        agentId: request.agentId,
+        agentRevisionId: request.revisionId,
+        assignedRunId: runId,
+        principalId,
+        requestDigest: digestOf({ payload: request.input, options: request.options, agent_id: request.agentId }),
+        requestId,
       },
     };
   } else {
@@ -115,12 +154,35 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
   }
 
   const run = {
-    id: runId, workspaceId, sessionId, threadId, agentId: request.agentId, agentRevisionId: request.revisionId,
-    revisionSelection: request.pinned ? 'pinned' : 'default', status: 'accepted', trigger: request.trigger, lineage: request.lineage,
-    parentRunId: request.parentRunId ?? null, sourceEntryId: entryId, principalId, attempts: 0, maxAttempts: MAX_ATTEMPTS,
-    input: request.input as unknown as Prisma.InputJsonValue, options: request.options as Prisma.InputJsonValue, labels: request.labels,
-    resume: (request.resume ?? null) as Prisma.InputJsonValue | null, memoryMounts: [], environmentMounts: [], version: 1,
+    id: runId,
+    workspaceId,
+    sessionId,
+    threadId,
+    agentId: request.agentId,
+    agentRevisionId: request.revisionId,
+    revisionSelection: request.pinned ? 'pinned' : 'default',
+    status: 'accepted',
+    trigger: request.trigger,
+    lineage: request.lineage,
+    parentRunId: request.parentRunId ?? null,
+    sourceEntryId: entryId,
+    principalId,
+    attempts: 0,
+    maxAttempts: MAX_ATTEMPTS,
+    input: request.input as unknown as Prisma.InputJsonValue,
+    options: request.options as Prisma.InputJsonValue,
+    labels: request.labels,
+    resume: (request.resume ?? null) as Prisma.InputJsonValue | null,
+    memoryMounts: [],
+    environmentMounts: [],
+    version: 1,
   };
-  audits.push(audit('run', runId, { agent_id: { from: null, to: request.agentId }, agent_revision_id: { from: null, to: request.revisionId }, thread_id: { from: null, to: threadId } }));
+  audits.push(
+    audit('run', runId, {
+      agent_id: { from: null, to: request.agentId },
+      agent_revision_id: { from: null, to: request.revisionId },
+      thread_id: { from: null, to: threadId },
+    }),
+  );
   return { session, thread, entry, run, audits };
 }

@@ -21,7 +21,10 @@ type Tx = Prisma.TransactionClient;
 
 /** New use of a disabled model or provider is refused at once with `disabled`. */
 export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
-  const model = await db.model.findUnique({ where: { workspaceId_key: { workspaceId, key } }, select: { enabled: true, providerId: true } });
+  const model = await db.model.findUnique({
+    where: { workspaceId_key: { workspaceId, key } },
+    select: { enabled: true, providerId: true },
+  });
   const provider = model ? await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } }) : null;
   checkModelUsable(key, { found: Boolean(model), enabled: Boolean(model?.enabled), providerEnabled: Boolean(provider?.enabled) });
 }
@@ -60,7 +63,17 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   const options = normalizeRunOptions(input.options);
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
-  const request = { workspaceId: actor.workspaceId, principalId: actor.principalId, requestId: requestId ?? actor.requestId ?? null, input: message, options, labels, trigger: 'input', lineage: 'root', entry: { new: { delivery: 'queue' } } } as const;
+  const request = {
+    workspaceId: actor.workspaceId,
+    principalId: actor.principalId,
+    requestId: requestId ?? actor.requestId ?? null,
+    input: message,
+    options,
+    labels,
+    trigger: 'input',
+    lineage: 'root',
+    entry: { new: { delivery: 'queue' } },
+  } as const;
   if (!input.threadId && !options.overrides) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
     const run = await startRunOnNewThread(deps, actor, input, request);
@@ -71,7 +84,8 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
     const agent = await agentForNewRun(tx, actor, input.agentId);
     const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
     const revision = await tx.agentRevision.findUnique({ where: { id: revisionId } });
-    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== actor.workspaceId) throw notFound('agent revision', revisionId);
+    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== actor.workspaceId)
+      throw notFound('agent revision', revisionId);
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
     if (options.overrides) await checkConfigReferences(tx, actor, effective as never, 'options.overrides');
     await assertModelUsable(tx, actor.workspaceId, effective.model);
@@ -87,23 +101,44 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
     const thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
     const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
-    if (active) throw new AppError('conflict', `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`, { active_run_id: active.id });
+    if (active)
+      throw new AppError(
+        'conflict',
+        `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`,
+        { active_run_id: active.id },
+      );
     return writeNewRun(tx, planNewRun({ ...planned, thread: { existing: thread } }));
   });
   deps.events.publish('runAccepted', { runId: created.id });
   return { run: created };
 }
 
-async function startRunOnNewThread(deps: Deps, actor: Actor, input: StartRunInput, request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>) {
+async function startRunOnNewThread(
+  deps: Deps,
+  actor: Actor,
+  input: StartRunInput,
+  request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
+) {
   const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
-  checkModelUsable(String(facts.revisionConfig?.model ?? ''), { found: facts.modelFound, enabled: facts.modelEnabled, providerEnabled: facts.providerEnabled });
+  checkModelUsable(String(facts.revisionConfig?.model ?? ''), {
+    found: facts.modelFound,
+    enabled: facts.modelEnabled,
+    providerEnabled: facts.providerEnabled,
+  });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
-  return writeNewRun(deps.db, planNewRun({
-    ...request, agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(input.agentRevisionId), thread: { new: { sessionId: input.sessionId ?? null } },
-  }));
+  return writeNewRun(
+    deps.db,
+    planNewRun({
+      ...request,
+      agentId: facts.agentId,
+      revisionId: facts.revisionId,
+      pinned: Boolean(input.agentRevisionId),
+      thread: { new: { sessionId: input.sessionId ?? null } },
+    }),
+  );
 }
 
 export interface RunListArgs {
@@ -125,19 +160,30 @@ export async function listRuns(deps: Deps, actor: Actor, args: RunListArgs) {
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('runs', args.cursor);
   for (const status of args.status ?? []) {
-    if (!(RUN_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
+    if (!(RUN_STATUSES as readonly string[]).includes(status))
+      throw invalidArgument(`status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
   }
   const rows = await deps.db.run.findMany({
     where: {
       workspaceId: actor.workspaceId,
-      ...(args.agentId ? { agentId: args.agentId } : {}), ...(args.sessionId ? { sessionId: args.sessionId } : {}),
-      ...(args.threadId ? { threadId: args.threadId } : {}), ...(args.principalId ? { principalId: args.principalId } : {}),
+      ...(args.agentId ? { agentId: args.agentId } : {}),
+      ...(args.sessionId ? { sessionId: args.sessionId } : {}),
+      ...(args.threadId ? { threadId: args.threadId } : {}),
+      ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
-      ...(args.createdAfter || args.createdBefore ? { createdAt: { ...(args.createdAfter ? { gt: args.createdAfter } : {}), ...(args.createdBefore ? { lt: args.createdBefore } : {}) } } : {}),
+      ...(args.createdAfter || args.createdBefore
+        ? {
+            createdAt: {
+              ...(args.createdAfter ? { gt: args.createdAfter } : {}),
+              ...(args.createdBefore ? { lt: args.createdBefore } : {}),
+            },
+          }
+        : {}),
       ...labelsWhere(parseLabelSelectors(args.label)),
       ...(after ? { id: { lt: String(after[0]) } } : {}),
     },
-    orderBy: { id: 'desc' }, take: size + 1,
+    orderBy: { id: 'desc' },
+    take: size + 1,
   });
   return toPage(rows, size, 'runs', (row) => [row.id]);
 }
@@ -182,7 +228,10 @@ export async function runLineage(deps: Deps, actor: Actor, id: string, args: { l
     items.push(next);
     let parentId: string | null = next.parentRunId;
     if (!parentId) {
-      const thread: { originRunId: string | null } | null = await deps.db.thread.findUnique({ where: { id: next.threadId }, select: { originRunId: true } });
+      const thread: { originRunId: string | null } | null = await deps.db.thread.findUnique({
+        where: { id: next.threadId },
+        select: { originRunId: true },
+      });
       parentId = thread?.originRunId ?? null;
     }
     next = parentId ? await deps.db.run.findFirst({ where: { id: parentId, workspaceId: actor.workspaceId } }) : null;

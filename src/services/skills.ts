@@ -8,8 +8,22 @@ import { validateLabels } from '../lib/labels.js';
 import type { Actor, Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import {
-  archiveHead, changeHead, getHead, getRevision, headListQuery, insertHeadWithFirstRevision, listRevisions, publishRevision,
-  setDefaultRevision, unarchiveHead, validateDescription, validateHeadPatch, validateName, validateNote, type HeadListArgs, type RevisionedKind,
+  archiveHead,
+  changeHead,
+  getHead,
+  getRevision,
+  headListQuery,
+  insertHeadWithFirstRevision,
+  listRevisions,
+  publishRevision,
+  setDefaultRevision,
+  unarchiveHead,
+  validateDescription,
+  validateHeadPatch,
+  validateName,
+  validateNote,
+  type HeadListArgs,
+  type RevisionedKind,
 } from './revisioned.js';
 
 export const SKILLS: RevisionedKind<Skill, SkillRevision> = {
@@ -37,7 +51,8 @@ export function normalizeSkillContent(value: unknown, prefix = 'content'): Skill
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${prefix} must be an object`, prefix);
   const input = value as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (!['name', 'description', 'instructions', 'files'].includes(key)) throw invalidArgument(`${prefix}.${key} is not a known field`, `${prefix}.${key}`);
+    if (!['name', 'description', 'instructions', 'files'].includes(key))
+      throw invalidArgument(`${prefix}.${key} is not a known field`, `${prefix}.${key}`);
   }
   if (typeof input.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(input.name)) {
     throw invalidArgument(`${prefix}.name must be 1 to 64 characters of a-z, 0-9 and -, starting with a letter or digit`, `${prefix}.name`);
@@ -49,30 +64,48 @@ export function normalizeSkillContent(value: unknown, prefix = 'content'): Skill
     throw invalidArgument(`${prefix}.instructions (markdown) is required, at most 200000 characters`, `${prefix}.instructions`);
   }
   const files = input.files ?? [];
-  if (!Array.isArray(files) || files.length > MAX_FILES) throw invalidArgument(`${prefix}.files must be a list of at most ${MAX_FILES} files`, `${prefix}.files`);
+  if (!Array.isArray(files) || files.length > MAX_FILES)
+    throw invalidArgument(`${prefix}.files must be a list of at most ${MAX_FILES} files`, `${prefix}.files`);
   let total = 0;
   const seen = new Set<string>();
   const normalized = files.map((file: unknown, index) => {
     const field = `${prefix}.files[${index}]`;
     if (file === null || typeof file !== 'object' || Array.isArray(file)) throw invalidArgument(`${field} must be an object`, field);
     const { path, content, media_type: mediaType, ...rest } = file as Record<string, unknown>;
-    if (Object.keys(rest).length) throw invalidArgument(`${field}.${Object.keys(rest)[0]} is not a known field`, `${field}.${Object.keys(rest)[0]}`);
-    if (typeof path !== 'string' || !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path) || path.split('/').some((part) => part === '..' || part === '.') || path.length > 512) {
+    if (Object.keys(rest).length)
+      throw invalidArgument(`${field}.${Object.keys(rest)[0]} is not a known field`, `${field}.${Object.keys(rest)[0]}`);
+    if (
+      typeof path !== 'string' ||
+      !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(path) ||
+      path.split('/').some((part) => part === '..' || part === '.') ||
+      path.length > 512
+    ) {
       throw invalidArgument(`${field}.path must be a relative path without . or .. segments`, `${field}.path`);
     }
     if (seen.has(path)) throw invalidArgument(`${field}.path ${quoteInput(path)} appears twice`, `${field}.path`);
     seen.add(path);
     if (typeof content !== 'string') throw invalidArgument(`${field}.content must be a string`, `${field}.content`);
-    if (mediaType !== undefined && (typeof mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(mediaType))) throw invalidArgument(`${field}.media_type must be a media type`, `${field}.media_type`);
+    if (mediaType !== undefined && (typeof mediaType !== 'string' || !/^[\w.+-]+\/[\w.+-]+$/.test(mediaType)))
+      throw invalidArgument(`${field}.media_type must be a media type`, `${field}.media_type`);
     total += Buffer.byteLength(content);
     return { path, content, media_type: (mediaType as string | undefined) ?? 'text/plain' };
   });
   if (total > MAX_TOTAL_BYTES) throw invalidArgument(`${prefix}.files may hold at most ${MAX_TOTAL_BYTES} bytes in all`, `${prefix}.files`);
   normalized.sort((a, b) => (a.path < b.path ? -1 : 1));
-  return { name: input.name, description: (input.description as string | undefined) ?? '', instructions: input.instructions, files: normalized };
+  return {
+    name: input.name,
+    description: (input.description as string | undefined) ?? '',
+    instructions: input.instructions,
+    files: normalized,
+  };
 }
 
-export async function createSkill(deps: Deps, actor: Actor, input: { name: unknown; description?: unknown; labels?: unknown; content?: unknown; note?: unknown }, requestId?: string) {
+export async function createSkill(
+  deps: Deps,
+  actor: Actor,
+  input: { name: unknown; description?: unknown; labels?: unknown; content?: unknown; note?: unknown },
+  requestId?: string,
+) {
   requirePermission(actor, 'write');
   const name = validateName(input.name);
   const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
@@ -80,7 +113,15 @@ export async function createSkill(deps: Deps, actor: Actor, input: { name: unkno
   const content = normalizeSkillContent(input.content);
   const note = validateNote(input.note);
   return deps.db.$transaction(async (tx) => {
-    const { head } = await insertHeadWithFirstRevision(SKILLS, tx, actor, { id: newId('skill'), name, description, labels, source: 'custom' }, content as unknown as Record<string, unknown>, note, requestId);
+    const { head } = await insertHeadWithFirstRevision(
+      SKILLS,
+      tx,
+      actor,
+      { id: newId('skill'), name, description, labels, source: 'custom' },
+      content as unknown as Record<string, unknown>,
+      note,
+      requestId,
+    );
     return head;
   });
 }
@@ -96,16 +137,42 @@ export async function listSkills(deps: Deps, actor: Actor, args: HeadListArgs) {
   return toPage(await deps.db.skill.findMany({ where, orderBy, take }), size, 'skills', (row) => [row.id]);
 }
 
-export const updateSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: { name?: unknown; description?: unknown; labels?: unknown }, requestId?: string) =>
-  changeHead(SKILLS, deps, actor, id, ifMatch, 'update', () => validateHeadPatch(patch), { requestId });
-export const archiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => archiveHead(SKILLS, deps, actor, id, ifMatch);
-export const unarchiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) => unarchiveHead(SKILLS, deps, actor, id, ifMatch);
-export const setDefaultSkillRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) => setDefaultRevision(SKILLS, deps, actor, id, revisionId, ifMatch);
-export const getSkillRevision = (deps: Deps, actor: Actor, skillId: string, revisionId: string) => getRevision(SKILLS, deps, actor, skillId, revisionId);
-export const listSkillRevisions = (deps: Deps, actor: Actor, skillId: string, args: { limit?: number | null; cursor?: string | null }) => listRevisions(SKILLS, deps, actor, skillId, args);
+export const updateSkill = (
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+  patch: { name?: unknown; description?: unknown; labels?: unknown },
+  requestId?: string,
+) => changeHead(SKILLS, deps, actor, id, ifMatch, 'update', () => validateHeadPatch(patch), { requestId });
+export const archiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+  archiveHead(SKILLS, deps, actor, id, ifMatch);
+export const unarchiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
+  unarchiveHead(SKILLS, deps, actor, id, ifMatch);
+export const setDefaultSkillRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) =>
+  setDefaultRevision(SKILLS, deps, actor, id, revisionId, ifMatch);
+export const getSkillRevision = (deps: Deps, actor: Actor, skillId: string, revisionId: string) =>
+  getRevision(SKILLS, deps, actor, skillId, revisionId);
+export const listSkillRevisions = (deps: Deps, actor: Actor, skillId: string, args: { limit?: number | null; cursor?: string | null }) =>
+  listRevisions(SKILLS, deps, actor, skillId, args);
 
-export async function publishSkillRevision(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, input: { content?: unknown; note?: unknown; makeDefault?: boolean | null }, requestId?: string) {
+export async function publishSkillRevision(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ifMatch: string | null | undefined,
+  input: { content?: unknown; note?: unknown; makeDefault?: boolean | null },
+  requestId?: string,
+) {
   requirePermission(actor, 'write');
   const content = normalizeSkillContent(input.content);
-  return publishRevision(SKILLS, deps, actor, id, ifMatch, { content: content as unknown as Record<string, unknown>, note: input.note, makeDefault: input.makeDefault }, requestId);
+  return publishRevision(
+    SKILLS,
+    deps,
+    actor,
+    id,
+    ifMatch,
+    { content: content as unknown as Record<string, unknown>, note: input.note, makeDefault: input.makeDefault },
+    requestId,
+  );
 }

@@ -44,15 +44,26 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
       // The version in the filter makes this a compare-and-set: of two writers holding the same
       // ETag, the second finds no row once the first commits.
       where: { id: row.id, version: row.version },
-      data: { ...change.data, version: row.version + 1, ...(change.recordsUpdater === false ? {} : { updatedById: actor.principalId }), updatedAt: new Date() },
+      data: {
+        ...change.data,
+        version: row.version + 1,
+        ...(change.recordsUpdater === false ? {} : { updatedById: actor.principalId }),
+        updatedAt: new Date(),
+      },
     })
     .catch((error: { code?: string }) => {
       if (error.code === 'P2025') throw new AppError('precondition_failed', 'the resource was changed concurrently; read it again');
       throw error;
     });
   await recordAudit(change.tx, {
-    workspaceId: change.workspaceId ?? actor.workspaceId, principalId: actor.principalId, action: change.action, resourceKind: change.resourceKind,
-    resourceId: row.id, version: updated.version, changes, requestId: change.requestId,
+    workspaceId: change.workspaceId ?? actor.workspaceId,
+    principalId: actor.principalId,
+    action: change.action,
+    resourceKind: change.resourceKind,
+    resourceId: row.id,
+    version: updated.version,
+    changes,
+    requestId: change.requestId,
   });
   return updated;
 }

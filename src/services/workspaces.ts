@@ -34,12 +34,28 @@ function validatePatch(patch: WorkspacePatch): { name?: string; description?: st
 }
 
 /** Changing the workspace itself is an administrative act: it needs `admin`. */
-export async function updateWorkspace(deps: Deps, actor: Actor, ifMatch: string | null | undefined, patch: WorkspacePatch, requestId?: string) {
+export async function updateWorkspace(
+  deps: Deps,
+  actor: Actor,
+  ifMatch: string | null | undefined,
+  patch: WorkspacePatch,
+  requestId?: string,
+) {
   requirePermission(actor, 'admin');
   const data = validatePatch(patch);
   return deps.db.$transaction(async (tx) => {
     const row = await tx.workspace.findUnique({ where: { id: actor.workspaceId } });
     if (!row) throw notFound('workspace', actor.workspaceId);
-    return changeVersioned({ tx, actor, delegate: tx.workspace, row, ifMatch, resourceKind: 'workspace', action: 'update', data, requestId });
+    return changeVersioned({
+      tx,
+      actor,
+      delegate: tx.workspace,
+      row,
+      ifMatch,
+      resourceKind: 'workspace',
+      action: 'update',
+      data,
+      requestId,
+    });
   });
 }

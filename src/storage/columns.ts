@@ -9,14 +9,22 @@ export const columnName = (field: string) => field.replace(/[A-Z]/g, (c) => `_${
 /** `"alias"."snake_case" AS "camelCase", …` for every scalar field of a model. */
 export function returningColumns(fields: Record<string, string>, alias?: string): Prisma.Sql {
   const prefix = alias ? `"${alias}".` : '';
-  return Prisma.raw(Object.keys(fields).map((field) => `${prefix}"${columnName(field)}" AS "${field}"`).join(', '));
+  return Prisma.raw(
+    Object.keys(fields)
+      .map((field) => `${prefix}"${columnName(field)}" AS "${field}"`)
+      .join(', '),
+  );
 }
 
 export const RUN_COLUMNS = returningColumns(Prisma.RunScalarFieldEnum);
 
 /** `"alias"."snake_case" AS "prefix.camelCase", …`: several models in one row, split by `takePrefixed`. */
 export function prefixedColumns(fields: Record<string, string>, alias: string, prefix: string): Prisma.Sql {
-  return Prisma.raw(Object.keys(fields).map((field) => `"${alias}"."${columnName(field)}" AS "${prefix}.${field}"`).join(', '));
+  return Prisma.raw(
+    Object.keys(fields)
+      .map((field) => `"${alias}"."${columnName(field)}" AS "${prefix}.${field}"`)
+      .join(', '),
+  );
 }
 
 export function takePrefixed<T>(row: Record<string, unknown>, prefix: string): T {

@@ -6,7 +6,23 @@
 // copied) to a root-owned cache every user can read. Binaries are not secret; the data is, and it
 // never leaves DATA_DIR (see embedded.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../lib/logger.js';
 
@@ -70,7 +86,9 @@ export function ensurePostgresUser(logger: Logger): PostgresUser {
   const existing = lookupUser('postgres');
   if (existing) return existing;
   try {
-    execFileSync('useradd', ['--system', '--user-group', '--home-dir', '/var/lib/postgresql', '--no-create-home', 'postgres'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('useradd', ['--system', '--user-group', '--home-dir', '/var/lib/postgresql', '--no-create-home', 'postgres'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (error) {
     const created = lookupUser('postgres'); // another process may have created it meanwhile
     if (created) return created;
@@ -80,7 +98,10 @@ export function ensurePostgresUser(logger: Logger): PostgresUser {
     );
   }
   const user = lookupUser('postgres');
-  if (!user) throw new EmbeddedPostgresError('PostgreSQL refuses to run as root and the user "postgres" could not be created: create it (useradd --system --user-group postgres), run as a non-root user, or set DATABASE_URL');
+  if (!user)
+    throw new EmbeddedPostgresError(
+      'PostgreSQL refuses to run as root and the user "postgres" could not be created: create it (useradd --system --user-group postgres), run as a non-root user, or set DATABASE_URL',
+    );
   logger.info({ uid: user.uid }, 'created system user postgres to run the embedded PostgreSQL (PostgreSQL refuses to run as root)');
   return user;
 }
@@ -142,7 +163,10 @@ export function reachableBinaries(binaries: PostgresBinaries, user: PostgresUser
       } finally {
         rmSync(staging, { recursive: true, force: true });
       }
-      logger.info({ from: nativeDir, to: target }, `user postgres cannot reach the PostgreSQL binaries in the checkout; linked them (world-readable, as shipped) into ${target}`);
+      logger.info(
+        { from: nativeDir, to: target },
+        `user postgres cannot reach the PostgreSQL binaries in the checkout; linked them (world-readable, as shipped) into ${target}`,
+      );
     }
     if (!trustworthy(target)) throw new Error(`${target} is not owned by root or is writable by others`);
   } catch (error) {
@@ -151,7 +175,9 @@ export function reachableBinaries(binaries: PostgresBinaries, user: PostgresUser
     );
   }
   if (!canExecute(cached.binDir, user)) {
-    throw new EmbeddedPostgresError(`user postgres cannot execute the embedded PostgreSQL binaries, not even in ${target}: run as a non-root user, or set DATABASE_URL`);
+    throw new EmbeddedPostgresError(
+      `user postgres cannot execute the embedded PostgreSQL binaries, not even in ${target}: run as a non-root user, or set DATABASE_URL`,
+    );
   }
   return cached;
 }

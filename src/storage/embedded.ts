@@ -11,13 +11,34 @@
 // checking its ancestors, so `postgres` reaches exactly its own data directory and nothing else
 // (DATA_DIR stays root-only; its data directory is owned by `postgres`, mode 0700).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
-import { EmbeddedPostgresError, ensurePostgresUser, locateBinaries, reachableBinaries, runningAsRoot, type PostgresBinaries, type PostgresUser } from './embedded-binaries.js';
+import {
+  EmbeddedPostgresError,
+  ensurePostgresUser,
+  locateBinaries,
+  reachableBinaries,
+  runningAsRoot,
+  type PostgresBinaries,
+  type PostgresUser,
+} from './embedded-binaries.js';
 
 export { EmbeddedPostgresError } from './embedded-binaries.js';
 
@@ -114,7 +135,10 @@ function spawnPostgres(runner: Runner, program: string, dirs: string[], args: (n
 
 /** The last meaningful line PostgreSQL printed (its FATAL or ERROR line when there is one). */
 function lastError(output: string): string {
-  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   const fatal = lines.filter((line) => /\b(FATAL|ERROR|PANIC|error):/.test(line)).pop();
   return (fatal ?? lines.pop() ?? 'no output').replace(/^.*?\b(FATAL|ERROR|PANIC):\s*/, '');
 }
@@ -142,8 +166,12 @@ async function initialise(runner: Runner, dataDir: string, rootDir: string, pass
         : 'initialising embedded PostgreSQL',
     );
     const child = spawnPostgres(runner, 'initdb', [dataDir, secretDir], ([data, secrets]) => [
-      `--pgdata=${data!}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${secrets!}/password`,
-      '--encoding=UTF8', '--lc-messages=C',
+      `--pgdata=${data!}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${secrets!}/password`,
+      '--encoding=UTF8',
+      '--lc-messages=C',
     ]);
     let output = '';
     child.stdout!.on('data', (chunk) => logger.debug({ component: 'initdb' }, String(chunk).trim()));
@@ -187,7 +215,12 @@ async function startPostmaster(runner: Runner, dataDir: string, port: number, fl
     child.on('error', (error) => reject(new EmbeddedPostgresError(`the embedded PostgreSQL could not be started: ${error.message}`)));
     child.on('exit', (code, signal) => {
       process.off('exit', onExit);
-      if (!ready) reject(new EmbeddedPostgresError(`the embedded PostgreSQL for ${dataDir} stopped at start (${signal ?? `exit code ${code}`}): ${lastError(output)}`));
+      if (!ready)
+        reject(
+          new EmbeddedPostgresError(
+            `the embedded PostgreSQL for ${dataDir} stopped at start (${signal ?? `exit code ${code}`}): ${lastError(output)}`,
+          ),
+        );
     });
   });
   return {
@@ -205,7 +238,9 @@ function operatorError(error: unknown, rootDir: string): Error {
   if (error instanceof EmbeddedPostgresError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'ENOSPC' || code === 'ENOTDIR' || code === 'EEXIST') {
-    return new EmbeddedPostgresError(`the embedded PostgreSQL cannot use DATA_DIR ${rootDir} (${(error as Error).message}): set DATA_DIR to a writable directory, or set DATABASE_URL`);
+    return new EmbeddedPostgresError(
+      `the embedded PostgreSQL cannot use DATA_DIR ${rootDir} (${(error as Error).message}): set DATA_DIR to a writable directory, or set DATABASE_URL`,
+    );
   }
   return error as Error;
 }
@@ -252,7 +287,11 @@ async function start(rootDir: string, logger: Logger, options: { fastUnsafe?: bo
   if (running) {
     const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/workspace`;
     // Borrowing the running service's server (the CLI) is routine; taking over a leftover one is worth a warning.
-    if (adopt) logger.warn({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; taking it over');
+    if (adopt)
+      logger.warn(
+        { pid: running.pid, port: running.port },
+        'embedded PostgreSQL is already running for this data directory; taking it over',
+      );
     else logger.info({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; using it');
     return { url, major, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
   }

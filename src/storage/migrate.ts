@@ -67,7 +67,8 @@ export async function applyMigrations(databaseUrl: string, logger: Logger, dir =
     for (const migration of migrations) {
       const checksum = doneByName.get(migration.name);
       if (checksum !== undefined) {
-        if (checksum !== migration.checksum) logger.warn({ migration: migration.name }, 'an applied migration was modified after it was applied');
+        if (checksum !== migration.checksum)
+          logger.warn({ migration: migration.name }, 'an applied migration was modified after it was applied');
         continue;
       }
       logger.info({ migration: migration.name }, 'applying migration');
@@ -95,7 +96,14 @@ export async function applyMigrations(databaseUrl: string, logger: Logger, dir =
 }
 
 /** True when every migration under `dir` is recorded as applied (used by /readyz). */
-export async function pendingMigrationCount(query: (sql: string) => Promise<{ migration_name: string }[]>, dir = MIGRATIONS_DIR): Promise<number> {
-  const names = new Set((await query(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).map((row) => row.migration_name));
+export async function pendingMigrationCount(
+  query: (sql: string) => Promise<{ migration_name: string }[]>,
+  dir = MIGRATIONS_DIR,
+): Promise<number> {
+  const names = new Set(
+    (await query(`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`)).map(
+      (row) => row.migration_name,
+    ),
+  );
   return readMigrations(dir).filter((migration) => !names.has(migration.name)).length;
 }

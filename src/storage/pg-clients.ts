@@ -51,7 +51,9 @@ export function findCandidates(program: ClientProgram, searchPath = process.env.
     if (seen.has(real)) continue;
     seen.add(real);
     try {
-      const major = parseClientMajor(execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }));
+      const major = parseClientMajor(
+        execFileSync(path, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }),
+      );
       if (major !== null) candidates.push({ path, major });
     } catch {
       // not runnable: skip it
@@ -69,8 +71,12 @@ export function chooseClient(program: ClientProgram, candidates: ClientCandidate
   const usable = candidates.filter((candidate) => candidate.major >= serverMajor).sort((a, b) => a.major - b.major);
   if (usable[0]) return usable[0];
   if (candidates.length === 0) {
-    throw new ClientNotFoundError(`${program} is not installed (looked in PATH and /usr/lib/postgresql/*/bin): ${installHint(serverMajor)}`);
+    throw new ClientNotFoundError(
+      `${program} is not installed (looked in PATH and /usr/lib/postgresql/*/bin): ${installHint(serverMajor)}`,
+    );
   }
   const found = candidates.map((candidate) => `${candidate.major} (${candidate.path})`).join(', ');
-  throw new ClientNotFoundError(`the server is PostgreSQL ${serverMajor} but the only ${program} found is version ${found}, which cannot talk to it: ${installHint(serverMajor)}`);
+  throw new ClientNotFoundError(
+    `the server is PostgreSQL ${serverMajor} but the only ${program} found is version ${found}, which cannot talk to it: ${installHint(serverMajor)}`,
+  );
 }

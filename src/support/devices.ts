@@ -11,17 +11,24 @@ import { supportRuntime } from './runtime.js';
 
 export function deviceSummary(deps: Deps, row: Device) {
   return {
-    id: row.id, name: row.name, platform: row.platform, status: row.status,
+    id: row.id,
+    name: row.name,
+    platform: row.platform,
+    status: row.status,
     online: row.status === 'active' && supportRuntime(deps).devices.has(row.id),
-    lastSeenAt: row.lastSeenAt, createdAt: row.createdAt,
+    lastSeenAt: row.lastSeenAt,
+    createdAt: row.createdAt,
   };
 }
 
 export function deviceInfo(deps: Deps, row: Device) {
   return {
     ...deviceSummary(deps, row),
-    workspaceId: row.workspaceId, approvedById: row.approvedById, publicKey: row.publicKey,
-    revokedAt: row.revokedAt, updatedAt: row.updatedAt,
+    workspaceId: row.workspaceId,
+    approvedById: row.approvedById,
+    publicKey: row.publicKey,
+    revokedAt: row.revokedAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -53,8 +60,13 @@ export async function revokeDevice(deps: Deps, actor: Actor, id: string, request
     const now = new Date();
     const updated = await tx.device.update({ where: { id: row.id }, data: { status: 'revoked', revokedAt: now, updatedAt: now } });
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'revoke', resourceKind: 'device', resourceId: row.id,
-      changes: { status: { from: current.status, to: 'revoked' } }, requestId,
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'revoke',
+      resourceKind: 'device',
+      resourceId: row.id,
+      changes: { status: { from: current.status, to: 'revoked' } },
+      requestId,
     });
     return updated;
   });
@@ -87,17 +99,35 @@ export interface DirectoryListing {
  * Lists directories on the device (no path: its roots). The request is relayed over the device's
  * websocket; the daemon refuses paths outside its roots.
  */
-export async function listDeviceDirectories(deps: Deps, actor: Actor, id: string, path: string | null | undefined): Promise<DirectoryListing> {
+export async function listDeviceDirectories(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  path: string | null | undefined,
+): Promise<DirectoryListing> {
   requirePermission(actor, 'read');
   const row = await findDevice(deps, actor, id);
   if (path !== undefined && path !== null) {
-    if (path.length === 0 || path.length > 4096 || path.includes('\u0000')) throw invalidArgument('path must be 1 to 4096 characters', 'path');
+    if (path.length === 0 || path.length > 4096 || path.includes('\u0000'))
+      throw invalidArgument('path must be 1 to 4096 characters', 'path');
   }
   if (row.status !== 'active') throw new AppError('failed_precondition', 'the device is revoked', { status: row.status });
   const connection = supportRuntime(deps).devices.get(row.id);
   if (!connection) {
-    throw new AppError('device_offline', 'the device is not connected; start its daemon (npm run envd -- serve) and try again', { device_id: row.id, last_seen_at: row.lastSeenAt?.toISOString() ?? null });
+    throw new AppError('device_offline', 'the device is not connected; start its daemon (npm run envd -- serve) and try again', {
+      device_id: row.id,
+      last_seen_at: row.lastSeenAt?.toISOString() ?? null,
+    });
   }
-  const answer = (await connection.request('list_directories', { path: path ?? null })) as { path?: string | null; entries?: { name: string; path: string }[]; truncated?: boolean };
-  return { deviceId: row.id, path: answer.path ?? null, entries: Array.isArray(answer.entries) ? answer.entries : [], truncated: Boolean(answer.truncated) };
+  const answer = (await connection.request('list_directories', { path: path ?? null })) as {
+    path?: string | null;
+    entries?: { name: string; path: string }[];
+    truncated?: boolean;
+  };
+  return {
+    deviceId: row.id,
+    path: answer.path ?? null,
+    entries: Array.isArray(answer.entries) ? answer.entries : [],
+    truncated: Boolean(answer.truncated),
+  };
 }

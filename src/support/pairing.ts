@@ -29,7 +29,8 @@ function text(value: unknown, field: string, max: number, multiline = false): st
   if (typeof value !== 'string' || value.trim() === '') throw invalidArgument(`${name} is required`, field);
   if (value.length > max) throw invalidArgument(`${name} must be at most ${max} characters`, field);
   // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if ((multiline ? /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/).test(value)) throw invalidArgument(`${name} must not contain control characters`, field);
+  if ((multiline ? /[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/ : /[\x00-\x1f\x7f]/).test(value))
+    throw invalidArgument(`${name} must not contain control characters`, field);
   return value.trim();
 }
 
@@ -47,7 +48,9 @@ function rateLimit(deps: Deps, clientAddress: string) {
   const now = Date.now();
   const recent = (attempts.get(clientAddress) ?? []).filter((time) => now - time < 60_000);
   if (recent.length >= deps.config.pairingRateLimitPerMinute) {
-    throw new AppError('rate_limited', 'too many pairing requests from this address; try again in a minute', { retry_after_seconds: Math.ceil((60_000 - (now - recent[0]!)) / 1000) });
+    throw new AppError('rate_limited', 'too many pairing requests from this address; try again in a minute', {
+      retry_after_seconds: Math.ceil((60_000 - (now - recent[0]!)) / 1000),
+    });
   }
   recent.push(now);
   attempts.set(clientAddress, recent);
@@ -75,7 +78,16 @@ export async function requestPairing(deps: Deps, input: PairingRequestInput, cli
   for (let attempt = 0; ; attempt++) {
     try {
       const row = await deps.db.devicePairing.create({
-        data: { id: newId('pairing'), userCode: userCode(), pollSecretHash: hashToken(pollSecret), deviceName, platform, publicKey, workspaceId, expiresAt },
+        data: {
+          id: newId('pairing'),
+          userCode: userCode(),
+          pollSecretHash: hashToken(pollSecret),
+          deviceName,
+          platform,
+          publicKey,
+          workspaceId,
+          expiresAt,
+        },
       });
       return { pairingId: row.id, userCode: row.userCode, pollSecret, expiresAt, pollIntervalSeconds: POLL_INTERVAL_SECONDS };
     } catch (error) {
@@ -90,9 +102,15 @@ function effectiveStatus(row: DevicePairing, now = new Date()): string {
 
 export function pairingChallenge(row: DevicePairing) {
   return {
-    id: row.id, userCode: row.userCode, deviceName: row.deviceName, platform: row.platform,
-    publicKeyFingerprint: publicKeyFingerprint(row.publicKey), status: effectiveStatus(row), workspaceId: row.workspaceId,
-    expiresAt: row.expiresAt, createdAt: row.createdAt,
+    id: row.id,
+    userCode: row.userCode,
+    deviceName: row.deviceName,
+    platform: row.platform,
+    publicKeyFingerprint: publicKeyFingerprint(row.publicKey),
+    status: effectiveStatus(row),
+    workspaceId: row.workspaceId,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
   };
 }
 
@@ -101,14 +119,25 @@ export function pairingChallenge(row: DevicePairing) {
  * becomes `claimed` and the sealed copy is erased); pending, rejected, expired, claimed otherwise.
  */
 export async function pollPairing(deps: Deps, pollSecret: string | null | undefined) {
-  if (typeof pollSecret !== 'string' || !pollSecret.startsWith(TOKEN_PREFIX.pairingPoll)) throw invalidArgument('poll_secret must be the wsp_… secret of a pairing', 'pollSecret');
+  if (typeof pollSecret !== 'string' || !pollSecret.startsWith(TOKEN_PREFIX.pairingPoll))
+    throw invalidArgument('poll_secret must be the wsp_… secret of a pairing', 'pollSecret');
   const row = await deps.db.devicePairing.findUnique({ where: { pollSecretHash: hashToken(pollSecret) } });
   if (!row) throw notFound('pairing');
   const status = effectiveStatus(row);
   if (status === 'expired' && row.status === 'pending') {
-    await deps.db.devicePairing.updateMany({ where: { id: row.id, status: 'pending' }, data: { status: 'expired', updatedAt: new Date() } });
+    await deps.db.devicePairing.updateMany({
+      where: { id: row.id, status: 'pending' },
+      data: { status: 'expired', updatedAt: new Date() },
+    });
   }
-  const base = { pairingId: row.id, status, expiresAt: row.expiresAt, deviceId: row.deviceId, workspaceId: row.workspaceId, deviceCredential: null as string | null };
+  const base = {
+    pairingId: row.id,
+    status,
+    expiresAt: row.expiresAt,
+    deviceId: row.deviceId,
+    workspaceId: row.workspaceId,
+    deviceCredential: null as string | null,
+  };
   if (status !== 'approved' || !row.credentialCiphertext) return base;
   const claimed = await deps.db.devicePairing.updateMany({
     where: { id: row.id, status: 'approved' },
@@ -135,8 +164,12 @@ export async function listPairings(deps: Deps, actor: Actor, userCode?: string |
   const code = userCode === undefined || userCode === null ? null : normalizeUserCode(userCode);
   const rows = await deps.db.devicePairing.findMany({
     where: {
-      status: 'pending', expiresAt: { gt: new Date() },
-      OR: [{ workspaceId: actor.workspaceId, ...(code ? { userCode: code } : {}) }, ...(code ? [{ workspaceId: null, userCode: code }] : [])],
+      status: 'pending',
+      expiresAt: { gt: new Date() },
+      OR: [
+        { workspaceId: actor.workspaceId, ...(code ? { userCode: code } : {}) },
+        ...(code ? [{ workspaceId: null, userCode: code }] : []),
+      ],
     },
     orderBy: { id: 'asc' },
     take: 200,
@@ -166,22 +199,48 @@ export async function approvePairing(deps: Deps, actor: Actor, id: string, reque
     const now = new Date();
     const device = await tx.device.create({
       data: {
-        id: newId('device'), workspaceId: actor.workspaceId, name: row.deviceName, platform: row.platform, publicKey: row.publicKey,
-        credentialHash: hashToken(credential), approvedById: actor.principalId,
+        id: newId('device'),
+        workspaceId: actor.workspaceId,
+        name: row.deviceName,
+        platform: row.platform,
+        publicKey: row.publicKey,
+        credentialHash: hashToken(credential),
+        approvedById: actor.principalId,
       },
     });
     const updated = await tx.devicePairing.updateMany({
       where: { id: row.id, status: 'pending' },
-      data: { status: 'approved', workspaceId: actor.workspaceId, deviceId: device.id, approvedById: actor.principalId, credentialCiphertext: deps.secrets.encrypt(credential), updatedAt: now },
+      data: {
+        status: 'approved',
+        workspaceId: actor.workspaceId,
+        deviceId: device.id,
+        approvedById: actor.principalId,
+        credentialCiphertext: deps.secrets.encrypt(credential),
+        updatedAt: now,
+      },
     });
     if (updated.count === 0) throw new AppError('failed_precondition', 'the pairing was answered concurrently');
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'approve', resourceKind: 'device_pairing', resourceId: row.id,
-      changes: { status: { from: 'pending', to: 'approved' }, deviceId: { from: null, to: device.id } }, requestId,
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'approve',
+      resourceKind: 'device_pairing',
+      resourceId: row.id,
+      changes: { status: { from: 'pending', to: 'approved' }, deviceId: { from: null, to: device.id } },
+      requestId,
     });
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'device', resourceId: device.id,
-      changes: { name: { from: null, to: device.name }, platform: { from: null, to: device.platform }, status: { from: null, to: 'active' } }, requestId,
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'create',
+      resourceKind: 'device',
+      resourceId: device.id,
+      changes: {
+        name: { from: null, to: device.name },
+        platform: { from: null, to: device.platform },
+        status: { from: null, to: 'active' },
+      },
+      requestId,
     });
     return device;
   });
@@ -199,8 +258,13 @@ export async function rejectPairing(deps: Deps, actor: Actor, id: string, reques
     });
     if (updated.count === 0) throw new AppError('failed_precondition', 'the pairing was answered concurrently');
     await recordAudit(tx, {
-      workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'reject', resourceKind: 'device_pairing', resourceId: row.id,
-      changes: { status: { from: 'pending', to: 'rejected' } }, requestId,
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'reject',
+      resourceKind: 'device_pairing',
+      resourceId: row.id,
+      changes: { status: { from: 'pending', to: 'rejected' } },
+      requestId,
     });
   });
   return true;

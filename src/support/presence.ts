@@ -48,8 +48,10 @@ function expire(deps: Deps, workspaceId: string): boolean {
 
 export function validateParticipantId(value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null;
-  if (value.length > PARTICIPANT_ID_MAX) throw invalidArgument(`participant_id must be at most ${PARTICIPANT_ID_MAX} characters`, 'participant_id');
-  if (value.length === 0 || !/^[\x20-\x7e\u00a0-\uffff]+$/.test(value)) throw invalidArgument('participant_id must be 1 to 80 printable characters', 'participant_id');
+  if (value.length > PARTICIPANT_ID_MAX)
+    throw invalidArgument(`participant_id must be at most ${PARTICIPANT_ID_MAX} characters`, 'participant_id');
+  if (value.length === 0 || !/^[\x20-\x7e\u00a0-\uffff]+$/.test(value))
+    throw invalidArgument('participant_id must be 1 to 80 printable characters', 'participant_id');
   return value;
 }
 
@@ -67,7 +69,13 @@ export function touchPresence(deps: Deps, actor: Actor, participantId: string | 
   const existing = entries.get(key);
   if (existing) existing.lastSeenAt = now;
   else {
-    entries.set(key, { participantId: participant, principalId: actor.principalId, principalKind: actor.principalKind, firstSeenAt: now, lastSeenAt: now });
+    entries.set(key, {
+      participantId: participant,
+      principalId: actor.principalId,
+      principalKind: actor.principalKind,
+      firstSeenAt: now,
+      lastSeenAt: now,
+    });
     changed = true;
   }
   const result = frame(deps, actor.workspaceId, participant);

@@ -30,18 +30,33 @@ export function vapidKeys(deps: Deps) {
     const stored = await deps.db.serviceSetting.findUnique({ where: { key: VAPID_SETTING } });
     if (stored) {
       const value = stored.value as { public_key: string; private_key_ciphertext: string };
-      return { publicKey: value.public_key, privateKey: deps.secrets.decrypt(value.private_key_ciphertext), subject, source: 'stored' as const };
+      return {
+        publicKey: value.public_key,
+        privateKey: deps.secrets.decrypt(value.private_key_ciphertext),
+        subject,
+        source: 'stored' as const,
+      };
     }
     const generated = webpush.generateVAPIDKeys();
     // Two instances starting at once: the first insert wins and both use what is stored.
     await deps.db.serviceSetting.createMany({
-      data: [{ key: VAPID_SETTING, value: { public_key: generated.publicKey, private_key_ciphertext: deps.secrets.encrypt(generated.privateKey) } }],
+      data: [
+        {
+          key: VAPID_SETTING,
+          value: { public_key: generated.publicKey, private_key_ciphertext: deps.secrets.encrypt(generated.privateKey) },
+        },
+      ],
       skipDuplicates: true,
     });
     const row = await deps.db.serviceSetting.findUniqueOrThrow({ where: { key: VAPID_SETTING } });
     const value = row.value as { public_key: string; private_key_ciphertext: string };
     deps.logger.info({ publicKey: value.public_key }, 'generated and stored VAPID keys for web push');
-    return { publicKey: value.public_key, privateKey: deps.secrets.decrypt(value.private_key_ciphertext), subject, source: 'generated' as const };
+    return {
+      publicKey: value.public_key,
+      privateKey: deps.secrets.decrypt(value.private_key_ciphertext),
+      subject,
+      source: 'generated' as const,
+    };
   })();
   runtime.vapid.catch(() => (runtime.vapid = null));
   return runtime.vapid;
@@ -67,7 +82,8 @@ export interface PushSubscriptionInput {
 }
 
 function base64urlBytes(value: unknown, field: string, length: number, check?: (bytes: Buffer) => boolean): string {
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(value)) throw invalidArgument(`${field} must be a base64url string`, field);
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(value))
+    throw invalidArgument(`${field} must be a base64url string`, field);
   const bytes = Buffer.from(value, 'base64url');
   if (bytes.length !== length || (check && !check(bytes))) throw invalidArgument(`${field} must encode ${length} bytes`, field);
   return value.replace(/=+$/, '');
@@ -84,7 +100,8 @@ function validateSubscription(input: PushSubscriptionInput) {
     throw invalidArgument('endpoint must be an absolute URL', 'endpoint');
   }
   if (url.protocol !== 'https:') throw invalidArgument('endpoint must be an https URL of a push service', 'endpoint');
-  if (!input.keys || typeof input.keys !== 'object' || Array.isArray(input.keys)) throw invalidArgument('keys {p256dh, auth} is required', 'keys');
+  if (!input.keys || typeof input.keys !== 'object' || Array.isArray(input.keys))
+    throw invalidArgument('keys {p256dh, auth} is required', 'keys');
   const extra = Object.keys(input.keys).filter((key) => key !== 'p256dh' && key !== 'auth');
   if (extra.length) throw invalidArgument(`unknown field ${quoteInput(extra[0])}`, `keys.${extra[0]}`);
   const p256dh = base64urlBytes(input.keys.p256dh, 'keys.p256dh', 65, (bytes) => bytes[0] === 4);
@@ -104,14 +121,21 @@ export async function upsertPushSubscription(deps: Deps, actor: Actor, input: Pu
   requirePermission(actor, 'read');
   const data = validateSubscription(input);
   return deps.db.$transaction(async (tx) => {
-    const existing = await tx.pushSubscription.findUnique({ where: { principalId_endpoint: { principalId: actor.principalId, endpoint: data.endpoint } } });
+    const existing = await tx.pushSubscription.findUnique({
+      where: { principalId_endpoint: { principalId: actor.principalId, endpoint: data.endpoint } },
+    });
     if (!existing) {
       const created = await tx.pushSubscription.create({
         data: { id: newId('pushSubscription'), workspaceId: actor.workspaceId, principalId: actor.principalId, ...data },
       });
       await recordAudit(tx, {
-        workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'create', resourceKind: 'push_subscription', resourceId: created.id,
-        changes: { endpoint: { from: null, to: data.endpoint }, expirationTime: { from: null, to: data.expirationTime } }, requestId,
+        workspaceId: actor.workspaceId,
+        principalId: actor.principalId,
+        action: 'create',
+        resourceKind: 'push_subscription',
+        resourceId: created.id,
+        changes: { endpoint: { from: null, to: data.endpoint }, expirationTime: { from: null, to: data.expirationTime } },
+        requestId,
       });
       return created;
     }
@@ -121,9 +145,24 @@ export async function upsertPushSubscription(deps: Deps, actor: Actor, input: Pu
     const updated = await tx.pushSubscription.update({ where: { id: existing.id }, data: { ...patch, updatedAt: new Date() } });
     if (existing.workspaceId !== actor.workspaceId) {
       // The subscription moves to the workspace the caller now acts in: both trails record it.
-      await recordAudit(tx, { workspaceId: existing.workspaceId, principalId: actor.principalId, action: 'delete', resourceKind: 'push_subscription', resourceId: existing.id, requestId });
+      await recordAudit(tx, {
+        workspaceId: existing.workspaceId,
+        principalId: actor.principalId,
+        action: 'delete',
+        resourceKind: 'push_subscription',
+        resourceId: existing.id,
+        requestId,
+      });
     }
-    await recordAudit(tx, { workspaceId: actor.workspaceId, principalId: actor.principalId, action: 'update', resourceKind: 'push_subscription', resourceId: existing.id, changes, requestId });
+    await recordAudit(tx, {
+      workspaceId: actor.workspaceId,
+      principalId: actor.principalId,
+      action: 'update',
+      resourceKind: 'push_subscription',
+      resourceId: existing.id,
+      changes,
+      requestId,
+    });
     return updated;
   });
 }
@@ -142,7 +181,14 @@ export async function deletePushSubscription(deps: Deps, actor: Actor, id: strin
   await deps.db.$transaction(async (tx) => {
     const deleted = await tx.pushSubscription.deleteMany({ where: { id: row.id } });
     if (deleted.count) {
-      await recordAudit(tx, { workspaceId: row.workspaceId, principalId: actor.principalId, action: 'delete', resourceKind: 'push_subscription', resourceId: row.id, requestId });
+      await recordAudit(tx, {
+        workspaceId: row.workspaceId,
+        principalId: actor.principalId,
+        action: 'delete',
+        resourceKind: 'push_subscription',
+        resourceId: row.id,
+        requestId,
+      });
     }
   });
   return true;
@@ -172,20 +218,36 @@ let cachedAgent: { file: string; agent: Agent } | null = null;
 function pushAgent(deps: Deps): Agent | undefined {
   const file = deps.config.pushCaFile;
   if (!file) return undefined;
-  if (cachedAgent?.file !== file) cachedAgent = { file, agent: new Agent({ ca: [...rootCertificates, readFileSync(file, 'utf8')], keepAlive: false }) };
+  if (cachedAgent?.file !== file)
+    cachedAgent = { file, agent: new Agent({ ca: [...rootCertificates, readFileSync(file, 'utf8')], keepAlive: false }) };
   return cachedAgent.agent;
 }
 
-async function deliver(deps: Deps, row: PushSubscriptionRow, payload: Record<string, unknown>, urgency: 'normal' | 'high' = 'normal'): Promise<PushOutcome> {
+async function deliver(
+  deps: Deps,
+  row: PushSubscriptionRow,
+  payload: Record<string, unknown>,
+  urgency: 'normal' | 'high' = 'normal',
+): Promise<PushOutcome> {
   const keys = await vapidKeys(deps);
-  const base = { subscriptionId: row.id, delivered: false, statusCode: null as number | null, removed: false, error: null as string | null };
+  const base = {
+    subscriptionId: row.id,
+    delivered: false,
+    statusCode: null as number | null,
+    removed: false,
+    error: null as string | null,
+  };
   try {
     const result = await webpush.sendNotification(
       { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
       JSON.stringify(payload),
       {
         vapidDetails: { subject: keys.subject, publicKey: keys.publicKey, privateKey: keys.privateKey },
-        TTL: PUSH_TTL_SECONDS, urgency, timeout: PUSH_TIMEOUT_MS, contentEncoding: 'aes128gcm', agent: pushAgent(deps),
+        TTL: PUSH_TTL_SECONDS,
+        urgency,
+        timeout: PUSH_TIMEOUT_MS,
+        contentEncoding: 'aes128gcm',
+        agent: pushAgent(deps),
         ...(typeof payload.tag === 'string' ? { topic: payload.tag.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32) } : {}),
       },
     );
@@ -197,12 +259,21 @@ async function deliver(deps: Deps, row: PushSubscriptionRow, payload: Record<str
         const deleted = await tx.pushSubscription.deleteMany({ where: { id: row.id } });
         if (deleted.count) {
           await recordAudit(tx, {
-            workspaceId: row.workspaceId, principalId: 'system', action: 'delete', resourceKind: 'push_subscription', resourceId: row.id,
+            workspaceId: row.workspaceId,
+            principalId: 'system',
+            action: 'delete',
+            resourceKind: 'push_subscription',
+            resourceId: row.id,
             changes: { reason: { from: null, to: `push service answered ${statusCode}` } },
           });
         }
       });
-      return { ...base, statusCode, removed: true, error: `the push service reports the subscription gone (${statusCode}); it was removed` };
+      return {
+        ...base,
+        statusCode,
+        removed: true,
+        error: `the push service reports the subscription gone (${statusCode}); it was removed`,
+      };
     }
     const message = statusCode ? `the push service answered ${statusCode}` : `no answer from the push service: ${(error as Error).message}`;
     deps.logger.warn({ subscriptionId: row.id, statusCode, err: error }, 'push delivery failed');
@@ -216,8 +287,13 @@ export async function sendTestNotification(deps: Deps, actor: Actor, id: string)
   if (!deps.config.pushEnabled) throw new AppError('disabled', 'web push is disabled on this service');
   const row = await ownSubscription(deps, actor, id);
   return deliver(deps, row, {
-    kind: 'test', title: 'Test notification', body: 'Push notifications work on this browser.', url: '/', workspace_id: row.workspaceId,
-    tag: `test-${row.id}`, sent_at: new Date().toISOString(),
+    kind: 'test',
+    title: 'Test notification',
+    body: 'Push notifications work on this browser.',
+    url: '/',
+    workspace_id: row.workspaceId,
+    tag: `test-${row.id}`,
+    sent_at: new Date().toISOString(),
   });
 }
 
@@ -273,7 +349,10 @@ async function principalsWhoMayRead(deps: Deps, workspaceId: string, principalId
   if (principalIds.length === 0) return new Set();
   const now = new Date();
   const [members, keys] = await Promise.all([
-    deps.db.membership.findMany({ where: { workspaceId, userId: { in: principalIds }, user: { disabledAt: null } }, select: { userId: true } }),
+    deps.db.membership.findMany({
+      where: { workspaceId, userId: { in: principalIds }, user: { disabledAt: null } },
+      select: { userId: true },
+    }),
     deps.db.apiKey.findMany({
       where: { workspaceId, id: { in: principalIds }, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
       select: { id: true, permissions: true },
@@ -297,9 +376,13 @@ export function notifyRunEvent(deps: Deps, event: RunNotification): { settled: P
     const rows = await deps.db.pushSubscription.findMany({ where: { workspaceId: event.workspaceId }, orderBy: { id: 'asc' } });
     const now = Date.now();
     const windowMs = deps.config.pushActiveWindowSeconds * 1000;
-    const active = new Set(rows.filter((row) => row.lastActiveAt && now - row.lastActiveAt.getTime() < windowMs).map((row) => row.principalId));
+    const active = new Set(
+      rows.filter((row) => row.lastActiveAt && now - row.lastActiveAt.getTime() < windowMs).map((row) => row.principalId),
+    );
     const allowed = await principalsWhoMayRead(deps, event.workspaceId, [...new Set(rows.map((row) => row.principalId))]);
-    const due = rows.filter((row) => allowed.has(row.principalId) && !active.has(row.principalId) && !(row.expirationTime && row.expirationTime.getTime() <= now));
+    const due = rows.filter(
+      (row) => allowed.has(row.principalId) && !active.has(row.principalId) && !(row.expirationTime && row.expirationTime.getTime() <= now),
+    );
     const payload = runPayload(event);
     const sent = await Promise.all(due.map((row) => deliver(deps, row, payload, event.kind === 'waiting' ? 'high' : 'normal')));
     return { sent, skippedActive: [...active] };

@@ -35,7 +35,16 @@ const runtimes = new WeakMap<Deps, SupportRuntime>();
 export function supportRuntime(deps: Deps): SupportRuntime {
   let runtime = runtimes.get(deps);
   if (!runtime) {
-    runtime = { startedAt: new Date(), presence: new Map(), devices: new Map(), pairingAttempts: new Map(), vapid: null, timers: new Set(), runWorkers: 0, presenceTimer: false };
+    runtime = {
+      startedAt: new Date(),
+      presence: new Map(),
+      devices: new Map(),
+      pairingAttempts: new Map(),
+      vapid: null,
+      timers: new Set(),
+      runWorkers: 0,
+      presenceTimer: false,
+    };
     runtimes.set(deps, runtime);
   }
   return runtime;

@@ -22,7 +22,8 @@ afterAll(async () => {
   await t.stop();
 });
 
-const post = (path: string, body: unknown, headers: Record<string, string> = {}, token?: string) => t.rest('POST', path, { body, headers, token });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}, token?: string) =>
+  t.rest('POST', path, { body, headers, token });
 async function createAgent(body: Record<string, unknown> = {}) {
   const response = await post('/api/v1/agents', { name: 'Helper', config: { model: 'gpt-main' }, ...body });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
@@ -33,18 +34,32 @@ describe('creating and reading agents', () => {
   it('creates a head with revision 1 as default and canonical defaults filled', async () => {
     const { agent, etag } = await createAgent({ name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' } });
     expect(agent).toMatchObject({
-      name: 'ConfAlphaBeta', description: 'does things', labels: { team: 'core' }, workspace_id: t.workspaceId, source: 'custom',
-      preset_kind: '', image_url: '', archived_at: null, version: 1,
+      name: 'ConfAlphaBeta',
+      description: 'does things',
+      labels: { team: 'core' },
+      workspace_id: t.workspaceId,
+      source: 'custom',
+      preset_kind: '',
+      image_url: '',
+      archived_at: null,
+      version: 1,
     });
     expect(agent.id).toMatch(/^agt_/);
     expect(typeof agent.organization_id).toBe('string');
     expect(etag).toBe(`"${agent.id}:1"`);
     const revision = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`);
     expect(revision.status).toBe(200);
-    expect(revision.body).toMatchObject({ id: agent.default_revision_id, agent_id: agent.id, number: 1, note: '', config: { model: 'gpt-main', instructions: '', user_questions: false } });
+    expect(revision.body).toMatchObject({
+      id: agent.default_revision_id,
+      agent_id: agent.id,
+      number: 1,
+      note: '',
+      config: { model: 'gpt-main', instructions: '', user_questions: false },
+    });
     expect(revision.body.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(revision.body.id).toMatch(/^rev_/);
-    for (const field of ['created_by_id', 'updated_by_id', 'created_at', 'updated_at']) expect(revision.body[field]).toEqual(expect.any(String));
+    for (const field of ['created_by_id', 'updated_by_id', 'created_at', 'updated_at'])
+      expect(revision.body[field]).toEqual(expect.any(String));
     expect(revision.headers.get('etag')).toBe(`"${revision.body.id}:1"`);
     const read = await t.rest('GET', `/api/v1/agents/${agent.id}`);
     expect(read.body).toEqual(agent);
@@ -61,8 +76,19 @@ describe('creating and reading agents', () => {
       model_settings: { temperature: 0.2, anything: { nested: true } },
       model_characteristics: { compact_threshold: 0.8, context_window_tokens: 1, proactive_context_management_threshold: 0.6 },
       instructions: 'Be helpful.',
-      client_tools: [{ name: 'lookup', description: 'd', instruction: 'i', metadata: { a: 1 }, parameters_json_schema: { type: 'object', properties: { q: { type: 'string' } } }, permission: 'inherit' }],
-      connection_tools: [{ connection_id: connection, tools: ['search'], defer_loading: true, permission: 'inherit', permissions: { search: 'allow' } }],
+      client_tools: [
+        {
+          name: 'lookup',
+          description: 'd',
+          instruction: 'i',
+          metadata: { a: 1 },
+          parameters_json_schema: { type: 'object', properties: { q: { type: 'string' } } },
+          permission: 'inherit',
+        },
+      ],
+      connection_tools: [
+        { connection_id: connection, tools: ['search'], defer_loading: true, permission: 'inherit', permissions: { search: 'allow' } },
+      ],
       toolsets: { web: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } } },
       platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'allow' },
       builtin_skills: ['planning'],
@@ -75,9 +101,25 @@ describe('creating and reading agents', () => {
       default_environment_template_id: template,
       lazy_environment: true,
       media_understanding: { audio: 'gpt-main', image: 'gpt-main', video: 'gpt-main' },
-      output_spec: { name: 'o', description: 'd', resources: {}, schema: { type: 'object' }, variants: [{ name: 'v', description: 'd', resources: {}, schema: {} }] },
+      output_spec: {
+        name: 'o',
+        description: 'd',
+        resources: {},
+        schema: { type: 'object' },
+        variants: [{ name: 'v', description: 'd', resources: {}, schema: {} }],
+      },
       retries: { output: 2, tools: 3 },
-      reviewer: { instruction: 'check', shell_instruction: 'sh', model: 'a.b-c9', model_settings: {}, on_error: 'deny', on_flagged: 'deny', risk_threshold: 'low', rules: { shell: { on_flagged: 'deny', risk_threshold: 'low' } }, timeout_seconds: 120 },
+      reviewer: {
+        instruction: 'check',
+        shell_instruction: 'sh',
+        model: 'a.b-c9',
+        model_settings: {},
+        on_error: 'deny',
+        on_flagged: 'deny',
+        risk_threshold: 'low',
+        rules: { shell: { on_flagged: 'deny', risk_threshold: 'low' } },
+        timeout_seconds: 120,
+      },
       user_questions: true,
     };
     const { agent } = await createAgent({ config });
@@ -94,7 +136,10 @@ describe('creating and reading agents', () => {
       [{ model: 'gpt-main', lazy_environment: 'yes' }, 'config.lazy_environment'],
       [{ model: 'gpt-main', colour: 'red' }, 'config.colour'],
       [{ model: 'gpt-main', reviewer: { risk_threshold: 'extreme' } }, 'config.reviewer.risk_threshold'],
-      [{ model: 'gpt-main', client_tools: [{ name: 'x', parameters_json_schema: { type: 'not-a-type' } }] }, 'config.client_tools[0].parameters_json_schema'],
+      [
+        { model: 'gpt-main', client_tools: [{ name: 'x', parameters_json_schema: { type: 'not-a-type' } }] },
+        'config.client_tools[0].parameters_json_schema',
+      ],
       [{ model: 'Bad Key' }, 'config.model'],
     ];
     for (const [config, field] of cases) {
@@ -110,7 +155,10 @@ describe('creating and reading agents', () => {
   });
 
   it('treats references outside the workspace as not existing (404)', async () => {
-    const skillB = await t.rest('POST', '/api/v1/skills', { token: other.apiKey, body: { name: 'b', content: { name: 'b', instructions: 'x' } } });
+    const skillB = await t.rest('POST', '/api/v1/skills', {
+      token: other.apiKey,
+      body: { name: 'b', content: { name: 'b', instructions: 'x' } },
+    });
     const connectionB = await insertWorkspaceResource(t, 'connection', other.id);
     const templateB = await insertWorkspaceResource(t, 'environmentTemplate', other.id);
     const memoryB = (await t.rest('POST', '/api/v1/memories', { token: other.apiKey, body: { name: 'B notes' } })).body.id;
@@ -137,23 +185,38 @@ describe('creating and reading agents', () => {
 describe('revisions', () => {
   it('number consecutively; the digest ignores key order and whitespace; identical config returns the default revision', async () => {
     const { agent, etag } = await createAgent({ config: { model: 'gpt-main', instructions: 'one' } });
-    const r2 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { instructions: 'two', model: 'gpt-main' }, note: 'second' }, { 'if-match': etag });
+    const r2 = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { instructions: 'two', model: 'gpt-main' }, note: 'second' },
+      { 'if-match': etag },
+    );
     expect(r2.status).toBe(201);
     expect(r2.body).toMatchObject({ number: 2, note: 'second', agent_id: agent.id });
     const head2 = await t.rest('GET', `/api/v1/agents/${agent.id}`);
     expect(head2.body).toMatchObject({ default_revision_id: r2.body.id, version: 2 });
     // Same configuration, other key order, other whitespace in the raw JSON → same revision, head untouched.
     const raw = '{ "config" : {"model":"gpt-main",\n  "user_questions": false, "instructions":"two"} }';
-    const same = await t.rest('POST', `/api/v1/agents/${agent.id}/revisions`, { rawBody: raw, headers: { 'if-match': head2.headers.get('etag')! } });
+    const same = await t.rest('POST', `/api/v1/agents/${agent.id}/revisions`, {
+      rawBody: raw,
+      headers: { 'if-match': head2.headers.get('etag')! },
+    });
     expect(same.status).toBe(201);
     expect(same.body).toEqual(r2.body);
-    const sameNoDefault = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'two' }, make_default: false }, { 'if-match': head2.headers.get('etag')! });
+    const sameNoDefault = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'two' }, make_default: false },
+      { 'if-match': head2.headers.get('etag')! },
+    );
     expect(sameNoDefault.status).toBe(201);
     expect(sameNoDefault.body.id).toBe(r2.body.id);
     const head3 = await t.rest('GET', `/api/v1/agents/${agent.id}`);
     expect(head3.body).toEqual(head2.body);
     // A different config without make_default: new revision, default unchanged.
-    const r3 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'three' }, make_default: false }, { 'if-match': head3.headers.get('etag')! });
+    const r3 = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'three' }, make_default: false },
+      { 'if-match': head3.headers.get('etag')! },
+    );
     expect(r3.body.number).toBe(3);
     expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body.default_revision_id).toBe(r2.body.id);
     // Revisions are immutable.
@@ -170,14 +233,20 @@ describe('revisions', () => {
     const { agent, etag } = await createAgent();
     expect((await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'x' } })).status).toBe(428);
     await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'y' } }, { 'if-match': etag });
-    const stale = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'z' } }, { 'if-match': etag });
+    const stale = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'z' } },
+      { 'if-match': etag },
+    );
     expect(stale.status).toBe(412);
   });
 
   it('stay gapless under concurrent publishers', async () => {
     const { agent } = await createAgent();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: `v${i}` } }, { 'if-match': '*' })),
+      Array.from({ length: 10 }, (_, i) =>
+        post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: `v${i}` } }, { 'if-match': '*' }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(results.map((r) => r.body.number).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
@@ -186,13 +255,21 @@ describe('revisions', () => {
   it('set-default selects a revision of this agent only; another agent’s revision is 404', async () => {
     const a = await createAgent();
     const b = await createAgent();
-    const r2 = await post(`/api/v1/agents/${a.agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'two' } }, { 'if-match': a.etag });
+    const r2 = await post(
+      `/api/v1/agents/${a.agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'two' } },
+      { 'if-match': a.etag },
+    );
     const head = await t.rest('GET', `/api/v1/agents/${a.agent.id}`);
-    const back = await post(`/api/v1/agents/${a.agent.id}/revisions/${a.agent.default_revision_id}/set-default`, undefined, { 'if-match': head.headers.get('etag')! });
+    const back = await post(`/api/v1/agents/${a.agent.id}/revisions/${a.agent.default_revision_id}/set-default`, undefined, {
+      'if-match': head.headers.get('etag')!,
+    });
     expect(back.status).toBe(200);
     expect(back.body.default_revision_id).toBe(a.agent.default_revision_id);
     expect(back.body.version).toBe(head.body.version + 1);
-    const foreign = await post(`/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}/set-default`, undefined, { 'if-match': '*' });
+    const foreign = await post(`/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}/set-default`, undefined, {
+      'if-match': '*',
+    });
     expect(foreign.status).toBe(404);
     expect((await t.rest('GET', `/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}`)).status).toBe(404);
     expect(r2.body.number).toBe(2);
@@ -202,25 +279,46 @@ describe('revisions', () => {
 describe('head lifecycle', () => {
   it('PATCH changes only head fields; a no-op keeps the version', async () => {
     const { agent, etag } = await createAgent();
-    const patched = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': etag }, body: { name: 'Renamed', labels: { a: '1' }, image_url: 'https://example.com/a.png' } });
+    const patched = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, {
+      headers: { 'if-match': etag },
+      body: { name: 'Renamed', labels: { a: '1' }, image_url: 'https://example.com/a.png' },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'Renamed', labels: { a: '1' }, image_url: 'https://example.com/a.png', version: 2, default_revision_id: agent.default_revision_id });
+    expect(patched.body).toMatchObject({
+      name: 'Renamed',
+      labels: { a: '1' },
+      image_url: 'https://example.com/a.png',
+      version: 2,
+      default_revision_id: agent.default_revision_id,
+    });
     const revisions = await t.rest('GET', `/api/v1/agents/${agent.id}/revisions`);
     expect(revisions.body.items).toHaveLength(1);
-    const noop = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': patched.headers.get('etag')! }, body: { name: 'Renamed' } });
+    const noop = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, {
+      headers: { 'if-match': patched.headers.get('etag')! },
+      body: { name: 'Renamed' },
+    });
     expect(noop.body.version).toBe(2);
     const deleted = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ image_url: '', version: 3 });
-    const staleAvatar = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`, { headers: { 'if-match': patched.headers.get('etag')! } });
+    const staleAvatar = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`, {
+      headers: { 'if-match': patched.headers.get('etag')! },
+    });
     expect(staleAvatar.status).toBe(412);
-    expect((await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'ftp://x' } })).status).toBe(400);
+    expect(
+      (await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'ftp://x' } })).status,
+    ).toBe(400);
     // The representation's "" (no image) is accepted back: it sets nothing, like null.
-    const again = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: 'https://example.com/b.png' } });
+    const again = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, {
+      headers: { 'if-match': '*' },
+      body: { image_url: 'https://example.com/b.png' },
+    });
     expect(again.body).toMatchObject({ image_url: 'https://example.com/b.png', version: 4 });
     const cleared = await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: '' } });
     expect(cleared.body).toMatchObject({ image_url: '', version: 5 });
-    expect((await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: null } })).body.version).toBe(5);
+    expect(
+      (await t.rest('PATCH', `/api/v1/agents/${agent.id}`, { headers: { 'if-match': '*' }, body: { image_url: null } })).body.version,
+    ).toBe(5);
     const viaGraphql = await t.graphql(`query($id: ID!) { agent(id: $id) { imageUrl presetKind } }`, { id: agent.id });
     expect(viaGraphql.data.agent).toEqual({ imageUrl: '', presetKind: '' });
   });
@@ -237,7 +335,11 @@ describe('head lifecycle', () => {
     expect(again.body.version).toBe(2);
     expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).status).toBe(200);
     expect((await t.rest('GET', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}`)).status).toBe(200);
-    const publish = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'new' } }, { 'if-match': '*' });
+    const publish = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'new' } },
+      { 'if-match': '*' },
+    );
     expect(publish.status).toBe(409);
     expect(publish.body.error.code).toBe('failed_precondition');
     const unarchived = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined, { 'if-match': archived.headers.get('etag')! });
@@ -248,7 +350,11 @@ describe('head lifecycle', () => {
   it('takes an avatar upload, serves it back, and deletes it', async () => {
     const { agent } = await createAgent();
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-    const upload = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' }, body: png });
+    const upload = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' },
+      body: png,
+    });
     expect(upload.status).toBe(200);
     const head = (await upload.json()) as { image_url: string; version: number };
     expect(head.image_url).toMatch(/^\/api\/v1\/assets\/ast_[0-9A-Z]{26}\/content$/);
@@ -258,9 +364,17 @@ describe('head lifecycle', () => {
     expect(image.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await image.arrayBuffer()).equals(png)).toBe(true);
     expect((await fetch(`${t.url}${head.image_url}`, { headers: { authorization: `Bearer ${other.apiKey}` } })).status).toBe(404);
-    const notPng = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' }, body: Buffer.from('GIF89a...') });
+    const notPng = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' },
+      body: Buffer.from('GIF89a...'),
+    });
     expect(notPng.status).toBe(400);
-    const svg = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, { method: 'PUT', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/svg+xml' }, body: '<svg/>' });
+    const svg = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/svg+xml' },
+      body: '<svg/>',
+    });
     expect(svg.status).toBe(400);
     const removed = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
     expect(removed.body.image_url).toBe('');
@@ -270,8 +384,16 @@ describe('head lifecycle', () => {
 
   it('publishing the configuration of an older revision returns that revision (no duplicate) and makes it default', async () => {
     const { agent, etag } = await createAgent({ config: { model: 'gpt-main', instructions: 'old' } });
-    const r2 = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'new' } }, { 'if-match': etag });
-    const back = await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'old' } }, { 'if-match': '*' });
+    const r2 = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'new' } },
+      { 'if-match': etag },
+    );
+    const back = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', instructions: 'old' } },
+      { 'if-match': '*' },
+    );
     expect(back.status).toBe(201);
     expect(back.body.id).toBe(agent.default_revision_id);
     const head = await t.rest('GET', `/api/v1/agents/${agent.id}`);
@@ -292,10 +414,15 @@ describe('tenancy and permissions', () => {
     const as = { token: other.apiKey, headers: { 'if-match': '*' } };
     const rev = agent.default_revision_id;
     const calls: [string, string, unknown?][] = [
-      ['GET', `/api/v1/agents/${agent.id}`], ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }], ['POST', `/api/v1/agents/${agent.id}/archive`],
-      ['POST', `/api/v1/agents/${agent.id}/unarchive`], ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'only-in-b' } }],
-      ['GET', `/api/v1/agents/${agent.id}/revisions/${rev}`], ['GET', `/api/v1/agents/${agent.id}/revisions`],
-      ['POST', `/api/v1/agents/${agent.id}/revisions/${rev}/set-default`], ['DELETE', `/api/v1/agents/${agent.id}/avatar`],
+      ['GET', `/api/v1/agents/${agent.id}`],
+      ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }],
+      ['POST', `/api/v1/agents/${agent.id}/archive`],
+      ['POST', `/api/v1/agents/${agent.id}/unarchive`],
+      ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'only-in-b' } }],
+      ['GET', `/api/v1/agents/${agent.id}/revisions/${rev}`],
+      ['GET', `/api/v1/agents/${agent.id}/revisions`],
+      ['POST', `/api/v1/agents/${agent.id}/revisions/${rev}/set-default`],
+      ['DELETE', `/api/v1/agents/${agent.id}/avatar`],
       ['GET', '/api/v1/agents/agt_01AAAAAAAAAAAAAAAAAAAAAAAA'],
     ];
     for (const [method, path, body] of calls) {
@@ -310,9 +437,12 @@ describe('tenancy and permissions', () => {
   it('needs write to create or change', async () => {
     const { agent, etag } = await createAgent();
     const calls: [string, string, unknown?][] = [
-      ['POST', '/api/v1/agents', { name: 'x', config: { model: 'gpt-main' } }], ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }],
-      ['POST', `/api/v1/agents/${agent.id}/archive`], ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'q' } }],
-      ['DELETE', `/api/v1/agents/${agent.id}/avatar`], ['POST', '/api/v1/agent-composer'],
+      ['POST', '/api/v1/agents', { name: 'x', config: { model: 'gpt-main' } }],
+      ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }],
+      ['POST', `/api/v1/agents/${agent.id}/archive`],
+      ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'q' } }],
+      ['DELETE', `/api/v1/agents/${agent.id}/avatar`],
+      ['POST', '/api/v1/agent-composer'],
     ];
     for (const [method, path, body] of calls) {
       const response = await t.rest(method, path, { token: readOnly, headers: { 'if-match': etag }, body });
@@ -357,7 +487,13 @@ describe('listing', () => {
     expect(await names('source=custom')).toEqual(['Beta', 'Alpha one']);
     expect(await names('preset_kind=composer')).toEqual([]);
     expect(await names(Array.from({ length: 8 }, (_, i) => `label=k${i}:v`).join('&'))).toEqual([]);
-    for (const bad of [Array.from({ length: 9 }, (_, i) => `label=k${i}:v`).join('&'), 'archived=maybe', 'limit=0', 'limit=101', 'label=novalue']) {
+    for (const bad of [
+      Array.from({ length: 9 }, (_, i) => `label=k${i}:v`).join('&'),
+      'archived=maybe',
+      'limit=0',
+      'limit=101',
+      'label=novalue',
+    ]) {
       expect((await t.rest('GET', `/api/v1/agents?${bad}`, { token: key })).status, bad).toBe(400);
     }
     // 51 agents: the default page is 50 with a cursor, and a limit=1 walk sees each exactly once.
@@ -368,7 +504,11 @@ describe('listing', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { items: { id: string }[]; next_cursor: string | null } } = await t.rest('GET', `/api/v1/agents?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token: key });
+      const page: { body: { items: { id: string }[]; next_cursor: string | null } } = await t.rest(
+        'GET',
+        `/api/v1/agents?limit=7${cursor ? `&cursor=${cursor}` : ''}`,
+        { token: key },
+      );
       seen.push(...page.body.items.map((item) => item.id));
       cursor = page.body.next_cursor;
     } while (cursor);
@@ -378,7 +518,7 @@ describe('listing', () => {
     expect(seen).toContain(b.id);
   });
 
-  it("makes as many queries for 100 agents as for 1 (no per-row queries)", async () => {
+  it('makes as many queries for 100 agents as for 1 (no per-row queries)', async () => {
     const count = async (limit: number) => {
       const before = t.app.database.operationCount();
       const response = await t.rest('GET', `/api/v1/agents?limit=${limit}`);

@@ -75,8 +75,12 @@ describe('GET /api/v1/audit-events', () => {
 
   it('refuses bad limits, cursors and timestamps with 400 naming the parameter', async () => {
     for (const [query, field] of [
-      ['limit=0', 'limit'], ['limit=101', 'limit'], ['limit=ten', 'limit'], ['cursor=not-a-cursor!', 'cursor'],
-      ['cursor=eyJsIjoib3RoZXIiLCJrIjpbXX0', 'cursor'], ['created_after=yesterday', 'created_after'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['limit=ten', 'limit'],
+      ['cursor=not-a-cursor!', 'cursor'],
+      ['cursor=eyJsIjoib3RoZXIiLCJrIjpbXX0', 'cursor'],
+      ['created_after=yesterday', 'created_after'],
     ] as const) {
       const response = await t.rest('GET', `/api/v1/audit-events?${query}`);
       expect(response.status, query).toBe(400);
@@ -87,7 +91,9 @@ describe('GET /api/v1/audit-events', () => {
   });
 
   it('is served by GraphQL too', async () => {
-    const { data, errors } = await t.graphql('{ auditEvents(limit: 2, resourceKind: "workspace") { items { id action resourceId } nextCursor } }');
+    const { data, errors } = await t.graphql(
+      '{ auditEvents(limit: 2, resourceKind: "workspace") { items { id action resourceId } nextCursor } }',
+    );
     expect(errors).toBeUndefined();
     expect(data.auditEvents.items).toHaveLength(2);
     expect(data.auditEvents.nextCursor).toEqual(expect.any(String));

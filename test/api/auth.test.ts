@@ -11,7 +11,13 @@ beforeAll(async () => {
   t = await startTestApp();
   const other = await createWorkspace(t.app.deps, { name: 'other' });
   otherWorkspace = { id: other.workspace.id, apiKey: other.apiKey.token };
-  await createUser(t.app.deps, { email: 'Ada@Example.com', password: 'correct horse', workspaceId: t.workspaceId, role: 'writer', name: 'Ada' });
+  await createUser(t.app.deps, {
+    email: 'Ada@Example.com',
+    password: 'correct horse',
+    workspaceId: t.workspaceId,
+    role: 'writer',
+    name: 'Ada',
+  });
   await createUser(t.app.deps, { email: 'rita@example.com', password: 'reader pass', workspaceId: t.workspaceId, role: 'reader' });
 });
 afterAll(async () => {
@@ -21,7 +27,13 @@ afterAll(async () => {
 async function login(email: string, password: string) {
   const response = await t.rest('POST', '/api/auth/login', { token: null, body: { email, password } });
   expect(response.status).toBe(200);
-  return response.body as { token: string; session_id: string; expires_at: string; user: { id: string }; workspaces: { id: string; role: string }[] };
+  return response.body as {
+    token: string;
+    session_id: string;
+    expires_at: string;
+    user: { id: string };
+    workspaces: { id: string; role: string }[];
+  };
 }
 
 describe('API keys', () => {
@@ -68,7 +80,11 @@ describe('API keys', () => {
     const key = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read'] });
     const read = await t.rest('GET', '/api/v1/workspace', { token: key.token });
     expect(read.status).toBe(200);
-    const patch = await t.rest('PATCH', '/api/v1/workspace', { token: key.token, headers: { 'if-match': read.headers.get('etag')! }, body: { name: 'nope' } });
+    const patch = await t.rest('PATCH', '/api/v1/workspace', {
+      token: key.token,
+      headers: { 'if-match': read.headers.get('etag')! },
+      body: { name: 'nope' },
+    });
     expect(patch.status).toBe(403);
     expect(patch.body.error).toMatchObject({ code: 'permission_denied', details: { permission: 'admin' } });
     expect((await t.rest('GET', '/api/v1/workspace')).body.name).not.toBe('nope');
@@ -84,7 +100,11 @@ describe('login sessions', () => {
     expect(session.workspaces).toEqual([expect.objectContaining({ id: t.workspaceId, role: 'writer' })]);
     const response = await t.rest('GET', '/api/v1/workspace', { token: session.token, headers: { 'x-workspace-id': t.workspaceId } });
     expect(response.status).toBe(200);
-    const viewer = await t.graphql('{ viewer { principalId principalKind permissions } }', {}, { token: session.token, headers: { 'x-workspace-id': t.workspaceId } });
+    const viewer = await t.graphql(
+      '{ viewer { principalId principalKind permissions } }',
+      {},
+      { token: session.token, headers: { 'x-workspace-id': t.workspaceId } },
+    );
     expect(viewer.data.viewer).toEqual({ principalId: session.user.id, principalKind: 'user', permissions: ['read', 'run', 'write'] });
   });
 
@@ -102,7 +122,11 @@ describe('login sessions', () => {
     const session = await login('rita@example.com', 'reader pass');
     const headers = { 'x-workspace-id': t.workspaceId };
     const read = await t.rest('GET', '/api/v1/workspace', { token: session.token, headers });
-    const patch = await t.rest('PATCH', '/api/v1/workspace', { token: session.token, headers: { ...headers, 'if-match': read.headers.get('etag')! }, body: { name: 'x' } });
+    const patch = await t.rest('PATCH', '/api/v1/workspace', {
+      token: session.token,
+      headers: { ...headers, 'if-match': read.headers.get('etag')! },
+      body: { name: 'x' },
+    });
     expect(patch.status).toBe(403);
     expect(patch.body.error.code).toBe('permission_denied');
   });
@@ -116,7 +140,10 @@ describe('login sessions', () => {
   });
 
   it('refuse wrong passwords and unknown users alike, and bad bodies with 422', async () => {
-    for (const body of [{ email: 'ada@example.com', password: 'wrong' }, { email: 'nobody@example.com', password: 'correct horse' }]) {
+    for (const body of [
+      { email: 'ada@example.com', password: 'wrong' },
+      { email: 'nobody@example.com', password: 'correct horse' },
+    ]) {
       const response = await t.rest('POST', '/api/auth/login', { token: null, body });
       expect(response.status).toBe(401);
       expect(response.body.error.code).toBe('unauthenticated');
@@ -130,7 +157,11 @@ describe('login sessions', () => {
   });
 
   it('log in through the GraphQL mutation too', async () => {
-    const { data, errors } = await t.graphql('mutation { login(email: "ada@example.com", password: "correct horse") { token user { email } } }', {}, { token: null });
+    const { data, errors } = await t.graphql(
+      'mutation { login(email: "ada@example.com", password: "correct horse") { token user { email } } }',
+      {},
+      { token: null },
+    );
     expect(errors).toBeUndefined();
     expect(data.login.user.email).toBe('ada@example.com');
     const logout = await t.graphql('mutation { logout }', {}, { token: data.login.token });
@@ -140,7 +171,13 @@ describe('login sessions', () => {
 
 describe('graphql-ws', () => {
   function client(connectionParams: Record<string, unknown>): Client {
-    return createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
+    return createClient({
+      url: t.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams,
+      retryAttempts: 0,
+      lazy: true,
+    });
   }
 
   it('streams workspace changes to an authenticated subscriber', async () => {
@@ -148,14 +185,17 @@ describe('graphql-ws', () => {
     const received: any[] = [];
     let resolveFirst: () => void;
     const first = new Promise<void>((resolve) => (resolveFirst = resolve));
-    const unsubscribe = ws.subscribe({ query: 'subscription { workspaceUpdated { name version } }' }, {
-      next: (value) => {
-        received.push(value);
-        resolveFirst();
+    const unsubscribe = ws.subscribe(
+      { query: 'subscription { workspaceUpdated { name version } }' },
+      {
+        next: (value) => {
+          received.push(value);
+          resolveFirst();
+        },
+        error: (error) => received.push({ error }),
+        complete: () => undefined,
       },
-      error: (error) => received.push({ error }),
-      complete: () => undefined,
-    });
+    );
     // graphql-ws does not acknowledge a subscription: change the workspace until the first change arrives.
     let changes = 0;
     let sawFirst = false;
@@ -174,15 +214,22 @@ describe('graphql-ws', () => {
   });
 
   it('refuses a connection without a valid credential', async () => {
-    for (const params of [{}, { authorization: 'Bearer wsk_nope' }, { authorization: `Bearer ${t.apiKey}`, 'x-workspace-id': otherWorkspace.id }]) {
+    for (const params of [
+      {},
+      { authorization: 'Bearer wsk_nope' },
+      { authorization: `Bearer ${t.apiKey}`, 'x-workspace-id': otherWorkspace.id },
+    ]) {
       const ws = client(params);
       const outcome = await new Promise<{ code?: number; data?: unknown }>((resolve) => {
         ws.on('closed', (event) => resolve({ code: (event as { code: number }).code }));
-        ws.subscribe({ query: 'subscription { workspaceUpdated { name } }' }, {
-          next: (data) => resolve({ data }),
-          error: (error) => resolve({ code: (error as { code?: number }).code }),
-          complete: () => undefined,
-        });
+        ws.subscribe(
+          { query: 'subscription { workspaceUpdated { name } }' },
+          {
+            next: (data) => resolve({ data }),
+            error: (error) => resolve({ code: (error as { code?: number }).code }),
+            complete: () => undefined,
+          },
+        );
       });
       expect(outcome.data).toBeUndefined();
       expect(outcome.code).toBe(4403);

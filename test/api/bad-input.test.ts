@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 /** Sends `body` as raw text (so `\u0000` and `\ud800` escapes arrive exactly as written). */
-async function raw(method: string, path: string, options: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null } = {}) {
+async function raw(
+  method: string,
+  path: string,
+  options: { body?: string | Buffer; headers?: Record<string, string>; token?: string | null } = {},
+) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
   const token = options.token === undefined ? t.apiKey : options.token;
   if (token) headers.authorization = `Bearer ${token}`;
@@ -71,12 +75,18 @@ describe('1. NUL bytes never reach PostgreSQL', () => {
   it('refuses NUL in a GraphQL variable and in a string literal, naming the argument', async () => {
     graphqlInvalid(await t.graphql('query($q: String) { agents(q: $q) { items { id } } }', { q: 'a\u0000' }), 'q');
     graphqlInvalid(await t.graphql('query { agents(q: "a\\u0000") { items { id } } }'), 'q');
-    graphqlInvalid(await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { title: 'a\u0000' } }), 'title');
+    graphqlInvalid(
+      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { title: 'a\u0000' } }),
+      'title',
+    );
   });
 
   it('refuses an X-Workspace-ID with NUL sent by a graphql-ws-style caller (the check is in authentication)', async () => {
     const { authenticate } = await import('../../src/services/auth.js');
-    await expect(authenticate(t.app.deps, `Bearer ${t.apiKey}`, 'wsp_\u0000')).rejects.toMatchObject({ code: 'invalid_argument', details: { field: 'X-Workspace-ID' } });
+    await expect(authenticate(t.app.deps, `Bearer ${t.apiKey}`, 'wsp_\u0000')).rejects.toMatchObject({
+      code: 'invalid_argument',
+      details: { field: 'X-Workspace-ID' },
+    });
   });
 });
 
@@ -95,13 +105,23 @@ describe('2. malformed percent-encoding in a path', () => {
 describe('3. bodies that do not decode under their Content-Encoding', () => {
   it('answers 400 on workspace routes and 422 on the unauthenticated login', async () => {
     for (const encoding of ['deflate', 'gzip', 'br']) {
-      expectInvalid(await raw('POST', '/api/v1/sessions', { body: Buffer.from('garbage'), headers: { 'content-encoding': encoding } }), 'body');
-      const login = await raw('POST', '/api/auth/login', { body: Buffer.from('garbage'), headers: { 'content-encoding': encoding }, token: null });
+      expectInvalid(
+        await raw('POST', '/api/v1/sessions', { body: Buffer.from('garbage'), headers: { 'content-encoding': encoding } }),
+        'body',
+      );
+      const login = await raw('POST', '/api/auth/login', {
+        body: Buffer.from('garbage'),
+        headers: { 'content-encoding': encoding },
+        token: null,
+      });
       expect(login.status).toBe(422);
       expect(login.body.detail[0].loc).toEqual(['body']);
     }
     // A body that does decode is read as usual.
-    const ok = await raw('POST', '/api/v1/sessions', { body: deflateSync('{"title":"compressed"}'), headers: { 'content-encoding': 'deflate' } });
+    const ok = await raw('POST', '/api/v1/sessions', {
+      body: deflateSync('{"title":"compressed"}'),
+      headers: { 'content-encoding': 'deflate' },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.title).toBe('compressed');
   });
@@ -111,8 +131,14 @@ describe('4. lone surrogates', () => {
   it('refuses them in text, labels and free-form payloads (REST) and in a GraphQL variable', async () => {
     expectInvalid(await raw('POST', '/api/v1/sessions', { body: '{"title":"a\\ud800b"}' }), 'title');
     expectInvalid(await raw('POST', '/api/v1/sessions', { body: '{"labels":{"team":"\\udc00"}}' }), 'labels.team');
-    expectInvalid(await raw('POST', '/api/v1/agents', { body: `{"name":"x","config":{"model":"dev","model_settings":{"stop":["\\ud83d"]}}}` }), 'config.model_settings.stop.0');
-    graphqlInvalid(await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { labels: { a: '\ud800' } } }), 'labels.a');
+    expectInvalid(
+      await raw('POST', '/api/v1/agents', { body: `{"name":"x","config":{"model":"dev","model_settings":{"stop":["\\ud83d"]}}}` }),
+      'config.model_settings.stop.0',
+    );
+    graphqlInvalid(
+      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { labels: { a: '\ud800' } } }),
+      'labels.a',
+    );
     // A surrogate pair is a character like any other.
     const ok = await raw('POST', '/api/v1/sessions', { body: '{"title":"\\ud83d\\ude00"}' });
     expect(ok.status).toBe(201);
@@ -127,7 +153,10 @@ describe('5. deeply nested JSON', () => {
     const agent = await raw('POST', '/api/v1/agents', { body: `{"name":"x","config":{"model":"dev","model_settings":${deep(3000)}}}` });
     expect(agent.status).toBe(400);
     expect(agent.body.error.details).toMatchObject({ field: 'config.model_settings.a.a…', max_depth: 64 });
-    const resume = await raw('POST', '/api/v1/runs/run_00000000000000000000000000/resume', { body: `{"calls":${deep(5000)}}`, headers: { 'idempotency-key': 'k1' } });
+    const resume = await raw('POST', '/api/v1/runs/run_00000000000000000000000000/resume', {
+      body: `{"calls":${deep(5000)}}`,
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(resume.status).toBe(400);
     expect(resume.body.error.details.max_depth).toBe(64);
     // 60 levels inside the body are fine.
@@ -137,7 +166,8 @@ describe('5. deeply nested JSON', () => {
 
   it('refuses a GraphQL variable nested 20,000 levels, and a document nested too deep', async () => {
     const response = await fetch(`${t.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
       body: `{"query":"mutation($input: SessionInput!) { createSession(input: $input) { id } }","variables":{"input":{"labels":${deep(20_000)}}}}`,
     });
     const body = (await response.json()) as { errors: { extensions: Record<string, any> }[] };
@@ -159,7 +189,9 @@ describe('6. timestamps out of range', () => {
         expect(response.status, `${path} ${value} ${JSON.stringify(response.body)}`).toBe(200);
       }
     }
-    const graphql = await t.graphql('query($after: DateTime) { runs(createdAfter: $after) { items { id } } }', { after: '0000-01-01T00:00:00Z' });
+    const graphql = await t.graphql('query($after: DateTime) { runs(createdAfter: $after) { items { id } } }', {
+      after: '0000-01-01T00:00:00Z',
+    });
     graphqlInvalid(graphql, 'after');
   });
 });
@@ -174,13 +206,34 @@ describe('limits that came with these fixes', () => {
 
   it('enforces the documented length limits on names, descriptions and provider_model', async () => {
     const big = 'x'.repeat(900_000);
-    expectInvalid(await raw('POST', '/api/v1/model-providers', { body: JSON.stringify({ type: 'development', name: 'p', description: big }) }), 'description');
-    expectInvalid(await raw('POST', '/api/v1/model-providers', { body: JSON.stringify({ type: 'development', name: 'n'.repeat(201) }) }), 'name');
-    const provider = await raw('POST', '/api/v1/model-providers', { body: JSON.stringify({ type: 'development', name: 'p', description: 'd'.repeat(4000) }) });
+    expectInvalid(
+      await raw('POST', '/api/v1/model-providers', { body: JSON.stringify({ type: 'development', name: 'p', description: big }) }),
+      'description',
+    );
+    expectInvalid(
+      await raw('POST', '/api/v1/model-providers', { body: JSON.stringify({ type: 'development', name: 'n'.repeat(201) }) }),
+      'name',
+    );
+    const provider = await raw('POST', '/api/v1/model-providers', {
+      body: JSON.stringify({ type: 'development', name: 'p', description: 'd'.repeat(4000) }),
+    });
     expect(provider.status).toBe(201);
-    expectInvalid(await raw('POST', '/api/v1/models', { body: JSON.stringify({ key: 'm1', provider_id: provider.body.id, provider_model: 'm'.repeat(257) }) }), 'provider_model');
-    expectInvalid(await raw('POST', '/api/v1/models', { body: JSON.stringify({ key: 'm1', provider_id: provider.body.id, provider_model: 'echo', name: 'n'.repeat(201) }) }), 'name');
-    expectInvalid(await raw('PATCH', '/api/v1/models/dev', { body: JSON.stringify({ provider_model: big }), headers: { 'if-match': '*' } }), 'provider_model');
+    expectInvalid(
+      await raw('POST', '/api/v1/models', {
+        body: JSON.stringify({ key: 'm1', provider_id: provider.body.id, provider_model: 'm'.repeat(257) }),
+      }),
+      'provider_model',
+    );
+    expectInvalid(
+      await raw('POST', '/api/v1/models', {
+        body: JSON.stringify({ key: 'm1', provider_id: provider.body.id, provider_model: 'echo', name: 'n'.repeat(201) }),
+      }),
+      'name',
+    );
+    expectInvalid(
+      await raw('PATCH', '/api/v1/models/dev', { body: JSON.stringify({ provider_model: big }), headers: { 'if-match': '*' } }),
+      'provider_model',
+    );
     expectInvalid(await raw('POST', '/api/v1/memories', { body: JSON.stringify({ name: 'm', description: big }) }), 'description');
     expectInvalid(await raw('POST', '/api/v1/sessions', { body: JSON.stringify({ title: 't'.repeat(501) }) }), 'title');
   });
@@ -209,11 +262,15 @@ describe('limits that came with these fixes', () => {
 
   it('answers headers over the limit with 431 and the JSON error body', async () => {
     const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
-      const req = request(`${t.url}/api/v1/workspace`, { headers: { authorization: `Bearer ${t.apiKey}`, 'x-padding': 'p'.repeat(20_000) } }, (res) => {
-        let body = '';
-        res.on('data', (chunk) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
-      });
+      const req = request(
+        `${t.url}/api/v1/workspace`,
+        { headers: { authorization: `Bearer ${t.apiKey}`, 'x-padding': 'p'.repeat(20_000) } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -69,17 +69,55 @@ const deepJson = (depth: number, leaf = '"x"') => '{"a":'.repeat(depth) + leaf +
 const nastyString = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
-  fc.constantFrom('a\u0000b', '\u0000', '\ud800', 'x\udc00y', '\udbff', 'a\u0000\ud800', '', ' ', '\t\n', '%00', '"quoted"', 'agt_01J00000000000000000000000', 'wsp_x', '*'),
+  fc.constantFrom(
+    'a\u0000b',
+    '\u0000',
+    '\ud800',
+    'x\udc00y',
+    '\udbff',
+    'a\u0000\ud800',
+    '',
+    ' ',
+    '\t\n',
+    '%00',
+    '"quoted"',
+    'agt_01J00000000000000000000000',
+    'wsp_x',
+    '*',
+  ),
   fc.integer({ min: 300, max: 8_000 }).map((n) => 'x'.repeat(n)),
   fc.constant('y'.repeat(200_000)),
-  fc.constantFrom('0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '10000-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '-000001-01-01T00:00:00Z', '2026-01-31T12:00:00Z'),
+  fc.constantFrom(
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    '10000-01-01T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '-000001-01-01T00:00:00Z',
+    '2026-01-31T12:00:00Z',
+  ),
 );
 
 /** JSON values for body fields: wrong types, nasty text, deep nesting (built as text, so the generator never recurses). */
 const nastyValue: fc.Arbitrary<{ json: string }> = fc.oneof(
   nastyString.map((s) => ({ json: JSON.stringify(s) })),
   fc.jsonValue({ maxDepth: 3 }).map((v) => ({ json: JSON.stringify(v) ?? 'null' })),
-  fc.constantFrom('null', 'true', '0', '-1', '1e308', '[]', '{}', '[null]', '{"model":"dev"}', '{"":"x"}', '{"a\\u0000":"b"}', '{"k":"\\ud800"}', '"\\ud800"', '"a\\u0000b"')
+  fc
+    .constantFrom(
+      'null',
+      'true',
+      '0',
+      '-1',
+      '1e308',
+      '[]',
+      '{}',
+      '[null]',
+      '{"model":"dev"}',
+      '{"":"x"}',
+      '{"a\\u0000":"b"}',
+      '{"k":"\\ud800"}',
+      '"\\ud800"',
+      '"a\\u0000b"',
+    )
     .map((json) => ({ json })),
   fc.integer({ min: 60, max: 25_000 }).map((depth) => ({ json: deepJson(depth) })),
   fc.dictionary(fc.string({ maxLength: 8 }), nastyString, { maxKeys: 4 }).map((v) => ({ json: JSON.stringify(v) })),
@@ -99,9 +137,27 @@ function templates(): Record<string, Record<string, unknown>> {
     'PATCH /api/v1/workspace': { name: 'Workspace', description: 'd', labels: { team: 'core' } },
     'POST /api/v1/model-providers': { type: 'development', name: 'p', description: 'd', labels: { a: 'b' } },
     'PATCH /api/v1/model-providers/:provider_id': { name: 'p', description: 'd', labels: { a: 'b' } },
-    'POST /api/v1/models': { key: 'k', provider_id: known.provider_id![0], provider_model: 'echo', name: 'n', description: 'd', settings: { temperature: 0.5 } },
-    'PATCH /api/v1/models/:model_key': { name: 'n', description: 'd', provider_model: 'echo', settings: { temperature: 0.5 }, labels: { a: 'b' } },
-    'POST /api/v1/agents': { name: 'A', description: 'd', labels: { a: 'b' }, config: { model: 'dev', instructions: 'be brief', model_settings: { temperature: 1 } } },
+    'POST /api/v1/models': {
+      key: 'k',
+      provider_id: known.provider_id![0],
+      provider_model: 'echo',
+      name: 'n',
+      description: 'd',
+      settings: { temperature: 0.5 },
+    },
+    'PATCH /api/v1/models/:model_key': {
+      name: 'n',
+      description: 'd',
+      provider_model: 'echo',
+      settings: { temperature: 0.5 },
+      labels: { a: 'b' },
+    },
+    'POST /api/v1/agents': {
+      name: 'A',
+      description: 'd',
+      labels: { a: 'b' },
+      config: { model: 'dev', instructions: 'be brief', model_settings: { temperature: 1 } },
+    },
     'PATCH /api/v1/agents/:agent_id': { name: 'A', description: 'd', labels: { a: 'b' } },
     'POST /api/v1/agents/:agent_id/revisions': { note: 'n', config: { model: 'dev', model_settings: { temperature: 1 } } },
     'POST /api/v1/skills': { name: 'S', description: 'd', content: { name: 's', instructions: '# x' } },
@@ -113,7 +169,11 @@ function templates(): Record<string, Record<string, unknown>> {
     'PATCH /api/v1/threads/:thread_id': { labels: { a: 'b' } },
     'POST /api/v1/runs': { agent_id: known.agent_id![0], input: text, labels: { a: 'b' }, options: { labels: { a: 'b' } } },
     'PATCH /api/v1/runs/:run_id': { labels: { a: 'b' } },
-    'POST /api/v1/runs/:run_id/resume': { input: text, calls: { call_1: { status: 'returned', value: { ok: true } } }, approvals: { call_2: { action: 'approve' } } },
+    'POST /api/v1/runs/:run_id/resume': {
+      input: text,
+      calls: { call_1: { status: 'returned', value: { ok: true } } },
+      approvals: { call_2: { action: 'approve' } },
+    },
     'POST /api/v1/runs/:run_id/fork': { payload: text, options: { labels: { a: 'b' } } },
     'POST /api/v1/threads/:thread_id/inbox': { payload: text, delivery: 'queue', options: { labels: { a: 'b' } } },
     'PATCH /api/v1/threads/:thread_id/inbox/:entry_id': { payload: text, options: {} },
@@ -132,7 +192,8 @@ function templates(): Record<string, Record<string, unknown>> {
 function memberPaths(value: Record<string, unknown>, prefix: string[] = [], out: string[][] = []): string[][] {
   for (const [key, member] of Object.entries(value)) {
     out.push([...prefix, key]);
-    if (member && typeof member === 'object' && !Array.isArray(member)) memberPaths(member as Record<string, unknown>, [...prefix, key], out);
+    if (member && typeof member === 'object' && !Array.isArray(member))
+      memberPaths(member as Record<string, unknown>, [...prefix, key], out);
   }
   return out;
 }
@@ -154,7 +215,18 @@ function templatedBody(template: Record<string, unknown>): fc.Arbitrary<Body> {
   const where = fc.oneof(
     fc.constantFrom(...paths),
     // A new member inside an object member (labels, config.model_settings, options…) or at the top.
-    fc.tuple(fc.constantFrom([], ...paths.filter((p) => { let n: unknown = template; for (const k of p) n = (n as Record<string, unknown>)[k]; return !!n && typeof n === 'object' && !Array.isArray(n); })), fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('a\u0000', '\ud800', 'k'.repeat(500))))
+    fc
+      .tuple(
+        fc.constantFrom(
+          [],
+          ...paths.filter((p) => {
+            let n: unknown = template;
+            for (const k of p) n = (n as Record<string, unknown>)[k];
+            return !!n && typeof n === 'object' && !Array.isArray(n);
+          }),
+        ),
+        fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('a\u0000', '\ud800', 'k'.repeat(500))),
+      )
       .map(([parent, key]) => [...parent, key]),
   );
   return fc.oneof(
@@ -164,19 +236,48 @@ function templatedBody(template: Record<string, unknown>): fc.Arbitrary<Body> {
 }
 
 function bodyArbitrary(fields: string[], template?: Record<string, unknown>): fc.Arbitrary<Body> {
-  const fieldNames = fields.length ? fc.oneof(fc.constantFrom(...fields), fc.constantFrom(...fields), fc.string({ maxLength: 10 })) : fc.string({ maxLength: 10 });
-  const object = fc.array(fc.tuple(fieldNames, nastyValue), { maxLength: 5 })
+  const fieldNames = fields.length
+    ? fc.oneof(fc.constantFrom(...fields), fc.constantFrom(...fields), fc.string({ maxLength: 10 }))
+    : fc.string({ maxLength: 10 });
+  const object = fc
+    .array(fc.tuple(fieldNames, nastyValue), { maxLength: 5 })
     .map((pairs) => ({ text: `{${pairs.map(([key, value]) => `${JSON.stringify(key)}:${value.json}`).join(',')}}` }));
-  const rawText = fc.oneof(
-    fc.constantFrom('[]', '[{}]', '{', '}', 'null', '"x"', '1', 'not json', '{"a":1,}', '\u0000', '{"a":"\\ud800"}', '{"title":"a\\u0000b"}', '{"name":"\\udfff"}'),
-    fc.integer({ min: 1000, max: 30_000 }).map((depth) => deepJson(depth)),
-    fc.integer({ min: 1000, max: 30_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
-    fc.string({ maxLength: 40 }),
-  ).map((text) => ({ text }));
-  const encoded = fc.tuple(fc.constantFrom('deflate', 'gzip', 'br', 'compress', 'identity, gzip'), fc.boolean(), fc.string({ maxLength: 30 })).map(([encoding, valid, text]) => ({
-    text: valid ? (encoding === 'br' ? brotliCompressSync(text) : encoding === 'gzip' ? gzipSync(text) : encoding === 'deflate' ? deflateSync(text) : Buffer.from(text)) : Buffer.from(`garbage ${text}`),
-    contentEncoding: encoding,
-  }));
+  const rawText = fc
+    .oneof(
+      fc.constantFrom(
+        '[]',
+        '[{}]',
+        '{',
+        '}',
+        'null',
+        '"x"',
+        '1',
+        'not json',
+        '{"a":1,}',
+        '\u0000',
+        '{"a":"\\ud800"}',
+        '{"title":"a\\u0000b"}',
+        '{"name":"\\udfff"}',
+      ),
+      fc.integer({ min: 1000, max: 30_000 }).map((depth) => deepJson(depth)),
+      fc.integer({ min: 1000, max: 30_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
+      fc.string({ maxLength: 40 }),
+    )
+    .map((text) => ({ text }));
+  const encoded = fc
+    .tuple(fc.constantFrom('deflate', 'gzip', 'br', 'compress', 'identity, gzip'), fc.boolean(), fc.string({ maxLength: 30 }))
+    .map(([encoding, valid, text]) => ({
+      text: valid
+        ? encoding === 'br'
+          ? brotliCompressSync(text)
+          : encoding === 'gzip'
+            ? gzipSync(text)
+            : encoding === 'deflate'
+              ? deflateSync(text)
+              : Buffer.from(text)
+        : Buffer.from(`garbage ${text}`),
+      contentEncoding: encoding,
+    }));
   const odd = fc.constantFrom<Body>(
     { text: '{"a":1}', contentType: 'text/plain' },
     { text: 'a=1&b=2', contentType: 'application/x-www-form-urlencoded' },
@@ -200,8 +301,26 @@ function pathValue(param: string): fc.Arbitrary<string> {
   const real = known[param]?.length ? fc.constantFrom(...known[param]!).map(encodeURIComponent) : fc.constant('x');
   return fc.oneof(
     { weight: 4, arbitrary: real },
-    { weight: 2, arbitrary: fc.constantFrom('%00', 'a%00b', '%E0%A4%A', '%ff%fe', '%ED%A0%80', '%', '%zz', '..', '%2F', '%F0%9F%98%80', 'agt_00000000000000000000000000') },
-    { weight: 2, arbitrary: nastyString.filter((s) => s.length < 6000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '%00',
+        'a%00b',
+        '%E0%A4%A',
+        '%ff%fe',
+        '%ED%A0%80',
+        '%',
+        '%zz',
+        '..',
+        '%2F',
+        '%F0%9F%98%80',
+        'agt_00000000000000000000000000',
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: nastyString.filter((s) => s.length < 6000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 200, max: 5000 }).map((n) => 'z'.repeat(n)) },
   );
 }
@@ -212,20 +331,41 @@ function queryArbitrary(reads: { name: string; kind: string }[]): fc.Arbitrary<s
   const valid: Record<string, fc.Arbitrary<string>> = {
     int: fc.constantFrom('1', '10', '100', '0', '-1', '101', '1.5', '99999999999999999999', 'ten'),
     bool: fc.constantFrom('true', 'false', 'yes', ''),
-    date: fc.constantFrom('2026-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-01-01', 'yesterday', '275760-09-13T00:00:00Z'),
+    date: fc.constantFrom(
+      '2026-01-01T00:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '2026-01-01',
+      'yesterday',
+      '275760-09-13T00:00:00Z',
+    ),
     list: fc.constantFrom('team:core', 'k:%00', ':', 'k', 'a:b,c:d'),
     text: fc.constantFrom('abc', 'queued,running', 'completed'),
   };
   const cursor = fc.oneof(
     fc.string({ maxLength: 30 }).map((s) => encodeURIComponent(Buffer.from(s).toString('base64url'))),
     fc.jsonValue({ maxDepth: 2 }).map((v) => Buffer.from(JSON.stringify({ l: 'agents', k: v }) ?? 'null').toString('base64url')),
-    fc.constantFrom(Buffer.from('{"l":"agents","k":["\\u0000"]}').toString('base64url'), Buffer.from('{"l":"runs","k":[1e300]}').toString('base64url'), '%00', '!!!'),
+    fc.constantFrom(
+      Buffer.from('{"l":"agents","k":["\\u0000"]}').toString('base64url'),
+      Buffer.from('{"l":"runs","k":[1e300]}').toString('base64url'),
+      '%00',
+      '!!!',
+    ),
   );
-  const one = fc.constantFrom(...reads).chain(({ name, kind }) => fc.oneof(
-    { weight: 3, arbitrary: name === 'cursor' ? cursor : valid[kind] ?? valid.text! },
-    { weight: 2, arbitrary: fc.constantFrom('%00', 'a%00b', '%E0%A4%A', '%ff', '%ED%A0%80', '') },
-    { weight: 2, arbitrary: nastyString.filter((s) => s.length < 4000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))) },
-  ).map((value) => fc.constantFrom(`${name}=${value}`, `${name}=${value}&${name}=${value}`, `${name}[x]=${value}`, `${name}[]=${value}`)).chain((a) => a));
+  const one = fc.constantFrom(...reads).chain(({ name, kind }) =>
+    fc
+      .oneof(
+        { weight: 3, arbitrary: name === 'cursor' ? cursor : (valid[kind] ?? valid.text!) },
+        { weight: 2, arbitrary: fc.constantFrom('%00', 'a%00b', '%E0%A4%A', '%ff', '%ED%A0%80', '') },
+        {
+          weight: 2,
+          arbitrary: nastyString.filter((s) => s.length < 4000).map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))),
+        },
+      )
+      .map((value) => fc.constantFrom(`${name}=${value}`, `${name}=${value}&${name}=${value}`, `${name}[x]=${value}`, `${name}[]=${value}`))
+      .chain((a) => a),
+  );
   return fc.array(one, { maxLength: 3 }).map((parts) => parts.join('&'));
 }
 
@@ -244,30 +384,52 @@ function caseArbitrary(schema: import('graphql').GraphQLSchema, documents: Retur
     const params = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
     const reads = queryReadsOf(route);
     const fields = bodyFieldsOf(route, schema, documents);
-    const headerValue = fc.oneof(fc.constantFrom('*', '"x:1"', 'W/"x:1"', '"x', '\xff\xfe', 'a'.repeat(600), ''), fc.string({ maxLength: 20 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')));
-    return fc.record({
-      params: fc.tuple(...params.map(pathValue), fc.constant('')),
-      query: route.method === 'GET' || reads.length ? queryArbitrary(reads) : fc.constant(''),
-      headers: fc.record({
-        authorization: fc.oneof(
-          { weight: 12, arbitrary: fc.constant(`Bearer ${t.apiKey}`) },
-          { weight: 1, arbitrary: fc.constant(`Bearer ${readOnlyKey}`) },
-          { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', 'Basic abc', 'Bearer wsk_\xff', `Bearer ${t.apiKey}x`, 'Bearer wsl_nothing') },
-        ),
-        'x-workspace-id': fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(t.workspaceId, 'wsp_x', '\xff', 'a'.repeat(300)) }),
-        'if-match': fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 3, arbitrary: fc.constant('*') }, { weight: 1, arbitrary: headerValue }),
-        'idempotency-key': fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 12 }).map((k) => `key-${k.replace(/[^!-~]/g, '')}`) }, { weight: 1, arbitrary: headerValue }),
-        'x-request-id': fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: headerValue }),
-      }),
-      body: route.method === 'GET' ? fc.constant<Body>(null) : bodyArbitrary(fields, template),
-    }).map(({ params, query, headers, body }): Case => {
-      let index = 0;
-      const path = route.path.replace(/:([A-Za-z_]+)/g, () => params[index++]!);
-      return {
-        method: route.method, path: query ? `${path}?${query}` : path, surface: route.surface,
-        headers: Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== '')), body,
-      };
-    });
+    const headerValue = fc.oneof(
+      fc.constantFrom('*', '"x:1"', 'W/"x:1"', '"x', '\xff\xfe', 'a'.repeat(600), ''),
+      fc.string({ maxLength: 20 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+    );
+    return fc
+      .record({
+        params: fc.tuple(...params.map(pathValue), fc.constant('')),
+        query: route.method === 'GET' || reads.length ? queryArbitrary(reads) : fc.constant(''),
+        headers: fc.record({
+          authorization: fc.oneof(
+            { weight: 12, arbitrary: fc.constant(`Bearer ${t.apiKey}`) },
+            { weight: 1, arbitrary: fc.constant(`Bearer ${readOnlyKey}`) },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom('', 'Bearer', 'Basic abc', 'Bearer wsk_\xff', `Bearer ${t.apiKey}x`, 'Bearer wsl_nothing'),
+            },
+          ),
+          'x-workspace-id': fc.oneof(
+            { weight: 6, arbitrary: fc.constant('') },
+            { weight: 1, arbitrary: fc.constantFrom(t.workspaceId, 'wsp_x', '\xff', 'a'.repeat(300)) },
+          ),
+          'if-match': fc.oneof(
+            { weight: 1, arbitrary: fc.constant('') },
+            { weight: 3, arbitrary: fc.constant('*') },
+            { weight: 1, arbitrary: headerValue },
+          ),
+          'idempotency-key': fc.oneof(
+            { weight: 1, arbitrary: fc.constant('') },
+            { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 12 }).map((k) => `key-${k.replace(/[^!-~]/g, '')}`) },
+            { weight: 1, arbitrary: headerValue },
+          ),
+          'x-request-id': fc.oneof({ weight: 6, arbitrary: fc.constant('') }, { weight: 1, arbitrary: headerValue }),
+        }),
+        body: route.method === 'GET' ? fc.constant<Body>(null) : bodyArbitrary(fields, template),
+      })
+      .map(({ params, query, headers, body }): Case => {
+        let index = 0;
+        const path = route.path.replace(/:([A-Za-z_]+)/g, () => params[index++]!);
+        return {
+          method: route.method,
+          path: query ? `${path}?${query}` : path,
+          surface: route.surface,
+          headers: Object.fromEntries(Object.entries(headers).filter(([, value]) => value !== '')),
+          body,
+        };
+      });
   });
   return fc.oneof(...perRoute);
 }
@@ -286,7 +448,8 @@ async function send(c: Case): Promise<{ status: number; text: string; contentTyp
 
 /** The properties: no 5xx; a 4xx has the documented body of its surface. */
 function check(c: Case, response: { status: number; text: string; contentType: string }) {
-  const show = () => `${c.method} ${c.path.slice(0, 300)} ${JSON.stringify(c.headers).slice(0, 300)} body=${c.body ? String(typeof c.body.text === 'string' ? c.body.text : `<${c.body.text.length} bytes ${c.body.contentEncoding ?? ''}>`).slice(0, 300) : 'none'} → ${response.status} ${response.text.slice(0, 500)}`;
+  const show = () =>
+    `${c.method} ${c.path.slice(0, 300)} ${JSON.stringify(c.headers).slice(0, 300)} body=${c.body ? String(typeof c.body.text === 'string' ? c.body.text : `<${c.body.text.length} bytes ${c.body.contentEncoding ?? ''}>`).slice(0, 300) : 'none'} → ${response.status} ${response.text.slice(0, 500)}`;
   expect(response.status, show()).toBeLessThan(500);
   if (response.status < 400) return;
   expect(response.contentType, show()).toMatch(/^application\/json/);
@@ -301,7 +464,8 @@ function check(c: Case, response: { status: number; text: string; contentType: s
   expect(typeof body.error?.code === 'string' && typeof body.error?.message === 'string', show()).toBe(true);
   expect(KNOWN_CODES.has(body.error.code), show()).toBe(true);
   expect(ERROR_STATUS[body.error.code as keyof typeof ERROR_STATUS], show()).toBe(response.status);
-  if (c.surface === 'support') expect(body.error.code, `${show()}: the support API answers validation failures with 422`).not.toBe('invalid_argument');
+  if (c.surface === 'support')
+    expect(body.error.code, `${show()}: the support API answers validation failures with 422`).not.toBe('invalid_argument');
   expect(response.text.length, `${show()}: bounded echo`).toBeLessThan(4_000);
 }
 
@@ -323,8 +487,15 @@ beforeAll(async () => {
   const memory = await t.rest('POST', '/api/v1/memories', { body: { name: 'notes' } });
   const run = await post('/api/v1/runs', { agent_id: agent.id, thread_id: thread.id, input: { content: [{ type: 'text', text: 'hi' }] } });
   Object.assign(known, {
-    agent_id: [agent.id], revision_id: [agent.default_revision_id, skill.default_revision_id], skill_id: [skill.id],
-    provider_id: [provider.id], model_key: ['dev'], session_id: [session.id], thread_id: [thread.id], kind: ['model', 'web', 'memory'], run_id: [run.id],
+    agent_id: [agent.id],
+    revision_id: [agent.default_revision_id, skill.default_revision_id],
+    skill_id: [skill.id],
+    provider_id: [provider.id],
+    model_key: ['dev'],
+    session_id: [session.id],
+    thread_id: [thread.id],
+    kind: ['model', 'web', 'memory'],
+    run_id: [run.id],
     ...(memory.status < 300 ? { memory_id: [memory.body.id] } : {}),
   });
 });
@@ -355,10 +526,18 @@ async function fuzz(RUNS: number) {
   if (details.failed) {
     // fast-check's own report prints the whole batch (bodies of hundreds of KB): report the failing request only.
     const failure = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    expect.fail(`fuzz failed after ${details.numRuns} batches; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath}):\n${failure.slice(0, 3000)}`);
+    expect.fail(
+      `fuzz failed after ${details.numRuns} batches; replay with FUZZ_SEED=${details.seed} (path ${details.counterexamplePath}):\n${failure.slice(0, 3000)}`,
+    );
   }
   expect(sent).toBeGreaterThanOrEqual(RUNS * BATCH);
-  if (process.env.FUZZ_STATS) console.log([...outcomes].sort((a, b) => b[1] - a[1]).map(([key, count]) => `${count}\t${key}`).join('\n'));
+  if (process.env.FUZZ_STATS)
+    console.log(
+      [...outcomes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([key, count]) => `${count}\t${key}`)
+        .join('\n'),
+    );
 
   // Healthy afterwards: liveness, and a normal authenticated read.
   expect((await fetch(`${t.url}/healthz`)).status).toBe(200);

@@ -27,12 +27,20 @@ const anonymous = { token: null };
 const messages = (response: { errors?: { message: string }[] }) => (response.errors ?? []).map((error) => error.message).join('\n');
 
 async function post(body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
   // Server-sent events carry each result as `data: {…}`; the first one is the answer here.
-  const json = contentType.startsWith('text/event-stream') ? /^data: (.*)$/m.exec(text)?.[1] ?? '{}' : text;
-  return { status: response.status, contentType, body: JSON.parse(json) as { data?: unknown; errors?: { message: string; extensions?: Record<string, any> }[] } };
+  const json = contentType.startsWith('text/event-stream') ? (/^data: (.*)$/m.exec(text)?.[1] ?? '{}') : text;
+  return {
+    status: response.status,
+    contentType,
+    body: JSON.parse(json) as { data?: unknown; errors?: { message: string; extensions?: Record<string, any> }[] },
+  };
 }
 
 describe('anonymous callers', () => {
@@ -51,7 +59,11 @@ describe('anonymous callers', () => {
       expect(response.data ?? null, query).toBeNull();
     }
     // Open fields, one per operation: one sign-in attempt per request, not ten.
-    const twice = await t.graphql('mutation { a: login(email: "limits@example.com", password: "x") { token } b: login(email: "limits@example.com", password: "y") { token } }', {}, anonymous);
+    const twice = await t.graphql(
+      'mutation { a: login(email: "limits@example.com", password: "x") { token } b: login(email: "limits@example.com", password: "y") { token } }',
+      {},
+      anonymous,
+    );
     expect(twice.status).toBe(400);
     expect(twice.errors?.[0]?.message).toMatch(/without a credential an operation may select one root field/);
     // An unknown credential is no better than none.
@@ -65,11 +77,21 @@ describe('anonymous callers', () => {
     expect(login.data.login.token).toMatch(/^wsl_/);
     const pairing = await t.graphql(
       'mutation($input: PairingRequestInput!) { requestDevicePairing(input: $input) { pairingId pollSecret } }',
-      { input: { deviceName: 'limits-box', platform: 'linux-x64', publicKey: 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=' } },
+      {
+        input: {
+          deviceName: 'limits-box',
+          platform: 'linux-x64',
+          publicKey: 'MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=',
+        },
+      },
       anonymous,
     );
     expect(pairing.errors).toBeUndefined();
-    const poll = await t.graphql('mutation($s: String!) { pollDevicePairing(pollSecret: $s) { status } }', { s: pairing.data.requestDevicePairing.pollSecret }, anonymous);
+    const poll = await t.graphql(
+      'mutation($s: String!) { pollDevicePairing(pollSecret: $s) { status } }',
+      { s: pairing.data.requestDevicePairing.pollSecret },
+      anonymous,
+    );
     expect(poll.data.pollDevicePairing.status).toBe('pending');
   });
 
@@ -79,7 +101,11 @@ describe('anonymous callers', () => {
     expect(messages(hidden)).toMatch(/Cannot query field "tokn"/);
     expect(messages(hidden)).not.toMatch(/Did you mean/);
     // Variables are checked during execution: no suggestions there either.
-    const variables = await t.graphql('mutation($input: PairingRequestInput!) { requestDevicePairing(input: $input) { pairingId } }', { input: { deviceNam: 'x', platform: 'p', publicKey: 'k' } }, anonymous);
+    const variables = await t.graphql(
+      'mutation($input: PairingRequestInput!) { requestDevicePairing(input: $input) { pairingId } }',
+      { input: { deviceNam: 'x', platform: 'p', publicKey: 'k' } },
+      anonymous,
+    );
     expect(variables.status).toBe(400);
     expect(messages(variables)).toMatch(/deviceNam/);
     expect(messages(variables)).not.toMatch(/Did you mean/);
@@ -139,7 +165,8 @@ describe('document limits (defaults)', () => {
   });
 
   it('cost: at most 5000 (objects 2, scalars 1, times 1.5 per level)', async () => {
-    const spreads = (n: number) => `{ viewer { ${'...V '.repeat(n)} } } fragment V on Viewer { principalId principalKind workspaceId organizationId permissions }`;
+    const spreads = (n: number) =>
+      `{ viewer { ${'...V '.repeat(n)} } } fragment V on Viewer { principalId principalKind workspaceId organizationId permissions }`;
     expect((await t.graphql(spreads(200))).status).toBe(200); // cost 4,577
     const over = await t.graphql(spreads(250));
     expect(over.status).toBe(400);
@@ -172,15 +199,28 @@ describe('document limits (defaults)', () => {
   });
 
   it('subscriptions: one root field, over SSE and graphql-ws alike; limits hold on graphql-ws too', async () => {
-    const sse = await post({ query: 'subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }' }, { authorization: `Bearer ${t.apiKey}`, accept: 'text/event-stream' });
+    const sse = await post(
+      { query: 'subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }' },
+      { authorization: `Bearer ${t.apiKey}`, accept: 'text/event-stream' },
+    );
     expect(messages(sse.body)).toMatch(/must select only one top level field/);
     expect(sse.status).toBe(400);
 
-    const ws = createClient({ url: t.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` }, retryAttempts: 0, lazy: true, lazyCloseTimeout: 60_000 });
+    const ws = createClient({
+      url: t.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${t.apiKey}` },
+      retryAttempts: 0,
+      lazy: true,
+      lazyCloseTimeout: 60_000,
+    });
     // One connection for both operations (a lazy client would otherwise close it between them).
     const outcome = (query: string) =>
       new Promise<unknown>((resolve) => {
-        ws.subscribe({ query }, { next: (value) => resolve({ next: value }), error: (error) => resolve(error), complete: () => resolve('complete') });
+        ws.subscribe(
+          { query },
+          { next: (value) => resolve({ next: value }), error: (error) => resolve(error), complete: () => resolve('complete') },
+        );
       });
     // Each refusal is the operation's error (the socket stays open), never a closed connection.
     const refused = async (query: string, message: RegExp) => {
@@ -189,11 +229,16 @@ describe('document limits (defaults)', () => {
       expect(errors[0]!.message).toMatch(message);
       expect(errors[0]!.extensions).toEqual({ code: 'invalid_argument' });
     };
-    await refused('subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }', /must select only one top level field/);
+    await refused(
+      'subscription { a: runStatus(runId: "run_x") { status } b: runStatus(runId: "run_y") { status } }',
+      /must select only one top level field/,
+    );
     await refused(`{ viewer { ${fields(101, (i) => `a${i}: principalId`)} } }`, /Aliases limit of 100 exceeded/);
     await refused(`{ viewer { ${'principalId '.repeat(2001)} } }`, /Token limit of 2000 exceeded/);
     await refused('{ viewer { principalId ', /Syntax Error/);
-    expect(await outcome('{ viewer { principalId } }')).toEqual({ next: { data: { viewer: { principalId: expect.stringMatching(/^key_/) } } } });
+    expect(await outcome('{ viewer { principalId } }')).toEqual({
+      next: { data: { viewer: { principalId: expect.stringMatching(/^key_/) } } },
+    });
     await ws.dispose();
   });
 });
@@ -254,9 +299,16 @@ describe('a configured service: GRAPHQL_TIMEOUT_MS=4000, GRAPHQL_INTROSPECTION=p
   beforeAll(async () => {
     // A model server that never answers until the test is over: a probe against it can only end
     // by the deadline (4 s) or by the probe's own timeout (10 s), so the outcome is not a race.
-    hanging = createServer((_req, res) => void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}')));
+    hanging = createServer(
+      (_req, res) => void released.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}')),
+    );
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
-    slow = await startTestApp({ graphqlTimeoutMs: 4000, graphqlIntrospection: 'public', graphiql: true, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    slow = await startTestApp({
+      graphqlTimeoutMs: 4000,
+      graphqlIntrospection: 'public',
+      graphiql: true,
+      allowPlainHttpEndpoints: ['127.0.0.1'],
+    });
   });
   afterAll(async () => {
     release();
@@ -269,10 +321,14 @@ describe('a configured service: GRAPHQL_TIMEOUT_MS=4000, GRAPHQL_INTROSPECTION=p
     // Set up through a second instance on the same database without the deadline: on a loaded
     // machine even a quick write may take longer than the deadline under test.
     const setup = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] }, slow);
-    const created = await setup.rest('POST', '/api/v1/model-providers', { body: { name: 'hangs', type: 'openai_compatible', config: { base_url: base } } });
+    const created = await setup.rest('POST', '/api/v1/model-providers', {
+      body: { name: 'hangs', type: 'openai_compatible', config: { base_url: base } },
+    });
     await setup.stop();
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const viaGraphQL = await slow.graphql('mutation($id: ID!) { testProvider(kind: "model", id: $id) { status } }', { id: created.body.id });
+    const viaGraphQL = await slow.graphql('mutation($id: ID!) { testProvider(kind: "model", id: $id) { status } }', {
+      id: created.body.id,
+    });
     expect(viaGraphQL.status).toBe(504);
     expect(viaGraphQL.errors?.[0]?.extensions?.code).toBe('deadline_exceeded');
     const viaRest = await slow.rest('POST', `/api/v1/model-providers/${created.body.id}/test`);

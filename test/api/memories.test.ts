@@ -33,7 +33,10 @@ describe('memories', () => {
     expect(created.headers.get('etag')).toBe(`"${created.body.id}:1"`);
     const provider = await t.rest('GET', `/api/v1/memory-providers/${created.body.provider_id}`);
     expect(provider.body).toMatchObject({ type: 'builtin', kind: 'memory' });
-    const patched = await t.rest('PATCH', `/api/v1/memories/${created.body.id}`, { headers: { 'if-match': created.headers.get('etag')! }, body: { name: 'Runbooks' } });
+    const patched = await t.rest('PATCH', `/api/v1/memories/${created.body.id}`, {
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { name: 'Runbooks' },
+    });
     expect(patched.body).toMatchObject({ name: 'Runbooks', version: 2 });
     expect((await t.rest('GET', '/api/v1/memories?q=runbook')).body.items.map((m: { id: string }) => m.id)).toContain(created.body.id);
     expect((await t.rest('DELETE', `/api/v1/memories/${created.body.id}`)).status).toBe(405);
@@ -46,7 +49,11 @@ describe('records', () => {
     const added = await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'The deploy runbook lives in the wiki.' } });
     expect(added.status).toBe(201);
     expect(added.body.id.length).toBeLessThanOrEqual(256);
-    expect(added.body.provenance).toMatchObject({ content_matches: true, created: { principal_id: expect.stringMatching(/^key_/), run_id: null }, last_write: { principal_id: expect.any(String) } });
+    expect(added.body.provenance).toMatchObject({
+      content_matches: true,
+      created: { principal_id: expect.stringMatching(/^key_/), run_id: null },
+      last_write: { principal_id: expect.any(String) },
+    });
     // The stored provenance keeps a SHA-256 of the created text, not a second copy of it.
     const stored = await t.app.deps.db.memoryRecord.findFirstOrThrow({ where: { namespace: m.id, id: added.body.id } });
     expect(stored.provenance).toMatchObject({ created_text_sha256: sha256Hex('The deploy runbook lives in the wiki.') });
@@ -62,9 +69,15 @@ describe('records', () => {
     for (const bad of ['limit=0', 'limit=101']) expect((await t.rest('GET', `/api/v1/memories/${m.id}/records?${bad}`)).status).toBe(400);
     // Replace: last writer wins under concurrent PUTs; no version.
     const id = 'runbook/deploy';
-    const writes = await Promise.all(Array.from({ length: 8 }, (_, i) => t.rest('PUT', `/api/v1/memories/${m.id}/records/${encodeURIComponent(id)}`, { body: { text: `version ${i}` } })));
+    const writes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.rest('PUT', `/api/v1/memories/${m.id}/records/${encodeURIComponent(id)}`, { body: { text: `version ${i}` } }),
+      ),
+    );
     expect(writes.every((w) => w.status === 200)).toBe(true);
-    const finalText = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'version' } })).body.items.find((r: { id: string }) => r.id === id)?.text;
+    const finalText = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'version' } })).body.items.find(
+      (r: { id: string }) => r.id === id,
+    )?.text;
     expect(writes.map((w) => w.body.text)).toContain(finalText);
     const replaced = await t.rest('PUT', `/api/v1/memories/${m.id}/records/${encodeURIComponent(id)}`, { body: { text: 'final' } });
     expect(replaced.body).toMatchObject({ id, text: 'final', provenance: { content_matches: false } });
@@ -82,34 +95,68 @@ describe('records', () => {
     const added = await t.rest('POST', `/api/v1/memories/${m.id}/records`, { token: writer, body: { text: 'Backups run nightly.' } });
     expect(added.status).toBe(201);
     expect(added.body.score).toBe(0);
-    expect(added.body.provenance.created).toMatchObject({ principal_name: 'ci-writer', run_id: null, attempt_id: null, tool_call_id: null });
+    expect(added.body.provenance.created).toMatchObject({
+      principal_name: 'ci-writer',
+      run_id: null,
+      attempt_id: null,
+      tool_call_id: null,
+    });
     expect((await t.rest('GET', `/api/v1/memories/${m.id}/records`)).body.items.map((r: { score: number }) => r.score)).toEqual([0]);
-    expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'backups nightly' } })).body.items[0].score).toBeGreaterThan(0);
+    expect(
+      (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'backups nightly' } })).body.items[0].score,
+    ).toBeGreaterThan(0);
 
     const login = async (email: string, name?: string) => {
-      await createUser(t.app.deps, { email, password: 'correct horse', workspaceId: t.workspaceId, role: 'writer', ...(name ? { name } : {}) });
+      await createUser(t.app.deps, {
+        email,
+        password: 'correct horse',
+        workspaceId: t.workspaceId,
+        role: 'writer',
+        ...(name ? { name } : {}),
+      });
       const session = await t.rest('POST', '/api/auth/login', { token: null, body: { email, password: 'correct horse' } });
       expect(session.status, JSON.stringify(session.body)).toBe(200);
       return session.body.token as string;
     };
     const ada = await login('ada@example.com', 'Ada Lovelace');
     const path = `/api/v1/memories/${m.id}/records/${added.body.id}`;
-    const byAda = await t.rest('PUT', path, { token: ada, headers: { 'x-workspace-id': t.workspaceId }, body: { text: 'Backups run at 02:00.' } });
-    expect(byAda.body.provenance).toMatchObject({ created: { principal_name: 'ci-writer' }, last_write: { principal_name: 'Ada Lovelace', principal_id: expect.stringMatching(/^usr_/) } });
+    const byAda = await t.rest('PUT', path, {
+      token: ada,
+      headers: { 'x-workspace-id': t.workspaceId },
+      body: { text: 'Backups run at 02:00.' },
+    });
+    expect(byAda.body.provenance).toMatchObject({
+      created: { principal_name: 'ci-writer' },
+      last_write: { principal_name: 'Ada Lovelace', principal_id: expect.stringMatching(/^usr_/) },
+    });
     const nameless = await login('grace@example.com');
-    const byGrace = await t.rest('PUT', path, { token: nameless, headers: { 'x-workspace-id': t.workspaceId }, body: { text: 'Backups run at 03:00.' } });
+    const byGrace = await t.rest('PUT', path, {
+      token: nameless,
+      headers: { 'x-workspace-id': t.workspaceId },
+      body: { text: 'Backups run at 03:00.' },
+    });
     expect(byGrace.body.provenance.last_write.principal_name).toBe('grace@example.com');
   });
 
   it('search by similarity: relevant records first, with scores; typos still match', async () => {
     const m = (await memory('Search')).body;
-    const texts = ['Postgres backups run nightly at 02:00 UTC', 'The cafeteria serves lunch at noon', 'Restore a postgres backup with pg_restore', 'Kubernetes pods restart on failure'];
+    const texts = [
+      'Postgres backups run nightly at 02:00 UTC',
+      'The cafeteria serves lunch at noon',
+      'Restore a postgres backup with pg_restore',
+      'Kubernetes pods restart on failure',
+    ];
     for (const text of texts) await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } });
     const result = await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgres backup' } });
     expect(result.status).toBe(200);
     const found = result.body.items as { text: string; score: number }[];
     expect(found.length).toBeGreaterThanOrEqual(2);
-    expect(found.slice(0, 2).map((r) => r.text).sort()).toEqual([texts[0], texts[2]].sort());
+    expect(
+      found
+        .slice(0, 2)
+        .map((r) => r.text)
+        .sort(),
+    ).toEqual([texts[0], texts[2]].sort());
     expect(found.every((r) => r.score > 0 && r.score <= 1)).toBe(true);
     expect([...found].sort((a, b) => b.score - a.score)).toEqual(found);
     expect(found.map((r) => r.text)).not.toContain(texts[1]);
@@ -128,20 +175,28 @@ describe('records', () => {
     expect(created.status).toBe(201);
     expect(created.body.embedding_model).toBe('embedder');
     const m = created.body;
-    const texts = ['Nightly PostgreSQL backups are kept for thirty days', 'Lunch is served at noon in the cafeteria', 'Restoring databases from backups takes an hour'];
+    const texts = [
+      'Nightly PostgreSQL backups are kept for thirty days',
+      'Lunch is served at noon in the cafeteria',
+      'Restoring databases from backups takes an hour',
+    ];
     for (const text of texts) await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } });
     const stored = await t.app.deps.db.memoryRecord.findMany({ where: { namespace: m.id }, select: { embedding: true } });
     expect(stored.every((row) => row.embedding.length === 256)).toBe(true);
-    const result = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } })).body.items as { text: string; score: number }[];
+    const result = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } }))
+      .body.items as { text: string; score: number }[];
     expect(result[0]!.text).toBe(texts[0]);
     expect(result.map((r) => r.text)).not.toContain(texts[1]);
     expect([...result].sort((a, b) => b.score - a.score)).toEqual(result);
     // A later write is seen by the next search (the in-process vector index follows the table).
     await t.rest('PUT', `/api/v1/memories/${m.id}/records/late`, { body: { text: 'PostgreSQL backup retention policy: thirty days' } });
-    const again = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } })).body.items;
+    const again = (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'postgresql backup retention' } })).body
+      .items;
     expect(again[0].id).toBe('late');
     // Embedding models must exist and be able to embed.
-    const anthropic = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'anthropic', name: 'a', credential: { api_key: 'k' } } })).body;
+    const anthropic = (
+      await t.rest('POST', '/api/v1/model-providers', { body: { type: 'anthropic', name: 'a', credential: { api_key: 'k' } } })
+    ).body;
     await t.rest('POST', '/api/v1/models', { body: { key: 'claude', provider_id: anthropic.id, provider_model: 'claude' } });
     expect((await t.rest('POST', '/api/v1/memories', { body: { name: 'x', embedding_model: 'claude' } })).status).toBe(400);
     expect((await t.rest('POST', '/api/v1/memories', { body: { name: 'x', embedding_model: 'nope' } })).status).toBe(404);
@@ -151,8 +206,11 @@ describe('records', () => {
     const m = (await memory()).body;
     const record = (await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'secret plan' } })).body;
     const calls: [string, string, unknown?][] = [
-      ['GET', `/api/v1/memories/${m.id}`], ['PATCH', `/api/v1/memories/${m.id}`, { name: 'x' }], ['GET', `/api/v1/memories/${m.id}/records`],
-      ['POST', `/api/v1/memories/${m.id}/records`, { text: 'x' }], ['PUT', `/api/v1/memories/${m.id}/records/${record.id}`, { text: 'x' }],
+      ['GET', `/api/v1/memories/${m.id}`],
+      ['PATCH', `/api/v1/memories/${m.id}`, { name: 'x' }],
+      ['GET', `/api/v1/memories/${m.id}/records`],
+      ['POST', `/api/v1/memories/${m.id}/records`, { text: 'x' }],
+      ['PUT', `/api/v1/memories/${m.id}/records/${record.id}`, { text: 'x' }],
       ['POST', `/api/v1/memories/${m.id}/records/search`, { query: 'plan' }],
     ];
     for (const [method, path, body] of calls) {
@@ -160,7 +218,9 @@ describe('records', () => {
     }
     expect((await t.rest('GET', '/api/v1/memories', { token: otherKey })).body.items).toEqual([]);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { token: readOnly, body: { text: 'x' } })).status).toBe(403);
-    expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { token: readOnly, body: { query: 'plan' } })).status).toBe(200);
+    expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { token: readOnly, body: { query: 'plan' } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -169,7 +229,10 @@ describe('search at scale', () => {
   async function vectorMemory(name: string) {
     if (!embedderReady) {
       const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'dev for scale' } })).body;
-      expect((await t.rest('POST', '/api/v1/models', { body: { key: 'scale-embedder', provider_id: provider.id, provider_model: 'hash-256' } })).status).toBe(201);
+      expect(
+        (await t.rest('POST', '/api/v1/models', { body: { key: 'scale-embedder', provider_id: provider.id, provider_model: 'hash-256' } }))
+          .status,
+      ).toBe(201);
       embedderReady = true;
     }
     const created = await t.rest('POST', '/api/v1/memories', { body: { name, embedding_model: 'scale-embedder' } });
@@ -183,7 +246,9 @@ describe('search at scale', () => {
   };
   async function addMany(app: TestApp, memoryId: string, texts: string[]) {
     for (let i = 0; i < texts.length; i += 20) {
-      const added = await Promise.all(texts.slice(i, i + 20).map((text) => app.rest('POST', `/api/v1/memories/${memoryId}/records`, { body: { text } })));
+      const added = await Promise.all(
+        texts.slice(i, i + 20).map((text) => app.rest('POST', `/api/v1/memories/${memoryId}/records`, { body: { text } })),
+      );
       expect(added.every((r) => r.status === 201)).toBe(true);
     }
   }
@@ -192,35 +257,62 @@ describe('search at scale', () => {
     const other = await startTestApp({}, t);
     try {
       const m = await vectorMemory('Shared');
-      await addMany(t, m.id, ['Invoices are sent on the first of the month', 'The VPN needs a hardware token', 'Coffee machine on floor three']);
+      await addMany(t, m.id, [
+        'Invoices are sent on the first of the month',
+        'The VPN needs a hardware token',
+        'Coffee machine on floor three',
+      ]);
       expect((await search(t, m.id, 'hardware token for the vpn'))[0]!.text).toBe('The VPN needs a hardware token'); // this instance's index is built
       // A record added through the other instance is found by this one's next search...
-      const added = await other.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'Quarterly budget review with finance' } });
+      const added = await other.rest('POST', `/api/v1/memories/${m.id}/records`, {
+        body: { text: 'Quarterly budget review with finance' },
+      });
       expect(added.status).toBe(201);
       expect((await search(t, m.id, 'quarterly budget review finance'))[0]!.id).toBe(added.body.id);
       // ...and so is a replacement: the old text's vector is gone, the new one is found.
       const vpn = (await search(t, m.id, 'hardware token for the vpn'))[0]!;
-      expect((await other.rest('PUT', `/api/v1/memories/${m.id}/records/${vpn.id}`, { body: { text: 'Parking permits are renewed in March' } })).status).toBe(200);
+      expect(
+        (await other.rest('PUT', `/api/v1/memories/${m.id}/records/${vpn.id}`, { body: { text: 'Parking permits are renewed in March' } }))
+          .status,
+      ).toBe(200);
       const afterReplace = await search(t, m.id, 'parking permits renewed march');
       expect(afterReplace[0]).toMatchObject({ id: vpn.id, text: 'Parking permits are renewed in March' });
       expect((await search(t, m.id, 'hardware token for the vpn')).map((r) => r.text)).not.toContain('The VPN needs a hardware token');
       // The other instance searches the same records (its own index, built on first use).
       expect((await search(other, m.id, 'parking permits renewed march'))[0]!.id).toBe(vpn.id);
       // A deletion (no API deletes records; storage may) makes indexes reload rather than serve it.
-      await t.app.deps.db.memoryRecord.delete({ where: { providerId_namespace_id: { providerId: (await t.rest('GET', `/api/v1/memories/${m.id}`)).body.provider_id, namespace: m.id, id: added.body.id } } });
-      for (const app of [t, other]) expect((await search(app, m.id, 'quarterly budget review finance')).map((r) => r.id)).not.toContain(added.body.id);
+      await t.app.deps.db.memoryRecord.delete({
+        where: {
+          providerId_namespace_id: {
+            providerId: (await t.rest('GET', `/api/v1/memories/${m.id}`)).body.provider_id,
+            namespace: m.id,
+            id: added.body.id,
+          },
+        },
+      });
+      for (const app of [t, other])
+        expect((await search(app, m.id, 'quarterly budget review finance')).map((r) => r.id)).not.toContain(added.body.id);
       expect((await search(t, m.id, 'parking permits renewed march'))[0]!.id).toBe(vpn.id);
     } finally {
       await other.stop();
     }
   });
 
-  it('corrects misspelled words against the memory\'s own words, also words of replaced records', async () => {
+  it("corrects misspelled words against the memory's own words, also words of replaced records", async () => {
     const m = (await memory('Spelling')).body;
-    const texts = ['Restore a postgres backup with pg_restore', 'Rotate the API tokens every quarter', 'The cafeteria serves lunch at noon'];
+    const texts = [
+      'Restore a postgres backup with pg_restore',
+      'Rotate the API tokens every quarter',
+      'The cafeteria serves lunch at noon',
+    ];
     const ids: string[] = [];
     for (const text of texts) ids.push((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text } })).body.id);
-    const search = async (query: string) => (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query } })).body.items as { id: string; text: string; score: number }[];
+    const search = async (query: string) =>
+      (await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query } })).body.items as {
+        id: string;
+        text: string;
+        score: number;
+      }[];
     // One misspelled word among correct ones, and two misspelled words.
     expect((await search('restor postgres'))[0]?.text).toBe(texts[0]);
     expect((await search('rotat the api tokns'))[0]?.text).toBe(texts[1]);
@@ -235,26 +327,41 @@ describe('search at scale', () => {
     expect((await search('kuberntes upgrade'))[0]).toMatchObject({ id: ids[2], text: 'Kubernetes upgrades happen on Tuesdays' });
   });
 
-  it('bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first', { tags: ['slow'] }, async () => {
-    // More records match the query word than the full-text candidate cap; the best record is written
-    // last, so it is not among the candidates taken from the index — the vector part finds it and its
-    // lexical score is computed exactly.
-    const m = await vectorMemory('Crowded');
-    await addMany(t, m.id, Array.from({ length: LEXICAL_CANDIDATE_CAP + 20 }, (_, i) => `entry ${i} of the ledger mentions kiwi among other things like pears and plums`));
-    const best = (await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'kiwi' } })).body;
-    const found = await search(t, m.id, 'kiwi', 5);
-    expect(found).toHaveLength(5);
-    expect(found[0]!.id).toBe(best.id);
-    expect(found.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
-    expect([...found].sort((a, b) => b.score - a.score)).toEqual(found);
-    // Without an embedding model: full-text matches beyond the cap are not all ranked, but every
-    // result matches, and a limit beyond the candidates still answers with what matched.
-    const plain = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Crowded, lexical' } })).body;
-    await addMany(t, plain.id, Array.from({ length: LEXICAL_CANDIDATE_CAP + 20 }, (_, i) => `entry ${i} mentions kiwi`));
-    const lexical = await search(t, plain.id, 'kiwi', 100);
-    expect(lexical).toHaveLength(100);
-    expect(lexical.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
-    // A repeated query word changes nothing (the full-text query uses distinct words).
-    expect((await search(t, plain.id, 'kiwi KIWI kiwi', 100)).map((r) => r.score)).toEqual(lexical.map((r) => r.score));
-  });
+  it(
+    'bounds the lexical work yet ranks by exact scores: a strong match outside the full-text candidates still comes first',
+    { tags: ['slow'] },
+    async () => {
+      // More records match the query word than the full-text candidate cap; the best record is written
+      // last, so it is not among the candidates taken from the index — the vector part finds it and its
+      // lexical score is computed exactly.
+      const m = await vectorMemory('Crowded');
+      await addMany(
+        t,
+        m.id,
+        Array.from(
+          { length: LEXICAL_CANDIDATE_CAP + 20 },
+          (_, i) => `entry ${i} of the ledger mentions kiwi among other things like pears and plums`,
+        ),
+      );
+      const best = (await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'kiwi' } })).body;
+      const found = await search(t, m.id, 'kiwi', 5);
+      expect(found).toHaveLength(5);
+      expect(found[0]!.id).toBe(best.id);
+      expect(found.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
+      expect([...found].sort((a, b) => b.score - a.score)).toEqual(found);
+      // Without an embedding model: full-text matches beyond the cap are not all ranked, but every
+      // result matches, and a limit beyond the candidates still answers with what matched.
+      const plain = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Crowded, lexical' } })).body;
+      await addMany(
+        t,
+        plain.id,
+        Array.from({ length: LEXICAL_CANDIDATE_CAP + 20 }, (_, i) => `entry ${i} mentions kiwi`),
+      );
+      const lexical = await search(t, plain.id, 'kiwi', 100);
+      expect(lexical).toHaveLength(100);
+      expect(lexical.every((r) => r.text.includes('kiwi') && r.score > 0 && r.score <= 1)).toBe(true);
+      // A repeated query word changes nothing (the full-text query uses distinct words).
+      expect((await search(t, plain.id, 'kiwi KIWI kiwi', 100)).map((r) => r.score)).toEqual(lexical.map((r) => r.score));
+    },
+  );
 });

@@ -31,8 +31,17 @@ beforeAll(async () => {
       await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined);
       return;
     }
-    const authorized = req.headers.authorization === `Bearer ${SECRET}` || req.headers.authorization === `Token ${SECRET}` || req.headers['x-goog-api-key'] === SECRET || req.headers['api-key'] === SECRET;
-    if (!authorized) return void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `bad key ${String(req.headers.authorization ?? req.headers['x-goog-api-key'] ?? req.headers['api-key'])}` }));
+    const authorized =
+      req.headers.authorization === `Bearer ${SECRET}` ||
+      req.headers.authorization === `Token ${SECRET}` ||
+      req.headers['x-goog-api-key'] === SECRET ||
+      req.headers['api-key'] === SECRET;
+    if (!authorized)
+      return void res.writeHead(401, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: `bad key ${String(req.headers.authorization ?? req.headers['x-goog-api-key'] ?? req.headers['api-key'])}`,
+        }),
+      );
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [], models: [] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -52,7 +61,10 @@ async function probe(kind: string, body: Record<string, unknown>) {
 
 describe('provider probes', () => {
   it('OpenAI: GET /models with the bearer key', async () => {
-    expect(await probe('model', { type: 'openai', config: { base_url: `${base}/v1` }, credential: { api_key: SECRET } })).toEqual({ status: 'succeeded', message: null });
+    expect(await probe('model', { type: 'openai', config: { base_url: `${base}/v1` }, credential: { api_key: SECRET } })).toEqual({
+      status: 'succeeded',
+      message: null,
+    });
     expect(seen.at(-1)).toMatchObject({ path: '/v1/models', headers: { authorization: `Bearer ${SECRET}` } });
     const failed = await probe('model', { type: 'openai', config: { base_url: `${base}/v1` }, credential: { api_key: `${SECRET}-wrong` } });
     expect(failed.status).toBe('failed');
@@ -60,17 +72,35 @@ describe('provider probes', () => {
   });
 
   it('Gemini: GET /models with x-goog-api-key', async () => {
-    expect((await probe('model', { type: 'google', config: { base_url: `${base}/v1beta` }, credential: { api_key: SECRET } })).status).toBe('succeeded');
+    expect((await probe('model', { type: 'google', config: { base_url: `${base}/v1beta` }, credential: { api_key: SECRET } })).status).toBe(
+      'succeeded',
+    );
     expect(seen.at(-1)).toMatchObject({ path: '/v1beta/models?pageSize=1', headers: { 'x-goog-api-key': SECRET } });
   });
 
   it('Azure OpenAI: GET /models with api-key and api-version', async () => {
-    expect((await probe('model', { type: 'azure', config: { base_url: `${base}/openai`, api_version: '2024-10-21' }, credential: { api_key: SECRET } })).status).toBe('succeeded');
+    expect(
+      (
+        await probe('model', {
+          type: 'azure',
+          config: { base_url: `${base}/openai`, api_version: '2024-10-21' },
+          credential: { api_key: SECRET },
+        })
+      ).status,
+    ).toBe('succeeded');
     expect(seen.at(-1)).toMatchObject({ path: '/openai/models?api-version=2024-10-21', headers: { 'api-key': SECRET } });
   });
 
   it('Bedrock and web types are unsupported; an unreachable provider fails with a time-bounded message', async () => {
-    expect((await probe('model', { type: 'bedrock', config: { region: 'eu-west-1' }, credential: { access_key_id: 'AKIA', secret_access_key: SECRET } })).status).toBe('unsupported');
+    expect(
+      (
+        await probe('model', {
+          type: 'bedrock',
+          config: { region: 'eu-west-1' },
+          credential: { access_key_id: 'AKIA', secret_access_key: SECRET },
+        })
+      ).status,
+    ).toBe('unsupported');
     expect((await probe('web', { type: 'brave', credential: { api_key: SECRET } })).status).toBe('unsupported');
     const unreachable = await probe('model', { type: 'openai_compatible', config: { base_url: 'http://127.0.0.1:1/v1' } });
     expect(unreachable).toMatchObject({ status: 'failed', message: expect.stringMatching(/could not reach/) });
@@ -96,7 +126,10 @@ describe('provider probes', () => {
     try {
       const created = await allowed.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'local', config } });
       expect(created.status).toBe(201);
-      expect((await allowed.rest('POST', `/api/v1/connector-providers/${created.body.id}/test`)).body).toEqual({ status: 'succeeded', message: '2 tools' });
+      expect((await allowed.rest('POST', `/api/v1/connector-providers/${created.body.id}/test`)).body).toEqual({
+        status: 'succeeded',
+        message: '2 tools',
+      });
     } finally {
       await allowed.stop();
     }

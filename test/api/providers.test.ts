@@ -41,10 +41,17 @@ describe('provider types', () => {
       }
     }
     const models = (await t.rest('GET', '/api/v1/provider-types/model')).body.items;
-    expect(models.map((m: { type: string }) => m.type)).toEqual(expect.arrayContaining(['openai', 'openai_compatible', 'anthropic', 'google', 'azure', 'bedrock', 'development']));
-    expect(models.find((m: { type: string }) => m.type === 'openai').model_apis.map((a: { api: string }) => a.api)).toEqual(['responses', 'chat']);
+    expect(models.map((m: { type: string }) => m.type)).toEqual(
+      expect.arrayContaining(['openai', 'openai_compatible', 'anthropic', 'google', 'azure', 'bedrock', 'development']),
+    );
+    expect(models.find((m: { type: string }) => m.type === 'openai').model_apis.map((a: { api: string }) => a.api)).toEqual([
+      'responses',
+      'chat',
+    ]);
     expect((await t.rest('GET', '/api/v1/provider-types/web')).body.items[0].operations).toEqual(expect.any(Array));
-    expect((await t.rest('GET', '/api/v1/provider-types/environment')).body.items.find((e: { type: string }) => e.type === 'docker')).toMatchObject({ supports_managed_instances: true, supports_stop: true });
+    expect(
+      (await t.rest('GET', '/api/v1/provider-types/environment')).body.items.find((e: { type: string }) => e.type === 'docker'),
+    ).toMatchObject({ supports_managed_instances: true, supports_stop: true });
     expect((await t.rest('GET', '/api/v1/provider-types/quantum')).status).toBe(404);
   });
 });
@@ -52,10 +59,23 @@ describe('provider types', () => {
 describe('model providers', () => {
   it('keep credentials write-only and sealed, and probe the real endpoint', async () => {
     const created = await t.rest('POST', '/api/v1/model-providers', {
-      body: { type: 'openai_compatible', name: 'Loop', config: { base_url: `${openai.url}/v1` }, credential: { api_key: openai.apiKey }, extra_headers: { 'X-Team': 'core' } },
+      body: {
+        type: 'openai_compatible',
+        name: 'Loop',
+        config: { base_url: `${openai.url}/v1` },
+        credential: { api_key: openai.apiKey },
+        extra_headers: { 'X-Team': 'core' },
+      },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ kind: 'model', type: 'openai_compatible', credential_configured: true, extra_headers_configured: true, enabled: true, version: 1 });
+    expect(created.body).toMatchObject({
+      kind: 'model',
+      type: 'openai_compatible',
+      credential_configured: true,
+      extra_headers_configured: true,
+      enabled: true,
+      version: 1,
+    });
     expect(JSON.stringify(created.body)).not.toContain(openai.apiKey);
     expect(created.headers.get('etag')).toBe(`"${created.body.id}:1"`);
     // Never in plaintext in the database: the whole row and the audit trail.
@@ -73,7 +93,10 @@ describe('model providers', () => {
     expect(probe.headers.authorization).toBe(`Bearer ${openai.apiKey}`);
     expect(probe.headers['x-team']).toBe('core');
     // A wrong key: failed, with a message that carries no secret.
-    const wrong = await t.rest('PATCH', `/api/v1/model-providers/${created.body.id}`, { headers: { 'if-match': created.headers.get('etag')! }, body: { credential: { api_key: 'sk-wrong-key-123' } } });
+    const wrong = await t.rest('PATCH', `/api/v1/model-providers/${created.body.id}`, {
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { credential: { api_key: 'sk-wrong-key-123' } },
+    });
     expect(wrong.body.version).toBe(2);
     const failed = await t.rest('POST', `/api/v1/model-providers/${created.body.id}/test`);
     expect(failed.body.status).toBe('failed');
@@ -84,32 +107,58 @@ describe('model providers', () => {
   });
 
   it('apply the PATCH credential rules', async () => {
-    const created = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: 'Rules', config: { base_url: `${openai.url}/v1` }, credential: { api_key: 'k1' }, extra_headers: { 'X-A': '1' } } });
+    const created = await t.rest('POST', '/api/v1/model-providers', {
+      body: {
+        type: 'openai_compatible',
+        name: 'Rules',
+        config: { base_url: `${openai.url}/v1` },
+        credential: { api_key: 'k1' },
+        extra_headers: { 'X-A': '1' },
+      },
+    });
     let etag = created.headers.get('etag')!;
     const id = created.body.id;
-    const keepsSecret = await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { name: 'Renamed' } });
+    const keepsSecret = await t.rest('PATCH', `/api/v1/model-providers/${id}`, {
+      headers: { 'if-match': etag },
+      body: { name: 'Renamed' },
+    });
     expect(keepsSecret.body).toMatchObject({ name: 'Renamed', credential_configured: true, extra_headers_configured: true });
     etag = keepsSecret.headers.get('etag')!;
     const newBase = { base_url: `http://127.0.0.1:1/v1` };
     const refused = await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { config: newBase } });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'invalid_argument', details: { missing: ['credential', 'extra_headers'] } });
-    const half = await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { config: newBase, credential: { api_key: 'k2' } } });
+    const half = await t.rest('PATCH', `/api/v1/model-providers/${id}`, {
+      headers: { 'if-match': etag },
+      body: { config: newBase, credential: { api_key: 'k2' } },
+    });
     expect(half.body.error.details.missing).toEqual(['extra_headers']);
-    const ok = await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { config: newBase, credential: null, extra_headers: { 'X-B': '2' } } });
+    const ok = await t.rest('PATCH', `/api/v1/model-providers/${id}`, {
+      headers: { 'if-match': etag },
+      body: { config: newBase, credential: null, extra_headers: { 'X-B': '2' } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ config: newBase, credential_configured: false, extra_headers_configured: true });
-    const noop = await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': ok.headers.get('etag')! }, body: { config: newBase } });
+    const noop = await t.rest('PATCH', `/api/v1/model-providers/${id}`, {
+      headers: { 'if-match': ok.headers.get('etag')! },
+      body: { config: newBase },
+    });
     expect(noop.body.version).toBe(ok.body.version);
-    expect((await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { name: 'stale' } })).status).toBe(412);
+    expect(
+      (await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { name: 'stale' } })).status,
+    ).toBe(412);
     expect((await t.rest('DELETE', `/api/v1/model-providers/${id}`)).status).toBe(405);
   });
 
   it('enforce the endpoint policy and the schemas, naming the field', async () => {
-    const plain = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: 'x', config: { base_url: 'http://localhost:11434/v1' } } });
+    const plain = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type: 'openai_compatible', name: 'x', config: { base_url: 'http://localhost:11434/v1' } },
+    });
     expect(plain.status).toBe(400);
     expect(plain.body.error.details.field).toBe('config.base_url');
-    const privateHttps = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: 'x', config: { base_url: 'https://10.0.0.5/v1' } } });
+    const privateHttps = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type: 'openai_compatible', name: 'x', config: { base_url: 'https://10.0.0.5/v1' } },
+    });
     expect(privateHttps.status).toBe(201);
     const cases: [Record<string, unknown>, string][] = [
       [{ type: 'nope', name: 'x' }, 'type'],
@@ -124,18 +173,34 @@ describe('model providers', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error.details.field).toBe(field);
     }
-    expect((await t.rest('POST', '/api/v1/web-providers', { body: { type: 'openai', name: 'x', credential: { api_key: 'k' } } })).status).toBe(400);
+    expect(
+      (await t.rest('POST', '/api/v1/web-providers', { body: { type: 'openai', name: 'x', credential: { api_key: 'k' } } })).status,
+    ).toBe(400);
   });
 
   it('answer tests of web types with unsupported, and stay in their workspace', async () => {
-    const web = await t.rest('POST', '/api/v1/web-providers', { body: { type: 'tavily', name: 'search', credential: { api_key: 'tvly-1' } } });
+    const web = await t.rest('POST', '/api/v1/web-providers', {
+      body: { type: 'tavily', name: 'search', credential: { api_key: 'tvly-1' } },
+    });
     expect(web.status).toBe(201);
     expect((await t.rest('POST', `/api/v1/web-providers/${web.body.id}/test`)).body.status).toBe('unsupported');
     const memory = await t.rest('POST', '/api/v1/memory-providers', { body: { type: 'builtin', name: 'records' } });
     expect((await t.rest('POST', `/api/v1/memory-providers/${memory.body.id}/test`)).body.status).toBe('succeeded');
     expect((await t.rest('GET', `/api/v1/model-providers/${web.body.id}`)).status).toBe(404); // wrong kind
-    for (const [method, path] of [['GET', `/api/v1/web-providers/${web.body.id}`], ['PATCH', `/api/v1/web-providers/${web.body.id}`], ['POST', `/api/v1/web-providers/${web.body.id}/test`]] as const) {
-      expect((await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*' }, body: method === 'PATCH' ? { name: 'x' } : undefined })).status).toBe(404);
+    for (const [method, path] of [
+      ['GET', `/api/v1/web-providers/${web.body.id}`],
+      ['PATCH', `/api/v1/web-providers/${web.body.id}`],
+      ['POST', `/api/v1/web-providers/${web.body.id}/test`],
+    ] as const) {
+      expect(
+        (
+          await t.rest(method, path, {
+            token: otherKey,
+            headers: { 'if-match': '*' },
+            body: method === 'PATCH' ? { name: 'x' } : undefined,
+          })
+        ).status,
+      ).toBe(404);
     }
     expect((await t.rest('GET', '/api/v1/web-providers', { token: otherKey })).body.items).toEqual([]);
   });
@@ -151,12 +216,18 @@ describe('models', () => {
       expect(created.headers.get('etag')).toBe(`"${key}:1"`);
     }
     for (const key of ['', 'x'.repeat(129), 'Upper', 'under_score', 'sp ace', '.dot', '-dash']) {
-      expect((await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.id, provider_model: 'echo' } })).status, key).toBe(400);
+      expect(
+        (await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.id, provider_model: 'echo' } })).status,
+        key,
+      ).toBe(400);
     }
     const duplicate = await t.rest('POST', '/api/v1/models', { body: { key: 'a', provider_id: provider.id, provider_model: 'echo' } });
     expect(duplicate.status).toBe(409);
     const read = await t.rest('GET', '/api/v1/models/a');
-    const patched = await t.rest('PATCH', '/api/v1/models/a', { headers: { 'if-match': read.headers.get('etag')! }, body: { name: 'Alpha', settings: { temperature: 0.1 } } });
+    const patched = await t.rest('PATCH', '/api/v1/models/a', {
+      headers: { 'if-match': read.headers.get('etag')! },
+      body: { name: 'Alpha', settings: { temperature: 0.1 } },
+    });
     expect(patched.body).toMatchObject({ key: 'a', name: 'Alpha', version: 2 });
     expect(patched.headers.get('etag')).toBe('"a:2"');
     expect((await t.rest('PATCH', '/api/v1/models/a', { headers: { 'if-match': '"a:2"' }, body: { key: 'b' } })).status).toBe(400);
@@ -164,7 +235,13 @@ describe('models', () => {
     const list = await t.rest('GET', `/api/v1/models?provider_id=${provider.id}&limit=2`);
     expect(list.body.items.map((m: { key: string }) => m.key)).toEqual(['a', 'a.b-c9']);
     expect(list.body.next_cursor).toEqual(expect.any(String));
-    expect((await t.rest('POST', '/api/v1/models', { body: { key: 'foreign', provider_id: 'prv_01AAAAAAAAAAAAAAAAAAAAAAAA', provider_model: 'x' } })).status).toBe(404);
+    expect(
+      (
+        await t.rest('POST', '/api/v1/models', {
+          body: { key: 'foreign', provider_id: 'prv_01AAAAAAAAAAAAAAAAAAAAAAAA', provider_model: 'x' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('disabling a model or its provider stops new runs at once', async () => {
@@ -172,7 +249,9 @@ describe('models', () => {
     const model = await t.rest('POST', '/api/v1/models', { body: { key: 'switchable', provider_id: provider.id, provider_model: 'echo' } });
     const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'sw', config: { model: 'switchable' } } })).body;
     const input = { content: [{ type: 'text', text: 'hi' }] };
-    expect((await settle((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input } })).body.id)).status).toBe('completed');
+    expect((await settle((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input } })).body.id)).status).toBe(
+      'completed',
+    );
     await t.rest('PATCH', '/api/v1/models/switchable', { headers: { 'if-match': model.headers.get('etag')! }, body: { enabled: false } });
     const refused = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input } });
     expect(refused.status).toBe(409);
@@ -191,17 +270,46 @@ describe('runs through the real adapters', () => {
   ] as const) {
     it(`${label}: streaming text and tool calls, pause and resume`, async () => {
       const s = server();
-      const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type, name: label, config: { base_url: `${s.url}/v1` }, credential: { api_key: s.apiKey } } })).body;
+      const provider = (
+        await t.rest('POST', '/api/v1/model-providers', {
+          body: { type, name: label, config: { base_url: `${s.url}/v1` }, credential: { api_key: s.apiKey } },
+        })
+      ).body;
       const key = `${type.replace('_', '-')}-loop`;
-      await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.id, provider_model: 'loop-model', settings: { temperature: 0.25, max_output_tokens: 321 } } });
-      const agent = (await t.rest('POST', '/api/v1/agents', {
-        body: { name: label, config: { model: key, instructions: 'Be brief.', client_tools: [{ name: 'get_weather', description: 'Weather for a city', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] } },
-      })).body;
+      await t.rest('POST', '/api/v1/models', {
+        body: { key, provider_id: provider.id, provider_model: 'loop-model', settings: { temperature: 0.25, max_output_tokens: 321 } },
+      });
+      const agent = (
+        await t.rest('POST', '/api/v1/agents', {
+          body: {
+            name: label,
+            config: {
+              model: key,
+              instructions: 'Be brief.',
+              client_tools: [
+                {
+                  name: 'get_weather',
+                  description: 'Weather for a city',
+                  parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+                },
+              ],
+            },
+          },
+        })
+      ).body;
       s.requests.length = 0;
       s.turns.push({ tool: { id: 'call_w1', name: 'get_weather', arguments: { city: 'Oslo' } } }, { text: 'It is sunny in Oslo.' });
-      const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'Weather in Oslo?' }] } } })).body;
+      const run = (
+        await t.rest('POST', '/api/v1/runs', {
+          body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'Weather in Oslo?' }] } },
+        })
+      ).body;
       const waiting = await settle(run.id);
-      expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'client_tool', pending: { calls: [{ tool_call_id: 'call_w1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] } });
+      expect(waiting).toMatchObject({
+        status: 'waiting',
+        wait_reason: 'client_tool',
+        pending: { calls: [{ tool_call_id: 'call_w1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] },
+      });
       const first = s.requests.find((r) => r.path === path)!;
       expect(first.body).toMatchObject({ model: 'loop-model', stream: true, temperature: 0.25 });
       expect(first.body.max_tokens).toBe(321);
@@ -210,7 +318,10 @@ describe('runs through the real adapters', () => {
       expect(JSON.stringify(first.body)).toContain('Be brief.');
       if (type === 'anthropic') expect(first.headers['x-api-key']).toBe(s.apiKey);
       else expect(first.headers.authorization).toBe(`Bearer ${s.apiKey}`);
-      const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': `k-${type}` }, body: { calls: { call_w1: { status: 'returned', value: { sky: 'clear' } } } } });
+      const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+        headers: { 'idempotency-key': `k-${type}` },
+        body: { calls: { call_w1: { status: 'returned', value: { sky: 'clear' } } } },
+      });
       const done = await settle(successor.body.id);
       expect(done).toMatchObject({ status: 'completed', output: 'It is sunny in Oslo.' });
       expect(done.usage_at_seal.input_tokens).toBeGreaterThan(0);

@@ -35,15 +35,44 @@ describe('POST /api/v1/runs', () => {
   it('opens a session and thread and returns an accepted run pinned to the default revision', async () => {
     const { body: run, headers } = await start({ labels: { purpose: 'test' } });
     expect(run).toMatchObject({
-      status: 'accepted', trigger: 'input', lineage: 'root', revision_selection: 'default', agent_id: agent.id, agent_revision_id: agent.default_revision_id,
-      workspace_id: t.workspaceId, input, labels: { purpose: 'test' }, pending: { approvals: [], calls: [] }, attempts: 0, output: null, failure: null, version: 1,
-      parent_run_id: null, resumed_by_id: null,
+      status: 'accepted',
+      trigger: 'input',
+      lineage: 'root',
+      revision_selection: 'default',
+      agent_id: agent.id,
+      agent_revision_id: agent.default_revision_id,
+      workspace_id: t.workspaceId,
+      input,
+      labels: { purpose: 'test' },
+      pending: { approvals: [], calls: [] },
+      attempts: 0,
+      output: null,
+      failure: null,
+      version: 1,
+      parent_run_id: null,
+      resumed_by_id: null,
     });
     expect(run.id).toMatch(/^run_/);
     expect(headers.get('etag')).toBe(`"${run.id}:1"`);
-    for (const field of ['session_id', 'thread_id', 'source_entry_id', 'principal_id', 'created_at', 'updated_at', 'created_by_id', 'updated_by_id']) expect(run[field]).toEqual(expect.any(String));
+    for (const field of [
+      'session_id',
+      'thread_id',
+      'source_entry_id',
+      'principal_id',
+      'created_at',
+      'updated_at',
+      'created_by_id',
+      'updated_by_id',
+    ])
+      expect(run[field]).toEqual(expect.any(String));
     const thread = await t.rest('GET', `/api/v1/threads/${run.thread_id}`);
-    expect(thread.body).toMatchObject({ session_id: run.session_id, current_run_id: run.id, last_run_id: run.id, origin: 'new', message_history: [] });
+    expect(thread.body).toMatchObject({
+      session_id: run.session_id,
+      current_run_id: run.id,
+      last_run_id: run.id,
+      origin: 'new',
+      message_history: [],
+    });
     expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body).toEqual(run);
   });
 
@@ -81,7 +110,12 @@ describe('POST /api/v1/runs', () => {
     const { body: run } = await start({ options: { overrides: { instructions: 'override', retries: { output: 1, tools: 2 } } } });
     const view = await t.rest('GET', `/api/v1/runs/${run.id}/agent`);
     expect(view.status).toBe(200);
-    expect(view.body.config).toMatchObject({ model: 'main', instructions: 'override', retries: { output: 1, tools: 2 }, user_questions: false });
+    expect(view.body.config).toMatchObject({
+      model: 'main',
+      instructions: 'override',
+      retries: { output: 1, tools: 2 },
+      user_questions: false,
+    });
     expect(view.body.revision).toMatchObject({ id: agent.default_revision_id, config: { instructions: 'base' } });
   });
 });
@@ -90,12 +124,22 @@ describe('runs', () => {
   it('change labels only with If-Match; a no-op keeps the version', async () => {
     const { body: run, headers } = await start();
     expect((await t.rest('PATCH', `/api/v1/runs/${run.id}`, { body: { labels: { a: '1' } } })).status).toBe(428);
-    const patched = await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': headers.get('etag')! }, body: { labels: { a: '1' } } });
+    const patched = await t.rest('PATCH', `/api/v1/runs/${run.id}`, {
+      headers: { 'if-match': headers.get('etag')! },
+      body: { labels: { a: '1' } },
+    });
     expect(patched.body).toMatchObject({ labels: { a: '1' }, version: 2 });
-    const noop = await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': patched.headers.get('etag')! }, body: { labels: { a: '1' } } });
+    const noop = await t.rest('PATCH', `/api/v1/runs/${run.id}`, {
+      headers: { 'if-match': patched.headers.get('etag')! },
+      body: { labels: { a: '1' } },
+    });
     expect(noop.body.version).toBe(2);
-    expect((await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': headers.get('etag')! }, body: { labels: {} } })).status).toBe(412);
-    expect((await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': '*' }, body: { status: 'completed' } })).status).toBe(400);
+    expect(
+      (await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': headers.get('etag')! }, body: { labels: {} } })).status,
+    ).toBe(412);
+    expect((await t.rest('PATCH', `/api/v1/runs/${run.id}`, { headers: { 'if-match': '*' }, body: { status: 'completed' } })).status).toBe(
+      400,
+    );
   });
 
   it('cancel an accepted run at once; a sealed run cannot be cancelled again', async () => {
@@ -119,7 +163,8 @@ describe('runs', () => {
     await insertModel(t, 'm', { workspaceId: fresh.workspace.id });
     const a1 = (await t.rest('POST', '/api/v1/agents', { token: key, body: { name: 'A1', config: { model: 'm' } } })).body;
     const a2 = (await t.rest('POST', '/api/v1/agents', { token: key, body: { name: 'A2', config: { model: 'm' } } })).body;
-    const mk = async (agentId: string, extra: Record<string, unknown> = {}) => (await t.rest('POST', '/api/v1/runs', { token: key, body: { agent_id: agentId, input, ...extra } })).body;
+    const mk = async (agentId: string, extra: Record<string, unknown> = {}) =>
+      (await t.rest('POST', '/api/v1/runs', { token: key, body: { agent_id: agentId, input, ...extra } })).body;
     const r1 = await mk(a1.id, { labels: { k: 'v' } });
     const r2 = await mk(a2.id);
     const r3 = await mk(a1.id);
@@ -143,7 +188,8 @@ describe('runs', () => {
     const rest = await t.rest('GET', `/api/v1/runs?limit=2&cursor=${page.body.next_cursor}`, { token: key });
     expect([...page.body.items, ...rest.body.items].map((r: { id: string }) => r.id)).toEqual([r3.id, r2.id, r1.id]);
     expect(rest.body.next_cursor).toBeNull();
-    for (const bad of ['limit=0', 'limit=101', 'status=sleeping', 'created_after=soon']) expect((await t.rest('GET', `/api/v1/runs?${bad}`, { token: key })).status, bad).toBe(400);
+    for (const bad of ['limit=0', 'limit=101', 'status=sleeping', 'created_after=soon'])
+      expect((await t.rest('GET', `/api/v1/runs?${bad}`, { token: key })).status, bad).toBe(400);
     expect((await t.rest('GET', '/api/v1/runs?limit=1', { token: key })).status).toBe(200);
     expect((await t.rest('GET', '/api/v1/runs?limit=100', { token: key })).status).toBe(200);
   });
@@ -157,12 +203,21 @@ describe('runs', () => {
   it("answer 404 for another workspace's runs, threads and sessions, and never list them", async () => {
     const { body: run } = await start();
     const calls: [string, string, unknown?][] = [
-      ['GET', `/api/v1/runs/${run.id}`], ['PATCH', `/api/v1/runs/${run.id}`, { labels: {} }], ['POST', `/api/v1/runs/${run.id}/cancel`],
-      ['GET', `/api/v1/runs/${run.id}/lineage`], ['GET', `/api/v1/runs/${run.id}/agent`], ['GET', `/api/v1/runs/${run.id}/items`],
-      ['POST', `/api/v1/runs/${run.id}/resume`, { calls: {} }], ['POST', `/api/v1/runs/${run.id}/fork`, { payload: input }], ['GET', `/api/v1/threads/${run.thread_id}`],
-      ['PATCH', `/api/v1/threads/${run.thread_id}`, { labels: {} }], ['POST', `/api/v1/threads/${run.thread_id}/archive`],
-      ['GET', `/api/v1/sessions/${run.session_id}`], ['PATCH', `/api/v1/sessions/${run.session_id}`, { title: 'x' }],
-      ['POST', '/api/v1/runs', { agent_id: agent.id, input }], ['POST', '/api/v1/threads', { session_id: run.session_id }],
+      ['GET', `/api/v1/runs/${run.id}`],
+      ['PATCH', `/api/v1/runs/${run.id}`, { labels: {} }],
+      ['POST', `/api/v1/runs/${run.id}/cancel`],
+      ['GET', `/api/v1/runs/${run.id}/lineage`],
+      ['GET', `/api/v1/runs/${run.id}/agent`],
+      ['GET', `/api/v1/runs/${run.id}/items`],
+      ['POST', `/api/v1/runs/${run.id}/resume`, { calls: {} }],
+      ['POST', `/api/v1/runs/${run.id}/fork`, { payload: input }],
+      ['GET', `/api/v1/threads/${run.thread_id}`],
+      ['PATCH', `/api/v1/threads/${run.thread_id}`, { labels: {} }],
+      ['POST', `/api/v1/threads/${run.thread_id}/archive`],
+      ['GET', `/api/v1/sessions/${run.session_id}`],
+      ['PATCH', `/api/v1/sessions/${run.session_id}`, { title: 'x' }],
+      ['POST', '/api/v1/runs', { agent_id: agent.id, input }],
+      ['POST', '/api/v1/threads', { session_id: run.session_id }],
     ];
     for (const [method, path, body] of calls) {
       const response = await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*', 'idempotency-key': 'k' }, body });
@@ -179,16 +234,32 @@ describe('sessions and threads', () => {
     const session = await t.rest('POST', '/api/v1/sessions', { body: { title: 'Support chat', labels: { channel: 'web' } } });
     expect(session.status).toBe(201);
     expect(session.body.id).toMatch(/^ses_/);
-    const patched = await t.rest('PATCH', `/api/v1/sessions/${session.body.id}`, { headers: { 'if-match': session.headers.get('etag')! }, body: { title: 'Renamed' } });
+    const patched = await t.rest('PATCH', `/api/v1/sessions/${session.body.id}`, {
+      headers: { 'if-match': session.headers.get('etag')! },
+      body: { title: 'Renamed' },
+    });
     expect(patched.body).toMatchObject({ title: 'Renamed', version: 2 });
-    const thread = await t.rest('POST', '/api/v1/threads', { body: { session_id: session.body.id, labels: { a: 'b' }, mcp_headers: { con_x: { 'X-Tenant': 't1' } } } });
+    const thread = await t.rest('POST', '/api/v1/threads', {
+      body: { session_id: session.body.id, labels: { a: 'b' }, mcp_headers: { con_x: { 'X-Tenant': 't1' } } },
+    });
     expect(thread.status).toBe(201);
-    expect(thread.body).toMatchObject({ session_id: session.body.id, origin: 'new', labels: { a: 'b' }, mcp_headers: { con_x: { 'X-Tenant': 't1' } }, archived_at: null });
+    expect(thread.body).toMatchObject({
+      session_id: session.body.id,
+      origin: 'new',
+      labels: { a: 'b' },
+      mcp_headers: { con_x: { 'X-Tenant': 't1' } },
+      archived_at: null,
+    });
     const listed = await t.rest('GET', `/api/v1/threads?session_id=${session.body.id}`);
     expect(listed.body.items.map((x: { id: string }) => x.id)).toEqual([thread.body.id]);
-    const labelled = await t.rest('PATCH', `/api/v1/threads/${thread.body.id}`, { headers: { 'if-match': thread.headers.get('etag')! }, body: { labels: { a: 'c' } } });
+    const labelled = await t.rest('PATCH', `/api/v1/threads/${thread.body.id}`, {
+      headers: { 'if-match': thread.headers.get('etag')! },
+      body: { labels: { a: 'c' } },
+    });
     expect(labelled.body).toMatchObject({ labels: { a: 'c' }, version: 2 });
-    const archived = await t.rest('POST', `/api/v1/threads/${thread.body.id}/archive`, { headers: { 'if-match': labelled.headers.get('etag')! } });
+    const archived = await t.rest('POST', `/api/v1/threads/${thread.body.id}/archive`, {
+      headers: { 'if-match': labelled.headers.get('etag')! },
+    });
     expect(archived.body.archived_at).toEqual(expect.any(String));
     expect((await t.rest('GET', `/api/v1/threads?session_id=${session.body.id}&archived=false`)).body.items).toEqual([]);
     expect((await t.rest('GET', `/api/v1/threads?session_id=${session.body.id}&archived=true`)).body.items).toHaveLength(1);
@@ -198,6 +269,8 @@ describe('sessions and threads', () => {
     expect(bad.status).toBe(400);
     const newSession = await t.rest('POST', '/api/v1/threads', { body: {} });
     expect(newSession.body.session_id).toMatch(/^ses_/);
-    expect((await t.rest('GET', '/api/v1/sessions?label=channel:web')).body.items.map((s: { id: string }) => s.id)).toEqual([session.body.id]);
+    expect((await t.rest('GET', '/api/v1/sessions?label=channel:web')).body.items.map((s: { id: string }) => s.id)).toEqual([
+      session.body.id,
+    ]);
   });
 });

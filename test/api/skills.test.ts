@@ -14,7 +14,15 @@ afterAll(async () => {
   await t.stop();
 });
 
-const content = { name: 'pdf-forms', description: 'Fill PDF forms', instructions: '# Filling forms\n\nUse the script.', files: [{ path: 'scripts/fill.py', content: 'print(1)', media_type: 'text/x-python' }, { path: 'README.md', content: 'hi' }] };
+const content = {
+  name: 'pdf-forms',
+  description: 'Fill PDF forms',
+  instructions: '# Filling forms\n\nUse the script.',
+  files: [
+    { path: 'scripts/fill.py', content: 'print(1)', media_type: 'text/x-python' },
+    { path: 'README.md', content: 'hi' },
+  ],
+};
 
 async function createSkill(body: Record<string, unknown> = {}) {
   const response = await t.rest('POST', '/api/v1/skills', { body: { name: 'PDF forms', content, ...body } });
@@ -37,14 +45,22 @@ describe('skills', () => {
 
   it('publish new revisions, and return the default one for identical content (file order does not matter)', async () => {
     const { skill, etag } = await createSkill();
-    const same = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, { headers: { 'if-match': etag }, body: { content: { ...content, files: [...content.files].reverse() } } });
+    const same = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, {
+      headers: { 'if-match': etag },
+      body: { content: { ...content, files: [...content.files].reverse() } },
+    });
     expect(same.status).toBe(201);
     expect(same.body.id).toBe(skill.default_revision_id);
-    const changed = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, { headers: { 'if-match': etag }, body: { content: { ...content, instructions: 'v2' }, note: 'v2' } });
+    const changed = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, {
+      headers: { 'if-match': etag },
+      body: { content: { ...content, instructions: 'v2' }, note: 'v2' },
+    });
     expect(changed.body).toMatchObject({ number: 2, note: 'v2' });
     const head = await t.rest('GET', `/api/v1/skills/${skill.id}`);
     expect(head.body).toMatchObject({ default_revision_id: changed.body.id, version: 2 });
-    const reverted = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions/${skill.default_revision_id}/set-default`, { headers: { 'if-match': head.headers.get('etag')! } });
+    const reverted = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions/${skill.default_revision_id}/set-default`, {
+      headers: { 'if-match': head.headers.get('etag')! },
+    });
     expect(reverted.body.default_revision_id).toBe(skill.default_revision_id);
   });
 
@@ -53,7 +69,16 @@ describe('skills', () => {
       [{ ...content, name: 'Not Valid' }, 'content.name'],
       [{ ...content, instructions: undefined }, 'content.instructions'],
       [{ ...content, files: [{ path: '../etc/passwd', content: 'x' }] }, 'content.files[0].path'],
-      [{ ...content, files: [{ path: 'a', content: 'x' }, { path: 'a', content: 'y' }] }, 'content.files[1].path'],
+      [
+        {
+          ...content,
+          files: [
+            { path: 'a', content: 'x' },
+            { path: 'a', content: 'y' },
+          ],
+        },
+        'content.files[1].path',
+      ],
       [{ ...content, extra: 1 }, 'content.extra'],
       ['text', 'content'],
     ];
@@ -80,18 +105,26 @@ describe('skills', () => {
     expect(archivedList.body.items.map((s: { id: string }) => s.id)).toEqual([skill.id]);
     const openList = await t.rest('GET', '/api/v1/skills?limit=100');
     expect(openList.body.items.map((s: { id: string }) => s.id)).not.toContain(skill.id);
-    const unarchived = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`, { headers: { 'if-match': archived.headers.get('etag')! } });
+    const unarchived = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`, {
+      headers: { 'if-match': archived.headers.get('etag')! },
+    });
     expect(unarchived.body.archived_at).toBeNull();
     expect((await t.rest('GET', `/api/v1/skills/${skill.id}`, { token: otherKey })).status).toBe(404);
-    expect((await t.rest('POST', `/api/v1/skills/${skill.id}/archive`, { token: otherKey, headers: { 'if-match': '*' } })).status).toBe(404);
+    expect((await t.rest('POST', `/api/v1/skills/${skill.id}/archive`, { token: otherKey, headers: { 'if-match': '*' } })).status).toBe(
+      404,
+    );
     expect((await t.rest('GET', '/api/v1/skills', { token: otherKey })).body.items).toEqual([]);
     expect((await t.rest('DELETE', `/api/v1/skills/${skill.id}`)).status).toBe(405);
   });
 
   it('are served by GraphQL too', async () => {
-    const { data, errors } = await t.graphql('mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { id etag version } }', { c: content });
+    const { data, errors } = await t.graphql('mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { id etag version } }', {
+      c: content,
+    });
     expect(errors).toBeUndefined();
-    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content } } }', { id: data.createSkill.id });
+    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content } } }', {
+      id: data.createSkill.id,
+    });
     expect(read.data.skill.name).toBe('G');
     expect(read.data.skillRevisions.items[0].content.name).toBe('pdf-forms');
   });

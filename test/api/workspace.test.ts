@@ -43,7 +43,12 @@ describe('PATCH /api/v1/workspace', () => {
       body: { name: 'Acme', description: 'the team', labels: { team: 'core', 'example.com/tier': 'gold' } },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ name: 'Acme', description: 'the team', labels: { team: 'core', 'example.com/tier': 'gold' }, version: before.body.version + 1 });
+    expect(response.body).toMatchObject({
+      name: 'Acme',
+      description: 'the team',
+      labels: { team: 'core', 'example.com/tier': 'gold' },
+      version: before.body.version + 1,
+    });
     expect(response.headers.get('etag')).toBe(`"${t.workspaceId}:${before.body.version + 1}"`);
     expect(new Date(response.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(before.body.updated_at).getTime());
     expect(await auditCount(t.workspaceId)).toBe(audits + 1);
@@ -72,10 +77,16 @@ describe('PATCH /api/v1/workspace', () => {
     const missing = await t.rest('PATCH', '/api/v1/workspace', { body: { name: 'x' } });
     expect(missing.status).toBe(428);
     expect(missing.body.error.code).toBe('precondition_required');
-    const stale = await t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': `"${t.workspaceId}:${before.body.version - 1}"` }, body: { name: 'x' } });
+    const stale = await t.rest('PATCH', '/api/v1/workspace', {
+      headers: { 'if-match': `"${t.workspaceId}:${before.body.version - 1}"` },
+      body: { name: 'x' },
+    });
     expect(stale.status).toBe(412);
     expect(stale.body.error.code).toBe('precondition_failed');
-    const foreign = await t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': `"wsp_other:${before.body.version}"` }, body: { name: 'x' } });
+    const foreign = await t.rest('PATCH', '/api/v1/workspace', {
+      headers: { 'if-match': `"wsp_other:${before.body.version}"` },
+      body: { name: 'x' },
+    });
     expect(foreign.status).toBe(412);
     expect((await current()).body.name).toBe(before.body.name);
   });
@@ -84,7 +95,9 @@ describe('PATCH /api/v1/workspace', () => {
     const before = await current();
     const etag = before.headers.get('etag')!;
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': etag }, body: { name: `writer-${i}` } })),
+      Array.from({ length: 8 }, (_, i) =>
+        t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': etag }, body: { name: `writer-${i}` } }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
@@ -109,7 +122,10 @@ describe('PATCH /api/v1/workspace', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'body' } });
     expect(malformed.body.error.message).toMatch(/not valid JSON/);
-    const oversize = await t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': etag }, body: { description: 'x'.repeat(70 * 1024) } });
+    const oversize = await t.rest('PATCH', '/api/v1/workspace', {
+      headers: { 'if-match': etag },
+      body: { description: 'x'.repeat(70 * 1024) },
+    });
     expect(oversize.status).toBe(400);
     expect(oversize.body.error.details).toMatchObject({ field: 'body', limit_bytes: 64 * 1024 });
     const notObject = await t.rest('PATCH', '/api/v1/workspace', { headers: { 'if-match': etag }, body: [1, 2] });
@@ -149,7 +165,9 @@ describe('PATCH /api/v1/workspace', () => {
     );
     expect(errors).toBeUndefined();
     expect(updated.updateWorkspace).toEqual({ version: data.workspace.version + 1, name: 'via graphql' });
-    const stale = await t.graphql('mutation($i: String) { updateWorkspace(ifMatch: $i, input: {name: "x"}) { version } }', { i: data.workspace.etag });
+    const stale = await t.graphql('mutation($i: String) { updateWorkspace(ifMatch: $i, input: {name: "x"}) { version } }', {
+      i: data.workspace.etag,
+    });
     expect(stale.errors?.[0]?.extensions?.code).toBe('precondition_failed');
   });
 });

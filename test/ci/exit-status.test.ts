@@ -8,11 +8,15 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function runFixture(outcome: 'pass' | 'fail'): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/fixtures/exit-status/vitest.config.ts'], {
-      cwd: root,
-      env: { ...process.env, FIXTURE_OUTCOME: outcome, NO_COLOR: '1', FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['node_modules/vitest/vitest.mjs', 'run', '--config', 'test/fixtures/exit-status/vitest.config.ts'],
+      {
+        cwd: root,
+        env: { ...process.env, FIXTURE_OUTCOME: outcome, NO_COLOR: '1', FORCE_COLOR: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -17,7 +17,12 @@ import { createLogger } from '../../src/lib/logger.js';
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const capture = () => {
     const chunks: string[] = [];
-    const stream = new Writable({ write(chunk, _encoding, done) { chunks.push(String(chunk)); done(); } });
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        chunks.push(String(chunk));
+        done();
+      },
+    });
     return { stream, text: () => chunks.join('') };
   };
   const stdout = capture();
@@ -52,13 +57,19 @@ describe('npm run cli (in-process)', () => {
     const result = await cli(['workspaces', 'create', '--name', 'Team B', '--org', 'acme', '--json'], env);
     expect(result.code).toBe(0);
     const created = oneJsonObject(result.stdout);
-    expect(created).toMatchObject({ name: 'Team B', workspace_id: expect.stringMatching(/^wsp_/), api_key: expect.stringMatching(/^wsk_/) });
+    expect(created).toMatchObject({
+      name: 'Team B',
+      workspace_id: expect.stringMatching(/^wsp_/),
+      api_key: expect.stringMatching(/^wsk_/),
+    });
     const response = await t.rest('GET', '/api/v1/workspace', { token: created.api_key });
     expect(response.body).toMatchObject({ id: created.workspace_id, name: 'Team B', organization_id: created.organization_id });
   });
 
   it('creates keys with chosen permissions and revokes them', async () => {
-    const created = oneJsonObject((await cli(['api-keys', 'create', '--workspace', t.workspaceId, '--permissions', 'read,run', '--json'], env)).stdout);
+    const created = oneJsonObject(
+      (await cli(['api-keys', 'create', '--workspace', t.workspaceId, '--permissions', 'read,run', '--json'], env)).stdout,
+    );
     expect(created.permissions).toEqual(['read', 'run']);
     const read = await t.rest('GET', '/api/v1/workspace', { token: created.api_key });
     expect(read.status).toBe(200);
@@ -68,12 +79,32 @@ describe('npm run cli (in-process)', () => {
     expect(oneJsonObject(revoked.stdout)).toMatchObject({ api_key_id: created.api_key_id, changed: true });
     // The CLI has its own database connection, as a separate process would: the app forgets the key
     // when the revocation's NOTIFY reaches it, just after the commit — wait for that, do not race it.
-    const refused = await waitFor(() => t.rest('GET', '/api/v1/workspace', { token: created.api_key }).then((r) => r.status), (status) => status === 401, 'the revoked key to be refused', 10_000);
+    const refused = await waitFor(
+      () => t.rest('GET', '/api/v1/workspace', { token: created.api_key }).then((r) => r.status),
+      (status) => status === 401,
+      'the revoked key to be refused',
+      10_000,
+    );
     expect(refused).toBe(401);
   });
 
   it('creates users who can log in', async () => {
-    const result = await cli(['users', 'create', '--email', 'ops@example.com', '--password', 'long enough', '--workspace', t.workspaceId, '--role', 'admin', '--json'], env);
+    const result = await cli(
+      [
+        'users',
+        'create',
+        '--email',
+        'ops@example.com',
+        '--password',
+        'long enough',
+        '--workspace',
+        t.workspaceId,
+        '--role',
+        'admin',
+        '--json',
+      ],
+      env,
+    );
     expect(oneJsonObject(result.stdout)).toMatchObject({ email: 'ops@example.com', role: 'admin', workspace_id: t.workspaceId });
     const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: 'ops@example.com', password: 'long enough' } });
     expect(login.status).toBe(200);

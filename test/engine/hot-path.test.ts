@@ -88,12 +88,32 @@ describe('the run hot path', () => {
   });
 
   it('audits the session, thread and run it creates, with the request id', async () => {
-    const created = await t.rest('POST', '/api/v1/runs', { headers: { 'X-Request-ID': 'req-hot-path-1' }, body: { agent_id: agentId, input } });
+    const created = await t.rest('POST', '/api/v1/runs', {
+      headers: { 'X-Request-ID': 'req-hot-path-1' },
+      body: { agent_id: agentId, input },
+    });
     const run = created.body;
     const audited = async (resourceId: string) => (await t.rest('GET', `/api/v1/audit-events?resource_id=${resourceId}`)).body.items;
-    expect(await audited(run.id)).toEqual([expect.objectContaining({ action: 'create', resource_kind: 'run', version: 1, request_id: 'req-hot-path-1',
-      changes: { agent_id: { from: null, to: agentId }, agent_revision_id: { from: null, to: run.agent_revision_id }, thread_id: { from: null, to: run.thread_id } } })]);
-    expect(await audited(run.thread_id)).toEqual([expect.objectContaining({ resource_kind: 'thread', request_id: 'req-hot-path-1', changes: { session_id: { from: null, to: run.session_id } } })]);
+    expect(await audited(run.id)).toEqual([
+      expect.objectContaining({
+        action: 'create',
+        resource_kind: 'run',
+        version: 1,
+        request_id: 'req-hot-path-1',
+        changes: {
+          agent_id: { from: null, to: agentId },
+          agent_revision_id: { from: null, to: run.agent_revision_id },
+          thread_id: { from: null, to: run.thread_id },
+        },
+      }),
+    ]);
+    expect(await audited(run.thread_id)).toEqual([
+      expect.objectContaining({
+        resource_kind: 'thread',
+        request_id: 'req-hot-path-1',
+        changes: { session_id: { from: null, to: run.session_id } },
+      }),
+    ]);
     expect(await audited(run.session_id)).toEqual([expect.objectContaining({ resource_kind: 'session', request_id: 'req-hot-path-1' })]);
     await settleRun(t, run.id);
   });
@@ -114,27 +134,46 @@ describe('the run hot path', () => {
     const otherAgent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'other', config: { model: 'other' } } })).body;
     expect((await post({ agent_id: otherAgent.id })).status).toBe(201);
     const provider = await t.rest('GET', `/api/v1/model-providers/${model.providerId}`);
-    await t.rest('PATCH', `/api/v1/model-providers/${model.providerId}`, { headers: { 'If-Match': provider.headers.get('etag')! }, body: { enabled: false } });
+    await t.rest('PATCH', `/api/v1/model-providers/${model.providerId}`, {
+      headers: { 'If-Match': provider.headers.get('etag')! },
+      body: { enabled: false },
+    });
     const refused = await post({ agent_id: otherAgent.id });
     expect([refused.status, refused.body.error.code]).toEqual([409, 'disabled']);
     expect(refused.body.error.message).toBe('the provider of model "other" is disabled');
     const archived = (await t.rest('POST', '/api/v1/agents', { body: { name: 'old', config: { model: 'dev' } } })).body;
     expect((await post({ agent_id: archived.id })).status).toBe(201); // remembered now
     await t.rest('POST', `/api/v1/agents/${archived.id}/archive`, { headers: { 'if-match': '*' } });
-    expect((await post({ agent_id: archived.id })).body.error).toMatchObject({ code: 'failed_precondition', message: 'the agent is archived; new runs are refused' });
+    expect((await post({ agent_id: archived.id })).body.error).toMatchObject({
+      code: 'failed_precondition',
+      message: 'the agent is archived; new runs are refused',
+    });
   });
 
   it('a model disabled through another instance refuses new runs here', async () => {
     expect((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } })).status).toBe(201);
     const model = await other.rest('GET', '/api/v1/models/dev');
-    const patched = await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': model.headers.get('etag')! }, body: { enabled: false } });
+    const patched = await other.rest('PATCH', '/api/v1/models/dev', {
+      headers: { 'If-Match': model.headers.get('etag')! },
+      body: { enabled: false },
+    });
     expect(patched.status).toBe(200);
-    const refused = await waitFor(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status !== 201, 'runs to be refused', 5_000);
+    const refused = await waitFor(
+      () => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }),
+      (r) => r.status !== 201,
+      'runs to be refused',
+      5_000,
+    );
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('disabled');
     const again = await other.rest('GET', '/api/v1/models/dev');
     await other.rest('PATCH', '/api/v1/models/dev', { headers: { 'If-Match': again.headers.get('etag')! }, body: { enabled: true } });
-    const accepted = await waitFor(() => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }), (r) => r.status === 201, 'runs to be accepted again', 5_000);
+    const accepted = await waitFor(
+      () => t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input } }),
+      (r) => r.status === 201,
+      'runs to be accepted again',
+      5_000,
+    );
     expect(accepted.status).toBe(201);
   });
 
@@ -153,7 +192,12 @@ describe('the run hot path', () => {
     const key = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read', 'write', 'run'] });
     expect((await t.rest('GET', '/api/v1/runs', { token: key.token })).status).toBe(200); // now remembered here
     await revokeApiKey(other.app.deps, key.id);
-    const refused = await waitFor(() => t.rest('GET', '/api/v1/runs', { token: key.token }), (r) => r.status === 401, 'the revoked key to be refused', 5_000);
+    const refused = await waitFor(
+      () => t.rest('GET', '/api/v1/runs', { token: key.token }),
+      (r) => r.status === 401,
+      'the revoked key to be refused',
+      5_000,
+    );
     expect(refused.status).toBe(401);
   });
 });

@@ -27,7 +27,12 @@ async function agentWith(config: Record<string, unknown>) {
   return (await t.rest('POST', '/api/v1/agents', { body: { name: 'inbox', config: { model: 'dev', ...config } } })).body as { id: string };
 }
 const getRun = async (id: string) => (await t.rest('GET', `/api/v1/runs/${id}`)).body;
-const settled = (id: string) => waitFor(() => getRun(id), (run) => ['completed', 'failed', 'cancelled', 'waiting'].includes(run.status), `run ${id}`);
+const settled = (id: string) =>
+  waitFor(
+    () => getRun(id),
+    (run) => ['completed', 'failed', 'cancelled', 'waiting'].includes(run.status),
+    `run ${id}`,
+  );
 
 describe('thread inbox', () => {
   it('starts a run at once when the thread is idle, then queues behind an active run', async () => {
@@ -37,18 +42,31 @@ describe('thread inbox', () => {
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
     const first = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('one') } });
     expect(first.status).toBe(201);
-    expect(first.body.entry).toMatchObject({ kind: 'message', delivery: 'queue', status: 'assigned', position: 1, assigned_run_id: first.body.run.id });
+    expect(first.body.entry).toMatchObject({
+      kind: 'message',
+      delivery: 'queue',
+      status: 'assigned',
+      position: 1,
+      assigned_run_id: first.body.run.id,
+    });
     expect(first.body.thread.current_run_id).toBe(first.body.run.id);
     const queued = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('two'), delivery: 'queue' } });
     expect(queued.body.entry).toMatchObject({ status: 'pending', position: 2, assigned_run_id: null, origin_run_id: first.body.run.id });
     expect(queued.body.run.id).toBe(first.body.run.id);
     held.open();
     expect((await settled(first.body.run.id)).output).toBe('first done');
-    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'queued entry');
+    const entry = await waitFor(
+      () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body),
+      (e) => e.status === 'completed',
+      'queued entry',
+    );
     const second = await getRun(entry.assigned_run_id);
     expect(second).toMatchObject({ trigger: 'queue', status: 'completed', source_entry_id: entry.id });
     const list = await t.rest('GET', `/api/v1/threads/${thread.id}/inbox`);
-    expect(list.body.items.map((e: { position: number; status: string }) => [e.position, e.status])).toEqual([[1, 'completed'], [2, 'completed']]);
+    expect(list.body.items.map((e: { position: number; status: string }) => [e.position, e.status])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
     expect((await t.rest('GET', `/api/v1/threads/${thread.id}/inbox?status=pending`)).body.items).toEqual([]);
   });
 
@@ -61,10 +79,16 @@ describe('thread inbox', () => {
     const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('long') } })).body;
     await held.reached;
     const echo = await agentWith({});
-    const interrupt = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: echo.id, payload: text('stop that'), delivery: 'interrupt' } });
+    const interrupt = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+      body: { agent_id: echo.id, payload: text('stop that'), delivery: 'interrupt' },
+    });
     expect(interrupt.status).toBe(201);
     expect((await settled(first.run.id)).status).toBe('cancelled');
-    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${interrupt.body.entry.id}`).then((r) => r.body), (e) => e.assigned_run_id !== null, 'interrupt entry assigned');
+    const entry = await waitFor(
+      () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${interrupt.body.entry.id}`).then((r) => r.body),
+      (e) => e.assigned_run_id !== null,
+      'interrupt entry assigned',
+    );
     expect(await settled(entry.assigned_run_id)).toMatchObject({ status: 'completed', output: 'echo: stop that' });
   });
 
@@ -74,10 +98,13 @@ describe('thread inbox', () => {
     loopback.turns.push({ tool: { id: 'call_s1', name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: 'considered' });
     const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
     const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
-    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('start') } })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('start') } }))
+      .body;
     await held.reached;
     const requestsBefore = loopback.requests.length;
-    const steer = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('also consider this'), delivery: 'steer' } });
+    const steer = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+      body: { payload: text('also consider this'), delivery: 'steer' },
+    });
     expect(steer.body.entry.status).toBe('pending');
     held.open();
     const run = await settled(first.run.id);
@@ -98,23 +125,59 @@ describe('thread inbox', () => {
     const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('a') } })).body;
     const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('b') } })).body;
     const etag = (await t.rest('GET', `/api/v1/threads/${thread.id}`)).headers.get('etag')!;
-    expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { body: { payload: text('B') } })).status).toBe(428);
-    const edited = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('B'), delivery: 'queue' } });
+    expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { body: { payload: text('B') } })).status).toBe(
+      428,
+    );
+    const edited = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, {
+      headers: { 'if-match': etag },
+      body: { payload: text('B'), delivery: 'queue' },
+    });
     expect(edited.status).toBe(200);
     expect(edited.body.entry.payload).toEqual(text('B'));
     expect(edited.body.thread.version).toBe(thread.version + 1);
     // The same edit again changes nothing: the thread keeps its version (and its ETag stays valid).
-    const again = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': `"${thread.id}:${thread.version + 1}"` }, body: { payload: text('B'), delivery: 'queue' } });
+    const again = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, {
+      headers: { 'if-match': `"${thread.id}:${thread.version + 1}"` },
+      body: { payload: text('B'), delivery: 'queue' },
+    });
     expect(again.status).toBe(200);
     expect(again.body.thread.version).toBe(thread.version + 1);
-    expect((await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, { headers: { 'if-match': etag }, body: { payload: text('C') } })).status).toBe(412);
-    const notPending = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${first.entry.id}`, { headers: { 'if-match': '*' }, body: { payload: text('late') } });
+    expect(
+      (
+        await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, {
+          headers: { 'if-match': etag },
+          body: { payload: text('C') },
+        })
+      ).status,
+    ).toBe(412);
+    const notPending = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${first.entry.id}`, {
+      headers: { 'if-match': '*' },
+      body: { payload: text('late') },
+    });
     expect(notPending.status).toBe(409);
     held.open();
-    const entry = await waitFor(() => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`).then((r) => r.body), (e) => e.status === 'completed', 'edited entry ran');
+    const entry = await waitFor(
+      () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`).then((r) => r.body),
+      (e) => e.status === 'completed',
+      'edited entry ran',
+    );
     expect((await getRun(entry.assigned_run_id)).output).toBe('echo: B');
-    for (const [method, path] of [['GET', `/api/v1/threads/${thread.id}/inbox`], ['GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`], ['POST', `/api/v1/threads/${thread.id}/inbox`]] as const) {
-      expect((await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*' }, body: method === 'GET' ? undefined : { payload: text('x') } })).status, `${method} ${path}`).toBe(404);
+    for (const [method, path] of [
+      ['GET', `/api/v1/threads/${thread.id}/inbox`],
+      ['GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`],
+      ['PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`],
+      ['POST', `/api/v1/threads/${thread.id}/inbox`],
+    ] as const) {
+      expect(
+        (
+          await t.rest(method, path, {
+            token: otherKey,
+            headers: { 'if-match': '*' },
+            body: method === 'GET' ? undefined : { payload: text('x') },
+          })
+        ).status,
+        `${method} ${path}`,
+      ).toBe(404);
     }
   });
 });
@@ -142,47 +205,83 @@ describe('inbox entry reads', () => {
     // The edit moved the thread's version: the entry's next read carries the new ETag, the old one is refused.
     const reread = await t.rest('GET', entryPath);
     expect(reread.headers.get('etag')).toBe(`"${thread.id}:${edited.body.thread.version}"`);
-    expect((await t.rest('PATCH', entryPath, { headers: { 'if-match': read.headers.get('etag')! }, body: { payload: text('C') } })).status).toBe(412);
+    expect(
+      (await t.rest('PATCH', entryPath, { headers: { 'if-match': read.headers.get('etag')! }, body: { payload: text('C') } })).status,
+    ).toBe(412);
 
     // Any change of the thread makes the entry's ETag stale too.
-    const relabelled = await t.rest('PATCH', `/api/v1/threads/${thread.id}`, { headers: { 'if-match': reread.headers.get('etag')! }, body: { labels: { team: 'a' } } });
+    const relabelled = await t.rest('PATCH', `/api/v1/threads/${thread.id}`, {
+      headers: { 'if-match': reread.headers.get('etag')! },
+      body: { labels: { team: 'a' } },
+    });
     expect(relabelled.status).toBe(200);
     const stale = await t.rest('PATCH', entryPath, { headers: { 'if-match': reread.headers.get('etag')! }, body: { payload: text('D') } });
     expect(stale.status).toBe(412);
     expect(stale.body.error.details.current_etag).toBe(relabelled.headers.get('etag'));
     const fresh = await t.rest('GET', entryPath);
     expect(fresh.headers.get('etag')).toBe(relabelled.headers.get('etag'));
-    expect((await t.rest('PATCH', entryPath, { headers: { 'if-match': fresh.headers.get('etag')! }, body: { payload: text('E') } })).status).toBe(200);
+    expect(
+      (await t.rest('PATCH', entryPath, { headers: { 'if-match': fresh.headers.get('etag')! }, body: { payload: text('E') } })).status,
+    ).toBe(200);
 
     // GraphQL exposes the same ETag on the entry.
-    const gql = await t.graphql(`query($t: ID!, $e: ID!) { inboxEntry(threadId: $t, entryId: $e) { threadEtag incorporatedCheckpointSeq } }`, { t: thread.id, e: queued.entry.id });
+    const gql = await t.graphql(
+      `query($t: ID!, $e: ID!) { inboxEntry(threadId: $t, entryId: $e) { threadEtag incorporatedCheckpointSeq } }`,
+      { t: thread.id, e: queued.entry.id },
+    );
     expect(gql.data.inboxEntry).toEqual({ threadEtag: (await t.rest('GET', entryPath)).headers.get('etag'), incorporatedCheckpointSeq: 0 });
 
     // Cancelling the busy run lets the edited entry run.
     expect((await t.rest('POST', `/api/v1/runs/${first.run.id}/cancel`)).status).toBe(200);
-    const ran = await waitFor(() => t.rest('GET', entryPath).then((r) => r.body), (e) => e.status === 'completed', 'edited entry ran');
+    const ran = await waitFor(
+      () => t.rest('GET', entryPath).then((r) => r.body),
+      (e) => e.status === 'completed',
+      'edited entry ran',
+    );
     expect((await getRun(ran.assigned_run_id)).output).toBe('echo: E');
   });
 });
 
 describe('fork', () => {
   it('continues a run’s committed history in a new thread of the same session; lineage spans resume and fork', async () => {
-    const agent = await agentWith({ client_tools: [{ name: 'pick' }], model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' } });
+    const agent = await agentWith({
+      client_tools: [{ name: 'pick' }],
+      model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' },
+    });
     const root = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('choose') } })).body;
     await settled(root.id);
-    const resumed = (await t.rest('POST', `/api/v1/runs/${root.id}/resume`, { headers: { 'idempotency-key': 'r' }, body: { calls: { p1: { status: 'returned', value: 'blue' } } } })).body;
+    const resumed = (
+      await t.rest('POST', `/api/v1/runs/${root.id}/resume`, {
+        headers: { 'idempotency-key': 'r' },
+        body: { calls: { p1: { status: 'returned', value: 'blue' } } },
+      })
+    ).body;
     expect((await settled(resumed.id)).output).toBe('picked');
     expect((await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { body: { payload: text('x') } })).status).toBe(400);
     const headers = { 'idempotency-key': 'fork-1' };
-    const fork = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('and now?') } });
+    const fork = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, {
+      headers,
+      body: { agent_id: agent.id, payload: text('and now?') },
+    });
     expect(fork.status).toBe(201);
-    expect(fork.body.thread).toMatchObject({ origin: 'fork', origin_run_id: resumed.id, origin_thread_id: root.thread_id, session_id: root.session_id });
+    expect(fork.body.thread).toMatchObject({
+      origin: 'fork',
+      origin_run_id: resumed.id,
+      origin_thread_id: root.thread_id,
+      session_id: root.session_id,
+    });
     expect(fork.body.thread.id).not.toBe(root.thread_id);
     expect(fork.body.run).toMatchObject({ lineage: 'fork', trigger: 'fork', parent_run_id: resumed.id, thread_id: fork.body.thread.id });
     expect(fork.body.entry).toMatchObject({ thread_id: fork.body.thread.id, status: 'assigned' });
-    const replay = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('and now?') } });
+    const replay = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, {
+      headers,
+      body: { agent_id: agent.id, payload: text('and now?') },
+    });
     expect(replay.body.run.id).toBe(fork.body.run.id);
-    expect((await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('different') } })).status).toBe(409);
+    expect(
+      (await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { headers, body: { agent_id: agent.id, payload: text('different') } }))
+        .status,
+    ).toBe(409);
     expect((await settled(fork.body.run.id)).output).toBe('echo: and now?');
     const source = (await t.rest('GET', `/api/v1/threads/${root.thread_id}`)).body.message_history;
     const forked = (await t.rest('GET', `/api/v1/threads/${fork.body.thread.id}`)).body.message_history;

@@ -38,28 +38,50 @@ afterAll(async () => {
 
 type Seen = { ordinal: number; state: string; text?: string; lastStreamId: string };
 
-function follow(runId: string, after: number, position: string | null, onItem: (item: Seen) => boolean | void): Promise<'complete' | 'stopped'> {
-  const ws = createClient({ url: `${front.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${front.apiKey}` } });
+function follow(
+  runId: string,
+  after: number,
+  position: string | null,
+  onItem: (item: Seen) => boolean | void,
+): Promise<'complete' | 'stopped'> {
+  const ws = createClient({
+    url: `${front.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${front.apiKey}` },
+  });
   return new Promise((resolve, reject) => {
-    const stop = ws.subscribe({ query: 'subscription($id: ID!, $after: Int, $position: String) { runItems(runId: $id, after: $after, position: $position) { ordinal state content lastStreamId } }', variables: { id: runId, after, position } }, {
-      next: (value) => {
-        const item = (value.data as any).runItems;
-        if (onItem({ ordinal: item.ordinal, state: item.state, text: item.content.text, lastStreamId: item.lastStreamId }) === true) {
-          stop();
-          void Promise.resolve(ws.dispose()).then(() => resolve('stopped'));
-        }
+    const stop = ws.subscribe(
+      {
+        query:
+          'subscription($id: ID!, $after: Int, $position: String) { runItems(runId: $id, after: $after, position: $position) { ordinal state content lastStreamId } }',
+        variables: { id: runId, after, position },
       },
-      error: reject,
-      complete: () => void Promise.resolve(ws.dispose()).then(() => resolve('complete')),
-    });
+      {
+        next: (value) => {
+          const item = (value.data as any).runItems;
+          if (onItem({ ordinal: item.ordinal, state: item.state, text: item.content.text, lastStreamId: item.lastStreamId }) === true) {
+            stop();
+            void Promise.resolve(ws.dispose()).then(() => resolve('stopped'));
+          }
+        },
+        error: reject,
+        complete: () => void Promise.resolve(ws.dispose()).then(() => resolve('complete')),
+      },
+    );
   });
 }
 
 describe.skipIf(!available)('several instances', () => {
   it('stream a run executed elsewhere to a subscriber that reconnects mid-stream', async () => {
     const chunks = Array.from({ length: 12 }, (_, i) => [{ text: `c${i} ` }, { delay_ms: 40 }]).flat();
-    const agent = (await front.rest('POST', '/api/v1/agents', { body: { name: 'multi', config: { model: 'dev', model_settings: { script: [chunks] } } } })).body;
-    const run = (await front.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })).body;
+    const agent = (
+      await front.rest('POST', '/api/v1/agents', {
+        body: { name: 'multi', config: { model: 'dev', model_settings: { script: [chunks] } } },
+      })
+    ).body;
+    const run = (
+      await front.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })
+    ).body;
     const seen: Seen[] = [];
     // First connection: leave after a few deltas of the streaming text item.
     await follow(run.id, 0, null, (item) => {

@@ -51,7 +51,10 @@ describe('a run', () => {
     expect(done.sealed_at).toEqual(expect.any(String));
     expect(done.current_attempt_id).toMatch(/^att_/);
     const items = await t.rest('GET', `/api/v1/runs/${run.id}/items`);
-    expect(items.body.items.map((i: { kind: string; ordinal: number; state: string }) => [i.ordinal, i.kind, i.state])).toEqual([[1, 'user_message', 'completed'], [2, 'text_message', 'completed']]);
+    expect(items.body.items.map((i: { kind: string; ordinal: number; state: string }) => [i.ordinal, i.kind, i.state])).toEqual([
+      [1, 'user_message', 'completed'],
+      [2, 'text_message', 'completed'],
+    ]);
     expect(items.body.items[1].content.text).toBe('echo: hello');
     expect(items.body).toMatchObject({ baseline: true, complete: true, resume_after: '2', run: { id: run.id, status: 'completed' } });
     expect(items.body.continuation).toMatchObject({ run_id: run.id, next_ordinal: 3, fragments: { max_bytes: 67108864, max_pending: 8 } });
@@ -69,22 +72,31 @@ describe('a run', () => {
     // The model's answer is held after two chunks until the subscriber has seen the item in progress.
     const held = streamGate(2);
     loopback.turns.push({ text: 'Hello world', gate: held.gate });
-    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'streaming', config: { model: 'loop' } } })).body as { id: string };
+    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'streaming', config: { model: 'loop' } } })).body as {
+      id: string;
+    };
     const run = await startRun(agent.id);
     await held.reached;
-    const ws = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` } });
+    const ws = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${t.apiKey}` },
+    });
     const seen: { ordinal: number; state: string; text?: string }[] = [];
     await new Promise<void>((resolve, reject) => {
-      ws.subscribe({ query: 'subscription($id: ID!) { runItems(runId: $id) { ordinal kind state content lastStreamId } }', variables: { id: run.id } }, {
-        next: (value) => {
-          const item = (value.data as any).runItems;
-          seen.push({ ordinal: item.ordinal, state: item.state, text: item.content.text });
-          // Whatever order replay and live deltas arrive in, the held state is "Hello wo" in progress.
-          if (item.ordinal === 2 && item.state === 'in_progress' && item.content.text === 'Hello wo') held.open();
+      ws.subscribe(
+        { query: 'subscription($id: ID!) { runItems(runId: $id) { ordinal kind state content lastStreamId } }', variables: { id: run.id } },
+        {
+          next: (value) => {
+            const item = (value.data as any).runItems;
+            seen.push({ ordinal: item.ordinal, state: item.state, text: item.content.text });
+            // Whatever order replay and live deltas arrive in, the held state is "Hello wo" in progress.
+            if (item.ordinal === 2 && item.state === 'in_progress' && item.content.text === 'Hello wo') held.open();
+          },
+          error: reject,
+          complete: resolve,
         },
-        error: reject,
-        complete: resolve,
-      });
+      );
     });
     await ws.dispose();
     expect(seen).toContainEqual({ ordinal: 2, state: 'in_progress', text: 'Hello wo' });
@@ -95,24 +107,47 @@ describe('a run', () => {
   it('pauses for a client tool call and resumes from the result (idempotently)', async () => {
     const agent = await agentWith({
       ...script([{ tool_call: { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } } }], [{ text: 'It is sunny.' }]),
-      client_tools: [{ name: 'get_weather', description: 'Weather', parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+      client_tools: [
+        {
+          name: 'get_weather',
+          description: 'Weather',
+          parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
     });
     const run = await startRun(agent.id);
     const waiting = await settle(run.id);
-    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'client_tool', pending: { approvals: [], calls: [{ tool_call_id: 'call_1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] } });
+    expect(waiting).toMatchObject({
+      status: 'waiting',
+      wait_reason: 'client_tool',
+      pending: { approvals: [], calls: [{ tool_call_id: 'call_1', tool_name: 'get_weather', arguments: { city: 'Oslo' } }] },
+    });
     const headers = { 'idempotency-key': 'resume-1' };
-    expect((await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: {} } , headers })).status).toBe(400);
-    expect((await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: { call_1: { status: 'returned', value: 1 } } } })).status).toBe(400);
-    const extra = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body: { calls: { call_1: { status: 'returned', value: 1 }, call_x: { status: 'returned', value: 2 } } } });
+    expect((await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: {} }, headers })).status).toBe(400);
+    expect(
+      (await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { body: { calls: { call_1: { status: 'returned', value: 1 } } } })).status,
+    ).toBe(400);
+    const extra = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      headers,
+      body: { calls: { call_1: { status: 'returned', value: 1 }, call_x: { status: 'returned', value: 2 } } },
+    });
     expect(extra.status).toBe(400);
     expect(extra.body.error.details.unknown).toEqual(['call_x']);
     const body = { calls: { call_1: { status: 'returned', value: { sky: 'clear' } } } };
     const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body });
     expect(successor.status).toBe(200);
-    expect(successor.body).toMatchObject({ lineage: 'resume', trigger: 'resume', parent_run_id: run.id, resume: { calls: body.calls, approvals: {} } });
+    expect(successor.body).toMatchObject({
+      lineage: 'resume',
+      trigger: 'resume',
+      parent_run_id: run.id,
+      resume: { calls: body.calls, approvals: {} },
+    });
     const replay = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body });
     expect(replay.body.id).toBe(successor.body.id);
-    const conflicting = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers, body: { calls: { call_1: { status: 'returned', value: 'other' } } } });
+    const conflicting = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      headers,
+      body: { calls: { call_1: { status: 'returned', value: 'other' } } },
+    });
     expect(conflicting.status).toBe(409);
     expect(conflicting.body.error.code).toBe('idempotency_key_reused');
     const again = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'resume-2' }, body });
@@ -125,13 +160,23 @@ describe('a run', () => {
 
   it('asks for approval; a denial is reported to the model', async () => {
     const agent = await agentWith({
-      ...script([{ tool_call: { id: 'del_1', name: 'delete_file', arguments: { path: '/tmp/x' } } }], [{ text: 'Understood, I will not delete it.' }]),
+      ...script(
+        [{ tool_call: { id: 'del_1', name: 'delete_file', arguments: { path: '/tmp/x' } } }],
+        [{ text: 'Understood, I will not delete it.' }],
+      ),
       client_tools: [{ name: 'delete_file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
     });
     const run = await startRun(agent.id);
     const waiting = await settle(run.id);
-    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'approval', pending: { approvals: [{ tool_call_id: 'del_1', tool_name: 'delete_file' }], calls: [] } });
-    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'deny' }, body: { approvals: { del_1: { action: 'deny' } } } });
+    expect(waiting).toMatchObject({
+      status: 'waiting',
+      wait_reason: 'approval',
+      pending: { approvals: [{ tool_call_id: 'del_1', tool_name: 'delete_file' }], calls: [] },
+    });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      headers: { 'idempotency-key': 'deny' },
+      body: { approvals: { del_1: { action: 'deny' } } },
+    });
     expect(successor.status).toBe(200);
     expect((await settle(successor.body.id)).output).toBe('Understood, I will not delete it.');
     const history = (await t.rest('GET', `/api/v1/threads/${run.thread_id}`)).body.message_history;
@@ -139,11 +184,21 @@ describe('a run', () => {
   });
 
   it('asks the user a question when user_questions is on', async () => {
-    const agent = await agentWith({ user_questions: true, ...script([{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which city?' } } }], [{ text: 'Thanks!' }]) });
+    const agent = await agentWith({
+      user_questions: true,
+      ...script([{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which city?' } } }], [{ text: 'Thanks!' }]),
+    });
     const run = await startRun(agent.id);
     const waiting = await settle(run.id);
-    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'user_question', pending: { calls: [{ tool_call_id: 'q1', tool_name: 'ask_user', presentation: { kind: 'question', question: 'Which city?' } }] } });
-    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'q' }, body: { calls: { q1: { status: 'returned', value: 'Oslo' } } } });
+    expect(waiting).toMatchObject({
+      status: 'waiting',
+      wait_reason: 'user_question',
+      pending: { calls: [{ tool_call_id: 'q1', tool_name: 'ask_user', presentation: { kind: 'question', question: 'Which city?' } }] },
+    });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      headers: { 'idempotency-key': 'q' },
+      body: { calls: { q1: { status: 'returned', value: 'Oslo' } } },
+    });
     expect((await settle(successor.body.id)).output).toBe('Thanks!');
   });
 
@@ -169,7 +224,11 @@ describe('a run', () => {
       retries: { output: 1 },
     });
     expect((await settle((await startRun(agent.id)).id)).output).toEqual({ answer: 42 });
-    const strict = await agentWith({ ...script([{ text: '{"answer": "x"}' }], [{ text: '{"answer": "y"}' }]), output_spec: { schema: { type: 'object', properties: { answer: { type: 'integer' } } } }, retries: { output: 0 } });
+    const strict = await agentWith({
+      ...script([{ text: '{"answer": "x"}' }], [{ text: '{"answer": "y"}' }]),
+      output_spec: { schema: { type: 'object', properties: { answer: { type: 'integer' } } } },
+      retries: { output: 0 },
+    });
     const failed = await settle((await startRun(strict.id)).id);
     expect(failed).toMatchObject({ status: 'failed', failure: { code: 'output_invalid' } });
   });
@@ -180,11 +239,17 @@ describe('a run', () => {
       retries: { tools: 5 },
     });
     const run = await startRun(agent.id, { options: { max_usage: { requests: 2 } } });
-    expect(await settle(run.id)).toMatchObject({ status: 'failed', failure: { code: 'usage_limit_exceeded' }, usage_at_seal: { requests: 2 } });
+    expect(await settle(run.id)).toMatchObject({
+      status: 'failed',
+      failure: { code: 'usage_limit_exceeded' },
+      usage_at_seal: { requests: 2 },
+    });
   });
 
   it('retries a transient provider error as new attempts, then fails with the error', async () => {
-    const agent = await agentWith({ model_settings: { script: [[{ error: { message: 'overloaded', transient: true } }]], after_script: 'echo' } });
+    const agent = await agentWith({
+      model_settings: { script: [[{ error: { message: 'overloaded', transient: true } }]], after_script: 'echo' },
+    });
     // The first turn fails on every attempt (an attempt starts again from the committed history),
     // so the run uses all its attempts and then fails; each attempt leaves its error item.
     const run = await startRun(agent.id);
@@ -204,7 +269,9 @@ describe('run item content', () => {
     expect(run.status).toBe('completed');
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     expect(items.map((item: { kind: string; state: string }) => [item.kind, item.state])).toEqual([
-      ['user_message', 'completed'], ['reasoning', 'completed'], ['text_message', 'completed'],
+      ['user_message', 'completed'],
+      ['reasoning', 'completed'],
+      ['text_message', 'completed'],
     ]);
     expect(items[1].content.text).toBe('The user said go, so I answer.');
     expect(items[2].content.text).toBe('Going.');
@@ -219,7 +286,13 @@ describe('run item content', () => {
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     const message = items.find((item: { kind: string }) => item.kind === 'text_message');
     expect(message.content.text).toBe(long.slice(0, 1024));
-    expect(message.content_refs.text).toEqual({ id: `${message.id}:text`, media_type: 'text/plain; charset=utf-8', preview: long.slice(0, 1024), size_bytes: 70_000, truncated: true });
+    expect(message.content_refs.text).toEqual({
+      id: `${message.id}:text`,
+      media_type: 'text/plain; charset=utf-8',
+      preview: long.slice(0, 1024),
+      size_bytes: 70_000,
+      truncated: true,
+    });
     // The committed history and the output keep the whole text.
     expect(run.output).toBe(long);
     expect(items.find((item: { kind: string }) => item.kind === 'user_message').content_refs).toEqual({});
@@ -248,7 +321,10 @@ describe('the items response', () => {
     expect(await completeOnEveryPage(sealed.id)).toEqual(everywhere(true));
 
     // Waiting for a client tool: its history is committed and nothing is in progress.
-    const pauses = await agentWith({ ...script([{ reasoning: 'ask' }, { tool_call: { id: 'c1', name: 'pick' } }]), client_tools: [{ name: 'pick' }] });
+    const pauses = await agentWith({
+      ...script([{ reasoning: 'ask' }, { tool_call: { id: 'c1', name: 'pick' } }]),
+      client_tools: [{ name: 'pick' }],
+    });
     const waiting = await settle((await startRun(pauses.id)).id);
     expect(waiting.status).toBe('waiting');
     expect((await t.rest('GET', `/api/v1/runs/${waiting.id}/items`)).body.items.length).toBeGreaterThanOrEqual(3);

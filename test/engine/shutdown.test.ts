@@ -52,12 +52,22 @@ async function startRun(rest: Rest, agentId: string) {
 /** Held mid-stream: the model sent its first chunks and the attempt wrote its in-progress text item. */
 async function heldMidStream(rest: Rest, runId: string, gate: { reached: Promise<void> }) {
   await gate.reached;
-  await waitFor(() => rest('GET', `/api/v1/runs/${runId}/items`).then((r) => r.body.items), (items) => items.some((i: { kind: string; state: string }) => i.kind === 'text_message' && i.state === 'in_progress'), 'the attempt streaming', 30_000);
+  await waitFor(
+    () => rest('GET', `/api/v1/runs/${runId}/items`).then((r) => r.body.items),
+    (items) => items.some((i: { kind: string; state: string }) => i.kind === 'text_message' && i.state === 'in_progress'),
+    'the attempt streaming',
+    30_000,
+  );
 }
 
 /** Items after a hand-back: gapless, the interrupted partial text closed, the next attempt's full text. */
 async function expectGaplessAfterHandBack(rest: Rest, runId: string) {
-  const items = (await rest('GET', `/api/v1/runs/${runId}/items`)).body.items as { ordinal: number; kind: string; state: string; content: Record<string, unknown> }[];
+  const items = (await rest('GET', `/api/v1/runs/${runId}/items`)).body.items as {
+    ordinal: number;
+    kind: string;
+    state: string;
+    content: Record<string, unknown>;
+  }[];
   expect(items.map((i) => i.ordinal)).toEqual(items.map((_, index) => index + 1));
   expect(items.map((i) => i.kind)).toEqual(['user_message', 'text_message', 'text_message']);
   expect(items[1]).toMatchObject({ state: 'failed', content: { interrupted: true } });
@@ -74,7 +84,12 @@ describe('worker processes', () => {
   let t: TestApp;
   let agentId: string;
   const workerEnv = (env: Record<string, string> = {}) => ({
-    DATABASE_URL: t.databaseUrl, DATA_DIR: t.app.deps.config.dataDir, RUN_WORKERS: '2', RUN_LEASE_MS: LEASE_MS, ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1', ...env,
+    DATABASE_URL: t.databaseUrl,
+    DATA_DIR: t.app.deps.config.dataDir,
+    RUN_WORKERS: '2',
+    RUN_LEASE_MS: LEASE_MS,
+    ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+    ...env,
   });
 
   beforeAll(async () => {
@@ -87,56 +102,72 @@ describe('worker processes', () => {
     await t.stop();
   });
 
-  it('SIGTERM mid-stream: the run is handed back and another worker completes it at once, items gapless', async () => {
-    const gate = holdNextAnswer();
-    model.turns.push({ text: ANSWER });
-    const stopping = track(await startWorkerProcess(workerEnv({ SHUTDOWN_GRACE_MS: '300' })));
-    const run = await startRun(t.rest, agentId);
-    await heldMidStream(t.rest, run.id, gate);
-    const peer = track(await startWorkerProcess(workerEnv()));
+  it(
+    'SIGTERM mid-stream: the run is handed back and another worker completes it at once, items gapless',
+    async () => {
+      const gate = holdNextAnswer();
+      model.turns.push({ text: ANSWER });
+      const stopping = track(await startWorkerProcess(workerEnv({ SHUTDOWN_GRACE_MS: '300' })));
+      const run = await startRun(t.rest, agentId);
+      await heldMidStream(t.rest, run.id, gate);
+      const peer = track(await startWorkerProcess(workerEnv()));
 
-    const signalled = Date.now();
-    stopping.child.kill('SIGTERM');
-    expect(await stopping.exited).toBe(0);
-    expect(stopping.output()).toContain(HANDED_BACK);
-    expect(stopping.output()).not.toMatch(/run execution failed|57P01/);
-    const done = await settleRun(t, run.id, ['completed', 'failed', 'cancelled'], 90_000);
-    // Far below the 120 s lease: the peer took the run because it was handed back, not after a lease.
-    expect(Date.now() - signalled).toBeLessThan(60_000);
-    // Two attempts, the handed-back one not counted against the run's budget of three.
-    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
-    await expectGaplessAfterHandBack(t.rest, run.id);
-    expect(peer.output()).not.toContain('took over a run whose lease expired');
-    peer.child.kill('SIGTERM');
-    expect(await peer.exited).toBe(0);
-  }, PROCESS_TEST_TIMEOUT_MS);
+      const signalled = Date.now();
+      stopping.child.kill('SIGTERM');
+      expect(await stopping.exited).toBe(0);
+      expect(stopping.output()).toContain(HANDED_BACK);
+      expect(stopping.output()).not.toMatch(/run execution failed|57P01/);
+      const done = await settleRun(t, run.id, ['completed', 'failed', 'cancelled'], 90_000);
+      // Far below the 120 s lease: the peer took the run because it was handed back, not after a lease.
+      expect(Date.now() - signalled).toBeLessThan(60_000);
+      // Two attempts, the handed-back one not counted against the run's budget of three.
+      expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
+      await expectGaplessAfterHandBack(t.rest, run.id);
+      expect(peer.output()).not.toContain('took over a run whose lease expired');
+      peer.child.kill('SIGTERM');
+      expect(await peer.exited).toBe(0);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('an attempt that finishes within the grace period completes normally; a stopping worker claims nothing new', { tags: ['slow'], timeout: PROCESS_TEST_TIMEOUT_MS }, async () => {
-    const gate = holdNextAnswer();
-    const stopping = track(await startWorkerProcess(workerEnv({ SHUTDOWN_GRACE_MS: '60000' })));
-    const run = await startRun(t.rest, agentId);
-    await heldMidStream(t.rest, run.id, gate);
+  it(
+    'an attempt that finishes within the grace period completes normally; a stopping worker claims nothing new',
+    { tags: ['slow'], timeout: PROCESS_TEST_TIMEOUT_MS },
+    async () => {
+      const gate = holdNextAnswer();
+      const stopping = track(await startWorkerProcess(workerEnv({ SHUTDOWN_GRACE_MS: '60000' })));
+      const run = await startRun(t.rest, agentId);
+      await heldMidStream(t.rest, run.id, gate);
 
-    stopping.child.kill('SIGTERM');
-    await stopping.waitForOutput('worker stopping: waiting for running attempts');
-    // Announced while the worker is stopping: it must stay for another worker.
-    const later = await startRun(t.rest, agentId);
-    gate.open();
-    expect(await stopping.exited).toBe(0);
-    expect(stopping.output()).not.toContain(HANDED_BACK);
-    const done = (await t.rest('GET', `/api/v1/runs/${run.id}`)).body;
-    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 1, max_attempts: 3 });
-    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string }[];
-    expect(items.map((i) => [i.ordinal, i.kind, i.state])).toEqual([[1, 'user_message', 'completed'], [2, 'text_message', 'completed']]);
-    expect((await t.rest('GET', `/api/v1/runs/${later.id}`)).body).toMatchObject({ status: 'accepted', attempts: 0 });
-  });
+      stopping.child.kill('SIGTERM');
+      await stopping.waitForOutput('worker stopping: waiting for running attempts');
+      // Announced while the worker is stopping: it must stay for another worker.
+      const later = await startRun(t.rest, agentId);
+      gate.open();
+      expect(await stopping.exited).toBe(0);
+      expect(stopping.output()).not.toContain(HANDED_BACK);
+      const done = (await t.rest('GET', `/api/v1/runs/${run.id}`)).body;
+      expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 1, max_attempts: 3 });
+      const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string }[];
+      expect(items.map((i) => [i.ordinal, i.kind, i.state])).toEqual([
+        [1, 'user_message', 'completed'],
+        [2, 'text_message', 'completed'],
+      ]);
+      expect((await t.rest('GET', `/api/v1/runs/${later.id}`)).body).toMatchObject({ status: 'accepted', attempts: 0 });
+    },
+  );
 });
 
 describe('the service on its embedded PostgreSQL (npm start)', { tags: ['slow'] }, () => {
   let dataDir: string;
   const apiKey = `wsk_${'shutdown'.repeat(3)}`;
   const serviceEnv = (env: Record<string, string> = {}) => ({
-    DATA_DIR: dataDir, BOOTSTRAP_API_KEY: apiKey, RUN_LEASE_MS: LEASE_MS, ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1', SHUTDOWN_GRACE_MS: '300', ...env,
+    DATA_DIR: dataDir,
+    BOOTSTRAP_API_KEY: apiKey,
+    RUN_LEASE_MS: LEASE_MS,
+    ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+    SHUTDOWN_GRACE_MS: '300',
+    ...env,
   });
 
   beforeAll(() => {
@@ -146,38 +177,47 @@ describe('the service on its embedded PostgreSQL (npm start)', { tags: ['slow'] 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('SIGTERM mid-stream: exits 0 with the run handed back; the next start completes it within seconds', async () => {
-    const first = track(await startServiceProcess(serviceEnv()));
-    let rest = restClient(first.url, apiKey);
-    await addLoopbackModel({ rest }, model, 'loop');
-    const agentId = (await rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body.id;
-    const gate = holdNextAnswer();
-    model.turns.push({ text: ANSWER });
-    const run = await startRun(rest, agentId);
-    await heldMidStream(rest, run.id, gate);
+  it(
+    'SIGTERM mid-stream: exits 0 with the run handed back; the next start completes it within seconds',
+    async () => {
+      const first = track(await startServiceProcess(serviceEnv()));
+      let rest = restClient(first.url, apiKey);
+      await addLoopbackModel({ rest }, model, 'loop');
+      const agentId = (await rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body.id;
+      const gate = holdNextAnswer();
+      model.turns.push({ text: ANSWER });
+      const run = await startRun(rest, agentId);
+      await heldMidStream(rest, run.id, gate);
 
-    first.child.kill('SIGTERM');
-    // Exit status 0: the stop finished by itself (a forced exit, after grace + 15 s, exits 1).
-    expect(await first.exited).toBe(0);
-    expect(first.output()).toContain(HANDED_BACK);
-    expect(first.output()).not.toMatch(/run execution failed|57P01|terminating connection/);
+      first.child.kill('SIGTERM');
+      // Exit status 0: the stop finished by itself (a forced exit, after grace + 15 s, exits 1).
+      expect(await first.exited).toBe(0);
+      expect(first.output()).toContain(HANDED_BACK);
+      expect(first.output()).not.toMatch(/run execution failed|57P01|terminating connection/);
 
-    // Back to accepted, the attempt not counted; read through a start without workers.
-    const reader = track(await startServiceProcess(serviceEnv({ RUN_WORKERS: '0' })));
-    rest = restClient(reader.url, apiKey);
-    expect((await rest('GET', `/api/v1/runs/${run.id}`)).body).toMatchObject({ status: 'accepted', attempts: 1, max_attempts: 3 });
-    reader.child.kill('SIGTERM');
-    expect(await reader.exited).toBe(0);
+      // Back to accepted, the attempt not counted; read through a start without workers.
+      const reader = track(await startServiceProcess(serviceEnv({ RUN_WORKERS: '0' })));
+      rest = restClient(reader.url, apiKey);
+      expect((await rest('GET', `/api/v1/runs/${run.id}`)).body).toMatchObject({ status: 'accepted', attempts: 1, max_attempts: 3 });
+      reader.child.kill('SIGTERM');
+      expect(await reader.exited).toBe(0);
 
-    const next = track(await startServiceProcess(serviceEnv()));
-    const started = Date.now();
-    rest = restClient(next.url, apiKey);
-    const done = await waitFor(() => rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status !== 'accepted' && r.status !== 'running', 'the run to finish', 90_000);
-    // Far below the 120 s lease: the next start claimed the handed-back run at once.
-    expect(Date.now() - started).toBeLessThan(60_000);
-    expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
-    await expectGaplessAfterHandBack(rest, run.id);
-    next.child.kill('SIGTERM');
-    expect(await next.exited).toBe(0);
-  }, PROCESS_TEST_TIMEOUT_MS);
+      const next = track(await startServiceProcess(serviceEnv()));
+      const started = Date.now();
+      rest = restClient(next.url, apiKey);
+      const done = await waitFor(
+        () => rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body),
+        (r) => r.status !== 'accepted' && r.status !== 'running',
+        'the run to finish',
+        90_000,
+      );
+      // Far below the 120 s lease: the next start claimed the handed-back run at once.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(done).toMatchObject({ status: 'completed', output: ANSWER, attempts: 2, max_attempts: 3 });
+      await expectGaplessAfterHandBack(rest, run.id);
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

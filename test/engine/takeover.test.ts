@@ -16,7 +16,11 @@ const gate = streamGate(2);
 async function startWorker(): Promise<ChildService> {
   // SIGKILL is what this test is about: a short lease so that the takeover comes soon.
   const worker = await startWorkerProcess({
-    DATABASE_URL: t.databaseUrl, DATA_DIR: t.app.deps.config.dataDir, RUN_WORKERS: '2', RUN_LEASE_MS: '1500', ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+    DATABASE_URL: t.databaseUrl,
+    DATA_DIR: t.app.deps.config.dataDir,
+    RUN_WORKERS: '2',
+    RUN_LEASE_MS: '1500',
+    ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
   });
   workers.push(worker);
   return worker;
@@ -40,16 +44,32 @@ describe('worker takeover', () => {
     const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: 'loop' } } })).body;
     model.turns.push({ text: 'part one, part two', gate: gate.gate }, { text: 'part one, part two' });
     const first = await startWorker();
-    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })).body;
+    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } }))
+      .body;
     // The model holds mid-stream and the first worker's in-progress text item is in the database.
     await gate.reached;
-    await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}/items`).then((r) => r.body.items), (items) => items.some((i: { kind: string }) => i.kind === 'text_message'), 'first worker streaming', 30_000);
+    await waitFor(
+      () => t.rest('GET', `/api/v1/runs/${run.id}/items`).then((r) => r.body.items),
+      (items) => items.some((i: { kind: string }) => i.kind === 'text_message'),
+      'first worker streaming',
+      30_000,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     await startWorker();
-    const done = await waitFor(() => t.rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body), (r) => r.status === 'completed', 'takeover completion', 30_000);
+    const done = await waitFor(
+      () => t.rest('GET', `/api/v1/runs/${run.id}`).then((r) => r.body),
+      (r) => r.status === 'completed',
+      'takeover completion',
+      30_000,
+    );
     expect(done).toMatchObject({ attempts: 2, max_attempts: 3, output: 'part one, part two' });
-    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as { ordinal: number; kind: string; state: string; content: Record<string, unknown> }[];
+    const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items as {
+      ordinal: number;
+      kind: string;
+      state: string;
+      content: Record<string, unknown>;
+    }[];
     expect(items.map((i) => i.ordinal)).toEqual(items.map((_, index) => index + 1));
     expect(items.filter((i) => i.kind === 'user_message')).toHaveLength(1);
     const texts = items.filter((i) => i.kind === 'text_message');

@@ -49,8 +49,16 @@ export interface TestApp {
   apiKey: string;
   workspaceId: string;
   databaseUrl: string;
-  rest<T = any>(method: string, path: string, options?: { token?: string | null; headers?: Record<string, string>; body?: unknown; rawBody?: string }): Promise<RestResponse<T>>;
-  graphql<T = any>(query: string, variables?: Record<string, unknown>, options?: { token?: string | null; headers?: Record<string, string> }): Promise<{ status: number; data: T; errors?: { message: string; extensions?: Record<string, any> }[] }>;
+  rest<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string | null; headers?: Record<string, string>; body?: unknown; rawBody?: string },
+  ): Promise<RestResponse<T>>;
+  graphql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { token?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; data: T; errors?: { message: string; extensions?: Record<string, any> }[] }>;
   stop(): Promise<void>;
 }
 
@@ -72,15 +80,27 @@ export function restClient(url: string, apiKey: string): Rest {
   };
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, shared?: TestApp, options: { logLines?: string[] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  shared?: TestApp,
+  options: { logLines?: string[] } = {},
+): Promise<TestApp> {
   // With `shared`, a second instance on the same database (and its bootstrap key); only the first drops it.
   const database = shared ? { url: shared.databaseUrl, name: '', drop: async () => undefined } : await createTestDatabase();
   // A second instance shares the data directory too: same generated secret key, as a cluster shares SECRET_KEY.
   const dataDir = shared ? shared.app.deps.config.dataDir : mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
-  const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides });
+  const config = loadConfig(
+    { NODE_ENV: 'test' },
+    { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides },
+  );
   // With `logLines`, every log line (debug and up) is kept, so tests can check what reaches the logs.
   const capture = options.logLines
-    ? new Writable({ write(chunk, _encoding, done) { options.logLines!.push(String(chunk)); done(); } })
+    ? new Writable({
+        write(chunk, _encoding, done) {
+          options.logLines!.push(String(chunk));
+          done();
+        },
+      })
     : undefined;
   const app = await buildApp(config, { logger: createLogger(capture ? 'debug' : (process.env.TEST_LOG_LEVEL ?? 'silent'), capture) });
   const url = await app.start();
@@ -97,7 +117,13 @@ export async function startTestApp(overrides: Partial<Config> = {}, shared?: Tes
     return { status: response.status, data: json.data, errors: json.errors };
   };
   return {
-    app, url, apiKey, workspaceId, databaseUrl: database.url, rest, graphql,
+    app,
+    url,
+    apiKey,
+    workspaceId,
+    databaseUrl: database.url,
+    rest,
+    graphql,
     async stop() {
       await app.stop();
       await database.drop();

@@ -28,20 +28,48 @@ function expectOk(what: string, response: RestResponse): RestResponse {
  * POST /api/v1/model-providers and POST /api/v1/models. `enabled: false` / `providerEnabled: false`
  * then disable the model / its provider with PATCH and If-Match, as a client would.
  */
-export async function insertModel(t: TestApp, key: string, options: { workspaceId?: string; enabled?: boolean; providerEnabled?: boolean } = {}): Promise<{ key: string; providerId: string }> {
+export async function insertModel(
+  t: TestApp,
+  key: string,
+  options: { workspaceId?: string; enabled?: boolean; providerEnabled?: boolean } = {},
+): Promise<{ key: string; providerId: string }> {
   const token = await keyFor(t, options.workspaceId ?? t.workspaceId);
-  const provider = expectOk('create provider', await t.rest('POST', '/api/v1/model-providers', { token, body: { type: 'development', name: `provider for ${key}` } }));
-  const model = expectOk('create model', await t.rest('POST', '/api/v1/models', { token, body: { key, provider_id: provider.body.id, provider_model: 'echo' } }));
+  const provider = expectOk(
+    'create provider',
+    await t.rest('POST', '/api/v1/model-providers', { token, body: { type: 'development', name: `provider for ${key}` } }),
+  );
+  const model = expectOk(
+    'create model',
+    await t.rest('POST', '/api/v1/models', { token, body: { key, provider_id: provider.body.id, provider_model: 'echo' } }),
+  );
   if (options.enabled === false) {
-    expectOk('disable model', await t.rest('PATCH', `/api/v1/models/${encodeURIComponent(key)}`, { token, headers: { 'If-Match': model.headers.get('etag')! }, body: { enabled: false } }));
+    expectOk(
+      'disable model',
+      await t.rest('PATCH', `/api/v1/models/${encodeURIComponent(key)}`, {
+        token,
+        headers: { 'If-Match': model.headers.get('etag')! },
+        body: { enabled: false },
+      }),
+    );
   }
   if (options.providerEnabled === false) {
-    expectOk('disable provider', await t.rest('PATCH', `/api/v1/model-providers/${provider.body.id}`, { token, headers: { 'If-Match': provider.headers.get('etag')! }, body: { enabled: false } }));
+    expectOk(
+      'disable provider',
+      await t.rest('PATCH', `/api/v1/model-providers/${provider.body.id}`, {
+        token,
+        headers: { 'If-Match': provider.headers.get('etag')! },
+        body: { enabled: false },
+      }),
+    );
   }
   return { key: model.body.key, providerId: provider.body.id };
 }
 
-export async function insertWorkspaceResource(t: TestApp, kind: 'connection' | 'environmentTemplate', workspaceId = t.workspaceId): Promise<string> {
+export async function insertWorkspaceResource(
+  t: TestApp,
+  kind: 'connection' | 'environmentTemplate',
+  workspaceId = t.workspaceId,
+): Promise<string> {
   const db = t.app.deps.db;
   const common = { workspaceId, name: `${kind} fixture`, createdById: 'test', updatedById: 'test', providerId: 'prv_fixture' };
   if (kind === 'connection') return (await db.connection.create({ data: { id: newId('connection'), ...common } })).id;

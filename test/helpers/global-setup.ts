@@ -56,7 +56,10 @@ export default async function setup(project: TestProject) {
       // Drop what this run created on the shared server.
       const cleanup = new pg.Client({ connectionString: adminUrl });
       await cleanup.connect();
-      const { rows } = await cleanup.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [`wsa_t_${process.pid}_%`, TEMPLATE]);
+      const { rows } = await cleanup.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`, [
+        `wsa_t_${process.pid}_%`,
+        TEMPLATE,
+      ]);
       for (const row of rows) await cleanup.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
       await cleanup.end();
     } else {

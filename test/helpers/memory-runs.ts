@@ -4,19 +4,28 @@ import type { TestApp } from './app.js';
 import { settleRun } from './runs.js';
 
 export async function rememberingRun(t: TestApp, memoryId: string, options: { searchQuery: string; added: string }) {
-  const agent = (await t.rest('POST', '/api/v1/agents', {
-    body: {
-      name: 'rememberer',
-      config: {
-        model: 'dev', memory_mounts: [{ memory_id: memoryId, access: 'write', recall: true }],
-        model_settings: { script: [
-          [{ tool_call: { id: 's1', name: 'search_memory_team_notes', arguments: { query: options.searchQuery } } }],
-          [{ tool_call: { id: 'a1', name: 'add_memory_team_notes', arguments: { text: options.added } } }],
-          [{ text: 'Noted.' }],
-        ] },
+  const agent = (
+    await t.rest('POST', '/api/v1/agents', {
+      body: {
+        name: 'rememberer',
+        config: {
+          model: 'dev',
+          memory_mounts: [{ memory_id: memoryId, access: 'write', recall: true }],
+          model_settings: {
+            script: [
+              [{ tool_call: { id: 's1', name: 'search_memory_team_notes', arguments: { query: options.searchQuery } } }],
+              [{ tool_call: { id: 'a1', name: 'add_memory_team_notes', arguments: { text: options.added } } }],
+              [{ text: 'Noted.' }],
+            ],
+          },
+        },
       },
-    },
-  })).body;
-  const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'When do deploys happen?' }] } } })).body;
+    })
+  ).body;
+  const run = (
+    await t.rest('POST', '/api/v1/runs', {
+      body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'When do deploys happen?' }] } },
+    })
+  ).body;
   return { run, done: await settleRun(t, run.id) };
 }

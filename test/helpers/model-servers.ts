@@ -21,9 +21,7 @@ export interface Gate {
  * `afterChunks` chunks, a tool call before the call — so a test can act while the model is provably
  * mid-stream (no racing the machine's speed).
  */
-export type Turn =
-  | { text: string; gate?: Gate }
-  | { tool: { id: string; name: string; arguments: Record<string, unknown> }; gate?: Gate };
+export type Turn = { text: string; gate?: Gate } | { tool: { id: string; name: string; arguments: Record<string, unknown> }; gate?: Gate };
 
 /** A gate for a Turn: `reached` resolves when the stream is held; `open()` lets it finish. */
 export function streamGate(afterChunks = 1) {
@@ -50,7 +48,10 @@ async function readBody(req: IncomingMessage): Promise<any> {
   return text ? JSON.parse(text) : null;
 }
 
-function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void | Promise<void>, apiKey: string): Promise<ModelServer> {
+function start(
+  handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void | Promise<void>,
+  apiKey: string,
+): Promise<ModelServer> {
   const state: ModelServer = { url: '', requests: [], turns: [], apiKey, close: async () => undefined };
   const server: Server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -61,22 +62,31 @@ function start(handler: (server: ModelServer, req: IncomingMessage, res: ServerR
     server.listen(0, '127.0.0.1', () => {
       state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       // Held (gated) streams must not keep close() waiting.
-      state.close = () => new Promise((done) => { server.close(() => done()); server.closeAllConnections(); });
+      state.close = () =>
+        new Promise((done) => {
+          server.close(() => done());
+          server.closeAllConnections();
+        });
       resolve(state);
     });
   });
 }
 
-const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+const sse = (res: ServerResponse) =>
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
 export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): Promise<ModelServer> {
   return start(async (state, req, res, body) => {
     if (req.headers.authorization !== `Bearer ${state.apiKey}`) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
       return;
     }
     if (req.method === 'GET' && req.url === '/v1/models') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'loop-model', object: 'model' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: 'loop-model', object: 'model' }] }));
       return;
     }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions' || !body?.stream) {
@@ -86,7 +96,9 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
     const turn = state.turns.shift() ?? { text: 'out of turns' };
     sse(res);
     const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
-      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+      );
     chunk({ role: 'assistant', content: '' });
     if ('text' in turn) {
       const pieces = turn.text.match(/.{1,4}/g) ?? [];
@@ -117,8 +129,19 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
  * An `openai_compatible` provider and a model `key` on the loopback server, created through the
  * public API (the test app must allow plain-HTTP endpoints on 127.0.0.1).
  */
-export async function addLoopbackModel(t: { rest(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: any }> }, server: ModelServer, key: string): Promise<void> {
-  const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'openai_compatible', name: `loopback ${key}`, config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } } });
+export async function addLoopbackModel(
+  t: { rest(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: any }> },
+  server: ModelServer,
+  key: string,
+): Promise<void> {
+  const provider = await t.rest('POST', '/api/v1/model-providers', {
+    body: {
+      type: 'openai_compatible',
+      name: `loopback ${key}`,
+      config: { base_url: `${server.url}/v1` },
+      credential: { api_key: server.apiKey },
+    },
+  });
   if (provider.status !== 201) throw new Error(`loopback provider: ${JSON.stringify(provider.body)}`);
   const model = await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.body.id, provider_model: 'loop-model' } });
   if (model.status !== 201) throw new Error(`loopback model: ${JSON.stringify(model.body)}`);
@@ -128,17 +151,23 @@ export async function addLoopbackModel(t: { rest(method: string, path: string, o
 export function userTexts(request: Recorded): string[] {
   return (request.body?.messages ?? [])
     .filter((message: { role: string }) => message.role === 'user')
-    .map((message: { content: string | { type: string; text?: string }[] }) => (typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join('')));
+    .map((message: { content: string | { type: string; text?: string }[] }) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => part.text ?? '').join(''),
+    );
 }
 
 export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<ModelServer> {
   return start((state, req, res, body) => {
     if (req.headers['x-api-key'] !== state.apiKey) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
       return;
     }
     if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'claude-loop', type: 'model' }], has_more: false }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: [{ id: 'claude-loop', type: 'model' }], has_more: false }));
       return;
     }
     if (req.method !== 'POST' || req.url !== '/v1/messages' || !body?.stream) {
@@ -147,11 +176,24 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
     }
     const turn = state.turns.shift() ?? { text: 'out of turns' };
     sse(res);
-    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', { message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: body.model, stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } });
+    const event = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', {
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: body.model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+    });
     if ('text' in turn) {
       event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-      for (const piece of turn.text.match(/.{1,4}/g) ?? []) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+      for (const piece of turn.text.match(/.{1,4}/g) ?? [])
+        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } });
     } else {

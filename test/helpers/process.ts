@@ -66,7 +66,11 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<C
   return worker;
 }
 
-async function runTsx(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runTsx(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', script, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },

@@ -52,12 +52,21 @@ function verifyVapid(authorization: string | undefined, endpointOrigin: string):
   if (header.alg !== 'ES256') throw new Error(`JWT alg ${header.alg}`);
   const raw = b64url(key);
   if (raw.length !== 65 || raw[0] !== 4) throw new Error('k is not an uncompressed P-256 key');
-  const publicKey = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33).toString('base64url') }, format: 'jwk' });
-  const ok = verify('sha256', Buffer.from(`${headerPart}.${claimsPart}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, b64url(signaturePart));
+  const publicKey = createPublicKey({
+    key: { kty: 'EC', crv: 'P-256', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33).toString('base64url') },
+    format: 'jwk',
+  });
+  const ok = verify(
+    'sha256',
+    Buffer.from(`${headerPart}.${claimsPart}`),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    b64url(signaturePart),
+  );
   if (!ok) throw new Error('JWT signature does not verify with k');
   if (claims.aud !== endpointOrigin) throw new Error(`JWT aud ${claims.aud} is not ${endpointOrigin}`);
   const now = Math.floor(Date.now() / 1000);
-  if (typeof claims.exp !== 'number' || claims.exp <= now || claims.exp > now + 24 * 3600) throw new Error(`JWT exp ${claims.exp} out of range`);
+  if (typeof claims.exp !== 'number' || claims.exp <= now || claims.exp > now + 24 * 3600)
+    throw new Error(`JWT exp ${claims.exp} out of range`);
   if (typeof claims.sub !== 'string' || !/^(mailto:|https:)/.test(claims.sub)) throw new Error(`JWT sub ${claims.sub}`);
   return { header, claims, key };
 }
@@ -85,44 +94,66 @@ function decryptAes128gcm(body: Buffer, browser: { ecdh: ReturnType<typeof creat
 
 export async function startPushService(): Promise<PushService> {
   const dir = mkdtempSync(join(tmpdir(), 'wsa-push-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'),
-    '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   const browsers = new Map<string, { ecdh: ReturnType<typeof createECDH>; auth: Buffer }>();
   const answers = new Map<string, number>();
   const received: ReceivedPush[] = [];
   const failures: string[] = [];
   let held: Promise<void> | null = null;
   let origin = '';
-  const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      if (held) await held;
-      const token = /^\/push\/([A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
-      const browser = token ? browsers.get(token) : undefined;
-      if (req.method !== 'POST' || !token || !browser) {
-        res.writeHead(404).end();
-        return;
-      }
-      if (answers.has(token)) {
-        res.writeHead(answers.get(token)!).end();
-        return;
-      }
-      try {
-        if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`Content-Encoding ${req.headers['content-encoding']}`);
-        if (!req.headers.ttl || !/^\d+$/.test(String(req.headers.ttl))) throw new Error('TTL header missing');
-        const jwt = verifyVapid(req.headers.authorization, origin);
-        const payload = JSON.parse(decryptAes128gcm(Buffer.concat(chunks), browser).toString('utf8'));
-        received.push({ token, payload, jwt: { header: jwt.header, claims: jwt.claims }, vapidKey: jwt.key, headers: req.headers });
-        res.writeHead(201, { location: `/messages/${randomBytes(8).toString('hex')}` }).end();
-      } catch (error) {
-        failures.push((error as Error).message);
-        res.writeHead(400).end((error as Error).message);
-      }
-    });
-  });
+  const server: Server = createServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        if (held) await held;
+        const token = /^\/push\/([A-Za-z0-9_-]+)$/.exec(req.url ?? '')?.[1];
+        const browser = token ? browsers.get(token) : undefined;
+        if (req.method !== 'POST' || !token || !browser) {
+          res.writeHead(404).end();
+          return;
+        }
+        if (answers.has(token)) {
+          res.writeHead(answers.get(token)!).end();
+          return;
+        }
+        try {
+          if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`Content-Encoding ${req.headers['content-encoding']}`);
+          if (!req.headers.ttl || !/^\d+$/.test(String(req.headers.ttl))) throw new Error('TTL header missing');
+          const jwt = verifyVapid(req.headers.authorization, origin);
+          const payload = JSON.parse(decryptAes128gcm(Buffer.concat(chunks), browser).toString('utf8'));
+          received.push({ token, payload, jwt: { header: jwt.header, claims: jwt.claims }, vapidKey: jwt.key, headers: req.headers });
+          res.writeHead(201, { location: `/messages/${randomBytes(8).toString('hex')}` }).end();
+        } catch (error) {
+          failures.push((error as Error).message);
+          res.writeHead(400).end((error as Error).message);
+        }
+      });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -136,7 +167,11 @@ export async function startPushService(): Promise<PushService> {
       const auth = randomBytes(16);
       const token = randomBytes(12).toString('base64url');
       browsers.set(token, { ecdh, auth });
-      return { endpoint: `${origin}/push/${token}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') }, token };
+      return {
+        endpoint: `${origin}/push/${token}`,
+        keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+        token,
+      };
     },
     answer(token, status) {
       answers.set(token, status);

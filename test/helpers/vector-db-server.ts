@@ -50,7 +50,13 @@ function cosine(a: number[], b: number[]) {
 
 export async function startVectorDbServer(options: { apiKey?: string; dimension?: number } = {}): Promise<VectorDbServer> {
   const state: VectorDbServer = {
-    url: '', apiKey: options.apiKey ?? 'pc-test-key-5678', dimension: options.dimension ?? 256, namespaces: new Map(), requests: [], failures: [], stall: false,
+    url: '',
+    apiKey: options.apiKey ?? 'pc-test-key-5678',
+    dimension: options.dimension ?? 256,
+    namespaces: new Map(),
+    requests: [],
+    failures: [],
+    stall: false,
     close: async () => undefined,
   };
   const namespace = (name: unknown) => {
@@ -79,10 +85,16 @@ export async function startVectorDbServer(options: { apiKey?: string; dimension?
     if (req.method === 'POST' && url.pathname === '/vectors/upsert') {
       const vectors = (body?.vectors ?? []) as VectorRecord[];
       for (const v of vectors) {
-        if (typeof v.id !== 'string' || !v.id || v.id.length > 512) return send(res, 400, { code: 3, message: 'Vector ID must be 1 to 512 characters' });
-        if (!Array.isArray(v.values) || v.values.length !== state.dimension) return send(res, 400, { code: 3, message: `Vector dimension ${v.values?.length ?? 0} does not match the dimension of the index ${state.dimension}` });
+        if (typeof v.id !== 'string' || !v.id || v.id.length > 512)
+          return send(res, 400, { code: 3, message: 'Vector ID must be 1 to 512 characters' });
+        if (!Array.isArray(v.values) || v.values.length !== state.dimension)
+          return send(res, 400, {
+            code: 3,
+            message: `Vector dimension ${v.values?.length ?? 0} does not match the dimension of the index ${state.dimension}`,
+          });
         for (const value of Object.values(v.metadata ?? {})) {
-          if (value !== null && typeof value === 'object' && !Array.isArray(value)) return send(res, 400, { code: 3, message: 'Metadata values must be strings, numbers, booleans or lists of strings' });
+          if (value !== null && typeof value === 'object' && !Array.isArray(value))
+            return send(res, 400, { code: 3, message: 'Metadata values must be strings, numbers, booleans or lists of strings' });
         }
       }
       const ns = namespace(body?.namespace);
@@ -104,7 +116,12 @@ export async function startVectorDbServer(options: { apiKey?: string; dimension?
       const ids = [...namespace(url.searchParams.get('namespace')).keys()].sort().filter((id) => !token || id > after);
       const page = ids.slice(0, limit);
       const next = ids.length > limit ? Buffer.from(JSON.stringify({ skip_past: page.at(-1) })).toString('base64') : null;
-      return send(res, 200, { vectors: page.map((id) => ({ id })), ...(next ? { pagination: { next } } : {}), namespace: url.searchParams.get('namespace') ?? '', usage: { readUnits: 1 } });
+      return send(res, 200, {
+        vectors: page.map((id) => ({ id })),
+        ...(next ? { pagination: { next } } : {}),
+        namespace: url.searchParams.get('namespace') ?? '',
+        usage: { readUnits: 1 },
+      });
     }
     if (req.method === 'GET' && url.pathname === '/vectors/fetch') {
       const ns = namespace(url.searchParams.get('namespace'));
@@ -113,11 +130,20 @@ export async function startVectorDbServer(options: { apiKey?: string; dimension?
       return send(res, 200, { vectors, namespace: url.searchParams.get('namespace') ?? '', usage: { readUnits: 1 } });
     }
     if (req.method === 'POST' && url.pathname === '/query') {
-      if (!Array.isArray(body?.vector) || body.vector.length !== state.dimension) return send(res, 400, { code: 3, message: `Vector dimension ${body?.vector?.length ?? 0} does not match the dimension of the index ${state.dimension}` });
+      if (!Array.isArray(body?.vector) || body.vector.length !== state.dimension)
+        return send(res, 400, {
+          code: 3,
+          message: `Vector dimension ${body?.vector?.length ?? 0} does not match the dimension of the index ${state.dimension}`,
+        });
       const topK = Number(body.topK);
       if (!Number.isInteger(topK) || topK < 1 || topK > 10_000) return send(res, 400, { code: 3, message: 'topK must be from 1 to 10000' });
       const matches = [...namespace(body.namespace).values()]
-        .map((v) => ({ id: v.id, score: cosine(v.values, body.vector), ...(body.includeValues ? { values: v.values } : {}), ...(body.includeMetadata ? { metadata: v.metadata } : {}) }))
+        .map((v) => ({
+          id: v.id,
+          score: cosine(v.values, body.vector),
+          ...(body.includeValues ? { values: v.values } : {}),
+          ...(body.includeMetadata ? { metadata: v.metadata } : {}),
+        }))
         .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
         .slice(0, topK);
       return send(res, 200, { matches, namespace: body.namespace ?? '', usage: { readUnits: 5 } });
@@ -127,10 +153,11 @@ export async function startVectorDbServer(options: { apiKey?: string; dimension?
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      state.close = () => new Promise((done) => {
-        server.closeAllConnections();
-        server.close(() => done());
-      });
+      state.close = () =>
+        new Promise((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        });
       resolve(state);
     });
   });

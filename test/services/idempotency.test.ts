@@ -30,7 +30,8 @@ function effectCall(key: string, request: unknown, scope = 'test.effect') {
   });
 }
 
-const effects = (key: string) => t.app.deps.db.auditEvent.count({ where: { workspaceId: t.workspaceId, resourceId: key, action: 'effect' } });
+const effects = (key: string) =>
+  t.app.deps.db.auditEvent.count({ where: { workspaceId: t.workspaceId, resourceId: key, action: 'effect' } });
 
 describe('withIdempotency', () => {
   it('replays the first result for a repeat of the same request', async () => {
@@ -64,7 +65,10 @@ describe('withIdempotency', () => {
 
   it('records nothing when the effect fails, so a retry runs it', async () => {
     const failing = withIdempotency(t.app.deps, {
-      workspaceId: t.workspaceId, scope: 'test.fail', key: 'k-fail', request: {},
+      workspaceId: t.workspaceId,
+      scope: 'test.fail',
+      key: 'k-fail',
+      request: {},
       effect: async () => {
         throw new Error('boom');
       },

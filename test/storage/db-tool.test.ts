@@ -58,11 +58,18 @@ describe.skipIf(!clientsInstalled)('npm run db (needs PostgreSQL client tools â‰
     const restored = await runDbTool(['restore', dump], { ...embedded, DATA_DIR: target });
     expect(restored.stderr).toBe('');
     expect(restored.code).toBe(0);
-    const query = await runDbTool(['psql', '-At', '-c', `SELECT name FROM workspaces WHERE id = '${workspaceId}'`], { ...embedded, DATA_DIR: target });
+    const query = await runDbTool(['psql', '-At', '-c', `SELECT name FROM workspaces WHERE id = '${workspaceId}'`], {
+      ...embedded,
+      DATA_DIR: target,
+    });
     expect(query.code).toBe(0);
     expect(query.stdout.trim()).toBe('Kept by the dump');
     // The restored database is the service's own: the CLI opens it (no migration left to apply) and writes to it.
-    const key = await runCli(['api-keys', 'create', '--workspace', workspaceId, '--permissions', 'read', '--json'], { ...embedded, DATA_DIR: target, LOG_LEVEL: 'info' });
+    const key = await runCli(['api-keys', 'create', '--workspace', workspaceId, '--permissions', 'read', '--json'], {
+      ...embedded,
+      DATA_DIR: target,
+      LOG_LEVEL: 'info',
+    });
     expect(key.code).toBe(0);
     expect(key.stderr).not.toContain('applying migration');
 
@@ -93,7 +100,7 @@ describe.skipIf(!clientsInstalled)('npm run db (needs PostgreSQL client tools â‰
 
 describe('npm run db failures', () => {
   it('says in one line what is wrong', async () => {
-    const unknown = await runDbTool(['backup'], { DATABASE_URL: '' , DATA_DIR: join(dir, 'unused') });
+    const unknown = await runDbTool(['backup'], { DATABASE_URL: '', DATA_DIR: join(dir, 'unused') });
     expect(unknown.code).toBe(1);
     expect(oneLine(unknown.stderr)).toBe('error: unknown command "backup"; use psql, dump FILE or restore FILE');
     expect(existsSync(join(dir, 'unused'))).toBe(false); // nothing started for a bad command

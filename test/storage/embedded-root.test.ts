@@ -45,7 +45,11 @@ function run(command: string, args: string[], options: { cwd: string; env: NodeJ
 }
 
 function serviceFails(env: Record<string, string>): Promise<Finished> {
-  return run(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: repo, env: freshEnv({ PORT: '0', ...env }), timeoutMs: 90_000 });
+  return run(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: repo,
+    env: freshEnv({ PORT: '0', ...env }),
+    timeoutMs: 90_000,
+  });
 }
 
 /** stderr is one line: what is wrong and what to do; no stack trace. */
@@ -91,7 +95,9 @@ describe("the test command's database setup when the embedded database cannot wo
       timeoutMs: 120_000,
     });
     expect(result.code).toBe(1);
-    expect(oneLine(result.stderr)).toBe("error: the test database could not be started: ENOTDIR: not a directory, mkdtemp '/dev/null/not-a-directory/wsa-test-pg-XXXXXX'");
+    expect(oneLine(result.stderr)).toBe(
+      "error: the test database could not be started: ENOTDIR: not a directory, mkdtemp '/dev/null/not-a-directory/wsa-test-pg-XXXXXX'",
+    );
     expect(result.stdout).not.toMatch(/^\s+at /m);
   }, 150_000);
 });
@@ -131,7 +137,12 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
 
   it('npm start serves /healthz and /readyz, keeping the directories private', async () => {
     expect(statSync(home).mode & 0o777).toBe(0o700);
-    const child = spawn('npm', ['start'], { cwd: clone, env: freshEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npm', ['start'], {
+      cwd: clone,
+      env: freshEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     service = child;
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk));
@@ -166,7 +177,13 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     await exited;
     // npm may exit (closing the pipe) before the service logs its shutdown, so the proof is what the
     // shutdown does at its end: PostgreSQL, in its own process group and not signalled, stops.
-    await waitFor(async () => existsSync(join(clone, '.data', 'postgres', 'postmaster.pid')), (present) => !present, 'PostgreSQL to stop', 60_000, 100);
+    await waitFor(
+      async () => existsSync(join(clone, '.data', 'postgres', 'postmaster.pid')),
+      (present) => !present,
+      'PostgreSQL to stop',
+      60_000,
+      100,
+    );
   }, 240_000);
 
   it("the test command's database setup starts the embedded PostgreSQL there too", { tags: ['slow'], timeout: 240_000 }, async () => {

@@ -24,11 +24,28 @@ describe('migrations', () => {
       expect(again.applied).toEqual([]);
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
-      const rows = (await client.query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name')).rows;
+      const rows = (
+        await client.query(
+          'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
+        )
+      ).rows;
       expect(rows.map((r) => [r.migration_name, r.checksum])).toEqual(expected.map((m) => [m.name, m.checksum]));
       for (const row of rows) expect(row.finished_at).not.toBeNull();
-      const tables = (await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).rows.map((r) => r.table_name);
-      for (const table of ['organizations', 'workspaces', 'api_keys', 'audit_events', 'agents', 'agent_revisions', 'runs', 'run_items', 'memory_records', 'devices']) {
+      const tables = (await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).rows.map(
+        (r) => r.table_name,
+      );
+      for (const table of [
+        'organizations',
+        'workspaces',
+        'api_keys',
+        'audit_events',
+        'agents',
+        'agent_revisions',
+        'runs',
+        'run_items',
+        'memory_records',
+        'devices',
+      ]) {
         expect(tables).toContain(table);
       }
       await client.end();
@@ -41,7 +58,11 @@ describe('migrations', () => {
     const database = await createTestDatabase({ empty: true });
     try {
       const logger = createLogger('silent');
-      const results = await Promise.all([applyMigrations(database.url, logger), applyMigrations(database.url, logger), applyMigrations(database.url, logger)]);
+      const results = await Promise.all([
+        applyMigrations(database.url, logger),
+        applyMigrations(database.url, logger),
+        applyMigrations(database.url, logger),
+      ]);
       const appliedTotal = results.reduce((sum, r) => sum + r.applied.length, 0);
       expect(appliedTotal).toBe(readMigrations().length);
     } finally {
@@ -65,7 +86,12 @@ describe('migrations', () => {
       const created = 'first "text" \\ é 😀\nline';
       const stamp = { principal_id: 'key_1', principal_name: 'k' };
       const insert = `INSERT INTO memory_records (provider_id, namespace, id, workspace_id, text, embedding, provenance, seq, created_at, updated_at) VALUES ('prv_1', 'mem_1', $1, 'wsp_1', $2, '{}', $3, $4, now(), now())`;
-      await client.query(insert, ['replaced', 'a later text', { created: stamp, last_write: stamp, created_text_digest: canonicalize(created) }, 7]);
+      await client.query(insert, [
+        'replaced',
+        'a later text',
+        { created: stamp, last_write: stamp, created_text_digest: canonicalize(created) },
+        7,
+      ]);
       await client.query(insert, ['foreign', 'written by SQL', {}, 8]);
       await client.query(`RESET session_replication_role`);
       expect((await applyMigrations(database.url, logger)).applied).toEqual([DIGEST_MIGRATION]);

@@ -23,7 +23,9 @@ const daemons: Daemon[] = [];
 
 function envd(args: string[]): Daemon {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/envd/cli.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, ENVD_POLL_INTERVAL_MS: '100' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ENVD_POLL_INTERVAL_MS: '100' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
   child.stdout!.on('data', (chunk) => (text += chunk));
@@ -87,7 +89,11 @@ describe('envd daemon', () => {
     // The user sees the pending challenge with the code the daemon printed, and approves it.
     expect((await t.rest('GET', '/api/device-pairings')).body).toEqual([]); // unaddressed: only with its code
     const pending = await t.rest('GET', `/api/device-pairings?user_code=${userCode}`);
-    expect(pending.body.find((p: any) => p.id === pairingId)).toMatchObject({ user_code: userCode, device_name: 'build-box', status: 'pending' });
+    expect(pending.body.find((p: any) => p.id === pairingId)).toMatchObject({
+      user_code: userCode,
+      device_name: 'build-box',
+      status: 'pending',
+    });
     const approved = await t.rest('POST', `/api/device-pairings/${pairingId}/approve`);
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ id: expect.stringMatching(/^dev_/), name: 'build-box', status: 'active', online: false });
@@ -108,16 +114,40 @@ describe('envd daemon', () => {
 
     const serve = envd(['serve', '--config', configFile, '--root', rootA, '--root', rootB]);
     await serve.waitFor(/connected to/);
-    const info = await waitFor(() => t.rest('GET', `/api/devices/${deviceId}`), (r) => r.body.online === true, 'the device online', 10_000, 100);
-    expect(info.body).toMatchObject({ id: deviceId, online: true, status: 'active', approved_by_id: expect.stringMatching(/^key_/), workspace_id: t.workspaceId, revoked_at: null });
+    const info = await waitFor(
+      () => t.rest('GET', `/api/devices/${deviceId}`),
+      (r) => r.body.online === true,
+      'the device online',
+      10_000,
+      100,
+    );
+    expect(info.body).toMatchObject({
+      id: deviceId,
+      online: true,
+      status: 'active',
+      approved_by_id: expect.stringMatching(/^key_/),
+      workspace_id: t.workspaceId,
+      revoked_at: null,
+    });
     expect(Date.parse(info.body.last_seen_at)).not.toBeNaN();
 
     const roots = await t.rest('GET', `/api/devices/${deviceId}/directories`);
     expect(roots.status).toBe(200);
-    expect(roots.body).toEqual({ device_id: deviceId, path: null, entries: [{ name: rootA, path: rootA }, { name: rootB, path: rootB }], truncated: false });
+    expect(roots.body).toEqual({
+      device_id: deviceId,
+      path: null,
+      entries: [
+        { name: rootA, path: rootA },
+        { name: rootB, path: rootB },
+      ],
+      truncated: false,
+    });
     const inside = await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(rootA)}`, { token: reader });
     expect(inside.status).toBe(200);
-    expect(inside.body.entries).toEqual([{ name: 'docs', path: join(rootA, 'docs') }, { name: 'src', path: join(rootA, 'src') }]);
+    expect(inside.body.entries).toEqual([
+      { name: 'docs', path: join(rootA, 'docs') },
+      { name: 'src', path: join(rootA, 'src') },
+    ]);
     const deep = await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(join(rootA, 'src'))}`);
     expect(deep.body.entries.map((e: any) => e.name)).toEqual(['deep']);
 
@@ -127,14 +157,22 @@ describe('envd daemon', () => {
       expect(refused.status, path).toBe(403);
       expect(refused.body.error).toMatchObject({ code: 'forbidden', details: { reason: 'outside_roots' } });
     }
-    expect((await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(join(rootA, 'missing'))}`)).status).toBe(404);
+    expect((await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(join(rootA, 'missing'))}`)).status).toBe(
+      404,
+    );
     const relative = await t.rest('GET', `/api/devices/${deviceId}/directories?path=src`);
     expect(relative.status).toBe(422);
     expect(relative.body.detail[0].loc).toEqual(['query', 'path']);
-    expect((await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(join(rootA, 'README.md'))}`)).status).toBe(422);
+    expect((await t.rest('GET', `/api/devices/${deviceId}/directories?path=${encodeURIComponent(join(rootA, 'README.md'))}`)).status).toBe(
+      422,
+    );
 
     // Another workspace's device is absent.
-    for (const [method, suffix] of [['GET', ''], ['GET', '/directories'], ['POST', '/revoke']]) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['GET', '/directories'],
+      ['POST', '/revoke'],
+    ]) {
       const response = await t.rest(method!, `/api/devices/${deviceId}${suffix}`, { token: other.apiKey });
       expect(response.status, suffix).toBe(404);
     }
@@ -153,11 +191,19 @@ describe('envd daemon', () => {
     expect(again.output()).toContain('refused the device credential');
     const after = await t.rest('GET', `/api/devices/${deviceId}/directories`);
     expect(after.status).toBe(409);
-    expect((await t.rest('GET', `/api/devices/${deviceId}`)).body).toMatchObject({ status: 'revoked', online: false, revoked_at: expect.any(String) });
+    expect((await t.rest('GET', `/api/devices/${deviceId}`)).body).toMatchObject({
+      status: 'revoked',
+      online: false,
+      revoked_at: expect.any(String),
+    });
     // Revoking again changes nothing.
     expect((await t.rest('POST', `/api/devices/${deviceId}/revoke`)).body.status).toBe('revoked');
     const audit = await t.app.deps.db.auditEvent.findMany({ where: { resourceId: { in: [deviceId, pairingId] } }, orderBy: { id: 'asc' } });
-    expect(audit.map((event) => `${event.resourceKind}:${event.action}`)).toEqual(['device_pairing:approve', 'device:create', 'device:revoke']);
+    expect(audit.map((event) => `${event.resourceKind}:${event.action}`)).toEqual([
+      'device_pairing:approve',
+      'device:create',
+      'device:revoke',
+    ]);
   });
 
   it('a rejected pairing ends the daemon with exit code 2', async () => {

@@ -21,8 +21,16 @@ beforeAll(async () => {
   push = await startPushService();
   t = await startTestApp({ pushCaFile: push.caFile, pushActiveWindowSeconds: 60 });
   for (const name of ['ann', 'bob']) {
-    await createUser(t.app.deps, { email: `${name}@example.com`, password: `${name} password`, workspaceId: t.workspaceId, role: 'writer' });
-    const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: `${name}@example.com`, password: `${name} password` } });
+    await createUser(t.app.deps, {
+      email: `${name}@example.com`,
+      password: `${name} password`,
+      workspaceId: t.workspaceId,
+      role: 'writer',
+    });
+    const login = await t.rest('POST', '/api/auth/login', {
+      token: null,
+      body: { email: `${name}@example.com`, password: `${name} password` },
+    });
     users[name] = { token: login.body.token, headers: { 'x-workspace-id': t.workspaceId } };
   }
 });
@@ -34,7 +42,9 @@ afterAll(async () => {
 async function subscribe(user: string) {
   const browser = push.subscribe();
   const response = await t.rest('PUT', '/api/push/subscription', {
-    token: users[user]!.token, headers: users[user]!.headers, body: { endpoint: browser.endpoint, keys: browser.keys, expiration_time: null },
+    token: users[user]!.token,
+    headers: users[user]!.headers,
+    body: { endpoint: browser.endpoint, keys: browser.keys, expiration_time: null },
   });
   expect(response.status).toBe(200);
   return { ...browser, id: response.body.id as string };
@@ -60,9 +70,17 @@ describe('web push', () => {
     const ann = await subscribe('ann');
     const bob = await subscribe('bob');
     // Ann is looking at the UI: no pushes for her while the window lasts.
-    expect((await t.rest('POST', `/api/push/subscriptions/${ann.id}/activity`, { token: users.ann!.token, headers: users.ann!.headers })).status).toBe(204);
+    expect(
+      (await t.rest('POST', `/api/push/subscriptions/${ann.id}/activity`, { token: users.ann!.token, headers: users.ann!.headers })).status,
+    ).toBe(204);
     const before = push.received.length;
-    const { settled } = notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000000', kind: 'waiting', waitingFor: 'approval', agentName: 'Helper' });
+    const { settled } = notifyRunEvent(t.app.deps, {
+      workspaceId: t.workspaceId,
+      runId: 'run_01TESTRUN0000000000000000',
+      kind: 'waiting',
+      waitingFor: 'approval',
+      agentName: 'Helper',
+    });
     const report = await settled;
     const annUser = (await t.app.deps.db.pushSubscription.findUniqueOrThrow({ where: { id: ann.id } })).principalId;
     expect(report.skippedActive).toContain(annUser);
@@ -70,15 +88,26 @@ describe('web push', () => {
     expect(delivered.map((message) => message.token)).toContain(bob.token);
     expect(delivered.map((message) => message.token)).not.toContain(ann.token);
     expect(delivered.find((message) => message.token === bob.token)!.payload).toEqual({
-      kind: 'run.waiting', title: 'Helper is waiting for an approval', body: 'Open the run to answer.',
-      url: `/workspaces/${t.workspaceId}/runs/run_01TESTRUN0000000000000000`, workspace_id: t.workspaceId, run_id: 'run_01TESTRUN0000000000000000',
-      waiting_for: 'approval', tag: 'run-run_01TESTRUN0000000000000000', sent_at: expect.any(String),
+      kind: 'run.waiting',
+      title: 'Helper is waiting for an approval',
+      body: 'Open the run to answer.',
+      url: `/workspaces/${t.workspaceId}/runs/run_01TESTRUN0000000000000000`,
+      workspace_id: t.workspaceId,
+      run_id: 'run_01TESTRUN0000000000000000',
+      waiting_for: 'approval',
+      tag: 'run-run_01TESTRUN0000000000000000',
+      sent_at: expect.any(String),
     });
     expect(delivered.find((message) => message.token === bob.token)!.headers.urgency).toBe('high');
 
     for (const kind of ['failed', 'completed_after_wait'] as const) {
       const count = push.received.length;
-      await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000001', kind, failureCode: kind === 'failed' ? 'model_error' : null }).settled;
+      await notifyRunEvent(t.app.deps, {
+        workspaceId: t.workspaceId,
+        runId: 'run_01TESTRUN0000000000000001',
+        kind,
+        failureCode: kind === 'failed' ? 'model_error' : null,
+      }).settled;
       const bobs = push.received.slice(count).filter((message) => message.token === bob.token);
       expect(bobs.map((message) => message.payload.kind)).toEqual([`run.${kind}`]);
     }
@@ -88,15 +117,33 @@ describe('web push', () => {
   it('end to end: a run that starts waiting, and completes after the wait, notifies the workspace', async () => {
     const bob = await subscribe('bob');
     await insertModel(t, 'push-dev');
-    const agent = (await t.rest('POST', '/api/v1/agents', {
-      body: { name: 'Pusher', config: { model: 'push-dev', client_tools: [{ name: 'confirm', permission: 'ask' }], model_settings: { script: [[{ tool_call: { id: 'c1', name: 'confirm' } }], [{ text: 'ok' }]] } } },
-    })).body;
-    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } })).body;
+    const agent = (
+      await t.rest('POST', '/api/v1/agents', {
+        body: {
+          name: 'Pusher',
+          config: {
+            model: 'push-dev',
+            client_tools: [{ name: 'confirm', permission: 'ask' }],
+            model_settings: { script: [[{ tool_call: { id: 'c1', name: 'confirm' } }], [{ text: 'ok' }]] },
+          },
+        },
+      })
+    ).body;
+    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } }))
+      .body;
     const received = (kind: string, runId: string) =>
-      waitFor(async () => push.received.find((m) => m.token === bob.token && (m.payload as any).run_id === runId && (m.payload as any).kind === kind), Boolean, `${kind} push for ${runId}`).then((m) => m!);
+      waitFor(
+        async () =>
+          push.received.find((m) => m.token === bob.token && (m.payload as any).run_id === runId && (m.payload as any).kind === kind),
+        Boolean,
+        `${kind} push for ${runId}`,
+      ).then((m) => m!);
     const waiting = await received('run.waiting', run.id);
     expect(waiting.payload).toMatchObject({ waiting_for: 'approval', url: `/workspaces/${t.workspaceId}/runs/${run.id}` });
-    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'k' }, body: { approvals: { c1: { action: 'deny' } } } });
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      headers: { 'idempotency-key': 'k' },
+      body: { approvals: { c1: { action: 'deny' } } },
+    });
     expect(successor.status).toBe(200);
     await received('run.completed_after_wait', successor.body.id);
   });
@@ -107,7 +154,11 @@ describe('web push', () => {
     const release = push.hold();
     try {
       let answered = false;
-      const { settled } = notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000002', kind: 'failed' });
+      const { settled } = notifyRunEvent(t.app.deps, {
+        workspaceId: t.workspaceId,
+        runId: 'run_01TESTRUN0000000000000002',
+        kind: 'failed',
+      });
       void settled.then(() => (answered = true));
       await new Promise((resolve) => setImmediate(resolve));
       expect(answered).toBe(false);
@@ -118,7 +169,10 @@ describe('web push', () => {
       release();
     }
     // A failing database or push service is logged, never thrown into the caller.
-    const broken = notifyRunEvent({ ...t.app.deps, db: { pushSubscription: { findMany: () => Promise.reject(new Error('down')) } } as never }, { workspaceId: t.workspaceId, runId: 'run_x', kind: 'failed' });
+    const broken = notifyRunEvent(
+      { ...t.app.deps, db: { pushSubscription: { findMany: () => Promise.reject(new Error('down')) } } as never },
+      { workspaceId: t.workspaceId, runId: 'run_x', kind: 'failed' },
+    );
     await expect(broken.settled).resolves.toEqual({ sent: [], skippedActive: [] });
   });
 
@@ -137,21 +191,28 @@ describe('web push', () => {
   it('subscriptions the push service reports gone (404/410) are removed', async () => {
     const gone = await subscribe('bob');
     push.answer(gone.token, 410);
-    const result = await t.rest('POST', `/api/push/subscriptions/${gone.id}/test`, { token: users.bob!.token, headers: users.bob!.headers });
+    const result = await t.rest('POST', `/api/push/subscriptions/${gone.id}/test`, {
+      token: users.bob!.token,
+      headers: users.bob!.headers,
+    });
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ delivered: false, status_code: 410, removed: true });
     expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: gone.id } })).toBeNull();
 
     const missing = await subscribe('bob');
     push.answer(missing.token, 404);
-    const report = await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000003', kind: 'failed' }).settled;
+    const report = await notifyRunEvent(t.app.deps, { workspaceId: t.workspaceId, runId: 'run_01TESTRUN0000000000000003', kind: 'failed' })
+      .settled;
     expect(report.sent.find((outcome) => outcome.subscriptionId === missing.id)).toMatchObject({ removed: true, statusCode: 404 });
     expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: missing.id } })).toBeNull();
 
     // Other failures are reported and keep the subscription.
     const flaky = await subscribe('bob');
     push.answer(flaky.token, 500);
-    const outcome = await t.rest('POST', `/api/push/subscriptions/${flaky.id}/test`, { token: users.bob!.token, headers: users.bob!.headers });
+    const outcome = await t.rest('POST', `/api/push/subscriptions/${flaky.id}/test`, {
+      token: users.bob!.token,
+      headers: users.bob!.headers,
+    });
     expect(outcome.body).toMatchObject({ delivered: false, status_code: 500, removed: false, error: expect.stringContaining('500') });
     expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: flaky.id } })).not.toBeNull();
   });
@@ -160,7 +221,10 @@ describe('web push', () => {
 describe('VAPID keys', () => {
   it('generated on first start are stored (private key sealed) and reused by the next start', async () => {
     const first = (await t.rest('GET', '/api/push/configuration')).body.public_key;
-    const config = loadConfig({ NODE_ENV: 'test' }, { databaseUrl: t.databaseUrl, dataDir: t.app.deps.config.dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent' });
+    const config = loadConfig(
+      { NODE_ENV: 'test' },
+      { databaseUrl: t.databaseUrl, dataDir: t.app.deps.config.dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent' },
+    );
     const second = await buildApp(config, { logger: createLogger('silent') });
     try {
       const keys = await vapidKeys(second.deps);
@@ -173,7 +237,6 @@ describe('VAPID keys', () => {
     }
   });
 
-
   it('are used instead of generated ones', async () => {
     const keys = webpush.generateVAPIDKeys();
     const configured = await startTestApp({ vapidPublicKey: keys.publicKey, vapidPrivateKey: keys.privateKey, pushCaFile: push.caFile });
@@ -181,7 +244,9 @@ describe('VAPID keys', () => {
       expect((await configured.rest('GET', '/api/push/configuration')).body.public_key).toBe(keys.publicKey);
       expect(await configured.app.deps.db.serviceSetting.findUnique({ where: { key: 'push.vapid' } })).toBeNull();
       const browser = push.subscribe();
-      const subscription = await configured.rest('PUT', '/api/push/subscription', { body: { endpoint: browser.endpoint, keys: browser.keys } });
+      const subscription = await configured.rest('PUT', '/api/push/subscription', {
+        body: { endpoint: browser.endpoint, keys: browser.keys },
+      });
       const before = push.received.length;
       const result = await configured.rest('POST', `/api/push/subscriptions/${subscription.body.id}/test`);
       expect(result.body.delivered).toBe(true);

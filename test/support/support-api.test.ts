@@ -37,7 +37,13 @@ const asUser = { 'x-workspace-id': '' };
 
 describe('authentication', () => {
   it('UI endpoints need a credential: 401 without one', async () => {
-    for (const [method, path] of [['GET', '/api/status'], ['GET', '/api/presence'], ['GET', '/api/push/configuration'], ['GET', '/api/devices'], ['GET', '/api/device-pairings']]) {
+    for (const [method, path] of [
+      ['GET', '/api/status'],
+      ['GET', '/api/presence'],
+      ['GET', '/api/push/configuration'],
+      ['GET', '/api/devices'],
+      ['GET', '/api/device-pairings'],
+    ]) {
       const response = await t.rest(method!, path!, { token: null });
       expect(response.status, path).toBe(401);
       expect(response.body.error.code).toBe('unauthenticated');
@@ -63,8 +69,14 @@ describe('GET /api/status', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.body).toMatchObject({
-      status: 'ok', version: expect.any(String), uptime_seconds: expect.any(Number), queue_depth: 0, workspace_queue_depth: 0,
-      run_workers: { up: true, count: t.app.deps.config.runWorkers }, event_stream: { up: true }, connected_devices: 0,
+      status: 'ok',
+      version: expect.any(String),
+      uptime_seconds: expect.any(Number),
+      queue_depth: 0,
+      workspace_queue_depth: 0,
+      run_workers: { up: true, count: t.app.deps.config.runWorkers },
+      event_stream: { up: true },
+      connected_devices: 0,
     });
     expect(Date.parse(response.body.started_at)).not.toBeNaN();
   });
@@ -75,7 +87,9 @@ describe('GET /api/status', () => {
       await insertModel(apiOnly, 'dev');
       const agent = (await apiOnly.rest('POST', '/api/v1/agents', { body: { name: 'queued', config: { model: 'dev' } } })).body;
       for (let i = 0; i < 2; i++) {
-        const run = await apiOnly.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'hi' }] } } });
+        const run = await apiOnly.rest('POST', '/api/v1/runs', {
+          body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'hi' }] } },
+        });
         expect(run.body.status).toBe('accepted');
       }
       const status = await apiOnly.rest('GET', '/api/status');
@@ -116,19 +130,41 @@ describe('GET /api/presence', () => {
   });
 
   it('entries expire after the timeout, and a graphql-ws subscription streams the changes', async () => {
-    const client = createClient({ url: `${t.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.apiKey}` }, retryAttempts: 0 });
-    const frames: any[] = [];
-    const unsubscribe = client.subscribe({ query: 'subscription { presenceChanged { participants { participantId } } }' }, {
-      next: (value) => frames.push(value.data?.presenceChanged), error: (error) => frames.push({ error }), complete: () => undefined,
+    const client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${t.apiKey}` },
+      retryAttempts: 0,
     });
+    const frames: any[] = [];
+    const unsubscribe = client.subscribe(
+      { query: 'subscription { presenceChanged { participants { participantId } } }' },
+      {
+        next: (value) => frames.push(value.data?.presenceChanged),
+        error: (error) => frames.push({ error }),
+        complete: () => undefined,
+      },
+    );
     const ids = () => frames.map((frame) => frame.participants.map((p: any) => p.participantId) as string[]);
     // graphql-ws does not acknowledge a subscription: announce the tab until a frame shows it, then
     // stop and wait for the frame that shows it gone (its entry expires after 1 s).
-    await waitFor(async () => {
-      if (!ids().some((list) => list.includes('streamed-tab'))) await t.rest('GET', '/api/presence?participant_id=streamed-tab');
-      return ids();
-    }, (lists) => lists.some((list) => list.includes('streamed-tab')), 'a presence frame with the tab', 30_000, 100);
-    await waitFor(async () => ids(), (lists) => !lists.at(-1)!.includes('streamed-tab'), 'a presence frame without the tab', 30_000, 100);
+    await waitFor(
+      async () => {
+        if (!ids().some((list) => list.includes('streamed-tab'))) await t.rest('GET', '/api/presence?participant_id=streamed-tab');
+        return ids();
+      },
+      (lists) => lists.some((list) => list.includes('streamed-tab')),
+      'a presence frame with the tab',
+      30_000,
+      100,
+    );
+    await waitFor(
+      async () => ids(),
+      (lists) => !lists.at(-1)!.includes('streamed-tab'),
+      'a presence frame without the tab',
+      30_000,
+      100,
+    );
     const lists = frames.map((frame) => frame.participants.map((p: any) => p.participantId));
     expect(lists.some((list) => list.includes('streamed-tab'))).toBe(true);
     expect(lists.at(-1)).not.toContain('streamed-tab'); // expired after 1 s
@@ -143,7 +179,10 @@ describe('web push configuration and subscriptions', () => {
   it('GET /api/push/configuration returns the stored VAPID public key', async () => {
     const response = await t.rest('GET', '/api/push/configuration');
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ enabled: true, notification_kinds: expect.arrayContaining(['run.waiting', 'run.failed', 'run.completed_after_wait', 'test']) });
+    expect(response.body).toMatchObject({
+      enabled: true,
+      notification_kinds: expect.arrayContaining(['run.waiting', 'run.failed', 'run.completed_after_wait', 'test']),
+    });
     expect(Buffer.from(response.body.public_key, 'base64url')).toHaveLength(65);
     const stored = await t.app.deps.db.serviceSetting.findUnique({ where: { key: 'push.vapid' } });
     expect((stored!.value as any).public_key).toBe(response.body.public_key);
@@ -155,9 +194,18 @@ describe('web push configuration and subscriptions', () => {
     const body = { endpoint: 'https://push.example.test/send/abc', keys, expiration_time: null };
     const first = await t.rest('PUT', '/api/push/subscription', { token: session.token, headers: asUser, body });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ id: expect.stringMatching(/^psb_/), endpoint: body.endpoint, expiration_time: null, last_active_at: null });
+    expect(first.body).toMatchObject({
+      id: expect.stringMatching(/^psb_/),
+      endpoint: body.endpoint,
+      expiration_time: null,
+      last_active_at: null,
+    });
     expect(first.body).not.toHaveProperty('keys');
-    const again = await t.rest('PUT', '/api/push/subscription', { token: session.token, headers: asUser, body: { ...body, expiration_time: 1893456000000 } });
+    const again = await t.rest('PUT', '/api/push/subscription', {
+      token: session.token,
+      headers: asUser,
+      body: { ...body, expiration_time: 1893456000000 },
+    });
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.expiration_time).toBe('2030-01-01T00:00:00.000Z');
     const id = first.body.id as string;
@@ -205,7 +253,9 @@ describe('web push configuration and subscriptions', () => {
     for (const item of cases) {
       const response = await t.rest('PUT', '/api/push/subscription', { body: item.body, rawBody: item.rawBody });
       expect(response.status, JSON.stringify(item)).toBe(422);
-      expect(response.body.detail, JSON.stringify(item)).toEqual([{ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) }]);
+      expect(response.body.detail, JSON.stringify(item)).toEqual([
+        { loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) },
+      ]);
       expect(response.body.detail[0].loc.slice(0, item.loc.length), JSON.stringify(item)).toEqual(item.loc);
     }
   });
@@ -214,15 +264,27 @@ describe('web push configuration and subscriptions', () => {
 describe('pairing and devices: statuses without a daemon', () => {
   let laptop: { pairing_id: string; user_code: string };
   it('POST /api/envd/pair is open and answers a pairing response; 422 without a body or with bad members', async () => {
-    const response = await t.rest('POST', '/api/envd/pair', { token: null, body: { device_name: 'laptop', platform: 'linux-x64', public_key: 'ssh-ed25519 AAAA' } });
+    const response = await t.rest('POST', '/api/envd/pair', {
+      token: null,
+      body: { device_name: 'laptop', platform: 'linux-x64', public_key: 'ssh-ed25519 AAAA' },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
-      pairing_id: expect.stringMatching(/^pai_/), user_code: expect.stringMatching(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/),
-      poll_secret: expect.stringMatching(/^wsp_/), poll_interval_seconds: expect.any(Number),
+      pairing_id: expect.stringMatching(/^pai_/),
+      user_code: expect.stringMatching(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/),
+      poll_secret: expect.stringMatching(/^wsp_/),
+      poll_interval_seconds: expect.any(Number),
     });
     laptop = response.body;
     expect((await t.rest('POST', '/api/envd/pair', { token: null })).status).toBe(422);
-    for (const body of [{}, { device_name: '', platform: 'x', public_key: 'k' }, { device_name: 'n'.repeat(101), platform: 'x', public_key: 'k' }, { device_name: 'n', platform: 7, public_key: 'k' }, { device_name: 'n', platform: 'x', public_key: 'k', workspace_id: 'nope' }, { device_name: 'n', platform: 'x', public_key: 'k', extra: 1 }]) {
+    for (const body of [
+      {},
+      { device_name: '', platform: 'x', public_key: 'k' },
+      { device_name: 'n'.repeat(101), platform: 'x', public_key: 'k' },
+      { device_name: 'n', platform: 7, public_key: 'k' },
+      { device_name: 'n', platform: 'x', public_key: 'k', workspace_id: 'nope' },
+      { device_name: 'n', platform: 'x', public_key: 'k', extra: 1 },
+    ]) {
       const bad = await t.rest('POST', '/api/envd/pair', { token: null, body });
       expect(bad.status, JSON.stringify(body)).toBe(422);
       expect(bad.body.detail[0].loc[0]).toBe('body');
@@ -236,7 +298,16 @@ describe('pairing and devices: statuses without a daemon', () => {
     for (const code of [laptop.user_code, laptop.user_code.toLowerCase().replace('-', '')]) {
       const found = await t.rest('GET', `/api/device-pairings?user_code=${code}`);
       expect(found.status).toBe(200);
-      expect(found.body).toEqual([expect.objectContaining({ id: laptop.pairing_id, user_code: laptop.user_code, device_name: 'laptop', status: 'pending', workspace_id: null, public_key_fingerprint: expect.stringMatching(/^SHA256:/) })]);
+      expect(found.body).toEqual([
+        expect.objectContaining({
+          id: laptop.pairing_id,
+          user_code: laptop.user_code,
+          device_name: 'laptop',
+          status: 'pending',
+          workspace_id: null,
+          public_key_fingerprint: expect.stringMatching(/^SHA256:/),
+        }),
+      ]);
       expect(found.body[0]).not.toHaveProperty('poll_secret');
     }
     const badCode = await t.rest('GET', '/api/device-pairings?user_code=XYZ');
@@ -253,7 +324,11 @@ describe('pairing and devices: statuses without a daemon', () => {
       expect((await t.rest('POST', `/api/device-pairings/${id}/reject`)).status).toBe(404);
     }
     for (const id of ['dev_01AAAAAAAAAAAAAAAAAAAAAAAA', 'abc-xyz']) {
-      for (const [method, path] of [['GET', ''], ['POST', '/revoke'], ['GET', '/directories']]) {
+      for (const [method, path] of [
+        ['GET', ''],
+        ['POST', '/revoke'],
+        ['GET', '/directories'],
+      ]) {
         const response = await t.rest(method!, `/api/devices/${id}${path}`);
         expect(response.status, `${method} ${path}`).toBe(404);
         expect(response.body.error.code).toBe('not_found');
@@ -279,17 +354,24 @@ describe('pairing and devices: statuses without a daemon', () => {
   });
 
   it('a pairing addressed to another workspace is invisible here, even with its code', async () => {
-    const pairing = await t.rest('POST', '/api/envd/pair', { token: null, body: { device_name: 'theirs', platform: 'p', public_key: 'k', workspace_id: other.id } });
+    const pairing = await t.rest('POST', '/api/envd/pair', {
+      token: null,
+      body: { device_name: 'theirs', platform: 'p', public_key: 'k', workspace_id: other.id },
+    });
     expect((await t.rest('GET', '/api/device-pairings')).body.map((p: any) => p.id)).not.toContain(pairing.body.pairing_id);
     expect((await t.rest('GET', `/api/device-pairings?user_code=${pairing.body.user_code}`)).body).toEqual([]);
     expect((await t.rest('POST', `/api/device-pairings/${pairing.body.pairing_id}/approve`)).status).toBe(404);
-    expect((await t.rest('GET', '/api/device-pairings', { token: other.apiKey })).body.map((p: any) => p.id)).toContain(pairing.body.pairing_id);
+    expect((await t.rest('GET', '/api/device-pairings', { token: other.apiKey })).body.map((p: any) => p.id)).toContain(
+      pairing.body.pairing_id,
+    );
   });
 });
 
 describe('GraphQL', () => {
   it('serves the same capabilities, with the same error codes', async () => {
-    const result = await t.graphql('{ listenerStatus { status queueDepth } pushConfiguration { enabled publicKey } devices { id } devicePairings { id userCode } presence { workspaceId } }');
+    const result = await t.graphql(
+      '{ listenerStatus { status queueDepth } pushConfiguration { enabled publicKey } devices { id } devicePairings { id userCode } presence { workspaceId } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data.listenerStatus.status).toBe('ok');
     expect(result.data.presence.workspaceId).toBe(t.workspaceId);
@@ -311,7 +393,11 @@ describe('rate limit of POST /api/envd/pair', () => {
       expect(third.status).toBe(429);
       expect(third.body.error.code).toBe('rate_limited');
       // GraphQL shares the limit (same client address).
-      const graphql = await limited.graphql('mutation { requestDevicePairing(input: {deviceName: "n", platform: "p", publicKey: "k"}) { pairingId } }', {}, { token: null });
+      const graphql = await limited.graphql(
+        'mutation { requestDevicePairing(input: {deviceName: "n", platform: "p", publicKey: "k"}) { pairingId } }',
+        {},
+        { token: null },
+      );
       expect(graphql.errors?.[0]?.extensions?.code).toBe('rate_limited');
     } finally {
       await limited.stop();

@@ -19,19 +19,32 @@ describe('default GraphQL limits', () => {
     expect(operations.size).toBeGreaterThan(50);
     for (const [name, operation] of operations) {
       expect(() => parse(operation.text, { maxTokens: config.graphqlLimits.maxTokens }), name).not.toThrow();
-      expect(validate(schema, operation.document, rules).map((error) => error.message), name).toEqual([]);
+      expect(
+        validate(schema, operation.document, rules).map((error) => error.message),
+        name,
+      ).toEqual([]);
     }
   });
 
   it('admit the standard introspection query (GraphiQL, code generators)', () => {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
     expect(() => parse(query, { maxTokens: config.graphqlLimits.maxTokens })).not.toThrow();
     expect(validate(schema, parse(query), rules)).toEqual([]);
   });
 
   it('refuse introspection for everyone with GRAPHQL_INTROSPECTION=off', () => {
     const off = [...specifiedRules, ...documentLimitRules(loadConfig({ GRAPHQL_INTROSPECTION: 'off' }))];
-    expect(validate(schema, parse('{ __schema { queryType { name } } }'), off).map((error) => error.message).join()).toMatch(/introspection/i);
+    expect(
+      validate(schema, parse('{ __schema { queryType { name } } }'), off)
+        .map((error) => error.message)
+        .join(),
+    ).toMatch(/introspection/i);
     expect(validate(schema, parse('{ viewer { principalId } }'), off)).toEqual([]);
   });
 });
@@ -50,10 +63,27 @@ describe('configuration', () => {
     expect(loadConfig({})).toMatchObject({
       graphqlIntrospection: 'authenticated',
       graphqlTimeoutMs: 30_000,
-      graphqlLimits: { maxTokens: 2000, maxAliases: 100, maxDepth: 12, maxCost: 5000, maxDirectives: 50, maxRootFields: 20, maxMutationFields: 10 },
+      graphqlLimits: {
+        maxTokens: 2000,
+        maxAliases: 100,
+        maxDepth: 12,
+        maxCost: 5000,
+        maxDirectives: 50,
+        maxRootFields: 20,
+        maxMutationFields: 10,
+      },
     });
-    const custom = loadConfig({ GRAPHQL_MAX_ALIASES: '10', GRAPHQL_MAX_MUTATION_FIELDS: '1', GRAPHQL_TIMEOUT_MS: '0', GRAPHQL_INTROSPECTION: 'public' });
-    expect(custom).toMatchObject({ graphqlIntrospection: 'public', graphqlTimeoutMs: 0, graphqlLimits: { maxAliases: 10, maxMutationFields: 1 } });
+    const custom = loadConfig({
+      GRAPHQL_MAX_ALIASES: '10',
+      GRAPHQL_MAX_MUTATION_FIELDS: '1',
+      GRAPHQL_TIMEOUT_MS: '0',
+      GRAPHQL_INTROSPECTION: 'public',
+    });
+    expect(custom).toMatchObject({
+      graphqlIntrospection: 'public',
+      graphqlTimeoutMs: 0,
+      graphqlLimits: { maxAliases: 10, maxMutationFields: 1 },
+    });
     expect(() => loadConfig({ GRAPHQL_INTROSPECTION: 'everyone' })).toThrow(/GRAPHQL_INTROSPECTION/);
     expect(() => loadConfig({ GRAPHQL_MAX_DEPTH: '1' })).toThrow(/GRAPHQL_MAX_DEPTH/);
     expect(() => loadConfig({ GRAPHQL_TIMEOUT_MS: '-5' })).toThrow(/GRAPHQL_TIMEOUT_MS/);
@@ -62,12 +92,14 @@ describe('configuration', () => {
 
 describe('root fields', () => {
   it('count distinct response keys through fragments, without __typename', () => {
-    const [query, mutation] = rootResponseKeys(parse(`
+    const [query, mutation] = rootResponseKeys(
+      parse(`
       query { a: viewer { principalId } viewer { principalId } viewer { workspaceId } __typename ...F ... on Query { b: viewer { principalId } } }
       mutation { x: logout y: logout }
       fragment F on Query { c: workspace { id } ...F2 }
       fragment F2 on Query { ...F }
-    `));
+    `),
+    );
     expect([...query!.keys.keys()].sort()).toEqual(['a', 'b', 'c', 'viewer']);
     expect(mutation).toMatchObject({ operation: 'mutation' });
     expect(mutation!.keys.size).toBe(2);

@@ -28,7 +28,8 @@ describe('text', () => {
   it('finds NUL and lone surrogates, and accepts surrogate pairs', () => {
     expect(textProblem('plain ✓ 😀')).toBeNull();
     expect(textProblem('a\u0000b')).toMatch(/NUL/);
-    for (const lone of ['\ud800', 'a\ud800b', '\udc00', 'x\udfff', '\ud83d\ude00\ud83d', '\ude00\ud83d']) expect(textProblem(lone), JSON.stringify(lone)).toMatch(/surrogate/);
+    for (const lone of ['\ud800', 'a\ud800b', '\udc00', 'x\udfff', '\ud83d\ude00\ud83d', '\ude00\ud83d'])
+      expect(textProblem(lone), JSON.stringify(lone)).toMatch(/surrogate/);
     expect(refusal(() => checkText('\u0000', 'q'))).toEqual({ code: 'invalid_argument', field: 'q' });
   });
 
@@ -55,11 +56,28 @@ describe('JSON values', () => {
 
 describe('timestamps', () => {
   it('accepts ISO 8601 with a zone in years 0001–9999 only', () => {
-    for (const ok of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2024-02-29T12:00Z', '2026-01-31T12:00:00+0130', '2026-01-31T12:00:00.123456-05:00']) {
+    for (const ok of [
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+      '2024-02-29T12:00Z',
+      '2026-01-31T12:00:00+0130',
+      '2026-01-31T12:00:00.123456-05:00',
+    ]) {
       expect(parseTimestamp(ok), ok).toBeInstanceOf(Date);
     }
-    for (const bad of ['0000-01-01T00:00:00Z', '10000-01-01T00:00:00Z', '+002026-01-01T00:00:00Z', '2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z',
-      '2026-01-01', '2026-01-01T00:00:00', '0001-01-01T00:30:00+01:00', '9999-12-31T23:30:00-01:00', 'yesterday']) {
+    for (const bad of [
+      '0000-01-01T00:00:00Z',
+      '10000-01-01T00:00:00Z',
+      '+002026-01-01T00:00:00Z',
+      '2026-02-29T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01',
+      '2026-01-01T00:00:00',
+      '0001-01-01T00:30:00+01:00',
+      '9999-12-31T23:30:00-01:00',
+      'yesterday',
+    ]) {
       expect(parseTimestamp(bad), bad).toBeNull();
     }
   });
@@ -76,7 +94,9 @@ describe('bounded echo', () => {
 
 describe('iterative walks', () => {
   it('canonicalizes a document nested 100,000 levels without recursion, same form as before', () => {
-    expect(canonicalize({ b: [1, undefined, { d: null, c: NaN }], a: 'x', u: undefined })).toBe('{"a":"x","b":[1,null,{"c":null,"d":null}]}');
+    expect(canonicalize({ b: [1, undefined, { d: null, c: NaN }], a: 'x', u: undefined })).toBe(
+      '{"a":"x","b":[1,null,{"c":null,"d":null}]}',
+    );
     expect(canonicalize(nested(100_000)).length).toBeGreaterThan(300_000);
   });
 

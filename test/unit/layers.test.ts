@@ -17,7 +17,11 @@ function sourceFiles(dir: string): string[] {
 }
 
 // `… from './x.js'` (import and export), `import './x.js'` and `import('./x.js')`.
-const SPECIFIERS = [/\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g, /^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm, /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g];
+const SPECIFIERS = [
+  /\bfrom\s+['"](\.{1,2}\/[^'"]+)['"]/g,
+  /^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm,
+  /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g,
+];
 
 function resolveSpecifier(from: string, specifier: string): string {
   const target = resolve(dirname(from), specifier).replace(/\.js$/, '.ts');
@@ -86,7 +90,9 @@ function cycles(graph: Map<string, string[]>): string[][] {
 const graph = importGraph();
 const imports = (fromDirs: string[], toDirs: string[]) =>
   [...graph].flatMap(([file, targets]) =>
-    fromDirs.some((dir) => file.startsWith(`${dir}/`)) ? targets.filter((target) => toDirs.some((dir) => target.startsWith(`${dir}/`))).map((target) => `${file} → ${target}`) : [],
+    fromDirs.some((dir) => file.startsWith(`${dir}/`))
+      ? targets.filter((target) => toDirs.some((dir) => target.startsWith(`${dir}/`))).map((target) => `${file} → ${target}`)
+      : [],
   );
 
 describe('layers of src/', () => {
@@ -109,15 +115,27 @@ describe('layers of src/', () => {
   });
 
   it('writes the runs table from one module only: the run lifecycle', () => {
-    const RUN_WRITES = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+runs\b|\.run\s*\.\s*(?:create|createMany|update|updateMany|upsert|delete|deleteMany)\b|delegate:\s*\w+\.run\b/;
+    const RUN_WRITES =
+      /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+runs\b|\.run\s*\.\s*(?:create|createMany|update|updateMany|upsert|delete|deleteMany)\b|delegate:\s*\w+\.run\b/;
     expect(RUN_WRITES.test('await tx.run.updateMany({')).toBe(true);
     expect(RUN_WRITES.test('UPDATE runs SET status')).toBe(true);
-    const writers = sourceFiles(src).filter((file) => RUN_WRITES.test(readFileSync(file, 'utf8'))).map((file) => relative(src, file));
+    const writers = sourceFiles(src)
+      .filter((file) => RUN_WRITES.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file));
     expect(writers).toEqual(['services/run-lifecycle.ts']);
   });
 
   it('finds a cycle and a forbidden import when there is one', () => {
-    expect(cycles(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(
+      cycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', ['c.ts']],
+          ['c.ts', ['a.ts']],
+          ['d.ts', ['a.ts']],
+        ]),
+      ),
+    ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     expect(cycles(new Map([['a.ts', ['a.ts']]]))).toEqual([['a.ts']]);
   });
 });

@@ -68,7 +68,11 @@ describe('ETags', () => {
 
 describe('labels', () => {
   it('validate keys, values and the count', () => {
-    expect(validateLabels({ team: 'core', 'example.com/tier': 'gold', 'a.b-c_d': '' })).toEqual({ team: 'core', 'example.com/tier': 'gold', 'a.b-c_d': '' });
+    expect(validateLabels({ team: 'core', 'example.com/tier': 'gold', 'a.b-c_d': '' })).toEqual({
+      team: 'core',
+      'example.com/tier': 'gold',
+      'a.b-c_d': '',
+    });
     expect(codeOf(() => validateLabels({ 'bad key': 'x' }))).toBe('invalid_argument');
     expect(codeOf(() => validateLabels({ k: 1 }))).toBe('invalid_argument');
     expect(codeOf(() => validateLabels([]))).toBe('invalid_argument');
@@ -76,7 +80,10 @@ describe('labels', () => {
   });
 
   it('parse at most 8 key:value selectors', () => {
-    expect(parseLabelSelectors(['a:1', 'b:x:y'])).toEqual([{ key: 'a', value: '1' }, { key: 'b', value: 'x:y' }]);
+    expect(parseLabelSelectors(['a:1', 'b:x:y'])).toEqual([
+      { key: 'a', value: '1' },
+      { key: 'b', value: 'x:y' },
+    ]);
     expect(parseLabelSelectors(Array.from({ length: 8 }, (_, i) => `k${i}:v`))).toHaveLength(8);
     expect(codeOf(() => parseLabelSelectors(Array.from({ length: 9 }, (_, i) => `k${i}:v`)))).toBe('invalid_argument');
     expect(codeOf(() => parseLabelSelectors(['novalue']))).toBe('invalid_argument');

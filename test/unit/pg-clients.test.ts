@@ -10,7 +10,11 @@ describe('PostgreSQL client choice', () => {
   });
 
   it('picks the oldest client that can talk to the server', () => {
-    const candidates = [{ path: '/usr/bin/pg_dump', major: 17 }, { path: '/usr/lib/postgresql/14/bin/pg_dump', major: 14 }, { path: '/usr/lib/postgresql/15/bin/pg_dump', major: 15 }];
+    const candidates = [
+      { path: '/usr/bin/pg_dump', major: 17 },
+      { path: '/usr/lib/postgresql/14/bin/pg_dump', major: 14 },
+      { path: '/usr/lib/postgresql/15/bin/pg_dump', major: 15 },
+    ];
     expect(chooseClient('pg_dump', candidates, 15).path).toBe('/usr/lib/postgresql/15/bin/pg_dump');
     expect(chooseClient('pg_dump', candidates, 16).major).toBe(17);
   });

@@ -6,7 +6,14 @@ import { roundScore, type WriterStamp } from '../../src/memory-stores/record-sto
 import { createdProvenance, provenanceView, replacedProvenance } from '../../src/memory-stores/provenance.js';
 import { sha256Hex } from '../../src/lib/canonical-json.js';
 
-const stamp = (principal: string): WriterStamp => ({ attempt_id: null, confirmed_at: '2026-01-01T00:00:00.000Z', principal_id: principal, principal_name: principal, run_id: null, tool_call_id: null });
+const stamp = (principal: string): WriterStamp => ({
+  attempt_id: null,
+  confirmed_at: '2026-01-01T00:00:00.000Z',
+  principal_id: principal,
+  principal_name: principal,
+  run_id: null,
+  tool_call_id: null,
+});
 
 describe('record store ranking', () => {
   it('clamps cosines to [0, 1] and fuses as the mean with the lexical score', () => {
@@ -16,7 +23,13 @@ describe('record store ranking', () => {
   });
 
   it('keeps scores at least minScore, best first, ties by id, at most limit', () => {
-    const scored = [{ id: 'b', score: 0.5 }, { id: 'c', score: 0.04 }, { id: 'a', score: 0.5 }, { id: 'd', score: 0.9 }, { id: 'e', score: 0.05 }];
+    const scored = [
+      { id: 'b', score: 0.5 },
+      { id: 'c', score: 0.04 },
+      { id: 'a', score: 0.5 },
+      { id: 'd', score: 0.9 },
+      { id: 'e', score: 0.05 },
+    ];
     expect(bestFirst(scored, 0.05, 10).map((s) => s.id)).toEqual(['d', 'a', 'b', 'e']);
     expect(bestFirst(scored, 0.05, 2).map((s) => s.id)).toEqual(['d', 'a']);
     expect(bestFirst(scored, 1, 10)).toEqual([]);
@@ -35,7 +48,11 @@ describe('record provenance', () => {
     expect(provenanceView(created, 'first text')).toEqual({ created: stamp('key_a'), last_write: stamp('key_a'), content_matches: true });
     const replaced = replacedProvenance(created, stamp('key_b'), 'second text');
     expect(replaced).toEqual({ created: stamp('key_a'), last_write: stamp('key_b'), created_text_sha256: sha256Hex('first text') });
-    expect(provenanceView(replaced, 'second text')).toMatchObject({ created: { principal_id: 'key_a' }, last_write: { principal_id: 'key_b' }, content_matches: false });
+    expect(provenanceView(replaced, 'second text')).toMatchObject({
+      created: { principal_id: 'key_a' },
+      last_write: { principal_id: 'key_b' },
+      content_matches: false,
+    });
     expect(provenanceView(replaced, 'first text').content_matches).toBe(true);
   });
 

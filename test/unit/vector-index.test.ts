@@ -41,7 +41,10 @@ describe('vector index', () => {
   });
 
   it('topK equals an exact sort of cosine similarities (SIMD kernel and JavaScript loop)', () => {
-    const rows = Array.from({ length: 500 }, (_, i) => ({ id: `r${i}`, embedding: hashEmbedding(`record number ${i} about topic ${i % 17}`) }));
+    const rows = Array.from({ length: 500 }, (_, i) => ({
+      id: `r${i}`,
+      embedding: hashEmbedding(`record number ${i} about topic ${i % 17}`),
+    }));
     const query = hashEmbedding('topic 5 record');
     const exact = exactTop(rows, query, 10);
     for (const useKernel of [true, false]) {
@@ -95,7 +98,7 @@ describe('vector index', () => {
   });
 
   it('selectTop keeps the k largest with a bounded heap', () => {
-    const values = Array.from({ length: 10_000 }, (_, i) => Math.sin(i * 12.9898) * 43758.5453 % 1);
+    const values = Array.from({ length: 10_000 }, (_, i) => (Math.sin(i * 12.9898) * 43758.5453) % 1);
     const { indexes, values: top, size } = selectTop(values, values.length, 17);
     expect(size).toBe(17);
     const expected = [...values].sort((a, b) => b - a).slice(0, 17);

@@ -4,21 +4,43 @@
 import { builder } from '../builder.js';
 import { revisionedSurface } from './revisioned.js';
 import {
-  AGENTS, archiveAgent, createAgent, deleteAgentAvatar, getAgent, getAgentRevision, listAgentRevisions, listAgents, prepareComposer,
-  publishAgentRevision, setDefaultAgentRevision, unarchiveAgent, updateAgent,
+  AGENTS,
+  archiveAgent,
+  createAgent,
+  deleteAgentAvatar,
+  getAgent,
+  getAgentRevision,
+  listAgentRevisions,
+  listAgents,
+  prepareComposer,
+  publishAgentRevision,
+  setDefaultAgentRevision,
+  unarchiveAgent,
+  updateAgent,
 } from '../../services/agents.js';
 
 export const { HeadRef: AgentRef, RevisionRef: AgentRevisionRef } = revisionedSurface({
   kind: AGENTS,
   service: {
-    get: getAgent, list: listAgents, getRevision: getAgentRevision, listRevisions: listAgentRevisions, create: createAgent, update: updateAgent,
-    archive: archiveAgent, unarchive: unarchiveAgent, publish: publishAgentRevision, setDefault: setDefaultAgentRevision,
+    get: getAgent,
+    list: listAgents,
+    getRevision: getAgentRevision,
+    listRevisions: listAgentRevisions,
+    create: createAgent,
+    update: updateAgent,
+    archive: archiveAgent,
+    unarchive: unarchiveAgent,
+    publish: publishAgentRevision,
+    setDefault: setDefaultAgentRevision,
   },
   headFields: (t) => ({
     organizationId: t.exposeString('organizationId'),
     // Unset strings are "" in the representation (as the configuration's `instructions` are), never null.
     imageUrl: t.string({ description: 'the avatar location; "" when the agent has none', resolve: (agent) => agent.imageUrl ?? '' }),
-    presetKind: t.string({ description: 'the managed preset (`composer`); "" for agents that are not presets', resolve: (agent) => agent.presetKind ?? '' }),
+    presetKind: t.string({
+      description: 'the managed preset (`composer`); "" for agents that are not presets',
+      resolve: (agent) => agent.presetKind ?? '',
+    }),
   }),
   listArgs: (arg) => ({ source: arg.string(), presetKind: arg.string(), skillId: arg.string(), skillRevisionId: arg.string() }),
   createFields: (t) => ({ imageUrl: t.string() }),

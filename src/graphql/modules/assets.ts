@@ -28,7 +28,12 @@ builder.mutationField('uploadAgentAvatar', (t) =>
   t.field({
     type: AgentRef,
     description: 'Stores a PNG, JPEG, GIF or WebP image (≤ 1 MiB) as the agent avatar; image_url then points at it.',
-    args: { agentId: t.arg.id({ required: true }), ifMatch: t.arg.string(), mediaType: t.arg.string({ required: true }), contentBase64: t.arg.string({ required: true }) },
+    args: {
+      agentId: t.arg.id({ required: true }),
+      ifMatch: t.arg.string(),
+      mediaType: t.arg.string({ required: true }),
+      contentBase64: t.arg.string({ required: true }),
+    },
     resolve: async (_r, args, ctx) => uploadAgentAvatar(ctx.deps, await ctx.actor(), String(args.agentId), args.ifMatch, args),
   }),
 );

@@ -52,5 +52,9 @@ builder.mutationField('logout', (t) =>
 );
 
 builder.queryField('viewer', (t) =>
-  t.field({ type: Viewer, description: 'Who the credential is, where it acts and what it may do.', resolve: (_root, _args, ctx) => ctx.actor() }),
+  t.field({
+    type: Viewer,
+    description: 'Who the credential is, where it acts and what it may do.',
+    resolve: (_root, _args, ctx) => ctx.actor(),
+  }),
 );

@@ -4,7 +4,15 @@ import { builder } from '../builder.js';
 import { pageOf } from './common.js';
 import { RunRef } from './runs.js';
 import { ThreadRef } from './threads.js';
-import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type DeliveryResult, type InboxEntryView } from '../../services/inbox.js';
+import {
+  deliverToInbox,
+  forkRun,
+  getInboxEntry,
+  listInbox,
+  updateInboxEntry,
+  type DeliveryResult,
+  type InboxEntryView,
+} from '../../services/inbox.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
@@ -23,7 +31,8 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
     originRunId: t.exposeString('originRunId', { nullable: true }),
     principalId: t.exposeString('principalId'),
     incorporatedCheckpointSeq: t.int({
-      description: 'the number of model requests the run had made when the entry joined it; 0 until the entry is incorporated (a steer joins at a model request after the first, so it is at least 1)',
+      description:
+        'the number of model requests the run had made when the entry joined it; 0 until the entry is incorporated (a steer joins at a model request after the first, so it is at least 1)',
       resolve: (entry) => entry.incorporatedCheckpointSeq ?? 0,
     }),
     failure: t.expose('failure', { type: 'JSON', nullable: true }),
@@ -34,7 +43,8 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
     finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
     // Every service path that returns entries attaches it (see InboxEntryView).
     threadEtag: t.string({
-      description: "the ETag of the entry's thread: an edit of the entry names it in ifMatch (REST: the ETag header of GET …/inbox/{entry_id})",
+      description:
+        "the ETag of the entry's thread: an edit of the entry names it in ifMatch (REST: the ETag header of GET …/inbox/{entry_id})",
       resolve: (entry) => (entry as InboxEntryView).threadEtag,
     }),
   }),
@@ -44,7 +54,12 @@ const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
 const DeliveryResultRef = builder.objectRef<DeliveryResult>('InboxDelivery').implement({
   fields: (t) => ({
     entry: t.field({ type: InboxEntryRef, resolve: (r) => r.entry }),
-    run: t.field({ type: RunRef, nullable: true, description: 'the run the entry started, or the active run it joins or waits for', resolve: (r) => r.run }),
+    run: t.field({
+      type: RunRef,
+      nullable: true,
+      description: 'the run the entry started, or the active run it joins or waits for',
+      resolve: (r) => r.run,
+    }),
     thread: t.field({ type: ThreadRef, resolve: (r) => r.thread }),
   }),
 });
@@ -68,12 +83,14 @@ const ForkInput = builder.inputType('ForkRunInput', {
 
 builder.queryFields((t) => ({
   inboxEntries: t.field({
-    type: InboxEntryPage, description: 'In inbox order.',
+    type: InboxEntryPage,
+    description: 'In inbox order.',
     args: { threadId: t.arg.id({ required: true }), status: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_r, a, ctx) => listInbox(ctx.deps, await ctx.actor(), String(a.threadId), a),
   }),
   inboxEntry: t.field({
-    type: InboxEntryRef, args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
+    type: InboxEntryRef,
+    args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId)),
   }),
 }));
@@ -85,12 +102,19 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => deliverToInbox(ctx.deps, await ctx.actor(), String(a.threadId), a.input, a.idempotencyKey),
   }),
   updateInboxEntry: t.field({
-    type: DeliveryResultRef, description: "Edits a pending entry; ifMatch names the thread's ETag.",
-    args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateEntryInput, required: true }) },
+    type: DeliveryResultRef,
+    description: "Edits a pending entry; ifMatch names the thread's ETag.",
+    args: {
+      threadId: t.arg.id({ required: true }),
+      entryId: t.arg.id({ required: true }),
+      ifMatch: t.arg.string(),
+      input: t.arg({ type: UpdateEntryInput, required: true }),
+    },
     resolve: async (_r, a, ctx) => updateInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
   }),
   forkRun: t.field({
-    type: DeliveryResultRef, description: "A new thread of the run's session continuing from its committed history.",
+    type: DeliveryResultRef,
+    description: "A new thread of the run's session continuing from its committed history.",
     args: { runId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: ForkInput, required: true }) },
     resolve: async (_r, a, ctx) => forkRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, a.input),
   }),

@@ -1,6 +1,14 @@
 import { builder } from '../builder.js';
 import { pageOf, VersionedRef } from './common.js';
-import { createProvider, getProvider, listProviders, listProviderTypes, parseKind, testProvider, updateProvider } from '../../services/providers.js';
+import {
+  createProvider,
+  getProvider,
+  listProviders,
+  listProviderTypes,
+  parseKind,
+  testProvider,
+  updateProvider,
+} from '../../services/providers.js';
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
 
 const ProviderRef = builder.prismaObject('Provider', {
@@ -15,9 +23,12 @@ const ProviderRef = builder.prismaObject('Provider', {
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
     labels: t.expose('labels', { type: 'JSON' }),
-    credentialConfigured: t.boolean({ description: 'the credential itself is never returned', resolve: (p) => p.credentialCiphertext !== null }),
+    credentialConfigured: t.boolean({
+      description: 'the credential itself is never returned',
+      resolve: (p) => p.credentialCiphertext !== null,
+    }),
     extraHeadersConfigured: t.boolean({ resolve: (p) => p.extraHeadersCiphertext !== null }),
-      }),
+  }),
 });
 
 const ModelRef = builder.prismaObject('Model', {
@@ -33,72 +44,135 @@ const ModelRef = builder.prismaObject('Model', {
     settings: t.expose('settings', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
     labels: t.expose('labels', { type: 'JSON' }),
-      }),
+  }),
 });
 
 const ProviderPage = pageOf('ProviderPage', ProviderRef);
 const ModelPage = pageOf('ModelPage', ModelRef);
 const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('ProviderTestResult').implement({
-  fields: (t) => ({ status: t.exposeString('status', { description: 'succeeded | failed | unsupported' }), message: t.string({ nullable: true, resolve: (r) => r.message ?? null }) }),
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'succeeded | failed | unsupported' }),
+    message: t.string({ nullable: true, resolve: (r) => r.message ?? null }),
+  }),
 });
 
 const CreateProviderInput = builder.inputType('CreateProviderInput', {
   fields: (t) => ({
-    type: t.string({ required: true }), name: t.string({ required: true }), description: t.string(), config: t.field({ type: 'JSON' }),
-    credential: t.field({ type: 'JSON', description: 'write-only' }), extraHeaders: t.field({ type: 'JSON', description: 'model providers: write-only extra request headers' }),
-    labels: t.field({ type: 'JSON' }), enabled: t.boolean(),
+    type: t.string({ required: true }),
+    name: t.string({ required: true }),
+    description: t.string(),
+    config: t.field({ type: 'JSON' }),
+    credential: t.field({ type: 'JSON', description: 'write-only' }),
+    extraHeaders: t.field({ type: 'JSON', description: 'model providers: write-only extra request headers' }),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
   }),
 });
 const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
   fields: (t) => ({
-    name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }), enabled: t.boolean(), config: t.field({ type: 'JSON' }),
-    credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }), extraHeaders: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
+    name: t.string(),
+    description: t.string(),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+    config: t.field({ type: 'JSON' }),
+    credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
+    extraHeaders: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
   }),
 });
 const ModelInput = builder.inputType('ModelInput', {
   fields: (t) => ({
-    key: t.string(), providerId: t.string(), providerModel: t.string(), api: t.string(), name: t.string(), description: t.string(),
-    settings: t.field({ type: 'JSON' }), enabled: t.boolean(), labels: t.field({ type: 'JSON' }),
+    key: t.string(),
+    providerId: t.string(),
+    providerModel: t.string(),
+    api: t.string(),
+    name: t.string(),
+    description: t.string(),
+    settings: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+    labels: t.field({ type: 'JSON' }),
   }),
 });
 
 builder.queryFields((t) => ({
-  providerTypes: t.field({ type: 'JSON', args: { kind: t.arg.string({ required: true }) }, resolve: async (_r, a, ctx) => { await ctx.actor(); return listProviderTypes(a.kind); } }),
+  providerTypes: t.field({
+    type: 'JSON',
+    args: { kind: t.arg.string({ required: true }) },
+    resolve: async (_r, a, ctx) => {
+      await ctx.actor();
+      return listProviderTypes(a.kind);
+    },
+  }),
   providers: t.field({
     type: ProviderPage,
-    args: { kind: t.arg.string({ required: true }), type: t.arg.string(), enabled: t.arg.boolean(), q: t.arg.string(), label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      kind: t.arg.string({ required: true }),
+      type: t.arg.string(),
+      enabled: t.arg.boolean(),
+      q: t.arg.string(),
+      label: t.arg.stringList(),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_r, a, ctx) => listProviders(ctx.deps, await ctx.actor(), a.kind, a),
   }),
   provider: t.field({
-    type: ProviderRef, args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    type: ProviderRef,
+    args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getProvider(ctx.deps.db, await ctx.actor(), parseKind(a.kind), String(a.id)),
   }),
   models: t.field({
-    type: ModelPage, args: { providerId: t.arg.string(), enabled: t.arg.boolean(), q: t.arg.string(), label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    type: ModelPage,
+    args: {
+      providerId: t.arg.string(),
+      enabled: t.arg.boolean(),
+      q: t.arg.string(),
+      label: t.arg.stringList(),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_r, a, ctx) => listModels(ctx.deps, await ctx.actor(), a),
   }),
-  model: t.field({ type: ModelRef, args: { key: t.arg.string({ required: true }) }, resolve: async (_r, a, ctx) => getModel(ctx.deps.db, await ctx.actor(), a.key) }),
+  model: t.field({
+    type: ModelRef,
+    args: { key: t.arg.string({ required: true }) },
+    resolve: async (_r, a, ctx) => getModel(ctx.deps.db, await ctx.actor(), a.key),
+  }),
 }));
 
 builder.mutationFields((t) => ({
   createProvider: t.field({
-    type: ProviderRef, args: { kind: t.arg.string({ required: true }), input: t.arg({ type: CreateProviderInput, required: true }) },
+    type: ProviderRef,
+    args: { kind: t.arg.string({ required: true }), input: t.arg({ type: CreateProviderInput, required: true }) },
     resolve: async (_r, a, ctx) => createProvider(ctx.deps, await ctx.actor(), a.kind, a.input),
   }),
   updateProvider: t.field({
     type: ProviderRef,
-    args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateProviderInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateProvider(ctx.deps, await ctx.actor(), a.kind, String(a.id), a.ifMatch, a.input, {
-      credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'), extraHeaders: Object.prototype.hasOwnProperty.call(a.input, 'extraHeaders'),
-    }),
+    args: {
+      kind: t.arg.string({ required: true }),
+      id: t.arg.id({ required: true }),
+      ifMatch: t.arg.string(),
+      input: t.arg({ type: UpdateProviderInput, required: true }),
+    },
+    resolve: async (_r, a, ctx) =>
+      updateProvider(ctx.deps, await ctx.actor(), a.kind, String(a.id), a.ifMatch, a.input, {
+        credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
+        extraHeaders: Object.prototype.hasOwnProperty.call(a.input, 'extraHeaders'),
+      }),
   }),
   testProvider: t.field({
-    type: ProbeResultRef, description: 'Needs `run`.', args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+    type: ProbeResultRef,
+    description: 'Needs `run`.',
+    args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => testProvider(ctx.deps, await ctx.actor(), a.kind, String(a.id)),
   }),
-  createModel: t.field({ type: ModelRef, args: { input: t.arg({ type: ModelInput, required: true }) }, resolve: async (_r, a, ctx) => createModel(ctx.deps, await ctx.actor(), a.input) }),
+  createModel: t.field({
+    type: ModelRef,
+    args: { input: t.arg({ type: ModelInput, required: true }) },
+    resolve: async (_r, a, ctx) => createModel(ctx.deps, await ctx.actor(), a.input),
+  }),
   updateModel: t.field({
-    type: ModelRef, args: { key: t.arg.string({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: ModelInput, required: true }) },
+    type: ModelRef,
+    args: { key: t.arg.string({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: ModelInput, required: true }) },
     resolve: async (_r, a, ctx) => updateModel(ctx.deps, await ctx.actor(), a.key, a.ifMatch, a.input),
   }),
 }));

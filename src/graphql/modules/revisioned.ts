@@ -26,7 +26,14 @@ export interface RevisionedService<H, R> {
   update(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch, patch: { [field: string]: unknown }, requestId?: string): Promise<H>;
   archive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
   unarchive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
-  publish(deps: Deps, actor: Actor, headId: string, ifMatch: IfMatch, input: { makeDefault?: boolean | null; [field: string]: unknown }, requestId?: string): Promise<PublishResult<H, R>>;
+  publish(
+    deps: Deps,
+    actor: Actor,
+    headId: string,
+    ifMatch: IfMatch,
+    input: { makeDefault?: boolean | null; [field: string]: unknown },
+    requestId?: string,
+  ): Promise<PublishResult<H, R>>;
   setDefault(deps: Deps, actor: Actor, headId: string, revisionId: string, ifMatch: IfMatch): Promise<H>;
 }
 
@@ -65,7 +72,9 @@ const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 type Head = HeadRow & { source: string };
 type Revision = RevisionRow;
 
-export function revisionedSurface<H extends Head, R extends Revision>(surface: RevisionedSurface<H, R>): {
+export function revisionedSurface<H extends Head, R extends Revision>(
+  surface: RevisionedSurface<H, R>,
+): {
   HeadRef: ObjectRef<Types, H>;
   RevisionRef: ObjectRef<Types, R>;
 } {
@@ -106,7 +115,11 @@ export function revisionedSurface<H extends Head, R extends Revision>(surface: R
       number: t.exposeInt('number'),
       digest: t.exposeString('digest'),
       note: t.exposeString('note'),
-      [document]: t.field({ type: 'JSON', description: describe.document, resolve: (revision) => (revision as unknown as Record<string, unknown>)[document] }),
+      [document]: t.field({
+        type: 'JSON',
+        description: describe.document,
+        resolve: (revision) => (revision as unknown as Record<string, unknown>)[document],
+      }),
       // Revisions are immutable: their ETag never changes, and updated_* equal created_*.
       etag: t.string({ resolve: (revision) => formatEtag(revision.id, 1) }),
       createdById: t.exposeString('createdById'),
@@ -145,10 +158,21 @@ export function revisionedSurface<H extends Head, R extends Revision>(surface: R
   });
 
   builder.queryFields((t) => ({
-    [single]: t.field({ type: HeadRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, args, ctx) => service.get(ctx.deps, await ctx.actor(), String(args.id)) }),
+    [single]: t.field({
+      type: HeadRef,
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (_r, args, ctx) => service.get(ctx.deps, await ctx.actor(), String(args.id)),
+    }),
     [`${single}s`]: t.field({
       type: HeadPage,
-      args: { label: t.arg.stringList(), q: t.arg.string(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string(), ...surface.listArgs?.(t.arg) },
+      args: {
+        label: t.arg.stringList(),
+        q: t.arg.string(),
+        archived: t.arg.boolean(),
+        limit: t.arg.int(),
+        cursor: t.arg.string(),
+        ...surface.listArgs?.(t.arg),
+      },
       resolve: async (_r, args, ctx) => service.list(ctx.deps, await ctx.actor(), args),
     }),
     [`${single}Revision`]: t.field({
@@ -174,7 +198,8 @@ export function revisionedSurface<H extends Head, R extends Revision>(surface: R
       type: HeadRef,
       description: describe.update,
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateInput, required: true }) },
-      resolve: async (_r, args, ctx) => service.update(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch, args.input, ctx.requestId),
+      resolve: async (_r, args, ctx) =>
+        service.update(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch, args.input, ctx.requestId),
     }),
     [`archive${Name}`]: t.field({
       type: HeadRef,
@@ -189,12 +214,14 @@ export function revisionedSurface<H extends Head, R extends Revision>(surface: R
     [`publish${Name}Revision`]: t.field({
       type: Publication,
       args: { ...headIdArg(t.arg), ifMatch: t.arg.string(), input: t.arg({ type: PublishInput, required: true }) },
-      resolve: async (_r, args, ctx) => service.publish(ctx.deps, await ctx.actor(), headIdOf(args), args.ifMatch, args.input, ctx.requestId),
+      resolve: async (_r, args, ctx) =>
+        service.publish(ctx.deps, await ctx.actor(), headIdOf(args), args.ifMatch, args.input, ctx.requestId),
     }),
     [`setDefault${Name}Revision`]: t.field({
       type: HeadRef,
       args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-      resolve: async (_r, args, ctx) => service.setDefault(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId), args.ifMatch),
+      resolve: async (_r, args, ctx) =>
+        service.setDefault(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId), args.ifMatch),
     }),
   }));
 

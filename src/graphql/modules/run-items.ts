@@ -43,7 +43,8 @@ builder.queryField('runItems', (t) =>
 builder.subscriptionField('runItems', (t) =>
   t.field({
     type: RunItemRef,
-    description: 'Replays items after `after` (an ordinal), then live changes; completes when the run is sealed or waiting. Reconnect with `position` (the highest lastStreamId received) to get every later change exactly once.',
+    description:
+      'Replays items after `after` (an ordinal), then live changes; completes when the run is sealed or waiting. Reconnect with `position` (the highest lastStreamId received) to get every later change exactly once.',
     args: { runId: t.arg.id({ required: true }), after: t.arg.int(), position: t.arg.string() },
     subscribe: async (_r, a, ctx) => streamRunItems(ctx.deps, await ctx.actor(), String(a.runId), a.after ?? 0, a.position ?? null),
     resolve: (item) => item,

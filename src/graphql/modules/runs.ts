@@ -54,7 +54,11 @@ const RunPage = pageOf('RunPage', RunRef);
 
 const RunAgentView = builder.objectRef<{ config: unknown; revision: any }>('RunAgentView').implement({
   fields: (t) => ({
-    config: t.field({ type: 'JSON', description: "the revision's configuration with the run's overrides applied", resolve: (v) => v.config }),
+    config: t.field({
+      type: 'JSON',
+      description: "the revision's configuration with the run's overrides applied",
+      resolve: (v) => v.config,
+    }),
     revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
   }),
 });
@@ -73,34 +77,58 @@ const StartRunInput = builder.inputType('StartRunInput', {
 const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
 
 builder.queryFields((t) => ({
-  run: t.field({ type: RunRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getRun(ctx.deps.db, await ctx.actor(), String(a.id)) }),
+  run: t.field({
+    type: RunRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getRun(ctx.deps.db, await ctx.actor(), String(a.id)),
+  }),
   runs: t.field({
     type: RunPage,
     args: {
-      agentId: t.arg.string(), sessionId: t.arg.string(), threadId: t.arg.string(), principalId: t.arg.string(), status: t.arg.stringList(),
-      createdAfter: t.arg({ type: 'DateTime' }), createdBefore: t.arg({ type: 'DateTime' }), label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string(),
+      agentId: t.arg.string(),
+      sessionId: t.arg.string(),
+      threadId: t.arg.string(),
+      principalId: t.arg.string(),
+      status: t.arg.stringList(),
+      createdAfter: t.arg({ type: 'DateTime' }),
+      createdBefore: t.arg({ type: 'DateTime' }),
+      label: t.arg.stringList(),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
     },
     resolve: async (_r, a, ctx) => listRuns(ctx.deps, await ctx.actor(), a),
   }),
   runLineage: t.field({
-    type: RunPage, description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
+    type: RunPage,
+    description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
     args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_r, a, ctx) => runLineage(ctx.deps, await ctx.actor(), String(a.runId), a),
   }),
-  runAgent: t.field({ type: RunAgentView, args: { runId: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => runAgentView(ctx.deps, await ctx.actor(), String(a.runId)) }),
+  runAgent: t.field({
+    type: RunAgentView,
+    args: { runId: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => runAgentView(ctx.deps, await ctx.actor(), String(a.runId)),
+  }),
 }));
 
 builder.mutationFields((t) => ({
   startRun: t.field({
-    type: RunRef, description: 'Starts a run of an agent; opens a session and thread when none is named.',
+    type: RunRef,
+    description: 'Starts a run of an agent; opens a session and thread when none is named.',
     args: { input: t.arg({ type: StartRunInput, required: true }) },
     resolve: async (_r, a, ctx) => (await startRun(ctx.deps, await ctx.actor(), a.input, ctx.requestId)).run,
   }),
   updateRun: t.field({
-    type: RunRef, description: 'Changes labels only.', args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
+    type: RunRef,
+    description: 'Changes labels only.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
     resolve: async (_r, a, ctx) => updateRunLabels(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input.labels),
   }),
-  cancelRun: t.field({ type: RunRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => cancelRun(ctx.deps, await ctx.actor(), String(a.id)) }),
+  cancelRun: t.field({
+    type: RunRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => cancelRun(ctx.deps, await ctx.actor(), String(a.id)),
+  }),
 }));
 
 builder.mutationField('resumeRun', (t) =>
@@ -114,7 +142,8 @@ builder.mutationField('resumeRun', (t) =>
       calls: t.arg({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
       input: t.arg({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
     },
-    resolve: async (_r, a, ctx) => resumeRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
+    resolve: async (_r, a, ctx) =>
+      resumeRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
   }),
 );
 

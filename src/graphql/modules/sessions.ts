@@ -18,17 +18,27 @@ const SessionPage = pageOf('SessionPage', SessionRef);
 const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
 
 builder.queryFields((t) => ({
-  session: t.field({ type: SessionRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getSession(ctx.deps, await ctx.actor(), String(a.id)) }),
+  session: t.field({
+    type: SessionRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getSession(ctx.deps, await ctx.actor(), String(a.id)),
+  }),
   sessions: t.field({
-    type: SessionPage, args: { label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    type: SessionPage,
+    args: { label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_r, a, ctx) => listSessions(ctx.deps, await ctx.actor(), a),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createSession: t.field({ type: SessionRef, args: { input: t.arg({ type: SessionInput, required: true }) }, resolve: async (_r, a, ctx) => createSession(ctx.deps, await ctx.actor(), a.input) }),
+  createSession: t.field({
+    type: SessionRef,
+    args: { input: t.arg({ type: SessionInput, required: true }) },
+    resolve: async (_r, a, ctx) => createSession(ctx.deps, await ctx.actor(), a.input),
+  }),
   updateSession: t.field({
-    type: SessionRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
+    type: SessionRef,
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
     resolve: async (_r, a, ctx) => updateSession(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
   }),
 }));

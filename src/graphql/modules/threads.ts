@@ -28,24 +28,37 @@ const ThreadPage = pageOf('ThreadPage', ThreadRef);
 const CreateThreadInput = builder.inputType('CreateThreadInput', {
   fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
 });
-const UpdateThreadInput = builder.inputType('UpdateThreadInput', { fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }) });
+const UpdateThreadInput = builder.inputType('UpdateThreadInput', {
+  fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
+});
 
 builder.queryFields((t) => ({
-  thread: t.field({ type: ThreadRef, args: { id: t.arg.id({ required: true }) }, resolve: async (_r, a, ctx) => getThread(ctx.deps, await ctx.actor(), String(a.id)) }),
+  thread: t.field({
+    type: ThreadRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getThread(ctx.deps, await ctx.actor(), String(a.id)),
+  }),
   threads: t.field({
-    type: ThreadPage, args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
+    type: ThreadPage,
+    args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_r, a, ctx) => listThreads(ctx.deps, await ctx.actor(), a),
   }),
 }));
 
 builder.mutationFields((t) => ({
-  createThread: t.field({ type: ThreadRef, args: { input: t.arg({ type: CreateThreadInput, required: true }) }, resolve: async (_r, a, ctx) => createThread(ctx.deps, await ctx.actor(), a.input) }),
+  createThread: t.field({
+    type: ThreadRef,
+    args: { input: t.arg({ type: CreateThreadInput, required: true }) },
+    resolve: async (_r, a, ctx) => createThread(ctx.deps, await ctx.actor(), a.input),
+  }),
   updateThread: t.field({
-    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
+    type: ThreadRef,
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
     resolve: async (_r, a, ctx) => updateThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
   }),
   archiveThread: t.field({
-    type: ThreadRef, args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    type: ThreadRef,
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
     resolve: async (_r, a, ctx) => archiveThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch),
   }),
 }));

@@ -11,7 +11,7 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     labels: t.expose('labels', { type: 'JSON' }),
-      }),
+  }),
 });
 
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {

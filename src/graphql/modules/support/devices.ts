@@ -1,7 +1,15 @@
 // Paired devices (support API /api/devices): list, read, revoke, and directory listings relayed to
 // the device over its connection.
 import { builder } from '../../builder.js';
-import { deviceInfo, deviceSummary, getDevice, listDevices, listDeviceDirectories, revokeDevice, type DirectoryListing } from '../../../support/devices.js';
+import {
+  deviceInfo,
+  deviceSummary,
+  getDevice,
+  listDevices,
+  listDeviceDirectories,
+  revokeDevice,
+  type DirectoryListing,
+} from '../../../support/devices.js';
 
 type Summary = ReturnType<typeof deviceSummary>;
 export const DeviceSummary = builder.objectRef<Summary>('DeviceSummary').implement({

@@ -24,7 +24,10 @@ const PairingPollResult = builder.objectRef<PollResult>('PairingPollResult').imp
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     deviceId: t.exposeString('deviceId', { nullable: true }),
     workspaceId: t.exposeString('workspaceId', { nullable: true }),
-    deviceCredential: t.exposeString('deviceCredential', { nullable: true, description: 'wsd_… credential, in the first poll after approval only.' }),
+    deviceCredential: t.exposeString('deviceCredential', {
+      nullable: true,
+      description: 'wsd_… credential, in the first poll after approval only.',
+    }),
   }),
 });
 
@@ -36,7 +39,10 @@ const PairingChallenge = builder.objectRef<ReturnType<typeof pairingChallenge>>(
     platform: t.exposeString('platform'),
     publicKeyFingerprint: t.exposeString('publicKeyFingerprint'),
     status: t.exposeString('status'),
-    workspaceId: t.exposeString('workspaceId', { nullable: true, description: 'The workspace the daemon asked for, or null (any workspace may answer).' }),
+    workspaceId: t.exposeString('workspaceId', {
+      nullable: true,
+      description: 'The workspace the daemon asked for, or null (any workspace may answer).',
+    }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),
@@ -64,7 +70,8 @@ builder.mutationField('requestDevicePairing', (t) =>
 builder.mutationField('pollDevicePairing', (t) =>
   t.field({
     type: PairingPollResult,
-    description: 'Open (no credential; the poll secret authorises it): the daemon polls; after approval the first poll carries the device credential.',
+    description:
+      'Open (no credential; the poll secret authorises it): the daemon polls; after approval the first poll carries the device credential.',
     extensions: PUBLIC_FIELD,
     args: { pollSecret: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => pollPairing(ctx.deps, args.pollSecret),

@@ -17,7 +17,9 @@ const PresenceParticipant = builder.objectRef<PresenceFrame['participants'][numb
 const PresenceFrameRef = builder.objectRef<PresenceFrame>('PresenceFrame').implement({
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
-    participantId: t.exposeString('participantId', { description: 'The participant this frame answers (empty in frames published on expiry).' }),
+    participantId: t.exposeString('participantId', {
+      description: 'The participant this frame answers (empty in frames published on expiry).',
+    }),
     ttlSeconds: t.exposeInt('ttlSeconds'),
     serverTime: t.expose('serverTime', { type: 'DateTime' }),
     participants: t.field({ type: [PresenceParticipant], resolve: (frame) => frame.participants }),

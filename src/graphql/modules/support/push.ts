@@ -2,15 +2,24 @@
 // activity that mutes run notifications, and test notifications.
 import { builder } from '../../builder.js';
 import {
-  deletePushSubscription, getPushConfiguration, recordPushActivity, sendTestNotification, upsertPushSubscription, type PushOutcome,
+  deletePushSubscription,
+  getPushConfiguration,
+  recordPushActivity,
+  sendTestNotification,
+  upsertPushSubscription,
+  type PushOutcome,
 } from '../../../support/push.js';
 import type { PushSubscription as PushSubscriptionRow } from '../../../generated/prisma/client.js';
 
 const PushConfiguration = builder.objectRef<Awaited<ReturnType<typeof getPushConfiguration>>>('PushConfiguration').implement({
   fields: (t) => ({
     enabled: t.exposeBoolean('enabled'),
-    publicKey: t.exposeString('publicKey', { description: 'VAPID application server key (base64url), for PushManager.subscribe({applicationServerKey}).' }),
-    activeWindowSeconds: t.exposeInt('activeWindowSeconds', { description: 'A user active in the UI within this window gets no run notifications.' }),
+    publicKey: t.exposeString('publicKey', {
+      description: 'VAPID application server key (base64url), for PushManager.subscribe({applicationServerKey}).',
+    }),
+    activeWindowSeconds: t.exposeInt('activeWindowSeconds', {
+      description: 'A user active in the UI within this window gets no run notifications.',
+    }),
     notificationKinds: t.exposeStringList('notificationKinds'),
   }),
 });

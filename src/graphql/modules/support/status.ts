@@ -19,7 +19,9 @@ const ListenerStatus = builder.objectRef<Status>('ListenerStatus').implement({
     eventStream: t.field({ type: EventStreamStatus, resolve: (status) => status.eventStream }),
     queueDepth: t.exposeInt('queueDepth', { description: 'Runs waiting for a worker, in the whole service.' }),
     workspaceQueueDepth: t.exposeInt('workspaceQueueDepth', { description: "Runs waiting for a worker, in the caller's workspace." }),
-    connectedDevices: t.exposeInt('connectedDevices', { description: "Devices of the caller's workspace with a live connection to this instance." }),
+    connectedDevices: t.exposeInt('connectedDevices', {
+      description: "Devices of the caller's workspace with a live connection to this instance.",
+    }),
   }),
 });
 
