@@ -88,6 +88,20 @@ registerProviderType({
     }).textEmbeddingModel(model.providerModel),
 });
 
+/** The AI SDK client of an OpenAI-compatible provider (chat and embeddings share it). */
+function openAICompatibleClient(ctx: {
+  config: Record<string, unknown>;
+  credential?: Record<string, unknown> | null;
+  extraHeaders: Record<string, string>;
+}) {
+  return createOpenAICompatible({
+    name: 'openai_compatible',
+    baseURL: String(ctx.config.base_url),
+    apiKey: ctx.credential?.api_key as string | undefined,
+    headers: ctx.extraHeaders,
+  });
+}
+
 registerProviderType({
   kind: 'model',
   type: 'openai_compatible',
@@ -113,20 +127,8 @@ registerProviderType({
       ctx.signal,
       [key(ctx.credential)],
     ),
-  languageModel: (ctx, model) =>
-    createOpenAICompatible({
-      name: 'openai_compatible',
-      baseURL: String(ctx.config.base_url),
-      apiKey: ctx.credential?.api_key as string | undefined,
-      headers: ctx.extraHeaders,
-    }).chatModel(model.providerModel),
-  embeddingModel: (ctx, model) =>
-    createOpenAICompatible({
-      name: 'openai_compatible',
-      baseURL: String(ctx.config.base_url),
-      apiKey: ctx.credential?.api_key as string | undefined,
-      headers: ctx.extraHeaders,
-    }).textEmbeddingModel(model.providerModel),
+  languageModel: (ctx, model) => openAICompatibleClient(ctx).chatModel(model.providerModel),
+  embeddingModel: (ctx, model) => openAICompatibleClient(ctx).textEmbeddingModel(model.providerModel),
 });
 
 registerProviderType({

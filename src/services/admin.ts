@@ -51,29 +51,29 @@ async function findOrCreateOrganization(tx: Tx, nameOrId: string) {
   return existing ?? tx.organization.create({ data: { id: newId('organization'), name: nameOrId } });
 }
 
+/** A workspace in `organization` with its audit row and an all-permission API key (one transaction's part). */
+async function insertWorkspace(tx: Tx, organizationId: string, name: string, keyName: string, apiKeyToken?: string) {
+  const workspace = await tx.workspace.create({
+    data: { id: newId('workspace'), organizationId, name, createdById: SYSTEM_PRINCIPAL, updatedById: SYSTEM_PRINCIPAL },
+  });
+  await recordAudit(tx, {
+    workspaceId: workspace.id,
+    principalId: SYSTEM_PRINCIPAL,
+    action: 'create',
+    resourceKind: 'workspace',
+    resourceId: workspace.id,
+    version: 1,
+    changes: { name: { from: null, to: name } },
+  });
+  const apiKey = await insertApiKey(tx, workspace.id, [...PERMISSIONS], keyName, apiKeyToken);
+  return { workspace, apiKey };
+}
+
 export async function createWorkspace(deps: Deps, input: { name: string; organization?: string; apiKeyToken?: string }) {
   if (!input.name.trim()) throw invalidArgument('name is required', 'name');
   return deps.db.$transaction(async (tx) => {
     const organization = await findOrCreateOrganization(tx, input.organization?.trim() || 'default');
-    const workspace = await tx.workspace.create({
-      data: {
-        id: newId('workspace'),
-        organizationId: organization.id,
-        name: input.name,
-        createdById: SYSTEM_PRINCIPAL,
-        updatedById: SYSTEM_PRINCIPAL,
-      },
-    });
-    await recordAudit(tx, {
-      workspaceId: workspace.id,
-      principalId: SYSTEM_PRINCIPAL,
-      action: 'create',
-      resourceKind: 'workspace',
-      resourceId: workspace.id,
-      version: 1,
-      changes: { name: { from: null, to: input.name } },
-    });
-    const apiKey = await insertApiKey(tx, workspace.id, [...PERMISSIONS], 'initial key', input.apiKeyToken);
+    const { workspace, apiKey } = await insertWorkspace(tx, organization.id, input.name, 'initial key', input.apiKeyToken);
     return { organization, workspace, apiKey };
   });
 }
@@ -158,24 +158,13 @@ export async function bootstrapIfEmpty(deps: Deps): Promise<{ workspaceId: strin
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(72707370)`;
     if ((await tx.organization.count()) > 0) return null;
     const organization = await tx.organization.create({ data: { id: newId('organization'), name: 'default' } });
-    const workspace = await tx.workspace.create({
-      data: {
-        id: newId('workspace'),
-        organizationId: organization.id,
-        name: 'default',
-        createdById: SYSTEM_PRINCIPAL,
-        updatedById: SYSTEM_PRINCIPAL,
-      },
-    });
-    await recordAudit(tx, {
-      workspaceId: workspace.id,
-      principalId: SYSTEM_PRINCIPAL,
-      action: 'create',
-      resourceKind: 'workspace',
-      resourceId: workspace.id,
-      version: 1,
-    });
-    const key = await insertApiKey(tx, workspace.id, [...PERMISSIONS], 'bootstrap key', deps.config.bootstrapApiKey ?? undefined);
+    const { workspace, apiKey: key } = await insertWorkspace(
+      tx,
+      organization.id,
+      'default',
+      'bootstrap key',
+      deps.config.bootstrapApiKey ?? undefined,
+    );
     return { workspaceId: workspace.id, apiKey: key.token };
   });
   if (!result) return null;
