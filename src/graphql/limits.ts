@@ -14,7 +14,10 @@ import {
   Kind,
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
-  type OperationDefinitionNode, type ValidationContext, type ValidationRule } from 'graphql';
+  type OperationDefinitionNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';

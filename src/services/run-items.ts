@@ -175,9 +175,10 @@ export async function* streamRunItems(
   const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
   const stored = async () =>
-    (await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })).map(
-      (row): ItemView => ({ ...row, contentRefs: publicRefs(row.contentRefs) }),
-    );
+    (await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })).map((row): ItemView => ({
+      ...row,
+      contentRefs: publicRefs(row.contentRefs),
+    }));
   try {
     await subscriptionsActive(deps.events);
     const run = await getRun(deps.db, actor, runId);

@@ -59,7 +59,13 @@ type DeliveryAnswer = DeliveryResult & { waited?: boolean };
  * A delivery that started a run of its own waits for it (`wait` seconds at most); one that queued,
  * steered or interrupted on a busy thread answers at once with its entry (waited = false).
  */
-async function afterWait(deps: Deps, actor: Actor, result: DeliveryResult, wait: number, signal: AbortSignal | null): Promise<DeliveryAnswer> {
+async function afterWait(
+  deps: Deps,
+  actor: Actor,
+  result: DeliveryResult,
+  wait: number,
+  signal: AbortSignal | null,
+): Promise<DeliveryAnswer> {
   if (!wait || !result.run || result.entry.assignedRunId !== result.run.id) return { ...result, waited: false };
   return { ...result, run: await waitForRun(deps, actor, result.run, wait, signal), waited: true };
 }
@@ -125,7 +131,13 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const actor = await ctx.actor();
-      return afterWait(ctx.deps, actor, await deliverToInbox(ctx.deps, actor, String(a.threadId), a.input, a.idempotencyKey), wait, ctx.signal);
+      return afterWait(
+        ctx.deps,
+        actor,
+        await deliverToInbox(ctx.deps, actor, String(a.threadId), a.input, a.idempotencyKey),
+        wait,
+        ctx.signal,
+      );
     },
   }),
   updateInboxEntry: t.field({
