@@ -18,6 +18,7 @@ import {
 } from 'graphql';
 import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
 import { checkId, checkText } from '../src/lib/input-rules.js';
+import { parsePreferWait } from '../src/lib/prefer-wait.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
@@ -265,7 +266,13 @@ export function createRestRouter(
           if (Buffer.isBuffer(req.body)) throw invalidArgument('this endpoint takes a JSON body', 'Content-Type');
           bodyVariables = mapBody(route, req.body, schema, operation.document);
         }
-        const variables = { ...(route.variables?.(helper) ?? {}), ...bodyVariables };
+        const variables: Record<string, unknown> = { ...(route.variables?.(helper) ?? {}), ...bodyVariables };
+        // `Prefer: wait=N` becomes the operation's `wait` argument (a value that is not one is ignored, RFC 7240).
+        const wait = route.wait ? parsePreferWait(helper.header('prefer')) : null;
+        if (wait !== null) variables.wait = wait;
+        // Released when the client goes away: a waiting operation stops waiting.
+        const gone = wait ? new AbortController() : null;
+        if (gone) res.once('close', () => gone.abort());
         // Executed through Yoga's enveloped pipeline (the same plugins, context and error masking
         // as HTTP and graphql-ws), with the document parsed and validated once at start-up.
         const enveloped = yoga.getEnveloped({
@@ -274,6 +281,7 @@ export function createRestRouter(
             workspaceHeader: req.get('x-workspace-id') ?? null,
             requestId: req.get('x-request-id') ?? null,
             clientAddress: req.socket.remoteAddress ?? 'unknown',
+            signal: gone?.signal ?? null,
           },
         });
         const result = (await enveloped.execute({
@@ -301,6 +309,16 @@ export function createRestRouter(
             (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
             result.data,
           );
+        if (route.wait) {
+          let applied = wait !== null;
+          if (route.wait !== true && value && typeof value === 'object') {
+            const fields = value as Record<string, unknown>;
+            applied &&= fields[route.wait.applied] === true;
+            delete fields[route.wait.applied];
+          }
+          if (applied) res.setHeader('Preference-Applied', `wait=${wait}`);
+          res.vary('Prefer');
+        }
         if (route.wrapItems) {
           res.status(route.status ?? 200).json({ items: value ?? [] });
           return;

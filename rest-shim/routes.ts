@@ -39,6 +39,12 @@ export interface Route {
   wrapItems?: boolean;
   /** 204 without a body. */
   empty?: boolean;
+  /**
+   * Honours `Prefer: wait=N` (RFC 7240) by passing N as the operation's `$wait` variable and answering
+   * `Preference-Applied: wait=N`; `applied` names a boolean result field that says whether the
+   * operation applied it (the field is not sent).
+   */
+  wait?: true | { applied: string };
 }
 
 const pageArgs = (req: RouteRequest) => ({ limit: req.queryInt('limit'), cursor: req.query('cursor') });
@@ -419,6 +425,7 @@ export const routes: Route[] = [
     body: { input: 'input', required: true },
     result: 'startRun',
     status: 201,
+    wait: true,
   },
   {
     method: 'GET',
@@ -445,6 +452,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('run_id') }),
     result: 'run',
+    wait: true,
   },
   {
     method: 'PATCH',
@@ -472,6 +480,7 @@ export const routes: Route[] = [
     result: 'resumeRun',
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
+    wait: true,
   },
   {
     method: 'POST',
@@ -482,6 +491,7 @@ export const routes: Route[] = [
     status: 201,
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { input: 'input', required: true },
+    wait: { applied: 'waited' },
   },
   {
     method: 'POST',
@@ -492,6 +502,7 @@ export const routes: Route[] = [
     status: 201,
     variables: (req) => ({ threadId: req.path('thread_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { input: 'input', required: true },
+    wait: { applied: 'waited' },
   },
   {
     method: 'GET',

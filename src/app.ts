@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { closeEvents, createEvents } from './lib/events.js';
+import { releaseRunWaits } from './services/run-watch.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
@@ -290,6 +291,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       return result.url;
     },
     async stop() {
+      // Requests waiting for runs (`wait`, `Prefer: wait=N`) answer now, with the runs as they are.
+      releaseRunWaits(deps.events);
       // Workers first, while the database is still up: they finish or hand back their runs.
       await workers?.stop();
       await listener.stop();

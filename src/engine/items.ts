@@ -1,13 +1,16 @@
 // Run items as a run streams them. Every change is published to subscribers at once (the pubsub
 // never waits for the database); database writes are batched and flushed shortly after, and always
 // before the run changes status, so a reader that sees a status also sees every item before it.
+// What is published but not yet written stays readable in the run's tail (src/lib/run-tail.ts),
+// so a subscriber that arrives mid-run never waits for the writer.
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
 import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
-import { streamId } from '../services/run-items.js';
+import { publicRefs, streamId } from '../services/run-items.js';
+import { runTail } from '../lib/run-tail.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;
@@ -51,7 +54,9 @@ export class RunItemStream {
 
   private changed(item: RunItemState) {
     item.lastStreamId = this.nextStreamId();
-    this.deps.events.publish('runItem', this.run.id, { ...item });
+    // The published view is a snapshot (later deltas must not change what a subscriber was sent),
+    // with the stored full text of large content hidden once here rather than per subscriber.
+    runTail(this.deps.events).publish(this.run.id, { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) });
     this.dirty.add(item.ordinal);
     this.timer ??= setTimeout(() => {
       this.timer = null;
@@ -152,6 +157,11 @@ export class RunItemStream {
 
   openItems(): RunItemState[] {
     return [...this.items.values()].filter((item) => item.state === 'in_progress');
+  }
+
+  /** The attempt's items are committed (or it is over): late subscribers read the database alone. */
+  close() {
+    runTail(this.deps.events).forget(this.run.id);
   }
 
   /** Writes every changed item; resolves when the database has them. */

@@ -189,6 +189,7 @@ export class WorkerPool {
 
   private async execute(run: Run, history: ModelMessage[]) {
     const controller = new AbortController();
+    let opened: RunItemStream | undefined;
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(
@@ -206,6 +207,7 @@ export class WorkerPool {
           ? 0
           : ((await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0);
       const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
+      opened = items;
       if (run.attempts > 1)
         items.adoptStale(
           await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }),
@@ -256,6 +258,8 @@ export class WorkerPool {
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
     } finally {
+      // Sealed, handed back or requeued: every item is committed, the tail is no longer needed.
+      opened?.close();
       clearInterval(heartbeat);
       this.active.delete(run.id);
       finish();

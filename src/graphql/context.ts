@@ -14,6 +14,8 @@ export interface GraphQLContext {
   workspaceHeader: string | null;
   /** The client's network address (rate limits); 'unknown' when not known. */
   clientAddress: string;
+  /** Aborted when the client goes away (closed request or socket): a waiting operation stops waiting. */
+  signal: AbortSignal | null;
   /** The authenticated caller; throws unauthenticated/forbidden as the credential deserves. */
   actor(): Promise<Actor>;
 }
@@ -23,6 +25,8 @@ export interface RequestCredentials {
   workspaceHeader: string | null;
   requestId?: string | null;
   clientAddress?: string | null;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal | null;
 }
 
 /** `known`: the caller already authenticated for this request (the HTTP gate, access.ts). */
@@ -36,6 +40,7 @@ export function createContext(deps: Deps, credentials: RequestCredentials, known
     authorization: credentials.authorization,
     workspaceHeader: credentials.workspaceHeader,
     clientAddress: credentials.clientAddress || 'unknown',
+    signal: credentials.signal ?? null,
     actor() {
       actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader).then((caller) => ({ ...caller, requestId }));
       return actor;

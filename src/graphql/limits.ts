@@ -9,7 +9,15 @@
 // and executed directly, so the limits apply to what callers send on /graphql (HTTP, SSE and
 // graphql-ws). A test checks that every shim document fits the default limits anyway, so a client
 // may send the same documents over GraphQL.
-import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  getOperationAST,
+  type OperationDefinitionNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
@@ -18,6 +26,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { Config, GraphQLLimits } from '../config.js';
 import { AppError } from '../lib/errors.js';
+import { MAX_WAIT_SECONDS } from '../services/run-watch.js';
 import { rootResponseKeys } from './access.js';
 
 /** Root fields per query and per mutation, and at most one `__schema` per operation. */
@@ -69,24 +78,44 @@ export function useDocumentLimits(config: Pick<Config, 'graphqlLimits' | 'graphq
  * A deadline for each query and mutation: after `timeoutMs` execution is aborted (no further
  * resolver starts) and the caller gets 504 `deadline_exceeded`. Work already handed to a service
  * finishes on its own (a mutation's transaction may still commit), so a caller that hit the
- * deadline reads the state back. Subscriptions are long-lived and not bounded.
+ * deadline reads the state back. Subscriptions are long-lived and not bounded. A root field's
+ * `wait` argument (seconds, see src/services/run-watch.ts) extends the deadline by that wait.
  */
 export function useExecutionDeadline(timeoutMs: number): Plugin {
   return {
     onExecute({ args }) {
       if (timeoutMs <= 0) return undefined;
-      if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') return undefined;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (operation?.operation === 'subscription') return undefined;
+      const limitMs = timeoutMs + requestedWaitSeconds(operation, args.variableValues) * 1000;
       const controller = new AbortController();
       const timer = setTimeout(() => {
         controller.abort(
-          new AppError('deadline_exceeded', `the operation did not finish within ${timeoutMs} ms (GRAPHQL_TIMEOUT_MS) and was stopped`, {
-            limit_ms: timeoutMs,
+          new AppError('deadline_exceeded', `the operation did not finish within ${limitMs} ms (GRAPHQL_TIMEOUT_MS) and was stopped`, {
+            limit_ms: limitMs,
           }),
         );
-      }, timeoutMs);
+      }, limitMs);
       const withSignal = args as { signal?: AbortSignal };
       withSignal.signal = withSignal.signal ? AbortSignal.any([withSignal.signal, controller.signal]) : controller.signal;
       return { onExecuteDone: () => clearTimeout(timer) };
     },
   };
+}
+
+/** The longest `wait` argument (seconds) among the operation's root fields, at most MAX_WAIT_SECONDS. */
+function requestedWaitSeconds(operation: OperationDefinitionNode | null | undefined, variables: unknown): number {
+  let longest = 0;
+  for (const selection of operation?.selectionSet.selections ?? []) {
+    if (selection.kind !== Kind.FIELD) continue;
+    const value = selection.arguments?.find((argument) => argument.name.value === 'wait')?.value;
+    const seconds =
+      value?.kind === Kind.INT
+        ? Number(value.value)
+        : value?.kind === Kind.VARIABLE
+          ? (variables as Record<string, unknown> | null | undefined)?.[value.name.value]
+          : 0;
+    if (typeof seconds === 'number' && Number.isFinite(seconds)) longest = Math.max(longest, seconds);
+  }
+  return Math.min(longest, MAX_WAIT_SECONDS);
 }

@@ -48,7 +48,8 @@ export function createYogaServer(deps: Deps): Yoga {
       if (restCredentials) return createContext(deps, restCredentials);
       const connectionParams = (initial as { connectionParams?: Record<string, unknown> }).connectionParams;
       if (connectionParams !== undefined) {
-        return createContext(deps, credentialsFromConnectionParams(connectionParams));
+        const socket = (initial as { socket?: SocketLike }).socket;
+        return createContext(deps, { ...credentialsFromConnectionParams(connectionParams), signal: socket ? socketClosed(socket) : null });
       }
       const headers = initial.request.headers;
       return createContext(
@@ -58,11 +59,28 @@ export function createYogaServer(deps: Deps): Yoga {
           workspaceHeader: headers.get('x-workspace-id'),
           requestId: headers.get('x-request-id'),
           clientAddress: headers.get(CLIENT_ADDRESS_HEADER),
+          signal: initial.request.signal,
         },
         gateOf(initial)?.actor ?? undefined,
       );
     },
   });
+}
+
+interface SocketLike {
+  once(event: 'close', listener: () => void): unknown;
+}
+const socketSignals = new WeakMap<SocketLike, AbortSignal>();
+
+/** One signal per websocket, aborted when it closes (operations on it stop waiting). */
+function socketClosed(socket: SocketLike): AbortSignal {
+  let signal = socketSignals.get(socket);
+  if (!signal) {
+    const controller = new AbortController();
+    socket.once('close', () => controller.abort());
+    socketSignals.set(socket, (signal = controller.signal));
+  }
+  return signal;
 }
 
 /** Documents that do not parse or validate are the caller's mistake: code invalid_argument. */

@@ -35,6 +35,21 @@ export function createEvents(options: { redisUrl?: string | null } = {}) {
   return events;
 }
 
+/** The Redis connections of an event bus (publish, subscribe), or null in process. */
+export function redisClientsOf(events: object): { publish: Redis; subscribe: Redis } | null {
+  const clients = redisClients.get(events);
+  return clients ? { publish: clients[0]!, subscribe: clients[1]! } : null;
+}
+
+/**
+ * Resolves once every subscription started so far receives events. In process a subscription
+ * listens as soon as its iterator's first `next()` is called; through Redis the SUBSCRIBE is sent
+ * without waiting, so a PING on the same connection answers only after Redis has processed it.
+ */
+export async function subscriptionsActive(events: object): Promise<void> {
+  await redisClients.get(events)?.[1]?.ping();
+}
+
 /** Closes the Redis connections of an event bus (no-op in-process). */
 export async function closeEvents(events: object): Promise<void> {
   for (const client of redisClients.get(events) ?? []) await client.quit().catch(() => client.disconnect());

@@ -2,6 +2,8 @@
 // runItems subscription — replay from the database, then live changes, each change delivered once.
 import type { RunItem } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
+import { subscriptionsActive } from '../lib/events.js';
+import { runTail } from '../lib/run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { Actor, Deps } from './deps.js';
 import { getRun } from './runs.js';
@@ -29,9 +31,6 @@ export interface ItemView {
   startedAt: Date;
   endedAt: Date | null;
 }
-
-/** Longer than the items writer's flush delay. */
-const CATCH_UP_MS = 100;
 
 const settled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
 
@@ -130,9 +129,16 @@ export async function listRunItems(
 }
 
 /**
- * Replays items after `after` from the database, then streams live changes; ends once the run has
- * settled (sealed or waiting) and everything before that is delivered. Each change is delivered
- * once: a change is skipped when its stream sequence is not newer than what was already sent.
+ * Replays items after `after`, then streams live changes; ends once the run has settled (sealed or
+ * waiting) and everything before that is delivered. Each change is delivered once: a change is
+ * skipped when its stream sequence is not newer than what was already sent for its item.
+ *
+ * No waiting for the item writer (which streams first and writes behind): the live feed listens
+ * before anything is read, then the run's tail (what was published, perhaps not yet written; see
+ * src/lib/run-tail.ts) is read, then the database. A change published before the feed listened is
+ * in the tail, or — once the tail is forgotten after the commit — in the database read after it;
+ * every later change arrives live. The replay sends the newest state of each item by ordinal, then
+ * live changes follow in stream order.
  */
 export async function* streamRunItems(
   deps: Deps,
@@ -145,7 +151,6 @@ export async function* streamRunItems(
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).
   const seen = streamSequence(position);
-  await getRun(deps.db, actor, runId);
   type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
   const queue: Event[] = [];
   let notify: (() => void) | null = null;
@@ -156,6 +161,7 @@ export async function* streamRunItems(
   const itemFeed = deps.events.subscribe('runItem', runId)[Symbol.asyncIterator]();
   const runFeed = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
   let closed = false;
+  // Each pump calls next() at once: that is when its feed starts listening.
   const pump = async (feed: AsyncIterator<any>, map: (value: any) => Event) => {
     while (!closed) {
       const next = await feed.next();
@@ -168,25 +174,29 @@ export async function* streamRunItems(
   const sent = new Map<number, number>();
   const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
-  // Changes published before this subscription started may not be written yet (writes trail the
-  // stream by a few milliseconds). So the first live changes wait until the database has caught up:
-  // replay, a pause longer than the writer's delay, replay again, then live changes in order. A
-  // client therefore never gets a change before an earlier one, and `position` is a safe resume point.
-  async function* fromDatabase(): AsyncGenerator<ItemView> {
-    for (const row of await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })) {
-      const item = { ...row, contentRefs: publicRefs(row.contentRefs) };
+  const stored = async () =>
+    (await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })).map((row): ItemView => ({
+      ...row,
+      contentRefs: publicRefs(row.contentRefs),
+    }));
+  try {
+    await subscriptionsActive(deps.events);
+    const run = await getRun(deps.db, actor, runId);
+    let done = settled(run.status);
+    // Only a running run has a writer; the tail is read before the database (see above).
+    const tail = run.status === 'running' ? ((await runTail(deps.events).read(runId)) as unknown as ItemView[]) : [];
+    const replay = new Map<number, ItemView>();
+    for (const item of await stored()) replay.set(item.ordinal, item);
+    for (const item of tail) {
+      const known = replay.get(item.ordinal);
+      if (!known || streamSequence(item.lastStreamId) > streamSequence(known.lastStreamId)) replay.set(item.ordinal, item);
+    }
+    for (const item of [...replay.values()].sort((a, b) => a.ordinal - b.ordinal)) {
       if (!fresh(item)) continue;
       mark(item);
       yield item;
     }
-  }
-  try {
-    yield* fromDatabase();
-    if (!settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status)) {
-      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
-      yield* fromDatabase();
-    }
-    let done = settled((await deps.db.run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status);
+    if (done) return;
     for (;;) {
       while (queue.length) {
         const event = queue.shift()!;
@@ -194,13 +204,18 @@ export async function* streamRunItems(
           if (settled(event.status)) done = true;
           continue;
         }
-        const item = { ...event.item, contentRefs: publicRefs(event.item.contentRefs) };
-        if (!fresh(item)) continue;
-        mark(item);
-        yield item;
+        if (!fresh(event.item)) continue;
+        mark(event.item);
+        yield event.item;
       }
       if (done) {
-        yield* fromDatabase();
+        // The settled run's items are all stored. Two feeds may hand over their events in either
+        // order, so what the item feed had not delivered yet comes from the database (each once).
+        for (const item of await stored()) {
+          if (!fresh(item)) continue;
+          mark(item);
+          yield item;
+        }
         return;
       }
       await new Promise<void>((resolve) => (notify = resolve));

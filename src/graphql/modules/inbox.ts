@@ -2,7 +2,9 @@
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
 import { pageOf } from './common.js';
-import { RunRef } from './runs.js';
+import { RunRef, WAIT_DESCRIPTION } from './runs.js';
+import { checkWait, waitForRun } from '../../services/run-watch.js';
+import type { Actor, Deps } from '../../services/deps.js';
 import { ThreadRef } from './threads.js';
 import {
   deliverToInbox,
@@ -51,8 +53,30 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
 });
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
 
-const DeliveryResultRef = builder.objectRef<DeliveryResult>('InboxDelivery').implement({
+type DeliveryAnswer = DeliveryResult & { waited?: boolean };
+
+/**
+ * A delivery that started a run of its own waits for it (`wait` seconds at most); one that queued,
+ * steered or interrupted on a busy thread answers at once with its entry (waited = false).
+ */
+async function afterWait(
+  deps: Deps,
+  actor: Actor,
+  result: DeliveryResult,
+  wait: number,
+  signal: AbortSignal | null,
+): Promise<DeliveryAnswer> {
+  if (!wait || !result.run || result.entry.assignedRunId !== result.run.id) return { ...result, waited: false };
+  return { ...result, run: await waitForRun(deps, actor, result.run, wait, signal), waited: true };
+}
+
+const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
   fields: (t) => ({
+    waited: t.boolean({
+      description:
+        'whether the `wait` argument was applied: only a delivery that started a run of its own waits for it; one that queued, steered or interrupted answers at once',
+      resolve: (r) => r.waited ?? false,
+    }),
     entry: t.field({ type: InboxEntryRef, resolve: (r) => r.entry }),
     run: t.field({
       type: RunRef,
@@ -98,8 +122,23 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   deliverToInbox: t.field({
     type: DeliveryResultRef,
-    args: { threadId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: DeliverInput, required: true }) },
-    resolve: async (_r, a, ctx) => deliverToInbox(ctx.deps, await ctx.actor(), String(a.threadId), a.input, a.idempotencyKey),
+    args: {
+      threadId: t.arg.id({ required: true }),
+      idempotencyKey: t.arg.string(),
+      input: t.arg({ type: DeliverInput, required: true }),
+      wait: t.arg.int({ description: WAIT_DESCRIPTION }),
+    },
+    resolve: async (_r, a, ctx) => {
+      const wait = checkWait(a.wait);
+      const actor = await ctx.actor();
+      return afterWait(
+        ctx.deps,
+        actor,
+        await deliverToInbox(ctx.deps, actor, String(a.threadId), a.input, a.idempotencyKey),
+        wait,
+        ctx.signal,
+      );
+    },
   }),
   updateInboxEntry: t.field({
     type: DeliveryResultRef,
@@ -115,7 +154,16 @@ builder.mutationFields((t) => ({
   forkRun: t.field({
     type: DeliveryResultRef,
     description: "A new thread of the run's session continuing from its committed history.",
-    args: { runId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: ForkInput, required: true }) },
-    resolve: async (_r, a, ctx) => forkRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, a.input),
+    args: {
+      runId: t.arg.id({ required: true }),
+      idempotencyKey: t.arg.string(),
+      input: t.arg({ type: ForkInput, required: true }),
+      wait: t.arg.int({ description: WAIT_DESCRIPTION }),
+    },
+    resolve: async (_r, a, ctx) => {
+      const wait = checkWait(a.wait);
+      const actor = await ctx.actor();
+      return afterWait(ctx.deps, actor, await forkRun(ctx.deps, actor, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
+    },
   }),
 }));

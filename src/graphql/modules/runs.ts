@@ -4,8 +4,11 @@ import { builder } from '../builder.js';
 import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
-import { requirePermission } from '../../services/permissions.js';
 import { resumeRun } from '../../services/resume.js';
+import { MAX_WAIT_SECONDS, checkWait, waitForRun, watchRun } from '../../services/run-watch.js';
+
+/** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
+export const WAIT_DESCRIPTION = `seconds to wait (at most ${MAX_WAIT_SECONDS}) for the run to be sealed or waiting; the run as it is when the time is up`;
 
 export const RunRef = builder.prismaObject('Run', {
   fields: (t) => ({
@@ -79,8 +82,12 @@ const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ l
 builder.queryFields((t) => ({
   run: t.field({
     type: RunRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getRun(ctx.deps.db, await ctx.actor(), String(a.id)),
+    args: { id: t.arg.id({ required: true }), wait: t.arg.int({ description: WAIT_DESCRIPTION }) },
+    resolve: async (_r, a, ctx) => {
+      const wait = checkWait(a.wait);
+      const actor = await ctx.actor();
+      return waitForRun(ctx.deps, actor, await getRun(ctx.deps.db, actor, String(a.id)), wait, ctx.signal);
+    },
   }),
   runs: t.field({
     type: RunPage,
@@ -115,8 +122,12 @@ builder.mutationFields((t) => ({
   startRun: t.field({
     type: RunRef,
     description: 'Starts a run of an agent; opens a session and thread when none is named.',
-    args: { input: t.arg({ type: StartRunInput, required: true }) },
-    resolve: async (_r, a, ctx) => (await startRun(ctx.deps, await ctx.actor(), a.input, ctx.requestId)).run,
+    args: { input: t.arg({ type: StartRunInput, required: true }), wait: t.arg.int({ description: WAIT_DESCRIPTION }) },
+    resolve: async (_r, a, ctx) => {
+      const wait = checkWait(a.wait);
+      const actor = await ctx.actor();
+      return waitForRun(ctx.deps, actor, (await startRun(ctx.deps, actor, a.input, ctx.requestId)).run, wait, ctx.signal);
+    },
   }),
   updateRun: t.field({
     type: RunRef,
@@ -141,23 +152,28 @@ builder.mutationField('resumeRun', (t) =>
       approvals: t.arg({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
       calls: t.arg({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
       input: t.arg({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
+      wait: t.arg.int({ description: WAIT_DESCRIPTION }),
     },
-    resolve: async (_r, a, ctx) =>
-      resumeRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
+    resolve: async (_r, a, ctx) => {
+      const wait = checkWait(a.wait);
+      const actor = await ctx.actor();
+      const successor = await resumeRun(ctx.deps, actor, String(a.runId), a.idempotencyKey, {
+        approvals: a.approvals,
+        calls: a.calls,
+        input: a.input,
+      });
+      return waitForRun(ctx.deps, actor, successor, wait, ctx.signal);
+    },
   }),
 );
 
 builder.subscriptionField('runStatus', (t) =>
   t.field({
     type: RunRef,
-    description: 'Emits the run whenever its row changes (status, pending, output).',
+    description:
+      'Emits the run as it is now, then whenever its row changes (status, pending, output); completes after the run is sealed or waiting (at once when it already is).',
     args: { runId: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => {
-      const actor = await ctx.actor();
-      requirePermission(actor, 'read');
-      await getRun(ctx.deps.db, actor, String(a.runId));
-      return ctx.deps.events.subscribe('runChanged', String(a.runId));
-    },
+    subscribe: async (_r, a, ctx) => watchRun(ctx.deps, await ctx.actor(), String(a.runId)),
     resolve: (run) => run,
   }),
 );

@@ -1,0 +1,90 @@
+// The live tail of a running run's items: the latest state of every item its current attempt has
+// changed, kept until the attempt's items are committed. The item writer streams changes first and
+// writes the database behind them, so a subscriber that arrives mid-run reads the tail (what is not
+// yet written) and then the database (what is) — no waiting for the writer.
+//
+// Every change goes through `publish`: the tail records it, then the event bus carries it
+// (`runItem:{runId}`). In process both happen synchronously. With REDIS_URL the tail is a Redis hash
+// (`wsa:run-tail:{runId}`, field = ordinal) written with HSET on the event bus's own publish
+// connection right before the PUBLISH: Redis runs one connection's commands in order, so a change
+// whose PUBLISH a subscriber missed is already in the hash the subscriber reads afterwards.
+import type { Redis } from 'ioredis';
+import { redisClientsOf, type Events } from './events.js';
+
+/** An item state as published: its ordinal and stream id are all the tail needs to know. */
+export interface TailItem {
+  ordinal: number;
+  lastStreamId: string | null;
+  [member: string]: unknown;
+}
+
+export interface RunTail {
+  /** Records the item's latest state, then publishes it on the event bus (topic `runItem`). */
+  publish(runId: string, item: TailItem): void;
+  /** The latest state of every item the run's current attempt changed (some may already be committed). */
+  read(runId: string): Promise<TailItem[]>;
+  /** The attempt's items are committed (sealed, handed back, requeued): the tail is no longer needed. */
+  forget(runId: string): void;
+}
+
+/** A crashed writer never forgets its tail: Redis drops it after this long. */
+const REDIS_TAIL_TTL_MS = 60 * 60 * 1000;
+const tailKey = (runId: string) => `wsa:run-tail:${runId}`;
+
+const tails = new WeakMap<Events, RunTail>();
+
+/** The run tail that belongs to this event bus (one per bus: in process, or in its Redis). */
+export function runTail(events: Events): RunTail {
+  let tail = tails.get(events);
+  if (!tail) {
+    const redis = redisClientsOf(events);
+    tail = redis ? redisTail(redis.publish) : processTail(events);
+    tails.set(events, tail);
+  }
+  return tail;
+}
+
+function processTail(events: Events): RunTail {
+  const runs = new Map<string, Map<number, TailItem>>();
+  return {
+    publish(runId, item) {
+      let items = runs.get(runId);
+      if (!items) runs.set(runId, (items = new Map()));
+      items.set(item.ordinal, item);
+      events.publish('runItem', runId, item);
+    },
+    async read(runId) {
+      return [...(runs.get(runId)?.values() ?? [])];
+    },
+    forget(runId) {
+      runs.delete(runId);
+    },
+  };
+}
+
+function redisTail(client: Redis): RunTail {
+  // Runs whose hash already has its expiry set by this process.
+  const expiring = new Set<string>();
+  const failed = (error: unknown) => void error; // the PUBLISH still reaches live subscribers; ioredis logs the connection
+  return {
+    publish(runId, item) {
+      const json = JSON.stringify(item);
+      const key = tailKey(runId);
+      client.hset(key, String(item.ordinal), json).catch(failed);
+      if (!expiring.has(runId)) {
+        expiring.add(runId);
+        client.pexpire(key, REDIS_TAIL_TTL_MS).catch(failed);
+      }
+      // The channel and encoding the event bus's Redis event target uses for `runItem`.
+      client.publish(`runItem:${runId}`, json).catch(failed);
+    },
+    async read(runId) {
+      const fields = await client.hvals(tailKey(runId));
+      return fields.map((json) => JSON.parse(json) as TailItem);
+    },
+    forget(runId) {
+      expiring.delete(runId);
+      client.del(tailKey(runId)).catch(failed);
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// Following a run until it settles (sealed or waiting) on the event bus: the runStatus
+// subscription, and the `wait` argument of the mutations that create runs and of the `run` query
+// (REST: `Prefer: wait=N`). Nothing polls and no database connection is held while waiting: the
+// feed listens first, then the run is read once, then its `runChanged` events are followed (through
+// Redis with REDIS_URL, so a run executed by another instance is followed too).
+import type { Run } from '../generated/prisma/client.js';
+import { invalidArgument } from '../lib/errors.js';
+import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
+import { subscriptionsActive, type Events } from '../lib/events.js';
+import { SEALED, type RunStatus } from './run-lifecycle.js';
+import type { Actor, Deps } from './deps.js';
+import { getRun } from './runs.js';
+
+export { MAX_WAIT_SECONDS };
+
+/** Sealed or waiting: the run will not change again by itself. */
+export const runSettled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
+
+/** Checks a `wait` argument (seconds): null/0 = no wait; 1…MAX_WAIT_SECONDS. */
+export function checkWait(wait: number | null | undefined): number {
+  if (wait == null) return 0;
+  if (!Number.isInteger(wait) || wait < 0 || wait > MAX_WAIT_SECONDS)
+    throw invalidArgument(`wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, 'wait');
+  return wait;
+}
+
+/** Waits in progress per event bus, answered at once when the service stops. */
+const waits = new WeakMap<Events, { stopping: boolean; release: Set<() => void> }>();
+const waitsOf = (events: Events) => {
+  let entry = waits.get(events);
+  if (!entry) waits.set(events, (entry = { stopping: false, release: new Set() }));
+  return entry;
+};
+
+/** Shutdown: every wait answers now with the run as it is; later waits do not wait. */
+export function releaseRunWaits(events: Events) {
+  const entry = waitsOf(events);
+  entry.stopping = true;
+  for (const release of entry.release) release();
+}
+
+/** A run's feed of row changes, listening from the moment it is opened. */
+function openFeed(deps: Deps, runId: string) {
+  const iterator = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]() as AsyncIterator<Run>;
+  let pending = iterator.next(); // the subscription listens from this call on
+  return {
+    next() {
+      const current = pending;
+      pending = iterator.next();
+      return current;
+    },
+    close: () => void iterator.return?.(),
+  };
+}
+
+/**
+ * Emits the run as it is now, then each newer state, and ends after a state that is sealed or
+ * waiting (at once when it already is). Versions only grow, so an event older than what was
+ * emitted (published before the read) is skipped.
+ */
+export async function* watchRun(deps: Deps, actor: Actor, runId: string): AsyncGenerator<Run> {
+  const feed = openFeed(deps, runId);
+  try {
+    await subscriptionsActive(deps.events);
+    let run = await getRun(deps.db, actor, runId);
+    yield run;
+    while (!runSettled(run.status)) {
+      const next = await feed.next();
+      if (next.done) return;
+      if (next.value.version <= run.version) continue;
+      run = next.value;
+      yield run;
+    }
+  } finally {
+    feed.close();
+  }
+}
+
+/**
+ * The run once it is sealed or waiting, or as it is when `seconds` are up, the client went away
+ * (`signal`) or the service stops. `run` is the caller's fresh copy (e.g. just created); with no
+ * wait it is returned as it is.
+ */
+export async function waitForRun(deps: Deps, actor: Actor, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
+  if (!seconds || runSettled(run.status)) return run;
+  const registry = waitsOf(deps.events);
+  if (registry.stopping) return run;
+  const feed = openFeed(deps, run.id);
+  let release!: (reason: 'timeout' | 'released') => void;
+  const released = new Promise<'timeout' | 'released'>((resolve) => (release = resolve));
+  const timer = setTimeout(() => release('timeout'), seconds * 1000);
+  const onRelease = () => release('released');
+  registry.release.add(onRelease);
+  signal?.addEventListener('abort', onRelease, { once: true });
+  try {
+    // The run may have settled before the feed listened: read it once after.
+    await subscriptionsActive(deps.events);
+    let latest = await getRun(deps.db, actor, run.id);
+    while (!runSettled(latest.status)) {
+      const next = await Promise.race([feed.next(), released]);
+      if (next === 'released' || signal?.aborted) return latest;
+      // Time is up: the run as it is now (a change that publishes no event, e.g. labels, included).
+      if (next === 'timeout') return await getRun(deps.db, actor, run.id);
+      if (next.done) return latest;
+      if (next.value.version > latest.version) latest = next.value;
+    }
+    return latest;
+  } finally {
+    clearTimeout(timer);
+    registry.release.delete(onRelease);
+    signal?.removeEventListener('abort', onRelease);
+    feed.close();
+  }
+}
