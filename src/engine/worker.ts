@@ -16,7 +16,8 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
-import { attemptId, describeError, executeAttempt, isTransient } from './executor.js';
+import { describeError, isTransient } from './attempt-errors.js';
+import { attemptId, executeAttempt } from './executor.js';
 import {
   attemptsLeft,
   claimRun,
