@@ -17,18 +17,9 @@ export function streamSequence(streamId: string | null | undefined): number {
   return match ? Number(match[1]) : 0;
 }
 
-export interface ItemView {
-  id: string;
-  ordinal: number;
-  kind: string;
-  state: string;
-  content: unknown;
-  contentRefs: unknown;
-  firstStreamId: string | null;
-  lastStreamId: string | null;
-  startedAt: Date;
-  endedAt: Date | null;
-}
+import type { ItemView } from './event-topics.js';
+
+export type { ItemView };
 
 /** Longer than the items writer's flush delay. */
 const CATCH_UP_MS = 100;
@@ -156,7 +147,7 @@ export async function* streamRunItems(
   const itemFeed = deps.events.subscribe('runItem', runId)[Symbol.asyncIterator]();
   const runFeed = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
   let closed = false;
-  const pump = async (feed: AsyncIterator<any>, map: (value: any) => Event) => {
+  const pump = async <T>(feed: AsyncIterator<T>, map: (value: T) => Event) => {
     while (!closed) {
       const next = await feed.next();
       if (next.done) break;
