@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { closeEvents, createEvents } from './lib/events.js';
 import { releaseRunWaits } from './services/run-watch.js';
+import type { EventTopics } from './services/event-topics.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
@@ -174,7 +175,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config,
     logger,
     secrets: loadSecretBox(config, logger),
-    events: createEvents({ redisUrl: config.redisUrl }),
+    events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
   };
   const bootstrap = await bootstrapIfEmpty(deps);
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.

@@ -6,6 +6,7 @@ import { loadConfig } from './config.js';
 import { openDatabase, type Database } from './db.js';
 import { createLogger } from './lib/logger.js';
 import { createEvents } from './lib/events.js';
+import type { EventTopics } from './services/event-topics.js';
 import { AppError, isAppError } from './lib/errors.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
@@ -139,7 +140,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const config = loadConfig(io.env);
     database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-    const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents() };
+    const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents<EventTopics>() };
     const { output, text } = await run(deps, positionals.slice(0, 2).join(' '), values);
     io.stdout.write(json ? `${JSON.stringify(output)}\n` : `${text}\n`);
     return 0;

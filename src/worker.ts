@@ -3,6 +3,7 @@ import { loadConfig } from './config.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
 import { closeEvents, createEvents } from './lib/events.js';
+import type { EventTopics } from './services/event-topics.js';
 import { loadSecretBox } from './secrets.js';
 import { WorkerPool } from './engine/worker.js';
 import type { Deps } from './services/deps.js';
@@ -18,7 +19,7 @@ const deps: Deps = {
   config,
   logger,
   secrets: loadSecretBox(config, logger),
-  events: createEvents({ redisUrl: config.redisUrl }),
+  events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
 };
 // The process's one LISTEN connection: the workers wake on it, and the configuration they remember
 // (models, providers) is forgotten when any process changes it.

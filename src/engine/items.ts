@@ -1,7 +1,7 @@
 // Run items as a run streams them. Every change is published to subscribers at once (the pubsub
 // never waits for the database); database writes are batched and flushed shortly after, and always
 // before the run changes status, so a reader that sees a status also sees every item before it.
-// What is published but not yet written stays readable in the run's tail (src/lib/run-tail.ts),
+// What is published but not yet written stays readable in the run's tail (src/services/run-tail.ts),
 // so a subscriber that arrives mid-run never waits for the writer.
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
@@ -10,7 +10,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { publicRefs, streamId } from '../services/run-items.js';
-import { runTail } from '../lib/run-tail.js';
+import { runTail } from '../services/run-tail.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;

@@ -16,7 +16,8 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { RunItemStream } from './items.js';
-import { attemptId, describeError, executeAttempt, isTransient } from './executor.js';
+import { describeError, isTransient } from './attempt-errors.js';
+import { attemptId, executeAttempt } from './executor.js';
 import {
   attemptsLeft,
   claimRun,
@@ -96,24 +97,22 @@ export class WorkerPool {
         this.active.get(runId)?.controller.abort(new Error('cancelled')),
       ),
     );
-    this.wakeUnsubscribers.push(this.listen('runAccepted', (payload: { runId: string }) => this.wake(payload.runId)));
+    this.wakeUnsubscribers.push(this.listen('runAccepted', (payload) => this.wake(payload.runId)));
     this.cancelUnsubscribers.push(
-      this.listen('runCancelRequested', (payload: { runId: string }) =>
-        this.active.get(payload.runId)?.controller.abort(new Error('cancelled')),
-      ),
+      this.listen('runCancelRequested', (payload) => this.active.get(payload.runId)?.controller.abort(new Error('cancelled'))),
     );
     this.scheduleRecovery();
     this.wake();
   }
 
-  private listen<T>(topic: 'runAccepted' | 'runCancelRequested', handler: (payload: T) => void): () => void {
+  private listen(topic: 'runAccepted' | 'runCancelRequested', handler: (payload: { runId: string }) => void): () => void {
     const iterator = this.deps.events.subscribe(topic)[Symbol.asyncIterator]();
     let done = false;
     void (async () => {
       while (!done) {
         const next = await iterator.next();
         if (next.done) break;
-        handler(next.value as T);
+        handler(next.value);
       }
     })();
     return () => {

@@ -1,36 +1,25 @@
 // Typed pubsub for live updates (graphql-yoga's createPubSub). In-process by default; with
 // REDIS_URL the events travel through Redis, so every instance (service or worker process) sees
-// every event — a subscriber on one instance follows a run executed by another.
-import { createPubSub } from 'graphql-yoga';
+// every event — a subscriber on one instance follows a run executed by another. The topics and
+// their payloads are declared by the services (src/services/event-topics.ts): this module is only
+// the mechanism.
+import { createPubSub, type PubSub, type PubSubEventTarget } from 'graphql-yoga';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Redis } from 'ioredis';
 
-export type Events = ReturnType<typeof createEvents>;
+/** Topic → the arguments of `publish`: an optional id the subscription filters on, then the payload. */
+export type TopicMap = { [topic: string]: [payload: unknown] | [id: string, payload: unknown] };
 
-type EventTopics = {
-  workspaceUpdated: [workspaceId: string, payload: any];
-  /** A run was accepted: wakes the workers (no polling on the run path). */
-  runAccepted: [payload: { runId: string }];
-  /** Cancellation of a running run was requested: its worker aborts the model call. */
-  runCancelRequested: [payload: { runId: string }];
-  /** A run item was opened, grew or was committed (full item state, with its stream sequence). */
-  runItem: [runId: string, payload: any];
-  /** A run's row changed (status, pending, output…). */
-  runChanged: [runId: string, payload: any];
-  presenceChanged: [workspaceId: string, payload: any];
-};
-
-function typedPubSub(config?: { eventTarget: ReturnType<typeof createRedisEventTarget> }) {
-  return createPubSub<EventTopics>(config as never);
-}
+export type EventBus<Topics extends TopicMap> = PubSub<Topics>;
 
 const redisClients = new WeakMap<object, Redis[]>();
 
-export function createEvents(options: { redisUrl?: string | null } = {}) {
-  if (!options.redisUrl) return typedPubSub();
+export function createEvents<Topics extends TopicMap>(options: { redisUrl?: string | null } = {}): EventBus<Topics> {
+  if (!options.redisUrl) return createPubSub<Topics>();
   const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false });
-  const events = typedPubSub({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient }) });
+  const eventTarget: PubSubEventTarget<Topics> = createRedisEventTarget({ publishClient, subscribeClient });
+  const events = createPubSub<Topics>({ eventTarget });
   redisClients.set(events, [publishClient, subscribeClient]);
   return events;
 }

@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
-import type { Events } from '../lib/events.js';
+import type { Events } from './event-topics.js';
 
 export interface Deps {
   db: Db;

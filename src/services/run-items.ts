@@ -3,10 +3,13 @@
 import type { RunItem } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { subscriptionsActive } from '../lib/events.js';
-import { runTail } from '../lib/run-tail.js';
+import { runTail } from './run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { Actor, Deps } from './deps.js';
 import { getRun } from './runs.js';
+import type { ItemView } from './event-topics.js';
+
+export type { ItemView };
 
 /** The id of the `counter`-th change of a run's attempt: sequences only grow, across attempts too. */
 export function streamId(attempt: number, counter: number): string {
@@ -17,19 +20,6 @@ export function streamId(attempt: number, counter: number): string {
 export function streamSequence(streamId: string | null | undefined): number {
   const match = /^s(\d+)$/.exec(streamId ?? '');
   return match ? Number(match[1]) : 0;
-}
-
-export interface ItemView {
-  id: string;
-  ordinal: number;
-  kind: string;
-  state: string;
-  content: unknown;
-  contentRefs: unknown;
-  firstStreamId: string | null;
-  lastStreamId: string | null;
-  startedAt: Date;
-  endedAt: Date | null;
 }
 
 const settled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
@@ -135,7 +125,7 @@ export async function listRunItems(
  *
  * No waiting for the item writer (which streams first and writes behind): the live feed listens
  * before anything is read, then the run's tail (what was published, perhaps not yet written; see
- * src/lib/run-tail.ts) is read, then the database. A change published before the feed listened is
+ * src/services/run-tail.ts) is read, then the database. A change published before the feed listened is
  * in the tail, or — once the tail is forgotten after the commit — in the database read after it;
  * every later change arrives live. The replay sends the newest state of each item by ordinal, then
  * live changes follow in stream order.
@@ -162,7 +152,7 @@ export async function* streamRunItems(
   const runFeed = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
   let closed = false;
   // Each pump calls next() at once: that is when its feed starts listening.
-  const pump = async (feed: AsyncIterator<any>, map: (value: any) => Event) => {
+  const pump = async <T>(feed: AsyncIterator<T>, map: (value: T) => Event) => {
     while (!closed) {
       const next = await feed.next();
       if (next.done) break;

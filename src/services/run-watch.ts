@@ -6,7 +6,8 @@
 import type { Run } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
-import { subscriptionsActive, type Events } from '../lib/events.js';
+import { subscriptionsActive } from '../lib/events.js';
+import type { Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { Actor, Deps } from './deps.js';
 import { getRun } from './runs.js';

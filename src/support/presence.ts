@@ -4,17 +4,13 @@
 import { invalidArgument } from '../lib/errors.js';
 import type { Actor, Deps } from '../services/deps.js';
 import { requirePermission } from '../services/permissions.js';
-import { supportRuntime, type PresenceEntry } from './runtime.js';
+import { supportRuntime } from './runtime.js';
 
 export const PARTICIPANT_ID_MAX = 80;
 
-export interface PresenceFrame {
-  workspaceId: string;
-  participantId: string;
-  ttlSeconds: number;
-  serverTime: Date;
-  participants: (PresenceEntry & { expiresAt: Date })[];
-}
+import type { PresenceFrame } from '../services/event-topics.js';
+
+export type { PresenceFrame };
 
 function frame(deps: Deps, workspaceId: string, participantId: string): PresenceFrame {
   const ttlMs = deps.config.presenceTtlSeconds * 1000;

@@ -2,13 +2,9 @@
 // live device connections, the pairing rate limiter, VAPID keys. Nothing here is a business rule.
 import type { Deps } from '../services/deps.js';
 
-export interface PresenceEntry {
-  participantId: string;
-  principalId: string;
-  principalKind: string;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
+import type { PresenceEntry } from '../services/event-topics.js';
+
+export type { PresenceEntry };
 
 export interface DeviceConnection {
   deviceId: string;

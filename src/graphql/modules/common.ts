@@ -1,10 +1,14 @@
 // Shapes shared by every domain module: pages and version/ETag fields.
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
+import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 
+/** The schema builder's type parameters, for helpers that take or return its refs. */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 /** A `{items, nextCursor}` page type for a list of `item`. */
-export function pageOf<T>(name: string, item: Parameters<typeof builder.objectRef<T>>[0] extends string ? any : any) {
+export function pageOf<T>(name: string, item: ObjectRef<Types, T>) {
   return builder.objectRef<Page<T>>(name).implement({
     fields: (t) => ({
       items: t.field({ type: [item], resolve: (page) => page.items }),

@@ -7,13 +7,12 @@
 // The kinds describe different fields (agents more than skills), so descriptions are parameters.
 import type { ArgBuilder, FieldMap, InputFieldBuilder, InputFieldMap, ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
-import { pageOf, VersionedRef } from './common.js';
+import { pageOf, VersionedRef, type Types } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
 import type { Actor, Deps } from '../../services/deps.js';
 import type { HeadListArgs, HeadRow, PublishResult, RevisionedKind, RevisionRow } from '../../services/revisioned.js';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type IfMatch = string | null | undefined;
 
 /** The service functions of one kind (src/services/agents.ts, skills.ts). */
@@ -37,9 +36,9 @@ export interface RevisionedService<H, R> {
   setDefault(deps: Deps, actor: Actor, headId: string, revisionId: string, ifMatch: IfMatch): Promise<H>;
 }
 
-export interface RevisionedSurface<H, R> {
+export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
   /** The service-side description of the kind: its name (`agent` → types `Agent`, `AgentRevision`, …), head key and document field. */
-  kind: RevisionedKind<any, any>;
+  kind: RevisionedKind<H, R>;
   service: RevisionedService<H, R>;
   /** Head fields beyond the shared ones. */
   headFields?: (t: ObjectFieldBuilder<Types, H>) => FieldMap;
@@ -67,6 +66,9 @@ export interface RevisionedSurface<H, R> {
 }
 
 const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+
+/** A field of a row named at run time (the kind's head key or document field). */
+const fieldOf = (row: object, key: string): unknown => Reflect.get(row, key);
 
 /** What every head and revision row has; the refs are built on these and returned typed as the kind's rows. */
 type Head = HeadRow & { source: string };
@@ -103,7 +105,9 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
       source: t.exposeString('source'),
       archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
-      // The kind's own fields see the kind's rows, which is what the kind's services return.
+      // The kind's own fields see the kind's rows, which is what the kind's services return. (Pothos
+      // field builders are invariant in their row type, so a builder of the shared row cannot be
+      // passed as one of the kind's row without going through unknown.)
       ...surface.headFields?.(t as unknown as ObjectFieldBuilder<Types, H>),
     }),
   });
@@ -111,14 +115,14 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const RevisionRef = builder.objectRef<Revision>(`${Name}Revision`).implement({
     fields: (t) => ({
       id: t.exposeID('id'),
-      [headKey]: t.string({ resolve: (revision) => String((revision as unknown as Record<string, unknown>)[headKey]) }),
+      [headKey]: t.string({ resolve: (revision) => String(fieldOf(revision, headKey)) }),
       number: t.exposeInt('number'),
       digest: t.exposeString('digest'),
       note: t.exposeString('note'),
       [document]: t.field({
         type: 'JSON',
         description: describe.document,
-        resolve: (revision) => (revision as unknown as Record<string, unknown>)[document],
+        resolve: (revision) => fieldOf(revision, document),
       }),
       // Revisions are immutable: their ETag never changes, and updated_* equal created_*.
       etag: t.string({ resolve: (revision) => formatEtag(revision.id, 1) }),
@@ -226,5 +230,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   }));
 
   // The refs were built on the shared row shapes; every value they see comes from the kind's services.
+  // (Refs are invariant in their row type too: hence unknown.)
   return { HeadRef: HeadRef as unknown as ObjectRef<Types, H>, RevisionRef: RevisionRef as unknown as ObjectRef<Types, R> };
 }

@@ -1,5 +1,6 @@
 // Runs: one execution of an agent in a thread — start, read, list, lineage, label, cancel, resume,
 // and the runStatus subscription. Items a run produces are in run-items.ts; deliveries in inbox.ts.
+import type { AgentRevision } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
@@ -55,7 +56,7 @@ export const RunRef = builder.prismaObject('Run', {
 
 const RunPage = pageOf('RunPage', RunRef);
 
-const RunAgentView = builder.objectRef<{ config: unknown; revision: any }>('RunAgentView').implement({
+const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision }>('RunAgentView').implement({
   fields: (t) => ({
     config: t.field({
       type: 'JSON',

@@ -9,14 +9,11 @@
 // connection right before the PUBLISH: Redis runs one connection's commands in order, so a change
 // whose PUBLISH a subscriber missed is already in the hash the subscriber reads afterwards.
 import type { Redis } from 'ioredis';
-import { redisClientsOf, type Events } from './events.js';
+import { redisClientsOf } from '../lib/events.js';
+import type { Events, ItemView } from './event-topics.js';
 
-/** An item state as published: its ordinal and stream id are all the tail needs to know. */
-export interface TailItem {
-  ordinal: number;
-  lastStreamId: string | null;
-  [member: string]: unknown;
-}
+/** An item state as published (the public item view). */
+export type TailItem = ItemView;
 
 export interface RunTail {
   /** Records the item's latest state, then publishes it on the event bus (topic `runItem`). */

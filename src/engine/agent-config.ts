@@ -1,0 +1,63 @@
+// The agent configuration a run executes with: its pinned revision's configuration with the run's
+// overrides applied, read as the fields the engine uses. Revisions never change once published, so
+// their configurations are kept by id.
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { Run } from '../generated/prisma/client.js';
+import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
+import type { Deps } from '../services/deps.js';
+
+export interface ClientToolConfig {
+  name: string;
+  description?: string;
+  instruction?: string;
+  parameters_json_schema?: JSONSchema7;
+  permission?: 'inherit' | 'allow' | 'ask' | 'deny';
+}
+
+export interface OutputSpec {
+  name?: string;
+  description?: string;
+  schema?: Record<string, unknown>;
+  variants?: { name?: string; schema?: Record<string, unknown> }[];
+}
+
+export interface MemoryMountConfig {
+  memory_id: string;
+  name?: string;
+  access?: string;
+  recall?: boolean;
+}
+
+/** The fields of an agent configuration the engine reads (the whole document is `agentConfigSchema`). */
+export interface RunAgentConfig {
+  model: string;
+  model_settings?: Record<string, unknown>;
+  instructions?: string;
+  client_tools?: ClientToolConfig[];
+  user_questions?: boolean;
+  output_spec?: OutputSpec;
+  retries?: { output?: number; tools?: number };
+  memory_mounts?: MemoryMountConfig[];
+}
+
+const revisionConfigs = new Map<string, Record<string, unknown>>();
+const MAX_CACHED_REVISIONS = 2_000;
+
+async function revisionConfig(deps: Deps, revisionId: string): Promise<Record<string, unknown>> {
+  const cached = revisionConfigs.get(revisionId);
+  if (cached) return cached;
+  const revision = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
+  const config = revision.config as Record<string, unknown>;
+  if (revisionConfigs.size >= MAX_CACHED_REVISIONS) revisionConfigs.delete(revisionConfigs.keys().next().value!);
+  revisionConfigs.set(revisionId, config);
+  return config;
+}
+
+export async function runAgentConfig(deps: Deps, run: Run): Promise<RunAgentConfig> {
+  const options = run.options as RunOptions;
+  const config = applyOverrides(await revisionConfig(deps, run.agentRevisionId), options.overrides);
+  // The cast is the validation boundary: a revision's configuration and a run's overrides were checked
+  // against `agentConfigSchema` when they were written (normalizeAgentConfig, normalizeRunOptions),
+  // so the stored JSON has these fields with these types.
+  return config as unknown as RunAgentConfig;
+}

@@ -1,0 +1,15 @@
+// How the engine reads an error: whether another attempt may help, and the message the run records.
+import { APICallError } from '@ai-sdk/provider';
+import { isAppError } from '../lib/errors.js';
+
+/** Whether a failed attempt deserves another one (provider said so: rate limits, 5xx, timeouts). */
+export function isTransient(error: unknown): boolean {
+  if (APICallError.isInstance(error)) return error.isRetryable;
+  const code = (error as { code?: string }).code;
+  return code === 'ECONNRESET' || code === 'ECONNREFUSED' || code === 'ETIMEDOUT';
+}
+
+export function describeError(error: unknown): string {
+  if (isAppError(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}

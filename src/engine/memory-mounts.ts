@@ -1,0 +1,60 @@
+// Memory mounts in a run: which memories the run sees, and recall (the best records for the run's
+// input go into the model's context). The mounts' tools are in tools/memory-tools.ts.
+import type { Run } from '../generated/prisma/client.js';
+import type { Actor, Deps } from '../services/deps.js';
+import type { MemoryMountConfig } from './agent-config.js';
+import { searchRecords } from '../services/memories.js';
+
+export interface Mount {
+  memory_id: string;
+  name: string;
+  access: 'read' | 'write';
+  recall: boolean;
+}
+
+/** The run's mounts, from the agent view's `memory_mounts`, with names filled from the memories. */
+export async function resolveMounts(deps: Deps, run: Run, configured: MemoryMountConfig[]): Promise<Mount[]> {
+  if (!configured.length) return [];
+  const memories = await deps.db.memory.findMany({
+    where: { workspaceId: run.workspaceId, id: { in: configured.map((m) => m.memory_id) } },
+    select: { id: true, name: true },
+  });
+  const names = new Map(memories.map((m) => [m.id, m.name]));
+  return configured
+    .filter((m) => names.has(m.memory_id))
+    .map((m) => ({
+      memory_id: m.memory_id,
+      name: m.name ?? names.get(m.memory_id)!,
+      access: m.access === 'write' ? 'write' : 'read',
+      recall: m.recall ?? false,
+    }));
+}
+
+/** The run acts with its starter's identity and the rights a run needs on its mounts. */
+export function runActor(run: Run): Actor {
+  return {
+    principalId: run.principalId,
+    principalKind: run.principalId.startsWith('usr_') ? 'user' : 'api_key',
+    workspaceId: run.workspaceId,
+    organizationId: '',
+    permissions: new Set(['read', 'write']),
+    loginSessionId: null,
+  };
+}
+
+/** The records of one mount recalled for the run's input. */
+export interface Recalled {
+  mount: Mount;
+  records: { id: string; text: string; score: number | null }[];
+}
+
+/** Recall: the best records of each recall mount for the run's input. */
+export async function recall(deps: Deps, run: Run, mounts: Mount[], query: string): Promise<Recalled[]> {
+  const results: Recalled[] = [];
+  if (!query.trim()) return results;
+  for (const mount of mounts.filter((m) => m.recall)) {
+    const found = await searchRecords(deps, runActor(run), mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
+    results.push({ mount, records: found.items.map((r) => ({ id: r.id, text: r.text, score: r.score })) });
+  }
+  return results;
+}

@@ -1,0 +1,84 @@
+// Model messages the turn loop builds: the run's starting messages (history, then the input or the
+// answers a resume brings), tool results, and the text of a message content.
+import type { JSONValue } from '@ai-sdk/provider';
+import type { ModelMessage, ToolResultPart } from 'ai';
+import type { Run } from '../generated/prisma/client.js';
+import type { PendingEntry } from '../services/run-lifecycle.js';
+
+/** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
+export function textOf(message: unknown): string {
+  const content = (message as { content?: unknown } | null | undefined)?.content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((part: { type?: unknown }) => part?.type === 'text')
+    .map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : ''))
+    .join('\n');
+}
+
+/**
+ * A value for the model as JSON. Tool results and client answers are JSON by construction (parsed
+ * from a request or the database, or returned by a service as plain data), which the AI SDK's type
+ * cannot know: this is the one place that says so.
+ */
+export const asJson = (value: unknown): JSONValue => (value ?? null) as JSONValue;
+
+export const jsonResult = (toolCallId: string, toolName: string, value: unknown): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'json', value: asJson(value) },
+});
+
+export const errorResult = (toolCallId: string, toolName: string, error: string): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'error-text', value: error },
+});
+
+/** What a waiting run was waiting for (its `pending` column). */
+export interface Pending {
+  approvals: PendingEntry[];
+  calls: PendingEntry[];
+}
+
+/** The answers a resume brings (its `resume` column, checked by services/resume.ts). */
+interface ResumeAnswers {
+  approvals?: Record<string, { action: string }>;
+  calls?: Record<string, { status: string; value?: unknown }>;
+}
+
+/**
+ * The messages this run starts from: the thread's committed history, then what this run brings —
+ * its input, or for a resume the answers to what its parent was waiting for. Approved calls are not
+ * answered here: they are carried out now (`approvedCalls`).
+ */
+export function startingMessages(
+  run: Pick<Run, 'trigger' | 'resume' | 'input'>,
+  history: ModelMessage[],
+  parentPending: Pending | null,
+): { messages: ModelMessage[]; approvedCalls: PendingEntry[] } {
+  const messages: ModelMessage[] = [...history];
+  const approvedCalls: PendingEntry[] = [];
+  if (run.trigger === 'resume' && parentPending) {
+    const resume = (run.resume ?? {}) as ResumeAnswers;
+    const results: ToolResultPart[] = [];
+    for (const approval of parentPending.approvals) {
+      const answer = resume.approvals?.[approval.tool_call_id];
+      if (answer?.action === 'approve') approvedCalls.push(approval);
+      else results.push(errorResult(approval.tool_call_id, approval.tool_name, 'The user denied this tool call.'));
+    }
+    for (const call of parentPending.calls) {
+      const answer = resume.calls?.[call.tool_call_id];
+      results.push(
+        answer?.status === 'returned'
+          ? jsonResult(call.tool_call_id, call.tool_name, answer.value)
+          : errorResult(call.tool_call_id, call.tool_name, String((answer?.value as string | undefined) ?? 'the tool call failed')),
+      );
+    }
+    if (results.length) messages.push({ role: 'tool', content: results });
+  }
+  const text = textOf(run.input);
+  if (text) messages.push({ role: 'user', content: text });
+  return { messages, approvedCalls };
+}

@@ -1,0 +1,100 @@
+// One model turn: a request to the model (through the AI SDK), streamed into run items as it comes —
+// text and reasoning grow item by item — and returned as the assistant message with its tool calls.
+// Tools are offered without `execute`: the SDK only reports calls; dispatch.ts carries them out.
+import { streamText, type AssistantModelMessage, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
+import type { RunItemStream, RunItemState } from './items.js';
+import { callSettings, type ResolvedModel } from './models.js';
+
+/** A tool call the model made; `invalid` when its name or arguments were refused (the model is told why). */
+export interface ToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  invalid?: string;
+}
+
+export interface Usage {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface TurnRequest {
+  model: ResolvedModel;
+  system: string;
+  messages: ModelMessage[];
+  tools: ToolSet;
+  signal: AbortSignal;
+}
+
+export interface Turn {
+  text: string;
+  toolCalls: ToolCall[];
+  assistant: AssistantModelMessage;
+}
+
+/** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
+export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
+  const { model, system, messages, tools, signal } = request;
+  // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
+  const result = streamText({
+    model: model.model,
+    system: system || undefined,
+    messages,
+    tools,
+    abortSignal: signal,
+    maxRetries: 0,
+    onError: () => undefined,
+    ...callSettings(model.settings),
+  });
+  let text = '';
+  let textItem: RunItemState | null = null;
+  let reasoningItem: RunItemState | null = null;
+  const toolCalls: ToolCall[] = [];
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case 'text-delta':
+        textItem ??= items.open('text_message', { role: 'assistant', text: '' });
+        text += part.text;
+        items.append(textItem, 'text', part.text);
+        break;
+      case 'reasoning-delta':
+        reasoningItem ??= items.open('reasoning', { text: '' });
+        items.append(reasoningItem, 'text', part.text);
+        break;
+      case 'tool-call':
+        toolCalls.push({
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: part.input,
+          ...(part.invalid ? { invalid: String(part.error ?? 'invalid arguments') } : {}),
+        });
+        break;
+      case 'tool-error':
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, invalid: String(part.error) });
+        break;
+      case 'finish-step':
+        usage.input_tokens += part.usage.inputTokens ?? 0;
+        usage.output_tokens += part.usage.outputTokens ?? 0;
+        break;
+      case 'abort':
+        throw signal.reason ?? new Error('aborted');
+      case 'error':
+        throw part.error;
+      default:
+        break;
+    }
+  }
+  if (textItem) items.complete(textItem);
+  if (reasoningItem) items.complete(reasoningItem);
+  return { text, toolCalls, assistant: assistantMessage(text, toolCalls) };
+}
+
+/** The assistant message of a turn: its text, then its tool calls (never empty: a blank text part at least). */
+export function assistantMessage(text: string, toolCalls: ToolCall[]): AssistantModelMessage {
+  const content: (TextPart | ToolCallPart)[] = [];
+  if (text) content.push({ type: 'text', text });
+  for (const call of toolCalls)
+    content.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input ?? {} });
+  return { role: 'assistant', content: content.length ? content : [{ type: 'text', text: '' }] };
+}

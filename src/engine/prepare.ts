@@ -1,0 +1,124 @@
+// Before the first model turn of an attempt: the agent configuration, the messages the run starts
+// from (history, then its input or the answers its resume brings), the memory mounts and what they
+// recall, the attempt's toolset, and the calls a resume approved (server tools run now, client tools
+// go to the client).
+import type { ModelMessage } from 'ai';
+import type { Run } from '../generated/prisma/client.js';
+import type { RunOptions } from '../agents/config-schema.js';
+import type { Deps } from '../services/deps.js';
+import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
+import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
+import { runServerTool } from './dispatch.js';
+import type { RunItemStream } from './items.js';
+import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
+import { errorResult, jsonResult, startingMessages, textOf, type Pending } from './messages.js';
+import { buildToolset, type Toolset } from './tools/toolset.js';
+
+export interface ExecutionContext {
+  deps: Deps;
+  run: Run;
+  attempt: number;
+  signal: AbortSignal;
+  items: RunItemStream;
+  /** The thread's committed history when the run was claimed (read again when absent). */
+  history?: ModelMessage[];
+}
+
+/** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */
+export class Conversation {
+  readonly newMessages: ModelMessage[];
+
+  constructor(
+    readonly messages: ModelMessage[],
+    historyLength: number,
+  ) {
+    this.newMessages = messages.slice(historyLength);
+  }
+
+  /** A message the model sees from now on and the thread keeps. */
+  say(message: ModelMessage) {
+    this.messages.push(message);
+    this.newMessages.push(message);
+  }
+
+  /** A message only the thread keeps (the attempt asks the model nothing more). */
+  record(message: ModelMessage) {
+    this.newMessages.push(message);
+  }
+}
+
+export interface PreparedAttempt {
+  config: RunAgentConfig;
+  options: RunOptions;
+  conversation: Conversation;
+  toolset: Toolset;
+  recalled: Recalled[];
+  /** Client calls a resume approved: the attempt hands them to the client and waits, asking the model nothing. */
+  forwardedCalls: PendingEntry[];
+}
+
+async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
+  if (ctx.history) return ctx.history;
+  const thread = await ctx.deps.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
+  // The history column holds only what sealRun wrote: model messages.
+  return (thread.messageHistory as ModelMessage[] | null) ?? [];
+}
+
+async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
+  if (!ctx.run.parentRunId) return null;
+  const parent = await ctx.deps.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
+  // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
+  return (parent?.pending as Pending | null | undefined) ?? null;
+}
+
+export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
+  const { deps, run, items } = ctx;
+  const options = run.options as RunOptions;
+  const config = await runAgentConfig(deps, run);
+  const history = await threadHistory(ctx);
+  const { messages, approvedCalls } = startingMessages(run, history, await parentPending(ctx));
+  const conversation = new Conversation(messages, history.length);
+
+  const inputText = textOf(run.input);
+  if (ctx.attempt === 1 && inputText)
+    items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
+
+  // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
+  const mounts = await resolveMounts(deps, run, config.memory_mounts ?? []);
+  const toolset = await buildToolset({ deps, run, config, mounts });
+
+  const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
+  if (forwardedCalls.length) {
+    for (const call of forwardedCalls)
+      items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
+    return { config, options, conversation, toolset, recalled: [], forwardedCalls };
+  }
+  await runApprovedServerCalls(ctx, toolset, approvedCalls, conversation);
+
+  if (mounts.length && ctx.attempt === 1) await recordMemoryMounts(deps.db, run.id, mounts);
+  const recalled = await recall(deps, run, mounts, inputText);
+  for (const result of recalled)
+    items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
+  return { config, options, conversation, toolset, recalled, forwardedCalls: [] };
+}
+
+/** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */
+async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, approved: PendingEntry[], conversation: Conversation) {
+  const results = [];
+  for (const call of approved) {
+    const runTool = toolset.get(call.tool_name);
+    if (runTool?.execution.kind !== 'server') continue;
+    const outcome = await runServerTool(
+      { ...runTool, execution: runTool.execution },
+      { toolCallId: call.tool_call_id, toolName: call.tool_name, arguments: call.arguments },
+      ctx.items,
+      ctx.signal,
+    );
+    results.push(
+      outcome.ok
+        ? jsonResult(call.tool_call_id, call.tool_name, outcome.value)
+        : errorResult(call.tool_call_id, call.tool_name, outcome.error),
+    );
+  }
+  if (results.length) conversation.say({ role: 'tool', content: results });
+}

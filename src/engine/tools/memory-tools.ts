@@ -1,0 +1,83 @@
+// The tools of a run's memory mounts, carried out by the server: `search_memory_<name>` for every
+// mount, `add_memory_<name>` and `replace_memory_<name>` for `write` mounts. Writes carry the run's
+// provenance (run, attempt, tool call). A read-only mount's write tools are not offered, but a call
+// to one is answered that the memory is read-only.
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { searchRecords, writeRecord } from '../../services/memories.js';
+import { runActor } from '../memory-mounts.js';
+import type { RunTool, ToolSource } from './tool.js';
+
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 40) || 'memory';
+
+const SEARCH_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 20 } },
+  required: ['query'],
+};
+const ADD_SCHEMA: JSONSchema7 = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+const REPLACE_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: { record_id: { type: 'string' }, text: { type: 'string' } },
+  required: ['record_id', 'text'],
+};
+
+export const memoryTools: ToolSource = ({ deps, run, mounts }) => {
+  const actor = runActor(run);
+  const writer = (toolCallId: string) => ({ principalId: run.principalId, runId: run.id, attemptId: run.currentAttemptId, toolCallId });
+  return mounts.flatMap((mount): RunTool[] => {
+    const name = slug(mount.name);
+    const writable = mount.access === 'write';
+    const readOnly = async () => {
+      throw new Error(`the memory "${mount.name}" is mounted read-only`);
+    };
+    return [
+      {
+        name: `search_memory_${name}`,
+        description: `Search the memory "${mount.name}" for records similar to a query.`,
+        inputSchema: SEARCH_SCHEMA,
+        permission: 'allow',
+        offered: true,
+        execution: {
+          kind: 'server',
+          execute: async (args) =>
+            (
+              await searchRecords(deps, actor, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })
+            ).items.map((r) => ({ id: r.id, text: r.text, score: r.score })),
+        },
+      },
+      {
+        name: `add_memory_${name}`,
+        description: `Add a record to the memory "${mount.name}".`,
+        inputSchema: ADD_SCHEMA,
+        permission: 'allow',
+        offered: writable,
+        execution: {
+          kind: 'server',
+          execute: writable
+            ? async (args, call) => ({ id: (await writeRecord(deps, actor, mount.memory_id, null, args.text, writer(call.toolCallId))).id })
+            : readOnly,
+        },
+      },
+      {
+        name: `replace_memory_${name}`,
+        description: `Replace the text of a record of the memory "${mount.name}".`,
+        inputSchema: REPLACE_SCHEMA,
+        permission: 'allow',
+        offered: writable,
+        execution: {
+          kind: 'server',
+          execute: writable
+            ? async (args, call) => ({
+                id: (await writeRecord(deps, actor, mount.memory_id, String(args.record_id ?? ''), args.text, writer(call.toolCallId))).id,
+              })
+            : readOnly,
+        },
+      },
+    ];
+  });
+};

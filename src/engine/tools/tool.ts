@@ -1,0 +1,56 @@
+// The tool interface: what a run's model can call, and how each call is carried out. Every kind of
+// tool — client tools, `ask_user`, memory tools today; MCP connections, the web toolset, platform
+// tools, skills and plugins next — is a `ToolSource` that turns the agent's configuration into
+// `RunTool`s. The turn loop (executor.ts) never names a kind: it offers the toolset to the model
+// and hands the calls to dispatch.ts, which decides by `permission` and `execution` alone.
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { Run } from '../../generated/prisma/client.js';
+import type { Deps } from '../../services/deps.js';
+import type { RunAgentConfig } from '../agent-config.js';
+import type { Mount } from '../memory-mounts.js';
+
+/** allow: carried out at once; ask: the run waits for an approval first; deny: refused, and the model is told. */
+export type ToolPermission = 'allow' | 'ask' | 'deny';
+
+/** What a server-side execution knows about the call it carries out. */
+export interface ToolCallContext {
+  toolCallId: string;
+  /** The attempt's abort signal (cancel, hand-over): long executions stop with it. */
+  signal: AbortSignal;
+}
+
+export type ToolExecution =
+  /** Carried out by the server during the attempt; the result (or the error's message) goes back to the model. */
+  | { kind: 'server'; execute(args: Record<string, unknown>, call: ToolCallContext): Promise<unknown> }
+  /** Handed to the client: the run waits (`client_tool`) and its successor starts from the client's result. */
+  | { kind: 'client'; title: string }
+  /** A question to the user: the run waits (`user_question`) and its successor starts from the answer. */
+  | { kind: 'question' };
+
+export interface RunTool {
+  /** Unique within the run (a later tool of the same name replaces an earlier one). */
+  name: string;
+  description: string;
+  inputSchema: JSONSchema7;
+  permission: ToolPermission;
+  /**
+   * Whether the model is offered this tool. A tool that is not offered still answers a call to its
+   * name (a write tool of a read-only memory mount says so instead of "there is no tool").
+   */
+  offered: boolean;
+  execution: ToolExecution;
+}
+
+/** A tool the server carries out. */
+export type ServerTool = RunTool & { execution: Extract<ToolExecution, { kind: 'server' }> };
+
+/** What a tool source may read to build its tools: the run, its agent configuration, its memory mounts. */
+export interface ToolSourceContext {
+  deps: Deps;
+  run: Run;
+  config: RunAgentConfig;
+  mounts: Mount[];
+}
+
+/** One kind of tool: the tools it offers a run, from the run's configuration. */
+export type ToolSource = (context: ToolSourceContext) => RunTool[] | Promise<RunTool[]>;

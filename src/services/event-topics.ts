@@ -1,0 +1,54 @@
+// The event bus's topics and what each one carries (the bus itself is src/lib/events.ts). With
+// REDIS_URL a payload crosses processes as JSON: dates arrive as ISO strings, which the GraphQL
+// DateTime scalar serializes the same way.
+import type { Run, Workspace } from '../generated/prisma/client.js';
+import type { EventBus } from '../lib/events.js';
+
+/** A run item as subscribers see it: the run_items row's fields (the engine's RunItemState has these and `runId`). */
+export interface ItemView {
+  id: string;
+  ordinal: number;
+  kind: string;
+  state: string;
+  content: unknown;
+  contentRefs: unknown;
+  firstStreamId: string | null;
+  lastStreamId: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+}
+
+/** One present participant of a workspace (support/presence.ts). */
+export interface PresenceEntry {
+  participantId: string;
+  principalId: string;
+  principalKind: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
+
+/** Who is present in a workspace, as `presence` and its subscription answer it. */
+export interface PresenceFrame {
+  workspaceId: string;
+  participantId: string;
+  ttlSeconds: number;
+  serverTime: Date;
+  participants: (PresenceEntry & { expiresAt: Date })[];
+}
+
+export type EventTopics = {
+  /** The workspace after an effective change (its row), by workspace id. */
+  workspaceUpdated: [workspaceId: string, payload: Workspace];
+  /** A run was accepted: wakes the workers (no polling on the run path). */
+  runAccepted: [payload: { runId: string }];
+  /** Cancellation of a running run was requested: its worker aborts the model call. */
+  runCancelRequested: [payload: { runId: string }];
+  /** A run item was opened, grew or was committed (its full state, with its stream sequence), by run id. */
+  runItem: [runId: string, payload: ItemView];
+  /** A run's row changed (status, pending, output…): the whole row after the change, by run id. */
+  runChanged: [runId: string, payload: Run];
+  /** The presence frame after someone arrived, left or expired, by workspace id. */
+  presenceChanged: [workspaceId: string, payload: PresenceFrame];
+};
+
+export type Events = EventBus<EventTopics>;

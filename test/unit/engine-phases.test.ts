@@ -1,0 +1,174 @@
+// The pure parts of an attempt: the toolset built from an agent configuration, the messages a run
+// starts from, the output check and the system prompt.
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../src/generated/prisma/client.js';
+import type { Deps } from '../../src/services/deps.js';
+import type { RunAgentConfig } from '../../src/engine/agent-config.js';
+import { systemPrompt } from '../../src/engine/executor.js';
+import { startingMessages, textOf } from '../../src/engine/messages.js';
+import { assistantMessage } from '../../src/engine/model-turn.js';
+import { checkOutput } from '../../src/engine/output-check.js';
+import type { Mount } from '../../src/engine/memory-mounts.js';
+import { buildToolset, Toolset } from '../../src/engine/tools/toolset.js';
+import type { RunTool } from '../../src/engine/tools/tool.js';
+
+const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1' } as Run;
+// Building a toolset reads no service: the memory tools use `deps` only when a call is carried out.
+const deps = {} as Deps;
+const build = (config: Partial<RunAgentConfig>, mounts: Mount[] = []) =>
+  buildToolset({ deps, run, config: { model: 'dev', ...config }, mounts });
+
+describe('the toolset of an attempt', () => {
+  it('offers client tools, ask_user and memory tools in that order, each carried out as its kind says', async () => {
+    const toolset = await build(
+      {
+        client_tools: [
+          { name: 'open_page', description: 'Opens a page', instruction: 'Only http URLs', permission: 'ask' },
+          { name: 'beep', permission: 'inherit' },
+          { name: 'wipe', permission: 'deny' },
+        ],
+        user_questions: true,
+      },
+      [
+        { memory_id: 'mem_1', name: 'Team Notes', access: 'write', recall: false },
+        { memory_id: 'mem_2', name: 'Docs', access: 'read', recall: true },
+      ],
+    );
+    expect(toolset.offeredNames()).toEqual([
+      'open_page',
+      'beep',
+      'wipe',
+      'ask_user',
+      'search_memory_team_notes',
+      'add_memory_team_notes',
+      'replace_memory_team_notes',
+      'search_memory_docs',
+    ]);
+    expect(toolset.get('open_page')).toMatchObject({
+      description: 'Opens a page\n\nOnly http URLs',
+      permission: 'ask',
+      execution: { kind: 'client', title: 'Opens a page' },
+      inputSchema: { type: 'object', properties: {} },
+    });
+    expect(toolset.get('beep')).toMatchObject({ description: 'beep', permission: 'allow', execution: { kind: 'client', title: 'beep' } });
+    expect(toolset.get('wipe')?.permission).toBe('deny');
+    expect(toolset.get('ask_user')?.execution.kind).toBe('question');
+    expect(toolset.get('search_memory_docs')?.execution.kind).toBe('server');
+    // A read-only mount's write tools are known (a call is answered "read-only") but not offered.
+    expect(toolset.isOffered('add_memory_docs')).toBe(false);
+    expect(toolset.get('add_memory_docs')?.execution.kind).toBe('server');
+    const readOnly = toolset.get('add_memory_docs')!.execution;
+    if (readOnly.kind !== 'server') throw new Error('expected a server tool');
+    await expect(readOnly.execute({ text: 'x' }, { toolCallId: 'c1', signal: new AbortController().signal })).rejects.toThrow(
+      'the memory "Docs" is mounted read-only',
+    );
+    expect(Object.keys(toolset.forModel())).toEqual(toolset.offeredNames());
+    expect(toolset.forModel()).toBe(toolset.forModel());
+  });
+
+  it('offers ask_user only with user_questions, and nothing for an agent without tools', async () => {
+    expect((await build({})).offeredNames()).toEqual([]);
+    expect((await build({ user_questions: false })).get('ask_user')).toBeUndefined();
+  });
+
+  it('lets a later tool of a name replace an earlier one, an unoffered one keeping the offered description', () => {
+    const tool = (name: string, offered: boolean, description: string): RunTool => ({
+      name,
+      description,
+      inputSchema: { type: 'object' },
+      permission: 'allow',
+      offered,
+      execution: { kind: 'client', title: name },
+    });
+    const toolset = new Toolset([tool('a', true, 'first'), tool('b', true, 'b'), tool('a', true, 'second'), tool('b', false, 'hidden')]);
+    expect(toolset.offeredNames()).toEqual(['a', 'b']);
+    expect(toolset.get('a')?.description).toBe('second');
+    expect(toolset.get('b')?.description).toBe('hidden');
+    expect(toolset.forModel().b?.description).toBe('b');
+  });
+});
+
+describe('the messages a run starts from', () => {
+  const history = [{ role: 'user' as const, content: 'earlier' }];
+  const input = { content: [{ type: 'text', text: 'hello' }, { type: 'image' }, { type: 'text', text: 'world' }] };
+
+  it('adds the input text after the history', () => {
+    expect(textOf(input)).toBe('hello\nworld');
+    expect(textOf(null)).toBe('');
+    const { messages, approvedCalls } = startingMessages({ trigger: 'api', resume: null, input }, history, null);
+    expect(messages).toEqual([...history, { role: 'user', content: 'hello\nworld' }]);
+    expect(approvedCalls).toEqual([]);
+  });
+
+  it('answers what the parent waited for: denials and client results go to the model, approved calls are carried out', () => {
+    const entry = (id: string, name: string) => ({ tool_call_id: id, tool_name: name, arguments: {}, presentation: {} });
+    const pending = {
+      approvals: [entry('a1', 'open'), entry('a2', 'open')],
+      calls: [entry('c1', 'beep'), entry('c2', 'beep'), entry('c3', 'beep')],
+    };
+    const resume = {
+      approvals: { a1: { action: 'approve' }, a2: { action: 'deny' } },
+      calls: { c1: { status: 'returned', value: { ok: 1 } }, c2: { status: 'failed', value: 'broken' } },
+    };
+    const { messages, approvedCalls } = startingMessages({ trigger: 'resume', resume, input: {} }, history, pending);
+    expect(approvedCalls.map((c) => c.tool_call_id)).toEqual(['a1']);
+    expect(messages.slice(1)).toEqual([
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'a2',
+            toolName: 'open',
+            output: { type: 'error-text', value: 'The user denied this tool call.' },
+          },
+          { type: 'tool-result', toolCallId: 'c1', toolName: 'beep', output: { type: 'json', value: { ok: 1 } } },
+          { type: 'tool-result', toolCallId: 'c2', toolName: 'beep', output: { type: 'error-text', value: 'broken' } },
+          { type: 'tool-result', toolCallId: 'c3', toolName: 'beep', output: { type: 'error-text', value: 'the tool call failed' } },
+        ],
+      },
+    ]);
+  });
+
+  it('makes a never-empty assistant message of a turn', () => {
+    expect(assistantMessage('', [])).toEqual({ role: 'assistant', content: [{ type: 'text', text: '' }] });
+    expect(assistantMessage('hi', [{ toolCallId: 't', toolName: 'x', input: undefined }]).content).toEqual([
+      { type: 'text', text: 'hi' },
+      { type: 'tool-call', toolCallId: 't', toolName: 'x', input: {} },
+    ]);
+  });
+});
+
+describe('the output check', () => {
+  const spec = {
+    schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    variants: [{ schema: { type: 'string' } }],
+  };
+
+  it('accepts JSON matching the schema or any variant, fenced or not', () => {
+    expect(checkOutput(spec, '{"n": 2}')).toEqual({ ok: true, value: { n: 2 } });
+    expect(checkOutput(spec, '```json\n"text"\n```')).toEqual({ ok: true, value: 'text' });
+    expect(checkOutput({}, '[1]')).toEqual({ ok: true, value: [1] });
+  });
+
+  it('names the problem of an answer that does not match', () => {
+    expect(checkOutput(spec, 'not json')).toEqual({ ok: false, problem: 'the output is not JSON' });
+    const checked = checkOutput(spec, '{"n": "two"}');
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.problem).toContain('; ');
+  });
+});
+
+describe('the system prompt', () => {
+  it('joins the instructions, what memory recalled and the output instruction', () => {
+    const mount: Mount = { memory_id: 'mem_1', name: 'Docs', access: 'read', recall: true };
+    const recalled = [
+      { mount, records: [{ id: 'rec_1', text: 'the sky is blue', score: 0.9 }] },
+      { mount: { ...mount, name: 'Empty' }, records: [] },
+    ];
+    expect(systemPrompt({ model: 'dev', instructions: 'Be brief.', output_spec: { schema: { type: 'string' } } }, recalled)).toBe(
+      'Be brief.\n\nRecords from the memory "Docs" that may help:\n- [rec_1] the sky is blue\n\nAnswer with JSON only, matching this JSON Schema: {"type":"string"}.',
+    );
+    expect(systemPrompt({ model: 'dev' }, [])).toBe('');
+  });
+});
