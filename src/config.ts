@@ -39,6 +39,10 @@ export interface Config {
   runLeaseMs: number;
   /** On SIGTERM/SIGINT, how long running attempts may take to finish before their runs are handed back. */
   shutdownGraceMs: number;
+  /** Connections in the service's database pool (each process: service or worker). */
+  databasePoolSize: number;
+  /** Embedded PostgreSQL parameters over the built-in sizing (EMBEDDED_PG_SETTINGS="shared_buffers=128MB work_mem=8MB"). */
+  embeddedPgSettings: Record<string, string>;
   /** Embedded PostgreSQL: turn off fsync (tests only; never for data you keep). */
   embeddedFastUnsafe: boolean;
   /** Web push: VAPID keys from config; when absent they are generated on first start and stored. */
@@ -145,6 +149,17 @@ function plainHttpAllowance(raw: string | undefined): boolean | string[] {
     .filter(Boolean);
 }
 
+/** "name=value name=value" (spaces or commas between): PostgreSQL parameter names and values without spaces. */
+function postgresSettings(raw: string | undefined): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const match = /^([a-z_][a-z0-9_.]*)=([^\s=]+)$/i.exec(pair);
+    if (!match) throw new ConfigError(`EMBEDDED_PG_SETTINGS must be name=value pairs separated by spaces, got ${JSON.stringify(pair)}`);
+    settings[match[1]!.toLowerCase()] = match[2]!;
+  }
+  return settings;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   // Production unless told otherwise (unset or any other value): a plain `npm start` must never
   // serve development conveniences; `npm run dev` sets development.
@@ -182,6 +197,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphqlLimits: graphqlLimits(env),
     graphqlTimeoutMs: integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 0, 3_600_000),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
+    embeddedPgSettings: postgresSettings(env.EMBEDDED_PG_SETTINGS),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),
     allowLocalEnvironments: boolean(env, 'ALLOW_LOCAL_ENVIRONMENTS', false),

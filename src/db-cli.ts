@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger, { adopt: false });
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, { adopt: false, settings: config.embeddedPgSettings });
     url = embedded.url;
   }
   try {

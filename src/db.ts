@@ -28,13 +28,14 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
   if (!url) {
     embedded = await startEmbeddedPostgres(config.dataDir, logger, {
       fastUnsafe: config.embeddedFastUnsafe,
+      settings: config.embeddedPgSettings,
       adopt: options.adoptRunningEmbedded ?? true,
     });
     url = embedded.url;
   }
   try {
     const { applied } = await applyMigrations(url, logger);
-    const base = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 20 }) });
+    const base = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: config.databasePoolSize }) });
     await base.$connect();
     let operations = 0;
     // Counting through an extension keeps the client's behaviour; the cast keeps one client type

@@ -246,16 +246,38 @@ function operatorError(error: unknown, rootDir: string): Error {
 }
 
 /**
+ * Sized for one service on a small machine (README, "Footprint"): the service's pool
+ * (DATABASE_POOL_SIZE, 10), its notification listener and the operator's `npm run db` sessions fit
+ * in 40 connections; 64 MB of shared buffers hold a workspace's working set (PostgreSQL's default
+ * 128 MB is counted in the RSS of every backend that touches it); no huge pages (a container's
+ * limit may not allow them, and 64 MB does not need them); WAL recycled at 256 MB instead of 1 GB.
+ * EMBEDDED_PG_SETTINGS overrides any of these, or sets any other parameter.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '64MB',
+  max_connections: '40',
+  work_mem: '4MB',
+  maintenance_work_mem: '64MB',
+  huge_pages: 'off',
+  max_wal_size: '256MB',
+  min_wal_size: '64MB',
+};
+
+export interface EmbeddedOptions {
+  /** Tests only: fsync and synchronous commit off. */
+  fastUnsafe?: boolean;
+  adopt?: boolean;
+  /** PostgreSQL parameters over EMBEDDED_SETTINGS (EMBEDDED_PG_SETTINGS, tests). */
+  settings?: Record<string, string>;
+}
+
+/**
  * Starts (or attaches to) the embedded PostgreSQL of `rootDir`.
  * A postmaster that is already running there — left behind by a SIGKILLed service, or serving a
  * running service while the CLI is used — is reused rather than started twice. `adopt: true`
  * (the service) takes charge of stopping it; the CLI borrows it and leaves it running.
  */
-export async function startEmbeddedPostgres(
-  rootDir: string,
-  logger: Logger,
-  options: { fastUnsafe?: boolean; adopt?: boolean } = {},
-): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(rootDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   try {
     return await start(rootDir, logger, options);
   } catch (error) {
@@ -263,7 +285,7 @@ export async function startEmbeddedPostgres(
   }
 }
 
-async function start(rootDir: string, logger: Logger, options: { fastUnsafe?: boolean; adopt?: boolean }): Promise<EmbeddedDatabase> {
+async function start(rootDir: string, logger: Logger, options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const adopt = options.adopt ?? true;
   mkdirSync(rootDir, { recursive: true, mode: 0o700 });
   const dataDir = join(rootDir, 'postgres');
@@ -297,7 +319,8 @@ async function start(rootDir: string, logger: Logger, options: { fastUnsafe?: bo
   }
   if (existingMajor === null) await initialise(runner, dataDir, rootDir, password, logger);
   const port = await freePort();
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'];
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  for (const [name, value] of Object.entries({ ...EMBEDDED_SETTINGS, ...options.settings })) flags.push('-c', `${name}=${value}`);
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const postmaster = await startPostmaster(runner, dataDir, port, flags, logger);
   try {

@@ -33,7 +33,8 @@ export default async function setup(project: TestProject) {
   if (!adminUrl) {
     try {
       dir = mkdtempSync(join(tmpdir(), 'wsa-test-pg-'));
-      embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true });
+      // Every test file's apps share this server: room for their pools.
+      embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true, settings: { max_connections: '200' } });
     } catch (error) {
       if (!(error instanceof EmbeddedPostgresError) && !(error as NodeJS.ErrnoException).code) throw error;
       // Something the operator must fix (see README, "Running as root"): one line, no stack trace.

@@ -1,4 +1,8 @@
-// npm run bench: the runs benchmark on the scripted development model, on the embedded PostgreSQL
+// npm run bench:inprocess — a profiling aid, not the benchmark (that is `npm run bench`, bench/blackbox.ts,
+// which drives a separate service process as clients do). It builds the app inside this process and
+// watches runs through the service's own event bus, which no client can do: the figures show the cost of
+// the service's own path without the client protocols, and the process can be profiled (--cpu-prof).
+// The runs benchmark on the scripted development model, on the embedded PostgreSQL
 // and (when reachable) a PostgreSQL server — round trip, throughput, chunk-to-subscriber latency,
 // CPU per run. Prints a table. Targets (same machine): round trip p50 ≤ 10 ms, ≥ 240 runs/s at
 // concurrency 50, chunk-to-subscriber p50 ≤ 5 ms.

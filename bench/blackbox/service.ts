@@ -1,0 +1,133 @@
+// Starts the service as users do — a child process running what `npm start` runs — on its embedded
+// PostgreSQL under a temporary DATA_DIR, or on a fresh database of a PostgreSQL server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { freePort } from './net.js';
+import { ServiceProcesses } from './proc.js';
+
+export interface Service {
+  url: string;
+  apiKey: string;
+  /** The service's own database (for the storage floor, measured on the same database). */
+  databaseUrl: string;
+  processes: ServiceProcesses;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** A database URL on a PostgreSQL server (the service's DATABASE_URL), or null for the embedded one. */
+  databaseUrl: string | null;
+  env?: Record<string, string>;
+}
+
+async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited at start:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`the service did not become ready:\n${output()}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The postmaster's pid: the parent of one of our own backends. */
+async function postmasterPid(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const backend = Number((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'wsa-blackbox-'));
+  const port = await freePort();
+  const apiKey = `wsk_bench${randomBytes(16).toString('hex')}`;
+  // `npm start` runs `node --import tsx src/server.ts`; npm's own process is left out of the tree.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_API_KEY: apiKey,
+      ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+  child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(url, child, () => output);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const databaseUrl = options.databaseUrl ?? embeddedUrl(dataDir);
+  const postmaster = await postmasterPid(databaseUrl);
+  const sharedDatabase = options.databaseUrl ? new URL(options.databaseUrl).pathname.slice(1) : null;
+  return {
+    url,
+    apiKey,
+    databaseUrl,
+    processes: new ServiceProcesses(child.pid!, postmaster, sharedDatabase),
+    async stop() {
+      child.kill('SIGTERM'); // the service stops its workers, then the embedded PostgreSQL
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The embedded database's URL, as `npm run db` finds it: the password file and postmaster.pid under DATA_DIR. */
+function embeddedUrl(dataDir: string): string {
+  const password = readFileSync(join(dataDir, 'postgres-password'), 'utf8').trim();
+  const port = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
+}
+
+/** A fresh database on the PostgreSQL server of `adminUrl`; `drop()` removes it. */
+export async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const name = `wsa_blackbox_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    console.error(`no PostgreSQL server pass: ${(error as Error).message}`);
+    return null;
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  const parsed = new URL(adminUrl);
+  parsed.pathname = `/${name}`;
+  return {
+    url: parsed.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
