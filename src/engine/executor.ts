@@ -11,6 +11,7 @@ import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import { isAppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
+import type { CallContext } from '../services/call-context.js';
 import { recordMemoryMounts, type PendingEntry, type SealOutcome } from '../services/run-lifecycle.js';
 import { RunItemStream, type RunItemState } from './items.js';
 import { callSettings, resolveModel } from './models.js';
@@ -109,6 +110,8 @@ function checkOutput(
 
 export interface ExecutionContext {
   deps: Deps;
+  /** The run's call context (its principal, in its workspace): what the run does through services. */
+  call: CallContext;
   run: Run;
   attempt: number;
   signal: AbortSignal;
@@ -186,7 +189,7 @@ export function startingMessages(
 export async function executeAttempt(
   ctx: ExecutionContext,
 ): Promise<{ outcome: Outcome; newMessages: ModelMessage[]; usage: { requests: number; input_tokens: number; output_tokens: number } }> {
-  const { deps, run, signal, items } = ctx;
+  const { deps, call, run, signal, items } = ctx;
   const options = run.options as RunOptions;
   const config = applyOverrides(await revisionConfig(deps, run.agentRevisionId), options.overrides) as unknown as AgentConfig;
   const history =
@@ -213,11 +216,11 @@ export async function executeAttempt(
   if (mounts.length && ctx.attempt === 1) {
     await recordMemoryMounts(deps.db, run.id, mounts);
   }
-  const recalled = await recall(deps, run, mounts, inputText);
+  const recalled = await recall(call, mounts, inputText);
   for (const result of recalled) {
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
   }
-  const memory = memoryTools(deps, run, mounts);
+  const memory = memoryTools(call, run, mounts);
   const tools = { ...buildTools(config), ...memory.tools };
   const clientTools = new Map((config.client_tools ?? []).map((client) => [client.name, client]));
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;
@@ -234,7 +237,7 @@ export async function executeAttempt(
       };
     if (usage.requests > 0) {
       // Entries delivered with `steer` join the conversation at this model request.
-      for (const steered of await takeSteerEntries(deps, run, usage.requests)) {
+      for (const steered of await takeSteerEntries(call, run, usage.requests)) {
         items.open('user_message', { role: 'user', content: steered.content, steered: true }, 'completed');
         const message: ModelMessage = { role: 'user', content: textOf(steered) };
         messages.push(message);

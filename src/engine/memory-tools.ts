@@ -3,7 +3,8 @@
 // the run's provenance (run, attempt, tool call).
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
-import type { Actor, Deps } from '../services/deps.js';
+import type { Deps } from '../services/deps.js';
+import type { CallContext } from '../services/call-context.js';
 import { searchRecords, writeRecord } from '../services/memories.js';
 
 export interface Mount {
@@ -42,26 +43,13 @@ export async function resolveMounts(
     }));
 }
 
-/** The run acts with its starter's identity and the rights a run needs on its mounts. */
-export function runActor(run: Run): Actor {
-  return {
-    principalId: run.principalId,
-    principalKind: run.principalId.startsWith('usr_') ? 'user' : 'api_key',
-    workspaceId: run.workspaceId,
-    organizationId: '',
-    permissions: new Set(['read', 'write']),
-    loginSessionId: null,
-  };
-}
-
 export interface ServerTool {
   execute(args: Record<string, unknown>, toolCallId: string): Promise<unknown>;
 }
 
-export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: ToolSet; handlers: Map<string, ServerTool> } {
+export function memoryTools(call: CallContext, run: Run, mounts: Mount[]): { tools: ToolSet; handlers: Map<string, ServerTool> } {
   const tools: ToolSet = {};
   const handlers = new Map<string, ServerTool>();
-  const actor = runActor(run);
   for (const mount of mounts) {
     const name = slug(mount.name);
     tools[`search_memory_${name}`] = tool({
@@ -74,9 +62,9 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
     });
     handlers.set(`search_memory_${name}`, {
       execute: async (args) =>
-        (
-          await searchRecords(deps, actor, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })
-        ).items.map((r) => ({ id: r.id, text: r.text, score: r.score })),
+        (await searchRecords(call, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).items.map(
+          (r) => ({ id: r.id, text: r.text, score: r.score }),
+        ),
     });
     const writer = (toolCallId: string) => ({ principalId: run.principalId, runId: run.id, attemptId: run.currentAttemptId, toolCallId });
     const readOnly = async () => {
@@ -100,7 +88,7 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
       execute:
         mount.access === 'write'
           ? async (args, id) => {
-              const r = await writeRecord(deps, actor, mount.memory_id, null, args.text, writer(id));
+              const r = await writeRecord(call, mount.memory_id, null, args.text, writer(id));
               return { id: r.id };
             }
           : readOnly,
@@ -109,7 +97,7 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
       execute:
         mount.access === 'write'
           ? async (args, id) => {
-              const r = await writeRecord(deps, actor, mount.memory_id, String(args.record_id ?? ''), args.text, writer(id));
+              const r = await writeRecord(call, mount.memory_id, String(args.record_id ?? ''), args.text, writer(id));
               return { id: r.id };
             }
           : readOnly,
@@ -119,11 +107,11 @@ export function memoryTools(deps: Deps, run: Run, mounts: Mount[]): { tools: Too
 }
 
 /** Recall: the best records of each recall mount for the run's input. */
-export async function recall(deps: Deps, run: Run, mounts: Mount[], query: string) {
+export async function recall(call: CallContext, mounts: Mount[], query: string) {
   const results: { mount: Mount; records: { id: string; text: string; score: number | null }[] }[] = [];
   if (!query.trim()) return results;
   for (const mount of mounts.filter((m) => m.recall)) {
-    const found = await searchRecords(deps, runActor(run), mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
+    const found = await searchRecords(call, mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
     results.push({ mount, records: found.items.map((r) => ({ id: r.id, text: r.text, score: r.score })) });
   }
   return results;

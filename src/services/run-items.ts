@@ -3,7 +3,7 @@
 import type { RunItem } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
-import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
 
 /** The id of the `counter`-th change of a run's attempt: sequences only grow, across attempts too. */
@@ -46,12 +46,12 @@ export function publicRefs(refs: unknown): Record<string, unknown> {
 }
 
 export async function listRunItems(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   args: { before?: number | null; after?: number | null; limit?: number | null },
 ) {
-  const run = await getRun(deps.db, actor, runId);
+  const { deps } = call;
+  const run = await getRun(call, runId);
   if (args.before != null && args.after != null) throw invalidArgument('before and after are mutually exclusive', 'before');
   const limit = args.limit ?? 200;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidArgument('limit must be an integer from 1 to 500', 'limit');
@@ -135,8 +135,7 @@ export async function listRunItems(
  * once: a change is skipped when its stream sequence is not newer than what was already sent.
  */
 export async function* streamRunItems(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   after = 0,
   position: string | null = null,
@@ -145,7 +144,8 @@ export async function* streamRunItems(
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).
   const seen = streamSequence(position);
-  await getRun(deps.db, actor, runId);
+  const { deps } = call;
+  await getRun(call, runId);
   type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
   const queue: Event[] = [];
   let notify: (() => void) | null = null;

@@ -86,12 +86,12 @@ builder.queryFields((t) => ({
     type: InboxEntryPage,
     description: 'In inbox order.',
     args: { threadId: t.arg.id({ required: true }), status: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listInbox(ctx.deps, await ctx.actor(), String(a.threadId), a),
+    resolve: async (_r, a, ctx) => listInbox(await ctx.call(), String(a.threadId), a),
   }),
   inboxEntry: t.field({
     type: InboxEntryRef,
     args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId)),
+    resolve: async (_r, a, ctx) => getInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId)),
   }),
 }));
 
@@ -99,7 +99,7 @@ builder.mutationFields((t) => ({
   deliverToInbox: t.field({
     type: DeliveryResultRef,
     args: { threadId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: DeliverInput, required: true }) },
-    resolve: async (_r, a, ctx) => deliverToInbox(ctx.deps, await ctx.actor(), String(a.threadId), a.input, a.idempotencyKey),
+    resolve: async (_r, a, ctx) => deliverToInbox(await ctx.call(), String(a.threadId), a.input, a.idempotencyKey),
   }),
   updateInboxEntry: t.field({
     type: DeliveryResultRef,
@@ -110,12 +110,12 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string(),
       input: t.arg({ type: UpdateEntryInput, required: true }),
     },
-    resolve: async (_r, a, ctx) => updateInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
   }),
   forkRun: t.field({
     type: DeliveryResultRef,
     description: "A new thread of the run's session continuing from its committed history.",
     args: { runId: t.arg.id({ required: true }), idempotencyKey: t.arg.string(), input: t.arg({ type: ForkInput, required: true }) },
-    resolve: async (_r, a, ctx) => forkRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, a.input),
+    resolve: async (_r, a, ctx) => forkRun(await ctx.call(), String(a.runId), a.idempotencyKey, a.input),
   }),
 }));

@@ -4,7 +4,6 @@ import { builder } from '../builder.js';
 import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
-import { requirePermission } from '../../services/permissions.js';
 import { resumeRun } from '../../services/resume.js';
 
 export const RunRef = builder.prismaObject('Run', {
@@ -80,7 +79,7 @@ builder.queryFields((t) => ({
   run: t.field({
     type: RunRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getRun(ctx.deps.db, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => getRun(await ctx.call(), String(a.id)),
   }),
   runs: t.field({
     type: RunPage,
@@ -96,18 +95,18 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: async (_r, a, ctx) => listRuns(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listRuns(await ctx.call(), a),
   }),
   runLineage: t.field({
     type: RunPage,
     description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
     args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => runLineage(ctx.deps, await ctx.actor(), String(a.runId), a),
+    resolve: async (_r, a, ctx) => runLineage(await ctx.call(), String(a.runId), a),
   }),
   runAgent: t.field({
     type: RunAgentView,
     args: { runId: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => runAgentView(ctx.deps, await ctx.actor(), String(a.runId)),
+    resolve: async (_r, a, ctx) => runAgentView(await ctx.call(), String(a.runId)),
   }),
 }));
 
@@ -116,18 +115,18 @@ builder.mutationFields((t) => ({
     type: RunRef,
     description: 'Starts a run of an agent; opens a session and thread when none is named.',
     args: { input: t.arg({ type: StartRunInput, required: true }) },
-    resolve: async (_r, a, ctx) => (await startRun(ctx.deps, await ctx.actor(), a.input, ctx.requestId)).run,
+    resolve: async (_r, a, ctx) => (await startRun(await ctx.call(), a.input)).run,
   }),
   updateRun: t.field({
     type: RunRef,
     description: 'Changes labels only.',
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateRunLabels(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input.labels),
+    resolve: async (_r, a, ctx) => updateRunLabels(await ctx.call(), String(a.id), a.ifMatch, a.input.labels),
   }),
   cancelRun: t.field({
     type: RunRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => cancelRun(ctx.deps, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => cancelRun(await ctx.call(), String(a.id)),
   }),
 }));
 
@@ -143,7 +142,7 @@ builder.mutationField('resumeRun', (t) =>
       input: t.arg({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
     },
     resolve: async (_r, a, ctx) =>
-      resumeRun(ctx.deps, await ctx.actor(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
+      resumeRun(await ctx.call(), String(a.runId), a.idempotencyKey, { approvals: a.approvals, calls: a.calls, input: a.input }),
   }),
 );
 
@@ -153,9 +152,7 @@ builder.subscriptionField('runStatus', (t) =>
     description: 'Emits the run whenever its row changes (status, pending, output).',
     args: { runId: t.arg.id({ required: true }) },
     subscribe: async (_r, a, ctx) => {
-      const actor = await ctx.actor();
-      requirePermission(actor, 'read');
-      await getRun(ctx.deps.db, actor, String(a.runId));
+      await getRun(await ctx.call(), String(a.runId));
       return ctx.deps.events.subscribe('runChanged', String(a.runId));
     },
     resolve: (run) => run,
