@@ -24,6 +24,7 @@ import { hashEmbedding } from '../src/providers/hash-embeddings.js';
 import { createMemory, searchRecords, writeRecord } from '../src/services/memories.js';
 import { vectorIndexFor } from '../src/memory-stores/builtin.js';
 import type { Actor } from '../src/services/deps.js';
+import { callContext } from '../src/services/call-context.js';
 
 const SIZES = (process.env.BENCH_MEMORY_SIZES ?? '10000,100000').split(',').map(Number);
 const QUERIES = Number(process.env.BENCH_MEMORY_QUERIES ?? 50);
@@ -90,6 +91,7 @@ const actor: Actor = {
   permissions: new Set(['read', 'write', 'admin', 'run']),
   loginSessionId: null,
 };
+const caller = callContext(app.deps, actor, null);
 const provider = await db.provider.create({
   data: { id: newId('provider'), workspaceId, kind: 'model', type: 'development', name: 'dev', createdById: 'bench', updatedById: 'bench' },
 });
@@ -100,7 +102,7 @@ await db.model.create({
 const latencyRows: string[][] = [];
 const otherRows: string[][] = [];
 for (const size of SIZES) {
-  const memory = await createMemory(app.deps, actor, { name: `bench ${size}`, embeddingModel: 'embedder' });
+  const memory = await createMemory(caller, { name: `bench ${size}`, embeddingModel: 'embedder' });
   // Seed in bulk with plain SQL (what is measured is search); writes through the service are timed below.
   const [seedMs] = await timed(async () => {
     for (let start = 0; start < size; start += 5000) {
@@ -114,7 +116,7 @@ for (const size of SIZES) {
   await db.$executeRawUnsafe('VACUUM ANALYZE memory_records, memory_record_words'); // as autovacuum would after a bulk load
   const writes = 200;
   const [writeMs] = await timed(async () => {
-    for (let i = 0; i < writes; i++) await writeRecord(app.deps, actor, memory.id, null, sentence(size + i));
+    for (let i = 0; i < writes; i++) await writeRecord(caller, memory.id, null, sentence(size + i));
   });
   const writesPerSecond = writes / (writeMs / 1000);
   const queries = Array.from(
@@ -123,11 +125,11 @@ for (const size of SIZES) {
   );
   // Misspelled: one letter of the first word dropped, so full text finds nothing and trigrams step in.
   const typos = queries.map((query) => query.replace(/^(\w{3})\w/, '$1'));
-  const [loadMs] = await timed(() => searchRecords(app.deps, actor, memory.id, { query: queries[0] })); // loads the index
-  for (const query of queries.slice(0, 5)) await searchRecords(app.deps, actor, memory.id, { query }); // warm-up
+  const [loadMs] = await timed(() => searchRecords(caller, memory.id, { query: queries[0] })); // loads the index
+  for (const query of queries.slice(0, 5)) await searchRecords(caller, memory.id, { query }); // warm-up
   const latencies = async (list: string[], mode: 'hybrid' | 'lexical' | 'vector') => {
     const out: number[] = [];
-    for (const query of list) out.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })))[0]);
+    for (const query of list) out.push((await timed(() => searchRecords(caller, memory.id, { query, limit: 10, mode })))[0]);
     return out;
   };
   const hybrid = await latencies(queries, 'hybrid');
@@ -137,8 +139,8 @@ for (const size of SIZES) {
   // A write, then a search: the search first loads what changed since its index's version.
   const afterWrite: number[] = [];
   for (const [i, query] of queries.slice(0, 20).entries()) {
-    await writeRecord(app.deps, actor, memory.id, `r${i * 37}`, `${sentence(i * 37)} rewritten`);
-    afterWrite.push((await timed(() => searchRecords(app.deps, actor, memory.id, { query, limit: 10 })))[0]);
+    await writeRecord(caller, memory.id, `r${i * 37}`, `${sentence(i * 37)} rewritten`);
+    afterWrite.push((await timed(() => searchRecords(caller, memory.id, { query, limit: 10 })))[0]);
   }
   // topK alone; recall@10 of each path against exhaustive computation over every record: cosine of
   // every record (in doubles), the lexical score of every record (the same SQL expression, no
@@ -174,7 +176,7 @@ for (const size of SIZES) {
     );
     const fused = new Map([...cosine.entries()].map(([id, c]) => [id, ((lexical.get(id) ?? 0) + Math.max(0, c)) / 2]));
     const search = async (mode: 'hybrid' | 'lexical' | 'vector') =>
-      (await searchRecords(app.deps, actor, memory.id, { query, limit: 10, mode })).items;
+      (await searchRecords(caller, memory.id, { query, limit: 10, mode })).items;
     recall.vector += recallAt10(await search('vector'), cosine);
     recall.hybrid += recallAt10(await search('hybrid'), fused);
     recall.lexical += recallAt10(await search('lexical'), lexical);

@@ -57,7 +57,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
       return end({ kind: 'failed', code: 'usage_limit_exceeded', message: `the run reached its limit of ${maxRequests} model requests` });
     if (usage.requests > 0) {
       // Entries delivered with `steer` join the conversation at this model request.
-      for (const steered of await takeSteerEntries(deps, run, usage.requests)) {
+      for (const steered of await takeSteerEntries(ctx.call, run, usage.requests)) {
         items.open('user_message', { role: 'user', content: steered.content, steered: true }, 'completed');
         conversation.say({ role: 'user', content: textOf(steered) });
       }

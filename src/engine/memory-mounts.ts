@@ -1,7 +1,8 @@
 // Memory mounts in a run: which memories the run sees, and recall (the best records for the run's
 // input go into the model's context). The mounts' tools are in tools/memory-tools.ts.
 import type { Run } from '../generated/prisma/client.js';
-import type { Actor, Deps } from '../services/deps.js';
+import type { CallContext } from '../services/call-context.js';
+import type { Deps } from '../services/deps.js';
 import type { MemoryMountConfig } from './agent-config.js';
 import { searchRecords } from '../services/memories.js';
 
@@ -30,18 +31,6 @@ export async function resolveMounts(deps: Deps, run: Run, configured: MemoryMoun
     }));
 }
 
-/** The run acts with its starter's identity and the rights a run needs on its mounts. */
-export function runActor(run: Run): Actor {
-  return {
-    principalId: run.principalId,
-    principalKind: run.principalId.startsWith('usr_') ? 'user' : 'api_key',
-    workspaceId: run.workspaceId,
-    organizationId: '',
-    permissions: new Set(['read', 'write']),
-    loginSessionId: null,
-  };
-}
-
 /** The records of one mount recalled for the run's input. */
 export interface Recalled {
   mount: Mount;
@@ -49,11 +38,11 @@ export interface Recalled {
 }
 
 /** Recall: the best records of each recall mount for the run's input. */
-export async function recall(deps: Deps, run: Run, mounts: Mount[], query: string): Promise<Recalled[]> {
+export async function recall(call: CallContext, mounts: Mount[], query: string): Promise<Recalled[]> {
   const results: Recalled[] = [];
   if (!query.trim()) return results;
   for (const mount of mounts.filter((m) => m.recall)) {
-    const found = await searchRecords(deps, runActor(run), mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
+    const found = await searchRecords(call, mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
     results.push({ mount, records: found.items.map((r) => ({ id: r.id, text: r.text, score: r.score })) });
   }
   return results;

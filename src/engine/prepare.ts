@@ -5,6 +5,7 @@
 import type { ModelMessage } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
+import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
 import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
 import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
@@ -16,6 +17,8 @@ import { buildToolset, type Toolset } from './tools/toolset.js';
 
 export interface ExecutionContext {
   deps: Deps;
+  /** The run's call context (its principal, in its workspace): what the run does through services. */
+  call: CallContext;
   run: Run;
   attempt: number;
   signal: AbortSignal;
@@ -85,7 +88,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(deps, run, config.memory_mounts ?? []);
-  const toolset = await buildToolset({ deps, run, config, mounts });
+  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {
@@ -96,7 +99,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   await runApprovedServerCalls(ctx, toolset, approvedCalls, conversation);
 
   if (mounts.length && ctx.attempt === 1) await recordMemoryMounts(deps.db, run.id, mounts);
-  const recalled = await recall(deps, run, mounts, inputText);
+  const recalled = await recall(ctx.call, mounts, inputText);
   for (const result of recalled)
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
   return { config, options, conversation, toolset, recalled, forwardedCalls: [] };

@@ -15,6 +15,7 @@ import type { Run } from '../generated/prisma/client.js';
 import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
+import { runCallContext } from './run-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
@@ -215,7 +216,15 @@ export class WorkerPool {
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       let result;
       try {
-        result = await executeAttempt({ deps: this.deps, run, attempt: run.attempts, signal: controller.signal, items, history });
+        result = await executeAttempt({
+          deps: this.deps,
+          call: runCallContext(this.deps, run),
+          run,
+          attempt: run.attempts,
+          signal: controller.signal,
+          items,
+          history,
+        });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {
           await this.handBack(run, items);

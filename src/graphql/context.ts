@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps, Actor } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
+import { callContext, withActor, type CallContext } from '../services/call-context.js';
 
 /** Internal header carrying the client's socket address to the context; app.ts and the REST shim set it, callers never can. */
 export const CLIENT_ADDRESS_HEADER = 'x-wsa-client-address';
@@ -18,6 +19,10 @@ export interface GraphQLContext {
   signal: AbortSignal | null;
   /** The authenticated caller; throws unauthenticated/forbidden as the credential deserves. */
   actor(): Promise<Actor>;
+  /** This request's call context with the authenticated caller (authenticates on first use, once). */
+  call(): Promise<CallContext>;
+  /** This request's call context before anyone is known: for the operations that need no caller. */
+  anonymous: CallContext<null>;
 }
 
 export interface RequestCredentials {
@@ -32,8 +37,11 @@ export interface RequestCredentials {
 /** `known`: the caller already authenticated for this request (the HTTP gate, access.ts). */
 export function createContext(deps: Deps, credentials: RequestCredentials, known?: Actor): GraphQLContext {
   const requestId = credentials.requestId || randomUUID();
-  // The caller carries the request id, so every service it reaches can record it.
-  let actor: Promise<Actor> | null = known ? Promise.resolve({ ...known, requestId }) : null;
+  // Built once per request; the caller is added once, when an operation first needs it.
+  const anonymous = callContext(deps, null, requestId);
+  let call: Promise<CallContext> | null = known ? Promise.resolve(withActor(anonymous, known)) : null;
+  const authenticated = () =>
+    (call ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader).then((caller) => withActor(anonymous, caller)));
   return {
     deps,
     requestId,
@@ -41,10 +49,9 @@ export function createContext(deps: Deps, credentials: RequestCredentials, known
     workspaceHeader: credentials.workspaceHeader,
     clientAddress: credentials.clientAddress || 'unknown',
     signal: credentials.signal ?? null,
-    actor() {
-      actor ??= authenticate(deps, credentials.authorization, credentials.workspaceHeader).then((caller) => ({ ...caller, requestId }));
-      return actor;
-    },
+    anonymous,
+    call: authenticated,
+    actor: () => authenticated().then((caller) => caller.actor),
   };
 }
 

@@ -12,6 +12,9 @@ import { PERMISSIONS, ROLES, SYSTEM_PRINCIPAL, type Deps, type Permission, type 
 
 type Tx = Prisma.TransactionClient;
 
+/** The audit scope of an operator command: nobody's request (no request id), principal `system`. */
+const asOperator = (tx: Tx) => ({ db: tx, actor: null, requestId: null });
+
 export function parsePermissions(value: string | readonly string[]): Permission[] {
   const list = (typeof value === 'string' ? value.split(',') : [...value]).map((item) => item.trim()).filter(Boolean);
   if (list.length === 0) throw invalidArgument('at least one permission is required', 'permissions');
@@ -35,7 +38,7 @@ async function insertApiKey(tx: Tx, workspaceId: string, permissions: Permission
       createdById: SYSTEM_PRINCIPAL,
     },
   });
-  await recordAudit(tx, {
+  await recordAudit(asOperator(tx), {
     workspaceId,
     principalId: SYSTEM_PRINCIPAL,
     action: 'create',
@@ -56,7 +59,7 @@ async function insertWorkspace(tx: Tx, organizationId: string, name: string, key
   const workspace = await tx.workspace.create({
     data: { id: newId('workspace'), organizationId, name, createdById: SYSTEM_PRINCIPAL, updatedById: SYSTEM_PRINCIPAL },
   });
-  await recordAudit(tx, {
+  await recordAudit(asOperator(tx), {
     workspaceId: workspace.id,
     principalId: SYSTEM_PRINCIPAL,
     action: 'create',
@@ -93,7 +96,7 @@ export async function revokeApiKey(deps: Deps, id: string) {
     if (!key) throw notFound('API key', id);
     if (key.revokedAt) return { id: key.id, revokedAt: key.revokedAt, changed: false };
     const revoked = await tx.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, {
+    await recordAudit(asOperator(tx), {
       workspaceId: key.workspaceId,
       principalId: SYSTEM_PRINCIPAL,
       action: 'revoke',
@@ -132,7 +135,7 @@ export async function createUser(deps: Deps, input: { email: string; password: s
               return changed;
             })
         : await tx.membership.create({ data: { id: newId('membership'), workspaceId: workspace.id, userId: user.id, role: input.role } });
-      await recordAudit(tx, {
+      await recordAudit(asOperator(tx), {
         workspaceId: workspace.id,
         principalId: SYSTEM_PRINCIPAL,
         action: existing ? 'update' : 'create',

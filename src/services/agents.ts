@@ -6,7 +6,8 @@ import { COMPOSER_DEFINITION, COMPOSER_PRESET, composerConfig } from '../agents/
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { toPage } from '../lib/cursor.js';
-import type { Actor, Deps } from './deps.js';
+import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import {
   archiveHead,
@@ -60,8 +61,9 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
  * Every reference in a configuration must name a resource of the caller's workspace; anything else
  * answers as not existing (404), naming the field. One query per kind of reference.
  */
-export async function checkConfigReferences(db: Db, actor: Actor, config: AgentConfig, prefix = 'config'): Promise<void> {
-  const ws = actor.workspaceId;
+export async function checkConfigReferences(call: CallContext, config: AgentConfig, prefix = 'config'): Promise<void> {
+  const { db } = call;
+  const ws = call.actor.workspaceId;
   const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${quoteInput(id)} not found`, { field });
 
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
@@ -146,23 +148,22 @@ export interface CreateAgentInput {
   note?: unknown;
 }
 
-export async function createAgent(deps: Deps, actor: Actor, input: CreateAgentInput, requestId?: string) {
-  requirePermission(actor, 'write');
+export async function createAgent(call: CallContext, input: CreateAgentInput) {
+  requirePermission(call.actor, 'write');
   const name = validateName(input.name);
   const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
   const imageUrl = input.imageUrl === undefined ? null : validateImageUrl(input.imageUrl);
   const config = normalizeAgentConfig(input.config);
   const note = validateNote(input.note);
-  return deps.db.$transaction(async (tx) => {
-    await checkConfigReferences(tx, actor, config);
+  return inTransaction(call, async (call) => {
+    await checkConfigReferences(call, config);
     const { head } = await insertHeadWithFirstRevision(
       AGENTS,
-      tx,
-      actor,
+      call,
       {
         id: newId('agent'),
-        organizationId: actor.organizationId,
+        organizationId: call.actor.organizationId,
         name,
         description,
         labels,
@@ -171,15 +172,14 @@ export async function createAgent(deps: Deps, actor: Actor, input: CreateAgentIn
       },
       config,
       note,
-      requestId,
     );
     return head;
   });
 }
 
-export async function getAgent(deps: Deps, actor: Actor, id: string) {
-  requirePermission(actor, 'read');
-  return getHead(AGENTS, deps.db, actor, id);
+export async function getAgent(call: CallContext, id: string) {
+  requirePermission(call.actor, 'read');
+  return getHead(AGENTS, call, id);
 }
 
 export interface AgentListArgs extends HeadListArgs {
@@ -189,9 +189,9 @@ export interface AgentListArgs extends HeadListArgs {
   skillRevisionId?: string | null;
 }
 
-export async function listAgents(deps: Deps, actor: Actor, args: AgentListArgs) {
-  requirePermission(actor, 'read');
-  const { where, size, orderBy, take } = headListQuery('agents', actor, args);
+export async function listAgents(call: CallContext, args: AgentListArgs) {
+  requirePermission(call.actor, 'read');
+  const { where, size, orderBy, take } = headListQuery('agents', call, args);
   const pins =
     args.skillId || args.skillRevisionId
       ? {
@@ -207,7 +207,7 @@ export async function listAgents(deps: Deps, actor: Actor, args: AgentListArgs) 
           },
         }
       : {};
-  const rows = await deps.db.agent.findMany({
+  const rows = await call.db.agent.findMany({
     where: {
       ...where,
       ...(args.source ? { source: args.source } : {}),
@@ -221,59 +221,45 @@ export async function listAgents(deps: Deps, actor: Actor, args: AgentListArgs) 
 }
 
 export async function updateAgent(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   patch: { name?: unknown; description?: unknown; labels?: unknown; imageUrl?: unknown },
-  requestId?: string,
 ) {
   const data = validateHeadPatch(patch);
   if (patch.imageUrl !== undefined) data.imageUrl = validateImageUrl(patch.imageUrl);
-  return changeHead(AGENTS, deps, actor, id, ifMatch, 'update', () => data, { requestId });
+  return changeHead(AGENTS, call, id, ifMatch, 'update', () => data);
 }
 
-export const archiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  archiveHead(AGENTS, deps, actor, id, ifMatch);
-export const unarchiveAgent = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  unarchiveHead(AGENTS, deps, actor, id, ifMatch);
-export const setDefaultAgentRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) =>
-  setDefaultRevision(AGENTS, deps, actor, id, revisionId, ifMatch);
+export const archiveAgent = (call: CallContext, id: string, ifMatch: string | null | undefined) => archiveHead(AGENTS, call, id, ifMatch);
+export const unarchiveAgent = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
+  unarchiveHead(AGENTS, call, id, ifMatch);
+export const setDefaultAgentRevision = (call: CallContext, id: string, revisionId: string, ifMatch: string | null | undefined) =>
+  setDefaultRevision(AGENTS, call, id, revisionId, ifMatch);
 
 /** DELETE avatar: If-Match optional (spec), a stale one is still refused. */
-export const deleteAgentAvatar = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  changeHead(AGENTS, deps, actor, id, ifMatch, 'delete_avatar', () => ({ imageUrl: null, imageAssetId: null }), { ifMatchRequired: false });
+export const deleteAgentAvatar = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
+  changeHead(AGENTS, call, id, ifMatch, 'delete_avatar', () => ({ imageUrl: null, imageAssetId: null }), { ifMatchRequired: false });
 
 export async function publishAgentRevision(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   input: { config?: unknown; note?: unknown; makeDefault?: boolean | null },
-  requestId?: string,
 ) {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const config = normalizeAgentConfig(input.config);
-  await checkConfigReferences(deps.db, actor, config);
-  return publishRevision(
-    AGENTS,
-    deps,
-    actor,
-    id,
-    ifMatch,
-    { content: config, note: input.note, makeDefault: input.makeDefault },
-    requestId,
-  );
+  await checkConfigReferences(call, config);
+  return publishRevision(AGENTS, call, id, ifMatch, { content: config, note: input.note, makeDefault: input.makeDefault });
 }
 
-export const getAgentRevision = (deps: Deps, actor: Actor, agentId: string, revisionId: string) =>
-  getRevision(AGENTS, deps, actor, agentId, revisionId);
-export const listAgentRevisions = (deps: Deps, actor: Actor, agentId: string, args: { limit?: number | null; cursor?: string | null }) =>
-  listRevisions(AGENTS, deps, actor, agentId, args);
+export const getAgentRevision = (call: CallContext, agentId: string, revisionId: string) => getRevision(AGENTS, call, agentId, revisionId);
+export const listAgentRevisions = (call: CallContext, agentId: string, args: { limit?: number | null; cursor?: string | null }) =>
+  listRevisions(AGENTS, call, agentId, args);
 
 /** For runs: the head if it may start new runs (archived → failed_precondition). */
-export async function agentForNewRun(db: Db, actor: Actor, id: string) {
-  const head = await getHead(AGENTS, db, actor, id);
+export async function agentForNewRun(call: CallContext, id: string) {
+  const head = await getHead(AGENTS, call, id);
   assertAgentTakesRuns(head);
   if (!head.defaultRevisionId) throw notFound('agent revision');
   return head;
@@ -290,29 +276,29 @@ export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { arch
  * It keeps its current model while that stays usable; otherwise it takes the first usable model by
  * key. No usable model → model_required. Concurrent calls serialise on a per-workspace lock.
  */
-export async function prepareComposer(deps: Deps, actor: Actor, requestId?: string) {
-  requirePermission(actor, 'write');
+export async function prepareComposer(call: CallContext) {
+  requirePermission(call.actor, 'write');
   const usableModels = async (db: Db) => {
     const models = await db.model.findMany({
-      where: { workspaceId: actor.workspaceId, enabled: true },
+      where: { workspaceId: call.actor.workspaceId, enabled: true },
       orderBy: { key: 'asc' },
       select: { key: true, providerId: true },
     });
     const enabledProviders = new Set(
       (
         await db.provider.findMany({
-          where: { workspaceId: actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } },
+          where: { workspaceId: call.actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } },
           select: { id: true },
         })
       ).map((p) => p.id),
     );
     return models.filter((m) => enabledProviders.has(m.providerId)).map((m) => m.key);
   };
-  const outcome = await deps.db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`composer:${actor.workspaceId}`}))`;
-    const models = await usableModels(tx);
-    const existing = await tx.agent.findFirst({
-      where: { workspaceId: actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET },
+  const outcome = await inTransaction(call, async (call) => {
+    await call.db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`composer:${call.actor.workspaceId}`}))`;
+    const models = await usableModels(call.db);
+    const existing = await call.db.agent.findFirst({
+      where: { workspaceId: call.actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET },
       orderBy: { id: 'asc' },
     });
     if (!existing) {
@@ -320,11 +306,10 @@ export async function prepareComposer(deps: Deps, actor: Actor, requestId?: stri
         throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
       const { head } = await insertHeadWithFirstRevision(
         AGENTS,
-        tx,
-        actor,
+        call,
         {
           id: newId('agent'),
-          organizationId: actor.organizationId,
+          organizationId: call.actor.organizationId,
           name: COMPOSER_DEFINITION.name,
           description: COMPOSER_DEFINITION.description,
           labels: { 'composer-version': String(COMPOSER_DEFINITION.version) },
@@ -333,11 +318,12 @@ export async function prepareComposer(deps: Deps, actor: Actor, requestId?: stri
         },
         normalizeAgentConfig(composerConfig(models[0]!)),
         `composer definition ${COMPOSER_DEFINITION.version}`,
-        requestId,
       );
       return { head, publish: null };
     }
-    const current = existing.defaultRevisionId ? await tx.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
+    const current = existing.defaultRevisionId
+      ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } })
+      : null;
     const currentModel = (current?.config as { model?: string } | null)?.model;
     const model = currentModel && models.includes(currentModel) ? currentModel : models[0];
     if (!model) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
@@ -345,38 +331,32 @@ export async function prepareComposer(deps: Deps, actor: Actor, requestId?: stri
   });
   if (!outcome.publish) return outcome.head;
   let head = outcome.head;
-  if (head.archivedAt) head = await unarchiveHead(AGENTS, deps, actor, head.id, '*');
-  const published = await publishRevision(
-    AGENTS,
-    deps,
-    actor,
-    head.id,
-    '*',
-    { content: outcome.publish, note: `composer definition ${COMPOSER_DEFINITION.version}`, makeDefault: true },
-    requestId,
-  );
+  if (head.archivedAt) head = await unarchiveHead(AGENTS, call, head.id, '*');
+  const published = await publishRevision(AGENTS, call, head.id, '*', {
+    content: outcome.publish,
+    note: `composer definition ${COMPOSER_DEFINITION.version}`,
+    makeDefault: true,
+  });
   return published.head;
 }
 
 /** Stores an uploaded avatar image as an asset and points the head's image_url at it. */
 export async function uploadAgentAvatar(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   input: { mediaType: string; contentBase64: string },
 ) {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const bytes = decodeImage(input.mediaType, input.contentBase64);
   return changeHead(
     AGENTS,
-    deps,
-    actor,
+    call,
     id,
     ifMatch,
     'upload_avatar',
-    async (head, tx) => {
-      const asset = await insertAsset(tx, actor, {
+    async (head, call) => {
+      const asset = await insertAsset(call, {
         name: `avatar of ${head.id}`,
         mediaType: input.mediaType.split(';')[0]!.trim().toLowerCase(),
         content: bytes,

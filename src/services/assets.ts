@@ -1,11 +1,10 @@
 // Assets: immutable blobs of the workspace (agent avatars so far). Content is kept in the
 // database; DELETE retires an asset while its content stays readable (spec: Lifecycles).
 import { createHash } from 'node:crypto';
-import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { recordAudit } from './audit.js';
-import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 
 export const MAX_IMAGE_BYTES = 1024 * 1024;
@@ -29,7 +28,8 @@ export function decodeImage(mediaType: string, contentBase64: string): Buffer {
   return bytes;
 }
 
-export async function insertAsset(tx: Prisma.TransactionClient, actor: Actor, input: { name: string; mediaType: string; content: Buffer }) {
+export async function insertAsset(call: CallContext, input: { name: string; mediaType: string; content: Buffer }) {
+  const { db: tx, actor } = call;
   const asset = await tx.asset.create({
     data: {
       id: newId('asset'),
@@ -43,9 +43,7 @@ export async function insertAsset(tx: Prisma.TransactionClient, actor: Actor, in
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
+  await recordAudit(call, {
     action: 'create',
     resourceKind: 'asset',
     resourceId: asset.id,
@@ -59,7 +57,8 @@ export async function insertAsset(tx: Prisma.TransactionClient, actor: Actor, in
   return asset;
 }
 
-export async function getAssetContent(deps: Deps, actor: Actor, id: string) {
+export async function getAssetContent(call: CallContext, id: string) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const asset = await deps.db.asset.findUnique({ where: { id } });
   if (!asset || asset.workspaceId !== actor.workspaceId) throw notFound('asset', id);

@@ -6,6 +6,7 @@ import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { announceIfConfiguration, isConfigurationKind } from './config-cache.js';
 import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 
 type Tx = Prisma.TransactionClient;
@@ -36,29 +37,44 @@ export function diffFields<T extends Record<string, unknown>>(
 }
 
 export interface AuditInput {
-  workspaceId: string;
-  principalId: string;
+  /** Defaults to the caller's workspace. */
+  workspaceId?: string;
+  /** Defaults to the caller. */
+  principalId?: string;
   action: string;
   resourceKind: string;
   resourceId: string;
   version?: number | null;
   changes?: FieldChanges | Record<string, unknown>;
-  requestId?: string | null;
 }
 
-export async function recordAudit(tx: Tx, input: AuditInput): Promise<void> {
-  await announceIfConfiguration(tx, input.resourceKind);
-  await tx.auditEvent.create({
+/** A complete audit row for statements that build it themselves (auditValues). */
+export interface AuditRow extends AuditInput {
+  workspaceId: string;
+  principalId: string;
+  requestId: string | null;
+}
+
+/**
+ * Writes the audit row of a change in the call's transaction. Who and in which request come from
+ * the call, so no change can forget the request id.
+ */
+export async function recordAudit(call: Pick<CallContext<Actor | null>, 'db' | 'actor' | 'requestId'>, input: AuditInput): Promise<void> {
+  const workspaceId = input.workspaceId ?? call.actor?.workspaceId;
+  const principalId = input.principalId ?? call.actor?.principalId;
+  if (!workspaceId || !principalId) throw new Error(`audit row of ${input.resourceKind} without a workspace or principal`);
+  await announceIfConfiguration(call.db as Tx, input.resourceKind);
+  await call.db.auditEvent.create({
     data: {
       id: newId('auditEvent'),
-      workspaceId: input.workspaceId,
-      principalId: input.principalId,
+      workspaceId,
+      principalId,
       action: input.action,
       resourceKind: input.resourceKind,
       resourceId: input.resourceId,
       version: input.version ?? null,
       changes: (input.changes ?? {}) as Prisma.InputJsonValue,
-      requestId: input.requestId ?? null,
+      requestId: call.requestId,
     },
   });
 }
@@ -68,7 +84,7 @@ export async function recordAudit(tx: Tx, input: AuditInput): Promise<void> {
  * once (the run hot path). Configuration kinds must go through recordAudit, which also announces
  * the change to the caches.
  */
-export function auditValues(input: AuditInput): Prisma.Sql {
+export function auditValues(input: AuditRow): Prisma.Sql {
   if (isConfigurationKind(input.resourceKind)) throw new Error(`audit rows of ${input.resourceKind} go through recordAudit`);
   return Prisma.sql`(${newId('auditEvent')}, ${input.workspaceId}, ${input.principalId}, ${input.action}, ${input.resourceKind}, ${input.resourceId}, ${input.version ?? null}::int,
     ${JSON.stringify(input.changes ?? {})}::jsonb, ${input.requestId ?? null}, now())`;
@@ -94,19 +110,18 @@ const AUDIT_LIST = 'audit-events';
 
 /** Newest first. Reading the audit trail needs `admin`. */
 export async function listAuditEvents(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   args: AuditListArgs,
 ): Promise<Page<Awaited<ReturnType<Deps['db']['auditEvent']['findFirstOrThrow']>>>> {
-  requirePermission(actor, 'admin');
+  requirePermission(call.actor, 'admin');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(AUDIT_LIST, args.cursor);
   if (args.createdAfter && args.createdBefore && args.createdAfter >= args.createdBefore) {
     throw invalidArgument('created_after must be earlier than created_before', 'created_after');
   }
-  const rows = await deps.db.auditEvent.findMany({
+  const rows = await call.db.auditEvent.findMany({
     where: {
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       ...(args.resourceId ? { resourceId: args.resourceId } : {}),
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),

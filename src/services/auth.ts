@@ -5,6 +5,7 @@ import { hashPassword, hashToken, newToken, TOKEN_PREFIX, verifyPassword } from 
 import { newId } from '../lib/ids.js';
 import { checkId } from '../lib/input-rules.js';
 import { ROLES, type Actor, type Deps, type Permission, type Role } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { announceCredentialChange, cachedCredential, forgetCredentials, rememberCredential } from './credential-cache.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000; // write last_used_at at most once a minute per credential
@@ -118,7 +119,8 @@ export interface LoginResult {
 // Verifying against a fixed hash when the user is unknown keeps the timing of both failures alike.
 let dummyHash: Promise<string> | null = null;
 
-export async function login(deps: Deps, email: string, password: string): Promise<LoginResult> {
+export async function login(call: CallContext<null>, email: string, password: string): Promise<LoginResult> {
+  const { deps } = call;
   const normalized = email.trim().toLowerCase();
   const user = await deps.db.user.findUnique({ where: { email: normalized }, include: { memberships: { include: { workspace: true } } } });
   dummyHash ??= hashPassword('not-a-password');
@@ -139,7 +141,8 @@ export async function login(deps: Deps, email: string, password: string): Promis
 }
 
 /** Ends the login session the caller authenticated with; its token stops working at once. */
-export async function logout(deps: Deps, authorization: string | null | undefined): Promise<void> {
+export async function logout(call: CallContext<null>, authorization: string | null | undefined): Promise<void> {
+  const { deps } = call;
   const token = parseBearer(authorization);
   if (!token.startsWith(TOKEN_PREFIX.loginSession)) {
     throw invalidArgument('logout ends login sessions; API keys are revoked by an operator', 'Authorization');

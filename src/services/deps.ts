@@ -31,8 +31,6 @@ export interface Actor {
   organizationId: string;
   permissions: ReadonlySet<Permission>;
   loginSessionId: string | null;
-  /** The request being served (X-Request-ID or generated): recorded on the audit rows of what it creates. */
-  requestId?: string | null;
 }
 
 /** Who changes rows when nobody is calling (bootstrap, migrations of data). */

@@ -8,7 +8,7 @@ import type { Prisma } from '../db.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 
 const KEY_SHAPE = /^[!-~]{1,512}$/;
 
@@ -27,14 +27,14 @@ export function validateIdempotencyKey(key: string | null | undefined, required:
   return key;
 }
 
-export interface IdempotentCall<T> {
-  workspaceId: string;
+export interface IdempotentRequest<T> {
   /** The operation and its target, e.g. `runs.resume:run_…`; a key is scoped to it. */
   scope: string;
   key: string;
   /** The request as the client sent it (body, relevant headers); only its digest is stored. */
   request: unknown;
-  effect: (tx: Prisma.TransactionClient) => Promise<T>;
+  /** The change, in the same transaction as the record of its result. */
+  effect: (call: CallContext) => Promise<T>;
 }
 
 export interface IdempotentResult<T> {
@@ -42,24 +42,30 @@ export interface IdempotentResult<T> {
   replayed: boolean;
 }
 
-export async function withIdempotency<T extends Prisma.InputJsonValue>(deps: Deps, call: IdempotentCall<T>): Promise<IdempotentResult<T>> {
+export async function withIdempotency<T extends Prisma.InputJsonValue>(
+  caller: CallContext,
+  call: IdempotentRequest<T>,
+): Promise<IdempotentResult<T>> {
+  const workspaceId = caller.actor.workspaceId;
   const digest = digestOf(call.request);
-  const expiresAt = new Date(Date.now() + deps.config.idempotencyTtlSeconds * 1000);
-  return deps.db.$transaction(
-    async (tx) => {
+  const expiresAt = new Date(Date.now() + caller.config.idempotencyTtlSeconds * 1000);
+  return inTransaction(
+    caller,
+    async (bound) => {
+      const tx = bound.db;
       // Records past their lifetime no longer bind the key.
       await tx.idempotencyRecord.deleteMany({
-        where: { workspaceId: call.workspaceId, scope: call.scope, key: call.key, expiresAt: { lte: new Date() } },
+        where: { workspaceId: workspaceId, scope: call.scope, key: call.key, expiresAt: { lte: new Date() } },
       });
       const id = newId('idempotency');
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO idempotency_records (id, workspace_id, scope, key, request_digest, state, expires_at)
-        VALUES (${id}, ${call.workspaceId}, ${call.scope}, ${call.key}, ${digest}, 'pending', ${expiresAt})
+        VALUES (${id}, ${workspaceId}, ${call.scope}, ${call.key}, ${digest}, 'pending', ${expiresAt})
         ON CONFLICT (workspace_id, scope, key) DO NOTHING
         RETURNING id`;
       if (inserted.length === 0) {
         const existing = await tx.idempotencyRecord.findUniqueOrThrow({
-          where: { workspaceId_scope_key: { workspaceId: call.workspaceId, scope: call.scope, key: call.key } },
+          where: { workspaceId_scope_key: { workspaceId: workspaceId, scope: call.scope, key: call.key } },
         });
         if (existing.requestDigest !== digest) {
           throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request', {
@@ -68,7 +74,7 @@ export async function withIdempotency<T extends Prisma.InputJsonValue>(deps: Dep
         }
         return { value: existing.response as T, replayed: true };
       }
-      const value = await call.effect(tx);
+      const value = await call.effect(bound);
       await tx.idempotencyRecord.update({ where: { id }, data: { state: 'completed', response: value, responseStatus: 200 } });
       return { value, replayed: false };
     },

@@ -16,15 +16,14 @@ import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
 import { agentForNewRun, AGENTS } from './agents.js';
 import { getRevision } from './revisioned.js';
 import { recordAudit } from './audit.js';
-import type { Actor, Deps } from './deps.js';
+import type { Actor } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { cancelRun, getRun } from './runs.js';
 import { validateMessage, type MessageContent } from './run-input.js';
 import { getSession, getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
-
-type Tx = Prisma.TransactionClient;
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
@@ -51,19 +50,19 @@ function validateDelivery(value: unknown): Delivery {
   return value as Delivery;
 }
 
-async function lockThread(tx: Tx, actor: Actor, threadId: string): Promise<Thread> {
-  await getThread({ db: tx }, actor, threadId);
-  await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
-  return tx.thread.findUniqueOrThrow({ where: { id: threadId } });
+async function lockThread(call: CallContext, threadId: string): Promise<Thread> {
+  await getThread(call, threadId);
+  await call.db.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
+  return call.db.thread.findUniqueOrThrow({ where: { id: threadId } });
 }
 
 /** The agent an entry runs: the one it names, else the thread's last run's. */
-async function agentFor(tx: Tx, actor: Actor, thread: Thread, agentId: string | null | undefined, revisionId: string | null | undefined) {
+async function agentFor(call: CallContext, thread: Thread, agentId: string | null | undefined, revisionId: string | null | undefined) {
   let id = agentId;
-  if (!id && thread.lastRunId) id = (await tx.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
+  if (!id && thread.lastRunId) id = (await call.db.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
   if (!id) throw invalidArgument('agent_id is required: the thread has no earlier run to take the agent from', 'agent_id');
-  const agent = await agentForNewRun(tx, actor, id);
-  const revision = await getRevision(AGENTS, { db: tx } as never, actor, agent.id, revisionId ?? agent.defaultRevisionId!);
+  const agent = await agentForNewRun(call, id);
+  const revision = await getRevision(AGENTS, call, agent.id, revisionId ?? agent.defaultRevisionId!);
   return { agent, revision, pinned: Boolean(revisionId) };
 }
 
@@ -77,31 +76,30 @@ export interface DeliverInput {
 }
 
 export async function deliverToInbox(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   threadId: string,
   input: DeliverInput,
   idempotencyKey?: string | null,
 ): Promise<DeliveryResult> {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   if (input.kind !== undefined && input.kind !== null && input.kind !== 'message') throw invalidArgument('kind must be message', 'kind');
   const delivery = validateDelivery(input.delivery);
   const payload = validateMessage(input.payload, 'payload')!;
   const options = normalizeRunOptions(input.options);
   const key = validateIdempotencyKey(idempotencyKey, false);
-  await getThread(deps, actor, threadId);
-  const effect = async (tx: Tx) => {
-    const thread = await lockThread(tx, actor, threadId);
+  await getThread(call, threadId);
+  const effect = async (call: CallContext) => {
+    const thread = await lockThread(call, threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
-    const { agent, revision, pinned } = await agentFor(tx, actor, thread, input.agentId, input.agentRevisionId);
-    const active = await activeRun(tx, thread.id);
+    const { agent, revision, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
+    const active = await activeRun(call.db, thread.id);
     if (!active) {
       const run = await writeNewRun(
-        tx,
+        call.db,
         planNewRun({
-          workspaceId: actor.workspaceId,
-          principalId: actor.principalId,
-          requestId: actor.requestId ?? null,
+          workspaceId: call.actor.workspaceId,
+          principalId: call.actor.principalId,
+          requestId: call.requestId,
           agentId: agent.id,
           revisionId: revision.id,
           pinned,
@@ -117,10 +115,10 @@ export async function deliverToInbox(
       return { entry_id: run.sourceEntryId!, run_id: run.id };
     }
     const position = thread.lastInboxPosition + 1;
-    const entry = await tx.inboxEntry.create({
+    const entry = await call.db.inboxEntry.create({
       data: {
         id: newId('inboxEntry'),
-        workspaceId: actor.workspaceId,
+        workspaceId: call.actor.workspaceId,
         threadId: thread.id,
         kind: 'message',
         delivery,
@@ -130,64 +128,59 @@ export async function deliverToInbox(
         options: options as Prisma.InputJsonValue,
         agentId: agent.id,
         agentRevisionId: pinned ? revision.id : null,
-        principalId: actor.principalId,
+        principalId: call.actor.principalId,
         originRunId: active.id,
         requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }),
-        requestId: actor.requestId ?? null,
+        requestId: call.requestId,
       },
     });
-    await tx.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await call.db.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
+    await recordAudit(call, {
       action: 'create',
       resourceKind: 'inbox_entry',
       resourceId: entry.id,
       changes: { delivery: { from: null, to: delivery } },
-      requestId: actor.requestId,
     });
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
   const result = key
     ? ((
-        await withIdempotency(deps, {
-          workspaceId: actor.workspaceId,
+        await withIdempotency(call, {
           scope: `threads.inbox:${threadId}`,
           key,
           request: { input, delivery },
           effect: effect as never,
         })
       ).value as { entry_id: string; run_id: string; interrupt?: string })
-    : await deps.db.$transaction(effect);
-  if (result.interrupt) await cancelRun(deps, actor, result.interrupt).catch(() => undefined); // it may have ended meanwhile
-  deps.events.publish('runAccepted', { runId: result.run_id });
-  return loadResult(deps, result.entry_id);
+    : await inTransaction(call, effect);
+  if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
+  call.events.publish('runAccepted', { runId: result.run_id });
+  return loadResult(call, result.entry_id);
 }
 
-async function loadResult(deps: Deps, entryId: string): Promise<DeliveryResult> {
-  const entry = await deps.db.inboxEntry.findUniqueOrThrow({ where: { id: entryId } });
+async function loadResult(call: CallContext, entryId: string): Promise<DeliveryResult> {
+  const entry = await call.db.inboxEntry.findUniqueOrThrow({ where: { id: entryId } });
   const runId = entry.assignedRunId ?? entry.originRunId;
-  const thread = await deps.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } });
+  const thread = await call.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } });
   return {
     entry: withThreadEtag(entry, thread),
-    run: runId ? await deps.db.run.findUnique({ where: { id: runId } }) : null,
+    run: runId ? await call.db.run.findUnique({ where: { id: runId } }) : null,
     thread,
   };
 }
 
 export async function listInbox(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   threadId: string,
   args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null },
 ) {
-  const thread = await getThread(deps, actor, threadId);
+  const thread = await getThread(call, threadId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`inbox:${threadId}`, args.cursor, true);
   for (const status of args.status ?? [])
     if (!(ENTRY_STATUSES as readonly string[]).includes(status))
       throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
-  const rows = await deps.db.inboxEntry.findMany({
+  const rows = await call.db.inboxEntry.findMany({
     where: {
       threadId,
       ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
@@ -201,65 +194,66 @@ export async function listInbox(
 }
 
 /** The entry with its thread's ETag (read first, so a thread change in between makes it stale, never too new). */
-export async function getInboxEntry(deps: Deps, actor: Actor, threadId: string, entryId: string): Promise<InboxEntryView> {
-  const thread = await getThread(deps, actor, threadId);
-  const entry = await deps.db.inboxEntry.findUnique({ where: { id: entryId } });
+export async function getInboxEntry(call: CallContext, threadId: string, entryId: string): Promise<InboxEntryView> {
+  const thread = await getThread(call, threadId);
+  const entry = await call.db.inboxEntry.findUnique({ where: { id: entryId } });
   if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
   return withThreadEtag(entry, thread);
 }
 
 /** Edits a pending entry; If-Match names the thread's ETag, and the thread's version moves. */
 export async function updateInboxEntry(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   threadId: string,
   entryId: string,
   ifMatch: string | null | undefined,
   patch: { payload?: unknown; options?: unknown; delivery?: unknown },
 ): Promise<DeliveryResult> {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const data: Record<string, unknown> = {};
   if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload') as unknown as Prisma.InputJsonValue;
   if (patch.options !== undefined) data.options = normalizeRunOptions(patch.options) as Prisma.InputJsonValue;
   if (patch.delivery !== undefined) data.delivery = validateDelivery(patch.delivery);
-  await deps.db.$transaction(async (tx) => {
-    const thread = await lockThread(tx, actor, threadId);
+  await inTransaction(call, async (call) => {
+    const thread = await lockThread(call, threadId);
     checkIfMatch(ifMatch, thread.id, thread.version);
-    const entry = await tx.inboxEntry.findUnique({ where: { id: entryId } });
+    const entry = await call.db.inboxEntry.findUnique({ where: { id: entryId } });
     if (!entry || entry.threadId !== threadId) throw notFound('inbox entry', entryId);
     if (entry.status !== 'pending') throw new AppError('conflict', `only pending entries can be edited; this one is ${entry.status}`);
     // An edit that changes nothing keeps the thread's version and records nothing (the no-op rule).
     const changed = Object.keys(data).filter((key) => !canonicallyEqual(data[key], (entry as Record<string, unknown>)[key]));
     if (changed.length === 0) return;
-    await tx.inboxEntry.update({
+    await call.db.inboxEntry.update({
       where: { id: entry.id },
       data: { ...Object.fromEntries(changed.map((key) => [key, data[key]])), updatedAt: new Date() },
     });
-    await tx.thread.update({
+    await call.db.thread.update({
       where: { id: thread.id },
-      data: { version: thread.version + 1, updatedAt: new Date(), updatedById: actor.principalId },
+      data: { version: thread.version + 1, updatedAt: new Date(), updatedById: call.actor.principalId },
     });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(call, {
       action: 'update',
       resourceKind: 'inbox_entry',
       resourceId: entry.id,
       changes: Object.fromEntries(changed.map((k) => [k, { from: null, to: '[changed]' }])),
     });
   });
-  return loadResult(deps, entryId);
+  return loadResult(call, entryId);
 }
 
 /** Pending steer entries join a running run at its next model request; returns their messages. */
-export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: string }, checkpoint: number): Promise<MessageContent[]> {
-  return deps.db.$transaction(async (tx) => {
-    const entries = await tx.inboxEntry.findMany({
+export async function takeSteerEntries(
+  call: CallContext<Actor | null>,
+  run: { id: string; threadId: string },
+  checkpoint: number,
+): Promise<MessageContent[]> {
+  return inTransaction(call, async (call) => {
+    const entries = await call.db.inboxEntry.findMany({
       where: { threadId: run.threadId, status: 'pending', delivery: 'steer' },
       orderBy: { position: 'asc' },
     });
     if (!entries.length) return [];
-    await tx.inboxEntry.updateMany({
+    await call.db.inboxEntry.updateMany({
       where: { id: { in: entries.map((e) => e.id) }, status: 'pending' },
       data: { status: 'incorporated', assignedRunId: run.id, incorporatedCheckpointSeq: checkpoint },
     });
@@ -269,42 +263,39 @@ export async function takeSteerEntries(deps: Deps, run: { id: string; threadId: 
 
 /** Fork: a new thread of the run's session continuing from the run's committed history. */
 export async function forkRun(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   idempotencyKey: string | null | undefined,
   input: { agentId?: string | null; payload?: unknown; options?: unknown },
 ): Promise<DeliveryResult> {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
-  const source = await getRun(deps.db, actor, runId);
+  const source = await getRun(call, runId);
   const payload = validateMessage(input.payload, 'payload')!;
   const options = normalizeRunOptions(input.options);
-  const { value } = await withIdempotency(deps, {
-    workspaceId: actor.workspaceId,
+  const { value } = await withIdempotency(call, {
     scope: `runs.fork:${runId}`,
     key,
     request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
-    effect: async (tx) => {
-      const run = await getRun(tx, actor, runId);
+    effect: async (call) => {
+      const run = await getRun(call, runId);
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
         throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
-      const sourceThread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
+      const sourceThread = await call.db.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
-      await getSession({ db: tx }, actor, run.sessionId);
+      await getSession(call, run.sessionId);
       const { agent, revision, pinned } = await agentFor(
-        tx,
-        actor,
+        call,
         { ...sourceThread, lastRunId: run.id },
         input.agentId ?? run.agentId,
         input.agentId ? null : run.agentRevisionId,
       );
       const created = await writeNewRun(
-        tx,
+        call.db,
         planNewRun({
-          workspaceId: actor.workspaceId,
-          principalId: actor.principalId,
-          requestId: actor.requestId ?? null,
+          workspaceId: call.actor.workspaceId,
+          principalId: call.actor.principalId,
+          requestId: call.requestId,
           agentId: agent.id,
           revisionId: revision.id,
           pinned: pinned || !input.agentId,
@@ -329,6 +320,6 @@ export async function forkRun(
     },
   });
   void source;
-  deps.events.publish('runAccepted', { runId: value.run_id });
-  return loadResult(deps, value.entry_id);
+  call.events.publish('runAccepted', { runId: value.run_id });
+  return loadResult(call, value.entry_id);
 }

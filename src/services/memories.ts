@@ -9,7 +9,8 @@ import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
-import type { Actor, Deps } from './deps.js';
+import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { providerForUse } from './providers.js';
@@ -22,7 +23,8 @@ type Tx = Prisma.TransactionClient;
 const MAX_TEXT = 100_000;
 const MAX_RECORD_ID = 256;
 
-export async function getMemory(db: Deps['db'] | Tx, actor: Actor, id: string): Promise<Memory> {
+export async function getMemory(call: CallContext, id: string): Promise<Memory> {
+  const { db, actor } = call;
   requirePermission(actor, 'read');
   const row = await db.memory.findUnique({ where: { id } });
   if (!row || row.workspaceId !== actor.workspaceId) throw notFound('memory', id);
@@ -30,7 +32,8 @@ export async function getMemory(db: Deps['db'] | Tx, actor: Actor, id: string): 
 }
 
 /** The workspace's built-in memory provider, created on first need. */
-async function builtinProvider(tx: Tx, actor: Actor) {
+async function builtinProvider(call: CallContext) {
+  const { db: tx, actor } = call;
   const existing = await tx.provider.findFirst({
     where: { workspaceId: actor.workspaceId, kind: 'memory', type: 'builtin' },
     orderBy: { id: 'asc' },
@@ -47,9 +50,7 @@ async function builtinProvider(tx: Tx, actor: Actor) {
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
+  await recordAudit(call, {
     action: 'create',
     resourceKind: 'memory_provider',
     resourceId: created.id,
@@ -67,17 +68,19 @@ export interface MemoryInput {
   enabled?: boolean | null;
 }
 
-export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput) {
+export async function createMemory(call: CallContext, input: MemoryInput) {
+  const { actor } = call;
   requirePermission(actor, 'write');
   const name = validateName(input.name);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
     let provider;
     if (input.providerId) {
       provider = await tx.provider.findUnique({ where: { id: input.providerId } });
       if (!provider || provider.workspaceId !== actor.workspaceId || provider.kind !== 'memory')
         throw new AppError('not_found', `memory provider ${quoteInput(input.providerId)} not found`, { field: 'provider_id' });
-    } else provider = await builtinProvider(tx, actor);
+    } else provider = await builtinProvider(bound);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
     if (!input.embeddingModel) refuseWithoutEmbeddings(provider);
     if (input.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, input.embeddingModel);
@@ -97,9 +100,7 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'create',
       resourceKind: 'memory',
       resourceId: id,
@@ -111,10 +112,10 @@ export async function createMemory(deps: Deps, actor: Actor, input: MemoryInput)
 }
 
 export async function listMemories(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   args: { label?: readonly string[] | null; q?: string | null; limit?: number | null; cursor?: string | null },
 ) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('memories', args.cursor);
@@ -132,10 +133,12 @@ export async function listMemories(
   return toPage(rows, size, 'memories', (row) => [row.id]);
 }
 
-export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, patch: MemoryInput) {
+export async function updateMemory(call: CallContext, id: string, ifMatch: string | null | undefined, patch: MemoryInput) {
+  const { actor } = call;
   requirePermission(actor, 'write');
-  return deps.db.$transaction(async (tx) => {
-    const row = await getMemory(tx, actor, id);
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
+    const row = await getMemory(bound, id);
     const data: Record<string, unknown> = {};
     if (patch.name !== undefined) data.name = validateName(patch.name);
     if (patch.description !== undefined) data.description = validateDescription(patch.description);
@@ -148,7 +151,7 @@ export async function updateMemory(deps: Deps, actor: Actor, id: string, ifMatch
       else refuseWithoutEmbeddings(await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
       data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
     }
-    return changeVersioned({ tx, actor, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
+    return changeVersioned({ call: bound, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
   });
 }
 
@@ -224,19 +227,21 @@ async function recordStoreOf(deps: Deps, memory: Memory, write: boolean): Promis
 }
 
 /** The memory (readable by the actor) and its record store. */
-async function openRecords(deps: Deps, actor: Actor, memoryId: string, write: boolean) {
-  const memory = await getMemory(deps.db, actor, memoryId);
+async function openRecords(call: CallContext, memoryId: string, write: boolean) {
+  const { deps, actor } = call;
+  const memory = await getMemory(call, memoryId);
   if (write) requirePermission(actor, 'write');
   return recordStoreOf(deps, memory, write);
 }
 
-export async function listRecords(deps: Deps, actor: Actor, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
-  const store = await openRecords(deps, actor, memoryId, false);
+export async function listRecords(call: CallContext, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
+  const store = await openRecords(call, memoryId, false);
   return store.list(pageSize(args.limit, { default: 50, max: 100 }), args.cursor);
 }
 
-export async function writeRecord(deps: Deps, actor: Actor, memoryId: string, recordId: string | null, text: unknown, writer?: Writer) {
-  const store = await openRecords(deps, actor, memoryId, true);
+export async function writeRecord(call: CallContext, memoryId: string, recordId: string | null, text: unknown, writer?: Writer) {
+  const { deps, actor } = call;
+  const store = await openRecords(call, memoryId, true);
   const value = validateText(text);
   const id = recordId ?? newId('memoryRecord');
   if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
@@ -252,8 +257,9 @@ export interface SearchArgs {
   mode?: SearchMode;
 }
 
-export async function searchRecords(deps: Deps, actor: Actor, memoryId: string, args: SearchArgs) {
-  const memory = await getMemory(deps.db, actor, memoryId);
+export async function searchRecords(call: CallContext, memoryId: string, args: SearchArgs) {
+  const { deps } = call;
+  const memory = await getMemory(call, memoryId);
   if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000)
     throw invalidArgument('query must be 1 to 10000 characters', 'query');
   const limit = pageSize(args.limit, { default: 10, max: 100 });

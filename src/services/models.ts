@@ -10,7 +10,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { diffFields, recordAudit } from './audit.js';
-import type { Actor, Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { getProvider } from './providers.js';
 import { providerType } from '../providers/index.js';
@@ -32,7 +32,8 @@ function validateSettings(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export async function getModel(db: Deps['db'] | Prisma.TransactionClient, actor: Actor, key: string): Promise<Model> {
+export async function getModel(call: CallContext, key: string): Promise<Model> {
+  const { db, actor } = call;
   requirePermission(actor, 'read');
   const row = await db.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key } } });
   if (!row) throw notFound('model', key);
@@ -51,14 +52,16 @@ export interface CreateModelInput {
   labels?: unknown;
 }
 
-export async function createModel(deps: Deps, actor: Actor, input: CreateModelInput) {
+export async function createModel(call: CallContext, input: CreateModelInput) {
+  const { actor } = call;
   requirePermission(actor, 'write');
   if (typeof input.key !== 'string' || !KEY.test(input.key))
     throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
   if (typeof input.providerId !== 'string') throw invalidArgument('provider_id is required', 'provider_id');
   validateProviderModel(input.providerModel);
-  return deps.db.$transaction(async (tx) => {
-    const provider = await getProvider(tx, actor, 'model', input.providerId as string);
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
+    const provider = await getProvider(bound, 'model', input.providerId as string);
     const exists = await tx.model.findUnique({ where: { workspaceId_key: { workspaceId: actor.workspaceId, key: input.key as string } } });
     if (exists) throw new AppError('conflict', `a model with key ${quoteInput(input.key)} already exists`, { field: 'key' });
     const row = await tx.model.create({
@@ -77,9 +80,7 @@ export async function createModel(deps: Deps, actor: Actor, input: CreateModelIn
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'create',
       resourceKind: 'model',
       resourceId: row.key,
@@ -91,8 +92,7 @@ export async function createModel(deps: Deps, actor: Actor, input: CreateModelIn
 }
 
 export async function listModels(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   args: {
     providerId?: string | null;
     enabled?: boolean | null;
@@ -102,6 +102,7 @@ export async function listModels(
     cursor?: string | null;
   },
 ) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('models', args.cursor);
@@ -129,10 +130,12 @@ export async function listModels(
   return toPage(rows, size, 'models', (row) => [row.key]);
 }
 
-export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch: string | null | undefined, patch: CreateModelInput) {
+export async function updateModel(call: CallContext, key: string, ifMatch: string | null | undefined, patch: CreateModelInput) {
+  const { actor } = call;
   requirePermission(actor, 'write');
-  return deps.db.$transaction(async (tx) => {
-    const row = await getModel(tx, actor, key);
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
+    const row = await getModel(bound, key);
     checkIfMatch(ifMatch, row.key, row.version);
     if (patch.key !== undefined && patch.key !== row.key) throw invalidArgument('a model key never changes', 'key');
     const data: Record<string, unknown> = {};
@@ -161,9 +164,7 @@ export async function updateModel(deps: Deps, actor: Actor, key: string, ifMatch
         if (error.code === 'P2025') throw new AppError('precondition_failed', 'the model was changed concurrently; read it again');
         throw error;
       });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'update',
       resourceKind: 'model',
       resourceId: row.key,

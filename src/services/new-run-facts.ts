@@ -3,6 +3,7 @@
 // the hot path's round trips (the plan's one-statement write is the second).
 import { configGeneration, GenerationCache } from './config-cache.js';
 import type { Actor, Deps } from './deps.js';
+import type { Prisma } from '../db.js';
 
 export interface NewRunFacts {
   agentId: string | null;
@@ -22,7 +23,7 @@ export interface NewRunFacts {
 const factsCache = new GenerationCache<NewRunFacts>(2_000);
 
 export async function newRunFacts(
-  db: Deps['db'],
+  db: Deps['db'] | Prisma.TransactionClient,
   actor: Actor,
   agentId: string,
   revisionId: string | null,

@@ -22,7 +22,8 @@ import {
   type ProviderType,
 } from '../providers/index.js';
 import { REDACTED, recordAudit } from './audit.js';
-import type { Actor, Deps } from './deps.js';
+import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 
@@ -111,12 +112,8 @@ function validateObject(value: unknown, field: string): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-export async function getProvider(
-  db: Deps['db'] | Prisma.TransactionClient,
-  actor: Actor,
-  kind: ProviderKind,
-  id: string,
-): Promise<Provider> {
+export async function getProvider(call: CallContext, kind: ProviderKind, id: string): Promise<Provider> {
+  const { db, actor } = call;
   requirePermission(actor, 'read');
   const row = await db.provider.findUnique({ where: { id } });
   if (!row || row.workspaceId !== actor.workspaceId || row.kind !== kind) throw notFound(`${kind} provider`, id);
@@ -134,7 +131,8 @@ export interface CreateProviderInput {
   enabled?: boolean | null;
 }
 
-export async function createProvider(deps: Deps, actor: Actor, kindName: string, input: CreateProviderInput) {
+export async function createProvider(call: CallContext, kindName: string, input: CreateProviderInput) {
+  const { deps, actor } = call;
   requirePermission(actor, 'write');
   const kind = parseKind(kindName);
   const t = typeOf(kind, input.type);
@@ -150,7 +148,8 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
   const extraHeaders = input.extraHeaders === undefined || input.extraHeaders === null ? null : validateExtraHeaders(input.extraHeaders);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
   const description = validateDescription(input.description);
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const row = await tx.provider.create({
       data: {
         id: newId('provider'),
@@ -168,9 +167,7 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'create',
       resourceKind: `${kind}_provider`,
       resourceId: row.id,
@@ -187,8 +184,7 @@ export async function createProvider(deps: Deps, actor: Actor, kindName: string,
 }
 
 export async function listProviders(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   kindName: string,
   args: {
     label?: readonly string[] | null;
@@ -199,6 +195,7 @@ export async function listProviders(
     cursor?: string | null;
   },
 ) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const size = pageSize(args.limit, { default: 50, max: 100 });
@@ -232,18 +229,19 @@ export interface UpdateProviderInput {
 }
 
 export async function updateProvider(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   kindName: string,
   id: string,
   ifMatch: string | null | undefined,
   patch: UpdateProviderInput,
   present: { credential: boolean; extraHeaders: boolean },
 ) {
+  const { deps, actor } = call;
   requirePermission(actor, 'write');
   const kind = parseKind(kindName);
-  return deps.db.$transaction(async (tx) => {
-    const row = await getProvider(tx, actor, kind, id);
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
+    const row = await getProvider(bound, kind, id);
     const t = providerType(kind, row.type);
     if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is no longer installed`);
     const data: Record<string, unknown> = {};
@@ -290,8 +288,7 @@ export async function updateProvider(
     }
     // A new credential always counts as a change (its ciphertext is new); the audit row says so without it.
     return changeVersioned({
-      tx,
-      actor,
+      call: bound,
       delegate: tx.provider,
       row,
       ifMatch,
@@ -311,10 +308,11 @@ function decryptSecrets(deps: Deps, row: Provider) {
 }
 
 /** Needs `run`. One inexpensive probe; `unsupported` for types without one (spec, provider rule 6). */
-export async function testProvider(deps: Deps, actor: Actor, kindName: string, id: string): Promise<ProbeResult> {
+export async function testProvider(call: CallContext, kindName: string, id: string): Promise<ProbeResult> {
+  const { deps, actor } = call;
   requirePermission(actor, 'run');
   const kind = parseKind(kindName);
-  const row = await getProvider(deps.db, actor, kind, id);
+  const row = await getProvider(call, kind, id);
   if (!row.enabled) throw new AppError('disabled', 'the provider is disabled');
   const t = providerType(kind, row.type);
   if (!t?.probe) return { status: 'unsupported' };

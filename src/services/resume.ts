@@ -2,7 +2,7 @@
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
 import type { Run } from '../generated/prisma/client.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
-import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { getRun } from './runs.js';
@@ -67,24 +67,24 @@ export function checkAnswers(pending: { approvals: PendingEntry[]; calls: Pendin
 }
 
 export async function resumeRun(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   idempotencyKey: string | null | undefined,
   body: ResumeBody,
 ): Promise<Run> {
+  const { deps, actor } = call;
   requirePermission(actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
-  await getRun(deps.db, actor, runId); // 404 before anything else
+  await getRun(call, runId); // 404 before anything else
   const input = validateMessage(body.input, 'input', false);
-  const { value } = await withIdempotency(deps, {
-    workspaceId: actor.workspaceId,
+  const { value } = await withIdempotency(call, {
     scope: `runs.resume:${runId}`,
     key,
     request: { approvals: body.approvals ?? {}, calls: body.calls ?? {}, input: body.input ?? null },
-    effect: async (tx) => {
+    effect: async (bound) => {
+      const tx = bound.db;
       await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
-      const run = await getRun(tx, actor, runId);
+      const run = await getRun(bound, runId);
       if (run.status !== 'waiting' || run.resumedById) {
         throw new AppError(
           'conflict',
@@ -100,7 +100,7 @@ export async function resumeRun(
         planNewRun({
           workspaceId: actor.workspaceId,
           principalId: actor.principalId,
-          requestId: actor.requestId ?? null,
+          requestId: call.requestId,
           agentId: run.agentId,
           revisionId: run.agentRevisionId,
           pinned: true,

@@ -12,7 +12,8 @@ import { newId, type IdKind } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
 import { changeVersioned } from './versioned.js';
-import type { Actor, Deps } from './deps.js';
+import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 
 type Tx = Prisma.TransactionClient;
@@ -63,45 +64,43 @@ export interface RevisionedKind<H extends HeadRow, R extends RevisionRow> {
 export { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
 import { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
 
-export async function getHead<H extends HeadRow>(spec: RevisionedKind<H, any>, db: Tx | Deps['db'], actor: Actor, id: string): Promise<H> {
-  const row = (await spec.headDelegate(db).findUnique({ where: { id } })) as H | null;
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound(spec.kind, id);
+export async function getHead<H extends HeadRow>(spec: RevisionedKind<H, any>, call: CallContext, id: string): Promise<H> {
+  const row = (await spec.headDelegate(call.db).findUnique({ where: { id } })) as H | null;
+  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound(spec.kind, id);
   return row;
 }
 
 /** Locks the head row for the rest of the transaction (publishers and default switches serialise here). */
-async function lockHead<H extends HeadRow>(spec: RevisionedKind<H, any>, tx: Tx, actor: Actor, id: string): Promise<H> {
-  await tx.$queryRawUnsafe(`SELECT id FROM ${spec.table} WHERE id = $1 AND workspace_id = $2 FOR UPDATE`, id, actor.workspaceId);
-  return getHead(spec, tx, actor, id);
+async function lockHead<H extends HeadRow>(spec: RevisionedKind<H, any>, call: CallContext, id: string): Promise<H> {
+  await call.db.$queryRawUnsafe(`SELECT id FROM ${spec.table} WHERE id = $1 AND workspace_id = $2 FOR UPDATE`, id, call.actor.workspaceId);
+  return getHead(spec, call, id);
 }
 
 export async function getRevision<R extends RevisionRow>(
   spec: RevisionedKind<any, R>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   headId: string,
   revisionId: string,
 ): Promise<R> {
-  requirePermission(actor, 'read');
-  await getHead(spec, deps.db, actor, headId);
-  const revision = (await spec.revisionDelegate(deps.db).findUnique({ where: { id: revisionId } })) as (R & Record<string, unknown>) | null;
-  if (!revision || revision.workspaceId !== actor.workspaceId || revision[spec.headKey] !== headId)
+  requirePermission(call.actor, 'read');
+  await getHead(spec, call, headId);
+  const revision = (await spec.revisionDelegate(call.db).findUnique({ where: { id: revisionId } })) as (R & Record<string, unknown>) | null;
+  if (!revision || revision.workspaceId !== call.actor.workspaceId || revision[spec.headKey] !== headId)
     throw notFound(`${spec.kind} revision`, revisionId);
   return revision;
 }
 
 export async function listRevisions<R extends RevisionRow>(
   spec: RevisionedKind<any, R>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   headId: string,
   args: { limit?: number | null; cursor?: string | null },
 ): Promise<Page<R>> {
-  requirePermission(actor, 'read');
-  await getHead(spec, deps.db, actor, headId);
+  requirePermission(call.actor, 'read');
+  await getHead(spec, call, headId);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`${spec.kind}-revisions:${headId}`, args.cursor, true);
-  const rows = (await spec.revisionDelegate(deps.db).findMany({
+  const rows = (await spec.revisionDelegate(call.db).findMany({
     where: { [spec.headKey]: headId, ...(after ? { number: { lt: Number(after[0]) } } : {}) },
     orderBy: { number: 'desc' },
     take: size + 1,
@@ -118,13 +117,13 @@ export interface HeadListArgs {
 }
 
 /** The `where` and keyset parts every head list shares; newest first. */
-export function headListQuery(list: string, actor: Actor, args: HeadListArgs) {
+export function headListQuery(list: string, call: CallContext, args: HeadListArgs) {
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(list, args.cursor);
   const selectors = parseLabelSelectors(args.label);
   const q = args.q?.trim();
   const where = {
-    workspaceId: actor.workspaceId,
+    workspaceId: call.actor.workspaceId,
     // Without `archived`, lists show open heads: archived ones are out of use but stay readable.
     archivedAt: args.archived === true ? { not: null } : null,
     ...(q
@@ -159,62 +158,56 @@ export function validateHeadPatch(patch: HeadPatch): Record<string, unknown> {
  */
 export async function changeHead<H extends HeadRow>(
   spec: RevisionedKind<H, any>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   action: string,
-  compute: (head: H, tx: Tx) => Promise<Record<string, unknown>> | Record<string, unknown>,
-  options: { ifMatchRequired?: boolean; requestId?: string } = {},
+  compute: (head: H, call: CallContext) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  options: { ifMatchRequired?: boolean } = {},
 ): Promise<H> {
-  requirePermission(actor, 'write');
-  return deps.db.$transaction(async (tx) => {
-    const head = await lockHead(spec, tx, actor, id);
+  requirePermission(call.actor, 'write');
+  return inTransaction(call, async (call) => {
+    const head = await lockHead(spec, call, id);
     checkIfMatch(ifMatch, head.id, head.version, options.ifMatchRequired ?? true);
-    const data = await compute(head, tx);
+    const data = await compute(head, call);
     return changeVersioned({
-      tx,
-      actor,
-      delegate: spec.headDelegate(tx),
+      call,
+      delegate: spec.headDelegate(call.db),
       row: head,
       ifMatch,
       ifMatchRequired: false,
       resourceKind: spec.kind,
       action,
       data,
-      requestId: options.requestId,
     });
   });
 }
 
 export const archiveHead = <H extends HeadRow>(
   spec: RevisionedKind<H, any>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
 ) =>
   // Archiving an archived head changes nothing: same version, no audit row.
-  changeHead(spec, deps, actor, id, ifMatch, 'archive', (head) => (head.archivedAt ? {} : { archivedAt: new Date() }));
+  changeHead(spec, call, id, ifMatch, 'archive', (head) => (head.archivedAt ? {} : { archivedAt: new Date() }));
 
 export const unarchiveHead = <H extends HeadRow>(
   spec: RevisionedKind<H, any>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
-) => changeHead(spec, deps, actor, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}));
+) => changeHead(spec, call, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}));
 
 export async function setDefaultRevision<H extends HeadRow>(
   spec: RevisionedKind<H, any>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   revisionId: string,
   ifMatch: string | null | undefined,
 ): Promise<H> {
-  return changeHead(spec, deps, actor, id, ifMatch, 'set_default', async (head, tx) => {
-    const revision = (await spec.revisionDelegate(tx).findUnique({ where: { id: revisionId } })) as Record<string, unknown> | null;
+  return changeHead(spec, call, id, ifMatch, 'set_default', async (head, call) => {
+    const revision = (await spec.revisionDelegate(call.db).findUnique({ where: { id: revisionId } })) as Record<string, unknown> | null;
     if (!revision || revision[spec.headKey] !== head.id) throw notFound(`${spec.kind} revision`, revisionId);
     return { defaultRevisionId: revisionId };
   });
@@ -233,22 +226,20 @@ export interface PublishResult<H, R> {
  */
 export async function publishRevision<H extends HeadRow, R extends RevisionRow>(
   spec: RevisionedKind<H, R>,
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   input: { content: Record<string, unknown>; note?: unknown; makeDefault?: boolean | null },
-  requestId?: string,
 ): Promise<PublishResult<H, R>> {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const note = validateNote(input.note);
   const digest = digestOf(input.content);
   const makeDefault = input.makeDefault ?? true;
-  return deps.db.$transaction(async (tx) => {
-    const head = await lockHead(spec, tx, actor, id);
+  return inTransaction(call, async (call) => {
+    const head = await lockHead(spec, call, id);
     checkIfMatch(ifMatch, head.id, head.version);
     if (head.archivedAt) throw new AppError('failed_precondition', `the ${spec.kind} is archived; unarchive it before publishing`);
-    const revisions = spec.revisionDelegate(tx);
+    const revisions = spec.revisionDelegate(call.db);
     const existing = (await revisions.findFirst({ where: { [spec.headKey]: head.id, digest }, orderBy: { number: 'desc' } })) as R | null;
     if (existing && existing.id === head.defaultRevisionId) return { head, revision: existing, created: false };
     let revision = existing;
@@ -258,19 +249,17 @@ export async function publishRevision<H extends HeadRow, R extends RevisionRow>(
         data: {
           id: newId(spec.revisionIdKind),
           [spec.headKey]: head.id,
-          workspaceId: actor.workspaceId,
+          workspaceId: call.actor.workspaceId,
           number,
           digest,
           note,
           [spec.contentField]: input.content as Prisma.InputJsonValue,
-          createdById: actor.principalId,
+          createdById: call.actor.principalId,
         },
       })) as R;
-      await spec.afterInsert?.(tx, revision, input.content);
-      await spec.headDelegate(tx).update({ where: { id: head.id }, data: { lastRevisionNumber: number } });
-      await recordAudit(tx, {
-        workspaceId: actor.workspaceId,
-        principalId: actor.principalId,
+      await spec.afterInsert?.(call.db, revision, input.content);
+      await spec.headDelegate(call.db).update({ where: { id: head.id }, data: { lastRevisionNumber: number } });
+      await recordAudit(call, {
         action: 'create',
         resourceKind: `${spec.kind}_revision`,
         resourceId: revision.id,
@@ -279,23 +268,19 @@ export async function publishRevision<H extends HeadRow, R extends RevisionRow>(
           number: { from: null, to: number },
           digest: { from: null, to: digest },
         },
-        requestId,
       });
     }
-    if (!makeDefault) return { head: await getHead(spec, tx, actor, head.id), revision, created: !existing };
-    const updated = (await spec.headDelegate(tx).update({
+    if (!makeDefault) return { head: await getHead(spec, call, head.id), revision, created: !existing };
+    const updated = (await spec.headDelegate(call.db).update({
       where: { id: head.id },
-      data: { defaultRevisionId: revision.id, version: head.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
+      data: { defaultRevisionId: revision.id, version: head.version + 1, updatedById: call.actor.principalId, updatedAt: new Date() },
     })) as H;
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(call, {
       action: 'set_default',
       resourceKind: spec.kind,
       resourceId: head.id,
       version: updated.version,
       changes: { default_revision_id: { from: head.defaultRevisionId, to: revision.id } },
-      requestId,
     });
     return { head: updated, revision, created: !existing };
   });
@@ -304,52 +289,47 @@ export async function publishRevision<H extends HeadRow, R extends RevisionRow>(
 /** Creates a head with revision 1 as its default, in the caller's transaction. */
 export async function insertHeadWithFirstRevision<H extends HeadRow, R extends RevisionRow>(
   spec: RevisionedKind<H, R>,
-  tx: Tx,
-  actor: Actor,
+  call: CallContext,
   headData: Record<string, unknown>,
   content: Record<string, unknown>,
   note: string,
-  requestId?: string,
 ): Promise<{ head: H; revision: R }> {
   const headId = headData.id as string;
   const revisionId = newId(spec.revisionIdKind);
   const now = new Date();
-  await spec.headDelegate(tx).create({
+  await spec.headDelegate(call.db).create({
     data: {
       ...headData,
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       lastRevisionNumber: 1,
       defaultRevisionId: revisionId,
-      createdById: actor.principalId,
-      updatedById: actor.principalId,
+      createdById: call.actor.principalId,
+      updatedById: call.actor.principalId,
       createdAt: now,
       updatedAt: now,
     },
   });
-  const revision = (await spec.revisionDelegate(tx).create({
+  const revision = (await spec.revisionDelegate(call.db).create({
     data: {
       id: revisionId,
       [spec.headKey]: headId,
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       number: 1,
       digest: digestOf(content),
       note,
       [spec.contentField]: content as Prisma.InputJsonValue,
-      createdById: actor.principalId,
+      createdById: call.actor.principalId,
       createdAt: now,
     },
   })) as R;
-  await spec.afterInsert?.(tx, revision, content);
-  const head = (await spec.headDelegate(tx).findUniqueOrThrow({ where: { id: headId } })) as H;
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
+  await spec.afterInsert?.(call.db, revision, content);
+  const head = (await spec.headDelegate(call.db).findUniqueOrThrow({ where: { id: headId } })) as H;
+  await recordAudit(call, {
     action: 'create',
     resourceKind: spec.kind,
     resourceId: headId,
     version: 1,
     changes: { name: { from: null, to: head.name }, default_revision_id: { from: null, to: revisionId } },
-    requestId,
   });
   return { head, revision };
 }

@@ -5,7 +5,7 @@ import { invalidArgument } from '../lib/errors.js';
 import { subscriptionsActive } from '../lib/events.js';
 import { runTail } from './run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
-import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
 import type { ItemView } from './event-topics.js';
 
@@ -35,12 +35,12 @@ export function publicRefs(refs: unknown): Record<string, unknown> {
 }
 
 export async function listRunItems(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   args: { before?: number | null; after?: number | null; limit?: number | null },
 ) {
-  const run = await getRun(deps.db, actor, runId);
+  const { deps } = call;
+  const run = await getRun(call, runId);
   if (args.before != null && args.after != null) throw invalidArgument('before and after are mutually exclusive', 'before');
   const limit = args.limit ?? 200;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalidArgument('limit must be an integer from 1 to 500', 'limit');
@@ -131,8 +131,7 @@ export async function listRunItems(
  * live changes follow in stream order.
  */
 export async function* streamRunItems(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   runId: string,
   after = 0,
   position: string | null = null,
@@ -141,6 +140,7 @@ export async function* streamRunItems(
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).
   const seen = streamSequence(position);
+  const { deps } = call;
   type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
   const queue: Event[] = [];
   let notify: (() => void) | null = null;
@@ -171,7 +171,7 @@ export async function* streamRunItems(
     }));
   try {
     await subscriptionsActive(deps.events);
-    const run = await getRun(deps.db, actor, runId);
+    const run = await getRun(call, runId);
     let done = settled(run.status);
     // Only a running run has a writer; the tail is read before the database (see above).
     const tail = run.status === 'running' ? ((await runTail(deps.events).read(runId)) as unknown as ItemView[]) : [];

@@ -17,7 +17,7 @@ import { Prisma as PrismaSql, type Run } from '../generated/prisma/client.js';
 import { columnName, RUN_COLUMNS } from '../storage/columns.js';
 import { AppError } from '../lib/errors.js';
 import { AUDIT_COLUMNS, auditValues } from './audit.js';
-import type { Actor } from './deps.js';
+import type { CallContext } from './call-context.js';
 import { changeVersioned } from './versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 
@@ -224,22 +224,20 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
 }
 
 /** The waiting run a successor answered: it stays waiting and names its successor. */
-export async function markResumed(tx: Tx, run: Run, successorId: string): Promise<void> {
+export async function markResumed(tx: Db | Tx, run: Run, successorId: string): Promise<void> {
   await tx.run.update({ where: { id: run.id }, data: { resumedById: successorId, version: run.version + 1, updatedAt: new Date() } });
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */
 export function changeRunLabels(
-  tx: Tx,
-  actor: Actor,
+  call: CallContext,
   run: Run,
   ifMatch: string | null | undefined,
   labels: Record<string, string>,
 ): Promise<Run> {
   return changeVersioned({
-    tx,
-    actor,
-    delegate: tx.run as never,
+    call,
+    delegate: call.db.run as never,
     row: run,
     ifMatch,
     resourceKind: 'run',

@@ -8,7 +8,7 @@ import type { Prisma } from '../db.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { newId } from '../lib/ids.js';
-import type { AuditInput } from './audit.js';
+import type { AuditRow } from './audit.js';
 import type { MessageContent } from './run-input.js';
 
 /** What started a run: input to a thread, a resume batch, a fork, or a queued inbox entry's turn. */
@@ -62,7 +62,7 @@ export interface NewRunPlan {
   thread: { insert: PlannedRow } | { update: { id: string; lastInboxPosition?: number } };
   entry: { insert: PlannedRow } | { assign: { id: string } };
   run: PlannedRow & { id: string };
-  audits: AuditInput[];
+  audits: AuditRow[];
 }
 
 export const MAX_ATTEMPTS = 3;
@@ -70,7 +70,7 @@ export const MAX_ATTEMPTS = 3;
 export function planNewRun(request: NewRunRequest): NewRunPlan {
   const { workspaceId, principalId, requestId } = request;
   const runId = newId('run');
-  const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditInput => ({
+  const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditRow => ({
     workspaceId,
     principalId,
     action: 'create',
@@ -80,7 +80,7 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
     changes,
     requestId,
   });
-  const audits: AuditInput[] = [];
+  const audits: AuditRow[] = [];
 
   let session: PlannedRow | null = null;
   let thread: NewRunPlan['thread'];

@@ -9,7 +9,8 @@ import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
 import { subscriptionsActive } from '../lib/events.js';
 import type { Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
-import type { Actor, Deps } from './deps.js';
+import type { CallContext } from './call-context.js';
+import type { Deps } from './deps.js';
 import { getRun } from './runs.js';
 
 export { MAX_WAIT_SECONDS };
@@ -59,11 +60,12 @@ function openFeed(deps: Deps, runId: string) {
  * waiting (at once when it already is). Versions only grow, so an event older than what was
  * emitted (published before the read) is skipped.
  */
-export async function* watchRun(deps: Deps, actor: Actor, runId: string): AsyncGenerator<Run> {
+export async function* watchRun(call: CallContext, runId: string): AsyncGenerator<Run> {
+  const { deps } = call;
   const feed = openFeed(deps, runId);
   try {
     await subscriptionsActive(deps.events);
-    let run = await getRun(deps.db, actor, runId);
+    let run = await getRun(call, runId);
     yield run;
     while (!runSettled(run.status)) {
       const next = await feed.next();
@@ -82,7 +84,8 @@ export async function* watchRun(deps: Deps, actor: Actor, runId: string): AsyncG
  * (`signal`) or the service stops. `run` is the caller's fresh copy (e.g. just created); with no
  * wait it is returned as it is.
  */
-export async function waitForRun(deps: Deps, actor: Actor, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
+export async function waitForRun(call: CallContext, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
+  const { deps } = call;
   if (!seconds || runSettled(run.status)) return run;
   const registry = waitsOf(deps.events);
   if (registry.stopping) return run;
@@ -96,12 +99,12 @@ export async function waitForRun(deps: Deps, actor: Actor, run: Run, seconds: nu
   try {
     // The run may have settled before the feed listened: read it once after.
     await subscriptionsActive(deps.events);
-    let latest = await getRun(deps.db, actor, run.id);
+    let latest = await getRun(call, run.id);
     while (!runSettled(latest.status)) {
       const next = await Promise.race([feed.next(), released]);
       if (next === 'released' || signal?.aborted) return latest;
       // Time is up: the run as it is now (a change that publishes no event, e.g. labels, included).
-      if (next === 'timeout') return await getRun(deps.db, actor, run.id);
+      if (next === 'timeout') return await getRun(call, run.id);
       if (next.done) return latest;
       if (next.value.version > latest.version) latest = next.value;
     }

@@ -10,7 +10,8 @@ import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
-import type { Actor, Deps } from './deps.js';
+import type { Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
@@ -35,10 +36,10 @@ export function checkModelUsable(key: string, state: { found: boolean; enabled: 
   if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${quoteInput(key)} is disabled`);
 }
 
-export async function getRun(db: Tx | Deps['db'], actor: Actor, id: string): Promise<Run> {
-  requirePermission(actor, 'read');
-  const run = await db.run.findUnique({ where: { id } });
-  if (!run || run.workspaceId !== actor.workspaceId) throw notFound('run', id);
+export async function getRun(call: CallContext, id: string): Promise<Run> {
+  requirePermission(call.actor, 'read');
+  const run = await call.db.run.findUnique({ where: { id } });
+  if (!run || run.workspaceId !== call.actor.workspaceId) throw notFound('run', id);
   return run;
 }
 
@@ -57,16 +58,16 @@ export interface StartRunInput {
  * thread or a new one (in the given session or a new one), with the inbox entry that carries its
  * input. Workers pick it up from there.
  */
-export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, requestId?: string) {
-  requirePermission(actor, 'write');
+export async function startRun(call: CallContext, input: StartRunInput) {
+  requirePermission(call.actor, 'write');
   const message = validateMessage(input.input, 'input')!;
   const options = normalizeRunOptions(input.options);
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
   const request = {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
-    requestId: requestId ?? actor.requestId ?? null,
+    workspaceId: call.actor.workspaceId,
+    principalId: call.actor.principalId,
+    requestId: call.requestId,
     input: message,
     options,
     labels,
@@ -76,50 +77,49 @@ export async function startRun(deps: Deps, actor: Actor, input: StartRunInput, r
   } as const;
   if (!input.threadId && !options.overrides) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
-    const run = await startRunOnNewThread(deps, actor, input, request);
-    deps.events.publish('runAccepted', { runId: run.id });
+    const run = await startRunOnNewThread(call, input, request);
+    call.events.publish('runAccepted', { runId: run.id });
     return { run };
   }
-  const created = await deps.db.$transaction(async (tx) => {
-    const agent = await agentForNewRun(tx, actor, input.agentId);
+  const created = await inTransaction(call, async (call) => {
+    const agent = await agentForNewRun(call, input.agentId);
     const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
-    const revision = await tx.agentRevision.findUnique({ where: { id: revisionId } });
-    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== actor.workspaceId)
+    const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
+    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
       throw notFound('agent revision', revisionId);
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
-    if (options.overrides) await checkConfigReferences(tx, actor, effective as never, 'options.overrides');
-    await assertModelUsable(tx, actor.workspaceId, effective.model);
+    if (options.overrides) await checkConfigReferences(call, effective as never, 'options.overrides');
+    await assertModelUsable(call.db, call.actor.workspaceId, effective.model);
     const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
     if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
-      if (input.sessionId) await getSession({ db: tx }, actor, input.sessionId);
-      return writeNewRun(tx, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
+      if (input.sessionId) await getSession(call, input.sessionId);
+      return writeNewRun(call.db, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
     }
-    await getThread({ db: tx }, actor, input.threadId);
+    await getThread(call, input.threadId);
     // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
-    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
-    const thread = await tx.thread.findUniqueOrThrow({ where: { id: input.threadId } });
+    await call.db.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
+    const thread = await call.db.thread.findUniqueOrThrow({ where: { id: input.threadId } });
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
-    const active = await tx.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
+    const active = await call.db.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
     if (active)
       throw new AppError(
         'conflict',
         `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`,
         { active_run_id: active.id },
       );
-    return writeNewRun(tx, planNewRun({ ...planned, thread: { existing: thread } }));
+    return writeNewRun(call.db, planNewRun({ ...planned, thread: { existing: thread } }));
   });
-  deps.events.publish('runAccepted', { runId: created.id });
+  call.events.publish('runAccepted', { runId: created.id });
   return { run: created };
 }
 
 async function startRunOnNewThread(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   input: StartRunInput,
   request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
 ) {
-  const facts = await newRunFacts(deps.db, actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
+  const facts = await newRunFacts(call.db, call.actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
@@ -130,7 +130,7 @@ async function startRunOnNewThread(
   });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
   return writeNewRun(
-    deps.db,
+    call.db,
     planNewRun({
       ...request,
       agentId: facts.agentId,
@@ -155,17 +155,17 @@ export interface RunListArgs {
 }
 
 /** Newest first. `status` may repeat (any of). */
-export async function listRuns(deps: Deps, actor: Actor, args: RunListArgs) {
-  requirePermission(actor, 'read');
+export async function listRuns(call: CallContext, args: RunListArgs) {
+  requirePermission(call.actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('runs', args.cursor);
   for (const status of args.status ?? []) {
     if (!(RUN_STATUSES as readonly string[]).includes(status))
       throw invalidArgument(`status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
   }
-  const rows = await deps.db.run.findMany({
+  const rows = await call.db.run.findMany({
     where: {
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       ...(args.agentId ? { agentId: args.agentId } : {}),
       ...(args.sessionId ? { sessionId: args.sessionId } : {}),
       ...(args.threadId ? { threadId: args.threadId } : {}),
@@ -189,52 +189,52 @@ export async function listRuns(deps: Deps, actor: Actor, args: RunListArgs) {
 }
 
 /** PATCH a run: labels only, If-Match required. */
-export async function updateRunLabels(deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined, labels: unknown) {
-  requirePermission(actor, 'write');
+export async function updateRunLabels(call: CallContext, id: string, ifMatch: string | null | undefined, labels: unknown) {
+  requirePermission(call.actor, 'write');
   const valid = validateLabels(labels);
-  return deps.db.$transaction(async (tx) => changeRunLabels(tx, actor, await getRun(tx, actor, id), ifMatch, valid));
+  return inTransaction(call, async (call) => changeRunLabels(call, await getRun(call, id), ifMatch, valid));
 }
 
 /**
  * Cancels a run: an accepted or waiting run is cancelled at once; a running one is marked
  * (cancel_requested_at) and its worker aborts the model call and seals it. Sealed runs → 409.
  */
-export async function cancelRun(deps: Deps, actor: Actor, id: string) {
-  requirePermission(actor, 'write');
-  const run = await deps.db.$transaction(async (tx) => {
+export async function cancelRun(call: CallContext, id: string) {
+  requirePermission(call.actor, 'write');
+  const run = await inTransaction(call, async (call) => {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const current = await getRun(tx, actor, id);
+      const current = await getRun(call, id);
       if (SEALED.has(current.status as RunStatus)) throw new AppError('conflict', `the run is already ${current.status}`);
-      const changed = await cancelOrRequest(tx, current);
+      const changed = await cancelOrRequest(call.db, current);
       if (changed) return changed;
     }
     throw new AppError('conflict', 'the run changed while it was being cancelled; try again');
   });
-  deps.events.publish('runCancelRequested', { runId: run.id });
-  deps.events.publish('runChanged', run.id, run);
+  call.events.publish('runCancelRequested', { runId: run.id });
+  call.events.publish('runChanged', run.id, run);
   // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.
-  if (run.status === 'cancelled') await promoteNextEntry(deps, run.threadId);
+  if (run.status === 'cancelled') await promoteNextEntry(call.deps, run.threadId);
   return run;
 }
 
 /** The run and its ancestors, nearest first: resume parents, then the run a forked thread came from. */
-export async function runLineage(deps: Deps, actor: Actor, id: string, args: { limit?: number | null; cursor?: string | null }) {
+export async function runLineage(call: CallContext, id: string, args: { limit?: number | null; cursor?: string | null }) {
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const start = decodeCursor(`lineage:${id}`, args.cursor);
-  const first = await getRun(deps.db, actor, start ? String(start[0]) : id);
+  const first = await getRun(call, start ? String(start[0]) : id);
   const items: Run[] = [];
   let next: Run | null = first;
   while (next && items.length < size + 1) {
     items.push(next);
     let parentId: string | null = next.parentRunId;
     if (!parentId) {
-      const thread: { originRunId: string | null } | null = await deps.db.thread.findUnique({
+      const thread: { originRunId: string | null } | null = await call.db.thread.findUnique({
         where: { id: next.threadId },
         select: { originRunId: true },
       });
       parentId = thread?.originRunId ?? null;
     }
-    next = parentId ? await deps.db.run.findFirst({ where: { id: parentId, workspaceId: actor.workspaceId } }) : null;
+    next = parentId ? await call.db.run.findFirst({ where: { id: parentId, workspaceId: call.actor.workspaceId } }) : null;
   }
   const page = items.slice(0, size);
   const more = items[size];
@@ -242,9 +242,9 @@ export async function runLineage(deps: Deps, actor: Actor, id: string, args: { l
 }
 
 /** `{config, revision}`: the pinned revision's configuration with the run's overrides applied. */
-export async function runAgentView(deps: Deps, actor: Actor, id: string) {
-  const run = await getRun(deps.db, actor, id);
-  const revision = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
+export async function runAgentView(call: CallContext, id: string) {
+  const run = await getRun(call, id);
+  const revision = await call.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
   const overrides = (run.options as RunOptions).overrides;
   return { config: applyOverrides(revision.config as Record<string, unknown>, overrides), revision };
 }

@@ -5,7 +5,7 @@ import { toPage } from '../lib/cursor.js';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import type { Actor, Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import {
   archiveHead,
@@ -101,78 +101,64 @@ export function normalizeSkillContent(value: unknown, prefix = 'content'): Skill
 }
 
 export async function createSkill(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   input: { name: unknown; description?: unknown; labels?: unknown; content?: unknown; note?: unknown },
-  requestId?: string,
 ) {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const name = validateName(input.name);
   const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
   const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
   const content = normalizeSkillContent(input.content);
   const note = validateNote(input.note);
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(call, async (call) => {
     const { head } = await insertHeadWithFirstRevision(
       SKILLS,
-      tx,
-      actor,
+      call,
       { id: newId('skill'), name, description, labels, source: 'custom' },
       content as unknown as Record<string, unknown>,
       note,
-      requestId,
     );
     return head;
   });
 }
 
-export async function getSkill(deps: Deps, actor: Actor, id: string) {
-  requirePermission(actor, 'read');
-  return getHead(SKILLS, deps.db, actor, id);
+export async function getSkill(call: CallContext, id: string) {
+  requirePermission(call.actor, 'read');
+  return getHead(SKILLS, call, id);
 }
 
-export async function listSkills(deps: Deps, actor: Actor, args: HeadListArgs) {
-  requirePermission(actor, 'read');
-  const { where, size, orderBy, take } = headListQuery('skills', actor, args);
-  return toPage(await deps.db.skill.findMany({ where, orderBy, take }), size, 'skills', (row) => [row.id]);
+export async function listSkills(call: CallContext, args: HeadListArgs) {
+  requirePermission(call.actor, 'read');
+  const { where, size, orderBy, take } = headListQuery('skills', call, args);
+  return toPage(await call.db.skill.findMany({ where, orderBy, take }), size, 'skills', (row) => [row.id]);
 }
 
 export const updateSkill = (
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   patch: { name?: unknown; description?: unknown; labels?: unknown },
-  requestId?: string,
-) => changeHead(SKILLS, deps, actor, id, ifMatch, 'update', () => validateHeadPatch(patch), { requestId });
-export const archiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  archiveHead(SKILLS, deps, actor, id, ifMatch);
-export const unarchiveSkill = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  unarchiveHead(SKILLS, deps, actor, id, ifMatch);
-export const setDefaultSkillRevision = (deps: Deps, actor: Actor, id: string, revisionId: string, ifMatch: string | null | undefined) =>
-  setDefaultRevision(SKILLS, deps, actor, id, revisionId, ifMatch);
-export const getSkillRevision = (deps: Deps, actor: Actor, skillId: string, revisionId: string) =>
-  getRevision(SKILLS, deps, actor, skillId, revisionId);
-export const listSkillRevisions = (deps: Deps, actor: Actor, skillId: string, args: { limit?: number | null; cursor?: string | null }) =>
-  listRevisions(SKILLS, deps, actor, skillId, args);
+) => changeHead(SKILLS, call, id, ifMatch, 'update', () => validateHeadPatch(patch));
+export const archiveSkill = (call: CallContext, id: string, ifMatch: string | null | undefined) => archiveHead(SKILLS, call, id, ifMatch);
+export const unarchiveSkill = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
+  unarchiveHead(SKILLS, call, id, ifMatch);
+export const setDefaultSkillRevision = (call: CallContext, id: string, revisionId: string, ifMatch: string | null | undefined) =>
+  setDefaultRevision(SKILLS, call, id, revisionId, ifMatch);
+export const getSkillRevision = (call: CallContext, skillId: string, revisionId: string) => getRevision(SKILLS, call, skillId, revisionId);
+export const listSkillRevisions = (call: CallContext, skillId: string, args: { limit?: number | null; cursor?: string | null }) =>
+  listRevisions(SKILLS, call, skillId, args);
 
 export async function publishSkillRevision(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   input: { content?: unknown; note?: unknown; makeDefault?: boolean | null },
-  requestId?: string,
 ) {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const content = normalizeSkillContent(input.content);
-  return publishRevision(
-    SKILLS,
-    deps,
-    actor,
-    id,
-    ifMatch,
-    { content: content as unknown as Record<string, unknown>, note: input.note, makeDefault: input.makeDefault },
-    requestId,
-  );
+  return publishRevision(SKILLS, call, id, ifMatch, {
+    content: content as unknown as Record<string, unknown>,
+    note: input.note,
+    makeDefault: input.makeDefault,
+  });
 }

@@ -1,6 +1,5 @@
 // Sessions and threads: a session groups threads; a thread holds the conversation (message
 // history) that its runs continue, and an inbox of entries delivered to runs.
-import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
@@ -8,10 +7,8 @@ import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { recordAudit } from './audit.js';
 import { changeVersioned } from './versioned.js';
-import type { Actor, Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
-
-type Tx = Prisma.TransactionClient;
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -29,20 +26,18 @@ function validateMcpHeaders(value: unknown): Record<string, Record<string, strin
 
 // ── sessions ──
 
-export async function createSessionRow(tx: Tx, actor: Actor, input: { title?: unknown; labels?: unknown }) {
-  const session = await tx.session.create({
+export async function createSessionRow(call: CallContext, input: { title?: unknown; labels?: unknown }) {
+  const session = await call.db.session.create({
     data: {
       id: newId('session'),
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       title: validateTitle(input.title),
       labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
-      createdById: actor.principalId,
-      updatedById: actor.principalId,
+      createdById: call.actor.principalId,
+      updatedById: call.actor.principalId,
     },
   });
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
+  await recordAudit(call, {
     action: 'create',
     resourceKind: 'session',
     resourceId: session.id,
@@ -51,29 +46,28 @@ export async function createSessionRow(tx: Tx, actor: Actor, input: { title?: un
   return session;
 }
 
-export async function createSession(deps: Deps, actor: Actor, input: { title?: unknown; labels?: unknown }) {
-  requirePermission(actor, 'write');
-  return deps.db.$transaction((tx) => createSessionRow(tx, actor, input));
+export async function createSession(call: CallContext, input: { title?: unknown; labels?: unknown }) {
+  requirePermission(call.actor, 'write');
+  return inTransaction(call, (call) => createSessionRow(call, input));
 }
 
-export async function getSession(deps: Deps | { db: Tx }, actor: Actor, id: string) {
-  requirePermission(actor, 'read');
-  const row = await deps.db.session.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('session', id);
+export async function getSession(call: CallContext, id: string) {
+  requirePermission(call.actor, 'read');
+  const row = await call.db.session.findUnique({ where: { id } });
+  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('session', id);
   return row;
 }
 
 export async function listSessions(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   args: { label?: readonly string[] | null; limit?: number | null; cursor?: string | null },
 ) {
-  requirePermission(actor, 'read');
+  requirePermission(call.actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('sessions', args.cursor);
-  const rows = await deps.db.session.findMany({
+  const rows = await call.db.session.findMany({
     where: {
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       ...labelsWhere(parseLabelSelectors(args.label)),
       ...(after ? { id: { lt: String(after[0]) } } : {}),
     },
@@ -84,47 +78,43 @@ export async function listSessions(
 }
 
 export async function updateSession(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   patch: { title?: unknown; labels?: unknown },
 ) {
-  requirePermission(actor, 'write');
+  requirePermission(call.actor, 'write');
   const data: Record<string, unknown> = {};
   if (patch.title !== undefined) data.title = validateTitle(patch.title);
   if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-  return deps.db.$transaction(async (tx) => {
-    const row = await getSession({ db: tx }, actor, id);
-    return changeVersioned({ tx, actor, delegate: tx.session, row, ifMatch, resourceKind: 'session', action: 'update', data });
+  return inTransaction(call, async (call) => {
+    const row = await getSession(call, id);
+    return changeVersioned({ call, delegate: call.db.session, row, ifMatch, resourceKind: 'session', action: 'update', data });
   });
 }
 
 // ── threads ──
 
 export async function createThreadRow(
-  tx: Tx,
-  actor: Actor,
+  call: CallContext,
   input: { sessionId?: string | null; labels?: unknown; mcpHeaders?: unknown; origin?: { kind: 'fork'; runId: string; threadId: string } },
 ) {
-  const session = input.sessionId ? await getSession({ db: tx }, actor, input.sessionId) : await createSessionRow(tx, actor, {});
-  const thread = await tx.thread.create({
+  const session = input.sessionId ? await getSession(call, input.sessionId) : await createSessionRow(call, {});
+  const thread = await call.db.thread.create({
     data: {
       id: newId('thread'),
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       sessionId: session.id,
       labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
       mcpHeaders: input.mcpHeaders === undefined || input.mcpHeaders === null ? {} : validateMcpHeaders(input.mcpHeaders),
       origin: input.origin?.kind ?? 'new',
       originRunId: input.origin?.runId ?? null,
       originThreadId: input.origin?.threadId ?? null,
-      createdById: actor.principalId,
-      updatedById: actor.principalId,
+      createdById: call.actor.principalId,
+      updatedById: call.actor.principalId,
     },
   });
-  await recordAudit(tx, {
-    workspaceId: actor.workspaceId,
-    principalId: actor.principalId,
+  await recordAudit(call, {
     action: 'create',
     resourceKind: 'thread',
     resourceId: thread.id,
@@ -134,21 +124,20 @@ export async function createThreadRow(
   return thread;
 }
 
-export async function createThread(deps: Deps, actor: Actor, input: { sessionId?: string | null; labels?: unknown; mcpHeaders?: unknown }) {
-  requirePermission(actor, 'write');
-  return deps.db.$transaction((tx) => createThreadRow(tx, actor, input));
+export async function createThread(call: CallContext, input: { sessionId?: string | null; labels?: unknown; mcpHeaders?: unknown }) {
+  requirePermission(call.actor, 'write');
+  return inTransaction(call, (call) => createThreadRow(call, input));
 }
 
-export async function getThread(deps: Deps | { db: Tx }, actor: Actor, id: string) {
-  requirePermission(actor, 'read');
-  const row = await deps.db.thread.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('thread', id);
+export async function getThread(call: CallContext, id: string) {
+  requirePermission(call.actor, 'read');
+  const row = await call.db.thread.findUnique({ where: { id } });
+  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('thread', id);
   return row;
 }
 
 export async function listThreads(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   args: {
     sessionId?: string | null;
     label?: readonly string[] | null;
@@ -157,12 +146,12 @@ export async function listThreads(
     cursor?: string | null;
   },
 ) {
-  requirePermission(actor, 'read');
+  requirePermission(call.actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('threads', args.cursor);
-  const rows = await deps.db.thread.findMany({
+  const rows = await call.db.thread.findMany({
     where: {
-      workspaceId: actor.workspaceId,
+      workspaceId: call.actor.workspaceId,
       ...(args.sessionId ? { sessionId: args.sessionId } : {}),
       ...(args.archived === true ? { archivedAt: { not: null } } : args.archived === false ? { archivedAt: null } : {}),
       ...labelsWhere(parseLabelSelectors(args.label)),
@@ -175,31 +164,29 @@ export async function listThreads(
 }
 
 async function changeThread(
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   action: string,
   compute: (row: Awaited<ReturnType<typeof getThread>>) => Record<string, unknown>,
 ) {
-  requirePermission(actor, 'write');
-  return deps.db.$transaction(async (tx) => {
-    const row = await getThread({ db: tx }, actor, id);
-    return changeVersioned({ tx, actor, delegate: tx.thread, row, ifMatch, resourceKind: 'thread', action, data: compute(row) });
+  requirePermission(call.actor, 'write');
+  return inTransaction(call, async (call) => {
+    const row = await getThread(call, id);
+    return changeVersioned({ call, delegate: call.db.thread, row, ifMatch, resourceKind: 'thread', action, data: compute(row) });
   });
 }
 
 export const updateThread = (
-  deps: Deps,
-  actor: Actor,
+  call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
   patch: { labels?: unknown; mcpHeaders?: unknown },
 ) =>
-  changeThread(deps, actor, id, ifMatch, 'update', () => ({
+  changeThread(call, id, ifMatch, 'update', () => ({
     ...(patch.labels !== undefined ? { labels: validateLabels(patch.labels ?? {}) } : {}),
     ...(patch.mcpHeaders !== undefined ? { mcpHeaders: validateMcpHeaders(patch.mcpHeaders ?? {}) } : {}),
   }));
 
-export const archiveThread = (deps: Deps, actor: Actor, id: string, ifMatch: string | null | undefined) =>
-  changeThread(deps, actor, id, ifMatch, 'archive', (row) => (row.archivedAt ? {} : { archivedAt: new Date() }));
+export const archiveThread = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
+  changeThread(call, id, ifMatch, 'archive', (row) => (row.archivedAt ? {} : { archivedAt: new Date() }));

@@ -1,10 +1,9 @@
 // The one implementation of "change a versioned row": If-Match check, no-op detection (canonical
 // comparison), compare-and-set version bump, one audit row — all inside the caller's transaction.
-import type { Prisma } from '../db.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError } from '../lib/errors.js';
 import { diffFields, recordAudit } from './audit.js';
-import type { Actor } from './deps.js';
+import type { CallContext } from './call-context.js';
 
 interface VersionedRow {
   id: string;
@@ -16,8 +15,8 @@ interface VersionedDelegate<R> {
 }
 
 export interface VersionedChange<R extends VersionedRow> {
-  tx: Prisma.TransactionClient;
-  actor: Actor;
+  /** The caller, bound to the transaction the change runs in. */
+  call: CallContext;
   delegate: VersionedDelegate<R>;
   row: R;
   ifMatch: string | null | undefined;
@@ -31,11 +30,11 @@ export interface VersionedChange<R extends VersionedRow> {
   recordsUpdater?: boolean;
   /** The audit row's workspace (defaults to the caller's). */
   workspaceId?: string;
-  requestId?: string;
 }
 
 export async function changeVersioned<R extends VersionedRow>(change: VersionedChange<R>): Promise<R> {
-  const { row, actor } = change;
+  const { row, call } = change;
+  const { actor } = call;
   checkIfMatch(change.ifMatch, row.id, row.version, change.ifMatchRequired ?? true);
   const changes = diffFields(row as unknown as Record<string, unknown>, change.data, change.secretFields);
   if (!changes) return row;
@@ -55,15 +54,13 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
       if (error.code === 'P2025') throw new AppError('precondition_failed', 'the resource was changed concurrently; read it again');
       throw error;
     });
-  await recordAudit(change.tx, {
-    workspaceId: change.workspaceId ?? actor.workspaceId,
-    principalId: actor.principalId,
+  await recordAudit(call, {
+    workspaceId: change.workspaceId,
     action: change.action,
     resourceKind: change.resourceKind,
     resourceId: row.id,
     version: updated.version,
     changes,
-    requestId: change.requestId,
   });
   return updated;
 }

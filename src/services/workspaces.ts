@@ -4,10 +4,11 @@ import { invalidArgument, notFound } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { validateLabels } from '../lib/labels.js';
 import { changeVersioned } from './versioned.js';
-import type { Actor, Deps } from './deps.js';
+import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 
-export async function getWorkspace(deps: Deps, actor: Actor) {
+export async function getWorkspace(call: CallContext) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const row = await deps.db.workspace.findUnique({ where: { id: actor.workspaceId } });
   if (!row) throw notFound('workspace', actor.workspaceId);
@@ -34,28 +35,22 @@ function validatePatch(patch: WorkspacePatch): { name?: string; description?: st
 }
 
 /** Changing the workspace itself is an administrative act: it needs `admin`. */
-export async function updateWorkspace(
-  deps: Deps,
-  actor: Actor,
-  ifMatch: string | null | undefined,
-  patch: WorkspacePatch,
-  requestId?: string,
-) {
+export async function updateWorkspace(call: CallContext, ifMatch: string | null | undefined, patch: WorkspacePatch) {
+  const { actor } = call;
   requirePermission(actor, 'admin');
   const data = validatePatch(patch);
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const row = await tx.workspace.findUnique({ where: { id: actor.workspaceId } });
     if (!row) throw notFound('workspace', actor.workspaceId);
     return changeVersioned({
-      tx,
-      actor,
+      call: bound,
       delegate: tx.workspace,
       row,
       ifMatch,
       resourceKind: 'workspace',
       action: 'update',
       data,
-      requestId,
     });
   });
 }

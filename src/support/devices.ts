@@ -5,7 +5,8 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { hashToken, TOKEN_PREFIX } from '../lib/crypto.js';
 import { looksLikeId } from '../lib/ids.js';
 import { recordAudit } from '../services/audit.js';
-import type { Actor, Deps } from '../services/deps.js';
+import type { Deps } from '../services/deps.js';
+import { inTransaction, type CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { supportRuntime } from './runtime.js';
 
@@ -32,41 +33,43 @@ export function deviceInfo(deps: Deps, row: Device) {
   };
 }
 
-async function findDevice(deps: Deps, actor: Actor, id: string): Promise<Device> {
+async function findDevice(call: CallContext, id: string): Promise<Device> {
+  const { deps, actor } = call;
   if (!looksLikeId('device', id)) throw notFound('device', id);
   const row = await deps.db.device.findUnique({ where: { id } });
   if (!row || row.workspaceId !== actor.workspaceId) throw notFound('device', id);
   return row;
 }
 
-export async function listDevices(deps: Deps, actor: Actor) {
+export async function listDevices(call: CallContext) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const rows = await deps.db.device.findMany({ where: { workspaceId: actor.workspaceId }, orderBy: { id: 'asc' }, take: 1000 });
   return rows.map((row) => deviceSummary(deps, row));
 }
 
-export async function getDevice(deps: Deps, actor: Actor, id: string) {
+export async function getDevice(call: CallContext, id: string) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
-  return deviceInfo(deps, await findDevice(deps, actor, id));
+  return deviceInfo(deps, await findDevice(call, id));
 }
 
 /** Revokes the device: its credential stops working at once and its live connection is closed. Repeating it changes nothing. */
-export async function revokeDevice(deps: Deps, actor: Actor, id: string, requestId?: string) {
+export async function revokeDevice(call: CallContext, id: string) {
+  const { deps, actor } = call;
   requirePermission(actor, 'write');
-  const row = await findDevice(deps, actor, id);
-  const result = await deps.db.$transaction(async (tx) => {
+  const row = await findDevice(call, id);
+  const result = await inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const current = await tx.device.findUniqueOrThrow({ where: { id: row.id } });
     if (current.status === 'revoked') return current;
     const now = new Date();
     const updated = await tx.device.update({ where: { id: row.id }, data: { status: 'revoked', revokedAt: now, updatedAt: now } });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'revoke',
       resourceKind: 'device',
       resourceId: row.id,
       changes: { status: { from: current.status, to: 'revoked' } },
-      requestId,
     });
     return updated;
   });
@@ -99,14 +102,10 @@ export interface DirectoryListing {
  * Lists directories on the device (no path: its roots). The request is relayed over the device's
  * websocket; the daemon refuses paths outside its roots.
  */
-export async function listDeviceDirectories(
-  deps: Deps,
-  actor: Actor,
-  id: string,
-  path: string | null | undefined,
-): Promise<DirectoryListing> {
+export async function listDeviceDirectories(call: CallContext, id: string, path: string | null | undefined): Promise<DirectoryListing> {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
-  const row = await findDevice(deps, actor, id);
+  const row = await findDevice(call, id);
   if (path !== undefined && path !== null) {
     if (path.length === 0 || path.length > 4096 || path.includes('\u0000'))
       throw invalidArgument('path must be 1 to 4096 characters', 'path');

@@ -9,6 +9,7 @@ import { hashToken, newToken, TOKEN_PREFIX } from '../lib/crypto.js';
 import { looksLikeId, newId } from '../lib/ids.js';
 import { recordAudit } from '../services/audit.js';
 import type { Actor, Deps } from '../services/deps.js';
+import { inTransaction, type CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { deviceSummary } from './devices.js';
 import { supportRuntime } from './runtime.js';
@@ -60,7 +61,8 @@ function rateLimit(deps: Deps, clientAddress: string) {
 }
 
 /** POST /api/envd/pair: open, rate-limited. Nothing is audited yet: the pairing belongs to no workspace until approved. */
-export async function requestPairing(deps: Deps, input: PairingRequestInput, clientAddress: string) {
+export async function requestPairing(call: CallContext<null>, input: PairingRequestInput, clientAddress: string) {
+  const { deps } = call;
   const deviceName = text(input.deviceName, 'deviceName', 100);
   const platform = text(input.platform, 'platform', 64);
   const publicKey = text(input.publicKey, 'publicKey', 4096, true);
@@ -118,7 +120,8 @@ export function pairingChallenge(row: DevicePairing) {
  * The daemon polls with its secret. approved → the device credential, exactly once (the pairing
  * becomes `claimed` and the sealed copy is erased); pending, rejected, expired, claimed otherwise.
  */
-export async function pollPairing(deps: Deps, pollSecret: string | null | undefined) {
+export async function pollPairing(call: CallContext<null>, pollSecret: string | null | undefined) {
+  const { deps } = call;
   if (typeof pollSecret !== 'string' || !pollSecret.startsWith(TOKEN_PREFIX.pairingPoll))
     throw invalidArgument('poll_secret must be the wsp_… secret of a pairing', 'pollSecret');
   const row = await deps.db.devicePairing.findUnique({ where: { pollSecretHash: hashToken(pollSecret) } });
@@ -159,7 +162,8 @@ export function normalizeUserCode(value: string): string {
  * unaddressed one only when the caller names its user code (which only the person in front of the
  * daemon knows), so no tenant can see or grab another's daemon.
  */
-export async function listPairings(deps: Deps, actor: Actor, userCode?: string | null) {
+export async function listPairings(call: CallContext, userCode?: string | null) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const code = userCode === undefined || userCode === null ? null : normalizeUserCode(userCode);
   const rows = await deps.db.devicePairing.findMany({
@@ -191,10 +195,12 @@ async function answerable(tx: Pick<Deps['db'], 'devicePairing'>, actor: Actor, i
 }
 
 /** Approving creates the device in the caller's workspace and returns its summary. Needs `write`. */
-export async function approvePairing(deps: Deps, actor: Actor, id: string, requestId?: string) {
+export async function approvePairing(call: CallContext, id: string) {
+  const { deps, actor } = call;
   requirePermission(actor, 'write');
   const credential = newToken(TOKEN_PREFIX.device);
-  const device = await deps.db.$transaction(async (tx) => {
+  const device = await inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const row = await answerable(tx, actor, id);
     const now = new Date();
     const device = await tx.device.create({
@@ -220,18 +226,13 @@ export async function approvePairing(deps: Deps, actor: Actor, id: string, reque
       },
     });
     if (updated.count === 0) throw new AppError('failed_precondition', 'the pairing was answered concurrently');
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'approve',
       resourceKind: 'device_pairing',
       resourceId: row.id,
       changes: { status: { from: 'pending', to: 'approved' }, deviceId: { from: null, to: device.id } },
-      requestId,
     });
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'create',
       resourceKind: 'device',
       resourceId: device.id,
@@ -240,7 +241,6 @@ export async function approvePairing(deps: Deps, actor: Actor, id: string, reque
         platform: { from: null, to: device.platform },
         status: { from: null, to: 'active' },
       },
-      requestId,
     });
     return device;
   });
@@ -248,23 +248,22 @@ export async function approvePairing(deps: Deps, actor: Actor, id: string, reque
 }
 
 /** Rejecting ends the pairing; the daemon's next poll learns it. Needs `write`. */
-export async function rejectPairing(deps: Deps, actor: Actor, id: string, requestId?: string): Promise<boolean> {
+export async function rejectPairing(call: CallContext, id: string): Promise<boolean> {
+  const { actor } = call;
   requirePermission(actor, 'write');
-  await deps.db.$transaction(async (tx) => {
+  await inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const row = await answerable(tx, actor, id);
     const updated = await tx.devicePairing.updateMany({
       where: { id: row.id, status: 'pending' },
       data: { status: 'rejected', workspaceId: actor.workspaceId, approvedById: actor.principalId, updatedAt: new Date() },
     });
     if (updated.count === 0) throw new AppError('failed_precondition', 'the pairing was answered concurrently');
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'reject',
       resourceKind: 'device_pairing',
       resourceId: row.id,
       changes: { status: { from: 'pending', to: 'rejected' } },
-      requestId,
     });
   });
   return true;

@@ -2,7 +2,8 @@
 // participant (a browser tab, say) and returns the frame; entries expire presenceTtlSeconds after
 // they were last seen. Kept in memory of this instance; changes are published on `presenceChanged`.
 import { invalidArgument } from '../lib/errors.js';
-import type { Actor, Deps } from '../services/deps.js';
+import type { Deps } from '../services/deps.js';
+import type { CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { supportRuntime } from './runtime.js';
 
@@ -52,7 +53,8 @@ export function validateParticipantId(value: string | null | undefined): string 
 }
 
 /** Registers the caller's participant as present (default participant: the caller's principal id) and returns the frame. */
-export function touchPresence(deps: Deps, actor: Actor, participantId: string | null | undefined): PresenceFrame {
+export function touchPresence(call: CallContext, participantId: string | null | undefined): PresenceFrame {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const participant = validateParticipantId(participantId) ?? actor.principalId;
   const runtime = supportRuntime(deps);
@@ -80,7 +82,8 @@ export function touchPresence(deps: Deps, actor: Actor, participantId: string | 
 }
 
 /** The current frame without registering anyone (subscriptions start with it). */
-export function currentPresence(deps: Deps, actor: Actor): PresenceFrame {
+export function currentPresence(call: CallContext): PresenceFrame {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   expire(deps, actor.workspaceId);
   return frame(deps, actor.workspaceId, actor.principalId);

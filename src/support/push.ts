@@ -9,7 +9,8 @@ import type { PushSubscription as PushSubscriptionRow } from '../generated/prism
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
 import { diffFields, recordAudit } from '../services/audit.js';
-import type { Actor, Deps } from '../services/deps.js';
+import type { Deps } from '../services/deps.js';
+import { callContext, inTransaction, type CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { supportRuntime } from './runtime.js';
 
@@ -62,7 +63,8 @@ export function vapidKeys(deps: Deps) {
   return runtime.vapid;
 }
 
-export async function getPushConfiguration(deps: Deps, actor: Actor) {
+export async function getPushConfiguration(call: CallContext) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const keys = await vapidKeys(deps);
   return {
@@ -117,10 +119,12 @@ function validateSubscription(input: PushSubscriptionInput) {
 }
 
 /** Creates or updates the caller's subscription for this endpoint (one row per principal and endpoint). */
-export async function upsertPushSubscription(deps: Deps, actor: Actor, input: PushSubscriptionInput, requestId?: string) {
+export async function upsertPushSubscription(call: CallContext, input: PushSubscriptionInput) {
+  const { actor } = call;
   requirePermission(actor, 'read');
   const data = validateSubscription(input);
-  return deps.db.$transaction(async (tx) => {
+  return inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const existing = await tx.pushSubscription.findUnique({
       where: { principalId_endpoint: { principalId: actor.principalId, endpoint: data.endpoint } },
     });
@@ -128,14 +132,11 @@ export async function upsertPushSubscription(deps: Deps, actor: Actor, input: Pu
       const created = await tx.pushSubscription.create({
         data: { id: newId('pushSubscription'), workspaceId: actor.workspaceId, principalId: actor.principalId, ...data },
       });
-      await recordAudit(tx, {
-        workspaceId: actor.workspaceId,
-        principalId: actor.principalId,
+      await recordAudit(bound, {
         action: 'create',
         resourceKind: 'push_subscription',
         resourceId: created.id,
         changes: { endpoint: { from: null, to: data.endpoint }, expirationTime: { from: null, to: data.expirationTime } },
-        requestId,
       });
       return created;
     }
@@ -145,29 +146,26 @@ export async function upsertPushSubscription(deps: Deps, actor: Actor, input: Pu
     const updated = await tx.pushSubscription.update({ where: { id: existing.id }, data: { ...patch, updatedAt: new Date() } });
     if (existing.workspaceId !== actor.workspaceId) {
       // The subscription moves to the workspace the caller now acts in: both trails record it.
-      await recordAudit(tx, {
+      await recordAudit(bound, {
         workspaceId: existing.workspaceId,
         principalId: actor.principalId,
         action: 'delete',
         resourceKind: 'push_subscription',
         resourceId: existing.id,
-        requestId,
       });
     }
-    await recordAudit(tx, {
-      workspaceId: actor.workspaceId,
-      principalId: actor.principalId,
+    await recordAudit(bound, {
       action: 'update',
       resourceKind: 'push_subscription',
       resourceId: existing.id,
       changes,
-      requestId,
     });
     return updated;
   });
 }
 
-async function ownSubscription(deps: Deps, actor: Actor, id: string): Promise<PushSubscriptionRow> {
+async function ownSubscription(call: CallContext, id: string): Promise<PushSubscriptionRow> {
+  const { deps, actor } = call;
   if (!looksLikeId('pushSubscription', id)) throw notFound('push subscription', id);
   const row = await deps.db.pushSubscription.findUnique({ where: { id } });
   // Subscriptions are personal: another principal's (or another workspace's) is as good as absent.
@@ -175,19 +173,20 @@ async function ownSubscription(deps: Deps, actor: Actor, id: string): Promise<Pu
   return row;
 }
 
-export async function deletePushSubscription(deps: Deps, actor: Actor, id: string, requestId?: string): Promise<boolean> {
+export async function deletePushSubscription(call: CallContext, id: string): Promise<boolean> {
+  const { actor } = call;
   requirePermission(actor, 'read');
-  const row = await ownSubscription(deps, actor, id);
-  await deps.db.$transaction(async (tx) => {
+  const row = await ownSubscription(call, id);
+  await inTransaction(call, async (bound) => {
+    const tx = bound.db;
     const deleted = await tx.pushSubscription.deleteMany({ where: { id: row.id } });
     if (deleted.count) {
-      await recordAudit(tx, {
+      await recordAudit(bound, {
         workspaceId: row.workspaceId,
         principalId: actor.principalId,
         action: 'delete',
         resourceKind: 'push_subscription',
         resourceId: row.id,
-        requestId,
       });
     }
   });
@@ -195,9 +194,10 @@ export async function deletePushSubscription(deps: Deps, actor: Actor, id: strin
 }
 
 /** The UI is in use on this subscription's browser: no run notifications for the user within the window. Not audited (a heartbeat). */
-export async function recordPushActivity(deps: Deps, actor: Actor, id: string): Promise<boolean> {
+export async function recordPushActivity(call: CallContext, id: string): Promise<boolean> {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
-  const row = await ownSubscription(deps, actor, id);
+  const row = await ownSubscription(call, id);
   await deps.db.pushSubscription.update({ where: { id: row.id }, data: { lastActiveAt: new Date() } });
   return true;
 }
@@ -255,10 +255,12 @@ async function deliver(
   } catch (error) {
     const statusCode = (error as { statusCode?: number }).statusCode ?? null;
     if (statusCode === 404 || statusCode === 410) {
-      await deps.db.$transaction(async (tx) => {
+      // Nobody asked for this removal: the service records it as its own (no request id).
+      await inTransaction(callContext(deps, null, null), async (bound) => {
+        const tx = bound.db;
         const deleted = await tx.pushSubscription.deleteMany({ where: { id: row.id } });
         if (deleted.count) {
-          await recordAudit(tx, {
+          await recordAudit(bound, {
             workspaceId: row.workspaceId,
             principalId: 'system',
             action: 'delete',
@@ -282,10 +284,11 @@ async function deliver(
 }
 
 /** Sends a test notification to one of the caller's subscriptions and reports the push service's outcome. */
-export async function sendTestNotification(deps: Deps, actor: Actor, id: string): Promise<PushOutcome> {
+export async function sendTestNotification(call: CallContext, id: string): Promise<PushOutcome> {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   if (!deps.config.pushEnabled) throw new AppError('disabled', 'web push is disabled on this service');
-  const row = await ownSubscription(deps, actor, id);
+  const row = await ownSubscription(call, id);
   return deliver(deps, row, {
     kind: 'test',
     title: 'Test notification',

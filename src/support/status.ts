@@ -1,7 +1,7 @@
 // The listener status for the UI: is the service taking work, is the event stream up, how deep is
 // the queue, which version, how long up.
 import { readFileSync } from 'node:fs';
-import type { Actor, Deps } from '../services/deps.js';
+import type { CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { supportRuntime } from './runtime.js';
 
@@ -10,7 +10,8 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 /** Queued work: runs accepted and not yet claimed by a worker (see the run state machine in docs/api/runs.md). */
 const QUEUED_STATUSES = ['accepted'];
 
-export async function getListenerStatus(deps: Deps, actor: Actor) {
+export async function getListenerStatus(call: CallContext) {
+  const { deps, actor } = call;
   requirePermission(actor, 'read');
   const runtime = supportRuntime(deps);
   const [queueDepth, workspaceQueueDepth] = await Promise.all([

@@ -6,6 +6,22 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { validateIdempotencyKey, withIdempotency } from '../../src/services/idempotency.js';
 import { recordAudit } from '../../src/services/audit.js';
 import { isAppError } from '../../src/lib/errors.js';
+import { callContext } from '../../src/services/call-context.js';
+
+/** A caller of the test workspace (the workspace a key is scoped to comes from the caller). */
+const caller = () =>
+  callContext(
+    t.app.deps,
+    {
+      principalId: 'test',
+      principalKind: 'api_key',
+      workspaceId: t.workspaceId,
+      organizationId: '',
+      permissions: new Set(),
+      loginSessionId: null,
+    },
+    null,
+  );
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,13 +33,12 @@ afterAll(async () => {
 
 /** An effect with a visible trace: one audit row per execution. */
 function effectCall(key: string, request: unknown, scope = 'test.effect') {
-  return withIdempotency(t.app.deps, {
-    workspaceId: t.workspaceId,
+  return withIdempotency(caller(), {
     scope,
     key,
     request,
-    effect: async (tx) => {
-      await recordAudit(tx, { workspaceId: t.workspaceId, principalId: 'test', action: 'effect', resourceKind: 'test', resourceId: key });
+    effect: async (call) => {
+      await recordAudit(call, { action: 'effect', resourceKind: 'test', resourceId: key });
       await new Promise((resolve) => setTimeout(resolve, 50)); // widen the race window
       return { effect_for: key, at: Date.now() };
     },
@@ -64,8 +79,7 @@ describe('withIdempotency', () => {
   });
 
   it('records nothing when the effect fails, so a retry runs it', async () => {
-    const failing = withIdempotency(t.app.deps, {
-      workspaceId: t.workspaceId,
+    const failing = withIdempotency(caller(), {
       scope: 'test.fail',
       key: 'k-fail',
       request: {},

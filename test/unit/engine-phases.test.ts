@@ -8,15 +8,17 @@ import { systemPrompt } from '../../src/engine/executor.js';
 import { startingMessages, textOf } from '../../src/engine/messages.js';
 import { assistantMessage } from '../../src/engine/model-turn.js';
 import { checkOutput } from '../../src/engine/output-check.js';
+import type { CallContext } from '../../src/services/call-context.js';
 import type { Mount } from '../../src/engine/memory-mounts.js';
 import { buildToolset, Toolset } from '../../src/engine/tools/toolset.js';
 import type { RunTool } from '../../src/engine/tools/tool.js';
 
 const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1' } as Run;
-// Building a toolset reads no service: the memory tools use `deps` only when a call is carried out.
+// Building a toolset reads no service: the memory tools use `deps` and `call` only when a call is carried out.
 const deps = {} as Deps;
+const call = {} as CallContext;
 const build = (config: Partial<RunAgentConfig>, mounts: Mount[] = []) =>
-  buildToolset({ deps, run, config: { model: 'dev', ...config }, mounts });
+  buildToolset({ deps, call, run, config: { model: 'dev', ...config }, mounts });
 
 describe('the toolset of an attempt', () => {
   it('offers client tools, ask_user and memory tools in that order, each carried out as its kind says', async () => {

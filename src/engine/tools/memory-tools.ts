@@ -4,7 +4,6 @@
 // to one is answered that the memory is read-only.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { searchRecords, writeRecord } from '../../services/memories.js';
-import { runActor } from '../memory-mounts.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 const slug = (name: string) =>
@@ -26,8 +25,7 @@ const REPLACE_SCHEMA: JSONSchema7 = {
   required: ['record_id', 'text'],
 };
 
-export const memoryTools: ToolSource = ({ deps, run, mounts }) => {
-  const actor = runActor(run);
+export const memoryTools: ToolSource = ({ call, run, mounts }) => {
   const writer = (toolCallId: string) => ({ principalId: run.principalId, runId: run.id, attemptId: run.currentAttemptId, toolCallId });
   return mounts.flatMap((mount): RunTool[] => {
     const name = slug(mount.name);
@@ -45,9 +43,9 @@ export const memoryTools: ToolSource = ({ deps, run, mounts }) => {
         execution: {
           kind: 'server',
           execute: async (args) =>
-            (
-              await searchRecords(deps, actor, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })
-            ).items.map((r) => ({ id: r.id, text: r.text, score: r.score })),
+            (await searchRecords(call, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).items.map(
+              (r) => ({ id: r.id, text: r.text, score: r.score }),
+            ),
         },
       },
       {
@@ -59,7 +57,9 @@ export const memoryTools: ToolSource = ({ deps, run, mounts }) => {
         execution: {
           kind: 'server',
           execute: writable
-            ? async (args, call) => ({ id: (await writeRecord(deps, actor, mount.memory_id, null, args.text, writer(call.toolCallId))).id })
+            ? async (args, toolCall) => ({
+                id: (await writeRecord(call, mount.memory_id, null, args.text, writer(toolCall.toolCallId))).id,
+              })
             : readOnly,
         },
       },
@@ -72,8 +72,8 @@ export const memoryTools: ToolSource = ({ deps, run, mounts }) => {
         execution: {
           kind: 'server',
           execute: writable
-            ? async (args, call) => ({
-                id: (await writeRecord(deps, actor, mount.memory_id, String(args.record_id ?? ''), args.text, writer(call.toolCallId))).id,
+            ? async (args, toolCall) => ({
+                id: (await writeRecord(call, mount.memory_id, String(args.record_id ?? ''), args.text, writer(toolCall.toolCallId))).id,
               })
             : readOnly,
         },

@@ -5,6 +5,7 @@
 // and hands the calls to dispatch.ts, which decides by `permission` and `execution` alone.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Run } from '../../generated/prisma/client.js';
+import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import type { RunAgentConfig } from '../agent-config.js';
 import type { Mount } from '../memory-mounts.js';
@@ -47,6 +48,8 @@ export type ServerTool = RunTool & { execution: Extract<ToolExecution, { kind: '
 /** What a tool source may read to build its tools: the run, its agent configuration, its memory mounts. */
 export interface ToolSourceContext {
   deps: Deps;
+  /** The run's call context (its principal, in its workspace): what its tools do through services. */
+  call: CallContext;
   run: Run;
   config: RunAgentConfig;
   mounts: Mount[];

@@ -59,11 +59,11 @@ builder.mutationFields((t) => ({
   deleteAgentAvatar: t.field({
     type: AgentRef,
     args: { agentId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, args, ctx) => deleteAgentAvatar(ctx.deps, await ctx.actor(), String(args.agentId), args.ifMatch),
+    resolve: async (_r, args, ctx) => deleteAgentAvatar(await ctx.call(), String(args.agentId), args.ifMatch),
   }),
   prepareAgentComposer: t.field({
     type: AgentRef,
     description: "Creates the workspace's composer agent or brings it up to date with the shipped definition.",
-    resolve: async (_r, _args, ctx) => prepareComposer(ctx.deps, await ctx.actor(), ctx.requestId),
+    resolve: async (_r, _args, ctx) => prepareComposer(await ctx.call()),
   }),
 }));

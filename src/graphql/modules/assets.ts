@@ -20,7 +20,7 @@ builder.queryField('assetContent', (t) =>
   t.field({
     type: AssetContentRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, args, ctx) => getAssetContent(ctx.deps, await ctx.actor(), String(args.id)),
+    resolve: async (_r, args, ctx) => getAssetContent(await ctx.call(), String(args.id)),
   }),
 );
 
@@ -34,6 +34,6 @@ builder.mutationField('uploadAgentAvatar', (t) =>
       mediaType: t.arg.string({ required: true }),
       contentBase64: t.arg.string({ required: true }),
     },
-    resolve: async (_r, args, ctx) => uploadAgentAvatar(ctx.deps, await ctx.actor(), String(args.agentId), args.ifMatch, args),
+    resolve: async (_r, args, ctx) => uploadAgentAvatar(await ctx.call(), String(args.agentId), args.ifMatch, args),
   }),
 );

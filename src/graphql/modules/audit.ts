@@ -33,6 +33,6 @@ builder.queryField('auditEvents', (t) =>
       limit: t.arg.int({ required: false }),
       cursor: t.arg.string({ required: false }),
     },
-    resolve: async (_root, args, ctx) => listAuditEvents(ctx.deps, await ctx.actor(), args),
+    resolve: async (_root, args, ctx) => listAuditEvents(await ctx.call(), args),
   }),
 );

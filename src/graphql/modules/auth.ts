@@ -35,7 +35,7 @@ builder.mutationField('login', (t) =>
     description: 'Starts a login session for a user (email + password). Open: needs no credential.',
     extensions: PUBLIC_FIELD,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => login(ctx.deps, args.email, args.password),
+    resolve: (_root, args, ctx) => login(ctx.anonymous, args.email, args.password),
   }),
 );
 
@@ -45,7 +45,7 @@ builder.mutationField('logout', (t) =>
     // Checks its own credential (the session to end), which needs no workspace: open at the gate.
     extensions: PUBLIC_FIELD,
     resolve: async (_root, _args, ctx) => {
-      await logout(ctx.deps, ctx.authorization);
+      await logout(ctx.anonymous, ctx.authorization);
       return true;
     },
   }),

@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 import { pageOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForRun } from '../../services/run-watch.js';
-import type { Actor, Deps } from '../../services/deps.js';
+import type { CallContext } from '../../services/call-context.js';
 import { ThreadRef } from './threads.js';
 import {
   deliverToInbox,
@@ -59,15 +59,9 @@ type DeliveryAnswer = DeliveryResult & { waited?: boolean };
  * A delivery that started a run of its own waits for it (`wait` seconds at most); one that queued,
  * steered or interrupted on a busy thread answers at once with its entry (waited = false).
  */
-async function afterWait(
-  deps: Deps,
-  actor: Actor,
-  result: DeliveryResult,
-  wait: number,
-  signal: AbortSignal | null,
-): Promise<DeliveryAnswer> {
+async function afterWait(call: CallContext, result: DeliveryResult, wait: number, signal: AbortSignal | null): Promise<DeliveryAnswer> {
   if (!wait || !result.run || result.entry.assignedRunId !== result.run.id) return { ...result, waited: false };
-  return { ...result, run: await waitForRun(deps, actor, result.run, wait, signal), waited: true };
+  return { ...result, run: await waitForRun(call, result.run, wait, signal), waited: true };
 }
 
 const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
@@ -110,12 +104,12 @@ builder.queryFields((t) => ({
     type: InboxEntryPage,
     description: 'In inbox order.',
     args: { threadId: t.arg.id({ required: true }), status: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listInbox(ctx.deps, await ctx.actor(), String(a.threadId), a),
+    resolve: async (_r, a, ctx) => listInbox(await ctx.call(), String(a.threadId), a),
   }),
   inboxEntry: t.field({
     type: InboxEntryRef,
     args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId)),
+    resolve: async (_r, a, ctx) => getInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId)),
   }),
 }));
 
@@ -130,14 +124,8 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
-      const actor = await ctx.actor();
-      return afterWait(
-        ctx.deps,
-        actor,
-        await deliverToInbox(ctx.deps, actor, String(a.threadId), a.input, a.idempotencyKey),
-        wait,
-        ctx.signal,
-      );
+      const call = await ctx.call();
+      return afterWait(call, await deliverToInbox(call, String(a.threadId), a.input, a.idempotencyKey), wait, ctx.signal);
     },
   }),
   updateInboxEntry: t.field({
@@ -149,7 +137,7 @@ builder.mutationFields((t) => ({
       ifMatch: t.arg.string(),
       input: t.arg({ type: UpdateEntryInput, required: true }),
     },
-    resolve: async (_r, a, ctx) => updateInboxEntry(ctx.deps, await ctx.actor(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
   }),
   forkRun: t.field({
     type: DeliveryResultRef,
@@ -162,8 +150,8 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
-      const actor = await ctx.actor();
-      return afterWait(ctx.deps, actor, await forkRun(ctx.deps, actor, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
+      const call = await ctx.call();
+      return afterWait(call, await forkRun(call, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
     },
   }),
 }));

@@ -56,18 +56,18 @@ builder.queryFields((t) => ({
   memory: t.field({
     type: MemoryRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getMemory(ctx.deps.db, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => getMemory(await ctx.call(), String(a.id)),
   }),
   memories: t.field({
     type: MemoryPage,
     args: { label: t.arg.stringList(), q: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listMemories(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listMemories(await ctx.call(), a),
   }),
   memoryRecords: t.field({
     type: MemoryRecordPage,
     description: "Records in the memory provider's order; the cursor is the provider's own.",
     args: { memoryId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listRecords(ctx.deps, await ctx.actor(), String(a.memoryId), a),
+    resolve: async (_r, a, ctx) => listRecords(await ctx.call(), String(a.memoryId), a),
   }),
 }));
 
@@ -75,28 +75,28 @@ builder.mutationFields((t) => ({
   createMemory: t.field({
     type: MemoryRef,
     args: { input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => createMemory(ctx.deps, await ctx.actor(), a.input),
+    resolve: async (_r, a, ctx) => createMemory(await ctx.call(), a.input),
   }),
   updateMemory: t.field({
     type: MemoryRef,
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateMemory(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateMemory(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
   addMemoryRecord: t.field({
     type: MemoryRecordRef,
     args: { memoryId: t.arg.id({ required: true }), text: t.arg.string({ required: true }) },
-    resolve: async (_r, a, ctx) => writeRecord(ctx.deps, await ctx.actor(), String(a.memoryId), null, a.text),
+    resolve: async (_r, a, ctx) => writeRecord(await ctx.call(), String(a.memoryId), null, a.text),
   }),
   replaceMemoryRecord: t.field({
     type: MemoryRecordRef,
     description: 'Replaces (or creates) the record with this id; the last writer wins.',
     args: { memoryId: t.arg.id({ required: true }), recordId: t.arg.string({ required: true }), text: t.arg.string({ required: true }) },
-    resolve: async (_r, a, ctx) => writeRecord(ctx.deps, await ctx.actor(), String(a.memoryId), a.recordId, a.text),
+    resolve: async (_r, a, ctx) => writeRecord(await ctx.call(), String(a.memoryId), a.recordId, a.text),
   }),
   searchMemoryRecords: t.field({
     type: MemoryRecordPage,
     description: 'Ordered by similarity; each record has a score in [0, 1].',
     args: { memoryId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), limit: t.arg.int(), minScore: t.arg.float() },
-    resolve: async (_r, a, ctx) => searchRecords(ctx.deps, await ctx.actor(), String(a.memoryId), a),
+    resolve: async (_r, a, ctx) => searchRecords(await ctx.call(), String(a.memoryId), a),
   }),
 }));

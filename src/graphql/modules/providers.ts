@@ -113,12 +113,12 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: async (_r, a, ctx) => listProviders(ctx.deps, await ctx.actor(), a.kind, a),
+    resolve: async (_r, a, ctx) => listProviders(await ctx.call(), a.kind, a),
   }),
   provider: t.field({
     type: ProviderRef,
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getProvider(ctx.deps.db, await ctx.actor(), parseKind(a.kind), String(a.id)),
+    resolve: async (_r, a, ctx) => getProvider(await ctx.call(), parseKind(a.kind), String(a.id)),
   }),
   models: t.field({
     type: ModelPage,
@@ -130,12 +130,12 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: async (_r, a, ctx) => listModels(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listModels(await ctx.call(), a),
   }),
   model: t.field({
     type: ModelRef,
     args: { key: t.arg.string({ required: true }) },
-    resolve: async (_r, a, ctx) => getModel(ctx.deps.db, await ctx.actor(), a.key),
+    resolve: async (_r, a, ctx) => getModel(await ctx.call(), a.key),
   }),
 }));
 
@@ -143,7 +143,7 @@ builder.mutationFields((t) => ({
   createProvider: t.field({
     type: ProviderRef,
     args: { kind: t.arg.string({ required: true }), input: t.arg({ type: CreateProviderInput, required: true }) },
-    resolve: async (_r, a, ctx) => createProvider(ctx.deps, await ctx.actor(), a.kind, a.input),
+    resolve: async (_r, a, ctx) => createProvider(await ctx.call(), a.kind, a.input),
   }),
   updateProvider: t.field({
     type: ProviderRef,
@@ -154,7 +154,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateProviderInput, required: true }),
     },
     resolve: async (_r, a, ctx) =>
-      updateProvider(ctx.deps, await ctx.actor(), a.kind, String(a.id), a.ifMatch, a.input, {
+      updateProvider(await ctx.call(), a.kind, String(a.id), a.ifMatch, a.input, {
         credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
         extraHeaders: Object.prototype.hasOwnProperty.call(a.input, 'extraHeaders'),
       }),
@@ -163,16 +163,16 @@ builder.mutationFields((t) => ({
     type: ProbeResultRef,
     description: 'Needs `run`.',
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => testProvider(ctx.deps, await ctx.actor(), a.kind, String(a.id)),
+    resolve: async (_r, a, ctx) => testProvider(await ctx.call(), a.kind, String(a.id)),
   }),
   createModel: t.field({
     type: ModelRef,
     args: { input: t.arg({ type: ModelInput, required: true }) },
-    resolve: async (_r, a, ctx) => createModel(ctx.deps, await ctx.actor(), a.input),
+    resolve: async (_r, a, ctx) => createModel(await ctx.call(), a.input),
   }),
   updateModel: t.field({
     type: ModelRef,
     args: { key: t.arg.string({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: ModelInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateModel(ctx.deps, await ctx.actor(), a.key, a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateModel(await ctx.call(), a.key, a.ifMatch, a.input),
   }),
 }));

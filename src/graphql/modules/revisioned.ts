@@ -10,30 +10,28 @@ import { builder } from '../builder.js';
 import { pageOf, VersionedRef, type Types } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
-import type { Actor, Deps } from '../../services/deps.js';
+import type { CallContext } from '../../services/call-context.js';
 import type { HeadListArgs, HeadRow, PublishResult, RevisionedKind, RevisionRow } from '../../services/revisioned.js';
 
 type IfMatch = string | null | undefined;
 
 /** The service functions of one kind (src/services/agents.ts, skills.ts). */
 export interface RevisionedService<H, R> {
-  get(deps: Deps, actor: Actor, id: string): Promise<H>;
-  list(deps: Deps, actor: Actor, args: HeadListArgs): Promise<Page<H>>;
-  getRevision(deps: Deps, actor: Actor, headId: string, revisionId: string): Promise<R>;
-  listRevisions(deps: Deps, actor: Actor, headId: string, args: { limit?: number | null; cursor?: string | null }): Promise<Page<R>>;
-  create(deps: Deps, actor: Actor, input: { name: unknown; [field: string]: unknown }, requestId?: string): Promise<H>;
-  update(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch, patch: { [field: string]: unknown }, requestId?: string): Promise<H>;
-  archive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
-  unarchive(deps: Deps, actor: Actor, id: string, ifMatch: IfMatch): Promise<H>;
+  get(call: CallContext, id: string): Promise<H>;
+  list(call: CallContext, args: HeadListArgs): Promise<Page<H>>;
+  getRevision(call: CallContext, headId: string, revisionId: string): Promise<R>;
+  listRevisions(call: CallContext, headId: string, args: { limit?: number | null; cursor?: string | null }): Promise<Page<R>>;
+  create(call: CallContext, input: { name: unknown; [field: string]: unknown }): Promise<H>;
+  update(call: CallContext, id: string, ifMatch: IfMatch, patch: { [field: string]: unknown }): Promise<H>;
+  archive(call: CallContext, id: string, ifMatch: IfMatch): Promise<H>;
+  unarchive(call: CallContext, id: string, ifMatch: IfMatch): Promise<H>;
   publish(
-    deps: Deps,
-    actor: Actor,
+    call: CallContext,
     headId: string,
     ifMatch: IfMatch,
     input: { makeDefault?: boolean | null; [field: string]: unknown },
-    requestId?: string,
   ): Promise<PublishResult<H, R>>;
-  setDefault(deps: Deps, actor: Actor, headId: string, revisionId: string, ifMatch: IfMatch): Promise<H>;
+  setDefault(call: CallContext, headId: string, revisionId: string, ifMatch: IfMatch): Promise<H>;
 }
 
 export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
@@ -165,7 +163,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
     [single]: t.field({
       type: HeadRef,
       args: { id: t.arg.id({ required: true }) },
-      resolve: async (_r, args, ctx) => service.get(ctx.deps, await ctx.actor(), String(args.id)),
+      resolve: async (_r, args, ctx) => service.get(await ctx.call(), String(args.id)),
     }),
     [`${single}s`]: t.field({
       type: HeadPage,
@@ -177,18 +175,18 @@ export function revisionedSurface<H extends Head, R extends Revision>(
         cursor: t.arg.string(),
         ...surface.listArgs?.(t.arg),
       },
-      resolve: async (_r, args, ctx) => service.list(ctx.deps, await ctx.actor(), args),
+      resolve: async (_r, args, ctx) => service.list(await ctx.call(), args),
     }),
     [`${single}Revision`]: t.field({
       type: RevisionRef,
       args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }) },
-      resolve: async (_r, args, ctx) => service.getRevision(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId)),
+      resolve: async (_r, args, ctx) => service.getRevision(await ctx.call(), headIdOf(args), String(args.revisionId)),
     }),
     [`${single}Revisions`]: t.field({
       type: RevisionPage,
       description: describe.revisions,
       args: { ...headIdArg(t.arg), limit: t.arg.int(), cursor: t.arg.string() },
-      resolve: async (_r, args, ctx) => service.listRevisions(ctx.deps, await ctx.actor(), headIdOf(args), args),
+      resolve: async (_r, args, ctx) => service.listRevisions(await ctx.call(), headIdOf(args), args),
     }),
   }));
 
@@ -196,36 +194,33 @@ export function revisionedSurface<H extends Head, R extends Revision>(
     [`create${Name}`]: t.field({
       type: HeadRef,
       args: { input: t.arg({ type: CreateInput, required: true }) },
-      resolve: async (_r, args, ctx) => service.create(ctx.deps, await ctx.actor(), args.input, ctx.requestId),
+      resolve: async (_r, args, ctx) => service.create(await ctx.call(), args.input),
     }),
     [`update${Name}`]: t.field({
       type: HeadRef,
       description: describe.update,
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateInput, required: true }) },
-      resolve: async (_r, args, ctx) =>
-        service.update(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch, args.input, ctx.requestId),
+      resolve: async (_r, args, ctx) => service.update(await ctx.call(), String(args.id), args.ifMatch, args.input),
     }),
     [`archive${Name}`]: t.field({
       type: HeadRef,
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-      resolve: async (_r, args, ctx) => service.archive(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch),
+      resolve: async (_r, args, ctx) => service.archive(await ctx.call(), String(args.id), args.ifMatch),
     }),
     [`unarchive${Name}`]: t.field({
       type: HeadRef,
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-      resolve: async (_r, args, ctx) => service.unarchive(ctx.deps, await ctx.actor(), String(args.id), args.ifMatch),
+      resolve: async (_r, args, ctx) => service.unarchive(await ctx.call(), String(args.id), args.ifMatch),
     }),
     [`publish${Name}Revision`]: t.field({
       type: Publication,
       args: { ...headIdArg(t.arg), ifMatch: t.arg.string(), input: t.arg({ type: PublishInput, required: true }) },
-      resolve: async (_r, args, ctx) =>
-        service.publish(ctx.deps, await ctx.actor(), headIdOf(args), args.ifMatch, args.input, ctx.requestId),
+      resolve: async (_r, args, ctx) => service.publish(await ctx.call(), headIdOf(args), args.ifMatch, args.input),
     }),
     [`setDefault${Name}Revision`]: t.field({
       type: HeadRef,
       args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-      resolve: async (_r, args, ctx) =>
-        service.setDefault(ctx.deps, await ctx.actor(), headIdOf(args), String(args.revisionId), args.ifMatch),
+      resolve: async (_r, args, ctx) => service.setDefault(await ctx.call(), headIdOf(args), String(args.revisionId), args.ifMatch),
     }),
   }));
 

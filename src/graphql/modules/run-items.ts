@@ -36,7 +36,7 @@ builder.queryField('runItems', (t) =>
     type: RunItemsResponse,
     description: 'Items by ordinal. With neither before nor after: the newest items, always with the live tail.',
     args: { runId: t.arg.id({ required: true }), before: t.arg.int(), after: t.arg.int(), limit: t.arg.int() },
-    resolve: async (_r, a, ctx) => listRunItems(ctx.deps, await ctx.actor(), String(a.runId), a),
+    resolve: async (_r, a, ctx) => listRunItems(await ctx.call(), String(a.runId), a),
   }),
 );
 
@@ -46,7 +46,7 @@ builder.subscriptionField('runItems', (t) =>
     description:
       'Replays items after `after` (an ordinal), then live changes; completes when the run is sealed or waiting. Reconnect with `position` (the highest lastStreamId received) to get every later change exactly once.',
     args: { runId: t.arg.id({ required: true }), after: t.arg.int(), position: t.arg.string() },
-    subscribe: async (_r, a, ctx) => streamRunItems(ctx.deps, await ctx.actor(), String(a.runId), a.after ?? 0, a.position ?? null),
+    subscribe: async (_r, a, ctx) => streamRunItems(await ctx.call(), String(a.runId), a.after ?? 0, a.position ?? null),
     resolve: (item) => item,
   }),
 );

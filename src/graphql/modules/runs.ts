@@ -86,8 +86,8 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }), wait: t.arg.int({ description: WAIT_DESCRIPTION }) },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
-      const actor = await ctx.actor();
-      return waitForRun(ctx.deps, actor, await getRun(ctx.deps.db, actor, String(a.id)), wait, ctx.signal);
+      const call = await ctx.call();
+      return waitForRun(call, await getRun(call, String(a.id)), wait, ctx.signal);
     },
   }),
   runs: t.field({
@@ -104,18 +104,18 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: async (_r, a, ctx) => listRuns(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listRuns(await ctx.call(), a),
   }),
   runLineage: t.field({
     type: RunPage,
     description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
     args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => runLineage(ctx.deps, await ctx.actor(), String(a.runId), a),
+    resolve: async (_r, a, ctx) => runLineage(await ctx.call(), String(a.runId), a),
   }),
   runAgent: t.field({
     type: RunAgentView,
     args: { runId: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => runAgentView(ctx.deps, await ctx.actor(), String(a.runId)),
+    resolve: async (_r, a, ctx) => runAgentView(await ctx.call(), String(a.runId)),
   }),
 }));
 
@@ -126,20 +126,20 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: StartRunInput, required: true }), wait: t.arg.int({ description: WAIT_DESCRIPTION }) },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
-      const actor = await ctx.actor();
-      return waitForRun(ctx.deps, actor, (await startRun(ctx.deps, actor, a.input, ctx.requestId)).run, wait, ctx.signal);
+      const call = await ctx.call();
+      return waitForRun(call, (await startRun(call, a.input)).run, wait, ctx.signal);
     },
   }),
   updateRun: t.field({
     type: RunRef,
     description: 'Changes labels only.',
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateRunLabels(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input.labels),
+    resolve: async (_r, a, ctx) => updateRunLabels(await ctx.call(), String(a.id), a.ifMatch, a.input.labels),
   }),
   cancelRun: t.field({
     type: RunRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => cancelRun(ctx.deps, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => cancelRun(await ctx.call(), String(a.id)),
   }),
 }));
 
@@ -157,13 +157,13 @@ builder.mutationField('resumeRun', (t) =>
     },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
-      const actor = await ctx.actor();
-      const successor = await resumeRun(ctx.deps, actor, String(a.runId), a.idempotencyKey, {
+      const call = await ctx.call();
+      const successor = await resumeRun(call, String(a.runId), a.idempotencyKey, {
         approvals: a.approvals,
         calls: a.calls,
         input: a.input,
       });
-      return waitForRun(ctx.deps, actor, successor, wait, ctx.signal);
+      return waitForRun(call, successor, wait, ctx.signal);
     },
   }),
 );
@@ -174,7 +174,7 @@ builder.subscriptionField('runStatus', (t) =>
     description:
       'Emits the run as it is now, then whenever its row changes (status, pending, output); completes after the run is sealed or waiting (at once when it already is).',
     args: { runId: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => watchRun(ctx.deps, await ctx.actor(), String(a.runId)),
+    subscribe: async (_r, a, ctx) => watchRun(await ctx.call(), String(a.runId)),
     resolve: (run) => run,
   }),
 );

@@ -21,12 +21,12 @@ builder.queryFields((t) => ({
   session: t.field({
     type: SessionRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getSession(ctx.deps, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => getSession(await ctx.call(), String(a.id)),
   }),
   sessions: t.field({
     type: SessionPage,
     args: { label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listSessions(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listSessions(await ctx.call(), a),
   }),
 }));
 
@@ -34,11 +34,11 @@ builder.mutationFields((t) => ({
   createSession: t.field({
     type: SessionRef,
     args: { input: t.arg({ type: SessionInput, required: true }) },
-    resolve: async (_r, a, ctx) => createSession(ctx.deps, await ctx.actor(), a.input),
+    resolve: async (_r, a, ctx) => createSession(await ctx.call(), a.input),
   }),
   updateSession: t.field({
     type: SessionRef,
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateSession(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateSession(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
 }));

@@ -36,12 +36,12 @@ builder.queryFields((t) => ({
   thread: t.field({
     type: ThreadRef,
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getThread(ctx.deps, await ctx.actor(), String(a.id)),
+    resolve: async (_r, a, ctx) => getThread(await ctx.call(), String(a.id)),
   }),
   threads: t.field({
     type: ThreadPage,
     args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listThreads(ctx.deps, await ctx.actor(), a),
+    resolve: async (_r, a, ctx) => listThreads(await ctx.call(), a),
   }),
 }));
 
@@ -49,16 +49,16 @@ builder.mutationFields((t) => ({
   createThread: t.field({
     type: ThreadRef,
     args: { input: t.arg({ type: CreateThreadInput, required: true }) },
-    resolve: async (_r, a, ctx) => createThread(ctx.deps, await ctx.actor(), a.input),
+    resolve: async (_r, a, ctx) => createThread(await ctx.call(), a.input),
   }),
   updateThread: t.field({
     type: ThreadRef,
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch, a.input),
+    resolve: async (_r, a, ctx) => updateThread(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
   archiveThread: t.field({
     type: ThreadRef,
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, a, ctx) => archiveThread(ctx.deps, await ctx.actor(), String(a.id), a.ifMatch),
+    resolve: async (_r, a, ctx) => archiveThread(await ctx.call(), String(a.id), a.ifMatch),
   }),
 }));

@@ -26,7 +26,7 @@ builder.queryField('workspace', (t) =>
   t.field({
     type: WorkspaceRef,
     description: "The caller's workspace.",
-    resolve: async (_root, _args, ctx) => getWorkspace(ctx.deps, await ctx.actor()),
+    resolve: async (_root, _args, ctx) => getWorkspace(await ctx.call()),
   }),
 );
 
@@ -39,7 +39,7 @@ builder.mutationField('updateWorkspace', (t) =>
       input: t.arg({ type: UpdateWorkspaceInput, required: true }),
     },
     resolve: async (_root, args, ctx) => {
-      const workspace = await updateWorkspace(ctx.deps, await ctx.actor(), args.ifMatch, args.input, ctx.requestId);
+      const workspace = await updateWorkspace(await ctx.call(), args.ifMatch, args.input);
       ctx.deps.events.publish('workspaceUpdated', workspace.id, workspace);
       return workspace;
     },

@@ -55,14 +55,14 @@ const DirectoryListingRef = builder.objectRef<DirectoryListing>('DirectoryListin
 });
 
 builder.queryField('devices', (t) =>
-  t.field({ type: [DeviceSummary], resolve: async (_root, _args, ctx) => listDevices(ctx.deps, await ctx.actor()) }),
+  t.field({ type: [DeviceSummary], resolve: async (_root, _args, ctx) => listDevices(await ctx.call()) }),
 );
 
 builder.queryField('device', (t) =>
   t.field({
     type: DeviceInfo,
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => getDevice(ctx.deps, await ctx.actor(), args.id),
+    resolve: async (_root, args, ctx) => getDevice(await ctx.call(), args.id),
   }),
 );
 
@@ -70,7 +70,7 @@ builder.mutationField('revokeDevice', (t) =>
   t.field({
     type: DeviceSummary,
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => revokeDevice(ctx.deps, await ctx.actor(), args.id, ctx.requestId),
+    resolve: async (_root, args, ctx) => revokeDevice(await ctx.call(), args.id),
   }),
 );
 
@@ -79,6 +79,6 @@ builder.queryField('deviceDirectories', (t) =>
     type: DirectoryListingRef,
     description: "Lists directories on the device (no path: its roots), relayed over the device's connection.",
     args: { id: t.arg.string({ required: true }), path: t.arg.string({ required: false }) },
-    resolve: async (_root, args, ctx) => listDeviceDirectories(ctx.deps, await ctx.actor(), args.id, args.path),
+    resolve: async (_root, args, ctx) => listDeviceDirectories(await ctx.call(), args.id, args.path),
   }),
 );

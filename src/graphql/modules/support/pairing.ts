@@ -63,7 +63,7 @@ builder.mutationField('requestDevicePairing', (t) =>
     description: 'Open (no credential), rate-limited per client address: a daemon asks to pair.',
     extensions: PUBLIC_FIELD,
     args: { input: t.arg({ type: PairingRequestInput, required: true }) },
-    resolve: (_root, args, ctx) => requestPairing(ctx.deps, args.input, ctx.clientAddress),
+    resolve: (_root, args, ctx) => requestPairing(ctx.anonymous, args.input, ctx.clientAddress),
   }),
 );
 
@@ -74,7 +74,7 @@ builder.mutationField('pollDevicePairing', (t) =>
       'Open (no credential; the poll secret authorises it): the daemon polls; after approval the first poll carries the device credential.',
     extensions: PUBLIC_FIELD,
     args: { pollSecret: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => pollPairing(ctx.deps, args.pollSecret),
+    resolve: (_root, args, ctx) => pollPairing(ctx.anonymous, args.pollSecret),
   }),
 );
 
@@ -83,7 +83,7 @@ builder.queryField('devicePairings', (t) =>
     type: [PairingChallenge],
     description: "Pending challenges addressed to the caller's workspace; an unaddressed one appears only when its userCode is given.",
     args: { userCode: t.arg.string({ required: false, description: 'the code the daemon printed (any case, hyphen optional)' }) },
-    resolve: async (_root, args, ctx) => listPairings(ctx.deps, await ctx.actor(), args.userCode),
+    resolve: async (_root, args, ctx) => listPairings(await ctx.call(), args.userCode),
   }),
 );
 
@@ -91,13 +91,13 @@ builder.mutationField('approveDevicePairing', (t) =>
   t.field({
     type: DeviceSummary,
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => approvePairing(ctx.deps, await ctx.actor(), args.id, ctx.requestId),
+    resolve: async (_root, args, ctx) => approvePairing(await ctx.call(), args.id),
   }),
 );
 
 builder.mutationField('rejectDevicePairing', (t) =>
   t.boolean({
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => rejectPairing(ctx.deps, await ctx.actor(), args.id, ctx.requestId),
+    resolve: async (_root, args, ctx) => rejectPairing(await ctx.call(), args.id),
   }),
 );

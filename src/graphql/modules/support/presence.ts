@@ -30,7 +30,7 @@ builder.queryField('presence', (t) =>
   t.field({
     type: PresenceFrameRef,
     description: 'Who is present in the workspace (registers nobody).',
-    resolve: async (_root, _args, ctx) => currentPresence(ctx.deps, await ctx.actor()),
+    resolve: async (_root, _args, ctx) => currentPresence(await ctx.call()),
   }),
 );
 
@@ -39,7 +39,7 @@ builder.mutationField('touchPresence', (t) =>
     type: PresenceFrameRef,
     description: "Registers the caller's participant (default: the caller's principal id) as present and returns the frame.",
     args: { participantId: t.arg.string({ required: false, description: 'at most 80 characters' }) },
-    resolve: async (_root, args, ctx) => touchPresence(ctx.deps, await ctx.actor(), args.participantId),
+    resolve: async (_root, args, ctx) => touchPresence(await ctx.call(), args.participantId),
   }),
 );
 

@@ -61,7 +61,7 @@ const PushSubscriptionInput = builder.inputType('PushSubscriptionInput', {
 });
 
 builder.queryField('pushConfiguration', (t) =>
-  t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(ctx.deps, await ctx.actor()) }),
+  t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(await ctx.call()) }),
 );
 
 builder.mutationField('upsertPushSubscription', (t) =>
@@ -69,14 +69,14 @@ builder.mutationField('upsertPushSubscription', (t) =>
     type: PushSubscriptionView,
     description: "Creates or updates the caller's subscription for this endpoint.",
     args: { input: t.arg({ type: PushSubscriptionInput, required: true }) },
-    resolve: async (_root, args, ctx) => upsertPushSubscription(ctx.deps, await ctx.actor(), args.input, ctx.requestId),
+    resolve: async (_root, args, ctx) => upsertPushSubscription(await ctx.call(), args.input),
   }),
 );
 
 builder.mutationField('deletePushSubscription', (t) =>
   t.boolean({
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => deletePushSubscription(ctx.deps, await ctx.actor(), args.id, ctx.requestId),
+    resolve: async (_root, args, ctx) => deletePushSubscription(await ctx.call(), args.id),
   }),
 );
 
@@ -84,7 +84,7 @@ builder.mutationField('recordPushActivity', (t) =>
   t.boolean({
     description: 'The user is active in the UI on this browser: no run notifications within the active window.',
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => recordPushActivity(ctx.deps, await ctx.actor(), args.id),
+    resolve: async (_root, args, ctx) => recordPushActivity(await ctx.call(), args.id),
   }),
 );
 
@@ -93,6 +93,6 @@ builder.mutationField('testPushSubscription', (t) =>
     type: PushTestResult,
     description: "Sends a test notification and reports the push service's outcome.",
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => sendTestNotification(ctx.deps, await ctx.actor(), args.id),
+    resolve: async (_root, args, ctx) => sendTestNotification(await ctx.call(), args.id),
   }),
 );

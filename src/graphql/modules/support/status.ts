@@ -26,5 +26,5 @@ const ListenerStatus = builder.objectRef<Status>('ListenerStatus').implement({
 });
 
 builder.queryField('listenerStatus', (t) =>
-  t.field({ type: ListenerStatus, resolve: async (_root, _args, ctx) => getListenerStatus(ctx.deps, await ctx.actor()) }),
+  t.field({ type: ListenerStatus, resolve: async (_root, _args, ctx) => getListenerStatus(await ctx.call()) }),
 );
