@@ -1,7 +1,9 @@
 // graphql-ws on the /graphql path, sharing Yoga's pipeline (`getEnveloped`), so websocket clients
 // get the same context, authentication and plugins as HTTP clients. A connection_init without a
 // valid credential is refused (close code 4403 / 4401) before any operation runs.
-import { WebSocketServer } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
 import { isAppError } from '../lib/errors.js';
@@ -13,6 +15,7 @@ import type { Yoga } from './yoga.js';
 /** A websocket server without its own listener: app.ts routes upgrade requests to it by path. */
 export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
   const wsServer = new WebSocketServer({ noServer: true });
+  wsServer.on('connection', (client: WebSocket, request: IncomingMessage) => coalesceFrames(client, request.socket));
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
@@ -73,6 +76,42 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
       await new Promise<void>((resolve) => wsServer.close(() => resolve()));
     },
   };
+}
+
+/** Below this many bytes waiting in a socket's buffer, a send counts as done at once (see coalesceFrames). */
+const SEND_BUFFER_BYTES = 1 << 20;
+
+/**
+ * Frames sent to one socket in the same tick leave in one write: the socket is corked at the first
+ * send and uncorked once the tick's work is done. graphql-ws waits for each frame's write before it
+ * sends the subscription's next one; while the socket's buffer holds less than SEND_BUFFER_BYTES, a
+ * send is reported done at once instead, so a replay of several items and the `complete` after the
+ * last one join the same write. A slow client still holds its subscriptions back: past that buffer,
+ * sends wait for their writes again. An item change fanned out to many subscriptions of one
+ * connection, or a replay, costs one system call instead of one per frame (`ws` writes each frame on
+ * its own otherwise).
+ */
+function coalesceFrames(client: WebSocket, socket: Socket) {
+  const send = client.send.bind(client) as (data: unknown, options: object, callback?: (error?: Error) => void) => void;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  client.send = ((data: unknown, optionsOrCallback?: unknown, maybeCallback?: unknown) => {
+    const callback = (typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback) as ((error?: Error) => void) | undefined;
+    if (!corked && socket.writable) {
+      corked = true;
+      socket.cork();
+      // After the microtasks of this tick (the other subscriptions' sends) have run.
+      process.nextTick(uncork);
+    }
+    const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
+    if (!callback || socket.writableLength >= SEND_BUFFER_BYTES) return send(data, options, callback);
+    // A failed write closes the socket, which ends its subscriptions: nothing to report here.
+    send(data, options, () => undefined);
+    queueMicrotask(() => callback());
+  }) as WebSocket['send'];
 }
 
 interface EnvelopedArgs {

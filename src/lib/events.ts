@@ -13,15 +13,40 @@ export type TopicMap = { [topic: string]: [payload: unknown] | [id: string, payl
 export type EventBus<Topics extends TopicMap> = PubSub<Topics>;
 
 const redisClients = new WeakMap<object, Redis[]>();
+const eventTargets = new WeakMap<object, PubSubEventTarget<TopicMap>>();
 
 export function createEvents<Topics extends TopicMap>(options: { redisUrl?: string | null } = {}): EventBus<Topics> {
-  if (!options.redisUrl) return createPubSub<Topics>();
+  if (!options.redisUrl) {
+    // The same target createPubSub would make itself, kept so that `listen` can reach it.
+    const eventTarget = new EventTarget() as PubSubEventTarget<Topics>;
+    const events = createPubSub<Topics>({ eventTarget });
+    eventTargets.set(events, eventTarget as PubSubEventTarget<TopicMap>);
+    return events;
+  }
   const publishClient = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 3 });
   const subscribeClient = new Redis(options.redisUrl, { lazyConnect: false });
   const eventTarget: PubSubEventTarget<Topics> = createRedisEventTarget({ publishClient, subscribeClient });
   const events = createPubSub<Topics>({ eventTarget });
   redisClients.set(events, [publishClient, subscribeClient]);
+  eventTargets.set(events, eventTarget as PubSubEventTarget<TopicMap>);
   return events;
+}
+
+/**
+ * Calls `listener` synchronously with each payload published on `topic` (for `id`), until the
+ * returned function is called. Unlike an iterator from `subscribe`, listeners of several topics see
+ * their events in the order they were published (in process: as published; through Redis: in the
+ * order Redis ran the PUBLISHes, one publishing connection per process) — so a follower of a run's
+ * items and of its status can trust that no item published before the status is still on its way.
+ * And it costs one function call per event, not a repeater and a promise chain per subscriber.
+ */
+export function listen(events: object, topic: string, id: string, listener: (payload: unknown) => void): () => void {
+  const target = eventTargets.get(events);
+  if (!target) throw new Error('listen: this event bus was not made by createEvents');
+  const type = `${topic}:${id}`;
+  const handler = (event: Event) => listener((event as CustomEvent).detail);
+  target.addEventListener(type, handler as never);
+  return () => target.removeEventListener(type, handler as never);
 }
 
 /** The Redis connections of an event bus (publish, subscribe), or null in process. */

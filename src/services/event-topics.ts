@@ -2,7 +2,7 @@
 // REDIS_URL a payload crosses processes as JSON: dates arrive as ISO strings, which the GraphQL
 // DateTime scalar serializes the same way.
 import type { Run, Workspace } from '../generated/prisma/client.js';
-import type { EventBus } from '../lib/events.js';
+import { listen, type EventBus } from '../lib/events.js';
 
 /** A run item as subscribers see it: the run_items row's fields (the engine's RunItemState has these and `runId`). */
 export interface ItemView {
@@ -52,3 +52,13 @@ export type EventTopics = {
 };
 
 export type Events = EventBus<EventTopics>;
+
+/** `listen` (src/lib/events.ts) with the topic's payload type: a synchronous listener, in publish order. */
+export function listenTo<Topic extends 'runItem' | 'runChanged' | 'workspaceUpdated' | 'presenceChanged'>(
+  events: Events,
+  topic: Topic,
+  id: string,
+  listener: (payload: EventTopics[Topic][1]) => void,
+): () => void {
+  return listen(events, topic, id, listener as (payload: unknown) => void);
+}

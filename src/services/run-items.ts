@@ -1,13 +1,15 @@
 // Reading run items: the paged items response (GET /runs/{id}/items) and the live feed behind the
 // runItems subscription — replay from the database, then live changes, each change delivered once.
-import type { RunItem } from '../generated/prisma/client.js';
-import { invalidArgument } from '../lib/errors.js';
+import { Prisma, type RunItem } from '../generated/prisma/client.js';
+import { invalidArgument, notFound } from '../lib/errors.js';
 import { subscriptionsActive } from '../lib/events.js';
+import { returningColumns } from '../storage/columns.js';
+import { requirePermission } from './permissions.js';
 import { runTail } from './run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
-import type { ItemView } from './event-topics.js';
+import { listenTo, type ItemView } from './event-topics.js';
 
 export type { ItemView };
 
@@ -118,17 +120,41 @@ export async function listRunItems(
   };
 }
 
+/** The run's status and its stored items after `after`, in one statement (the feed's only query). */
+async function readFeedStart(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
+  requirePermission(call.actor, 'read');
+  const rows = await call.db.$queryRaw<(RunItem & { runStatus: string; runWorkspaceId: string })[]>`
+    SELECT r.status AS "runStatus", r.workspace_id AS "runWorkspaceId", ${ITEM_COLUMNS}
+    FROM runs r LEFT JOIN run_items i ON i.run_id = r.id AND i.ordinal > ${after}
+    WHERE r.id = ${runId}
+    ORDER BY i.ordinal`;
+  const first = rows[0];
+  if (!first || first.runWorkspaceId !== call.actor.workspaceId) throw notFound('run', runId);
+  const items: ItemView[] = [];
+  for (const { runStatus: _status, runWorkspaceId: _workspace, ...item } of rows) {
+    if (item.id !== null) items.push({ ...item, contentRefs: publicRefs(item.contentRefs) });
+  }
+  return { status: first.runStatus, items };
+}
+
+const ITEM_COLUMNS = returningColumns(Prisma.RunItemScalarFieldEnum, 'i');
+
 /**
  * Replays items after `after`, then streams live changes; ends once the run has settled (sealed or
  * waiting) and everything before that is delivered. Each change is delivered once: a change is
  * skipped when its stream sequence is not newer than what was already sent for its item.
  *
- * No waiting for the item writer (which streams first and writes behind): the live feed listens
- * before anything is read, then the run's tail (what was published, perhaps not yet written; see
- * src/services/run-tail.ts) is read, then the database. A change published before the feed listened is
- * in the tail, or — once the tail is forgotten after the commit — in the database read after it;
- * every later change arrives live. The replay sends the newest state of each item by ordinal, then
- * live changes follow in stream order.
+ * No waiting for the item writer (which streams first and writes behind): the feed listens before
+ * anything is read, then the run's tail (what was published, perhaps not yet written; see
+ * src/services/run-tail.ts) is read, then the database — the run and its items in one statement. A
+ * change published before the feed listened is in the tail, or — once the tail is forgotten after
+ * the commit — in the database read after it; every later change arrives live. The replay sends the
+ * newest state of each item by ordinal, then live changes follow in stream order.
+ *
+ * Items and the run's status are heard by synchronous listeners (`listen`), in the order they were
+ * published, and the item writer publishes every item's last state before the run's status changes:
+ * when the settled status arrives, every item change before it has arrived too, so the feed ends
+ * without reading the database again. One query per subscription.
  */
 export async function* streamRunItems(
   call: CallContext,
@@ -141,79 +167,59 @@ export async function* streamRunItems(
   // older state of an item than the client already has).
   const seen = streamSequence(position);
   const { deps } = call;
-  type Event = { type: 'item'; item: ItemView } | { type: 'run'; status: string };
-  const queue: Event[] = [];
+  const queue: ItemView[] = [];
+  let settledLive = false;
   let notify: (() => void) | null = null;
-  const push = (event: Event) => {
-    queue.push(event);
-    notify?.();
+  const wake = () => {
+    const resolve = notify;
+    notify = null;
+    resolve?.();
   };
-  const itemFeed = deps.events.subscribe('runItem', runId)[Symbol.asyncIterator]();
-  const runFeed = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
-  let closed = false;
-  // Each pump calls next() at once: that is when its feed starts listening.
-  const pump = async <T>(feed: AsyncIterator<T>, map: (value: T) => Event) => {
-    while (!closed) {
-      const next = await feed.next();
-      if (next.done) break;
-      push(map(next.value));
-    }
-  };
-  void pump(itemFeed, (item) => ({ type: 'item', item }));
-  void pump(runFeed, (run) => ({ type: 'run', status: run.status }));
+  const unlisten = [
+    listenTo(deps.events, 'runItem', runId, (item) => {
+      queue.push(item);
+      wake();
+    }),
+    listenTo(deps.events, 'runChanged', runId, (run) => {
+      if (!settled(run.status)) return;
+      settledLive = true;
+      wake();
+    }),
+  ];
   const sent = new Map<number, number>();
   const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
-  const stored = async () =>
-    (await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: after } }, orderBy: { ordinal: 'asc' } })).map((row): ItemView => ({
-      ...row,
-      contentRefs: publicRefs(row.contentRefs),
-    }));
   try {
     await subscriptionsActive(deps.events);
-    const run = await getRun(call, runId);
-    let done = settled(run.status);
-    // Only a running run has a writer; the tail is read before the database (see above).
-    const tail = run.status === 'running' ? ((await runTail(deps.events).read(runId)) as unknown as ItemView[]) : [];
+    // The tail before the database (see above); a run that is not running has an empty tail.
+    const tail = (await runTail(deps.events).read(runId)) as unknown as ItemView[];
+    const start = await readFeedStart(call, runId, after);
     const replay = new Map<number, ItemView>();
-    for (const item of await stored()) replay.set(item.ordinal, item);
+    for (const item of start.items) replay.set(item.ordinal, item);
     for (const item of tail) {
       const known = replay.get(item.ordinal);
-      if (!known || streamSequence(item.lastStreamId) > streamSequence(known.lastStreamId)) replay.set(item.ordinal, item);
+      if (item.ordinal > after && (!known || streamSequence(item.lastStreamId) > streamSequence(known.lastStreamId)))
+        replay.set(item.ordinal, item);
     }
     for (const item of [...replay.values()].sort((a, b) => a.ordinal - b.ordinal)) {
       if (!fresh(item)) continue;
       mark(item);
       yield item;
     }
-    if (done) return;
+    // Settled when read: every item was committed with the seal, so the replay had them all.
+    if (settled(start.status)) return;
     for (;;) {
+      // Taken one at a time: the listener may add more while this generator is suspended in a yield.
       while (queue.length) {
-        const event = queue.shift()!;
-        if (event.type === 'run') {
-          if (settled(event.status)) done = true;
-          continue;
-        }
-        if (!fresh(event.item)) continue;
-        mark(event.item);
-        yield event.item;
+        const item = queue.shift()!;
+        if (!fresh(item)) continue;
+        mark(item);
+        yield item;
       }
-      if (done) {
-        // The settled run's items are all stored. Two feeds may hand over their events in either
-        // order, so what the item feed had not delivered yet comes from the database (each once).
-        for (const item of await stored()) {
-          if (!fresh(item)) continue;
-          mark(item);
-          yield item;
-        }
-        return;
-      }
+      if (settledLive) return;
       await new Promise<void>((resolve) => (notify = resolve));
-      notify = null;
     }
   } finally {
-    closed = true;
-    await itemFeed.return?.();
-    await runFeed.return?.();
+    for (const stop of unlisten) stop();
   }
 }

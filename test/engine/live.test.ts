@@ -148,6 +148,22 @@ describe('runItems, in one process', () => {
     agentId = (await t.rest('POST', '/api/v1/agents', { body: { name: 'live', config: { model: 'loop' } } })).body.id;
   });
   streamingGuarantees(() => ({ front: t, agentId }));
+
+  it('reads the database once per subscription: the run with its items in one statement, nothing more when it ends', async () => {
+    loopback.turns.push({ text: 'settled' });
+    const run = (await t.rest('POST', '/api/v1/runs', { headers: { prefer: 'wait=30' }, body: { agent_id: agentId, input: text('go') } }))
+      .body;
+    expect(run.status).toBe('completed');
+    // That request authenticated the key just now: no last-use write can land while counting.
+    const before = t.app.database.operationCount();
+    const seen: Seen[] = [];
+    expect(await followItems(t, run.id, null, (item) => void seen.push(item))).toBe('complete');
+    expect(seen.map((item) => [item.ordinal, item.state])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
+    expect(t.app.database.operationCount() - before).toBe(1);
+  });
 });
 
 describe.skipIf(!redisAvailable)('runItems and waits across instances (Redis)', () => {
@@ -165,6 +181,24 @@ describe.skipIf(!redisAvailable)('runItems and waits across instances (Redis)', 
     await front?.stop();
   });
   streamingGuarantees(() => ({ front, agentId }));
+
+  it('a subscriber to a running run reads the database once, and ends on the live status without reading again', async () => {
+    const held = streamGate(2);
+    loopback.turns.push({ text: ANSWER, gate: held.gate });
+    const run = (await front.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('go') } })).body;
+    await held.reached;
+    // The front instance runs no workers: every query it makes while following is the subscription's.
+    const before = front.app.database.operationCount();
+    const seen: Seen[] = [];
+    const outcome = await followItems(front, run.id, null, (item) => {
+      seen.push(item);
+      if (item.ordinal === 2 && item.state === 'in_progress') held.open();
+    });
+    expect(outcome).toBe('complete');
+    expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
+    expectInOrderOnce(seen);
+    expect(front.app.database.operationCount() - before).toBe(1);
+  });
 
   it('a wait on one instance answers when another instance seals the run', async () => {
     loopback.turns.push({ text: 'done elsewhere' });
