@@ -185,6 +185,7 @@ async function scenario() {
   // providers of every kind, and the type catalogues
   for (const kind of ['model', 'web', 'environment', 'connector', 'memory'])
     await call('GET /api/v1/provider-types/:kind' + (kind === 'model' ? '' : ` — ${kind}`), 'GET', `/api/v1/provider-types/${kind}`);
+  await call('GET /api/v1/provider-types/:kind — an unknown kind', 'GET', '/api/v1/provider-types/gadget');
   const provider = await call('POST /api/v1/model-providers', 'POST', '/api/v1/model-providers', {
     body: { type: 'development', name: 'offline', description: 'scripted', labels: { tier: 'dev' } },
   });
@@ -349,6 +350,9 @@ async function scenario() {
   });
   expect(waiting.body).toMatchObject({ status: 'waiting', wait_reason: 'client_tool' });
   await call('GET /api/v1/runs', 'GET', '/api/v1/runs');
+  await call('GET /api/v1/runs — by status', 'GET', '/api/v1/runs?status=waiting,completed');
+  await call('GET /api/v1/runs — an unknown status', 'GET', '/api/v1/runs?status=bogus');
+  await call('GET /api/v1/runs — an unknown status in a list', 'GET', '/api/v1/runs?status=completed,bogus');
   await call('GET /api/v1/runs/:run_id', 'GET', `/api/v1/runs/${runId}`, { headers: WAIT });
   await call('PATCH /api/v1/runs/:run_id', 'PATCH', `/api/v1/runs/${runId}`, {
     headers: { 'if-match': run.etag! },
@@ -380,6 +384,14 @@ async function scenario() {
   });
   expect(delivered.body.run.status).toBe('completed');
   await call('GET /api/v1/threads/:thread_id/inbox', 'GET', `/api/v1/threads/${threadId}/inbox`);
+  await call('GET /api/v1/threads/:thread_id/inbox — by status', 'GET', `/api/v1/threads/${threadId}/inbox?status=completed`);
+  await call('GET /api/v1/threads/:thread_id/inbox — an unknown status', 'GET', `/api/v1/threads/${threadId}/inbox?status=bogus`);
+  await call('POST /api/v1/threads/:thread_id/inbox — an unknown delivery', 'POST', `/api/v1/threads/${threadId}/inbox`, {
+    body: { payload: text('x'), delivery: 'later' },
+  });
+  await call('POST /api/v1/threads/:thread_id/inbox — an unknown kind', 'POST', `/api/v1/threads/${threadId}/inbox`, {
+    body: { payload: text('x'), kind: 'memo' },
+  });
   const busyAgent = await t.rest('POST', '/api/v1/agents', {
     body: { name: 'Busy', config: { model: 'dev', model_settings: { script: [[{ delay_ms: 600_000 }, { text: 'x' }]] } } },
   });
@@ -398,6 +410,10 @@ async function scenario() {
   expect(queued.body.entry.status).toBe('pending');
   const entryPath = `/api/v1/threads/${busyThread}/inbox/${queued.body.entry.id}`;
   const entry = await call('GET /api/v1/threads/:thread_id/inbox/:entry_id', 'GET', entryPath);
+  await call('PATCH /api/v1/threads/:thread_id/inbox/:entry_id — an unknown delivery', 'PATCH', entryPath, {
+    headers: { 'if-match': entry.etag! },
+    body: { delivery: 'later' },
+  });
   await call('PATCH /api/v1/threads/:thread_id/inbox/:entry_id', 'PATCH', entryPath, {
     headers: { 'if-match': entry.etag! },
     body: { payload: text('changed') },
