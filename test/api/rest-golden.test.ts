@@ -144,7 +144,7 @@ async function call(name: string, method: string, path: string, options: Send = 
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const response = await fetch(`${t.url}${path}`, { method, headers, body });
+  const response = await fetch(`${t.url}${path}`, { method, headers, body: body as BodyInit | undefined });
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type') ?? '';
   const parsed = bytes.length === 0 ? null : contentType.includes('json') ? JSON.parse(bytes.toString('utf8')) : null;
