@@ -4,6 +4,7 @@
 import { GraphQLError } from 'graphql';
 import { isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
+import { closedSetValues } from './closed-sets.js';
 
 function fieldFromMessage(message: string): string | undefined {
   const at = /at "([^"]+)"/.exec(message);
@@ -14,6 +15,22 @@ function fieldFromMessage(message: string): string | undefined {
   if (required) return required[1]!.split('.').pop();
   const variable = /Variable "\$([^"]+)"/.exec(message);
   return variable?.[1];
+}
+
+/**
+ * A variable value outside its enum ("… at \"status[0]\"; Value \"x\" does not exist in \"RunStatus\"
+ * enum."): the field without list positions and the message the services gave for such a value before
+ * the arguments were enums ("status must be one of accepted, running, …"), so REST answers stay as
+ * they were.
+ */
+function enumRefusal(message: string): { field: string; message: string } | undefined {
+  if (!message.startsWith('Variable "$')) return undefined;
+  // Searched from the end with a plain pattern: the message quotes the caller's value, of any size.
+  const enumName = / does not exist in "([A-Za-z0-9_]+)" enum\./.exec(message.slice(message.lastIndexOf('; Value ')))?.[1];
+  const values = enumName ? closedSetValues(enumName) : undefined;
+  const field = fieldFromMessage(message)?.replace(/\[\d+\]/g, '');
+  if (!values || !field) return undefined;
+  return { field, message: values.length === 1 ? `${field} must be ${values[0]}` : `${field} must be one of ${values.join(', ')}` };
 }
 
 /**
@@ -55,8 +72,9 @@ export function createErrorMasker(logger: Logger) {
         return graphQLError;
       }
       // Parse and validation errors, and variables that do not fit their types.
-      const field = fieldFromMessage(graphQLError.message);
-      return new GraphQLError(boundEcho(graphQLError.message), {
+      const refusal = enumRefusal(graphQLError.message);
+      const field = refusal?.field ?? fieldFromMessage(graphQLError.message);
+      return new GraphQLError(refusal?.message ?? boundEcho(graphQLError.message), {
         nodes: graphQLError.nodes,
         path: graphQLError.path,
         positions: graphQLError.positions,

@@ -2,12 +2,17 @@ import { builder } from '../builder.js';
 import { login, logout, type LoginResult } from '../../services/auth.js';
 import type { Actor } from '../../services/deps.js';
 import { PUBLIC_FIELD } from '../access.js';
+import { PermissionEnum, PrincipalKindEnum, RoleEnum } from './enums.js';
 
 const LoginUser = builder.objectRef<LoginResult['user']>('LoginUser').implement({
   fields: (t) => ({ id: t.exposeID('id'), email: t.exposeString('email'), name: t.exposeString('name') }),
 });
 const LoginWorkspace = builder.objectRef<LoginResult['workspaces'][number]>('LoginWorkspace').implement({
-  fields: (t) => ({ id: t.exposeID('id'), name: t.exposeString('name'), role: t.exposeString('role') }),
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    role: t.field({ type: RoleEnum, resolve: (r) => r.role as never }),
+  }),
 });
 const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
   fields: (t) => ({
@@ -22,10 +27,10 @@ const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
 const Viewer = builder.objectRef<Actor>('Viewer').implement({
   fields: (t) => ({
     principalId: t.exposeID('principalId'),
-    principalKind: t.exposeString('principalKind'),
+    principalKind: t.field({ type: PrincipalKindEnum, resolve: (r) => r.principalKind as never }),
     workspaceId: t.exposeID('workspaceId'),
     organizationId: t.exposeID('organizationId'),
-    permissions: t.stringList({ resolve: (a) => [...a.permissions].sort() }),
+    permissions: t.field({ type: [PermissionEnum], resolve: (a) => [...a.permissions].sort() }),
   }),
 });
 

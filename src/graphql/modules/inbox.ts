@@ -15,14 +15,15 @@ import {
   type DeliveryResult,
   type InboxEntryView,
 } from '../../services/inbox.js';
+import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum } from './enums.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
     id: t.exposeID('id'),
     threadId: t.exposeString('threadId'),
-    kind: t.exposeString('kind'),
-    delivery: t.exposeString('delivery'),
-    status: t.exposeString('status'),
+    kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => r.kind as never }),
+    delivery: t.field({ type: InboxDeliveryModeEnum, resolve: (r) => r.delivery as never }),
+    status: t.field({ type: InboxEntryStatusEnum, resolve: (r) => r.status as never }),
     position: t.exposeInt('position'),
     payload: t.expose('payload', { type: 'JSON' }),
     options: t.expose('options', { type: 'JSON' }),
@@ -84,8 +85,8 @@ const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').imp
 
 const DeliverInput = builder.inputType('DeliverInput', {
   fields: (t) => ({
-    kind: t.string({ description: 'message (default)' }),
-    delivery: t.string({ description: 'steer | queue (default) | interrupt' }),
+    kind: t.field({ type: InboxEntryKindEnum, description: 'message (default)' }),
+    delivery: t.field({ type: InboxDeliveryModeEnum, description: 'queue (default)' }),
     payload: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
     agentId: t.string({ description: "default: the thread's last run's agent" }),
     agentRevisionId: t.string(),
@@ -93,7 +94,11 @@ const DeliverInput = builder.inputType('DeliverInput', {
   }),
 });
 const UpdateEntryInput = builder.inputType('UpdateInboxEntryInput', {
-  fields: (t) => ({ payload: t.field({ type: 'JSON' }), options: t.field({ type: 'JSON' }), delivery: t.string() }),
+  fields: (t) => ({
+    payload: t.field({ type: 'JSON' }),
+    options: t.field({ type: 'JSON' }),
+    delivery: t.field({ type: InboxDeliveryModeEnum }),
+  }),
 });
 const ForkInput = builder.inputType('ForkRunInput', {
   fields: (t) => ({ agentId: t.string(), payload: t.field({ type: 'JSON', required: true }), options: t.field({ type: 'JSON' }) }),
@@ -103,7 +108,12 @@ builder.queryFields((t) => ({
   inboxEntries: t.field({
     type: InboxEntryPage,
     description: 'In inbox order.',
-    args: { threadId: t.arg.id({ required: true }), status: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      threadId: t.arg.id({ required: true }),
+      status: t.arg({ type: [InboxEntryStatusEnum] }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_r, a, ctx) => listInbox(await ctx.call(), String(a.threadId), a),
   }),
   inboxEntry: t.field({

@@ -10,13 +10,14 @@ import {
   updateProvider,
 } from '../../services/providers.js';
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
+import { ProviderKindEnum } from './enums.js';
 
 const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
-    kind: t.exposeString('kind'),
+    kind: t.field({ type: ProviderKindEnum, resolve: (r) => r.kind as never }),
     type: t.exposeString('type'),
     name: t.exposeString('name'),
     description: t.exposeString('description'),

@@ -2,6 +2,7 @@
 import { builder } from '../builder.js';
 import { pageOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
+import { ThreadOriginEnum } from './enums.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -11,7 +12,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     sessionId: t.exposeString('sessionId'),
     currentRunId: t.exposeString('currentRunId', { nullable: true }),
     lastRunId: t.exposeString('lastRunId', { nullable: true }),
-    origin: t.exposeString('origin'),
+    origin: t.field({ type: ThreadOriginEnum, resolve: (r) => r.origin as never }),
     originRunId: t.exposeString('originRunId', { nullable: true }),
     originThreadId: t.exposeString('originThreadId', { nullable: true }),
     originToolCallId: t.exposeString('originToolCallId', { nullable: true }),

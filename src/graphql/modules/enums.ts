@@ -1,0 +1,63 @@
+// The closed sets of the API as GraphQL enums. Each value's name is the spec's own lowercase string
+// (`client_tool`, `in_progress`), so the wire, the REST shim and the spec spell every value the same
+// way; the sets come from the services' own lists where they exist, so a new value is added once.
+// A bad value in an argument fails variable coercion; src/graphql/errors.ts answers it as the
+// services did (400 invalid_argument, "<field> must be one of …", naming the field).
+import { builder } from '../builder.js';
+import { registerClosedSet } from '../closed-sets.js';
+import { PROVIDER_KINDS } from '../../providers/registry.js';
+import { PERMISSIONS, ROLES } from '../../services/deps.js';
+import { ENTRY_STATUSES } from '../../services/inbox.js';
+import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
+import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
+
+/** An enum whose values are `values`, each named and valued by its own string. */
+function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
+  registerClosedSet(name, values);
+  return builder.enumType(name, { values, description });
+}
+
+export const RunStatusEnum = closedSet('RunStatus', RUN_STATUSES, 'Where a run is: accepted → running → waiting or sealed.');
+export const WaitReasonEnum = closedSet('WaitReason', WAIT_REASONS, 'What a waiting run waits for.');
+export const RunTriggerEnum = closedSet('RunTrigger', TRIGGERS, 'What started a run.');
+export const RunLineageEnum = closedSet('RunLineage', LINEAGES, 'How a run descends from another.');
+export const RevisionSelectionEnum = closedSet(
+  'RevisionSelection',
+  ['default', 'pinned'] as const,
+  "How a run's agent revision was chosen: the agent's default, or one the request named.",
+);
+export const RUN_ITEM_KINDS = [
+  'user_message',
+  'text_message',
+  'reasoning',
+  'client_call',
+  'approval_request',
+  'question',
+  'tool_call',
+  'tool_result',
+  'memory_recall',
+  'output',
+  'error',
+] as const;
+export const RunItemKindEnum = closedSet('RunItemKind', RUN_ITEM_KINDS, 'What a run item is.');
+export const RunItemStateEnum = closedSet(
+  'RunItemState',
+  ['in_progress', 'completed', 'failed'] as const,
+  'in_progress → completed (or failed when the attempt was interrupted).',
+);
+export const InboxDeliveryModeEnum = closedSet(
+  'InboxDeliveryMode',
+  DELIVERIES,
+  'How an inbox entry meets an active run: steer joins it, queue waits, interrupt cancels it.',
+);
+export const InboxEntryStatusEnum = closedSet('InboxEntryStatus', ENTRY_STATUSES, "Where an inbox entry is in its thread's inbox.");
+export const InboxEntryKindEnum = closedSet('InboxEntryKind', ['message'] as const, 'What an inbox entry carries.');
+export const ThreadOriginEnum = closedSet('ThreadOrigin', ['new', 'fork', 'subagent'] as const, 'How a thread came to be.');
+export const ProviderKindEnum = closedSet('ProviderKind', PROVIDER_KINDS, 'The kinds of provider.');
+export const PermissionEnum = closedSet('Permission', PERMISSIONS, 'What a credential may do in its workspace.');
+export const RoleEnum = closedSet(
+  'Role',
+  Object.keys(ROLES) as (keyof typeof ROLES)[],
+  "A member's role in a workspace (a set of permissions).",
+);
+export const PrincipalKindEnum = closedSet('PrincipalKind', ['api_key', 'user'] as const, 'Who a credential belongs to.');

@@ -1,0 +1,552 @@
+// The REST contract, byte for byte: every route of rest-shim/routes.ts is driven through real HTTP
+// against one seeded workspace (a provider of each kind, a model, an agent and a skill with
+// revisions, a session, threads, runs — sealed, resumed, forked, cancelled, one waiting on a client
+// tool —, inbox entries, a memory with records, audit events, push, presence, pairing, devices), and
+// each answer's status, relevant headers and body are compared with the committed golden file
+// test/api/golden/rest-responses.json. The GraphQL schema may change shape underneath (enums, typed
+// objects, relations); the REST answers may not.
+//
+// Volatile parts are normalized before the comparison: ids become `<prefix>_<n>` by first
+// appearance (so references between answers stay checked), timestamps `<time>`, secrets and
+// random codes `<token>`, the loopback ports `<port>`; nothing else. JSON bodies are compared as
+// text after normalization, so member order counts too.
+//
+// Regenerate the golden file (only when a REST change is intended, and review its diff):
+//   UPDATE_GOLDEN=1 TEST_DATABASE_URL=… npx vitest run test/api/rest-golden.test.ts
+// A route in the table without a case in the golden file fails the test, so new routes are added
+// here (a step in the scenario below) and to the golden file deliberately.
+//
+// Deterministic by construction: every run is awaited with `Prefer: wait` (sealed or waiting when
+// the answer is sent), requests are sent one after another, nothing depends on speed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import webpush from 'web-push';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startPushService, type PushService } from '../helpers/push-service.js';
+import { routes } from '../../rest-shim/routes.js';
+import { createUser } from '../../src/services/admin.js';
+import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
+
+const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), 'golden', 'rest-responses.json');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+/** The response headers that are part of the contract (others — date, keep-alive, … — are the server's). */
+const HEADERS = ['content-type', 'etag', 'preference-applied', 'cache-control', 'allow', 'x-request-id'];
+
+interface Recorded {
+  request: string;
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+let t: TestApp;
+let push: PushService;
+const recorded = new Map<string, Recorded>();
+
+// ── normalization ──
+
+const ID = /\b([a-z]{3})_[0-9A-HJKMNP-TV-Z]{26}\b/g;
+const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})\b/g;
+const PORT = /\b(127\.0\.0\.1|localhost):\d+/g;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
+/** Members whose values are random or clock-bound by design (secrets, codes, uptimes, keys). */
+const VOLATILE_MEMBERS = new Set(['token', 'poll_secret', 'user_code', 'public_key', 'uptime_seconds', 'device_credential']);
+/** Random strings met in answers (push endpoints' paths, pairing codes) that later requests repeat. */
+const secrets = new Set<string>();
+const WEAK_ETAG = /W\/"[0-9a-f]+-[A-Za-z0-9+/=]+"/g;
+const DIGEST = /\bsha256:[0-9a-f]{64}\b/g;
+
+const idNames = new Map<string, string>();
+const idCounts = new Map<string, number>();
+function stableId(id: string, prefix: string): string {
+  let name = idNames.get(id);
+  if (!name) {
+    const n = (idCounts.get(prefix) ?? 0) + 1;
+    idCounts.set(prefix, n);
+    idNames.set(id, (name = `${prefix}_${n}`));
+  }
+  return name;
+}
+const uuidNames = new Map<string, string>();
+
+const digestNames = new Map<string, string>();
+
+function normalizeText(text: string): string {
+  for (const secret of secrets) text = text.replaceAll(secret, '<token>');
+  return text
+    .replace(WEAK_ETAG, 'W/"<weak etag>"')
+    .replace(DIGEST, (digest) => {
+      if (!digestNames.has(digest)) digestNames.set(digest, `sha256:<digest-${digestNames.size + 1}>`);
+      return digestNames.get(digest)!;
+    })
+    .replace(ID, (id, prefix: string) => stableId(id, prefix))
+    .replace(TIME, '<time>')
+    .replace(PORT, '$1:<port>')
+    .replace(UUID, (uuid) => {
+      if (!uuidNames.has(uuid)) uuidNames.set(uuid, `<uuid-${uuidNames.size + 1}>`);
+      return uuidNames.get(uuid)!;
+    });
+}
+
+function normalize(value: unknown, key?: string): unknown {
+  if (key && VOLATILE_MEMBERS.has(key) && value !== null && value !== undefined) return typeof value === 'number' ? 0 : '<token>';
+  if (typeof value === 'string') return normalizeText(value);
+  if (Array.isArray(value)) return value.map((member) => normalize(member));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([name, member]) => [normalizeText(name), normalize(member, name)]));
+  }
+  return value;
+}
+
+// ── the client ──
+
+interface Send {
+  headers?: Record<string, string>;
+  body?: unknown;
+  raw?: { bytes: Buffer; contentType: string };
+  token?: string | null;
+  /**
+   * Members (dotted paths) whose values race the run's worker. The answers of an inbox delivery
+   * and of a fork read the entry and the thread back after the run is announced
+   * (`loadResult` in src/services/inbox.ts), so a fast worker may already have sealed the run:
+   * the thread's current run and history and the entry's status are then those after the seal.
+   * Their values are replaced; the members themselves (names, order) are still compared.
+   */
+  racy?: string[];
+}
+
+function blankRacy(body: unknown, paths: string[]) {
+  for (const path of paths) {
+    const keys = path.split('.');
+    let node = body as Record<string, unknown> | null;
+    for (const key of keys.slice(0, -1)) node = (node?.[key] as Record<string, unknown> | null) ?? null;
+    const last = keys[keys.length - 1]!;
+    if (node && last in node) node[last] = '<races the worker>';
+  }
+}
+
+/**
+ * Sends one request and records its normalized answer as case `name` (the route's `METHOD path`,
+ * with ` — label` for a further case of the same route). Returns the parsed answer for later steps.
+ */
+async function call(name: string, method: string, path: string, options: Send = {}) {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  const token = options.token === undefined ? t.apiKey : options.token;
+  if (token) headers.authorization = `Bearer ${token}`;
+  let body: string | Buffer | undefined;
+  if (options.raw) {
+    body = options.raw.bytes;
+    headers['content-type'] = options.raw.contentType;
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  const response = await fetch(`${t.url}${path}`, { method, headers, body: body as BodyInit | undefined });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const contentType = response.headers.get('content-type') ?? '';
+  const parsed = bytes.length === 0 ? null : contentType.includes('json') ? JSON.parse(bytes.toString('utf8')) : null;
+  const shown = bytes.length === 0 ? null : contentType.includes('json') ? structuredClone(parsed) : { base64: bytes.toString('base64') };
+  if (options.racy) blankRacy(shown, options.racy);
+  const kept: Record<string, string> = {};
+  for (const header of HEADERS) {
+    const value = response.headers.get(header);
+    if (value !== null) kept[header] = header === 'x-request-id' ? '<request-id>' : normalizeText(value);
+  }
+  expect(recorded.has(name), `case ${name} recorded twice`).toBe(false);
+  recorded.set(name, { request: normalizeText(`${method} ${path}`), status: response.status, headers: kept, body: normalize(shown) });
+  return { status: response.status, etag: response.headers.get('etag'), body: parsed };
+}
+
+const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const WAIT = { prefer: 'wait=30' };
+const RACING_DELIVERY = ['entry.status', 'entry.finished_at', 'thread.current_run_id', 'thread.message_history', 'thread.version'];
+
+// ── the scenario: every route at least once, in an order where each step has what it needs ──
+
+async function scenario() {
+  // authentication (a login session, used again at the end for logout)
+  await createUser(t.app.deps, { email: 'golden@example.com', password: 'golden password', workspaceId: t.workspaceId, role: 'admin' });
+  const login = await call('POST /api/auth/login', 'POST', '/api/auth/login', {
+    token: null,
+    body: { email: 'golden@example.com', password: 'golden password' },
+  });
+
+  // the workspace
+  const workspace = await call('GET /api/v1/workspace', 'GET', '/api/v1/workspace');
+  await call('PATCH /api/v1/workspace', 'PATCH', '/api/v1/workspace', {
+    headers: { 'if-match': workspace.etag! },
+    body: { description: 'golden workspace', labels: { team: 'core' } },
+  });
+
+  // providers of every kind, and the type catalogues
+  for (const kind of ['model', 'web', 'environment', 'connector', 'memory'])
+    await call('GET /api/v1/provider-types/:kind' + (kind === 'model' ? '' : ` — ${kind}`), 'GET', `/api/v1/provider-types/${kind}`);
+  await call('GET /api/v1/provider-types/:kind — an unknown kind', 'GET', '/api/v1/provider-types/gadget');
+  const provider = await call('POST /api/v1/model-providers', 'POST', '/api/v1/model-providers', {
+    body: { type: 'development', name: 'offline', description: 'scripted', labels: { tier: 'dev' } },
+  });
+  const providerId = provider.body.id as string;
+  for (const kind of ['web', 'environment', 'connector', 'memory']) {
+    const types = (await t.rest('GET', `/api/v1/provider-types/${kind}`)).body.items as { type: string }[];
+    const base = `/api/v1/${kind}-providers`;
+    const created = await call(`POST ${base}`, 'POST', base, {
+      body: {
+        type: types[0]!.type,
+        name: `${kind} provider`,
+        ...(kind === 'web' || kind === 'environment' ? { credential: { api_key: 'golden-secret' } } : {}),
+        ...(kind === 'connector' ? { config: { url: 'https://mcp.example.com/mcp' }, credential: { bearer_token: 'golden-secret' } } : {}),
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await call(`GET ${base}`, 'GET', base);
+    await call(`GET ${base}/:provider_id`, 'GET', `${base}/${id}`);
+    // Probing a remote provider would reach the network: these are disabled first, and the probe
+    // answers that (the built-in memory provider is probed for real).
+    await call(`PATCH ${base}/:provider_id`, 'PATCH', `${base}/${id}`, {
+      headers: { 'if-match': created.etag! },
+      body: { description: `${kind} provider, described`, ...(kind === 'memory' ? {} : { enabled: false }) },
+    });
+    await call(`POST ${base}/:provider_id/test`, 'POST', `${base}/${id}/test`);
+  }
+  await call('GET /api/v1/model-providers', 'GET', '/api/v1/model-providers?label=tier:dev');
+  await call('GET /api/v1/model-providers/:provider_id', 'GET', `/api/v1/model-providers/${providerId}`);
+  await call('PATCH /api/v1/model-providers/:provider_id', 'PATCH', `/api/v1/model-providers/${providerId}`, {
+    headers: { 'if-match': provider.etag! },
+    body: { description: 'scripted, offline' },
+  });
+  await call('POST /api/v1/model-providers/:provider_id/test', 'POST', `/api/v1/model-providers/${providerId}/test`);
+
+  // models
+  const model = await call('POST /api/v1/models', 'POST', '/api/v1/models', {
+    body: { key: 'dev', provider_id: providerId, provider_model: 'echo', name: 'Dev', settings: { temperature: 0.5 } },
+  });
+  await call('GET /api/v1/models', 'GET', '/api/v1/models');
+  await call('GET /api/v1/models/:model_key', 'GET', '/api/v1/models/dev');
+  await call('PATCH /api/v1/models/:model_key', 'PATCH', '/api/v1/models/dev', {
+    headers: { 'if-match': model.etag! },
+    body: { description: 'the echo model', labels: { tier: 'dev' } },
+  });
+
+  // skills
+  const skill = await call('POST /api/v1/skills', 'POST', '/api/v1/skills', {
+    body: { name: 'Weather', description: 'reads the sky', content: { name: 'weather', instructions: '# Look up' } },
+  });
+  const skillId = skill.body.id as string;
+  await call('GET /api/v1/skills', 'GET', '/api/v1/skills');
+  await call('GET /api/v1/skills/:skill_id', 'GET', `/api/v1/skills/${skillId}`);
+  const skillPatched = await call('PATCH /api/v1/skills/:skill_id', 'PATCH', `/api/v1/skills/${skillId}`, {
+    headers: { 'if-match': skill.etag! },
+    body: { labels: { area: 'weather' } },
+  });
+  const skillRevision = await call('POST /api/v1/skills/:skill_id/revisions', 'POST', `/api/v1/skills/${skillId}/revisions`, {
+    headers: { 'if-match': skillPatched.etag! },
+    body: { note: 'second', content: { name: 'weather', instructions: '# Look up, twice' } },
+  });
+  await call('GET /api/v1/skills/:skill_id/revisions', 'GET', `/api/v1/skills/${skillId}/revisions`);
+  await call('GET /api/v1/skills/:skill_id/revisions/:revision_id', 'GET', `/api/v1/skills/${skillId}/revisions/${skillRevision.body.id}`);
+  const skillHead = await t.rest('GET', `/api/v1/skills/${skillId}`);
+  const skillDefault = await call(
+    'POST /api/v1/skills/:skill_id/revisions/:revision_id/set-default',
+    'POST',
+    `/api/v1/skills/${skillId}/revisions/${skill.body.default_revision_id}/set-default`,
+    { headers: { 'if-match': skillHead.headers.get('etag')! } },
+  );
+  const skillArchived = await call('POST /api/v1/skills/:skill_id/archive', 'POST', `/api/v1/skills/${skillId}/archive`, {
+    headers: { 'if-match': skillDefault.etag! },
+  });
+  await call('POST /api/v1/skills/:skill_id/unarchive', 'POST', `/api/v1/skills/${skillId}/unarchive`, {
+    headers: { 'if-match': skillArchived.etag! },
+  });
+
+  // agents: one that answers, one that calls a client tool (the run waits)
+  const agent = await call('POST /api/v1/agents', 'POST', '/api/v1/agents', {
+    body: { name: 'Echo', description: 'says it back', labels: { tier: 'dev' }, config: { model: 'dev', instructions: 'be brief' } },
+  });
+  const agentId = agent.body.id as string;
+  await call('GET /api/v1/agents', 'GET', '/api/v1/agents');
+  await call('GET /api/v1/agents/:agent_id', 'GET', `/api/v1/agents/${agentId}`);
+  const agentPatched = await call('PATCH /api/v1/agents/:agent_id', 'PATCH', `/api/v1/agents/${agentId}`, {
+    headers: { 'if-match': agent.etag! },
+    body: { description: 'says it back, briefly' },
+  });
+  const agentRevision = await call('POST /api/v1/agents/:agent_id/revisions', 'POST', `/api/v1/agents/${agentId}/revisions`, {
+    headers: { 'if-match': agentPatched.etag! },
+    body: {
+      note: 'with a skill',
+      config: { model: 'dev', instructions: 'be brief', skills: [{ skill_id: skillId, revision_id: skill.body.default_revision_id }] },
+    },
+  });
+  await call('GET /api/v1/agents/:agent_id/revisions', 'GET', `/api/v1/agents/${agentId}/revisions`);
+  await call('GET /api/v1/agents/:agent_id/revisions/:revision_id', 'GET', `/api/v1/agents/${agentId}/revisions/${agentRevision.body.id}`);
+  const agentHead = await t.rest('GET', `/api/v1/agents/${agentId}`);
+  const agentDefault = await call(
+    'POST /api/v1/agents/:agent_id/revisions/:revision_id/set-default',
+    'POST',
+    `/api/v1/agents/${agentId}/revisions/${agent.body.default_revision_id}/set-default`,
+    { headers: { 'if-match': agentHead.headers.get('etag')! } },
+  );
+  const agentArchived = await call('POST /api/v1/agents/:agent_id/archive', 'POST', `/api/v1/agents/${agentId}/archive`, {
+    headers: { 'if-match': agentDefault.etag! },
+  });
+  const agentUnarchived = await call('POST /api/v1/agents/:agent_id/unarchive', 'POST', `/api/v1/agents/${agentId}/unarchive`, {
+    headers: { 'if-match': agentArchived.etag! },
+  });
+  const avatar = await call('PUT /api/v1/agents/:agent_id/avatar', 'PUT', `/api/v1/agents/${agentId}/avatar`, {
+    headers: { 'if-match': agentUnarchived.etag! },
+    raw: { bytes: PNG, contentType: 'image/png' },
+  });
+  await call('GET /api/v1/assets/:asset_id/content', 'GET', avatar.body.image_url as string);
+  await call('DELETE /api/v1/agents/:agent_id/avatar', 'DELETE', `/api/v1/agents/${agentId}/avatar`, {
+    headers: { 'if-match': avatar.etag! },
+  });
+  await call('POST /api/v1/agent-composer', 'POST', '/api/v1/agent-composer');
+  const toolAgent = await t.rest('POST', '/api/v1/agents', {
+    body: {
+      name: 'Weather',
+      config: {
+        model: 'dev',
+        model_settings: {
+          script: [[{ tool_call: { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } } }], [{ text: 'It is sunny.' }]],
+        },
+        client_tools: [
+          {
+            name: 'get_weather',
+            description: 'Weather',
+            parameters_json_schema: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ],
+      },
+    },
+  });
+  expect(toolAgent.status).toBe(201);
+
+  // sessions and threads
+  const session = await call('POST /api/v1/sessions', 'POST', '/api/v1/sessions', { body: { title: 'golden', labels: { a: 'b' } } });
+  const sessionId = session.body.id as string;
+  await call('GET /api/v1/sessions', 'GET', '/api/v1/sessions');
+  await call('GET /api/v1/sessions/:session_id', 'GET', `/api/v1/sessions/${sessionId}`);
+  await call('PATCH /api/v1/sessions/:session_id', 'PATCH', `/api/v1/sessions/${sessionId}`, {
+    headers: { 'if-match': session.etag! },
+    body: { title: 'golden, renamed' },
+  });
+  const thread = await call('POST /api/v1/threads', 'POST', '/api/v1/threads', { body: { session_id: sessionId, labels: { a: 'b' } } });
+  const threadId = thread.body.id as string;
+
+  // runs: sealed (Prefer: wait), one waiting on a client tool, resumed, forked, cancelled
+  const run = await call('POST /api/v1/runs', 'POST', '/api/v1/runs', {
+    headers: WAIT,
+    body: { agent_id: agentId, thread_id: threadId, input: text('hello'), labels: { a: 'b' } },
+  });
+  expect(run.body.status).toBe('completed');
+  const runId = run.body.id as string;
+  const waiting = await call('POST /api/v1/runs — waiting on a client tool', 'POST', '/api/v1/runs', {
+    headers: WAIT,
+    body: { agent_id: toolAgent.body.id, input: text('weather?') },
+  });
+  expect(waiting.body).toMatchObject({ status: 'waiting', wait_reason: 'client_tool' });
+  await call('GET /api/v1/runs', 'GET', '/api/v1/runs');
+  await call('GET /api/v1/runs — by status', 'GET', '/api/v1/runs?status=waiting,completed');
+  await call('GET /api/v1/runs — an unknown status', 'GET', '/api/v1/runs?status=bogus');
+  await call('GET /api/v1/runs — an unknown status in a list', 'GET', '/api/v1/runs?status=completed,bogus');
+  await call('GET /api/v1/runs/:run_id', 'GET', `/api/v1/runs/${runId}`, { headers: WAIT });
+  await call('PATCH /api/v1/runs/:run_id', 'PATCH', `/api/v1/runs/${runId}`, {
+    headers: { 'if-match': run.etag! },
+    body: { labels: { a: 'c' } },
+  });
+  await call('GET /api/v1/runs/:run_id/items', 'GET', `/api/v1/runs/${runId}/items`);
+  await call('GET /api/v1/runs/:run_id/agent', 'GET', `/api/v1/runs/${runId}/agent`);
+  const resumed = await call('POST /api/v1/runs/:run_id/resume', 'POST', `/api/v1/runs/${waiting.body.id}/resume`, {
+    headers: { ...WAIT, 'idempotency-key': 'golden-resume' },
+    body: { calls: { call_1: { status: 'returned', value: { sky: 'clear' } } } },
+  });
+  expect(resumed.body.status).toBe('completed');
+  await call('GET /api/v1/runs/:run_id/lineage', 'GET', `/api/v1/runs/${resumed.body.id}/lineage`);
+  await call('POST /api/v1/runs/:run_id/fork', 'POST', `/api/v1/runs/${runId}/fork`, {
+    headers: { ...WAIT, 'idempotency-key': 'golden-fork' },
+    body: { payload: text('hello again') },
+    racy: RACING_DELIVERY,
+  });
+  const pending = await t.rest('POST', '/api/v1/runs', { headers: WAIT, body: { agent_id: toolAgent.body.id, input: text('weather?') } });
+  expect(pending.body.status).toBe('waiting');
+  await call('POST /api/v1/runs/:run_id/cancel', 'POST', `/api/v1/runs/${pending.body.id}/cancel`);
+
+  // the inbox: a delivery to an idle thread starts a run at once; one queued behind a busy run stays
+  // pending (and is edited) until that run is cancelled, then runs
+  const delivered = await call('POST /api/v1/threads/:thread_id/inbox', 'POST', `/api/v1/threads/${threadId}/inbox`, {
+    headers: { ...WAIT, 'idempotency-key': 'golden-inbox' },
+    body: { payload: text('one more'), delivery: 'queue' },
+    racy: RACING_DELIVERY,
+  });
+  expect(delivered.body.run.status).toBe('completed');
+  await call('GET /api/v1/threads/:thread_id/inbox', 'GET', `/api/v1/threads/${threadId}/inbox`);
+  await call('GET /api/v1/threads/:thread_id/inbox — by status', 'GET', `/api/v1/threads/${threadId}/inbox?status=completed`);
+  await call('GET /api/v1/threads/:thread_id/inbox — an unknown status', 'GET', `/api/v1/threads/${threadId}/inbox?status=bogus`);
+  await call('POST /api/v1/threads/:thread_id/inbox — an unknown delivery', 'POST', `/api/v1/threads/${threadId}/inbox`, {
+    body: { payload: text('x'), delivery: 'later' },
+  });
+  await call('POST /api/v1/threads/:thread_id/inbox — an unknown kind', 'POST', `/api/v1/threads/${threadId}/inbox`, {
+    body: { payload: text('x'), kind: 'memo' },
+  });
+  const busyAgent = await t.rest('POST', '/api/v1/agents', {
+    body: { name: 'Busy', config: { model: 'dev', model_settings: { script: [[{ delay_ms: 600_000 }, { text: 'x' }]] } } },
+  });
+  const busy = await t.rest('POST', '/api/v1/runs', { body: { agent_id: busyAgent.body.id, session_id: sessionId, input: text('wait') } });
+  await settleRun(t, busy.body.id, ['running']);
+  const busyThread = busy.body.thread_id as string;
+  const queued = await call(
+    'POST /api/v1/threads/:thread_id/inbox — queued behind a busy run',
+    'POST',
+    `/api/v1/threads/${busyThread}/inbox`,
+    {
+      headers: { 'idempotency-key': 'golden-queued' },
+      body: { agent_id: agentId, payload: text('after you'), delivery: 'queue' },
+    },
+  );
+  expect(queued.body.entry.status).toBe('pending');
+  const entryPath = `/api/v1/threads/${busyThread}/inbox/${queued.body.entry.id}`;
+  const entry = await call('GET /api/v1/threads/:thread_id/inbox/:entry_id', 'GET', entryPath);
+  await call('PATCH /api/v1/threads/:thread_id/inbox/:entry_id — an unknown delivery', 'PATCH', entryPath, {
+    headers: { 'if-match': entry.etag! },
+    body: { delivery: 'later' },
+  });
+  await call('PATCH /api/v1/threads/:thread_id/inbox/:entry_id', 'PATCH', entryPath, {
+    headers: { 'if-match': entry.etag! },
+    body: { payload: text('changed') },
+  });
+  expect((await t.rest('POST', `/api/v1/runs/${busy.body.id}/cancel`)).status).toBe(200);
+  await waitFor(
+    async () => (await t.rest('GET', entryPath)).body,
+    (read) => read.status === 'completed',
+    'the queued entry to run',
+  );
+  await settleRun(t, busy.body.id, ['cancelled']);
+
+  // threads, read after the runs (history, current run), then archived
+  await call('GET /api/v1/threads', 'GET', `/api/v1/threads?session_id=${sessionId}`);
+  const threadRead = await call('GET /api/v1/threads/:thread_id', 'GET', `/api/v1/threads/${threadId}`);
+  const threadPatched = await call('PATCH /api/v1/threads/:thread_id', 'PATCH', `/api/v1/threads/${threadId}`, {
+    headers: { 'if-match': threadRead.etag! },
+    body: { labels: { a: 'c' } },
+  });
+  await call('POST /api/v1/threads/:thread_id/archive', 'POST', `/api/v1/threads/${threadId}/archive`, {
+    headers: { 'if-match': threadPatched.etag! },
+  });
+
+  // memories
+  const memory = await call('POST /api/v1/memories', 'POST', '/api/v1/memories', {
+    body: { name: 'notes', description: 'team notes', labels: { area: 'ops' } },
+  });
+  const memoryId = memory.body.id as string;
+  await call('GET /api/v1/memories', 'GET', '/api/v1/memories');
+  await call('GET /api/v1/memories/:memory_id', 'GET', `/api/v1/memories/${memoryId}`);
+  await call('PATCH /api/v1/memories/:memory_id', 'PATCH', `/api/v1/memories/${memoryId}`, {
+    headers: { 'if-match': memory.etag! },
+    body: { description: 'runbooks' },
+  });
+  const record = await call('POST /api/v1/memories/:memory_id/records', 'POST', `/api/v1/memories/${memoryId}/records`, {
+    body: { text: 'the deploy key rotates on mondays' },
+  });
+  await call('PUT /api/v1/memories/:memory_id/records/:record_id', 'PUT', `/api/v1/memories/${memoryId}/records/${record.body.id}`, {
+    body: { text: 'the deploy key rotates on tuesdays' },
+  });
+  await call('GET /api/v1/memories/:memory_id/records', 'GET', `/api/v1/memories/${memoryId}/records`);
+  await call('POST /api/v1/memories/:memory_id/records/search', 'POST', `/api/v1/memories/${memoryId}/records/search`, {
+    body: { query: 'deploy key', limit: 5 },
+  });
+
+  // the audit trail of one agent
+  await call('GET /api/v1/audit-events', 'GET', `/api/v1/audit-events?resource_id=${agentId}`);
+
+  // the support API: push, status, presence
+  await call('GET /api/push/configuration', 'GET', '/api/push/configuration');
+  const browser = push.subscribe();
+  secrets.add(new URL(browser.endpoint).pathname.split('/').pop()!);
+  const subscription = await call('PUT /api/push/subscription', 'PUT', '/api/push/subscription', {
+    body: { endpoint: browser.endpoint, keys: browser.keys },
+  });
+  const subscriptionId = subscription.body.id as string;
+  await call('POST /api/push/subscriptions/:subscriptionId/activity', 'POST', `/api/push/subscriptions/${subscriptionId}/activity`);
+  await call('POST /api/push/subscriptions/:subscriptionId/test', 'POST', `/api/push/subscriptions/${subscriptionId}/test`);
+  await call('DELETE /api/push/subscriptions/:subscriptionId', 'DELETE', `/api/push/subscriptions/${subscriptionId}`);
+  await call('GET /api/status', 'GET', '/api/status');
+  await call('GET /api/presence', 'GET', '/api/presence?participant_id=golden-tab');
+
+  // device pairing and devices (the device never connects: its directories answer as offline)
+  const pairing = await call('POST /api/envd/pair', 'POST', '/api/envd/pair', {
+    token: null,
+    body: { device_name: 'build-box', platform: 'linux-x64', public_key: 'golden-public-key' },
+  });
+  secrets.add(pairing.body.user_code);
+  await call('GET /api/device-pairings', 'GET', `/api/device-pairings?user_code=${pairing.body.user_code}`);
+  await call(
+    'POST /api/device-pairings/:pairingId/approve',
+    'POST',
+    `/api/device-pairings/${pairing.body.pairing_id ?? pairing.body.id}/approve`,
+  );
+  const polled = await call('POST /api/envd/pair/poll', 'POST', '/api/envd/pair/poll', {
+    token: null,
+    body: { poll_secret: pairing.body.poll_secret },
+  });
+  const deviceId = (polled.body.device_id ?? polled.body.device?.id) as string;
+  await call('GET /api/devices', 'GET', '/api/devices');
+  await call('GET /api/devices/:deviceId', 'GET', `/api/devices/${deviceId}`);
+  await call('GET /api/devices/:deviceId/directories', 'GET', `/api/devices/${deviceId}/directories`);
+  await call('POST /api/devices/:deviceId/revoke', 'POST', `/api/devices/${deviceId}/revoke`);
+  const refused = await t.rest('POST', '/api/envd/pair', {
+    token: null,
+    body: { device_name: 'other-box', platform: 'linux-x64', public_key: 'golden-public-key-2' },
+  });
+  await call(
+    'POST /api/device-pairings/:pairingId/reject',
+    'POST',
+    `/api/device-pairings/${refused.body.pairing_id ?? refused.body.id}/reject`,
+  );
+
+  // and the login session ends
+  await call('POST /api/auth/logout', 'POST', '/api/auth/logout', { token: login.body.token });
+}
+
+beforeAll(async () => {
+  push = await startPushService();
+  const vapid = webpush.generateVAPIDKeys();
+  t = await startTestApp({ pushCaFile: push.caFile, vapidPublicKey: vapid.publicKey, vapidPrivateKey: vapid.privateKey });
+  await scenario();
+}, 120_000);
+afterAll(async () => {
+  await t?.stop();
+  await push?.stop();
+});
+
+describe('REST responses stay byte for byte the same', () => {
+  const routeKeys = routes.map((route) => `${route.method} ${route.path}`);
+  const caseRoute = (name: string) => name.split(' — ')[0]!;
+
+  it('the scenario covers every route of the table, and only routes of the table', () => {
+    const covered = new Set([...recorded.keys()].map(caseRoute));
+    expect(routeKeys.filter((key) => !covered.has(key))).toEqual([]);
+    expect([...covered].filter((key) => !routeKeys.includes(key))).toEqual([]);
+  });
+
+  it('every answer equals the golden file', () => {
+    const actual = Object.fromEntries(recorded);
+    if (UPDATE || !existsSync(GOLDEN)) {
+      if (!UPDATE) throw new Error(`${GOLDEN} is missing: run with UPDATE_GOLDEN=1 to write it`);
+      mkdirSync(dirname(GOLDEN), { recursive: true });
+      writeFileSync(GOLDEN, `${JSON.stringify(actual, null, 2)}\n`);
+      return;
+    }
+    const golden = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, Recorded>;
+    // A route in the table must have its answer in the golden file (new routes are added deliberately).
+    expect(routeKeys.filter((key) => !Object.keys(golden).some((name) => caseRoute(name) === key))).toEqual([]);
+    expect(Object.keys(actual)).toEqual(Object.keys(golden));
+    for (const [name, expected] of Object.entries(golden)) {
+      // Compared as text: member order is part of the bytes on the wire.
+      expect(JSON.stringify(actual[name], null, 2), name).toBe(JSON.stringify(expected, null, 2));
+    }
+  });
+});
