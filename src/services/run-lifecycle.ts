@@ -175,7 +175,8 @@ function insertRow(statement: StatementBuilder, table: 'sessions' | 'threads' | 
  * Writes a planned run in one statement — whichever path planned it (a new thread on the hot path,
  * an existing thread, a promoted inbox entry, a resume, a fork): its session and thread when new
  * (or the thread's pointers when it exists), its inbox entry (new, or the pending one it takes),
- * the run, the audit rows, and the NOTIFY that wakes workers (delivered at commit). Atomic without
+ * the run, the audit rows, the waiting run a resume answers (marked resumed by it), and the
+ * NOTIFY that wakes workers (delivered at commit). Atomic without
  * a transaction; inside one it joins it. One round trip either way.
  */
 export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
@@ -208,6 +209,14 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
       .text(' WHERE id = ')
       .param(plan.entry.assign.id, 'text');
   }
+  if (plan.resumes) {
+    // The waiting run it answers stays waiting and names its successor.
+    statement
+      .text('), resumed_parent AS (UPDATE runs SET resumed_by_id = ')
+      .param(plan.run.id, 'text')
+      .text(', version = version + 1, updated_at = now() WHERE id = ')
+      .param(plan.resumes, 'text');
+  }
   statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
   plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
   statement.text('), new_run AS (');
@@ -221,11 +230,6 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
   const rows = await db.$queryRaw<(Run & { notified: unknown })[]>(statement.build());
   const { notified: _notified, ...run } = rows[0]!;
   return run as Run;
-}
-
-/** The waiting run a successor answered: it stays waiting and names its successor. */
-export async function markResumed(tx: Db | Tx, run: Run, successorId: string): Promise<void> {
-  await tx.run.update({ where: { id: run.id }, data: { resumedById: successorId, version: run.version + 1, updatedAt: new Date() } });
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */
