@@ -282,24 +282,26 @@ export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null>
 
 /**
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
- * returns it with its thread's committed history, or null when there is none to claim.
+ * returns it with its thread's committed history and its parent's pending calls (what a resume
+ * answers; null without a parent), or null when there is none to claim.
  */
 export async function claimRun(
   db: Db,
   claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number },
-): Promise<{ run: Run; history: unknown[] } | null> {
+): Promise<{ run: Run; history: unknown[]; parentPending: unknown } | null> {
   assertMove('accepted', 'running');
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
     : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null })[]>`
+  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null; parentPending: unknown })[]>`
     UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
       attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
     WHERE id = (${target})
-    RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory"`;
+    RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
+      (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending"`;
   if (rows.length === 0) return null;
-  const { threadHistory, ...run } = rows[0]!;
-  return { run, history: threadHistory ?? [] };
+  const { threadHistory, parentPending, ...run } = rows[0]!;
+  return { run, history: threadHistory ?? [], parentPending: parentPending ?? null };
 }
 
 /** The worker that holds a running run extends its lease. */

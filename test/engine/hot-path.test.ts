@@ -87,6 +87,46 @@ describe('the run hot path', () => {
     expect(items.map((item: { kind: string }) => item.kind)).toEqual(['user_message', 'text_message']);
   });
 
+  it('resumes a waiting run and executes and seals its successor in a handful of round trips', async () => {
+    const tool = await t.rest('POST', '/api/v1/agents', {
+      body: {
+        name: 'hot tool',
+        config: {
+          model: 'dev',
+          client_tools: [{ name: 'pick' }],
+          model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' },
+        },
+      },
+    });
+    const waiting = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: tool.body.id, input } })).body;
+    expect((await settleRun(t, waiting.id)).status).toBe('waiting');
+    const before = t.app.database.operationCount();
+    const successorId = await new Promise<string>((resolve, reject) => {
+      const subscription = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+      void subscription.next().then(async (next) => {
+        await subscription.return?.();
+        await sealed(t, next.value.runId);
+        resolve(next.value.runId);
+      }, reject);
+      void t
+        .rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
+          headers: { 'idempotency-key': 'hot-resume' },
+          body: { calls: { p1: { status: 'returned', value: 'blue' } } },
+        })
+        .then((response) => {
+          if (response.status !== 200) reject(new Error(`resume answered ${response.status} ${JSON.stringify(response.body)}`));
+        });
+    });
+    const used = t.app.database.operationCount() - before;
+    // The resume: the 404 check (1), the idempotency key (1), the run locked and read with its
+    // thread (1), the successor written with its parent marked resumed (1), the idempotency result
+    // (1); the worker: claim (1, with the parent's pending calls) and seal (1); the push
+    // notification's subscriptions (1). One more is headroom for a heartbeat or a recovery sweep.
+    expect(used).toBeLessThanOrEqual(9);
+    expect((await t.rest('GET', `/api/v1/runs/${successorId}`)).body).toMatchObject({ status: 'completed', output: 'picked' });
+    expect((await t.rest('GET', `/api/v1/runs/${waiting.id}`)).body).toMatchObject({ status: 'waiting', resumed_by_id: successorId });
+  });
+
   it('audits the session, thread and run it creates, with the request id', async () => {
     const created = await t.rest('POST', '/api/v1/runs', {
       headers: { 'X-Request-ID': 'req-hot-path-1' },
