@@ -14,8 +14,7 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
-import { agentForNewRun, AGENTS } from './agents.js';
-import { getRevision } from './revisioned.js';
+import { agentForNewRun } from './agents.js';
 import { recordAudit } from './audit.js';
 import type { Actor } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -68,7 +67,11 @@ async function agentFor(call: CallContext, thread: Thread, agentId: string | nul
   if (!id && thread.lastRunId) id = (await call.db.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
   if (!id) throw invalidArgument('agent_id is required: the thread has no earlier run to take the agent from', 'agent_id');
   const agent = await agentForNewRun(call, id);
-  const revision = await getRevision(AGENTS, call, agent.id, revisionId ?? agent.defaultRevisionId!);
+  // The agent is the caller's (checked above): its revision is read by id, the agent not again.
+  const wanted = revisionId ?? agent.defaultRevisionId!;
+  const revision = await call.db.agentRevision.findUnique({ where: { id: wanted } });
+  if (!revision || revision.workspaceId !== call.actor.workspaceId || revision.agentId !== agent.id)
+    throw notFound('agent revision', wanted);
   return { agent, revision, pinned: Boolean(revisionId) };
 }
 

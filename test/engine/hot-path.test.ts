@@ -127,6 +127,47 @@ describe('the run hot path', () => {
     expect((await t.rest('GET', `/api/v1/runs/${waiting.id}`)).body).toMatchObject({ status: 'waiting', resumed_by_id: successorId });
   });
 
+  it('delivers to an idle thread and forks a run in a handful of round trips each', async () => {
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const counted = async (send: () => Promise<{ status: number; body: { run: { id: string } } }>) => {
+      const before = t.app.database.operationCount();
+      const runId = await new Promise<string>((resolve, reject) => {
+        const subscription = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+        void subscription.next().then(async (next) => {
+          await subscription.return?.();
+          await sealed(t, next.value.runId);
+          resolve(next.value.runId);
+        }, reject);
+        void send().then((response) => {
+          if (response.status !== 201) reject(new Error(`answered ${response.status} ${JSON.stringify(response.body)}`));
+        });
+      });
+      return { runId, used: t.app.database.operationCount() - before };
+    };
+    const delivered = await counted(() =>
+      t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+        headers: { 'idempotency-key': 'hot-inbox' },
+        body: { agent_id: agentId, payload: input },
+      }),
+    );
+    // The 404 check (1), the idempotency key (1), the thread locked (1), the agent and its revision
+    // (2), the thread's active run (1), the run written (1), the idempotency result (1), the answer
+    // read back (1); the worker's claim and seal (2). One more is headroom.
+    expect(delivered.used).toBeLessThanOrEqual(13);
+    expect((await t.rest('GET', `/api/v1/runs/${delivered.runId}`)).body.status).toBe('completed');
+    const forked = await counted(() =>
+      t.rest('POST', `/api/v1/runs/${delivered.runId}/fork`, {
+        headers: { 'idempotency-key': 'hot-fork' },
+        body: { agent_id: agentId, payload: input },
+      }),
+    );
+    // The 404 check (1), the idempotency key (1), the source run with its thread and session (1),
+    // the agent and its revision (2), the run written (1), the idempotency result (1), the answer
+    // read back (1); the worker's claim (with the parent's pending calls) and seal (2). One more is headroom.
+    expect(forked.used).toBeLessThanOrEqual(11);
+    expect((await t.rest('GET', `/api/v1/runs/${forked.runId}`)).body.status).toBe('completed');
+  });
+
   it('audits the session, thread and run it creates, with the request id', async () => {
     const created = await t.rest('POST', '/api/v1/runs', {
       headers: { 'X-Request-ID': 'req-hot-path-1' },
