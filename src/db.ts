@@ -36,10 +36,11 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
   }
   try {
     const { applied } = await applyMigrations(url, logger);
-    // Statements that repeat are prepared once per connection (storage/prepared-statements.ts).
+    // Statements that repeat are prepared once per connection (storage/prepared-statements.ts),
+    // unless turned off (a transaction-mode pooler that does not keep prepared statements).
     const adapter = new PrismaPg(
       { connectionString: url, max: config.databasePoolSize },
-      { statementNameGenerator: preparedStatementNames() },
+      config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : undefined,
     );
     const base = new PrismaClient({ adapter });
     await base.$connect();

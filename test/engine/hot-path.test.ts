@@ -168,6 +168,22 @@ describe('the run hot path', () => {
     expect((await t.rest('GET', `/api/v1/runs/${forked.runId}`)).body.status).toBe('completed');
   });
 
+  it('runs the same without prepared statements (DATABASE_PREPARED_STATEMENTS=false, for poolers that drop them)', async () => {
+    // Its own database: its runs are claimed and sealed by its own workers only.
+    const plain = await startTestApp({ runWorkers: 1, databasePreparedStatements: false });
+    try {
+      await insertModel(plain, 'dev');
+      const agent = (await plain.rest('POST', '/api/v1/agents', { body: { name: 'plain', config: { model: 'dev' } } })).body.id;
+      for (let i = 0; i < 4; i++) {
+        const created = await plain.rest('POST', '/api/v1/runs', { body: { agent_id: agent, input } });
+        expect(created.status).toBe(201);
+        expect((await settleRun(plain, created.body.id)).status).toBe('completed');
+      }
+    } finally {
+      await plain.stop();
+    }
+  });
+
   it('audits the session, thread and run it creates, with the request id', async () => {
     const created = await t.rest('POST', '/api/v1/runs', {
       headers: { 'X-Request-ID': 'req-hot-path-1' },
