@@ -41,6 +41,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Connections in the service's database pool (each process: service or worker). */
   databasePoolSize: number;
+  /** Name repeated statements so connections keep their plans (off behind a pooler without prepared-statement support). */
+  databasePreparedStatements: boolean;
   /** Embedded PostgreSQL parameters over the built-in sizing (EMBEDDED_PG_SETTINGS="shared_buffers=128MB work_mem=8MB"). */
   embeddedPgSettings: Record<string, string>;
   /** Embedded PostgreSQL: turn off fsync (tests only; never for data you keep). */
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     embeddedPgSettings: postgresSettings(env.EMBEDDED_PG_SETTINGS),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),
     allowLocalEnvironments: boolean(env, 'ALLOW_LOCAL_ENVIRONMENTS', false),

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Logger } from './lib/logger.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
 import { applyMigrations, pendingMigrationCount } from './storage/migrate.js';
+import { preparedStatementNames } from './storage/prepared-statements.js';
 
 export type Db = PrismaClient;
 export type { Prisma } from './generated/prisma/client.js';
@@ -35,7 +36,13 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
   }
   try {
     const { applied } = await applyMigrations(url, logger);
-    const base = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: config.databasePoolSize }) });
+    // Statements that repeat are prepared once per connection (storage/prepared-statements.ts),
+    // unless turned off (a transaction-mode pooler that does not keep prepared statements).
+    const adapter = new PrismaPg(
+      { connectionString: url, max: config.databasePoolSize },
+      config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : undefined,
+    );
+    const base = new PrismaClient({ adapter });
     await base.$connect();
     let operations = 0;
     // Counting through an extension keeps the client's behaviour; the cast keeps one client type

@@ -164,11 +164,19 @@ export class RunItemStream {
     runTail(this.deps.events).forget(this.run.id);
   }
 
-  /** Writes every changed item; resolves when the database has them. */
+  /**
+   * Writes every changed item; resolves when the database has them. These intermediate writes
+   * commit without waiting for the WAL flush (`synchronous_commit` off for their own transaction
+   * only): a crash may lose the last of them, which costs nothing — subscribers already had the
+   * changes live, the run's next attempt starts after what is stored with higher stream positions
+   * (its claim committed durably), and the seal, which writes the remaining items with the
+   * outcome, commits durably and so makes every earlier write durable too (the WAL is flushed in
+   * order). So the seal, which waits for an in-flight flush, never waits for a disk flush twice.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const statement = this.takeBatch();
-      if (statement) await this.deps.db.$executeRaw`${statement}`;
+      if (statement) await this.deps.db.$executeRaw`${statement} RETURNING set_config('synchronous_commit', 'off', true)`;
     });
     return this.flushing;
   }

@@ -25,6 +25,8 @@ export interface ExecutionContext {
   items: RunItemStream;
   /** The thread's committed history when the run was claimed (read again when absent). */
   history?: ModelMessage[];
+  /** The parent run's pending calls as the claim read them (null: no parent; read again when absent). */
+  parentPending?: Pending | null;
 }
 
 /** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */
@@ -69,6 +71,7 @@ async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
 
 async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
   if (!ctx.run.parentRunId) return null;
+  if (ctx.parentPending !== undefined) return ctx.parentPending;
   const parent = await ctx.deps.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
   // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
   return (parent?.pending as Pending | null | undefined) ?? null;

@@ -19,6 +19,7 @@ import { runCallContext } from './run-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
+import type { Pending } from './messages.js';
 import {
   attemptsLeft,
   claimRun,
@@ -41,6 +42,13 @@ const GRACE_MS = 5_000;
 const HAND_BACK_WAIT_MS = 5_000;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
+
+/** A claimed run with what the claim read beside it: its thread's history and its parent's pending calls. */
+interface Claimed {
+  run: Run;
+  history: ModelMessage[];
+  parentPending: Pending | null;
+}
 
 export interface WorkerPoolOptions {
   concurrency: number;
@@ -163,7 +171,7 @@ export class WorkerPool {
               claimed = await this.claim();
               if (!claimed) this.scanNeeded = false;
             } else break;
-            if (claimed) void this.execute(claimed.run, claimed.history);
+            if (claimed) void this.execute(claimed);
           }
           // Every slot is busy: the named runs wait in the database; a later scan finds them.
           if (this.named.length) {
@@ -180,14 +188,14 @@ export class WorkerPool {
   }
 
   /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
-  private async claim(runId?: string): Promise<{ run: Run; history: ModelMessage[] } | null> {
+  private async claim(runId?: string): Promise<Claimed | null> {
     const claimed = await claimRun(this.deps.db, { runId, attemptId: attemptId(), leaseOwner: this.id, leaseMs: this.leaseMs });
     if (!claimed) return null;
     this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
-    return { run: claimed.run, history: claimed.history as ModelMessage[] };
+    return { run: claimed.run, history: claimed.history as ModelMessage[], parentPending: claimed.parentPending as Pending | null };
   }
 
-  private async execute(run: Run, history: ModelMessage[]) {
+  private async execute({ run, history, parentPending }: Claimed) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
     let finish!: () => void;
@@ -224,6 +232,7 @@ export class WorkerPool {
           signal: controller.signal,
           items,
           history,
+          parentPending,
         });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {

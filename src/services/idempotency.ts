@@ -53,15 +53,16 @@ export async function withIdempotency<T extends Prisma.InputJsonValue>(
     caller,
     async (bound) => {
       const tx = bound.db;
-      // Records past their lifetime no longer bind the key.
-      await tx.idempotencyRecord.deleteMany({
-        where: { workspaceId: workspaceId, scope: call.scope, key: call.key, expiresAt: { lte: new Date() } },
-      });
+      // One statement claims the key: a new record, or — when the key's record is past its
+      // lifetime, so no longer binds the key — that record replaced by the new one. A record that
+      // still binds the key is left alone and nothing is returned.
       const id = newId('idempotency');
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO idempotency_records (id, workspace_id, scope, key, request_digest, state, expires_at)
         VALUES (${id}, ${workspaceId}, ${call.scope}, ${call.key}, ${digest}, 'pending', ${expiresAt})
-        ON CONFLICT (workspace_id, scope, key) DO NOTHING
+        ON CONFLICT (workspace_id, scope, key) DO UPDATE SET id = EXCLUDED.id, request_digest = EXCLUDED.request_digest,
+          state = 'pending', response = NULL, response_status = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+        WHERE idempotency_records.expires_at <= now()
         RETURNING id`;
       if (inserted.length === 0) {
         const existing = await tx.idempotencyRecord.findUniqueOrThrow({

@@ -3,7 +3,8 @@
 // `steer` joins it at its next model request (or goes next if it ends first). Fork also lands
 // here: it opens a new thread of the same session from a run's committed history.
 import { canonicallyEqual } from '../lib/canonical-json.js';
-import type { InboxEntry, Run, Thread } from '../generated/prisma/client.js';
+import { Prisma as PrismaSql, type InboxEntry, type Run, type Thread } from '../generated/prisma/client.js';
+import { prefixedColumns, returningColumns, takePrefixed } from '../storage/columns.js';
 import type { Prisma } from '../db.js';
 import { normalizeRunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
@@ -13,8 +14,7 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
-import { agentForNewRun, AGENTS } from './agents.js';
-import { getRevision } from './revisioned.js';
+import { agentForNewRun } from './agents.js';
 import { recordAudit } from './audit.js';
 import type { Actor } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -22,7 +22,7 @@ import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { cancelRun, getRun } from './runs.js';
 import { validateMessage, type MessageContent } from './run-input.js';
-import { getSession, getThread } from './threads.js';
+import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
@@ -50,10 +50,15 @@ function validateDelivery(value: unknown): Delivery {
   return value as Delivery;
 }
 
+const THREAD_COLUMNS = returningColumns(PrismaSql.ThreadScalarFieldEnum);
+
+/** The caller's thread, locked for the transaction (deliveries to one thread are serialised), in one statement. */
 async function lockThread(call: CallContext, threadId: string): Promise<Thread> {
-  await getThread(call, threadId);
-  await call.db.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
-  return call.db.thread.findUniqueOrThrow({ where: { id: threadId } });
+  requirePermission(call.actor, 'read');
+  const rows = await call.db.$queryRaw<Thread[]>`
+    SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${threadId} AND workspace_id = ${call.actor.workspaceId} FOR UPDATE`;
+  if (rows.length === 0) throw notFound('thread', threadId);
+  return rows[0]!;
 }
 
 /** The agent an entry runs: the one it names, else the thread's last run's. */
@@ -62,7 +67,11 @@ async function agentFor(call: CallContext, thread: Thread, agentId: string | nul
   if (!id && thread.lastRunId) id = (await call.db.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
   if (!id) throw invalidArgument('agent_id is required: the thread has no earlier run to take the agent from', 'agent_id');
   const agent = await agentForNewRun(call, id);
-  const revision = await getRevision(AGENTS, call, agent.id, revisionId ?? agent.defaultRevisionId!);
+  // The agent is the caller's (checked above): its revision is read by id, the agent not again.
+  const wanted = revisionId ?? agent.defaultRevisionId!;
+  const revision = await call.db.agentRevision.findUnique({ where: { id: wanted } });
+  if (!revision || revision.workspaceId !== call.actor.workspaceId || revision.agentId !== agent.id)
+    throw notFound('agent revision', wanted);
   return { agent, revision, pinned: Boolean(revisionId) };
 }
 
@@ -158,15 +167,22 @@ export async function deliverToInbox(
   return loadResult(call, result.entry_id);
 }
 
+const RESULT_COLUMNS = PrismaSql.sql`${prefixedColumns(PrismaSql.InboxEntryScalarFieldEnum, 'e', 'entry')}, ${prefixedColumns(
+  PrismaSql.ThreadScalarFieldEnum,
+  't',
+  'thread',
+)}, ${prefixedColumns(PrismaSql.RunScalarFieldEnum, 'r', 'run')}`;
+
+/** The entry, its thread and its run (the one it started or joined), as one snapshot in one statement. */
 async function loadResult(call: CallContext, entryId: string): Promise<DeliveryResult> {
-  const entry = await call.db.inboxEntry.findUniqueOrThrow({ where: { id: entryId } });
-  const runId = entry.assignedRunId ?? entry.originRunId;
-  const thread = await call.db.thread.findUniqueOrThrow({ where: { id: entry.threadId } });
-  return {
-    entry: withThreadEtag(entry, thread),
-    run: runId ? await call.db.run.findUnique({ where: { id: runId } }) : null,
-    thread,
-  };
+  const rows = await call.db.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${RESULT_COLUMNS} FROM inbox_entries e JOIN threads t ON t.id = e.thread_id
+      LEFT JOIN runs r ON r.id = coalesce(e.assigned_run_id, e.origin_run_id)
+    WHERE e.id = ${entryId}`;
+  const row = rows[0]!;
+  const entry = takePrefixed<InboxEntry>(row, 'entry');
+  const thread = takePrefixed<Thread>(row, 'thread');
+  return { entry: withThreadEtag(entry, thread), run: row['run.id'] === null ? null : takePrefixed<Run>(row, 'run'), thread };
 }
 
 export async function listInbox(
@@ -278,12 +294,10 @@ export async function forkRun(
     key,
     request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
     effect: async (call) => {
-      const run = await getRun(call, runId);
+      const { run, sourceThread } = await forkSource(call, runId);
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
         throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
-      const sourceThread = await call.db.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
-      await getSession(call, run.sessionId);
       const { agent, revision, pinned } = await agentFor(
         call,
         { ...sourceThread, lastRunId: run.id },
@@ -322,4 +336,24 @@ export async function forkRun(
   void source;
   call.events.publish('runAccepted', { runId: value.run_id });
   return loadResult(call, value.entry_id);
+}
+
+const FORK_SOURCE_COLUMNS = PrismaSql.sql`${returningColumns(PrismaSql.RunScalarFieldEnum, 'r')}, ${prefixedColumns(
+  PrismaSql.ThreadScalarFieldEnum,
+  't',
+  'thread',
+)}, s.id AS "sessionFound"`;
+
+/** The run a fork continues, its thread and whether its session is there, in one statement. */
+async function forkSource(call: CallContext, runId: string): Promise<{ run: Run; sourceThread: Thread }> {
+  requirePermission(call.actor, 'read');
+  const rows = await call.db.$queryRaw<Record<string, unknown>[]>`
+    SELECT ${FORK_SOURCE_COLUMNS} FROM runs r JOIN threads t ON t.id = r.thread_id
+      LEFT JOIN sessions s ON s.id = r.session_id AND s.workspace_id = r.workspace_id
+    WHERE r.id = ${runId} AND r.workspace_id = ${call.actor.workspaceId}`;
+  if (rows.length === 0) throw notFound('run', runId);
+  const row = rows[0]!;
+  const run = Object.fromEntries(Object.entries(row).filter(([key]) => !key.includes('.') && key !== 'sessionFound')) as unknown as Run;
+  if (row.sessionFound === null) throw notFound('session', run.sessionId);
+  return { run, sourceThread: takePrefixed<Thread>(row, 'thread') };
 }

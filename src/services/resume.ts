@@ -1,13 +1,14 @@
 // Resuming a waiting run: the complete answer batch (every pending approval and call answered
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
-import type { Run } from '../generated/prisma/client.js';
-import { AppError, invalidArgument } from '../lib/errors.js';
+import { Prisma, type Run } from '../generated/prisma/client.js';
+import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { returningColumns } from '../storage/columns.js';
 import type { CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { getRun } from './runs.js';
 import { validateMessage } from './run-input.js';
-import { markResumed, writeNewRun, type PendingEntry } from './run-lifecycle.js';
+import { writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
 const APPROVAL_ACTIONS = ['approve', 'deny'];
@@ -77,14 +78,13 @@ export async function resumeRun(
   const key = validateIdempotencyKey(idempotencyKey, true)!;
   await getRun(call, runId); // 404 before anything else
   const input = validateMessage(body.input, 'input', false);
+  let created: Run | null = null;
   const { value } = await withIdempotency(call, {
     scope: `runs.resume:${runId}`,
     key,
     request: { approvals: body.approvals ?? {}, calls: body.calls ?? {}, input: body.input ?? null },
     effect: async (bound) => {
-      const tx = bound.db;
-      await tx.$queryRaw`SELECT id FROM runs WHERE id = ${runId} FOR UPDATE`;
-      const run = await getRun(bound, runId);
+      const { run, thread } = await lockWaitingRun(bound, runId);
       if (run.status !== 'waiting' || run.resumedById) {
         throw new AppError(
           'conflict',
@@ -94,9 +94,9 @@ export async function resumeRun(
         );
       }
       const answers = checkAnswers(run.pending as never, body);
-      const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
-      const successor = await writeNewRun(
-        tx,
+      // The successor, its inbox entry and audit rows, and the parent marked resumed: one statement.
+      created = await writeNewRun(
+        bound.db,
         planNewRun({
           workspaceId: actor.workspaceId,
           principalId: actor.principalId,
@@ -115,10 +115,27 @@ export async function resumeRun(
           entry: { new: { delivery: 'queue' } },
         }),
       );
-      await markResumed(tx, run, successor.id);
-      return { run_id: successor.id };
+      return { run_id: created.id };
     },
   });
   deps.events.publish('runAccepted', { runId: value.run_id });
-  return deps.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
+  // A replay answers with the successor as it is now.
+  return created ?? deps.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
+}
+
+const RUN_AS_R = returningColumns(Prisma.RunScalarFieldEnum, 'r');
+
+/**
+ * The run, locked (resumes of one run are serialised by its row lock), with what its successor's
+ * plan needs of its thread — one statement. Another workspace's run is not found.
+ */
+async function lockWaitingRun(call: CallContext, runId: string) {
+  const rows = await call.db.$queryRaw<(Run & { threadSessionId: string; threadLastInboxPosition: number })[]>`
+    SELECT ${RUN_AS_R}, t.session_id AS "threadSessionId", t.last_inbox_position AS "threadLastInboxPosition"
+    FROM runs r JOIN threads t ON t.id = r.thread_id
+    WHERE r.id = ${runId} AND r.workspace_id = ${call.actor.workspaceId}
+    FOR UPDATE OF r`;
+  if (rows.length === 0) throw notFound('run', runId);
+  const { threadSessionId, threadLastInboxPosition, ...run } = rows[0]!;
+  return { run: run as Run, thread: { id: run.threadId, sessionId: threadSessionId, lastInboxPosition: threadLastInboxPosition } };
 }

@@ -175,7 +175,8 @@ function insertRow(statement: StatementBuilder, table: 'sessions' | 'threads' | 
  * Writes a planned run in one statement — whichever path planned it (a new thread on the hot path,
  * an existing thread, a promoted inbox entry, a resume, a fork): its session and thread when new
  * (or the thread's pointers when it exists), its inbox entry (new, or the pending one it takes),
- * the run, the audit rows, and the NOTIFY that wakes workers (delivered at commit). Atomic without
+ * the run, the audit rows, the waiting run a resume answers (marked resumed by it), and the
+ * NOTIFY that wakes workers (delivered at commit). Atomic without
  * a transaction; inside one it joins it. One round trip either way.
  */
 export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
@@ -208,6 +209,14 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
       .text(' WHERE id = ')
       .param(plan.entry.assign.id, 'text');
   }
+  if (plan.resumes) {
+    // The waiting run it answers stays waiting and names its successor.
+    statement
+      .text('), resumed_parent AS (UPDATE runs SET resumed_by_id = ')
+      .param(plan.run.id, 'text')
+      .text(', version = version + 1, updated_at = now() WHERE id = ')
+      .param(plan.resumes, 'text');
+  }
   statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
   plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
   statement.text('), new_run AS (');
@@ -221,11 +230,6 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
   const rows = await db.$queryRaw<(Run & { notified: unknown })[]>(statement.build());
   const { notified: _notified, ...run } = rows[0]!;
   return run as Run;
-}
-
-/** The waiting run a successor answered: it stays waiting and names its successor. */
-export async function markResumed(tx: Db | Tx, run: Run, successorId: string): Promise<void> {
-  await tx.run.update({ where: { id: run.id }, data: { resumedById: successorId, version: run.version + 1, updatedAt: new Date() } });
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */
@@ -278,24 +282,26 @@ export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null>
 
 /**
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
- * returns it with its thread's committed history, or null when there is none to claim.
+ * returns it with its thread's committed history and its parent's pending calls (what a resume
+ * answers; null without a parent), or null when there is none to claim.
  */
 export async function claimRun(
   db: Db,
   claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number },
-): Promise<{ run: Run; history: unknown[] } | null> {
+): Promise<{ run: Run; history: unknown[]; parentPending: unknown } | null> {
   assertMove('accepted', 'running');
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
     : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null })[]>`
+  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null; parentPending: unknown })[]>`
     UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
       attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
     WHERE id = (${target})
-    RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory"`;
+    RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
+      (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending"`;
   if (rows.length === 0) return null;
-  const { threadHistory, ...run } = rows[0]!;
-  return { run, history: threadHistory ?? [] };
+  const { threadHistory, parentPending, ...run } = rows[0]!;
+  return { run, history: threadHistory ?? [], parentPending: parentPending ?? null };
 }
 
 /** The worker that holds a running run extends its lease. */

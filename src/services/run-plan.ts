@@ -63,6 +63,8 @@ export interface NewRunPlan {
   entry: { insert: PlannedRow } | { assign: { id: string } };
   run: PlannedRow & { id: string };
   audits: AuditRow[];
+  /** The waiting run a resume answers: marked resumed by this run in the same statement. */
+  resumes: string | null;
 }
 
 export const MAX_ATTEMPTS = 3;
@@ -184,5 +186,6 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
       thread_id: { from: null, to: threadId },
     }),
   );
-  return { session, thread, entry, run, audits };
+  const resumes = request.lineage === 'resume' ? (request.parentRunId ?? null) : null;
+  return { session, thread, entry, run, audits, resumes };
 }

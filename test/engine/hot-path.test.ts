@@ -87,6 +87,103 @@ describe('the run hot path', () => {
     expect(items.map((item: { kind: string }) => item.kind)).toEqual(['user_message', 'text_message']);
   });
 
+  it('resumes a waiting run and executes and seals its successor in a handful of round trips', async () => {
+    const tool = await t.rest('POST', '/api/v1/agents', {
+      body: {
+        name: 'hot tool',
+        config: {
+          model: 'dev',
+          client_tools: [{ name: 'pick' }],
+          model_settings: { script: [[{ tool_call: { id: 'p1', name: 'pick' } }], [{ text: 'picked' }]], after_script: 'echo' },
+        },
+      },
+    });
+    const waiting = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: tool.body.id, input } })).body;
+    expect((await settleRun(t, waiting.id)).status).toBe('waiting');
+    const before = t.app.database.operationCount();
+    const successorId = await new Promise<string>((resolve, reject) => {
+      const subscription = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+      void subscription.next().then(async (next) => {
+        await subscription.return?.();
+        await sealed(t, next.value.runId);
+        resolve(next.value.runId);
+      }, reject);
+      void t
+        .rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
+          headers: { 'idempotency-key': 'hot-resume' },
+          body: { calls: { p1: { status: 'returned', value: 'blue' } } },
+        })
+        .then((response) => {
+          if (response.status !== 200) reject(new Error(`resume answered ${response.status} ${JSON.stringify(response.body)}`));
+        });
+    });
+    const used = t.app.database.operationCount() - before;
+    // The resume: the 404 check (1), the idempotency key (1), the run locked and read with its
+    // thread (1), the successor written with its parent marked resumed (1), the idempotency result
+    // (1); the worker: claim (1, with the parent's pending calls) and seal (1); the push
+    // notification's subscriptions (1). One more is headroom for a heartbeat or a recovery sweep.
+    expect(used).toBeLessThanOrEqual(9);
+    expect((await t.rest('GET', `/api/v1/runs/${successorId}`)).body).toMatchObject({ status: 'completed', output: 'picked' });
+    expect((await t.rest('GET', `/api/v1/runs/${waiting.id}`)).body).toMatchObject({ status: 'waiting', resumed_by_id: successorId });
+  });
+
+  it('delivers to an idle thread and forks a run in a handful of round trips each', async () => {
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const counted = async (send: () => Promise<{ status: number; body: { run: { id: string } } }>) => {
+      const before = t.app.database.operationCount();
+      const runId = await new Promise<string>((resolve, reject) => {
+        const subscription = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+        void subscription.next().then(async (next) => {
+          await subscription.return?.();
+          await sealed(t, next.value.runId);
+          resolve(next.value.runId);
+        }, reject);
+        void send().then((response) => {
+          if (response.status !== 201) reject(new Error(`answered ${response.status} ${JSON.stringify(response.body)}`));
+        });
+      });
+      return { runId, used: t.app.database.operationCount() - before };
+    };
+    const delivered = await counted(() =>
+      t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+        headers: { 'idempotency-key': 'hot-inbox' },
+        body: { agent_id: agentId, payload: input },
+      }),
+    );
+    // The 404 check (1), the idempotency key (1), the thread locked (1), the agent and its revision
+    // (2), the thread's active run (1), the run written (1), the idempotency result (1), the answer
+    // read back (1); the worker's claim and seal (2). One more is headroom.
+    expect(delivered.used).toBeLessThanOrEqual(13);
+    expect((await t.rest('GET', `/api/v1/runs/${delivered.runId}`)).body.status).toBe('completed');
+    const forked = await counted(() =>
+      t.rest('POST', `/api/v1/runs/${delivered.runId}/fork`, {
+        headers: { 'idempotency-key': 'hot-fork' },
+        body: { agent_id: agentId, payload: input },
+      }),
+    );
+    // The 404 check (1), the idempotency key (1), the source run with its thread and session (1),
+    // the agent and its revision (2), the run written (1), the idempotency result (1), the answer
+    // read back (1); the worker's claim (with the parent's pending calls) and seal (2). One more is headroom.
+    expect(forked.used).toBeLessThanOrEqual(11);
+    expect((await t.rest('GET', `/api/v1/runs/${forked.runId}`)).body.status).toBe('completed');
+  });
+
+  it('runs the same without prepared statements (DATABASE_PREPARED_STATEMENTS=false, for poolers that drop them)', async () => {
+    // Its own database: its runs are claimed and sealed by its own workers only.
+    const plain = await startTestApp({ runWorkers: 1, databasePreparedStatements: false });
+    try {
+      await insertModel(plain, 'dev');
+      const agent = (await plain.rest('POST', '/api/v1/agents', { body: { name: 'plain', config: { model: 'dev' } } })).body.id;
+      for (let i = 0; i < 4; i++) {
+        const created = await plain.rest('POST', '/api/v1/runs', { body: { agent_id: agent, input } });
+        expect(created.status).toBe(201);
+        expect((await settleRun(plain, created.body.id)).status).toBe('completed');
+      }
+    } finally {
+      await plain.stop();
+    }
+  });
+
   it('audits the session, thread and run it creates, with the request id', async () => {
     const created = await t.rest('POST', '/api/v1/runs', {
       headers: { 'X-Request-ID': 'req-hot-path-1' },

@@ -182,6 +182,32 @@ describe('thread inbox', () => {
   });
 });
 
+describe('idempotency keys', () => {
+  it('a key binds its request until its record expires; then it starts a new request', async () => {
+    const agent = await agentWith({});
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const deliver = (value: string) =>
+      t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+        headers: { 'idempotency-key': 'expiring' },
+        body: { agent_id: agent.id, payload: text(value) },
+      });
+    const first = await deliver('one');
+    expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
+    expect((await deliver('one')).body.entry.id).toBe(first.body.entry.id);
+    expect((await deliver('two')).status).toBe(409);
+    await settled(first.body.run.id);
+    // The record's lifetime is over (the shortest configurable one is a minute): the key is free again.
+    await t.app.deps.db.$executeRaw`UPDATE idempotency_records SET expires_at = now() - interval '1 second' WHERE key = 'expiring'`;
+    const second = await deliver('two');
+    expect(second.status, JSON.stringify(second.body)).toBeLessThan(300);
+    expect(second.body.entry.id).not.toBe(first.body.entry.id);
+    expect((await settled(second.body.run.id)).output).toBe('echo: two');
+    // And the new record binds it again.
+    expect((await deliver('two')).body.entry.id).toBe(second.body.entry.id);
+    expect((await deliver('three')).status).toBe(409);
+  });
+});
+
 describe('inbox entry reads', () => {
   it("GET of an entry returns the thread's ETag, which edits take as If-Match until the thread changes", async () => {
     // A run that stays active (its model pauses for a minute) keeps a queued entry pending.
