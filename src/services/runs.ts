@@ -17,6 +17,7 @@ import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
 import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
+import { RUN_COLUMNS } from '../storage/columns.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -36,9 +37,10 @@ export function checkModelUsable(key: string, state: { found: boolean; enabled: 
   if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${quoteInput(key)} is disabled`);
 }
 
+/** One run of the caller's workspace (raw: on every wait, watch and run query; see src/storage/columns.ts). */
 export async function getRun(call: CallContext, id: string): Promise<Run> {
   requirePermission(call.actor, 'read');
-  const run = await call.db.run.findUnique({ where: { id } });
+  const [run] = await call.db.$queryRaw<Run[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${id}`;
   if (!run || run.workspaceId !== call.actor.workspaceId) throw notFound('run', id);
   return run;
 }
