@@ -99,15 +99,60 @@ export async function* watchRun(call: CallContext, runId: string): AsyncGenerato
 /**
  * The run once it is sealed or waiting, or as it is when `seconds` are up, the client went away
  * (`signal`) or the service stops. `run` is the caller's fresh copy (e.g. just created); with no
- * wait it is returned as it is.
+ * wait it is returned as it is. The run may change between that copy and the listener: it is read
+ * once more after listening (`waitAfterListening` avoids that read).
  */
 export async function waitForRun(call: CallContext, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
-  const { deps } = call;
-  if (!seconds || runSettled(run.status)) return run;
-  const registry = waitsOf(deps.events);
-  if (registry.stopping) return run;
-  const feed = followRun(deps.events, run.id);
-  let ended: 'timeout' | 'released' | null = null;
+  if (!seconds || runSettled(run.status) || waitsOf(call.deps.events).stopping) return run;
+  const feed = followRun(call.deps.events, run.id);
+  try {
+    await subscriptionsActive(call.deps.events);
+    return await settle(call, await getRun(call, run.id), seconds, signal, feed);
+  } finally {
+    feed.close();
+  }
+}
+
+/**
+ * `waitForRun` for a run that `obtain` creates or reads after calling `listening(runId)` (before
+ * the run's row is written, or before it is read): every change after that copy is heard, so the
+ * wait reads nothing itself — a new run with `wait` costs no query beyond its creation. Without a
+ * wait `listening` does nothing.
+ */
+export async function waitAfterListening(
+  call: CallContext,
+  seconds: number,
+  signal: AbortSignal | null | undefined,
+  obtain: (listening: (runId: string) => Promise<void>) => Promise<Run>,
+): Promise<Run> {
+  if (!seconds || waitsOf(call.deps.events).stopping) return obtain(async () => undefined);
+  let feed: { runId: string; follow: RunFollower } | null = null;
+  try {
+    const run = await obtain(async (runId) => {
+      feed?.follow.close();
+      feed = { runId, follow: followRun(call.deps.events, runId) };
+      await subscriptionsActive(call.deps.events);
+    });
+    const heard = feed as { runId: string; follow: RunFollower } | null;
+    if (heard?.runId === run.id) return await settle(call, run, seconds, signal, heard.follow);
+    return await waitForRun(call, run, seconds, signal);
+  } finally {
+    (feed as { follow: RunFollower } | null)?.follow.close();
+  }
+}
+
+type RunFollower = ReturnType<typeof followRun>;
+
+/** Follows `latest` (read or written after `feed` listened) until it settles or the wait ends. */
+async function settle(
+  call: CallContext,
+  latest: Run,
+  seconds: number,
+  signal: AbortSignal | null | undefined,
+  feed: RunFollower,
+): Promise<Run> {
+  const registry = waitsOf(call.deps.events);
+  let ended: 'timeout' | 'released' | null = registry.stopping ? 'released' : null;
   const end = (why: 'timeout' | 'released') => {
     ended ??= why;
     feed.wake();
@@ -117,21 +162,17 @@ export async function waitForRun(call: CallContext, run: Run, seconds: number, s
   registry.release.add(onRelease);
   signal?.addEventListener('abort', onRelease, { once: true });
   try {
-    // The run may have settled before the feed listened: read it once after.
-    await subscriptionsActive(deps.events);
-    let latest = await getRun(call, run.id);
     for (;;) {
       for (let next = feed.take(); next; next = feed.take()) if (next.version > latest.version) latest = next;
       if (runSettled(latest.status)) return latest;
       if (ended === 'released' || signal?.aborted) return latest;
       // Time is up: the run as it is now (a change that publishes no event, e.g. labels, included).
-      if (ended === 'timeout') return await getRun(call, run.id);
+      if (ended === 'timeout') return await getRun(call, latest.id);
       await feed.changed();
     }
   } finally {
     clearTimeout(timer);
     registry.release.delete(onRelease);
     signal?.removeEventListener('abort', onRelease);
-    feed.close();
   }
 }
