@@ -7,10 +7,9 @@ import type { Run } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
 import { subscriptionsActive } from '../lib/events.js';
-import type { Events } from './event-topics.js';
+import { listenTo, type Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
-import type { Deps } from './deps.js';
 import { getRun } from './runs.js';
 
 export { MAX_WAIT_SECONDS };
@@ -41,37 +40,55 @@ export function releaseRunWaits(events: Events) {
   for (const release of entry.release) release();
 }
 
-/** A run's feed of row changes, listening from the moment it is opened. */
-function openFeed(deps: Deps, runId: string) {
-  const iterator = deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]() as AsyncIterator<Run>;
-  let pending = iterator.next(); // the subscription listens from this call on
+/**
+ * A run's row changes, heard by a synchronous listener (`listenTo`) from the moment it is opened:
+ * one function call per event, no repeater or promise chain per follower. Each state newer than the
+ * newest already heard is queued; `changed` resolves at the next one, or when `wake` is called.
+ */
+function followRun(events: Events, runId: string) {
+  const queue: Run[] = [];
+  let newest = 0;
+  let notify: (() => void) | null = null;
+  const wake = () => {
+    const resolve = notify;
+    notify = null;
+    resolve?.();
+  };
+  const stop = listenTo(events, 'runChanged', runId, (run) => {
+    if (run.version <= newest) return;
+    newest = run.version;
+    queue.push(run);
+    wake();
+  });
   return {
-    next() {
-      const current = pending;
-      pending = iterator.next();
-      return current;
-    },
-    close: () => void iterator.return?.(),
+    /** The next state heard and not yet taken (oldest first). */
+    take: (): Run | undefined => queue.shift(),
+    changed: () => new Promise<void>((resolve) => (notify = resolve)),
+    wake,
+    close: stop,
   };
 }
 
 /**
  * Emits the run as it is now, then each newer state, and ends after a state that is sealed or
  * waiting (at once when it already is). Versions only grow, so an event older than what was
- * emitted (published before the read) is skipped.
+ * emitted (published before the read) is skipped. One query: the read after the listener.
  */
 export async function* watchRun(call: CallContext, runId: string): AsyncGenerator<Run> {
   const { deps } = call;
-  const feed = openFeed(deps, runId);
+  const feed = followRun(deps.events, runId);
   try {
     await subscriptionsActive(deps.events);
     let run = await getRun(call, runId);
     yield run;
     while (!runSettled(run.status)) {
-      const next = await feed.next();
-      if (next.done) return;
-      if (next.value.version <= run.version) continue;
-      run = next.value;
+      const next = feed.take();
+      if (!next) {
+        await feed.changed();
+        continue;
+      }
+      if (next.version <= run.version) continue;
+      run = next;
       yield run;
     }
   } finally {
@@ -82,37 +99,80 @@ export async function* watchRun(call: CallContext, runId: string): AsyncGenerato
 /**
  * The run once it is sealed or waiting, or as it is when `seconds` are up, the client went away
  * (`signal`) or the service stops. `run` is the caller's fresh copy (e.g. just created); with no
- * wait it is returned as it is.
+ * wait it is returned as it is. The run may change between that copy and the listener: it is read
+ * once more after listening (`waitAfterListening` avoids that read).
  */
 export async function waitForRun(call: CallContext, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
-  const { deps } = call;
-  if (!seconds || runSettled(run.status)) return run;
-  const registry = waitsOf(deps.events);
-  if (registry.stopping) return run;
-  const feed = openFeed(deps, run.id);
-  let release!: (reason: 'timeout' | 'released') => void;
-  const released = new Promise<'timeout' | 'released'>((resolve) => (release = resolve));
-  const timer = setTimeout(() => release('timeout'), seconds * 1000);
-  const onRelease = () => release('released');
+  if (!seconds || runSettled(run.status) || waitsOf(call.deps.events).stopping) return run;
+  const feed = followRun(call.deps.events, run.id);
+  try {
+    await subscriptionsActive(call.deps.events);
+    return await settle(call, await getRun(call, run.id), seconds, signal, feed);
+  } finally {
+    feed.close();
+  }
+}
+
+/**
+ * `waitForRun` for a run that `obtain` creates or reads after calling `listening(runId)` (before
+ * the run's row is written, or before it is read): every change after that copy is heard, so the
+ * wait reads nothing itself — a new run with `wait` costs no query beyond its creation. Without a
+ * wait `listening` does nothing.
+ */
+export async function waitAfterListening(
+  call: CallContext,
+  seconds: number,
+  signal: AbortSignal | null | undefined,
+  obtain: (listening: (runId: string) => Promise<void>) => Promise<Run>,
+): Promise<Run> {
+  if (!seconds || waitsOf(call.deps.events).stopping) return obtain(async () => undefined);
+  let feed: { runId: string; follow: RunFollower } | null = null;
+  try {
+    const run = await obtain(async (runId) => {
+      feed?.follow.close();
+      feed = { runId, follow: followRun(call.deps.events, runId) };
+      await subscriptionsActive(call.deps.events);
+    });
+    const heard = feed as { runId: string; follow: RunFollower } | null;
+    if (heard?.runId === run.id) return await settle(call, run, seconds, signal, heard.follow);
+    return await waitForRun(call, run, seconds, signal);
+  } finally {
+    (feed as { follow: RunFollower } | null)?.follow.close();
+  }
+}
+
+type RunFollower = ReturnType<typeof followRun>;
+
+/** Follows `latest` (read or written after `feed` listened) until it settles or the wait ends. */
+async function settle(
+  call: CallContext,
+  latest: Run,
+  seconds: number,
+  signal: AbortSignal | null | undefined,
+  feed: RunFollower,
+): Promise<Run> {
+  const registry = waitsOf(call.deps.events);
+  let ended: 'timeout' | 'released' | null = registry.stopping ? 'released' : null;
+  const end = (why: 'timeout' | 'released') => {
+    ended ??= why;
+    feed.wake();
+  };
+  const timer = setTimeout(() => end('timeout'), seconds * 1000);
+  const onRelease = () => end('released');
   registry.release.add(onRelease);
   signal?.addEventListener('abort', onRelease, { once: true });
   try {
-    // The run may have settled before the feed listened: read it once after.
-    await subscriptionsActive(deps.events);
-    let latest = await getRun(call, run.id);
-    while (!runSettled(latest.status)) {
-      const next = await Promise.race([feed.next(), released]);
-      if (next === 'released' || signal?.aborted) return latest;
+    for (;;) {
+      for (let next = feed.take(); next; next = feed.take()) if (next.version > latest.version) latest = next;
+      if (runSettled(latest.status)) return latest;
+      if (ended === 'released' || signal?.aborted) return latest;
       // Time is up: the run as it is now (a change that publishes no event, e.g. labels, included).
-      if (next === 'timeout') return await getRun(call, run.id);
-      if (next.done) return latest;
-      if (next.value.version > latest.version) latest = next.value;
+      if (ended === 'timeout') return await getRun(call, latest.id);
+      await feed.changed();
     }
-    return latest;
   } finally {
     clearTimeout(timer);
     registry.release.delete(onRelease);
     signal?.removeEventListener('abort', onRelease);
-    feed.close();
   }
 }

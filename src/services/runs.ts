@@ -17,6 +17,7 @@ import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
 import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
+import { RUN_COLUMNS } from '../storage/columns.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -36,9 +37,10 @@ export function checkModelUsable(key: string, state: { found: boolean; enabled: 
   if (!state.providerEnabled) throw new AppError('disabled', `the provider of model ${quoteInput(key)} is disabled`);
 }
 
+/** One run of the caller's workspace (raw: on every wait, watch and run query; see src/storage/columns.ts). */
 export async function getRun(call: CallContext, id: string): Promise<Run> {
   requirePermission(call.actor, 'read');
-  const run = await call.db.run.findUnique({ where: { id } });
+  const [run] = await call.db.$queryRaw<Run[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${id}`;
   if (!run || run.workspaceId !== call.actor.workspaceId) throw notFound('run', id);
   return run;
 }
@@ -53,12 +55,17 @@ export interface StartRunInput {
   labels?: unknown;
 }
 
+export interface StartRunHooks {
+  /** Called with the new run's id before its row is written (a wait listens there: waitAfterListening). */
+  beforeWrite?: (runId: string) => Promise<void>;
+}
+
 /**
  * Creates an accepted run of the agent (its default revision unless one is named), in the given
  * thread or a new one (in the given session or a new one), with the inbox entry that carries its
  * input. Workers pick it up from there.
  */
-export async function startRun(call: CallContext, input: StartRunInput) {
+export async function startRun(call: CallContext, input: StartRunInput, hooks: StartRunHooks = {}) {
   requirePermission(call.actor, 'write');
   const message = validateMessage(input.input, 'input')!;
   const options = normalizeRunOptions(input.options);
@@ -77,7 +84,7 @@ export async function startRun(call: CallContext, input: StartRunInput) {
   } as const;
   if (!input.threadId && !options.overrides) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
-    const run = await startRunOnNewThread(call, input, request);
+    const run = await startRunOnNewThread(call, input, request, hooks);
     call.events.publish('runAccepted', { runId: run.id });
     return { run };
   }
@@ -94,7 +101,7 @@ export async function startRun(call: CallContext, input: StartRunInput) {
     if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
       if (input.sessionId) await getSession(call, input.sessionId);
-      return writeNewRun(call.db, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
+      return writePlanned(call, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }), hooks);
     }
     await getThread(call, input.threadId);
     // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
@@ -108,7 +115,7 @@ export async function startRun(call: CallContext, input: StartRunInput) {
         `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`,
         { active_run_id: active.id },
       );
-    return writeNewRun(call.db, planNewRun({ ...planned, thread: { existing: thread } }));
+    return writePlanned(call, planNewRun({ ...planned, thread: { existing: thread } }), hooks);
   });
   call.events.publish('runAccepted', { runId: created.id });
   return { run: created };
@@ -118,6 +125,7 @@ async function startRunOnNewThread(
   call: CallContext,
   input: StartRunInput,
   request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
+  hooks: StartRunHooks,
 ) {
   const facts = await newRunFacts(call.db, call.actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
@@ -129,8 +137,8 @@ async function startRunOnNewThread(
     providerEnabled: facts.providerEnabled,
   });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
-  return writeNewRun(
-    call.db,
+  return writePlanned(
+    call,
     planNewRun({
       ...request,
       agentId: facts.agentId,
@@ -138,7 +146,13 @@ async function startRunOnNewThread(
       pinned: Boolean(input.agentRevisionId),
       thread: { new: { sessionId: input.sessionId ?? null } },
     }),
+    hooks,
   );
+}
+
+async function writePlanned(call: CallContext, plan: ReturnType<typeof planNewRun>, hooks: StartRunHooks) {
+  await hooks.beforeWrite?.(plan.run.id);
+  return writeNewRun(call.db, plan);
 }
 
 export interface RunListArgs {

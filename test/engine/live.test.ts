@@ -210,6 +210,34 @@ describe.skipIf(!redisAvailable)('runItems and waits across instances (Redis)', 
     expect(created.headers.get('preference-applied')).toBe('wait=30');
     expect(created.body).toMatchObject({ status: 'completed', output: 'done elsewhere' });
   });
+
+  it('a wait for a new run listens before the run is written: the creation is its only query on the instance', async () => {
+    loopback.turns.push({ text: 'first' }, { text: 'second' });
+    const wait = () =>
+      front.rest('POST', '/api/v1/runs', { headers: { prefer: 'wait=30' }, body: { agent_id: agentId, input: text('go') } });
+    expect((await wait()).body.status).toBe('completed');
+    // That request authenticated the key just now; the front instance runs no workers.
+    const before = front.app.database.operationCount();
+    expect((await wait()).body).toMatchObject({ status: 'completed', output: 'second' });
+    expect(front.app.database.operationCount() - before).toBe(1);
+  });
+
+  it('runStatus reads the run once, then follows it live until it is sealed', async () => {
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'held back', gate: held.gate });
+    const run = (await front.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('go') } })).body;
+    await held.reached;
+    const before = front.app.database.operationCount();
+    const seen: string[] = [];
+    const outcome = await subscribe(front, 'subscription($id: ID!) { runStatus(runId: $id) { status } }', { id: run.id }, (data) => {
+      seen.push(data.runStatus.status);
+      if (seen.length === 1) held.open();
+    });
+    expect(outcome).toBe('complete');
+    expect(seen[0]).toBe('running');
+    expect(seen.at(-1)).toBe('completed');
+    expect(front.app.database.operationCount() - before).toBe(1);
+  });
 });
 
 describe('runStatus', () => {

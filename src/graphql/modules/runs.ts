@@ -6,7 +6,7 @@ import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
-import { MAX_WAIT_SECONDS, checkWait, waitForRun, watchRun } from '../../services/run-watch.js';
+import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
 import { RevisionSelectionEnum, RunLineageEnum, RunStatusEnum, RunTriggerEnum, WaitReasonEnum } from './enums.js';
 
 /** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
@@ -88,7 +88,8 @@ builder.queryFields((t) => ({
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const call = await ctx.call();
-      return waitForRun(call, await getRun(call, String(a.id)), wait, ctx.signal);
+      const id = String(a.id);
+      return waitAfterListening(call, wait, ctx.signal, async (listening) => (await listening(id), getRun(call, id)));
     },
   }),
   runs: t.field({
@@ -128,7 +129,12 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const call = await ctx.call();
-      return waitForRun(call, (await startRun(call, a.input)).run, wait, ctx.signal);
+      return waitAfterListening(
+        call,
+        wait,
+        ctx.signal,
+        async (listening) => (await startRun(call, a.input, { beforeWrite: listening })).run,
+      );
     },
   }),
   updateRun: t.field({
