@@ -12,6 +12,7 @@ import { planNewRun } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
+import { recordAudit } from './audit.js';
 import { requirePermission } from './permissions.js';
 import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
@@ -206,7 +207,19 @@ export async function cancelRun(call: CallContext, id: string) {
       const current = await getRun(call, id);
       if (SEALED.has(current.status as RunStatus)) throw new AppError('conflict', `the run is already ${current.status}`);
       const changed = await cancelOrRequest(call.db, current);
-      if (changed) return changed;
+      if (!changed) continue;
+      // Cancelled at once, or asked of the worker running it: either way the caller's request is audited.
+      await recordAudit(call, {
+        action: 'cancel',
+        resourceKind: 'run',
+        resourceId: changed.id,
+        version: changed.version,
+        changes:
+          changed.status === 'cancelled'
+            ? { status: { from: current.status, to: 'cancelled' } }
+            : { cancelRequestedAt: { from: current.cancelRequestedAt, to: changed.cancelRequestedAt } },
+      });
+      return changed;
     }
     throw new AppError('conflict', 'the run changed while it was being cancelled; try again');
   });
