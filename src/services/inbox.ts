@@ -96,10 +96,7 @@ export async function deliverToInbox(
     if (!active) {
       const run = await writeNewRun(
         call.db,
-        planNewRun({
-          workspaceId: call.actor.workspaceId,
-          principalId: call.actor.principalId,
-          requestId: call.requestId,
+        planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
           pinned,
@@ -292,10 +289,7 @@ export async function forkRun(
       );
       const created = await writeNewRun(
         call.db,
-        planNewRun({
-          workspaceId: call.actor.workspaceId,
-          principalId: call.actor.principalId,
-          requestId: call.requestId,
+        planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
           pinned: pinned || !input.agentId,

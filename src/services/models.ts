@@ -102,12 +102,12 @@ export async function listModels(
     cursor?: string | null;
   },
 ) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('models', args.cursor);
   const q = args.q?.trim();
-  const rows = await deps.db.model.findMany({
+  const rows = await call.db.model.findMany({
     where: {
       workspaceId: actor.workspaceId,
       ...(args.providerId ? { providerId: args.providerId } : {}),

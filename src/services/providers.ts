@@ -195,13 +195,13 @@ export async function listProviders(
     cursor?: string | null;
   },
 ) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`providers:${kind}`, args.cursor);
   const q = args.q?.trim();
-  const rows = await deps.db.provider.findMany({
+  const rows = await call.db.provider.findMany({
     where: {
       workspaceId: actor.workspaceId,
       kind,

@@ -97,10 +97,7 @@ export async function resumeRun(
       const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const successor = await writeNewRun(
         tx,
-        planNewRun({
-          workspaceId: actor.workspaceId,
-          principalId: actor.principalId,
-          requestId: call.requestId,
+        planNewRun(bound, {
           agentId: run.agentId,
           revisionId: run.agentRevisionId,
           pinned: true,
@@ -120,5 +117,5 @@ export async function resumeRun(
     },
   });
   deps.events.publish('runAccepted', { runId: value.run_id });
-  return deps.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
+  return call.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
 }

@@ -1,16 +1,14 @@
 // Runs: creation (which opens what is missing: session, thread, inbox entry), reads, the list with
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
-import type { Prisma } from '../db.js';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
-import { planNewRun } from './run-plan.js';
+import { planNewRun, type NewRunRequest } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
-import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { recordAudit } from './audit.js';
 import { requirePermission } from './permissions.js';
@@ -19,12 +17,11 @@ import { promoteNextEntry } from './inbox-promotion.js';
 import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
 
-type Tx = Prisma.TransactionClient;
-
-/** New use of a disabled model or provider is refused at once with `disabled`. */
-export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
+/** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
+export async function assertModelUsable(call: CallContext, key: string) {
+  const { db } = call;
   const model = await db.model.findUnique({
-    where: { workspaceId_key: { workspaceId, key } },
+    where: { workspaceId_key: { workspaceId: call.actor.workspaceId, key } },
     select: { enabled: true, providerId: true },
   });
   const provider = model ? await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } }) : null;
@@ -66,9 +63,6 @@ export async function startRun(call: CallContext, input: StartRunInput) {
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
   const request = {
-    workspaceId: call.actor.workspaceId,
-    principalId: call.actor.principalId,
-    requestId: call.requestId,
     input: message,
     options,
     labels,
@@ -90,12 +84,12 @@ export async function startRun(call: CallContext, input: StartRunInput) {
       throw notFound('agent revision', revisionId);
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
     if (options.overrides) await checkConfigReferences(call, effective as never, 'options.overrides');
-    await assertModelUsable(call.db, call.actor.workspaceId, effective.model);
+    await assertModelUsable(call, effective.model);
     const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
     if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
       if (input.sessionId) await getSession(call, input.sessionId);
-      return writeNewRun(call.db, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
+      return writeNewRun(call.db, planNewRun(call, { ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }));
     }
     await getThread(call, input.threadId);
     // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
@@ -109,7 +103,7 @@ export async function startRun(call: CallContext, input: StartRunInput) {
         `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`,
         { active_run_id: active.id },
       );
-    return writeNewRun(call.db, planNewRun({ ...planned, thread: { existing: thread } }));
+    return writeNewRun(call.db, planNewRun(call, { ...planned, thread: { existing: thread } }));
   });
   call.events.publish('runAccepted', { runId: created.id });
   return { run: created };
@@ -118,9 +112,9 @@ export async function startRun(call: CallContext, input: StartRunInput) {
 async function startRunOnNewThread(
   call: CallContext,
   input: StartRunInput,
-  request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
+  request: Omit<NewRunRequest, 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
 ) {
-  const facts = await newRunFacts(call.db, call.actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
+  const facts = await newRunFacts(call, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
@@ -132,7 +126,7 @@ async function startRunOnNewThread(
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
   return writeNewRun(
     call.db,
-    planNewRun({
+    planNewRun(call, {
       ...request,
       agentId: facts.agentId,
       revisionId: facts.revisionId,
@@ -226,7 +220,7 @@ export async function cancelRun(call: CallContext, id: string) {
   call.events.publish('runCancelRequested', { runId: run.id });
   call.events.publish('runChanged', run.id, run);
   // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.
-  if (run.status === 'cancelled') await promoteNextEntry(call.deps, run.threadId);
+  if (run.status === 'cancelled') await promoteNextEntry(call, run.threadId);
   return run;
 }
 
