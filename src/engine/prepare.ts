@@ -7,7 +7,7 @@ import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
-import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
+import { recordMemoryMounts, storedPending, type PendingEntry } from '../services/run-lifecycle.js';
 import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
@@ -71,7 +71,7 @@ async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
   if (!ctx.run.parentRunId) return null;
   const parent = await ctx.call.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
   // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
-  return (parent?.pending as Pending | null | undefined) ?? null;
+  return storedPending(parent?.pending);
 }
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {

@@ -6,7 +6,7 @@ import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import { actingFor, inTransaction, type CallContext } from './call-context.js';
 import type { Actor } from './deps.js';
-import type { MessageContent } from './run-input.js';
+import { storedMessage } from './run-input.js';
 import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
@@ -51,7 +51,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
         agentId: agent.id,
         revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
         pinned: Boolean(entry.agentRevisionId),
-        input: entry.payload as unknown as MessageContent,
+        input: storedMessage(entry.payload),
         options,
         labels: options.labels ?? {},
         trigger: 'queue',

@@ -153,7 +153,7 @@ export async function updateModel(call: CallContext, key: string, ifMatch: strin
     if (patch.settings !== undefined) data.settings = validateSettings(patch.settings);
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    const changes = diffFields(row as unknown as Record<string, unknown>, data);
+    const changes = diffFields(row, data);
     if (!changes) return row;
     const updated = await tx.model
       .update({

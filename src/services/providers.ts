@@ -28,7 +28,8 @@ import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+// ajv-formats is CommonJS: its default import is the module object, whose `default` is the plugin.
+addFormats.default(ajv);
 const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
 
 function validateAgainst(schema: object, value: unknown, field: string) {

@@ -1,13 +1,14 @@
 // Resuming a waiting run: the complete answer batch (every pending approval and call answered
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
 import type { Run } from '../generated/prisma/client.js';
+import type { RunOptions } from '../agents/config-schema.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import type { CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { getRun } from './runs.js';
 import { validateMessage } from './run-input.js';
-import { markResumed, writeNewRun, type PendingEntry } from './run-lifecycle.js';
+import { markResumed, storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
 const APPROVAL_ACTIONS = ['approve', 'deny'];
@@ -93,7 +94,7 @@ export async function resumeRun(
             : `only a waiting run can be resumed; this one is ${run.status}`,
         );
       }
-      const answers = checkAnswers(run.pending as never, body);
+      const answers = checkAnswers(storedPending(run.pending) ?? { approvals: [], calls: [] }, body);
       const thread = await tx.thread.findUniqueOrThrow({ where: { id: run.threadId } });
       const successor = await writeNewRun(
         tx,
@@ -102,7 +103,8 @@ export async function resumeRun(
           revisionId: run.agentRevisionId,
           pinned: true,
           input: input ?? { content: [] },
-          options: run.options as never,
+          // The options column holds only what normalizeRunOptions returned when the run was created.
+          options: run.options as RunOptions,
           labels: run.labels as Record<string, string>,
           trigger: 'resume',
           lineage: 'resume',

@@ -173,7 +173,7 @@ export async function* streamRunItems(
     const run = await getRun(call, runId);
     let done = settled(run.status);
     // Only a running run has a writer; the tail is read before the database (see above).
-    const tail = run.status === 'running' ? ((await runTail(deps.events).read(runId)) as unknown as ItemView[]) : [];
+    const tail = run.status === 'running' ? await runTail(deps.events).read(runId) : [];
     const replay = new Map<number, ItemView>();
     for (const item of await stored()) replay.set(item.ordinal, item);
     for (const item of tail) {

@@ -2,7 +2,7 @@
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
@@ -82,8 +82,10 @@ export async function startRun(call: CallContext, input: StartRunInput) {
     const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
     if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
       throw notFound('agent revision', revisionId);
-    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
-    if (options.overrides) await checkConfigReferences(call, effective as never, 'options.overrides');
+    // A revision's configuration and the run's overrides were each checked against the agent
+    // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
+    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as AgentConfig;
+    if (options.overrides) await checkConfigReferences(call, effective, 'options.overrides');
     await assertModelUsable(call, effective.model);
     const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
     if (!input.threadId) {

@@ -141,7 +141,7 @@ export async function upsertPushSubscription(call: CallContext, input: PushSubsc
       return created;
     }
     const patch = { workspaceId: actor.workspaceId, p256dh: data.p256dh, auth: data.auth, expirationTime: data.expirationTime };
-    const changes = diffFields(existing as unknown as Record<string, unknown>, patch, ['p256dh', 'auth']);
+    const changes = diffFields(existing, patch, ['p256dh', 'auth']);
     if (!changes) return existing;
     const updated = await tx.pushSubscription.update({ where: { id: existing.id }, data: { ...patch, updatedAt: new Date() } });
     if (existing.workspaceId !== actor.workspaceId) {
