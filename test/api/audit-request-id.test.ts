@@ -215,6 +215,7 @@ const ROWS: [string, Send][] = [
       const agent = await scriptedAgent('Busy', [[{ text: 'working' }, { delay_ms: 60_000 }, { text: 'never' }]]);
       made.busy = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent, input: message('work') } })).body;
       const queued = await t.rest('POST', `/api/v1/threads/${made.busy.thread_id}/inbox`, {
+        headers: { 'x-request-id': 'deliver-queued' },
         body: { agent_id: made.agent.id, payload: message('next'), delivery: 'queue' },
       });
       made.queued = queued.body.entry;
@@ -236,6 +237,7 @@ const ROWS: [string, Send][] = [
         (e) => e.assigned_run_id !== null,
         'the queued entry to be assigned',
       );
+      made.promotedRunId = entry.assigned_run_id;
       await settleRun(t, entry.assigned_run_id);
       return r;
     },
@@ -317,4 +319,9 @@ describe('X-Request-ID on audit rows', () => {
       expect(mine.length, `${mutation}: no audit row with request id ${requestId}`).toBeGreaterThan(0);
     });
   }
+
+  it("a queued entry's turn is audited for its sender, with the request that delivered it (not the cancel's)", async () => {
+    const events = await t.rest('GET', `/api/v1/audit-events?resource_id=${made.promotedRunId}`);
+    expect(events.body.items).toEqual([expect.objectContaining({ action: 'create', request_id: 'deliver-queued' })]);
+  });
 });
