@@ -153,6 +153,7 @@ function yogaHandler(yoga: Yoga) {
       // and writing chunk by chunk keeps server-sent events flowing as they are produced.
       res.flushHeaders();
       try {
+        // The DOM lib's ReadableStream type lacks Symbol.asyncIterator, which Node's (and the ponyfill's) streams have.
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
           if (res.destroyed) break;
           res.write(chunk);
@@ -230,9 +231,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
 
   // Images (avatar uploads) arrive as raw bytes; every other body is JSON, whatever its Content-Type says.
-  const isImage = (req: { headers: Record<string, unknown> }) => /^image\//i.test(String(req.headers['content-type'] ?? ''));
+  const isImage = (req: { headers: { 'content-type'?: string } }) => /^image\//i.test(req.headers['content-type'] ?? '');
   app.use(['/api'], express.raw({ limit: config.maxBodyBytes, type: isImage }));
-  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isImage(req as never) }));
+  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isImage(req) }));
   app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;

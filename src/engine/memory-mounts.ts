@@ -1,8 +1,6 @@
 // Memory mounts in a run: which memories the run sees, and recall (the best records for the run's
 // input go into the model's context). The mounts' tools are in tools/memory-tools.ts.
-import type { Run } from '../generated/prisma/client.js';
 import type { CallContext } from '../services/call-context.js';
-import type { Deps } from '../services/deps.js';
 import type { MemoryMountConfig } from './agent-config.js';
 import { searchRecords } from '../services/memories.js';
 
@@ -13,11 +11,11 @@ export interface Mount {
   recall: boolean;
 }
 
-/** The run's mounts, from the agent view's `memory_mounts`, with names filled from the memories. */
-export async function resolveMounts(deps: Deps, run: Run, configured: MemoryMountConfig[]): Promise<Mount[]> {
+/** The run's mounts, from the agent view's `memory_mounts`, with names filled from the memories (of the run's workspace). */
+export async function resolveMounts(call: CallContext, configured: MemoryMountConfig[]): Promise<Mount[]> {
   if (!configured.length) return [];
-  const memories = await deps.db.memory.findMany({
-    where: { workspaceId: run.workspaceId, id: { in: configured.map((m) => m.memory_id) } },
+  const memories = await call.db.memory.findMany({
+    where: { workspaceId: call.actor.workspaceId, id: { in: configured.map((m) => m.memory_id) } },
     select: { id: true, name: true },
   });
   const names = new Map(memories.map((m) => [m.id, m.name]));

@@ -3,7 +3,7 @@
 import type { JSONValue } from '@ai-sdk/provider';
 import type { ModelMessage, ToolResultPart } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
-import type { PendingEntry } from '../services/run-lifecycle.js';
+import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -37,10 +37,7 @@ export const errorResult = (toolCallId: string, toolName: string, error: string)
 });
 
 /** What a waiting run was waiting for (its `pending` column). */
-export interface Pending {
-  approvals: PendingEntry[];
-  calls: PendingEntry[];
-}
+export type Pending = RunPending;
 
 /** The answers a resume brings (its `resume` column, checked by services/resume.ts). */
 interface ResumeAnswers {

@@ -7,7 +7,7 @@ import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
-import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
+import { recordMemoryMounts, storedPending, type PendingEntry } from '../services/run-lifecycle.js';
 import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
@@ -64,7 +64,7 @@ export interface PreparedAttempt {
 
 async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
   if (ctx.history) return ctx.history;
-  const thread = await ctx.deps.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
+  const thread = await ctx.call.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
   // The history column holds only what sealRun wrote: model messages.
   return (thread.messageHistory as ModelMessage[] | null) ?? [];
 }
@@ -72,9 +72,9 @@ async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
 async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
   if (!ctx.run.parentRunId) return null;
   if (ctx.parentPending !== undefined) return ctx.parentPending;
-  const parent = await ctx.deps.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
+  const parent = await ctx.call.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
   // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
-  return (parent?.pending as Pending | null | undefined) ?? null;
+  return storedPending(parent?.pending);
 }
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
@@ -90,7 +90,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
-  const mounts = await resolveMounts(deps, run, config.memory_mounts ?? []);
+  const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
   const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');

@@ -16,6 +16,7 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
+import type { CallContext } from '../services/call-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
@@ -222,11 +223,12 @@ export class WorkerPool {
         );
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
+      const call = runCallContext(this.deps, run);
       let result;
       try {
         result = await executeAttempt({
           deps: this.deps,
-          call: runCallContext(this.deps, run),
+          call,
           run,
           attempt: run.attempts,
           signal: controller.signal,
@@ -270,7 +272,7 @@ export class WorkerPool {
         const { threadHasPending, ...row } = sealed;
         this.deps.events.publish('runChanged', row.id, row);
         this.notify(row);
-        if (threadHasPending) await this.afterSeal(run);
+        if (threadHasPending) await this.afterSeal(call, run);
       }
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
@@ -324,8 +326,8 @@ export class WorkerPool {
   }
 
   /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
-  private async afterSeal(run: Run) {
-    await promoteNextEntry(this.deps, run.threadId).catch((error) =>
+  private async afterSeal(call: CallContext, run: Run) {
+    await promoteNextEntry(call, run.threadId).catch((error) =>
       this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'),
     );
   }

@@ -5,7 +5,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, type DocumentNode, type ExecutionArgs, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLError,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type execute as graphqlExecute,
+  type subscribe as graphqlSubscribe,
+} from 'graphql';
 import { isAppError } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
@@ -36,8 +43,8 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
       onError: (_ctx, _id, _payload, errors) => errors.map(formatForSocket),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
-      execute: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.execute(args) as never,
-      subscribe: (args: ExecutionArgs) => (args as unknown as EnvelopedArgs).rootValue.subscribe(args) as never,
+      execute: (args: ExecutionArgs) => envelopedRoot(args).execute(args),
+      subscribe: (args: ExecutionArgs) => envelopedRoot(args).subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
@@ -64,7 +71,7 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
         };
         const errors = validate(args.schema, args.document);
         if (errors.length) return errors;
-        return args as never;
+        return args;
       },
     },
     wsServer,
@@ -114,9 +121,13 @@ function coalesceFrames(client: WebSocket, socket: Socket) {
   }) as WebSocket['send'];
 }
 
-interface EnvelopedArgs {
-  rootValue: { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+/** The operation's own execute and subscribe (with every plugin), put in `rootValue` by onSubscribe. */
+interface EnvelopedRoot {
+  execute: typeof graphqlExecute;
+  subscribe: typeof graphqlSubscribe;
 }
+// graphql types `rootValue` as unknown; onSubscribe is the only writer of it, with an EnvelopedRoot.
+const envelopedRoot = (args: ExecutionArgs) => args.rootValue as EnvelopedRoot;
 
 function formatForSocket(error: GraphQLError | GraphQLFormattedError): GraphQLFormattedError {
   const formatted = 'toJSON' in error && typeof error.toJSON === 'function' ? error.toJSON() : (error as GraphQLFormattedError);

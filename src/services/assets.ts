@@ -58,9 +58,9 @@ export async function insertAsset(call: CallContext, input: { name: string; medi
 }
 
 export async function getAssetContent(call: CallContext, id: string) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
-  const asset = await deps.db.asset.findUnique({ where: { id } });
+  const asset = await call.db.asset.findUnique({ where: { id } });
   if (!asset || asset.workspaceId !== actor.workspaceId) throw notFound('asset', id);
   return asset;
 }

@@ -19,15 +19,15 @@ export const REDACTED = '[redacted]';
  * Compares a patch with the current row and returns the fields that would change
  * (canonical JSON equality, so key order in objects never counts as a change), or null.
  */
-export function diffFields<T extends Record<string, unknown>>(
+export function diffFields<T extends object>(
   current: T,
-  patch: Partial<T>,
+  patch: { readonly [K in keyof T]?: unknown } | Record<string, unknown>,
   secretFields: string[] = [],
 ): FieldChanges | null {
   const changes: FieldChanges = {};
   for (const [field, next] of Object.entries(patch)) {
     if (next === undefined) continue;
-    const before = current[field];
+    const before: unknown = Reflect.get(current, field);
     const same = before instanceof Date && next instanceof Date ? before.getTime() === next.getTime() : canonicallyEqual(before, next);
     if (!same) {
       changes[field] = secretFields.includes(field) ? { from: REDACTED, to: REDACTED } : { from: before ?? null, to: next };

@@ -46,6 +46,35 @@ export function callContext<A extends Actor | null>(deps: Deps, actor: A, reques
   };
 }
 
+/**
+ * A principal the work is done for who is not the one calling now (a run's starter, a queued inbox
+ * entry's sender): their identity in the workspace, with the rights a run needs (read, write).
+ */
+export function principalActor(workspaceId: string, principalId: string): Actor {
+  return {
+    principalId,
+    principalKind: principalId.startsWith('usr_') ? 'user' : 'api_key',
+    workspaceId,
+    organizationId: '',
+    permissions: new Set(['read', 'write']),
+    loginSessionId: null,
+  };
+}
+
+/**
+ * The same call acting for someone else, for the request that asked for it: the work a queued
+ * inbox entry stands for is its sender's, in the request that delivered it. Keeps the database
+ * (and transaction) and the long-lived parts; the logger carries the other request id.
+ */
+export function actingFor<A extends Actor | null>(
+  call: CallContext<A>,
+  who: { workspaceId: string; principalId: string },
+  requestId: string | null,
+): CallContext {
+  const logger = requestId ? call.deps.logger.child({ requestId }) : call.deps.logger;
+  return { ...call, actor: principalActor(who.workspaceId, who.principalId), requestId, logger };
+}
+
 /** The same call with another caller (once the request is authenticated). */
 export function withActor<A extends Actor | null>(call: CallContext<Actor | null>, actor: A): CallContext<A> {
   return { ...call, actor };

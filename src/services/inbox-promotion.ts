@@ -4,8 +4,9 @@
 import type { Prisma } from '../db.js';
 import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
-import type { Deps } from './deps.js';
-import type { MessageContent } from './run-input.js';
+import { actingFor, inTransaction, type CallContext } from './call-context.js';
+import type { Actor } from './deps.js';
+import { storedMessage } from './run-input.js';
 import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
@@ -15,10 +16,15 @@ type Tx = Prisma.TransactionClient;
 export const activeRun = (tx: Tx, threadId: string) =>
   tx.run.findFirst({ where: { threadId, status: { in: [...ACTIVE] } }, orderBy: { id: 'desc' } });
 
-export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Run | null> {
+/**
+ * `call` is whoever ended the thread's run (its worker, or a caller cancelling it); the new run is
+ * not theirs: it is planned acting for the entry's sender, with the request that delivered it.
+ */
+export async function promoteNextEntry(call: CallContext<Actor | null>, threadId: string): Promise<Run | null> {
   // Most runs end with nothing queued: one cheap read avoids the locking transaction.
-  if (!(await deps.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
-  const run = await deps.db.$transaction(async (tx) => {
+  if (!(await call.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
+  const run = await inTransaction(call, async (bound) => {
+    const tx = bound.db;
     await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
     if (await activeRun(tx, threadId)) return null;
     const entry = await tx.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, orderBy: { position: 'asc' } });
@@ -38,16 +44,14 @@ export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Ru
     }
     const options = entry.options as RunOptions;
     // The run is the entry's sender's, started by the request that delivered the entry.
+    const sender = actingFor(bound, entry, entry.requestId);
     return writeNewRun(
       tx,
-      planNewRun({
-        workspaceId: entry.workspaceId,
-        principalId: entry.principalId,
-        requestId: entry.requestId,
+      planNewRun(sender, {
         agentId: agent.id,
         revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
         pinned: Boolean(entry.agentRevisionId),
-        input: entry.payload as unknown as MessageContent,
+        input: storedMessage(entry.payload),
         options,
         labels: options.labels ?? {},
         trigger: 'queue',
@@ -57,6 +61,6 @@ export async function promoteNextEntry(deps: Deps, threadId: string): Promise<Ru
       }),
     );
   });
-  if (run) deps.events.publish('runAccepted', { runId: run.id });
+  if (run) call.events.publish('runAccepted', { runId: run.id });
   return run;
 }

@@ -21,7 +21,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { cancelRun, getRun } from './runs.js';
-import { validateMessage, type MessageContent } from './run-input.js';
+import { storedMessage, validateMessage, type MessageContent } from './run-input.js';
 import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
 
@@ -97,7 +97,9 @@ export async function deliverToInbox(
   const options = normalizeRunOptions(input.options);
   const key = validateIdempotencyKey(idempotencyKey, false);
   await getThread(call, threadId);
-  const effect = async (call: CallContext) => {
+  // What the delivery did, as stored for an idempotent repeat (a JSON document).
+  type Delivered = { entry_id: string; run_id: string; interrupt?: string };
+  const effect = async (call: CallContext): Promise<Delivered> => {
     const thread = await lockThread(call, threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
     const { agent, revision, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
@@ -105,10 +107,7 @@ export async function deliverToInbox(
     if (!active) {
       const run = await writeNewRun(
         call.db,
-        planNewRun({
-          workspaceId: call.actor.workspaceId,
-          principalId: call.actor.principalId,
-          requestId: call.requestId,
+        planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
           pinned,
@@ -133,7 +132,7 @@ export async function deliverToInbox(
         delivery,
         status: 'pending',
         position,
-        payload: payload as unknown as Prisma.InputJsonValue,
+        payload: payload,
         options: options as Prisma.InputJsonValue,
         agentId: agent.id,
         agentRevisionId: pinned ? revision.id : null,
@@ -153,14 +152,7 @@ export async function deliverToInbox(
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
   const result = key
-    ? ((
-        await withIdempotency(call, {
-          scope: `threads.inbox:${threadId}`,
-          key,
-          request: { input, delivery },
-          effect: effect as never,
-        })
-      ).value as { entry_id: string; run_id: string; interrupt?: string })
+    ? (await withIdempotency(call, { scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect })).value
     : await inTransaction(call, effect);
   if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
   call.events.publish('runAccepted', { runId: result.run_id });
@@ -227,7 +219,7 @@ export async function updateInboxEntry(
 ): Promise<DeliveryResult> {
   requirePermission(call.actor, 'write');
   const data: Record<string, unknown> = {};
-  if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload') as unknown as Prisma.InputJsonValue;
+  if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload');
   if (patch.options !== undefined) data.options = normalizeRunOptions(patch.options) as Prisma.InputJsonValue;
   if (patch.delivery !== undefined) data.delivery = validateDelivery(patch.delivery);
   await inTransaction(call, async (call) => {
@@ -273,7 +265,7 @@ export async function takeSteerEntries(
       where: { id: { in: entries.map((e) => e.id) }, status: 'pending' },
       data: { status: 'incorporated', assignedRunId: run.id, incorporatedCheckpointSeq: checkpoint },
     });
-    return entries.map((entry) => entry.payload as unknown as MessageContent);
+    return entries.map((entry) => storedMessage(entry.payload));
   });
 }
 
@@ -306,10 +298,7 @@ export async function forkRun(
       );
       const created = await writeNewRun(
         call.db,
-        planNewRun({
-          workspaceId: call.actor.workspaceId,
-          principalId: call.actor.principalId,
-          requestId: call.requestId,
+        planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
           pinned: pinned || !input.agentId,

@@ -9,7 +9,6 @@ import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
-import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
@@ -115,12 +114,12 @@ export async function listMemories(
   call: CallContext,
   args: { label?: readonly string[] | null; q?: string | null; limit?: number | null; cursor?: string | null },
 ) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('memories', args.cursor);
   const q = args.q?.trim();
-  const rows = await deps.db.memory.findMany({
+  const rows = await call.db.memory.findMany({
     where: {
       workspaceId: actor.workspaceId,
       ...labelsWhere(parseLabelSelectors(args.label)),
@@ -180,12 +179,12 @@ export interface Writer {
 }
 
 /** Run references stay null for writes that no run made; the principal's name is looked up when not given. */
-async function writerStamp(deps: Deps, writer: Writer): Promise<WriterStamp> {
+async function writerStamp(call: CallContext, writer: Writer): Promise<WriterStamp> {
   return {
     attempt_id: writer.attemptId ?? null,
     confirmed_at: new Date().toISOString(),
     principal_id: writer.principalId,
-    principal_name: writer.principalName ?? (await principalName(deps.db, writer.principalId)),
+    principal_name: writer.principalName ?? (await principalName(call, writer.principalId)),
     run_id: writer.runId ?? null,
     tool_call_id: writer.toolCallId ?? null,
   };
@@ -204,11 +203,12 @@ function validateText(text: unknown): string {
  * The one dispatch: the record store of the memory's provider type, opened for the memory, once the
  * provider may be used (enabled; for writes the memory too) and serves records.
  */
-async function recordStoreOf(deps: Deps, memory: Memory, write: boolean): Promise<RecordStore> {
-  const provider = await deps.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
+async function recordStoreOf(call: CallContext, memory: Memory, write: boolean): Promise<RecordStore> {
+  const provider = await call.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
   if (!provider.enabled || (write && !memory.enabled)) throw new AppError('disabled', 'the memory or its provider is disabled');
   const records = providerType('memory', provider.type)?.records;
   if (!records) throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
+  const { deps } = call;
   const embed = memoryEmbedder(deps, memory);
   if (records.embeddingModelRequired && !embed)
     throw new AppError('failed_precondition', `a ${provider.type} memory needs an embedding_model`);
@@ -228,10 +228,9 @@ async function recordStoreOf(deps: Deps, memory: Memory, write: boolean): Promis
 
 /** The memory (readable by the actor) and its record store. */
 async function openRecords(call: CallContext, memoryId: string, write: boolean) {
-  const { deps, actor } = call;
   const memory = await getMemory(call, memoryId);
-  if (write) requirePermission(actor, 'write');
-  return recordStoreOf(deps, memory, write);
+  if (write) requirePermission(call.actor, 'write');
+  return recordStoreOf(call, memory, write);
 }
 
 export async function listRecords(call: CallContext, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
@@ -240,12 +239,12 @@ export async function listRecords(call: CallContext, memoryId: string, args: { l
 }
 
 export async function writeRecord(call: CallContext, memoryId: string, recordId: string | null, text: unknown, writer?: Writer) {
-  const { deps, actor } = call;
+  const { actor } = call;
   const store = await openRecords(call, memoryId, true);
   const value = validateText(text);
   const id = recordId ?? newId('memoryRecord');
   if (id.length === 0 || id.length > MAX_RECORD_ID) throw invalidArgument(`record ids are 1 to ${MAX_RECORD_ID} characters`, 'record_id');
-  const stamp = await writerStamp(deps, writer ?? { principalId: actor.principalId });
+  const stamp = await writerStamp(call, writer ?? { principalId: actor.principalId });
   return recordId === null ? store.add(id, value, stamp) : store.replace(id, value, stamp);
 }
 
@@ -258,13 +257,12 @@ export interface SearchArgs {
 }
 
 export async function searchRecords(call: CallContext, memoryId: string, args: SearchArgs) {
-  const { deps } = call;
   const memory = await getMemory(call, memoryId);
   if (typeof args.query !== 'string' || !args.query.trim() || args.query.length > 10_000)
     throw invalidArgument('query must be 1 to 10000 characters', 'query');
   const limit = pageSize(args.limit, { default: 10, max: 100 });
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
-  const store = await recordStoreOf(deps, memory, false);
+  const store = await recordStoreOf(call, memory, false);
   return { items: await store.search(args.query, { limit, minScore, mode: args.mode }), nextCursor: null };
 }

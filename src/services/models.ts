@@ -102,12 +102,12 @@ export async function listModels(
     cursor?: string | null;
   },
 ) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor('models', args.cursor);
   const q = args.q?.trim();
-  const rows = await deps.db.model.findMany({
+  const rows = await call.db.model.findMany({
     where: {
       workspaceId: actor.workspaceId,
       ...(args.providerId ? { providerId: args.providerId } : {}),
@@ -153,7 +153,7 @@ export async function updateModel(call: CallContext, key: string, ifMatch: strin
     if (patch.settings !== undefined) data.settings = validateSettings(patch.settings);
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    const changes = diffFields(row as unknown as Record<string, unknown>, data);
+    const changes = diffFields(row, data);
     if (!changes) return row;
     const updated = await tx.model
       .update({

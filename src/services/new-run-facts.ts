@@ -2,8 +2,7 @@
 // the session it names), in one joined read remembered per configuration generation: the first of
 // the hot path's round trips (the plan's one-statement write is the second).
 import { configGeneration, GenerationCache } from './config-cache.js';
-import type { Actor, Deps } from './deps.js';
-import type { Prisma } from '../db.js';
+import type { CallContext } from './call-context.js';
 
 export interface NewRunFacts {
   agentId: string | null;
@@ -17,24 +16,24 @@ export interface NewRunFacts {
 }
 
 /**
- * One read: the agent (in the actor's workspace), the revision a new run would pin (the named one
+ * One read: the agent (in the caller's workspace), the revision a new run would pin (the named one
  * or the default), its model and the model's provider, and — when named — the session.
  */
 const factsCache = new GenerationCache<NewRunFacts>(2_000);
 
 export async function newRunFacts(
-  db: Deps['db'] | Prisma.TransactionClient,
-  actor: Actor,
+  call: CallContext,
   agentId: string,
   revisionId: string | null,
   sessionId: string | null,
 ): Promise<NewRunFacts> {
+  const { actor } = call;
   // Without a session to check, the facts are configuration only: remembered until it changes.
   const cacheKey = sessionId === null ? `${actor.workspaceId}\n${agentId}\n${revisionId ?? ''}` : null;
   const cached = cacheKey ? factsCache.get(cacheKey) : undefined;
   if (cached) return cached;
   const readGeneration = configGeneration();
-  const rows = await db.$queryRaw<
+  const rows = await call.db.$queryRaw<
     {
       agent_id: string | null;
       archived: boolean | null;

@@ -28,7 +28,8 @@ import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: false });
-(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+// ajv-formats is CommonJS: its default import is the module object, whose `default` is the plugin.
+addFormats.default(ajv);
 const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
 
 function validateAgainst(schema: object, value: unknown, field: string) {
@@ -195,13 +196,13 @@ export async function listProviders(
     cursor?: string | null;
   },
 ) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const size = pageSize(args.limit, { default: 50, max: 100 });
   const after = decodeCursor(`providers:${kind}`, args.cursor);
   const q = args.q?.trim();
-  const rows = await deps.db.provider.findMany({
+  const rows = await call.db.provider.findMany({
     where: {
       workspaceId: actor.workspaceId,
       kind,

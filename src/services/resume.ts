@@ -1,6 +1,7 @@
 // Resuming a waiting run: the complete answer batch (every pending approval and call answered
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
 import { Prisma, type Run } from '../generated/prisma/client.js';
+import type { RunOptions } from '../agents/config-schema.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { returningColumns } from '../storage/columns.js';
 import type { CallContext } from './call-context.js';
@@ -8,7 +9,7 @@ import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { getRun } from './runs.js';
 import { validateMessage } from './run-input.js';
-import { writeNewRun, type PendingEntry } from './run-lifecycle.js';
+import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
 const APPROVAL_ACTIONS = ['approve', 'deny'];
@@ -93,19 +94,17 @@ export async function resumeRun(
             : `only a waiting run can be resumed; this one is ${run.status}`,
         );
       }
-      const answers = checkAnswers(run.pending as never, body);
+      const answers = checkAnswers(storedPending(run.pending) ?? { approvals: [], calls: [] }, body);
       // The successor, its inbox entry and audit rows, and the parent marked resumed: one statement.
       created = await writeNewRun(
         bound.db,
-        planNewRun({
-          workspaceId: actor.workspaceId,
-          principalId: actor.principalId,
-          requestId: call.requestId,
+        planNewRun(bound, {
           agentId: run.agentId,
           revisionId: run.agentRevisionId,
           pinned: true,
           input: input ?? { content: [] },
-          options: run.options as never,
+          // The options column holds only what normalizeRunOptions returned when the run was created.
+          options: run.options as RunOptions,
           labels: run.labels as Record<string, string>,
           trigger: 'resume',
           lineage: 'resume',
@@ -120,7 +119,7 @@ export async function resumeRun(
   });
   deps.events.publish('runAccepted', { runId: value.run_id });
   // A replay answers with the successor as it is now.
-  return created ?? deps.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
+  return created ?? call.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
 }
 
 const RUN_AS_R = returningColumns(Prisma.RunScalarFieldEnum, 'r');

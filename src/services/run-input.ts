@@ -1,9 +1,19 @@
 // The message shape of run input and inbox payloads, and its validation.
 import { canonicalize } from '../lib/canonical-json.js';
+import type { Prisma } from '../db.js';
 import { invalidArgument } from '../lib/errors.js';
 
-export interface MessageContent {
+// A type, not an interface: a JSON document, so it is a `Prisma.InputJsonValue` as it is.
+export type MessageContent = {
   content: { type: 'text'; text: string }[];
+};
+
+/**
+ * A message read back from a payload or input column. Only `validateMessage`'s results are ever
+ * written there, so the stored JSON has this shape (the cast is that boundary).
+ */
+export function storedMessage(value: Prisma.JsonValue): MessageContent {
+  return value as MessageContent;
 }
 
 /** `{content: [{type: "text", text}]}` — the input/payload shape of the spec. */

@@ -41,7 +41,6 @@ export async function listRunItems(
   runId: string,
   args: { before?: number | null; after?: number | null; limit?: number | null },
 ) {
-  const { deps } = call;
   const run = await getRun(call, runId);
   if (args.before != null && args.after != null) throw invalidArgument('before and after are mutually exclusive', 'before');
   const limit = args.limit ?? 200;
@@ -51,30 +50,30 @@ export async function listRunItems(
     if (value != null && (!Number.isInteger(value) || value < 0)) throw invalidArgument(`${name} must be a non-negative ordinal`, name);
   }
   // The run was read first: when it had settled then, every item write had already completed.
-  const firstOpen = await deps.db.runItem.findFirst({
+  const firstOpen = await call.db.runItem.findFirst({
     where: { runId, state: 'in_progress' },
     orderBy: { ordinal: 'asc' },
     select: { ordinal: true },
   });
   let items: RunItem[];
   if (args.after != null) {
-    items = await deps.db.runItem.findMany({ where: { runId, ordinal: { gt: args.after } }, orderBy: { ordinal: 'asc' }, take: limit });
+    items = await call.db.runItem.findMany({ where: { runId, ordinal: { gt: args.after } }, orderBy: { ordinal: 'asc' }, take: limit });
   } else if (args.before != null) {
     items = (
-      await deps.db.runItem.findMany({ where: { runId, ordinal: { lt: args.before } }, orderBy: { ordinal: 'desc' }, take: limit })
+      await call.db.runItem.findMany({ where: { runId, ordinal: { lt: args.before } }, orderBy: { ordinal: 'desc' }, take: limit })
     ).reverse();
   } else {
     // The newest items, always with the live tail: from the oldest item still in progress onwards.
-    const newest = (await deps.db.runItem.findMany({ where: { runId }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
+    const newest = (await call.db.runItem.findMany({ where: { runId }, orderBy: { ordinal: 'desc' }, take: limit })).reverse();
     items =
       firstOpen && newest.length && firstOpen.ordinal < newest[0]!.ordinal
-        ? await deps.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
+        ? await call.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
         : newest;
   }
-  const last = await deps.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
+  const last = await call.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
   const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
   // What memory recall put into the model's context, by mount.
-  const recalls = await deps.db.runItem.findMany({
+  const recalls = await call.db.runItem.findMany({
     where: { runId, kind: 'memory_recall' },
     orderBy: { ordinal: 'asc' },
     select: { content: true },
@@ -192,7 +191,7 @@ export async function* streamRunItems(
   try {
     await subscriptionsActive(deps.events);
     // The tail before the database (see above); a run that is not running has an empty tail.
-    const tail = (await runTail(deps.events).read(runId)) as unknown as ItemView[];
+    const tail = await runTail(deps.events).read(runId);
     const start = await readFeedStart(call, runId, after);
     const replay = new Map<number, ItemView>();
     for (const item of start.items) replay.set(item.ordinal, item);

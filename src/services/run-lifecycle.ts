@@ -74,6 +74,20 @@ export interface PendingEntry {
   presentation: Record<string, unknown>;
 }
 
+/** What a waiting run waits for: its `pending` column. */
+export interface RunPending {
+  approvals: PendingEntry[];
+  calls: PendingEntry[];
+}
+
+/**
+ * A run's `pending` column as sealRun wrote it (only the seal of a waiting run writes it, with
+ * this shape; null otherwise). The cast is that boundary.
+ */
+export function storedPending(value: Prisma.JsonValue | undefined): RunPending | null {
+  return (value as RunPending | null | undefined) ?? null;
+}
+
 /** How an attempt ends, as the seal records it. */
 export type SealOutcome =
   | { kind: 'completed'; output: unknown }
@@ -241,14 +255,14 @@ export function changeRunLabels(
 ): Promise<Run> {
   return changeVersioned({
     call,
-    delegate: call.db.run as never,
+    delegate: call.db.run,
     row: run,
     ifMatch,
     resourceKind: 'run',
     action: 'update',
     data: { labels },
     recordsUpdater: false,
-  }) as Promise<Run>;
+  });
 }
 
 // ── cancellation ──

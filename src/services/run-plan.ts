@@ -9,6 +9,7 @@ import type { RunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
 import { newId } from '../lib/ids.js';
 import type { AuditRow } from './audit.js';
+import type { CallContext } from './call-context.js';
 import type { MessageContent } from './run-input.js';
 
 /** What started a run: input to a thread, a resume batch, a fork, or a queued inbox entry's turn. */
@@ -26,11 +27,6 @@ export const DELIVERIES = ['steer', 'queue', 'interrupt'] as const;
 export type Delivery = (typeof DELIVERIES)[number];
 
 export interface NewRunRequest {
-  /** Who starts it: the caller, or (a queued entry's turn) whoever delivered the entry. */
-  workspaceId: string;
-  principalId: string;
-  /** The request that asked for it, recorded on every audit row (null only when there was none). */
-  requestId: string | null;
   agentId: string;
   revisionId: string;
   /** Whether the revision was named (pinned) or is the agent's default. */
@@ -69,8 +65,14 @@ export interface NewRunPlan {
 
 export const MAX_ATTEMPTS = 3;
 
-export function planNewRun(request: NewRunRequest): NewRunPlan {
-  const { workspaceId, principalId, requestId } = request;
+/**
+ * Who starts the run and which request asked for it come from the call: the caller, or (a queued
+ * entry's turn) whoever delivered the entry, in the request that delivered it. The request id goes
+ * on every audit row (null only when there was none).
+ */
+export function planNewRun(call: Pick<CallContext, 'actor' | 'requestId'>, request: NewRunRequest): NewRunPlan {
+  const { workspaceId, principalId } = call.actor;
+  const { requestId } = call;
   const runId = newId('run');
   const audit = (resourceKind: string, resourceId: string, changes: Record<string, unknown>): AuditRow => ({
     workspaceId,
@@ -140,7 +142,7 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
         delivery: request.entry.new.delivery,
         status: 'assigned',
         position,
-        payload: request.input as unknown as Prisma.InputJsonValue,
+        payload: request.input,
         options: request.options as Prisma.InputJsonValue,
         agentId: request.agentId,
         agentRevisionId: request.revisionId,
@@ -171,7 +173,7 @@ export function planNewRun(request: NewRunRequest): NewRunPlan {
     principalId,
     attempts: 0,
     maxAttempts: MAX_ATTEMPTS,
-    input: request.input as unknown as Prisma.InputJsonValue,
+    input: request.input,
     options: request.options as Prisma.InputJsonValue,
     labels: request.labels,
     resume: (request.resume ?? null) as Prisma.InputJsonValue | null,

@@ -1,17 +1,16 @@
 // Runs: creation (which opens what is missing: session, thread, inbox entry), reads, the list with
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
-import type { Prisma } from '../db.js';
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
-import { planNewRun } from './run-plan.js';
+import { planNewRun, type NewRunRequest } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
-import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
+import { recordAudit } from './audit.js';
 import { requirePermission } from './permissions.js';
 import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
@@ -19,12 +18,11 @@ import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 
-type Tx = Prisma.TransactionClient;
-
-/** New use of a disabled model or provider is refused at once with `disabled`. */
-export async function assertModelUsable(db: Tx | Deps['db'], workspaceId: string, key: string) {
+/** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
+export async function assertModelUsable(call: CallContext, key: string) {
+  const { db } = call;
   const model = await db.model.findUnique({
-    where: { workspaceId_key: { workspaceId, key } },
+    where: { workspaceId_key: { workspaceId: call.actor.workspaceId, key } },
     select: { enabled: true, providerId: true },
   });
   const provider = model ? await db.provider.findUnique({ where: { id: model.providerId }, select: { enabled: true } }) : null;
@@ -72,9 +70,6 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');
   const request = {
-    workspaceId: call.actor.workspaceId,
-    principalId: call.actor.principalId,
-    requestId: call.requestId,
     input: message,
     options,
     labels,
@@ -94,14 +89,16 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
     const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
     if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
       throw notFound('agent revision', revisionId);
-    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as { model: string };
-    if (options.overrides) await checkConfigReferences(call, effective as never, 'options.overrides');
-    await assertModelUsable(call.db, call.actor.workspaceId, effective.model);
+    // A revision's configuration and the run's overrides were each checked against the agent
+    // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
+    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as AgentConfig;
+    if (options.overrides) await checkConfigReferences(call, effective, 'options.overrides');
+    await assertModelUsable(call, effective.model);
     const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
     if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
       if (input.sessionId) await getSession(call, input.sessionId);
-      return writePlanned(call, planNewRun({ ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }), hooks);
+      return writePlanned(call, planNewRun(call, { ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }), hooks);
     }
     await getThread(call, input.threadId);
     // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
@@ -115,7 +112,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
         `run ${active.id} is active on this thread; deliver through the thread's inbox (steer, queue or interrupt)`,
         { active_run_id: active.id },
       );
-    return writePlanned(call, planNewRun({ ...planned, thread: { existing: thread } }), hooks);
+    return writePlanned(call, planNewRun(call, { ...planned, thread: { existing: thread } }), hooks);
   });
   call.events.publish('runAccepted', { runId: created.id });
   return { run: created };
@@ -124,10 +121,10 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
 async function startRunOnNewThread(
   call: CallContext,
   input: StartRunInput,
-  request: Omit<Parameters<typeof planNewRun>[0], 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
+  request: Omit<NewRunRequest, 'agentId' | 'revisionId' | 'pinned' | 'thread'>,
   hooks: StartRunHooks,
 ) {
-  const facts = await newRunFacts(call.db, call.actor, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
+  const facts = await newRunFacts(call, input.agentId, input.agentRevisionId ?? null, input.sessionId ?? null);
   if (!facts.agentId) throw notFound('agent', input.agentId);
   assertAgentTakesRuns({ archived: facts.agentArchived });
   if (!facts.revisionId) throw notFound('agent revision', input.agentRevisionId ?? undefined);
@@ -139,7 +136,7 @@ async function startRunOnNewThread(
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
   return writePlanned(
     call,
-    planNewRun({
+    planNewRun(call, {
       ...request,
       agentId: facts.agentId,
       revisionId: facts.revisionId,
@@ -220,14 +217,26 @@ export async function cancelRun(call: CallContext, id: string) {
       const current = await getRun(call, id);
       if (SEALED.has(current.status as RunStatus)) throw new AppError('conflict', `the run is already ${current.status}`);
       const changed = await cancelOrRequest(call.db, current);
-      if (changed) return changed;
+      if (!changed) continue;
+      // Cancelled at once, or asked of the worker running it: either way the caller's request is audited.
+      await recordAudit(call, {
+        action: 'cancel',
+        resourceKind: 'run',
+        resourceId: changed.id,
+        version: changed.version,
+        changes:
+          changed.status === 'cancelled'
+            ? { status: { from: current.status, to: 'cancelled' } }
+            : { cancelRequestedAt: { from: current.cancelRequestedAt, to: changed.cancelRequestedAt } },
+      });
+      return changed;
     }
     throw new AppError('conflict', 'the run changed while it was being cancelled; try again');
   });
   call.events.publish('runCancelRequested', { runId: run.id });
   call.events.publish('runChanged', run.id, run);
   // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.
-  if (run.status === 'cancelled') await promoteNextEntry(call.deps, run.threadId);
+  if (run.status === 'cancelled') await promoteNextEntry(call, run.threadId);
   return run;
 }
 

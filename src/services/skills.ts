@@ -39,12 +39,13 @@ export const SKILLS: RevisionedKind<Skill, SkillRevision> = {
 const MAX_FILES = 64;
 const MAX_TOTAL_BYTES = 1024 * 1024;
 
-export interface SkillContent {
+// A type, not an interface: a plain JSON document, assignable where revisions take `Record<string, unknown>`.
+export type SkillContent = {
   name: string;
   description: string;
   instructions: string;
   files: { path: string; content: string; media_type: string }[];
-}
+};
 
 /** Validates skill content and returns it canonical (files sorted by path, defaults filled). */
 export function normalizeSkillContent(value: unknown, prefix = 'content'): SkillContent {
@@ -115,7 +116,7 @@ export async function createSkill(
       SKILLS,
       call,
       { id: newId('skill'), name, description, labels, source: 'custom' },
-      content as unknown as Record<string, unknown>,
+      content,
       note,
     );
     return head;
@@ -157,7 +158,7 @@ export async function publishSkillRevision(
   requirePermission(call.actor, 'write');
   const content = normalizeSkillContent(input.content);
   return publishRevision(SKILLS, call, id, ifMatch, {
-    content: content as unknown as Record<string, unknown>,
+    content: content,
     note: input.note,
     makeDefault: input.makeDefault,
   });

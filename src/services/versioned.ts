@@ -36,7 +36,7 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
   const { row, call } = change;
   const { actor } = call;
   checkIfMatch(change.ifMatch, row.id, row.version, change.ifMatchRequired ?? true);
-  const changes = diffFields(row as unknown as Record<string, unknown>, change.data, change.secretFields);
+  const changes = diffFields(row, change.data, change.secretFields);
   if (!changes) return row;
   const updated = await change.delegate
     .update({

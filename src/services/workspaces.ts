@@ -8,9 +8,9 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 
 export async function getWorkspace(call: CallContext) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
-  const row = await deps.db.workspace.findUnique({ where: { id: actor.workspaceId } });
+  const row = await call.db.workspace.findUnique({ where: { id: actor.workspaceId } });
   if (!row) throw notFound('workspace', actor.workspaceId);
   return row;
 }

@@ -34,9 +34,9 @@ export function deviceInfo(deps: Deps, row: Device) {
 }
 
 async function findDevice(call: CallContext, id: string): Promise<Device> {
-  const { deps, actor } = call;
+  const { actor } = call;
   if (!looksLikeId('device', id)) throw notFound('device', id);
-  const row = await deps.db.device.findUnique({ where: { id } });
+  const row = await call.db.device.findUnique({ where: { id } });
   if (!row || row.workspaceId !== actor.workspaceId) throw notFound('device', id);
   return row;
 }
@@ -44,7 +44,7 @@ async function findDevice(call: CallContext, id: string): Promise<Device> {
 export async function listDevices(call: CallContext) {
   const { deps, actor } = call;
   requirePermission(actor, 'read');
-  const rows = await deps.db.device.findMany({ where: { workspaceId: actor.workspaceId }, orderBy: { id: 'asc' }, take: 1000 });
+  const rows = await call.db.device.findMany({ where: { workspaceId: actor.workspaceId }, orderBy: { id: 'asc' }, take: 1000 });
   return rows.map((row) => deviceSummary(deps, row));
 }
 

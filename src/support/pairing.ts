@@ -74,12 +74,12 @@ export async function requestPairing(call: CallContext<null>, input: PairingRequ
   rateLimit(deps, clientAddress);
   // Answered and expired pairings are kept a day for the daemon's late polls and the UI, then dropped
   // (with any sealed credential nobody claimed; the device itself stays and can be revoked).
-  await deps.db.devicePairing.deleteMany({ where: { expiresAt: { lt: new Date(Date.now() - PAIRING_RETENTION_MS) } } });
+  await call.db.devicePairing.deleteMany({ where: { expiresAt: { lt: new Date(Date.now() - PAIRING_RETENTION_MS) } } });
   const pollSecret = newToken(TOKEN_PREFIX.pairingPoll);
   const expiresAt = new Date(Date.now() + deps.config.pairingTtlSeconds * 1000);
   for (let attempt = 0; ; attempt++) {
     try {
-      const row = await deps.db.devicePairing.create({
+      const row = await call.db.devicePairing.create({
         data: {
           id: newId('pairing'),
           userCode: userCode(),
@@ -124,11 +124,11 @@ export async function pollPairing(call: CallContext<null>, pollSecret: string | 
   const { deps } = call;
   if (typeof pollSecret !== 'string' || !pollSecret.startsWith(TOKEN_PREFIX.pairingPoll))
     throw invalidArgument('poll_secret must be the wsp_… secret of a pairing', 'pollSecret');
-  const row = await deps.db.devicePairing.findUnique({ where: { pollSecretHash: hashToken(pollSecret) } });
+  const row = await call.db.devicePairing.findUnique({ where: { pollSecretHash: hashToken(pollSecret) } });
   if (!row) throw notFound('pairing');
   const status = effectiveStatus(row);
   if (status === 'expired' && row.status === 'pending') {
-    await deps.db.devicePairing.updateMany({
+    await call.db.devicePairing.updateMany({
       where: { id: row.id, status: 'pending' },
       data: { status: 'expired', updatedAt: new Date() },
     });
@@ -142,7 +142,7 @@ export async function pollPairing(call: CallContext<null>, pollSecret: string | 
     deviceCredential: null as string | null,
   };
   if (status !== 'approved' || !row.credentialCiphertext) return base;
-  const claimed = await deps.db.devicePairing.updateMany({
+  const claimed = await call.db.devicePairing.updateMany({
     where: { id: row.id, status: 'approved' },
     data: { status: 'claimed', credentialCiphertext: null, updatedAt: new Date() },
   });
@@ -163,10 +163,10 @@ export function normalizeUserCode(value: string): string {
  * daemon knows), so no tenant can see or grab another's daemon.
  */
 export async function listPairings(call: CallContext, userCode?: string | null) {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const code = userCode === undefined || userCode === null ? null : normalizeUserCode(userCode);
-  const rows = await deps.db.devicePairing.findMany({
+  const rows = await call.db.devicePairing.findMany({
     where: {
       status: 'pending',
       expiresAt: { gt: new Date() },

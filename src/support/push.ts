@@ -141,7 +141,7 @@ export async function upsertPushSubscription(call: CallContext, input: PushSubsc
       return created;
     }
     const patch = { workspaceId: actor.workspaceId, p256dh: data.p256dh, auth: data.auth, expirationTime: data.expirationTime };
-    const changes = diffFields(existing as unknown as Record<string, unknown>, patch, ['p256dh', 'auth']);
+    const changes = diffFields(existing, patch, ['p256dh', 'auth']);
     if (!changes) return existing;
     const updated = await tx.pushSubscription.update({ where: { id: existing.id }, data: { ...patch, updatedAt: new Date() } });
     if (existing.workspaceId !== actor.workspaceId) {
@@ -165,9 +165,9 @@ export async function upsertPushSubscription(call: CallContext, input: PushSubsc
 }
 
 async function ownSubscription(call: CallContext, id: string): Promise<PushSubscriptionRow> {
-  const { deps, actor } = call;
+  const { actor } = call;
   if (!looksLikeId('pushSubscription', id)) throw notFound('push subscription', id);
-  const row = await deps.db.pushSubscription.findUnique({ where: { id } });
+  const row = await call.db.pushSubscription.findUnique({ where: { id } });
   // Subscriptions are personal: another principal's (or another workspace's) is as good as absent.
   if (!row || row.workspaceId !== actor.workspaceId || row.principalId !== actor.principalId) throw notFound('push subscription', id);
   return row;
@@ -195,10 +195,10 @@ export async function deletePushSubscription(call: CallContext, id: string): Pro
 
 /** The UI is in use on this subscription's browser: no run notifications for the user within the window. Not audited (a heartbeat). */
 export async function recordPushActivity(call: CallContext, id: string): Promise<boolean> {
-  const { deps, actor } = call;
+  const { actor } = call;
   requirePermission(actor, 'read');
   const row = await ownSubscription(call, id);
-  await deps.db.pushSubscription.update({ where: { id: row.id }, data: { lastActiveAt: new Date() } });
+  await call.db.pushSubscription.update({ where: { id: row.id }, data: { lastActiveAt: new Date() } });
   return true;
 }
 

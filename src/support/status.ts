@@ -15,8 +15,8 @@ export async function getListenerStatus(call: CallContext) {
   requirePermission(actor, 'read');
   const runtime = supportRuntime(deps);
   const [queueDepth, workspaceQueueDepth] = await Promise.all([
-    deps.db.run.count({ where: { status: { in: QUEUED_STATUSES } } }),
-    deps.db.run.count({ where: { status: { in: QUEUED_STATUSES }, workspaceId: actor.workspaceId } }),
+    call.db.run.count({ where: { status: { in: QUEUED_STATUSES } } }),
+    call.db.run.count({ where: { status: { in: QUEUED_STATUSES }, workspaceId: actor.workspaceId } }),
   ]);
   const connectedDevices = [...runtime.devices.values()].filter((connection) => connection.workspaceId === actor.workspaceId).length;
   return {

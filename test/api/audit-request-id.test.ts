@@ -1,11 +1,13 @@
 // Every mutation records the request that made it: each row sends one mutation over REST with its
 // own X-Request-ID and reads the audit rows back through the audit API. The list of mutations comes
 // from the schema, so a new mutation fails here until it has a row (or a stated reason).
+import { createECDH, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buildSchema, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type RestResponse, type TestApp } from '../helpers/app.js';
 import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,6 +25,25 @@ const skillContent = { name: 'audited', description: 'Audited skill', instructio
 type Send = (headers: Record<string, string>) => Promise<RestResponse>;
 const any = { 'if-match': '*' };
 const message = (text: string) => ({ content: [{ type: 'text', text }] });
+/** An agent on the development model playing `script` (one list of steps per model request). */
+async function scriptedAgent(name: string, script: unknown[][], config: Record<string, unknown> = {}): Promise<string> {
+  const r = await t.rest('POST', '/api/v1/agents', { body: { name, config: { model: 'main', model_settings: { script }, ...config } } });
+  return r.body.id;
+}
+/** A browser's push subscription keys (a P-256 public key and a 16-byte secret). */
+function browserKeys() {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+}
+/** A device daemon's pairing request (public: nobody is known yet). */
+const requestPairing = async (name: string): Promise<string> =>
+  (
+    await t.rest('POST', '/api/envd/pair', {
+      token: null,
+      body: { device_name: name, platform: 'linux-x64', public_key: 'ssh-ed25519 AAAA' },
+    })
+  ).body.pairing_id;
 
 /** Mutation (schema field name) → the REST request that runs it. Order matters: later rows use what earlier ones made. */
 const ROWS: [string, Send][] = [
@@ -168,6 +189,59 @@ const ROWS: [string, Send][] = [
       return r;
     },
   ],
+  [
+    'resumeRun',
+    async (h) => {
+      // The model calls a client tool, so the run waits for the client's result.
+      const agent = await scriptedAgent('Pauses', [[{ tool_call: { id: 'call_1', name: 'pick' } }], [{ text: 'picked' }]], {
+        client_tools: [{ name: 'pick' }],
+      });
+      const waiting = await settleRun(
+        t,
+        (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent, input: message('pick') } })).body.id,
+      );
+      const r = await t.rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
+        headers: { ...h, 'idempotency-key': 'resume-audited' },
+        body: { calls: { call_1: { status: 'returned', value: 'a' } } },
+      });
+      if (r.status < 300) await settleRun(t, r.body.id);
+      return r;
+    },
+  ],
+  [
+    'updateInboxEntry',
+    async (h) => {
+      // A run that stays active (its model pauses for a minute) until the cancelRun row; an entry queued behind it stays pending.
+      const agent = await scriptedAgent('Busy', [[{ text: 'working' }, { delay_ms: 60_000 }, { text: 'never' }]]);
+      made.busy = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent, input: message('work') } })).body;
+      const queued = await t.rest('POST', `/api/v1/threads/${made.busy.thread_id}/inbox`, {
+        headers: { 'x-request-id': 'deliver-queued' },
+        body: { agent_id: made.agent.id, payload: message('next'), delivery: 'queue' },
+      });
+      made.queued = queued.body.entry;
+      return t.rest('PATCH', `/api/v1/threads/${made.busy.thread_id}/inbox/${made.queued.id}`, {
+        headers: { ...h, ...any },
+        body: { payload: message('next, edited') },
+      });
+    },
+  ],
+  [
+    'cancelRun',
+    async (h) => {
+      const r = await t.rest('POST', `/api/v1/runs/${made.busy.id}/cancel`, { headers: h });
+      if (r.status >= 300) return r;
+      await settleRun(t, made.busy.id, ['cancelled']);
+      // The queued entry goes next; let its run finish so nothing is running when later rows look.
+      const entry = await waitFor(
+        async () => (await t.rest('GET', `/api/v1/threads/${made.busy.thread_id}/inbox/${made.queued.id}`)).body,
+        (e) => e.assigned_run_id !== null,
+        'the queued entry to be assigned',
+      );
+      made.promotedRunId = entry.assigned_run_id;
+      await settleRun(t, entry.assigned_run_id);
+      return r;
+    },
+  ],
   ['archiveThread', (h) => t.rest('POST', `/api/v1/threads/${made.thread.id}/archive`, { headers: { ...h, ...any } })],
   [
     'createMemory',
@@ -181,6 +255,31 @@ const ROWS: [string, Send][] = [
     'updateMemory',
     (h) => t.rest('PATCH', `/api/v1/memories/${made.memory.id}`, { headers: { ...h, ...any }, body: { description: 'changed' } }),
   ],
+  [
+    'upsertPushSubscription',
+    async (h) => {
+      const r = await t.rest('PUT', '/api/push/subscription', {
+        headers: h,
+        body: { endpoint: 'https://push.example.test/send/audited', keys: browserKeys(), expiration_time: null },
+      });
+      made.pushSubscription = r.body;
+      return r;
+    },
+  ],
+  ['deletePushSubscription', (h) => t.rest('DELETE', `/api/push/subscriptions/${made.pushSubscription.id}`, { headers: h })],
+  [
+    'approveDevicePairing',
+    async (h) => {
+      const r = await t.rest('POST', `/api/device-pairings/${await requestPairing('audited laptop')}/approve`, { headers: h });
+      made.device = r.body;
+      return r;
+    },
+  ],
+  [
+    'rejectDevicePairing',
+    async (h) => t.rest('POST', `/api/device-pairings/${await requestPairing('refused laptop')}/reject`, { headers: h }),
+  ],
+  ['revokeDevice', (h) => t.rest('POST', `/api/devices/${made.device.id}/revoke`, { headers: h })],
 ];
 
 /** Mutations that change no audited row, and why. */
@@ -198,17 +297,8 @@ const NO_AUDIT_ROW: Record<string, string> = {
   replaceMemoryRecord: 'records carry their provenance instead of audit rows',
 };
 
-/** Mutations that record the request id but whose set-up is too long for this table, and where they are exercised. */
-const NOT_IN_TABLE: Record<string, string> = {
-  cancelRun: 'needs a run that is still active: a race with the workers here (test/api/runs-resources.test.ts)',
-  resumeRun: 'needs a waiting run (test/engine/*)',
-  updateInboxEntry: 'needs a pending entry behind an active run (test/engine/inbox.test.ts)',
-  upsertPushSubscription: 'needs a user and a push service (test/support/push.test.ts)',
-  deletePushSubscription: 'needs a user and a push service (test/support/push.test.ts)',
-  approveDevicePairing: 'needs a device daemon (test/support/envd.test.ts)',
-  rejectDevicePairing: 'needs a device daemon (test/support/envd.test.ts)',
-  revokeDevice: 'needs a paired device (test/support/envd.test.ts)',
-};
+/** Mutations that record the request id but cannot be reached from this table, and why (none today). */
+const NOT_IN_TABLE: Record<string, string> = {};
 
 describe('X-Request-ID on audit rows', () => {
   it('every mutation of the schema has a row here, or a stated reason', () => {
@@ -229,4 +319,9 @@ describe('X-Request-ID on audit rows', () => {
       expect(mine.length, `${mutation}: no audit row with request id ${requestId}`).toBeGreaterThan(0);
     });
   }
+
+  it("a queued entry's turn is audited for its sender, with the request that delivered it (not the cancel's)", async () => {
+    const events = await t.rest('GET', `/api/v1/audit-events?resource_id=${made.promotedRunId}`);
+    expect(events.body.items).toEqual([expect.objectContaining({ action: 'create', request_id: 'deliver-queued' })]);
+  });
 });
