@@ -45,8 +45,8 @@ export function listen(events: object, topic: string, id: string, listener: (pay
   if (!target) throw new Error('listen: this event bus was not made by createEvents');
   const type = `${topic}:${id}`;
   const handler = (event: Event) => listener((event as CustomEvent).detail);
-  target.addEventListener(type, handler as never);
-  return () => target.removeEventListener(type, handler as never);
+  target.addEventListener(type, handler);
+  return () => target.removeEventListener(type, handler);
 }
 
 /** The Redis connections of an event bus (publish, subscribe), or null in process. */

@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import { login, logout, type LoginResult } from '../../services/auth.js';
 import type { Actor } from '../../services/deps.js';
 import { PUBLIC_FIELD } from '../access.js';
-import { PermissionEnum, PrincipalKindEnum, RoleEnum } from './enums.js';
+import { PermissionEnum, PrincipalKindEnum, RoleEnum, storedValue } from './enums.js';
 
 const LoginUser = builder.objectRef<LoginResult['user']>('LoginUser').implement({
   fields: (t) => ({ id: t.exposeID('id'), email: t.exposeString('email'), name: t.exposeString('name') }),
@@ -11,7 +11,7 @@ const LoginWorkspace = builder.objectRef<LoginResult['workspaces'][number]>('Log
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    role: t.field({ type: RoleEnum, resolve: (r) => r.role as never }),
+    role: t.field({ type: RoleEnum, resolve: (r) => storedValue(RoleEnum, r.role) }),
   }),
 });
 const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
@@ -27,7 +27,7 @@ const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
 const Viewer = builder.objectRef<Actor>('Viewer').implement({
   fields: (t) => ({
     principalId: t.exposeID('principalId'),
-    principalKind: t.field({ type: PrincipalKindEnum, resolve: (r) => r.principalKind as never }),
+    principalKind: t.field({ type: PrincipalKindEnum, resolve: (r) => storedValue(PrincipalKindEnum, r.principalKind) }),
     workspaceId: t.exposeID('workspaceId'),
     organizationId: t.exposeID('organizationId'),
     permissions: t.field({ type: [PermissionEnum], resolve: (a) => [...a.permissions].sort() }),

@@ -3,6 +3,7 @@
 // way; the sets come from the services' own lists where they exist, so a new value is added once.
 // A bad value in an argument fails variable coercion; src/graphql/errors.ts answers it as the
 // services did (400 invalid_argument, "<field> must be one of …", naming the field).
+import type { EnumRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../builder.js';
 import { registerClosedSet } from '../closed-sets.js';
 import { PROVIDER_KINDS } from '../../providers/registry.js';
@@ -61,3 +62,13 @@ export const RoleEnum = closedSet(
   "A member's role in a workspace (a set of permissions).",
 );
 export const PrincipalKindEnum = closedSet('PrincipalKind', ['api_key', 'user'] as const, 'Who a credential belongs to.');
+
+/**
+ * A stored text column of a closed set, typed as its enum's values: the services write only the
+ * values of their own lists (the same lists the enums are built from), so no other value is stored.
+ */
+export function storedValue<T>(_set: EnumRef<SchemaTypes, T>, value: string): T;
+export function storedValue<T>(_set: EnumRef<SchemaTypes, T>, value: string | null): T | null;
+export function storedValue<T>(_set: EnumRef<SchemaTypes, T>, value: string | null): T | null {
+  return value as T | null;
+}

@@ -15,15 +15,15 @@ import {
   type DeliveryResult,
   type InboxEntryView,
 } from '../../services/inbox.js';
-import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum } from './enums.js';
+import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
     id: t.exposeID('id'),
     threadId: t.exposeString('threadId'),
-    kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => r.kind as never }),
-    delivery: t.field({ type: InboxDeliveryModeEnum, resolve: (r) => r.delivery as never }),
-    status: t.field({ type: InboxEntryStatusEnum, resolve: (r) => r.status as never }),
+    kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => storedValue(InboxEntryKindEnum, r.kind) }),
+    delivery: t.field({ type: InboxDeliveryModeEnum, resolve: (r) => storedValue(InboxDeliveryModeEnum, r.delivery) }),
+    status: t.field({ type: InboxEntryStatusEnum, resolve: (r) => storedValue(InboxEntryStatusEnum, r.status) }),
     position: t.exposeInt('position'),
     payload: t.expose('payload', { type: 'JSON' }),
     options: t.expose('options', { type: 'JSON' }),

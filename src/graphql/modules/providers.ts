@@ -10,14 +10,14 @@ import {
   updateProvider,
 } from '../../services/providers.js';
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
-import { ProviderKindEnum } from './enums.js';
+import { ProviderKindEnum, storedValue } from './enums.js';
 
 const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
-    kind: t.field({ type: ProviderKindEnum, resolve: (r) => r.kind as never }),
+    kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
     name: t.exposeString('name'),
     description: t.exposeString('description'),

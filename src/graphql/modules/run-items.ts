@@ -3,14 +3,14 @@
 import { builder } from '../builder.js';
 import { RunRef } from './runs.js';
 import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
-import { RunItemKindEnum, RunItemStateEnum } from './enums.js';
+import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
 
 const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     ordinal: t.exposeInt('ordinal'),
-    kind: t.field({ type: RunItemKindEnum, resolve: (r) => r.kind as never }),
-    state: t.field({ type: RunItemStateEnum, resolve: (r) => r.state as never }),
+    kind: t.field({ type: RunItemKindEnum, resolve: (r) => storedValue(RunItemKindEnum, r.kind) }),
+    state: t.field({ type: RunItemStateEnum, resolve: (r) => storedValue(RunItemStateEnum, r.state) }),
     content: t.field({ type: 'JSON', resolve: (item) => item.content }),
     contentRefs: t.field({ type: 'JSON', resolve: (item) => item.contentRefs }),
     firstStreamId: t.exposeString('firstStreamId', { nullable: true }),

@@ -7,7 +7,7 @@ import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
-import { RevisionSelectionEnum, RunLineageEnum, RunStatusEnum, RunTriggerEnum, WaitReasonEnum } from './enums.js';
+import { RevisionSelectionEnum, RunLineageEnum, RunStatusEnum, RunTriggerEnum, WaitReasonEnum, storedValue } from './enums.js';
 
 /** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
 export const WAIT_DESCRIPTION = `seconds to wait (at most ${MAX_WAIT_SECONDS}) for the run to be sealed or waiting; the run as it is when the time is up`;
@@ -20,11 +20,11 @@ export const RunRef = builder.prismaObject('Run', {
     threadId: t.exposeString('threadId'),
     agentId: t.exposeString('agentId'),
     agentRevisionId: t.exposeString('agentRevisionId'),
-    revisionSelection: t.field({ type: RevisionSelectionEnum, resolve: (r) => r.revisionSelection as never }),
-    status: t.field({ type: RunStatusEnum, resolve: (r) => r.status as never }),
-    waitReason: t.field({ type: WaitReasonEnum, nullable: true, resolve: (r) => r.waitReason as never }),
-    trigger: t.field({ type: RunTriggerEnum, resolve: (r) => r.trigger as never }),
-    lineage: t.field({ type: RunLineageEnum, resolve: (r) => r.lineage as never }),
+    revisionSelection: t.field({ type: RevisionSelectionEnum, resolve: (r) => storedValue(RevisionSelectionEnum, r.revisionSelection) }),
+    status: t.field({ type: RunStatusEnum, resolve: (r) => storedValue(RunStatusEnum, r.status) }),
+    waitReason: t.field({ type: WaitReasonEnum, nullable: true, resolve: (r) => storedValue(WaitReasonEnum, r.waitReason) }),
+    trigger: t.field({ type: RunTriggerEnum, resolve: (r) => storedValue(RunTriggerEnum, r.trigger) }),
+    lineage: t.field({ type: RunLineageEnum, resolve: (r) => storedValue(RunLineageEnum, r.lineage) }),
     parentRunId: t.exposeString('parentRunId', { nullable: true }),
     sourceEntryId: t.exposeString('sourceEntryId', { nullable: true }),
     principalId: t.exposeString('principalId'),

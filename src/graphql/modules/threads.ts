@@ -2,7 +2,7 @@
 import { builder } from '../builder.js';
 import { pageOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
-import { ThreadOriginEnum } from './enums.js';
+import { ThreadOriginEnum, storedValue } from './enums.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -12,7 +12,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     sessionId: t.exposeString('sessionId'),
     currentRunId: t.exposeString('currentRunId', { nullable: true }),
     lastRunId: t.exposeString('lastRunId', { nullable: true }),
-    origin: t.field({ type: ThreadOriginEnum, resolve: (r) => r.origin as never }),
+    origin: t.field({ type: ThreadOriginEnum, resolve: (r) => storedValue(ThreadOriginEnum, r.origin) }),
     originRunId: t.exposeString('originRunId', { nullable: true }),
     originThreadId: t.exposeString('originThreadId', { nullable: true }),
     originToolCallId: t.exposeString('originToolCallId', { nullable: true }),

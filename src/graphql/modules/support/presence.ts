@@ -2,13 +2,13 @@
 import { builder } from '../../builder.js';
 import { requirePermission } from '../../../services/permissions.js';
 import { currentPresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
-import { PrincipalKindEnum } from '../enums.js';
+import { PrincipalKindEnum, storedValue } from '../enums.js';
 
 const PresenceParticipant = builder.objectRef<PresenceFrame['participants'][number]>('PresenceParticipant').implement({
   fields: (t) => ({
     participantId: t.exposeString('participantId'),
     principalId: t.exposeString('principalId'),
-    principalKind: t.field({ type: PrincipalKindEnum, resolve: (r) => r.principalKind as never }),
+    principalKind: t.field({ type: PrincipalKindEnum, resolve: (r) => storedValue(PrincipalKindEnum, r.principalKind) }),
     firstSeenAt: t.expose('firstSeenAt', { type: 'DateTime' }),
     lastSeenAt: t.expose('lastSeenAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
