@@ -1,9 +1,12 @@
 // The one SchemaBuilder. No types live here: each domain module under modules/ adds its own.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { GraphQLContext } from './context.js';
+import { invalidArgument } from '../lib/errors.js';
+import { parseNodeId } from '../lib/node-ids.js';
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
@@ -14,7 +17,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [PrismaPlugin],
+  plugins: [PrismaPlugin, RelayPlugin],
   defaultFieldNullability: false,
   prisma: {
     // The client is per app instance (tests run several), so it comes from the context.
@@ -23,6 +26,20 @@ export const builder = new SchemaBuilder<{
     exposeDescriptions: false,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
+  },
+  relay: {
+    // A global id is the stored id itself (src/lib/node-ids.ts): nothing to encode.
+    encodeGlobalID: (_typename, id) => String(id),
+    decodeGlobalID: (globalId) => {
+      const parsed = parseNodeId(globalId);
+      if (!parsed) throw invalidArgument('not the id of an object', 'id');
+      return parsed;
+    },
+    // `node` and `nodes` are modules/node.ts's own: they check the caller's permission and answer
+    // null for a malformed id, where the plugin's would fail the field.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    clientMutationId: 'omit',
   },
 });
 

@@ -2,6 +2,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
+import './modules/node.js';
 import './modules/auth.js';
 import './modules/workspace.js';
 import './modules/audit.js';

@@ -1,6 +1,8 @@
 // The inbox of a thread: deliveries (message, steer, queue, interrupt), edits of pending entries,
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadInboxEntries } from '../../services/nodes.js';
 import { pageOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForRun } from '../../services/run-watch.js';
@@ -19,7 +21,6 @@ import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, stored
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
-    id: t.exposeID('id'),
     threadId: t.exposeString('threadId'),
     kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => storedValue(InboxEntryKindEnum, r.kind) }),
     delivery: t.field({ type: InboxDeliveryModeEnum, resolve: (r) => storedValue(InboxDeliveryModeEnum, r.delivery) }),
@@ -52,6 +53,7 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
     }),
   }),
 });
+asNode(InboxEntryRef, loadInboxEntries, rowId);
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
 
 type DeliveryAnswer = DeliveryResult & { waited?: boolean };

@@ -1,4 +1,6 @@
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadMemories } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
 import {
   createMemory,
@@ -14,7 +16,6 @@ import {
 const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
     name: t.exposeString('name'),
@@ -24,6 +25,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     enabled: t.exposeBoolean('enabled'),
   }),
 });
+asNode(MemoryRef, loadMemories, rowId);
 
 const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement({
   fields: (t) => ({

@@ -1,4 +1,7 @@
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadModels, loadProviders } from '../../services/nodes.js';
+import { modelNodeId } from '../../lib/node-ids.js';
 import { pageOf, VersionedRef } from './common.js';
 import {
   createProvider,
@@ -15,7 +18,6 @@ import { ProviderKindEnum, storedValue } from './enums.js';
 const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
@@ -47,6 +49,14 @@ const ModelRef = builder.prismaObject('Model', {
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
+
+asNode(ProviderRef, loadProviders, rowId);
+asNode(
+  ModelRef,
+  loadModels,
+  (model) => modelNodeId(model.workspaceId, model.key),
+  'the Relay global id (`node(id:)` finds the model by it); REST and the other fields name a model by its `key`',
+);
 
 const ProviderPage = pageOf('ProviderPage', ProviderRef);
 const ModelPage = pageOf('ModelPage', ModelRef);

@@ -7,6 +7,8 @@
 // The kinds describe different fields (agents more than skills), so descriptions are parameters.
 import type { ArgBuilder, FieldMap, InputFieldBuilder, InputFieldMap, ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { revisionedLoaders } from '../../services/nodes.js';
 import { pageOf, VersionedRef, type Types } from './common.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
@@ -95,7 +97,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const HeadRef = builder.objectRef<Head>(Name).implement({
     interfaces: [VersionedRef],
     fields: (t) => ({
-      id: t.exposeID('id'),
       workspaceId: t.exposeString('workspaceId'),
       name: t.exposeString('name'),
       description: t.exposeString('description'),
@@ -112,7 +113,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const RevisionRef = builder.objectRef<Revision>(`${Name}Revision`).implement({
     fields: (t) => ({
-      id: t.exposeID('id'),
       [headKey]: t.string({ resolve: (revision) => String(fieldOf(revision, headKey)) }),
       number: t.exposeInt('number'),
       digest: t.exposeString('digest'),
@@ -130,6 +130,10 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       updatedAt: t.expose('createdAt', { type: 'DateTime' }),
     }),
   });
+
+  const loaders = revisionedLoaders(kind);
+  asNode(HeadRef, loaders.heads, rowId);
+  asNode(RevisionRef, loaders.revisions, rowId);
 
   const HeadPage = pageOf(`${Name}Page`, HeadRef);
   const RevisionPage = pageOf(`${Name}RevisionPage`, RevisionRef);

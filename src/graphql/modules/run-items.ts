@@ -1,13 +1,14 @@
 // Run items: what a run produced, by ordinal — the runItems page and the runItems subscription
 // (replay, then live changes, resumable by stream position).
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadRunItems } from '../../services/nodes.js';
 import { RunRef } from './runs.js';
 import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
 
 const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
   fields: (t) => ({
-    id: t.exposeID('id'),
     ordinal: t.exposeInt('ordinal'),
     kind: t.field({ type: RunItemKindEnum, resolve: (r) => storedValue(RunItemKindEnum, r.kind) }),
     state: t.field({ type: RunItemStateEnum, resolve: (r) => storedValue(RunItemStateEnum, r.state) }),
@@ -19,6 +20,7 @@ const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
   }),
 });
+asNode(RunItemRef, loadRunItems, rowId);
 
 const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItems>>>('RunItemsResponse').implement({
   fields: (t) => ({

@@ -2,6 +2,8 @@
 // and the runStatus subscription. Items a run produces are in run-items.ts; deliveries in inbox.ts.
 import type { AgentRevision } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadRuns } from '../../services/nodes.js';
 import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
@@ -14,7 +16,6 @@ export const WAIT_DESCRIPTION = `seconds to wait (at most ${MAX_WAIT_SECONDS}) f
 
 export const RunRef = builder.prismaObject('Run', {
   fields: (t) => ({
-    id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     sessionId: t.exposeString('sessionId'),
     threadId: t.exposeString('threadId'),
@@ -54,6 +55,7 @@ export const RunRef = builder.prismaObject('Run', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
+asNode(RunRef, loadRuns, rowId);
 
 const RunPage = pageOf('RunPage', RunRef);
 

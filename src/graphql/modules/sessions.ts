@@ -1,17 +1,19 @@
 // Sessions: the named groups of threads a client opens (REST /api/v1/sessions).
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadSessions } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
 import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
 export const SessionRef = builder.prismaObject('Session', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     title: t.exposeString('title'),
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
+asNode(SessionRef, loadSessions, rowId);
 
 const SessionPage = pageOf('SessionPage', SessionRef);
 

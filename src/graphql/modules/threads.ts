@@ -1,5 +1,7 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { loadThreads } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
@@ -7,7 +9,6 @@ import { ThreadOriginEnum, storedValue } from './enums.js';
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    id: t.exposeID('id'),
     workspaceId: t.exposeString('workspaceId'),
     sessionId: t.exposeString('sessionId'),
     currentRunId: t.exposeString('currentRunId', { nullable: true }),
@@ -23,6 +24,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
   }),
 });
+asNode(ThreadRef, loadThreads, rowId);
 
 const ThreadPage = pageOf('ThreadPage', ThreadRef);
 
