@@ -151,12 +151,23 @@ export async function deliverToInbox(
     });
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
+  // The answer is the delivery as it commits, read in its transaction: the same whatever a worker
+  // (woken by the commit) does meanwhile; a wait then replaces only the run. An interrupt is
+  // answered after the cancel it causes.
+  let committed: DeliveryResult | null = null;
+  const effectAndAnswer = async (bound: CallContext) => {
+    const delivered = await effect(bound);
+    if (!delivered.interrupt) committed = await loadResult(bound, delivered.entry_id);
+    return delivered;
+  };
   const result = key
-    ? (await withIdempotency(call, { scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect })).value
-    : await inTransaction(call, effect);
+    ? (await withIdempotency(call, { scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect: effectAndAnswer }))
+        .value
+    : await inTransaction(call, effectAndAnswer);
   if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
+  const answer = committed ?? (await loadResult(call, result.entry_id)); // a replay: as it is now
   call.events.publish('runAccepted', { runId: result.run_id });
-  return loadResult(call, result.entry_id);
+  return answer;
 }
 
 const RESULT_COLUMNS = PrismaSql.sql`${prefixedColumns(PrismaSql.InboxEntryScalarFieldEnum, 'e', 'entry')}, ${prefixedColumns(
@@ -281,6 +292,7 @@ export async function forkRun(
   const source = await getRun(call, runId);
   const payload = validateMessage(input.payload, 'payload')!;
   const options = normalizeRunOptions(input.options);
+  let committed: DeliveryResult | null = null;
   const { value } = await withIdempotency(call, {
     scope: `runs.fork:${runId}`,
     key,
@@ -319,12 +331,14 @@ export async function forkRun(
           entry: { new: { delivery: 'queue' } },
         }),
       );
+      committed = await loadResult(call, created.sourceEntryId!); // as it commits (see deliverToInbox)
       return { entry_id: created.sourceEntryId!, run_id: created.id };
     },
   });
   void source;
+  const answer = committed ?? (await loadResult(call, value.entry_id)); // a replay: as it is now
   call.events.publish('runAccepted', { runId: value.run_id });
-  return loadResult(call, value.entry_id);
+  return answer;
 }
 
 const FORK_SOURCE_COLUMNS = PrismaSql.sql`${returningColumns(PrismaSql.RunScalarFieldEnum, 'r')}, ${prefixedColumns(

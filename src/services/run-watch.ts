@@ -10,6 +10,7 @@ import { subscriptionsActive } from '../lib/events.js';
 import { listenTo, type Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
+import type { DeliveryResult } from './inbox.js';
 import { getRun } from './runs.js';
 
 export { MAX_WAIT_SECONDS };
@@ -175,4 +176,20 @@ async function settle(
     registry.release.delete(onRelease);
     signal?.removeEventListener('abort', onRelease);
   }
+}
+
+export type DeliveryAnswer = DeliveryResult & { waited?: boolean };
+
+/**
+ * A delivery (or fork) that started a run of its own waits for it (`wait` seconds at most); one that
+ * queued, steered or interrupted on a busy thread answers at once with its entry (waited = false).
+ */
+export async function waitForDelivery(
+  call: CallContext,
+  result: DeliveryResult,
+  wait: number,
+  signal: AbortSignal | null,
+): Promise<DeliveryAnswer> {
+  if (!wait || !result.run || result.entry.assignedRunId !== result.run.id) return { ...result, waited: false };
+  return { ...result, run: await waitForRun(call, result.run, wait, signal), waited: true };
 }

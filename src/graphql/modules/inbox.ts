@@ -5,18 +5,9 @@ import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
 import { pageOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
-import { checkWait, waitForRun } from '../../services/run-watch.js';
-import type { CallContext } from '../../services/call-context.js';
+import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import { ThreadRef } from './threads.js';
-import {
-  deliverToInbox,
-  forkRun,
-  getInboxEntry,
-  listInbox,
-  updateInboxEntry,
-  type DeliveryResult,
-  type InboxEntryView,
-} from '../../services/inbox.js';
+import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
@@ -55,17 +46,6 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
 });
 asNode(InboxEntryRef, loadInboxEntries, rowId);
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
-
-type DeliveryAnswer = DeliveryResult & { waited?: boolean };
-
-/**
- * A delivery that started a run of its own waits for it (`wait` seconds at most); one that queued,
- * steered or interrupted on a busy thread answers at once with its entry (waited = false).
- */
-async function afterWait(call: CallContext, result: DeliveryResult, wait: number, signal: AbortSignal | null): Promise<DeliveryAnswer> {
-  if (!wait || !result.run || result.entry.assignedRunId !== result.run.id) return { ...result, waited: false };
-  return { ...result, run: await waitForRun(call, result.run, wait, signal), waited: true };
-}
 
 const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
   fields: (t) => ({
@@ -137,7 +117,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const call = await ctx.call();
-      return afterWait(call, await deliverToInbox(call, String(a.threadId), a.input, a.idempotencyKey), wait, ctx.signal);
+      return waitForDelivery(call, await deliverToInbox(call, String(a.threadId), a.input, a.idempotencyKey), wait, ctx.signal);
     },
   }),
   updateInboxEntry: t.field({
@@ -163,7 +143,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const call = await ctx.call();
-      return afterWait(call, await forkRun(call, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
+      return waitForDelivery(call, await forkRun(call, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
     },
   }),
 }));
