@@ -4,22 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { Redis } from 'ioredis';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { redisReachable, redisUrl } from '../helpers/redis.js';
 import { insertModel } from '../helpers/fixtures.js';
 
-const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-async function redisReachable(): Promise<boolean> {
-  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 const available = await redisReachable();
 if (!available) console.warn(`Redis not reachable at ${redisUrl}: multi-instance tests skipped (.ci/run provides Redis)`);
 
