@@ -295,6 +295,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     async stop() {
       // Requests waiting for runs (`wait`, `Prefer: wait=N`) answer now, with the runs as they are.
       releaseRunWaits(deps.events);
+      // Their answers are written in the continuations of the released waits (no I/O between): let those
+      // run before anything below can close a connection.
+      await new Promise((resolve) => setImmediate(resolve));
       // Workers first, while the database is still up: they finish or hand back their runs.
       await workers?.stop();
       await listener.stop();

@@ -276,6 +276,23 @@ describe('waiting for a run (Prefer: wait=N, the wait argument)', () => {
   const start = (agentId: string, prefer?: string) =>
     t.rest('POST', '/api/v1/runs', { headers: prefer ? { prefer } : {}, body: { agent_id: agentId, input: text('hello') } });
 
+  it('answers a wait at once, with the run as it is, when the service stops', async () => {
+    // A second instance with no workers takes the request; this file's instance runs the run and holds it
+    // mid-stream. The run is written only after the wait listens, so once it streams the wait is in place.
+    const stopping = await startTestApp({ runWorkers: 0, allowPlainHttpEndpoints: ['127.0.0.1'] }, t);
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'held until after the stop', gate: held.gate });
+    const answer = stopping.rest('POST', '/api/v1/runs', { headers: { prefer: 'wait=60' }, body: { agent_id: loop, input: text('go') } });
+    await held.reached;
+    await stopping.stop();
+    const created = await answer;
+    expect(created.status).toBe(201);
+    expect(created.headers.get('preference-applied')).toBe('wait=60');
+    expect(created.body.status).not.toBe('completed');
+    held.open();
+    expect((await t.rest('GET', `/api/v1/runs/${created.body.id}`, { headers: { prefer: 'wait=30' } })).body.status).toBe('completed');
+  });
+
   it('answers with the sealed run, keeping the status code', async () => {
     const created = await start(echo, 'wait=30');
     expect(created.status).toBe(201);
