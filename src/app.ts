@@ -6,12 +6,11 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
+import { assembleDeps } from './deps.js';
 import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { closeEvents, createEvents } from './lib/events.js';
+import { closeEvents } from './lib/events.js';
 import { releaseRunWaits } from './services/run-watch.js';
-import type { EventTopics } from './services/event-topics.js';
-import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
 import { createYogaServer, type Yoga } from './graphql/yoga.js';
@@ -171,13 +170,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   if (config.allowLocalEnvironments) registerLocalEnvironmentType();
   const database = await openDatabase(config, logger);
-  const deps: Deps = {
-    db: database.prisma,
-    config,
-    logger,
-    secrets: loadSecretBox(config, logger),
-    events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
-  };
+  const deps = assembleDeps(config, logger, database);
   const bootstrap = await bootstrapIfEmpty(deps);
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);

@@ -1,12 +1,10 @@
 // `npm run worker`: run workers as their own process, against the same database as the service.
 import { loadConfig } from './config.js';
+import { assembleDeps } from './deps.js';
 import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
-import { closeEvents, createEvents } from './lib/events.js';
-import type { EventTopics } from './services/event-topics.js';
-import { loadSecretBox } from './secrets.js';
+import { closeEvents } from './lib/events.js';
 import { WorkerPool } from './engine/worker.js';
-import type { Deps } from './services/deps.js';
 import { PgListener } from './lib/pg-listener.js';
 import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
@@ -14,13 +12,7 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-const deps: Deps = {
-  db: database.prisma,
-  config,
-  logger,
-  secrets: loadSecretBox(config, logger),
-  events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
-};
+const deps = assembleDeps(config, logger, database);
 // The process's one LISTEN connection: the workers wake on it, and the configuration they remember
 // (models, providers) is forgotten when any process changes it.
 const listener = new PgListener(database.url, logger).on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
