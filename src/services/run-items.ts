@@ -10,6 +10,7 @@ import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
 import { listenTo, type ItemView } from './event-topics.js';
+import { closableStream, untilWoken } from '../lib/closable-stream.js';
 
 export type { ItemView };
 
@@ -155,12 +156,23 @@ const ITEM_COLUMNS = returningColumns(Prisma.RunItemScalarFieldEnum, 'i');
  * when the settled status arrives, every item change before it has arrived too, so the feed ends
  * without reading the database again. One query per subscription.
  */
-export async function* streamRunItems(
+export function streamRunItems(
   call: CallContext,
   runId: string,
   after = 0,
   position: string | null = null,
-): AsyncGenerator<ItemView> {
+): AsyncGenerator<ItemView, void, undefined> {
+  // Closable: a client that unsubscribes while nothing happens stops the listeners at once.
+  return closableStream((closed) => feedRunItems(call, runId, after, position, closed));
+}
+
+async function* feedRunItems(
+  call: CallContext,
+  runId: string,
+  after: number,
+  position: string | null,
+  closed: AbortSignal,
+): AsyncGenerator<ItemView, void, undefined> {
   // `position`: the last stream id the client saw; every change at or before it is skipped, so a
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).
@@ -215,8 +227,8 @@ export async function* streamRunItems(
         mark(item);
         yield item;
       }
-      if (settledLive) return;
-      await new Promise<void>((resolve) => (notify = resolve));
+      if (settledLive || closed.aborted) return;
+      await untilWoken(closed, (resolve) => (notify = resolve));
     }
   } finally {
     for (const stop of unlisten) stop();

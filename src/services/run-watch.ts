@@ -7,6 +7,7 @@ import type { Run } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
 import { subscriptionsActive } from '../lib/events.js';
+import { closableStream, untilWoken } from '../lib/closable-stream.js';
 import { listenTo, type Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
@@ -65,6 +66,8 @@ function followRun(events: Events, runId: string) {
     /** The next state heard and not yet taken (oldest first). */
     take: (): Run | undefined => queue.shift(),
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
+    /** `changed`, or sooner when `closed` aborts. */
+    changedOr: (closed: AbortSignal) => untilWoken(closed, (resolve) => (notify = resolve)),
     wake,
     close: stop,
   };
@@ -75,26 +78,29 @@ function followRun(events: Events, runId: string) {
  * waiting (at once when it already is). Versions only grow, so an event older than what was
  * emitted (published before the read) is skipped. One query: the read after the listener.
  */
-export async function* watchRun(call: CallContext, runId: string): AsyncGenerator<Run> {
-  const { deps } = call;
-  const feed = followRun(deps.events, runId);
-  try {
-    await subscriptionsActive(deps.events);
-    let run = await getRun(call, runId);
-    yield run;
-    while (!runSettled(run.status)) {
-      const next = feed.take();
-      if (!next) {
-        await feed.changed();
-        continue;
-      }
-      if (next.version <= run.version) continue;
-      run = next;
+export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, void, undefined> {
+  // Closable: a client that unsubscribes while the run is queued stops the listener at once.
+  return closableStream(async function* (closed) {
+    const { deps } = call;
+    const feed = followRun(deps.events, runId);
+    try {
+      await subscriptionsActive(deps.events);
+      let run = await getRun(call, runId);
       yield run;
+      while (!runSettled(run.status) && !closed.aborted) {
+        const next = feed.take();
+        if (!next) {
+          await feed.changedOr(closed);
+          continue;
+        }
+        if (next.version <= run.version) continue;
+        run = next;
+        yield run;
+      }
+    } finally {
+      feed.close();
     }
-  } finally {
-    feed.close();
-  }
+  });
 }
 
 /**
