@@ -34,7 +34,8 @@ const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
     }),
     contentRefs: t.field({
       type: 'JSON',
-      description: 'a map from a content member to its ref (id, media_type, preview, size_bytes, truncated), as the REST view shows it; typed: contentRefList',
+      description:
+        'a map from a content member to its ref (id, media_type, preview, size_bytes, truncated), as the REST view shows it; typed: contentRefList',
       resolve: (item) => item.contentRefs,
     }),
     contentRefList: t.field({

@@ -38,7 +38,7 @@ const PendingPresentationRef = builder.objectRef<Presentation>('PendingPresentat
     kind: t.field({ type: PendingPresentationKindEnum, resolve: (p) => storedValue(PendingPresentationKindEnum, p.kind) }),
     title: t.string({
       nullable: true,
-      description: "approval and client_call: the client tool's title (or the tool's name)",
+      description: "approval and client_call: the client tool's description, or the tool's name when it has none",
       resolve: (p) => p.title ?? null,
     }),
     question: t.string({ nullable: true, description: 'question: what the model asks the user', resolve: (p) => p.question ?? null }),
@@ -100,7 +100,10 @@ export const MemoryMountRef = builder.objectRef<MemoryMount>('RunMemoryMount').i
     memoryId: t.string({ resolve: (m) => m.memory_id }),
     name: t.string({ description: "the mount's name, or the memory's when the mount names none", resolve: (m) => m.name }),
     access: t.field({ type: MemoryMountAccessEnum, resolve: (m) => storedValue(MemoryMountAccessEnum, m.access) }),
-    recall: t.boolean({ description: "whether the memory's best records for the input go into the model's context", resolve: (m) => m.recall }),
+    recall: t.boolean({
+      description: "whether the memory's best records for the input go into the model's context",
+      resolve: (m) => m.recall,
+    }),
   }),
 });
 
