@@ -12,8 +12,10 @@ import { validateMessage } from './run-input.js';
 import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
-const APPROVAL_ACTIONS = ['approve', 'deny'];
-const CALL_STATUSES = ['returned', 'error'];
+/** How a resume answers a pending approval. */
+export const APPROVAL_ACTIONS = ['approve', 'deny'] as const;
+/** How a resume answers a pending call: the client's tool returned a value, or failed with one. */
+export const CALL_STATUSES = ['returned', 'error'] as const;
 
 export interface ResumeBody {
   approvals?: unknown;
@@ -57,11 +59,11 @@ export function checkAnswers(pending: { approvals: PendingEntry[]; calls: Pendin
     );
   }
   for (const [id, answer] of Object.entries(approvals)) {
-    if (!APPROVAL_ACTIONS.includes(answer.action as string))
+    if (!(APPROVAL_ACTIONS as readonly unknown[]).includes(answer.action))
       throw invalidArgument(`approvals.${id}.action must be approve or deny`, `approvals.${id}.action`);
   }
   for (const [id, answer] of Object.entries(calls)) {
-    if (!CALL_STATUSES.includes(answer.status as string))
+    if (!(CALL_STATUSES as readonly unknown[]).includes(answer.status))
       throw invalidArgument(`calls.${id}.status must be returned or error`, `calls.${id}.status`);
     if (!('value' in answer)) throw invalidArgument(`calls.${id}.value is required`, `calls.${id}.value`);
   }

@@ -37,6 +37,35 @@ export function publicRefs(refs: unknown): Record<string, unknown> {
   return out;
 }
 
+/** What memory recall put into the model's context from one mount: an element of `memory_sources`. */
+export interface MemorySource {
+  kind: 'records';
+  status: 'completed';
+  memory: string;
+  memory_id: string;
+  cursor: null;
+  files: unknown[];
+  records: string[];
+  sources_truncated: boolean;
+}
+
+/** The items response's `continuation` (the spec's members; the ones this service never fills hold their empty values). */
+export interface RunItemsContinuation {
+  arguments: { at: null; event: null; key: null; sequence: number; size: number; stream: string | null };
+  fragments: { gap: boolean; max_bytes: number; max_pending: number; pending: Record<string, unknown> };
+  full_content: boolean;
+  memory_sources: Record<string, MemorySource[]>;
+  next_ordinal: number;
+  observer: {
+    run_id: string;
+    thread_id: string;
+    state: { children: unknown[]; parts: unknown[]; request_index: number; threads: unknown[] };
+  };
+  position: { attempt: number; sequence: number };
+  response_groups: Record<string, string>;
+  run_id: string;
+}
+
 export async function listRunItems(
   call: CallContext,
   runId: string,
@@ -79,7 +108,7 @@ export async function listRunItems(
     orderBy: { ordinal: 'asc' },
     select: { content: true },
   });
-  const memorySources: Record<string, unknown[]> = {};
+  const memorySources: Record<string, MemorySource[]> = {};
   for (const { content } of recalls) {
     const recall = content as { memory_id: string; memory: string; records: { id: string }[] };
     (memorySources[recall.memory] ??= []).push({
@@ -94,6 +123,21 @@ export async function listRunItems(
     });
   }
   const nextOrdinal = (last?.ordinal ?? 0) + 1;
+  const continuation: RunItemsContinuation = {
+    arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
+    fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
+    full_content: true,
+    memory_sources: memorySources,
+    next_ordinal: nextOrdinal,
+    observer: {
+      run_id: run.id,
+      thread_id: run.threadId,
+      state: { children: [], parts: [], request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0, threads: [] },
+    },
+    position: { attempt: run.attempts, sequence: position },
+    response_groups: {},
+    run_id: run.id,
+  };
   return {
     baseline: args.before == null && args.after == null,
     // A property of the run, the same on every page: it has settled and none of its items is still open.
@@ -102,21 +146,7 @@ export async function listRunItems(
     position: position ? `s${position}` : '',
     resumeAfter: items.length ? String(items[items.length - 1]!.ordinal) : String(args.after ?? 0),
     run,
-    continuation: {
-      arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
-      fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
-      full_content: true,
-      memory_sources: memorySources,
-      next_ordinal: nextOrdinal,
-      observer: {
-        run_id: run.id,
-        thread_id: run.threadId,
-        state: { children: [], parts: [], request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0, threads: [] },
-      },
-      position: { attempt: run.attempts, sequence: position },
-      response_groups: {},
-      run_id: run.id,
-    },
+    continuation,
   };
 }
 

@@ -79,7 +79,10 @@ describe('a client typed by graphql-codegen', () => {
     const { run } = await request(RunWithContextDocument, { id: created.id });
     expect(run.status).toBe('waiting');
     expect(run.waitReason).toBe('approval');
-    expect(run.pending).toMatchObject({ approvals: [{ tool_call_id: 'del_1', tool_name: 'delete_file' }] });
+    const [approval] = run.pending.approvals;
+    expect(approval).toMatchObject({ toolCallId: 'del_1', toolName: 'delete_file', arguments: { path: '/tmp/x' } });
+    expect(approval!.presentation?.kind).toBeTypeOf('string');
+    expect(run.pending.calls).toEqual([]);
 
     const seen: RunItemsLiveSubscription[] = await items;
     expect(seen.map((event) => event.runItems.kind)).toContain('approval_request');

@@ -11,6 +11,7 @@ import { PERMISSIONS, ROLES } from '../../services/deps.js';
 import { ENTRY_STATUSES } from '../../services/inbox.js';
 import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
 import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
+import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../services/resume.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
 function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
@@ -45,6 +46,22 @@ export const RunItemStateEnum = closedSet(
   'RunItemState',
   ['in_progress', 'completed', 'failed'] as const,
   'in_progress → completed (or failed when the attempt was interrupted).',
+);
+export const PendingPresentationKindEnum = closedSet(
+  'PendingPresentationKind',
+  ['approval', 'client_call', 'question'] as const,
+  'How a client presents a pending tool call: an approval to grant, a call to carry out, a question for the user.',
+);
+export const ResumeApprovalActionEnum = closedSet('ResumeApprovalAction', APPROVAL_ACTIONS, 'How a resume answered a pending approval.');
+export const ResumeCallStatusEnum = closedSet(
+  'ResumeCallStatus',
+  CALL_STATUSES,
+  "How a resume answered a pending call: the client's tool returned a value, or an error.",
+);
+export const MemoryMountAccessEnum = closedSet(
+  'MemoryMountAccess',
+  ['read', 'write'] as const,
+  'What a run may do with a mounted memory: read (search) it, or also write (add) to it.',
 );
 export const InboxDeliveryModeEnum = closedSet(
   'InboxDeliveryMode',

@@ -8,6 +8,8 @@ import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import { ThreadRef } from './threads.js';
 import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
+import { readFailure } from '../../services/run-members.js';
+import { FailureRef } from './run-members.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
@@ -30,7 +32,12 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
         'the number of model requests the run had made when the entry joined it; 0 until the entry is incorporated (a steer joins at a model request after the first, so it is at least 1)',
       resolve: (entry) => entry.incorporatedCheckpointSeq ?? 0,
     }),
-    failure: t.expose('failure', { type: 'JSON', nullable: true }),
+    failure: t.field({
+      type: FailureRef,
+      nullable: true,
+      description: 'how the entry failed (its run failed, or it could not start one); null otherwise',
+      resolve: (entry) => readFailure(entry.failure),
+    }),
     createdById: t.exposeString('principalId'),
     updatedById: t.exposeString('principalId'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

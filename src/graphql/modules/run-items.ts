@@ -5,15 +5,44 @@ import { asNode, rowId } from './node.js';
 import { loadRunItems } from '../../services/nodes.js';
 import { RunRef } from './runs.js';
 import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
+import { contentRefList, type ContentRef } from '../../services/run-members.js';
+import { ContinuationRef } from './run-items-continuation.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
+
+const ContentRefRef = builder.objectRef<ContentRef & { name: string }>('RunItemContentRef').implement({
+  description: "Where the whole of a run item's content member is kept when it is too large to show inline.",
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'the content member it stands for (e.g. `text`)' }),
+    id: t.exposeString('id'),
+    mediaType: t.string({ resolve: (r) => r.media_type }),
+    preview: t.string({ description: 'the first characters (the content member holds the same preview)', resolve: (r) => r.preview }),
+    sizeBytes: t.int({ description: 'the size of the whole member in bytes (UTF-8)', resolve: (r) => r.size_bytes }),
+    truncated: t.boolean({ resolve: (r) => r.truncated }),
+  }),
+});
 
 const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
   fields: (t) => ({
     ordinal: t.exposeInt('ordinal'),
     kind: t.field({ type: RunItemKindEnum, resolve: (r) => storedValue(RunItemKindEnum, r.kind) }),
     state: t.field({ type: RunItemStateEnum, resolve: (r) => storedValue(RunItemStateEnum, r.state) }),
-    content: t.field({ type: 'JSON', resolve: (item) => item.content }),
-    contentRefs: t.field({ type: 'JSON', resolve: (item) => item.contentRefs }),
+    content: t.field({
+      type: 'JSON',
+      description:
+        "the item's display document; its members depend on the kind (text, tool arguments, output values: free-form JSON). A member too large to show inline keeps a preview here and is described in contentRefs",
+      resolve: (item) => item.content,
+    }),
+    contentRefs: t.field({
+      type: 'JSON',
+      description:
+        'a map from a content member to its ref (id, media_type, preview, size_bytes, truncated), as the REST view shows it; typed: contentRefList',
+      resolve: (item) => item.contentRefs,
+    }),
+    contentRefList: t.field({
+      type: [ContentRefRef],
+      description: 'the content refs as typed objects, one per member too large to show inline',
+      resolve: (item) => contentRefList(item.contentRefs),
+    }),
     firstStreamId: t.exposeString('firstStreamId', { nullable: true }),
     lastStreamId: t.exposeString('lastStreamId', { nullable: true }),
     startedAt: t.expose('startedAt', { type: 'DateTime' }),
@@ -30,7 +59,7 @@ const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItem
     position: t.exposeString('position'),
     resumeAfter: t.exposeString('resumeAfter'),
     run: t.field({ type: RunRef, resolve: (r) => r.run }),
-    continuation: t.field({ type: 'JSON', resolve: (r) => r.continuation }),
+    continuation: t.field({ type: ContinuationRef, resolve: (r) => r.continuation }),
   }),
 });
 

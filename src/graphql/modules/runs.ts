@@ -9,6 +9,8 @@ import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
+import { readEnvironmentMounts, readFailure, readMemoryMounts, readPending, readResume, readUsage } from '../../services/run-members.js';
+import { EnvironmentMountRef, FailureRef, MemoryMountRef, RunPendingRef, RunResumeRef, RunUsageRef } from './run-members.js';
 import { RevisionSelectionEnum, RunLineageEnum, RunStatusEnum, RunTriggerEnum, WaitReasonEnum, storedValue } from './enums.js';
 
 /** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
@@ -36,14 +38,42 @@ export const RunRef = builder.prismaObject('Run', {
     displayPosition: t.exposeString('displayPosition'),
     input: t.expose('input', { type: 'JSON' }),
     output: t.expose('output', { type: 'JSON', nullable: true }),
-    failure: t.expose('failure', { type: 'JSON', nullable: true }),
+    failure: t.field({
+      type: FailureRef,
+      nullable: true,
+      description: 'how the run failed or was cancelled; null otherwise',
+      resolve: (r) => readFailure(r.failure),
+    }),
     labels: t.expose('labels', { type: 'JSON' }),
-    environmentMounts: t.expose('environmentMounts', { type: 'JSON' }),
-    memoryMounts: t.expose('memoryMounts', { type: 'JSON' }),
+    environmentMounts: t.field({ type: [EnvironmentMountRef], resolve: (r) => readEnvironmentMounts(r.environmentMounts) }),
+    memoryMounts: t.field({
+      type: [MemoryMountRef],
+      description: 'empty until the first attempt resolved the mounts of the agent configuration',
+      resolve: (r) => readMemoryMounts(r.memoryMounts),
+    }),
     options: t.expose('options', { type: 'JSON' }),
-    pending: t.expose('pending', { type: 'JSON' }),
-    resume: t.expose('resume', { type: 'JSON', nullable: true }),
-    usageAtSeal: t.expose('usageAtSeal', { type: 'JSON', nullable: true }),
+    pending: t.field({ type: RunPendingRef, resolve: (r) => readPending(r.pending) }),
+    pendingDocument: t.expose('pending', {
+      type: 'JSON',
+      description: 'the pending document as stored (`{}` until the run is sealed or waits), as the REST view shows it; typed: `pending`',
+    }),
+    resume: t.field({
+      type: RunResumeRef,
+      nullable: true,
+      description: 'null unless a resume created the run',
+      resolve: (r) => readResume(r.resume),
+    }),
+    resumeDocument: t.expose('resume', {
+      type: 'JSON',
+      nullable: true,
+      description: 'the resume batch as stored (answers keyed by tool call id), as the REST view shows it; typed: `resume`',
+    }),
+    usageAtSeal: t.field({
+      type: RunUsageRef,
+      nullable: true,
+      description: 'what the last attempt used; null until a worker sealed the run (a run cancelled before it ran has none)',
+      resolve: (r) => readUsage(r.usageAtSeal),
+    }),
     version: t.exposeInt('version'),
     etag: t.string({ resolve: etagOf }),
     createdById: t.exposeString('principalId'),

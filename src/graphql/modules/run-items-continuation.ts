@@ -1,0 +1,94 @@
+// The items response's `continuation` as typed objects (the spec's members). Maps keyed by data
+// (memory names, fragment and response-group keys) stay JSON maps, as labels do, with a typed list
+// beside where they carry anything; members the spec names without a shape and this service never
+// fills (always null or []) stay JSON, said so in their descriptions.
+import { builder } from '../builder.js';
+import type { MemorySource, RunItemsContinuation } from '../../services/run-items.js';
+
+type C = RunItemsContinuation;
+
+const NEVER_FILLED = 'not filled by this service (always null or empty); its shape is not specified, so it is JSON';
+
+const ArgumentsRef = builder.objectRef<C['arguments']>('RunItemsContinuationArguments').implement({
+  description: 'Where the stream of tool-call arguments stands.',
+  fields: (t) => ({
+    at: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.at }),
+    event: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.event }),
+    key: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.key }),
+    sequence: t.int({ description: 'the highest stream sequence on the page (0 without one)', resolve: (a) => a.sequence }),
+    size: t.int({ resolve: (a) => a.size }),
+    stream: t.string({ nullable: true, description: 'that sequence as a stream id (`s…`), or null', resolve: (a) => a.stream }),
+  }),
+});
+
+const FragmentsRef = builder.objectRef<C['fragments']>('RunItemsContinuationFragments').implement({
+  description: 'Limits of streamed fragments.',
+  fields: (t) => ({
+    gap: t.boolean({ resolve: (f) => f.gap }),
+    maxBytes: t.int({ resolve: (f) => f.max_bytes }),
+    maxPending: t.int({ resolve: (f) => f.max_pending }),
+    pending: t.field({ type: 'JSON', description: `a map of pending fragments; ${NEVER_FILLED}`, resolve: (f) => f.pending }),
+  }),
+});
+
+const MemorySourceRef = builder.objectRef<MemorySource>('RunItemsMemorySource').implement({
+  description: "What memory recall put into the model's context from one mount.",
+  fields: (t) => ({
+    kind: t.string({ description: '`records`', resolve: (m) => m.kind }),
+    status: t.string({ description: '`completed`', resolve: (m) => m.status }),
+    memory: t.string({ description: "the mount's name", resolve: (m) => m.memory }),
+    memoryId: t.string({ resolve: (m) => m.memory_id }),
+    cursor: t.string({ nullable: true, resolve: (m) => m.cursor }),
+    files: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (m) => m.files }),
+    records: t.stringList({ description: 'the ids of the recalled records', resolve: (m) => m.records }),
+    sourcesTruncated: t.boolean({ resolve: (m) => m.sources_truncated }),
+  }),
+});
+
+const ObserverStateRef = builder.objectRef<C['observer']['state']>('RunItemsObserverState').implement({
+  fields: (t) => ({
+    children: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.children }),
+    parts: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.parts }),
+    requestIndex: t.int({ description: 'the model requests the run made (0 until it is sealed)', resolve: (s) => s.request_index }),
+    threads: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.threads }),
+  }),
+});
+
+const ObserverRef = builder.objectRef<C['observer']>('RunItemsObserver').implement({
+  fields: (t) => ({
+    runId: t.string({ resolve: (o) => o.run_id }),
+    threadId: t.string({ resolve: (o) => o.thread_id }),
+    state: t.field({ type: ObserverStateRef, resolve: (o) => o.state }),
+  }),
+});
+
+const PositionRef = builder.objectRef<C['position']>('RunItemsPosition').implement({
+  fields: (t) => ({
+    attempt: t.int({ description: "the run's attempts so far", resolve: (p) => p.attempt }),
+    sequence: t.int({ resolve: (p) => p.sequence }),
+  }),
+});
+
+export const ContinuationRef = builder.objectRef<C>('RunItemsContinuation').implement({
+  description: 'Where a reader of the items stands, to continue from there.',
+  fields: (t) => ({
+    arguments: t.field({ type: ArgumentsRef, resolve: (c) => c.arguments }),
+    fragments: t.field({ type: FragmentsRef, resolve: (c) => c.fragments }),
+    fullContent: t.boolean({ resolve: (c) => c.full_content }),
+    memorySources: t.field({
+      type: 'JSON',
+      description: 'a map from mount name to its sources, as the REST view shows it; typed: memorySourceList',
+      resolve: (c) => c.memory_sources,
+    }),
+    memorySourceList: t.field({
+      type: [MemorySourceRef],
+      description: 'every memory source, mount by mount (each names its mount in `memory`)',
+      resolve: (c) => Object.values(c.memory_sources).flat(),
+    }),
+    nextOrdinal: t.int({ resolve: (c) => c.next_ordinal }),
+    observer: t.field({ type: ObserverRef, resolve: (c) => c.observer }),
+    position: t.field({ type: PositionRef, resolve: (c) => c.position }),
+    responseGroups: t.field({ type: 'JSON', description: `a map string to string; ${NEVER_FILLED}`, resolve: (c) => c.response_groups }),
+    runId: t.string({ resolve: (c) => c.run_id }),
+  }),
+});
