@@ -122,7 +122,7 @@ describe('skills', () => {
       c: content,
     });
     expect(errors).toBeUndefined();
-    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content } } }', {
+    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content { name } } } }', {
       id: data.createSkill.id,
     });
     expect(read.data.skill.name).toBe('G');
