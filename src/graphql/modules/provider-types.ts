@@ -51,7 +51,7 @@ export const ProviderTypeDescriptionRef = builder.interfaceRef<Description>('Pro
     }),
     setupUrl: t.string({
       nullable: true,
-      description: 'where to get a credential; null when none is required',
+      description: 'where to get a credential; null when the type names none',
       resolve: (d) => d.setup_url ?? null,
     }),
     testSupported: t.boolean({ description: 'whether testProvider probes providers of this type', resolve: (d) => d.test_supported }),
