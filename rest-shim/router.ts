@@ -230,6 +230,12 @@ function sendError(
   res.status(status).json({ error: { code: error.code, message: error.message, ...(details ? { details } : {}) } });
 }
 
+/** One step of a route's `result` path: a member of an object, or that member of each element of a list. */
+function resultStep(node: unknown, key: string): unknown {
+  if (Array.isArray(node)) return node.map((element) => resultStep(element, key));
+  return node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+}
+
 export function errorFromUnknown(error: unknown): ErrorPayload {
   if (isAppError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return { code: 'internal', message: 'internal error' };
@@ -303,12 +309,7 @@ export function createRestRouter(
           );
           return;
         }
-        const value = route.result
-          .split('.')
-          .reduce<unknown>(
-            (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
-            result.data,
-          );
+        const value = route.result.split('.').reduce<unknown>(resultStep, result.data);
         if (route.wait) {
           let applied = wait !== null;
           if (route.wait !== true && value && typeof value === 'object') {

@@ -28,7 +28,10 @@ export interface Route {
    * variables. `none`: a body is refused.
    */
   body?: { input: string; required?: boolean } | { fields: Record<string, string>; required?: boolean } | 'none';
-  /** The field of `data` that is the response (a dotted path for nested fields). */
+  /**
+   * The field of `data` that is the response (a dotted path for nested fields; a step applied to a
+   * list applies to each of its elements: `providerTypes.document` is every description's document).
+   */
   result: string;
   status?: number;
   /** A binary body (e.g. an image): its bytes go base64-encoded into `content`, its media type into `mediaType`. */
@@ -190,7 +193,8 @@ export const routes: Route[] = [
     operation: 'ProviderTypesList',
     surface: 'v1',
     variables: (req) => ({ kind: req.path('kind') }),
-    result: 'providerTypes',
+    // Each description's `document`: the REST view leaves out the members a type does not have.
+    result: 'providerTypes.document',
     wrapItems: true,
   },
   ...(['model', 'web', 'environment', 'connector', 'memory'] as const).flatMap((kind): Route[] => {

@@ -8,6 +8,9 @@ export const PERMISSIONS = ['inherit', 'allow', 'ask', 'deny'] as const;
 export const REVIEW_ACTIONS = ['allow', 'ask', 'deny'] as const;
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const MODEL_KEY = '^[a-z0-9][a-z0-9.-]{0,127}$';
+export const SKILL_SYNC_MODES = ['shared', 'isolated'] as const;
+export const SUBAGENT_MODES = ['inline', 'thread'] as const;
+export const MEMORY_ACCESS = ['read', 'write'] as const;
 
 const permission = { enum: PERMISSIONS };
 const object = { type: 'object' };
@@ -69,15 +72,15 @@ export const agentConfigSchema = closed(
     platform_tools: closed({ groups: { type: 'array', items: str }, read_permission: permission, write_permission: permission }),
     builtin_skills: { type: 'array', items: str },
     skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id', 'revision_id']) },
-    skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: ['shared', 'isolated'] }, overwrite: { type: 'boolean' } }),
+    skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: SKILL_SYNC_MODES }, overwrite: { type: 'boolean' } }),
     memory_mounts: {
       type: 'array',
       maxItems: 32,
-      items: closed({ memory_id: str, name: strMax(200), access: { enum: ['read', 'write'] }, recall: { type: 'boolean' } }, ['memory_id']),
+      items: closed({ memory_id: str, name: strMax(200), access: { enum: MEMORY_ACCESS }, recall: { type: 'boolean' } }, ['memory_id']),
     },
     plugins: { type: 'array', items: closed({ plugin_key: str, instance_name: str, config: object }, ['plugin_key']) },
     subagents: object,
-    subagent_mode: { enum: ['inline', 'thread'] },
+    subagent_mode: { enum: SUBAGENT_MODES },
     default_environment_template_id: str,
     lazy_environment: { type: 'boolean' },
     media_understanding: closed({ audio: str, image: str, video: str }),

@@ -563,7 +563,7 @@ describe('GraphQL', () => {
   it('serves the same agents with etag fields', async () => {
     const { agent, etag } = await createAgent();
     const { data, errors } = await t.graphql(
-      'query($id: ID!) { agent(id: $id) { id etag version defaultRevisionId } agentRevisions(agentId: $id) { items { number config } nextCursor } }',
+      'query($id: ID!) { agent(id: $id) { id etag version defaultRevisionId } agentRevisions(agentId: $id) { items { number config { model } } nextCursor } }',
       { id: agent.id },
     );
     expect(errors).toBeUndefined();

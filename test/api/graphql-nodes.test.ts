@@ -85,7 +85,7 @@ describe('node(id)', () => {
       `query ($run: ID!, $entry: ID!, $thread: ID!, $revision: ID!, $model: ID!) {
         run: node(id: $run) { ... on Run { status threadId etag } }
         entry: node(id: $entry) { ... on InboxEntry { threadId assignedRunId threadEtag } }
-        revision: node(id: $revision) { ... on AgentRevision { agentId number config } }
+        revision: node(id: $revision) { ... on AgentRevision { agentId number config { model } } }
         model: node(id: $model) { ... on Model { key providerId etag } }
         ownModel: model(key: "main") { key providerId etag }
         ownRun: run(id: $run) { status threadId etag }

@@ -122,9 +122,12 @@ describe('skills', () => {
       c: content,
     });
     expect(errors).toBeUndefined();
-    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content } } }', {
-      id: data.createSkill.id,
-    });
+    const read = await t.graphql(
+      'query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content { name } } } }',
+      {
+        id: data.createSkill.id,
+      },
+    );
     expect(read.data.skill.name).toBe('G');
     expect(read.data.skillRevisions.items[0].content.name).toBe('pdf-forms');
   });

@@ -3,6 +3,7 @@
 // filters by source, preset and pinned skill, avatar removal and the composer.
 import { builder } from '../builder.js';
 import { revisionedSurface } from './revisioned.js';
+import { AgentConfigurationRef } from './agent-config.js';
 import {
   AGENTS,
   archiveAgent,
@@ -33,6 +34,7 @@ export const { HeadRef: AgentRef, RevisionRef: AgentRevisionRef } = revisionedSu
     publish: publishAgentRevision,
     setDefault: setDefaultAgentRevision,
   },
+  documentType: AgentConfigurationRef,
   headFields: (t) => ({
     organizationId: t.exposeString('organizationId'),
     // Unset strings are "" in the representation (as the configuration's `instructions` are), never null.
@@ -46,7 +48,9 @@ export const { HeadRef: AgentRef, RevisionRef: AgentRevisionRef } = revisionedSu
   createFields: (t) => ({ imageUrl: t.string() }),
   updateFields: (t) => ({ imageUrl: t.string() }),
   descriptions: {
-    createDocument: 'agent configuration (snake_case document); `model` is required',
+    document: 'the agent configuration, typed member by member',
+    createDocument:
+      "the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`)",
     createNote: 'note of revision 1',
     makeDefault: 'default true',
     created: 'false when an identical configuration was already published',

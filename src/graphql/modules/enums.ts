@@ -12,6 +12,7 @@ import { ENTRY_STATUSES } from '../../services/inbox.js';
 import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
 import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
 import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../services/resume.js';
+import { MEMORY_ACCESS } from '../../agents/config-schema.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
 function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
@@ -60,7 +61,7 @@ export const ResumeCallStatusEnum = closedSet(
 );
 export const MemoryMountAccessEnum = closedSet(
   'MemoryMountAccess',
-  ['read', 'write'] as const,
+  MEMORY_ACCESS,
   'What a run may do with a mounted memory: read (search) it, or also write (add) to it.',
 );
 export const InboxDeliveryModeEnum = closedSet(

@@ -10,6 +10,8 @@ import { ThreadRef } from './threads.js';
 import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
 import { readFailure } from '../../services/run-members.js';
 import { FailureRef } from './run-members.js';
+import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
+import type { RunOptions } from '../../agents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
 const InboxEntryRef = builder.prismaObject('InboxEntry', {
@@ -20,7 +22,12 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
     status: t.field({ type: InboxEntryStatusEnum, resolve: (r) => storedValue(InboxEntryStatusEnum, r.status) }),
     position: t.exposeInt('position'),
     payload: t.expose('payload', { type: 'JSON' }),
-    options: t.expose('options', { type: 'JSON' }),
+    options: t.field({
+      type: RunOptionsRef,
+      description: "the options the entry's run starts with",
+      resolve: (e) => e.options as RunOptions,
+    }),
+    optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     agentId: t.exposeString('agentId', { nullable: true }),
     agentRevisionId: t.exposeString('agentRevisionId', { nullable: true }),
     assignedRunId: t.exposeString('assignedRunId', { nullable: true }),

@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
+import { withLabelList } from './labels.js';
 import {
   createMemory,
   getMemory,
@@ -26,6 +27,7 @@ const MemoryRef = builder.prismaObject('Memory', {
   }),
 });
 asNode(MemoryRef, loadMemories, rowId);
+withLabelList(MemoryRef);
 
 const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement({
   fields: (t) => ({

@@ -3,6 +3,8 @@ import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
 import { pageOf, VersionedRef } from './common.js';
+import { withLabelList } from './labels.js';
+import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
   getProvider,
@@ -51,6 +53,8 @@ const ModelRef = builder.prismaObject('Model', {
 });
 
 asNode(ProviderRef, loadProviders, rowId);
+withLabelList(ProviderRef);
+withLabelList(ModelRef);
 asNode(
   ModelRef,
   loadModels,
@@ -106,7 +110,8 @@ const ModelInput = builder.inputType('ModelInput', {
 
 builder.queryFields((t) => ({
   providerTypes: t.field({
-    type: 'JSON',
+    type: [ProviderTypeDescriptionRef],
+    description: 'The installed types of one provider kind, ordered by type.',
     args: { kind: t.arg.string({ required: true }) },
     resolve: async (_r, a, ctx) => {
       await ctx.actor();

@@ -10,6 +10,8 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { pageOf, VersionedRef, type Types } from './common.js';
+import { withLabelList } from './labels.js';
+import { DOCUMENT_DESCRIPTION } from './agent-config.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -40,6 +42,13 @@ export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
   /** The service-side description of the kind: its name (`agent` → types `Agent`, `AgentRevision`, …), head key and document field. */
   kind: RevisionedKind<H, R>;
   service: RevisionedService<H, R>;
+  /**
+   * The typed object of a revision's document (agents: `AgentConfiguration`; skills: `SkillContent`).
+   * The document field (`config`, `content`) answers it; `<field>Document` answers the document as
+   * stored, as JSON (what the REST views select: a typed selection would add null members and
+   * reorder them).
+   */
+  documentType: ObjectRef<Types, object>;
   /** Head fields beyond the shared ones. */
   headFields?: (t: ObjectFieldBuilder<Types, H>) => FieldMap;
   /** Arguments of the list query beyond label, q, archived, limit and cursor (passed to `service.list`). */
@@ -50,7 +59,7 @@ export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
   descriptions?: {
     /** the revision's document field */
     document?: string;
-    /** the document field of the create input */
+    /** the document field of the create and publish inputs */
     createDocument?: string;
     /** the note of the create input */
     createNote?: string;
@@ -118,8 +127,13 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       digest: t.exposeString('digest'),
       note: t.exposeString('note'),
       [document]: t.field({
-        type: 'JSON',
+        type: surface.documentType,
         description: describe.document,
+        resolve: (revision) => fieldOf(revision, document) as object,
+      }),
+      [`${document}Document`]: t.field({
+        type: 'JSON',
+        description: `the ${document}: ${DOCUMENT_DESCRIPTION}`,
         resolve: (revision) => fieldOf(revision, document),
       }),
       // Revisions are immutable: their ETag never changes, and updated_* equal created_*.
@@ -133,6 +147,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const loaders = revisionedLoaders(kind);
   asNode(HeadRef, loaders.heads, rowId);
+  withLabelList(HeadRef);
   asNode(RevisionRef, loaders.revisions, rowId);
 
   const HeadPage = pageOf(`${Name}Page`, HeadRef);
@@ -160,7 +175,11 @@ export function revisionedSurface<H extends Head, R extends Revision>(
     fields: (t) => ({ name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }), ...surface.updateFields?.(t) }),
   });
   const PublishInput = builder.inputType(`Publish${Name}RevisionInput`, {
-    fields: (t) => ({ ...documentField(t), note: t.string(), makeDefault: t.boolean({ description: describe.makeDefault }) }),
+    fields: (t) => ({
+      ...documentField(t, describe.createDocument),
+      note: t.string(),
+      makeDefault: t.boolean({ description: describe.makeDefault }),
+    }),
   });
 
   builder.queryFields((t) => ({

@@ -6,6 +6,10 @@ import { asNode, rowId } from './node.js';
 import { loadRuns } from '../../services/nodes.js';
 import { etagOf, pageOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
+import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
+import { withLabelList } from './labels.js';
+import type { RunOptions } from '../../agents/config-schema.js';
+import type { AgentConfigDocument } from '../../agents/config-document.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
@@ -51,7 +55,8 @@ export const RunRef = builder.prismaObject('Run', {
       description: 'empty until the first attempt resolved the mounts of the agent configuration',
       resolve: (r) => readMemoryMounts(r.memoryMounts),
     }),
-    options: t.expose('options', { type: 'JSON' }),
+    options: t.field({ type: RunOptionsRef, resolve: (r) => r.options as RunOptions }),
+    optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     pending: t.field({ type: RunPendingRef, resolve: (r) => readPending(r.pending) }),
     pendingDocument: t.expose('pending', {
       type: 'JSON',
@@ -86,14 +91,20 @@ export const RunRef = builder.prismaObject('Run', {
   }),
 });
 asNode(RunRef, loadRuns, rowId);
+withLabelList(RunRef);
 
 const RunPage = pageOf('RunPage', RunRef);
 
 const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision }>('RunAgentView').implement({
   fields: (t) => ({
     config: t.field({
-      type: 'JSON',
+      type: AgentConfigurationRef,
       description: "the revision's configuration with the run's overrides applied",
+      resolve: (v) => v.config as AgentConfigDocument,
+    }),
+    configDocument: t.field({
+      type: 'JSON',
+      description: `the configuration with the overrides applied: ${DOCUMENT_DESCRIPTION}`,
       resolve: (v) => v.config,
     }),
     revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
@@ -105,7 +116,11 @@ const StartRunInput = builder.inputType('StartRunInput', {
     agentId: t.string({ required: true }),
     agentRevisionId: t.string({ description: 'pin this revision instead of the default one' }),
     input: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
-    options: t.field({ type: 'JSON', description: 'run options: configuration, labels, max_usage, overrides' }),
+    options: t.field({
+      type: 'JSON',
+      description:
+        "run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault",
+    }),
     sessionId: t.string({ description: 'start in a new thread of this session' }),
     threadId: t.string({ description: 'continue this thread' }),
     labels: t.field({ type: 'JSON' }),

@@ -3,6 +3,7 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { loadSessions } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
+import { withLabelList } from './labels.js';
 import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
 export const SessionRef = builder.prismaObject('Session', {
@@ -14,6 +15,7 @@ export const SessionRef = builder.prismaObject('Session', {
   }),
 });
 asNode(SessionRef, loadSessions, rowId);
+withLabelList(SessionRef);
 
 const SessionPage = pageOf('SessionPage', SessionRef);
 

@@ -1,5 +1,6 @@
 // Skills: revisioned heads whose revisions hold a skill's content. Everything is the shared
-// revisioned surface (revisioned.ts); skills add nothing of their own.
+// revisioned surface (revisioned.ts) plus the typed content.
+import { builder } from '../builder.js';
 import { revisionedSurface } from './revisioned.js';
 import {
   archiveSkill,
@@ -13,7 +14,27 @@ import {
   SKILLS,
   unarchiveSkill,
   updateSkill,
+  type SkillContent,
 } from '../../services/skills.js';
+
+const SkillFileRef = builder.objectRef<SkillContent['files'][number]>('SkillFile').implement({
+  description: 'A file that comes with a skill.',
+  fields: (t) => ({
+    path: t.exposeString('path', { description: 'relative path, without . or .. segments' }),
+    content: t.exposeString('content'),
+    mediaType: t.string({ description: 'text/plain unless given', resolve: (file) => file.media_type }),
+  }),
+});
+
+const SkillContentRef = builder.objectRef<SkillContent>('SkillContent').implement({
+  description: "A skill revision's content.",
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    description: t.exposeString('description', { description: '"" when unset' }),
+    instructions: t.exposeString('instructions', { description: 'markdown' }),
+    files: t.field({ type: [SkillFileRef], description: 'ordered by path', resolve: (content) => content.files }),
+  }),
+});
 
 export const { HeadRef: SkillRef, RevisionRef: SkillRevisionRef } = revisionedSurface({
   kind: SKILLS,
@@ -29,5 +50,10 @@ export const { HeadRef: SkillRef, RevisionRef: SkillRevisionRef } = revisionedSu
     publish: publishSkillRevision,
     setDefault: setDefaultSkillRevision,
   },
-  descriptions: { document: '{name, description, instructions, files: [{path, content, media_type}]}' },
+  documentType: SkillContentRef,
+  descriptions: {
+    document: 'the content, typed',
+    createDocument:
+      '{name, description, instructions, files: [{path, content, media_type}]} as one JSON document (snake_case members, as REST takes it); JSON because it is validated as a whole, naming the member at fault (`content.files[0].path`)',
+  },
 });

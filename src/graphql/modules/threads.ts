@@ -5,6 +5,7 @@ import { loadThreads } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
+import { withLabelList } from './labels.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -25,6 +26,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
   }),
 });
 asNode(ThreadRef, loadThreads, rowId);
+withLabelList(ThreadRef);
 
 const ThreadPage = pageOf('ThreadPage', ThreadRef);
 

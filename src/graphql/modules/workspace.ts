@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { VersionedRef } from './common.js';
+import { withLabelList } from './labels.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
 import { requirePermission } from '../../services/permissions.js';
 
@@ -13,6 +14,7 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
+withLabelList(WorkspaceRef);
 
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   fields: (t) => ({

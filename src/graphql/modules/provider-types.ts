@@ -1,0 +1,128 @@
+// Provider type descriptions (`providerTypes(kind:)`, REST GET /api/v1/provider-types/{kind}) as
+// GraphQL types: an interface with what every type describes, and one object type per provider kind
+// with what only that kind describes (model APIs, web operations, environment capabilities, …).
+// The JSON Schemas a type publishes stay JSON: they are JSON Schema documents, for clients to
+// validate against or to build forms from, not shapes of this API.
+import { builder } from '../builder.js';
+import { ProviderKindEnum } from './enums.js';
+import type { describeType, ProviderKind } from '../../providers/index.js';
+
+/** A type's description as the registry writes it (snake_case members; a kind's own members only on that kind). */
+type Description = ReturnType<typeof describeType> & {
+  model_apis?: { api: string; settings_schema: Record<string, unknown> }[];
+  operations?: string[];
+  environment_schema?: Record<string, unknown>;
+  supports_managed_instances?: boolean;
+  supports_stop?: boolean;
+  supports_destroy?: boolean;
+  embeddings_supported?: boolean;
+  embedding_model_required?: boolean;
+  setup_url?: string;
+};
+
+const TYPE_NAMES: Record<ProviderKind, string> = {
+  model: 'ModelProviderType',
+  web: 'WebProviderType',
+  environment: 'EnvironmentProviderType',
+  connector: 'ConnectorProviderType',
+  memory: 'MemoryProviderType',
+};
+
+export const ProviderTypeDescriptionRef = builder.interfaceRef<Description>('ProviderTypeDescription').implement({
+  description: 'An installed provider type: what a provider of it is configured with, and what it offers.',
+  resolveType: (description) => TYPE_NAMES[description.kind],
+  fields: (t) => ({
+    type: t.string({ description: 'the identifier a provider names its type by', resolve: (d) => d.type }),
+    kind: t.field({ type: ProviderKindEnum, resolve: (d) => d.kind }),
+    title: t.string({ resolve: (d) => d.title }),
+    configurationSchema: t.field({
+      type: 'JSON',
+      description: "a JSON Schema document: what a provider's `config` must be",
+      resolve: (d) => d.configuration_schema,
+    }),
+    credentialSchema: t.field({
+      type: 'JSON',
+      description: "a JSON Schema document: what a provider's write-only `credential` must be",
+      resolve: (d) => d.credential_schema,
+    }),
+    credentialRequired: t.boolean({
+      description: 'whether a provider needs a credential before it can be used',
+      resolve: (d) => d.credential_required,
+    }),
+    setupUrl: t.string({
+      nullable: true,
+      description: 'where to get a credential; null when the type names none',
+      resolve: (d) => d.setup_url ?? null,
+    }),
+    testSupported: t.boolean({ description: 'whether testProvider probes providers of this type', resolve: (d) => d.test_supported }),
+    document: t.field({
+      type: 'JSON',
+      description:
+        'the same description as one JSON document, as the REST view answers it (snake_case members; a member a type does not have is left out rather than null); prefer the typed fields',
+      resolve: (d) => d,
+    }),
+  }),
+});
+
+const ModelApiRef = builder.objectRef<{ api: string; settings_schema: Record<string, unknown> }>('ProviderModelApi').implement({
+  description: 'A model API a model provider type serves, with the settings its models take.',
+  fields: (t) => ({
+    api: t.exposeString('api', { description: "the value of a model's `api`" }),
+    settingsSchema: t.field({
+      type: 'JSON',
+      description: "a JSON Schema document: what a model's `settings` must be for this API",
+      resolve: (a) => a.settings_schema,
+    }),
+  }),
+});
+
+/** The object type of one kind's descriptions. */
+const kindType = (kind: ProviderKind) => builder.objectRef<Description>(TYPE_NAMES[kind]);
+
+kindType('model').implement({
+  description: 'A model provider type.',
+  interfaces: [ProviderTypeDescriptionRef],
+  fields: (t) => ({
+    embeddingsSupported: t.boolean({
+      description: "whether its models can embed text (memories' embedding models)",
+      resolve: (d) => d.embeddings_supported ?? false,
+    }),
+    modelApis: t.field({ type: [ModelApiRef], resolve: (d) => d.model_apis ?? [] }),
+  }),
+});
+kindType('web').implement({
+  description: 'A web provider type (the web toolset).',
+  interfaces: [ProviderTypeDescriptionRef],
+  fields: (t) => ({
+    operations: t.stringList({ description: 'the web operations it serves', resolve: (d) => d.operations ?? [] }),
+  }),
+});
+kindType('environment').implement({
+  description: 'An environment provider type.',
+  interfaces: [ProviderTypeDescriptionRef],
+  fields: (t) => ({
+    environmentSchema: t.field({
+      type: 'JSON',
+      description: 'a JSON Schema document: what an environment of this type is described by',
+      resolve: (d) => d.environment_schema ?? {},
+    }),
+    supportsManagedInstances: t.boolean({ resolve: (d) => d.supports_managed_instances ?? false }),
+    supportsStop: t.boolean({ resolve: (d) => d.supports_stop ?? false }),
+    supportsDestroy: t.boolean({ resolve: (d) => d.supports_destroy ?? false }),
+  }),
+});
+kindType('connector').implement({
+  description: 'A connector provider type (connections to tool servers).',
+  interfaces: [ProviderTypeDescriptionRef],
+  fields: () => ({}),
+});
+kindType('memory').implement({
+  description: 'A memory provider type (record memories).',
+  interfaces: [ProviderTypeDescriptionRef],
+  fields: (t) => ({
+    embeddingModelRequired: t.boolean({
+      description: 'whether a memory of it must name an embedding model',
+      resolve: (d) => d.embedding_model_required ?? false,
+    }),
+  }),
+});
