@@ -10,7 +10,7 @@ import { ThreadRef } from './threads.js';
 import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
-const InboxEntryRef = builder.prismaObject('InboxEntry', {
+export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
     threadId: t.exposeString('threadId'),
     kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => storedValue(InboxEntryKindEnum, r.kind) }),

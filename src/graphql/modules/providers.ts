@@ -15,7 +15,7 @@ import {
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
 import { ProviderKindEnum, storedValue } from './enums.js';
 
-const ProviderRef = builder.prismaObject('Provider', {
+export const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
@@ -34,7 +34,7 @@ const ProviderRef = builder.prismaObject('Provider', {
   }),
 });
 
-const ModelRef = builder.prismaObject('Model', {
+export const ModelRef = builder.prismaObject('Model', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     key: t.exposeID('key'),
