@@ -75,7 +75,7 @@ function revisionedRoutes(
       operation: `${op}Create`,
       surface: 'v1',
       body: { input: 'input', required: true },
-      result: `create${op}`,
+      result: `create${op}.${mutationPrefix}`,
       status: 201,
     },
     {
@@ -101,7 +101,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: { input: 'input', required: true },
-      result: `update${op}`,
+      result: `update${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -110,7 +110,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: 'none',
-      result: `archive${op}`,
+      result: `archive${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -119,7 +119,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: 'none',
-      result: `unarchive${op}`,
+      result: `unarchive${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -154,7 +154,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ ...id(req), revisionId: req.path('revision_id'), ...ifMatch(req) }),
       body: 'none',
-      result: `setDefault${op}Revision`,
+      result: `setDefault${op}Revision.${mutationPrefix}`,
     },
   ];
 }
@@ -169,7 +169,15 @@ export const routes: Route[] = [
     body: { fields: { email: 'email', password: 'password' }, required: true },
     result: 'login',
   },
-  { method: 'POST', path: '/api/auth/logout', operation: 'AuthLogout', surface: 'support', body: 'none', result: 'logout', empty: true },
+  {
+    method: 'POST',
+    path: '/api/auth/logout',
+    operation: 'AuthLogout',
+    surface: 'support',
+    body: 'none',
+    result: 'logout.loggedOut',
+    empty: true,
+  },
 
   // ── the caller's workspace ──
   { method: 'GET', path: '/api/v1/workspace', operation: 'WorkspaceGet', surface: 'v1', result: 'workspace' },
@@ -180,7 +188,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ ifMatch: req.header('if-match') }),
     body: { input: 'input', required: true },
-    result: 'updateWorkspace',
+    result: 'updateWorkspace.workspace',
   },
 
   // ── providers and models ──
@@ -203,7 +211,7 @@ export const routes: Route[] = [
         surface: 'v1',
         variables: () => ({ kind }),
         body: { input: 'input', required: true },
-        result: 'createProvider',
+        result: 'createProvider.provider',
         status: 201,
       },
       {
@@ -236,7 +244,7 @@ export const routes: Route[] = [
         surface: 'v1',
         variables: (req) => ({ kind, id: req.path('provider_id'), ...ifMatch(req) }),
         body: { input: 'input', required: true },
-        result: 'updateProvider',
+        result: 'updateProvider.provider',
       },
       {
         method: 'POST',
@@ -255,7 +263,7 @@ export const routes: Route[] = [
     operation: 'ModelCreate',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'createModel',
+    result: 'createModel.model',
     status: 201,
   },
   {
@@ -287,7 +295,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ key: req.path('model_key'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateModel',
+    result: 'updateModel.model',
   },
 
   // ── agents and skills ──
@@ -304,7 +312,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     body: 'none',
-    result: 'deleteAgentAvatar',
+    result: 'deleteAgentAvatar.agent',
   },
   {
     method: 'PUT',
@@ -313,7 +321,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     rawBody: { content: 'contentBase64', mediaType: 'mediaType' },
-    result: 'uploadAgentAvatar',
+    result: 'uploadAgentAvatar.agent',
   },
   {
     method: 'GET',
@@ -330,7 +338,7 @@ export const routes: Route[] = [
     operation: 'AgentComposerPrepare',
     surface: 'v1',
     body: 'none',
-    result: 'prepareAgentComposer',
+    result: 'prepareAgentComposer.agent',
   },
   ...revisionedRoutes('/api/v1/skills', 'skill_id', 'Skill', 'skillId'),
 
@@ -341,7 +349,7 @@ export const routes: Route[] = [
     operation: 'SessionCreate',
     surface: 'v1',
     body: { input: 'input' },
-    result: 'createSession',
+    result: 'createSession.session',
     status: 201,
   },
   {
@@ -367,7 +375,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('session_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateSession',
+    result: 'updateSession.session',
   },
   {
     method: 'POST',
@@ -375,7 +383,7 @@ export const routes: Route[] = [
     operation: 'ThreadCreate',
     surface: 'v1',
     body: { input: 'input' },
-    result: 'createThread',
+    result: 'createThread.thread',
     status: 201,
   },
   {
@@ -406,7 +414,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateThread',
+    result: 'updateThread.thread',
   },
   {
     method: 'POST',
@@ -415,7 +423,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }),
     body: 'none',
-    result: 'archiveThread',
+    result: 'archiveThread.thread',
   },
   {
     method: 'POST',
@@ -423,7 +431,7 @@ export const routes: Route[] = [
     operation: 'RunStart',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'startRun',
+    result: 'startRun.run',
     status: 201,
     wait: true,
   },
@@ -461,7 +469,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('run_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateRun',
+    result: 'updateRun.run',
   },
   {
     method: 'POST',
@@ -470,14 +478,14 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('run_id') }),
     body: 'none',
-    result: 'cancelRun',
+    result: 'cancelRun.run',
   },
   {
     method: 'POST',
     path: '/api/v1/runs/:run_id/resume',
     operation: 'RunResume',
     surface: 'v1',
-    result: 'resumeRun',
+    result: 'resumeRun.run',
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
     wait: true,
@@ -570,7 +578,7 @@ export const routes: Route[] = [
     operation: 'MemoryCreate',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'createMemory',
+    result: 'createMemory.memory',
     status: 201,
   },
   {
@@ -596,7 +604,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('memory_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateMemory',
+    result: 'updateMemory.memory',
   },
   {
     method: 'GET',
@@ -613,7 +621,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id') }),
     body: { fields: { text: 'text' }, required: true },
-    result: 'addMemoryRecord',
+    result: 'addMemoryRecord.record',
     status: 201,
   },
   {
@@ -623,7 +631,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id'), recordId: req.path('record_id') }),
     body: { fields: { text: 'text' }, required: true },
-    result: 'replaceMemoryRecord',
+    result: 'replaceMemoryRecord.record',
   },
   {
     method: 'POST',
@@ -632,7 +640,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id') }),
     body: { fields: { query: 'query', limit: 'limit', min_score: 'minScore' }, required: true },
-    result: 'searchMemoryRecords',
+    result: 'searchMemoryRecords.records',
   },
 
   // ── audit trail ──
@@ -661,7 +669,7 @@ export const routes: Route[] = [
     operation: 'PushSubscriptionUpsert',
     surface: 'support',
     body: { input: 'input', required: true },
-    result: 'upsertPushSubscription',
+    result: 'upsertPushSubscription.subscription',
   },
   {
     method: 'DELETE',
@@ -670,7 +678,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('subscriptionId') }),
     body: 'none',
-    result: 'deletePushSubscription',
+    result: 'deletePushSubscription.deleted',
     empty: true,
   },
   {
@@ -680,7 +688,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('subscriptionId') }),
     body: 'none',
-    result: 'recordPushActivity',
+    result: 'recordPushActivity.recorded',
     empty: true,
   },
   {
@@ -699,7 +707,7 @@ export const routes: Route[] = [
     operation: 'PresenceTouch',
     surface: 'support',
     variables: (req) => ({ participantId: req.query('participant_id') }),
-    result: 'touchPresence',
+    result: 'touchPresence.presence',
   },
   // Open (no credential) and rate-limited: a daemon asks to pair, then polls with its poll secret.
   {
@@ -733,7 +741,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('pairingId') }),
     body: 'none',
-    result: 'approveDevicePairing',
+    result: 'approveDevicePairing.device',
   },
   {
     method: 'POST',
@@ -742,7 +750,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('pairingId') }),
     body: 'none',
-    result: 'rejectDevicePairing',
+    result: 'rejectDevicePairing.rejected',
     empty: true,
   },
   { method: 'GET', path: '/api/devices', operation: 'DevicesList', surface: 'support', result: 'devices' },
@@ -761,7 +769,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('deviceId') }),
     body: 'none',
-    result: 'revokeDevice',
+    result: 'revokeDevice.device',
   },
   {
     method: 'GET',

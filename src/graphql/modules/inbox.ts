@@ -1,6 +1,7 @@
 // The inbox of a thread: deliveries (message, steer, queue, interrupt), edits of pending entries,
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
+import { payloadName } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
 import { pageOf } from './common.js';
@@ -47,7 +48,10 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
 asNode(InboxEntryRef, loadInboxEntries, rowId);
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
 
-const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
+// What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with
+// one fragment), implemented by each mutation's own payload.
+const InboxDeliveryRef = builder.interfaceRef<DeliveryAnswer>('InboxDelivery').implement({
+  description: 'What a delivery to a thread answers: the entry, the run it started or joins, and the thread.',
   fields: (t) => ({
     waited: t.boolean({
       description:
@@ -105,9 +109,16 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** The payload of one of the mutations that answer a delivery. */
+const deliveryPayload = (mutation: string) =>
+  builder.objectRef<DeliveryAnswer>(payloadName(mutation)).implement({
+    description: `The result of \`${mutation}\`.`,
+    interfaces: [InboxDeliveryRef],
+  });
+
 builder.mutationFields((t) => ({
   deliverToInbox: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('deliverToInbox'),
     args: {
       threadId: t.arg.id({ required: true }),
       idempotencyKey: t.arg.string(),
@@ -121,7 +132,7 @@ builder.mutationFields((t) => ({
     },
   }),
   updateInboxEntry: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('updateInboxEntry'),
     description: "Edits a pending entry; ifMatch names the thread's ETag.",
     args: {
       threadId: t.arg.id({ required: true }),
@@ -132,7 +143,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => updateInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
   }),
   forkRun: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('forkRun'),
     description: "A new thread of the run's session continuing from its committed history.",
     args: {
       runId: t.arg.id({ required: true }),
