@@ -78,7 +78,7 @@ function revisionedRoutes(
       operation: `${op}Create`,
       surface: 'v1',
       body: { input: 'input', required: true },
-      result: `create${op}`,
+      result: `create${op}.${mutationPrefix}`,
       status: 201,
     },
     {
@@ -104,7 +104,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: { input: 'input', required: true },
-      result: `update${op}`,
+      result: `update${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -113,7 +113,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: 'none',
-      result: `archive${op}`,
+      result: `archive${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -122,7 +122,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
       body: 'none',
-      result: `unarchive${op}`,
+      result: `unarchive${op}.${mutationPrefix}`,
     },
     {
       method: 'POST',
@@ -157,7 +157,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ ...id(req), revisionId: req.path('revision_id'), ...ifMatch(req) }),
       body: 'none',
-      result: `setDefault${op}Revision`,
+      result: `setDefault${op}Revision.${mutationPrefix}`,
     },
   ];
 }
@@ -172,7 +172,15 @@ export const routes: Route[] = [
     body: { fields: { email: 'email', password: 'password' }, required: true },
     result: 'login',
   },
-  { method: 'POST', path: '/api/auth/logout', operation: 'AuthLogout', surface: 'support', body: 'none', result: 'logout', empty: true },
+  {
+    method: 'POST',
+    path: '/api/auth/logout',
+    operation: 'AuthLogout',
+    surface: 'support',
+    body: 'none',
+    result: 'logout.loggedOut',
+    empty: true,
+  },
 
   // ── the caller's workspace ──
   { method: 'GET', path: '/api/v1/workspace', operation: 'WorkspaceGet', surface: 'v1', result: 'workspace' },
@@ -183,7 +191,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ ifMatch: req.header('if-match') }),
     body: { input: 'input', required: true },
-    result: 'updateWorkspace',
+    result: 'updateWorkspace.workspace',
   },
 
   // ── providers and models ──
@@ -207,7 +215,7 @@ export const routes: Route[] = [
         surface: 'v1',
         variables: () => ({ kind }),
         body: { input: 'input', required: true },
-        result: 'createProvider',
+        result: 'createProvider.provider',
         status: 201,
       },
       {
@@ -240,7 +248,7 @@ export const routes: Route[] = [
         surface: 'v1',
         variables: (req) => ({ kind, id: req.path('provider_id'), ...ifMatch(req) }),
         body: { input: 'input', required: true },
-        result: 'updateProvider',
+        result: 'updateProvider.provider',
       },
       {
         method: 'POST',
@@ -259,7 +267,7 @@ export const routes: Route[] = [
     operation: 'ModelCreate',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'createModel',
+    result: 'createModel.model',
     status: 201,
   },
   {
@@ -291,7 +299,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ key: req.path('model_key'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateModel',
+    result: 'updateModel.model',
   },
 
   // ── agents and skills ──
@@ -308,7 +316,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     body: 'none',
-    result: 'deleteAgentAvatar',
+    result: 'deleteAgentAvatar.agent',
   },
   {
     method: 'PUT',
@@ -317,7 +325,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     rawBody: { content: 'contentBase64', mediaType: 'mediaType' },
-    result: 'uploadAgentAvatar',
+    result: 'uploadAgentAvatar.agent',
   },
   {
     method: 'GET',
@@ -334,7 +342,7 @@ export const routes: Route[] = [
     operation: 'AgentComposerPrepare',
     surface: 'v1',
     body: 'none',
-    result: 'prepareAgentComposer',
+    result: 'prepareAgentComposer.agent',
   },
   ...revisionedRoutes('/api/v1/skills', 'skill_id', 'Skill', 'skillId'),
 
@@ -345,7 +353,7 @@ export const routes: Route[] = [
     operation: 'SessionCreate',
     surface: 'v1',
     body: { input: 'input' },
-    result: 'createSession',
+    result: 'createSession.session',
     status: 201,
   },
   {
@@ -371,7 +379,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('session_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateSession',
+    result: 'updateSession.session',
   },
   {
     method: 'POST',
@@ -379,7 +387,7 @@ export const routes: Route[] = [
     operation: 'ThreadCreate',
     surface: 'v1',
     body: { input: 'input' },
-    result: 'createThread',
+    result: 'createThread.thread',
     status: 201,
   },
   {
@@ -410,7 +418,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateThread',
+    result: 'updateThread.thread',
   },
   {
     method: 'POST',
@@ -419,7 +427,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('thread_id'), ...ifMatch(req) }),
     body: 'none',
-    result: 'archiveThread',
+    result: 'archiveThread.thread',
   },
   {
     method: 'POST',
@@ -427,7 +435,7 @@ export const routes: Route[] = [
     operation: 'RunStart',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'startRun',
+    result: 'startRun.run',
     status: 201,
     wait: true,
   },
@@ -465,7 +473,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('run_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateRun',
+    result: 'updateRun.run',
   },
   {
     method: 'POST',
@@ -474,14 +482,14 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('run_id') }),
     body: 'none',
-    result: 'cancelRun',
+    result: 'cancelRun.run',
   },
   {
     method: 'POST',
     path: '/api/v1/runs/:run_id/resume',
     operation: 'RunResume',
     surface: 'v1',
-    result: 'resumeRun',
+    result: 'resumeRun.run',
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
     body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
     wait: true,
@@ -574,7 +582,7 @@ export const routes: Route[] = [
     operation: 'MemoryCreate',
     surface: 'v1',
     body: { input: 'input', required: true },
-    result: 'createMemory',
+    result: 'createMemory.memory',
     status: 201,
   },
   {
@@ -600,7 +608,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ id: req.path('memory_id'), ...ifMatch(req) }),
     body: { input: 'input', required: true },
-    result: 'updateMemory',
+    result: 'updateMemory.memory',
   },
   {
     method: 'GET',
@@ -617,7 +625,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id') }),
     body: { fields: { text: 'text' }, required: true },
-    result: 'addMemoryRecord',
+    result: 'addMemoryRecord.record',
     status: 201,
   },
   {
@@ -627,7 +635,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id'), recordId: req.path('record_id') }),
     body: { fields: { text: 'text' }, required: true },
-    result: 'replaceMemoryRecord',
+    result: 'replaceMemoryRecord.record',
   },
   {
     method: 'POST',
@@ -636,7 +644,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id') }),
     body: { fields: { query: 'query', limit: 'limit', min_score: 'minScore' }, required: true },
-    result: 'searchMemoryRecords',
+    result: 'searchMemoryRecords.records',
   },
 
   // ── audit trail ──
@@ -665,7 +673,7 @@ export const routes: Route[] = [
     operation: 'PushSubscriptionUpsert',
     surface: 'support',
     body: { input: 'input', required: true },
-    result: 'upsertPushSubscription',
+    result: 'upsertPushSubscription.subscription',
   },
   {
     method: 'DELETE',
@@ -674,7 +682,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('subscriptionId') }),
     body: 'none',
-    result: 'deletePushSubscription',
+    result: 'deletePushSubscription.deleted',
     empty: true,
   },
   {
@@ -684,7 +692,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('subscriptionId') }),
     body: 'none',
-    result: 'recordPushActivity',
+    result: 'recordPushActivity.recorded',
     empty: true,
   },
   {
@@ -703,7 +711,7 @@ export const routes: Route[] = [
     operation: 'PresenceTouch',
     surface: 'support',
     variables: (req) => ({ participantId: req.query('participant_id') }),
-    result: 'touchPresence',
+    result: 'touchPresence.presence',
   },
   // Open (no credential) and rate-limited: a daemon asks to pair, then polls with its poll secret.
   {
@@ -737,7 +745,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('pairingId') }),
     body: 'none',
-    result: 'approveDevicePairing',
+    result: 'approveDevicePairing.device',
   },
   {
     method: 'POST',
@@ -746,7 +754,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('pairingId') }),
     body: 'none',
-    result: 'rejectDevicePairing',
+    result: 'rejectDevicePairing.rejected',
     empty: true,
   },
   { method: 'GET', path: '/api/devices', operation: 'DevicesList', surface: 'support', result: 'devices' },
@@ -765,7 +773,7 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ id: req.path('deviceId') }),
     body: 'none',
-    result: 'revokeDevice',
+    result: 'revokeDevice.device',
   },
   {
     method: 'GET',

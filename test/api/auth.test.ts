@@ -164,8 +164,8 @@ describe('login sessions', () => {
     );
     expect(errors).toBeUndefined();
     expect(data.login.user.email).toBe('ada@example.com');
-    const logout = await t.graphql('mutation { logout }', {}, { token: data.login.token });
-    expect(logout.data.logout).toBe(true);
+    const logout = await t.graphql('mutation { logout { loggedOut } }', {}, { token: data.login.token });
+    expect(logout.data.logout).toEqual({ loggedOut: true });
   });
 });
 

@@ -76,7 +76,9 @@ describe('1. NUL bytes never reach PostgreSQL', () => {
     graphqlInvalid(await t.graphql('query($q: String) { agents(q: $q) { items { id } } }', { q: 'a\u0000' }), 'q');
     graphqlInvalid(await t.graphql('query { agents(q: "a\\u0000") { items { id } } }'), 'q');
     graphqlInvalid(
-      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { title: 'a\u0000' } }),
+      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { session { id } } }', {
+        input: { title: 'a\u0000' },
+      }),
       'title',
     );
   });
@@ -136,7 +138,9 @@ describe('4. lone surrogates', () => {
       'config.model_settings.stop.0',
     );
     graphqlInvalid(
-      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { id } }', { input: { labels: { a: '\ud800' } } }),
+      await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { session { id } } }', {
+        input: { labels: { a: '\ud800' } },
+      }),
       'labels.a',
     );
     // A surrogate pair is a character like any other.
@@ -168,11 +172,13 @@ describe('5. deeply nested JSON', () => {
     const response = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
-      body: `{"query":"mutation($input: SessionInput!) { createSession(input: $input) { id } }","variables":{"input":{"labels":${deep(20_000)}}}}`,
+      body: `{"query":"mutation($input: SessionInput!) { createSession(input: $input) { session { id } } }","variables":{"input":{"labels":${deep(20_000)}}}}`,
     });
     const body = (await response.json()) as { errors: { extensions: Record<string, any> }[] };
     expect(body.errors[0]!.extensions).toMatchObject({ code: 'invalid_argument', details: { max_depth: 64 } });
-    const document = await t.graphql(`mutation { createSession(input: { labels: ${'['.repeat(5000)}${']'.repeat(5000)} }) { id } }`);
+    const document = await t.graphql(
+      `mutation { createSession(input: { labels: ${'['.repeat(5000)}${']'.repeat(5000)} }) { session { id } } }`,
+    );
     expect(document.errors?.[0]?.extensions?.code).toBe('invalid_argument');
     expect(document.errors?.[0]?.message).toMatch(/nests deeper than 128 levels/);
   });

@@ -112,12 +112,12 @@ describe('the agent configuration', () => {
       },
       user_questions: true,
     };
-    const created = await gql('mutation($c: JSON!) { createAgent(input: {name: "Rich", config: $c}) { id defaultRevisionId } }', {
+    const created = await gql('mutation($c: JSON!) { createAgent(input: {name: "Rich", config: $c}) { agent { id defaultRevisionId } } }', {
       c: config,
     });
     const data = await gql(
       `query($a: ID!, $r: ID!) { agentRevision(agentId: $a, revisionId: $r) { config { ${CONFIGURATION} } configDocument } }`,
-      { a: created.createAgent.id, r: created.createAgent.defaultRevisionId },
+      { a: created.createAgent.agent.id, r: created.createAgent.agent.defaultRevisionId },
     );
     expect(data.agentRevision.config).toEqual({
       model: 'main',
@@ -190,15 +190,20 @@ describe('the agent configuration', () => {
     });
     // The document as stored, member order included, is what the REST view answers.
     expect(data.agentRevision.configDocument).toEqual(config);
-    const rest = await t.rest('GET', `/api/v1/agents/${created.createAgent.id}/revisions/${created.createAgent.defaultRevisionId}`);
+    const rest = await t.rest(
+      'GET',
+      `/api/v1/agents/${created.createAgent.agent.id}/revisions/${created.createAgent.agent.defaultRevisionId}`,
+    );
     expect(JSON.stringify(rest.body.config)).toBe(JSON.stringify(data.agentRevision.configDocument));
   });
 
   it('answers null for members a configuration does not set, and its defaults for instructions and user questions', async () => {
-    const created = await gql('mutation { createAgent(input: {name: "Plain", config: {model: "main"}}) { id defaultRevisionId } }');
+    const created = await gql(
+      'mutation { createAgent(input: {name: "Plain", config: {model: "main"}}) { agent { id defaultRevisionId } } }',
+    );
     const data = await gql(
       `query($a: ID!, $r: ID!) { agentRevision(agentId: $a, revisionId: $r) { config { ${CONFIGURATION} } configDocument } }`,
-      { a: created.createAgent.id, r: created.createAgent.defaultRevisionId },
+      { a: created.createAgent.agent.id, r: created.createAgent.agent.defaultRevisionId },
     );
     const { model, instructions, userQuestions, ...rest } = data.agentRevision.config;
     expect({ model, instructions, userQuestions }).toEqual({ model: 'main', instructions: '', userQuestions: false });
@@ -209,7 +214,7 @@ describe('the agent configuration', () => {
 
   it('is validated as one JSON document on input, naming the member at fault', async () => {
     const { errors } = await t.graphql(
-      'mutation { createAgent(input: {name: "Bad", config: {model: "main", reviewer: {timeout_seconds: 0}}}) { id } }',
+      'mutation { createAgent(input: {name: "Bad", config: {model: "main", reviewer: {timeout_seconds: 0}}}) { agent { id } } }',
     );
     expect(errors?.[0]?.extensions).toMatchObject({ code: 'invalid_argument', details: { field: 'config.reviewer.timeout_seconds' } });
   });
@@ -218,7 +223,7 @@ describe('the agent configuration', () => {
 describe('run options', () => {
   it('are typed, with the overrides as a partial configuration; the run agent view applies them', async () => {
     const agent = await gql(
-      'mutation { createAgent(input: {name: "Opt", labels: {team: "core"}, config: {model: "main", instructions: "base", retries: {output: 1}}}) { id } }',
+      'mutation { createAgent(input: {name: "Opt", labels: {team: "core"}, config: {model: "main", instructions: "base", retries: {output: 1}}}) { agent { id } } }',
     );
     const options = {
       configuration: { allowed_hosts: ['example.com', 'api.example.com'], extensions: { trace: { sample: 0.5 } } },
@@ -232,10 +237,10 @@ describe('run options', () => {
         builtin_skills: ['planning'],
       },
     };
-    const started = await gql('mutation($i: StartRunInput!) { startRun(input: $i) { id } }', {
-      i: { agentId: agent.createAgent.id, input: { content: [{ type: 'text', text: 'hi' }] }, options },
+    const started = await gql('mutation($i: StartRunInput!) { startRun(input: $i) { run { id } } }', {
+      i: { agentId: agent.createAgent.agent.id, input: { content: [{ type: 'text', text: 'hi' }] }, options },
     });
-    const runId = started.startRun.id as string;
+    const runId = started.startRun.run.id as string;
     await settleRun(t, runId);
     const data = await gql(
       `query($id: ID!) {
@@ -307,15 +312,15 @@ describe('run options', () => {
   });
 
   it('are empty for a run started without options: every member null', async () => {
-    const agent = await gql('mutation { createAgent(input: {name: "NoOpt", config: {model: "main"}}) { id } }');
-    const started = await gql('mutation($i: StartRunInput!) { startRun(input: $i) { id } }', {
-      i: { agentId: agent.createAgent.id, input: { content: [{ type: 'text', text: 'hi' }] } },
+    const agent = await gql('mutation { createAgent(input: {name: "NoOpt", config: {model: "main"}}) { agent { id } } }');
+    const started = await gql('mutation($i: StartRunInput!) { startRun(input: $i) { run { id } } }', {
+      i: { agentId: agent.createAgent.agent.id, input: { content: [{ type: 'text', text: 'hi' }] } },
     });
-    await settleRun(t, started.startRun.id);
+    await settleRun(t, started.startRun.run.id);
     const data = await gql(
       'query($id: ID!) { run(id: $id) { options { configuration { allowedHosts } labels labelList { key } maxUsage { requests } overrides { model } } optionsDocument } }',
       {
-        id: started.startRun.id,
+        id: started.startRun.run.id,
       },
     );
     expect(data.run).toEqual({
@@ -335,12 +340,15 @@ describe('skill content', () => {
         { path: 'README.md', content: '# readme' },
       ],
     };
-    const created = await gql('mutation($c: JSON!) { createSkill(input: {name: "Forms", content: $c}) { id defaultRevisionId } }', {
-      c: content,
-    });
+    const created = await gql(
+      'mutation($c: JSON!) { createSkill(input: {name: "Forms", content: $c}) { skill { id defaultRevisionId } } }',
+      {
+        c: content,
+      },
+    );
     const data = await gql(
       'query($s: ID!, $r: ID!) { skillRevision(skillId: $s, revisionId: $r) { content { name description instructions files { path content mediaType } } contentDocument } }',
-      { s: created.createSkill.id, r: created.createSkill.defaultRevisionId },
+      { s: created.createSkill.skill.id, r: created.createSkill.skill.defaultRevisionId },
     );
     expect(data.skillRevision.content).toEqual({
       name: 'pdf-forms',
@@ -351,7 +359,10 @@ describe('skill content', () => {
         { path: 'scripts/fill.py', content: 'print(1)', mediaType: 'text/x-python' },
       ],
     });
-    const rest = await t.rest('GET', `/api/v1/skills/${created.createSkill.id}/revisions/${created.createSkill.defaultRevisionId}`);
+    const rest = await t.rest(
+      'GET',
+      `/api/v1/skills/${created.createSkill.skill.id}/revisions/${created.createSkill.skill.defaultRevisionId}`,
+    );
     expect(JSON.stringify(rest.body.content)).toBe(JSON.stringify(data.skillRevision.contentDocument));
   });
 });

@@ -47,9 +47,9 @@ describe('anonymous callers', () => {
   it('answer 401 unauthenticated unless the document selects only open fields', async () => {
     for (const query of [
       '{ workspace { id } }',
-      'mutation { createSession(input: {}) { id } }',
+      'mutation { createSession(input: {}) { session { id } } }',
       // An open field does not carry a closed one along.
-      'mutation { login(email: "limits@example.com", password: "limits password") { token } createSession(input: {}) { id } }',
+      'mutation { login(email: "limits@example.com", password: "limits password") { token } createSession(input: {}) { session { id } } }',
       'query A { __typename } query B { agents { items { id } } }',
       '{ ...Q } fragment Q on Query { viewer { principalId } }',
     ]) {
@@ -189,11 +189,11 @@ describe('document limits (defaults)', () => {
   it('root fields: at most 10 per mutation, and a refused mutation runs none of them', async () => {
     const count = async () => (await t.rest('GET', '/api/v1/sessions?limit=100')).body.items.length;
     const before = await count();
-    const over = await t.graphql(`mutation { ${fields(11, (i) => `s${i}: createSession(input: {}) { id }`)} }`);
+    const over = await t.graphql(`mutation { ${fields(11, (i) => `s${i}: createSession(input: {}) { session { id } }`)} }`);
     expect(over.status).toBe(400);
     expect(messages(over)).toMatch(/Root field limit of 10 per mutation exceeded, found 11/);
     expect(await count()).toBe(before);
-    const atLimit = await t.graphql(`mutation { ${fields(10, (i) => `s${i}: createSession(input: {}) { id }`)} }`);
+    const atLimit = await t.graphql(`mutation { ${fields(10, (i) => `s${i}: createSession(input: {}) { session { id } }`)} }`);
     expect(atLimit.errors).toBeUndefined();
     expect(await count()).toBe(before + 10);
   });

@@ -116,11 +116,11 @@ describe('typed run members over GraphQL', () => {
 
     const resumed = await gql(
       `mutation ($id: ID!, $approvals: JSON, $calls: JSON) {
-        resumeRun(runId: $id, idempotencyKey: "typed-1", approvals: $approvals, calls: $calls, wait: 30) { ${RUN_MEMBERS} }
+        resumeRun(runId: $id, idempotencyKey: "typed-1", input: { approvals: $approvals, calls: $calls }, wait: 30) { run { ${RUN_MEMBERS} } }
       }`,
       { id: waiting.id, approvals: { del_1: { action: 'deny' } }, calls: { wx_1: { status: 'returned', value: { sky: 'clear' } } } },
     );
-    const successor = resumed.resumeRun;
+    const successor = resumed.resumeRun.run;
     expect(successor.resume).toEqual({
       approvals: [{ toolCallId: 'del_1', action: 'deny' }],
       calls: [{ toolCallId: 'wx_1', status: 'returned', value: { sky: 'clear' } }],

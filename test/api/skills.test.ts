@@ -118,14 +118,17 @@ describe('skills', () => {
   });
 
   it('are served by GraphQL too', async () => {
-    const { data, errors } = await t.graphql('mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { id etag version } }', {
-      c: content,
-    });
+    const { data, errors } = await t.graphql(
+      'mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { skill { id etag version } } }',
+      {
+        c: content,
+      },
+    );
     expect(errors).toBeUndefined();
     const read = await t.graphql(
       'query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content { name } } } }',
       {
-        id: data.createSkill.id,
+        id: data.createSkill.skill.id,
       },
     );
     expect(read.data.skill.name).toBe('G');

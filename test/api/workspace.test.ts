@@ -160,12 +160,12 @@ describe('PATCH /api/v1/workspace', () => {
     const rest = await current();
     expect(data.workspace.etag).toBe(rest.headers.get('etag'));
     const { data: updated, errors } = await t.graphql(
-      'mutation($ifMatch: String, $input: UpdateWorkspaceInput!) { updateWorkspace(ifMatch: $ifMatch, input: $input) { version name } }',
+      'mutation($ifMatch: String, $input: UpdateWorkspaceInput!) { updateWorkspace(ifMatch: $ifMatch, input: $input) { workspace { version name } } }',
       { ifMatch: data.workspace.etag, input: { name: 'via graphql' } },
     );
     expect(errors).toBeUndefined();
-    expect(updated.updateWorkspace).toEqual({ version: data.workspace.version + 1, name: 'via graphql' });
-    const stale = await t.graphql('mutation($i: String) { updateWorkspace(ifMatch: $i, input: {name: "x"}) { version } }', {
+    expect(updated.updateWorkspace.workspace).toEqual({ version: data.workspace.version + 1, name: 'via graphql' });
+    const stale = await t.graphql('mutation($i: String) { updateWorkspace(ifMatch: $i, input: {name: "x"}) { workspace { version } } }', {
       i: data.workspace.etag,
     });
     expect(stale.errors?.[0]?.extensions?.code).toBe('precondition_failed');

@@ -365,7 +365,7 @@ describe('waiting for a run (Prefer: wait=N, the wait argument)', () => {
     // GraphQL refuses what REST would ignore: an argument is the caller's explicit request.
     for (const wait of [-1, 61]) {
       const result = await t.graphql(
-        'mutation($a: String!, $w: Int) { startRun(input: {agentId: $a, input: {content: []}}, wait: $w) { id } }',
+        'mutation($a: String!, $w: Int) { startRun(input: {agentId: $a, input: {content: []}}, wait: $w) { run { id } } }',
         {
           a: echo,
           w: wait,
@@ -417,12 +417,12 @@ describe('waiting for a run (Prefer: wait=N, the wait argument)', () => {
       ws.subscribe(
         {
           query:
-            'mutation($a: String!) { startRun(input: {agentId: $a, input: {content: [{type: "text", text: "ws"}]}}, wait: 30) { status output } }',
+            'mutation($a: String!) { startRun(input: {agentId: $a, input: {content: [{type: "text", text: "ws"}]}}, wait: 30) { run { status output } } }',
           variables: { a: echo },
         },
         { next: (value) => resolve(value), error: reject, complete: () => void ws.dispose() },
       );
     });
-    expect(result.data.startRun).toEqual({ status: 'completed', output: 'echo: ws' });
+    expect(result.data.startRun.run).toEqual({ status: 'completed', output: 'echo: ws' });
   });
 });

@@ -375,7 +375,9 @@ describe('GraphQL', () => {
     expect(result.errors).toBeUndefined();
     expect(result.data.listenerStatus.status).toBe('ok');
     expect(result.data.presence.workspaceId).toBe(t.workspaceId);
-    const tooLong = await t.graphql('mutation($p: String) { touchPresence(participantId: $p) { participantId } }', { p: 'x'.repeat(81) });
+    const tooLong = await t.graphql('mutation($p: String) { touchPresence(participantId: $p) { presence { participantId } } }', {
+      p: 'x'.repeat(81),
+    });
     expect(tooLong.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_argument', details: { field: 'participant_id' } });
     const missing = await t.graphql('{ device(id: "dev_01AAAAAAAAAAAAAAAAAAAAAAAA") { id } }');
     expect(missing.errors?.[0]?.extensions?.code).toBe('not_found');

@@ -95,7 +95,7 @@ describe('root fields', () => {
     const [query, mutation] = rootResponseKeys(
       parse(`
       query { a: viewer { principalId } viewer { principalId } viewer { workspaceId } __typename ...F ... on Query { b: viewer { principalId } } }
-      mutation { x: logout y: logout }
+      mutation { x: logout { loggedOut } y: logout { loggedOut } }
       fragment F on Query { c: workspace { id } ...F2 }
       fragment F2 on Query { ...F }
     `),

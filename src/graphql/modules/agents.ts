@@ -2,6 +2,7 @@
 // surface (revisioned.ts) plus what only agents have: organization, avatar and preset fields, list
 // filters by source, preset and pinned skill, avatar removal and the composer.
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { revisionedSurface } from './revisioned.js';
 import { AgentConfigurationRef } from './agent-config.js';
 import {
@@ -61,12 +62,12 @@ export const { HeadRef: AgentRef, RevisionRef: AgentRevisionRef } = revisionedSu
 
 builder.mutationFields((t) => ({
   deleteAgentAvatar: t.field({
-    type: AgentRef,
+    type: payloadOf('deleteAgentAvatar', 'agent', AgentRef),
     args: { agentId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
     resolve: async (_r, args, ctx) => deleteAgentAvatar(await ctx.call(), String(args.agentId), args.ifMatch),
   }),
   prepareAgentComposer: t.field({
-    type: AgentRef,
+    type: payloadOf('prepareAgentComposer', 'agent', AgentRef),
     description: "Creates the workspace's composer agent or brings it up to date with the shipped definition.",
     resolve: async (_r, _args, ctx) => prepareComposer(await ctx.call()),
   }),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { getAssetContent } from '../../services/assets.js';
 import { uploadAgentAvatar } from '../../services/agents.js';
 import { AgentRef } from './agents.js';
@@ -26,7 +27,7 @@ builder.queryField('assetContent', (t) =>
 
 builder.mutationField('uploadAgentAvatar', (t) =>
   t.field({
-    type: AgentRef,
+    type: payloadOf('uploadAgentAvatar', 'agent', AgentRef),
     description: 'Stores a PNG, JPEG, GIF or WebP image (≤ 1 MiB) as the agent avatar; image_url then points at it.',
     args: {
       agentId: t.arg.id({ required: true }),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { flagPayload } from './payloads.js';
 import { login, logout, type LoginResult } from '../../services/auth.js';
 import type { Actor } from '../../services/deps.js';
 import { PUBLIC_FIELD } from '../access.js';
@@ -14,7 +15,7 @@ const LoginWorkspace = builder.objectRef<LoginResult['workspaces'][number]>('Log
     role: t.field({ type: RoleEnum, resolve: (r) => storedValue(RoleEnum, r.role) }),
   }),
 });
-const LoginResultRef = builder.objectRef<LoginResult>('LoginResult').implement({
+const LoginPayload = builder.objectRef<LoginResult>('LoginPayload').implement({
   fields: (t) => ({
     token: t.exposeString('token', { description: 'Send as `Authorization: Bearer <token>` with `X-Workspace-ID`.' }),
     sessionId: t.exposeID('sessionId'),
@@ -36,7 +37,7 @@ const Viewer = builder.objectRef<Actor>('Viewer').implement({
 
 builder.mutationField('login', (t) =>
   t.field({
-    type: LoginResultRef,
+    type: LoginPayload,
     description: 'Starts a login session for a user (email + password). Open: needs no credential.',
     extensions: PUBLIC_FIELD,
     args: { email: t.arg.string({ required: true }), password: t.arg.string({ required: true }) },
@@ -45,7 +46,8 @@ builder.mutationField('login', (t) =>
 );
 
 builder.mutationField('logout', (t) =>
-  t.boolean({
+  t.field({
+    type: flagPayload('logout', 'loggedOut', 'true: the login session is ended'),
     description: 'Ends the login session used for this request (its bearer token; no X-Workspace-ID needed).',
     // Checks its own credential (the session to end), which needs no workspace: open at the gate.
     extensions: PUBLIC_FIELD,

@@ -1,6 +1,7 @@
 // The inbox of a thread: deliveries (message, steer, queue, interrupt), edits of pending entries,
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
+import { payloadName } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
 import { pageOf } from './common.js';
@@ -14,7 +15,7 @@ import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import type { RunOptions } from '../../agents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 
-const InboxEntryRef = builder.prismaObject('InboxEntry', {
+export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
     threadId: t.exposeString('threadId'),
     kind: t.field({ type: InboxEntryKindEnum, resolve: (r) => storedValue(InboxEntryKindEnum, r.kind) }),
@@ -61,7 +62,10 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
 asNode(InboxEntryRef, loadInboxEntries, rowId);
 const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
 
-const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
+// What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with
+// one fragment), implemented by each mutation's own payload.
+const InboxDeliveryRef = builder.interfaceRef<DeliveryAnswer>('InboxDelivery').implement({
+  description: 'What a delivery to a thread answers: the entry, the run it started or joins, and the thread.',
   fields: (t) => ({
     waited: t.boolean({
       description:
@@ -119,9 +123,16 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** The payload of one of the mutations that answer a delivery. */
+const deliveryPayload = (mutation: string) =>
+  builder.objectRef<DeliveryAnswer>(payloadName(mutation)).implement({
+    description: `The result of \`${mutation}\`.`,
+    interfaces: [InboxDeliveryRef],
+  });
+
 builder.mutationFields((t) => ({
   deliverToInbox: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('deliverToInbox'),
     args: {
       threadId: t.arg.id({ required: true }),
       idempotencyKey: t.arg.string(),
@@ -135,7 +146,7 @@ builder.mutationFields((t) => ({
     },
   }),
   updateInboxEntry: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('updateInboxEntry'),
     description: "Edits a pending entry; ifMatch names the thread's ETag.",
     args: {
       threadId: t.arg.id({ required: true }),
@@ -146,7 +157,7 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => updateInboxEntry(await ctx.call(), String(a.threadId), String(a.entryId), a.ifMatch, a.input),
   }),
   forkRun: t.field({
-    type: DeliveryResultRef,
+    type: deliveryPayload('forkRun'),
     description: "A new thread of the run's session continuing from its committed history.",
     args: {
       runId: t.arg.id({ required: true }),

@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
@@ -77,28 +78,28 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createMemory: t.field({
-    type: MemoryRef,
+    type: payloadOf('createMemory', 'memory', MemoryRef),
     args: { input: t.arg({ type: MemoryInput, required: true }) },
     resolve: async (_r, a, ctx) => createMemory(await ctx.call(), a.input),
   }),
   updateMemory: t.field({
-    type: MemoryRef,
+    type: payloadOf('updateMemory', 'memory', MemoryRef),
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: MemoryInput, required: true }) },
     resolve: async (_r, a, ctx) => updateMemory(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
   addMemoryRecord: t.field({
-    type: MemoryRecordRef,
+    type: payloadOf('addMemoryRecord', 'record', MemoryRecordRef),
     args: { memoryId: t.arg.id({ required: true }), text: t.arg.string({ required: true }) },
     resolve: async (_r, a, ctx) => writeRecord(await ctx.call(), String(a.memoryId), null, a.text),
   }),
   replaceMemoryRecord: t.field({
-    type: MemoryRecordRef,
+    type: payloadOf('replaceMemoryRecord', 'record', MemoryRecordRef),
     description: 'Replaces (or creates) the record with this id; the last writer wins.',
     args: { memoryId: t.arg.id({ required: true }), recordId: t.arg.string({ required: true }), text: t.arg.string({ required: true }) },
     resolve: async (_r, a, ctx) => writeRecord(await ctx.call(), String(a.memoryId), a.recordId, a.text),
   }),
   searchMemoryRecords: t.field({
-    type: MemoryRecordPage,
+    type: payloadOf('searchMemoryRecords', 'records', MemoryRecordPage, 'the records found, most similar first'),
     description: 'Ordered by similarity; each record has a score in [0, 1].',
     args: { memoryId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), limit: t.arg.int(), minScore: t.arg.float() },
     resolve: async (_r, a, ctx) => searchRecords(await ctx.call(), String(a.memoryId), a),

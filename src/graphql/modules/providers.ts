@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
@@ -17,7 +18,7 @@ import {
 import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
 import { ProviderKindEnum, storedValue } from './enums.js';
 
-const ProviderRef = builder.prismaObject('Provider', {
+export const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
@@ -36,7 +37,7 @@ const ProviderRef = builder.prismaObject('Provider', {
   }),
 });
 
-const ModelRef = builder.prismaObject('Model', {
+export const ModelRef = builder.prismaObject('Model', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     key: t.exposeID('key'),
@@ -64,7 +65,7 @@ asNode(
 
 const ProviderPage = pageOf('ProviderPage', ProviderRef);
 const ModelPage = pageOf('ModelPage', ModelRef);
-const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('ProviderTestResult').implement({
+const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('TestProviderPayload').implement({
   fields: (t) => ({
     status: t.exposeString('status', { description: 'succeeded | failed | unsupported' }),
     message: t.string({ nullable: true, resolve: (r) => r.message ?? null }),
@@ -157,12 +158,12 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createProvider: t.field({
-    type: ProviderRef,
+    type: payloadOf('createProvider', 'provider', ProviderRef),
     args: { kind: t.arg.string({ required: true }), input: t.arg({ type: CreateProviderInput, required: true }) },
     resolve: async (_r, a, ctx) => createProvider(await ctx.call(), a.kind, a.input),
   }),
   updateProvider: t.field({
-    type: ProviderRef,
+    type: payloadOf('updateProvider', 'provider', ProviderRef),
     args: {
       kind: t.arg.string({ required: true }),
       id: t.arg.id({ required: true }),
@@ -182,12 +183,12 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => testProvider(await ctx.call(), a.kind, String(a.id)),
   }),
   createModel: t.field({
-    type: ModelRef,
+    type: payloadOf('createModel', 'model', ModelRef),
     args: { input: t.arg({ type: ModelInput, required: true }) },
     resolve: async (_r, a, ctx) => createModel(await ctx.call(), a.input),
   }),
   updateModel: t.field({
-    type: ModelRef,
+    type: payloadOf('updateModel', 'model', ModelRef),
     args: { key: t.arg.string({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: ModelInput, required: true }) },
     resolve: async (_r, a, ctx) => updateModel(await ctx.call(), a.key, a.ifMatch, a.input),
   }),

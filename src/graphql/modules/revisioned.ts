@@ -12,6 +12,7 @@ import { revisionedLoaders } from '../../services/nodes.js';
 import { pageOf, VersionedRef, type Types } from './common.js';
 import { withLabelList } from './labels.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
+import { payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -153,7 +154,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const HeadPage = pageOf(`${Name}Page`, HeadRef);
   const RevisionPage = pageOf(`${Name}RevisionPage`, RevisionRef);
 
-  const Publication = builder.objectRef<PublishResult<Head, Revision>>(`${Name}RevisionPublication`).implement({
+  const Publication = builder.objectRef<PublishResult<Head, Revision>>(`Publish${Name}RevisionPayload`).implement({
     fields: (t) => ({
       revision: t.field({ type: RevisionRef, resolve: (result) => result.revision }),
       [single]: t.field({ type: HeadRef, resolve: (result) => result.head }),
@@ -213,25 +214,28 @@ export function revisionedSurface<H extends Head, R extends Revision>(
     }),
   }));
 
+  /** A payload carrying the head under the kind's name (`CreateAgentPayload.agent`). */
+  const headPayload = (mutation: string) => payloadOf(mutation, single, HeadRef);
+
   builder.mutationFields((t) => ({
     [`create${Name}`]: t.field({
-      type: HeadRef,
+      type: headPayload(`create${Name}`),
       args: { input: t.arg({ type: CreateInput, required: true }) },
       resolve: async (_r, args, ctx) => service.create(await ctx.call(), args.input),
     }),
     [`update${Name}`]: t.field({
-      type: HeadRef,
+      type: headPayload(`update${Name}`),
       description: describe.update,
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateInput, required: true }) },
       resolve: async (_r, args, ctx) => service.update(await ctx.call(), String(args.id), args.ifMatch, args.input),
     }),
     [`archive${Name}`]: t.field({
-      type: HeadRef,
+      type: headPayload(`archive${Name}`),
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
       resolve: async (_r, args, ctx) => service.archive(await ctx.call(), String(args.id), args.ifMatch),
     }),
     [`unarchive${Name}`]: t.field({
-      type: HeadRef,
+      type: headPayload(`unarchive${Name}`),
       args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
       resolve: async (_r, args, ctx) => service.unarchive(await ctx.call(), String(args.id), args.ifMatch),
     }),
@@ -241,7 +245,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       resolve: async (_r, args, ctx) => service.publish(await ctx.call(), headIdOf(args), args.ifMatch, args.input),
     }),
     [`setDefault${Name}Revision`]: t.field({
-      type: HeadRef,
+      type: headPayload(`setDefault${Name}Revision`),
       args: { ...headIdArg(t.arg), revisionId: t.arg.id({ required: true }), ifMatch: t.arg.string() },
       resolve: async (_r, args, ctx) => service.setDefault(await ctx.call(), headIdOf(args), String(args.revisionId), args.ifMatch),
     }),

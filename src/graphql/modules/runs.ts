@@ -2,6 +2,7 @@
 // and the runStatus subscription. Items a run produces are in run-items.ts; deliveries in inbox.ts.
 import type { AgentRevision } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadRuns } from '../../services/nodes.js';
 import { etagOf, pageOf } from './common.js';
@@ -126,6 +127,15 @@ const StartRunInput = builder.inputType('StartRunInput', {
     labels: t.field({ type: 'JSON' }),
   }),
 });
+// The answers are maps keyed by the tool call ids the run's pending approvals and calls name, so
+// they stay JSON: the REST body sends the same maps, and the service checks each key and value.
+const ResumeRunInput = builder.inputType('ResumeRunInput', {
+  fields: (t) => ({
+    approvals: t.field({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
+    calls: t.field({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
+    input: t.field({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
+  }),
+});
 const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
 
 builder.queryFields((t) => ({
@@ -170,7 +180,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   startRun: t.field({
-    type: RunRef,
+    type: payloadOf('startRun', 'run', RunRef, 'the new run (after the wait, when one was asked for)'),
     description: 'Starts a run of an agent; opens a session and thread when none is named.',
     args: { input: t.arg({ type: StartRunInput, required: true }), wait: t.arg.int({ description: WAIT_DESCRIPTION }) },
     resolve: async (_r, a, ctx) => {
@@ -185,13 +195,13 @@ builder.mutationFields((t) => ({
     },
   }),
   updateRun: t.field({
-    type: RunRef,
+    type: payloadOf('updateRun', 'run', RunRef),
     description: 'Changes labels only.',
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
     resolve: async (_r, a, ctx) => updateRunLabels(await ctx.call(), String(a.id), a.ifMatch, a.input.labels),
   }),
   cancelRun: t.field({
-    type: RunRef,
+    type: payloadOf('cancelRun', 'run', RunRef),
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => cancelRun(await ctx.call(), String(a.id)),
   }),
@@ -199,23 +209,21 @@ builder.mutationFields((t) => ({
 
 builder.mutationField('resumeRun', (t) =>
   t.field({
-    type: RunRef,
+    type: payloadOf('resumeRun', 'run', RunRef, 'the successor run (after the wait, when one was asked for)'),
     description: 'Answers every pending approval and call of the waiting run; returns the successor run. Idempotent by key.',
     args: {
       runId: t.arg.id({ required: true }),
       idempotencyKey: t.arg.string({ required: false, description: 'required; 1–512 printable ASCII characters' }),
-      approvals: t.arg({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
-      calls: t.arg({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
-      input: t.arg({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
+      input: t.arg({ type: ResumeRunInput, required: true }),
       wait: t.arg.int({ description: WAIT_DESCRIPTION }),
     },
     resolve: async (_r, a, ctx) => {
       const wait = checkWait(a.wait);
       const call = await ctx.call();
       const successor = await resumeRun(call, String(a.runId), a.idempotencyKey, {
-        approvals: a.approvals,
-        calls: a.calls,
-        input: a.input,
+        approvals: a.input.approvals,
+        calls: a.input.calls,
+        input: a.input.input,
       });
       return waitForRun(call, successor, wait, ctx.signal);
     },

@@ -1,5 +1,6 @@
 // Sessions: the named groups of threads a client opens (REST /api/v1/sessions).
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadSessions } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
@@ -36,12 +37,12 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createSession: t.field({
-    type: SessionRef,
+    type: payloadOf('createSession', 'session', SessionRef),
     args: { input: t.arg({ type: SessionInput, required: true }) },
     resolve: async (_r, a, ctx) => createSession(await ctx.call(), a.input),
   }),
   updateSession: t.field({
-    type: SessionRef,
+    type: payloadOf('updateSession', 'session', SessionRef),
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
     resolve: async (_r, a, ctx) => updateSession(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),

@@ -1,5 +1,6 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadThreads } from '../../services/nodes.js';
 import { pageOf, VersionedRef } from './common.js';
@@ -52,17 +53,17 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createThread: t.field({
-    type: ThreadRef,
+    type: payloadOf('createThread', 'thread', ThreadRef),
     args: { input: t.arg({ type: CreateThreadInput, required: true }) },
     resolve: async (_r, a, ctx) => createThread(await ctx.call(), a.input),
   }),
   updateThread: t.field({
-    type: ThreadRef,
+    type: payloadOf('updateThread', 'thread', ThreadRef),
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
     resolve: async (_r, a, ctx) => updateThread(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
   archiveThread: t.field({
-    type: ThreadRef,
+    type: payloadOf('archiveThread', 'thread', ThreadRef),
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
     resolve: async (_r, a, ctx) => archiveThread(await ctx.call(), String(a.id), a.ifMatch),
   }),

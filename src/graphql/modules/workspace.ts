@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import { payloadOf } from './payloads.js';
 import { VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
@@ -34,7 +35,7 @@ builder.queryField('workspace', (t) =>
 
 builder.mutationField('updateWorkspace', (t) =>
   t.field({
-    type: WorkspaceRef,
+    type: payloadOf('updateWorkspace', 'workspace', WorkspaceRef),
     description: 'Changes name, description or labels. Needs `admin` and the current ETag in ifMatch.',
     args: {
       ifMatch: t.arg.string({ required: false }),

@@ -1,6 +1,7 @@
 // Paired devices (support API /api/devices): list, read, revoke, and directory listings relayed to
 // the device over its connection.
 import { builder } from '../../builder.js';
+import { payloadOf } from '../payloads.js';
 import {
   deviceInfo,
   deviceSummary,
@@ -68,7 +69,7 @@ builder.queryField('device', (t) =>
 
 builder.mutationField('revokeDevice', (t) =>
   t.field({
-    type: DeviceSummary,
+    type: payloadOf('revokeDevice', 'device', DeviceSummary),
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => revokeDevice(await ctx.call(), args.id),
   }),

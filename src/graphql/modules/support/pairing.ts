@@ -1,12 +1,13 @@
 // Device pairing (support API /api/envd/pair, /api/device-pairings): a daemon asks to pair and polls
 // without a credential; a member of a workspace lists, approves or rejects the challenge.
 import { builder } from '../../builder.js';
+import { flagPayload, payloadOf } from '../payloads.js';
 import { PUBLIC_FIELD } from '../../access.js';
 import { approvePairing, listPairings, pairingChallenge, pollPairing, rejectPairing, requestPairing } from '../../../support/pairing.js';
 import { DeviceSummary } from './devices.js';
 
 type PairingResponse = Awaited<ReturnType<typeof requestPairing>>;
-const PairingResponseRef = builder.objectRef<PairingResponse>('PairingResponse').implement({
+const PairingResponseRef = builder.objectRef<PairingResponse>('RequestDevicePairingPayload').implement({
   fields: (t) => ({
     pairingId: t.exposeID('pairingId'),
     userCode: t.exposeString('userCode', { description: 'Shown by the daemon; the user checks it before approving.' }),
@@ -17,7 +18,7 @@ const PairingResponseRef = builder.objectRef<PairingResponse>('PairingResponse')
 });
 
 type PollResult = Awaited<ReturnType<typeof pollPairing>>;
-const PairingPollResult = builder.objectRef<PollResult>('PairingPollResult').implement({
+const PairingPollResult = builder.objectRef<PollResult>('PollDevicePairingPayload').implement({
   fields: (t) => ({
     pairingId: t.exposeID('pairingId'),
     status: t.exposeString('status', { description: 'pending | approved | rejected | expired | claimed' }),
@@ -89,14 +90,15 @@ builder.queryField('devicePairings', (t) =>
 
 builder.mutationField('approveDevicePairing', (t) =>
   t.field({
-    type: DeviceSummary,
+    type: payloadOf('approveDevicePairing', 'device', DeviceSummary),
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => approvePairing(await ctx.call(), args.id),
   }),
 );
 
 builder.mutationField('rejectDevicePairing', (t) =>
-  t.boolean({
+  t.field({
+    type: flagPayload('rejectDevicePairing', 'rejected', 'true: the pairing request is refused'),
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => rejectPairing(await ctx.call(), args.id),
   }),

@@ -1,5 +1,6 @@
 // Presence (support API /api/presence): who is in the workspace, registering, and live changes.
 import { builder } from '../../builder.js';
+import { payloadOf } from '../payloads.js';
 import { requirePermission } from '../../../services/permissions.js';
 import { currentPresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
 import { PrincipalKindEnum, storedValue } from '../enums.js';
@@ -37,7 +38,7 @@ builder.queryField('presence', (t) =>
 
 builder.mutationField('touchPresence', (t) =>
   t.field({
-    type: PresenceFrameRef,
+    type: payloadOf('touchPresence', 'presence', PresenceFrameRef),
     description: "Registers the caller's participant (default: the caller's principal id) as present and returns the frame.",
     args: { participantId: t.arg.string({ required: false, description: 'at most 80 characters' }) },
     resolve: async (_root, args, ctx) => touchPresence(await ctx.call(), args.participantId),

@@ -1,6 +1,7 @@
 // Web push (support API /api/push): the VAPID configuration, the caller's browser subscriptions,
 // activity that mutes run notifications, and test notifications.
 import { builder } from '../../builder.js';
+import { flagPayload, payloadOf } from '../payloads.js';
 import {
   deletePushSubscription,
   getPushConfiguration,
@@ -35,7 +36,7 @@ const PushSubscriptionView = builder.objectRef<PushSubscriptionRow>('PushSubscri
   }),
 });
 
-const PushTestResult = builder.objectRef<PushOutcome>('PushTestResult').implement({
+const PushTestResult = builder.objectRef<PushOutcome>('TestPushSubscriptionPayload').implement({
   fields: (t) => ({
     subscriptionId: t.exposeID('subscriptionId'),
     delivered: t.exposeBoolean('delivered'),
@@ -66,7 +67,7 @@ builder.queryField('pushConfiguration', (t) =>
 
 builder.mutationField('upsertPushSubscription', (t) =>
   t.field({
-    type: PushSubscriptionView,
+    type: payloadOf('upsertPushSubscription', 'subscription', PushSubscriptionView),
     description: "Creates or updates the caller's subscription for this endpoint.",
     args: { input: t.arg({ type: PushSubscriptionInput, required: true }) },
     resolve: async (_root, args, ctx) => upsertPushSubscription(await ctx.call(), args.input),
@@ -74,14 +75,16 @@ builder.mutationField('upsertPushSubscription', (t) =>
 );
 
 builder.mutationField('deletePushSubscription', (t) =>
-  t.boolean({
+  t.field({
+    type: flagPayload('deletePushSubscription', 'deleted', 'true: the subscription is gone'),
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => deletePushSubscription(await ctx.call(), args.id),
   }),
 );
 
 builder.mutationField('recordPushActivity', (t) =>
-  t.boolean({
+  t.field({
+    type: flagPayload('recordPushActivity', 'recorded', 'true: the activity is recorded'),
     description: 'The user is active in the UI on this browser: no run notifications within the active window.',
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => recordPushActivity(await ctx.call(), args.id),
