@@ -15,6 +15,9 @@ import type { RunTool } from '../../src/engine/tools/tool.js';
 import { resolvePermission } from '../../src/engine/tools/permissions.js';
 import { modelPreview, presentOutput, TOOL_OUTPUT_INLINE_BYTES, TOOL_OUTPUT_STORED_BYTES } from '../../src/engine/tools/tool-output.js';
 import { pageOf } from '../../src/services/run-item-content.js';
+import { PLUGIN_TOOLS } from '../../src/engine/tools/plugins/registry.js';
+import { PLUGINS } from '../../src/agents/plugins.js';
+import { hostAllowed } from '../../src/engine/tools/outbound.js';
 
 const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1' } as Run;
 // Building a toolset reads no service: the memory tools use `deps` and `call` only when a call is carried out.
@@ -217,5 +220,22 @@ describe('the system prompt', () => {
       'Be brief.\n\nRecords from the memory "Docs" that may help:\n- [rec_1] the sky is blue\n\nAnswer with JSON only, matching this JSON Schema: {"type":"string"}.',
     );
     expect(systemPrompt({ model: 'dev' }, [])).toBe('');
+  });
+});
+
+describe('plugins', () => {
+  it('every plugin of the catalog has tools, and nothing else does', () => {
+    expect(Object.keys(PLUGIN_TOOLS).sort()).toEqual(PLUGINS.map((plugin) => plugin.key).sort());
+  });
+
+  it('admits a host by exact name or a *.domain entry; an absent list admits every host, an empty one none', () => {
+    expect(hostAllowed(undefined, 'anything.test')).toBe(true);
+    expect(hostAllowed([], 'example.com')).toBe(false);
+    expect(hostAllowed(['Example.com'], 'example.com')).toBe(true);
+    expect(hostAllowed(['example.com'], 'api.example.com')).toBe(false);
+    expect(hostAllowed(['*.example.com'], 'api.example.com')).toBe(true);
+    expect(hostAllowed(['*.example.com'], 'example.com')).toBe(true);
+    expect(hostAllowed(['*.example.com'], 'badexample.com')).toBe(false);
+    expect(hostAllowed(['::1'], '[::1]')).toBe(true);
   });
 });

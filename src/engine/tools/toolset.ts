@@ -7,11 +7,12 @@ import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
+import { pluginTools } from './plugin-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 import { toolOutputReader } from './tool-output.js';
 
 /** In order (the order the model sees); `toolOutputReader` last: it offers itself only beside server tools. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, toolOutputReader];
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, pluginTools, toolOutputReader];
 
 export class Toolset {
   /** Every tool by its name in the run, offered or not. */
