@@ -44,7 +44,7 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[]): stri
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
   const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
-  const { config, options, conversation, toolset, recalled, forwardedCalls } = await prepareAttempt(ctx);
+  const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer } = await prepareAttempt(ctx);
   const end = (outcome: Outcome): AttemptResult => ({ outcome, newMessages: conversation.newMessages, usage });
   if (forwardedCalls.length) return end({ kind: 'waiting', reason: 'client_tool', approvals: [], calls: forwardedCalls });
 
@@ -72,7 +72,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
       if (outcome) return end(outcome);
       continue;
     }
-    const dispatched = await dispatchToolCalls(turn.toolCalls, toolset, { items, signal });
+    const dispatched = await dispatchToolCalls(turn.toolCalls, toolset, { items, signal, reviewer });
     const outcome = afterToolCalls(dispatched, conversation, retries);
     if (outcome) return end(outcome);
   }

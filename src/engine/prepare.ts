@@ -13,6 +13,7 @@ import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
 import { DENIED_BY_USER, startingMessages, textOf, type Pending } from './messages.js';
+import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 
 export interface ExecutionContext {
@@ -60,6 +61,8 @@ export interface PreparedAttempt {
   recalled: Recalled[];
   /** Client calls a resume approved: the attempt hands them to the client and waits, asking the model nothing. */
   forwardedCalls: PendingEntry[];
+  /** The agent's reviewer of server calls, when it has one. */
+  reviewer?: CallReviewer;
 }
 
 async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
@@ -113,7 +116,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const recalled = await recall(ctx.call, mounts, inputText);
   for (const result of recalled)
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
-  return { config, options, conversation, toolset, recalled, forwardedCalls: [] };
+  return { config, options, conversation, toolset, recalled, forwardedCalls: [], reviewer: buildReviewer(deps, run, config) };
 }
 
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */
