@@ -3,8 +3,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, AnySchema } from 'ajv';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
+import { PERMISSIONS } from './permission-values.js';
+import { validatePlugins } from './plugins.js';
 
-export const PERMISSIONS = ['inherit', 'allow', 'ask', 'deny'] as const;
+export { PERMISSIONS };
 export const REVIEW_ACTIONS = ['allow', 'ask', 'deny'] as const;
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const MODEL_KEY = '^[a-z0-9][a-z0-9.-]{0,127}$';
@@ -152,6 +154,7 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
       throw invalidArgument(`${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`, field);
     }
   }
+  validatePlugins(typed.plugins, `${prefix}.plugins`);
   const names = new Set<string>();
   for (const [index, tool] of ((typed.client_tools as { name: string }[] | undefined) ?? []).entries()) {
     if (names.has(tool.name))
@@ -189,6 +192,7 @@ export function normalizeRunOptions(options: unknown, prefix = 'options'): RunOp
     const field = fieldPath(prefix, error);
     throw invalidArgument(`${field} ${describe(error)}`, field);
   }
+  validatePlugins((options as RunOptions).overrides?.plugins, `${prefix}.overrides.plugins`);
   return options as RunOptions;
 }
 

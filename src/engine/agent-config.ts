@@ -38,6 +38,20 @@ export interface RunAgentConfig {
   output_spec?: OutputSpec;
   retries?: { output?: number; tools?: number };
   memory_mounts?: MemoryMountConfig[];
+  plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
+  reviewer?: ReviewerConfig;
+}
+
+export interface ReviewerConfig {
+  instruction?: string;
+  shell_instruction?: string;
+  model?: string;
+  model_settings?: Record<string, unknown>;
+  on_error?: 'allow' | 'ask' | 'deny';
+  on_flagged?: 'allow' | 'ask' | 'deny';
+  risk_threshold?: 'low' | 'medium' | 'high' | 'critical';
+  rules?: Record<string, { on_flagged?: 'allow' | 'ask' | 'deny'; risk_threshold?: 'low' | 'medium' | 'high' | 'critical' }>;
+  timeout_seconds?: number;
 }
 
 const revisionConfigs = new Map<string, Record<string, unknown>>();

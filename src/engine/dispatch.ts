@@ -1,12 +1,18 @@
 // The tool calls of one model turn, carried out by what the toolset says each tool is. Server tools
-// that are allowed run now (a `tool_call` item each; the results go back to the model); calls that
-// need the client, the user or an approval become the pending entries the run waits with; refused
-// or unknown calls become errors the model is told about. Nothing here names a kind of tool.
+// that are allowed run now (after the reviewer, when the agent has one): a `tool_call` item while it
+// runs and a `tool_result` item with the result — large results stored in its `content_refs`.
+// Calls that need the client, the user or an approval become the pending entries the run waits
+// with; refused calls are reported to the model; unknown, invalid or failed calls are errors the
+// model is told about (they count against `retries.tools`). Nothing here names a kind of tool.
+import type { ToolResultPart } from 'ai';
 import type { PendingEntry } from '../services/run-lifecycle.js';
 import { describeError } from './attempt-errors.js';
 import type { RunItemStream } from './items.js';
+import { errorResult, jsonResult } from './messages.js';
 import type { ToolCall } from './model-turn.js';
+import type { CallReviewer } from './reviewer.js';
 import type { RunTool, ServerTool } from './tools/tool.js';
+import { modelPreview, presentOutput } from './tools/tool-output.js';
 import type { Toolset } from './tools/toolset.js';
 
 export interface ToolFailure {
@@ -16,9 +22,9 @@ export interface ToolFailure {
 }
 
 export interface Dispatched {
-  /** Results of the server tools carried out, for the model. */
-  results: { toolCallId: string; toolName: string; value: unknown }[];
-  /** Calls refused, unknown, invalid, or that failed: the model is told (under `retries.tools`). */
+  /** What the model is told about the calls handled now: results, refusals and errors, in call order. */
+  told: ToolResultPart[];
+  /** Calls unknown, invalid, or that failed: they count against `retries.tools`. */
   failures: ToolFailure[];
   /** Calls waiting for an approval. */
   approvals: PendingEntry[];
@@ -26,29 +32,81 @@ export interface Dispatched {
   calls: PendingEntry[];
 }
 
+export interface DispatchOptions {
+  items: RunItemStream;
+  /** The attempt's abort signal: a cancel stops a running tool and ends the attempt. */
+  signal: AbortSignal;
+  /** The agent's reviewer, when it has one: rates every allowed server call before it runs. */
+  reviewer?: CallReviewer;
+}
+
+/** What the model is told when a call is refused by the agent's configuration. */
+export const DENIED_BY_CONFIGURATION = 'This tool call is not allowed for this agent.';
+
 const argumentsOf = (input: unknown) => (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
 
-/** Carries out one call of a server tool: a `tool_call` item, completed with the result or failed with the error. */
+interface CallToRun {
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+}
+
+/** The outcome of a server call: what the model is told, and the error when it failed. */
+export type ServerOutcome = { ok: true; told: ToolResultPart } | { ok: false; told: ToolResultPart; error: string };
+
+/**
+ * Carries out one call of a server tool: a `tool_call` item while it runs (completed, or failed
+ * with the error), then a `tool_result` item with the result or the error. A cancel during the
+ * execution ends the attempt (the error is the abort's reason), not the call alone.
+ */
 export async function runServerTool(
   runTool: ServerTool,
-  call: { toolCallId: string; toolName: string; arguments: Record<string, unknown> },
+  call: CallToRun,
   items: RunItemStream,
   signal: AbortSignal,
-): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
-  const item = items.open('tool_call', {
-    tool_call_id: call.toolCallId,
-    tool_name: call.toolName,
-    arguments: call.arguments,
-    server: true,
-  });
+): Promise<ServerOutcome> {
+  const ids = { tool_call_id: call.toolCallId, tool_name: call.toolName };
+  const callItem = items.open('tool_call', { ...ids, arguments: call.arguments, server: true });
+  let value: unknown;
   try {
-    const value = await runTool.execution.execute(call.arguments, { toolCallId: call.toolCallId, signal });
-    items.complete(item, { result: value });
-    return { ok: true, value };
+    signal.throwIfAborted();
+    value = await runTool.execution.execute(call.arguments, { toolCallId: call.toolCallId, signal });
   } catch (error) {
-    items.complete(item, { error: describeError(error) }, 'failed');
-    return { ok: false, error: describeError(error) };
+    if (signal.aborted) throw signal.reason ?? error;
+    const message = describeError(error);
+    items.complete(callItem, { error: message }, 'failed');
+    items.open('tool_result', { ...ids, error: message }, 'completed');
+    return { ok: false, error: message, told: errorResult(call.toolCallId, call.toolName, message) };
   }
+  items.complete(callItem);
+  const presented = runTool.inlineResult ? ({ kind: 'inline', value } as const) : presentOutput(value);
+  if (presented.kind === 'inline') {
+    items.open('tool_result', { ...ids, result: value ?? null }, 'completed');
+    return { ok: true, told: jsonResult(call.toolCallId, call.toolName, value) };
+  }
+  const resultItem = items.open('tool_result', { ...ids }, 'in_progress');
+  items.storeRef(resultItem, 'result', presented.text, presented.mediaType, presented.sizeBytes);
+  const refId = (resultItem.contentRefs.result as { id: string }).id;
+  items.complete(resultItem);
+  return {
+    ok: true,
+    told: {
+      type: 'tool-result',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output: { type: 'text', value: modelPreview(refId, presented) },
+    },
+  };
+}
+
+/** A call refused before it ran (by the configuration or the reviewer): a `tool_result` item, and the model is told. */
+export function refuse(call: CallToRun, items: RunItemStream, message: string, by: 'configuration' | 'reviewer' | 'user'): ToolResultPart {
+  items.open(
+    'tool_result',
+    { tool_call_id: call.toolCallId, tool_name: call.toolName, denied: true, denied_by: by, error: message },
+    'completed',
+  );
+  return errorResult(call.toolCallId, call.toolName, message);
 }
 
 /**
@@ -59,64 +117,74 @@ function runsNow(runTool: RunTool | undefined, call: ToolCall, toolset: Toolset)
   return runTool?.execution.kind === 'server' && runTool.permission === 'allow' && (!call.invalid || !toolset.isOffered(call.toolName));
 }
 
-export async function dispatchToolCalls(
-  toolCalls: ToolCall[],
-  toolset: Toolset,
-  items: RunItemStream,
-  signal: AbortSignal,
-): Promise<Dispatched> {
-  const dispatched: Dispatched = { results: [], failures: [], approvals: [], calls: [] };
+const approvalEntry = (call: CallToRun, title: string, extra: Record<string, unknown> = {}): PendingEntry => ({
+  tool_call_id: call.toolCallId,
+  tool_name: call.toolName,
+  arguments: call.arguments,
+  presentation: { kind: 'approval', title, ...extra },
+});
+
+export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset, options: DispatchOptions): Promise<Dispatched> {
+  const { items, signal, reviewer } = options;
+  const dispatched: Dispatched = { told: [], failures: [], approvals: [], calls: [] };
+  const fail = (call: CallToRun, error: string) => {
+    items.open('tool_result', { tool_call_id: call.toolCallId, tool_name: call.toolName, error }, 'completed');
+    dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error });
+    dispatched.told.push(errorResult(call.toolCallId, call.toolName, error));
+  };
   const later: ToolCall[] = [];
   // Server tools first, in the order the model called them.
-  for (const call of toolCalls) {
-    const runTool = toolset.get(call.toolName);
-    if (!runsNow(runTool, call, toolset)) {
-      later.push(call);
+  for (const modelCall of toolCalls) {
+    const runTool = toolset.get(modelCall.toolName);
+    if (!runsNow(runTool, modelCall, toolset)) {
+      later.push(modelCall);
       continue;
     }
-    const outcome = await runServerTool(runTool, { ...call, arguments: argumentsOf(call.input) }, items, signal);
-    if (outcome.ok) dispatched.results.push({ toolCallId: call.toolCallId, toolName: call.toolName, value: outcome.value });
-    else dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error });
+    const call = { toolCallId: modelCall.toolCallId, toolName: modelCall.toolName, arguments: argumentsOf(modelCall.input) };
+    const decision = reviewer && !runTool.skipReview ? await reviewer.review(runTool, call, items, signal) : { action: 'allow' as const };
+    if (decision.action === 'deny') {
+      dispatched.told.push(refuse(call, items, decision.message, 'reviewer'));
+      continue;
+    }
+    if (decision.action === 'ask') {
+      dispatched.approvals.push(approvalEntry(call, runTool.name, { review: decision.verdict }));
+      items.open(
+        'approval_request',
+        { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: call.arguments, review: decision.verdict },
+        'completed',
+      );
+      continue;
+    }
+    const outcome = await runServerTool(runTool, call, items, signal);
+    dispatched.told.push(outcome.told);
+    if (!outcome.ok) dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error });
   }
-  for (const call of later) {
-    const args = argumentsOf(call.input);
+  for (const modelCall of later) {
+    const call = { toolCallId: modelCall.toolCallId, toolName: modelCall.toolName, arguments: argumentsOf(modelCall.input) };
     const runTool = toolset.get(call.toolName);
-    const fail = (error: string) => dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error });
-    if (call.invalid || !runTool) {
-      fail(call.invalid ?? `there is no tool named ${call.toolName}`);
+    if (modelCall.invalid || !runTool) {
+      fail(call, modelCall.invalid ?? `there is no tool named ${call.toolName}`);
       continue;
     }
     const { execution } = runTool;
     if (execution.kind === 'question') {
-      const question = args.question ?? '';
-      const choices = args.choices ?? [];
-      dispatched.calls.push({
-        tool_call_id: call.toolCallId,
-        tool_name: call.toolName,
-        arguments: args,
-        presentation: { kind: 'question', question, choices },
-      });
+      const question = call.arguments.question ?? '';
+      const choices = call.arguments.choices ?? [];
+      dispatched.calls.push({ ...approvalEntry(call, ''), presentation: { kind: 'question', question, choices } });
       items.open('question', { tool_call_id: call.toolCallId, question, choices }, 'completed');
       continue;
     }
     if (runTool.permission === 'deny') {
-      fail('this tool is not allowed for this agent');
+      dispatched.told.push(refuse(call, items, DENIED_BY_CONFIGURATION, 'configuration'));
       continue;
     }
     const title = execution.kind === 'client' ? execution.title : runTool.name;
-    const ask = runTool.permission === 'ask';
-    const entry: PendingEntry = {
-      tool_call_id: call.toolCallId,
-      tool_name: call.toolName,
-      arguments: args,
-      presentation: { kind: ask ? 'approval' : 'client_call', title },
-    };
-    if (ask) {
-      dispatched.approvals.push(entry);
-      items.open('approval_request', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args }, 'completed');
+    if (runTool.permission === 'ask') {
+      dispatched.approvals.push(approvalEntry(call, title));
+      items.open('approval_request', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: call.arguments }, 'completed');
     } else {
-      dispatched.calls.push(entry);
-      items.open('client_call', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: args }, 'completed');
+      dispatched.calls.push({ ...approvalEntry(call, title), presentation: { kind: 'client_call', title } });
+      items.open('client_call', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: call.arguments }, 'completed');
     }
   }
   return dispatched;

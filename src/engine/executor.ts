@@ -12,7 +12,7 @@ import { takeSteerEntries } from '../services/inbox.js';
 import type { RunAgentConfig } from './agent-config.js';
 import { dispatchToolCalls, type Dispatched } from './dispatch.js';
 import type { Recalled } from './memory-mounts.js';
-import { errorResult, jsonResult, textOf } from './messages.js';
+import { textOf } from './messages.js';
 import { streamTurn, type Usage } from './model-turn.js';
 import { resolveModel } from './models.js';
 import { checkOutput, outputCorrection, outputInstruction } from './output-check.js';
@@ -44,7 +44,7 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[]): stri
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
   const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
-  const { config, options, conversation, toolset, recalled, forwardedCalls } = await prepareAttempt(ctx);
+  const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer } = await prepareAttempt(ctx);
   const end = (outcome: Outcome): AttemptResult => ({ outcome, newMessages: conversation.newMessages, usage });
   if (forwardedCalls.length) return end({ kind: 'waiting', reason: 'client_tool', approvals: [], calls: forwardedCalls });
 
@@ -72,7 +72,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
       if (outcome) return end(outcome);
       continue;
     }
-    const outcome = afterToolCalls(ctx, await dispatchToolCalls(turn.toolCalls, toolset, items, signal), conversation, retries);
+    const dispatched = await dispatchToolCalls(turn.toolCalls, toolset, { items, signal, reviewer });
+    const outcome = afterToolCalls(dispatched, conversation, retries);
     if (outcome) return end(outcome);
   }
 }
@@ -103,29 +104,28 @@ function finalAnswer(
 }
 
 /**
- * After the tool calls of a turn: the model gets the server results and the failures (under
- * `retries.tools`; none left and nothing to wait for fails the run) and is asked again (null), or
- * the run waits for approvals, client results or an answer.
+ * After the tool calls of a turn: the model is told what happened to the calls handled now
+ * (results, refusals, errors) and asked again (null) — or the run waits for approvals, client
+ * results or an answer. Errors (unknown tools, invalid arguments, failed executions) count against
+ * `retries.tools`: a turn with errors when none are left, and nothing to wait for, fails the run.
+ * Refusals (a `deny` permission, the reviewer) are answers, not errors: they count against nothing.
  */
 function afterToolCalls(
-  { items }: ExecutionContext,
-  { results, failures, approvals, calls }: Dispatched,
+  { told, failures, approvals, calls }: Dispatched,
   conversation: Conversation,
   retries: { tools: number },
 ): Outcome | null {
   const waits = approvals.length > 0 || calls.length > 0;
-  if (results.length) conversation.say({ role: 'tool', content: results.map((r) => jsonResult(r.toolCallId, r.toolName, r.value)) });
   if (failures.length) {
     if (retries.tools <= 0 && !waits)
       return { kind: 'failed', code: 'tool_error', message: failures.map((e) => `${e.toolName}: ${e.error}`).join('; ') };
     retries.tools -= 1;
-    for (const e of failures) items.open('tool_result', { tool_call_id: e.toolCallId, tool_name: e.toolName, error: e.error }, 'completed');
-    const told: ModelMessage = { role: 'tool', content: failures.map((e) => errorResult(e.toolCallId, e.toolName, e.error)) };
-    if (!waits) {
-      conversation.say(told);
-      return null;
-    }
-    conversation.record(told);
+  }
+  if (told.length) {
+    const message: ModelMessage = { role: 'tool', content: told };
+    // A waiting run asks the model nothing more: the thread keeps the message for the successor.
+    if (waits) conversation.record(message);
+    else conversation.say(message);
   }
   if (!waits) return null;
   const reason = approvals.length ? 'approval' : calls.some((c) => c.tool_name !== ASK_USER_TOOL) ? 'client_tool' : 'user_question';

@@ -9,7 +9,7 @@
 import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
-import { publicRefs, streamId } from '../services/run-items.js';
+import { contentRefId, publicRefs, streamId } from '../services/run-items.js';
 import { runTail } from '../services/run-tail.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
@@ -105,12 +105,38 @@ export class RunItemStream {
     this.changed(item);
   }
 
+  /**
+   * Stores a large value of an item in its `content_refs` (the view shows the preview and sizes; the
+   * whole text is read through the content reader): `content[member]` keeps a preview.
+   */
+  storeRef(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text)) {
+    const preview = text.slice(0, PREVIEW_CHARS);
+    item.contentRefs[member] = {
+      id: contentRefId(item.id, member),
+      media_type: mediaType,
+      preview,
+      size_bytes: sizeBytes,
+      truncated: true,
+      full: text,
+    };
+    item.content[member] = preview;
+  }
+
+  /** The whole stored text of a content ref of this attempt's items (null: not one of them). */
+  findRef(refId: string): string | null {
+    for (const item of this.items.values()) {
+      for (const ref of Object.values(item.contentRefs) as { id?: string; full?: unknown }[])
+        if (ref.id === refId && typeof ref.full === 'string') return ref.full;
+    }
+    return null;
+  }
+
   /** Items whose text outgrows the inline limit keep a preview; the whole text moves to content_refs. */
   private moveLargeContent(item: RunItemState) {
     for (const [member, value] of Object.entries(item.content)) {
-      if (typeof value !== 'string' || Buffer.byteLength(value) <= ITEM_CONTENT_INLINE_LIMIT) continue;
+      if (member in item.contentRefs || typeof value !== 'string' || Buffer.byteLength(value) <= ITEM_CONTENT_INLINE_LIMIT) continue;
       item.contentRefs[member] = {
-        id: `${item.id}:${member}`,
+        id: contentRefId(item.id, member),
         media_type: 'text/plain; charset=utf-8',
         preview: value.slice(0, PREVIEW_CHARS),
         size_bytes: Buffer.byteLength(value),

@@ -36,6 +36,9 @@ export const errorResult = (toolCallId: string, toolName: string, error: string)
   output: { type: 'error-text', value: error },
 });
 
+/** What the model is told when a user denies an approval. */
+export const DENIED_BY_USER = 'The user denied this tool call.';
+
 /** What a waiting run was waiting for (its `pending` column). */
 export type Pending = RunPending;
 
@@ -54,16 +57,20 @@ export function startingMessages(
   run: Pick<Run, 'trigger' | 'resume' | 'input'>,
   history: ModelMessage[],
   parentPending: Pending | null,
-): { messages: ModelMessage[]; approvedCalls: PendingEntry[] } {
+): { messages: ModelMessage[]; approvedCalls: PendingEntry[]; deniedCalls: PendingEntry[] } {
   const messages: ModelMessage[] = [...history];
   const approvedCalls: PendingEntry[] = [];
+  const deniedCalls: PendingEntry[] = [];
   if (run.trigger === 'resume' && parentPending) {
     const resume = (run.resume ?? {}) as ResumeAnswers;
     const results: ToolResultPart[] = [];
     for (const approval of parentPending.approvals) {
       const answer = resume.approvals?.[approval.tool_call_id];
       if (answer?.action === 'approve') approvedCalls.push(approval);
-      else results.push(errorResult(approval.tool_call_id, approval.tool_name, 'The user denied this tool call.'));
+      else {
+        deniedCalls.push(approval);
+        results.push(errorResult(approval.tool_call_id, approval.tool_name, DENIED_BY_USER));
+      }
     }
     for (const call of parentPending.calls) {
       const answer = resume.calls?.[call.tool_call_id];
@@ -77,5 +84,5 @@ export function startingMessages(
   }
   const text = textOf(run.input);
   if (text) messages.push({ role: 'user', content: text });
-  return { messages, approvedCalls };
+  return { messages, approvedCalls, deniedCalls };
 }

@@ -12,7 +12,8 @@ import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
-import { errorResult, jsonResult, startingMessages, textOf, type Pending } from './messages.js';
+import { DENIED_BY_USER, startingMessages, textOf, type Pending } from './messages.js';
+import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 
 export interface ExecutionContext {
@@ -60,6 +61,8 @@ export interface PreparedAttempt {
   recalled: Recalled[];
   /** Client calls a resume approved: the attempt hands them to the client and waits, asking the model nothing. */
   forwardedCalls: PendingEntry[];
+  /** The agent's reviewer of server calls, when it has one. */
+  reviewer?: CallReviewer;
 }
 
 async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
@@ -82,16 +85,24 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const options = run.options as RunOptions;
   const config = await runAgentConfig(deps, run);
   const history = await threadHistory(ctx);
-  const { messages, approvedCalls } = startingMessages(run, history, await parentPending(ctx));
+  const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPending(ctx));
   const conversation = new Conversation(messages, history.length);
 
   const inputText = textOf(run.input);
   if (ctx.attempt === 1 && inputText)
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
+  // Calls the user denied: the model is told (in the starting messages); the items say so too.
+  if (ctx.attempt === 1)
+    for (const denied of deniedCalls)
+      items.open(
+        'tool_result',
+        { tool_call_id: denied.tool_call_id, tool_name: denied.tool_name, denied: true, denied_by: 'user', error: DENIED_BY_USER },
+        'completed',
+      );
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
-  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts });
+  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, items });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {
@@ -105,12 +116,12 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const recalled = await recall(ctx.call, mounts, inputText);
   for (const result of recalled)
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
-  return { config, options, conversation, toolset, recalled, forwardedCalls: [] };
+  return { config, options, conversation, toolset, recalled, forwardedCalls: [], reviewer: buildReviewer(deps, run, config) };
 }
 
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */
 async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, approved: PendingEntry[], conversation: Conversation) {
-  const results = [];
+  const told = [];
   for (const call of approved) {
     const runTool = toolset.get(call.tool_name);
     if (runTool?.execution.kind !== 'server') continue;
@@ -120,11 +131,7 @@ async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, a
       ctx.items,
       ctx.signal,
     );
-    results.push(
-      outcome.ok
-        ? jsonResult(call.tool_call_id, call.tool_name, outcome.value)
-        : errorResult(call.tool_call_id, call.tool_name, outcome.error),
-    );
+    told.push(outcome.told);
   }
-  if (results.length) conversation.say({ role: 'tool', content: results });
+  if (told.length) conversation.say({ role: 'tool', content: told });
 }

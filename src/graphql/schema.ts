@@ -13,6 +13,7 @@ import './modules/sessions.js';
 import './modules/threads.js';
 import './modules/runs.js';
 import './modules/run-items.js';
+import './modules/run-item-content.js';
 import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/memories.js';

@@ -79,21 +79,26 @@ export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') throw invalidArgument(`config.${field} must be a URL`, `config.${field}`);
     if (value.startsWith('unix://')) continue;
-    let url: URL;
-    try {
-      url = new URL(value.replace(/^tcp:/, 'http:'));
-    } catch {
-      throw invalidArgument(`config.${field} is not a URL`, `config.${field}`);
-    }
-    if (url.protocol === 'https:') continue;
-    if (url.protocol !== 'http:') throw invalidArgument(`config.${field} must be an https URL`, `config.${field}`);
-    const allow = deps.config.allowPlainHttpEndpoints;
-    if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) continue;
-    throw invalidArgument(
-      `config.${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`,
-      `config.${field}`,
-    );
+    checkEndpointUrl(deps, value.replace(/^tcp:/, 'http:'), `config.${field}`);
   }
+}
+
+/**
+ * The endpoint policy for one URL (a provider's endpoint, or a URL a run's tool reaches): https, or
+ * plain http where the operator allows it. Throws `invalid_argument` naming `field`.
+ */
+export function checkEndpointUrl(deps: Pick<Deps, 'config'>, value: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidArgument(`${field} is not a URL`, field);
+  }
+  if (url.protocol === 'https:') return url;
+  if (url.protocol !== 'http:') throw invalidArgument(`${field} must be an https URL`, field);
+  const allow = deps.config.allowPlainHttpEndpoints;
+  if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) return url;
+  throw invalidArgument(`${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, field);
 }
 
 function validateExtraHeaders(value: unknown): Record<string, string> {

@@ -27,6 +27,9 @@ export function streamSequence(streamId: string | null | undefined): number {
 
 const settled = (status: string) => SEALED.has(status as RunStatus) || status === 'waiting';
 
+/** The id of a content ref: the item's id and the content member it holds (read by run-item-content.ts). */
+export const contentRefId = (itemId: string, member: string) => `${itemId}:${member}`;
+
 /** Hides the stored full text of large content; the view keeps the preview and sizes. */
 export function publicRefs(refs: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -95,7 +95,7 @@ describe('creating and reading agents', () => {
       skills: [{ skill_id: skill.body.id, revision_id: skill.body.default_revision_id }],
       skill_sync: { cleanup: true, mode: 'shared', overwrite: false },
       memory_mounts: [{ memory_id: memory, name: 'notes', access: 'read', recall: true }],
-      plugins: [{ plugin_key: 'p', instance_name: 'p1', config: {} }],
+      plugins: [{ plugin_key: 'http_request', instance_name: 'p1', config: {} }],
       subagents: { researcher: { model: 'gpt-main' } },
       subagent_mode: 'inline',
       default_environment_template_id: template,

@@ -398,8 +398,8 @@ describe('a run with a memory mount on the vector database', () => {
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     const recalled = items.find((i: { kind: string }) => i.kind === 'memory_recall');
     expect(recalled.content.records[0].text).toBe('Deploys happen on Tuesdays after the standup');
-    const tools = items.filter((i: { kind: string }) => i.kind === 'tool_call');
-    expect(tools[0].content.result[0].text).toBe('The office plant needs water on Mondays');
+    const results = items.filter((i: { kind: string }) => i.kind === 'tool_result');
+    expect(results[0].content.result[0].text).toBe('The office plant needs water on Mondays');
     const written = (await t.rest('GET', records(m.id))).body.items.find((r: { text: string }) => r.text === 'Deploy freeze starts Friday');
     expect(written.provenance.created).toMatchObject({
       run_id: run.id,

@@ -20,6 +20,7 @@ export type RunItemKind =
   | 'output'
   | 'question'
   | 'reasoning'
+  | 'review'
   | 'text_message'
   | 'tool_call'
   | 'tool_result'

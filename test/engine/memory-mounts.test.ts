@@ -41,7 +41,12 @@ describe('memory mounts', () => {
       'search_memory_team_notes',
       'add_memory_team_notes',
     ]);
-    expect(toolItems[0].content.result[0].text).toBe('The office plant needs water');
+    // Each call's result is its own `tool_result` item.
+    const results = response.items.filter((i: { kind: string }) => i.kind === 'tool_result');
+    expect(results.map((i: { content: { tool_call_id: string } }) => i.content.tool_call_id)).toEqual(
+      toolItems.map((i: { content: { tool_call_id: string } }) => i.content.tool_call_id),
+    );
+    expect(results[0].content.result[0].text).toBe('The office plant needs water');
     const records = (await t.rest('GET', `/api/v1/memories/${memory.id}/records`)).body.items;
     const written = records.find((r: { text: string }) => r.text === 'Deploy freeze starts Friday');
     expect(written.provenance.created).toMatchObject({

@@ -12,6 +12,12 @@ import type { CallContext } from '../../src/services/call-context.js';
 import type { Mount } from '../../src/engine/memory-mounts.js';
 import { buildToolset, Toolset } from '../../src/engine/tools/toolset.js';
 import type { RunTool } from '../../src/engine/tools/tool.js';
+import { resolvePermission } from '../../src/engine/tools/permissions.js';
+import { modelPreview, presentOutput, TOOL_OUTPUT_INLINE_BYTES, TOOL_OUTPUT_STORED_BYTES } from '../../src/engine/tools/tool-output.js';
+import { pageOf } from '../../src/services/run-item-content.js';
+import { PLUGIN_TOOLS } from '../../src/engine/tools/plugins/registry.js';
+import { PLUGINS } from '../../src/agents/plugins.js';
+import { hostAllowed } from '../../src/engine/tools/outbound.js';
 
 const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1' } as Run;
 // Building a toolset reads no service: the memory tools use `deps` and `call` only when a call is carried out.
@@ -45,6 +51,8 @@ describe('the toolset of an attempt', () => {
       'add_memory_team_notes',
       'replace_memory_team_notes',
       'search_memory_docs',
+      // Beside server tools, the reader of large results.
+      'read_tool_output',
     ]);
     expect(toolset.get('open_page')).toMatchObject({
       description: 'Opens a page\n\nOnly http URLs',
@@ -73,20 +81,60 @@ describe('the toolset of an attempt', () => {
     expect((await build({ user_questions: false })).get('ask_user')).toBeUndefined();
   });
 
-  it('lets a later tool of a name replace an earlier one, an unoffered one keeping the offered description', () => {
-    const tool = (name: string, offered: boolean, description: string): RunTool => ({
+  it('keeps names unique: a client tool keeps its name, colliding server tools are namespaced', () => {
+    const tool = (name: string, kind: 'client' | 'server', namespace?: string): RunTool => ({
       name,
-      description,
+      namespace,
+      description: `${namespace ?? ''} ${name}`,
       inputSchema: { type: 'object' },
       permission: 'allow',
-      offered,
-      execution: { kind: 'client', title: name },
+      offered: true,
+      execution: kind === 'client' ? { kind: 'client', title: name } : { kind: 'server', execute: async () => null },
     });
-    const toolset = new Toolset([tool('a', true, 'first'), tool('b', true, 'b'), tool('a', true, 'second'), tool('b', false, 'hidden')]);
-    expect(toolset.offeredNames()).toEqual(['a', 'b']);
-    expect(toolset.get('a')?.description).toBe('second');
-    expect(toolset.get('b')?.description).toBe('hidden');
-    expect(toolset.forModel().b?.description).toBe('b');
+    const toolset = new Toolset([
+      tool('fetch', 'server', 'web'),
+      tool('fetch', 'client', 'client'),
+      tool('fetch', 'server', 'Ops Team'),
+      tool('lookup', 'server', 'a'),
+      tool('lookup', 'server', 'a'),
+      tool('a__lookup', 'server', 'b'),
+      tool('solo', 'server', 'x'),
+    ]);
+    expect(toolset.offeredNames()).toEqual(['web__fetch', 'fetch', 'ops_team__fetch', 'a__lookup__2', 'a__lookup__3', 'a__lookup', 'solo']);
+    expect(toolset.get('fetch')?.execution.kind).toBe('client');
+    expect(toolset.get('ops_team__fetch')?.description).toBe('Ops Team fetch');
+    const long = new Toolset([tool('x'.repeat(60), 'server', 'one'), tool('x'.repeat(60), 'server', 'two')]);
+    for (const name of long.offeredNames()) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(new Set(long.offeredNames()).size).toBe(2);
+  });
+
+  it('resolves a permission: the tool entry, else the source, else the agent default (allow)', () => {
+    expect(resolvePermission('t', undefined)).toBe('allow');
+    expect(resolvePermission('t', { permission: 'inherit' })).toBe('allow');
+    expect(resolvePermission('t', { permission: 'ask' })).toBe('ask');
+    expect(resolvePermission('t', { permission: 'ask', permissions: { t: 'deny' } })).toBe('deny');
+    expect(resolvePermission('t', { permission: 'deny', permissions: { t: 'inherit', u: 'allow' } })).toBe('deny');
+  });
+
+  it('keeps small results inline and stores large ones with a preview that names the ref', () => {
+    expect(presentOutput({ ok: true })).toEqual({ kind: 'inline', value: { ok: true } });
+    const big = 'é'.repeat(TOOL_OUTPUT_INLINE_BYTES);
+    const stored = presentOutput(big);
+    expect(stored).toMatchObject({
+      kind: 'stored',
+      mediaType: 'text/plain; charset=utf-8',
+      sizeBytes: 2 * TOOL_OUTPUT_INLINE_BYTES,
+      cut: false,
+    });
+    if (stored.kind !== 'stored') throw new Error('expected a stored output');
+    const preview = modelPreview('itm_X:result', stored);
+    expect(preview).toContain('read_tool_output {"ref": "itm_X:result", "offset": 8192}');
+    expect(preview.endsWith('é'.repeat(8192))).toBe(true);
+    const huge = presentOutput({ rows: 'x'.repeat(TOOL_OUTPUT_STORED_BYTES + 10) });
+    expect(huge).toMatchObject({ kind: 'stored', mediaType: 'application/json', cut: true });
+    if (huge.kind === 'stored') expect(Buffer.byteLength(huge.text)).toBe(TOOL_OUTPUT_STORED_BYTES);
+    expect(pageOf('abcdef', 2, 3)).toEqual({ text: 'cde', nextOffset: 5 });
+    expect(pageOf('abcdef', 4, 3)).toEqual({ text: 'ef', nextOffset: null });
   });
 });
 
@@ -172,5 +220,22 @@ describe('the system prompt', () => {
       'Be brief.\n\nRecords from the memory "Docs" that may help:\n- [rec_1] the sky is blue\n\nAnswer with JSON only, matching this JSON Schema: {"type":"string"}.',
     );
     expect(systemPrompt({ model: 'dev' }, [])).toBe('');
+  });
+});
+
+describe('plugins', () => {
+  it('every plugin of the catalog has tools, and nothing else does', () => {
+    expect(Object.keys(PLUGIN_TOOLS).sort()).toEqual(PLUGINS.map((plugin) => plugin.key).sort());
+  });
+
+  it('admits a host by exact name or a *.domain entry; an absent list admits every host, an empty one none', () => {
+    expect(hostAllowed(undefined, 'anything.test')).toBe(true);
+    expect(hostAllowed([], 'example.com')).toBe(false);
+    expect(hostAllowed(['Example.com'], 'example.com')).toBe(true);
+    expect(hostAllowed(['example.com'], 'api.example.com')).toBe(false);
+    expect(hostAllowed(['*.example.com'], 'api.example.com')).toBe(true);
+    expect(hostAllowed(['*.example.com'], 'example.com')).toBe(true);
+    expect(hostAllowed(['*.example.com'], 'badexample.com')).toBe(false);
+    expect(hostAllowed(['::1'], '[::1]')).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ export const askUserTool: ToolSource = ({ config }) =>
             required: ['question'],
           },
           permission: 'allow',
+          namespace: 'user',
           offered: true,
           execution: { kind: 'question' },
         },

@@ -39,6 +39,7 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
         description: `Search the memory "${mount.name}" for records similar to a query.`,
         inputSchema: SEARCH_SCHEMA,
         permission: 'allow',
+        namespace: `memory_${name}`,
         offered: true,
         execution: {
           kind: 'server',
@@ -53,6 +54,7 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
         description: `Add a record to the memory "${mount.name}".`,
         inputSchema: ADD_SCHEMA,
         permission: 'allow',
+        namespace: `memory_${name}`,
         offered: writable,
         execution: {
           kind: 'server',
@@ -68,6 +70,7 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
         description: `Replace the text of a record of the memory "${mount.name}".`,
         inputSchema: REPLACE_SCHEMA,
         permission: 'allow',
+        namespace: `memory_${name}`,
         offered: writable,
         execution: {
           kind: 'server',

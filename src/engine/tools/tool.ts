@@ -8,6 +8,7 @@ import type { Run } from '../../generated/prisma/client.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import type { RunAgentConfig } from '../agent-config.js';
+import type { RunItemStream } from '../items.js';
 import type { Mount } from '../memory-mounts.js';
 
 /** allow: carried out at once; ask: the run waits for an approval first; deny: refused, and the model is told. */
@@ -29,8 +30,13 @@ export type ToolExecution =
   | { kind: 'question' };
 
 export interface RunTool {
-  /** Unique within the run (a later tool of the same name replaces an earlier one). */
+  /**
+   * The tool's name as its source gives it. The toolset makes names unique within the run: when two
+   * tools share a name, the server-side ones are renamed `<namespace>__<name>` (see names.ts).
+   */
   name: string;
+  /** Where the tool comes from (a plugin instance, a memory mount, …): the prefix a colliding name gets. */
+  namespace?: string;
   description: string;
   inputSchema: JSONSchema7;
   permission: ToolPermission;
@@ -40,6 +46,16 @@ export interface RunTool {
    */
   offered: boolean;
   execution: ToolExecution;
+  /**
+   * The result goes to the model whole, however large (a tool that itself returns bounded pages of a
+   * stored output). Every other server tool's large result is stored in the result item's
+   * `content_refs` and the model gets a preview (see tool-output.ts).
+   */
+  inlineResult?: boolean;
+  /** A tool that runs shell commands: the reviewer adds its `shell_instruction` when rating a call. */
+  shell?: boolean;
+  /** A tool that only reads what the run already holds: the reviewer does not rate its calls. */
+  skipReview?: boolean;
 }
 
 /** A tool the server carries out. */
@@ -53,6 +69,10 @@ export interface ToolSourceContext {
   run: Run;
   config: RunAgentConfig;
   mounts: Mount[];
+  /** The attempt's item stream (absent when a toolset is built outside an attempt). */
+  items?: RunItemStream;
+  /** The tools the sources before this one offer. */
+  earlier?: readonly RunTool[];
 }
 
 /** One kind of tool: the tools it offers a run, from the run's configuration. */

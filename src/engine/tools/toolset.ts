@@ -1,24 +1,28 @@
-// The toolset of one attempt: every tool source's tools for the run, by name. It offers the model
-// its tools (without `execute`: the engine carries calls out itself, see dispatch.ts) and tells the
-// dispatcher what a called name is. A new kind of tool is a new source in TOOL_SOURCES.
+// The toolset of one attempt: every tool source's tools for the run, by name (unique: colliding
+// server-side tools are namespaced, see names.ts). It offers the model its tools (without `execute`:
+// the engine carries calls out itself, see dispatch.ts) and tells the dispatcher what a called name
+// is. A new kind of tool is a new source in TOOL_SOURCES.
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { memoryTools } from './memory-tools.js';
+import { uniqueToolNames } from './names.js';
+import { pluginTools } from './plugin-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
+import { toolOutputReader } from './tool-output.js';
 
-/** In order: a later source's tool replaces an earlier one of the same name. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools];
+/** In order (the order the model sees); `toolOutputReader` last: it offers itself only beside server tools. */
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, pluginTools, toolOutputReader];
 
 export class Toolset {
-  /** Every tool by name, offered or not (the last of a name wins). */
+  /** Every tool by its name in the run, offered or not. */
   private readonly byName = new Map<string, RunTool>();
-  /** The tools the model is offered (the last offered tool of a name wins). */
+  /** The tools the model is offered. */
   private readonly offered = new Map<string, RunTool>();
   private modelTools: ToolSet | null = null;
 
-  constructor(tools: Iterable<RunTool>) {
-    for (const runTool of tools) {
+  constructor(tools: readonly RunTool[]) {
+    for (const runTool of uniqueToolNames(tools)) {
       this.byName.set(runTool.name, runTool);
       if (runTool.offered) this.offered.set(runTool.name, runTool);
     }
@@ -50,6 +54,7 @@ export class Toolset {
 
 export async function buildToolset(context: ToolSourceContext, sources: readonly ToolSource[] = TOOL_SOURCES): Promise<Toolset> {
   const tools: RunTool[] = [];
-  for (const source of sources) tools.push(...(await source(context)));
+  // A source may look at what the sources before it offered (the output reader does).
+  for (const source of sources) tools.push(...(await source({ ...context, earlier: tools })));
   return new Toolset(tools);
 }

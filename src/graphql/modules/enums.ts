@@ -38,6 +38,7 @@ export const RUN_ITEM_KINDS = [
   'question',
   'tool_call',
   'tool_result',
+  'review',
   'memory_recall',
   'output',
   'error',

@@ -1,0 +1,21 @@
+// The tools of the agent's `plugins`: each instance's tools, with the permission its config names
+// (`permission` for all its tools, `permissions` per tool; `inherit` → the agent's default) and the
+// instance's name as namespace (two instances of one plugin are told apart as `<instance>__<tool>`).
+import type { RunOptions } from '../../agents/config-schema.js';
+import { resolvePermission, type PermissionSettings } from './permissions.js';
+import { PLUGIN_TOOLS } from './plugins/registry.js';
+import type { RunTool, ToolSource } from './tool.js';
+
+export const pluginTools: ToolSource = ({ deps, call, run, config }) =>
+  (config.plugins ?? []).flatMap((instance): RunTool[] => {
+    // Configurations are validated against the catalog when written; a key unknown here has no tools.
+    const build = PLUGIN_TOOLS[instance.plugin_key];
+    if (!build) return [];
+    const settings = (instance.config ?? {}) as PermissionSettings;
+    return build({ deps, call, run: run as typeof run & { options: RunOptions }, instance }).map((runTool) => ({
+      ...runTool,
+      namespace: instance.instance_name || instance.plugin_key,
+      permission: resolvePermission(runTool.name, settings),
+      offered: true,
+    }));
+  });
