@@ -5,10 +5,11 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { memoryTools } from './memory-tools.js';
+import { skillTools } from './skills.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 /** In order: a later source's tool replaces an earlier one of the same name. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools];
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, skillTools];
 
 export class Toolset {
   /** Every tool by name, offered or not (the last of a name wins). */
@@ -35,6 +36,11 @@ export class Toolset {
   /** The names offered to the model, in order. */
   offeredNames(): string[] {
     return [...this.offered.keys()];
+  }
+
+  /** The system prompt passages of the offered tools, in order. */
+  instructions(): string[] {
+    return [...this.offered.values()].flatMap((runTool) => (runTool.instructions ? [runTool.instructions] : []));
   }
 
   /** The offered tools as the AI SDK describes them to the model (built once per attempt). */
