@@ -41,7 +41,9 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
       (r) => `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`,
     )
     .join('\n\n');
-  return [config.instructions, ...toolInstructions, recallText, config.output_spec ? outputInstruction(config.output_spec) : ''].filter(Boolean).join('\n\n');
+  return [config.instructions, ...toolInstructions, recallText, config.output_spec ? outputInstruction(config.output_spec) : '']
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {

@@ -54,9 +54,9 @@ export async function checkSkillReferences(call: CallContext, config: Record<str
   const pinned = pins.flatMap((p) => (p.revision_id ? [p.revision_id] : []));
   const revisions = new Map(
     pinned.length
-      ? (
-          await call.db.skillRevision.findMany({ where: { workspaceId: ws, id: { in: pinned } }, select: { id: true, skillId: true } })
-        ).map((r) => [r.id, r.skillId])
+      ? (await call.db.skillRevision.findMany({ where: { workspaceId: ws, id: { in: pinned } }, select: { id: true, skillId: true } })).map(
+          (r) => [r.id, r.skillId],
+        )
       : [],
   );
   pins.forEach((pin, index) => {

@@ -61,7 +61,11 @@ export const skillTools: ToolSource = async (context) => {
           name: content.name,
           description: content.description,
           instructions: content.instructions,
-          files: content.files.map((file) => ({ path: file.path, media_type: file.media_type, size_bytes: Buffer.byteLength(file.content) })),
+          files: content.files.map((file) => ({
+            path: file.path,
+            media_type: file.media_type,
+            size_bytes: Buffer.byteLength(file.content),
+          })),
         };
       },
     },
