@@ -2,6 +2,8 @@
 // default revisions, built-in skills, the resolved list in the run's agent view, and the skills a
 // configuration may not name (another workspace's, archived ones, unknown built-ins) — through the
 // public API, on the scripted model and on the real OpenAI-compatible and Anthropic adapters.
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -317,4 +319,66 @@ describe('skills through the real adapters', () => {
       expect(JSON.stringify(second!.body)).toContain('call_s1');
     });
   }
+});
+
+/**
+ * A proxy in front of the OpenAI-compatible loopback server whose first chat request is held until the
+ * test releases it and then answered 503 (a transient failure: the run gets another attempt); every
+ * later request goes through to the loopback server.
+ */
+async function failingFirstRequest(target: ModelServer) {
+  let release!: () => void;
+  let markReached!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const reached = new Promise<void>((resolve) => (markReached = resolve));
+  let first = true;
+  const server = createServer((req, res) => {
+    if (first && req.method === 'POST' && req.url === '/v1/chat/completions') {
+      first = false;
+      markReached();
+      void released.then(() => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}'));
+      return;
+    }
+    const upstream = request(`${target.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections()));
+  return { url, reached, release, close };
+}
+
+describe('a later attempt of a run', () => {
+  it('uses the skills its first attempt resolved, even after the default revision changed', async () => {
+    const proxy = await failingFirstRequest(openai);
+    try {
+      const provider = await t.rest('POST', '/api/v1/model-providers', {
+        body: { type: 'openai_compatible', name: 'flaky', config: { base_url: `${proxy.url}/v1` }, credential: { api_key: openai.apiKey } },
+      });
+      await t.rest('POST', '/api/v1/models', { body: { key: 'flaky', provider_id: provider.body.id, provider_model: 'loop-model' } });
+      const skill = await createSkill({ name: 'stable-skill', instructions: 'First revision.' });
+      const agent = await createAgent({ model: 'flaky', skills: [{ skill_id: skill.id }] });
+      openai.turns.push({ tool: { id: 'call_r1', name: 'load_skill', arguments: { name: 'stable-skill' } } }, { text: 'Done.' });
+      const started = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('go') } });
+      // The first attempt has resolved its skills and is asking the model: change the default now.
+      await proxy.reached;
+      const next = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, {
+        headers: { 'if-match': skill.etag },
+        body: { content: { name: 'stable-skill', instructions: 'Second revision.' } },
+      });
+      expect(next.body.number).toBe(2);
+      proxy.release();
+      const done = await settleRun(t, started.body.id);
+      expect(done).toMatchObject({ status: 'completed', output: 'Done.', attempts: 2 });
+      expect((await toolCalls(done.id))[0].content.result.instructions).toBe('First revision.');
+      expect((await t.rest('GET', `/api/v1/runs/${done.id}/agent`)).body.resolved_skills).toEqual([
+        { source: 'workspace', skill_id: skill.id, revision_id: skill.revision, name: 'stable-skill' },
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
