@@ -72,8 +72,9 @@ export const agentConfigSchema = closed(
       additionalProperties: closed({ config: object, enabled: { type: 'boolean' }, tools: object }),
     },
     platform_tools: closed({ groups: { type: 'array', items: str }, read_permission: permission, write_permission: permission }),
-    builtin_skills: { type: 'array', items: str },
-    skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id', 'revision_id']) },
+    builtin_skills: { type: 'array', maxItems: 64, items: str },
+    // Without `revision_id` a run uses the skill's default revision at the time it starts.
+    skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id']) },
     skill_sync: closed({ cleanup: { type: 'boolean' }, mode: { enum: SKILL_SYNC_MODES }, overwrite: { type: 'boolean' } }),
     memory_mounts: {
       type: 'array',

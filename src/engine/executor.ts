@@ -30,15 +30,20 @@ export interface AttemptResult {
   usage: Usage;
 }
 
-/** The system prompt: the agent's instructions, what memory recalled, and the output instruction. */
-export function systemPrompt(config: RunAgentConfig, recalled: Recalled[]): string {
+/**
+ * The system prompt: the agent's instructions, what the offered tools need said (e.g. the skills
+ * catalogue), what memory recalled, and the output instruction.
+ */
+export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolInstructions: string[] = []): string {
   const recallText = recalled
     .filter((r) => r.records.length)
     .map(
       (r) => `Records from the memory "${r.mount.name}" that may help:\n${r.records.map((rec) => `- [${rec.id}] ${rec.text}`).join('\n')}`,
     )
     .join('\n\n');
-  return [config.instructions, recallText, config.output_spec ? outputInstruction(config.output_spec) : ''].filter(Boolean).join('\n\n');
+  return [config.instructions, ...toolInstructions, recallText, config.output_spec ? outputInstruction(config.output_spec) : '']
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
@@ -50,7 +55,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
 
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;
   const retries = { output: config.retries?.output ?? 0, tools: config.retries?.tools ?? 0 };
-  const system = systemPrompt(config, recalled);
+  const system = systemPrompt(config, recalled, toolset.instructions());
 
   for (;;) {
     if (usage.requests >= maxRequests)

@@ -29,6 +29,7 @@ import {
 } from './revisioned.js';
 import { validateLabels } from '../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from './assets.js';
+import { checkSkillReferences, configuredSkills } from './skill-references.js';
 
 type Tx = Prisma.TransactionClient;
 type Db = Tx | Deps['db'];
@@ -42,15 +43,16 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
   headKey: 'agentId',
   contentField: 'config',
   async afterInsert(tx, revision, content) {
-    const skills = (content.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
-    if (skills.length === 0) return;
+    const { pins } = configuredSkills(content);
+    if (pins.length === 0) return;
     await tx.agentRevisionSkill.createMany({
-      data: skills.map((pin) => ({
+      data: pins.map((pin) => ({
         revisionId: revision.id,
         agentId: revision.agentId,
         workspaceId: revision.workspaceId,
         skillId: pin.skill_id,
-        skillRevisionId: pin.revision_id,
+        // Null: the skill without a pin (its default revision when a run starts).
+        skillRevisionId: pin.revision_id ?? null,
       })),
       skipDuplicates: true,
     });
@@ -76,17 +78,7 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   );
   for (const [key, field] of modelRefs) if (!models.has(key)) throw missing('model', key, field);
 
-  const skills = (config.skills as { skill_id: string; revision_id: string }[] | undefined) ?? [];
-  if (skills.length) {
-    const found = await db.skillRevision.findMany({
-      where: { workspaceId: ws, id: { in: skills.map((s) => s.revision_id) } },
-      select: { id: true, skillId: true },
-    });
-    const bySkill = new Map(found.map((r) => [r.id, r.skillId]));
-    skills.forEach((pin, index) => {
-      if (bySkill.get(pin.revision_id) !== pin.skill_id) throw missing('skill revision', pin.revision_id, `${prefix}.skills[${index}]`);
-    });
-  }
+  await checkSkillReferences(call, config, prefix);
   const checkIds = async (
     ids: string[],
     field: (index: number) => string,

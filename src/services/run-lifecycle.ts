@@ -331,6 +331,11 @@ export async function recordMemoryMounts(db: Db, runId: string, mounts: unknown[
   await db.run.update({ where: { id: runId }, data: { memoryMounts: mounts as Prisma.InputJsonValue } });
 }
 
+/** The run's skills as its first attempt resolved them (later attempts and the agent view read them). */
+export async function recordResolvedSkills(db: Db, runId: string, skills: unknown[]): Promise<void> {
+  await db.run.update({ where: { id: runId }, data: { resolvedSkills: skills as Prisma.InputJsonValue } });
+}
+
 /** A transient failure: the run is offered again as a new attempt (running → accepted) and announced. */
 export async function requeueRun(db: Db, runId: string): Promise<Run | null> {
   const current = await db.run.findUniqueOrThrow({ where: { id: runId } });

@@ -9,6 +9,8 @@ import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun, type NewRunRequest } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
+import type { ResolvedSkill } from './run-skills.js';
+import { configuredSkills } from './skill-references.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { recordAudit } from './audit.js';
 import { requirePermission } from './permissions.js';
@@ -264,10 +266,16 @@ export async function runLineage(call: CallContext, id: string, args: { limit?: 
   return { items: page, nextCursor: more ? encodeCursor(`lineage:${id}`, [more.id]) : null };
 }
 
-/** `{config, revision}`: the pinned revision's configuration with the run's overrides applied. */
+/**
+ * `{config, revision, resolvedSkills}`: the pinned revision's configuration with the run's overrides
+ * applied, and the skills the run resolved (null while a run with skills has not started).
+ */
 export async function runAgentView(call: CallContext, id: string) {
   const run = await getRun(call, id);
   const revision = await call.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
   const overrides = (run.options as RunOptions).overrides;
-  return { config: applyOverrides(revision.config as Record<string, unknown>, overrides), revision };
+  const config = applyOverrides(revision.config as Record<string, unknown>, overrides);
+  const { pins, builtin } = configuredSkills(config);
+  const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
+  return { config, revision, resolvedSkills };
 }

@@ -221,6 +221,23 @@ describe('the system prompt', () => {
     );
     expect(systemPrompt({ model: 'dev' }, [])).toBe('');
   });
+
+  it("carries the offered tools' instructions (the skills catalogue) after the agent's instructions", () => {
+    const tool = (name: string, offered: boolean, instructions?: string): RunTool => ({
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      permission: 'allow',
+      offered,
+      instructions,
+      execution: { kind: 'client', title: name },
+    });
+    const toolset = new Toolset([tool('a', true, '# Skills\n- planning: plans'), tool('b', false, 'hidden'), tool('c', true)]);
+    expect(toolset.instructions()).toEqual(['# Skills\n- planning: plans']);
+    expect(systemPrompt({ model: 'dev', instructions: 'Be brief.' }, [], toolset.instructions())).toBe(
+      'Be brief.\n\n# Skills\n- planning: plans',
+    );
+  });
 });
 
 describe('plugins', () => {

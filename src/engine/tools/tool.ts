@@ -45,6 +45,11 @@ export interface RunTool {
    * name (a write tool of a read-only memory mount says so instead of "there is no tool").
    */
   offered: boolean;
+  /**
+   * A passage for the system prompt while the tool is offered: what the model must know before it
+   * thinks of calling it (the skills catalogue of `load_skill`).
+   */
+  instructions?: string;
   execution: ToolExecution;
   /**
    * The result goes to the model whole, however large (a tool that itself returns bounded pages of a

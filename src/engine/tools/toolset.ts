@@ -8,11 +8,12 @@ import { clientTools } from './client-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
 import { pluginTools } from './plugin-tools.js';
+import { skillTools } from './skills.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 import { toolOutputReader } from './tool-output.js';
 
 /** In order (the order the model sees); `toolOutputReader` last: it offers itself only beside server tools. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, pluginTools, toolOutputReader];
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, skillTools, pluginTools, toolOutputReader];
 
 export class Toolset {
   /** Every tool by its name in the run, offered or not. */
@@ -39,6 +40,11 @@ export class Toolset {
   /** The names offered to the model, in order. */
   offeredNames(): string[] {
     return [...this.offered.keys()];
+  }
+
+  /** The system prompt passages of the offered tools, in order. */
+  instructions(): string[] {
+    return [...this.offered.values()].flatMap((runTool) => (runTool.instructions ? [runTool.instructions] : []));
   }
 
   /** The offered tools as the AI SDK describes them to the model (built once per attempt). */

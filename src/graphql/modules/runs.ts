@@ -96,7 +96,7 @@ withLabelList(RunRef);
 
 const RunPage = pageOf('RunPage', RunRef);
 
-const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision }>('RunAgentView').implement({
+const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView').implement({
   fields: (t) => ({
     config: t.field({
       type: AgentConfigurationRef,
@@ -109,6 +109,14 @@ const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevisio
       resolve: (v) => v.config,
     }),
     revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
+    resolvedSkills: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        'the skills the run uses, as resolved when its first attempt was prepared: [{source, skill_id, revision_id, name}] ' +
+        '(source workspace or builtin); null while a run with skills has not started',
+      resolve: (v) => v.resolvedSkills,
+    }),
   }),
 });
 
