@@ -4,7 +4,7 @@
 // as their mean. How and why: docs/api/memories.md, "Search on the built-in provider".
 import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../db.js';
-import { decodeCursor, toPage } from '../lib/cursor.js';
+import { decodeCursor, mapPage, toPage } from '../lib/cursor.js';
 import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
 import { createdProvenance, provenanceView, type StoredProvenance } from './provenance.js';
 import { bestFirst, clampCosine, fusedScore } from './ranking.js';
@@ -73,7 +73,7 @@ export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
         take: size + 1,
       });
       const page = toPage(rows, size, ctx.cursorList, (row) => [row.id]);
-      return { items: page.items.map((row) => view({ ...row, updated_at: row.updatedAt })), nextCursor: page.nextCursor };
+      return mapPage(page, (row) => view({ ...row, updated_at: row.updatedAt }));
     },
 
     async get(id) {

@@ -264,5 +264,5 @@ export async function searchRecords(call: CallContext, memoryId: string, args: S
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
   const store = await recordStoreOf(call, memory, false);
-  return { items: await store.search(args.query, { limit, minScore, mode: args.mode }), nextCursor: null };
+  return store.search(args.query, { limit, minScore, mode: args.mode });
 }

@@ -50,7 +50,7 @@ describe('anonymous callers', () => {
       'mutation { createSession(input: {}) { id } }',
       // An open field does not carry a closed one along.
       'mutation { login(email: "limits@example.com", password: "limits password") { token } createSession(input: {}) { id } }',
-      'query A { __typename } query B { agents { items { id } } }',
+      'query A { __typename } query B { agents { nodes { id } } }',
       '{ ...Q } fragment Q on Query { viewer { principalId } }',
     ]) {
       const response = await t.graphql(query, {}, anonymous);

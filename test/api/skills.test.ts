@@ -122,10 +122,10 @@ describe('skills', () => {
       c: content,
     });
     expect(errors).toBeUndefined();
-    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content } } }', {
+    const read = await t.graphql('query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { nodes { number content } } }', {
       id: data.createSkill.id,
     });
     expect(read.data.skill.name).toBe('G');
-    expect(read.data.skillRevisions.items[0].content.name).toBe('pdf-forms');
+    expect(read.data.skillRevisions.nodes[0].content.name).toBe('pdf-forms');
   });
 });

@@ -3,7 +3,7 @@
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
-import { pageOf } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import { ThreadRef } from './threads.js';
@@ -45,7 +45,7 @@ const InboxEntryRef = builder.prismaObject('InboxEntry', {
   }),
 });
 asNode(InboxEntryRef, loadInboxEntries, rowId);
-const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
+export const InboxEntryConnection = connectionOf('InboxEntry', InboxEntryRef);
 
 const DeliveryResultRef = builder.objectRef<DeliveryAnswer>('InboxDelivery').implement({
   fields: (t) => ({
@@ -88,15 +88,14 @@ const ForkInput = builder.inputType('ForkRunInput', {
 
 builder.queryFields((t) => ({
   inboxEntries: t.field({
-    type: InboxEntryPage,
-    description: 'In inbox order.',
+    type: InboxEntryConnection,
+    description: 'In inbox order. At most 100 a page (default 50).',
     args: {
       threadId: t.arg.id({ required: true }),
       status: t.arg({ type: [InboxEntryStatusEnum] }),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listInbox(await ctx.call(), String(a.threadId), a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listInbox(await ctx.call(), String(a.threadId), { ...a, ...page })),
   }),
   inboxEntry: t.field({
     type: InboxEntryRef,

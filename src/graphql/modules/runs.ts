@@ -4,7 +4,7 @@ import type { AgentRevision } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { loadRuns } from '../../services/nodes.js';
-import { etagOf, pageOf } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, etagOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
@@ -57,7 +57,7 @@ export const RunRef = builder.prismaObject('Run', {
 });
 asNode(RunRef, loadRuns, rowId);
 
-const RunPage = pageOf('RunPage', RunRef);
+export const RunConnection = connectionOf('Run', RunRef);
 
 const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision }>('RunAgentView').implement({
   fields: (t) => ({
@@ -95,7 +95,8 @@ builder.queryFields((t) => ({
     },
   }),
   runs: t.field({
-    type: RunPage,
+    type: RunConnection,
+    description: 'Newest first. At most 100 a page (default 50).',
     args: {
       agentId: t.arg.string(),
       sessionId: t.arg.string(),
@@ -105,16 +106,15 @@ builder.queryFields((t) => ({
       createdAfter: t.arg({ type: 'DateTime' }),
       createdBefore: t.arg({ type: 'DateTime' }),
       label: t.arg.stringList(),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listRuns(await ctx.call(), a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRuns(await ctx.call(), { ...a, ...page })),
   }),
   runLineage: t.field({
-    type: RunPage,
-    description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
-    args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => runLineage(await ctx.call(), String(a.runId), a),
+    type: RunConnection,
+    description: 'The run and its ancestors, nearest first, across resume parents and fork origins. At most 100 a page (default 50).',
+    args: { runId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => runLineage(await ctx.call(), String(a.runId), page)),
   }),
   runAgent: t.field({
     type: RunAgentView,
