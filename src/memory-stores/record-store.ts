@@ -51,6 +51,13 @@ export interface RecordStore {
   search(query: string, options: SearchOptions): Promise<StoredRecord[]>;
 }
 
+/** One memory's records to list along with others' (`listMany`): where they are and the memory's list name in cursors. */
+export interface RecordListing {
+  providerId: string;
+  namespace: string;
+  cursorList: string;
+}
+
 /** What a store is opened with, for one memory. */
 export interface RecordStoreContext {
   /** The memory provider's configuration and decrypted credential. */

@@ -7,7 +7,7 @@ import { RunRef } from './runs.js';
 import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
 
-const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
+export const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
   fields: (t) => ({
     ordinal: t.exposeInt('ordinal'),
     kind: t.field({ type: RunItemKindEnum, resolve: (r) => storedValue(RunItemKindEnum, r.kind) }),

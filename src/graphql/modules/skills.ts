@@ -15,7 +15,11 @@ import {
   updateSkill,
 } from '../../services/skills.js';
 
-export const { HeadRef: SkillRef, RevisionRef: SkillRevisionRef } = revisionedSurface({
+export const {
+  HeadRef: SkillRef,
+  RevisionRef: SkillRevisionRef,
+  RevisionConnection: SkillRevisionConnection,
+} = revisionedSurface({
   kind: SKILLS,
   service: {
     get: getSkill,
