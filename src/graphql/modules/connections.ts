@@ -7,7 +7,7 @@ import DataLoader from 'dataloader';
 import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { connectionArgs, connectionFrom, type ConnectionArgs, type Types } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, type ConnectionArgs, type Types } from './common.js';
 import { InboxEntryStatusEnum } from './enums.js';
 import { AgentRef, AgentRevisionConnection } from './agents.js';
 import { SkillRef, SkillRevisionConnection } from './skills.js';
@@ -17,7 +17,6 @@ import { RunItemRef } from './run-items.js';
 import { RunConnection, RunRef } from './runs.js';
 import { SessionRef } from './sessions.js';
 import { ThreadConnection, ThreadRef } from './threads.js';
-import { connectionOf } from './common.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Page } from '../../lib/cursor.js';
 import {
