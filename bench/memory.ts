@@ -175,8 +175,7 @@ for (const size of SIZES) {
       ).map((r) => [r.id, Number(r.score)]),
     );
     const fused = new Map([...cosine.entries()].map(([id, c]) => [id, ((lexical.get(id) ?? 0) + Math.max(0, c)) / 2]));
-    const search = async (mode: 'hybrid' | 'lexical' | 'vector') =>
-      (await searchRecords(caller, memory.id, { query, limit: 10, mode })).items;
+    const search = async (mode: 'hybrid' | 'lexical' | 'vector') => await searchRecords(caller, memory.id, { query, limit: 10, mode });
     recall.vector += recallAt10(await search('vector'), cosine);
     recall.hybrid += recallAt10(await search('hybrid'), fused);
     recall.lexical += recallAt10(await search('lexical'), lexical);

@@ -16,6 +16,7 @@ import {
   typeFromAST,
   type NamedTypeNode,
 } from 'graphql';
+import { REST_PAGE_ARGUMENTS, renamePageProblem } from '../src/lib/cursor.js';
 import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
 import { checkId, checkText } from '../src/lib/input-rules.js';
 import { parsePreferWait } from '../src/lib/prefer-wait.js';
@@ -236,6 +237,23 @@ function resultStep(node: unknown, key: string): unknown {
   return node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
 }
 
+/** What a connection route's document selects (see `Route.connection`). */
+interface SelectedConnection {
+  nodes: Record<string, unknown>[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/**
+ * A connection as a REST list page: the nodes as `items` (views without their ETags, which are for
+ * single reads), and `next_cursor` the last edge's cursor when there is a next page.
+ */
+function listPage(connection: SelectedConnection) {
+  return {
+    items: connection.nodes.map(({ etag: _etag, ...item }) => item),
+    next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
+  };
+}
+
 export function errorFromUnknown(error: unknown): ErrorPayload {
   if (isAppError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return { code: 'internal', message: 'internal error' };
@@ -300,13 +318,9 @@ export function createRestRouter(
         if (result.errors?.length) {
           const first = result.errors[0]!;
           const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
-          sendError(
-            res,
-            route.surface,
-            { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined },
-            'body',
-            req,
-          );
+          const problem = { code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined };
+          // A connection's `first`/`after` are the route's `limit`/`cursor`: named as the caller sent them.
+          sendError(res, route.surface, route.connection ? renamePageProblem(problem, REST_PAGE_ARGUMENTS) : problem, 'body', req);
           return;
         }
         const value = route.result.split('.').reduce<unknown>(resultStep, result.data);
@@ -321,7 +335,11 @@ export function createRestRouter(
           res.vary('Prefer');
         }
         if (route.wrapItems) {
-          res.status(route.status ?? 200).json({ items: value ?? [] });
+          res.status(route.status ?? 200).json({ items: value ?? [], ...(route.wrapItems === 'page' ? { next_cursor: null } : {}) });
+          return;
+        }
+        if (route.connection) {
+          res.status(route.status ?? 200).json(listPage(value as SelectedConnection));
           return;
         }
         if (route.binary && value && typeof value === 'object') {

@@ -38,8 +38,18 @@ export interface Route {
   rawBody?: { content: string; mediaType: string };
   /** A binary response: the result's base64 `content` field is sent as bytes of its `mediaType` field. */
   binary?: { content: string; mediaType: string; etag?: string };
-  /** The result is a bare list: answer `{items: [...]}`. */
-  wrapItems?: boolean;
+  /**
+   * The result is a bare list: answer `{items: [...]}`; `'page'`: a list that is one whole page,
+   * answered as a list page that ends there (`{items: [...], next_cursor: null}`).
+   */
+  wrapItems?: true | 'page';
+  /**
+   * The result is a Relay connection whose document selects `nodes` and `pageInfo { hasNextPage
+   * endCursor }` with the route's `limit` and `cursor` passed as `first` and `after`: answered as a
+   * list page, `{items: nodes, next_cursor: endCursor when hasNextPage, else null}`, and problems
+   * with `first`/`after` named `limit`/`cursor`, as the caller sent them.
+   */
+  connection?: true;
   /** 204 without a body. */
   empty?: boolean;
   /**
@@ -88,6 +98,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }),
       result: `${mutationPrefix}s`,
+      connection: true,
     },
     {
       method: 'GET',
@@ -141,6 +152,7 @@ function revisionedRoutes(
       surface: 'v1',
       variables: (req) => ({ ...id(req), ...pageArgs(req) }),
       result: `${mutationPrefix}Revisions`,
+      connection: true,
     },
     {
       method: 'GET',
@@ -224,6 +236,7 @@ export const routes: Route[] = [
         operation: 'ProvidersList',
         surface: 'v1',
         result: 'providers',
+        connection: true,
         variables: (req) => ({
           kind,
           type: req.query('type'),
@@ -276,6 +289,7 @@ export const routes: Route[] = [
     operation: 'ModelsList',
     surface: 'v1',
     result: 'models',
+    connection: true,
     variables: (req) => ({
       providerId: req.query('provider_id'),
       enabled: req.queryBool('enabled'),
@@ -363,6 +377,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ label: req.queryList('label'), ...pageArgs(req) }),
     result: 'sessions',
+    connection: true,
   },
   {
     method: 'GET',
@@ -396,6 +411,7 @@ export const routes: Route[] = [
     operation: 'ThreadsList',
     surface: 'v1',
     result: 'threads',
+    connection: true,
     variables: (req) => ({
       sessionId: req.query('session_id'),
       label: req.queryList('label'),
@@ -445,6 +461,7 @@ export const routes: Route[] = [
     operation: 'RunsList',
     surface: 'v1',
     result: 'runs',
+    connection: true,
     variables: (req) => ({
       agentId: req.query('agent_id'),
       sessionId: req.query('session_id'),
@@ -522,6 +539,7 @@ export const routes: Route[] = [
     operation: 'InboxList',
     surface: 'v1',
     result: 'inboxEntries',
+    connection: true,
     variables: (req) => ({
       threadId: req.path('thread_id'),
       status: req.queryList('status')?.flatMap((v) => v.split(',')) ?? null,
@@ -552,6 +570,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ runId: req.path('run_id'), ...pageArgs(req) }),
     result: 'runLineage',
+    connection: true,
   },
   {
     method: 'GET',
@@ -592,6 +611,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ label: req.queryList('label'), q: req.query('q'), ...pageArgs(req) }),
     result: 'memories',
+    connection: true,
   },
   {
     method: 'GET',
@@ -617,6 +637,7 @@ export const routes: Route[] = [
     surface: 'v1',
     variables: (req) => ({ memoryId: req.path('memory_id'), ...pageArgs(req) }),
     result: 'memoryRecords',
+    connection: true,
   },
   {
     method: 'POST',
@@ -645,6 +666,7 @@ export const routes: Route[] = [
     variables: (req) => ({ memoryId: req.path('memory_id') }),
     body: { fields: { query: 'query', limit: 'limit', min_score: 'minScore' }, required: true },
     result: 'searchMemoryRecords.records',
+    wrapItems: 'page',
   },
 
   // ── audit trail ──
@@ -654,6 +676,7 @@ export const routes: Route[] = [
     operation: 'AuditEventsList',
     surface: 'v1',
     result: 'auditEvents',
+    connection: true,
     variables: (req) => ({
       resourceId: req.query('resource_id'),
       resourceKind: req.query('resource_kind'),

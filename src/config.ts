@@ -119,7 +119,7 @@ function graphqlLimits(env: NodeJS.ProcessEnv): GraphQLLimits {
     maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
     maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 100, 0, 100_000),
     maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 12, 2, 1000),
-    maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 10_000_000),
+    maxCost: integer(env, 'GRAPHQL_MAX_COST', 20_000, 10, 10_000_000),
     maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 50, 0, 10_000),
     maxRootFields: integer(env, 'GRAPHQL_MAX_ROOT_FIELDS', 20, 1, 10_000),
     maxMutationFields: integer(env, 'GRAPHQL_MAX_MUTATION_FIELDS', 10, 1, 10_000),

@@ -40,8 +40,8 @@ export async function recall(call: CallContext, mounts: Mount[], query: string):
   const results: Recalled[] = [];
   if (!query.trim()) return results;
   for (const mount of mounts.filter((m) => m.recall)) {
-    const found = await searchRecords(call, mount.memory_id, { query, limit: 5 }).catch(() => ({ items: [] }));
-    results.push({ mount, records: found.items.map((r) => ({ id: r.id, text: r.text, score: r.score })) });
+    const found = await searchRecords(call, mount.memory_id, { query, limit: 5 }).catch(() => []);
+    results.push({ mount, records: found.map((r) => ({ id: r.id, text: r.text, score: r.score })) });
   }
   return results;
 }

@@ -18,6 +18,7 @@ import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/memories.js';
 import './modules/relations.js';
+import './modules/connections.js';
 import './modules/support/push.js';
 import './modules/support/status.js';
 import './modules/support/presence.js';

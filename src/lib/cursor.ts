@@ -1,6 +1,6 @@
 // Opaque keyset cursors: base64url of a small JSON document naming the list it belongs to and the
 // last position returned. Never an offset, so pages stay stable while rows are added.
-import { invalidArgument } from './errors.js';
+import { AppError, invalidArgument, isAppError } from './errors.js';
 import { textProblem } from './input-rules.js';
 
 /** Longest text in a position (ids are ≤ 256; an external store's page token may be longer). */
@@ -44,13 +44,25 @@ export function decodeCursor(list: string, cursor: string | null | undefined, nu
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
+  /**
+   * The cursor of the item at `index`: the page asked for after it starts with the item that follows
+   * it (Relay's edge cursor). The last item's cursor is `nextCursor` when there is a next page.
+   */
+  cursorAt(index: number): string;
+}
+
+/** A list's page sizes: the default and the largest (and smallest) a caller may ask for. */
+export interface PageSizeRange {
+  default: number;
+  max: number;
+  min?: number;
 }
 
 /**
  * Checks a page size against a list's documented range.
  * `limit` outside [min, max] is refused rather than clamped, so clients learn the contract.
  */
-export function pageSize(limit: number | null | undefined, defaults: { default: number; max: number; min?: number }): number {
+export function pageSize(limit: number | null | undefined, defaults: PageSizeRange): number {
   if (limit === undefined || limit === null) return defaults.default;
   const min = defaults.min ?? 1;
   if (!Number.isInteger(limit) || limit < min || limit > defaults.max) {
@@ -62,6 +74,41 @@ export function pageSize(limit: number | null | undefined, defaults: { default: 
 /** Given `size + 1` rows fetched in keyset order, returns the page and the next cursor. */
 export function toPage<T>(rows: T[], size: number, list: string, keyOf: (row: T) => (string | number | null)[]): Page<T> {
   const items = rows.slice(0, size);
-  const last = items[items.length - 1];
-  return { items, nextCursor: rows.length > size && last !== undefined ? encodeCursor(list, keyOf(last)) : null };
+  const cursorAt = (index: number) => encodeCursor(list, keyOf(items[index]!));
+  return { items, nextCursor: rows.length > size && items.length > 0 ? cursorAt(items.length - 1) : null, cursorAt };
 }
+
+/** A page of items already in another page's order (e.g. mapped to views), with that page's cursors. */
+export function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
+  return { items: page.items.map(map), nextCursor: page.nextCursor, cursorAt: page.cursorAt };
+}
+
+/**
+ * The page-size and cursor problems above name the arguments `limit` and `cursor`, as REST calls
+ * them; GraphQL connections call them `first` and `after`. `renamePageProblem` renames the argument
+ * a problem names (`names`: from → to) in `details.field` and at the start of the message, keeping
+ * the code; any other problem is returned as it is. (Both ways: the GraphQL surface renames
+ * `limit` → `first`, the REST shim `first` → `limit` for the documents it runs.)
+ */
+export function renamePageProblem<P extends { code: string; message: string; details?: Record<string, unknown> }>(
+  problem: P,
+  names: Readonly<Record<string, string>>,
+): P {
+  const field = problem.details?.field;
+  if (problem.code !== 'invalid_argument' || typeof field !== 'string' || !Object.hasOwn(names, field)) return problem;
+  if (!problem.message.startsWith(`${field} `)) return problem;
+  const name = names[field]!;
+  return { ...problem, message: name + problem.message.slice(field.length), details: { ...problem.details, field: name } };
+}
+
+/** `renamePageProblem` for a thrown error: an AppError it renames is thrown anew, anything else as it was. */
+export function renamePageError(error: unknown, names: Readonly<Record<string, string>>): unknown {
+  if (!isAppError(error)) return error;
+  const renamed = renamePageProblem({ code: error.code, message: error.message, details: error.details }, names);
+  return renamed.details === error.details ? error : new AppError(error.code, renamed.message, renamed.details);
+}
+
+/** How GraphQL connections name the page arguments REST calls `limit` and `cursor`. */
+export const CONNECTION_ARGUMENTS = { limit: 'first', cursor: 'after' } as const;
+/** And back, for the REST shim. */
+export const REST_PAGE_ARGUMENTS = { first: 'limit', after: 'cursor' } as const;

@@ -4,11 +4,11 @@
 // as their mean. How and why: docs/api/memories.md, "Search on the built-in provider".
 import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../db.js';
-import { decodeCursor, toPage } from '../lib/cursor.js';
+import { decodeCursor, mapPage, toPage, type Page } from '../lib/cursor.js';
 import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
 import { createdProvenance, provenanceView, type StoredProvenance } from './provenance.js';
 import { bestFirst, clampCosine, fusedScore } from './ranking.js';
-import { roundScore, type RecordStore, type RecordStoreContext, type StoredRecord } from './record-store.js';
+import { roundScore, type RecordListing, type RecordStore, type RecordStoreContext, type StoredRecord } from './record-store.js';
 
 /** Full-text matches ranked per search at most (see docs/api/memories.md, "Search"). */
 export const LEXICAL_CANDIDATE_CAP = 200;
@@ -43,6 +43,49 @@ function view(row: RecordRow, score: number | null = null): StoredRecord {
   };
 }
 
+/**
+ * The first page of each of many memories' records (record id order, as `list`) in one statement:
+ * a LATERAL subquery per namespace walks the primary key and stops after the page. A cursor names
+ * one memory's list, so it is a problem for the others (their entry is the error).
+ */
+export async function listBuiltinPages(
+  db: Db,
+  listings: readonly RecordListing[],
+  size: number,
+  cursor: string | null | undefined,
+): Promise<(Page<StoredRecord> | Error)[]> {
+  const positions = listings.map((listing) => {
+    try {
+      return decodeCursor(listing.cursorList, cursor);
+    } catch (error) {
+      return error as Error;
+    }
+  });
+  const readable = listings.flatMap((listing, index) => (positions[index] instanceof Error ? [] : [{ listing, index }]));
+  const after = positions.find((position) => Array.isArray(position))?.[0] ?? null;
+  const rows = readable.length
+    ? await db.$queryRaw<(RecordRow & { listing: number })[]>`
+        SELECT (n.listing)::int AS listing, r.id, r.text, r.updated_at, r.provenance
+        FROM unnest(${readable.map((entry) => entry.listing.providerId)}::text[], ${readable.map((entry) => entry.listing.namespace)}::text[],
+                    ${readable.map((entry) => entry.index)}::int[]) AS n(provider_id, namespace, listing)
+        CROSS JOIN LATERAL (
+          SELECT id, text, updated_at, provenance FROM memory_records m
+          WHERE m.provider_id = n.provider_id AND m.namespace = n.namespace ${after === null ? Prisma.empty : Prisma.sql`AND m.id > ${String(after)}`}
+          ORDER BY m.id LIMIT ${size + 1}
+        ) r
+        ORDER BY n.listing, r.id`
+    : [];
+  return listings.map((listing, index) => {
+    const problem = positions[index];
+    if (problem instanceof Error) return problem;
+    const own = rows.filter((row) => row.listing === index);
+    return mapPage(
+      toPage(own, size, listing.cursorList, (row) => [row.id]),
+      (row) => view(row),
+    );
+  });
+}
+
 export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
   const { db } = ctx;
   const where: BuiltinNamespace = { providerId: ctx.providerId, namespace: ctx.namespace };
@@ -73,7 +116,7 @@ export function openBuiltinStore(ctx: RecordStoreContext): RecordStore {
         take: size + 1,
       });
       const page = toPage(rows, size, ctx.cursorList, (row) => [row.id]);
-      return { items: page.items.map((row) => view({ ...row, updated_at: row.updatedAt })), nextCursor: page.nextCursor };
+      return mapPage(page, (row) => view({ ...row, updated_at: row.updatedAt }));
     },
 
     async get(id) {

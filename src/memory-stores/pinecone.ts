@@ -170,6 +170,15 @@ function view(vector: PineconeVector, score: number | null = null): StoredRecord
   };
 }
 
+/** A records cursor's position: the database's page token (null: the start) and ids to skip after it (0 to 99). */
+function pineconePosition(position: (string | number | null)[] | null): { token: string | null; skip: number } {
+  if (!position) return { token: null, skip: 0 };
+  const [token, skip = 0] = position;
+  if (position.length > 2 || (token !== null && typeof token !== 'string') || typeof skip !== 'number' || skip < 0 || skip > 99)
+    throw invalidArgument('cursor is not a cursor returned by this list', 'cursor');
+  return { token, skip };
+}
+
 export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
   const apiKey = ctx.credential?.api_key;
   if (typeof apiKey !== 'string' || !apiKey) throw new AppError('failed_precondition', 'the memory provider has no credential');
@@ -200,15 +209,26 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
   }
 
   return {
+    // The database pages by token only, so a position is its token (the page after a whole page), or
+    // a token (null: the start) and how many ids after it the page starts (after any record of a page).
     async list(size, cursor) {
-      const position = decodeCursor(ctx.cursorList, cursor);
-      const page = await client.list(namespace, size, position ? String(position[0]) : undefined);
+      const list = ctx.cursorList;
+      const { token, skip } = pineconePosition(decodeCursor(list, cursor));
+      let start = token;
+      if (skip > 0) {
+        const skipped = await client.list(namespace, skip, start ?? undefined);
+        if (skipped.ids.length < skip || !skipped.next) return { items: [], nextCursor: null, cursorAt: () => cursor! };
+        start = skipped.next;
+      }
+      const page = await client.list(namespace, size, start ?? undefined);
       const vectors = await client.fetch(namespace, page.ids);
-      // An id listed but gone by the fetch was deleted in between: skipped.
-      return {
-        items: page.ids.flatMap((id) => (vectors.has(id) ? [view(vectors.get(id)!)] : [])),
-        nextCursor: page.next ? encodeCursor(ctx.cursorList, [page.next]) : null,
+      // An id listed but gone by the fetch was deleted in between: skipped (its place still counts).
+      const listed = page.ids.flatMap((id, at) => (vectors.has(id) ? [{ at, record: view(vectors.get(id)!) }] : []));
+      const cursorAt = (index: number) => {
+        const at = listed[index]!.at;
+        return at === page.ids.length - 1 && page.next ? encodeCursor(list, [page.next]) : encodeCursor(list, [start, at + 1]);
       };
+      return { items: listed.map((entry) => entry.record), nextCursor: page.next ? encodeCursor(list, [page.next]) : null, cursorAt };
     },
 
     async get(id) {

@@ -3,6 +3,7 @@
 // (pinecone.ts). The memory service validates arguments, checks permissions and picks the store;
 // a store keeps records, ranks them and reports their provenance.
 import type { Db } from '../db.js';
+import type { Page } from '../lib/cursor.js';
 
 /** A record as the memory services return it (the REST and GraphQL "Memory record"). */
 export interface StoredRecord {
@@ -39,7 +40,7 @@ export interface SearchOptions {
 /** One memory's records (validated arguments in, views out). */
 export interface RecordStore {
   /** One page in the provider's order; `cursor` wraps the provider's own position (opaque to clients). */
-  list(size: number, cursor: string | null | undefined): Promise<{ items: StoredRecord[]; nextCursor: string | null }>;
+  list(size: number, cursor: string | null | undefined): Promise<Page<StoredRecord>>;
   /** One record, or null when the id is unknown. */
   get(id: string): Promise<StoredRecord | null>;
   /** A record under a freshly generated id (nothing to keep). */
@@ -48,6 +49,13 @@ export interface RecordStore {
   replace(id: string, text: string, stamp: WriterStamp): Promise<StoredRecord>;
   /** By similarity, best first (ties: id), scores in [0, 1] rounded by `roundScore`, at least `minScore`, at most `limit`. */
   search(query: string, options: SearchOptions): Promise<StoredRecord[]>;
+}
+
+/** One memory's records to list along with others' (`listMany`): where they are and the memory's list name in cursors. */
+export interface RecordListing {
+  providerId: string;
+  namespace: string;
+  cursorList: string;
 }
 
 /** What a store is opened with, for one memory. */

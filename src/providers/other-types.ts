@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
-import { openBuiltinStore } from '../memory-stores/builtin.js';
+import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
 
 const apiKeyCredential: JsonSchema = {
   type: 'object',
@@ -263,7 +263,7 @@ registerProviderType({
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialSchema: noCredential,
   credentialRequired: false,
-  records: { embeddingModelRequired: false, open: openBuiltinStore },
+  records: { embeddingModelRequired: false, open: openBuiltinStore, listMany: listBuiltinPages },
   // Lists one page of a namespace no memory uses: proves the records store answers, touches nothing.
   probe: async (ctx) => {
     if (!ctx.db) return { status: 'failed', message: 'the records store is not reachable' };

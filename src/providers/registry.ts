@@ -23,7 +23,9 @@ export interface ProviderContext {
 }
 
 // Memory types that serve records implement a record store (src/memory-stores/record-store.ts).
-import type { RecordStore, RecordStoreContext } from '../memory-stores/record-store.js';
+import type { RecordListing, RecordStore, RecordStoreContext, StoredRecord } from '../memory-stores/record-store.js';
+import type { Page } from '../lib/cursor.js';
+import type { Db } from '../db.js';
 
 export interface ProviderType {
   kind: ProviderKind;
@@ -53,7 +55,20 @@ export interface ProviderType {
   /** Model types that embed text (memories with an embedding model). */
   embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV2<string>;
   /** Memory types whose records this service serves: their record store (built-in, vector databases). */
-  records?: { embeddingModelRequired: boolean; open: (ctx: RecordStoreContext) => RecordStore };
+  records?: {
+    embeddingModelRequired: boolean;
+    open: (ctx: RecordStoreContext) => RecordStore;
+    /**
+     * The first pages of many of its memories' records at once (one statement), where the store can:
+     * the built-in one. Others are listed one memory at a time through `open(…).list`.
+     */
+    listMany?: (
+      db: Db,
+      listings: readonly RecordListing[],
+      size: number,
+      cursor: string | null | undefined,
+    ) => Promise<(Page<StoredRecord> | Error)[]>;
+  };
 }
 
 const registry = new Map<string, ProviderType>();

@@ -3,7 +3,7 @@
 // keeps the memories (CRUD, permissions, audit) and picks the record store of a memory's provider;
 // the stores themselves (built-in SQL and ranking, vector databases) are in src/memory-stores/.
 import type { Prisma, Memory, Provider } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
@@ -19,6 +19,9 @@ import { memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 
 type Tx = Prisma.TransactionClient;
+
+/** A memory's records list, as cursors name it. */
+const recordsList = (memoryId: string) => `records:${memoryId}`;
 const MAX_TEXT = 100_000;
 const MAX_RECORD_ID = 256;
 
@@ -204,7 +207,11 @@ function validateText(text: unknown): string {
  * provider may be used (enabled; for writes the memory too) and serves records.
  */
 async function recordStoreOf(call: CallContext, memory: Memory, write: boolean): Promise<RecordStore> {
-  const provider = await call.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } });
+  return storeOfProvider(call, memory, await call.db.provider.findUniqueOrThrow({ where: { id: memory.providerId } }), write);
+}
+
+/** `recordStoreOf` with the memory's provider row already read. */
+function storeOfProvider(call: CallContext, memory: Memory, provider: Provider, write: boolean): RecordStore {
   if (!provider.enabled || (write && !memory.enabled)) throw new AppError('disabled', 'the memory or its provider is disabled');
   const records = providerType('memory', provider.type)?.records;
   if (!records) throw new AppError('failed_precondition', `records of ${provider.type} memories are not served yet`);
@@ -221,7 +228,7 @@ async function recordStoreOf(call: CallContext, memory: Memory, write: boolean):
     providerId: provider.id,
     workspaceId: memory.workspaceId,
     namespace: memory.namespace,
-    cursorList: `records:${memory.id}`,
+    cursorList: recordsList(memory.id),
     embed,
   });
 }
@@ -236,6 +243,58 @@ async function openRecords(call: CallContext, memoryId: string, write: boolean) 
 export async function listRecords(call: CallContext, memoryId: string, args: { limit?: number | null; cursor?: string | null }) {
   const store = await openRecords(call, memoryId, false);
   return store.list(pageSize(args.limit, { default: 50, max: 100 }), args.cursor);
+}
+
+/**
+ * `Memory.records` of many memories (rows already read, in the caller's workspace): their providers
+ * in one statement, then the built-in provider's records of all of them in one more; an external
+ * provider's memories one request each (a vector database lists one namespace at a time). Per memory,
+ * in the order asked: its page, or why it has none (disabled, not served, a cursor of another memory).
+ */
+export async function memoryRecordPages(
+  call: CallContext,
+  memories: readonly Memory[],
+  args: { limit?: number | null; cursor?: string | null },
+): Promise<(Page<StoredRecord> | Error)[]> {
+  requirePermission(call.actor, 'read');
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const providerIds = [...new Set(memories.map((memory) => memory.providerId))];
+  const providers = new Map(
+    (await call.db.provider.findMany({ where: { id: { in: providerIds }, workspaceId: call.actor.workspaceId } })).map((p) => [p.id, p]),
+  );
+  const pages: (Page<StoredRecord> | Error | undefined)[] = memories.map(() => undefined);
+  const batched = new Map<NonNullable<NonNullable<ReturnType<typeof providerType>>['records']>, number[]>();
+  const alone: Promise<void>[] = [];
+  memories.forEach((memory, index) => {
+    try {
+      const provider = providers.get(memory.providerId);
+      if (!provider) throw notFound('memory provider', memory.providerId);
+      const records = providerType('memory', provider.type)?.records;
+      if (records?.listMany && provider.enabled) {
+        batched.set(records, [...(batched.get(records) ?? []), index]);
+        return;
+      }
+      const store = storeOfProvider(call, memory, provider, false);
+      alone.push(
+        store.list(size, args.cursor).then(
+          (page) => void (pages[index] = page),
+          (error: Error) => void (pages[index] = error),
+        ),
+      );
+    } catch (error) {
+      pages[index] = error as Error;
+    }
+  });
+  for (const [records, indexes] of batched) {
+    const listings = indexes.map((index) => {
+      const memory = memories[index]!;
+      return { providerId: memory.providerId, namespace: memory.namespace, cursorList: recordsList(memory.id) };
+    });
+    const listed = await records.listMany!(call.deps.db, listings, size, args.cursor);
+    indexes.forEach((index, at) => (pages[index] = listed[at]));
+  }
+  await Promise.all(alone);
+  return pages as (Page<StoredRecord> | Error)[];
 }
 
 export async function writeRecord(call: CallContext, memoryId: string, recordId: string | null, text: unknown, writer?: Writer) {
@@ -264,5 +323,5 @@ export async function searchRecords(call: CallContext, memoryId: string, args: S
   const minScore = args.minScore ?? 0.05;
   if (typeof minScore !== 'number' || minScore < 0 || minScore > 1) throw invalidArgument('min_score must be between 0 and 1', 'min_score');
   const store = await recordStoreOf(call, memory, false);
-  return { items: await store.search(args.query, { limit, minScore, mode: args.mode }), nextCursor: null };
+  return store.search(args.query, { limit, minScore, mode: args.mode });
 }

@@ -3,7 +3,7 @@
 // src/engine; this module only records what callers ask for and what they may see.
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
-import { decodeCursor, encodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { decodeCursor, encodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
@@ -242,10 +242,19 @@ export async function cancelRun(call: CallContext, id: string) {
   return run;
 }
 
-/** The run and its ancestors, nearest first: resume parents, then the run a forked thread came from. */
-export async function runLineage(call: CallContext, id: string, args: { limit?: number | null; cursor?: string | null }) {
+/**
+ * The run and its ancestors, nearest first: resume parents, then the run a forked thread came from.
+ * A position names the run a page starts with (null: past the root, where nothing follows).
+ */
+export async function runLineage(
+  call: CallContext,
+  id: string,
+  args: { limit?: number | null; cursor?: string | null },
+): Promise<Page<Run>> {
   const size = pageSize(args.limit, { default: 50, max: 100 });
-  const start = decodeCursor(`lineage:${id}`, args.cursor);
+  const list = `lineage:${id}`;
+  const start = decodeCursor(list, args.cursor);
+  if (start && start[0] === null) return { items: [], nextCursor: null, cursorAt: () => encodeCursor(list, [null]) };
   const first = await getRun(call, start ? String(start[0]) : id);
   const items: Run[] = [];
   let next: Run | null = first;
@@ -263,7 +272,9 @@ export async function runLineage(call: CallContext, id: string, args: { limit?: 
   }
   const page = items.slice(0, size);
   const more = items[size];
-  return { items: page, nextCursor: more ? encodeCursor(`lineage:${id}`, [more.id]) : null };
+  // After the item at `index` comes its ancestor: the next item, or for the page's last one `more`.
+  const cursorAt = (index: number) => encodeCursor(list, [(index + 1 < page.length ? page[index + 1]! : more)?.id ?? null]);
+  return { items: page, nextCursor: more ? cursorAt(page.length - 1) : null, cursorAt };
 }
 
 /**

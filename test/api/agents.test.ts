@@ -563,12 +563,12 @@ describe('GraphQL', () => {
   it('serves the same agents with etag fields', async () => {
     const { agent, etag } = await createAgent();
     const { data, errors } = await t.graphql(
-      'query($id: ID!) { agent(id: $id) { id etag version defaultRevisionId } agentRevisions(agentId: $id) { items { number config { model } } nextCursor } }',
+      'query($id: ID!) { agent(id: $id) { id etag version defaultRevisionId } agentRevisions(agentId: $id) { nodes { number config { model } } pageInfo { hasNextPage endCursor } } }',
       { id: agent.id },
     );
     expect(errors).toBeUndefined();
     expect(data.agent).toEqual({ id: agent.id, etag, version: 1, defaultRevisionId: agent.default_revision_id });
-    expect(data.agentRevisions.items[0].config.model).toBe('gpt-main');
+    expect(data.agentRevisions.nodes[0].config.model).toBe('gpt-main');
     const published = await t.graphql(
       'mutation($id: ID!, $m: String) { publishAgentRevision(agentId: $id, ifMatch: $m, input: {config: {model: "gpt-main", instructions: "gql"}}) { created revision { number } agent { version } } }',
       { id: agent.id, m: etag },

@@ -92,10 +92,10 @@ describe('GET /api/v1/audit-events', () => {
 
   it('is served by GraphQL too', async () => {
     const { data, errors } = await t.graphql(
-      '{ auditEvents(limit: 2, resourceKind: "workspace") { items { id action resourceId } nextCursor } }',
+      '{ auditEvents(first: 2, resourceKind: "workspace") { nodes { id action resourceId } pageInfo { hasNextPage endCursor } } }',
     );
     expect(errors).toBeUndefined();
-    expect(data.auditEvents.items).toHaveLength(2);
-    expect(data.auditEvents.nextCursor).toEqual(expect.any(String));
+    expect(data.auditEvents.nodes).toHaveLength(2);
+    expect(data.auditEvents.pageInfo).toEqual({ hasNextPage: true, endCursor: expect.any(String) });
   });
 });

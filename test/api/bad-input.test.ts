@@ -73,8 +73,8 @@ describe('1. NUL bytes never reach PostgreSQL', () => {
   });
 
   it('refuses NUL in a GraphQL variable and in a string literal, naming the argument', async () => {
-    graphqlInvalid(await t.graphql('query($q: String) { agents(q: $q) { items { id } } }', { q: 'a\u0000' }), 'q');
-    graphqlInvalid(await t.graphql('query { agents(q: "a\\u0000") { items { id } } }'), 'q');
+    graphqlInvalid(await t.graphql('query($q: String) { agents(q: $q) { nodes { id } } }', { q: 'a\u0000' }), 'q');
+    graphqlInvalid(await t.graphql('query { agents(q: "a\\u0000") { nodes { id } } }'), 'q');
     graphqlInvalid(
       await t.graphql('mutation($input: SessionInput!) { createSession(input: $input) { session { id } } }', {
         input: { title: 'a\u0000' },
@@ -195,7 +195,7 @@ describe('6. timestamps out of range', () => {
         expect(response.status, `${path} ${value} ${JSON.stringify(response.body)}`).toBe(200);
       }
     }
-    const graphql = await t.graphql('query($after: DateTime) { runs(createdAfter: $after) { items { id } } }', {
+    const graphql = await t.graphql('query($after: DateTime) { runs(createdAfter: $after) { nodes { id } } }', {
       after: '0000-01-01T00:00:00Z',
     });
     graphqlInvalid(graphql, 'after');
@@ -257,7 +257,7 @@ describe('limits that came with these fixes', () => {
     expect(response.body.error.message).toContain(`"${id.slice(0, MAX_ECHO_CHARS)}…"`);
     expect(response.body.error.message.length).toBeLessThan(MAX_ECHO_CHARS + 40);
     // graphql-js quotes a refused variable whole; the message keeps a prefix.
-    const graphql = await t.graphql('query($limit: Int) { agents(limit: $limit) { items { id } } }', { limit: 'n'.repeat(100_000) });
+    const graphql = await t.graphql('query($first: Int) { agents(first: $first) { nodes { id } } }', { first: 'n'.repeat(100_000) });
     expect(graphql.errors?.[0]?.extensions?.code).toBe('invalid_argument');
     expect(graphql.errors![0]!.message.length).toBeLessThan(400);
     // An unknown body field is named by a prefix too.

@@ -40,7 +40,7 @@ describe('enums', () => {
   });
 
   it('a variable outside its enum is 400 invalid_argument naming the field, with the set in the message', async () => {
-    const response = await t.graphql('query($status: [RunStatus!]) { runs(status: $status) { items { id status } } }', {
+    const response = await t.graphql('query($status: [RunStatus!]) { runs(status: $status) { nodes { id status } } }', {
       status: ['completed', 'bogus'],
     });
     expect(response.status).toBe(400);
@@ -58,11 +58,11 @@ describe('enums', () => {
   });
 
   it('a literal outside its enum fails validation; a valid one filters', async () => {
-    const literal = await t.graphql('{ runs(status: [bogus]) { items { id } } }');
+    const literal = await t.graphql('{ runs(status: [bogus]) { nodes { id } } }');
     expect(literal.status).toBe(400);
     expect(literal.errors![0]!.extensions).toMatchObject({ code: 'invalid_argument' });
-    const valid = await t.graphql('{ runs(status: [waiting, completed]) { items { id status } } }');
+    const valid = await t.graphql('{ runs(status: [waiting, completed]) { nodes { id status } } }');
     expect(valid.errors).toBeUndefined();
-    expect(valid.data.runs.items).toEqual([]);
+    expect(valid.data.runs.nodes).toEqual([]);
   });
 });

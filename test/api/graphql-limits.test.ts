@@ -50,7 +50,7 @@ describe('anonymous callers', () => {
       'mutation { createSession(input: {}) { session { id } } }',
       // An open field does not carry a closed one along.
       'mutation { login(email: "limits@example.com", password: "limits password") { token } createSession(input: {}) { session { id } } }',
-      'query A { __typename } query B { agents { items { id } } }',
+      'query A { __typename } query B { agents { nodes { id } } }',
       '{ ...Q } fragment Q on Query { viewer { principalId } }',
     ]) {
       const response = await t.graphql(query, {}, anonymous);
@@ -164,13 +164,18 @@ describe('document limits (defaults)', () => {
     expect(messages(over)).toMatch(/depth limit of 12 exceeded/);
   });
 
-  it('cost: at most 5000 (objects 2, scalars 1, times 1.5 per level)', async () => {
+  it('cost: at most 20,000 (objects 2, scalars 1, times 1.5 per level, times a literal `first`)', async () => {
     const spreads = (n: number) =>
       `{ viewer { ${'...V '.repeat(n)} } } fragment V on Viewer { principalId principalKind workspaceId organizationId permissions }`;
-    expect((await t.graphql(spreads(200))).status).toBe(200); // cost 4,577
-    const over = await t.graphql(spreads(250));
+    expect((await t.graphql(spreads(800))).status).toBe(200); // cost 18,302
+    const over = await t.graphql(spreads(900));
     expect(over.status).toBe(400);
-    expect(messages(over)).toMatch(/Query Cost limit of 5000 exceeded/);
+    expect(messages(over)).toMatch(/Query Cost limit of 20000 exceeded/);
+    // A connection's literal `first` multiplies what it selects: 100 runs with nested objects cost more than 5 do.
+    const page = (first: number) =>
+      `{ runs(first: ${first}) { nodes { ${fields(90, (i) => `a${i}: id`)} thread { id session { id } } } } }`;
+    expect((await t.graphql(page(5))).status).toBe(200);
+    expect(messages(await t.graphql(page(100)))).toMatch(/Query Cost limit of 20000 exceeded/);
   });
 
   it('directives: at most 50', async () => {

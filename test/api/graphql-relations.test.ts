@@ -91,14 +91,14 @@ describe('Run relations', () => {
   });
 
   it('lists 20 runs with agent, revision, thread, session and parent in a constant number of statements', async () => {
-    const query = `query ($limit: Int) { runs(limit: $limit) { items {
+    const query = `query ($limit: Int) { runs(first: $limit) { nodes {
       id agentId agentRevisionId threadId sessionId parentRunId
       agent { id } revision { id } thread { id } session { id } parent { id }
     } } }`;
     const counted = async (limit: number) => {
       const before = quiet.app.database.operationCount();
       const data = await graphqlOk(quiet, query, { limit });
-      return { runs: data.runs.items as any[], used: quiet.app.database.operationCount() - before };
+      return { runs: data.runs.nodes as any[], used: quiet.app.database.operationCount() - before };
     };
     await counted(1); // the caller's credential is remembered from here on
     const one = await counted(1);
@@ -119,7 +119,7 @@ describe('Run relations', () => {
   });
 
   it('resolves relations of relations level by level, still one statement per relation and level', async () => {
-    const query = `query ($limit: Int) { runs(limit: $limit) { items {
+    const query = `query ($limit: Int) { runs(first: $limit) { nodes {
       thread { session { id } currentRun { id } }
       agent { defaultRevision { id } }
       parent { agent { id } thread { id } }
@@ -204,11 +204,11 @@ describe('AuditEvent.principal', () => {
 
     const data = await graphqlOk(
       t,
-      `{ auditEvents(limit: 100) { items { principalId resourceKind resourceId principal {
+      `{ auditEvents(first: 100) { nodes { principalId resourceKind resourceId principal {
         __typename id kind name ... on User { email } ... on ApiKey { hint permissions revokedAt }
       } } } }`,
     );
-    const events = data.auditEvents.items as any[];
+    const events = data.auditEvents.nodes as any[];
     const byAda = events.find((event) => event.resourceId === session.body.id);
     expect(byAda.principal).toEqual({ __typename: 'User', id: login.user.id, kind: 'user', name: 'Ada', email: 'ada@example.com' });
     const byKey = events.find((event) => event.principalId.startsWith('key_'));
@@ -245,8 +245,8 @@ describe('AuditEvent.principal', () => {
       resourceId: 'ses_foreign_principal',
     }));
     await t.app.deps.db.auditEvent.createMany({ data: rows });
-    const data = await graphqlOk(t, `{ auditEvents(resourceId: "ses_foreign_principal") { items { principalId principal { id } } } }`);
-    expect(data.auditEvents.items).toHaveLength(2);
-    for (const event of data.auditEvents.items) expect(event.principal).toBeNull();
+    const data = await graphqlOk(t, `{ auditEvents(resourceId: "ses_foreign_principal") { nodes { principalId principal { id } } } }`);
+    expect(data.auditEvents.nodes).toHaveLength(2);
+    for (const event of data.auditEvents.nodes) expect(event.principal).toBeNull();
   });
 });

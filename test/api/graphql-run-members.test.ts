@@ -168,7 +168,7 @@ describe('typed run members over GraphQL', () => {
     const data = await gql(
       `query ($id: ID!, $thread: ID!) {
         run(id: $id) { status failure { code message } usageAtSeal { requests inputTokens outputTokens } }
-        inboxEntries(threadId: $thread) { items { status failure { code message } } }
+        inboxEntries(threadId: $thread) { nodes { status failure { code message } } }
       }`,
       { id: failed.id, thread: failed.thread_id },
     );
@@ -177,7 +177,7 @@ describe('typed run members over GraphQL', () => {
       failure: { code: 'usage_limit_exceeded', message: 'the run reached its limit of 2 model requests' },
       usageAtSeal: { requests: 2, inputTokens: failed.usage_at_seal.input_tokens, outputTokens: failed.usage_at_seal.output_tokens },
     });
-    expect(data.inboxEntries.items).toEqual([{ status: 'failed', failure: data.run.failure }]);
+    expect(data.inboxEntries.nodes).toEqual([{ status: 'failed', failure: data.run.failure }]);
     await expectRestMatchesStored(failed.id);
   });
 

@@ -133,6 +133,30 @@ describe('records in the vector database', () => {
     expect(seen).toHaveLength(7);
     expect(seen).toEqual([...seen].sort());
     expect((await t.rest('GET', records(m.id))).body.items).toHaveLength(7);
+    // Over GraphQL every edge has a cursor, though the database pages by token only: the page after
+    // any edge starts with the record that follows it (within a page and across the token).
+    const connection = await t.graphql(
+      'query ($id: ID!, $after: String) { memoryRecords(memoryId: $id, first: 3, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }',
+      { id: m.id },
+    );
+    expect(connection.errors).toBeUndefined();
+    const edges = connection.data.memoryRecords.edges as { cursor: string; node: { id: string } }[];
+    expect(edges.map((edge) => edge.node.id)).toEqual(seen.slice(0, 3));
+    expect(connection.data.memoryRecords.pageInfo.endCursor).toBe(edges[2]!.cursor);
+    for (const [index, edge] of edges.entries()) {
+      const after = await t.graphql(
+        'query ($id: ID!, $after: String) { memoryRecords(memoryId: $id, first: 3, after: $after) { nodes { id } } }',
+        {
+          id: m.id,
+          after: edge.cursor,
+        },
+      );
+      expect(after.errors).toBeUndefined();
+      expect(
+        after.data.memoryRecords.nodes.map((node: { id: string }) => node.id),
+        `after edge ${index}`,
+      ).toEqual(seen.slice(index + 1, index + 4));
+    }
     for (const bad of ['limit=0', 'limit=101', 'cursor=bogus'])
       expect((await t.rest('GET', `${records(m.id)}?${bad}`)).status, bad).toBe(400);
     const other = await memory('Other');

@@ -126,12 +126,12 @@ describe('skills', () => {
     );
     expect(errors).toBeUndefined();
     const read = await t.graphql(
-      'query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { items { number content { name } } } }',
+      'query($id: ID!) { skill(id: $id) { name } skillRevisions(skillId: $id) { nodes { number content { name } } } }',
       {
         id: data.createSkill.skill.id,
       },
     );
     expect(read.data.skill.name).toBe('G');
-    expect(read.data.skillRevisions.items[0].content.name).toBe('pdf-forms');
+    expect(read.data.skillRevisions.nodes[0].content.name).toBe('pdf-forms');
   });
 });

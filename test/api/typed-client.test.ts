@@ -57,7 +57,7 @@ function subscribe<Result, Variables extends Record<string, unknown>>(
 }
 
 describe('a client typed by graphql-codegen', () => {
-  it('reads a waiting run with its pending approval, and follows its items', async () => {
+  it('reads a waiting run with its agent, thread, items and pending approval in one query, and follows its items', async () => {
     const agent = (
       await t.rest('POST', '/api/v1/agents', {
         body: {
@@ -79,6 +79,11 @@ describe('a client typed by graphql-codegen', () => {
     const { run } = await request(RunWithContextDocument, { id: created.id });
     expect(run.status).toBe('waiting');
     expect(run.waitReason).toBe('approval');
+    // The agent, the thread's runs and the run's items come in the same query (no second round trip).
+    expect(run.agent).toEqual({ id: agent.id, name: 'typed' });
+    expect(run.thread.runs.nodes).toEqual([{ id: created.id, status: 'waiting' }]);
+    expect(run.items.nodes.map((item) => item.kind)).toEqual(['user_message', 'approval_request']);
+    expect(run.items.pageInfo.hasNextPage).toBe(false);
     const [approval] = run.pending.approvals;
     expect(approval).toMatchObject({ toolCallId: 'del_1', toolName: 'delete_file', arguments: { path: '/tmp/x' } });
     expect(approval!.presentation?.kind).toBeTypeOf('string');

@@ -67,7 +67,7 @@ describe('configuration', () => {
         maxTokens: 2000,
         maxAliases: 100,
         maxDepth: 12,
-        maxCost: 5000,
+        maxCost: 20_000,
         maxDirectives: 50,
         maxRootFields: 20,
         maxMutationFields: 10,

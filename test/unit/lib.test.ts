@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize, digestOf } from '../../src/lib/canonical-json.js';
-import { decodeCursor, encodeCursor, pageSize, toPage } from '../../src/lib/cursor.js';
+import {
+  CONNECTION_ARGUMENTS,
+  REST_PAGE_ARGUMENTS,
+  decodeCursor,
+  encodeCursor,
+  pageSize,
+  renamePageError,
+  renamePageProblem,
+  toPage,
+} from '../../src/lib/cursor.js';
 import { checkIfMatch, formatEtag } from '../../src/lib/etag.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../../src/lib/labels.js';
 import { createSecretBox, hashPassword, keyFromSecret, newToken, verifyPassword } from '../../src/lib/crypto.js';
@@ -49,6 +58,33 @@ describe('cursors and page sizes', () => {
     const page = toPage([1, 2, 3, 4], 3, 'l', (n) => [n]);
     expect(page.items).toEqual([1, 2, 3]);
     expect(decodeCursor('l', page.nextCursor)).toEqual([3]);
+  });
+
+  it('toPage gives every item its own cursor, the last one equal to nextCursor', () => {
+    const page = toPage([1, 2, 3, 4], 3, 'l', (n) => [n]);
+    expect([0, 1, 2].map((index) => decodeCursor('l', page.cursorAt(index)))).toEqual([[1], [2], [3]]);
+    expect(page.cursorAt(2)).toBe(page.nextCursor);
+  });
+
+  it('renames the page arguments a problem names, both ways, and nothing else', () => {
+    const limit = { code: 'invalid_argument', message: 'limit must be an integer from 1 to 100', details: { field: 'limit' } };
+    const first = renamePageProblem(limit, CONNECTION_ARGUMENTS);
+    expect(first).toEqual({ code: 'invalid_argument', message: 'first must be an integer from 1 to 100', details: { field: 'first' } });
+    expect(renamePageProblem(first, REST_PAGE_ARGUMENTS)).toEqual(limit);
+    const cursor = { code: 'invalid_argument', message: 'cursor is not a cursor returned by this list', details: { field: 'cursor' } };
+    expect(renamePageProblem(cursor, CONNECTION_ARGUMENTS).details).toEqual({ field: 'after' });
+    const other = { code: 'invalid_argument', message: 'status must be one of a, b', details: { field: 'status' } };
+    expect(renamePageProblem(other, CONNECTION_ARGUMENTS)).toBe(other);
+    const notFound = { code: 'not_found', message: 'limit x', details: { field: 'limit' } };
+    expect(renamePageProblem(notFound, CONNECTION_ARGUMENTS)).toBe(notFound);
+    let thrown: unknown;
+    try {
+      pageSize(0, { default: 50, max: 100 });
+    } catch (error) {
+      thrown = renamePageError(error, CONNECTION_ARGUMENTS);
+    }
+    expect(isAppError(thrown) && thrown.details).toEqual({ field: 'first' });
+    expect(renamePageError('boom', CONNECTION_ARGUMENTS)).toBe('boom');
   });
 });
 

@@ -44,7 +44,7 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
         execution: {
           kind: 'server',
           execute: async (args) =>
-            (await searchRecords(call, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).items.map(
+            (await searchRecords(call, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).map(
               (r) => ({ id: r.id, text: r.text, score: r.score }),
             ),
         },

@@ -21,7 +21,11 @@ import {
   updateAgent,
 } from '../../services/agents.js';
 
-export const { HeadRef: AgentRef, RevisionRef: AgentRevisionRef } = revisionedSurface({
+export const {
+  HeadRef: AgentRef,
+  RevisionRef: AgentRevisionRef,
+  RevisionConnection: AgentRevisionConnection,
+} = revisionedSurface({
   kind: AGENTS,
   service: {
     get: getAgent,

@@ -1,5 +1,5 @@
 import { builder } from '../builder.js';
-import { pageOf } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf } from './common.js';
 import { listAuditEvents } from '../../services/audit.js';
 
 export const AuditEventRef = builder.prismaObject('AuditEvent', {
@@ -17,12 +17,12 @@ export const AuditEventRef = builder.prismaObject('AuditEvent', {
   }),
 });
 
-const AuditEventPage = pageOf('AuditEventPage', AuditEventRef);
+const AuditEventConnection = connectionOf('AuditEvent', AuditEventRef);
 
 builder.queryField('auditEvents', (t) =>
   t.field({
-    type: AuditEventPage,
-    description: 'The audit trail of the workspace, newest first. Needs `admin`.',
+    type: AuditEventConnection,
+    description: 'The audit trail of the workspace, newest first. Needs `admin`. At most 100 a page (default 50).',
     args: {
       resourceId: t.arg.string({ required: false }),
       resourceKind: t.arg.string({ required: false }),
@@ -30,9 +30,8 @@ builder.queryField('auditEvents', (t) =>
       action: t.arg.string({ required: false }),
       createdAfter: t.arg({ type: 'DateTime', required: false }),
       createdBefore: t.arg({ type: 'DateTime', required: false }),
-      limit: t.arg.int({ required: false }),
-      cursor: t.arg.string({ required: false }),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_root, args, ctx) => listAuditEvents(await ctx.call(), args),
+    resolve: async (_root, args, ctx) => connectionFrom(args, async (page) => listAuditEvents(await ctx.call(), { ...args, ...page })),
   }),
 );

@@ -1,20 +1,90 @@
 // Shapes shared by every domain module: pages and version/ETag fields.
 import { formatEtag } from '../../lib/etag.js';
-import type { Page } from '../../lib/cursor.js';
-import type { ObjectRef } from '@pothos/core';
+import { CONNECTION_ARGUMENTS, renamePageError, type Page } from '../../lib/cursor.js';
+import type { ArgBuilder, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 
 /** The schema builder's type parameters, for helpers that take or return its refs. */
 export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
-/** A `{items, nextCursor}` page type for a list of `item`. */
-export function pageOf<T>(name: string, item: ObjectRef<Types, T>) {
-  return builder.objectRef<Page<T>>(name).implement({
-    fields: (t) => ({
-      items: t.field({ type: [item], resolve: (page) => page.items }),
-      nextCursor: t.string({ nullable: true, resolve: (page) => page.nextCursor }),
+/** What a connection field resolves to: Relay's edges and pageInfo (`nodes` is read from the edges). */
+export interface Connection<T> {
+  edges: { node: T; readonly cursor: string }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+/**
+ * The Relay connection type `<name>Connection` over `node`, with its `<name>Edge` (`cursor`, `node`),
+ * the shared `PageInfo`, and `nodes` (the edges' nodes, for clients that need no cursors).
+ */
+export function connectionOf<T>(name: string, node: ObjectRef<Types, T>) {
+  return builder.connectionObject(
+    {
+      name: `${name}Connection`,
+      type: node,
+      fields: (t) => ({
+        nodes: t.field({
+          type: [node],
+          description: "the edges' nodes, in the same order",
+          resolve: (connection) => (connection as unknown as Connection<T>).edges.map((edge) => edge.node),
+        }),
+      }),
+    },
+    { name: `${name}Edge` },
+  );
+}
+
+/** Page arguments as a connection field takes them (Relay's forward pagination). */
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+/** Relay's forward pagination arguments: `first` (the page size) and `after` (a cursor). */
+export function connectionArgs(arg: ArgBuilder<Types>) {
+  return {
+    first: arg.int({ description: 'how many to answer at most (each list documents its default and largest page)' }),
+    after: arg.string({
+      description: "a cursor from this list (an edge's `cursor` or `pageInfo.endCursor`): the page starts after that edge",
     }),
-  });
+  };
+}
+
+/** The connection of a page: one edge per item with the item's own cursor, and the page's pageInfo. */
+export function toConnection<T>(page: Page<T>, after: string | null | undefined): Connection<T> {
+  const edges = page.items.map((node, index) => ({
+    node,
+    // Encoded only when asked for (the REST views select no cursors but the last).
+    get cursor() {
+      return page.cursorAt(index);
+    },
+  }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: page.nextCursor !== null,
+      // Forward pagination only: a page asked for after a cursor has at least that edge before it.
+      hasPreviousPage: Boolean(after),
+      startCursor: edges.length ? page.cursorAt(0) : null,
+      endCursor: edges.length ? page.cursorAt(edges.length - 1) : null,
+    },
+  };
+}
+
+/**
+ * Resolves a connection field from a service's page: `first`/`after` are passed as the service's
+ * `limit`/`cursor` (its page sizes and cursor checks are the list's own), and its problems with them
+ * are named `first`/`after`, as the caller wrote them.
+ */
+export async function connectionFrom<T>(
+  args: ConnectionArgs,
+  load: (page: { limit: number | null | undefined; cursor: string | null | undefined }) => Promise<Page<T>>,
+): Promise<Connection<T>> {
+  try {
+    return toConnection(await load({ limit: args.first, cursor: args.after }), args.after);
+  } catch (error) {
+    throw renamePageError(error, CONNECTION_ARGUMENTS);
+  }
 }
 
 export const etagOf = (row: { id: string; version: number }) => formatEtag(row.id, row.version);

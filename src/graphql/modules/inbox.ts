@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 import { payloadName } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
-import { pageOf } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import { ThreadRef } from './threads.js';
@@ -60,7 +60,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   }),
 });
 asNode(InboxEntryRef, loadInboxEntries, rowId);
-const InboxEntryPage = pageOf('InboxEntryPage', InboxEntryRef);
+export const InboxEntryConnection = connectionOf('InboxEntry', InboxEntryRef);
 
 // What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with
 // one fragment), implemented by each mutation's own payload.
@@ -106,15 +106,14 @@ const ForkInput = builder.inputType('ForkRunInput', {
 
 builder.queryFields((t) => ({
   inboxEntries: t.field({
-    type: InboxEntryPage,
-    description: 'In inbox order.',
+    type: InboxEntryConnection,
+    description: 'In inbox order. At most 100 a page (default 50).',
     args: {
       threadId: t.arg.id({ required: true }),
       status: t.arg({ type: [InboxEntryStatusEnum] }),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listInbox(await ctx.call(), String(a.threadId), a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listInbox(await ctx.call(), String(a.threadId), { ...a, ...page })),
   }),
   inboxEntry: t.field({
     type: InboxEntryRef,

@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
-import { pageOf, VersionedRef } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import {
   createMemory,
@@ -43,8 +43,8 @@ const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement(
   }),
 });
 
-const MemoryPage = pageOf('MemoryPage', MemoryRef);
-const MemoryRecordPage = pageOf('MemoryRecordPage', MemoryRecordRef);
+const MemoryConnection = connectionOf('Memory', MemoryRef);
+export const MemoryRecordConnection = connectionOf('MemoryRecord', MemoryRecordRef);
 
 const MemoryInput = builder.inputType('MemoryInput', {
   fields: (t) => ({
@@ -64,15 +64,16 @@ builder.queryFields((t) => ({
     resolve: async (_r, a, ctx) => getMemory(await ctx.call(), String(a.id)),
   }),
   memories: t.field({
-    type: MemoryPage,
-    args: { label: t.arg.stringList(), q: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listMemories(await ctx.call(), a),
+    type: MemoryConnection,
+    description: 'At most 100 a page (default 50).',
+    args: { label: t.arg.stringList(), q: t.arg.string(), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listMemories(await ctx.call(), { ...a, ...page })),
   }),
   memoryRecords: t.field({
-    type: MemoryRecordPage,
-    description: "Records in the memory provider's order; the cursor is the provider's own.",
-    args: { memoryId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listRecords(await ctx.call(), String(a.memoryId), a),
+    type: MemoryRecordConnection,
+    description: "Records in the memory provider's order; the cursors wrap the provider's own. At most 100 a page (default 50).",
+    args: { memoryId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRecords(await ctx.call(), String(a.memoryId), page)),
   }),
 }));
 
@@ -99,8 +100,14 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => writeRecord(await ctx.call(), String(a.memoryId), a.recordId, a.text),
   }),
   searchMemoryRecords: t.field({
-    type: payloadOf('searchMemoryRecords', 'records', MemoryRecordPage, 'the records found, most similar first'),
-    description: 'Ordered by similarity; each record has a score in [0, 1].',
+    type: builder.objectRef<RecordView[]>('SearchMemoryRecordsPayload').implement({
+      description: 'The result of `searchMemoryRecords`.',
+      fields: (p) => ({
+        records: p.field({ type: [MemoryRecordRef], description: 'the records found, most similar first', resolve: (records) => records }),
+      }),
+    }),
+    description:
+      'Ordered by similarity, best first; each record has a score in [0, 1]. One page, not a connection: `limit` (1 to 100, default 10) is how many.',
     args: { memoryId: t.arg.id({ required: true }), query: t.arg.string({ required: true }), limit: t.arg.int(), minScore: t.arg.float() },
     resolve: async (_r, a, ctx) => searchRecords(await ctx.call(), String(a.memoryId), a),
   }),

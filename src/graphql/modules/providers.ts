@@ -3,7 +3,7 @@ import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
-import { pageOf, VersionedRef } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
@@ -63,8 +63,8 @@ asNode(
   'the Relay global id (`node(id:)` finds the model by it); REST and the other fields name a model by its `key`',
 );
 
-const ProviderPage = pageOf('ProviderPage', ProviderRef);
-const ModelPage = pageOf('ModelPage', ModelRef);
+const ProviderConnection = connectionOf('Provider', ProviderRef);
+const ModelConnection = connectionOf('Model', ModelRef);
 const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('TestProviderPayload').implement({
   fields: (t) => ({
     status: t.exposeString('status', { description: 'succeeded | failed | unsupported' }),
@@ -120,17 +120,17 @@ builder.queryFields((t) => ({
     },
   }),
   providers: t.field({
-    type: ProviderPage,
+    type: ProviderConnection,
+    description: 'At most 100 a page (default 50).',
     args: {
       kind: t.arg.string({ required: true }),
       type: t.arg.string(),
       enabled: t.arg.boolean(),
       q: t.arg.string(),
       label: t.arg.stringList(),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listProviders(await ctx.call(), a.kind, a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listProviders(await ctx.call(), a.kind, { ...a, ...page })),
   }),
   provider: t.field({
     type: ProviderRef,
@@ -138,16 +138,16 @@ builder.queryFields((t) => ({
     resolve: async (_r, a, ctx) => getProvider(await ctx.call(), parseKind(a.kind), String(a.id)),
   }),
   models: t.field({
-    type: ModelPage,
+    type: ModelConnection,
+    description: 'At most 100 a page (default 50).',
     args: {
       providerId: t.arg.string(),
       enabled: t.arg.boolean(),
       q: t.arg.string(),
       label: t.arg.stringList(),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listModels(await ctx.call(), a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listModels(await ctx.call(), { ...a, ...page })),
   }),
   model: t.field({
     type: ModelRef,

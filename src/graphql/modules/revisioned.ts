@@ -9,7 +9,7 @@ import type { ArgBuilder, FieldMap, InputFieldBuilder, InputFieldMap, ObjectFiel
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { revisionedLoaders } from '../../services/nodes.js';
-import { pageOf, VersionedRef, type Types } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
 import { withLabelList } from './labels.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
 import { payloadOf } from './payloads.js';
@@ -89,6 +89,8 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 ): {
   HeadRef: ObjectRef<Types, H>;
   RevisionRef: ObjectRef<Types, R>;
+  /** The revisions' connection type, for the head's `revisions` relation (connections.ts). */
+  RevisionConnection: ReturnType<typeof connectionOf<R>>;
 } {
   const { kind, service, descriptions: describe = {} } = surface;
   const single = kind.kind; // agent
@@ -151,8 +153,8 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   withLabelList(HeadRef);
   asNode(RevisionRef, loaders.revisions, rowId);
 
-  const HeadPage = pageOf(`${Name}Page`, HeadRef);
-  const RevisionPage = pageOf(`${Name}RevisionPage`, RevisionRef);
+  const HeadConnection = connectionOf(Name, HeadRef);
+  const RevisionConnection = connectionOf(`${Name}Revision`, RevisionRef as unknown as ObjectRef<Types, R>);
 
   const Publication = builder.objectRef<PublishResult<Head, Revision>>(`Publish${Name}RevisionPayload`).implement({
     fields: (t) => ({
@@ -190,16 +192,16 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       resolve: async (_r, args, ctx) => service.get(await ctx.call(), String(args.id)),
     }),
     [`${single}s`]: t.field({
-      type: HeadPage,
+      type: HeadConnection,
+      description: 'At most 100 a page (default 50).',
       args: {
         label: t.arg.stringList(),
         q: t.arg.string(),
         archived: t.arg.boolean(),
-        limit: t.arg.int(),
-        cursor: t.arg.string(),
+        ...connectionArgs(t.arg),
         ...surface.listArgs?.(t.arg),
       },
-      resolve: async (_r, args, ctx) => service.list(await ctx.call(), args),
+      resolve: async (_r, args, ctx) => connectionFrom(args, async (page) => service.list(await ctx.call(), { ...args, ...page })),
     }),
     [`${single}Revision`]: t.field({
       type: RevisionRef,
@@ -207,10 +209,10 @@ export function revisionedSurface<H extends Head, R extends Revision>(
       resolve: async (_r, args, ctx) => service.getRevision(await ctx.call(), headIdOf(args), String(args.revisionId)),
     }),
     [`${single}Revisions`]: t.field({
-      type: RevisionPage,
-      description: describe.revisions,
-      args: { ...headIdArg(t.arg), limit: t.arg.int(), cursor: t.arg.string() },
-      resolve: async (_r, args, ctx) => service.listRevisions(await ctx.call(), headIdOf(args), args),
+      type: RevisionConnection,
+      description: `${describe.revisions} At most 100 a page (default 50).`,
+      args: { ...headIdArg(t.arg), ...connectionArgs(t.arg) },
+      resolve: async (_r, args, ctx) => connectionFrom(args, async (page) => service.listRevisions(await ctx.call(), headIdOf(args), page)),
     }),
   }));
 
@@ -253,5 +255,9 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   // The refs were built on the shared row shapes; every value they see comes from the kind's services.
   // (Refs are invariant in their row type too: hence unknown.)
-  return { HeadRef: HeadRef as unknown as ObjectRef<Types, H>, RevisionRef: RevisionRef as unknown as ObjectRef<Types, R> };
+  return {
+    HeadRef: HeadRef as unknown as ObjectRef<Types, H>,
+    RevisionRef: RevisionRef as unknown as ObjectRef<Types, R>,
+    RevisionConnection,
+  };
 }

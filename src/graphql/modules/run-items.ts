@@ -21,7 +21,7 @@ const ContentRefRef = builder.objectRef<ContentRef & { name: string }>('RunItemC
   }),
 });
 
-const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
+export const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
   fields: (t) => ({
     ordinal: t.exposeInt('ordinal'),
     kind: t.field({ type: RunItemKindEnum, resolve: (r) => storedValue(RunItemKindEnum, r.kind) }),

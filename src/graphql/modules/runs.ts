@@ -5,7 +5,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadRuns } from '../../services/nodes.js';
-import { etagOf, pageOf } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, etagOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import { withLabelList } from './labels.js';
@@ -94,7 +94,7 @@ export const RunRef = builder.prismaObject('Run', {
 asNode(RunRef, loadRuns, rowId);
 withLabelList(RunRef);
 
-const RunPage = pageOf('RunPage', RunRef);
+export const RunConnection = connectionOf('Run', RunRef);
 
 const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView').implement({
   fields: (t) => ({
@@ -158,7 +158,8 @@ builder.queryFields((t) => ({
     },
   }),
   runs: t.field({
-    type: RunPage,
+    type: RunConnection,
+    description: 'Newest first. At most 100 a page (default 50).',
     args: {
       agentId: t.arg.string(),
       sessionId: t.arg.string(),
@@ -168,16 +169,15 @@ builder.queryFields((t) => ({
       createdAfter: t.arg({ type: 'DateTime' }),
       createdBefore: t.arg({ type: 'DateTime' }),
       label: t.arg.stringList(),
-      limit: t.arg.int(),
-      cursor: t.arg.string(),
+      ...connectionArgs(t.arg),
     },
-    resolve: async (_r, a, ctx) => listRuns(await ctx.call(), a),
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRuns(await ctx.call(), { ...a, ...page })),
   }),
   runLineage: t.field({
-    type: RunPage,
-    description: 'The run and its ancestors, nearest first, across resume parents and fork origins.',
-    args: { runId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => runLineage(await ctx.call(), String(a.runId), a),
+    type: RunConnection,
+    description: 'The run and its ancestors, nearest first, across resume parents and fork origins. At most 100 a page (default 50).',
+    args: { runId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => runLineage(await ctx.call(), String(a.runId), page)),
   }),
   runAgent: t.field({
     type: RunAgentView,

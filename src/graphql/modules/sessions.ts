@@ -3,7 +3,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadSessions } from '../../services/nodes.js';
-import { pageOf, VersionedRef } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
@@ -18,7 +18,7 @@ export const SessionRef = builder.prismaObject('Session', {
 asNode(SessionRef, loadSessions, rowId);
 withLabelList(SessionRef);
 
-const SessionPage = pageOf('SessionPage', SessionRef);
+const SessionConnection = connectionOf('Session', SessionRef);
 
 const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
 
@@ -29,9 +29,10 @@ builder.queryFields((t) => ({
     resolve: async (_r, a, ctx) => getSession(await ctx.call(), String(a.id)),
   }),
   sessions: t.field({
-    type: SessionPage,
-    args: { label: t.arg.stringList(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listSessions(await ctx.call(), a),
+    type: SessionConnection,
+    description: 'At most 100 a page (default 50).',
+    args: { label: t.arg.stringList(), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listSessions(await ctx.call(), { ...a, ...page })),
   }),
 }));
 

@@ -36,7 +36,11 @@ const SkillContentRef = builder.objectRef<SkillContent>('SkillContent').implemen
   }),
 });
 
-export const { HeadRef: SkillRef, RevisionRef: SkillRevisionRef } = revisionedSurface({
+export const {
+  HeadRef: SkillRef,
+  RevisionRef: SkillRevisionRef,
+  RevisionConnection: SkillRevisionConnection,
+} = revisionedSurface({
   kind: SKILLS,
   service: {
     get: getSkill,

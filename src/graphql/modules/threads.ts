@@ -3,7 +3,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadThreads } from '../../services/nodes.js';
-import { pageOf, VersionedRef } from './common.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
@@ -29,7 +29,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
 asNode(ThreadRef, loadThreads, rowId);
 withLabelList(ThreadRef);
 
-const ThreadPage = pageOf('ThreadPage', ThreadRef);
+export const ThreadConnection = connectionOf('Thread', ThreadRef);
 
 const CreateThreadInput = builder.inputType('CreateThreadInput', {
   fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
@@ -45,9 +45,10 @@ builder.queryFields((t) => ({
     resolve: async (_r, a, ctx) => getThread(await ctx.call(), String(a.id)),
   }),
   threads: t.field({
-    type: ThreadPage,
-    args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_r, a, ctx) => listThreads(await ctx.call(), a),
+    type: ThreadConnection,
+    description: 'At most 100 a page (default 50).',
+    args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listThreads(await ctx.call(), { ...a, ...page })),
   }),
 }));
 
