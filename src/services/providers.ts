@@ -11,6 +11,7 @@ import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
+import { plainHttpAllowed } from '../lib/host-allowance.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import {
   PROVIDER_KINDS,
@@ -87,8 +88,7 @@ export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<
     }
     if (url.protocol === 'https:') continue;
     if (url.protocol !== 'http:') throw invalidArgument(`config.${field} must be an https URL`, `config.${field}`);
-    const allow = deps.config.allowPlainHttpEndpoints;
-    if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) continue;
+    if (plainHttpAllowed(deps.config.allowPlainHttpEndpoints, url.hostname)) continue;
     throw invalidArgument(
       `config.${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`,
       `config.${field}`,

@@ -5,10 +5,11 @@ import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { memoryTools } from './memory-tools.js';
+import { webTools } from './web-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 /** In order: a later source's tool replaces an earlier one of the same name. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools];
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, webTools];
 
 export class Toolset {
   /** Every tool by name, offered or not (the last of a name wins). */
