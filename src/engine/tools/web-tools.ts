@@ -79,7 +79,7 @@ async function withinTime<T>(timeoutMs: number, signal: AbortSignal, what: strin
   try {
     return await work(AbortSignal.any([signal, timeout]));
   } catch (error) {
-    if (timeout.aborted && !signal.aborted) throw new Error(`${what} did not answer within ${timeoutMs / 1000} s`);
+    if (timeout.aborted && !signal.aborted) throw new Error(`${what} did not answer within ${timeoutMs / 1000} s`, { cause: error });
     throw error;
   }
 }

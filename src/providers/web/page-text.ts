@@ -1,4 +1,4 @@
-// A fetched page as readable text: HTML through html-to-text (links kept with absolute addresses,
+// A fetched page as readable text: HTML through html-to-text (links kept, resolved to absolute addresses,
 // scripts, styles, images and navigation left out, no line wrapping), other text types as they are.
 import { convert } from 'html-to-text';
 
@@ -11,12 +11,24 @@ export const isText = (contentType: string) => isHtml(contentType) || TEXT_TYPES
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 
+/** Links as absolute addresses, so the model can fetch them as they are. */
+function absolute(href: string, base: string): string {
+  try {
+    return new URL(href, base).toString();
+  } catch {
+    return href;
+  }
+}
+
 export function htmlToText(html: string, baseUrl: string): string {
   return convert(html, {
     wordwrap: false,
     selectors: [
       ...HEADINGS,
-      { selector: 'a', options: { baseUrl, hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
+      {
+        selector: 'a',
+        options: { pathRewrite: (href: string) => absolute(href, baseUrl), hideLinkHrefIfSameAsText: true, noAnchorUrl: true },
+      },
       { selector: 'img', format: 'skip' },
       { selector: 'nav', format: 'skip' },
       { selector: 'noscript', format: 'skip' },
