@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { startAnthropicServer, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
-import { startWebServer, toolCalls, webRun, type WebServer } from '../helpers/web-servers.js';
+import { startWebServer, toolCalls, webRun, type WebAnswer, type WebServer } from '../helpers/web-servers.js';
 
 const ARTICLE = `<!doctype html><html><head><title>Otter facts &amp; figures</title>
 <style>body { color: red }</style><script>window.secret = 'not for the model'</script></head>
@@ -30,7 +30,7 @@ beforeAll(async () => {
       },
     };
   });
-  pages = await startWebServer((request) => {
+  pages = await startWebServer((request): WebAnswer => {
     switch (request.path) {
       case '/article.html':
         return { headers: { 'content-type': 'text/html; charset=utf-8' }, body: ARTICLE };
