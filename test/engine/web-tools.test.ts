@@ -183,7 +183,7 @@ describe('the web toolset', () => {
     expect(toolCalls(items)).toEqual([]);
   });
 
-  it('tells the model when the web provider is disabled, missing, or reads no pages', async () => {
+  it('tells the model when the web provider is disabled or reads no pages', async () => {
     const off = await t.rest('POST', '/api/v1/web-providers', {
       body: { type: 'brave', name: 'Switched off', config: { base_url: search.url }, credential: { api_key: 'brave-key-1234' } },
     });
@@ -193,10 +193,6 @@ describe('the web toolset', () => {
     });
     const disabled = await webRun(t, { config: { provider_id: off.body.id } }, [{ name: 'web_search', arguments: { query: 'otters' } }]);
     expect(toolCalls(disabled.items)[0].content.error).toBe('the web provider "Switched off" is disabled');
-    const missing = await webRun(t, { config: { provider_id: 'prv_01J0000000000000000000000' } }, [
-      { name: 'web_search', arguments: { query: 'otters' } },
-    ]);
-    expect(toolCalls(missing.items)[0].content.error).toMatch(/web provider .* not found/);
     const noFetch = await webRun(t, { config: { fetch_provider_id: braveId } }, [fetchOf(`${pages.url}/article.html`)]);
     expect(toolCalls(noFetch.items)[0].content.error).toBe('the web provider "Brave loopback" (brave) does not fetch pages');
   });
@@ -214,6 +210,18 @@ describe('the web toolset', () => {
       const response = await t.rest('POST', '/api/v1/agents', { body: { name: 'bad', config: { model: 'dev', toolsets: { web } } } });
       expect(response.status, field).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_argument', details: { field } });
+    }
+    // Providers must be web providers of the workspace (a model provider is not one).
+    const modelProvider = (await t.rest('GET', '/api/v1/model-providers')).body.items[0].id;
+    for (const [config, field] of [
+      [{ provider_id: 'prv_01J0000000000000000000000' }, 'config.toolsets.web.config.provider_id'],
+      [{ provider_id: braveId, fetch_provider_id: modelProvider }, 'config.toolsets.web.config.fetch_provider_id'],
+    ] as const) {
+      const response = await t.rest('POST', '/api/v1/agents', {
+        body: { name: 'bad', config: { model: 'dev', toolsets: { web: { config } } } },
+      });
+      expect(response.status, field).toBe(404);
+      expect(response.body.error).toMatchObject({ code: 'not_found', details: { field } });
     }
   });
 });
