@@ -1,7 +1,14 @@
 // What a web provider type does for the web toolset: search the web, fetch one page as readable text.
 // Every type answers in these shapes, whatever its vendor's wire format, so the toolset (and the
 // model) never sees a vendor's dialect.
-import type { ProviderContext } from '../registry.js';
+
+/** What an operation gets of its provider (the registry's ProviderContext has these members). */
+export interface WebProviderContext {
+  config: Record<string, unknown>;
+  credential: Record<string, unknown> | null;
+  extraHeaders: Record<string, string>;
+  signal: AbortSignal;
+}
 
 export type WebOperation = 'search' | 'fetch';
 
@@ -41,6 +48,6 @@ export interface WebPage {
 
 /** A web type's operations; a type serves the ones it has. */
 export interface WebOperations {
-  search?(ctx: ProviderContext, request: WebSearchRequest): Promise<WebSearchResult[]>;
-  fetch?(ctx: ProviderContext, request: WebFetchRequest): Promise<WebPage>;
+  search?(ctx: WebProviderContext, request: WebSearchRequest): Promise<WebSearchResult[]>;
+  fetch?(ctx: WebProviderContext, request: WebFetchRequest): Promise<WebPage>;
 }
