@@ -25,6 +25,21 @@ const closed = (properties: Record<string, unknown>, required: string[] = []) =>
   additionalProperties: false,
 });
 
+/** `toolsets.web`: web_search and web_fetch through a web provider (docs/api/tools.md, "The web toolset"). */
+const webToolTuning = closed({ enabled: { type: 'boolean' }, permission });
+const webToolset = closed({
+  enabled: { type: 'boolean' },
+  config: closed({
+    provider_id: str,
+    fetch_provider_id: str,
+    max_results: { type: 'integer', minimum: 1, maximum: 20 },
+    max_page_bytes: { type: 'integer', minimum: 1024, maximum: 16 * 1024 * 1024 },
+    max_text_chars: { type: 'integer', minimum: 500, maximum: 500_000 },
+    timeout_seconds: { type: 'integer', minimum: 1, maximum: 120 },
+  }),
+  tools: closed({ web_search: webToolTuning, web_fetch: webToolTuning }),
+});
+
 const outputVariant = closed({ name: strMax(200), description: strMax(4000), resources: object, schema: object });
 
 export const agentConfigSchema = closed(
@@ -69,6 +84,7 @@ export const agentConfigSchema = closed(
     toolsets: {
       type: 'object',
       propertyNames: { pattern: '^[a-z0-9_-]{1,64}$' },
+      properties: { web: webToolset },
       additionalProperties: closed({ config: object, enabled: { type: 'boolean' }, tools: object }),
     },
     platform_tools: closed({ groups: { type: 'array', items: str }, read_permission: permission, write_permission: permission }),

@@ -28,6 +28,13 @@ export interface MemoryMountConfig {
   recall?: boolean;
 }
 
+/** One entry of `toolsets` (the web toolset's members are checked by `agentConfigSchema`). */
+export interface ToolsetConfig {
+  enabled?: boolean;
+  config?: Record<string, unknown>;
+  tools?: Record<string, { enabled?: boolean; permission?: 'inherit' | 'allow' | 'ask' | 'deny' } | undefined>;
+}
+
 /** The fields of an agent configuration the engine reads (the whole document is `agentConfigSchema`). */
 export interface RunAgentConfig {
   model: string;
@@ -38,6 +45,7 @@ export interface RunAgentConfig {
   output_spec?: OutputSpec;
   retries?: { output?: number; tools?: number };
   memory_mounts?: MemoryMountConfig[];
+  toolsets?: Record<string, ToolsetConfig | undefined>;
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
 }

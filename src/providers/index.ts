@@ -1,5 +1,6 @@
 // Installs every provider type into the registry (imported once by the app).
 import './model-types.js';
 import './other-types.js';
+import './web/index.js';
 export * from './registry.js';
 export { registerLocalEnvironmentType } from './other-types.js';

@@ -1,5 +1,5 @@
-// Web, environment, connector and memory provider types. The spec makes every web type's test
-// `unsupported`, and every environment type's except the container engine's (which only pings).
+// Environment, connector and memory provider types (the web types are in ./web). The spec makes
+// every environment type's test `unsupported` except the container engine's (which only pings).
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,32 +17,7 @@ const apiKeyCredential: JsonSchema = {
 };
 const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
-// ── web ──
-const web: [string, string, string[], string | null][] = [
-  ['tavily', 'Tavily', ['search', 'extract'], 'https://app.tavily.com/'],
-  ['brave', 'Brave Search', ['search'], 'https://api-dashboard.search.brave.com/'],
-  ['exa', 'Exa', ['search', 'fetch'], 'https://dashboard.exa.ai/'],
-  ['serper', 'Serper (Google results)', ['search'], 'https://serper.dev/'],
-  ['firecrawl', 'Firecrawl', ['fetch', 'crawl'], 'https://www.firecrawl.dev/app'],
-  ['fetch', 'Direct HTTP fetch', ['fetch'], null],
-];
-for (const [type, title, operations, setupUrl] of web) {
-  registerProviderType({
-    kind: 'web',
-    type,
-    title,
-    operations,
-    configurationSchema: {
-      type: 'object',
-      properties: { base_url: { type: 'string', format: 'uri' }, max_results: { type: 'integer', minimum: 1, maximum: 50 } },
-      additionalProperties: false,
-    },
-    credentialSchema: setupUrl ? apiKeyCredential : noCredential,
-    credentialRequired: Boolean(setupUrl),
-    ...(setupUrl ? { setupUrl } : {}),
-    endpointFields: ['base_url'],
-  });
-}
+// ── web: src/providers/web ──
 
 // ── environment ──
 /** GET /_ping on a Docker Engine API (unix socket or http(s) URL): creates nothing. */

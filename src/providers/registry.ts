@@ -40,8 +40,10 @@ export interface ProviderType {
   endpointFields?: string[];
   /** Model types: their model APIs and the settings schema of each. */
   modelApis?: { api: string; settingsSchema: JsonSchema }[];
-  /** Web types: the operations they serve. */
+  /** Web types: the operations they serve (`search`, `fetch`). */
   operations?: string[];
+  /** Web types: how they carry the operations out (src/providers/web). */
+  web?: import('./web/types.js').WebOperations;
   /** Environment types. */
   environment?: { environmentSchema: JsonSchema; managedInstances: boolean; stop: boolean; destroy: boolean };
   /** One inexpensive probe; absent → `unsupported`. */

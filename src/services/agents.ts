@@ -114,6 +114,15 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
       (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
     );
   }
+  // The web toolset's providers: web providers of the workspace.
+  const webConfig = (config.toolsets as { web?: { config?: Record<string, unknown> } } | undefined)?.web?.config ?? {};
+  const webRefs = (['provider_id', 'fetch_provider_id'] as const).filter((member) => typeof webConfig[member] === 'string');
+  await checkIds(
+    webRefs.map((member) => webConfig[member] as string),
+    (i) => `${prefix}.toolsets.web.config.${webRefs[i]}`,
+    'web provider',
+    (ids) => db.provider.findMany({ where: { workspaceId: ws, kind: 'web', id: { in: ids } }, select: { id: true } }),
+  );
 }
 
 /** null or "" removes the image (the representation shows "" when there is none). */

@@ -11,6 +11,7 @@ import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
+import { plainHttpAllowed } from '../lib/host-allowance.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import {
   PROVIDER_KINDS,
@@ -96,8 +97,7 @@ export function checkEndpointUrl(deps: Pick<Deps, 'config'>, value: string, fiel
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol !== 'http:') throw invalidArgument(`${field} must be an https URL`, field);
-  const allow = deps.config.allowPlainHttpEndpoints;
-  if (allow === true || (Array.isArray(allow) && allow.includes(url.hostname.toLowerCase()))) return url;
+  if (plainHttpAllowed(deps.config.allowPlainHttpEndpoints, url.hostname)) return url;
   throw invalidArgument(`${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, field);
 }
 

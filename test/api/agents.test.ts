@@ -89,7 +89,10 @@ describe('creating and reading agents', () => {
       connection_tools: [
         { connection_id: connection, tools: ['search'], defer_loading: true, permission: 'inherit', permissions: { search: 'allow' } },
       ],
-      toolsets: { web: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } } },
+      toolsets: {
+        web: { config: { max_results: 3 }, enabled: true, tools: { web_fetch: { permission: 'ask' } } },
+        custom: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } },
+      },
       platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'allow' },
       builtin_skills: ['planning'],
       skills: [{ skill_id: skill.body.id, revision_id: skill.body.default_revision_id }],

@@ -79,7 +79,7 @@ describe('the agent configuration', () => {
           permissions: { search: 'allow', fetch: 'deny' },
         },
       ],
-      toolsets: { web: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } }, code: { enabled: false } },
+      toolsets: { web: { config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } }, code: { enabled: false } },
       platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'ask' },
       builtin_skills: ['planning'],
       skills: [{ skill_id: skill.id, revision_id: skill.default_revision_id }],
@@ -152,7 +152,7 @@ describe('the agent configuration', () => {
       // the map, ordered by toolset name
       toolsets: [
         { name: 'code', config: null, enabled: false, tools: null },
-        { name: 'web', config: { region: 'eu' }, enabled: true, tools: { fetch: {} } },
+        { name: 'web', config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } },
       ],
       platformTools: { groups: ['agents'], readPermission: 'allow', writePermission: 'ask' },
       builtinSkills: ['planning'],

@@ -9,11 +9,20 @@ import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
 import { pluginTools } from './plugin-tools.js';
 import { skillTools } from './skills.js';
+import { webTools } from './web-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 import { toolOutputReader } from './tool-output.js';
 
 /** In order (the order the model sees); `toolOutputReader` last: it offers itself only beside server tools. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, skillTools, pluginTools, toolOutputReader];
+export const TOOL_SOURCES: readonly ToolSource[] = [
+  clientTools,
+  askUserTool,
+  memoryTools,
+  skillTools,
+  webTools,
+  pluginTools,
+  toolOutputReader,
+];
 
 export class Toolset {
   /** Every tool by its name in the run, offered or not. */

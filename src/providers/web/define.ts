@@ -1,0 +1,67 @@
+// The pieces every web type shares: its credential and configuration schemas (a `base_url` that
+// defaults to the vendor's API, a default number of results) and how a type is declared.
+import type { JsonSchema, ProviderContext, ProviderType } from '../registry.js';
+import { convert } from 'html-to-text';
+import { str, trimSlash } from './http.js';
+import type { WebOperation, WebOperations } from './types.js';
+
+export const apiKeyCredential: JsonSchema = {
+  type: 'object',
+  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
+  required: ['api_key'],
+  additionalProperties: false,
+};
+export const optionalApiKeyCredential: JsonSchema = {
+  type: 'object',
+  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
+  additionalProperties: false,
+};
+export const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
+
+const maxResults = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 50,
+  description: 'results per search when the toolset does not say (default 5)',
+};
+
+/** A configuration with `base_url` (default: the vendor's API) and `max_results`, plus the type's own members. */
+export function webConfig(defaultBaseUrl: string | null, extra: Record<string, unknown> = {}, required: string[] = []): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      ...(defaultBaseUrl !== null ? { base_url: { type: 'string', format: 'uri', description: `default ${defaultBaseUrl}` } } : {}),
+      max_results: maxResults,
+      ...extra,
+    },
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+export interface WebTypeDefinition {
+  type: string;
+  title: string;
+  setupUrl?: string;
+  configurationSchema: JsonSchema;
+  credentialSchema: JsonSchema;
+  credentialRequired: boolean;
+  endpointFields: string[];
+  web: WebOperations;
+}
+
+/**
+ * A web provider type. It has no probe: the spec answers every web type's test `unsupported` (a
+ * search costs money on most of these APIs, and none has a free call that proves a key).
+ */
+export function webType(definition: WebTypeDefinition): ProviderType {
+  const operations = (['search', 'fetch'] as WebOperation[]).filter((operation) => definition.web[operation]);
+  return { kind: 'web', ...definition, operations };
+}
+
+/** The configured API root, or the vendor's. */
+export const baseUrl = (ctx: ProviderContext, fallback: string, field = 'base_url') => trimSlash(str(ctx.config[field]) || fallback);
+export const apiKeyOf = (ctx: ProviderContext) => str(ctx.credential?.api_key);
+
+/** Snippets some vendors send with markup (`<strong>` around matches): plain text. */
+export const plain = (text: unknown) => convert(str(text), { wordwrap: false }).replace(/\s+/g, ' ').trim();

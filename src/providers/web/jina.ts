@@ -1,0 +1,68 @@
+// Jina Reader: GET {reader}/{url} reads a page, GET {search}/?q= searches; JSON answers
+// (`Accept: application/json`), the optional key as a bearer token (without one Jina's free rate
+// limit applies). Search asks for results without their pages' contents (`X-Respond-With: no-content`).
+import { apiKeyOf, baseUrl, optionalApiKeyCredential, webConfig, webType } from './define.js';
+import { callWebApi, str } from './http.js';
+import type { ProviderContext } from '../registry.js';
+
+const READER = 'https://r.jina.ai';
+const SEARCH = 'https://s.jina.ai';
+
+interface ReadAnswer {
+  data?: { url?: string; title?: string; content?: string };
+}
+interface SearchAnswer {
+  data?: { url?: string; title?: string; description?: string; content?: string; date?: string }[];
+}
+
+const headers = (ctx: ProviderContext, extra: Record<string, string> = {}) => {
+  const key = apiKeyOf(ctx);
+  return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
+};
+
+export const jina = webType({
+  type: 'jina',
+  title: 'Jina Reader',
+  setupUrl: 'https://jina.ai/reader/',
+  configurationSchema: webConfig(READER, { search_url: { type: 'string', format: 'uri', description: `default ${SEARCH}` } }),
+  credentialSchema: optionalApiKeyCredential,
+  credentialRequired: false,
+  endpointFields: ['base_url', 'search_url'],
+  web: {
+    async search(ctx, { query, maxResults }) {
+      const answer = await callWebApi<SearchAnswer>({
+        vendor: 'Jina',
+        method: 'GET',
+        url: `${baseUrl(ctx, SEARCH, 'search_url')}/?${new URLSearchParams({ q: query })}`,
+        headers: headers(ctx, { 'x-respond-with': 'no-content' }),
+        signal: ctx.signal,
+        secrets: [apiKeyOf(ctx)],
+      });
+      return (answer.data ?? []).slice(0, maxResults).map((r) => ({
+        title: str(r.title),
+        url: str(r.url),
+        snippet: str(r.description || r.content),
+        ...(r.date ? { published_at: r.date } : {}),
+      }));
+    },
+    async fetch(ctx, { url }) {
+      const answer = await callWebApi<ReadAnswer>({
+        vendor: 'Jina',
+        method: 'GET',
+        // The reader takes the page's address as the path, as it is.
+        url: `${baseUrl(ctx, READER)}/${url}`,
+        headers: headers(ctx, { 'x-return-format': 'markdown' }),
+        signal: ctx.signal,
+        secrets: [apiKeyOf(ctx)],
+      });
+      const data = answer.data ?? {};
+      return {
+        url: str(data.url) || url,
+        ...(data.title ? { title: data.title } : {}),
+        content_type: 'text/markdown',
+        text: str(data.content),
+        truncated: false,
+      };
+    },
+  },
+});

@@ -1,0 +1,46 @@
+// SearXNG, a metasearch engine that users host: GET {base_url}/search?format=json (the instance must
+// have the JSON format enabled in its settings). No credential; the instance's address is required.
+import { baseUrl, noCredential, webConfig, webType } from './define.js';
+import { callWebApi, str } from './http.js';
+
+interface SearchAnswer {
+  results?: { title?: string; url?: string; content?: string; publishedDate?: string | null }[];
+}
+
+export const searxng = webType({
+  type: 'searxng',
+  title: 'SearXNG (self-hosted metasearch)',
+  configurationSchema: webConfig(
+    null,
+    {
+      base_url: { type: 'string', format: 'uri', description: 'the instance, e.g. https://search.example.com' },
+      categories: { type: 'string', description: 'comma-separated, e.g. general,news' },
+      language: { type: 'string' },
+      safesearch: { enum: [0, 1, 2] },
+    },
+    ['base_url'],
+  ),
+  credentialSchema: noCredential,
+  credentialRequired: false,
+  endpointFields: ['base_url'],
+  web: {
+    async search(ctx, { query, maxResults }) {
+      const params = new URLSearchParams({ q: query, format: 'json' });
+      for (const name of ['categories', 'language', 'safesearch'])
+        if (ctx.config[name] !== undefined) params.set(name, str(ctx.config[name]));
+      const answer = await callWebApi<SearchAnswer>({
+        vendor: 'SearXNG',
+        method: 'GET',
+        url: `${baseUrl(ctx, '')}/search?${params}`,
+        signal: ctx.signal,
+        secrets: [],
+      });
+      return (answer.results ?? []).slice(0, maxResults).map((r) => ({
+        title: str(r.title),
+        url: str(r.url),
+        snippet: str(r.content),
+        ...(r.publishedDate ? { published_at: r.publishedDate } : {}),
+      }));
+    },
+  },
+});
