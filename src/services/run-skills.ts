@@ -8,10 +8,13 @@ import type { CallContext } from './call-context.js';
 import { configuredSkills } from './skill-references.js';
 import type { SkillContent } from './skills.js';
 
+/** Where a run's skill comes from: the run's workspace, or shipped with the service. */
+export const SKILL_SOURCES = ['workspace', 'builtin'] as const;
+
 /** One entry of a run's resolved skill list, as the run records it and its agent view shows it. */
 export interface ResolvedSkill {
   /** `workspace`: a skill of the run's workspace; `builtin`: shipped with the service (no ids). */
-  source: 'workspace' | 'builtin';
+  source: (typeof SKILL_SOURCES)[number];
   skill_id: string | null;
   revision_id: string | null;
   /** The name the model knows the skill by (its content's `name`). */

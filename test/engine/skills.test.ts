@@ -131,8 +131,12 @@ describe('skills in runs (scripted model)', () => {
       { source: 'workspace', skill_id: unpinned.id, revision_id: unpinned.revision, name: 'tone-of-voice' },
       { source: 'builtin', skill_id: null, revision_id: null, name: 'planning' },
     ]);
-    const graphql = await t.graphql('query ($id: ID!) { runAgent(runId: $id) { resolvedSkills } }', { id: done.id });
-    expect(graphql.data.runAgent.resolvedSkills).toEqual(view.body.resolved_skills);
+    const graphql = await t.graphql('query ($id: ID!) { runAgent(runId: $id) { resolvedSkills { source skillId revisionId name } } }', {
+      id: done.id,
+    });
+    expect(graphql.data.runAgent.resolvedSkills).toEqual(
+      view.body.resolved_skills.map((s: any) => ({ source: s.source, skillId: s.skill_id, revisionId: s.revision_id, name: s.name })),
+    );
 
     // An unpinned skill follows its default: a later run resolves the new default revision.
     const next = await t.rest('POST', `/api/v1/skills/${unpinned.id}/revisions`, {

@@ -13,6 +13,7 @@ import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
 import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
 import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../services/resume.js';
 import { MEMORY_ACCESS } from '../../agents/config-schema.js';
+import { SKILL_SOURCES } from '../../services/run-skills.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
 function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
@@ -91,3 +92,8 @@ export function storedValue<T>(_set: EnumRef<SchemaTypes, T>, value: string | nu
 export function storedValue<T>(_set: EnumRef<SchemaTypes, T>, value: string | null): T | null {
   return value as T | null;
 }
+export const SkillSourceEnum = closedSet(
+  'SkillSource',
+  SKILL_SOURCES,
+  "Where a run's skill comes from: the run's workspace, or shipped with the service.",
+);

@@ -16,7 +16,16 @@ import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
 import { readEnvironmentMounts, readFailure, readMemoryMounts, readPending, readResume, readUsage } from '../../services/run-members.js';
 import { EnvironmentMountRef, FailureRef, MemoryMountRef, RunPendingRef, RunResumeRef, RunUsageRef } from './run-members.js';
-import { RevisionSelectionEnum, RunLineageEnum, RunStatusEnum, RunTriggerEnum, WaitReasonEnum, storedValue } from './enums.js';
+import type { ResolvedSkill } from '../../services/run-skills.js';
+import {
+  SkillSourceEnum,
+  RevisionSelectionEnum,
+  RunLineageEnum,
+  RunStatusEnum,
+  RunTriggerEnum,
+  WaitReasonEnum,
+  storedValue,
+} from './enums.js';
 
 /** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
 export const WAIT_DESCRIPTION = `seconds to wait (at most ${MAX_WAIT_SECONDS}) for the run to be sealed or waiting; the run as it is when the time is up`;
@@ -96,6 +105,16 @@ withLabelList(RunRef);
 
 export const RunConnection = connectionOf('Run', RunRef);
 
+const ResolvedSkillRef = builder.objectRef<ResolvedSkill>('ResolvedSkill').implement({
+  description: 'A skill a run uses, as resolved when its first attempt was prepared.',
+  fields: (t) => ({
+    source: t.field({ type: SkillSourceEnum, resolve: (s) => storedValue(SkillSourceEnum, s.source) }),
+    skillId: t.string({ nullable: true, description: 'null for a built-in skill', resolve: (s) => s.skill_id }),
+    revisionId: t.string({ nullable: true, description: 'null for a built-in skill', resolve: (s) => s.revision_id }),
+    name: t.exposeString('name', { description: 'the name the model knows the skill by' }),
+  }),
+});
+
 const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView').implement({
   fields: (t) => ({
     config: t.field({
@@ -110,12 +129,10 @@ const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevisio
     }),
     revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
     resolvedSkills: t.field({
-      type: 'JSON',
+      type: [ResolvedSkillRef],
       nullable: true,
-      description:
-        'the skills the run uses, as resolved when its first attempt was prepared: [{source, skill_id, revision_id, name}] ' +
-        '(source workspace or builtin); null while a run with skills has not started',
-      resolve: (v) => v.resolvedSkills,
+      description: 'the skills the run uses, as resolved when its first attempt was prepared; null while a run with skills has not started',
+      resolve: (v) => v.resolvedSkills as ResolvedSkill[] | null,
     }),
   }),
 });
