@@ -587,6 +587,14 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/content-refs/:ref_id',
+    operation: 'RunItemContentGet',
+    surface: 'v1',
+    variables: (req) => ({ ref: req.path('ref_id'), offset: req.queryInt('offset'), limit: req.queryInt('limit') }),
+    result: 'runItemContent',
+  },
+  {
+    method: 'GET',
     path: '/api/v1/runs/:run_id/agent',
     operation: 'RunAgent',
     surface: 'v1',

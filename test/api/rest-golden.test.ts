@@ -340,6 +340,7 @@ async function scenario() {
   });
   await call('GET /api/v1/runs/:run_id/items', 'GET', `/api/v1/runs/${runId}/items`);
   await call('GET /api/v1/runs/:run_id/agent', 'GET', `/api/v1/runs/${runId}/agent`);
+  await call('GET /api/v1/content-refs/:ref_id — unknown ref', 'GET', '/api/v1/content-refs/itm_unknown:result?offset=0&limit=10');
   const resumed = await call('POST /api/v1/runs/:run_id/resume', 'POST', `/api/v1/runs/${waiting.body.id}/resume`, {
     headers: { ...WAIT, 'idempotency-key': 'golden-resume' },
     body: { calls: { call_1: { status: 'returned', value: { sky: 'clear' } } } },

@@ -306,6 +306,23 @@ describe('server tools: results, errors and retries', () => {
       body: JSON.stringify({ query, variables: { ref: ref.id } }),
     });
     expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('not_found');
+
+    // REST: the same pages at /api/v1/content-refs/{id}.
+    const rest = await t.rest('GET', `/api/v1/content-refs/${ref.id}?offset=0&limit=262144`);
+    expect(rest.status).toBe(200);
+    expect(rest.body).toMatchObject({
+      ref: ref.id,
+      item_id: result.id,
+      member: 'result',
+      offset: 0,
+      next_offset: null,
+      size_bytes: ref.size_bytes,
+    });
+    expect(rest.body.text).toBe(page.data.runItemContent.text);
+    const second = await t.rest('GET', `/api/v1/content-refs/${ref.id}?offset=10&limit=5`);
+    expect(second.body).toMatchObject({ offset: 10, next_offset: 15, text: page.data.runItemContent.text.slice(10, 15) });
+    expect((await t.rest('GET', `/api/v1/content-refs/${ref.id}?limit=0`)).body.error.code).toBe('invalid_argument');
+    expect((await t.rest('GET', `/api/v1/content-refs/${ref.id}`, { token: other.apiKey.token })).status).toBe(404);
   });
 
   it('names are unique: two instances of a plugin are namespaced by their instance names', async () => {
