@@ -15,6 +15,7 @@ import './modules/runs.js';
 import './modules/run-items.js';
 import './modules/inbox.js';
 import './modules/providers.js';
+import './modules/connections.js';
 import './modules/memories.js';
 import './modules/support/push.js';
 import './modules/support/status.js';

@@ -1,0 +1,113 @@
+// Connections: a workspace's MCP servers (through a connector provider). The credential is
+// write-only: the type says only whether one is configured.
+import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { pageOf, VersionedRef } from './common.js';
+import { loadConnections } from '../../services/nodes.js';
+import {
+  createConnection,
+  getConnection,
+  listConnections,
+  revokeConnection,
+  testConnection,
+  updateConnection,
+  type ConnectionTestResult,
+} from '../../services/connections.js';
+
+const ConnectionRef = builder.prismaObject('Connection', {
+  interfaces: [VersionedRef],
+  fields: (t) => ({
+    workspaceId: t.exposeString('workspaceId'),
+    providerId: t.exposeString('providerId'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    config: t.expose('config', { type: 'JSON' }),
+    enabled: t.exposeBoolean('enabled'),
+    labels: t.expose('labels', { type: 'JSON' }),
+    credentialConfigured: t.boolean({
+      description: 'the credential itself is never returned',
+      resolve: (c) => c.credentialCiphertext !== null,
+    }),
+  }),
+});
+asNode(ConnectionRef, loadConnections, rowId);
+
+const ConnectionPage = pageOf('ConnectionPage', ConnectionRef);
+
+const ConnectionTestResultRef = builder.objectRef<ConnectionTestResult>('ConnectionTestResult').implement({
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'succeeded | failed' }),
+    message: t.string({ nullable: true, resolve: (r) => r.message }),
+    toolCount: t.int({ nullable: true, description: 'the number of tools the server lists (succeeded only)', resolve: (r) => r.toolCount }),
+  }),
+});
+
+const CreateConnectionInput = builder.inputType('CreateConnectionInput', {
+  fields: (t) => ({
+    providerId: t.string({ required: true, description: 'a connector provider of the workspace' }),
+    name: t.string({ required: true }),
+    description: t.string(),
+    config: t.field({ type: 'JSON', description: 'MCP: `transport` (streamable_http | stdio) with `url`, or `command` and `args`' }),
+    credential: t.field({ type: 'JSON', description: 'write-only: `bearer_token` and/or `headers`' }),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+  }),
+});
+const UpdateConnectionInput = builder.inputType('UpdateConnectionInput', {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+    config: t.field({ type: 'JSON', description: 'while a credential is stored, a change needs `credential` too' }),
+    credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  connections: t.field({
+    type: ConnectionPage,
+    args: {
+      label: t.arg.stringList(),
+      q: t.arg.string(),
+      enabled: t.arg.boolean(),
+      providerId: t.arg.string(),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
+    resolve: async (_r, a, ctx) => listConnections(await ctx.call(), a),
+  }),
+  connection: t.field({
+    type: ConnectionRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getConnection(await ctx.call(), String(a.id)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createConnection: t.field({
+    type: ConnectionRef,
+    args: { input: t.arg({ type: CreateConnectionInput, required: true }) },
+    resolve: async (_r, a, ctx) => createConnection(await ctx.call(), a.input),
+  }),
+  updateConnection: t.field({
+    type: ConnectionRef,
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateConnectionInput, required: true }) },
+    resolve: async (_r, a, ctx) =>
+      updateConnection(await ctx.call(), String(a.id), a.ifMatch, a.input, {
+        credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
+      }),
+  }),
+  revokeConnection: t.field({
+    type: ConnectionRef,
+    description: 'Removes the stored credential. If-Match is optional.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => revokeConnection(await ctx.call(), String(a.id), a.ifMatch),
+  }),
+  testConnection: t.field({
+    type: ConnectionTestResultRef,
+    description: 'Needs `run`: connects and lists the tools.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => testConnection(await ctx.call(), String(a.id)),
+  }),
+}));
