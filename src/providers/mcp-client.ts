@@ -86,8 +86,13 @@ export async function listMcpTools(client: Client, signal?: AbortSignal): Promis
   return tools;
 }
 
+/** What `callTool` answers: a result, or (servers of the first protocol version) a bare `toolResult`. */
+export type McpCallResult = CallToolResult | { toolResult: unknown };
+
 /** A tool's result as the model gets it: its structured content, else its text, else a summary of the other parts. */
-export function toolResultValue(result: CallToolResult): unknown {
+export function toolResultValue(answer: McpCallResult): unknown {
+  if (!('content' in answer) && 'toolResult' in answer) return answer.toolResult;
+  const result = answer as CallToolResult;
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
   const parts = result.content ?? [];
   const texts = parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text);
@@ -114,7 +119,7 @@ export function toolResultValue(result: CallToolResult): unknown {
 
 /** The text of an error result (`isError`), for the model. */
 export function toolErrorText(result: CallToolResult): string {
-  const value = toolResultValue({ ...result, structuredContent: undefined });
+  const value = toolResultValue({ ...result, structuredContent: undefined } as CallToolResult);
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text || 'the tool reported an error';
 }

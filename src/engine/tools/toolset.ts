@@ -4,11 +4,12 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
+import { connectionTools } from './connection-tools.js';
 import { memoryTools } from './memory-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 /** In order: a later source's tool replaces an earlier one of the same name. */
-export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools];
+export const TOOL_SOURCES: readonly ToolSource[] = [clientTools, askUserTool, memoryTools, connectionTools];
 
 export class Toolset {
   /** Every tool by name, offered or not (the last of a name wins). */
@@ -26,6 +27,16 @@ export class Toolset {
 
   get(name: string): RunTool | undefined {
     return this.byName.get(name);
+  }
+
+  /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */
+  offer(names: readonly string[]) {
+    for (const name of names) {
+      const runTool = this.byName.get(name);
+      if (!runTool || this.offered.has(name)) continue;
+      this.offered.set(name, runTool);
+      this.modelTools = null;
+    }
   }
 
   isOffered(name: string): boolean {
@@ -48,8 +59,15 @@ export class Toolset {
   }
 }
 
-export async function buildToolset(context: ToolSourceContext, sources: readonly ToolSource[] = TOOL_SOURCES): Promise<Toolset> {
+export async function buildToolset(
+  context: Omit<ToolSourceContext, 'offerTools'>,
+  sources: readonly ToolSource[] = TOOL_SOURCES,
+): Promise<Toolset> {
   const tools: RunTool[] = [];
-  for (const source of sources) tools.push(...(await source(context)));
-  return new Toolset(tools);
+  // Sources build their tools before the toolset exists; a later offer reaches it through this.
+  let toolset: Toolset | null = null;
+  const offerTools = (names: readonly string[]) => toolset?.offer(names);
+  for (const source of sources) tools.push(...(await source({ ...context, offerTools })));
+  toolset = new Toolset(tools);
+  return toolset;
 }
