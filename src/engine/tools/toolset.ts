@@ -5,6 +5,7 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
+import { connectionTools } from './connection-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
 import { pluginTools } from './plugin-tools.js';
@@ -18,6 +19,7 @@ export const TOOL_SOURCES: readonly ToolSource[] = [
   clientTools,
   askUserTool,
   memoryTools,
+  connectionTools,
   skillTools,
   webTools,
   pluginTools,
@@ -40,6 +42,16 @@ export class Toolset {
 
   get(name: string): RunTool | undefined {
     return this.byName.get(name);
+  }
+
+  /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */
+  offer(names: readonly string[]) {
+    for (const name of names) {
+      const runTool = this.byName.get(name);
+      if (!runTool || this.offered.has(name)) continue;
+      this.offered.set(name, runTool);
+      this.modelTools = null;
+    }
   }
 
   isOffered(name: string): boolean {
@@ -67,9 +79,16 @@ export class Toolset {
   }
 }
 
-export async function buildToolset(context: ToolSourceContext, sources: readonly ToolSource[] = TOOL_SOURCES): Promise<Toolset> {
+export async function buildToolset(
+  context: Omit<ToolSourceContext, 'offerTools'>,
+  sources: readonly ToolSource[] = TOOL_SOURCES,
+): Promise<Toolset> {
   const tools: RunTool[] = [];
+  // Sources build their tools before the toolset exists; a later offer reaches it through this.
+  let toolset: Toolset | null = null;
+  const offerTools = (names: readonly string[]) => toolset?.offer(names);
   // A source may look at what the sources before it offered (the output reader does).
-  for (const source of sources) tools.push(...(await source({ ...context, earlier: tools })));
-  return new Toolset(tools);
+  for (const source of sources) tools.push(...(await source({ ...context, offerTools, earlier: tools })));
+  toolset = new Toolset(tools);
+  return toolset;
 }
