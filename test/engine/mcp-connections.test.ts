@@ -1,8 +1,10 @@
 // MCP connections in runs, against the reference MCP server from npm on loopback (streamable HTTP
 // behind a recording proxy that demands the bearer token, and stdio): listing (filtered by `tools`),
-// calls, errors, large results, `defer_loading`, per-tool ask and deny, the thread's `mcp_headers`,
-// `allowed_hosts`, disable and revoke mid-run, tenancy, the credential never in a response or a log
-// line — driven by the scripted model and by the real OpenAI-compatible and Anthropic adapters.
+// calls (a `tool_call` item, the result on its `tool_result`), errors, large results in content_refs
+// read on with `read_tool_output`, `defer_loading` under the run's final names, per-tool ask and deny
+// through the tool layer, names two connections share, the thread's `mcp_headers`, `allowed_hosts`,
+// disable and revoke mid-run, tenancy, the credential never in a response or a log line — driven by
+// the scripted model and by the real OpenAI-compatible and Anthropic adapters.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -15,6 +17,7 @@ import {
   type Recorded,
 } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
 import { createWorkspace } from '../../src/services/admin.js';
 
 const TOKEN = 'mcp-run-secret-token-42';
@@ -63,6 +66,7 @@ async function items(runId: string): Promise<any[]> {
   return (await t.rest('GET', `/api/v1/runs/${runId}/items?limit=500`)).body.items;
 }
 const toolCalls = async (runId: string) => (await items(runId)).filter((item) => item.kind === 'tool_call');
+const toolResults = async (runId: string) => (await items(runId)).filter((item) => item.kind === 'tool_result');
 
 /** The tool names a recorded model request offered (OpenAI chat completions or Anthropic messages). */
 const offered = (request: Recorded): string[] =>
@@ -110,7 +114,12 @@ describe('MCP connections in runs', () => {
         (item) => (item.kind === 'tool_call' || item.kind === 'tool_result') && item.content.tool_call_id === id && item.content.error,
       )?.content.error;
     const [echo] = await toolCalls(finished.id);
-    expect(echo.content).toMatchObject({ tool_name: 'echo', arguments: { message: 'hello over MCP' }, result: 'Echo: hello over MCP' });
+    expect(echo).toMatchObject({
+      state: 'completed',
+      content: { tool_name: 'echo', arguments: { message: 'hello over MCP' }, server: true },
+    });
+    const [echoed] = await toolResults(finished.id);
+    expect(echoed.content).toEqual({ tool_call_id: 'c1', tool_name: 'echo', result: 'Echo: hello over MCP' });
     // Arguments that do not match the server's schema: the model is told why.
     expect(errorOf('c2')).toMatch(/number|invalid/i);
     // A tool the entry's `tools` leaves out is no tool of the run.
@@ -124,18 +133,50 @@ describe('MCP connections in runs', () => {
     expect(JSON.stringify(finished)).not.toContain(TOKEN);
   });
 
-  it('OpenAI-compatible adapter: the filtered tools are offered, a large result comes back whole', async () => {
+  it('OpenAI-compatible adapter: the filtered tools are offered; a large result is stored in content_refs and read on with read_tool_output', async () => {
     const big = 'x'.repeat(200_000);
-    openai.turns.push({ tool: { id: 'o1', name: 'echo', arguments: { message: big } } }, { text: 'echoed' });
+    // The model's read is held until the test has learnt the ref from the items.
+    const held = streamGate();
+    const readTurn = { tool: { id: 'o2', name: 'read_tool_output', arguments: {} as Record<string, unknown> }, gate: held.gate };
+    openai.turns.push({ tool: { id: 'o1', name: 'echo', arguments: { message: big } } }, readTurn, { text: 'echoed' });
     openai.requests.length = 0;
     const agentId = await agent({ model: 'gpt-loop', connection_tools: [{ connection_id: connectionId, tools: ['echo', 'get-sum'] }] });
-    const finished = await run(agentId);
+    const started = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('go') } });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await held.reached;
+    const stored = await waitFor(
+      async () => (await toolResults(started.body.id)).find((item) => item.content.tool_call_id === 'o1'),
+      (item) => item?.state === 'completed',
+      'the large result item',
+    );
+    const ref = stored.content_refs.result;
+    expect(ref).toMatchObject({ id: `${stored.id}:result`, media_type: 'text/plain; charset=utf-8', truncated: true });
+    expect(ref.size_bytes).toBe(Buffer.byteLength(`Echo: ${big}`));
+    expect(typeof stored.content.result).toBe('string');
+    expect(stored.content.result.length).toBeLessThan(2_000);
+    const requests = modelRequests(openai, '/v1/chat/completions');
+    // The connection's filtered tools, and the reader of large results beside them.
+    expect(offered(requests[0]!).sort()).toEqual(['echo', 'get-sum', 'read_tool_output']);
+    // The model got a note naming the ref and the start of the result, not the whole of it.
+    const told = requests[1]!.body.messages.find((m: { role: string }) => m.role === 'tool').content as string;
+    expect(told).toContain(`read_tool_output {"ref": "${ref.id}", "offset": 8192}`);
+    expect(told).toContain('Echo: xxx');
+    expect(told.length).toBeLessThan(9_000);
+
+    readTurn.tool.arguments = { ref: ref.id, offset: 199_000, limit: 8_192 };
+    held.open();
+    const finished = await settleRun(t, started.body.id);
     expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
     expect(finished.output).toBe('echoed');
-    const requests = modelRequests(openai, '/v1/chat/completions');
-    expect(offered(requests[0]!).sort()).toEqual(['echo', 'get-sum']);
-    const toolMessage = requests[1]!.body.messages.find((m: { role: string }) => m.role === 'tool');
-    expect(JSON.stringify(toolMessage.content)).toContain(`Echo: ${big}`);
+    const read = (await toolResults(finished.id)).find((item) => item.content.tool_call_id === 'o2');
+    expect(read.content.result).toMatchObject({ ref: ref.id, offset: 199_000, total_chars: big.length + 6, next_offset: null });
+    expect(read.content.result.text).toBe('x'.repeat(1_006));
+    // Clients read the whole result through GraphQL.
+    const page = await t.graphql('query ($ref: String!) { runItemContent(ref: $ref, limit: 262144) { text sizeBytes nextOffset } }', {
+      ref: ref.id,
+    });
+    expect(page.errors).toBeUndefined();
+    expect(page.data.runItemContent).toEqual({ text: `Echo: ${big}`, sizeBytes: ref.size_bytes, nextOffset: null });
   });
 
   it('Anthropic adapter: calls a tool of a stdio connection', async () => {
@@ -146,8 +187,9 @@ describe('MCP connections in runs', () => {
     const finished = await run(agentId);
     expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
     const requests = modelRequests(anthropic, '/v1/messages');
-    expect(offered(requests[0]!)).toEqual(['get-sum']);
+    expect(offered(requests[0]!)).toEqual(['get-sum', 'read_tool_output']);
     expect(JSON.stringify(requests[1]!.body.messages)).toContain('The sum of 2 and 3 is 5.');
+    expect((await toolResults(finished.id))[0].content).toMatchObject({ tool_name: 'get-sum', result: 'The sum of 2 and 3 is 5.' });
   });
 
   it('defer_loading: the model first gets search_tools, and only the tools it finds are loaded', async () => {
@@ -161,11 +203,14 @@ describe('MCP connections in runs', () => {
     const finished = await run(agentId);
     expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
     const requests = modelRequests(openai, '/v1/chat/completions');
-    expect(offered(requests[0]!)).toEqual(['search_tools']);
-    expect(offered(requests[1]!).sort()).toEqual(['get-sum', 'search_tools']);
-    const [search, sum] = await toolCalls(finished.id);
+    // Only search_tools (and the reader of large results) at first; the tool it found from the next request on.
+    expect(offered(requests[0]!)).toEqual(['search_tools', 'read_tool_output']);
+    expect(offered(requests[1]!)).toEqual(['search_tools', 'read_tool_output', 'get-sum']);
+    expect(offered(requests[2]!)).toEqual(['search_tools', 'read_tool_output', 'get-sum']);
+    const [search, sum] = await toolResults(finished.id);
+    expect(search.content).toMatchObject({ tool_call_id: 's1', tool_name: 'search_tools' });
     expect(search.content.result.loaded.map((tool: { name: string }) => tool.name)).toEqual(['get-sum']);
-    expect(sum.content.result).toBe('The sum of 20 and 22 is 42.');
+    expect(sum.content).toMatchObject({ tool_call_id: 's2', tool_name: 'get-sum', result: 'The sum of 20 and 22 is 42.' });
   });
 
   it("the server's own errors reach the model (a deferred tool called directly with bad arguments)", async () => {
@@ -195,18 +240,29 @@ describe('MCP connections in runs', () => {
       wait_reason: 'approval',
       pending: { approvals: [{ tool_call_id: 'a1', tool_name: 'echo' }] },
     });
-    const denied = (await items(waiting.id)).find((item) => item.kind === 'tool_result' && item.content.tool_call_id === 'd1');
-    expect(denied.content.error).toMatch(/not allowed/);
+    const before = await items(waiting.id);
+    const denied = before.find((item) => item.kind === 'tool_result' && item.content.tool_call_id === 'd1');
+    expect(denied.content).toMatchObject({
+      tool_name: 'get-sum',
+      denied: true,
+      denied_by: 'configuration',
+      error: expect.stringMatching(/not allowed/),
+    });
+    expect(before.find((item) => item.kind === 'approval_request').content).toMatchObject({ tool_call_id: 'a1', tool_name: 'echo' });
+    // Nothing ran: neither call reached the server.
+    expect(before.filter((item) => item.kind === 'tool_call')).toEqual([]);
     const successor = await t.rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
       headers: { 'idempotency-key': 'approve-echo' },
       body: { approvals: { a1: { action: 'approve' } } },
     });
     const done = await settleRun(t, successor.body.id);
-    expect(done.status).toBe('completed');
-    expect((await toolCalls(done.id))[0].content).toMatchObject({ tool_name: 'echo', result: 'Echo: approved' });
+    expect(done).toMatchObject({ status: 'completed', output: 'after approval' });
+    // The approved call ran in the successor, before its first model turn.
+    expect((await toolCalls(done.id))[0]).toMatchObject({ state: 'completed', content: { tool_call_id: 'a1', tool_name: 'echo' } });
+    expect((await toolResults(done.id))[0].content).toEqual({ tool_call_id: 'a1', tool_name: 'echo', result: 'Echo: approved' });
   });
 
-  it('a name two connections share becomes connection__tool', async () => {
+  it('a name two connections share becomes connection__tool, offered, searched and called under that name', async () => {
     const second = await newConnection('Second server');
     openai.turns.push({ text: 'nothing to do' });
     openai.requests.length = 0;
@@ -214,15 +270,45 @@ describe('MCP connections in runs', () => {
       model: 'gpt-loop',
       connection_tools: [
         { connection_id: connectionId, tools: ['echo'] },
-        { connection_id: second.id, tools: ['echo', 'get-sum'] },
+        { connection_id: second.id, tools: ['echo', 'get-sum'], permissions: { echo: 'deny' } },
       ],
     });
     expect((await run(agentId)).status).toBe('completed');
     expect(offered(modelRequests(openai, '/v1/chat/completions')[0]!).sort()).toEqual([
       'everything__echo',
       'get-sum',
+      'read_tool_output',
       'second_server__echo',
     ]);
+
+    // Deferred: search_tools finds and loads the namespaced names; each keeps its own entry's permission.
+    openai.turns.push(
+      { tool: { id: 'n1', name: 'search_tools', arguments: { query: 'echo' } } },
+      { tool: { id: 'n2', name: 'everything__echo', arguments: { message: 'one' } } },
+      { tool: { id: 'n3', name: 'second_server__echo', arguments: { message: 'two' } } },
+      { text: 'both tried' },
+    );
+    openai.requests.length = 0;
+    const deferredAgent = await agent({
+      model: 'gpt-loop',
+      connection_tools: [
+        { connection_id: connectionId, tools: ['echo'], defer_loading: true },
+        { connection_id: second.id, tools: ['echo'], defer_loading: true, permissions: { echo: 'deny' } },
+      ],
+    });
+    const finished = await run(deferredAgent);
+    expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
+    const requests = modelRequests(openai, '/v1/chat/completions');
+    expect(offered(requests[0]!)).toEqual(['search_tools', 'read_tool_output']);
+    expect(offered(requests[1]!)).toEqual(['search_tools', 'read_tool_output', 'everything__echo', 'second_server__echo']);
+    const results = await toolResults(finished.id);
+    expect(results.map((item) => item.content.tool_name)).toEqual(['search_tools', 'everything__echo', 'second_server__echo']);
+    expect(results[0].content.result.loaded.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      'everything__echo',
+      'second_server__echo',
+    ]);
+    expect(results[1].content.result).toBe('Echo: one');
+    expect(results[2].content).toMatchObject({ denied: true, denied_by: 'configuration' });
   });
 
   it('revoked mid-run: the call fails with a clear error the model sees; disabled mid-run: `disabled`', async () => {

@@ -1,31 +1,11 @@
-// Pure parts of MCP connections: the allowed-hosts matcher, the client pool's sharing, idle closing
+// Pure parts of MCP connections: the client pool's sharing, idle closing
 // and dropping of broken clients (with a client double that only counts: the protocol itself is
 // tested against the reference server in test/engine/mcp-connections.test.ts), tool result shapes.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { isHostAllowed } from '../../src/lib/allowed-hosts.js';
 import { McpClientPool } from '../../src/engine/tools/mcp-pool.js';
 import { endpointHeaders, redactSecrets, toolErrorText, toolResultValue } from '../../src/providers/mcp-client.js';
-
-describe('allowed_hosts', () => {
-  const url = (text: string) => new URL(text);
-  it('matches hosts, subdomain wildcards, ports and IPv6, ignoring case', () => {
-    expect(isHostAllowed(undefined, url('https://anything.example'))).toBe(true);
-    expect(isHostAllowed([], url('https://example.com'))).toBe(false);
-    expect(isHostAllowed(['Example.com'], url('https://EXAMPLE.com/mcp'))).toBe(true);
-    expect(isHostAllowed(['example.com'], url('https://api.example.com'))).toBe(false);
-    expect(isHostAllowed(['*.example.com'], url('https://api.example.com'))).toBe(true);
-    expect(isHostAllowed(['*.example.com'], url('https://example.com'))).toBe(false);
-    expect(isHostAllowed(['*.example.com'], url('https://badexample.com'))).toBe(false);
-    expect(isHostAllowed(['127.0.0.1:8080'], url('http://127.0.0.1:8080/mcp'))).toBe(true);
-    expect(isHostAllowed(['127.0.0.1:8080'], url('http://127.0.0.1:9090/mcp'))).toBe(false);
-    expect(isHostAllowed(['example.com:443'], url('https://example.com/mcp'))).toBe(true);
-    expect(isHostAllowed(['[::1]:3000'], url('http://[::1]:3000/'))).toBe(true);
-    expect(isHostAllowed(['::1'], url('http://[::1]:3000/'))).toBe(true);
-    expect(isHostAllowed(['*'], url('https://x.y'))).toBe(true);
-  });
-});
 
 describe('the MCP client pool', () => {
   function doubles() {

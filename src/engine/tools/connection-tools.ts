@@ -1,10 +1,14 @@
 // The tools of a run's MCP connections (`connection_tools`): each entry's server is asked for its
 // tools (filtered by `tools`) through a pooled client, and each tool becomes a server tool whose
-// calls go to that server. The thread's `mcp_headers[connection_id]` travel with every request of
-// the thread's runs; `configuration.allowed_hosts` bounds which servers a run may reach. Entries with
-// `defer_loading` are not offered at first: the model gets `search_tools`, which loads the tools it
-// finds. Every call reads the connection again (through the configuration cache), so a connection
-// disabled mid-run refuses the call (`disabled`) and a revoked credential fails it with a clear error.
+// calls go to that server. The tool layer does the rest, as for every server tool: unique names
+// (the connection's name is the namespace a colliding tool gets, names.ts), the permission (the
+// entry's `permission` and `permissions`, resolved by permissions.ts), approvals, results and large
+// results (content_refs), retries. The thread's `mcp_headers[connection_id]` travel with every
+// request of the thread's runs; `configuration.allowed_hosts` bounds which servers a run may reach.
+// Entries with `defer_loading` are not offered at first: the model gets `search_tools`, which
+// offers the tools it finds. Every call reads the connection again (through the configuration
+// cache), so a connection disabled mid-run refuses the call (`disabled`) and a revoked credential
+// fails it with a clear error.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunOptions } from '../../agents/config-schema.js';
@@ -23,27 +27,21 @@ import {
 } from '../../providers/mcp-client.js';
 import { connectionForUse, type ConnectionForUse } from '../../services/connections.js';
 import type { ConnectionToolsConfig } from '../agent-config.js';
-import { ASK_USER_TOOL } from './ask-user.js';
 import { mcpPool } from './mcp-pool.js';
-import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
+import { resolvePermission } from './permissions.js';
+import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 export const SEARCH_TOOLS_TOOL = 'search_tools';
 const MAX_NAME = 64;
 
-/** Tool names every model API accepts: letters, digits, `_` and `-`, at most 64. */
-const toolName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_NAME) || 'tool';
-const slug = (name: string) =>
-  name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_|_$/g, '')
-    .slice(0, 30) || 'connection';
+/**
+ * A server's tool name as model APIs accept names (letters, digits, `_` and `-`, at most 64).
+ * Uniqueness in the run is the tool layer's (names.ts), not this source's.
+ */
+const modelSafeName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, MAX_NAME) || 'tool';
 
-/** `inherit` (or nothing) is the agent's default, which is `allow` for server tools. */
-function permissionOf(entry: ConnectionToolsConfig, tool: string): ToolPermission {
-  const chosen = entry.permissions?.[tool] ?? entry.permission;
-  return chosen === 'ask' || chosen === 'deny' ? chosen : 'allow';
-}
+/** The namespace of a connection's tools: its name (names.ts writes it as a name part), its id when the name has no letter or digit. */
+const namespaceOf = (connection: ConnectionForUse) => (/[A-Za-z0-9]/.test(connection.name) ? connection.name : connection.id);
 
 /** The endpoint a connection is reached at for one thread, and the key its pooled client is kept under. */
 function endpointFor(connection: ConnectionForUse, threadHeaders: Record<string, string> | undefined) {
@@ -96,43 +94,18 @@ async function listConnection(context: ToolSourceContext, entry: ConnectionTools
   }
 }
 
-/**
- * Names in the run: the server's name made acceptable to model APIs; where two connections (or a
- * client tool, `ask_user`, `search_tools`) share a name, `connection__tool`; still taken, a number.
- */
-function assignNames(listed: Listed[], reserved: Set<string>): Map<McpTool, string> {
-  const counts = new Map<string, number>();
-  for (const { tools } of listed) for (const tool of tools) counts.set(toolName(tool.name), (counts.get(toolName(tool.name)) ?? 0) + 1);
-  const taken = new Set(reserved);
-  const names = new Map<McpTool, string>();
-  for (const { connection, tools } of listed) {
-    for (const tool of tools) {
-      const plain = toolName(tool.name);
-      let name = counts.get(plain)! > 1 || reserved.has(plain) ? toolName(`${slug(connection.name)}__${plain}`) : plain;
-      for (let n = 2; taken.has(name); n += 1) name = `${name.slice(0, MAX_NAME - String(n).length - 1)}_${n}`;
-      taken.add(name);
-      names.set(tool, name);
-    }
-  }
-  return names;
-}
-
 /** One MCP tool as a server tool of the run: each call re-checks the connection, then goes to its pooled client. */
-function mcpRunTool(
-  context: ToolSourceContext,
-  listed: Listed,
-  tool: McpTool,
-  name: string,
-  headers: Record<string, string> | undefined,
-): RunTool {
+function mcpRunTool(context: ToolSourceContext, listed: Listed, tool: McpTool, headers: Record<string, string> | undefined): RunTool {
   const { deps, run } = context;
   const { entry, connection } = listed;
   const hadCredential = connection.credential !== null;
   return {
-    name,
+    name: modelSafeName(tool.name),
+    namespace: namespaceOf(connection),
     description: [tool.description ?? tool.title ?? tool.name, `(tool "${tool.name}" of the connection "${connection.name}")`].join(' '),
     inputSchema: (tool.inputSchema ?? { type: 'object' }) as JSONSchema7,
-    permission: permissionOf(entry, tool.name),
+    // `permissions` is keyed by the server's names, before any renaming.
+    permission: resolvePermission(tool.name, entry),
     offered: !entry.defer_loading,
     execution: {
       kind: 'server',
@@ -187,31 +160,36 @@ function score(query: string, name: string, description: string): number {
     .filter((word) => word.length > 1 && haystack.includes(word)).length;
 }
 
-/** `search_tools`: finds deferred tools by keywords and loads the best matches for the model's next request. */
+/**
+ * `search_tools`: finds deferred tools by keywords and offers the best matches from the model's next
+ * request on. It matches and answers with the tools' names in the run (namespaced where they collided).
+ */
 function searchTool(context: ToolSourceContext, deferred: RunTool[], connections: string[]): RunTool {
   return {
     name: SEARCH_TOOLS_TOOL,
+    namespace: 'connections',
     description:
       `Find tools of the connections ${connections.map((c) => `"${c}"`).join(', ')} (${deferred.length} tools, not loaded yet) ` +
       'by keywords; the tools found can be called from the next step on.',
     inputSchema: SEARCH_SCHEMA,
     permission: 'allow',
     offered: true,
+    // It only offers tools the run already has (their own calls are rated): nothing for the reviewer.
+    skipReview: true,
     execution: {
       kind: 'server',
       execute: async (args) => {
         const query = String(args.query ?? '');
         const limit = Math.min(Math.max(Number(args.limit) || 5, 1), 20);
         const found = deferred
+          .map((tool) => ({ name: context.nameInRun(tool), description: tool.description }))
           .map((tool) => ({ tool, score: score(query, tool.name, tool.description) }))
           .filter((match) => match.score > 0)
           .sort((a, b) => b.score - a.score)
           .slice(0, limit)
           .map((match) => match.tool);
         context.offerTools(found.map((tool) => tool.name));
-        return found.length
-          ? { loaded: found.map((tool) => ({ name: tool.name, description: tool.description })) }
-          : { loaded: [], message: 'no tool matches; try other words' };
+        return found.length ? { loaded: found } : { loaded: [], message: 'no tool matches; try other words' };
       },
     },
   };
@@ -224,16 +202,7 @@ export const connectionTools: ToolSource = async (context) => {
   const listed: Listed[] = [];
   for (const entry of entries) listed.push(await listConnection(context, entry, headers[entry.connection_id]));
 
-  const deferring = listed.some(({ entry }) => entry.defer_loading);
-  const reserved = new Set([
-    ASK_USER_TOOL,
-    ...(context.config.client_tools ?? []).map((tool) => tool.name),
-    ...(deferring ? [SEARCH_TOOLS_TOOL] : []),
-  ]);
-  const names = assignNames(listed, reserved);
-  const tools = listed.flatMap((item) =>
-    item.tools.map((tool) => mcpRunTool(context, item, tool, names.get(tool)!, headers[item.entry.connection_id])),
-  );
+  const tools = listed.flatMap((item) => item.tools.map((tool) => mcpRunTool(context, item, tool, headers[item.entry.connection_id])));
   const deferred = tools.filter((tool) => !tool.offered);
   if (!deferred.length) return tools;
   const connections = listed.filter(({ entry }) => entry.defer_loading).map(({ connection }) => connection.name);

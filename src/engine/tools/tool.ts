@@ -83,6 +83,11 @@ export interface ToolSourceContext {
    * a tool-search tool loads the tools it finds). Names that are not tools of the run are ignored.
    */
   offerTools(names: readonly string[]): void;
+  /**
+   * The name in the run of a tool a source built (names.ts may have namespaced it): what the model
+   * calls it and what `offerTools` takes. Known once the toolset is built — when a tool executes.
+   */
+  nameInRun(runTool: RunTool): string;
 }
 
 /** One kind of tool: the tools it offers a run, from the run's configuration. */

@@ -31,13 +31,22 @@ export class Toolset {
   private readonly byName = new Map<string, RunTool>();
   /** The tools the model is offered. */
   private readonly offered = new Map<string, RunTool>();
+  /** The name in the run of each tool as its source built it. */
+  private readonly runNames = new Map<RunTool, string>();
   private modelTools: ToolSet | null = null;
 
   constructor(tools: readonly RunTool[]) {
-    for (const runTool of uniqueToolNames(tools)) {
+    // uniqueToolNames keeps the order, so the i-th tool given is the i-th tool named.
+    uniqueToolNames(tools).forEach((runTool, index) => {
+      this.runNames.set(tools[index]!, runTool.name);
       this.byName.set(runTool.name, runTool);
       if (runTool.offered) this.offered.set(runTool.name, runTool);
-    }
+    });
+  }
+
+  /** The name a source's tool has in the run (its own name, or namespaced when it collided). */
+  nameOf(sourceTool: RunTool): string | undefined {
+    return this.runNames.get(sourceTool);
   }
 
   get(name: string): RunTool | undefined {
@@ -80,15 +89,16 @@ export class Toolset {
 }
 
 export async function buildToolset(
-  context: Omit<ToolSourceContext, 'offerTools'>,
+  context: Omit<ToolSourceContext, 'offerTools' | 'nameInRun'>,
   sources: readonly ToolSource[] = TOOL_SOURCES,
 ): Promise<Toolset> {
   const tools: RunTool[] = [];
   // Sources build their tools before the toolset exists; a later offer reaches it through this.
   let toolset: Toolset | null = null;
   const offerTools = (names: readonly string[]) => toolset?.offer(names);
+  const nameInRun = (runTool: RunTool) => toolset?.nameOf(runTool) ?? runTool.name;
   // A source may look at what the sources before it offered (the output reader does).
-  for (const source of sources) tools.push(...(await source({ ...context, offerTools, earlier: tools })));
+  for (const source of sources) tools.push(...(await source({ ...context, offerTools, nameInRun, earlier: tools })));
   toolset = new Toolset(tools);
   return toolset;
 }
