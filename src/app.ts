@@ -25,6 +25,7 @@ import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
 import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
+import { closeMcpPool } from './engine/tools/mcp-pool.js';
 
 export interface App {
   deps: Deps;
@@ -293,6 +294,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await new Promise((resolve) => setImmediate(resolve));
       // Workers first, while the database is still up: they finish or hand back their runs.
       await workers?.stop();
+      // Their MCP clients (connections) next: stdio servers are child processes of this one.
+      await closeMcpPool(deps);
       await listener.stop();
       stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();

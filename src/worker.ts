@@ -8,6 +8,7 @@ import { WorkerPool } from './engine/worker.js';
 import { PgListener } from './lib/pg-listener.js';
 import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
+import { closeMcpPool } from './engine/tools/mcp-pool.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -29,6 +30,7 @@ logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker sta
 // SIGTERM/SIGINT: the workers finish or hand back their runs, then the database closes.
 stopOnSignals(logger, config.shutdownGraceMs, async () => {
   await pool.stop();
+  await closeMcpPool(deps);
   await listener.stop();
   await closeEvents(deps.events);
   await database.close();

@@ -14,6 +14,17 @@ export interface ClientToolConfig {
   permission?: 'inherit' | 'allow' | 'ask' | 'deny';
 }
 
+export interface ConnectionToolsConfig {
+  connection_id: string;
+  /** Only these of the server's tools (by the server's names); absent: all. */
+  tools?: string[];
+  /** The model first gets a tool-search tool; only the tools it finds are loaded. */
+  defer_loading?: boolean;
+  permission?: 'inherit' | 'allow' | 'ask' | 'deny';
+  /** Per tool (the server's name), overriding `permission`. */
+  permissions?: Record<string, 'inherit' | 'allow' | 'ask' | 'deny'>;
+}
+
 export interface OutputSpec {
   name?: string;
   description?: string;
@@ -46,6 +57,7 @@ export interface RunAgentConfig {
   retries?: { output?: number; tools?: number };
   memory_mounts?: MemoryMountConfig[];
   toolsets?: Record<string, ToolsetConfig | undefined>;
+  connection_tools?: ConnectionToolsConfig[];
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
 }

@@ -1,6 +1,8 @@
 // Which addresses a run's tools may reach on the model's behalf: the run's `allowed_hosts` (when it
 // has them) and the deployment's endpoint policy (HTTPS, plain HTTP only where the operator allows it).
-// Pure functions: the callers pass the run's list and the deployment's allowance.
+// Pure functions: the callers pass the run's list and the deployment's allowance. The list's rule
+// is the one every tool uses (allowed-hosts.ts).
+import { isHostAllowed } from './allowed-hosts.js';
 
 /** The deployment's plain-HTTP allowance (ALLOW_PLAIN_HTTP_ENDPOINTS): everywhere, a host list, or nowhere. */
 export type PlainHttpAllowance = boolean | readonly string[];
@@ -16,31 +18,6 @@ export function plainHttpAllowed(allowance: PlainHttpAllowance, hostname: string
 }
 
 /**
- * Whether `url`'s host is in `allowedHosts`. Entries: `example.com` (that host, any port),
- * `example.com:8443` (that host and port), `*.example.com` (any host below example.com, not
- * example.com itself), `*` (any host). Case and a trailing dot do not matter; IPv6 literals may be
- * written with or without brackets.
- */
-export function hostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
-  const host = bare(url.hostname);
-  const port = url.port || (url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '');
-  return allowedHosts.some((raw) => {
-    let entry = raw.trim().toLowerCase();
-    if (entry === '*') return true;
-    let entryPort: string | null = null;
-    const withPort = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
-    if (withPort) {
-      entry = withPort[1]!;
-      entryPort = withPort[2]!;
-    }
-    if (entryPort !== null && entryPort !== port) return false;
-    entry = bare(entry);
-    if (entry.startsWith('*.')) return host.endsWith(entry.slice(1));
-    return host === entry;
-  });
-}
-
-/**
  * Why a tool may not reach `address`, or null when it may: only http(s) URLs; plain HTTP only under
  * the allowance; with `allowedHosts` (the run's list; absent means no list), only those hosts.
  */
@@ -53,7 +30,7 @@ export function urlRefusal(address: string, rules: { allowedHosts?: readonly str
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `${url.protocol} URLs cannot be fetched (http and https only)`;
   if (url.username || url.password) return 'URLs with credentials in them cannot be fetched';
-  if (rules.allowedHosts && !hostAllowed(url, rules.allowedHosts)) return `the host ${url.host} is not in this run's allowed_hosts`;
+  if (!isHostAllowed(rules.allowedHosts, url)) return `the host ${url.host} is not in this run's allowed_hosts`;
   if (url.protocol === 'http:' && !plainHttpAllowed(rules.plainHttp, url.hostname))
     return `${url.host} would be reached over plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`;
   return null;

@@ -17,6 +17,7 @@ export const NODE_TYPE_BY_PREFIX = {
   [ID_PREFIX.skill]: 'Skill',
   [ID_PREFIX.skillRevision]: 'SkillRevision',
   [ID_PREFIX.provider]: 'Provider',
+  [ID_PREFIX.connection]: 'Connection',
   [ID_PREFIX.memory]: 'Memory',
 } as const;
 

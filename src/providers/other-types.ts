@@ -1,9 +1,7 @@
 // Environment, connector and memory provider types (the web types are in ./web). The spec makes
 // every environment type's test `unsupported` except the container engine's (which only pings).
 import { request } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
 import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
@@ -145,28 +143,19 @@ registerProviderType({
   credentialRequired: false,
   endpointFields: ['url'],
   probe: async (ctx) => {
-    const headers: Record<string, string> = { ...((ctx.credential?.headers as Record<string, string> | undefined) ?? {}) };
-    if (ctx.credential?.bearer_token) headers.authorization = `Bearer ${String(ctx.credential.bearer_token)}`;
-    const client = new Client({ name: 'workspace-agent-service', version: '1' });
-    const transport =
-      ctx.config.transport === 'stdio'
-        ? new StdioClientTransport({
-            command: String(ctx.config.command),
-            args: (ctx.config.args as string[] | undefined) ?? [],
-            stderr: 'ignore',
-          })
-        : new StreamableHTTPClientTransport(new URL(String(ctx.config.url)), { requestInit: { headers } });
+    const endpoint = { config: ctx.config, credential: ctx.credential };
+    let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
     try {
-      await client.connect(transport, {
-        signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]),
-        timeout: PROBE_TIMEOUT_MS,
-      });
-      const tools = await client.listTools(undefined, { timeout: PROBE_TIMEOUT_MS });
-      return { status: 'succeeded', message: `${tools.tools.length} tools` };
+      client = await connectMcpClient(endpoint, ctx.signal);
+      const tools = await listMcpTools(client, ctx.signal);
+      return { status: 'succeeded', message: `${tools.length} tools` };
     } catch (error) {
-      return { status: 'failed', message: `the MCP server did not answer: ${(error as Error).message.slice(0, 200)}` };
+      return {
+        status: 'failed',
+        message: `the MCP server did not answer: ${redactSecrets((error as Error).message, endpoint).slice(0, 200)}`,
+      };
     } finally {
-      await client.close().catch(() => undefined);
+      await client?.close().catch(() => undefined);
     }
   },
 });

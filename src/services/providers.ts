@@ -33,7 +33,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: false });
 addFormats.default(ajv);
 const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
 
-function validateAgainst(schema: object, value: unknown, field: string) {
+export function validateAgainst(schema: object, value: unknown, field: string) {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = ajv.compile(schema as AnySchema);

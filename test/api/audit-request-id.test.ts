@@ -66,6 +66,30 @@ const ROWS: [string, Send][] = [
   ],
   ['updateModel', (h) => t.rest('PATCH', '/api/v1/models/main', { headers: { ...h, ...any }, body: { description: 'the main model' } })],
   [
+    'createConnection',
+    async (h) => {
+      const provider = await t.rest('POST', '/api/v1/connector-providers', {
+        body: { type: 'mcp', name: 'mcp', config: { url: 'https://mcp.example.com/mcp' } },
+      });
+      const r = await t.rest('POST', '/api/v1/connections', {
+        headers: h,
+        body: {
+          provider_id: provider.body.id,
+          name: 'mcp',
+          config: { url: 'https://mcp.example.com/mcp' },
+          credential: { bearer_token: 'secret' },
+        },
+      });
+      made.connection = r.body;
+      return r;
+    },
+  ],
+  [
+    'updateConnection',
+    (h) => t.rest('PATCH', `/api/v1/connections/${made.connection.id}`, { headers: { ...h, ...any }, body: { description: 'audited' } }),
+  ],
+  ['revokeConnection', (h) => t.rest('POST', `/api/v1/connections/${made.connection.id}/revoke`, { headers: h })],
+  [
     'createSkill',
     async (h) => {
       const r = await t.rest('POST', '/api/v1/skills', { headers: h, body: { name: 'Audited', content: skillContent } });
@@ -288,6 +312,7 @@ const NO_AUDIT_ROW: Record<string, string> = {
   logout: 'ends a login session',
   searchMemoryRecords: 'a read',
   testProvider: 'a probe',
+  testConnection: 'a probe (connects and lists tools)',
   touchPresence: 'presence is in memory, not stored',
   recordPushActivity: 'a liveness mark on the subscription',
   testPushSubscription: 'sends a notification',

@@ -152,6 +152,15 @@ function templates(): Record<string, Record<string, unknown>> {
       settings: { temperature: 0.5 },
       labels: { a: 'b' },
     },
+    'POST /api/v1/connections': {
+      provider_id: known.connector_provider_id![0],
+      name: 'c',
+      description: 'd',
+      config: { transport: 'streamable_http', url: 'https://127.0.0.1:1/mcp' },
+      credential: { bearer_token: 't', headers: { 'X-A': 'b' } },
+      labels: { a: 'b' },
+    },
+    'PATCH /api/v1/connections/:connection_id': { name: 'c', description: 'd', labels: { a: 'b' }, enabled: true },
     'POST /api/v1/agents': {
       name: 'A',
       description: 'd',
@@ -485,6 +494,13 @@ beforeAll(async () => {
   const session = await post('/api/v1/sessions', { title: 'fuzz' });
   const thread = await post('/api/v1/threads', { session_id: session.id });
   const memory = await t.rest('POST', '/api/v1/memories', { body: { name: 'notes' } });
+  // A connection whose server refuses at once (a closed loopback port), so probing it never waits.
+  const connector = await post('/api/v1/connector-providers', { type: 'mcp', name: 'mcp', config: { url: 'https://127.0.0.1:1/mcp' } });
+  const connection = await post('/api/v1/connections', {
+    provider_id: connector.id,
+    name: 'mcp',
+    config: { url: 'https://127.0.0.1:1/mcp' },
+  });
   const run = await post('/api/v1/runs', { agent_id: agent.id, thread_id: thread.id, input: { content: [{ type: 'text', text: 'hi' }] } });
   Object.assign(known, {
     agent_id: [agent.id],
@@ -496,6 +512,8 @@ beforeAll(async () => {
     thread_id: [thread.id],
     kind: ['model', 'web', 'memory'],
     run_id: [run.id],
+    connection_id: [connection.id],
+    connector_provider_id: [connector.id],
     ...(memory.status < 300 ? { memory_id: [memory.body.id] } : {}),
   });
 });

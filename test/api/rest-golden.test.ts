@@ -488,6 +488,33 @@ async function scenario() {
 
   // and the login session ends
   await call('POST /api/auth/logout', 'POST', '/api/auth/logout', { token: login.body.token });
+
+  // connections (after everything else, so the cases above keep their ids): created, listed, read,
+  // disabled, revoked; the test of a disabled connection answers `disabled` without reaching the network
+  const connector = await t.rest('POST', '/api/v1/connector-providers', {
+    body: { type: 'mcp', name: 'Connections', config: { url: 'https://mcp.example.com/mcp' } },
+  });
+  const connection = await call('POST /api/v1/connections', 'POST', '/api/v1/connections', {
+    body: {
+      provider_id: connector.body.id,
+      name: 'Tickets',
+      description: 'the ticket tracker',
+      config: { transport: 'streamable_http', url: 'https://mcp.example.com/mcp' },
+      credential: { bearer_token: 'golden-secret' },
+      labels: { team: 'support' },
+    },
+  });
+  const connectionId = connection.body.id as string;
+  await call('GET /api/v1/connections', 'GET', '/api/v1/connections?label=team:support&enabled=true');
+  await call('GET /api/v1/connections/:connection_id', 'GET', `/api/v1/connections/${connectionId}`);
+  const connectionPatched = await call('PATCH /api/v1/connections/:connection_id', 'PATCH', `/api/v1/connections/${connectionId}`, {
+    headers: { 'if-match': connection.etag! },
+    body: { description: 'the ticket tracker, paused', enabled: false },
+  });
+  await call('POST /api/v1/connections/:connection_id/revoke', 'POST', `/api/v1/connections/${connectionId}/revoke`, {
+    headers: { 'if-match': connectionPatched.etag! },
+  });
+  await call('POST /api/v1/connections/:connection_id/test', 'POST', `/api/v1/connections/${connectionId}/test`);
 }
 
 beforeAll(async () => {

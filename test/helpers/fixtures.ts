@@ -1,5 +1,5 @@
 // Resources tests need before the part they test. Models are made through the public API, as a client
-// would; connections and environment templates have no API yet, so their rows are inserted directly.
+// would; environment templates have no API yet, so their rows (and connections for reference checks) are inserted directly.
 import type { RestResponse, TestApp } from './app.js';
 import { createApiKey } from '../../src/services/admin.js';
 import { newId } from '../../src/lib/ids.js';

@@ -15,6 +15,7 @@ const NODE_KINDS: Record<string, IdKind> = {
   Skill: 'skill',
   SkillRevision: 'skillRevision',
   Provider: 'provider',
+  Connection: 'connection',
   Memory: 'memory',
 };
 

@@ -1,26 +1,14 @@
 // Outbound HTTP from a run's tools: every URL (and every redirect hop) must pass the run's
-// `configuration.allowed_hosts` and the deployment's endpoint policy; the response is read up to a
-// size limit and the whole exchange is bounded in time and stops with the run's abort signal.
+// `configuration.allowed_hosts` (the one rule of src/lib/allowed-hosts.ts) and the deployment's
+// endpoint policy; the response is read up to a size limit and the whole exchange is bounded in
+// time and stops with the run's abort signal.
 // Uses the platform `fetch` (undici).
+import { isHostAllowed } from '../../lib/allowed-hosts.js';
 import { describeError } from '../attempt-errors.js';
 import { checkEndpointUrl } from '../../services/providers.js';
 import type { Deps } from '../../services/deps.js';
 
 const MAX_REDIRECTS = 5;
-
-/**
- * Whether `allowed_hosts` admits a host: absent → every host (the endpoint policy still applies);
- * a list → an exact host name, or `*.example.com` for its subdomains (and itself); `[]` → none.
- */
-export function hostAllowed(allowedHosts: readonly string[] | undefined, hostname: string): boolean {
-  if (!allowedHosts) return true;
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  return allowedHosts.some((entry) => {
-    const pattern = entry.toLowerCase();
-    if (pattern.startsWith('*.')) return host === pattern.slice(2) || host.endsWith(pattern.slice(1));
-    return host === pattern;
-  });
-}
 
 /** The URL a tool may reach, or an error the model is told (allowed hosts, then the endpoint policy). */
 export function checkOutboundUrl(deps: Pick<Deps, 'config'>, allowedHosts: readonly string[] | undefined, value: string): URL {
@@ -30,7 +18,7 @@ export function checkOutboundUrl(deps: Pick<Deps, 'config'>, allowedHosts: reado
   } catch {
     throw new Error(`not a URL: ${value.slice(0, 200)}`);
   }
-  if (!hostAllowed(allowedHosts, url.hostname))
+  if (!isHostAllowed(allowedHosts, url))
     throw new Error(`the host ${url.hostname} is not in this run's allowed_hosts (${allowedHosts!.join(', ') || 'none'})`);
   try {
     return checkEndpointUrl(deps, url.href, 'url');

@@ -66,7 +66,7 @@ export interface RunTool {
 /** A tool the server carries out. */
 export type ServerTool = RunTool & { execution: Extract<ToolExecution, { kind: 'server' }> };
 
-/** What a tool source may read to build its tools: the run, its agent configuration, its memory mounts. */
+/** What a tool source may read to build its tools: the run, its agent configuration, its memory mounts (and a way to offer more tools later). */
 export interface ToolSourceContext {
   deps: Deps;
   /** The run's call context (its principal, in its workspace): what its tools do through services. */
@@ -78,6 +78,16 @@ export interface ToolSourceContext {
   items?: RunItemStream;
   /** The tools the sources before this one offer. */
   earlier?: readonly RunTool[];
+  /**
+   * Offers the model tools that were built not offered, from its next request on (deferred loading:
+   * a tool-search tool loads the tools it finds). Names that are not tools of the run are ignored.
+   */
+  offerTools(names: readonly string[]): void;
+  /**
+   * The name in the run of a tool a source built (names.ts may have namespaced it): what the model
+   * calls it and what `offerTools` takes. Known once the toolset is built — when a tool executes.
+   */
+  nameInRun(runTool: RunTool): string;
 }
 
 /** One kind of tool: the tools it offers a run, from the run's configuration. */

@@ -5,6 +5,7 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
+import { connectionTools } from './connection-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
 import { pluginTools } from './plugin-tools.js';
@@ -18,6 +19,7 @@ export const TOOL_SOURCES: readonly ToolSource[] = [
   clientTools,
   askUserTool,
   memoryTools,
+  connectionTools,
   skillTools,
   webTools,
   pluginTools,
@@ -29,17 +31,36 @@ export class Toolset {
   private readonly byName = new Map<string, RunTool>();
   /** The tools the model is offered. */
   private readonly offered = new Map<string, RunTool>();
+  /** The name in the run of each tool as its source built it. */
+  private readonly runNames = new Map<RunTool, string>();
   private modelTools: ToolSet | null = null;
 
   constructor(tools: readonly RunTool[]) {
-    for (const runTool of uniqueToolNames(tools)) {
+    // uniqueToolNames keeps the order, so the i-th tool given is the i-th tool named.
+    uniqueToolNames(tools).forEach((runTool, index) => {
+      this.runNames.set(tools[index]!, runTool.name);
       this.byName.set(runTool.name, runTool);
       if (runTool.offered) this.offered.set(runTool.name, runTool);
-    }
+    });
+  }
+
+  /** The name a source's tool has in the run (its own name, or namespaced when it collided). */
+  nameOf(sourceTool: RunTool): string | undefined {
+    return this.runNames.get(sourceTool);
   }
 
   get(name: string): RunTool | undefined {
     return this.byName.get(name);
+  }
+
+  /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */
+  offer(names: readonly string[]) {
+    for (const name of names) {
+      const runTool = this.byName.get(name);
+      if (!runTool || this.offered.has(name)) continue;
+      this.offered.set(name, runTool);
+      this.modelTools = null;
+    }
   }
 
   isOffered(name: string): boolean {
@@ -67,9 +88,17 @@ export class Toolset {
   }
 }
 
-export async function buildToolset(context: ToolSourceContext, sources: readonly ToolSource[] = TOOL_SOURCES): Promise<Toolset> {
+export async function buildToolset(
+  context: Omit<ToolSourceContext, 'offerTools' | 'nameInRun'>,
+  sources: readonly ToolSource[] = TOOL_SOURCES,
+): Promise<Toolset> {
   const tools: RunTool[] = [];
+  // Sources build their tools before the toolset exists; a later offer reaches it through this.
+  let toolset: Toolset | null = null;
+  const offerTools = (names: readonly string[]) => toolset?.offer(names);
+  const nameInRun = (runTool: RunTool) => toolset?.nameOf(runTool) ?? runTool.name;
   // A source may look at what the sources before it offered (the output reader does).
-  for (const source of sources) tools.push(...(await source({ ...context, earlier: tools })));
-  return new Toolset(tools);
+  for (const source of sources) tools.push(...(await source({ ...context, offerTools, nameInRun, earlier: tools })));
+  toolset = new Toolset(tools);
+  return toolset;
 }

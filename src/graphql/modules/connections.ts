@@ -1,140 +1,116 @@
-// The list relations as Relay connections: Thread → runs and inbox, Session → threads, Run → items,
-// Agent → revisions, Skill → revisions, Memory → records. Each is the root list it mirrors filtered
-// by the parent (same order, page sizes and cursors). Without N+1: the parents of one level asking
-// with the same arguments are batched by a DataLoader into one service call, which reads all their
-// pages in one statement (src/services/relation-pages.ts).
-import DataLoader from 'dataloader';
-import type { ObjectRef } from '@pothos/core';
+// Connections: a workspace's MCP servers (through a connector provider). The credential is
+// write-only: the type says only whether one is configured.
 import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { connectionArgs, connectionFrom, connectionOf, type ConnectionArgs, type Types } from './common.js';
-import { InboxEntryStatusEnum } from './enums.js';
-import { AgentRef, AgentRevisionConnection } from './agents.js';
-import { SkillRef, SkillRevisionConnection } from './skills.js';
-import { InboxEntryConnection } from './inbox.js';
-import { MemoryRecordConnection } from './memories.js';
-import { RunItemRef } from './run-items.js';
-import { RunConnection, RunRef } from './runs.js';
-import { SessionRef } from './sessions.js';
-import { ThreadConnection, ThreadRef } from './threads.js';
-import type { CallContext } from '../../services/call-context.js';
-import type { Page } from '../../lib/cursor.js';
+import { asNode, rowId } from './node.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { payloadOf } from './payloads.js';
+import { withLabelList } from './labels.js';
+import { loadConnections } from '../../services/nodes.js';
 import {
-  agentRevisionPages,
-  runItemPages,
-  sessionThreadPages,
-  skillRevisionPages,
-  threadInboxPages,
-  threadRunPages,
-  type RelationPageArgs,
-  type RelationPages,
-} from '../../services/relation-pages.js';
-import { memoryRecordPages } from '../../services/memories.js';
+  createConnection,
+  getConnection,
+  listConnections,
+  revokeConnection,
+  testConnection,
+  updateConnection,
+  type ConnectionTestResult,
+} from '../../services/connections.js';
 
-const RunItemConnection = connectionOf('RunItem', RunItemRef);
-
-/** Loads the pages of many parents at once: the service call of one relation. */
-type PagesOf<P, T, A> = (call: CallContext, parents: readonly P[], args: A) => Promise<RelationPages<T>>;
-
-/** For the relations whose service takes the parents' ids. */
-const byIds =
-  <T, A>(pages: (call: CallContext, ids: readonly string[], args: A) => Promise<RelationPages<T>>): PagesOf<{ id: string }, T, A> =>
-  (call, parents, args) =>
-    pages(
-      call,
-      parents.map((parent) => parent.id),
-      args,
-    );
-
-/** One DataLoader per request, relation and arguments: the parents of a level asking alike share one batch. */
-const loaders = new WeakMap<GraphQLContext, Map<string, DataLoader<{ id: string }, Page<unknown>, string>>>();
-
-function pageLoader<P extends { id: string }, T, A>(ctx: GraphQLContext, name: string, pagesOf: PagesOf<P, T, A>, args: A) {
-  let perRequest = loaders.get(ctx);
-  if (!perRequest) loaders.set(ctx, (perRequest = new Map()));
-  const key = `${name}:${JSON.stringify(args)}`;
-  let loader = perRequest.get(key);
-  if (!loader) {
-    loader = new DataLoader<P, Page<unknown>, string>(async (parents) => pagesOf(await ctx.call(), parents, args), {
-      cacheKeyFn: (parent) => parent.id,
-    }) as unknown as DataLoader<{ id: string }, Page<unknown>, string>;
-    perRequest.set(key, loader);
-  }
-  return loader as unknown as DataLoader<P, Page<T>, string>;
-}
-
-/** Resolves the relation `name` of `parent` as a connection, batched with the other parents of its level. */
-function relationField<P extends { id: string }, T, A extends RelationPageArgs>(
-  args: ConnectionArgs,
-  ctx: GraphQLContext,
-  parent: P,
-  name: string,
-  pagesOf: PagesOf<P, T, A>,
-  extra: Omit<A, keyof RelationPageArgs>,
-) {
-  return connectionFrom(args, (page) => pageLoader(ctx, name, pagesOf, { ...extra, ...page } as A).load(parent));
-}
-
-const DESCRIPTION = 'At most 100 a page (default 50); one statement for all the objects of a level.';
-
-builder.objectFields(ThreadRef as ObjectRef<Types, { id: string }>, (t) => ({
-  runs: t.field({
-    type: RunConnection,
-    description: `The thread's runs, newest first: \`runs(threadId:)\` (its cursors too). ${DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (thread, args, ctx) => relationField(args, ctx, thread, 'thread-runs', byIds(threadRunPages), {}),
+const ConnectionRef = builder.prismaObject('Connection', {
+  interfaces: [VersionedRef],
+  fields: (t) => ({
+    workspaceId: t.exposeString('workspaceId'),
+    providerId: t.exposeString('providerId'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    config: t.expose('config', { type: 'JSON' }),
+    enabled: t.exposeBoolean('enabled'),
+    labels: t.expose('labels', { type: 'JSON' }),
+    credentialConfigured: t.boolean({
+      description: 'the credential itself is never returned',
+      resolve: (c) => c.credentialCiphertext !== null,
+    }),
   }),
-  inbox: t.field({
-    type: InboxEntryConnection,
-    description: `The thread's inbox in inbox order: \`inboxEntries(threadId:)\` (its cursors too). ${DESCRIPTION}`,
-    args: { status: t.arg({ type: [InboxEntryStatusEnum] }), ...connectionArgs(t.arg) },
-    resolve: (thread, args, ctx) =>
-      relationField(args, ctx, thread, 'thread-inbox', byIds(threadInboxPages), { status: args.status ? [...args.status] : null }),
+});
+asNode(ConnectionRef, loadConnections, rowId);
+withLabelList(ConnectionRef);
+
+// Relay's naming: the connection (list) of Connection objects.
+const ConnectionConnection = connectionOf('Connection', ConnectionRef);
+
+const ConnectionTestResultRef = builder.objectRef<ConnectionTestResult>('TestConnectionPayload').implement({
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'succeeded | failed' }),
+    message: t.string({ nullable: true, resolve: (r) => r.message }),
+    toolCount: t.int({ nullable: true, description: 'the number of tools the server lists (succeeded only)', resolve: (r) => r.toolCount }),
+  }),
+});
+
+const CreateConnectionInput = builder.inputType('CreateConnectionInput', {
+  fields: (t) => ({
+    providerId: t.string({ required: true, description: 'a connector provider of the workspace' }),
+    name: t.string({ required: true }),
+    description: t.string(),
+    config: t.field({ type: 'JSON', description: 'MCP: `transport` (streamable_http | stdio) with `url`, or `command` and `args`' }),
+    credential: t.field({ type: 'JSON', description: 'write-only: `bearer_token` and/or `headers`' }),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+  }),
+});
+const UpdateConnectionInput = builder.inputType('UpdateConnectionInput', {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    labels: t.field({ type: 'JSON' }),
+    enabled: t.boolean(),
+    config: t.field({ type: 'JSON', description: 'while a credential is stored, a change needs `credential` too' }),
+    credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  connections: t.field({
+    type: ConnectionConnection,
+    args: {
+      label: t.arg.stringList(),
+      q: t.arg.string(),
+      enabled: t.arg.boolean(),
+      providerId: t.arg.string(),
+      ...connectionArgs(t.arg),
+    },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listConnections(await ctx.call(), { ...a, ...page })),
+  }),
+  connection: t.field({
+    type: ConnectionRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getConnection(await ctx.call(), String(a.id)),
   }),
 }));
 
-builder.objectField(SessionRef as ObjectRef<Types, { id: string }>, 'threads', (t) =>
-  t.field({
-    type: ThreadConnection,
-    description: `The session's threads, newest first: \`threads(sessionId:)\` (its cursors too). ${DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (session, args, ctx) => relationField(args, ctx, session, 'session-threads', byIds(sessionThreadPages), {}),
+builder.mutationFields((t) => ({
+  createConnection: t.field({
+    type: payloadOf('createConnection', 'connection', ConnectionRef),
+    args: { input: t.arg({ type: CreateConnectionInput, required: true }) },
+    resolve: async (_r, a, ctx) => createConnection(await ctx.call(), a.input),
   }),
-);
-
-builder.objectField(RunRef as ObjectRef<Types, { id: string }>, 'items', (t) =>
-  t.field({
-    type: RunItemConnection,
-    description: `The run's stored items by ordinal (a running run's newest changes are stored about 20 ms after \`runItems\` shows them). ${DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (run, args, ctx) => relationField(args, ctx, run, 'run-items', byIds(runItemPages), {}),
+  updateConnection: t.field({
+    type: payloadOf('updateConnection', 'connection', ConnectionRef),
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateConnectionInput, required: true }) },
+    resolve: async (_r, a, ctx) =>
+      updateConnection(await ctx.call(), String(a.id), a.ifMatch, a.input, {
+        credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
+      }),
   }),
-);
-
-builder.objectField(AgentRef as ObjectRef<Types, { id: string }>, 'revisions', (t) =>
-  t.field({
-    type: AgentRevisionConnection,
-    description: `The agent's revisions, newest first: \`agentRevisions(agentId:)\` (its cursors too). ${DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (agent, args, ctx) => relationField(args, ctx, agent, 'agent-revisions', byIds(agentRevisionPages), {}),
+  revokeConnection: t.field({
+    type: payloadOf('revokeConnection', 'connection', ConnectionRef),
+    description: 'Removes the stored credential. If-Match is optional.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => revokeConnection(await ctx.call(), String(a.id), a.ifMatch),
   }),
-);
-
-builder.objectField(SkillRef as ObjectRef<Types, { id: string }>, 'revisions', (t) =>
-  t.field({
-    type: SkillRevisionConnection,
-    description: `The skill's revisions, newest first: \`skillRevisions(skillId:)\` (its cursors too). ${DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (skill, args, ctx) => relationField(args, ctx, skill, 'skill-revisions', byIds(skillRevisionPages), {}),
+  testConnection: t.field({
+    type: ConnectionTestResultRef,
+    description: 'Needs `run`: connects and lists the tools.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => testConnection(await ctx.call(), String(a.id)),
   }),
-);
-
-builder.prismaObjectField('Memory', 'records', (t) =>
-  t.field({
-    type: MemoryRecordConnection,
-    description:
-      "The memory's records in its provider's order: `memoryRecords(memoryId:)` (its cursors too). At most 100 a page (default 50); the built-in provider's records of all the memories of a level in one statement, an external provider's with one request per memory.",
-    args: connectionArgs(t.arg),
-    resolve: (memory, args, ctx) => relationField(args, ctx, memory, 'memory-records', memoryRecordPages, {}),
-  }),
-);
+}));
