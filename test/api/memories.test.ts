@@ -58,6 +58,27 @@ describe('records', () => {
     const stored = await t.app.deps.db.memoryRecord.findFirstOrThrow({ where: { namespace: m.id, id: added.body.id } });
     expect(stored.provenance).toMatchObject({ created_text_sha256: sha256Hex('The deploy runbook lives in the wiki.') });
     expect(JSON.stringify(stored.provenance)).not.toContain('The deploy runbook');
+    // GraphQL: the same provenance, typed.
+    const typed = await t.graphql(
+      `query ($m: ID!) { memoryRecords(memoryId: $m, first: 1) { nodes { id provenance { contentMatches
+        created { principalId principalName runId toolCallId attemptId confirmedAt } lastWrite { principalId } } } } }`,
+      { m: m.id },
+    );
+    expect(typed.errors).toBeUndefined();
+    const [node] = typed.data.memoryRecords.nodes;
+    expect(node.id).toBe(added.body.id);
+    expect(node.provenance).toEqual({
+      contentMatches: true,
+      created: {
+        principalId: added.body.provenance.created.principal_id,
+        principalName: added.body.provenance.created.principal_name,
+        runId: null,
+        toolCallId: null,
+        attemptId: null,
+        confirmedAt: added.body.provenance.created.confirmed_at,
+      },
+      lastWrite: { principalId: added.body.provenance.last_write.principal_id },
+    });
     for (let i = 0; i < 55; i++) await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: `note ${i}` } });
     const first = await t.rest('GET', `/api/v1/memories/${m.id}/records`);
     expect(first.body.items).toHaveLength(50);

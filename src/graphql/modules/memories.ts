@@ -1,4 +1,5 @@
 import { builder } from '../builder.js';
+import type { WriterStamp } from '../../memory-stores/record-store.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
@@ -30,6 +31,38 @@ const MemoryRef = builder.prismaObject('Memory', {
 asNode(MemoryRef, loadMemories, rowId);
 withLabelList(MemoryRef);
 
+type Stamp = Partial<Record<keyof WriterStamp, string | null>>;
+const str = (value: unknown) => (typeof value === 'string' ? value : null);
+
+const WriterStampRef = builder.objectRef<Stamp>('MemoryWriterStamp').implement({
+  description: 'Who wrote a record and from where (a run and its tool call, when a run wrote it).',
+  fields: (t) => ({
+    principalId: t.string({ nullable: true, resolve: (w) => str(w.principal_id) }),
+    principalName: t.string({
+      nullable: true,
+      description: "the principal's name at the time of the write",
+      resolve: (w) => str(w.principal_name),
+    }),
+    confirmedAt: t.string({ nullable: true, description: 'when the write was confirmed (ISO 8601)', resolve: (w) => str(w.confirmed_at) }),
+    runId: t.string({ nullable: true, resolve: (w) => str(w.run_id) }),
+    attemptId: t.string({ nullable: true, resolve: (w) => str(w.attempt_id) }),
+    toolCallId: t.string({ nullable: true, resolve: (w) => str(w.tool_call_id) }),
+  }),
+});
+
+type ProvenanceView = { created?: Stamp | null; last_write?: Stamp | null; content_matches?: boolean };
+const stampOf = (value: unknown): Stamp | null => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Stamp) : null);
+
+const ProvenanceRef = builder.objectRef<ProvenanceView>('MemoryRecordProvenance').implement({
+  description:
+    "Who created the record and who wrote it last (null for records another tool wrote), and whether its text is still the text it was created with. A store's stamp may lack members (written by another tool): those are null.",
+  fields: (t) => ({
+    created: t.field({ type: WriterStampRef, nullable: true, resolve: (p) => stampOf(p.created) }),
+    lastWrite: t.field({ type: WriterStampRef, nullable: true, resolve: (p) => stampOf(p.last_write) }),
+    contentMatches: t.boolean({ resolve: (p) => p.content_matches === true }),
+  }),
+});
+
 const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -39,7 +72,12 @@ const MemoryRecordRef = builder.objectRef<RecordView>('MemoryRecord').implement(
       resolve: (r) => r.score ?? 0,
     }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    provenance: t.field({ type: 'JSON', resolve: (r) => r.provenance }),
+    provenance: t.field({ type: ProvenanceRef, resolve: (r) => (r.provenance ?? {}) as ProvenanceView }),
+    provenanceDocument: t.field({
+      type: 'JSON',
+      description: 'the provenance exactly as the REST view shows it (snake_case members); typed: `provenance`',
+      resolve: (r) => r.provenance,
+    }),
   }),
 });
 
