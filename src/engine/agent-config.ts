@@ -5,6 +5,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import type { Deps } from '../services/deps.js';
+import type { SubagentConfig, SubagentMode } from './tools/subagents.js';
 
 export interface ClientToolConfig {
   name: string;
@@ -48,6 +49,8 @@ export interface RunAgentConfig {
   toolsets?: Record<string, ToolsetConfig | undefined>;
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
+  subagents?: Record<string, SubagentConfig>;
+  subagent_mode?: SubagentMode;
 }
 
 export interface ReviewerConfig {

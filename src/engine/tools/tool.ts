@@ -78,7 +78,15 @@ export interface ToolSourceContext {
   items?: RunItemStream;
   /** The tools the sources before this one offer. */
   earlier?: readonly RunTool[];
+  /** Parks the attempt while it waits for `work` (see ExecutionContext.park); absent outside a worker. */
+  park?: Park;
 }
+
+/**
+ * Awaits `work` with the attempt parked: its worker slot is free meanwhile (another run may be
+ * claimed in its place), while the attempt keeps its run, lease and abort signal.
+ */
+export type Park = <T>(work: Promise<T>) => Promise<T>;
 
 /** One kind of tool: the tools it offers a run, from the run's configuration. */
 export type ToolSource = (context: ToolSourceContext) => RunTool[] | Promise<RunTool[]>;
