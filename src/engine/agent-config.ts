@@ -5,7 +5,6 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import type { Deps } from '../services/deps.js';
-import type { SubagentConfig, SubagentMode } from './tools/subagents.js';
 
 export interface ClientToolConfig {
   name: string;
@@ -35,6 +34,17 @@ export interface ToolsetConfig {
   config?: Record<string, unknown>;
   tools?: Record<string, { enabled?: boolean; permission?: 'inherit' | 'allow' | 'ask' | 'deny' } | undefined>;
 }
+
+/** One entry of `subagents`: the agent its delegate tool runs, and how (docs/api/tools.md, "Subagents"). */
+export interface SubagentConfig {
+  agent_id: string;
+  revision_id?: string;
+  description?: string;
+  permission?: 'inherit' | 'allow' | 'ask' | 'deny';
+  overrides?: Record<string, unknown>;
+}
+
+export type SubagentMode = 'inline' | 'thread';
 
 /** The fields of an agent configuration the engine reads (the whole document is `agentConfigSchema`). */
 export interface RunAgentConfig {

@@ -79,7 +79,10 @@ describe('delegating to a subagent', () => {
     const result = items.find((i) => i.kind === 'tool_result' && !i.content.subagent);
     expect(result.content).toMatchObject({ tool_call_id: 'call_add', tool_name: 'delegate_to_adder', result: 'The sum is 5.' });
     const record = items.find((i) => i.kind === 'subagent_run');
-    expect(record).toMatchObject({ state: 'completed', content: { name: 'adder', tool_call_id: 'call_add', mode: 'inline', status: 'completed' } });
+    expect(record).toMatchObject({
+      state: 'completed',
+      content: { name: 'adder', tool_call_id: 'call_add', mode: 'inline', status: 'completed' },
+    });
     const childId = record.content.run_id as string;
     // The child's items, mirrored into the parent as they changed, each naming where it came from.
     const childItems = await itemsOf(childId);
@@ -156,7 +159,10 @@ describe('delegating to a subagent', () => {
   it('cancelling the parent cancels the child it waits for', async () => {
     // The child's model holds its answer until its run is cancelled.
     const helper = await createAgent(script([{ delay_ms: 600_000 }, { text: 'never' }]));
-    const parent = await createAgent({ subagents: { slow: { agent_id: helper.id } }, ...script([delegate('call_s', 'slow', 'Take your time.')]) });
+    const parent = await createAgent({
+      subagents: { slow: { agent_id: helper.id } },
+      ...script([delegate('call_s', 'slow', 'Take your time.')]),
+    });
     const started = await startRun(parent.id);
     // With one worker the child runs only because the waiting parent gave up its slot.
     const child = await childOf(started.id);
@@ -170,7 +176,10 @@ describe('delegating to a subagent', () => {
   });
 
   it('a child that stops to wait is refused: it is cancelled and the call fails; a failed child fails the call', async () => {
-    const asker = await createAgent({ user_questions: true, ...script([{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which?' } } }]) });
+    const asker = await createAgent({
+      user_questions: true,
+      ...script([{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which?' } } }]),
+    });
     const failing = await createAgent(script([{ error: { message: 'the model is broken' } }]));
     const parent = await createAgent({
       subagents: { asker: { agent_id: asker.id }, failing: { agent_id: failing.id } },
@@ -190,10 +199,77 @@ describe('delegating to a subagent', () => {
     expect((await get(`/api/v1/runs/${records[0].content.run_id}`)).status).toBe('cancelled');
   });
 
-  it('through the OpenAI-compatible adapter: the model is offered the delegate tool and told the child\'s output', async () => {
+  it('a delegate tool with `ask` waits for the approval; approved, the child runs in the successor', async () => {
+    const helper = await createAgent(script([{ text: 'Deployed.' }]));
+    const parent = await createAgent({
+      subagents: { deployer: { agent_id: helper.id, permission: 'ask' } },
+      ...script([delegate('call_d', 'deployer', 'Deploy it.')], [{ text: 'Done: deployed.' }]),
+    });
+    const started = await startRun(parent.id);
+    const waiting = await settleRun(t, started.id);
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'approval' });
+    expect(waiting.pending.approvals).toMatchObject([
+      { tool_call_id: 'call_d', tool_name: 'delegate_to_deployer', arguments: { task: 'Deploy it.' } },
+    ]);
+    // Nothing was delegated before the approval.
+    expect((await get(`/api/v1/runs/${started.id}/items`)).continuation.observer.state.children).toEqual([]);
+    const successor = await t.rest('POST', `/api/v1/runs/${started.id}/resume`, {
+      headers: { 'idempotency-key': 'approve-call_d' },
+      body: { approvals: { call_d: { action: 'approve' } } },
+    });
+    expect(successor.status, JSON.stringify(successor.body)).toBe(200);
+    expect(await settleRun(t, successor.body.id)).toMatchObject({ status: 'completed', output: 'Done: deployed.' });
+    const result = (await itemsOf(successor.body.id)).find((i) => i.kind === 'tool_result' && !i.content.subagent);
+    expect(result.content).toMatchObject({ tool_call_id: 'call_d', result: 'Deployed.' });
+    const [child] = (await get(`/api/v1/runs/${successor.body.id}/items`)).continuation.observer.state.children;
+    expect(await get(`/api/v1/runs/${child.run_id}`)).toMatchObject({ status: 'completed', parent_run_id: successor.body.id });
+  });
+
+  it('subagents nest: an agent that delegates to itself stops at the depth limit, every level completes', async () => {
+    // Every level plays the same script: delegate to itself, then answer with what it was told.
+    const recursive = await createAgent({});
+    const head = await t.rest('GET', `/api/v1/agents/${recursive.id}`);
+    const revision = await t.rest('POST', `/api/v1/agents/${recursive.id}/revisions`, {
+      headers: { 'if-match': head.headers.get('etag')! },
+      body: {
+        config: {
+          model: 'dev',
+          subagents: { self: { agent_id: recursive.id } },
+          retries: { tools: 1 },
+          model_settings: { script: [[delegate('call_self', 'self', 'Go deeper.')], [{ text: 'level done' }]] },
+        },
+      },
+    });
+    expect(revision.status, JSON.stringify(revision.body)).toBe(201);
+    const started = await startRun(recursive.id);
+    expect(await settleRun(t, started.id)).toMatchObject({ status: 'completed', output: 'level done' });
+    // Walk down the children: four levels below the root, the last one refused to go deeper.
+    let runId = started.id;
+    const chain: string[] = [];
+    for (;;) {
+      const { children } = (await get(`/api/v1/runs/${runId}/items`)).continuation.observer.state;
+      if (!children.length) break;
+      expect(children[0]).toMatchObject({ subagent: 'self', status: 'completed' });
+      runId = children[0].run_id;
+      chain.push(runId);
+    }
+    expect(chain).toHaveLength(4);
+    const deepest = (await itemsOf(runId)).find((i) => i.kind === 'tool_result' && !i.content.subagent);
+    expect(deepest.content.error).toBe('subagents nest at most 4 levels deep');
+    const lineage = await get(`/api/v1/runs/${runId}/lineage`);
+    expect(lineage.items.map((r: { id: string }) => r.id)).toEqual([...chain].reverse().concat(started.id));
+  });
+
+  it("through the OpenAI-compatible adapter: the model is offered the delegate tool and told the child's output", async () => {
     const helper = await createAgent(script([{ text: 'Translated: Bonjour.' }]));
-    const parent = await createAgent({ model: 'loop', subagents: { translator: { agent_id: helper.id, description: 'translates into French' } } });
-    openai.turns.push({ tool: { id: 'call_t', name: 'delegate_to_translator', arguments: { task: 'Translate "Hello".' } } }, { text: 'Bonjour.' });
+    const parent = await createAgent({
+      model: 'loop',
+      subagents: { translator: { agent_id: helper.id, description: 'translates into French' } },
+    });
+    openai.turns.push(
+      { tool: { id: 'call_t', name: 'delegate_to_translator', arguments: { task: 'Translate "Hello".' } } },
+      { text: 'Bonjour.' },
+    );
     const before = openai.requests.length;
     const started = await startRun(parent.id);
     expect(await settleRun(t, started.id)).toMatchObject({ status: 'completed', output: 'Bonjour.' });

@@ -11,6 +11,7 @@
 // cancelled and the call fails, since nobody answers a subagent's questions.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Run } from '../../generated/prisma/client.js';
+import type { SubagentMode } from '../agent-config.js';
 import { describeError } from '../attempt-errors.js';
 import type { RunItemState, RunItemStream } from '../items.js';
 import { cancelRun, getRun } from '../../services/runs.js';
@@ -21,17 +22,6 @@ import { resolvePermission } from './permissions.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 export const DELEGATE_TOOL_PREFIX = 'delegate_to_';
-
-/** One entry of `subagents` (its shape is checked by `agentConfigSchema`). */
-export interface SubagentConfig {
-  agent_id: string;
-  revision_id?: string;
-  description?: string;
-  permission?: string;
-  overrides?: Record<string, unknown>;
-}
-
-export type SubagentMode = 'inline' | 'thread';
 
 const inputSchema: JSONSchema7 = {
   type: 'object',
@@ -121,7 +111,7 @@ function resultOf(name: string, child: Run): unknown {
 }
 
 export const subagentTools: ToolSource = ({ call, run, config, items, park }) => {
-  const subagents = Object.entries((config.subagents as Record<string, SubagentConfig> | undefined) ?? {});
+  const subagents = Object.entries(config.subagents ?? {});
   const mode: SubagentMode = config.subagent_mode ?? 'inline';
   return subagents.map(([name, subagent]): RunTool => {
     const toolName = `${DELEGATE_TOOL_PREFIX}${name}`;
