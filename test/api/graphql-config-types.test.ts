@@ -54,6 +54,7 @@ describe('the agent configuration', () => {
     const skill = (
       await t.rest('POST', '/api/v1/skills', { body: { name: 'Writing', content: { name: 'writing', instructions: '# Write' } } })
     ).body;
+    const helper = (await t.rest('POST', '/api/v1/agents', { body: { name: 'Helper', config: { model: 'main' } } })).body;
     const config = {
       model: 'main',
       model_settings: { temperature: 0.2, nested: { deep: [1, 2] } },
@@ -86,7 +87,7 @@ describe('the agent configuration', () => {
       skill_sync: { cleanup: true, mode: 'isolated', overwrite: false },
       memory_mounts: [{ memory_id: memory, name: 'notes', access: 'write', recall: true }],
       plugins: [{ plugin_key: 'http_request', instance_name: 'g1', config: { permission: 'ask' } }],
-      subagents: { researcher: { model: 'main' } },
+      subagents: { researcher: { agent_id: helper.id, description: 'finds sources' } },
       subagent_mode: 'thread',
       default_environment_template_id: template,
       lazy_environment: true,
@@ -160,7 +161,7 @@ describe('the agent configuration', () => {
       skillSync: { cleanup: true, mode: 'isolated', overwrite: false },
       memoryMounts: [{ memoryId: memory, name: 'notes', access: 'write', recall: true }],
       plugins: [{ pluginKey: 'http_request', instanceName: 'g1', config: { permission: 'ask' } }],
-      subagents: { researcher: { model: 'main' } },
+      subagents: { researcher: { agent_id: helper.id, description: 'finds sources' } },
       subagentMode: 'thread',
       defaultEnvironmentTemplateId: template,
       lazyEnvironment: true,
