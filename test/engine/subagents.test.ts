@@ -123,16 +123,27 @@ describe('delegating to a subagent', () => {
     });
     // GraphQL shows the same relation.
     const graph = await t.graphql(
-      `query ($id: ID!) { run(id: $id) { lineage trigger parentRunId thread { origin subagent originToolCallId originRunId } } }`,
-      { id: childId },
+      `query ($id: ID!, $thread: ID!, $entry: ID!) {
+        run(id: $id) { lineage trigger parentRunId parent { output } thread { origin subagent originToolCallId originRunId originRun { output } } }
+        inboxEntry(threadId: $thread, entryId: $entry) { childRunId childRun { output } }
+      }`,
+      { id: childId, thread: started.thread_id, entry: started.source_entry_id },
     );
     expect(graph.errors).toBeUndefined();
     expect(graph.data.run).toMatchObject({
       lineage: 'subagent',
       trigger: 'subagent',
       parentRunId: started.id,
-      thread: { origin: 'subagent', subagent: 'adder', originToolCallId: 'call_add', originRunId: started.id },
+      parent: { output: 'The adder says 5.' },
+      thread: {
+        origin: 'subagent',
+        subagent: 'adder',
+        originToolCallId: 'call_add',
+        originRunId: started.id,
+        originRun: { output: 'The adder says 5.' },
+      },
     });
+    expect(graph.data.inboxEntry).toEqual({ childRunId: childId, childRun: { output: 'The sum is 5.' } });
   });
 
   it('thread: the child keeps its items in its own thread; the parent gets only the result', async () => {
