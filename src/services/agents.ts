@@ -124,6 +124,12 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
     (ids) => db.agent.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
   );
   const pinned = subagents.filter(([, subagent]) => subagent.revision_id);
+  // A subagent's overrides name workspace resources too (a model, memories, nested subagents…). Their
+  // model defaults to this configuration's, already checked above, just for the check.
+  for (const [name, subagent] of subagents as [string, { overrides?: Record<string, unknown> }][]) {
+    if (subagent.overrides)
+      await checkConfigReferences(call, { model: config.model, ...subagent.overrides }, `${prefix}.subagents.${name}.overrides`);
+  }
   await checkIds(
     pinned.map(([, subagent]) => subagent.revision_id!),
     (i) => `${prefix}.subagents.${pinned[i]![0]}.revision_id`,

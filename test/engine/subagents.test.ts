@@ -313,6 +313,12 @@ describe('subagents the configuration may not name', () => {
     });
     expect(mismatched.status).toBe(404);
     expect(mismatched.body.error.details.field).toBe('config.subagents.own.revision_id');
+    // So are the references in a subagent's overrides.
+    const foreignModel = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'x', config: { model: 'dev', subagents: { own: { agent_id: own.id, overrides: { model: 'no-such-model' } } } } },
+    });
+    expect(foreignModel.status).toBe(404);
+    expect(foreignModel.body.error.details.field).toBe('config.subagents.own.overrides.model');
     // Run overrides are checked the same way.
     const overridden = await t.rest('POST', '/api/v1/runs', {
       body: { agent_id: own.id, input: text('hi'), options: { overrides: { subagents: { spy: { agent_id: foreign.id } } } } },
