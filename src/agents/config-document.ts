@@ -70,7 +70,7 @@ export interface AgentConfigDocument {
   skill_sync?: { cleanup?: boolean; mode?: (typeof SKILL_SYNC_MODES)[number]; overwrite?: boolean };
   memory_mounts?: { memory_id: string; name?: string; access?: (typeof MEMORY_ACCESS)[number]; recall?: boolean }[];
   plugins?: { plugin_key: string; instance_name?: string; config?: JsonObject }[];
-  subagents?: JsonObject;
+  subagents?: Record<string, SubagentDocument>;
   subagent_mode?: (typeof SUBAGENT_MODES)[number];
   default_environment_template_id?: string;
   lazy_environment?: boolean;
@@ -79,6 +79,15 @@ export interface AgentConfigDocument {
   retries?: { output?: number; tools?: number };
   reviewer?: ReviewerDocument;
   user_questions?: boolean;
+}
+
+/** One entry of `subagents` (docs/api/tools.md, "Subagents"). */
+export interface SubagentDocument {
+  agent_id: string;
+  revision_id?: string;
+  description?: string;
+  permission?: ToolPermission;
+  overrides?: AgentConfigDocument;
 }
 
 /** A map's entries ordered by key (code point order): the order of the typed lists built from maps. */

@@ -13,6 +13,9 @@ export const MODEL_KEY = '^[a-z0-9][a-z0-9.-]{0,127}$';
 export const SKILL_SYNC_MODES = ['shared', 'isolated'] as const;
 export const SUBAGENT_MODES = ['inline', 'thread'] as const;
 export const MEMORY_ACCESS = ['read', 'write'] as const;
+/** A subagent's name: its key in `subagents`, the child thread's `subagent` and part of its delegate tool's name. */
+export const SUBAGENT_NAME = '^[a-z0-9_-]{1,48}$';
+export const MAX_SUBAGENTS = 16;
 
 const permission = { enum: PERMISSIONS };
 const object = { type: 'object' };
@@ -98,7 +101,15 @@ export const agentConfigSchema = closed(
       items: closed({ memory_id: str, name: strMax(200), access: { enum: MEMORY_ACCESS }, recall: { type: 'boolean' } }, ['memory_id']),
     },
     plugins: { type: 'array', items: closed({ plugin_key: str, instance_name: str, config: object }, ['plugin_key']) },
-    subagents: object,
+    subagents: {
+      type: 'object',
+      maxProperties: MAX_SUBAGENTS,
+      propertyNames: { pattern: SUBAGENT_NAME },
+      // `overrides` is checked like a run's overrides (normalizeAgentConfig).
+      additionalProperties: closed({ agent_id: str, revision_id: str, description: strMax(4000), permission, overrides: object }, [
+        'agent_id',
+      ]),
+    },
     subagent_mode: { enum: SUBAGENT_MODES },
     default_environment_template_id: str,
     lazy_environment: { type: 'boolean' },
@@ -172,6 +183,7 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
     }
   }
   validatePlugins(typed.plugins, `${prefix}.plugins`);
+  checkSubagentOverrides(typed.subagents, `${prefix}.subagents`);
   const names = new Set<string>();
   for (const [index, tool] of ((typed.client_tools as { name: string }[] | undefined) ?? []).entries()) {
     if (names.has(tool.name))
@@ -210,7 +222,14 @@ export function normalizeRunOptions(options: unknown, prefix = 'options'): RunOp
     throw invalidArgument(`${field} ${describe(error)}`, field);
   }
   validatePlugins((options as RunOptions).overrides?.plugins, `${prefix}.overrides.plugins`);
+  checkSubagentOverrides((options as RunOptions).overrides?.subagents, `${prefix}.overrides.subagents`);
   return options as RunOptions;
+}
+
+/** A subagent's `overrides` are the overrides of its child runs: checked as a run's overrides are. */
+function checkSubagentOverrides(subagents: unknown, prefix: string) {
+  for (const [name, subagent] of Object.entries((subagents as Record<string, { overrides?: unknown }> | undefined) ?? {}))
+    if (subagent.overrides !== undefined) normalizeRunOptions({ overrides: subagent.overrides }, `${prefix}.${name}`);
 }
 
 /** The agent view of a run: the revision's configuration with the run's overrides applied. */

@@ -46,6 +46,17 @@ export interface ToolsetConfig {
   tools?: Record<string, { enabled?: boolean; permission?: 'inherit' | 'allow' | 'ask' | 'deny' } | undefined>;
 }
 
+/** One entry of `subagents`: the agent its delegate tool runs, and how (docs/api/tools.md, "Subagents"). */
+export interface SubagentConfig {
+  agent_id: string;
+  revision_id?: string;
+  description?: string;
+  permission?: 'inherit' | 'allow' | 'ask' | 'deny';
+  overrides?: Record<string, unknown>;
+}
+
+export type SubagentMode = 'inline' | 'thread';
+
 /** The fields of an agent configuration the engine reads (the whole document is `agentConfigSchema`). */
 export interface RunAgentConfig {
   model: string;
@@ -60,6 +71,8 @@ export interface RunAgentConfig {
   connection_tools?: ConnectionToolsConfig[];
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
+  subagents?: Record<string, SubagentConfig>;
+  subagent_mode?: SubagentMode;
 }
 
 export interface ReviewerConfig {

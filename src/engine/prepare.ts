@@ -15,6 +15,7 @@ import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
 import { DENIED_BY_USER, startingMessages, textOf, type Pending } from './messages.js';
 import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
+import type { Park } from './tools/tool.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -28,6 +29,8 @@ export interface ExecutionContext {
   history?: ModelMessage[];
   /** The parent run's pending calls as the claim read them (null: no parent; read again when absent). */
   parentPending?: Pending | null;
+  /** Parks the attempt while a tool waits for another run (the worker pool's; absent outside a worker). */
+  park?: Park;
 }
 
 /** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */
@@ -102,7 +105,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
-  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, items });
+  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, items, park: ctx.park });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {

@@ -69,6 +69,8 @@ interface RunningAttempt {
 export class WorkerPool {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly active = new Map<string, RunningAttempt>();
+  /** Running attempts parked while they wait for another run (a subagent's): they hold no slot. */
+  private parked = 0;
   private stopped = false;
   private stopping: Promise<void> | null = null;
   private claiming = false;
@@ -90,6 +92,27 @@ export class WorkerPool {
 
   get busy() {
     return this.active.size;
+  }
+
+  /** Whether a slot is free: running attempts count, parked ones do not. */
+  private get slotFree() {
+    return this.active.size - this.parked < this.options.concurrency;
+  }
+
+  /**
+   * An attempt waits for another run (a subagent's child run): its slot is free until `work`
+   * settles, so the pool claims in its place — the child itself, when every slot was busy. Without
+   * this, parents would fill every slot with children nobody can claim. The attempt keeps its run,
+   * heartbeat and abort signal; when it goes on, the pool may briefly run more attempts than its
+   * concurrency (it claims nothing new until it is below it again).
+   */
+  private park<T>(work: Promise<T>): Promise<T> {
+    this.parked += 1;
+    // The child's announcement may have come while every slot was busy: look for accepted runs.
+    this.wake();
+    return work.finally(() => {
+      this.parked -= 1;
+    });
   }
 
   async start() {
@@ -165,7 +188,7 @@ export class WorkerPool {
       try {
         do {
           this.claimAgain = false;
-          while (!this.stopped && this.active.size < this.options.concurrency) {
+          while (!this.stopped && this.slotFree) {
             let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
             if (this.named.length) claimed = await this.claim(this.named.shift()!);
             else if (this.scanNeeded) {
@@ -235,6 +258,7 @@ export class WorkerPool {
           items,
           history,
           parentPending,
+          park: (work) => this.park(work),
         });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {

@@ -114,6 +114,31 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
       (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
     );
   }
+  // Subagents: agents of the workspace (another workspace's agent is not found), and a named
+  // revision must be one of that agent's.
+  const subagents = Object.entries((config.subagents as Record<string, { agent_id: string; revision_id?: string }> | undefined) ?? {});
+  await checkIds(
+    subagents.map(([, subagent]) => subagent.agent_id),
+    (i) => `${prefix}.subagents.${subagents[i]![0]}.agent_id`,
+    'agent',
+    (ids) => db.agent.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+  );
+  const pinned = subagents.filter(([, subagent]) => subagent.revision_id);
+  // A subagent's overrides name workspace resources too (a model, memories, nested subagents…). Their
+  // model defaults to this configuration's, already checked above, just for the check.
+  for (const [name, subagent] of subagents as [string, { overrides?: Record<string, unknown> }][]) {
+    if (subagent.overrides)
+      await checkConfigReferences(call, { model: config.model, ...subagent.overrides }, `${prefix}.subagents.${name}.overrides`);
+  }
+  await checkIds(
+    pinned.map(([, subagent]) => subagent.revision_id!),
+    (i) => `${prefix}.subagents.${pinned[i]![0]}.revision_id`,
+    'agent revision',
+    async (ids) =>
+      (await db.agentRevision.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true, agentId: true } })).filter(
+        (revision) => pinned.some(([, subagent]) => subagent.revision_id === revision.id && subagent.agent_id === revision.agentId),
+      ),
+  );
   // The web toolset's providers: web providers of the workspace.
   const webConfig = (config.toolsets as { web?: { config?: Record<string, unknown> } } | undefined)?.web?.config ?? {};
   const webRefs = (['provider_id', 'fetch_provider_id'] as const).filter((member) => typeof webConfig[member] === 'string');

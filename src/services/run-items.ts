@@ -9,6 +9,7 @@ import { runTail } from './run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
+import { subagentChildren } from './subagent-runs.js';
 import { listenTo, type ItemView } from './event-topics.js';
 import { closableStream, untilWoken } from '../lib/closable-stream.js';
 
@@ -126,6 +127,8 @@ export async function listRunItems(
     });
   }
   const nextOrdinal = (last?.ordinal ?? 0) + 1;
+  // The runs its subagent calls started, each in a child thread (docs/api/tools.md, "Subagents").
+  const children = await subagentChildren(call, run.id);
   const continuation: RunItemsContinuation = {
     arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
     fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
@@ -135,7 +138,12 @@ export async function listRunItems(
     observer: {
       run_id: run.id,
       thread_id: run.threadId,
-      state: { children: [], parts: [], request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0, threads: [] },
+      state: {
+        children,
+        parts: [],
+        request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0,
+        threads: children.map((child) => child.thread_id),
+      },
     },
     position: { attempt: run.attempts, sequence: position },
     response_groups: {},

@@ -13,10 +13,13 @@ import type { CallContext } from './call-context.js';
 import type { MessageContent } from './run-input.js';
 
 /** What started a run: input to a thread, a resume batch, a fork, or a queued inbox entry's turn. */
-export const TRIGGERS = ['input', 'resume', 'fork', 'queue'] as const;
+export const TRIGGERS = ['input', 'resume', 'fork', 'queue', 'subagent'] as const;
 export type RunTrigger = (typeof TRIGGERS)[number];
-/** Where a run's history comes from: its thread (root), the waiting run it answers, or the run it forks. */
-export const LINEAGES = ['root', 'resume', 'fork'] as const;
+/**
+ * Where a run's history comes from: its thread (root), the waiting run it answers, the run it forks,
+ * or (subagent) the run whose tool call delegated to it — a child thread of its own.
+ */
+export const LINEAGES = ['root', 'resume', 'fork', 'subagent'] as const;
 export type RunLineage = (typeof LINEAGES)[number];
 
 /** A row to insert, by Prisma field name (created_at and updated_at are the statement's time). */
@@ -44,7 +47,8 @@ export interface NewRunRequest {
         new: {
           sessionId: string | null;
           labels?: Record<string, string>;
-          origin?: { runId: string; threadId: string };
+          /** A fork's source, or (with `subagent`) the run and tool call that delegated to a subagent. */
+          origin?: { runId: string; threadId: string; subagent?: { name: string; toolCallId: string } };
           messageHistory?: unknown[];
         };
       }
@@ -108,9 +112,11 @@ export function planNewRun(call: Pick<CallContext, 'actor' | 'requestId'>, reque
         sessionId,
         currentRunId: runId,
         lastRunId: runId,
-        origin: wanted.origin ? 'fork' : 'new',
+        origin: wanted.origin ? (wanted.origin.subagent ? 'subagent' : 'fork') : 'new',
         originRunId: wanted.origin?.runId ?? null,
         originThreadId: wanted.origin?.threadId ?? null,
+        originToolCallId: wanted.origin?.subagent?.toolCallId ?? null,
+        subagent: wanted.origin?.subagent?.name ?? null,
         labels: wanted.labels ?? {},
         mcpHeaders: {},
         messageHistory: (wanted.messageHistory ?? []) as Prisma.InputJsonValue,
@@ -147,6 +153,8 @@ export function planNewRun(call: Pick<CallContext, 'actor' | 'requestId'>, reque
         agentId: request.agentId,
         agentRevisionId: request.revisionId,
         assignedRunId: runId,
+        // A subagent's entry names the run that delegated to it.
+        originRunId: request.lineage === 'subagent' ? (request.parentRunId ?? null) : null,
         principalId,
         requestDigest: digestOf({ payload: request.input, options: request.options, agent_id: request.agentId }),
         requestId,

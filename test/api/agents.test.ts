@@ -71,6 +71,7 @@ describe('creating and reading agents', () => {
     const memory = (await post('/api/v1/memories', { name: 'Agent notes' })).body.id;
     const template = await insertWorkspaceResource(t, 'environmentTemplate');
     const skill = await post('/api/v1/skills', { name: 'Writing', content: { name: 'writing', instructions: '# Write well' } });
+    const helper = (await createAgent()).agent;
     const config = {
       model: 'gpt-main',
       model_settings: { temperature: 0.2, anything: { nested: true } },
@@ -99,7 +100,15 @@ describe('creating and reading agents', () => {
       skill_sync: { cleanup: true, mode: 'shared', overwrite: false },
       memory_mounts: [{ memory_id: memory, name: 'notes', access: 'read', recall: true }],
       plugins: [{ plugin_key: 'http_request', instance_name: 'p1', config: {} }],
-      subagents: { researcher: { model: 'gpt-main' } },
+      subagents: {
+        researcher: {
+          agent_id: helper.id,
+          revision_id: helper.default_revision_id,
+          description: 'finds sources',
+          permission: 'ask',
+          overrides: { instructions: 'Be brief.', retries: { tools: 1 } },
+        },
+      },
       subagent_mode: 'inline',
       default_environment_template_id: template,
       lazy_environment: true,

@@ -21,6 +21,7 @@ export type RunItemKind =
   | 'question'
   | 'reasoning'
   | 'review'
+  | 'subagent_run'
   | 'text_message'
   | 'tool_call'
   | 'tool_result'

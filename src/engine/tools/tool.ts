@@ -88,7 +88,15 @@ export interface ToolSourceContext {
    * calls it and what `offerTools` takes. Known once the toolset is built — when a tool executes.
    */
   nameInRun(runTool: RunTool): string;
+  /** Parks the attempt while it waits for `work` (see ExecutionContext.park); absent outside a worker. */
+  park?: Park;
 }
+
+/**
+ * Awaits `work` with the attempt parked: its worker slot is free meanwhile (another run may be
+ * claimed in its place), while the attempt keeps its run, lease and abort signal.
+ */
+export type Park = <T>(work: Promise<T>) => Promise<T>;
 
 /** One kind of tool: the tools it offers a run, from the run's configuration. */
 export type ToolSource = (context: ToolSourceContext) => RunTool[] | Promise<RunTool[]>;

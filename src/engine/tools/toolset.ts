@@ -10,6 +10,7 @@ import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
 import { pluginTools } from './plugin-tools.js';
 import { skillTools } from './skills.js';
+import { subagentTools } from './subagents.js';
 import { webTools } from './web-tools.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 import { toolOutputReader } from './tool-output.js';
@@ -23,6 +24,7 @@ export const TOOL_SOURCES: readonly ToolSource[] = [
   skillTools,
   webTools,
   pluginTools,
+  subagentTools,
   toolOutputReader,
 ];
 

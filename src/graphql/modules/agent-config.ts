@@ -1,7 +1,7 @@
 // The agent configuration (spec: "Agent revision" → "Agent configuration") and the run options as
 // GraphQL object types, member by member, so clients and code generators see their shape instead of
 // a JSON scalar. JSON stays only where the spec leaves a member free-form (`model_settings`,
-// `metadata`, `subagents`, the `config`/`tools` objects of toolsets and plugins, `extensions`) or
+// `metadata`, the `config`/`tools` objects of toolsets and plugins, `extensions`) or
 // where the member is a JSON Schema document (`parameters_json_schema`, the output spec's `schema`).
 // Maps keyed by the caller (toolsets, per-tool permissions, reviewer rules, labels) become lists of
 // entries ordered by key. The stored document itself stays readable as JSON (`configDocument`,
@@ -21,6 +21,7 @@ import {
   type ConnectionToolsDocument,
   type OutputVariantDocument,
   type ReviewerDocument,
+  type SubagentDocument,
   type ToolsetDocument,
 } from '../../agents/config-document.js';
 
@@ -267,6 +268,37 @@ const ReviewerRef = builder.objectRef<ReviewerDocument>('Reviewer').implement({
   }),
 });
 
+// Declared before they are implemented: a subagent's overrides are configuration overrides, whose
+// `subagents` are subagents again.
+export const AgentConfigurationOverridesRef = builder.objectRef<AgentConfigDocument>('AgentConfigurationOverrides');
+export const AgentSubagentRef = builder.objectRef<SubagentDocument & { name: string }>('AgentSubagent');
+
+AgentSubagentRef.implement({
+  description: 'A subagent the agent may delegate to (an entry of `subagents`, a map from name to settings).',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'the key in `subagents`; the delegate tool is `delegate_to_<name>`' }),
+    agentId: t.string({ description: 'an agent of the same workspace', resolve: (s) => s.agent_id }),
+    revisionId: t.string({
+      nullable: true,
+      description: "a pinned revision of that agent; null: the agent's default",
+      resolve: (s) => orNull(s.revision_id),
+    }),
+    description: t.string({ nullable: true, resolve: (s) => orNull(s.description) }),
+    permission: t.field({
+      type: ToolPermissionEnum,
+      nullable: true,
+      description: "the delegate tool's permission",
+      resolve: (s) => orNull(s.permission),
+    }),
+    overrides: t.field({
+      type: AgentConfigurationOverridesRef,
+      nullable: true,
+      description: 'the overrides of the child runs',
+      resolve: (s) => orNull(s.overrides),
+    }),
+  }),
+});
+
 /**
  * The members of a configuration. `complete`: a revision's stored configuration, which always has
  * `model`, `instructions` and `user_questions`; otherwise overrides, where every member is optional.
@@ -302,10 +334,10 @@ function configurationFields(t: ObjectFieldBuilder<Types, AgentConfigDocument>, 
     memoryMounts: t.field({ type: [AgentMemoryMountRef], nullable: true, resolve: (c) => orNull(c.memory_mounts) }),
     plugins: t.field({ type: [AgentPluginRef], nullable: true, resolve: (c) => orNull(c.plugins) }),
     subagents: t.field({
-      type: 'JSON',
+      type: [AgentSubagentRef],
       nullable: true,
-      description: 'free-form (the spec gives it no members)',
-      resolve: (c) => orNull(c.subagents),
+      description: 'the map `subagents`, ordered by name',
+      resolve: (c) => (c.subagents ? entriesByKey(c.subagents).map(([name, subagent]) => ({ ...subagent, name })) : null),
     }),
     subagentMode: t.field({ type: SubagentModeEnum, nullable: true, resolve: (c) => orNull(c.subagent_mode) }),
     defaultEnvironmentTemplateId: t.string({ nullable: true, resolve: (c) => orNull(c.default_environment_template_id) }),
@@ -326,7 +358,7 @@ export const AgentConfigurationRef = builder.objectRef<AgentConfigDocument>('Age
   fields: (t) => configurationFields(t, true),
 });
 
-export const AgentConfigurationOverridesRef = builder.objectRef<AgentConfigDocument>('AgentConfigurationOverrides').implement({
+AgentConfigurationOverridesRef.implement({
   description: 'The members of the agent configuration one run overrides (any subset; a member not overridden is null).',
   fields: (t) => configurationFields(t, false),
 });

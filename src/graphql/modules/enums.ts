@@ -41,6 +41,7 @@ export const RUN_ITEM_KINDS = [
   'tool_result',
   'review',
   'memory_recall',
+  'subagent_run',
   'output',
   'error',
 ] as const;

@@ -16,6 +16,7 @@ import { ThreadRef } from './threads.js';
 import { SessionRef } from './sessions.js';
 import { ModelRef, ProviderRef } from './providers.js';
 import { InboxEntryRef } from './inbox.js';
+import { AgentSubagentRef } from './agent-config.js';
 import { AuditEventRef } from './audit.js';
 import { PermissionEnum, PrincipalKindEnum, storedValue } from './enums.js';
 import { AGENTS } from '../../services/agents.js';
@@ -103,7 +104,7 @@ builder.objectFields(RunRef, (t) => ({
   parent: t.field({
     type: RunRef,
     nullable: true,
-    description: 'the run this one resumes or was forked from (parentRunId); null for a root run',
+    description: 'the run this one resumes, was forked from, or was delegated by as a subagent (parentRunId); null for a root run',
     resolve: (run, _args, ctx) => runById(ctx, run.parentRunId),
   }),
   resumedBy: t.field({
@@ -126,6 +127,12 @@ builder.objectFields(ThreadRef, (t) => ({
     description: 'the run working on the thread now (currentRunId); null when none is',
     resolve: (thread, _args, ctx) => runById(ctx, thread.currentRunId),
   }),
+  originRun: t.field({
+    type: RunRef,
+    nullable: true,
+    description: 'the run the thread was forked from, or whose subagent call opened it (originRunId); null for a new thread',
+    resolve: (thread, _args, ctx) => runById(ctx, thread.originRunId),
+  }),
 }));
 
 builder.objectFields(AgentRef, (t) => ({
@@ -134,6 +141,15 @@ builder.objectFields(AgentRef, (t) => ({
     nullable: true,
     description: 'the revision new runs use (defaultRevisionId)',
     resolve: (agent, _args, ctx) => agentRevisionById(ctx, agent.defaultRevisionId),
+  }),
+}));
+
+builder.objectFields(AgentSubagentRef, (t) => ({
+  agent: t.field({
+    type: AgentRef,
+    nullable: true,
+    description: 'the agent the subagent runs (agentId)',
+    resolve: (subagent, _args, ctx) => agentById(ctx, subagent.agent_id),
   }),
 }));
 
@@ -160,6 +176,12 @@ builder.objectFields(InboxEntryRef, (t) => ({
     nullable: true,
     description: 'the run the entry was assigned to (assignedRunId); null while it waits in the queue',
     resolve: (entry, _args, ctx) => runById(ctx, entry.assignedRunId),
+  }),
+  childRun: t.field({
+    type: RunRef,
+    nullable: true,
+    description: "the latest subagent run the entry's run started (childRunId); null when it delegated nothing",
+    resolve: (entry, _args, ctx) => runById(ctx, entry.childRunId),
   }),
 }));
 

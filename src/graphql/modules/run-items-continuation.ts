@@ -47,10 +47,19 @@ const MemorySourceRef = builder.objectRef<MemorySource>('RunItemsMemorySource').
 
 const ObserverStateRef = builder.objectRef<C['observer']['state']>('RunItemsObserverState').implement({
   fields: (t) => ({
-    children: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.children }),
+    children: t.field({
+      type: 'JSON',
+      description:
+        'the runs this run delegated to subagents, oldest first: a list of {run_id, thread_id, subagent, tool_call_id, status} (JSON: the spec gives no shape)',
+      resolve: (s) => s.children,
+    }),
     parts: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.parts }),
     requestIndex: t.int({ description: 'the model requests the run made (0 until it is sealed)', resolve: (s) => s.request_index }),
-    threads: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.threads }),
+    threads: t.field({
+      type: 'JSON',
+      description: "the ids of those subagent runs' child threads, in the same order (JSON: the spec gives no shape)",
+      resolve: (s) => s.threads,
+    }),
   }),
 });
 
