@@ -48,6 +48,8 @@ export interface RunAgentConfig {
   toolsets?: Record<string, ToolsetConfig | undefined>;
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
+  /** Model keys that describe media the main model cannot read (media-understanding.ts). */
+  media_understanding?: { audio?: string; image?: string; video?: string };
 }
 
 export interface ReviewerConfig {

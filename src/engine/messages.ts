@@ -1,9 +1,10 @@
 // Model messages the turn loop builds: the run's starting messages (history, then the input or the
 // answers a resume brings), tool results, and the text of a message content.
 import type { JSONValue } from '@ai-sdk/provider';
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
+import type { MessagePart } from '../services/run-input.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -13,6 +14,28 @@ export function textOf(message: unknown): string {
     .filter((part: { type?: unknown }) => part?.type === 'text')
     .map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : ''))
     .join('\n');
+}
+
+/** The parts of a message content (`{content: [...]}`); none when it has no list. */
+export function partsOf(message: unknown): MessagePart[] {
+  const content = (message as { content?: unknown } | null | undefined)?.content;
+  return Array.isArray(content) ? (content as MessagePart[]) : [];
+}
+
+/**
+ * A user message's content for the model: its text as one string when it is text only (as it
+ * always was), else its parts in order — images as image parts, audio and video as file parts, the
+ * bytes as base64 with their media type (so the thread's history keeps them as JSON). Whether the
+ * model gets them or a description is decided per request (media-understanding.ts).
+ */
+export function userContent(message: unknown): UserContent {
+  const parts = partsOf(message);
+  if (parts.every((part) => part.type === 'text')) return textOf(message);
+  return parts.map((part): TextPart | ImagePart | FilePart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') return { type: 'image', image: part.data, mediaType: part.media_type };
+    return { type: 'file', data: part.data, mediaType: part.media_type };
+  });
 }
 
 /**
@@ -82,7 +105,7 @@ export function startingMessages(
     }
     if (results.length) messages.push({ role: 'tool', content: results });
   }
-  const text = textOf(run.input);
-  if (text) messages.push({ role: 'user', content: text });
+  const content = userContent(run.input);
+  if (content.length) messages.push({ role: 'user', content });
   return { messages, approvedCalls, deniedCalls };
 }
