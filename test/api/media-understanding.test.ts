@@ -127,7 +127,7 @@ describe('media understanding', () => {
     const before = chatRequests(describer).length;
     vision.turns.push({ text: 'A red pixel.' });
     const other = Buffer.from(PNG, 'base64');
-    other[other.length - 13] ^= 1; // other bytes: a digest the cache does not know
+    other.writeUInt8(other.readUInt8(other.length - 13) ^ 1, other.length - 13); // other bytes: a digest the cache does not know
     const data = other.toString('base64');
     const run = await runOf(agent.id, imageInput('Look.', data));
     expect(await settleRun(t, run.id)).toMatchObject({ status: 'completed', output: 'A red pixel.' });
