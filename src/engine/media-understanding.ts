@@ -2,7 +2,8 @@
 // model cannot read itself (its model API's declaration or its `settings.input_media`) are replaced
 // by what the agent's `media_understanding` model for that kind of media says about them. The
 // conversation (and so the thread's history and the run's items) keeps the media; only the request
-// carries the description. Descriptions are remembered per workspace, describing model and content
+// carries the description. Media comes in user messages (the run's input, steered entries) and in
+// client tool results whose value is a message content with media (messages.ts, `clientResult`). Descriptions are remembered per workspace, describing model and content
 // digest (services/media-descriptions.ts), so a resumed or later run does not pay twice; each piece
 // of media an attempt meets is recorded once as a `media_description` run item.
 //
@@ -10,7 +11,7 @@
 // disabled, its request failed), the part is replaced by a note saying so and the item records the
 // error; the run goes on (nothing is remembered, so a later run tries again).
 import { createHash } from 'node:crypto';
-import { streamText, type ModelMessage, type TextPart, type UserContent } from 'ai';
+import { streamText, type ModelMessage, type TextPart, type ToolContent, type ToolResultPart, type UserContent } from 'ai';
 import { isAppError } from '../lib/errors.js';
 import type { MediaKind } from '../lib/media.js';
 import type { CallContext } from '../services/call-context.js';
@@ -46,6 +47,29 @@ export function mediaOfPart(part: UserContent[number] | TextPart): MediaInPart |
   return { kind, mediaType, data };
 }
 
+type ResultItem = Extract<ToolResultPart['output'], { type: 'content' }>['value'][number];
+
+/** The media of an item of a content tool result (a client tool's result with media), if any. */
+export function mediaOfResultItem(item: ResultItem): MediaInPart | null {
+  if (item.type !== 'media') return null;
+  const kind = item.mediaType.split('/')[0];
+  if (kind !== 'image' && kind !== 'audio' && kind !== 'video') return null;
+  return { kind, mediaType: item.mediaType, data: item.data };
+}
+
+/** Every piece of media a message carries. */
+function mediaIn(message: ModelMessage): MediaInPart[] {
+  if (message.role === 'user' && Array.isArray(message.content))
+    return message.content.map(mediaOfPart).filter((media): media is MediaInPart => media !== null);
+  if (message.role === 'tool')
+    return message.content.flatMap((result) =>
+      result.output.type === 'content'
+        ? result.output.value.map(mediaOfResultItem).filter((media): media is MediaInPart => media !== null)
+        : [],
+    );
+  return [];
+}
+
 /** The replacement text the main model reads instead of a piece of media. */
 export function describedPart(kind: MediaKind, text: string, failed: boolean): TextPart {
   return { type: 'text', text: failed ? `[${kind} omitted: ${text}]` : `[${kind} described by another model: ${text}]` };
@@ -67,25 +91,43 @@ export class MediaReader {
 
   /**
    * The messages as `model` gets them: the same array when every piece of media is one it reads (or
-   * there is none), else copies of the user messages with descriptions in place of the media.
+   * there is none), else copies of the messages with descriptions in place of the media it cannot
+   * read — in user messages, and in client tool results that carry media.
    */
   async forModel(messages: ModelMessage[], model: ResolvedModel): Promise<ModelMessage[]> {
-    const unreadable = (part: UserContent[number]) => {
-      const media = mediaOfPart(part);
-      return media && !model.inputMedia.includes(media.kind) ? media : null;
-    };
-    const needs = messages.some((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((p) => unreadable(p)));
+    const unreadable = (media: MediaInPart | null) => (media && !model.inputMedia.includes(media.kind) ? media : null);
+    const unreadableInResult = (media: MediaInPart | null) => (media && !model.toolResultMedia.includes(media.kind) ? media : null);
+    const needs = messages.some((message) =>
+      mediaIn(message).some((media) => (message.role === 'tool' ? unreadableInResult(media) : unreadable(media))),
+    );
     if (!needs) return messages;
     return Promise.all(
       messages.map(async (message): Promise<ModelMessage> => {
-        if (message.role !== 'user' || !Array.isArray(message.content)) return message;
-        const content = await Promise.all(
-          message.content.map(async (part) => {
-            const media = unreadable(part);
-            return media ? this.replacement(media) : part;
-          }),
-        );
-        return { ...message, content };
+        if (message.role === 'user' && Array.isArray(message.content)) {
+          const content = await Promise.all(
+            message.content.map(async (part) => {
+              const media = unreadable(mediaOfPart(part));
+              return media ? this.replacement(media) : part;
+            }),
+          );
+          return { ...message, content };
+        }
+        if (message.role === 'tool') {
+          const content = await Promise.all(
+            message.content.map(async (result): Promise<ToolContent[number]> => {
+              if (result.output.type !== 'content') return result;
+              const value = await Promise.all(
+                result.output.value.map(async (item) => {
+                  const media = unreadableInResult(mediaOfResultItem(item));
+                  return media ? this.replacement(media) : item;
+                }),
+              );
+              return { ...result, output: { type: 'content', value } };
+            }),
+          );
+          return { ...message, content };
+        }
+        return message;
       }),
     );
   }

@@ -4,7 +4,7 @@ import type { JSONValue } from '@ai-sdk/provider';
 import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
-import type { MessagePart } from '../services/run-input.js';
+import { mediaContentOf, type MessagePart } from '../services/run-input.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -51,6 +51,29 @@ export const jsonResult = (toolCallId: string, toolName: string, value: unknown)
   toolName,
   output: { type: 'json', value: asJson(value) },
 });
+
+/**
+ * A client tool's returned value for the model: a message content with media (`{content: [text and
+ * media parts]}`) becomes a content result with the media as media parts (described per request for
+ * a model that cannot read them: media-understanding.ts); any other value is JSON.
+ */
+export function clientResult(toolCallId: string, toolName: string, value: unknown): ToolResultPart {
+  const parts = mediaContentOf(value);
+  if (!parts) return jsonResult(toolCallId, toolName, value);
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: {
+      type: 'content',
+      value: parts.map((part) =>
+        part.type === 'text'
+          ? { type: 'text' as const, text: part.text }
+          : { type: 'media' as const, data: part.data, mediaType: part.media_type },
+      ),
+    },
+  };
+}
 
 export const errorResult = (toolCallId: string, toolName: string, error: string): ToolResultPart => ({
   type: 'tool-result',
@@ -99,7 +122,7 @@ export function startingMessages(
       const answer = resume.calls?.[call.tool_call_id];
       results.push(
         answer?.status === 'returned'
-          ? jsonResult(call.tool_call_id, call.tool_name, answer.value)
+          ? clientResult(call.tool_call_id, call.tool_name, answer.value)
           : errorResult(call.tool_call_id, call.tool_name, String((answer?.value as string | undefined) ?? 'the tool call failed')),
       );
     }

@@ -14,6 +14,8 @@ export interface ResolvedModel {
   settings: Record<string, unknown>;
   /** The media besides text the model reads itself (others are described: media-understanding.ts). */
   inputMedia: readonly MediaKind[];
+  /** Of those, the media its API carries inside tool results (others there are described). */
+  toolResultMedia: readonly MediaKind[];
 }
 
 /**
@@ -50,12 +52,14 @@ export async function resolveModel(
   if (!usable.type.languageModel)
     throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
-  const declared = usable.type.modelApis?.find((api) => api.api === model.api)?.inputMedia;
+  const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
+  const inputMedia = inputMediaOf(api?.inputMedia, merged);
   return {
     key,
     providerType: provider.type,
     settings: merged,
-    inputMedia: inputMediaOf(declared, merged),
+    inputMedia,
+    toolResultMedia: inputMedia.filter((kind) => api?.toolResultMedia?.includes(kind)),
     model: usable.type.languageModel(
       { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders },
       model,

@@ -60,7 +60,7 @@ registerProviderType({
   setupUrl: 'https://platform.openai.com/api-keys',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
     { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
   ],
   probe: (ctx) =>
@@ -146,7 +146,7 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://console.anthropic.com/settings/keys',
   endpointFields: ['base_url'],
-  modelApis: [{ api: 'messages', settingsSchema: commonSettings, inputMedia: ['image'] }],
+  modelApis: [{ api: 'messages', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
   probe: (ctx) =>
     probeGet(
       `${trimSlash(String(ctx.config.base_url ?? 'https://api.anthropic.com/v1'))}/models?limit=1`,
@@ -214,7 +214,7 @@ registerProviderType({
   setupUrl: 'https://portal.azure.com/',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
     { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
   ],
   probe: (ctx) => {
@@ -264,7 +264,7 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://console.aws.amazon.com/iam/',
   endpointFields: ['base_url'],
-  modelApis: [{ api: 'converse', settingsSchema: commonSettings, inputMedia: ['image'] }],
+  modelApis: [{ api: 'converse', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
   languageModel: (ctx, model) =>
     createAmazonBedrock({
       region: String(ctx.config.region),

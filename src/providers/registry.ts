@@ -40,11 +40,12 @@ export interface ProviderType {
   /** Config members that are endpoints (checked against the endpoint policy). */
   endpointFields?: string[];
   /**
-   * Model types: their model APIs, the settings schema of each, and the media besides text the API
-   * carries to the model (absent: text only). A model's `settings.input_media` overrides this for
-   * that model (docs/api/agents.md, "Media understanding").
+   * Model types: their model APIs, the settings schema of each, the media besides text the API
+   * carries to the model in messages (absent: text only) and inside tool results (absent: none; some
+   * adapters can only send a tool result as text). A model's `settings.input_media` overrides the
+   * first for that model (docs/api/agents.md, "Media understanding").
    */
-  modelApis?: { api: string; settingsSchema: JsonSchema; inputMedia?: readonly MediaKind[] }[];
+  modelApis?: { api: string; settingsSchema: JsonSchema; inputMedia?: readonly MediaKind[]; toolResultMedia?: readonly MediaKind[] }[];
   /** Web types: the operations they serve (`search`, `fetch`). */
   operations?: string[];
   /** Web types: how they carry the operations out (src/providers/web). */

@@ -46,6 +46,24 @@ function validatePart(part: unknown, partField: string): void {
 }
 
 /**
+ * The parts of a client tool's returned value when it is a message content with media —
+ * `{content: [part, …]}`, every part a valid text or media part, at least one media part — else
+ * null (the value is plain JSON and reaches the model as JSON).
+ */
+export function mediaContentOf(value: unknown): MessagePart[] | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const { content, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length || !Array.isArray(content) || !content.some((part) => isMediaKind((part as { type?: unknown })?.type)))
+    return null;
+  try {
+    content.forEach((part: unknown, index) => validatePart(part, `value.content[${index}]`));
+  } catch {
+    return null;
+  }
+  return content as MessagePart[];
+}
+
+/**
  * `{content: [part, …]}` — the input/payload shape of the spec: text parts `{type: "text", text}`,
  * and media parts `{type: "image" | "audio" | "video", media_type, data}` (base64).
  */

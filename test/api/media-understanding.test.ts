@@ -138,6 +138,53 @@ describe('media understanding', () => {
     expect((await itemsOf(run.id)).some((i) => i.kind === 'media_description')).toBe(false);
   });
 
+  it('describes media in a client tool result for a text-only model and passes it to a model that reads it', async () => {
+    const screenshot = Buffer.from(PNG, 'base64');
+    screenshot.writeUInt8(screenshot.readUInt8(screenshot.length - 14) ^ 1, screenshot.length - 14);
+    const data = screenshot.toString('base64');
+    const value = {
+      content: [
+        { type: 'text', text: 'the screen' },
+        { type: 'image', media_type: 'image/png', data },
+      ],
+    };
+    const tool = { name: 'screenshot', parameters_json_schema: { type: 'object', properties: {} } };
+    // `vision-compat` reads images in messages, but its API (chat completions) sends tool results as text.
+    await addModel(textOnly, 'openai_compatible', 'vision-compat', { input_media: ['image'] });
+    const cases = [
+      { model: 'text-main', server: textOnly, path: '/v1/chat/completions', key: 'tool-text' },
+      { model: 'vision-compat', server: textOnly, path: '/v1/chat/completions', key: 'tool-compat' },
+      { model: 'vision-main', server: vision, path: '/v1/messages', key: 'tool-vision' },
+    ];
+    for (const { model, server, path, key } of cases) {
+      const agent = await agentWith({ model, media_understanding: { image: 'eyes' }, client_tools: [tool] });
+      server.turns.push({ tool: { id: `call_${key}`, name: 'screenshot', arguments: {} } }, { text: 'Seen.' });
+      if (model === 'text-main') describer.turns.push({ text: 'A screen with one dot.' });
+      const described = model !== 'vision-main';
+      const run = await runOf(agent.id, { content: [{ type: 'text', text: 'Take a screenshot.' }] });
+      expect((await settleRun(t, run.id)).status).toBe('waiting');
+      const before = chatRequests(describer).length;
+      const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+        headers: { 'idempotency-key': key },
+        body: { calls: { [`call_${key}`]: { status: 'returned', value } } },
+      });
+      expect(await settleRun(t, successor.body.id)).toMatchObject({ status: 'completed', output: 'Seen.' });
+      const request = JSON.stringify(server.requests.filter((r) => r.path === path).at(-1)!.body);
+      expect(request).toContain('the screen');
+      if (described) {
+        expect(request).not.toContain(data);
+        expect(request).toContain('[image described by another model: A screen with one dot.]');
+        // Described once, for the first model; the second reads the remembered description.
+        expect(chatRequests(describer)).toHaveLength(model === 'text-main' ? before + 1 : before);
+        expect(JSON.stringify(chatRequests(describer).at(-1)!.body)).toContain(data);
+      } else {
+        // The Anthropic messages API carries the image inside the tool result.
+        expect(request).toContain(JSON.stringify({ type: 'image', source: { type: 'base64', media_type: 'image/png', data } }));
+        expect(chatRequests(describer)).toHaveLength(before);
+      }
+    }
+  });
+
   it('replaces media it cannot have described by a note and records why', async () => {
     // No model named for images: a note.
     const bare = await agentWith({ model: 'text-main' });
@@ -201,11 +248,17 @@ describe('media understanding', () => {
   });
 
   it('describes what each model API reads (GraphQL provider types)', async () => {
-    const response = await t.graphql(`{ providerTypes(kind: "model") { type ... on ModelProviderType { modelApis { api inputMedia } } } }`);
+    const response = await t.graphql(
+      `{ providerTypes(kind: "model") { type ... on ModelProviderType { modelApis { api inputMedia toolResultMedia } } } }`,
+    );
     expect(response.errors).toBeUndefined();
     const byType = Object.fromEntries(response.data.providerTypes.map((p: any) => [p.type, p.modelApis]));
-    expect(byType.anthropic).toEqual([{ api: 'messages', inputMedia: ['image'] }]);
-    expect(byType.openai_compatible).toEqual([{ api: 'chat', inputMedia: [] }]);
-    expect(byType.google).toEqual([{ api: 'generate_content', inputMedia: ['image', 'audio', 'video'] }]);
+    expect(byType.anthropic).toEqual([{ api: 'messages', inputMedia: ['image'], toolResultMedia: ['image'] }]);
+    expect(byType.openai_compatible).toEqual([{ api: 'chat', inputMedia: [], toolResultMedia: [] }]);
+    expect(byType.openai).toEqual([
+      { api: 'responses', inputMedia: ['image'], toolResultMedia: ['image'] },
+      { api: 'chat', inputMedia: ['image', 'audio'], toolResultMedia: [] },
+    ]);
+    expect(byType.google).toEqual([{ api: 'generate_content', inputMedia: ['image', 'audio', 'video'], toolResultMedia: [] }]);
   });
 });

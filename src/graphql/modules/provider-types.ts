@@ -66,7 +66,12 @@ export const ProviderTypeDescriptionRef = builder.interfaceRef<Description>('Pro
 });
 
 const ModelApiRef = builder
-  .objectRef<{ api: string; settings_schema: Record<string, unknown>; input_media: readonly MediaKind[] }>('ProviderModelApi')
+  .objectRef<{
+    api: string;
+    settings_schema: Record<string, unknown>;
+    input_media: readonly MediaKind[];
+    tool_result_media: readonly MediaKind[];
+  }>('ProviderModelApi')
   .implement({
     description: 'A model API a model provider type serves, with the settings its models take.',
     fields: (t) => ({
@@ -81,6 +86,11 @@ const ModelApiRef = builder
         description:
           "the media besides text this API carries to the model (a model's `settings.input_media` overrides it); other media is described by the agent's `media_understanding` models",
         resolve: (a) => a.input_media,
+      }),
+      toolResultMedia: t.field({
+        type: [MediaKindEnum],
+        description: 'of the media besides text, what this API carries inside tool results (other media there is described)',
+        resolve: (a) => a.tool_result_media,
       }),
     }),
   });
@@ -100,10 +110,10 @@ kindType('model').implement({
       type: [ModelApiRef],
       // What each API reads is the registry's, not part of the REST description.
       resolve: (d) =>
-        (d.model_apis ?? []).map((api) => ({
-          ...api,
-          input_media: providerType('model', d.type)?.modelApis?.find((m) => m.api === api.api)?.inputMedia ?? [],
-        })),
+        (d.model_apis ?? []).map((api) => {
+          const declared = providerType('model', d.type)?.modelApis?.find((m) => m.api === api.api);
+          return { ...api, input_media: declared?.inputMedia ?? [], tool_result_media: declared?.toolResultMedia ?? [] };
+        }),
     }),
   }),
 });
