@@ -3,13 +3,14 @@
 // by what the agent's `media_understanding` model for that kind of media says about them. The
 // conversation (and so the thread's history and the run's items) keeps the media; only the request
 // carries the description. Media comes in user messages (the run's input, steered entries) and in
-// client tool results whose value is a message content with media (messages.ts, `clientResult`). Descriptions are remembered per workspace, describing model and content
-// digest (services/media-descriptions.ts), so a resumed or later run does not pay twice; each piece
-// of media an attempt meets is recorded once as a `media_description` run item.
+// client tool results whose value is a message content with media (messages.ts, `clientResult`).
+// Descriptions are remembered per workspace, describing model and content digest
+// (services/media-descriptions.ts), so a resumed or later run does not pay twice; each piece of
+// media an attempt meets is described at most once and recorded once as a `media_description` item.
 //
 // When no model is configured for the kind, or the describing model cannot be used (unknown,
 // disabled, its request failed), the part is replaced by a note saying so and the item records the
-// error; the run goes on (nothing is remembered, so a later run tries again).
+// error; the run goes on (nothing is remembered, so a later attempt or run tries again).
 import { createHash } from 'node:crypto';
 import { streamText, type ModelMessage, type TextPart, type ToolContent, type ToolResultPart, type UserContent } from 'ai';
 import { isAppError } from '../lib/errors.js';
