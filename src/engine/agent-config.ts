@@ -73,6 +73,8 @@ export interface RunAgentConfig {
   reviewer?: ReviewerConfig;
   subagents?: Record<string, SubagentConfig>;
   subagent_mode?: SubagentMode;
+  /** Model keys that describe media the main model cannot read (media-understanding.ts). */
+  media_understanding?: { audio?: string; image?: string; video?: string };
 }
 
 export interface ReviewerConfig {

@@ -12,7 +12,8 @@ import { takeSteerEntries } from '../services/inbox.js';
 import type { RunAgentConfig } from './agent-config.js';
 import { dispatchToolCalls, type Dispatched } from './dispatch.js';
 import type { Recalled } from './memory-mounts.js';
-import { textOf } from './messages.js';
+import { userContent } from './messages.js';
+import { MediaReader } from './media-understanding.js';
 import { streamTurn, type Usage } from './model-turn.js';
 import { resolveModel } from './models.js';
 import { checkOutput, outputCorrection, outputInstruction } from './output-check.js';
@@ -56,6 +57,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;
   const retries = { output: config.retries?.output ?? 0, tools: config.retries?.tools ?? 0 };
   const system = systemPrompt(config, recalled, toolset.instructions());
+  const media = new MediaReader({ deps, call: ctx.call, config, items, signal });
 
   for (;;) {
     if (usage.requests >= maxRequests)
@@ -64,12 +66,14 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
       // Entries delivered with `steer` join the conversation at this model request.
       for (const steered of await takeSteerEntries(ctx.call, run, usage.requests)) {
         items.open('user_message', { role: 'user', content: steered.content, steered: true }, 'completed');
-        conversation.say({ role: 'user', content: textOf(steered) });
+        conversation.say({ role: 'user', content: userContent(steered) });
       }
     }
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
-    const turn = await streamTurn({ model, system, messages: conversation.messages, tools: toolset.forModel(), signal }, items, usage);
+    // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
+    const messages = await media.forModel(conversation.messages, model);
+    const turn = await streamTurn({ model, system, messages, tools: toolset.forModel(), signal }, items, usage);
     conversation.say(turn.assistant);
 
     if (turn.toolCalls.length === 0) {

@@ -1,9 +1,10 @@
 // Model messages the turn loop builds: the run's starting messages (history, then the input or the
 // answers a resume brings), tool results, and the text of a message content.
 import type { JSONValue } from '@ai-sdk/provider';
-import type { ModelMessage, ToolResultPart } from 'ai';
+import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
+import { mediaContentOf, type MessagePart } from '../services/run-input.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -13,6 +14,28 @@ export function textOf(message: unknown): string {
     .filter((part: { type?: unknown }) => part?.type === 'text')
     .map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : ''))
     .join('\n');
+}
+
+/** The parts of a message content (`{content: [...]}`); none when it has no list. */
+export function partsOf(message: unknown): MessagePart[] {
+  const content = (message as { content?: unknown } | null | undefined)?.content;
+  return Array.isArray(content) ? (content as MessagePart[]) : [];
+}
+
+/**
+ * A user message's content for the model: its text as one string when it is text only (as it
+ * always was), else its parts in order — images as image parts, audio and video as file parts, the
+ * bytes as base64 with their media type (so the thread's history keeps them as JSON). Whether the
+ * model gets them or a description is decided per request (media-understanding.ts).
+ */
+export function userContent(message: unknown): UserContent {
+  const parts = partsOf(message);
+  if (parts.every((part) => part.type === 'text')) return textOf(message);
+  return parts.map((part): TextPart | ImagePart | FilePart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') return { type: 'image', image: part.data, mediaType: part.media_type };
+    return { type: 'file', data: part.data, mediaType: part.media_type };
+  });
 }
 
 /**
@@ -28,6 +51,29 @@ export const jsonResult = (toolCallId: string, toolName: string, value: unknown)
   toolName,
   output: { type: 'json', value: asJson(value) },
 });
+
+/**
+ * A client tool's returned value for the model: a message content with media (`{content: [text and
+ * media parts]}`) becomes a content result with the media as media parts (described per request for
+ * a model that cannot read them: media-understanding.ts); any other value is JSON.
+ */
+export function clientResult(toolCallId: string, toolName: string, value: unknown): ToolResultPart {
+  const parts = mediaContentOf(value);
+  if (!parts) return jsonResult(toolCallId, toolName, value);
+  return {
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: {
+      type: 'content',
+      value: parts.map((part) =>
+        part.type === 'text'
+          ? { type: 'text' as const, text: part.text }
+          : { type: 'media' as const, data: part.data, mediaType: part.media_type },
+      ),
+    },
+  };
+}
 
 export const errorResult = (toolCallId: string, toolName: string, error: string): ToolResultPart => ({
   type: 'tool-result',
@@ -76,13 +122,13 @@ export function startingMessages(
       const answer = resume.calls?.[call.tool_call_id];
       results.push(
         answer?.status === 'returned'
-          ? jsonResult(call.tool_call_id, call.tool_name, answer.value)
+          ? clientResult(call.tool_call_id, call.tool_name, answer.value)
           : errorResult(call.tool_call_id, call.tool_name, String((answer?.value as string | undefined) ?? 'the tool call failed')),
       );
     }
     if (results.length) messages.push({ role: 'tool', content: results });
   }
-  const text = textOf(run.input);
-  if (text) messages.push({ role: 'user', content: text });
+  const content = userContent(run.input);
+  if (content.length) messages.push({ role: 'user', content });
   return { messages, approvedCalls, deniedCalls };
 }

@@ -2,6 +2,7 @@
 // (so a provider or model change is seen by the next request, and disabling stops new use).
 import type { LanguageModelV2 } from '@ai-sdk/provider';
 import { AppError } from '../lib/errors.js';
+import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
 import { usableModel } from '../services/usable-models.js';
 
@@ -11,6 +12,19 @@ export interface ResolvedModel {
   providerType: string;
   /** The model's settings merged with the agent's model_settings (the agent's win). */
   settings: Record<string, unknown>;
+  /** The media besides text the model reads itself (others are described: media-understanding.ts). */
+  inputMedia: readonly MediaKind[];
+  /** Of those, the media its API carries inside tool results (others there are described). */
+  toolResultMedia: readonly MediaKind[];
+}
+
+/**
+ * What media the model reads: `input_media` in its settings (a list of media kinds) when present,
+ * else what its model API declares (docs/api/agents.md, "Media understanding").
+ */
+export function inputMediaOf(declared: readonly MediaKind[] | undefined, settings: Record<string, unknown>): readonly MediaKind[] {
+  if (Array.isArray(settings.input_media)) return settings.input_media.filter(isMediaKind);
+  return declared ?? [];
 }
 
 /** The generic sampling settings every model API takes, in the AI SDK's names. */
@@ -38,10 +52,14 @@ export async function resolveModel(
   if (!usable.type.languageModel)
     throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
+  const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
+  const inputMedia = inputMediaOf(api?.inputMedia, merged);
   return {
     key,
     providerType: provider.type,
     settings: merged,
+    inputMedia,
+    toolResultMedia: inputMedia.filter((kind) => api?.toolResultMedia?.includes(kind)),
     model: usable.type.languageModel(
       { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders },
       model,

@@ -12,7 +12,7 @@ import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
-import { DENIED_BY_USER, startingMessages, textOf, type Pending } from './messages.js';
+import { DENIED_BY_USER, partsOf, startingMessages, textOf, type Pending } from './messages.js';
 import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 import type { Park } from './tools/tool.js';
@@ -92,7 +92,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const conversation = new Conversation(messages, history.length);
 
   const inputText = textOf(run.input);
-  if (ctx.attempt === 1 && inputText)
+  if (ctx.attempt === 1 && partsOf(run.input).length)
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
   // Calls the user denied: the model is told (in the starting messages); the items say so too.
   if (ctx.attempt === 1)

@@ -60,8 +60,8 @@ registerProviderType({
   setupUrl: 'https://platform.openai.com/api-keys',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings },
-    { api: 'chat', settingsSchema: commonSettings },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
   ],
   probe: (ctx) =>
     probeGet(
@@ -119,6 +119,8 @@ registerProviderType({
   },
   credentialRequired: false,
   endpointFields: ['base_url'],
+  // Text only: an OpenAI-compatible server promises nothing more (a vision model behind one says so
+  // with `settings.input_media`).
   modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
   probe: (ctx) =>
     probeGet(
@@ -144,7 +146,7 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://console.anthropic.com/settings/keys',
   endpointFields: ['base_url'],
-  modelApis: [{ api: 'messages', settingsSchema: commonSettings }],
+  modelApis: [{ api: 'messages', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
   probe: (ctx) =>
     probeGet(
       `${trimSlash(String(ctx.config.base_url ?? 'https://api.anthropic.com/v1'))}/models?limit=1`,
@@ -171,7 +173,7 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://aistudio.google.com/app/apikey',
   endpointFields: ['base_url'],
-  modelApis: [{ api: 'generate_content', settingsSchema: commonSettings }],
+  modelApis: [{ api: 'generate_content', settingsSchema: commonSettings, inputMedia: ['image', 'audio', 'video'] }],
   probe: (ctx) =>
     probeGet(
       `${trimSlash(String(ctx.config.base_url ?? 'https://generativelanguage.googleapis.com/v1beta'))}/models?pageSize=1`,
@@ -212,8 +214,8 @@ registerProviderType({
   setupUrl: 'https://portal.azure.com/',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings },
-    { api: 'chat', settingsSchema: commonSettings },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
   ],
   probe: (ctx) => {
     const root = ctx.config.base_url
@@ -262,7 +264,7 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://console.aws.amazon.com/iam/',
   endpointFields: ['base_url'],
-  modelApis: [{ api: 'converse', settingsSchema: commonSettings }],
+  modelApis: [{ api: 'converse', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
   languageModel: (ctx, model) =>
     createAmazonBedrock({
       region: String(ctx.config.region),

@@ -2,6 +2,7 @@
 // configuration and credential, and what it offers (model APIs, web operations, environment
 // capabilities). Types are lowercase vendor-named identifiers.
 import type { EmbeddingModelV2, LanguageModelV2 } from '@ai-sdk/provider';
+import type { MediaKind } from '../lib/media.js';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -38,8 +39,13 @@ export interface ProviderType {
   setupUrl?: string;
   /** Config members that are endpoints (checked against the endpoint policy). */
   endpointFields?: string[];
-  /** Model types: their model APIs and the settings schema of each. */
-  modelApis?: { api: string; settingsSchema: JsonSchema }[];
+  /**
+   * Model types: their model APIs, the settings schema of each, the media besides text the API
+   * carries to the model in messages (absent: text only) and inside tool results (absent: none; some
+   * adapters can only send a tool result as text). A model's `settings.input_media` overrides the
+   * first for that model (docs/api/agents.md, "Media understanding").
+   */
+  modelApis?: { api: string; settingsSchema: JsonSchema; inputMedia?: readonly MediaKind[]; toolResultMedia?: readonly MediaKind[] }[];
   /** Web types: the operations they serve (`search`, `fetch`). */
   operations?: string[];
   /** Web types: how they carry the operations out (src/providers/web). */

@@ -5,6 +5,7 @@ import { normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, composerConfig } from '../agents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { MEDIA_KINDS } from '../lib/media.js';
 import { toPage } from '../lib/cursor.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -71,6 +72,11 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
   const reviewer = config.reviewer as { model?: string } | undefined;
   if (reviewer?.model) modelRefs.push([reviewer.model, `${prefix}.reviewer.model`]);
+  const media = config.media_understanding as Record<string, string | undefined> | undefined;
+  for (const kind of MEDIA_KINDS) {
+    const key = media?.[kind];
+    if (key) modelRefs.push([key, `${prefix}.media_understanding.${kind}`]);
+  }
   const models = new Set(
     (await db.model.findMany({ where: { workspaceId: ws, key: { in: modelRefs.map(([key]) => key) } }, select: { key: true } })).map(
       (m) => m.key,

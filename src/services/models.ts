@@ -7,6 +7,7 @@ import { MODEL_KEY } from '../agents/config-schema.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { isMediaKind, MEDIA_KINDS } from '../lib/media.js';
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { diffFields, recordAudit } from './audit.js';
@@ -29,6 +30,10 @@ function validateApi(type: string, api: unknown): string {
 function validateSettings(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('settings must be an object', 'settings');
+  // `input_media` says which media the model reads itself (media understanding describes the rest).
+  const inputMedia = (value as { input_media?: unknown }).input_media;
+  if (inputMedia !== undefined && !(Array.isArray(inputMedia) && inputMedia.every(isMediaKind)))
+    throw invalidArgument(`settings.input_media must be a list of ${MEDIA_KINDS.join(', ')}`, 'settings.input_media');
   return value as Record<string, unknown>;
 }
 

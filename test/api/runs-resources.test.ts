@@ -84,7 +84,7 @@ describe('POST /api/v1/runs', () => {
     expect(busy.body.error).toMatchObject({ code: 'conflict', details: { active_run_id: pinned.body.id } });
     const cases: [Record<string, unknown>, number, string][] = [
       [{ input: { content: [] } }, 400, 'input.content'],
-      [{ input: { content: [{ type: 'image', url: 'x' }] } }, 400, 'input.content[0]'],
+      [{ input: { content: [{ type: 'image', url: 'x' }] } }, 400, 'input.content[0].url'],
       [{ input: undefined }, 400, 'input'],
       [{ options: { max_usage: { requests: 0 } } }, 400, 'options.max_usage.requests'],
       [{ options: { overrides: { lazy_environment: 'yes' } } }, 400, 'options.overrides.lazy_environment'],

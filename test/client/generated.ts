@@ -16,6 +16,7 @@ export type RunItemKind =
   | 'approval_request'
   | 'client_call'
   | 'error'
+  | 'media_description'
   | 'memory_recall'
   | 'output'
   | 'question'

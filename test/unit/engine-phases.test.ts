@@ -165,14 +165,41 @@ describe('the toolset of an attempt', () => {
 
 describe('the messages a run starts from', () => {
   const history = [{ role: 'user' as const, content: 'earlier' }];
-  const input = { content: [{ type: 'text', text: 'hello' }, { type: 'image' }, { type: 'text', text: 'world' }] };
+  const input = {
+    content: [
+      { type: 'text', text: 'hello' },
+      { type: 'image', media_type: 'image/png', data: 'AAAA' },
+      { type: 'text', text: 'world' },
+    ],
+  };
 
   it('adds the input text after the history', () => {
     expect(textOf(input)).toBe('hello\nworld');
     expect(textOf(null)).toBe('');
     const { messages, approvedCalls } = startingMessages({ trigger: 'api', resume: null, input }, history, null);
-    expect(messages).toEqual([...history, { role: 'user', content: 'hello\nworld' }]);
+    // Media stays in the message (media-understanding.ts decides per request what the model gets).
+    expect(messages).toEqual([
+      ...history,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'image', image: 'AAAA', mediaType: 'image/png' },
+          { type: 'text', text: 'world' },
+        ],
+      },
+    ]);
     expect(approvedCalls).toEqual([]);
+    const textOnly = {
+      content: [
+        { type: 'text', text: 'hello' },
+        { type: 'text', text: 'world' },
+      ],
+    };
+    expect(startingMessages({ trigger: 'api', resume: null, input: textOnly }, history, null).messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'hello\nworld',
+    });
   });
 
   it('answers what the parent waited for: denials and client results go to the model, approved calls are carried out', () => {

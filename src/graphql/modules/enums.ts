@@ -7,6 +7,7 @@ import type { EnumRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../builder.js';
 import { registerClosedSet } from '../closed-sets.js';
 import { PROVIDER_KINDS } from '../../providers/registry.js';
+import { MEDIA_KINDS } from '../../lib/media.js';
 import { PERMISSIONS, ROLES } from '../../services/deps.js';
 import { ENTRY_STATUSES } from '../../services/inbox.js';
 import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
@@ -42,6 +43,7 @@ export const RUN_ITEM_KINDS = [
   'review',
   'memory_recall',
   'subagent_run',
+  'media_description',
   'output',
   'error',
 ] as const;
@@ -75,6 +77,7 @@ export const InboxDeliveryModeEnum = closedSet(
 export const InboxEntryStatusEnum = closedSet('InboxEntryStatus', ENTRY_STATUSES, "Where an inbox entry is in its thread's inbox.");
 export const InboxEntryKindEnum = closedSet('InboxEntryKind', ['message'] as const, 'What an inbox entry carries.');
 export const ThreadOriginEnum = closedSet('ThreadOrigin', ['new', 'fork', 'subagent'] as const, 'How a thread came to be.');
+export const MediaKindEnum = closedSet('MediaKind', MEDIA_KINDS, 'The media a message part may carry besides text.');
 export const ProviderKindEnum = closedSet('ProviderKind', PROVIDER_KINDS, 'The kinds of provider.');
 export const PermissionEnum = closedSet('Permission', PERMISSIONS, 'What a credential may do in its workspace.');
 export const RoleEnum = closedSet(

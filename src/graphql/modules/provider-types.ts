@@ -4,8 +4,9 @@
 // The JSON Schemas a type publishes stay JSON: they are JSON Schema documents, for clients to
 // validate against or to build forms from, not shapes of this API.
 import { builder } from '../builder.js';
-import { ProviderKindEnum } from './enums.js';
-import type { describeType, ProviderKind } from '../../providers/index.js';
+import { MediaKindEnum, ProviderKindEnum } from './enums.js';
+import { providerType, type describeType, type ProviderKind } from '../../providers/index.js';
+import type { MediaKind } from '../../lib/media.js';
 
 /** A type's description as the registry writes it (snake_case members; a kind's own members only on that kind). */
 type Description = ReturnType<typeof describeType> & {
@@ -64,17 +65,35 @@ export const ProviderTypeDescriptionRef = builder.interfaceRef<Description>('Pro
   }),
 });
 
-const ModelApiRef = builder.objectRef<{ api: string; settings_schema: Record<string, unknown> }>('ProviderModelApi').implement({
-  description: 'A model API a model provider type serves, with the settings its models take.',
-  fields: (t) => ({
-    api: t.exposeString('api', { description: "the value of a model's `api`" }),
-    settingsSchema: t.field({
-      type: 'JSON',
-      description: "a JSON Schema document: what a model's `settings` must be for this API",
-      resolve: (a) => a.settings_schema,
+const ModelApiRef = builder
+  .objectRef<{
+    api: string;
+    settings_schema: Record<string, unknown>;
+    input_media: readonly MediaKind[];
+    tool_result_media: readonly MediaKind[];
+  }>('ProviderModelApi')
+  .implement({
+    description: 'A model API a model provider type serves, with the settings its models take.',
+    fields: (t) => ({
+      api: t.exposeString('api', { description: "the value of a model's `api`" }),
+      settingsSchema: t.field({
+        type: 'JSON',
+        description: "a JSON Schema document: what a model's `settings` must be for this API",
+        resolve: (a) => a.settings_schema,
+      }),
+      inputMedia: t.field({
+        type: [MediaKindEnum],
+        description:
+          "the media besides text this API carries to the model (a model's `settings.input_media` overrides it); other media is described by the agent's `media_understanding` models",
+        resolve: (a) => a.input_media,
+      }),
+      toolResultMedia: t.field({
+        type: [MediaKindEnum],
+        description: 'of the media besides text, what this API carries inside tool results (other media there is described)',
+        resolve: (a) => a.tool_result_media,
+      }),
     }),
-  }),
-});
+  });
 
 /** The object type of one kind's descriptions. */
 const kindType = (kind: ProviderKind) => builder.objectRef<Description>(TYPE_NAMES[kind]);
@@ -87,7 +106,15 @@ kindType('model').implement({
       description: "whether its models can embed text (memories' embedding models)",
       resolve: (d) => d.embeddings_supported ?? false,
     }),
-    modelApis: t.field({ type: [ModelApiRef], resolve: (d) => d.model_apis ?? [] }),
+    modelApis: t.field({
+      type: [ModelApiRef],
+      // What each API reads is the registry's, not part of the REST description.
+      resolve: (d) =>
+        (d.model_apis ?? []).map((api) => {
+          const declared = providerType('model', d.type)?.modelApis?.find((m) => m.api === api.api);
+          return { ...api, input_media: declared?.inputMedia ?? [], tool_result_media: declared?.toolResultMedia ?? [] };
+        }),
+    }),
   }),
 });
 kindType('web').implement({
