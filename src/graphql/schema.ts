@@ -17,6 +17,7 @@ import './modules/run-item-content.js';
 import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/memories.js';
+import './modules/environments.js';
 import './modules/relations.js';
 import './modules/connections.js';
 import './modules/support/push.js';

@@ -5,6 +5,8 @@
 // their thread's ETag), in the order of the ids asked, null where there is none.
 import {
   Prisma,
+  type Environment,
+  type EnvironmentTemplate,
   type InboxEntry,
   type Memory,
   type Model,
@@ -45,6 +47,11 @@ export const loadThreads: NodeRowsLoader<Thread> = (call, ids) => call.db.thread
 export const loadSessions: NodeRowsLoader<Session> = (call, ids) => call.db.session.findMany({ where: inWorkspace(call, ids) });
 
 export const loadProviders: NodeRowsLoader<Provider> = (call, ids) => call.db.provider.findMany({ where: inWorkspace(call, ids) });
+
+export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (call, ids) =>
+  call.db.environmentTemplate.findMany({ where: inWorkspace(call, ids) });
+
+export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) => call.db.environment.findMany({ where: inWorkspace(call, ids) });
 
 export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: inWorkspace(call, ids) });
 
