@@ -1,0 +1,252 @@
+// Environment templates and environments of the `local` type through the public API: the template
+// lifecycle (ETags, no-ops, validation against the type's environment schema, disabling), the
+// environment lifecycle (a real directory under DATA_DIR, stop, DELETE destroys it), maintenance
+// under a disabled provider, the provider-type description, tenancy, permissions and audit — and a
+// deployment without ALLOW_LOCAL_ENVIRONMENTS, which neither offers nor accepts the type.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { localEnvironmentDriver } from '../../src/providers/environments/local.js';
+
+let t: TestApp;
+let otherKey: string;
+let readOnly: string;
+let providerId: string;
+let providerEtag: string;
+beforeAll(async () => {
+  t = await startTestApp({ allowLocalEnvironments: true });
+  otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
+  readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
+  const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'This machine' } });
+  expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+  providerId = provider.body.id;
+  providerEtag = provider.headers.get('etag')!;
+});
+afterAll(async () => {
+  await t?.stop();
+});
+
+async function template(body: Record<string, unknown> = {}) {
+  const response = await t.rest('POST', '/api/v1/environment-templates', {
+    body: { name: 'Scratch', description: 'a scratch directory', provider_id: providerId, labels: { team: 'ops' }, ...body },
+  });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response;
+}
+
+async function environment(templateId: string) {
+  const response = await t.rest('POST', '/api/v1/environments', { body: { template_id: templateId } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}
+
+async function auditOf(resourceId: string) {
+  return (await t.rest('GET', `/api/v1/audit-events?resource_id=${resourceId}`)).body.items as { action: string; version: number }[];
+}
+
+describe('environment provider types', () => {
+  it('describe the local type with its environment schema and capabilities', async () => {
+    const types = await t.rest('GET', '/api/v1/provider-types/environment');
+    const local = types.body.items.find((d: { type: string }) => d.type === 'local');
+    expect(local).toMatchObject({
+      kind: 'environment',
+      supports_managed_instances: true,
+      supports_stop: true,
+      supports_destroy: true,
+      environment_schema: { type: 'object', properties: { working_directory: { type: 'string' }, env: { type: 'object' } } },
+    });
+    const graphql = await t.graphql(
+      '{ providerTypes(kind: "environment") { type ... on EnvironmentProviderType { supportsStop supportsDestroy supportsManagedInstances environmentSchema } } }',
+    );
+    expect(graphql.data.providerTypes.find((d: { type: string }) => d.type === 'local')).toMatchObject({ supportsStop: true, supportsDestroy: true });
+  });
+});
+
+describe('environment templates', () => {
+  it('are live resources: create, read with ETag, list with filters, PATCH with If-Match, no-op', async () => {
+    const created = await template({ config: { working_directory: 'work', env: { GREETING: 'hello' } } });
+    const id = created.body.id;
+    expect(id).toMatch(/^ent_/);
+    expect(created.body).toMatchObject({
+      name: 'Scratch',
+      provider_id: providerId,
+      labels: { team: 'ops' },
+      config: { working_directory: 'work', env: { GREETING: 'hello' } },
+      enabled: true,
+      version: 1,
+    });
+    expect(created.headers.get('etag')).toBe(`"${id}:1"`);
+    const read = await t.rest('GET', `/api/v1/environment-templates/${id}`);
+    expect(read.headers.get('etag')).toBe(`"${id}:1"`);
+
+    expect((await t.rest('PATCH', `/api/v1/environment-templates/${id}`, { body: { name: 'x' } })).status).toBe(428);
+    const patched = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, {
+      headers: { 'if-match': `"${id}:1"` },
+      body: { name: 'Build box', config: { working_directory: 'src' } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Build box', config: { working_directory: 'src' }, version: 2 });
+    const stale = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, { headers: { 'if-match': `"${id}:1"` }, body: { name: 'y' } });
+    expect(stale.status).toBe(412);
+    const noop = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, { headers: { 'if-match': `"${id}:2"` }, body: { name: 'Build box' } });
+    expect(noop.body.version).toBe(2);
+    expect((await auditOf(id)).map((e) => e.action).sort()).toEqual(['create', 'update']);
+
+    const byQ = await t.rest('GET', '/api/v1/environment-templates?q=build');
+    expect(byQ.body.items.map((x: { id: string }) => x.id)).toEqual([id]);
+    expect((await t.rest('GET', '/api/v1/environment-templates?label=team:ops')).body.items.map((x: { id: string }) => x.id)).toContain(id);
+    expect((await t.rest('GET', '/api/v1/environment-templates?label=team:dev')).body.items).toEqual([]);
+    expect((await t.rest('GET', '/api/v1/environment-templates?enabled=false')).body.items).toEqual([]);
+    const page = await t.rest('GET', '/api/v1/environment-templates?limit=1');
+    expect(page.body.items).toHaveLength(1);
+  });
+
+  it('validate the provider, the config against the environment schema, and labels (at most 32)', async () => {
+    const bad = async (body: Record<string, unknown>) =>
+      t.rest('POST', '/api/v1/environment-templates', { body: { name: 'T', provider_id: providerId, ...body } });
+    const unknownMember = await bad({ config: { image: 'node:20' } });
+    expect(unknownMember.status).toBe(400);
+    expect(unknownMember.body.error.details.field).toBe('config.image');
+    expect((await bad({ config: { working_directory: 7 } })).body.error.details.field).toBe('config.working_directory');
+    expect((await bad({ provider_id: 'prv_01J00000000000000000000000' })).status).toBe(404);
+    const model = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'not an environment provider' } });
+    expect((await bad({ provider_id: model.body.id })).status).toBe(404);
+    expect((await bad({ provider_id: undefined })).body.error.details.field).toBe('provider_id');
+    const labels = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+    expect((await bad({ labels: labels(32) })).status).toBe(201);
+    expect((await bad({ labels: labels(33) })).status).toBe(400);
+  });
+
+  it('when disabled refuse new environments with `disabled`', async () => {
+    const created = await template();
+    const disabled = await t.rest('PATCH', `/api/v1/environment-templates/${created.body.id}`, {
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    expect(disabled.body.enabled).toBe(false);
+    const refused = await t.rest('POST', '/api/v1/environments', { body: { template_id: created.body.id } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('disabled');
+  });
+});
+
+describe('environments', () => {
+  it('are provisioned as a real directory, run real commands, stop, and are destroyed by DELETE (audited)', async () => {
+    const tpl = (await template({ config: { working_directory: 'work', env: { GREETING: 'hello' } } })).body;
+    const env = await environment(tpl.id);
+    expect(env.id).toMatch(/^env_/);
+    expect(env).toMatchObject({ template_id: tpl.id, provider_id: providerId, name: 'Scratch', status: 'ready', instance_id: env.id, run_ids: [] });
+    const root = join(t.app.deps.config.dataDir, 'environments', env.id);
+    expect(env.working_directory).toBe(join(root, 'work'));
+    expect(existsSync(env.working_directory)).toBe(true);
+
+    // The driver other parts (run mounts, platform tools) work through: real subprocesses in the directory.
+    const driverContext = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
+    const result = await localEnvironmentDriver.exec(driverContext, instance, {
+      command: 'echo "$GREETING" > greeting.txt && pwd && cat greeting.txt',
+      timeoutMs: 10_000,
+      maxOutputBytes: 1000,
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: `${env.working_directory}\nhello\n`, timedOut: false });
+    expect(readdirSync(env.working_directory)).toEqual(['greeting.txt']);
+
+    const one = await t.rest('GET', `/api/v1/environments/${env.id}`);
+    expect(one.headers.get('etag')).toBe(`"${env.id}:${env.version}"`);
+    expect((await t.rest('GET', '/api/v1/environments?status=ready')).body.items.map((e: { id: string }) => e.id)).toContain(env.id);
+    expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items.map((e: { id: string }) => e.id)).toEqual([env.id]);
+    expect((await t.rest('GET', '/api/v1/environments?status=sleeping')).status).toBe(400);
+
+    const stopped = await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    expect(stopped.body.status).toBe('stopped');
+    expect(existsSync(join(env.working_directory, 'greeting.txt'))).toBe(true);
+
+    const destroyed = await t.rest('DELETE', `/api/v1/environments/${env.id}`);
+    expect(destroyed.status).toBe(200);
+    expect(destroyed.body).toMatchObject({ status: 'destroyed', destroyed_at: expect.any(String) });
+    expect(existsSync(root)).toBe(false);
+    const again = await t.rest('DELETE', `/api/v1/environments/${env.id}`);
+    expect(again.body.version).toBe(destroyed.body.version);
+    expect((await auditOf(env.id)).map((e) => e.action).sort()).toEqual(['create', 'delete', 'stop']);
+  });
+
+  it('of a disabled provider are still maintained (stop, destroy), but no new one is made', async () => {
+    const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'To disable' } });
+    const tpl = (await template({ provider_id: provider.body.id })).body;
+    const first = await environment(tpl.id);
+    const second = await environment(tpl.id);
+    await t.rest('PATCH', `/api/v1/environment-providers/${provider.body.id}`, {
+      headers: { 'if-match': provider.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    const refused = await t.rest('POST', '/api/v1/environments', { body: { template_id: tpl.id } });
+    expect(refused.body.error.code).toBe('disabled');
+    expect((await t.rest('POST', `/api/v1/environments/${first.id}/stop`)).body.status).toBe('stopped');
+    expect((await t.rest('DELETE', `/api/v1/environments/${second.id}`)).body.status).toBe('destroyed');
+    expect(existsSync(second.working_directory)).toBe(false);
+  });
+
+  it('answer 404 to another workspace, and refuse writes without `write`', async () => {
+    const tpl = (await template()).body;
+    const env = await environment(tpl.id);
+    for (const [method, path] of [
+      ['GET', `/api/v1/environment-templates/${tpl.id}`],
+      ['PATCH', `/api/v1/environment-templates/${tpl.id}`],
+      ['GET', `/api/v1/environments/${env.id}`],
+      ['POST', `/api/v1/environments/${env.id}/stop`],
+      ['DELETE', `/api/v1/environments/${env.id}`],
+    ] as const) {
+      const response = await t.rest(method, path, {
+        token: otherKey,
+        headers: { 'if-match': `"${tpl.id}:1"` },
+        ...(method === 'PATCH' ? { body: { name: 'mine' } } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    const foreignUse = await t.rest('POST', '/api/v1/environments', { token: otherKey, body: { template_id: tpl.id } });
+    expect(foreignUse.status).toBe(404);
+    expect(foreignUse.body.error.details.field).toBe('template_id');
+    const foreignTemplate = await t.rest('POST', '/api/v1/environment-templates', {
+      token: otherKey,
+      body: { name: 'T', provider_id: providerId },
+    });
+    expect(foreignTemplate.status).toBe(404);
+    expect((await t.rest('GET', '/api/v1/environments', { token: otherKey })).body.items).toEqual([]);
+    expect((await t.rest('GET', '/api/v1/environment-templates', { token: otherKey })).body.items).toEqual([]);
+    expect((await t.graphql('query($id: ID!) { node(id: $id) { id } }', { id: env.id }, { token: otherKey })).data.node).toBeNull();
+    expect((await t.graphql('query($id: ID!) { node(id: $id) { id } }', { id: env.id })).data.node).toEqual({ id: env.id });
+
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/environment-templates', { name: 'T', provider_id: providerId }],
+      ['PATCH', `/api/v1/environment-templates/${tpl.id}`, { name: 'T' }],
+      ['POST', '/api/v1/environments', { template_id: tpl.id }],
+      ['POST', `/api/v1/environments/${env.id}/stop`, undefined],
+      ['DELETE', `/api/v1/environments/${env.id}`, undefined],
+    ] as const) {
+      const response = await t.rest(method, path, { token: readOnly, headers: { 'if-match': `"${tpl.id}:1"` }, body });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.body.error.code).toBe('permission_denied');
+    }
+    expect((await t.rest('GET', `/api/v1/environments/${env.id}`, { token: readOnly })).status).toBe(200);
+  });
+});
+
+describe('a deployment without ALLOW_LOCAL_ENVIRONMENTS', () => {
+  let plain: TestApp;
+  beforeAll(async () => {
+    plain = await startTestApp();
+  });
+  afterAll(async () => {
+    await plain?.stop();
+  });
+
+  it('neither offers the local type nor makes local environments', async () => {
+    const types = await plain.rest('GET', '/api/v1/provider-types/environment');
+    expect(types.body.items.map((d: { type: string }) => d.type)).not.toContain('local');
+    const refused = await plain.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'nope' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
+  });
+});
