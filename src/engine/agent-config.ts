@@ -48,6 +48,8 @@ export interface RunAgentConfig {
   toolsets?: Record<string, ToolsetConfig | undefined>;
   plugins?: { plugin_key: string; instance_name?: string; config?: Record<string, unknown> }[];
   reviewer?: ReviewerConfig;
+  default_environment_template_id?: string;
+  lazy_environment?: boolean;
 }
 
 export interface ReviewerConfig {

@@ -7,6 +7,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
+import { settleRun } from '../helpers/runs.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { localEnvironmentDriver } from '../../src/providers/environments/local.js';
 
@@ -14,7 +16,6 @@ let t: TestApp;
 let otherKey: string;
 let readOnly: string;
 let providerId: string;
-let providerEtag: string;
 beforeAll(async () => {
   t = await startTestApp({ allowLocalEnvironments: true });
   otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
@@ -22,7 +23,6 @@ beforeAll(async () => {
   const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'This machine' } });
   expect(provider.status, JSON.stringify(provider.body)).toBe(201);
   providerId = provider.body.id;
-  providerEtag = provider.headers.get('etag')!;
 });
 afterAll(async () => {
   await t?.stop();
@@ -248,5 +248,55 @@ describe('a deployment without ALLOW_LOCAL_ENVIRONMENTS', () => {
     const refused = await plain.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'nope' } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
+  });
+});
+
+describe('runs with environments', () => {
+  let modelReady: Promise<unknown> | null = null;
+  async function agentWith(config: Record<string, unknown>) {
+    modelReady ??= insertModel(t, 'dev');
+    await modelReady;
+    const agent = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'builder', config: { model: 'dev', model_settings: { script: [[{ text: 'Done.' }]] }, ...config } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    return agent.body.id as string;
+  }
+  async function run(agentId: string) {
+    const started = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: { content: [{ type: 'text', text: 'Build it.' }] } } });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    return settleRun(t, started.body.id);
+  }
+
+  it('mount the default template’s environment at run start: the mount is in the run view, the environment ready', async () => {
+    const tpl = (await template({ config: { working_directory: 'repo' } })).body;
+    const done = await run(await agentWith({ default_environment_template_id: tpl.id }));
+    expect(done.status).toBe('completed');
+    expect(done.environment_mounts).toEqual([{ environment_id: expect.stringMatching(/^env_/), name: 'default', working_directory: expect.any(String) }]);
+    const mount = done.environment_mounts[0];
+    const env = (await t.rest('GET', `/api/v1/environments/${mount.environment_id}`)).body;
+    expect(env).toMatchObject({ status: 'ready', template_id: tpl.id, working_directory: mount.working_directory, run_ids: [done.id] });
+    expect(existsSync(mount.working_directory)).toBe(true);
+    const graphql = await t.graphql('query($id: ID!) { run(id: $id) { environmentMounts { environmentId name workingDirectory } } }', { id: done.id });
+    expect(graphql.data.run.environmentMounts).toEqual([{ environmentId: env.id, name: 'default', workingDirectory: env.working_directory }]);
+  });
+
+  it('with lazy_environment provision nothing until something needs the environment', async () => {
+    const tpl = (await template()).body;
+    const done = await run(await agentWith({ default_environment_template_id: tpl.id, lazy_environment: true }));
+    expect(done.status).toBe('completed');
+    expect(done.environment_mounts).toEqual([]);
+    expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items).toEqual([]);
+  });
+
+  it('fail with `disabled` when the default template is disabled', async () => {
+    const created = await template();
+    const agentId = await agentWith({ default_environment_template_id: created.body.id });
+    await t.rest('PATCH', `/api/v1/environment-templates/${created.body.id}`, {
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    const done = await run(agentId);
+    expect(done).toMatchObject({ status: 'failed', failure: { code: 'disabled' }, environment_mounts: [] });
   });
 });
