@@ -10,7 +10,16 @@ import { readEnvironmentMounts, type EnvironmentMount } from '../services/run-me
 import { createEnvironment, openEnvironment, type OpenEnvironment } from '../services/environments.js';
 import { AppError } from '../lib/errors.js';
 import type { RunAgentConfig } from './agent-config.js';
-import type { ExecutionContext } from './prepare.js';
+import type { Run } from '../generated/prisma/client.js';
+import type { CallContext } from '../services/call-context.js';
+import type { Deps } from '../services/deps.js';
+
+/** What mounting needs of the attempt (a subset of the execution context). */
+export interface MountContext {
+  deps: Deps;
+  call: CallContext;
+  run: Run;
+}
 
 /** The mount name of the environment the default template makes. */
 export const DEFAULT_MOUNT = 'default';
@@ -19,7 +28,7 @@ export class RunEnvironments {
   private provisioning: Promise<EnvironmentMount> | null = null;
 
   constructor(
-    private readonly ctx: Pick<ExecutionContext, 'call' | 'run' | 'deps'>,
+    private readonly ctx: MountContext,
     private readonly templateId: string | null,
     private current: EnvironmentMount[],
   ) {}
@@ -53,7 +62,11 @@ export class RunEnvironments {
         'failed_precondition',
         `environment ${environment.id} could not be provisioned: ${environment.failureMessage ?? environment.status}`,
       );
-    const mount: EnvironmentMount = { environment_id: environment.id, name: DEFAULT_MOUNT, working_directory: environment.workingDirectory };
+    const mount: EnvironmentMount = {
+      environment_id: environment.id,
+      name: DEFAULT_MOUNT,
+      working_directory: environment.workingDirectory,
+    };
     this.current = [...this.current, mount];
     await recordEnvironmentMounts(this.ctx.deps.db, this.ctx.run.id, this.current);
     return mount;
@@ -65,7 +78,7 @@ export class RunEnvironments {
  * where its parent did), or — without `lazy_environment` — the default template's, provisioned now.
  * A disabled template or provider fails the run with `disabled`.
  */
-export async function mountEnvironments(ctx: ExecutionContext, config: RunAgentConfig): Promise<RunEnvironments> {
+export async function mountEnvironments(ctx: MountContext, config: RunAgentConfig): Promise<RunEnvironments> {
   const { call, run, deps } = ctx;
   const templateId = config.default_environment_template_id ?? null;
   let mounts = readEnvironmentMounts(run.environmentMounts);

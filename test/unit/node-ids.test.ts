@@ -16,6 +16,8 @@ const NODE_KINDS: Record<string, IdKind> = {
   SkillRevision: 'skillRevision',
   Provider: 'provider',
   Memory: 'memory',
+  EnvironmentTemplate: 'environmentTemplate',
+  Environment: 'environment',
 };
 
 describe('parseNodeId', () => {
