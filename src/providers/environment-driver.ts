@@ -84,7 +84,12 @@ export interface EnvironmentDriver {
     options: { maxBytes: number },
   ): Promise<{ content: Buffer; sizeBytes: number; truncated: boolean }>;
   /** Creates or replaces a file, creating its parent directories. */
-  writeFile(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, path: string, content: Buffer | string): Promise<{ sizeBytes: number }>;
+  writeFile(
+    ctx: EnvironmentDriverContext,
+    instance: EnvironmentInstance,
+    path: string,
+    content: Buffer | string,
+  ): Promise<{ sizeBytes: number }>;
   /** A directory's entries (recursively up to `depth` levels, at most `limit` entries). */
   listFiles(
     ctx: EnvironmentDriverContext,

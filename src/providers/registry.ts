@@ -101,9 +101,7 @@ export function providerType(kind: string, type: string): ProviderType | undefin
 
 /** The installed types of a kind this deployment offers, ordered by type. */
 export function providerTypes(kind: ProviderKind, deployment: DeploymentSwitches): ProviderType[] {
-  return [...registry.values()]
-    .filter((t) => t.kind === kind && isOffered(t, deployment))
-    .sort((a, b) => a.type.localeCompare(b.type));
+  return [...registry.values()].filter((t) => t.kind === kind && isOffered(t, deployment)).sort((a, b) => a.type.localeCompare(b.type));
 }
 
 export function isOffered(t: ProviderType, deployment: DeploymentSwitches): boolean {

@@ -42,7 +42,8 @@ export async function environmentProvider(
   if (!provider || provider.workspaceId !== call.actor.workspaceId || provider.kind !== 'environment')
     throw new AppError('not_found', `environment provider ${quoteInput(providerId)} not found`, { field });
   const type = providerType('environment', provider.type);
-  if (!type?.environment) throw new AppError('failed_precondition', `environment provider type ${provider.type} is not installed`, { field });
+  if (!type?.environment)
+    throw new AppError('failed_precondition', `environment provider type ${provider.type} is not installed`, { field });
   return { provider, type };
 }
 

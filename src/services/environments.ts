@@ -46,14 +46,19 @@ export interface CreateEnvironmentInput {
 /** The driver of a provider's type, or a clear refusal for types that are described but cannot make instances here. */
 function driverOf(type: ProviderType, field: string): EnvironmentDriver {
   const driver = type.environment?.driver;
-  if (!driver) throw new AppError('failed_precondition', `the environment type ${type.type} cannot provision environments on this service yet`, { field });
+  if (!driver)
+    throw new AppError('failed_precondition', `the environment type ${type.type} cannot provision environments on this service yet`, {
+      field,
+    });
   return driver;
 }
 
 function driverContext(call: CallContext, provider: Provider, environmentConfig: unknown): EnvironmentDriverContext {
   return {
     providerConfig: provider.config as Record<string, unknown>,
-    credential: provider.credentialCiphertext ? call.deps.secrets.decryptJson<Record<string, unknown>>(provider.credentialCiphertext) : null,
+    credential: provider.credentialCiphertext
+      ? call.deps.secrets.decryptJson<Record<string, unknown>>(provider.credentialCiphertext)
+      : null,
     environmentConfig: (environmentConfig ?? {}) as Record<string, unknown>,
     dataDir: call.deps.config.dataDir,
   };
@@ -112,7 +117,11 @@ export async function createEnvironment(call: CallContext, input: CreateEnvironm
       resourceKind: 'environment',
       resourceId: row.id,
       version: 1,
-      changes: { name: { from: null, to: name }, template_id: { from: null, to: template.id }, provider_id: { from: null, to: provider.id } },
+      changes: {
+        name: { from: null, to: name },
+        template_id: { from: null, to: template.id },
+        provider_id: { from: null, to: provider.id },
+      },
     });
     return { row, provider, type };
   });
@@ -123,7 +132,10 @@ async function provision(call: CallContext, row: Environment, provider: Provider
   const driver = driverOf(type, 'template_id');
   let outcome: Prisma.EnvironmentUpdateManyMutationInput;
   try {
-    const instance = await driver.provision(driverContext(call, provider, row.config), { environmentId: row.id, config: row.config as Record<string, unknown> });
+    const instance = await driver.provision(driverContext(call, provider, row.config), {
+      environmentId: row.id,
+      config: row.config as Record<string, unknown>,
+    });
     outcome = { status: 'ready', externalId: instance.instanceId, workingDirectory: instance.workingDirectory };
   } catch (error) {
     call.logger.warn({ err: error, environmentId: row.id }, 'environment provisioning failed');
@@ -228,7 +240,11 @@ export async function destroyEnvironment(call: CallContext, id: string): Promise
 }
 
 /** The runs that mount each environment (newest first, at most `perEnvironment` each), in one statement. */
-export async function runIdsUsing(call: CallContext, environmentIds: readonly string[], perEnvironment = 50): Promise<Map<string, string[]>> {
+export async function runIdsUsing(
+  call: CallContext,
+  environmentIds: readonly string[],
+  perEnvironment = 50,
+): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>(environmentIds.map((id) => [id, []]));
   if (!environmentIds.length) return found;
   const rows = await call.db.$queryRaw<{ environment_id: string; run_id: string }[]>(Prisma.sql`

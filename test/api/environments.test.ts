@@ -60,7 +60,10 @@ describe('environment provider types', () => {
     const graphql = await t.graphql(
       '{ providerTypes(kind: "environment") { type ... on EnvironmentProviderType { supportsStop supportsDestroy supportsManagedInstances environmentSchema } } }',
     );
-    expect(graphql.data.providerTypes.find((d: { type: string }) => d.type === 'local')).toMatchObject({ supportsStop: true, supportsDestroy: true });
+    expect(graphql.data.providerTypes.find((d: { type: string }) => d.type === 'local')).toMatchObject({
+      supportsStop: true,
+      supportsDestroy: true,
+    });
   });
 });
 
@@ -88,9 +91,15 @@ describe('environment templates', () => {
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Build box', config: { working_directory: 'src' }, version: 2 });
-    const stale = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, { headers: { 'if-match': `"${id}:1"` }, body: { name: 'y' } });
+    const stale = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, {
+      headers: { 'if-match': `"${id}:1"` },
+      body: { name: 'y' },
+    });
     expect(stale.status).toBe(412);
-    const noop = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, { headers: { 'if-match': `"${id}:2"` }, body: { name: 'Build box' } });
+    const noop = await t.rest('PATCH', `/api/v1/environment-templates/${id}`, {
+      headers: { 'if-match': `"${id}:2"` },
+      body: { name: 'Build box' },
+    });
     expect(noop.body.version).toBe(2);
     expect((await auditOf(id)).map((e) => e.action).sort()).toEqual(['create', 'update']);
 
@@ -137,7 +146,14 @@ describe('environments', () => {
     const tpl = (await template({ config: { working_directory: 'work', env: { GREETING: 'hello' } } })).body;
     const env = await environment(tpl.id);
     expect(env.id).toMatch(/^env_/);
-    expect(env).toMatchObject({ template_id: tpl.id, provider_id: providerId, name: 'Scratch', status: 'ready', instance_id: env.id, run_ids: [] });
+    expect(env).toMatchObject({
+      template_id: tpl.id,
+      provider_id: providerId,
+      name: 'Scratch',
+      status: 'ready',
+      instance_id: env.id,
+      run_ids: [],
+    });
     const root = join(t.app.deps.config.dataDir, 'environments', env.id);
     expect(env.working_directory).toBe(join(root, 'work'));
     expect(existsSync(env.working_directory)).toBe(true);
@@ -156,7 +172,9 @@ describe('environments', () => {
     const one = await t.rest('GET', `/api/v1/environments/${env.id}`);
     expect(one.headers.get('etag')).toBe(`"${env.id}:${env.version}"`);
     expect((await t.rest('GET', '/api/v1/environments?status=ready')).body.items.map((e: { id: string }) => e.id)).toContain(env.id);
-    expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items.map((e: { id: string }) => e.id)).toEqual([env.id]);
+    expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items.map((e: { id: string }) => e.id)).toEqual([
+      env.id,
+    ]);
     expect((await t.rest('GET', '/api/v1/environments?status=sleeping')).status).toBe(400);
 
     const stopped = await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
@@ -263,7 +281,9 @@ describe('runs with environments', () => {
     return agent.body.id as string;
   }
   async function run(agentId: string) {
-    const started = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: { content: [{ type: 'text', text: 'Build it.' }] } } });
+    const started = await t.rest('POST', '/api/v1/runs', {
+      body: { agent_id: agentId, input: { content: [{ type: 'text', text: 'Build it.' }] } },
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     return settleRun(t, started.body.id);
   }
@@ -272,13 +292,19 @@ describe('runs with environments', () => {
     const tpl = (await template({ config: { working_directory: 'repo' } })).body;
     const done = await run(await agentWith({ default_environment_template_id: tpl.id }));
     expect(done.status).toBe('completed');
-    expect(done.environment_mounts).toEqual([{ environment_id: expect.stringMatching(/^env_/), name: 'default', working_directory: expect.any(String) }]);
+    expect(done.environment_mounts).toEqual([
+      { environment_id: expect.stringMatching(/^env_/), name: 'default', working_directory: expect.any(String) },
+    ]);
     const mount = done.environment_mounts[0];
     const env = (await t.rest('GET', `/api/v1/environments/${mount.environment_id}`)).body;
     expect(env).toMatchObject({ status: 'ready', template_id: tpl.id, working_directory: mount.working_directory, run_ids: [done.id] });
     expect(existsSync(mount.working_directory)).toBe(true);
-    const graphql = await t.graphql('query($id: ID!) { run(id: $id) { environmentMounts { environmentId name workingDirectory } } }', { id: done.id });
-    expect(graphql.data.run.environmentMounts).toEqual([{ environmentId: env.id, name: 'default', workingDirectory: env.working_directory }]);
+    const graphql = await t.graphql('query($id: ID!) { run(id: $id) { environmentMounts { environmentId name workingDirectory } } }', {
+      id: done.id,
+    });
+    expect(graphql.data.run.environmentMounts).toEqual([
+      { environmentId: env.id, name: 'default', workingDirectory: env.working_directory },
+    ]);
   });
 
   it('with lazy_environment provision nothing until something needs the environment', async () => {

@@ -36,7 +36,7 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
     labels: t.expose('labels', { type: 'JSON' }),
     config: t.expose('config', {
       type: 'JSON',
-      description: "free-form for this API: valid against the provider type's environment schema (`providerTypes(kind: \"environment\")`)",
+      description: 'free-form for this API: valid against the provider type\'s environment schema (`providerTypes(kind: "environment")`)',
     }),
     enabled: t.exposeBoolean('enabled', { description: 'a disabled template refuses new use with `disabled`' }),
   }),
@@ -161,7 +161,8 @@ builder.mutationFields((t) => ({
   }),
   destroyEnvironment: t.field({
     type: payloadOf('destroyEnvironment', 'environment', EnvironmentRef),
-    description: 'Destroys the instance and its files (REST DELETE); the environment stays readable as `destroyed`. Works while the provider is disabled.',
+    description:
+      'Destroys the instance and its files (REST DELETE); the environment stays readable as `destroyed`. Works while the provider is disabled.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => destroyEnvironment(await ctx.call(), String(a.id)),
   }),

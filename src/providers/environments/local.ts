@@ -26,7 +26,8 @@ const instanceRoot = (ctx: EnvironmentDriverContext, environmentId: string) => j
 function subdirectory(value: unknown): string {
   if (value === undefined || value === null || value === '') return '';
   const path = String(value);
-  if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
+  if (isAbsolute(path) || path.split(/[\\/]/).includes('..'))
+    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
   return path;
 }
 
@@ -99,7 +100,8 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   const cwd = await confine(ctx, instance, request.cwd ?? '.');
   const cwdStat = await stat(cwd).catch(() => null);
   if (!cwdStat?.isDirectory()) throw new EnvironmentDriverError('not_a_directory', `${request.cwd ?? '.'} is not a directory`);
-  const [file, args] = typeof request.command === 'string' ? ['/bin/sh', ['-c', request.command]] : [request.command[0]!, request.command.slice(1)];
+  const [file, args] =
+    typeof request.command === 'string' ? ['/bin/sh', ['-c', request.command]] : [request.command[0]!, request.command.slice(1)];
   if (!file) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const root = rootOf(ctx, instance);
   const started = Date.now();
