@@ -46,6 +46,8 @@ export interface ExecRequest {
   maxOutputBytes: number;
   /** Aborting kills the command (a cancelled run). */
   signal?: AbortSignal;
+  /** Called with each chunk of output as it arrives (a tool streaming progress), kept or not. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
 export interface ExecResult {

@@ -11,6 +11,8 @@ import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { localEnvironmentDriver } from '../../src/providers/environments/local.js';
+import { RunEnvironments } from '../../src/engine/environment-mounts.js';
+import { runCallContext } from '../../src/engine/run-context.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -324,5 +326,137 @@ describe('runs with environments', () => {
     });
     const done = await run(agentId);
     expect(done).toMatchObject({ status: 'failed', failure: { code: 'disabled' }, environment_mounts: [] });
+  });
+});
+
+describe('the local driver (what the platform tools will call)', () => {
+  async function opened() {
+    const tpl = (await template()).body;
+    const env = await environment(tpl.id);
+    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
+    return { env, ctx, instance };
+  }
+
+  it('writes, reads and lists files, and keeps every path inside the environment', async () => {
+    const { env, ctx, instance } = await opened();
+    await localEnvironmentDriver.writeFile(ctx, instance, 'src/main.txt', 'hello world');
+    const read = await localEnvironmentDriver.readFile(ctx, instance, 'src/main.txt', { maxBytes: 5 });
+    expect({ text: read.content.toString(), size: read.sizeBytes, truncated: read.truncated }).toEqual({
+      text: 'hello',
+      size: 11,
+      truncated: true,
+    });
+    const listed = await localEnvironmentDriver.listFiles(ctx, instance, '.', { depth: 3, limit: 10 });
+    expect(listed.entries.map((e) => [e.path, e.kind])).toEqual([
+      ['src', 'directory'],
+      ['src/main.txt', 'file'],
+    ]);
+    for (const path of ['../outside.txt', '/etc/passwd', join(env.working_directory, '..', '..', 'x')])
+      await expect(localEnvironmentDriver.readFile(ctx, instance, path, { maxBytes: 10 })).rejects.toMatchObject({
+        reason: 'invalid_path',
+      });
+    // A symbolic link that leads out is refused too.
+    await localEnvironmentDriver.exec(ctx, instance, { command: ['ln', '-s', '/etc', 'etc-link'], timeoutMs: 10_000, maxOutputBytes: 100 });
+    await expect(localEnvironmentDriver.readFile(ctx, instance, 'etc-link/hostname', { maxBytes: 10 })).rejects.toMatchObject({
+      reason: 'invalid_path',
+    });
+    await expect(localEnvironmentDriver.writeFile(ctx, instance, 'etc-link/x', 'no')).rejects.toMatchObject({ reason: 'invalid_path' });
+    await expect(localEnvironmentDriver.readFile(ctx, instance, 'missing.txt', { maxBytes: 10 })).rejects.toMatchObject({
+      reason: 'not_found',
+    });
+  });
+
+  it('runs commands with exit codes, output limits, timeouts and an abort signal; a stop kills what runs', async () => {
+    const { ctx, instance } = await opened();
+    const failed = await localEnvironmentDriver.exec(ctx, instance, {
+      command: 'echo oops >&2; exit 3',
+      timeoutMs: 10_000,
+      maxOutputBytes: 100,
+    });
+    expect(failed).toMatchObject({ exitCode: 3, stderr: 'oops\n', timedOut: false, truncated: false });
+    const big = await localEnvironmentDriver.exec(ctx, instance, {
+      command: 'head -c 5000 /dev/zero | tr "\\0" a',
+      timeoutMs: 10_000,
+      maxOutputBytes: 10,
+    });
+    expect(big).toMatchObject({ exitCode: 0, stdout: 'aaaaaaaaaa', stdoutBytes: 5000, truncated: true });
+    const stdin = await localEnvironmentDriver.exec(ctx, instance, {
+      command: ['cat'],
+      stdin: 'piped',
+      timeoutMs: 10_000,
+      maxOutputBytes: 100,
+    });
+    expect(stdin.stdout).toBe('piped');
+    const missing = await localEnvironmentDriver.exec(ctx, instance, {
+      command: ['no-such-program-here'],
+      timeoutMs: 10_000,
+      maxOutputBytes: 100,
+    });
+    expect(missing.exitCode).toBe(127);
+    // The service's own environment stays out of commands.
+    const env = await localEnvironmentDriver.exec(ctx, instance, { command: 'env', timeoutMs: 10_000, maxOutputBytes: 100_000 });
+    expect(env.stdout).not.toContain('DATABASE_URL');
+    expect(env.stdout).toContain(`HOME=${join(t.app.deps.config.dataDir, 'environments', instance.instanceId)}`);
+
+    const timedOut = await localEnvironmentDriver.exec(ctx, instance, { command: 'sleep 30', timeoutMs: 50, maxOutputBytes: 100 });
+    expect(timedOut).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
+    // Abort and stop reach a command that is running: each waits for the command's first output.
+    const started = () => {
+      let resolve!: () => void;
+      const seen = new Promise<void>((done) => (resolve = done));
+      return { seen, onOutput: () => resolve() };
+    };
+    const controller = new AbortController();
+    const first = started();
+    const aborted = localEnvironmentDriver.exec(ctx, instance, {
+      command: 'echo started; sleep 30',
+      timeoutMs: 60_000,
+      maxOutputBytes: 100,
+      signal: controller.signal,
+      onOutput: first.onOutput,
+    });
+    await first.seen;
+    controller.abort();
+    expect(await aborted).toMatchObject({ aborted: true, exitCode: null, stdout: 'started\n' });
+    const second = started();
+    const running = localEnvironmentDriver.exec(ctx, instance, {
+      command: 'echo started; sleep 30',
+      timeoutMs: 60_000,
+      maxOutputBytes: 100,
+      onOutput: second.onOutput,
+    });
+    await second.seen;
+    await localEnvironmentDriver.stop(ctx, instance);
+    expect(await running).toMatchObject({ signal: 'SIGKILL', timedOut: false, aborted: false });
+  });
+
+  it('provisions a lazy run’s environment on first need and records the mount', async () => {
+    const tpl = (await template()).body;
+    await insertModel(t, 'lazy-model');
+    const agent = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'lazy', config: { model: 'lazy-model', default_environment_template_id: tpl.id, lazy_environment: true } },
+    });
+    const started = await t.rest('POST', '/api/v1/runs', {
+      body: { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'hi' }] } },
+    });
+    const done = await settleRun(t, started.body.id);
+    expect(done.environment_mounts).toEqual([]);
+    // The first need, as a tool would have it: the run's environments open the default one.
+    const row = await t.app.deps.db.run.findUniqueOrThrow({ where: { id: done.id } });
+    const environments = new RunEnvironments({ deps: t.app.deps, call: runCallContext(t.app.deps, row), run: row }, tpl.id, []);
+    const [first, second] = await Promise.all([environments.open(), environments.open()]);
+    expect(first.environment.id).toBe(second.environment.id);
+    const result = await first.exec({ command: 'pwd', timeoutMs: 10_000, maxOutputBytes: 1000 });
+    expect(result.stdout.trim()).toBe(first.mount.working_directory);
+    const after = (await t.rest('GET', `/api/v1/runs/${done.id}`)).body;
+    expect(after.environment_mounts).toEqual([
+      { environment_id: first.environment.id, name: 'default', working_directory: first.mount.working_directory },
+    ]);
+    expect((await t.rest('GET', `/api/v1/environments/${first.environment.id}`)).body).toMatchObject({
+      status: 'ready',
+      run_ids: [done.id],
+    });
+    await expect(first.readFile('../../x', { maxBytes: 10 })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 });

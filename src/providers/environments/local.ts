@@ -134,8 +134,14 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   };
   if (request.signal?.aborted) onAbort();
   else request.signal?.addEventListener('abort', onAbort, { once: true });
-  child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout.push(chunk);
+    request.onOutput?.('stdout', chunk);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr.push(chunk);
+    request.onOutput?.('stderr', chunk);
+  });
   child.stdin!.on('error', () => undefined);
   child.stdin!.end(request.stdin ?? '');
   try {
