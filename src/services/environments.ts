@@ -291,3 +291,59 @@ export async function openEnvironment(call: CallContext, id: string): Promise<Op
     listFiles: (path, options) => guarded(() => driver.listFiles(ctx, instance, path, options)),
   };
 }
+
+const MAX_RUN_MOUNTS = 8;
+const MOUNT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * A run's `environment_mounts` as the caller asked for them at the start: each an environment of
+ * the caller's workspace that is `ready` (a stopped, failed or destroyed one cannot be worked in),
+ * named uniquely (default: `default` for the first, else the environment's id), and a working
+ * directory inside the environment (a relative path under its own; default its own).
+ */
+export async function resolveRunMounts(call: CallContext, value: unknown, field = 'environment_mounts'): Promise<EnvironmentMountView[]> {
+  if (!Array.isArray(value)) throw invalidArgument(`${field} must be a list`, field);
+  if (value.length > MAX_RUN_MOUNTS) throw invalidArgument(`${field} has at most ${MAX_RUN_MOUNTS} mounts`, field);
+  const mounts: EnvironmentMountView[] = [];
+  for (const [index, raw] of value.entries()) {
+    const at = `${field}[${index}]`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidArgument(`${at} must be an object`, at);
+    const { environment_id: environmentId, name, working_directory: workingDirectory, ...rest } = raw as Record<string, unknown>;
+    const unknownKey = Object.keys(rest)[0];
+    if (unknownKey) throw invalidArgument(`${at}.${unknownKey} is not a known field`, `${at}.${unknownKey}`);
+    if (typeof environmentId !== 'string' || !environmentId)
+      throw invalidArgument(`${at}.environment_id is required`, `${at}.environment_id`);
+    const mountName = name ?? (index === 0 ? 'default' : environmentId);
+    if (typeof mountName !== 'string' || !MOUNT_NAME.test(mountName))
+      throw invalidArgument(`${at}.name must be 1–64 of a-z, 0-9, _ and - (starting with a letter or digit)`, `${at}.name`);
+    if (mounts.some((m) => m.name === mountName)) throw invalidArgument(`${at}.name ${mountName} is mounted twice`, `${at}.name`);
+    const environment = await call.db.environment.findUnique({ where: { id: environmentId } });
+    if (!environment || environment.workspaceId !== call.actor.workspaceId)
+      throw new AppError('not_found', `environment ${quoteInput(environmentId)} not found`, { field: `${at}.environment_id` });
+    if (environment.status !== 'ready' || !environment.workingDirectory)
+      throw new AppError('failed_precondition', `environment ${environment.id} is ${environment.status}, not ready`, {
+        field: `${at}.environment_id`,
+      });
+    mounts.push({
+      environment_id: environment.id,
+      name: mountName,
+      working_directory: mountDirectory(environment.workingDirectory, workingDirectory, at),
+    });
+  }
+  return mounts;
+}
+
+/** The mount's working directory: the environment's, or a relative path under it. */
+function mountDirectory(base: string, requested: unknown, at: string): string {
+  if (requested === undefined || requested === null || requested === '') return base;
+  if (typeof requested !== 'string' || requested.startsWith('/') || requested.split(/[\\/]/).includes('..') || requested.length > 1024)
+    throw invalidArgument(`${at}.working_directory must be a relative path inside the environment`, `${at}.working_directory`);
+  return `${base.replace(/\/+$/, '')}/${requested.replace(/^\.\/+/, '').replace(/\/+$/, '')}`;
+}
+
+/** One element of a run's `environment_mounts`. */
+export interface EnvironmentMountView {
+  environment_id: string;
+  name: string;
+  working_directory: string | null;
+}

@@ -16,11 +16,14 @@ import { runCallContext } from '../../src/engine/run-context.js';
 
 let t: TestApp;
 let otherKey: string;
+let otherWorkspaceId: string;
 let readOnly: string;
 let providerId: string;
 beforeAll(async () => {
   t = await startTestApp({ allowLocalEnvironments: true });
-  otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
+  const other = await createWorkspace(t.app.deps, { name: 'B' });
+  otherKey = other.apiKey.token;
+  otherWorkspaceId = other.workspace.id;
   readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
   const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'This machine' } });
   expect(provider.status, JSON.stringify(provider.body)).toBe(201);
@@ -315,6 +318,48 @@ describe('runs with environments', () => {
     expect(done.status).toBe('completed');
     expect(done.environment_mounts).toEqual([]);
     expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items).toEqual([]);
+  });
+
+  it('mount environments the caller names at the start (`environment_mounts`), checked for workspace and status', async () => {
+    const tpl = (await template()).body;
+    const env = await environment(tpl.id);
+    const agentId = await agentWith({});
+    const start = (environmentMounts: unknown, token?: string) =>
+      t.rest('POST', '/api/v1/runs', {
+        token,
+        body: { agent_id: agentId, input: { content: [{ type: 'text', text: 'Build it.' }] }, environment_mounts: environmentMounts },
+      });
+    const started = await start([{ environment_id: env.id, working_directory: 'repo' }]);
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const done = await settleRun(t, started.body.id);
+    expect(done.environment_mounts).toEqual([
+      { environment_id: env.id, name: 'default', working_directory: `${env.working_directory}/repo` },
+    ]);
+    expect((await t.rest('GET', `/api/v1/environments/${env.id}`)).body.run_ids).toEqual([done.id]);
+
+    const twice = await start([{ environment_id: env.id }, { environment_id: env.id, name: 'default' }]);
+    expect([twice.status, twice.body.error.details.field]).toEqual([400, 'environment_mounts[1].name']);
+    const escaping = await start([{ environment_id: env.id, working_directory: '../other' }]);
+    expect([escaping.status, escaping.body.error.details.field]).toEqual([400, 'environment_mounts[0].working_directory']);
+    const unknownMember = await start([{ environment_id: env.id, path: 'x' }]);
+    expect(unknownMember.body.error.details.field).toBe('environment_mounts[0].path');
+    const foreign = await start([{ environment_id: 'env_01J00000000000000000000000' }]);
+    expect([foreign.status, foreign.body.error.details.field]).toEqual([404, 'environment_mounts[0].environment_id']);
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    const stopped = await start([{ environment_id: env.id }]);
+    expect([stopped.status, stopped.body.error.code]).toEqual([409, 'failed_precondition']);
+    // Another workspace cannot mount it.
+    await insertModel(t, 'dev', { workspaceId: otherWorkspaceId });
+    const otherAgent = await t.rest('POST', '/api/v1/agents', { token: otherKey, body: { name: 'other', config: { model: 'dev' } } });
+    const fromOther = await t.rest('POST', '/api/v1/runs', {
+      token: otherKey,
+      body: {
+        agent_id: otherAgent.body.id,
+        input: { content: [{ type: 'text', text: 'hi' }] },
+        environment_mounts: [{ environment_id: env.id }],
+      },
+    });
+    expect([fromOther.status, fromOther.body.error.details.field]).toEqual([404, 'environment_mounts[0].environment_id']);
   });
 
   it('fail with `disabled` when the default template is disabled', async () => {
