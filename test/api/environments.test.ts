@@ -310,6 +310,16 @@ describe('runs with environments', () => {
     expect(graphql.data.run.environmentMounts).toEqual([
       { environmentId: env.id, name: 'default', workingDirectory: env.working_directory },
     ]);
+    const related = await t.graphql(
+      'query($id: ID!) { environment(id: $id) { status template { id enabled } provider { type } runs { id status } } }',
+      { id: env.id },
+    );
+    expect(related.data.environment).toEqual({
+      status: 'ready',
+      template: { id: tpl.id, enabled: true },
+      provider: { type: 'local' },
+      runs: [{ id: done.id, status: 'completed' }],
+    });
   });
 
   it('with lazy_environment provision nothing until something needs the environment', async () => {

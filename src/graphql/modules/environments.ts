@@ -45,7 +45,7 @@ asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
 withLabelList(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
-const runIdLoaders = createContextCache(
+export const environmentRunIds = createContextCache(
   (ctx: GraphQLContext) =>
     new DataLoader<string, string[]>(
       async (ids) => {
@@ -78,7 +78,7 @@ export const EnvironmentRef = builder.prismaObject('Environment', {
     destroyedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
     runIds: t.stringList({
       description: 'the runs that mount this environment, newest first (at most 50)',
-      resolve: (e, _args, ctx) => runIdLoaders(ctx).load(e.id),
+      resolve: (e, _args, ctx) => environmentRunIds(ctx).load(e.id),
     }),
   }),
 });
