@@ -272,6 +272,23 @@ describe('a deployment without ALLOW_LOCAL_ENVIRONMENTS', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
   });
+
+  it('refuses new use of local templates made while it was allowed, and still destroys their environments', async () => {
+    const tpl = (await template()).body;
+    const env = await environment(tpl.id);
+    // A second instance on the same database whose deployment does not allow local environments.
+    const strict = await startTestApp({}, t);
+    try {
+      const refused = await strict.rest('POST', '/api/v1/environments', { body: { template_id: tpl.id } });
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
+      expect(refused.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
+      const destroyed = await strict.rest('DELETE', `/api/v1/environments/${env.id}`);
+      expect(destroyed.body.status).toBe('destroyed');
+      expect(existsSync(env.working_directory)).toBe(false);
+    } finally {
+      await strict.stop();
+    }
+  });
 });
 
 describe('runs with environments', () => {
