@@ -389,6 +389,30 @@ describe('runs with environments', () => {
     expect([fromOther.status, fromOther.body.error.details.field]).toEqual([404, 'environment_mounts[0].environment_id']);
   });
 
+  it('keep working in the parent’s environment after a resume', async () => {
+    const tpl = (await template()).body;
+    const agentId = await agentWith({
+      default_environment_template_id: tpl.id,
+      model_settings: { script: [[{ tool_call: { id: 'call_1', name: 'confirm', arguments: {} } }], [{ text: 'Done.' }]] },
+      client_tools: [{ name: 'confirm', description: 'Asks the user', parameters_json_schema: { type: 'object', properties: {} } }],
+    });
+    const waiting = await run(agentId);
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'client_tool' });
+    expect(waiting.environment_mounts).toHaveLength(1);
+    const resumed = await t.rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
+      headers: { 'idempotency-key': `resume-${waiting.id}` },
+      body: { calls: { call_1: { status: 'returned', value: { ok: true } } } },
+    });
+    expect(resumed.status, JSON.stringify(resumed.body)).toBeLessThan(300);
+    const done = await settleRun(t, resumed.body.id);
+    expect(done.status).toBe('completed');
+    expect(done.environment_mounts).toEqual(waiting.environment_mounts);
+    // One environment for both runs.
+    expect((await t.rest('GET', `/api/v1/environments?template_id=${tpl.id}`)).body.items).toHaveLength(1);
+    const env = (await t.rest('GET', `/api/v1/environments/${waiting.environment_mounts[0].environment_id}`)).body;
+    expect(env.run_ids).toEqual([done.id, waiting.id]);
+  });
+
   it('fail with `disabled` when the default template is disabled', async () => {
     const created = await template();
     const agentId = await agentWith({ default_environment_template_id: created.body.id });
