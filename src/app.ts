@@ -20,7 +20,8 @@ import { WorkerPool } from './engine/worker.js';
 import { PgListener } from './lib/pg-listener.js';
 import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-cache.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
-import { registerLocalEnvironmentType } from './providers/index.js';
+// Installs every provider type into the registry.
+import './providers/index.js';
 import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
@@ -169,7 +170,6 @@ function yogaHandler(yoga: Yoga) {
 
 export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  if (config.allowLocalEnvironments) registerLocalEnvironmentType();
   const database = await openDatabase(config, logger);
   const deps = assembleDeps(config, logger, database);
   const bootstrap = await bootstrapIfEmpty(deps);

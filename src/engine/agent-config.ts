@@ -75,6 +75,8 @@ export interface RunAgentConfig {
   subagent_mode?: SubagentMode;
   /** Model keys that describe media the main model cannot read (media-understanding.ts). */
   media_understanding?: { audio?: string; image?: string; video?: string };
+  default_environment_template_id?: string;
+  lazy_environment?: boolean;
 }
 
 export interface ReviewerConfig {

@@ -2,6 +2,7 @@
 // from (history, then its input or the answers its resume brings), the memory mounts and what they
 // recall, the attempt's toolset, and the calls a resume approved (server tools run now, client tools
 // go to the client).
+import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { RunOptions } from '../agents/config-schema.js';
@@ -66,6 +67,8 @@ export interface PreparedAttempt {
   forwardedCalls: PendingEntry[];
   /** The agent's reviewer of server calls, when it has one. */
   reviewer?: CallReviewer;
+  /** The run's environments (`environment_mounts`): where tools that run commands or keep files work. */
+  environments: RunEnvironments;
 }
 
 async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
@@ -105,13 +108,14 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
+  const environments = await mountEnvironments(ctx, config);
   const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, items, park: ctx.park });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {
     for (const call of forwardedCalls)
       items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
-    return { config, options, conversation, toolset, recalled: [], forwardedCalls };
+    return { config, options, conversation, toolset, recalled: [], forwardedCalls, environments };
   }
   await runApprovedServerCalls(ctx, toolset, approvedCalls, conversation);
 
@@ -119,7 +123,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const recalled = await recall(ctx.call, mounts, inputText);
   for (const result of recalled)
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
-  return { config, options, conversation, toolset, recalled, forwardedCalls: [], reviewer: buildReviewer(deps, run, config) };
+  return { config, options, conversation, toolset, recalled, forwardedCalls: [], reviewer: buildReviewer(deps, run, config), environments };
 }
 
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */

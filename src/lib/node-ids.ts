@@ -19,6 +19,8 @@ export const NODE_TYPE_BY_PREFIX = {
   [ID_PREFIX.provider]: 'Provider',
   [ID_PREFIX.connection]: 'Connection',
   [ID_PREFIX.memory]: 'Memory',
+  [ID_PREFIX.environmentTemplate]: 'EnvironmentTemplate',
+  [ID_PREFIX.environment]: 'Environment',
 } as const;
 
 export type NodeTypename = (typeof NODE_TYPE_BY_PREFIX)[keyof typeof NODE_TYPE_BY_PREFIX] | 'Model';

@@ -3,4 +3,4 @@ import './model-types.js';
 import './other-types.js';
 import './web/index.js';
 export * from './registry.js';
-export { registerLocalEnvironmentType } from './other-types.js';
+export * from './environment-driver.js';

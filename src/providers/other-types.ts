@@ -6,6 +6,7 @@ import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
 import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
+import { localEnvironmentDriver } from './environments/local.js';
 
 const apiKeyCredential: JsonSchema = {
   type: 'object',
@@ -93,23 +94,40 @@ for (const [type, title, setupUrl] of [
   });
 }
 
-/** The local type runs environments on the service's own machine: development deployments only. */
-export function registerLocalEnvironmentType() {
-  registerProviderType({
-    kind: 'environment',
-    type: 'local',
-    title: 'Local machine (development only)',
-    configurationSchema: { type: 'object', properties: { root: { type: 'string' } }, required: ['root'], additionalProperties: false },
-    credentialSchema: noCredential,
-    credentialRequired: false,
-    environment: {
-      environmentSchema: { type: 'object', properties: { working_directory: { type: 'string' } } },
-      managedInstances: false,
-      stop: false,
-      destroy: false,
+// The local type runs environments on the service's own machine (a directory under DATA_DIR and real
+// subprocesses, ./environments/local.ts): offered only where the deployment sets ALLOW_LOCAL_ENVIRONMENTS.
+registerProviderType({
+  kind: 'environment',
+  type: 'local',
+  title: 'Local machine (development only)',
+  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  credentialSchema: noCredential,
+  credentialRequired: false,
+  offeredWhen: (deployment) => deployment.allowLocalEnvironments,
+  environment: {
+    environmentSchema: {
+      type: 'object',
+      properties: {
+        working_directory: {
+          type: 'string',
+          maxLength: 1024,
+          description: "a relative subdirectory of the environment's directory where commands start (created on provisioning)",
+        },
+        env: {
+          type: 'object',
+          maxProperties: 100,
+          additionalProperties: { type: 'string', maxLength: 32768 },
+          description: "environment variables of every command (the service's own are never passed on)",
+        },
+      },
+      additionalProperties: false,
     },
-  });
-}
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: localEnvironmentDriver,
+  },
+});
 
 // ── connector: MCP servers ──
 registerProviderType({

@@ -50,8 +50,19 @@ export interface ProviderType {
   operations?: string[];
   /** Web types: how they carry the operations out (src/providers/web). */
   web?: import('./web/types.js').WebOperations;
-  /** Environment types. */
-  environment?: { environmentSchema: JsonSchema; managedInstances: boolean; stop: boolean; destroy: boolean };
+  /** Environment types: what they offer, and the driver that does it (absent: described only, not yet usable). */
+  environment?: {
+    environmentSchema: JsonSchema;
+    managedInstances: boolean;
+    stop: boolean;
+    destroy: boolean;
+    driver?: import('./environment-driver.js').EnvironmentDriver;
+  };
+  /**
+   * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS). Absent:
+   * every deployment offers it. A type not offered is neither listed nor accepted for new providers.
+   */
+  offeredWhen?: (config: DeploymentSwitches) => boolean;
   /** One inexpensive probe; absent → `unsupported`. */
   probe?: (ctx: ProviderContext) => Promise<ProbeResult>;
   /** Model types: an AI SDK language model for a model of this provider. */
@@ -79,6 +90,11 @@ export interface ProviderType {
   };
 }
 
+/** The deployment settings that decide which types are offered. */
+export interface DeploymentSwitches {
+  allowLocalEnvironments: boolean;
+}
+
 const registry = new Map<string, ProviderType>();
 
 export function registerProviderType(type: ProviderType) {
@@ -89,8 +105,13 @@ export function providerType(kind: string, type: string): ProviderType | undefin
   return registry.get(`${kind}:${type}`);
 }
 
-export function providerTypes(kind: ProviderKind): ProviderType[] {
-  return [...registry.values()].filter((t) => t.kind === kind).sort((a, b) => a.type.localeCompare(b.type));
+/** The installed types of a kind this deployment offers, ordered by type. */
+export function providerTypes(kind: ProviderKind, deployment: DeploymentSwitches): ProviderType[] {
+  return [...registry.values()].filter((t) => t.kind === kind && isOffered(t, deployment)).sort((a, b) => a.type.localeCompare(b.type));
+}
+
+export function isOffered(t: ProviderType, deployment: DeploymentSwitches): boolean {
+  return t.offeredWhen ? t.offeredWhen(deployment) : true;
 }
 
 /** The view of GET /api/v1/provider-types/{kind}. */

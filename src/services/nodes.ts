@@ -6,6 +6,8 @@
 import {
   Prisma,
   type Connection,
+  type Environment,
+  type EnvironmentTemplate,
   type InboxEntry,
   type Memory,
   type Model,
@@ -48,6 +50,10 @@ export const loadSessions: NodeRowsLoader<Session> = (call, ids) => call.db.sess
 export const loadProviders: NodeRowsLoader<Provider> = (call, ids) => call.db.provider.findMany({ where: inWorkspace(call, ids) });
 
 export const loadConnections: NodeRowsLoader<Connection> = (call, ids) => call.db.connection.findMany({ where: inWorkspace(call, ids) });
+export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (call, ids) =>
+  call.db.environmentTemplate.findMany({ where: inWorkspace(call, ids) });
+
+export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) => call.db.environment.findMany({ where: inWorkspace(call, ids) });
 
 export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: inWorkspace(call, ids) });
 

@@ -16,6 +16,7 @@ import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.
 import {
   PROVIDER_KINDS,
   describeType,
+  isOffered,
   providerType,
   providerTypes,
   type ProbeResult,
@@ -55,13 +56,19 @@ export function parseKind(kind: string): ProviderKind {
   return kind as ProviderKind;
 }
 
-export function listProviderTypes(kind: string) {
-  return providerTypes(parseKind(kind)).map(describeType);
+/** The types of a kind this deployment offers (the local environment type only with ALLOW_LOCAL_ENVIRONMENTS). */
+export function listProviderTypes(deps: Pick<Deps, 'config'>, kind: string) {
+  return providerTypes(parseKind(kind), deps.config).map(describeType);
 }
 
-function typeOf(kind: ProviderKind, type: unknown): ProviderType {
+function typeOf(deps: Pick<Deps, 'config'>, kind: ProviderKind, type: unknown): ProviderType {
   if (typeof type !== 'string' || !type) throw invalidArgument('type is required', 'type');
   const found = providerType(kind, type);
+  if (found && !isOffered(found, deps.config))
+    throw invalidArgument(
+      `the ${kind} provider type ${quoteInput(type)} is not offered by this deployment${type === 'local' ? ' (ALLOW_LOCAL_ENVIRONMENTS)' : ''}`,
+      'type',
+    );
   if (!found) throw invalidArgument(`unknown ${kind} provider type ${quoteInput(type)}; see GET /api/v1/provider-types/${kind}`, 'type');
   return found;
 }
@@ -141,7 +148,7 @@ export async function createProvider(call: CallContext, kindName: string, input:
   const { deps, actor } = call;
   requirePermission(actor, 'write');
   const kind = parseKind(kindName);
-  const t = typeOf(kind, input.type);
+  const t = typeOf(deps, kind, input.type);
   validateName(input.name);
   const config = input.config === undefined || input.config === null ? {} : validateObject(input.config, 'config');
   validateAgainst(t.configurationSchema, config, 'config');

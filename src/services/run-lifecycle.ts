@@ -331,6 +331,11 @@ export async function recordMemoryMounts(db: Db, runId: string, mounts: unknown[
   await db.run.update({ where: { id: runId }, data: { memoryMounts: mounts as Prisma.InputJsonValue } });
 }
 
+/** The run's environment mounts: recorded when they are made (at the start, or on first need with lazy environments). */
+export async function recordEnvironmentMounts(db: Db, runId: string, mounts: unknown[]): Promise<void> {
+  await db.run.update({ where: { id: runId }, data: { environmentMounts: mounts as Prisma.InputJsonValue } });
+}
+
 /** The run's skills as its first attempt resolved them (later attempts and the agent view read them). */
 export async function recordResolvedSkills(db: Db, runId: string, skills: unknown[]): Promise<void> {
   await db.run.update({ where: { id: runId }, data: { resolvedSkills: skills as Prisma.InputJsonValue } });

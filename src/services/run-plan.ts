@@ -41,6 +41,8 @@ export interface NewRunRequest {
   lineage: RunLineage;
   parentRunId?: string | null;
   resume?: Record<string, unknown> | null;
+  /** Environments the caller mounted at the start (`environment_mounts`), already checked. */
+  environmentMounts?: unknown[];
   /** Where it runs: a new thread (in a new session unless one is named) or an existing thread. */
   thread:
     | {
@@ -186,7 +188,7 @@ export function planNewRun(call: Pick<CallContext, 'actor' | 'requestId'>, reque
     labels: request.labels,
     resume: (request.resume ?? null) as Prisma.InputJsonValue | null,
     memoryMounts: [],
-    environmentMounts: [],
+    environmentMounts: (request.environmentMounts ?? []) as Prisma.InputJsonValue,
     version: 1,
   };
   audits.push(

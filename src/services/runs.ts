@@ -1,6 +1,7 @@
 // Runs: creation (which opens what is missing: session, thread, inbox entry), reads, the list with
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
+import { resolveRunMounts } from './environments.js';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
@@ -53,6 +54,8 @@ export interface StartRunInput {
   sessionId?: string | null;
   threadId?: string | null;
   labels?: unknown;
+  /** `[{environment_id, name?, working_directory?}]`: ready environments the run works in. */
+  environmentMounts?: unknown;
 }
 
 export interface StartRunHooks {
@@ -79,7 +82,8 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
     lineage: 'root',
     entry: { new: { delivery: 'queue' } },
   } as const;
-  if (!input.threadId && !options.overrides) {
+  const mountsAsked = input.environmentMounts !== undefined && input.environmentMounts !== null;
+  if (!input.threadId && !options.overrides && !mountsAsked) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
     const run = await startRunOnNewThread(call, input, request, hooks);
     call.events.publish('runAccepted', { runId: run.id });
@@ -96,7 +100,8 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
     const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as AgentConfig;
     if (options.overrides) await checkConfigReferences(call, effective, 'options.overrides');
     await assertModelUsable(call, effective.model);
-    const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId) };
+    const environmentMounts = mountsAsked ? await resolveRunMounts(call, input.environmentMounts) : undefined;
+    const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId), environmentMounts };
     if (!input.threadId) {
       // A thread made here has no runs and nobody else knows it yet: nothing to lock or check.
       if (input.sessionId) await getSession(call, input.sessionId);

@@ -11,7 +11,8 @@ import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // Local environments: the environment rows below make real ones.
+  t = await startTestApp({ allowLocalEnvironments: true });
 });
 afterAll(async () => {
   await t.stop();
@@ -89,6 +90,36 @@ const ROWS: [string, Send][] = [
     (h) => t.rest('PATCH', `/api/v1/connections/${made.connection.id}`, { headers: { ...h, ...any }, body: { description: 'audited' } }),
   ],
   ['revokeConnection', (h) => t.rest('POST', `/api/v1/connections/${made.connection.id}/revoke`, { headers: h })],
+  [
+    'createEnvironmentTemplate',
+    async (h) => {
+      const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'local' } });
+      const r = await t.rest('POST', '/api/v1/environment-templates', {
+        headers: h,
+        body: { name: 'scratch', provider_id: provider.body.id },
+      });
+      made.environmentTemplate = r.body;
+      return r;
+    },
+  ],
+  [
+    'updateEnvironmentTemplate',
+    (h) =>
+      t.rest('PATCH', `/api/v1/environment-templates/${made.environmentTemplate.id}`, {
+        headers: { ...h, ...any },
+        body: { description: 'audited' },
+      }),
+  ],
+  [
+    'createEnvironment',
+    async (h) => {
+      const r = await t.rest('POST', '/api/v1/environments', { headers: h, body: { template_id: made.environmentTemplate.id } });
+      made.environment = r.body;
+      return r;
+    },
+  ],
+  ['stopEnvironment', (h) => t.rest('POST', `/api/v1/environments/${made.environment.id}/stop`, { headers: h })],
+  ['destroyEnvironment', (h) => t.rest('DELETE', `/api/v1/environments/${made.environment.id}`, { headers: h })],
   [
     'createSkill',
     async (h) => {

@@ -187,6 +187,15 @@ function templates(): Record<string, Record<string, unknown>> {
     'POST /api/v1/threads/:thread_id/inbox': { payload: text, delivery: 'queue', options: { labels: { a: 'b' } } },
     'PATCH /api/v1/threads/:thread_id/inbox/:entry_id': { payload: text, options: {} },
     'POST /api/v1/memories': { name: 'm', description: 'd', labels: { a: 'b' } },
+    'POST /api/v1/environment-templates': {
+      name: 'e',
+      description: 'd',
+      labels: { a: 'b' },
+      provider_id: known.environment_provider_id![0],
+      config: { working_directory: 'w', env: { A: 'b' } },
+    },
+    'PATCH /api/v1/environment-templates/:template_id': { name: 'e', description: 'd', config: { working_directory: 'w' } },
+    'POST /api/v1/environments': { template_id: known.template_id![0], name: 'e', labels: { a: 'b' } },
     'PATCH /api/v1/memories/:memory_id': { name: 'm', description: 'd' },
     'POST /api/v1/memories/:memory_id/records': { text: 'remember this' },
     'PUT /api/v1/memories/:memory_id/records/:record_id': { text: 'remember this' },
@@ -479,7 +488,8 @@ function check(c: Case, response: { status: number; text: string; contentType: s
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Local environments, so generated environment requests reach the driver.
+  t = await startTestApp({ allowLocalEnvironments: true });
   readOnlyKey = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
   // A small, real workspace: provider, model, agent (with a revision), skill, session, thread, memory.
   const post = async (path: string, body: unknown) => {
@@ -502,7 +512,13 @@ beforeAll(async () => {
     config: { url: 'https://127.0.0.1:1/mcp' },
   });
   const run = await post('/api/v1/runs', { agent_id: agent.id, thread_id: thread.id, input: { content: [{ type: 'text', text: 'hi' }] } });
+  const environmentProvider = await post('/api/v1/environment-providers', { type: 'local', name: 'local' });
+  const environmentTemplate = await post('/api/v1/environment-templates', { name: 'scratch', provider_id: environmentProvider.id });
+  const environment = await post('/api/v1/environments', { template_id: environmentTemplate.id });
   Object.assign(known, {
+    environment_provider_id: [environmentProvider.id],
+    template_id: [environmentTemplate.id],
+    environment_id: [environment.id],
     agent_id: [agent.id],
     revision_id: [agent.default_revision_id, skill.default_revision_id],
     skill_id: [skill.id],

@@ -515,6 +515,42 @@ async function scenario() {
     headers: { 'if-match': connectionPatched.etag! },
   });
   await call('POST /api/v1/connections/:connection_id/test', 'POST', `/api/v1/connections/${connectionId}/test`);
+
+  // environment templates and environments of the local type: a second instance on the same database
+  // whose deployment allows local environments (the main one does not, so its provider types stay as
+  // they are)
+  const main = t;
+  t = await startTestApp({ allowLocalEnvironments: true }, main);
+  try {
+    const local = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'this machine' } });
+    const template = await call('POST /api/v1/environment-templates', 'POST', '/api/v1/environment-templates', {
+      body: {
+        name: 'scratch',
+        description: 'a scratch directory',
+        provider_id: local.body.id,
+        labels: { area: 'ops' },
+        config: { working_directory: 'work' },
+      },
+    });
+    const templateId = template.body.id as string;
+    await call('GET /api/v1/environment-templates', 'GET', '/api/v1/environment-templates?label=area:ops');
+    await call('GET /api/v1/environment-templates/:template_id', 'GET', `/api/v1/environment-templates/${templateId}`);
+    await call('PATCH /api/v1/environment-templates/:template_id', 'PATCH', `/api/v1/environment-templates/${templateId}`, {
+      headers: { 'if-match': template.etag! },
+      body: { description: 'a build directory', config: { working_directory: 'build', env: { CI: '1' } } },
+    });
+    // The data directory is the test's temporary one: shown as <token>.
+    secrets.add(t.app.deps.config.dataDir);
+    const environment = await call('POST /api/v1/environments', 'POST', '/api/v1/environments', { body: { template_id: templateId } });
+    const environmentId = environment.body.id as string;
+    await call('GET /api/v1/environments', 'GET', `/api/v1/environments?template_id=${templateId}`);
+    await call('GET /api/v1/environments/:environment_id', 'GET', `/api/v1/environments/${environmentId}`);
+    await call('POST /api/v1/environments/:environment_id/stop', 'POST', `/api/v1/environments/${environmentId}/stop`);
+    await call('DELETE /api/v1/environments/:environment_id', 'DELETE', `/api/v1/environments/${environmentId}`);
+  } finally {
+    await t.stop();
+    t = main;
+  }
 }
 
 beforeAll(async () => {

@@ -17,6 +17,8 @@ const NODE_KINDS: Record<string, IdKind> = {
   Provider: 'provider',
   Connection: 'connection',
   Memory: 'memory',
+  EnvironmentTemplate: 'environmentTemplate',
+  Environment: 'environment',
 };
 
 describe('parseNodeId', () => {

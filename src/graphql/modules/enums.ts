@@ -15,6 +15,7 @@ import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
 import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../services/resume.js';
 import { MEMORY_ACCESS } from '../../agents/config-schema.js';
 import { SKILL_SOURCES } from '../../services/run-skills.js';
+import { ENVIRONMENT_STATUSES } from '../../services/environments.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
 function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
@@ -47,6 +48,11 @@ export const RUN_ITEM_KINDS = [
   'output',
   'error',
 ] as const;
+export const EnvironmentStatusEnum = closedSet(
+  'EnvironmentStatus',
+  ENVIRONMENT_STATUSES,
+  'Where an environment is: provisioning → ready (or failed); ready → stopped; any → destroyed.',
+);
 export const RunItemKindEnum = closedSet('RunItemKind', RUN_ITEM_KINDS, 'What a run item is.');
 export const RunItemStateEnum = closedSet(
   'RunItemState',

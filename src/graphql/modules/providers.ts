@@ -115,8 +115,8 @@ builder.queryFields((t) => ({
     description: 'The installed types of one provider kind, ordered by type.',
     args: { kind: t.arg.string({ required: true }) },
     resolve: async (_r, a, ctx) => {
-      await ctx.actor();
-      return listProviderTypes(a.kind);
+      const call = await ctx.call();
+      return listProviderTypes(call.deps, a.kind);
     },
   }),
   providers: t.field({

@@ -18,11 +18,13 @@ import { ModelRef, ProviderRef } from './providers.js';
 import { InboxEntryRef } from './inbox.js';
 import { AgentSubagentRef } from './agent-config.js';
 import { AuditEventRef } from './audit.js';
+import { EnvironmentRef, EnvironmentTemplateRef, environmentRunIds } from './environments.js';
 import { PermissionEnum, PrincipalKindEnum, storedValue } from './enums.js';
 import { AGENTS } from '../../services/agents.js';
 import { SKILLS } from '../../services/skills.js';
 import {
   inIdOrder,
+  loadEnvironmentTemplates,
   loadProviders,
   loadRuns,
   loadSessions,
@@ -79,6 +81,7 @@ const agentRevisionById = relation(agents.revisions, rowId);
 const skillRevisionById = relation(skills.revisions, rowId);
 const providerById = relation(loadProviders, rowId);
 const principalById = relation(loadPrincipals, rowId);
+const environmentTemplateById = relation(loadEnvironmentTemplates, rowId);
 
 builder.objectFields(RunRef, (t) => ({
   agent: t.field({
@@ -233,5 +236,35 @@ builder.objectFields(AuditEventRef, (t) => ({
     description:
       'who made the change (principalId); null for the service itself (`system`), a user who is no longer a member, or an id the workspace does not know',
     resolve: (event, _args, ctx) => principalById(ctx, event.principalId),
+  }),
+}));
+
+builder.objectFields(EnvironmentTemplateRef, (t) => ({
+  provider: t.field({
+    type: ProviderRef,
+    description: 'the environment provider that makes its environments (providerId)',
+    resolve: (template, _args, ctx) => present(providerById(ctx, template.providerId), `environment template ${template.id} provider`),
+  }),
+}));
+
+builder.objectFields(EnvironmentRef, (t) => ({
+  template: t.field({
+    type: EnvironmentTemplateRef,
+    nullable: true,
+    description: 'the template it was made from (templateId)',
+    resolve: (environment, _args, ctx) => environmentTemplateById(ctx, environment.templateId),
+  }),
+  provider: t.field({
+    type: ProviderRef,
+    description: 'the environment provider that keeps its instance (providerId)',
+    resolve: (environment, _args, ctx) => present(providerById(ctx, environment.providerId), `environment ${environment.id} provider`),
+  }),
+  runs: t.field({
+    type: [RunRef],
+    description: 'the runs that mount it (runIds), newest first, at most 50',
+    resolve: async (environment, _args, ctx) => {
+      const ids = await environmentRunIds(ctx).load(environment.id);
+      return (await Promise.all(ids.map((id) => runById(ctx, id)))).filter((run) => run !== null);
+    },
   }),
 }));

@@ -1,0 +1,349 @@
+// Environments: instances made from an environment template by its provider's driver
+// (src/providers/environment-driver.ts). Status: provisioning → ready (or failed); ready → stopped;
+// any → destroyed (DELETE, the row stays readable). The row remembers the driver's instance id and
+// the working directory. Creating one needs the template and its provider enabled; stopping and
+// destroying work whatever the provider's or template's state (a disabled provider's existing
+// environments are still maintained). `openEnvironment` hands callers that work inside an
+// environment (run mounts, the platform tools) the driver bound to the instance.
+import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
+import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateName } from '../lib/text-fields.js';
+import {
+  EnvironmentDriverError,
+  providerType,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+  type ExecRequest,
+  type ProviderType,
+} from '../providers/index.js';
+import { recordAudit } from './audit.js';
+import { inTransaction, type CallContext } from './call-context.js';
+import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
+import { requirePermission } from './permissions.js';
+import { changeVersioned } from './versioned.js';
+
+export const ENVIRONMENT_STATUSES = ['provisioning', 'ready', 'stopped', 'failed', 'destroyed'] as const;
+export type EnvironmentStatus = (typeof ENVIRONMENT_STATUSES)[number];
+
+export async function getEnvironment(call: CallContext, id: string): Promise<Environment> {
+  const { db, actor } = call;
+  requirePermission(actor, 'read');
+  const row = await db.environment.findUnique({ where: { id } });
+  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('environment', id);
+  return row;
+}
+
+export interface CreateEnvironmentInput {
+  templateId?: string | null;
+  name?: unknown;
+  labels?: unknown;
+}
+
+/** The driver of a provider's type, or a clear refusal for types that are described but cannot make instances here. */
+function driverOf(type: ProviderType, field: string): EnvironmentDriver {
+  const driver = type.environment?.driver;
+  if (!driver)
+    throw new AppError('failed_precondition', `the environment type ${type.type} cannot provision environments on this service yet`, {
+      field,
+    });
+  return driver;
+}
+
+function driverContext(call: CallContext, provider: Provider, environmentConfig: unknown): EnvironmentDriverContext {
+  return {
+    providerConfig: provider.config as Record<string, unknown>,
+    credential: provider.credentialCiphertext
+      ? call.deps.secrets.decryptJson<Record<string, unknown>>(provider.credentialCiphertext)
+      : null,
+    environmentConfig: (environmentConfig ?? {}) as Record<string, unknown>,
+    dataDir: call.deps.config.dataDir,
+  };
+}
+
+/** A driver problem as the caller's error (a path outside the instance is their input; a vanished instance is a state). */
+export function driverProblem(error: unknown, field?: string): never {
+  if (error instanceof EnvironmentDriverError) {
+    if (error.reason === 'not_found') throw new AppError('not_found', error.message, field ? { field } : undefined);
+    if (error.reason === 'unavailable') throw new AppError('failed_precondition', error.message);
+    throw invalidArgument(error.message, field ?? 'path');
+  }
+  throw error;
+}
+
+/**
+ * Makes an environment from a template and provisions it: the row is written `provisioning` (and
+ * audited) first, so an instance whose provisioning fails or never finishes is still visible and
+ * can be destroyed; then the driver provisions and the row becomes `ready` (or `failed` with the
+ * driver's message).
+ */
+export async function createEnvironment(call: CallContext, input: CreateEnvironmentInput): Promise<Environment> {
+  const { actor } = call;
+  requirePermission(actor, 'write');
+  if (!input.templateId) throw invalidArgument('template_id is required', 'template_id');
+  const templateId = input.templateId;
+  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const created = await inTransaction(call, async (bound) => {
+    const template = await getEnvironmentTemplate(bound, templateId).catch((error: unknown) => {
+      if ((error as AppError).code === 'not_found')
+        throw new AppError('not_found', `environment template ${quoteInput(templateId)} not found`, { field: 'template_id' });
+      throw error;
+    });
+    if (!template.enabled) throw new AppError('disabled', `environment template ${template.id} is disabled`, { field: 'template_id' });
+    const { provider, type } = await environmentProvider(bound, template.providerId, 'template_id');
+    requireOffered(bound, type, 'template_id');
+    if (!provider.enabled) throw new AppError('disabled', `environment provider ${provider.id} is disabled`, { field: 'template_id' });
+    driverOf(type, 'template_id');
+    const name = input.name === undefined || input.name === null ? template.name : validateName(input.name);
+    const row = await bound.db.environment.create({
+      data: {
+        id: newId('environment'),
+        workspaceId: actor.workspaceId,
+        templateId: template.id,
+        providerId: provider.id,
+        name,
+        status: 'provisioning',
+        config: template.config as Prisma.InputJsonValue,
+        labels,
+        createdById: actor.principalId,
+        updatedById: actor.principalId,
+      },
+    });
+    await recordAudit(bound, {
+      action: 'create',
+      resourceKind: 'environment',
+      resourceId: row.id,
+      version: 1,
+      changes: {
+        name: { from: null, to: name },
+        template_id: { from: null, to: template.id },
+        provider_id: { from: null, to: provider.id },
+      },
+    });
+    return { row, provider, type };
+  });
+  return provision(call, created.row, created.provider, created.type);
+}
+
+async function provision(call: CallContext, row: Environment, provider: Provider, type: ProviderType): Promise<Environment> {
+  const driver = driverOf(type, 'template_id');
+  let outcome: Prisma.EnvironmentUpdateManyMutationInput;
+  try {
+    const instance = await driver.provision(driverContext(call, provider, row.config), {
+      environmentId: row.id,
+      config: row.config as Record<string, unknown>,
+    });
+    outcome = { status: 'ready', externalId: instance.instanceId, workingDirectory: instance.workingDirectory };
+  } catch (error) {
+    call.logger.warn({ err: error, environmentId: row.id }, 'environment provisioning failed');
+    outcome = { status: 'failed', failureMessage: (error as Error).message.slice(0, 1000) };
+  }
+  // Only a row still provisioning moves on: a DELETE that came first wins (its destroy removed what
+  // the driver made, or will find nothing).
+  const moved = await call.db.environment.updateMany({
+    where: { id: row.id, status: 'provisioning' },
+    data: { ...outcome, version: { increment: 1 }, updatedAt: new Date() },
+  });
+  const current = await call.db.environment.findUniqueOrThrow({ where: { id: row.id } });
+  if (moved.count === 0 && current.status === 'destroyed' && outcome.status === 'ready')
+    await driver.destroy(driverContext(call, provider, row.config), instanceOf(current, outcome)).catch(() => undefined);
+  return current;
+}
+
+function instanceOf(row: Environment, fallback?: Prisma.EnvironmentUpdateManyMutationInput): EnvironmentInstance {
+  return {
+    instanceId: row.externalId ?? (fallback?.externalId as string | undefined) ?? row.id,
+    workingDirectory: row.workingDirectory ?? (fallback?.workingDirectory as string | undefined) ?? '',
+  };
+}
+
+export async function listEnvironments(
+  call: CallContext,
+  args: {
+    label?: readonly string[] | null;
+    status?: string | null;
+    templateId?: string | null;
+    limit?: number | null;
+    cursor?: string | null;
+  },
+) {
+  const { actor } = call;
+  requirePermission(actor, 'read');
+  const size = pageSize(args.limit, { default: 50, max: 100 });
+  const after = decodeCursor('environments', args.cursor);
+  if (args.status != null && !(ENVIRONMENT_STATUSES as readonly string[]).includes(args.status))
+    throw invalidArgument(`status must be one of ${ENVIRONMENT_STATUSES.join(', ')}`, 'status');
+  const rows = await call.db.environment.findMany({
+    where: {
+      workspaceId: actor.workspaceId,
+      ...(args.status != null ? { status: args.status } : {}),
+      ...(args.templateId ? { templateId: args.templateId } : {}),
+      ...labelsWhere(parseLabelSelectors(args.label)),
+      ...(after ? { id: { lt: String(after[0]) } } : {}),
+    },
+    orderBy: { id: 'desc' },
+    take: size + 1,
+  });
+  return toPage(rows, size, 'environments', (row) => [row.id]);
+}
+
+/** The provider and type an existing environment was made by (enabled or not: maintenance always works). */
+async function maintainer(call: CallContext, row: Environment) {
+  const provider = await call.db.provider.findUniqueOrThrow({ where: { id: row.providerId } });
+  const type = providerType('environment', provider.type);
+  return { provider, driver: type?.environment?.driver ?? null };
+}
+
+/** Ends what runs in a ready environment; its files stay. A stopped, failed or destroyed one is left as it is. */
+export async function stopEnvironment(call: CallContext, id: string): Promise<Environment> {
+  requirePermission(call.actor, 'write');
+  const row = await getEnvironment(call, id);
+  if (row.status !== 'ready') return row;
+  const { provider, driver } = await maintainer(call, row);
+  if (driver && row.externalId) await driver.stop(driverContext(call, provider, row.config), instanceOf(row));
+  return inTransaction(call, async (bound) =>
+    changeVersioned({
+      call: bound,
+      delegate: bound.db.environment,
+      row,
+      ifMatch: null,
+      ifMatchRequired: false,
+      resourceKind: 'environment',
+      action: 'stop',
+      data: { status: 'stopped' },
+    }),
+  );
+}
+
+/** DELETE: destroys the instance (its files too) and marks the row `destroyed`; destroying a destroyed environment changes nothing. */
+export async function destroyEnvironment(call: CallContext, id: string): Promise<Environment> {
+  requirePermission(call.actor, 'write');
+  const row = await getEnvironment(call, id);
+  if (row.status === 'destroyed') return row;
+  const { provider, driver } = await maintainer(call, row);
+  if (driver) await driver.destroy(driverContext(call, provider, row.config), instanceOf(row));
+  return inTransaction(call, async (bound) =>
+    changeVersioned({
+      call: bound,
+      delegate: bound.db.environment,
+      row,
+      ifMatch: null,
+      ifMatchRequired: false,
+      resourceKind: 'environment',
+      action: 'delete',
+      data: { status: 'destroyed', deletedAt: new Date() },
+    }),
+  );
+}
+
+/** The runs that mount each environment (newest first, at most `perEnvironment` each), in one statement. */
+export async function runIdsUsing(
+  call: CallContext,
+  environmentIds: readonly string[],
+  perEnvironment = 50,
+): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(environmentIds.map((id) => [id, []]));
+  if (!environmentIds.length) return found;
+  const rows = await call.db.$queryRaw<{ environment_id: string; run_id: string }[]>(Prisma.sql`
+    SELECT m.value->>'environment_id' AS environment_id, r.id AS run_id
+    FROM runs r CROSS JOIN LATERAL jsonb_array_elements(r.environment_mounts) m
+    WHERE r.workspace_id = ${call.actor.workspaceId} AND jsonb_array_length(r.environment_mounts) > 0
+      AND m.value->>'environment_id' = ANY(${[...environmentIds]}::text[])
+    ORDER BY r.id DESC`);
+  for (const row of rows) {
+    const list = found.get(row.environment_id);
+    if (list && list.length < perEnvironment && !list.includes(row.run_id)) list.push(row.run_id);
+  }
+  return found;
+}
+
+/** An environment's driver bound to its instance: what run mounts and the platform tools work through. */
+export interface OpenEnvironment {
+  environment: Environment;
+  exec(request: ExecRequest): ReturnType<EnvironmentDriver['exec']>;
+  readFile(path: string, options: { maxBytes: number }): ReturnType<EnvironmentDriver['readFile']>;
+  writeFile(path: string, content: Buffer | string): ReturnType<EnvironmentDriver['writeFile']>;
+  listFiles(path: string, options: { depth: number; limit: number }): ReturnType<EnvironmentDriver['listFiles']>;
+}
+
+/**
+ * Opens a ready environment of the caller's workspace for work inside it. Work in an existing
+ * environment is maintenance, not new use: it goes on while the provider or template is disabled.
+ * Driver problems come back as the caller's errors (`driverProblem`).
+ */
+export async function openEnvironment(call: CallContext, id: string): Promise<OpenEnvironment> {
+  const row = await getEnvironment(call, id);
+  if (row.status !== 'ready')
+    throw new AppError('failed_precondition', `environment ${row.id} is ${row.status}, not ready`, { status: row.status });
+  const { provider, driver } = await maintainer(call, row);
+  if (!driver) throw new AppError('failed_precondition', `the environment type of ${row.id} is not installed`);
+  const ctx = driverContext(call, provider, row.config);
+  const instance = instanceOf(row);
+  const guarded = <T>(work: () => Promise<T>) => work().catch((error: unknown) => driverProblem(error));
+  return {
+    environment: row,
+    exec: (request) => guarded(() => driver.exec(ctx, instance, request)),
+    readFile: (path, options) => guarded(() => driver.readFile(ctx, instance, path, options)),
+    writeFile: (path, content) => guarded(() => driver.writeFile(ctx, instance, path, content)),
+    listFiles: (path, options) => guarded(() => driver.listFiles(ctx, instance, path, options)),
+  };
+}
+
+const MAX_RUN_MOUNTS = 8;
+const MOUNT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/**
+ * A run's `environment_mounts` as the caller asked for them at the start: each an environment of
+ * the caller's workspace that is `ready` (a stopped, failed or destroyed one cannot be worked in),
+ * named uniquely (default: `default` for the first, else the environment's id), and a working
+ * directory inside the environment (a relative path under its own; default its own).
+ */
+export async function resolveRunMounts(call: CallContext, value: unknown, field = 'environment_mounts'): Promise<EnvironmentMountView[]> {
+  if (!Array.isArray(value)) throw invalidArgument(`${field} must be a list`, field);
+  if (value.length > MAX_RUN_MOUNTS) throw invalidArgument(`${field} has at most ${MAX_RUN_MOUNTS} mounts`, field);
+  const mounts: EnvironmentMountView[] = [];
+  for (const [index, raw] of value.entries()) {
+    const at = `${field}[${index}]`;
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidArgument(`${at} must be an object`, at);
+    const { environment_id: environmentId, name, working_directory: workingDirectory, ...rest } = raw as Record<string, unknown>;
+    const unknownKey = Object.keys(rest)[0];
+    if (unknownKey) throw invalidArgument(`${at}.${unknownKey} is not a known field`, `${at}.${unknownKey}`);
+    if (typeof environmentId !== 'string' || !environmentId)
+      throw invalidArgument(`${at}.environment_id is required`, `${at}.environment_id`);
+    const mountName = name ?? (index === 0 ? 'default' : environmentId);
+    if (typeof mountName !== 'string' || !MOUNT_NAME.test(mountName))
+      throw invalidArgument(`${at}.name must be 1–64 of a-z, 0-9, _ and - (starting with a letter or digit)`, `${at}.name`);
+    if (mounts.some((m) => m.name === mountName)) throw invalidArgument(`${at}.name ${mountName} is mounted twice`, `${at}.name`);
+    const environment = await call.db.environment.findUnique({ where: { id: environmentId } });
+    if (!environment || environment.workspaceId !== call.actor.workspaceId)
+      throw new AppError('not_found', `environment ${quoteInput(environmentId)} not found`, { field: `${at}.environment_id` });
+    if (environment.status !== 'ready' || !environment.workingDirectory)
+      throw new AppError('failed_precondition', `environment ${environment.id} is ${environment.status}, not ready`, {
+        field: `${at}.environment_id`,
+      });
+    mounts.push({
+      environment_id: environment.id,
+      name: mountName,
+      working_directory: mountDirectory(environment.workingDirectory, workingDirectory, at),
+    });
+  }
+  return mounts;
+}
+
+/** The mount's working directory: the environment's, or a relative path under it. */
+function mountDirectory(base: string, requested: unknown, at: string): string {
+  if (requested === undefined || requested === null || requested === '') return base;
+  if (typeof requested !== 'string' || requested.startsWith('/') || requested.split(/[\\/]/).includes('..') || requested.length > 1024)
+    throw invalidArgument(`${at}.working_directory must be a relative path inside the environment`, `${at}.working_directory`);
+  return `${base.replace(/\/+$/, '')}/${requested.replace(/^\.\/+/, '').replace(/\/+$/, '')}`;
+}
+
+/** One element of a run's `environment_mounts`. */
+export interface EnvironmentMountView {
+  environment_id: string;
+  name: string;
+  working_directory: string | null;
+}
