@@ -247,12 +247,21 @@ export async function runIdsUsing(
 ): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>(environmentIds.map((id) => [id, []]));
   if (!environmentIds.length) return found;
+  // Per environment, the newest runs whose mounts contain it, found through the partial GIN index on
+  // runs.environment_mounts (the condition repeats the index's predicate). Not a LATERAL … ORDER BY id
+  // LIMIT: its estimate makes the planner walk the primary key backwards through every run instead
+  // (measured: 80 ms against 0.25 ms at 200k runs).
   const rows = await call.db.$queryRaw<{ environment_id: string; run_id: string }[]>(Prisma.sql`
-    SELECT m.value->>'environment_id' AS environment_id, r.id AS run_id
-    FROM runs r CROSS JOIN LATERAL jsonb_array_elements(r.environment_mounts) m
-    WHERE r.workspace_id = ${call.actor.workspaceId} AND jsonb_array_length(r.environment_mounts) > 0
-      AND m.value->>'environment_id' = ANY(${[...environmentIds]}::text[])
-    ORDER BY r.id DESC`);
+    SELECT environment_id, run_id FROM (
+      SELECT e.id AS environment_id, runs.id AS run_id,
+        row_number() OVER (PARTITION BY e.id ORDER BY runs.id DESC) AS n
+      FROM unnest(${[...environmentIds]}::text[]) AS e(id)
+      JOIN runs ON runs.workspace_id = ${call.actor.workspaceId}
+        AND jsonb_array_length(runs.environment_mounts) > 0
+        AND runs.environment_mounts @> jsonb_build_array(jsonb_build_object('environment_id', e.id))
+    ) used
+    WHERE n <= ${perEnvironment}
+    ORDER BY environment_id, run_id DESC`);
   for (const row of rows) {
     const list = found.get(row.environment_id);
     if (list && list.length < perEnvironment && !list.includes(row.run_id)) list.push(row.run_id);
