@@ -77,6 +77,8 @@ export interface RunAgentConfig {
   media_understanding?: { audio?: string; image?: string; video?: string };
   default_environment_template_id?: string;
   lazy_environment?: boolean;
+  /** The platform tools' groups and permissions (tools/platform-tools.ts). */
+  platform_tools?: { groups?: string[]; read_permission?: string; write_permission?: string };
 }
 
 export interface ReviewerConfig {

@@ -33,6 +33,11 @@ export class RunEnvironments {
     private current: EnvironmentMount[],
   ) {}
 
+  /** Whether the run has an environment to work in, or can make one on first need (its default template). */
+  get available(): boolean {
+    return this.current.length > 0 || this.templateId !== null;
+  }
+
   /** The run's mounts as they are now (the run view shows the recorded ones). */
   get mounts(): readonly EnvironmentMount[] {
     return this.current;
