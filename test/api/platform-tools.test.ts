@@ -3,7 +3,7 @@
 // globs, lists and reads; large command output goes to content_refs; a write under
 // `write_permission: ask` waits for an approval and runs after it; a lazy environment is made by the
 // first call; paths leaving the environment are refused; a named mount is worked in.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -214,5 +214,67 @@ describe('platform tools', () => {
     expect(results.named.content.result).toEqual({ path: 'here.txt', size_bytes: 7 });
     expect(readFileSync(join(created.body.working_directory, 'sub', 'here.txt'), 'utf8')).toBe('scratch');
     expect(results.missing.content.error).toContain('no environment mounted as nowhere');
+  });
+
+  it('sync the run’s skills into the environment before the first call (shared, no overwrite) and clean up when the run seals', async () => {
+    const skill = await t.rest('POST', '/api/v1/skills', {
+      body: {
+        name: 'Greeting',
+        content: {
+          name: 'greeter',
+          description: 'Greets people',
+          instructions: '# Greeting\n\nRun the script.',
+          files: [{ path: 'scripts/greet.sh', content: 'echo hello from the skill' }],
+        },
+      },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    const environment = (await t.rest('POST', '/api/v1/environments', { body: { template_id: templateId } })).body;
+    const mounts = [{ environment_id: environment.id }];
+    const skillsDir = join(environment.working_directory, '.skills');
+    // A shared sync without overwrite keeps a file that is already there (here: edited by an earlier run).
+    const shared = { skills: [{ skill_id: skill.body.id }], skill_sync: { mode: 'shared', overwrite: false, cleanup: false } };
+    const editor = await agentWith(
+      [{ id: 'edit', name: 'write_file', arguments: { path: '.skills/greeter/scripts/greet.sh', content: 'echo edited' } }],
+      shared,
+    );
+    expect((await run(editor, { environment_mounts: mounts })).status).toBe('completed');
+    const reader = await agentWith(
+      [
+        {
+          id: 'cat',
+          name: 'run_command',
+          arguments: { command: 'sh .skills/greeter/scripts/greet.sh && head -3 .skills/greeter/SKILL.md' },
+        },
+      ],
+      shared,
+    );
+    const kept = await run(reader, { environment_mounts: mounts });
+    expect(kept.status, JSON.stringify(kept.failure)).toBe('completed');
+    expect((await resultsOf(kept.id)).cat.content.result.stdout).toBe('edited\n---\nname: "greeter"\ndescription: "Greets people"\n');
+    // With overwrite the skill's own files replace it; with cleanup they are gone when the run seals.
+    const cleaner = await agentWith([{ id: 'run', name: 'run_command', arguments: { command: 'sh .skills/greeter/scripts/greet.sh' } }], {
+      skills: [{ skill_id: skill.body.id }],
+      skill_sync: { mode: 'shared', overwrite: true, cleanup: true },
+    });
+    const cleaned = await run(cleaner, { environment_mounts: mounts });
+    expect(cleaned.status, JSON.stringify(cleaned.failure)).toBe('completed');
+    expect((await resultsOf(cleaned.id)).run.content.result.stdout).toBe('hello from the skill\n');
+    expect(readdirSync(skillsDir)).toEqual([]);
+    // Isolated: the run's own directory, named by the run.
+    const isolated = await agentWith([{ id: 'ls', name: 'glob', arguments: { pattern: '.skills/**' } }], {
+      skills: [{ skill_id: skill.body.id }],
+      skill_sync: { mode: 'isolated' },
+    });
+    const separate = await run(isolated, { environment_mounts: mounts });
+    expect(separate.status, JSON.stringify(separate.failure)).toBe('completed');
+    expect((await resultsOf(separate.id)).ls.content.result.paths.sort()).toEqual([
+      `.skills/${separate.id}/greeter/SKILL.md`,
+      `.skills/${separate.id}/greeter/scripts/greet.sh`,
+    ]);
+    // A run that calls no platform tool writes nothing.
+    const idle = await agentWith([], { skills: [{ skill_id: skill.body.id }], skill_sync: { mode: 'isolated' } });
+    expect((await run(idle, { environment_mounts: mounts })).status).toBe('completed');
+    expect(readdirSync(skillsDir)).toEqual([separate.id]);
   });
 });

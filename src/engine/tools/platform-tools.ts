@@ -10,6 +10,8 @@ import { minimatch } from 'minimatch';
 import { AppError } from '../../lib/errors.js';
 import type { RunEnvironments } from '../environment-mounts.js';
 import { resolvePermission } from './permissions.js';
+import { SkillSync } from './skill-sync.js';
+import { runSkillsOf } from './skills.js';
 import type { RunTool, ToolPermission, ToolSource } from './tool.js';
 
 export const PLATFORM_GROUPS = ['shell', 'files', 'search'] as const;
@@ -291,11 +293,14 @@ function permissionOf(definition: PlatformToolDefinition, config: { read_permiss
   return resolvePermission(definition.name, { permission: definition.write ? config.write_permission : config.read_permission });
 }
 
-export const platformTools: ToolSource = ({ config, environments }) => {
+export const platformTools: ToolSource = (context) => {
+  const { config, environments, run } = context;
   const settings = config.platform_tools;
   const groups = new Set(settings?.groups ?? []);
   // Without an environment (none mounted, no default template) there is nowhere to work.
   if (!settings || !environments?.available) return [];
+  // The run's skills reach the environment before the first call that works in it.
+  const sync = config.skill_sync ? new SkillSync(config.skill_sync, run.id, () => runSkillsOf(context), environments) : null;
   return DEFINITIONS.filter((definition) => groups.has(definition.group)).map((definition): RunTool => ({
     name: definition.name,
     namespace: 'platform',
@@ -306,7 +311,11 @@ export const platformTools: ToolSource = ({ config, environments }) => {
     shell: definition.shell,
     execution: {
       kind: 'server',
-      execute: async (args, call) => definition.execute(await openWorkspace(environments, args), args, call.signal),
+      execute: async (args, call) => {
+        const workspace = await openWorkspace(environments, args);
+        await sync?.ensure(workspace);
+        return definition.execute(workspace, args, call.signal);
+      },
     },
   }));
 };
