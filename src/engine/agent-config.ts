@@ -77,6 +77,10 @@ export interface RunAgentConfig {
   media_understanding?: { audio?: string; image?: string; video?: string };
   default_environment_template_id?: string;
   lazy_environment?: boolean;
+  /** The platform tools' groups and permissions (tools/platform-tools.ts). */
+  platform_tools?: { groups?: string[]; read_permission?: string; write_permission?: string };
+  /** Whether and how the run's skills are written into its environments (tools/skill-sync.ts). */
+  skill_sync?: { mode?: 'shared' | 'isolated'; overwrite?: boolean; cleanup?: boolean };
 }
 
 export interface ReviewerConfig {

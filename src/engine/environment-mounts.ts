@@ -26,12 +26,19 @@ export const DEFAULT_MOUNT = 'default';
 
 export class RunEnvironments {
   private provisioning: Promise<EnvironmentMount> | null = null;
+  /** Work to do in the environments when the attempt seals the run (skill sync's cleanup). */
+  private readonly sealHooks: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly ctx: MountContext,
     private readonly templateId: string | null,
     private current: EnvironmentMount[],
   ) {}
+
+  /** Whether the run has an environment to work in, or can make one on first need (its default template). */
+  get available(): boolean {
+    return this.current.length > 0 || this.templateId !== null;
+  }
 
   /** The run's mounts as they are now (the run view shows the recorded ones). */
   get mounts(): readonly EnvironmentMount[] {
@@ -52,6 +59,19 @@ export class RunEnvironments {
     if (!mount)
       throw new AppError('failed_precondition', name ? `the run has no environment mounted as ${name}` : 'the run has no environment');
     return { ...(await openEnvironment(this.ctx.call, mount.environment_id)), mount };
+  }
+
+  /** Adds work for when the attempt seals the run (once per hook). */
+  onSeal(hook: () => Promise<void>) {
+    this.sealHooks.push(hook);
+  }
+
+  /**
+   * Runs the seal hooks. Their failures do not change how the run ends: the run's outcome is
+   * decided, and what is left behind stays inspectable in the environment.
+   */
+  async sealed(): Promise<void> {
+    for (const hook of this.sealHooks.splice(0)) await hook().catch(() => undefined);
   }
 
   /** Makes the default environment from the template and records the mount on the run. */

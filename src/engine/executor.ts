@@ -50,8 +50,12 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
   const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
-  const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer } = await prepareAttempt(ctx);
-  const end = (outcome: Outcome): AttemptResult => ({ outcome, newMessages: conversation.newMessages, usage });
+  const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
+  // The run seals with this outcome: what its tools left to tidy in its environments goes first.
+  const end = async (outcome: Outcome): Promise<AttemptResult> => {
+    await environments.sealed();
+    return { outcome, newMessages: conversation.newMessages, usage };
+  };
   if (forwardedCalls.length) return end({ kind: 'waiting', reason: 'client_tool', approvals: [], calls: forwardedCalls });
 
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;

@@ -109,7 +109,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
   const environments = await mountEnvironments(ctx, config);
-  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, items, park: ctx.park });
+  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, environments, items, park: ctx.park });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {

@@ -11,8 +11,23 @@ import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 export const LOAD_SKILL_TOOL = 'load_skill';
 export const READ_SKILL_FILE_TOOL = 'read_skill_file';
 
+const attemptSkills = new WeakMap<object, Promise<RunSkill[]>>();
+
+/**
+ * The run's skills for this attempt (resolved or loaded once per attempt, shared by the sources that
+ * need them: these tools and skill sync).
+ */
+export function runSkillsOf(context: Pick<ToolSourceContext, 'deps' | 'call' | 'run' | 'config'>): Promise<RunSkill[]> {
+  let skills = attemptSkills.get(context.run);
+  if (!skills) {
+    skills = runSkills(context);
+    attemptSkills.set(context.run, skills);
+  }
+  return skills;
+}
+
 /** The run's skills: as recorded by an earlier attempt, or resolved now and recorded. */
-async function runSkills({ deps, call, run, config }: ToolSourceContext): Promise<RunSkill[]> {
+async function runSkills({ deps, call, run, config }: Pick<ToolSourceContext, 'deps' | 'call' | 'run' | 'config'>): Promise<RunSkill[]> {
   // Recorded as the run's own column (a worker's statement, like its memory mounts).
   if (run.resolvedSkills) return loadRecordedSkills(call, run.resolvedSkills as unknown as ResolvedSkill[]);
   const skills = await resolveRunSkills(call, config as unknown as Record<string, unknown>);
@@ -40,7 +55,7 @@ function find(skills: Map<string, RunSkill>, name: unknown): RunSkill {
 }
 
 export const skillTools: ToolSource = async (context) => {
-  const skills = await runSkills(context);
+  const skills = await runSkillsOf(context);
   if (!skills.length) return [];
   const byName = new Map(skills.map((skill) => [skill.name, skill]));
   const names: JSONSchema7 = { type: 'string', enum: [...byName.keys()] };

@@ -9,6 +9,7 @@ import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import type { RunAgentConfig } from '../agent-config.js';
 import type { RunItemStream } from '../items.js';
+import type { RunEnvironments } from '../environment-mounts.js';
 import type { Mount } from '../memory-mounts.js';
 
 /** allow: carried out at once; ask: the run waits for an approval first; deny: refused, and the model is told. */
@@ -74,6 +75,8 @@ export interface ToolSourceContext {
   run: Run;
   config: RunAgentConfig;
   mounts: Mount[];
+  /** The run's environments, where tools run commands and keep files (absent outside an attempt). */
+  environments?: RunEnvironments;
   /** The attempt's item stream (absent when a toolset is built outside an attempt). */
   items?: RunItemStream;
   /** The tools the sources before this one offer. */

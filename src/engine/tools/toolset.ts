@@ -8,6 +8,7 @@ import { clientTools } from './client-tools.js';
 import { connectionTools } from './connection-tools.js';
 import { memoryTools } from './memory-tools.js';
 import { uniqueToolNames } from './names.js';
+import { platformTools } from './platform-tools.js';
 import { pluginTools } from './plugin-tools.js';
 import { skillTools } from './skills.js';
 import { subagentTools } from './subagents.js';
@@ -23,6 +24,7 @@ export const TOOL_SOURCES: readonly ToolSource[] = [
   connectionTools,
   skillTools,
   webTools,
+  platformTools,
   pluginTools,
   subagentTools,
   toolOutputReader,
