@@ -305,7 +305,7 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
       } else if (error.status === 404) {
         await pullImage(target, image, request.signal);
         containerId = (await create()).body.Id;
-      } else throw new Error(`the container engine refused the container: ${error.message}`);
+      } else throw new Error(`the container engine refused the container: ${error.message}`, { cause: error });
     }
     // 204 started, 304 already running.
     await engineCall(target, {
