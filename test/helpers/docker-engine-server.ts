@@ -6,9 +6,11 @@
 // A "container" is a directory: an exec runs its command as a real process of this machine with the
 // exec's WorkingDir mapped into that directory, so commands, files and kills are real — only the
 // isolation is not.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +34,7 @@ interface FakeExec {
 }
 
 export interface DockerEngineServer {
-  /** `unix://…`: the provider's endpoint. */
+  /** The provider's endpoint: `unix://…`, or `https://127.0.0.1:port` with TLS. */
   endpoint: string;
   /** Every request as `METHOD /path` (the API version prefix removed). */
   requests: string[];
@@ -45,7 +47,16 @@ export interface DockerEngineServer {
 
 const SIGNALS: Record<string, number> = { SIGKILL: 9, SIGTERM: 15, SIGINT: 2 };
 
-export async function startDockerEngineServer(options: { pullable?: string[]; images?: string[] } = {}): Promise<DockerEngineServer> {
+/** PEM material for an engine on TLS that verifies its clients (as `dockerd --tlsverify` does). */
+export interface EngineTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export async function startDockerEngineServer(
+  options: { pullable?: string[]; images?: string[]; tls?: EngineTls } = {},
+): Promise<DockerEngineServer> {
   const dir = mkdtempSync(join(tmpdir(), 'wsa-fake-docker-'));
   const images = new Set(options.images ?? []);
   const pullable = new Set(options.pullable ?? []);
@@ -136,6 +147,9 @@ export async function startDockerEngineServer(options: { pullable?: string[]; im
   /** `exec/{id}/start` with `Upgrade: tcp`: the body, then the raw stream both ways. */
   function startExec(req: IncomingMessage, socket: Socket, head: Buffer) {
     hijacked.add(socket);
+    // The client closes its side after standard input; the output still flows back (a TLS server's
+    // sockets would otherwise end both ways at once).
+    socket.allowHalfOpen = true;
     socket.once('close', () => hijacked.delete(socket));
     const path = new URL(req.url!, 'http://docker').pathname.replace(/^\/v\d+\.\d+/, '');
     requests.push(`${req.method} ${path}`);
@@ -211,14 +225,25 @@ export async function startDockerEngineServer(options: { pullable?: string[]; im
     take(Buffer.alloc(0));
   }
 
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: Error) => json(res, 500, { message: error.message }));
-  });
+  };
+  // With TLS: on loopback TCP, requiring a client certificate signed by the CA; otherwise a unix socket.
+  const server: Server = options.tls
+    ? createTlsServer({ ...options.tls, requestCert: true, rejectUnauthorized: true }, listener)
+    : createServer(listener);
   server.on('upgrade', startExec);
-  const socketPath = join(dir, 'docker.sock');
-  await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+  let endpoint: string;
+  if (options.tls) {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  } else {
+    const socketPath = join(dir, 'docker.sock');
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    endpoint = `unix://${socketPath}`;
+  }
   return {
-    endpoint: `unix://${socketPath}`,
+    endpoint,
     requests,
     images,
     pullable,
@@ -231,4 +256,40 @@ export async function startDockerEngineServer(options: { pullable?: string[]; im
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A certificate authority, a server certificate for 127.0.0.1 and a client certificate, made by openssl. */
+export function makeEngineCertificates(): { server: EngineTls; client: EngineTls } {
+  const dir = mkdtempSync(join(tmpdir(), 'wsa-engine-tls-'));
+  const file = (name: string) => join(dir, name);
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  ssl('req', '-x509', ...key, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '1', '-subj', '/CN=engine-ca');
+  const issue = (name: string, extension: string) => {
+    writeFileSync(file(`${name}.ext`), extension);
+    ssl('req', ...key, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', `/CN=${name}`);
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.pem`),
+      '-days',
+      '1',
+      '-extfile',
+      file(`${name}.ext`),
+    );
+    return { cert: readFileSync(file(`${name}.pem`), 'utf8'), key: readFileSync(file(`${name}.key`), 'utf8') };
+  };
+  const ca = readFileSync(file('ca.pem'), 'utf8');
+  const server = issue('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  const client = issue('client', 'extendedKeyUsage=clientAuth\n');
+  rmSync(dir, { recursive: true, force: true });
+  return { server: { ca, ...server }, client: { ca, ...client } };
 }

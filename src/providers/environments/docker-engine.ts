@@ -62,7 +62,8 @@ function send(target: EngineEndpoint, req: EngineRequest): ClientRequest {
   const query = new URLSearchParams(Object.entries(req.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
   const search = query.size ? `?${query}` : '';
   const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-  const headers: Record<string, string> = { host: 'docker' };
+  // A unix socket has no host name to send; on TCP Node sends the real one (TLS checks the certificate against it).
+  const headers: Record<string, string> = target.endpoint.startsWith('unix://') ? { host: 'docker' } : {};
   if (body !== undefined) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(Buffer.byteLength(body));

@@ -126,6 +126,16 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   const stderr = new OutputBuffer(req.maxOutputBytes);
   let pid: string | null = null;
   let pidLine: Buffer = Buffer.alloc(0);
+  let killRequested = false;
+  const killProcessTree = () => {
+    if (pid && /^\d+$/.test(pid))
+      void runInContainer(target, containerId, {
+        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
+        workingDir: '/',
+        timeoutMs: KILL_GRACE_MS,
+        maxOutputBytes: 1024,
+      }).catch(() => undefined);
+  };
   const demux = new StreamDemultiplexer((stream, payload) => {
     if (stream === 'stderr' && pid === null) {
       // The wrapper's first line is the command's process id, not the command's output.
@@ -133,6 +143,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
       const newline = pidLine.indexOf(10);
       if (newline < 0) return;
       pid = pidLine.subarray(0, newline).toString('utf8').trim();
+      if (killRequested) killProcessTree();
       payload = pidLine.subarray(newline + 1);
       if (!payload.length) return;
     }
@@ -143,13 +154,10 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   let aborted = false;
   let graceTimer: NodeJS.Timeout | undefined;
   const kill = () => {
-    if (pid && /^\d+$/.test(pid))
-      void runInContainer(target, containerId, {
-        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-        workingDir: '/',
-        timeoutMs: KILL_GRACE_MS,
-        maxOutputBytes: 1024,
-      }).catch(() => undefined);
+    // The process id may not have arrived yet (its stream and standard output are separate): then
+    // the kill goes out as soon as it does.
+    killRequested = true;
+    killProcessTree();
     // Whatever the kill reaches, the caller's wait ends soon.
     graceTimer ??= setTimeout(() => socket.destroy(), KILL_GRACE_MS);
   };
