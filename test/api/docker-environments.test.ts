@@ -219,6 +219,34 @@ describe('the docker environment type', () => {
   });
 });
 
+describe('an engine that goes away', () => {
+  it('answers work, stop and DELETE with failed_precondition and leaves the environment as it was', async () => {
+    const gone = await startDockerEngineServer({ images: ['alpine:3.20'] });
+    const provider = await t.rest('POST', '/api/v1/environment-providers', {
+      body: { type: 'docker', name: 'Flaky', config: { endpoint: gone.endpoint } },
+    });
+    const tpl = await t.rest('POST', '/api/v1/environment-templates', {
+      body: { name: 'flaky', provider_id: provider.body.id, config: { image: 'alpine:3.20' } },
+    });
+    const env = await environment(tpl.body.id);
+    const { open } = await openThroughRun(env.id);
+    await gone.close();
+    await expect(open.exec({ command: 'true', timeoutMs: 5000, maxOutputBytes: 10 })).rejects.toMatchObject({
+      code: 'failed_precondition',
+    });
+    await expect(open.writeFile('a.txt', 'x')).rejects.toMatchObject({ code: 'failed_precondition' });
+    const stop = await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    expect([stop.status, stop.body.error.code, stop.body.error.message]).toEqual([
+      409,
+      'failed_precondition',
+      expect.stringMatching(/could not reach the container engine/),
+    ]);
+    const removed = await t.rest('DELETE', `/api/v1/environments/${env.id}`);
+    expect([removed.status, removed.body.error.code]).toEqual([409, 'failed_precondition']);
+    expect((await t.rest('GET', `/api/v1/environments/${env.id}`)).body.status).toBe('ready');
+  });
+});
+
 describe('a container engine on TLS with client certificates', () => {
   let tlsEngine: DockerEngineServer;
   let certificates: ReturnType<typeof makeEngineCertificates>;

@@ -73,12 +73,24 @@ function workingDirectoryOf(config: Record<string, unknown>): string {
   return posix.normalize(path);
 }
 
-/** A vanished container is a state the caller can act on, not the service's failure. */
+/**
+ * An engine problem during work as a state the caller can act on (the service answers it with
+ * `failed_precondition`), not the service's failure: a vanished or stopped container, an engine
+ * that cannot be reached or refuses.
+ */
 function engineProblem(error: unknown): never {
+  if (error instanceof EnvironmentDriverError) throw error;
   if (error instanceof EngineError && error.status === 404)
     throw new EnvironmentDriverError('unavailable', 'the environment has no container (removed outside the service?)');
-  if (error instanceof EngineError && error.status === 409) throw new EnvironmentDriverError('unavailable', error.message);
-  throw error;
+  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/**
+ * The container an instance names: its id, or — for an environment whose provisioning failed before
+ * the container's id was recorded (the service then passes the environment's id) — its name.
+ */
+function containerRef(instance: EnvironmentInstance): string {
+  return /^[0-9a-f]{12,64}$/.test(instance.instanceId) ? instance.instanceId : `wsa-${instance.instanceId}`;
 }
 
 interface RawExec {
@@ -121,7 +133,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     method: 'POST',
     path: `/exec/${encodeURIComponent(execId)}/start`,
     body: { Detach: false, Tty: false },
-  });
+  }).catch(engineProblem);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
   let pid: string | null = null;
@@ -204,7 +216,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   const argv = typeof request.command === 'string' ? ['/bin/sh', '-c', request.command] : [...request.command];
   if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const started = Date.now();
-  const raw = await runInContainer(endpointOf(ctx), instance.instanceId, {
+  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
     argv,
     workingDir: containerPath(instance.workingDirectory, request.cwd),
     env: request.env,
@@ -238,7 +250,7 @@ async function fileCommand(
   args: string[],
   options: { stdin?: Buffer | string; maxOutputBytes: number; path: string },
 ): Promise<RawExec> {
-  const raw = await runInContainer(endpointOf(ctx), instance.instanceId, {
+  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
     argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
     workingDir: '/',
     stdin: options.stdin,
@@ -251,7 +263,14 @@ async function fileCommand(
     5: new EnvironmentDriverError('not_a_directory', `${options.path} is not a directory`),
   };
   if (raw.exitCode !== null && problems[raw.exitCode]) throw problems[raw.exitCode];
-  if (raw.exitCode !== 0) throw new Error(`the file operation on ${options.path} failed: ${raw.stderr.text().trim().slice(0, 500)}`);
+  if (raw.timedOut)
+    throw new EnvironmentDriverError('unavailable', `the container did not finish the file operation on ${options.path} in time`);
+  // Anything else (permission denied, a read-only file system) is about the path the caller named.
+  if (raw.exitCode !== 0)
+    throw new EnvironmentDriverError(
+      'invalid_path',
+      `${options.path}: ${raw.stderr.text().trim().slice(0, 500) || `exit code ${raw.exitCode}`}`,
+    );
   return raw;
 }
 
@@ -381,22 +400,22 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
   async stop(ctx, instance) {
     await engineCall(endpointOf(ctx), {
       method: 'POST',
-      path: `/containers/${encodeURIComponent(instance.instanceId)}/stop`,
+      path: `/containers/${encodeURIComponent(containerRef(instance))}/stop`,
       query: { t: '10' },
       timeoutMs: ENGINE_TIMEOUT_MS,
     }).catch((error: unknown) => {
       // Gone already: nothing runs in it.
-      if (!(error instanceof EngineError && error.status === 404)) throw error;
+      if (!(error instanceof EngineError && error.status === 404)) engineProblem(error);
     });
   },
   async destroy(ctx, instance) {
     await engineCall(endpointOf(ctx), {
       method: 'DELETE',
-      path: `/containers/${encodeURIComponent(instance.instanceId)}`,
+      path: `/containers/${encodeURIComponent(containerRef(instance))}`,
       query: { force: 'true', v: 'true' },
       timeoutMs: ENGINE_TIMEOUT_MS,
     }).catch((error: unknown) => {
-      if (!(error instanceof EngineError && error.status === 404)) throw error;
+      if (!(error instanceof EngineError && error.status === 404)) engineProblem(error);
     });
   },
 };
