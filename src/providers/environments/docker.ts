@@ -6,6 +6,7 @@
 // shell commands run the same way, so any image with /bin/sh (and `find`, `stat`, `head` for
 // listing and reading) works. Stop stops the container (its files stay); destroy removes it.
 import { posix } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   EnvironmentDriverError,
   type EnvironmentDriver,
@@ -24,6 +25,8 @@ export const DEFAULT_CONTAINER_WORKING_DIRECTORY = '/workspace';
 const ENGINE_TIMEOUT_MS = 60_000;
 /** How long a killed command's stream may take to close before the driver stops waiting. */
 const KILL_GRACE_MS = 5_000;
+/** How often the exit code is asked for (100 ms apart) while the engine still reports the exec running. */
+const EXIT_CODE_ATTEMPTS = 20;
 /** What file operations keep of a listing's output. */
 const LISTING_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -201,13 +204,18 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     req.signal?.removeEventListener('abort', onAbort);
   }
   let exitCode: number | null = null;
-  if (!timedOut && !aborted) {
+  // The engine may close the stream a moment before it records the exit code: ask again briefly.
+  for (let attempt = 0; !timedOut && !aborted && attempt < EXIT_CODE_ATTEMPTS; attempt++) {
     const inspected = await engineCall<{ ExitCode: number | null; Running: boolean }>(target, {
       method: 'GET',
       path: `/exec/${encodeURIComponent(execId)}/json`,
       timeoutMs: ENGINE_TIMEOUT_MS,
     }).catch(engineProblem);
-    exitCode = inspected.body.Running ? null : inspected.body.ExitCode;
+    if (!inspected.body.Running) {
+      exitCode = inspected.body.ExitCode;
+      break;
+    }
+    await delay(100);
   }
   return { exitCode, stdout, stderr, timedOut, aborted };
 }
