@@ -1,12 +1,13 @@
 // Environment, connector and memory provider types (the web types are in ./web). The spec makes
 // every environment type's test `unsupported` except the container engine's (which only pings).
-import { request } from 'node:http';
 import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
 import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
-import { registerProviderType, type JsonSchema, type ProbeResult } from './registry.js';
+import { registerProviderType, type JsonSchema, type ProbeResult, type ProviderContext } from './registry.js';
 import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
 import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
 import { localEnvironmentDriver } from './environments/local.js';
+import { dockerEnvironmentDriver } from './environments/docker.js';
+import { EngineError, pingEngine } from './environments/docker-engine.js';
 
 const apiKeyCredential: JsonSchema = {
   type: 'object',
@@ -19,28 +20,27 @@ const noCredential: JsonSchema = { type: 'object', properties: {}, additionalPro
 // ── web: src/providers/web ──
 
 // ── environment ──
-/** GET /_ping on a Docker Engine API (unix socket or http(s) URL): creates nothing. */
-async function dockerPing(endpoint: string, signal: AbortSignal): Promise<ProbeResult> {
-  const options = endpoint.startsWith('unix://')
-    ? { socketPath: endpoint.slice('unix://'.length), path: '/_ping' }
-    : (() => {
-        const url = new URL('/_ping', endpoint.replace(/^tcp:/, 'http:'));
-        return { host: url.hostname, port: url.port || 2375, path: url.pathname };
-      })();
-  return new Promise((resolve) => {
-    const req = request({ ...options, method: 'GET', timeout: PROBE_TIMEOUT_MS, signal }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200 ? { status: 'succeeded' } : { status: 'failed', message: `the engine answered ${res.statusCode}` });
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', (error) =>
-      resolve({
-        status: 'failed',
-        message: `could not reach the container engine: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
-      }),
+/** GET /_ping on the provider's Docker Engine API (unix socket, TCP, TLS from the credential): creates nothing. */
+async function dockerPing(ctx: ProviderContext): Promise<ProbeResult> {
+  const credential = ctx.credential ?? {};
+  try {
+    await pingEngine(
+      {
+        endpoint: String(ctx.config.endpoint),
+        tls: {
+          ca: credential.tls_ca as string | undefined,
+          cert: credential.tls_cert as string | undefined,
+          key: credential.tls_key as string | undefined,
+        },
+      },
+      PROBE_TIMEOUT_MS,
+      ctx.signal,
     );
-    req.end();
-  });
+    return { status: 'succeeded' };
+  } catch (error) {
+    if (error instanceof EngineError) return { status: 'failed', message: `the engine answered ${error.status}` };
+    return { status: 'failed', message: (error as Error).message };
+  }
 }
 const environmentSchema: JsonSchema = {
   type: 'object',
@@ -50,6 +50,35 @@ const environmentSchema: JsonSchema = {
     env: { type: 'object', additionalProperties: { type: 'string' } },
     cpu: { type: 'number' },
     memory_mb: { type: 'integer' },
+  },
+};
+// The container engine's template config. Members are ordered so the type's description only grows
+// (the REST golden file compares it member by member).
+const dockerEnvironmentSchema: JsonSchema = {
+  type: 'object',
+  required: ['image'],
+  additionalProperties: false,
+  properties: {
+    image: {
+      description: 'the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20',
+      minLength: 1,
+      maxLength: 512,
+      type: 'string',
+    },
+    working_directory: {
+      description: 'an absolute path inside the container where commands start (default /workspace; created by the engine)',
+      maxLength: 1024,
+      pattern: '^/',
+      type: 'string',
+    },
+    env: {
+      description: 'environment variables of the container and every command',
+      maxProperties: 100,
+      type: 'object',
+      additionalProperties: { type: 'string' },
+    },
+    cpu: { description: 'CPUs the container may use (e.g. 1.5)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
+    memory_mb: { description: 'memory limit in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
   },
 };
 registerProviderType({
@@ -69,8 +98,14 @@ registerProviderType({
   },
   credentialRequired: false,
   endpointFields: ['endpoint'],
-  environment: { environmentSchema, managedInstances: true, stop: true, destroy: true },
-  probe: (ctx) => dockerPing(String(ctx.config.endpoint), ctx.signal),
+  environment: {
+    environmentSchema: dockerEnvironmentSchema,
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: dockerEnvironmentDriver,
+  },
+  probe: dockerPing,
 });
 for (const [type, title, setupUrl] of [
   ['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'],

@@ -203,7 +203,8 @@ export async function stopEnvironment(call: CallContext, id: string): Promise<En
   const row = await getEnvironment(call, id);
   if (row.status !== 'ready') return row;
   const { provider, driver } = await maintainer(call, row);
-  if (driver && row.externalId) await driver.stop(driverContext(call, provider, row.config), instanceOf(row));
+  if (driver && row.externalId)
+    await driver.stop(driverContext(call, provider, row.config), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
     changeVersioned({
       call: bound,
@@ -224,7 +225,8 @@ export async function destroyEnvironment(call: CallContext, id: string): Promise
   const row = await getEnvironment(call, id);
   if (row.status === 'destroyed') return row;
   const { provider, driver } = await maintainer(call, row);
-  if (driver) await driver.destroy(driverContext(call, provider, row.config), instanceOf(row));
+  if (driver)
+    await driver.destroy(driverContext(call, provider, row.config), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
     changeVersioned({
       call: bound,

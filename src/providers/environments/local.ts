@@ -16,6 +16,7 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
+import { OutputBuffer } from './output-buffer.js';
 
 /** Commands still running, by instance: `stop` and `destroy` end them. Per process: a stop reaches the commands this process started. */
 const running = new Map<string, Set<ChildProcess>>();
@@ -64,25 +65,6 @@ async function confine(ctx: EnvironmentDriverContext, instance: EnvironmentInsta
       if (existing === root) return target;
       existing = dirname(existing);
     }
-  }
-}
-
-/** Keeps the first `limit` bytes of a stream and counts the rest. */
-class OutputBuffer {
-  private chunks: Buffer[] = [];
-  kept = 0;
-  total = 0;
-  constructor(private readonly limit: number) {}
-  push(chunk: Buffer) {
-    this.total += chunk.length;
-    const room = this.limit - this.kept;
-    if (room <= 0) return;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.chunks.push(part);
-    this.kept += part.length;
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
   }
 }
 

@@ -1,0 +1,429 @@
+// The `docker` environment type: an instance is a container made by a Docker Engine API (the
+// provider's `endpoint`: a unix socket or TCP, TLS from the credential). Provisioning creates and
+// starts a container from the template's image (pulling it when the engine does not have it) and
+// keeps it alive with an idle process; commands run through the engine's exec API with their
+// standard streams on the hijacked connection; files are read, written and listed by small POSIX
+// shell commands run the same way, so any image with /bin/sh (and `find`, `stat`, `head` for
+// listing and reading) works. Stop stops the container (its files stay); destroy removes it.
+import { posix } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  EnvironmentDriverError,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+  type ExecRequest,
+  type ExecResult,
+  type FileEntry,
+} from '../environment-driver.js';
+import { OutputBuffer } from './output-buffer.js';
+import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
+
+/** Where commands start when the template names no `working_directory` (the engine creates it). */
+export const DEFAULT_CONTAINER_WORKING_DIRECTORY = '/workspace';
+/** Engine calls other than a command's own stream give up after this long. */
+const ENGINE_TIMEOUT_MS = 60_000;
+/** How long a killed command's stream may take to close before the driver stops waiting. */
+const KILL_GRACE_MS = 5_000;
+/** How often the exit code is asked for (100 ms apart) while the engine still reports the exec running. */
+const EXIT_CODE_ATTEMPTS = 20;
+/** What file operations keep of a listing's output. */
+const LISTING_MAX_BYTES = 8 * 1024 * 1024;
+
+// The container's first process: idles until the container is stopped (TERM ends it at once).
+const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
+// Every command starts through this: it reports its own process id on standard error first, so a
+// timeout or an abort can kill it (the engine's exec API has no kill), then becomes the command.
+const EXEC_WRAPPER = 'echo "$$" >&2; exec "$@"';
+// Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
+const KILL_TREE = [
+  'tree() {',
+  '  kill -STOP "$1" 2>/dev/null',
+  '  for f in /proc/[0-9]*/stat; do',
+  '    s=$(cat "$f" 2>/dev/null) || continue; s=${s##*) }; set -- "$1" $s',
+  '    c=${f#/proc/}; [ "$3" = "$1" ] && tree "${c%/stat}"',
+  '  done',
+  '  kill -KILL "$1" 2>/dev/null',
+  '}',
+  'tree "${1}"',
+].join('\n');
+
+function endpointOf(ctx: EnvironmentDriverContext): EngineEndpoint {
+  const credential = ctx.credential ?? {};
+  return {
+    endpoint: String(ctx.providerConfig.endpoint),
+    tls: {
+      ca: credential.tls_ca as string | undefined,
+      cert: credential.tls_cert as string | undefined,
+      key: credential.tls_key as string | undefined,
+    },
+  };
+}
+
+/** A path inside the container: relative to `base`, or absolute. The whole container is the instance, so any absolute path is inside it. */
+function containerPath(base: string, path: string | undefined): string {
+  const value = path ?? '.';
+  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
+  return posix.resolve(base || '/', value || '.');
+}
+
+function workingDirectoryOf(config: Record<string, unknown>): string {
+  const value = config.working_directory;
+  if (value === undefined || value === null || value === '') return DEFAULT_CONTAINER_WORKING_DIRECTORY;
+  const path = String(value);
+  if (!path.startsWith('/'))
+    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the container');
+  return posix.normalize(path);
+}
+
+/**
+ * An engine problem during work as a state the caller can act on (the service answers it with
+ * `failed_precondition`), not the service's failure: a vanished or stopped container, an engine
+ * that cannot be reached or refuses.
+ */
+function engineProblem(error: unknown): never {
+  if (error instanceof EnvironmentDriverError) throw error;
+  if (error instanceof EngineError && error.status === 404)
+    throw new EnvironmentDriverError('unavailable', 'the environment has no container (removed outside the service?)');
+  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/**
+ * The container an instance names: its id, or — for an environment whose provisioning failed before
+ * the container's id was recorded (the service then passes the environment's id) — its name.
+ */
+function containerRef(instance: EnvironmentInstance): string {
+  return /^[0-9a-f]{12,64}$/.test(instance.instanceId) ? instance.instanceId : `wsa-${instance.instanceId}`;
+}
+
+interface RawExec {
+  exitCode: number | null;
+  stdout: OutputBuffer;
+  stderr: OutputBuffer;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+interface RawExecRequest {
+  argv: readonly string[];
+  workingDir: string;
+  env?: Record<string, string>;
+  stdin?: Buffer | string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  onOutput?: ExecRequest['onOutput'];
+}
+
+/** Creates an exec, starts it on a hijacked connection and reads its frames to the end. */
+async function runInContainer(target: EngineEndpoint, containerId: string, req: RawExecRequest): Promise<RawExec> {
+  const created = await engineCall<{ Id: string }>(target, {
+    method: 'POST',
+    path: `/containers/${encodeURIComponent(containerId)}/exec`,
+    body: {
+      AttachStdin: req.stdin !== undefined,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', ...req.argv],
+      Env: Object.entries(req.env ?? {}).map(([key, value]) => `${key}=${value}`),
+      WorkingDir: req.workingDir,
+    },
+    timeoutMs: ENGINE_TIMEOUT_MS,
+  }).catch(engineProblem);
+  const execId = created.body.Id;
+  const socket = await engineUpgrade(target, {
+    method: 'POST',
+    path: `/exec/${encodeURIComponent(execId)}/start`,
+    body: { Detach: false, Tty: false },
+  }).catch(engineProblem);
+  const stdout = new OutputBuffer(req.maxOutputBytes);
+  const stderr = new OutputBuffer(req.maxOutputBytes);
+  let pid: string | null = null;
+  let pidLine: Buffer = Buffer.alloc(0);
+  let killRequested = false;
+  const killProcessTree = () => {
+    if (pid && /^\d+$/.test(pid))
+      void runInContainer(target, containerId, {
+        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
+        workingDir: '/',
+        timeoutMs: KILL_GRACE_MS,
+        maxOutputBytes: 1024,
+      }).catch(() => undefined);
+  };
+  const demux = new StreamDemultiplexer((stream, payload) => {
+    if (stream === 'stderr' && pid === null) {
+      // The wrapper's first line is the command's process id, not the command's output.
+      pidLine = Buffer.concat([pidLine, payload]);
+      const newline = pidLine.indexOf(10);
+      if (newline < 0) return;
+      pid = pidLine.subarray(0, newline).toString('utf8').trim();
+      if (killRequested) killProcessTree();
+      payload = pidLine.subarray(newline + 1);
+      if (!payload.length) return;
+    }
+    (stream === 'stdout' ? stdout : stderr).push(payload);
+    req.onOutput?.(stream, payload);
+  });
+  let timedOut = false;
+  let aborted = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const kill = () => {
+    // The process id may not have arrived yet (its stream and standard output are separate): then
+    // the kill goes out as soon as it does.
+    killRequested = true;
+    killProcessTree();
+    // Whatever the kill reaches, the caller's wait ends soon.
+    graceTimer ??= setTimeout(() => socket.destroy(), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, req.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    kill();
+  };
+  if (req.signal?.aborted) onAbort();
+  else req.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk: Buffer) => demux.push(chunk));
+      socket.once('close', () => resolve());
+      socket.once('error', () => resolve());
+      socket.once('end', () => {
+        socket.destroy();
+        resolve();
+      });
+      // Standard input goes out whole, then is closed (the engine closes the command's stdin).
+      if (req.stdin !== undefined) socket.end(req.stdin);
+    });
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    req.signal?.removeEventListener('abort', onAbort);
+  }
+  let exitCode: number | null = null;
+  // The engine may close the stream a moment before it records the exit code: ask again briefly.
+  for (let attempt = 0; !timedOut && !aborted && attempt < EXIT_CODE_ATTEMPTS; attempt++) {
+    const inspected = await engineCall<{ ExitCode: number | null; Running: boolean }>(target, {
+      method: 'GET',
+      path: `/exec/${encodeURIComponent(execId)}/json`,
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    }).catch(engineProblem);
+    if (!inspected.body.Running) {
+      exitCode = inspected.body.ExitCode;
+      break;
+    }
+    await delay(100);
+  }
+  return { exitCode, stdout, stderr, timedOut, aborted };
+}
+
+async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+  const argv = typeof request.command === 'string' ? ['/bin/sh', '-c', request.command] : [...request.command];
+  if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
+  const started = Date.now();
+  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
+    argv,
+    workingDir: containerPath(instance.workingDirectory, request.cwd),
+    env: request.env,
+    stdin: request.stdin,
+    timeoutMs: request.timeoutMs,
+    maxOutputBytes: request.maxOutputBytes,
+    signal: request.signal,
+    onOutput: request.onOutput,
+  });
+  const killed = raw.timedOut || raw.aborted;
+  return {
+    // The engine reports a signal's end as 128 + the signal's number: 137 is SIGKILL.
+    exitCode: killed ? null : raw.exitCode,
+    signal: killed ? 'SIGKILL' : null,
+    stdout: raw.stdout.text(),
+    stderr: raw.stderr.text(),
+    stdoutBytes: raw.stdout.total,
+    stderrBytes: raw.stderr.total,
+    truncated: raw.stdout.truncated || raw.stderr.truncated,
+    timedOut: raw.timedOut,
+    aborted: raw.aborted,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** A file operation's shell script run from `/` with paths relative to it; its exit code says what was wrong. */
+async function fileCommand(
+  ctx: EnvironmentDriverContext,
+  instance: EnvironmentInstance,
+  script: string,
+  args: string[],
+  options: { stdin?: Buffer | string; maxOutputBytes: number; path: string },
+): Promise<RawExec> {
+  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
+    argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
+    workingDir: '/',
+    stdin: options.stdin,
+    timeoutMs: ENGINE_TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes,
+  });
+  const problems: Record<number, EnvironmentDriverError> = {
+    3: new EnvironmentDriverError('not_found', `${options.path} does not exist`),
+    4: new EnvironmentDriverError('not_a_file', `${options.path} is not a file`),
+    5: new EnvironmentDriverError('not_a_directory', `${options.path} is not a directory`),
+  };
+  if (raw.exitCode !== null && problems[raw.exitCode]) throw problems[raw.exitCode];
+  if (raw.timedOut)
+    throw new EnvironmentDriverError('unavailable', `the container did not finish the file operation on ${options.path} in time`);
+  // Anything else (permission denied, a read-only file system) is about the path the caller named.
+  if (raw.exitCode !== 0)
+    throw new EnvironmentDriverError(
+      'invalid_path',
+      `${options.path}: ${raw.stderr.text().trim().slice(0, 500) || `exit code ${raw.exitCode}`}`,
+    );
+  return raw;
+}
+
+/** `/a/b` as `./a/b`: file scripts run from `/`, so the path is the same and never looks like an option. */
+const fromRoot = (absolute: string) => `.${absolute}`;
+
+const KIND_OF_STAT: Record<string, FileEntry['kind']> = {
+  'regular file': 'file',
+  'regular empty file': 'file',
+  directory: 'directory',
+  'symbolic link': 'symlink',
+};
+
+export const dockerEnvironmentDriver: EnvironmentDriver = {
+  async provision(ctx, request) {
+    const target = endpointOf(ctx);
+    const image = typeof request.config.image === 'string' ? request.config.image : '';
+    if (!image) throw new Error('the template names no image');
+    const workingDirectory = workingDirectoryOf(request.config);
+    const name = `wsa-${request.environmentId}`;
+    const cpu = typeof request.config.cpu === 'number' ? request.config.cpu : undefined;
+    const memoryMb = typeof request.config.memory_mb === 'number' ? request.config.memory_mb : undefined;
+    const spec = {
+      Image: image,
+      Cmd: IDLE_PROCESS,
+      WorkingDir: workingDirectory,
+      Env: Object.entries((request.config.env as Record<string, string> | undefined) ?? {}).map(([k, v]) => `${k}=${v}`),
+      Tty: false,
+      OpenStdin: false,
+      Labels: { 'workspace-agent-service.environment-id': request.environmentId },
+      HostConfig: {
+        Init: true,
+        ...(cpu !== undefined ? { NanoCpus: Math.round(cpu * 1e9) } : {}),
+        ...(memoryMb !== undefined ? { Memory: memoryMb * 1024 * 1024 } : {}),
+      },
+    };
+    const create = () =>
+      engineCall<{ Id: string }>(target, {
+        method: 'POST',
+        path: '/containers/create',
+        query: { name },
+        body: spec,
+        timeoutMs: ENGINE_TIMEOUT_MS,
+        signal: request.signal,
+      });
+    let containerId: string;
+    try {
+      containerId = (await create()).body.Id;
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      if (error.status === 409) {
+        // Provisioned before (idempotent per environment id): the container already has the name.
+        const existing = await engineCall<{ Id: string }>(target, {
+          method: 'GET',
+          path: `/containers/${encodeURIComponent(name)}/json`,
+          timeoutMs: ENGINE_TIMEOUT_MS,
+        });
+        containerId = existing.body.Id;
+      } else if (error.status === 404) {
+        await pullImage(target, image, request.signal);
+        containerId = (await create()).body.Id;
+      } else throw new Error(`the container engine refused the container: ${error.message}`, { cause: error });
+    }
+    // 204 started, 304 already running.
+    await engineCall(target, {
+      method: 'POST',
+      path: `/containers/${encodeURIComponent(containerId)}/start`,
+      timeoutMs: ENGINE_TIMEOUT_MS,
+      signal: request.signal,
+    });
+    return { instanceId: containerId, workingDirectory };
+  },
+  exec,
+  async readFile(ctx, instance, path, options) {
+    const file = containerPath(instance.workingDirectory, path);
+    // The size on standard error, at most maxBytes of content on standard output.
+    const raw = await fileCommand(
+      ctx,
+      instance,
+      '[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; wc -c < "$1" >&2 && head -c "$2" "$1"',
+      [fromRoot(file), String(options.maxBytes)],
+      { maxOutputBytes: options.maxBytes, path },
+    );
+    const content = raw.stdout.bytes();
+    const sizeBytes = Number(raw.stderr.text().trim()) || content.length;
+    return { content, sizeBytes, truncated: sizeBytes > content.length };
+  },
+  async writeFile(ctx, instance, path, content) {
+    const file = containerPath(instance.workingDirectory, path);
+    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    await fileCommand(
+      ctx,
+      instance,
+      'if [ -e "$1" ] && [ ! -f "$1" ]; then exit 4; fi; mkdir -p -- "$(dirname -- "$1")" && cat > "$1"',
+      [fromRoot(file)],
+      { stdin: content, maxOutputBytes: 4096, path },
+    );
+    return { sizeBytes: typeof content === 'string' ? Buffer.byteLength(content) : content.length };
+  },
+  async listFiles(ctx, instance, path, options) {
+    const directory = containerPath(instance.workingDirectory, path);
+    // One line per entry: kind|size|modified (seconds)|path relative to the directory.
+    const raw = await fileCommand(
+      ctx,
+      instance,
+      '[ -e "$1" ] || exit 3; [ -d "$1" ] || exit 5; cd -- "$1" && find . -mindepth 1 -maxdepth "$2" -exec stat -c "%F|%s|%Y|%n" {} +',
+      [fromRoot(directory), String(Math.max(1, options.depth))],
+      { maxOutputBytes: LISTING_MAX_BYTES, path },
+    );
+    const all: FileEntry[] = [];
+    for (const line of raw.stdout.text().split('\n')) {
+      const match = /^([^|]+)\|(\d+)\|(\d+)\|\.\/(.+)$/.exec(line);
+      if (!match) continue;
+      const kind = KIND_OF_STAT[match[1]!] ?? 'other';
+      all.push({
+        path: match[4]!,
+        kind,
+        sizeBytes: kind === 'file' ? Number(match[2]) : 0,
+        modifiedAt: new Date(Number(match[3]) * 1000).toISOString(),
+      });
+    }
+    // Breadth first, sorted per level, as the local type lists: a limited listing shows the top levels first.
+    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
+    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
+    return { entries: all.slice(0, options.limit), truncated: all.length > options.limit || raw.stdout.truncated };
+  },
+  async stop(ctx, instance) {
+    await engineCall(endpointOf(ctx), {
+      method: 'POST',
+      path: `/containers/${encodeURIComponent(containerRef(instance))}/stop`,
+      query: { t: '10' },
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    }).catch((error: unknown) => {
+      // Gone already: nothing runs in it.
+      if (!(error instanceof EngineError && error.status === 404)) engineProblem(error);
+    });
+  },
+  async destroy(ctx, instance) {
+    await engineCall(endpointOf(ctx), {
+      method: 'DELETE',
+      path: `/containers/${encodeURIComponent(containerRef(instance))}`,
+      query: { force: 'true', v: 'true' },
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    }).catch((error: unknown) => {
+      if (!(error instanceof EngineError && error.status === 404)) engineProblem(error);
+    });
+  },
+};
