@@ -7,7 +7,7 @@ import type { Run } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
 import { subscriptionsActive } from '../lib/events.js';
-import { closableStream, untilWoken } from '../lib/closable-stream.js';
+import { closableStream, onClose } from '../lib/closable-stream.js';
 import { listenTo, type Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from './call-context.js';
@@ -66,8 +66,6 @@ function followRun(events: Events, runId: string) {
     /** The next state heard and not yet taken (oldest first). */
     take: (): Run | undefined => queue.shift(),
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
-    /** `changed`, or sooner when `closed` aborts. */
-    changedOr: (closed: AbortSignal) => untilWoken(closed, (resolve) => (notify = resolve)),
     wake,
     close: stop,
   };
@@ -83,6 +81,8 @@ export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, 
   return closableStream(async function* (closed) {
     const { deps } = call;
     const feed = followRun(deps.events, runId);
+    // The client leaving ends the wait (listened once, not per wait).
+    const stopClose = onClose(closed, feed.wake);
     try {
       await subscriptionsActive(deps.events);
       let run = await getRun(call, runId);
@@ -90,7 +90,7 @@ export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, 
       while (!runSettled(run.status) && !closed.aborted) {
         const next = feed.take();
         if (!next) {
-          await feed.changedOr(closed);
+          await feed.changed();
           continue;
         }
         if (next.version <= run.version) continue;
@@ -98,6 +98,7 @@ export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, 
         yield run;
       }
     } finally {
+      stopClose();
       feed.close();
     }
   });

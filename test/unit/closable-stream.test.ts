@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { closableStream, untilWoken } from '../../src/lib/closable-stream.js';
+import { closableStream, onClose } from '../../src/lib/closable-stream.js';
 
 describe('closableStream', () => {
   it('ends a body that is waiting for an event when the consumer returns, running its finally', async () => {
     const steps: string[] = [];
     const stream = closableStream<number>(async function* (closed) {
+      let wake!: () => void;
+      const stop = onClose(closed, () => wake());
       try {
         yield 1;
         // Nothing ever wakes this wait but the consumer leaving.
-        await untilWoken(closed, () => undefined);
+        await new Promise<void>((resolve) => (wake = resolve));
         if (closed.aborted) return;
         yield 2;
       } finally {
+        stop();
         steps.push('finally');
       }
     });
@@ -25,7 +28,9 @@ describe('closableStream', () => {
   it('wakes on the event before the consumer leaves', async () => {
     let wake!: () => void;
     const stream = closableStream<string>(async function* (closed) {
-      await untilWoken(closed, (resolve) => (wake = resolve));
+      const stop = onClose(closed, () => wake());
+      await new Promise<void>((resolve) => (wake = resolve));
+      stop();
       yield closed.aborted ? 'closed' : 'event';
     });
     const next = stream.next();
@@ -33,5 +38,22 @@ describe('closableStream', () => {
     wake();
     expect(await next).toEqual({ value: 'event', done: false });
     expect(await stream.next()).toEqual({ value: undefined, done: true });
+  });
+});
+
+describe('onClose', () => {
+  it('calls back once when the signal aborts, at once when it already has, never after stopping', () => {
+    const calls: string[] = [];
+    const first = new AbortController();
+    onClose(first.signal, () => calls.push('first'));
+    first.abort();
+    first.abort();
+    const done = new AbortController();
+    done.abort();
+    onClose(done.signal, () => calls.push('already'));
+    const stopped = new AbortController();
+    onClose(stopped.signal, () => calls.push('stopped'))();
+    stopped.abort();
+    expect(calls).toEqual(['first', 'already']);
   });
 });
