@@ -101,6 +101,11 @@ export interface EnvironmentDriver {
   ): Promise<{ entries: FileEntry[]; truncated: boolean }>;
   /** Ends whatever runs in the instance; its files stay. */
   stop(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): Promise<void>;
+  /**
+   * Starts a stopped instance again with its files as they were (absent: the type cannot restart a
+   * stopped instance). Answers the instance, whose working directory may have changed.
+   */
+  start?(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): Promise<EnvironmentInstance>;
   /** Removes the instance and its files; destroying what is already gone succeeds. */
   destroy(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): Promise<void>;
 }
