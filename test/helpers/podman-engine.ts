@@ -12,7 +12,7 @@
 // manager and file events (no systemd or journald), and the `vfs` storage driver (no overlay mounts
 // to clean up, works on any file system).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -89,6 +89,20 @@ function call(socketPath: string, method: string, path: string, body?: Buffer, c
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** Ids of this machine's processes whose command line names `dir` (read from /proc). */
+function processesMentioning(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`${dir}/`)) found.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
 }
 
 export async function startPodmanEngine(): Promise<PodmanEngine> {
@@ -177,6 +191,16 @@ export async function startPodmanEngine(): Promise<PodmanEngine> {
           await api('DELETE', `/containers/${container.Id}?force=true&v=true`).catch(() => undefined);
         child.kill('SIGTERM');
         await exited;
+      }
+      // Each exec leaves a conmon process (not the service's child) waiting five minutes before it
+      // runs `podman container cleanup` against this storage: end those of this engine, found by
+      // the temporary directory on their command line.
+      for (const pid of processesMentioning(dir)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // ended meanwhile
+        }
       }
       rmSync(dir, { recursive: true, force: true });
     },
