@@ -19,7 +19,9 @@ import type { EnvironmentDriverContext, EnvironmentInstance } from '../../src/pr
 const podman = podmanPath();
 if (!podman) console.warn('docker-real-engine.test.ts: skipped — podman is not installed (Debian: podman runc busybox-static)');
 
-describe.skipIf(!podman)('the docker environment type on a real engine (Podman’s compatible service)', () => {
+// The slow tier (npm run test:slow; CI runs it): starting the engine and a pull it cannot make take
+// most of 15–20 s on two busy cores.
+describe.skipIf(!podman)('the docker environment type on a real engine (Podman’s compatible service)', { tags: ['slow'] }, () => {
   let engine: PodmanEngine;
   let t: TestApp;
   let providerId: string;
