@@ -131,6 +131,12 @@ describe('the docker environment type', () => {
     expect([piped.exitCode, piped.stdout]).toEqual([0, 'through standard input']);
     const big = await open.exec({ command: "head -c 5000 /dev/zero | tr '\\0' a", timeoutMs: 20_000, maxOutputBytes: 100 });
     expect([big.stdout.length, big.stdoutBytes, big.truncated]).toEqual([100, 5000, true]);
+    // A working directory the runtime cannot enter: the command never starts (the engine's error comes
+    // on standard output, not the wrapper's process id), and the directory is named as the problem.
+    await expect(open.exec({ command: 'pwd', cwd: 'no/such/dir', ...limits })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/no\/such\/dir is not a directory/),
+    });
 
     await open.writeFile('notes/a.txt', 'hello file');
     expect((await open.readFile('notes/a.txt', { maxBytes: 1000 })).content.toString()).toBe('hello file');
@@ -216,6 +222,50 @@ describe('the docker environment type', () => {
     ]);
     const env = (await t.rest('GET', `/api/v1/environments/${done.environment_mounts[0].environment_id}`)).body;
     expect(engine.containers.get(env.instance_id)).toMatchObject({ name: `wsa-${env.id}`, running: true });
+  });
+});
+
+describe('an engine that answers as Podman’s compatible service does', () => {
+  it('provisions idempotently through a name conflict answered 500, reports a pull failing in the stream, and names a missing cwd', async () => {
+    const podman = await startDockerEngineServer({ images: ['localhost/wsa-busybox:1'], flavour: 'podman' });
+    try {
+      const provider = await t.rest('POST', '/api/v1/environment-providers', {
+        body: { type: 'docker', name: 'Podman', config: { endpoint: podman.endpoint } },
+      });
+      const config = { image: 'localhost/wsa-busybox:1', working_directory: '/work' };
+      const tpl = await t.rest('POST', '/api/v1/environment-templates', {
+        body: { name: 'podman', provider_id: provider.body.id, config },
+      });
+      const env = await environment(tpl.body.id);
+      expect(env).toMatchObject({ status: 'ready', working_directory: '/work' });
+      const ctx = { providerConfig: { endpoint: podman.endpoint }, environmentConfig: config, credential: null, dataDir: '' };
+      const before = podman.requests.length;
+      expect(await dockerEnvironmentDriver.provision(ctx, { environmentId: env.id, config })).toEqual({
+        instanceId: env.instance_id,
+        workingDirectory: '/work',
+      });
+      expect(podman.requests.slice(before)).toEqual([
+        'POST /containers/create',
+        `GET /containers/wsa-${env.id}/json`,
+        `POST /containers/${env.instance_id}/start`,
+      ]);
+      const { open } = await openThroughRun(env.id);
+      await expect(open.exec({ command: 'pwd', cwd: 'missing', timeoutMs: 20_000, maxOutputBytes: 100 })).rejects.toMatchObject({
+        code: 'invalid_argument',
+        message: expect.stringMatching(/missing is not a directory/),
+      });
+      expect((await open.exec({ command: 'pwd', timeoutMs: 20_000, maxOutputBytes: 1000 })).exitCode).toBe(0);
+
+      const unknown = await t.rest('POST', '/api/v1/environment-templates', {
+        body: { name: 'unknown', provider_id: provider.body.id, config: { image: 'localhost/no-such:1' } },
+      });
+      expect(await environment(unknown.body.id)).toMatchObject({
+        status: 'failed',
+        failure_message: expect.stringMatching(/docker:\/\/localhost\/no-such:1: pinging container registry/),
+      });
+    } finally {
+      await podman.close();
+    }
   });
 });
 

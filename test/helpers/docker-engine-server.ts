@@ -6,8 +6,15 @@
 // A "container" is a directory: an exec runs its command as a real process of this machine with the
 // exec's WorkingDir mapped into that directory, so commands, files and kills are real — only the
 // isolation is not.
+//
+// `flavour: 'podman'` answers where Podman's Docker-compatible service (verified against the real one
+// in test/api/docker-real-engine.test.ts) differs from Docker: a container name already in use is
+// 500 (Docker: 409); a pull always goes to the registry, even for an image the engine has, and its
+// failure is an `error` line in a 200 progress stream (Docker: 404 before any stream); an exec whose
+// working directory is missing writes the runtime's error and then an attach error to standard
+// error and ends with 127 (Docker: the runtime's error on standard output, and 126).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -55,8 +62,9 @@ export interface EngineTls {
 }
 
 export async function startDockerEngineServer(
-  options: { pullable?: string[]; images?: string[]; tls?: EngineTls } = {},
+  options: { pullable?: string[]; images?: string[]; tls?: EngineTls; flavour?: 'docker' | 'podman' } = {},
 ): Promise<DockerEngineServer> {
+  const podman = options.flavour === 'podman';
   const dir = mkdtempSync(join(tmpdir(), 'wsa-fake-docker-'));
   const images = new Set(options.images ?? []);
   const pullable = new Set(options.pullable ?? []);
@@ -91,6 +99,12 @@ export async function startDockerEngineServer(
       res.writeHead(200, { 'content-type': 'text/plain', 'api-version': '1.45' }).end('OK');
     } else if (req.method === 'POST' && path === '/images/create') {
       const image = `${url.searchParams.get('fromImage')}:${url.searchParams.get('tag') ?? 'latest'}`;
+      if (!pullable.has(image) && podman) {
+        const message = `initializing source docker://${image}: pinging container registry: connection refused`;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`${JSON.stringify({ progressDetail: {}, errorDetail: { message }, error: message })}\n`);
+        return;
+      }
       if (!pullable.has(image)) return json(res, 404, { message: `pull access denied for ${image}, repository does not exist` });
       images.add(image);
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -99,7 +113,14 @@ export async function startDockerEngineServer(
       const name = url.searchParams.get('name') ?? randomBytes(6).toString('hex');
       const image = String(body.Image).includes(':') ? String(body.Image) : `${body.Image}:latest`;
       if (!images.has(image)) return json(res, 404, { message: `No such image: ${image}` });
-      if (find(name)) return json(res, 409, { message: `Conflict. The container name "/${name}" is already in use` });
+      const taken = find(name);
+      if (taken && podman)
+        return json(res, 500, {
+          cause: 'that name is already in use',
+          message: `container create: creating container storage: the container name "${name}" is already in use by ${taken.id}. You have to remove that container to be able to reuse that name: that name is already in use`,
+          response: 500,
+        });
+      if (taken) return json(res, 409, { message: `Conflict. The container name "/${name}" is already in use` });
       const id = randomBytes(32).toString('hex');
       const container: FakeContainer = { id, name, config: body, running: false, root: join(dir, id), processes: new Set() };
       mkdirSync(mapPath(container, body.WorkingDir ?? '/'), { recursive: true });
@@ -181,8 +202,20 @@ export async function startDockerEngineServer(
         env[entry.slice(0, at)] = entry.slice(at + 1);
       }
       const [file, ...args] = config.Cmd as string[];
+      const workingDir: string = config.WorkingDir ?? container.config.WorkingDir ?? '/';
+      if (!existsSync(mapPath(container, workingDir))) {
+        // The runtime cannot enter the working directory: the command never starts.
+        const runtime = `exec failed: unable to start container process: chdir to cwd ("${workingDir}") set in config.json failed: no such file or directory`;
+        if (podman) {
+          frame(2, Buffer.from(`Error: runc: ${runtime}: OCI runtime attempted to invoke a command that was not found\n`));
+          frame(2, Buffer.from('Error: read unixpacket @->/proc/self/fd/14/attach: read: connection reset by peer\n'));
+        } else frame(1, Buffer.from(`OCI runtime exec failed: ${runtime}: unknown\r\n`));
+        exec.exitCode = podman ? 127 : 126;
+        socket.end();
+        return;
+      }
       child = spawn(file!, args, {
-        cwd: mapPath(container, config.WorkingDir ?? container.config.WorkingDir ?? '/'),
+        cwd: mapPath(container, workingDir),
         env,
         stdio: [config.AttachStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       });
@@ -192,7 +225,8 @@ export async function startDockerEngineServer(
       child.stderr!.on('data', (chunk: Buffer) => frame(2, chunk));
       child.stdin?.on('error', () => undefined);
       child.on('error', (error) => {
-        frame(2, Buffer.from(`OCI runtime exec failed: ${error.message}\n`));
+        // Docker writes an exec's start failure to the standard output stream.
+        frame(1, Buffer.from(`OCI runtime exec failed: ${error.message}\r\n`));
         exec.running = false;
         exec.exitCode = 126;
         socket.end();

@@ -98,6 +98,8 @@ function containerRef(instance: EnvironmentInstance): string {
 
 interface RawExec {
   exitCode: number | null;
+  /** Whether the command's wrapper ran (it reported its process id): false when the engine could not start it at all. */
+  started: boolean;
   stdout: OutputBuffer;
   stderr: OutputBuffer;
   timedOut: boolean;
@@ -143,7 +145,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   let pidLine: Buffer = Buffer.alloc(0);
   let killRequested = false;
   const killProcessTree = () => {
-    if (pid && /^\d+$/.test(pid))
+    if (pid)
       void runInContainer(target, containerId, {
         argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
         workingDir: '/',
@@ -151,16 +153,23 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
         maxOutputBytes: 1024,
       }).catch(() => undefined);
   };
+  // Whether the first line of standard error has arrived: the wrapper's process id, or — when the
+  // engine could not start the wrapper at all — the engine's own error sentence (Podman sends the
+  // runtime's error there), which stays part of standard error.
+  let firstLineRead = false;
   const demux = new StreamDemultiplexer((stream, payload) => {
-    if (stream === 'stderr' && pid === null) {
-      // The wrapper's first line is the command's process id, not the command's output.
+    if (stream === 'stderr' && !firstLineRead) {
       pidLine = Buffer.concat([pidLine, payload]);
       const newline = pidLine.indexOf(10);
       if (newline < 0) return;
-      pid = pidLine.subarray(0, newline).toString('utf8').trim();
-      if (killRequested) killProcessTree();
-      payload = pidLine.subarray(newline + 1);
-      if (!payload.length) return;
+      firstLineRead = true;
+      const line = pidLine.subarray(0, newline).toString('utf8').trim();
+      if (/^\d+$/.test(line)) {
+        pid = line;
+        if (killRequested) killProcessTree();
+        payload = pidLine.subarray(newline + 1);
+        if (!payload.length) return;
+      } else payload = pidLine;
     }
     (stream === 'stdout' ? stdout : stderr).push(payload);
     req.onOutput?.(stream, payload);
@@ -203,6 +212,11 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
   }
+  // An engine sentence without a line end is still standard error.
+  if (!firstLineRead && pidLine.length) {
+    stderr.push(pidLine);
+    req.onOutput?.('stderr', pidLine);
+  }
   let exitCode: number | null = null;
   // The engine may close the stream a moment before it records the exit code: ask again briefly.
   for (let attempt = 0; !timedOut && !aborted && attempt < EXIT_CODE_ATTEMPTS; attempt++) {
@@ -217,16 +231,18 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     }
     await delay(100);
   }
-  return { exitCode, stdout, stderr, timedOut, aborted };
+  return { exitCode, started: pid !== null, stdout, stderr, timedOut, aborted };
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
   const argv = typeof request.command === 'string' ? ['/bin/sh', '-c', request.command] : [...request.command];
   if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const started = Date.now();
-  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
+  const target = endpointOf(ctx);
+  const workingDir = containerPath(instance.workingDirectory, request.cwd);
+  const raw = await runInContainer(target, containerRef(instance), {
     argv,
-    workingDir: containerPath(instance.workingDirectory, request.cwd),
+    workingDir,
     env: request.env,
     stdin: request.stdin,
     timeoutMs: request.timeoutMs,
@@ -235,6 +251,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     onOutput: request.onOutput,
   });
   const killed = raw.timedOut || raw.aborted;
+  if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, workingDir, request.cwd ?? '.');
   return {
     // The engine reports a signal's end as 128 + the signal's number: 137 is SIGKILL.
     exitCode: killed ? null : raw.exitCode,
@@ -248,6 +265,22 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     aborted: raw.aborted,
     durationMs: Date.now() - started,
   };
+}
+
+/**
+ * After an exec the engine could not start: whether its working directory was the reason. Engines
+ * say so differently (Docker: the runtime's `chdir … no such file or directory` and exit code 126;
+ * Podman's compatible service: exit code 127 and a broken attach stream), so the driver asks the
+ * container itself, and a missing directory is the caller's `not_a_directory` as with every type.
+ */
+async function requireDirectory(target: EngineEndpoint, instance: EnvironmentInstance, directory: string, named: string) {
+  const check = await runInContainer(target, containerRef(instance), {
+    argv: ['/bin/sh', '-c', '[ -d "$1" ]', 'wsa-cwd', fromRoot(directory)],
+    workingDir: '/',
+    timeoutMs: ENGINE_TIMEOUT_MS,
+    maxOutputBytes: 1024,
+  });
+  if (check.started && check.exitCode === 1) throw new EnvironmentDriverError('not_a_directory', `${named} is not a directory`);
 }
 
 /** A file operation's shell script run from `/` with paths relative to it; its exit code says what was wrong. */
@@ -292,6 +325,21 @@ const KIND_OF_STAT: Record<string, FileEntry['kind']> = {
   'symbolic link': 'symlink',
 };
 
+/** The id of the container with this name, or null when there is none. */
+async function containerByName(target: EngineEndpoint, name: string): Promise<string | null> {
+  try {
+    const existing = await engineCall<{ Id: string }>(target, {
+      method: 'GET',
+      path: `/containers/${encodeURIComponent(name)}/json`,
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    });
+    return existing.body.Id;
+  } catch (error) {
+    if (error instanceof EngineError && error.status === 404) return null;
+    throw error;
+  }
+}
+
 export const dockerEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = endpointOf(ctx);
@@ -329,18 +377,17 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
       containerId = (await create()).body.Id;
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
-      if (error.status === 409) {
-        // Provisioned before (idempotent per environment id): the container already has the name.
-        const existing = await engineCall<{ Id: string }>(target, {
-          method: 'GET',
-          path: `/containers/${encodeURIComponent(name)}/json`,
-          timeoutMs: ENGINE_TIMEOUT_MS,
-        });
-        containerId = existing.body.Id;
-      } else if (error.status === 404) {
+      if (error.status === 404) {
         await pullImage(target, image, request.signal);
         containerId = (await create()).body.Id;
-      } else throw new Error(`the container engine refused the container: ${error.message}`, { cause: error });
+      } else {
+        // Provisioned before (idempotent per environment id): the container already has the name.
+        // Docker answers that with 409, Podman's compatible service with 500, so any refusal other
+        // than a missing image looks the name up before it counts as the engine's refusal.
+        const existing = await containerByName(target, name);
+        if (!existing) throw new Error(`the container engine refused the container: ${error.message}`, { cause: error });
+        containerId = existing;
+      }
     }
     // 204 started, 304 already running.
     await engineCall(target, {
