@@ -4,8 +4,8 @@
 // the row stays readable). The row remembers the driver's instance id and the working directory.
 // Creating one needs the template and its provider enabled; stopping, starting and destroying work
 // whatever the provider's or template's state (a disabled provider's existing environments are
-// still maintained). `openEnvironment` hands callers that work inside an
-// environment (run mounts, the platform tools) the driver bound to the instance.
+// still maintained). `openEnvironment` hands callers that work inside an environment (run mounts,
+// the platform tools) the driver bound to the instance.
 import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
