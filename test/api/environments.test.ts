@@ -13,7 +13,7 @@ import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { localEnvironmentDriver } from '../../src/providers/environments/local.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
-import { providerType, registerProviderType } from '../../src/providers/index.js';
+import { providerType } from '../../src/providers/index.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -340,27 +340,27 @@ describe('starting a stopped environment', () => {
   });
 
   it('is refused for a type whose driver cannot start instances, and described as such', async () => {
-    // A type like `local` whose driver has no `start` (hosted sandboxes that cannot resume a stopped instance).
-    const { start: _start, ...withoutStart } = localEnvironmentDriver;
+    // The local type as a type whose driver has no `start` would be (hosted sandboxes that cannot
+    // resume a stopped instance). Test files share their modules: the type is restored afterwards.
     const local = providerType('environment', 'local')!;
-    registerProviderType({
-      ...local,
-      type: 'local-no-start',
-      offeredWhen: undefined,
-      environment: { ...local.environment!, driver: withoutStart },
-    });
-    const types = await t.rest('GET', '/api/v1/provider-types/environment');
-    expect(types.body.items.find((d: { type: string }) => d.type === 'local-no-start')).toMatchObject({
-      supports_start: false,
-      supports_stop: true,
-    });
-    const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local-no-start', name: 'No restart' } });
-    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    const env = await environment((await template({ provider_id: provider.body.id })).body.id);
+    const kept = local.environment!;
+    const env = await environment((await template()).body.id);
     await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
-    const refused = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
-    expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
-    expect(refused.body.error.message).toContain('cannot start a stopped environment');
+    const { start: _start, ...withoutStart } = localEnvironmentDriver;
+    local.environment = { ...kept, driver: withoutStart };
+    try {
+      const types = await t.rest('GET', '/api/v1/provider-types/environment');
+      expect(types.body.items.find((d: { type: string }) => d.type === 'local')).toMatchObject({
+        supports_start: false,
+        supports_stop: true,
+      });
+      const refused = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
+      expect(refused.body.error.message).toContain('the environment type local cannot start a stopped environment again');
+    } finally {
+      local.environment = kept;
+    }
+    expect((await t.rest('POST', `/api/v1/environments/${env.id}/start`)).body.status).toBe('ready');
   });
 });
 
