@@ -815,6 +815,15 @@ export const routes: Route[] = [
     result: 'stopEnvironment.environment',
   },
   {
+    method: 'POST',
+    path: '/api/v1/environments/:environment_id/start',
+    operation: 'EnvironmentStart',
+    surface: 'v1',
+    variables: (req) => ({ id: req.path('environment_id') }),
+    body: 'none',
+    result: 'startEnvironment.environment',
+  },
+  {
     method: 'DELETE',
     path: '/api/v1/environments/:environment_id',
     operation: 'EnvironmentDestroy',

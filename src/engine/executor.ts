@@ -61,7 +61,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
   const maxRequests = options.max_usage?.requests ?? Number.POSITIVE_INFINITY;
   const retries = { output: config.retries?.output ?? 0, tools: config.retries?.tools ?? 0 };
   const system = systemPrompt(config, recalled, toolset.instructions());
-  const media = new MediaReader({ deps, call: ctx.call, config, items, signal });
+  const media = new MediaReader({ deps, call: ctx.call, config, items, signal, usage, maxRequests });
 
   for (;;) {
     if (usage.requests >= maxRequests)

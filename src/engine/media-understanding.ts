@@ -11,6 +11,11 @@
 // When no model is configured for the kind, or the describing model cannot be used (unknown,
 // disabled, its request failed), the part is replaced by a note saying so and the item records the
 // error; the run goes on (nothing is remembered, so a later attempt or run tries again).
+//
+// Every describing request is a model request the run causes, so it counts in the run's usage
+// (requests and tokens) and against `max_usage.requests`: a description is asked for only while the
+// run has a request left after the main request it is for; otherwise the media gets a note, as for
+// any description that cannot be had (the run is not failed for it: its history keeps the media).
 import { createHash } from 'node:crypto';
 import { streamText, type ModelMessage, type TextPart, type ToolContent, type ToolResultPart, type UserContent } from 'ai';
 import { isAppError } from '../lib/errors.js';
@@ -20,6 +25,7 @@ import type { Deps } from '../services/deps.js';
 import { findMediaDescription, rememberMediaDescription } from '../services/media-descriptions.js';
 import type { RunAgentConfig } from './agent-config.js';
 import type { RunItemStream } from './items.js';
+import type { Usage } from './model-turn.js';
 import { resolveModel, type ResolvedModel } from './models.js';
 
 /** The longest description kept (a describing model that rambles is cut here). */
@@ -82,6 +88,10 @@ export interface MediaReaderContext {
   config: RunAgentConfig;
   items: RunItemStream;
   signal: AbortSignal;
+  /** The attempt's usage: describing requests and their tokens are added to it. */
+  usage: Usage;
+  /** The run's `max_usage.requests` (absent: no limit). */
+  maxRequests?: number;
 }
 
 export class MediaReader {
@@ -159,6 +169,15 @@ export class MediaReader {
       record({ model: modelKey, cached: true, description: remembered.description });
       return describedPart(media.kind, remembered.description, false);
     }
+    // The limit holds for describing requests too; the check and the count happen together (no
+    // await between them), so descriptions made at the same time cannot overrun it.
+    const { usage, maxRequests = Number.POSITIVE_INFINITY } = this.ctx;
+    if (usage.requests >= maxRequests) {
+      const message = `the run reached its limit of ${maxRequests} model requests`;
+      record({ model: modelKey, cached: false, error: { code: 'usage_limit_exceeded', message } });
+      return describedPart(media.kind, message, true);
+    }
+    usage.requests += 1;
     try {
       const description = await this.ask(modelKey, media);
       await rememberMediaDescription(call, { modelKey, contentSha256: sha256, mediaType: media.mediaType, description });
@@ -190,9 +209,13 @@ export class MediaReader {
       onError: () => undefined,
     });
     let text = '';
+    const { usage } = this.ctx;
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') text += part.text;
-      else if (part.type === 'error') throw part.error;
+      else if (part.type === 'finish-step') {
+        usage.input_tokens += part.usage.inputTokens ?? 0;
+        usage.output_tokens += part.usage.outputTokens ?? 0;
+      } else if (part.type === 'error') throw part.error;
       else if (part.type === 'abort') throw signal.reason ?? new Error('aborted');
     }
     const description = text.trim();

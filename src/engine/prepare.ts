@@ -32,6 +32,12 @@ export interface ExecutionContext {
   parentPending?: Pending | null;
   /** Parks the attempt while a tool waits for another run (the worker pool's; absent outside a worker). */
   park?: Park;
+  /**
+   * Told the attempt's environments as soon as they are mounted, so the worker can run their seal
+   * work (skill sync's cleanup) when the attempt ends by an error or a cancellation, paths on which
+   * the executor does not seal the run itself.
+   */
+  onEnvironments?: (environments: RunEnvironments) => void;
 }
 
 /** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */
@@ -109,6 +115,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
   const environments = await mountEnvironments(ctx, config);
+  ctx.onEnvironments?.(environments);
   const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, environments, items, park: ctx.park });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');

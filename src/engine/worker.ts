@@ -20,6 +20,7 @@ import type { CallContext } from '../services/call-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
+import type { RunEnvironments } from './environment-mounts.js';
 import type { Pending } from './messages.js';
 import {
   attemptsLeft,
@@ -248,6 +249,9 @@ export class WorkerPool {
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       const call = runCallContext(this.deps, run);
       let result;
+      // The attempt's environments once mounted: a run that ends by an error or a cancellation is
+      // sealed here, so their seal work (skill sync's cleanup) runs here too.
+      const attempt: { environments?: RunEnvironments } = {};
       try {
         result = await executeAttempt({
           deps: this.deps,
@@ -259,6 +263,7 @@ export class WorkerPool {
           history,
           parentPending,
           park: (work) => this.park(work),
+          onEnvironments: (environments) => (attempt.environments = environments),
         });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {
@@ -267,6 +272,7 @@ export class WorkerPool {
         }
         for (const open of items.openItems()) items.complete(open, {}, 'failed');
         if (controller.signal.aborted) {
+          await attempt.environments?.sealed();
           result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage: {} };
         } else if (isTransient(error) && attemptsLeft(run)) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
@@ -276,6 +282,7 @@ export class WorkerPool {
         } else {
           // Our own refusals keep their code (e.g. `disabled` when the model or provider was turned off).
           const code = isAppError(error) ? error.code : 'model_error';
+          await attempt.environments?.sealed();
           items.open('error', { code, message: describeError(error) }, 'completed');
           result = { outcome: { kind: 'failed' as const, code, message: describeError(error) }, newMessages: [], usage: {} };
         }

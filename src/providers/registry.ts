@@ -134,6 +134,8 @@ export function describeType(t: ProviderType) {
           environment_schema: t.environment.environmentSchema,
           supports_managed_instances: t.environment.managedInstances,
           supports_stop: t.environment.stop,
+          // Restarting a stopped instance is what the driver can do, not a separate claim.
+          supports_start: Boolean(t.environment.driver?.start),
           supports_destroy: t.environment.destroy,
         }
       : {}),

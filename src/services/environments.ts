@@ -1,10 +1,11 @@
 // Environments: instances made from an environment template by its provider's driver
 // (src/providers/environment-driver.ts). Status: provisioning → ready (or failed); ready → stopped;
-// any → destroyed (DELETE, the row stays readable). The row remembers the driver's instance id and
-// the working directory. Creating one needs the template and its provider enabled; stopping and
-// destroying work whatever the provider's or template's state (a disabled provider's existing
-// environments are still maintained). `openEnvironment` hands callers that work inside an
-// environment (run mounts, the platform tools) the driver bound to the instance.
+// stopped → ready (start, for types whose driver can restart an instance); any → destroyed (DELETE,
+// the row stays readable). The row remembers the driver's instance id and the working directory.
+// Creating one needs the template and its provider enabled; stopping, starting and destroying work
+// whatever the provider's or template's state (a disabled provider's existing environments are
+// still maintained). `openEnvironment` hands callers that work inside an environment (run mounts,
+// the platform tools) the driver bound to the instance.
 import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
@@ -215,6 +216,44 @@ export async function stopEnvironment(call: CallContext, id: string): Promise<En
       resourceKind: 'environment',
       action: 'stop',
       data: { status: 'stopped' },
+    }),
+  );
+}
+
+/**
+ * Starts a stopped environment again: the driver restarts the instance with its files as they were,
+ * and the environment is `ready` (audited `start`). Starting a ready one changes nothing. Like stop
+ * it is maintenance, so a disabled provider or template does not refuse it; a type this deployment
+ * does not offer (any more) does, since a started environment is open to new work again. Any other
+ * status, and a type that cannot restart instances, answer `failed_precondition`.
+ */
+export async function startEnvironment(call: CallContext, id: string): Promise<Environment> {
+  requirePermission(call.actor, 'write');
+  const row = await getEnvironment(call, id);
+  if (row.status === 'ready') return row;
+  if (row.status !== 'stopped')
+    throw new AppError('failed_precondition', `environment ${row.id} is ${row.status}: only a stopped environment can be started`, {
+      status: row.status,
+    });
+  const { provider, driver } = await maintainer(call, row);
+  const type = providerType('environment', provider.type);
+  if (!type || !driver) throw new AppError('failed_precondition', `the environment type of ${row.id} is not installed`);
+  requireOffered(call, type, 'environment_id');
+  if (!driver.start)
+    throw new AppError('failed_precondition', `the environment type ${provider.type} cannot start a stopped environment again`);
+  const instance = await driver
+    .start(driverContext(call, provider, row.config), instanceOf(row))
+    .catch((error: unknown) => driverProblem(error));
+  return inTransaction(call, async (bound) =>
+    changeVersioned({
+      call: bound,
+      delegate: bound.db.environment,
+      row,
+      ifMatch: null,
+      ifMatchRequired: false,
+      resourceKind: 'environment',
+      action: 'start',
+      data: { status: 'ready', externalId: instance.instanceId, workingDirectory: instance.workingDirectory },
     }),
   );
 }

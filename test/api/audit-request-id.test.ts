@@ -119,6 +119,7 @@ const ROWS: [string, Send][] = [
     },
   ],
   ['stopEnvironment', (h) => t.rest('POST', `/api/v1/environments/${made.environment.id}/stop`, { headers: h })],
+  ['startEnvironment', (h) => t.rest('POST', `/api/v1/environments/${made.environment.id}/start`, { headers: h })],
   ['destroyEnvironment', (h) => t.rest('DELETE', `/api/v1/environments/${made.environment.id}`, { headers: h })],
   [
     'createSkill',

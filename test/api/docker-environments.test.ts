@@ -191,6 +191,40 @@ describe('the docker environment type', () => {
     });
   });
 
+  it('starts a stopped container again with its files; a removed container or a failed environment cannot be started', async () => {
+    const env = await environment((await template()).id);
+    const container = engine.containers.get(env.instance_id)!;
+    const { open } = await openThroughRun(env.id);
+    await open.writeFile('kept.txt', 'across the restart');
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    expect(container.running).toBe(false);
+    const before = engine.requests.length;
+    const started = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ status: 'ready', instance_id: env.instance_id, working_directory: '/work' });
+    expect(engine.requests.slice(before)).toEqual([`POST /containers/${env.instance_id}/start`]);
+    expect(container.running).toBe(true);
+    const { open: reopened } = await openThroughRun(env.id);
+    const read = await reopened.exec({ command: 'cat kept.txt', timeoutMs: 20_000, maxOutputBytes: 100 });
+    expect([read.exitCode, read.stdout]).toEqual([0, 'across the restart']);
+    const types = await t.rest('GET', '/api/v1/provider-types/environment');
+    expect(types.body.items.find((d: { type: string }) => d.type === 'docker')).toMatchObject({ supports_start: true });
+
+    // Removed outside the service while stopped: the start is refused and the environment stays stopped.
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    engine.containers.delete(env.instance_id);
+    const refused = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
+    expect(refused.body.error.message).toContain('has no container');
+    expect((await t.rest('GET', `/api/v1/environments/${env.id}`)).body.status).toBe('stopped');
+
+    const failed = await environment((await template({ image: 'no-such/image:2' })).id);
+    expect(failed.status).toBe('failed');
+    const notStopped = await t.rest('POST', `/api/v1/environments/${failed.id}/start`);
+    expect([notStopped.status, notStopped.body.error.code]).toEqual([409, 'failed_precondition']);
+    expect(notStopped.body.error.message).toContain('is failed: only a stopped environment can be started');
+  });
+
   it('reuses present images, provisions idempotently, and reports an image it cannot pull', async () => {
     const tpl = await template();
     const before = engine.requests.length;

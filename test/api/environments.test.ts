@@ -3,7 +3,7 @@
 // environment lifecycle (a real directory under DATA_DIR, stop, DELETE destroys it), maintenance
 // under a disabled provider, the provider-type description, tenancy, permissions and audit — and a
 // deployment without ALLOW_LOCAL_ENVIRONMENTS, which neither offers nor accepts the type.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -13,6 +13,7 @@ import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { localEnvironmentDriver } from '../../src/providers/environments/local.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
+import { providerType } from '../../src/providers/index.js';
 
 let t: TestApp;
 let otherKey: string;
@@ -59,14 +60,16 @@ describe('environment provider types', () => {
       kind: 'environment',
       supports_managed_instances: true,
       supports_stop: true,
+      supports_start: true,
       supports_destroy: true,
       environment_schema: { type: 'object', properties: { working_directory: { type: 'string' }, env: { type: 'object' } } },
     });
     const graphql = await t.graphql(
-      '{ providerTypes(kind: "environment") { type ... on EnvironmentProviderType { supportsStop supportsDestroy supportsManagedInstances environmentSchema } } }',
+      '{ providerTypes(kind: "environment") { type ... on EnvironmentProviderType { supportsStop supportsStart supportsDestroy supportsManagedInstances environmentSchema } } }',
     );
     expect(graphql.data.providerTypes.find((d: { type: string }) => d.type === 'local')).toMatchObject({
       supportsStop: true,
+      supportsStart: true,
       supportsDestroy: true,
     });
   });
@@ -219,6 +222,7 @@ describe('environments', () => {
       ['PATCH', `/api/v1/environment-templates/${tpl.id}`],
       ['GET', `/api/v1/environments/${env.id}`],
       ['POST', `/api/v1/environments/${env.id}/stop`],
+      ['POST', `/api/v1/environments/${env.id}/start`],
       ['DELETE', `/api/v1/environments/${env.id}`],
     ] as const) {
       const response = await t.rest(method, path, {
@@ -246,6 +250,7 @@ describe('environments', () => {
       ['PATCH', `/api/v1/environment-templates/${tpl.id}`, { name: 'T' }],
       ['POST', '/api/v1/environments', { template_id: tpl.id }],
       ['POST', `/api/v1/environments/${env.id}/stop`, undefined],
+      ['POST', `/api/v1/environments/${env.id}/start`, undefined],
       ['DELETE', `/api/v1/environments/${env.id}`, undefined],
     ] as const) {
       const response = await t.rest(method, path, { token: readOnly, headers: { 'if-match': `"${tpl.id}:1"` }, body });
@@ -253,6 +258,109 @@ describe('environments', () => {
       expect(response.body.error.code).toBe('permission_denied');
     }
     expect((await t.rest('GET', `/api/v1/environments/${env.id}`, { token: readOnly })).status).toBe(200);
+  });
+});
+
+describe('starting a stopped environment', () => {
+  it('brings it back ready with its files (audited `start`); a ready one is answered unchanged', async () => {
+    const tpl = (await template({ config: { working_directory: 'work' } })).body;
+    const env = await environment(tpl.id);
+    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
+    await localEnvironmentDriver.writeFile(ctx, instance, 'kept.txt', 'still here');
+    const stopped = (await t.rest('POST', `/api/v1/environments/${env.id}/stop`)).body;
+    expect(stopped.status).toBe('stopped');
+
+    const started = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ status: 'ready', version: stopped.version + 1, working_directory: env.working_directory });
+    expect(started.headers.get('etag')).toBe(`"${env.id}:${stopped.version + 1}"`);
+    expect((await localEnvironmentDriver.readFile(ctx, instance, 'kept.txt', { maxBytes: 100 })).content.toString()).toBe('still here');
+    // Ready again means runs can mount it.
+    await insertModel(t, 'restart-model');
+    const agent = await t.rest('POST', '/api/v1/agents', { body: { name: 'restarted', config: { model: 'restart-model' } } });
+    const run = await t.rest('POST', '/api/v1/runs', {
+      body: {
+        agent_id: agent.body.id,
+        input: { content: [{ type: 'text', text: 'hi' }] },
+        environment_mounts: [{ environment_id: env.id }],
+      },
+    });
+    expect(run.status, JSON.stringify(run.body)).toBe(201);
+    await settleRun(t, run.body.id);
+
+    const again = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+    expect([again.status, again.body.version]).toEqual([200, started.body.version]);
+    const audit = await auditOf(env.id);
+    expect(audit.map((e) => e.action).sort()).toEqual(['create', 'start', 'stop']);
+    expect(audit.find((e) => e.action === 'start')).toMatchObject({ version: started.body.version });
+
+    // GraphQL: the same operation.
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    const graphql = await t.graphql('mutation($id: ID!) { startEnvironment(id: $id) { environment { id status } } }', { id: env.id });
+    expect(graphql.data.startEnvironment.environment).toEqual({ id: env.id, status: 'ready' });
+  });
+
+  it('refuses destroyed and failed environments, and a directory removed outside the service, with failed_precondition', async () => {
+    const tpl = (await template()).body;
+    const destroyed = await environment(tpl.id);
+    await t.rest('DELETE', `/api/v1/environments/${destroyed.id}`);
+    const refused = await t.rest('POST', `/api/v1/environments/${destroyed.id}/start`);
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
+    expect(refused.body.error.message).toContain('is destroyed: only a stopped environment can be started');
+
+    const failed = await environment(tpl.id);
+    await t.app.deps.db.environment.update({ where: { id: failed.id }, data: { status: 'failed', failureMessage: 'no room' } });
+    const notStopped = await t.rest('POST', `/api/v1/environments/${failed.id}/start`);
+    expect([notStopped.status, notStopped.body.error.code]).toEqual([409, 'failed_precondition']);
+
+    const gone = await environment(tpl.id);
+    await t.rest('POST', `/api/v1/environments/${gone.id}/stop`);
+    rmSync(join(t.app.deps.config.dataDir, 'environments', gone.id), { recursive: true });
+    const missing = await t.rest('POST', `/api/v1/environments/${gone.id}/start`);
+    expect([missing.status, missing.body.error.code]).toEqual([409, 'failed_precondition']);
+    expect(missing.body.error.message).toContain('directory is gone');
+    expect((await t.rest('GET', `/api/v1/environments/${gone.id}`)).body.status).toBe('stopped');
+  });
+
+  it('works while the provider and the template are disabled (maintenance)', async () => {
+    const provider = await t.rest('POST', '/api/v1/environment-providers', { body: { type: 'local', name: 'Paused machine' } });
+    const created = await template({ provider_id: provider.body.id });
+    const env = await environment(created.body.id);
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    await t.rest('PATCH', `/api/v1/environment-providers/${provider.body.id}`, {
+      headers: { 'if-match': provider.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    await t.rest('PATCH', `/api/v1/environment-templates/${created.body.id}`, {
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    expect((await t.rest('POST', `/api/v1/environments/${env.id}/start`)).body.status).toBe('ready');
+  });
+
+  it('is refused for a type whose driver cannot start instances, and described as such', async () => {
+    // The local type as a type whose driver has no `start` would be (hosted sandboxes that cannot
+    // resume a stopped instance). Test files share their modules: the type is restored afterwards.
+    const local = providerType('environment', 'local')!;
+    const kept = local.environment!;
+    const env = await environment((await template()).body.id);
+    await t.rest('POST', `/api/v1/environments/${env.id}/stop`);
+    const { start: _start, ...withoutStart } = localEnvironmentDriver;
+    local.environment = { ...kept, driver: withoutStart };
+    try {
+      const types = await t.rest('GET', '/api/v1/provider-types/environment');
+      expect(types.body.items.find((d: { type: string }) => d.type === 'local')).toMatchObject({
+        supports_start: false,
+        supports_stop: true,
+      });
+      const refused = await t.rest('POST', `/api/v1/environments/${env.id}/start`);
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
+      expect(refused.body.error.message).toContain('the environment type local cannot start a stopped environment again');
+    } finally {
+      local.environment = kept;
+    }
+    expect((await t.rest('POST', `/api/v1/environments/${env.id}/start`)).body.status).toBe('ready');
   });
 });
 
@@ -282,6 +390,11 @@ describe('a deployment without ALLOW_LOCAL_ENVIRONMENTS', () => {
       const refused = await strict.rest('POST', '/api/v1/environments', { body: { template_id: tpl.id } });
       expect([refused.status, refused.body.error.code]).toEqual([409, 'failed_precondition']);
       expect(refused.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
+      // Starting a stopped one opens it to new work again: refused where the type is not offered.
+      await strict.rest('POST', `/api/v1/environments/${env.id}/stop`);
+      const notStarted = await strict.rest('POST', `/api/v1/environments/${env.id}/start`);
+      expect([notStarted.status, notStarted.body.error.code]).toEqual([409, 'failed_precondition']);
+      expect(notStarted.body.error.message).toContain('ALLOW_LOCAL_ENVIRONMENTS');
       const destroyed = await strict.rest('DELETE', `/api/v1/environments/${env.id}`);
       expect(destroyed.body.status).toBe('destroyed');
       expect(existsSync(env.working_directory)).toBe(false);

@@ -185,6 +185,48 @@ describe('media understanding', () => {
     }
   });
 
+  it('counts describing requests in the run’s usage and against max_usage.requests', async () => {
+    const agent = await agentWith({ model: 'text-main', media_understanding: { image: 'eyes' } });
+    // Media no earlier test described (a description from memory costs no request).
+    const fresh = (offset: number) => {
+      const bytes = Buffer.from(PNG, 'base64');
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - offset) ^ 1, bytes.length - offset);
+      return bytes.toString('base64');
+    };
+    const start = async (data: string, requests: number) => {
+      const run = await t.rest('POST', '/api/v1/runs', {
+        body: { agent_id: agent.id, input: imageInput('What is it?', data), options: { max_usage: { requests } } },
+      });
+      expect(run.status, JSON.stringify(run.body)).toBe(201);
+      return settleRun(t, run.body.id);
+    };
+
+    // Room for both: the main request and the description each count, tokens included.
+    describer.turns.push({ text: 'A dot.' });
+    textOnly.turns.push({ text: 'A dot, then.' });
+    const describedBefore = chatRequests(describer).length;
+    const roomy = await start(fresh(15), 2);
+    expect(roomy).toMatchObject({ status: 'completed', output: 'A dot, then.' });
+    expect(chatRequests(describer)).toHaveLength(describedBefore + 1);
+    // Each loopback answer reports 11 prompt and 7 completion tokens.
+    expect(roomy.usage_at_seal).toEqual({ requests: 2, input_tokens: 22, output_tokens: 14 });
+
+    // Room for the main request only: no describing request; the model gets a note, the run goes on.
+    textOnly.turns.push({ text: 'I could not see it.' });
+    const tight = await start(fresh(16), 1);
+    expect(tight).toMatchObject({ status: 'completed', output: 'I could not see it.' });
+    expect(tight.usage_at_seal.requests).toBe(1);
+    expect(chatRequests(describer)).toHaveLength(describedBefore + 1);
+    expect(userTexts(chatRequests(textOnly).at(-1)!).join('\n')).toContain(
+      '[image omitted: the run reached its limit of 1 model requests]',
+    );
+    expect((await itemsOf(tight.id)).find((i) => i.kind === 'media_description').content).toMatchObject({
+      model: 'eyes',
+      cached: false,
+      error: { code: 'usage_limit_exceeded' },
+    });
+  });
+
   it('replaces media it cannot have described by a note and records why', async () => {
     // No model named for images: a note.
     const bare = await agentWith({ model: 'text-main' });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
 
 let t: TestApp;
 let templateId: string;
@@ -276,5 +277,58 @@ describe('platform tools', () => {
     const idle = await agentWith([], { skills: [{ skill_id: skill.body.id }], skill_sync: { mode: 'isolated' } });
     expect((await run(idle, { environment_mounts: mounts })).status).toBe('completed');
     expect(readdirSync(skillsDir)).toEqual([separate.id]);
+  });
+  it('with cleanup remove the synced skills of a failed and of a cancelled run as well', async () => {
+    const skill = await t.rest('POST', '/api/v1/skills', {
+      body: {
+        name: 'Tidy',
+        content: {
+          name: 'tidy',
+          description: 'Leaves nothing behind',
+          instructions: '# Tidy',
+          files: [{ path: 'notes.md', content: 'x' }],
+        },
+      },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    const environment = (await t.rest('POST', '/api/v1/environments', { body: { template_id: templateId } })).body;
+    const mounts = [{ environment_id: environment.id }];
+    const skillsDir = join(environment.working_directory, '.skills');
+    const look = (id: string) => [{ tool_call: { id, name: 'run_command', arguments: { command: 'find .skills -type f | sort' } } }];
+
+    // Failed: the model breaks after the call that synced the skill (shared mode).
+    const failing = await agentWith([], {
+      skills: [{ skill_id: skill.body.id }],
+      skill_sync: { mode: 'shared', cleanup: true },
+      model_settings: { script: [look('look'), [{ error: { message: 'the model is broken' } }]] },
+    });
+    const failed = await run(failing, { environment_mounts: mounts });
+    expect(failed).toMatchObject({ status: 'failed', failure: { code: 'model_error' } });
+    expect((await resultsOf(failed.id)).look.content.result.stdout).toBe('.skills/tidy/SKILL.md\n.skills/tidy/notes.md\n');
+    expect(readdirSync(skillsDir)).toEqual([]);
+
+    // Cancelled: the model holds its next answer until the run is cancelled (isolated mode).
+    const holding = await agentWith([], {
+      skills: [{ skill_id: skill.body.id }],
+      skill_sync: { mode: 'isolated', cleanup: true },
+      model_settings: { script: [look('look'), [{ delay_ms: 600_000 }, { text: 'never' }]] },
+    });
+    const started = await t.rest('POST', '/api/v1/runs', {
+      body: { agent_id: holding, input: { content: [{ type: 'text', text: 'Work.' }] }, environment_mounts: mounts },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const runId = started.body.id as string;
+    // Gate on the call's result: the skill is synced and the run waits for its model.
+    const synced = await waitFor(
+      async () => (await resultsOf(runId)).look,
+      (result) => result !== undefined,
+      'the call that synced the skill',
+    );
+    expect(synced.content.result.stdout).toBe(`.skills/${runId}/tidy/SKILL.md\n.skills/${runId}/tidy/notes.md\n`);
+    expect(readdirSync(skillsDir)).toEqual([runId]);
+    const cancel = await t.rest('POST', `/api/v1/runs/${runId}/cancel`);
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    expect(await settleRun(t, runId)).toMatchObject({ status: 'cancelled' });
+    expect(readdirSync(skillsDir)).toEqual([]);
   });
 });

@@ -547,6 +547,10 @@ async function scenario() {
     await call('GET /api/v1/environments/:environment_id', 'GET', `/api/v1/environments/${environmentId}`);
     await call('POST /api/v1/environments/:environment_id/stop', 'POST', `/api/v1/environments/${environmentId}/stop`);
     await call('DELETE /api/v1/environments/:environment_id', 'DELETE', `/api/v1/environments/${environmentId}`);
+    // Starting again: a second environment (so the cases above stay as they were), stopped first.
+    const restarted = await t.rest('POST', '/api/v1/environments', { body: { template_id: templateId } });
+    await t.rest('POST', `/api/v1/environments/${restarted.body.id}/stop`);
+    await call('POST /api/v1/environments/:environment_id/start', 'POST', `/api/v1/environments/${restarted.body.id}/start`);
   } finally {
     await t.stop();
     t = main;

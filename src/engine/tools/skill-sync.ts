@@ -1,7 +1,9 @@
 // Skill sync (`skill_sync {mode, overwrite, cleanup}`): the run's skills as files in its environment,
 // so commands can use a skill's scripts and references. The files are written before the first
 // platform tool call of an attempt that works in an environment (once per environment and attempt);
-// with `cleanup` they are removed again when the attempt seals the run.
+// with `cleanup` they are removed again when the attempt seals the run, however it ends (completed,
+// waiting, failed, cancelled: the executor runs the seal work on its own endings, the worker on errors
+// and cancellations).
 import { posix } from 'node:path';
 import type { RunSkill } from '../../services/run-skills.js';
 import type { RunEnvironments } from '../environment-mounts.js';

@@ -23,6 +23,7 @@ import {
   getEnvironment,
   listEnvironments,
   runIdsUsing,
+  startEnvironment,
   stopEnvironment,
 } from '../../services/environments.js';
 
@@ -158,6 +159,13 @@ builder.mutationFields((t) => ({
     description: 'Ends what runs in a ready environment; its files stay. Works while the provider is disabled.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => stopEnvironment(await ctx.call(), String(a.id)),
+  }),
+  startEnvironment: t.field({
+    type: payloadOf('startEnvironment', 'environment', EnvironmentRef),
+    description:
+      'Starts a stopped environment again with its files as they were (types with `supportsStart`); a ready one is answered as it is. Works while the provider is disabled.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => startEnvironment(await ctx.call(), String(a.id)),
   }),
   destroyEnvironment: t.field({
     type: payloadOf('destroyEnvironment', 'environment', EnvironmentRef),

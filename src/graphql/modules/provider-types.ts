@@ -15,6 +15,7 @@ type Description = ReturnType<typeof describeType> & {
   environment_schema?: Record<string, unknown>;
   supports_managed_instances?: boolean;
   supports_stop?: boolean;
+  supports_start?: boolean;
   supports_destroy?: boolean;
   embeddings_supported?: boolean;
   embedding_model_required?: boolean;
@@ -135,6 +136,10 @@ kindType('environment').implement({
     }),
     supportsManagedInstances: t.boolean({ resolve: (d) => d.supports_managed_instances ?? false }),
     supportsStop: t.boolean({ resolve: (d) => d.supports_stop ?? false }),
+    supportsStart: t.boolean({
+      description: 'a stopped environment of this type can be started again (`startEnvironment`)',
+      resolve: (d) => d.supports_start ?? false,
+    }),
     supportsDestroy: t.boolean({ resolve: (d) => d.supports_destroy ?? false }),
   }),
 });

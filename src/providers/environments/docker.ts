@@ -4,7 +4,8 @@
 // keeps it alive with an idle process; commands run through the engine's exec API with their
 // standard streams on the hijacked connection; files are read, written and listed by small POSIX
 // shell commands run the same way, so any image with /bin/sh (and `find`, `stat`, `head` for
-// listing and reading) works. Stop stops the container (its files stay); destroy removes it.
+// listing and reading) works. Stop stops the container (its files stay), start starts it again,
+// destroy removes it.
 import { posix } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
@@ -462,6 +463,17 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
       // Gone already: nothing runs in it.
       if (!(error instanceof EngineError && error.status === 404)) engineProblem(error);
     });
+  },
+  // Starts the stopped container again: its idle first process comes back, its files are as they
+  // were. 304 (already running) is a success too; a container removed outside the service is a
+  // state the caller can act on (destroy the environment), not the service's failure.
+  async start(ctx, instance) {
+    await engineCall(endpointOf(ctx), {
+      method: 'POST',
+      path: `/containers/${encodeURIComponent(containerRef(instance))}/start`,
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    }).catch(engineProblem);
+    return instance;
   },
   async destroy(ctx, instance) {
     await engineCall(endpointOf(ctx), {

@@ -224,6 +224,16 @@ export const localEnvironmentDriver: EnvironmentDriver = {
   async stop(_ctx, instance) {
     stopAll(instance.instanceId);
   },
+  // A stopped local instance is its directory with nothing running in it: starting it again only
+  // checks the directory is still there (a directory removed outside the service is not recreated
+  // empty, which would hide the loss of its files).
+  async start(ctx, instance) {
+    const info = await stat(rootOf(ctx, instance)).catch(() => null);
+    if (!info?.isDirectory())
+      throw new EnvironmentDriverError('unavailable', "the environment's directory is gone (removed outside the service?)");
+    await mkdir(instance.workingDirectory, { recursive: true, mode: 0o700 });
+    return instance;
+  },
   async destroy(ctx, instance) {
     stopAll(instance.instanceId);
     running.delete(instance.instanceId);
