@@ -276,6 +276,8 @@ registerProviderType({
     additionalProperties: false,
   },
   credentialRequired: true,
+  // Where a service account token for the namespace is made.
+  setupUrl: 'https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/',
   endpointFields: ['server'],
   environment: {
     environmentSchema: kubernetesEnvironmentSchema,
