@@ -319,9 +319,16 @@ describe('a Fly Machines API that cannot be reached', () => {
   it('answers work, stop and DELETE with failed_precondition and leaves the environment as it was', async () => {
     const gone = await startFlyMachinesServer({ images: [IMAGE] });
     const provider = await t.rest('POST', '/api/v1/environment-providers', {
-      body: { type: 'fly', name: 'Flaky', config: { app_name: gone.app, base_url: gone.baseUrl }, credential: { api_token: gone.token } },
+      body: {
+        type: 'fly',
+        name: 'Flaky',
+        config: { app_name: gone.app, base_url: `${gone.baseUrl}/v1/` },
+        credential: { api_token: gone.token },
+      },
     });
+    // A base URL given with the API's version works the same.
     const env = await environment((await template(config(), provider.body.id)).id);
+    expect(env.status).toBe('ready');
     const open = await openThroughRun(env.id);
     await gone.close();
     await expect(open.exec({ command: 'true', timeoutMs: 5000, maxOutputBytes: 10 })).rejects.toMatchObject({

@@ -44,8 +44,13 @@ const METADATA_KEY = 'workspace_agent_environment_id';
 
 function targetOf(ctx: EnvironmentDriverContext): FlyTarget {
   return {
-    baseUrl:
-      typeof ctx.providerConfig.base_url === 'string' && ctx.providerConfig.base_url ? ctx.providerConfig.base_url : FLY_DEFAULT_BASE_URL,
+    // With or without the version: the client adds `/v1` itself.
+    baseUrl: (typeof ctx.providerConfig.base_url === 'string' && ctx.providerConfig.base_url
+      ? ctx.providerConfig.base_url
+      : FLY_DEFAULT_BASE_URL
+    )
+      .replace(/\/+$/, '')
+      .replace(/\/v1$/, ''),
     app: String(ctx.providerConfig.app_name ?? ''),
     token: String(ctx.credential?.api_token ?? ''),
   };

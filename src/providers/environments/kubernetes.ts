@@ -141,6 +141,9 @@ function transport(ctx: EnvironmentDriverContext, instance: EnvironmentInstance)
         onChunk: run.onChunk,
       });
       if (result.failure) throw new EnvironmentDriverError('unavailable', `the pod could not run the command: ${result.failure}`);
+      // A stream that ended without the command's status was cut (the API server or the node went away).
+      if (result.exitCode === null && !run.signal.aborted)
+        throw new EnvironmentDriverError('unavailable', 'the exec stream ended before the command reported how it ended');
       return { exitCode: result.exitCode };
     } catch (error) {
       if (run.signal.aborted) return { exitCode: null };
