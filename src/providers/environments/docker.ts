@@ -37,7 +37,7 @@ const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do slee
 // timeout or an abort can kill it (the engine's exec API has no kill), then becomes the command.
 const EXEC_WRAPPER = 'echo "$$" >&2; exec "$@"';
 // Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
-const KILL_TREE = [
+export const KILL_TREE = [
   'tree() {',
   '  kill -STOP "$1" 2>/dev/null',
   '  for f in /proc/[0-9]*/stat; do',

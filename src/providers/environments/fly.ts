@@ -1,0 +1,299 @@
+// The `fly` environment type: an instance is a Fly Machine in the provider's app, made through the
+// Fly Machines API from the template's image. Its first process makes the working directory and
+// idles; commands run through the machine's exec endpoint (an argument vector, a timeout, standard
+// input; the answer carries the exit code and both outputs whole), and files through small shell
+// commands run the same way (remote-shell.ts). Stop stops the machine (its root file system is kept
+// while stopped), start starts it again, destroy deletes it (forced).
+import {
+  EnvironmentDriverError,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+} from '../environment-driver.js';
+import { registerProviderType, type JsonSchema } from '../registry.js';
+import {
+  FLY_DEFAULT_BASE_URL,
+  flyCall,
+  FlyError,
+  FlyUnreachable,
+  type FlyExecResponse,
+  type FlyMachine,
+  type FlyTarget,
+} from './fly-machines.js';
+import {
+  idleProcess,
+  remoteExec,
+  remoteListFiles,
+  remoteReadFile,
+  remoteWriteFile,
+  workingDirectoryOf,
+  type RemoteTransport,
+} from './remote-shell.js';
+
+export const FLY_DEFAULT_WORKING_DIRECTORY = '/workspace';
+/** API calls other than a command's exec give up after this long. */
+const API_TIMEOUT_MS = 60_000;
+/** Provisioning (and start) wait at most this long for the machine to be started. */
+const START_TIMEOUT_MS = 5 * 60_000;
+/** The longest wait one `/wait` call may ask for (the API's limit is 60 seconds). */
+const WAIT_SECONDS = 60;
+/** Files travel inside JSON (base64 on the exec's standard input and output): larger ones are refused. */
+export const FLY_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** The metadata member that names the environment a machine was made for. */
+const METADATA_KEY = 'workspace_agent_environment_id';
+
+function targetOf(ctx: EnvironmentDriverContext): FlyTarget {
+  return {
+    // With or without the version: the client adds `/v1` itself.
+    baseUrl: (typeof ctx.providerConfig.base_url === 'string' && ctx.providerConfig.base_url
+      ? ctx.providerConfig.base_url
+      : FLY_DEFAULT_BASE_URL
+    )
+      .replace(/\/+$/, '')
+      .replace(/\/v1$/, ''),
+    app: String(ctx.providerConfig.app_name ?? ''),
+    token: String(ctx.credential?.api_token ?? ''),
+  };
+}
+
+/** Machine names are lower-case: the environment's id, readable in `fly machines list`. */
+const machineName = (environmentId: string) => `wsa-${environmentId.toLowerCase().replace(/_/g, '-')}`;
+
+/** A problem during work as a state the caller can act on (409 failed_precondition), not the service's failure. */
+function apiProblem(error: unknown): never {
+  if (error instanceof EnvironmentDriverError) throw error;
+  if (error instanceof FlyError && error.status === 404)
+    throw new EnvironmentDriverError('unavailable', 'the environment has no machine (deleted outside the service?)');
+  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/**
+ * The machine an instance names: its id, or — for an environment whose provisioning failed before
+ * the machine's id was recorded (the service then passes the environment's id) — the one named for it.
+ */
+async function machineIdOf(target: FlyTarget, instance: EnvironmentInstance): Promise<string | null> {
+  if (!instance.instanceId.startsWith('env_')) return instance.instanceId;
+  const machines = await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS });
+  return (machines ?? []).find((m) => m.name === machineName(instance.instanceId))?.id ?? null;
+}
+
+/** Waits (in calls of at most a minute: the API answers 408 when the state did not come) until the machine is in `state`. */
+async function waitFor(target: FlyTarget, machine: FlyMachine, state: 'started' | 'stopped', signal?: AbortSignal) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    try {
+      await flyCall(target, 'GET', `/machines/${encodeURIComponent(machine.id)}/wait`, {
+        query: { state, timeout: String(WAIT_SECONDS), ...(machine.instance_id ? { instance_id: machine.instance_id } : {}) },
+        timeoutMs: (WAIT_SECONDS + 15) * 1000,
+        signal,
+      });
+      return;
+    } catch (error) {
+      if (!(error instanceof FlyError && error.status === 408) || Date.now() > deadline) throw error;
+    }
+  }
+}
+
+function transportOf(target: FlyTarget, machineId: string): RemoteTransport {
+  return async (run) => {
+    let answer: FlyExecResponse | null;
+    try {
+      answer = await flyCall<FlyExecResponse>(target, 'POST', `/machines/${encodeURIComponent(machineId)}/exec`, {
+        body: {
+          command: run.argv,
+          timeout: Math.ceil(run.timeoutMs / 1000),
+          ...(run.stdin !== undefined ? { stdin: run.stdin.toString('utf8') } : {}),
+        },
+        timeoutMs: run.timeoutMs + API_TIMEOUT_MS,
+        signal: run.signal,
+      });
+    } catch (error) {
+      // The driver gave up waiting (a kill that did not end the command): no answer to report.
+      if (run.signal.aborted) return { exitCode: null };
+      apiProblem(error);
+    }
+    // The endpoint answers the whole output at once.
+    if (answer?.stdout) run.onChunk('stdout', Buffer.from(answer.stdout, 'utf8'));
+    if (answer?.stderr) run.onChunk('stderr', Buffer.from(answer.stderr, 'utf8'));
+    if (answer?.exit_signal) return { exitCode: null };
+    // `exit_code` is left out when it is 0.
+    return { exitCode: answer?.exit_code ?? 0 };
+  };
+}
+
+const transport = (ctx: EnvironmentDriverContext, instance: EnvironmentInstance) => transportOf(targetOf(ctx), instance.instanceId);
+
+export const flyEnvironmentDriver: EnvironmentDriver = {
+  async provision(ctx, request) {
+    const target = targetOf(ctx);
+    const config = request.config;
+    const image = typeof config.image === 'string' ? config.image : '';
+    if (!image) throw new Error('the template names no image');
+    const workingDirectory = workingDirectoryOf(config, FLY_DEFAULT_WORKING_DIRECTORY);
+    const name = machineName(request.environmentId);
+    const region = (config.region as string | undefined) ?? (ctx.providerConfig.region as string | undefined);
+    try {
+      // Provisioned before (idempotent per environment id): the machine has the environment's name.
+      const existing = (
+        await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS, signal: request.signal })
+      )?.find((m) => m.name === name);
+      let machine: FlyMachine;
+      if (existing) {
+        machine = existing;
+        if (existing.state === 'stopped' || existing.state === 'suspended')
+          await flyCall(target, 'POST', `/machines/${encodeURIComponent(existing.id)}/start`, {
+            timeoutMs: API_TIMEOUT_MS,
+            signal: request.signal,
+          });
+      } else {
+        machine = await flyCall<FlyMachine>(target, 'POST', '/machines', {
+          body: {
+            name,
+            ...(region ? { region } : {}),
+            config: {
+              image,
+              env: (config.env as Record<string, string> | undefined) ?? {},
+              guest: {
+                cpu_kind: (config.cpu_kind as string | undefined) ?? 'shared',
+                cpus: (config.cpus as number | undefined) ?? 1,
+                memory_mb: (config.memory_mb as number | undefined) ?? 256,
+              },
+              // The image's own entrypoint is replaced: the machine only idles and runs what is exec'd.
+              init: { exec: idleProcess(workingDirectory) },
+              restart: { policy: 'no' },
+              auto_destroy: false,
+              metadata: { [METADATA_KEY]: request.environmentId },
+            },
+          },
+          timeoutMs: API_TIMEOUT_MS,
+          signal: request.signal,
+        });
+      }
+      await waitFor(target, machine, 'started', request.signal);
+      return { instanceId: machine.id, workingDirectory };
+    } catch (error) {
+      if (error instanceof FlyError || error instanceof FlyUnreachable) throw new Error(error.message, { cause: error });
+      throw error;
+    }
+  },
+  exec: (ctx, instance, request) => remoteExec(transport(ctx, instance), instance.workingDirectory, request),
+  readFile: (ctx, instance, path, options) =>
+    remoteReadFile(transport(ctx, instance), instance.workingDirectory, path, Math.min(options.maxBytes, FLY_MAX_FILE_BYTES)),
+  async writeFile(ctx, instance, path, content) {
+    if (Buffer.byteLength(content) > FLY_MAX_FILE_BYTES)
+      throw new EnvironmentDriverError(
+        'invalid_path',
+        `${path}: files over ${FLY_MAX_FILE_BYTES} bytes cannot be written to a Fly machine`,
+      );
+    return remoteWriteFile(transport(ctx, instance), instance.workingDirectory, path, content);
+  },
+  listFiles: (ctx, instance, path, options) => remoteListFiles(transport(ctx, instance), instance.workingDirectory, path, options),
+  async stop(ctx, instance) {
+    const target = targetOf(ctx);
+    try {
+      const id = await machineIdOf(target, instance);
+      if (!id) return;
+      const machine = await flyCall<FlyMachine>(target, 'GET', `/machines/${encodeURIComponent(id)}`, { timeoutMs: API_TIMEOUT_MS });
+      await flyCall(target, 'POST', `/machines/${encodeURIComponent(id)}/stop`, { timeoutMs: API_TIMEOUT_MS });
+      await waitFor(target, machine, 'stopped');
+    } catch (error) {
+      // Gone already: nothing runs in it.
+      if (!(error instanceof FlyError && error.status === 404)) apiProblem(error);
+    }
+  },
+  async start(ctx, instance) {
+    const target = targetOf(ctx);
+    try {
+      const id = await machineIdOf(target, instance);
+      if (!id) throw new EnvironmentDriverError('unavailable', 'the environment has no machine (deleted outside the service?)');
+      const machine = await flyCall<FlyMachine>(target, 'GET', `/machines/${encodeURIComponent(id)}`, { timeoutMs: API_TIMEOUT_MS });
+      if (machine.state !== 'started')
+        await flyCall(target, 'POST', `/machines/${encodeURIComponent(id)}/start`, { timeoutMs: API_TIMEOUT_MS });
+      await waitFor(target, machine, 'started');
+      return { instanceId: id, workingDirectory: instance.workingDirectory };
+    } catch (error) {
+      apiProblem(error);
+    }
+  },
+  async destroy(ctx, instance) {
+    const target = targetOf(ctx);
+    try {
+      const id = await machineIdOf(target, instance);
+      if (!id) return;
+      await flyCall(target, 'DELETE', `/machines/${encodeURIComponent(id)}`, { query: { force: 'true' }, timeoutMs: API_TIMEOUT_MS });
+    } catch (error) {
+      if (!(error instanceof FlyError && error.status === 404)) apiProblem(error);
+    }
+  },
+};
+
+// The template's config. Unknown members are refused.
+const flyEnvironmentSchema: JsonSchema = {
+  type: 'object',
+  required: ['image'],
+  additionalProperties: false,
+  properties: {
+    image: {
+      description: 'the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>',
+      minLength: 1,
+      maxLength: 512,
+      type: 'string',
+    },
+    working_directory: {
+      description: 'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
+      maxLength: 1024,
+      pattern: '^/',
+      type: 'string',
+    },
+    env: {
+      description: 'environment variables of the machine and every command',
+      maxProperties: 100,
+      type: 'object',
+      additionalProperties: { type: 'string' },
+    },
+    cpu_kind: { description: 'shared (default) or performance', enum: ['shared', 'performance'] },
+    cpus: { description: 'CPUs of the machine (default 1)', minimum: 1, maximum: 16, type: 'integer' },
+    memory_mb: { description: 'memory of the machine in MiB (default 256)', minimum: 256, maximum: 131072, type: 'integer' },
+    region: {
+      description: "the region the machine runs in (default: the provider's, else Fly's choice)",
+      pattern: '^[a-z]{3}$',
+      type: 'string',
+    },
+  },
+};
+
+registerProviderType({
+  kind: 'environment',
+  type: 'fly',
+  title: 'Fly Machines',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      app_name: {
+        type: 'string',
+        pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+        description: 'the Fly app the machines are made in (create it first)',
+      },
+      base_url: { type: 'string', format: 'uri', description: 'default https://api.machines.dev' },
+      region: { type: 'string', pattern: '^[a-z]{3}$', description: 'the default region of new machines' },
+    },
+    required: ['app_name'],
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: { api_token: { type: 'string', minLength: 1, writeOnly: true } },
+    required: ['api_token'],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  setupUrl: 'https://fly.io/dashboard',
+  endpointFields: ['base_url'],
+  environment: {
+    environmentSchema: flyEnvironmentSchema,
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: flyEnvironmentDriver,
+  },
+});

@@ -1,0 +1,292 @@
+// The `kubernetes` environment type: an instance is a pod in the provider's namespace, made through
+// the Kubernetes API from the template's image. Its one container makes the working directory and
+// idles; commands run through the pod's `exec` subresource over a websocket (kubernetes-api.ts) and
+// files through small shell commands run the same way (remote-shell.ts). Pods cannot be stopped and
+// started again, so the type does not support stop; destroy deletes the pod.
+import {
+  EnvironmentDriverError,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+} from '../environment-driver.js';
+import { registerProviderType, type JsonSchema } from '../registry.js';
+import { execStream, KubeError, kubeCall, KubeUnreachable, type KubeTarget } from './kubernetes-api.js';
+import {
+  idleProcess,
+  remoteExec,
+  remoteListFiles,
+  remoteReadFile,
+  remoteWriteFile,
+  workingDirectoryOf,
+  type RemoteTransport,
+} from './remote-shell.js';
+
+export const KUBERNETES_DEFAULT_WORKING_DIRECTORY = '/workspace';
+const DEFAULT_NAMESPACE = 'default';
+/** The pod's one container. */
+export const CONTAINER_NAME = 'workspace';
+/** The label that names the environment a pod was made for. */
+export const ENVIRONMENT_LABEL = 'workspace-agent-service/environment-id';
+const API_TIMEOUT_MS = 60_000;
+/** Provisioning waits at most this long for the pod to run (an image pull included). */
+const RUNNING_TIMEOUT_MS = 5 * 60_000;
+/** How often the pod's phase is read while waiting. */
+const POLL_MS = 500;
+/** Waiting reasons that will not resolve by themselves: provisioning fails at once with them. */
+const HOPELESS = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'ErrImageNeverPull',
+]);
+
+interface Pod {
+  metadata?: { name?: string; namespace?: string };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    containerStatuses?: {
+      name: string;
+      state?: { waiting?: { reason?: string; message?: string }; running?: unknown; terminated?: { reason?: string; exitCode?: number } };
+    }[];
+  };
+}
+
+function targetOf(ctx: EnvironmentDriverContext): KubeTarget {
+  const credential = ctx.credential ?? {};
+  return {
+    server: String(ctx.providerConfig.server ?? ''),
+    token: credential.token as string | undefined,
+    ca: credential.ca as string | undefined,
+    cert: credential.client_cert as string | undefined,
+    key: credential.client_key as string | undefined,
+  };
+}
+
+const namespaceOf = (ctx: EnvironmentDriverContext) => (ctx.providerConfig.namespace as string | undefined) || DEFAULT_NAMESPACE;
+/** Pod names are DNS labels: the environment's id in lower case. */
+const podName = (environmentId: string) => `wsa-${environmentId.toLowerCase().replace(/_/g, '-')}`;
+
+/**
+ * The pod an instance names (`namespace/name`), or — for an environment whose provisioning failed
+ * before it was recorded (the service then passes the environment's id) — the one named for it.
+ */
+function podOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): { namespace: string; name: string } {
+  const slash = instance.instanceId.indexOf('/');
+  if (slash > 0) return { namespace: instance.instanceId.slice(0, slash), name: instance.instanceId.slice(slash + 1) };
+  return { namespace: namespaceOf(ctx), name: podName(instance.instanceId) };
+}
+
+const podPath = (namespace: string, name?: string) =>
+  `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods${name ? `/${encodeURIComponent(name)}` : ''}`;
+
+/** A problem during work as a state the caller can act on (409 failed_precondition). */
+function apiProblem(error: unknown): never {
+  if (error instanceof EnvironmentDriverError) throw error;
+  if (error instanceof KubeError && error.status === 404)
+    throw new EnvironmentDriverError('unavailable', 'the environment has no pod (deleted outside the service?)');
+  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/** Why a pod will never run, or null while it may still. */
+function hopeless(pod: Pod): string | null {
+  const phase = pod.status?.phase;
+  if (phase === 'Failed' || phase === 'Succeeded')
+    return `the pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? `: ${pod.status.message}` : ''})`;
+  for (const container of pod.status?.containerStatuses ?? []) {
+    const waiting = container.state?.waiting;
+    if (waiting?.reason && HOPELESS.has(waiting.reason))
+      return `the pod cannot start: ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`;
+    if (container.state?.terminated)
+      return `the pod's container ended (${container.state.terminated.reason ?? `exit code ${container.state.terminated.exitCode}`})`;
+  }
+  return null;
+}
+
+async function waitUntilRunning(target: KubeTarget, namespace: string, name: string, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + RUNNING_TIMEOUT_MS;
+  for (;;) {
+    const pod = await kubeCall<Pod>(target, 'GET', podPath(namespace, name), { timeoutMs: API_TIMEOUT_MS, signal });
+    const problem = hopeless(pod);
+    if (problem) throw new Error(problem);
+    const running = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER_NAME)?.state?.running;
+    if (pod.status?.phase === 'Running' && running) return;
+    if (Date.now() > deadline)
+      throw new Error(`the pod was not running after ${RUNNING_TIMEOUT_MS / 1000} seconds (phase ${pod.status?.phase ?? 'unknown'})`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function transport(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): RemoteTransport {
+  const target = targetOf(ctx);
+  const pod = podOf(ctx, instance);
+  return async (run) => {
+    // The older v4 protocol cannot end standard input: a command with input reads exactly its bytes
+    // through `head -c`, which ends the command's input (v5 also gets the close frame).
+    const command =
+      run.stdin !== undefined
+        ? ['/bin/sh', '-c', 'n=$1; shift; head -c "$n" | "$@"', 'wsa-stdin', String(run.stdin.length), ...run.argv]
+        : run.argv;
+    try {
+      const result = await execStream(target, {
+        namespace: pod.namespace,
+        pod: pod.name,
+        container: CONTAINER_NAME,
+        command,
+        stdin: run.stdin,
+        signal: run.signal,
+        onChunk: run.onChunk,
+      });
+      if (result.failure) throw new EnvironmentDriverError('unavailable', `the pod could not run the command: ${result.failure}`);
+      // A stream that ended without the command's status was cut (the API server or the node went away).
+      if (result.exitCode === null && !run.signal.aborted)
+        throw new EnvironmentDriverError('unavailable', 'the exec stream ended before the command reported how it ended');
+      return { exitCode: result.exitCode };
+    } catch (error) {
+      if (run.signal.aborted) return { exitCode: null };
+      apiProblem(error);
+    }
+  };
+}
+
+export const kubernetesEnvironmentDriver: EnvironmentDriver = {
+  async provision(ctx, request) {
+    const target = targetOf(ctx);
+    const config = request.config;
+    const image = typeof config.image === 'string' ? config.image : '';
+    if (!image) throw new Error('the template names no image');
+    const workingDirectory = workingDirectoryOf(config, KUBERNETES_DEFAULT_WORKING_DIRECTORY);
+    const namespace = namespaceOf(ctx);
+    const name = podName(request.environmentId);
+    const cpu = typeof config.cpu === 'number' ? config.cpu : undefined;
+    const memoryMb = typeof config.memory_mb === 'number' ? config.memory_mb : undefined;
+    const limits = {
+      ...(cpu !== undefined ? { cpu: `${Math.round(cpu * 1000)}m` } : {}),
+      ...(memoryMb !== undefined ? { memory: `${memoryMb}Mi` } : {}),
+    };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        namespace,
+        labels: { 'app.kubernetes.io/managed-by': 'workspace-agent-service', [ENVIRONMENT_LABEL]: request.environmentId },
+      },
+      spec: {
+        restartPolicy: 'Never',
+        // Commands in the pod get no token for the cluster they run in.
+        automountServiceAccountToken: false,
+        terminationGracePeriodSeconds: 5,
+        containers: [
+          {
+            name: CONTAINER_NAME,
+            image,
+            command: idleProcess(workingDirectory),
+            workingDir: workingDirectory,
+            env: Object.entries((config.env as Record<string, string> | undefined) ?? {}).map(([key, value]) => ({ name: key, value })),
+            ...(Object.keys(limits).length ? { resources: { limits, requests: limits } } : {}),
+          },
+        ],
+      },
+    };
+    try {
+      await kubeCall(target, 'POST', podPath(namespace), { body: pod, timeoutMs: API_TIMEOUT_MS, signal: request.signal }).catch(
+        (error: unknown) => {
+          // Provisioned before (idempotent per environment id): the pod already has the name.
+          if (!(error instanceof KubeError && error.status === 409)) throw error;
+        },
+      );
+      await waitUntilRunning(target, namespace, name, request.signal);
+    } catch (error) {
+      if (error instanceof KubeError || error instanceof KubeUnreachable) throw new Error(error.message, { cause: error });
+      throw error;
+    }
+    return { instanceId: `${namespace}/${name}`, workingDirectory };
+  },
+  exec: (ctx, instance, request) => remoteExec(transport(ctx, instance), instance.workingDirectory, request),
+  readFile: (ctx, instance, path, options) => remoteReadFile(transport(ctx, instance), instance.workingDirectory, path, options.maxBytes),
+  writeFile: (ctx, instance, path, content) => remoteWriteFile(transport(ctx, instance), instance.workingDirectory, path, content),
+  listFiles: (ctx, instance, path, options) => remoteListFiles(transport(ctx, instance), instance.workingDirectory, path, options),
+  stop() {
+    return Promise.reject(
+      new EnvironmentDriverError('unavailable', 'a pod cannot be stopped and started again: destroy the environment instead'),
+    );
+  },
+  async destroy(ctx, instance) {
+    const { namespace, name } = podOf(ctx, instance);
+    await kubeCall(targetOf(ctx), 'DELETE', podPath(namespace, name), {
+      query: { gracePeriodSeconds: '0' },
+      timeoutMs: API_TIMEOUT_MS,
+    }).catch((error: unknown) => {
+      // Gone already counts as destroyed.
+      if (!(error instanceof KubeError && error.status === 404)) apiProblem(error);
+    });
+  },
+};
+
+const kubernetesEnvironmentSchema: JsonSchema = {
+  type: 'object',
+  required: ['image'],
+  additionalProperties: false,
+  properties: {
+    image: { description: 'the image of the pod’s container, e.g. alpine:3.20', minLength: 1, maxLength: 512, type: 'string' },
+    working_directory: {
+      description: 'an absolute path inside the container where commands start (default /workspace; made when the pod starts)',
+      maxLength: 1024,
+      pattern: '^/',
+      type: 'string',
+    },
+    env: {
+      description: 'environment variables of the container and every command',
+      maxProperties: 100,
+      type: 'object',
+      additionalProperties: { type: 'string' },
+    },
+    cpu: { description: 'CPUs the container may use (e.g. 1.5; its limit and request)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
+    memory_mb: { description: 'memory limit (and request) in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
+  },
+};
+
+registerProviderType({
+  kind: 'environment',
+  type: 'kubernetes',
+  title: 'Kubernetes pods',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      server: { type: 'string', format: 'uri', pattern: '^https?://', description: 'the API server, e.g. https://10.0.0.1:6443' },
+      namespace: {
+        type: 'string',
+        pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$',
+        description: 'the namespace pods are made in (default "default")',
+      },
+    },
+    required: ['server'],
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: {
+      token: { type: 'string', minLength: 1, writeOnly: true, description: 'a bearer token (e.g. a service account token)' },
+      ca: { type: 'string', description: "PEM of the cluster's certificate authority" },
+      client_cert: { type: 'string', description: 'PEM of a client certificate' },
+      client_key: { type: 'string', writeOnly: true, description: "PEM of the client certificate's key" },
+    },
+    anyOf: [{ required: ['token'] }, { required: ['client_cert', 'client_key'] }],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  // Where a service account token for the namespace is made.
+  setupUrl: 'https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/',
+  endpointFields: ['server'],
+  environment: {
+    environmentSchema: kubernetesEnvironmentSchema,
+    managedInstances: true,
+    stop: false,
+    destroy: true,
+    driver: kubernetesEnvironmentDriver,
+  },
+});
