@@ -6,11 +6,36 @@ import type { PresenceEntry } from '../services/event-topics.js';
 
 export type { PresenceEntry };
 
+/** A daemon's error answer ({code, message}), as it gave it. */
+export class DaemonError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DaemonError';
+  }
+}
+
+export interface DeviceCallOptions {
+  /** How long to wait for the answer (default DEVICE_REQUEST_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /** Frames the daemon sends before its answer (streamed output, file content chunks). */
+  onFrame?: (frame: Record<string, unknown>) => void;
+  /** Aborting sends the daemon an `abort` for this request (it kills the command) and still waits for its answer. */
+  signal?: AbortSignal;
+}
+
 export interface DeviceConnection {
   deviceId: string;
   workspaceId: string;
-  /** Sends a request to the daemon and resolves with its answer (rejects on timeout or close). */
+  /** Sends a request to the daemon and resolves with its answer (rejects on timeout or close; a daemon error as an AppError). */
   request(method: string, params: Record<string, unknown>): Promise<unknown>;
+  /**
+   * The same, lower level: a daemon error rejects as a DaemonError with the daemon's own code; a
+   * timeout or a closed connection as an AppError (`unavailable`, `device_offline`).
+   */
+  call(method: string, params: Record<string, unknown>, options?: DeviceCallOptions): Promise<unknown>;
   close(code: number, reason: string): void;
 }
 
