@@ -85,7 +85,8 @@ export class EnvironmentHost {
   private async confine(scopeValue: unknown, requested: unknown, name = 'path'): Promise<string> {
     const scope = absolute(scopeValue, 'scope');
     const target = absolute(requested, name);
-    if (!this.roots.some((root) => inside(root, scope))) throw new EnvdError('outside_roots', `${scope} is outside the roots this device serves`);
+    if (!this.roots.some((root) => inside(root, scope)))
+      throw new EnvdError('outside_roots', `${scope} is outside the roots this device serves`);
     if (!inside(scope, target)) throw new EnvdError('outside_roots', `${String(requested)} is outside the environment`);
     let realScope: string;
     try {

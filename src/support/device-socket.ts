@@ -117,7 +117,10 @@ export function createDeviceWebSocketServer(deps: Deps) {
     socket.on('pong', seen);
     socket.on('message', (data) => {
       seen();
-      let message: { id?: unknown; type?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } } & Record<string, unknown>;
+      let message: { id?: unknown; type?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } } & Record<
+        string,
+        unknown
+      >;
       try {
         message = JSON.parse(String(data));
       } catch {

@@ -53,7 +53,10 @@ function problem(error: unknown): never {
 
 function deviceOf(ctx: EnvironmentDriverContext): { bridge: DeviceBridge; workspaceId: string; deviceId: string } {
   if (!ctx.devices || !ctx.workspaceId)
-    throw new EnvironmentDriverError('unavailable', 'this process cannot reach paired devices (only the service instance that holds their connection can)');
+    throw new EnvironmentDriverError(
+      'unavailable',
+      'this process cannot reach paired devices (only the service instance that holds their connection can)',
+    );
   return { bridge: ctx.devices, workspaceId: ctx.workspaceId, deviceId: String(ctx.environmentConfig.device_id) };
 }
 
@@ -228,6 +231,5 @@ export async function checkEnvdConfig(
   const deviceId = String(config.device_id);
   const device = ctx.devices ? await ctx.devices.find(ctx.workspaceId, deviceId) : null;
   if (!device) throw new AppError('not_found', `device ${deviceId} not found`, { field: 'config.device_id' });
-  if (device.status !== 'active')
-    throw new AppError('failed_precondition', `device ${deviceId} is revoked`, { field: 'config.device_id' });
+  if (device.status !== 'active') throw new AppError('failed_precondition', `device ${deviceId} is revoked`, { field: 'config.device_id' });
 }
