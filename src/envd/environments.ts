@@ -97,10 +97,8 @@ export class EnvironmentHost {
     if (!this.roots.some((root) => inside(root, realScope)))
       throw new EnvdError('outside_roots', `${scope} resolves outside the roots this device serves`);
     for (let existing = target; ; existing = dirname(existing)) {
-      let real: string | null = null;
-      try {
-        real = await realpath(existing);
-      } catch {
+      const real = await realpath(existing).catch(() => null);
+      if (real === null) {
         if (existing === scope) return target;
         continue;
       }
