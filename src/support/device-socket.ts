@@ -9,6 +9,7 @@ import { AppError } from '../lib/errors.js';
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../services/deps.js';
 import { authenticateDevice, markDeviceSeen } from './devices.js';
+import { holdDevice } from './device-relay.js';
 import { DaemonError, supportRuntime, type DeviceCallOptions, type DeviceConnection } from './runtime.js';
 
 export const DEVICE_SOCKET_PATH = '/api/envd/connect';
@@ -109,6 +110,8 @@ export function createDeviceWebSocketServer(deps: Deps) {
     // One live connection per device: a newer one replaces the older.
     runtime.devices.get(device.id)?.close(4409, 'replaced by a newer connection');
     runtime.devices.set(device.id, connection);
+    // With several instances, requests for the device from the others are relayed here.
+    const release = holdDevice(deps, connection);
     markDeviceSeen(deps, device.id).catch(() => undefined);
     deps.logger.info({ deviceId: device.id }, 'device connected');
 
@@ -147,6 +150,7 @@ export function createDeviceWebSocketServer(deps: Deps) {
     });
     socket.on('close', () => {
       clearInterval(ping);
+      release();
       if (runtime.devices.get(device.id) === connection) runtime.devices.delete(device.id);
       for (const waiter of pending.values()) {
         clearTimeout(waiter.timer);

@@ -1,5 +1,6 @@
 // In-process state of the support services, one per app instance (keyed by its Deps): presence,
 // live device connections, the pairing rate limiter, VAPID keys. Nothing here is a business rule.
+import { randomUUID } from 'node:crypto';
 import type { Deps } from '../services/deps.js';
 
 import type { PresenceEntry } from '../services/event-topics.js';
@@ -41,6 +42,8 @@ export interface DeviceConnection {
 
 export interface SupportRuntime {
   startedAt: Date;
+  /** This instance's random id (relayed device requests are answered to it). */
+  instanceId: string;
   presence: Map<string, Map<string, PresenceEntry>>; // workspace → participant → entry
   devices: Map<string, DeviceConnection>; // device id → its live connection
   pairingAttempts: Map<string, number[]>; // client address → request times (ms)
@@ -58,6 +61,7 @@ export function supportRuntime(deps: Deps): SupportRuntime {
   if (!runtime) {
     runtime = {
       startedAt: new Date(),
+      instanceId: randomUUID(),
       presence: new Map(),
       devices: new Map(),
       pairingAttempts: new Map(),
