@@ -162,7 +162,7 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
       stderrBytes: Number(result.stderr_bytes) || 0,
       truncated: result.truncated === true,
       timedOut: result.timed_out === true,
-      aborted: result.aborted === true || (request.signal?.aborted ?? false),
+      aborted: result.aborted === true,
       durationMs: Number(result.duration_ms) || 0,
     };
   },
