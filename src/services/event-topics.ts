@@ -41,6 +41,8 @@ export interface DeviceRelayRequest {
   relayId: string;
   /** The requesting instance: replies go to its topic. */
   from: string;
+  /** The instance recorded as holding the socket: only it serves the request (a stale second socket elsewhere does not). */
+  to: string;
   method: string;
   params: Record<string, unknown>;
   timeoutMs?: number;

@@ -34,6 +34,7 @@ export function holdDevice(deps: Deps, connection: DeviceConnection): () => void
   const reply = (to: string, payload: DeviceRelayReply) => void deps.events.publish('deviceRelayReply', to, payload);
   const unlisten = listen(deps.events, 'deviceRelayRequest', connection.deviceId, (payload) => {
     const request = payload as DeviceRelayRequest;
+    if (request.to !== instanceId) return;
     if (request.abort) {
       aborts.get(request.relayId)?.abort();
       return;
@@ -132,7 +133,7 @@ export async function relayDeviceRequest(
   const timeoutMs = options.timeoutMs ?? deps.config.deviceRequestTimeoutMs;
   const result = await new Promise<unknown>((resolve, reject) => {
     const onAbort = () =>
-      void deps.events.publish('deviceRelayRequest', deviceId, { relayId, from: instanceId, abort: true, method, params: {} });
+      void deps.events.publish('deviceRelayRequest', deviceId, { relayId, from: instanceId, to: holder, abort: true, method, params: {} });
     const settle = () => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
@@ -147,7 +148,7 @@ export async function relayDeviceRequest(
       resolve: (value) => (settle(), resolve(value)),
       reject: (error) => (settle(), reject(error)),
     });
-    void deps.events.publish('deviceRelayRequest', deviceId, { relayId, from: instanceId, method, params, timeoutMs });
+    void deps.events.publish('deviceRelayRequest', deviceId, { relayId, from: instanceId, to: holder, method, params, timeoutMs });
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
   });
