@@ -17,6 +17,8 @@ import { waitFor } from '../helpers/wait.js';
 import { createWorkspace } from '../../src/services/admin.js';
 import { callContext, principalActor } from '../../src/services/call-context.js';
 import { openEnvironment } from '../../src/services/environments.js';
+import { deviceBridgeOf } from '../../src/providers/device-bridge.js';
+import { envdEnvironmentDriver } from '../../src/providers/environments/envd.js';
 
 let t: TestApp;
 let work: string;
@@ -206,6 +208,20 @@ describe('the envd environment type', () => {
     const pid = Number(readFileSync(join(env.working_directory, 'pid'), 'utf8'));
     expect(() => process.kill(pid, 0)).toThrow(); // the shell is gone
     await expect(open(env.id)).rejects.toMatchObject({ code: 'failed_precondition' });
+
+    // The driver can start it again while its directory is on the device.
+    const ctx = {
+      providerConfig: {},
+      environmentConfig: env.config,
+      credential: null,
+      dataDir: '',
+      workspaceId: t.workspaceId,
+      devices: deviceBridgeOf(t.app.deps),
+    };
+    const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
+    expect(await envdEnvironmentDriver.start!(ctx, instance)).toEqual(instance);
+    rmSync(env.instance_id, { recursive: true });
+    await expect(envdEnvironmentDriver.start!(ctx, instance)).rejects.toMatchObject({ reason: 'not_found' });
   });
 
   it('moves files larger than a websocket frame in chunks, and bounds what it reads', async () => {

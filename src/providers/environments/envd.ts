@@ -215,6 +215,12 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
     await call(ctx, 'stop', { environment_id: environmentIdOf(ctx, instance) });
   },
 
+  /** Nothing keeps running between commands: a stopped environment starts again once its directory is still there. */
+  async start(ctx, instance) {
+    await call(ctx, 'list_files', { ...confine(ctx, instance, '.'), depth: 1, limit: 1 });
+    return instance;
+  },
+
   async destroy(ctx, instance) {
     // A revoked device can never be reached again: the environment is destroyed as far as the
     // service is concerned, and its directory stays on the device for its owner to remove.
