@@ -26,6 +26,8 @@ import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
 import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
+import { createDeviceBridge } from './support/device-bridge.js';
+import { registerDeviceBridge } from './providers/device-bridge.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
 
 export interface App {
@@ -172,6 +174,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger);
   const deps = assembleDeps(config, logger, database);
+  // Environment drivers reach paired devices through this bridge (the `envd` environment type).
+  registerDeviceBridge(deps, createDeviceBridge(deps));
   const bootstrap = await bootstrapIfEmpty(deps);
   // Web push keys are generated (and stored) on the first start, so the public key never changes under subscribers.
   await vapidKeys(deps);

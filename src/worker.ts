@@ -9,11 +9,15 @@ import { PgListener } from './lib/pg-listener.js';
 import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
+import { registerDeviceBridge } from './providers/device-bridge.js';
+import { createDeviceBridge } from './support/device-bridge.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
 const database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
 const deps = assembleDeps(config, logger, database);
+// Paired devices are reached through the instance holding their websocket (relayed with REDIS_URL).
+registerDeviceBridge(deps, createDeviceBridge(deps));
 // The process's one LISTEN connection: the workers wake on it, and the configuration they remember
 // (models, providers) is forgotten when any process changes it.
 const listener = new PgListener(database.url, logger).on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);

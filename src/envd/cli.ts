@@ -1,9 +1,11 @@
 // envd: the remote environment daemon. It pairs with the service, keeps its device credential in a
 // 0600 file, holds a websocket to the service and answers directory listings confined to the
-// roots it was started with.
+// roots it was started with. With --allow-environments it also runs the service's environments
+// there (commands, files: ./environments.ts) — an explicit opt-in, since that lets the service run
+// commands on this machine.
 //
 //   npm run envd -- pair --server URL [--name NAME] [--workspace wsp_…] [--config FILE]
-//   npm run envd -- serve --root DIR [--root DIR …] [--config FILE]
+//   npm run envd -- serve --root DIR [--root DIR …] [--allow-environments] [--config FILE]
 //
 // Exit codes: 0 ok; 1 usage or network error; 2 pairing rejected; 3 pairing expired;
 // 4 credential refused (revoked or unknown).
@@ -14,6 +16,7 @@ import { homedir, hostname, platform, arch } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { confineToRoots, listDirectories, resolveRoots, EnvdError } from './fs.js';
+import { EnvironmentHost, type Frame } from './environments.js';
 
 interface Credential {
   server: string;
@@ -121,6 +124,8 @@ async function serve(values: Record<string, string | string[] | boolean | undefi
   const rootArgs = Array.isArray(values.root) ? values.root : [];
   if (rootArgs.length === 0) fail('serve needs at least one --root DIR');
   const roots = resolveRoots(rootArgs as string[]);
+  const allowEnvironments = values['allow-environments'] === true;
+  const host = new EnvironmentHost(roots, allowEnvironments);
   const url = new URL('/api/envd/connect', credential.server.replace(/^http/, 'ws'));
   let attempt = 0;
 
@@ -134,7 +139,9 @@ async function serve(values: Record<string, string | string[] | boolean | undefi
     });
     socket.on('open', () => {
       attempt = 0;
-      log(`connected to ${url.origin} as device ${credential.device_id}; roots: ${roots.join(', ')}`);
+      log(
+        `connected to ${url.origin} as device ${credential.device_id}; roots: ${roots.join(', ')}; environments ${allowEnvironments ? 'allowed' : 'not allowed'}`,
+      );
     });
     socket.on('message', async (data) => {
       let message: { id?: string; type?: string; method?: string; params?: Record<string, unknown> };
@@ -144,20 +151,30 @@ async function serve(values: Record<string, string | string[] | boolean | undefi
         return;
       }
       if (message.type !== 'request' || typeof message.id !== 'string') return;
+      const id = message.id;
+      const send = (frame: Frame) => {
+        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ id, ...frame }));
+      };
       try {
-        if (message.method !== 'list_directories') throw new EnvdError('unknown_method', `unknown method ${message.method}`);
-        const requested = typeof message.params?.path === 'string' ? message.params.path : null;
-        const result =
-          requested === null
-            ? { path: null, entries: roots.map((root) => ({ name: root, path: root })), truncated: false }
-            : await listDirectories(await confineToRoots(roots, requested));
-        socket.send(JSON.stringify({ id: message.id, type: 'response', result }));
+        let result: unknown;
+        if (message.method === 'list_directories') {
+          const requested = typeof message.params?.path === 'string' ? message.params.path : null;
+          result =
+            requested === null
+              ? { path: null, entries: roots.map((root) => ({ name: root, path: root })), truncated: false }
+              : await listDirectories(await confineToRoots(roots, requested));
+        } else if (typeof message.method === 'string') {
+          result = await host.handle(id, message.method, message.params ?? {}, send);
+        } else throw new EnvdError('unknown_method', 'a request needs a method');
+        if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ id, type: 'response', result }));
       } catch (error) {
         const code = error instanceof EnvdError ? error.code : 'internal';
         socket.send(JSON.stringify({ id: message.id, type: 'response', error: { code, message: (error as Error).message } }));
       }
     });
     socket.on('close', (code, reason) => {
+      // Nobody is left to hear what a command answers: end everything the service started here.
+      host.stopAll();
       if (code === 4401) fail(`the device was revoked (${reason.toString() || 'revoked'})`, 4);
       log(`disconnected (${code}); reconnecting`);
       reconnect();
@@ -169,7 +186,11 @@ async function serve(values: Record<string, string | string[] | boolean | undefi
     setTimeout(connect, Math.min(30_000, 250 * 2 ** Math.min(attempt, 7)));
   };
   connect();
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => {
+      host.stopAll();
+      process.exit(0);
+    });
 }
 
 const [command, ...rest] = process.argv.slice(2);
@@ -181,6 +202,7 @@ const { values } = parseArgs({
     workspace: { type: 'string' },
     config: { type: 'string' },
     root: { type: 'string', multiple: true },
+    'allow-environments': { type: 'boolean' },
   },
   strict: true,
 });
@@ -188,5 +210,5 @@ if (command === 'pair') await pair(values);
 else if (command === 'serve') await serve(values);
 else
   fail(
-    'usage: envd pair --server URL [--name NAME] [--workspace ID] [--config FILE] | envd serve --root DIR [--root DIR …] [--config FILE]',
+    'usage: envd pair --server URL [--name NAME] [--workspace ID] [--config FILE] | envd serve --root DIR [--root DIR …] [--allow-environments] [--config FILE]',
   );

@@ -8,7 +8,15 @@ export const MAX_ENTRIES = 1000;
 
 export class EnvdError extends Error {
   constructor(
-    readonly code: 'outside_roots' | 'not_found' | 'not_a_directory' | 'invalid_path' | 'unknown_method',
+    readonly code:
+      | 'outside_roots'
+      | 'not_found'
+      | 'not_a_directory'
+      | 'not_a_file'
+      | 'invalid_path'
+      | 'invalid_request'
+      | 'unknown_method'
+      | 'environments_disabled',
     message: string,
   ) {
     super(message);

@@ -15,6 +15,10 @@ export interface EnvironmentDriverContext {
   credential: Record<string, unknown> | null;
   /** The deployment's data directory (types that keep instances on this machine put them under it). */
   dataDir: string;
+  /** The workspace the environment belongs to (types that reach the workspace's own resources, such as paired devices). */
+  workspaceId?: string;
+  /** Paired devices, for types that run instances on them (null where this process cannot reach devices). */
+  devices?: import('./device-bridge.js').DeviceBridge | null;
 }
 
 /** An instance as the service remembers it: the driver's own id for it and where commands start. */

@@ -8,6 +8,7 @@ import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js'
 import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
+import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
 
 const apiKeyCredential: JsonSchema = {
   type: 'object',
@@ -161,6 +162,56 @@ registerProviderType({
     stop: true,
     destroy: true,
     driver: localEnvironmentDriver,
+  },
+});
+
+// Paired devices (the envd daemon on a user's own machine, ./environments/envd.ts): the instance is
+// a directory on the device, reached over the device's websocket. Nothing to configure on the
+// provider and no credential: the device's own pairing is the credential, and its daemon must opt in
+// (serve --allow-environments). No probe: a provider test answers `unsupported`.
+registerProviderType({
+  kind: 'environment',
+  type: 'envd',
+  title: 'Paired device (envd daemon)',
+  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  credentialSchema: noCredential,
+  credentialRequired: false,
+  environment: {
+    environmentSchema: {
+      type: 'object',
+      required: ['device_id', 'root'],
+      additionalProperties: false,
+      properties: {
+        device_id: {
+          description: 'a paired device of the workspace (dev_…) whose daemon runs with --allow-environments',
+          pattern: '^dev_[A-Za-z0-9]{1,64}$',
+          type: 'string',
+        },
+        root: {
+          description:
+            "an absolute directory on the device inside the daemon's roots; each environment gets its own directory .wsa-environments/<environment id> under it",
+          maxLength: 4096,
+          pattern: '^/',
+          type: 'string',
+        },
+        working_directory: {
+          description: "a relative subdirectory of the environment's directory where commands start (created on provisioning)",
+          maxLength: 1024,
+          type: 'string',
+        },
+        env: {
+          description: "environment variables of every command (the daemon's own are never passed on)",
+          maxProperties: 100,
+          type: 'object',
+          additionalProperties: { type: 'string', maxLength: 32768 },
+        },
+      },
+    },
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: envdEnvironmentDriver,
+    checkConfig: checkEnvdConfig,
   },
 });
 

@@ -57,6 +57,14 @@ export interface ProviderType {
     stop: boolean;
     destroy: boolean;
     driver?: import('./environment-driver.js').EnvironmentDriver;
+    /**
+     * Checks of a template's config beyond its schema, against the workspace (the `envd` type: the
+     * device it names must be a device of the workspace). Throws the caller's error (AppError).
+     */
+    checkConfig?: (
+      ctx: { workspaceId: string; devices: import('./device-bridge.js').DeviceBridge | null },
+      config: Record<string, unknown>,
+    ) => Promise<void>;
   };
   /**
    * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS). Absent:

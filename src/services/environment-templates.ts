@@ -9,6 +9,7 @@ import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { isOffered, providerType, type ProviderType } from '../providers/index.js';
+import { deviceBridgeOf } from '../providers/device-bridge.js';
 import { recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -57,10 +58,15 @@ export function requireOffered(call: CallContext, type: ProviderType, field: str
     );
 }
 
-function validateConfig(type: ProviderType, value: unknown): Record<string, unknown> {
+async function validateConfig(call: CallContext, type: ProviderType, value: unknown): Promise<Record<string, unknown>> {
   if (value === undefined || value === null) value = {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidArgument('config must be an object', 'config');
   validateAgainst(type.environment!.environmentSchema, value, 'config');
+  // Checks the schema cannot make: what the config names must be the workspace's (a paired device).
+  await type.environment!.checkConfig?.(
+    { workspaceId: call.actor.workspaceId, devices: deviceBridgeOf(call.deps) },
+    value as Record<string, unknown>,
+  );
   return value as Record<string, unknown>;
 }
 
@@ -76,7 +82,7 @@ export async function createEnvironmentTemplate(call: CallContext, input: Enviro
     const { provider, type } = await environmentProvider(bound, providerId);
     requireOffered(bound, type, 'provider_id');
     if (!provider.enabled) throw new AppError('disabled', 'the environment provider is disabled', { field: 'provider_id' });
-    const config = validateConfig(type, input.config);
+    const config = await validateConfig(bound, type, input.config);
     const row = await bound.db.environmentTemplate.create({
       data: {
         id: newId('environmentTemplate'),
@@ -149,7 +155,7 @@ export async function updateEnvironmentTemplate(
         requireOffered(bound, type, 'provider_id');
         data.providerId = providerId;
       }
-      data.config = validateConfig(type, patch.config === undefined ? row.config : patch.config);
+      data.config = await validateConfig(bound, type, patch.config === undefined ? row.config : patch.config);
     }
     return changeVersioned({
       call: bound,

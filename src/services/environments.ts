@@ -9,6 +9,7 @@
 import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { deviceBridgeOf } from '../providers/device-bridge.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { validateName } from '../lib/text-fields.js';
@@ -62,6 +63,8 @@ function driverContext(call: CallContext, provider: Provider, environmentConfig:
       : null,
     environmentConfig: (environmentConfig ?? {}) as Record<string, unknown>,
     dataDir: call.deps.config.dataDir,
+    workspaceId: provider.workspaceId,
+    devices: deviceBridgeOf(call.deps),
   };
 }
 

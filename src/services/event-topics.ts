@@ -36,6 +36,28 @@ export interface PresenceFrame {
   participants: (PresenceEntry & { expiresAt: Date })[];
 }
 
+/** A device request relayed to the instance holding the device's websocket (support/device-relay.ts). */
+export interface DeviceRelayRequest {
+  relayId: string;
+  /** The requesting instance: replies go to its topic. */
+  from: string;
+  /** The instance recorded as holding the socket: only it serves the request (a stale second socket elsewhere does not). */
+  to: string;
+  method: string;
+  params: Record<string, unknown>;
+  timeoutMs?: number;
+  /** Abort the relayed request `relayId` (the daemon kills the command). */
+  abort?: boolean;
+}
+
+/** A frame of, or the answer to, a relayed device request. */
+export interface DeviceRelayReply {
+  relayId: string;
+  frame?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: string; message: string };
+}
+
 export type EventTopics = {
   /** The workspace after an effective change (its row), by workspace id. */
   workspaceUpdated: [workspaceId: string, payload: Workspace];
@@ -49,6 +71,10 @@ export type EventTopics = {
   runChanged: [runId: string, payload: Run];
   /** The presence frame after someone arrived, left or expired, by workspace id. */
   presenceChanged: [workspaceId: string, payload: PresenceFrame];
+  /** A request for a device, by device id: the instance holding its websocket serves it. */
+  deviceRelayRequest: [deviceId: string, payload: DeviceRelayRequest];
+  /** Frames and answers of relayed device requests, by the requesting instance's id. */
+  deviceRelayReply: [instanceId: string, payload: DeviceRelayReply];
 };
 
 export type Events = EventBus<EventTopics>;
