@@ -1,6 +1,7 @@
 // Installs every provider type into the registry (imported once by the app).
 import './model-types.js';
 import './other-types.js';
+import './environments/e2b.js';
 import './web/index.js';
 export * from './registry.js';
 export * from './environment-driver.js';
