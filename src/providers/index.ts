@@ -2,6 +2,7 @@
 import './model-types.js';
 import './other-types.js';
 import './environments/e2b.js';
+import './environments/daytona.js';
 import './web/index.js';
 export * from './registry.js';
 export * from './environment-driver.js';
