@@ -27,7 +27,8 @@ export interface FakeDaytonaSandbox {
   pending: string | null;
   request: Record<string, any>;
   root: string;
-  processes: Set<ChildProcess>;
+  /** What runs in it: each toolbox command's shell and the script it was given. */
+  processes: Map<ChildProcess, string>;
 }
 
 export interface DaytonaServer {
@@ -72,7 +73,7 @@ export async function startDaytonaServer(options: { snapshots?: string[] } = {})
     json(res, status, { statusCode: status, message, error: 'Error' });
   const find = (idOrName: string) => sandboxes.get(idOrName) ?? [...sandboxes.values()].find((s) => s.name === idOrName);
   const killAll = (sandbox: FakeDaytonaSandbox) => {
-    for (const child of sandbox.processes) {
+    for (const child of sandbox.processes.keys()) {
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
@@ -121,7 +122,7 @@ export async function startDaytonaServer(options: { snapshots?: string[] } = {})
         pending: 'started',
         request: body,
         root: join(dir, id),
-        processes: new Set(),
+        processes: new Map(),
       };
       mkdirSync(join(sandbox.root, HOME), { recursive: true });
       sandboxes.set(id, sandbox);
@@ -193,7 +194,7 @@ export async function startDaytonaServer(options: { snapshots?: string[] } = {})
     let timedOut = false;
     child.on('error', (failure) => json(res, 200, { exitCode: -1, result: failure.message }));
     if (child.pid === undefined) return;
-    sandbox.processes.add(child);
+    sandbox.processes.set(child, body.command);
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stdin!.on('error', () => undefined);
