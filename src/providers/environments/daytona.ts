@@ -296,6 +296,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         if (sandbox.state === 'stopped' || sandbox.state === 'archived')
           await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/start`, [200, 201], undefined, request.signal);
       }
+      if (typeof sandbox?.id !== 'string') throw new Error('Daytona answered without a sandbox id');
       if (sandbox.state !== 'started') sandbox = await waitForState(ctx, sandbox.id, ['started'], request.signal);
     } catch (error) {
       if (error instanceof SandboxApiError)

@@ -291,6 +291,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
         );
         sandbox = created.body;
       }
+      if (typeof sandbox?.sandboxID !== 'string') throw new Error('E2B answered without a sandbox id');
     } catch (error) {
       if (error instanceof SandboxApiError)
         throw new Error(`E2B refused the sandbox (${error.status}): ${error.message}`, { cause: error });

@@ -73,7 +73,7 @@ export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
   }
 }
 
-/** A JSON call that must answer one of `ok` statuses: the parsed body (null when empty), else a SandboxApiError. */
+/** A JSON call that must answer one of `ok` statuses: the parsed body (null when empty or not JSON), else a SandboxApiError. */
 export async function sandboxJson<T>(req: SandboxRequest, ok: number[]): Promise<{ status: number; body: T }> {
   const response = await sandboxFetch(req);
   let text: string;
@@ -83,13 +83,13 @@ export async function sandboxJson<T>(req: SandboxRequest, ok: number[]): Promise
     throw unreachable(req.service, error);
   }
   if (!ok.includes(response.status)) throw new SandboxApiError(response.status, messageOfBody(response.status, text));
-  let body: T | null = null;
-  if (text) {
-    try {
-      body = JSON.parse(text) as T;
-    } catch {
-      throw new EnvironmentDriverError('unavailable', `${req.service} answered something that is not JSON`);
-    }
+  // An answer whose body is not JSON (an empty 200 to a DELETE, a proxy's page) reads as null: the
+  // callers that need a member check for it.
+  let body: T | null;
+  try {
+    body = text ? (JSON.parse(text) as T) : null;
+  } catch {
+    body = null;
   }
   return { status: response.status, body: body as T };
 }
