@@ -258,6 +258,11 @@ describe('the e2b environment type', () => {
     const again = await e2bEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/home/user/work' });
     expect([...e2b.sandboxes.values()].filter((s) => s.metadata['workspace-agent-service.environment-id'] === env.id)).toHaveLength(1);
+    // A paused sandbox of the environment is resumed, not replaced.
+    await e2bEnvironmentDriver.stop(ctx, { instanceId: env.instance_id, workingDirectory: env.working_directory });
+    expect(e2b.sandboxes.get(env.instance_id)!.state).toBe('paused');
+    expect(await e2bEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG })).toEqual(again);
+    expect(e2b.sandboxes.get(env.instance_id)!.state).toBe('running');
 
     const unknown = await environment((await template({ template: 'no-such-template' })).id);
     expect(unknown).toMatchObject({
