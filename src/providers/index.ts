@@ -4,6 +4,8 @@ import './other-types.js';
 // Environment types in modules of their own (each registers itself).
 import './environments/fly.js';
 import './environments/kubernetes.js';
+import './environments/e2b.js';
+import './environments/daytona.js';
 import './web/index.js';
 export * from './registry.js';
 export * from './environment-driver.js';

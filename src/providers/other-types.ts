@@ -108,11 +108,8 @@ registerProviderType({
   },
   probe: dockerPing,
 });
-for (const [type, title, setupUrl] of [
-  ['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'],
-  ['modal', 'Modal sandboxes', 'https://modal.com/settings'],
-  ['daytona', 'Daytona', 'https://app.daytona.io/'],
-] as const) {
+// The hosted sandboxes E2B and Daytona register in ./environments/e2b.ts and ./environments/daytona.ts.
+for (const [type, title, setupUrl] of [['modal', 'Modal sandboxes', 'https://modal.com/settings']] as const) {
   registerProviderType({
     kind: 'environment',
     type,
@@ -126,7 +123,7 @@ for (const [type, title, setupUrl] of [
     credentialRequired: true,
     setupUrl,
     endpointFields: ['base_url'],
-    environment: { environmentSchema, managedInstances: true, stop: type !== 'e2b', destroy: true },
+    environment: { environmentSchema, managedInstances: true, stop: true, destroy: true },
   });
 }
 

@@ -1,0 +1,536 @@
+// The `daytona` environment type: an instance is a Daytona sandbox, made from a snapshot or an
+// image through Daytona's API and worked in through its toolbox (the daemon inside the sandbox).
+// Commands run through the toolbox's `process/execute`, which runs a shell script and answers its
+// merged output and exit code when it ends: the driver sends a small script that keeps standard
+// error apart (in a temporary file, appended base64-encoded after a marker line), feeds standard
+// input, and records the script's process group so a timeout or an abort can kill it with a second
+// `execute`. Files go through the toolbox's file endpoints. Stop stops the sandbox (its files stay),
+// start starts it again, destroy deletes it.
+import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import {
+  EnvironmentDriverError,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+  type ExecRequest,
+  type ExecResult,
+  type FileEntry,
+} from '../environment-driver.js';
+import { registerProviderType, type JsonSchema } from '../registry.js';
+import {
+  daytonaApi,
+  daytonaHeaders,
+  forgetToolbox,
+  getSandbox,
+  toolboxUrl,
+  toolboxUrlOf,
+  waitForState,
+  type DaytonaSandbox,
+} from './daytona-api.js';
+import { OutputBuffer } from './output-buffer.js';
+import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson, sandboxPath } from './sandbox-http.js';
+
+/** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
+export const DAYTONA_ENVIRONMENT_LABEL = 'workspace-agent-service.environment-id';
+const TOOLBOX_SERVICE = 'the Daytona sandbox';
+/** How long a killed command's answer may take before the driver stops waiting. */
+const KILL_GRACE_MS = 5_000;
+/** Extra seconds the toolbox's own timeout gives a command beyond the driver's (a backstop, not the limit). */
+const TOOLBOX_TIMEOUT_SLACK_SECONDS = 5;
+
+const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+const nameOf = (environmentId: string) => `wsa-${environmentId}`;
+
+/** The toolbox request a command becomes, and how to read its answer back. */
+export interface ExecScript {
+  script: string;
+  /** The line that separates the command's standard output from the script's trailer. */
+  marker: string;
+  /** Where the script records its process group (a kill reads it). */
+  pidFile: string;
+}
+
+/**
+ * The shell script the toolbox runs for one command: records its process group, runs the command
+ * with standard input (or none) and standard error in a temporary file, then prints the marker, the
+ * exit code and standard error in base64. Needs `/bin/sh`, `mktemp`, `base64` and `tr` in the image.
+ */
+export function execScript(request: Pick<ExecRequest, 'command' | 'env' | 'stdin'>): ExecScript {
+  const token = randomBytes(12).toString('hex');
+  const marker = `__wsa_exec_${token}__`;
+  const pidFile = `/tmp/wsa-exec-${token}.pid`;
+  const command = typeof request.command === 'string' ? `/bin/sh -c ${quote(request.command)}` : request.command.map(quote).join(' ');
+  const exports = Object.entries(request.env ?? {})
+    .map(([key, value]) => `export ${key}=${quote(value)}`)
+    .join('; ');
+  const body = `( ${exports ? `${exports}; ` : ''}exec ${command} ) 2>"$wsa_err"`;
+  // Standard input through a pipe from its base64 (any bytes survive the JSON of the request), or none.
+  const run =
+    request.stdin === undefined || request.stdin === ''
+      ? `${body} < /dev/null`
+      : `printf %s ${quote(Buffer.from(request.stdin).toString('base64'))} | base64 -d | ${body}`;
+  const script = [
+    `echo $$ > ${pidFile}`,
+    `wsa_err=$(mktemp) || exit 125`,
+    run,
+    `wsa_code=$?`,
+    `printf '\\n%s:%s:' ${quote(marker)} "$wsa_code"`,
+    `base64 < "$wsa_err" | tr -d '\\n'`,
+    `rm -f "$wsa_err" ${pidFile}`,
+  ].join('\n');
+  return { script, marker, pidFile };
+}
+
+/** Splits the toolbox's merged output back into the command's standard output, standard error and exit code (null: the trailer is missing, the script was killed). */
+export function parseExecOutput(result: string, marker: string): { stdout: Buffer; stderr: Buffer; exitCode: number | null } {
+  const at = result.lastIndexOf(`\n${marker}:`);
+  if (at < 0) return { stdout: Buffer.from(result), stderr: Buffer.alloc(0), exitCode: null };
+  const trailer = result.slice(at + marker.length + 2);
+  const colon = trailer.indexOf(':');
+  return {
+    stdout: Buffer.from(result.slice(0, at)),
+    stderr: Buffer.from(trailer.slice(colon + 1).trim(), 'base64'),
+    exitCode: Number(trailer.slice(0, colon)),
+  };
+}
+
+// Kills the process group a pid file names; waits briefly for the file (the kill may come as the command starts).
+const killScript = (pidFile: string) =>
+  [
+    `i=0; while [ ! -s ${pidFile} ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done`,
+    `[ -s ${pidFile} ] && kill -KILL -"$(cat ${pidFile})" 2>/dev/null`,
+    `rm -f ${pidFile}`,
+  ].join('\n');
+
+function workingDirectoryOf(config: Record<string, unknown>): string | null {
+  const value = config.working_directory;
+  if (value === undefined || value === null || value === '') return null;
+  const path = String(value);
+  if (!path.startsWith('/'))
+    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
+  return posix.normalize(path);
+}
+
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+
+/** A toolbox problem during work as a driver error; the toolbox address is asked for again next time. */
+function toolboxProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
+  forgetToolbox(ctx, instance.instanceId);
+  if (error instanceof EnvironmentDriverError) return error;
+  if (error instanceof SandboxApiError)
+    return new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${error.status}: ${error.message}`);
+  return new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/** One toolbox call answering JSON. */
+async function toolbox<T>(
+  ctx: EnvironmentDriverContext,
+  base: string,
+  method: string,
+  path: string,
+  ok: number[],
+  options: { json?: unknown; body?: BodyInit; signal?: AbortSignal; timeoutMs?: number } = {},
+) {
+  return sandboxJson<T>({ method, url: `${base}${path}`, headers: daytonaHeaders(ctx), service: TOOLBOX_SERVICE, ...options }, ok);
+}
+
+interface DaytonaFileInfo {
+  name: string;
+  size: number;
+  mode?: string;
+  isDir: boolean;
+  modTime?: string;
+  modifiedAt?: string;
+}
+
+/** A path's file info, or null when nothing is there. */
+async function info(ctx: EnvironmentDriverContext, base: string, path: string): Promise<DaytonaFileInfo | null> {
+  try {
+    return (await toolbox<DaytonaFileInfo>(ctx, base, 'GET', `/files/info?${new URLSearchParams({ path })}`, [200])).body;
+  } catch (error) {
+    if (error instanceof SandboxApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+  if (typeof request.command !== 'string' && !request.command[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
+  const started = Date.now();
+  const { script, marker, pidFile } = execScript(request);
+  let base: string;
+  try {
+    base = await toolboxUrl(ctx, instance.instanceId);
+  } catch (error) {
+    throw toolboxProblem(ctx, instance, error);
+  }
+  const call = new AbortController();
+  let timedOut = false;
+  let aborted = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const kill = () => {
+    void toolbox(ctx, base, 'POST', '/process/execute', [200], { json: { command: killScript(pidFile), timeout: 10 } }).catch(
+      () => undefined,
+    );
+    graceTimer ??= setTimeout(() => call.abort(), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, request.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    kill();
+  };
+  if (request.signal?.aborted) onAbort();
+  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  let result = '';
+  let toolboxExit: number | null = null;
+  try {
+    const answer = await toolbox<{ exitCode?: number; result?: string }>(ctx, base, 'POST', '/process/execute', [200, 408], {
+      json: {
+        command: script,
+        cwd: pathIn(instance, request.cwd),
+        timeout: Math.ceil(request.timeoutMs / 1000) + TOOLBOX_TIMEOUT_SLACK_SECONDS,
+      },
+      signal: call.signal,
+      timeoutMs: request.timeoutMs + (TOOLBOX_TIMEOUT_SLACK_SECONDS + 10) * 1000,
+    });
+    // 408: the toolbox's own timeout killed it (the backstop); the output is lost then.
+    if (answer.status === 408) timedOut = true;
+    else {
+      result = answer.body?.result ?? '';
+      toolboxExit = answer.body?.exitCode ?? null;
+    }
+  } catch (error) {
+    if (!(call.signal.aborted && (timedOut || aborted))) {
+      if (error instanceof SandboxApiError && error.status === 400)
+        throw new EnvironmentDriverError('invalid_path', `the Daytona sandbox refused the command: ${error.message}`);
+      throw toolboxProblem(ctx, instance, error);
+    }
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
+  const parsed = parseExecOutput(result, marker);
+  const stdout = new OutputBuffer(request.maxOutputBytes);
+  const stderr = new OutputBuffer(request.maxOutputBytes);
+  stdout.push(parsed.stdout);
+  stderr.push(parsed.stderr);
+  // The toolbox answers the whole output at the end: it reaches `onOutput` in one piece per stream.
+  if (parsed.stdout.length) request.onOutput?.('stdout', parsed.stdout);
+  if (parsed.stderr.length) request.onOutput?.('stderr', parsed.stderr);
+  const killed = timedOut || aborted;
+  return {
+    exitCode: killed ? null : (parsed.exitCode ?? toolboxExit),
+    signal: killed ? 'SIGKILL' : null,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    stdoutBytes: stdout.total,
+    stderrBytes: stderr.total,
+    truncated: stdout.truncated || stderr.truncated,
+    timedOut,
+    aborted,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** A file endpoint's failure as the driver error for `path`. */
+async function fileProblem(response: Response, path: string, action: string): Promise<never> {
+  const message = messageOfBody(response.status, await response.text().catch(() => ''));
+  if (response.status === 404) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+  if (response.status === 400 || response.status === 403) throw new EnvironmentDriverError('invalid_path', `${path}: ${message}`);
+  throw new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${response.status} ${action} ${path}: ${message}`);
+}
+
+function apiProblem(error: unknown): EnvironmentDriverError {
+  if (error instanceof EnvironmentDriverError) return error;
+  if (error instanceof SandboxApiError)
+    return new EnvironmentDriverError('unavailable', `the Daytona API answered ${error.status}: ${error.message}`);
+  return new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/** The create request for a template's config. */
+function createBody(environmentId: string, config: Record<string, unknown>, providerConfig: Record<string, unknown>) {
+  const image = typeof config.image === 'string' ? config.image : undefined;
+  return {
+    name: nameOf(environmentId),
+    ...(typeof config.snapshot === 'string' ? { snapshot: config.snapshot } : {}),
+    // An image becomes a one-line build (what Daytona's SDKs send for `Image.base(…)`).
+    ...(image ? { buildInfo: { dockerfileContent: `FROM ${image}\n` } } : {}),
+    ...(typeof config.user === 'string' ? { user: config.user } : {}),
+    env: (config.env as Record<string, string> | undefined) ?? {},
+    labels: { ...((config.labels as Record<string, string> | undefined) ?? {}), [DAYTONA_ENVIRONMENT_LABEL]: environmentId },
+    ...(typeof config.cpu === 'number' ? { cpu: config.cpu } : {}),
+    ...(typeof config.memory_gb === 'number' ? { memory: config.memory_gb } : {}),
+    ...(typeof config.disk_gb === 'number' ? { disk: config.disk_gb } : {}),
+    // The service stops and deletes its environments itself: Daytona's idle auto-stop is off unless asked for.
+    autoStopInterval: typeof config.auto_stop_minutes === 'number' ? config.auto_stop_minutes : 0,
+    ...(typeof providerConfig.target === 'string' ? { target: providerConfig.target } : {}),
+  };
+}
+
+export const daytonaEnvironmentDriver: EnvironmentDriver = {
+  async provision(ctx, request) {
+    const configured = workingDirectoryOf(request.config);
+    let sandbox: DaytonaSandbox;
+    try {
+      try {
+        sandbox = (
+          await daytonaApi<DaytonaSandbox>(
+            ctx,
+            'POST',
+            '/sandbox',
+            [200, 201],
+            createBody(request.environmentId, request.config, ctx.providerConfig),
+            request.signal,
+          )
+        ).body;
+      } catch (error) {
+        // Provisioned before (idempotent per environment id): the sandbox already has the name.
+        if (!(error instanceof SandboxApiError && error.status === 409)) throw error;
+        const existing = await getSandbox(ctx, nameOf(request.environmentId), request.signal);
+        if (!existing) throw error;
+        sandbox = existing;
+        if (sandbox.state === 'stopped' || sandbox.state === 'archived')
+          await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/start`, [200, 201], undefined, request.signal);
+      }
+      if (typeof sandbox?.id !== 'string') throw new Error('Daytona answered without a sandbox id');
+      if (sandbox.state !== 'started') sandbox = await waitForState(ctx, sandbox.id, ['started'], request.signal);
+    } catch (error) {
+      if (error instanceof SandboxApiError)
+        throw new Error(`Daytona refused the sandbox (${error.status}): ${error.message}`, { cause: error });
+      throw error;
+    }
+    const base = toolboxUrlOf(ctx, sandbox);
+    let workingDirectory = configured;
+    if (workingDirectory) {
+      await toolbox(ctx, base, 'POST', `/files/folder?${new URLSearchParams({ path: workingDirectory, mode: '755' })}`, [200, 201]);
+    } else {
+      const answer = await toolbox<{ dir?: string }>(ctx, base, 'GET', '/work-dir', [200]);
+      workingDirectory = answer.body?.dir || '/home/daytona';
+    }
+    return { instanceId: sandbox.id, workingDirectory };
+  },
+  exec,
+  async readFile(ctx, instance, path, options) {
+    const file = pathIn(instance, path);
+    try {
+      const base = await toolboxUrl(ctx, instance.instanceId);
+      const found = await info(ctx, base, file);
+      if (!found) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+      if (found.isDir) throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+      const response = await sandboxFetch({
+        method: 'GET',
+        url: `${base}/files/download?${new URLSearchParams({ path: file })}`,
+        headers: { ...daytonaHeaders(ctx), accept: 'application/octet-stream' },
+        service: TOOLBOX_SERVICE,
+      });
+      if (response.status !== 200) await fileProblem(response, path, 'reading');
+      const content = await readAtMost(response, options.maxBytes + 1, TOOLBOX_SERVICE);
+      const kept = content.subarray(0, options.maxBytes);
+      const sizeBytes = Math.max(Number(found.size ?? 0), content.length);
+      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+    } catch (error) {
+      throw toolboxProblem(ctx, instance, error);
+    }
+  },
+  async writeFile(ctx, instance, path, content) {
+    const file = pathIn(instance, path);
+    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    try {
+      const base = await toolboxUrl(ctx, instance.instanceId);
+      if ((await info(ctx, base, file))?.isDir) throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+      const parent = posix.dirname(file);
+      const folder = await sandboxFetch({
+        method: 'POST',
+        url: `${base}/files/folder?${new URLSearchParams({ path: parent, mode: '755' })}`,
+        headers: daytonaHeaders(ctx),
+        service: TOOLBOX_SERVICE,
+      });
+      if (folder.status !== 200 && folder.status !== 201) await fileProblem(folder, posix.dirname(path), 'creating');
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)]), posix.basename(file));
+      const response = await sandboxFetch({
+        method: 'POST',
+        url: `${base}/files/upload?${new URLSearchParams({ path: file })}`,
+        headers: daytonaHeaders(ctx),
+        body: form,
+        service: TOOLBOX_SERVICE,
+      });
+      if (response.status !== 200 && response.status !== 201) await fileProblem(response, path, 'writing');
+      return { sizeBytes: bytes.length };
+    } catch (error) {
+      throw toolboxProblem(ctx, instance, error);
+    }
+  },
+  async listFiles(ctx, instance, path, options) {
+    const directory = pathIn(instance, path);
+    const all: FileEntry[] = [];
+    let truncated = false;
+    try {
+      const base = await toolboxUrl(ctx, instance.instanceId);
+      const found = await info(ctx, base, directory);
+      if (!found) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+      if (!found.isDir) throw new EnvironmentDriverError('not_a_directory', `${path} is not a directory`);
+      // The toolbox lists one directory per call: breadth first, level by level, until the limit.
+      let level: string[] = [''];
+      for (let depth = 1; depth <= Math.max(1, options.depth) && level.length && !truncated; depth++) {
+        const next: string[] = [];
+        for (const relative of level) {
+          const listed = await toolbox<DaytonaFileInfo[]>(
+            ctx,
+            base,
+            'GET',
+            `/files?${new URLSearchParams({ path: relative ? posix.join(directory, relative) : directory })}`,
+            [200],
+          );
+          const entries = [...(listed.body ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+          for (const entry of entries) {
+            const entryPath = relative ? `${relative}/${entry.name}` : entry.name;
+            // Go's file mode string starts with L for a symbolic link.
+            const kind: FileEntry['kind'] = entry.mode?.startsWith('L') ? 'symlink' : entry.isDir ? 'directory' : 'file';
+            const modified = new Date(entry.modifiedAt ?? entry.modTime ?? 0);
+            all.push({
+              path: entryPath,
+              kind,
+              sizeBytes: kind === 'file' ? Number(entry.size ?? 0) : 0,
+              modifiedAt: Number.isNaN(modified.getTime()) ? new Date(0).toISOString() : modified.toISOString(),
+            });
+            if (kind === 'directory') next.push(entryPath);
+          }
+          if (all.length > options.limit) {
+            truncated = true;
+            break;
+          }
+        }
+        level = next;
+      }
+    } catch (error) {
+      throw toolboxProblem(ctx, instance, error);
+    }
+    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
+    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
+    return { entries: all.slice(0, options.limit), truncated: truncated || all.length > options.limit };
+  },
+  async stop(ctx, instance) {
+    forgetToolbox(ctx, instance.instanceId);
+    try {
+      const sandbox = await getSandbox(ctx, instance.instanceId);
+      // Gone, or stopped already: nothing runs in it.
+      if (!sandbox || ['stopped', 'archived', 'destroyed', 'destroying'].includes(sandbox.state ?? '')) return;
+      await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/stop`, [200, 201]);
+      await waitForState(ctx, sandbox.id, ['stopped', 'archived', 'destroyed']);
+    } catch (error) {
+      throw apiProblem(error);
+    }
+  },
+  async start(ctx, instance) {
+    forgetToolbox(ctx, instance.instanceId);
+    try {
+      const sandbox = await getSandbox(ctx, instance.instanceId);
+      if (!sandbox) throw new EnvironmentDriverError('unavailable', `the Daytona sandbox ${instance.instanceId} no longer exists`);
+      if (sandbox.state !== 'started') {
+        await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/start`, [200, 201]);
+        await waitForState(ctx, sandbox.id, ['started']);
+      }
+    } catch (error) {
+      throw apiProblem(error);
+    }
+    return instance;
+  },
+  async destroy(ctx, instance) {
+    forgetToolbox(ctx, instance.instanceId);
+    try {
+      // An environment whose provisioning failed before the sandbox's id was recorded is named by its
+      // own id: the sandbox Daytona may have made carries the name `wsa-<environment id>`.
+      let sandboxId = instance.instanceId;
+      if (sandboxId.startsWith('env_')) {
+        const found = await getSandbox(ctx, nameOf(sandboxId));
+        if (!found) return;
+        sandboxId = found.id;
+      }
+      await daytonaApi(ctx, 'DELETE', `/sandbox/${encodeURIComponent(sandboxId)}`, [200, 204, 404]);
+    } catch (error) {
+      throw apiProblem(error);
+    }
+  },
+};
+
+// ── registration ──
+const stringMap = (description: string, maxProperties: number): JsonSchema => ({
+  description,
+  maxProperties,
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 32768 },
+});
+
+registerProviderType({
+  kind: 'environment',
+  type: 'daytona',
+  title: 'Daytona sandboxes',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      api_url: { type: 'string', format: 'uri', description: `the Daytona API (default ${'https://app.daytona.io/api'})` },
+      organization_id: { type: 'string', maxLength: 128, description: 'sent as X-Daytona-Organization-ID' },
+      target: { type: 'string', maxLength: 64, description: 'the region sandboxes are made in (default: the organization’s)' },
+    },
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true, description: 'a Daytona API key (sent as a bearer token)' } },
+    required: ['api_key'],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  setupUrl: 'https://app.daytona.io/dashboard/keys',
+  endpointFields: ['api_url'],
+  environment: {
+    environmentSchema: {
+      type: 'object',
+      additionalProperties: false,
+      not: { required: ['snapshot', 'image'] },
+      properties: {
+        snapshot: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 512,
+          description: 'the Daytona snapshot the sandbox starts from (default: Daytona’s default snapshot)',
+        },
+        image: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 512,
+          description: 'an image to build the sandbox from instead, e.g. python:3.12-slim (not with snapshot)',
+        },
+        working_directory: {
+          type: 'string',
+          maxLength: 1024,
+          pattern: '^/',
+          description:
+            'an absolute path inside the sandbox where commands start (default: the sandbox’s working directory; created on provisioning)',
+        },
+        env: stringMap('environment variables of the sandbox and so of every command', 100),
+        labels: stringMap('labels of the sandbox in Daytona', 50),
+        user: { type: 'string', minLength: 1, maxLength: 64, description: 'the sandbox user (default: the snapshot’s)' },
+        cpu: { type: 'integer', minimum: 1, maximum: 64, description: 'CPUs (with image only)' },
+        memory_gb: { type: 'integer', minimum: 1, maximum: 256, description: 'memory in GiB (with image only)' },
+        disk_gb: { type: 'integer', minimum: 1, maximum: 1024, description: 'disk in GiB (with image only)' },
+        auto_stop_minutes: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 43200,
+          description: 'Daytona stops the sandbox after this many idle minutes (default 0: never; the service stops it)',
+        },
+      },
+    },
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: daytonaEnvironmentDriver,
+  },
+});

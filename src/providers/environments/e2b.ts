@@ -1,0 +1,523 @@
+// The `e2b` environment type: an instance is an E2B sandbox (a Firecracker micro-VM made from a
+// template). Provisioning creates it through E2B's control plane; commands run through the
+// sandbox's own daemon (envd) as Connect RPC server streams (`process.Process/Start`, killed with
+// `SendSignal`, standard input through `SendInput` and `CloseStdin`); files are read and written
+// with envd's plain HTTP `/files` and listed with `filesystem.Filesystem/ListDir`. Stop pauses the
+// sandbox (its memory and files are kept), start resumes it (`connect`), destroy kills it.
+import { posix } from 'node:path';
+import {
+  EnvironmentDriverError,
+  type EnvironmentDriver,
+  type EnvironmentDriverContext,
+  type EnvironmentInstance,
+  type ExecRequest,
+  type ExecResult,
+  type FileEntry,
+} from '../environment-driver.js';
+import { registerProviderType, type JsonSchema } from '../registry.js';
+import { ConnectError, connectServerStream, connectUnary } from './connect-rpc.js';
+import {
+  DEFAULT_E2B_USER,
+  e2bApi,
+  forgetAccess,
+  rememberAccess,
+  sandboxAccess,
+  userOf,
+  type E2bSandbox,
+  type EnvdAccess,
+} from './e2b-api.js';
+import { OutputBuffer } from './output-buffer.js';
+import { readAtMost, SandboxApiError, sandboxFetch, sandboxPath, unreachable } from './sandbox-http.js';
+
+/** Where commands start when the template names no `working_directory`: the E2B user's home. */
+export const DEFAULT_E2B_WORKING_DIRECTORY = '/home/user';
+/** The sandbox's lifetime (seconds) from creation or resumption, unless the template says otherwise. */
+export const DEFAULT_E2B_TIMEOUT_SECONDS = 3600;
+/** The metadata member that names the environment a sandbox belongs to (provisioning finds it again by it). */
+export const E2B_ENVIRONMENT_METADATA = 'workspace-agent-service.environment-id';
+const SANDBOX_SERVICE = 'the E2B sandbox';
+/** How long a killed command's stream may take to end before the driver stops waiting. */
+const KILL_GRACE_MS = 5_000;
+/** envd's unary calls (file metadata, signals) give up after this long. */
+const ENVD_TIMEOUT_MS = 60_000;
+/** Tells envd (and proxies before it) to send a keepalive event this often on a quiet command's stream. */
+const KEEPALIVE_SECONDS = '50';
+
+const signalOfStatus = (status: string | undefined): string => {
+  if (!status) return 'SIGKILL';
+  if (/killed/i.test(status)) return 'SIGKILL';
+  if (/terminated/i.test(status)) return 'SIGTERM';
+  if (/interrupt/i.test(status)) return 'SIGINT';
+  return status.replace(/^signal:\s*/i, '').toUpperCase();
+};
+
+function workingDirectoryOf(config: Record<string, unknown>): string {
+  const value = config.working_directory;
+  if (value === undefined || value === null || value === '') return DEFAULT_E2B_WORKING_DIRECTORY;
+  const path = String(value);
+  if (!path.startsWith('/'))
+    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
+  return posix.normalize(path);
+}
+
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+
+/** An envd problem during work as a driver error; the sandbox's address is fetched again next time. */
+function envdProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
+  if (error instanceof EnvironmentDriverError) {
+    if (error.reason === 'unavailable') forgetAccess(ctx, instance.instanceId);
+    return error;
+  }
+  forgetAccess(ctx, instance.instanceId);
+  if (error instanceof ConnectError) {
+    if (error.code === 'unauthenticated' || error.code === 'permission_denied')
+      return new EnvironmentDriverError('unavailable', `the E2B sandbox refused the request: ${error.message}`);
+    // A working directory that is not there, a command that cannot start: the caller's input.
+    if (error.code === 'invalid_argument') return new EnvironmentDriverError('invalid_path', error.message);
+    return new EnvironmentDriverError('unavailable', `the E2B sandbox answered ${error.code}: ${error.message}`);
+  }
+  // A stream cut off midway (the sandbox paused or killed while a command ran).
+  return unreachable(SANDBOX_SERVICE, error);
+}
+
+function unary<T>(access: EnvdAccess, procedure: string, message: unknown): Promise<T> {
+  return connectUnary<T>({
+    baseUrl: access.baseUrl,
+    procedure,
+    headers: access.headers,
+    message,
+    timeoutMs: ENVD_TIMEOUT_MS,
+    service: SANDBOX_SERVICE,
+  });
+}
+
+interface EnvdEntry {
+  name?: string;
+  type?: string;
+  path?: string;
+  size?: string | number;
+  modifiedTime?: string;
+}
+
+const KIND_OF_TYPE: Record<string, FileEntry['kind']> = {
+  FILE_TYPE_FILE: 'file',
+  FILE_TYPE_DIRECTORY: 'directory',
+  FILE_TYPE_SYMLINK: 'symlink',
+};
+
+/** A path's entry, or null when nothing is there. */
+async function stat(access: EnvdAccess, path: string): Promise<EnvdEntry | null> {
+  try {
+    return (await unary<{ entry?: EnvdEntry }>(access, 'filesystem.Filesystem/Stat', { path })).entry ?? null;
+  } catch (error) {
+    if (error instanceof ConnectError && error.code === 'not_found') return null;
+    throw error;
+  }
+}
+
+async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+  // A command line runs in a login shell, as E2B's own SDK runs commands; an argument vector as is.
+  const argv = typeof request.command === 'string' ? ['/bin/bash', '-l', '-c', request.command] : [...request.command];
+  if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
+  const started = Date.now();
+  let access: EnvdAccess;
+  try {
+    access = await sandboxAccess(ctx, instance.instanceId);
+  } catch (error) {
+    throw envdProblem(ctx, instance, error);
+  }
+  const stdout = new OutputBuffer(request.maxOutputBytes);
+  const stderr = new OutputBuffer(request.maxOutputBytes);
+  const stream = new AbortController();
+  let pid: number | null = null;
+  let killRequested = false;
+  let timedOut = false;
+  let aborted = false;
+  let graceTimer: NodeJS.Timeout | undefined;
+  const signalProcess = () => {
+    if (pid !== null)
+      void unary(access, 'process.Process/SendSignal', { process: { pid }, signal: 'SIGNAL_SIGKILL' }).catch(() => undefined);
+  };
+  const kill = () => {
+    // The process id arrives with the stream's first event: a kill asked for before it goes out then.
+    killRequested = true;
+    signalProcess();
+    graceTimer ??= setTimeout(() => stream.abort(), KILL_GRACE_MS);
+  };
+  const feedStdin = async (processId: number) => {
+    const process = { pid: processId };
+    if (request.stdin)
+      await unary(access, 'process.Process/SendInput', {
+        process,
+        input: { stdin: Buffer.from(request.stdin).toString('base64') },
+      });
+    await unary(access, 'process.Process/CloseStdin', { process });
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, request.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    kill();
+  };
+  if (request.signal?.aborted) onAbort();
+  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  type EndEvent = { exitCode?: number; exited?: boolean; status?: string; error?: string };
+  let end = null as EndEvent | null;
+  try {
+    const events = connectServerStream({
+      baseUrl: access.baseUrl,
+      procedure: 'process.Process/Start',
+      headers: { ...access.headers, 'keepalive-ping-interval': KEEPALIVE_SECONDS },
+      message: {
+        process: {
+          cmd: argv[0],
+          args: argv.slice(1),
+          envs: request.env ?? {},
+          cwd: pathIn(instance, request.cwd),
+        },
+        stdin: request.stdin !== undefined,
+      },
+      signal: stream.signal,
+      service: SANDBOX_SERVICE,
+    });
+    for await (const message of events) {
+      const event = (message.event ?? {}) as Record<string, Record<string, unknown> | undefined>;
+      if (event.start) {
+        pid = Number(event.start.pid);
+        if (killRequested) signalProcess();
+        else if (request.stdin !== undefined) void feedStdin(pid).catch(() => kill());
+      } else if (event.data) {
+        for (const name of ['stdout', 'stderr'] as const) {
+          const data = event.data[name];
+          if (typeof data !== 'string') continue;
+          const chunk = Buffer.from(data, 'base64');
+          (name === 'stdout' ? stdout : stderr).push(chunk);
+          request.onOutput?.(name, chunk);
+        }
+      } else if (event.end) end = event.end as EndEvent;
+    }
+  } catch (error) {
+    // A stream the driver cut off after a kill ends the command's wait, not the driver's work.
+    if (!(stream.signal.aborted && (timedOut || aborted))) throw envdProblem(ctx, instance, error);
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(graceTimer);
+    request.signal?.removeEventListener('abort', onAbort);
+  }
+  if (!end && !timedOut && !aborted)
+    throw envdProblem(ctx, instance, new ConnectError('unavailable', 'the command ended without an end event'));
+  const killed = timedOut || aborted;
+  // envd's end event: `exited` false — absent in proto3 JSON — means a signal ended the process
+  // (its status says which).
+  const bySignal = killed || end?.exited !== true;
+  return {
+    exitCode: bySignal ? null : (end?.exitCode ?? 0),
+    signal: killed ? 'SIGKILL' : bySignal ? signalOfStatus(end?.status) : null,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    stdoutBytes: stdout.total,
+    stderrBytes: stderr.total,
+    truncated: stdout.truncated || stderr.truncated,
+    timedOut,
+    aborted,
+    durationMs: Date.now() - started,
+  };
+}
+
+/** A control-plane problem during stop, start or destroy as a driver error. */
+function apiProblem(error: unknown): EnvironmentDriverError {
+  if (error instanceof EnvironmentDriverError) return error;
+  if (error instanceof SandboxApiError)
+    return new EnvironmentDriverError('unavailable', `the E2B API answered ${error.status}: ${error.message}`);
+  return new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/** The sandbox an environment already has (provisioning is idempotent per environment id), or null. */
+async function findSandbox(ctx: EnvironmentDriverContext, environmentId: string, signal?: AbortSignal): Promise<E2bSandbox | null> {
+  const metadata = new URLSearchParams({ [E2B_ENVIRONMENT_METADATA]: environmentId }).toString();
+  const query = new URLSearchParams({ metadata, state: 'running,paused' }).toString();
+  const listed = await e2bApi<E2bSandbox[]>(ctx, 'GET', `/v2/sandboxes?${query}`, [200], undefined, signal);
+  return (listed.body ?? []).find((sandbox) => sandbox.metadata?.[E2B_ENVIRONMENT_METADATA] === environmentId) ?? null;
+}
+
+function timeoutOf(config: Record<string, unknown>): number {
+  return typeof config.timeout_seconds === 'number' ? config.timeout_seconds : DEFAULT_E2B_TIMEOUT_SECONDS;
+}
+
+/** Resumes a paused sandbox (or extends a running one's lifetime): `POST /sandboxes/{id}/connect`. */
+async function connectSandbox(ctx: EnvironmentDriverContext, sandboxId: string, signal?: AbortSignal): Promise<E2bSandbox> {
+  const answer = await e2bApi<E2bSandbox>(
+    ctx,
+    'POST',
+    `/sandboxes/${encodeURIComponent(sandboxId)}/connect`,
+    [200, 201],
+    { timeout: timeoutOf(ctx.environmentConfig) },
+    signal,
+  );
+  return answer.body;
+}
+
+export const e2bEnvironmentDriver: EnvironmentDriver = {
+  async provision(ctx, request) {
+    const config = request.config;
+    const workingDirectory = workingDirectoryOf(config);
+    const template = typeof config.template === 'string' ? config.template : '';
+    if (!template) throw new Error('the template names no E2B template');
+    let sandbox: E2bSandbox;
+    try {
+      const existing = await findSandbox(ctx, request.environmentId, request.signal);
+      if (existing) sandbox = existing.state === 'paused' ? await connectSandbox(ctx, existing.sandboxID, request.signal) : existing;
+      else {
+        const created = await e2bApi<E2bSandbox>(
+          ctx,
+          'POST',
+          '/sandboxes',
+          [201],
+          {
+            templateID: template,
+            timeout: timeoutOf(config),
+            autoPause: config.auto_pause === true,
+            // envd then wants the sandbox's access token on every request.
+            secure: true,
+            metadata: {
+              ...((config.metadata as Record<string, string> | undefined) ?? {}),
+              [E2B_ENVIRONMENT_METADATA]: request.environmentId,
+            },
+            envVars: (config.env as Record<string, string> | undefined) ?? {},
+          },
+          request.signal,
+        );
+        sandbox = created.body;
+      }
+      if (typeof sandbox?.sandboxID !== 'string') throw new Error('E2B answered without a sandbox id');
+    } catch (error) {
+      if (error instanceof SandboxApiError)
+        throw new Error(`E2B refused the sandbox (${error.status}): ${error.message}`, { cause: error });
+      throw error;
+    }
+    // The listing and `connect` may not carry the access token: ask for the sandbox's details.
+    if (sandbox.envdAccessToken === undefined) forgetAccess(ctx, sandbox.sandboxID);
+    else rememberAccess(ctx, sandbox);
+    const access = await sandboxAccess(ctx, sandbox.sandboxID);
+    try {
+      await unary(access, 'filesystem.Filesystem/MakeDir', { path: workingDirectory });
+    } catch (error) {
+      if (!(error instanceof ConnectError && error.code === 'already_exists'))
+        throw new Error(`the sandbox could not make ${workingDirectory}: ${(error as Error).message}`, { cause: error });
+    }
+    return { instanceId: sandbox.sandboxID, workingDirectory };
+  },
+  exec,
+  async readFile(ctx, instance, path, options) {
+    const file = pathIn(instance, path);
+    try {
+      const access = await sandboxAccess(ctx, instance.instanceId);
+      const entry = await stat(access, file);
+      if (!entry) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+      if (entry.type === 'FILE_TYPE_DIRECTORY') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+      const query = new URLSearchParams({ path: file, username: userOf(ctx) });
+      const response = await sandboxFetch({
+        method: 'GET',
+        url: `${access.baseUrl}/files?${query}`,
+        headers: { ...access.headers, accept: 'application/octet-stream' },
+        service: SANDBOX_SERVICE,
+      });
+      if (response.status === 404) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+      if (response.status === 400) throw new EnvironmentDriverError('not_a_file', `${path}: ${(await response.text()).slice(0, 300)}`);
+      if (response.status !== 200)
+        throw new EnvironmentDriverError('unavailable', `the E2B sandbox answered ${response.status} reading ${path}`);
+      // One byte more than asked says whether there was more, even when the size changed since.
+      const content = await readAtMost(response, options.maxBytes + 1, SANDBOX_SERVICE);
+      const kept = content.subarray(0, options.maxBytes);
+      const sizeBytes = Math.max(Number(entry.size ?? 0), content.length);
+      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+    } catch (error) {
+      throw envdProblem(ctx, instance, error);
+    }
+  },
+  async writeFile(ctx, instance, path, content) {
+    const file = pathIn(instance, path);
+    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    try {
+      const access = await sandboxAccess(ctx, instance.instanceId);
+      const entry = await stat(access, file);
+      if (entry?.type === 'FILE_TYPE_DIRECTORY') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)]), posix.basename(file));
+      const query = new URLSearchParams({ path: file, username: userOf(ctx) });
+      // envd creates the parent directories and replaces an existing file.
+      const response = await sandboxFetch({
+        method: 'POST',
+        url: `${access.baseUrl}/files?${query}`,
+        headers: access.headers,
+        body: form,
+        service: SANDBOX_SERVICE,
+      });
+      const text = await response.text().catch(() => '');
+      if (response.status === 400 || response.status === 507)
+        throw new EnvironmentDriverError('invalid_path', `${path}: ${text.slice(0, 300) || `HTTP ${response.status}`}`);
+      if (response.status !== 200)
+        throw new EnvironmentDriverError('unavailable', `the E2B sandbox answered ${response.status} writing ${path}`);
+      return { sizeBytes: bytes.length };
+    } catch (error) {
+      throw envdProblem(ctx, instance, error);
+    }
+  },
+  async listFiles(ctx, instance, path, options) {
+    const directory = pathIn(instance, path);
+    let entries: EnvdEntry[];
+    try {
+      const access = await sandboxAccess(ctx, instance.instanceId);
+      const entry = await stat(access, directory);
+      if (!entry) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
+      if (entry.type !== 'FILE_TYPE_DIRECTORY') throw new EnvironmentDriverError('not_a_directory', `${path} is not a directory`);
+      const listed = await unary<{ entries?: EnvdEntry[] }>(access, 'filesystem.Filesystem/ListDir', {
+        path: directory,
+        depth: Math.max(1, options.depth),
+      });
+      entries = listed.entries ?? [];
+    } catch (error) {
+      throw envdProblem(ctx, instance, error);
+    }
+    const all: FileEntry[] = [];
+    for (const entry of entries) {
+      const relative = posix.relative(directory, entry.path ?? posix.join(directory, entry.name ?? ''));
+      if (!relative || relative.startsWith('..')) continue;
+      const kind = KIND_OF_TYPE[entry.type ?? ''] ?? 'other';
+      const modified = entry.modifiedTime ? new Date(entry.modifiedTime) : new Date(0);
+      all.push({
+        path: relative,
+        kind,
+        sizeBytes: kind === 'file' ? Number(entry.size ?? 0) : 0,
+        modifiedAt: Number.isNaN(modified.getTime()) ? new Date(0).toISOString() : modified.toISOString(),
+      });
+    }
+    // Breadth first, sorted per level, as every type lists: a limited listing shows the top levels first.
+    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
+    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
+    return { entries: all.slice(0, options.limit), truncated: all.length > options.limit };
+  },
+  async stop(ctx, instance) {
+    forgetAccess(ctx, instance.instanceId);
+    try {
+      // 204 paused; 409 already paused; 404 gone (nothing runs in it either way).
+      await e2bApi(ctx, 'POST', `/sandboxes/${encodeURIComponent(instance.instanceId)}/pause`, [204, 404, 409], {});
+    } catch (error) {
+      throw apiProblem(error);
+    }
+  },
+  async start(ctx, instance) {
+    forgetAccess(ctx, instance.instanceId);
+    try {
+      const sandbox = await connectSandbox(ctx, instance.instanceId);
+      if (sandbox?.envdAccessToken !== undefined) rememberAccess(ctx, sandbox);
+    } catch (error) {
+      if (error instanceof SandboxApiError && error.status === 404)
+        throw new EnvironmentDriverError('unavailable', `the E2B sandbox ${instance.instanceId} no longer exists`);
+      throw apiProblem(error);
+    }
+    return instance;
+  },
+  async destroy(ctx, instance) {
+    forgetAccess(ctx, instance.instanceId);
+    try {
+      // An environment whose provisioning failed before the sandbox's id was recorded is named by
+      // its own id: the sandbox E2B may still have made is found by its metadata.
+      let sandboxId = instance.instanceId;
+      if (sandboxId.startsWith('env_')) {
+        const found = await findSandbox(ctx, sandboxId);
+        if (!found) return;
+        sandboxId = found.sandboxID;
+      }
+      await e2bApi(ctx, 'DELETE', `/sandboxes/${encodeURIComponent(sandboxId)}`, [204, 404]);
+    } catch (error) {
+      throw apiProblem(error);
+    }
+  },
+};
+
+// ── registration ──
+const stringMap = (description: string, maxProperties: number): JsonSchema => ({
+  description,
+  maxProperties,
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 32768 },
+});
+
+registerProviderType({
+  kind: 'environment',
+  type: 'e2b',
+  title: 'E2B sandboxes',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      api_url: { type: 'string', format: 'uri', description: 'the E2B API (default https://api.<domain>)' },
+      domain: {
+        type: 'string',
+        pattern: '^[A-Za-z0-9.-]+$',
+        maxLength: 253,
+        description: 'the domain sandboxes are reached under (default e2b.app): envd at https://49983-<sandbox id>.<domain>',
+      },
+      sandbox_url: {
+        type: 'string',
+        maxLength: 2048,
+        description:
+          'the address of every sandbox’s envd instead, with {sandbox_id} and {port} filled in (a self-hosted or proxied deployment; requests also carry E2b-Sandbox-Id and E2b-Sandbox-Port)',
+      },
+    },
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true, description: 'an E2B API key (sent as X-API-Key)' } },
+    required: ['api_key'],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  setupUrl: 'https://e2b.dev/dashboard',
+  endpointFields: ['api_url', 'sandbox_url'],
+  environment: {
+    environmentSchema: {
+      type: 'object',
+      required: ['template'],
+      additionalProperties: false,
+      properties: {
+        template: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 256,
+          description: 'the E2B template (id or alias) the sandbox starts from, e.g. base',
+        },
+        timeout_seconds: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 86400,
+          description: `how long the sandbox lives after it is made or started again (default ${DEFAULT_E2B_TIMEOUT_SECONDS}); E2B kills it then, or pauses it with auto_pause`,
+        },
+        auto_pause: { type: 'boolean', description: 'pause the sandbox at its timeout instead of killing it (default false)' },
+        metadata: stringMap('metadata stored with the sandbox in E2B', 50),
+        env: stringMap('environment variables of the sandbox and so of every command', 100),
+        working_directory: {
+          type: 'string',
+          maxLength: 1024,
+          pattern: '^/',
+          description: `an absolute path inside the sandbox where commands start (default ${DEFAULT_E2B_WORKING_DIRECTORY}; created on provisioning)`,
+        },
+        user: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[a-z_][a-z0-9_-]*$',
+          description: `the sandbox user commands run as and files belong to (default ${DEFAULT_E2B_USER})`,
+        },
+      },
+    },
+    managedInstances: true,
+    stop: true,
+    destroy: true,
+    driver: e2bEnvironmentDriver,
+  },
+});

@@ -1,0 +1,124 @@
+// The HTTP plumbing the hosted sandbox drivers (E2B, Daytona) share: a JSON call to a vendor's API
+// whose transport failures become `unavailable` driver errors naming the service, and the reading of
+// a vendor's error body into one sentence.
+import { EnvironmentDriverError } from '../environment-driver.js';
+
+/** Calls to a vendor's control plane or a sandbox's daemon give up after this long unless told otherwise. */
+export const SANDBOX_HTTP_TIMEOUT_MS = 60_000;
+
+/** An answer a vendor's API gave with a status the caller did not expect. */
+export class SandboxApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxApiError';
+  }
+}
+
+export interface SandboxRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** A JSON body (sent as application/json), or a prepared body (FormData, bytes) sent as is. */
+  json?: unknown;
+  body?: BodyInit;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Names the service in messages: `could not reach <service>: …`. */
+  service: string;
+}
+
+/** The sentence a vendor's error body carries (`message`, `error`, or the text), else the status. */
+export function messageOfBody(status: number, text: string): string {
+  try {
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const message = Array.isArray(body.message) ? body.message.join('; ') : body.message;
+    if (typeof message === 'string' && message) return message;
+    if (typeof body.error === 'string' && body.error) return body.error;
+  } catch {
+    // not JSON
+  }
+  return text.trim().slice(0, 500) || `HTTP ${status}`;
+}
+
+/** A transport failure (refused, reset, a DNS miss, a timeout) as the `unavailable` driver error. */
+export function unreachable(service: string, error: unknown): EnvironmentDriverError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  const reason =
+    (error as Error).name === 'TimeoutError' ? 'no answer in time' : (cause?.code ?? cause?.message ?? (error as Error).message);
+  return new EnvironmentDriverError('unavailable', `could not reach ${service}: ${reason}`);
+}
+
+/** Sends a request; answers the response whatever its status (the caller decides), or throws `unavailable`. */
+export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
+  const timeout = AbortSignal.timeout(req.timeoutMs ?? SANDBOX_HTTP_TIMEOUT_MS);
+  const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
+  let body = req.body;
+  if (req.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(req.json);
+  }
+  try {
+    return await fetch(req.url, {
+      method: req.method,
+      headers,
+      body,
+      signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
+    });
+  } catch (error) {
+    if (req.signal?.aborted) throw error;
+    throw unreachable(req.service, error);
+  }
+}
+
+/** A JSON call that must answer one of `ok` statuses: the parsed body (null when empty or not JSON), else a SandboxApiError. */
+export async function sandboxJson<T>(req: SandboxRequest, ok: number[]): Promise<{ status: number; body: T }> {
+  const response = await sandboxFetch(req);
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw unreachable(req.service, error);
+  }
+  if (!ok.includes(response.status)) throw new SandboxApiError(response.status, messageOfBody(response.status, text));
+  // An answer whose body is not JSON (an empty 200 to a DELETE, a proxy's page) reads as null: the
+  // callers that need a member check for it.
+  let body: T | null;
+  try {
+    body = text ? (JSON.parse(text) as T) : null;
+  } catch {
+    body = null;
+  }
+  return { status: response.status, body: body as T };
+}
+
+/** Reads at most `maxBytes` of a response body and stops reading (the rest is never downloaded whole). */
+export async function readAtMost(response: Response, maxBytes: number, service: string): Promise<Buffer> {
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  try {
+    while (kept < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = value.length > maxBytes - kept ? value.subarray(0, maxBytes - kept) : value;
+      chunks.push(Buffer.from(part));
+      kept += part.length;
+    }
+  } catch (error) {
+    throw unreachable(service, error);
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A path inside the sandbox: relative to `base`, or absolute (the whole sandbox is the instance). */
+export function sandboxPath(base: string, path: string | undefined, resolve: (...parts: string[]) => string): string {
+  const value = path ?? '.';
+  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
+  return resolve(base || '/', value || '.');
+}
