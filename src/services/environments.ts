@@ -207,6 +207,9 @@ export async function stopEnvironment(call: CallContext, id: string): Promise<En
   const row = await getEnvironment(call, id);
   if (row.status !== 'ready') return row;
   const { provider, driver } = await maintainer(call, row);
+  // A type that says it cannot stop (pods) is refused here, before its driver is reached.
+  if (providerType('environment', provider.type)?.environment?.stop === false)
+    throw new AppError('failed_precondition', `environments of type ${provider.type} cannot be stopped: destroy the environment instead`);
   if (driver && row.externalId)
     await driver.stop(driverContext(call, provider, row.config), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
