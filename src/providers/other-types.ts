@@ -8,6 +8,8 @@ import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js'
 import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
+// The `modal` type registers itself (Modal sandboxes over Modal's gRPC API).
+import './environments/modal.js';
 
 const apiKeyCredential: JsonSchema = {
   type: 'object',
@@ -109,7 +111,6 @@ registerProviderType({
 });
 for (const [type, title, setupUrl] of [
   ['e2b', 'E2B sandboxes', 'https://e2b.dev/dashboard'],
-  ['modal', 'Modal sandboxes', 'https://modal.com/settings'],
   ['daytona', 'Daytona', 'https://app.daytona.io/'],
 ] as const) {
   registerProviderType({
