@@ -127,8 +127,9 @@ describe('the modal environment type', () => {
       'ImageJoinStreaming',
       'SandboxCreate',
       'SandboxGetTaskId',
-      'ContainerExec',
-      ...modal.calls.slice(before + 8),
+      'TaskGetCommandRouterAccess',
+      'TaskExecStart',
+      ...modal.calls.slice(before + 9),
     ]);
     expect(modal.lastRequest.get('AppGetOrCreate')).toMatchObject({ app_name: 'agents', environment_name: 'dev', object_creation_type: 1 });
     expect(modal.lastRequest.get('ImageGetOrCreate')).toMatchObject({
@@ -156,14 +157,26 @@ describe('the modal environment type', () => {
       stderr: 'oops\n',
     });
     expect(shell).toMatchObject({ timedOut: false, truncated: false });
-    const exec = modal.lastRequest.get('ContainerExec')!;
-    expect(exec).toMatchObject({ task_id: sandbox.taskId, workdir: '/work', stdout_output: 2, stderr_output: 2 });
+    expect(modal.lastRequest.get('TaskExecStart')).toMatchObject({
+      task_id: sandbox.taskId,
+      exec_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      command_args: ['/bin/sh', '-c', expect.any(String), 'wsa-exec', '/bin/sh', '-c', expect.stringContaining('$GREETING')],
+      workdir: '/work',
+      stdout_config: 1,
+      stderr_config: 1,
+      env: { EXTRA: 'there', WSA_COMMAND: sandbox.id },
+    });
     const piped = await open.exec({ command: ['cat'], stdin: 'through standard input', ...limits });
     expect([piped.exitCode, piped.stdout]).toEqual([0, 'through standard input']);
     // Standard input larger than one ContainerExecPutInput piece arrives whole and in order.
     const large = Buffer.alloc(700 * 1024, 'abcdefghijklmnopqrstuvwxyz');
     const counted = await open.exec({ command: 'wc -c; true', stdin: large.toString(), ...limits });
     expect(counted.stdout.trim()).toBe(String(large.length));
+    // An expired router JWT is fetched again once, and the command still runs.
+    const accesses = modal.routerAccesses;
+    modal.expireRouterTokens();
+    expect((await open.exec({ command: 'echo again', ...limits })).stdout).toBe('again\n');
+    expect(modal.routerAccesses).toBe(accesses + 1);
     const big = await open.exec({ command: "head -c 5000 /dev/zero | tr '\\0' a", timeoutMs: 20_000, maxOutputBytes: 100 });
     expect([big.stdout.length, big.stdoutBytes, big.truncated]).toEqual([100, 5000, true]);
 

@@ -2,11 +2,13 @@
 // reached from here). It is a real gRPC server on 127.0.0.1 serving the ModalClient service from the
 // same proto definitions the driver uses (src/providers/environments/modal-api.proto, Modal's own
 // messages and field numbers), checks the token and the auth token on every call as Modal does, and
-// keeps environments, apps, images, sandboxes and execs. A sandbox is a directory: ContainerExec runs
-// its command as a real process of this machine with the exec's workdir mapped into that directory,
-// its output is served in numbered batches per stream (the last one carrying the exit code) and its
-// standard input is fed from ContainerExecPutInput in order — so commands, files and kills are real;
-// only the isolation is not.
+// keeps environments, apps, images and sandboxes. The same server is the sandboxes' command router
+// (the TaskCommandRouter service, from the same proto file the driver loads): TaskGetCommandRouterAccess
+// answers its URL and a JWT for the task, which every router call must carry. A sandbox is a
+// directory: TaskExecStart runs the command as a real process of this machine with the exec's workdir
+// mapped into that directory, TaskExecStdioRead streams each output from an offset until the command
+// closes it, TaskExecStdinWrite feeds standard input at byte offsets, TaskExecWait answers the exit
+// code or signal — so commands, files and kills are real; only the isolation is not.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -14,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { modalServiceDefinition } from '../../src/providers/environments/modal-api.js';
+import { modalServiceDefinitions } from '../../src/providers/environments/modal-api.js';
 
 export interface FakeSandbox {
   id: string;
@@ -33,10 +35,11 @@ interface FakeExec {
   sandbox: FakeSandbox;
   request: Record<string, any>;
   child: ChildProcess;
-  batches: { items: { file_descriptor: number; message_bytes: Buffer }[]; batch_index: number; exit_code?: number }[];
-  exitCode: number | null;
-  nextInput: number;
-  pendingInput: Map<number, { message: Buffer; eof: boolean }>;
+  /** Standard output and standard error as they came, and whether the command closed each. */
+  output: [Buffer[], Buffer[]];
+  closed: [boolean, boolean];
+  stdinOffset: number;
+  exit: { code: number } | { signal: number } | null;
   events: EventEmitter;
 }
 
@@ -52,6 +55,10 @@ export interface ModalServer {
   sandboxes: Map<string, FakeSandbox>;
   /** Apps by `environment/name`. */
   apps: Map<string, string>;
+  /** How many times TaskGetCommandRouterAccess answered. */
+  readonly routerAccesses: number;
+  /** Makes every router JWT issued so far invalid (as expiry does). */
+  expireRouterTokens(): void;
   close(): Promise<void>;
 }
 
@@ -66,7 +73,7 @@ export async function startModalServer(options: { tokens?: Record<string, string
   const calls: string[] = [];
   const lastRequest = new Map<string, Record<string, any>>();
   const apps = new Map<string, string>();
-  const images = new Map<string, { tag: string; status: number; exception: string; joined: boolean }>();
+  const images = new Map<string, { tag: string; status: number; exception: string }>();
   const imageByRecipe = new Map<string, string>();
   const sandboxes = new Map<string, FakeSandbox>();
   const execs = new Map<string, FakeExec>();
@@ -74,18 +81,21 @@ export async function startModalServer(options: { tokens?: Record<string, string
   const fail = (code: grpc.status, details: string) => Object.assign(new Error(details), { code, details });
   const id = (prefix: string) => `${prefix}-${randomBytes(10).toString('hex')}`;
 
-  /** A JWT as Modal's auth tokens are (HS256 here, checked by this server only), valid for an hour. */
-  const issueToken = (tokenId: string) => {
+  let routerKey = randomBytes(32);
+  let routerAccesses = 0;
+  let port = 0;
+  /** A JWT as Modal's tokens are (HS256 here, checked by this server only), valid for an hour. */
+  const sign = (claims: Record<string, unknown>, key: Buffer) => {
     const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: tokenId, exp: Math.floor(Date.now() / 1000) + 3600 })}`;
-    return `${body}.${createHmac('sha256', signingKey).update(body).digest('base64url')}`;
+    const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ ...claims, exp: Math.floor(Date.now() / 1000) + 3600 })}`;
+    return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
   };
-  const tokenValid = (token: string) => {
+  const verify = (token: string, key: Buffer): Record<string, any> | null => {
     const [header, payload, signature] = token.split('.');
-    if (!header || !payload || !signature) return false;
-    const expected = createHmac('sha256', signingKey).update(`${header}.${payload}`).digest('base64url');
-    if (expected !== signature) return false;
-    return (JSON.parse(Buffer.from(payload, 'base64url').toString()) as { exp: number }).exp > Date.now() / 1000;
+    if (!header || !payload || !signature) return null;
+    if (createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url') !== signature) return null;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, any>;
+    return claims.exp > Date.now() / 1000 ? claims : null;
   };
 
   /** The token id and secret on every call; the auth token from AuthTokenGet on every other one. */
@@ -94,7 +104,7 @@ export async function startModalServer(options: { tokens?: Record<string, string
     const secret = String(metadata.get('x-modal-token-secret')[0] ?? '');
     if (!tokenId || tokens[tokenId] !== secret) throw fail(grpc.status.UNAUTHENTICATED, 'Token ID or secret is invalid');
     if (method === 'AuthTokenGet') return tokenId;
-    if (!tokenValid(String(metadata.get('x-modal-auth-token')[0] ?? '')))
+    if (!verify(String(metadata.get('x-modal-auth-token')[0] ?? ''), signingKey))
       throw fail(grpc.status.UNAUTHENTICATED, 'missing or invalid auth token');
     return tokenId;
   };
@@ -130,7 +140,6 @@ export async function startModalServer(options: { tokens?: Record<string, string
           tag,
           status: ok ? 1 : 2,
           exception: ok ? '' : `Failed to pull ${tag}: manifest unknown`,
-          joined: false,
         });
         imageByRecipe.set(recipe, imageId);
         // A new build has not finished when this answers: the client joins it.
@@ -184,64 +193,14 @@ export async function startModalServer(options: { tokens?: Record<string, string
       }
       return { existing_result: { status: 3 } };
     },
-    ContainerExec: (request) => {
+    TaskGetCommandRouterAccess: (request) => {
       const sandbox = taskSandbox(request.task_id);
       if (!sandbox) throw fail(grpc.status.NOT_FOUND, `Task ${request.task_id} not found`);
       if (!sandbox.running) throw fail(grpc.status.FAILED_PRECONDITION, `Task ${request.task_id} has already finished`);
-      const [file, ...args] = request.command as string[];
-      if (!file) throw fail(grpc.status.INVALID_ARGUMENT, 'command is empty');
-      const env: Record<string, string> = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        ...(sandbox.definition.environment_variables?.contents ?? {}),
-      };
-      const cwd = join(sandbox.root, request.workdir ?? '/');
-      const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-      const exec: FakeExec = {
-        id: id('ex'),
-        sandbox,
-        request,
-        child,
-        batches: [],
-        exitCode: null,
-        nextInput: 1,
-        pendingInput: new Map(),
-        events: new EventEmitter(),
-      };
-      exec.events.setMaxListeners(0);
-      const push = (batch: Omit<FakeExec['batches'][number], 'batch_index'>) => {
-        exec.batches.push({ ...batch, batch_index: exec.batches.length + 1 });
-        exec.events.emit('batch');
-      };
-      sandbox.processes.add(child);
-      child.stdin!.on('error', () => undefined);
-      child.stdout!.on('data', (chunk: Buffer) => push({ items: [{ file_descriptor: 1, message_bytes: chunk }] }));
-      child.stderr!.on('data', (chunk: Buffer) => push({ items: [{ file_descriptor: 2, message_bytes: chunk }] }));
-      const finish = (code: number) => {
-        if (exec.exitCode !== null) return;
-        sandbox.processes.delete(child);
-        exec.exitCode = code;
-        push({ items: [], exit_code: code });
-      };
-      child.on('error', (error) => {
-        push({ items: [{ file_descriptor: 2, message_bytes: Buffer.from(`exec failed: ${error.message}\n`) }] });
-        finish(127);
-      });
-      child.on('close', (code, signal) => finish(code ?? 128 + (SIGNALS[signal ?? ''] ?? 0)));
-      execs.set(exec.id, exec);
-      return { exec_id: exec.id };
-    },
-    ContainerExecPutInput: (request) => {
-      const exec = execs.get(request.exec_id);
-      if (!exec) throw fail(grpc.status.NOT_FOUND, `Exec ${request.exec_id} not found`);
-      const input = request.input ?? {};
-      exec.pendingInput.set(Number(input.message_index), { message: input.message ?? Buffer.alloc(0), eof: Boolean(input.eof) });
-      // Pieces are written in their index order, whatever order they arrive in.
-      for (let next = exec.pendingInput.get(exec.nextInput); next; next = exec.pendingInput.get(exec.nextInput)) {
-        exec.pendingInput.delete(exec.nextInput++);
-        if (next.message.length && exec.child.stdin!.writable) exec.child.stdin!.write(next.message);
-        if (next.eof) exec.child.stdin!.end();
-      }
-      return {};
+      routerAccesses++;
+      // The worker's router: https in the URL as Modal's is (served plain here, which the client
+      // allows only because this control plane is plain too).
+      return { url: `https://127.0.0.1:${port}`, jwt: sign({ task_id: sandbox.taskId }, routerKey) };
     },
   };
 
@@ -252,82 +211,12 @@ export async function startModalServer(options: { tokens?: Record<string, string
       lastRequest.set(method, call.request);
       try {
         const tokenId = authenticate(method, call.metadata);
-        callback(null, method === 'AuthTokenGet' ? { token: issueToken(tokenId) } : handler(call.request));
+        callback(null, method === 'AuthTokenGet' ? { token: sign({ sub: tokenId }, signingKey) } : handler(call.request));
       } catch (error) {
         callback(error as grpc.ServiceError);
       }
     };
   }
-
-  /** Waits for `ready` (re-checked on each of the exec's batches) up to `seconds`. */
-  const waitFor = (exec: FakeExec, seconds: number, ready: () => boolean, cancelled: () => boolean) =>
-    new Promise<void>((resolve) => {
-      const check = () => {
-        if (ready() || cancelled()) done();
-      };
-      const done = () => {
-        clearTimeout(timer);
-        exec.events.off('batch', check);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, seconds) * 1000);
-      exec.events.on('batch', check);
-      check();
-    });
-
-  implementation.ContainerExecWait = async (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
-    calls.push('ContainerExecWait');
-    try {
-      authenticate('ContainerExecWait', call.metadata);
-      const exec = execs.get(call.request.exec_id);
-      if (!exec) throw fail(grpc.status.NOT_FOUND, `Exec ${call.request.exec_id} not found`);
-      await waitFor(
-        exec,
-        call.request.timeout,
-        () => exec.exitCode !== null,
-        () => call.cancelled,
-      );
-      callback(null, exec.exitCode === null ? { completed: false } : { completed: true, exit_code: exec.exitCode });
-    } catch (error) {
-      callback(error as grpc.ServiceError);
-    }
-  };
-
-  implementation.ContainerExecGetOutput = async (call: grpc.ServerWritableStream<any, any>) => {
-    calls.push('ContainerExecGetOutput');
-    try {
-      authenticate('ContainerExecGetOutput', call.metadata);
-      const exec = execs.get(call.request.exec_id);
-      if (!exec) throw fail(grpc.status.NOT_FOUND, `Exec ${call.request.exec_id} not found`);
-      const fd = Number(call.request.file_descriptor);
-      let sent = Number(call.request.last_batch_index);
-      const deadline = Date.now() + Number(call.request.timeout) * 1000;
-      let finished = false;
-      while (!finished && !call.cancelled && Date.now() < deadline) {
-        for (const batch of exec.batches.slice(sent)) {
-          sent = batch.batch_index;
-          const items = batch.items.filter((item) => !fd || item.file_descriptor === fd);
-          if (batch.exit_code !== undefined) {
-            call.write({ items, batch_index: batch.batch_index, exit_code: batch.exit_code });
-            finished = true;
-            break;
-          }
-          if (items.length) call.write({ items, batch_index: batch.batch_index });
-        }
-        if (!finished)
-          await waitFor(
-            exec,
-            (deadline - Date.now()) / 1000,
-            () => exec.batches.length > sent,
-            () => call.cancelled,
-          );
-      }
-      call.end();
-    } catch (error) {
-      call.emit('error', error);
-    }
-  };
-
   implementation.ImageJoinStreaming = (call: grpc.ServerWritableStream<any, any>) => {
     calls.push('ImageJoinStreaming');
     try {
@@ -337,7 +226,142 @@ export async function startModalServer(options: { tokens?: Record<string, string
       // The build's log, then its result.
       call.write({ entry_id: '1-0' });
       call.write({ entry_id: '2-0', result: { status: image.status, exception: image.exception }, eof: true });
-      image.joined = true;
+      call.end();
+    } catch (error) {
+      call.emit('error', error);
+    }
+  };
+
+  // ── the command router ──
+  /** The router's JWT (from TaskGetCommandRouterAccess) must be valid and name the request's task. */
+  const routerTask = (metadata: grpc.Metadata, taskId: string) => {
+    const bearer = String(metadata.get('authorization')[0] ?? '').replace(/^Bearer /, '');
+    const claims = verify(bearer, routerKey);
+    if (!claims) throw fail(grpc.status.UNAUTHENTICATED, 'invalid or expired JWT');
+    if (claims.task_id !== taskId) throw fail(grpc.status.PERMISSION_DENIED, `the JWT is not for task ${taskId}`);
+    const sandbox = taskSandbox(taskId);
+    if (!sandbox || !sandbox.running) throw fail(grpc.status.NOT_FOUND, `Task ${taskId} not found`);
+    return sandbox;
+  };
+  const execOf = (sandbox: FakeSandbox, request: { exec_id: string }) => {
+    const exec = execs.get(request.exec_id);
+    if (!exec || exec.sandbox !== sandbox) throw fail(grpc.status.NOT_FOUND, `Exec ${request.exec_id} not found`);
+    return exec;
+  };
+  /** Resolves when `ready()` holds (re-checked at each change of the exec) or the call is cancelled. */
+  const until = (exec: FakeExec, ready: () => boolean, cancelled: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!ready() && !cancelled()) return;
+        exec.events.off('change', check);
+        resolve();
+      };
+      exec.events.on('change', check);
+      check();
+    });
+  const routerUnary: Record<string, (sandbox: FakeSandbox, request: any, call: grpc.ServerUnaryCall<any, any>) => any> = {
+    TaskExecStart: (sandbox, request) => {
+      if (execs.has(request.exec_id)) return {};
+      const [file, ...args] = request.command_args as string[];
+      if (!file) throw fail(grpc.status.INVALID_ARGUMENT, 'command_args is empty');
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...(sandbox.definition.environment_variables?.contents ?? {}),
+        ...(request.env ?? {}),
+      };
+      const child = spawn(file, args, { cwd: join(sandbox.root, request.workdir ?? '/'), env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const exec: FakeExec = {
+        id: request.exec_id,
+        sandbox,
+        request,
+        child,
+        output: [[], []],
+        closed: [false, false],
+        stdinOffset: 0,
+        exit: null,
+        events: new EventEmitter(),
+      };
+      exec.events.setMaxListeners(0);
+      const changed = () => exec.events.emit('change');
+      sandbox.processes.add(child);
+      child.stdin!.on('error', () => undefined);
+      child.stdout!.on('data', (chunk: Buffer) => (exec.output[0].push(chunk), changed()));
+      child.stderr!.on('data', (chunk: Buffer) => (exec.output[1].push(chunk), changed()));
+      child.stdout!.on('close', () => ((exec.closed[0] = true), changed()));
+      child.stderr!.on('close', () => ((exec.closed[1] = true), changed()));
+      child.on('error', (error) => {
+        exec.output[1].push(Buffer.from(`exec failed: ${error.message}\n`));
+        exec.closed = [true, true];
+        exec.exit = { code: 127 };
+        changed();
+      });
+      child.on('close', (code, signal) => {
+        sandbox.processes.delete(child);
+        exec.exit ??= code === null ? { signal: SIGNALS[signal ?? ''] ?? 9 } : { code };
+        changed();
+      });
+      execs.set(exec.id, exec);
+      return {};
+    },
+    TaskExecStdinWrite: (sandbox, request) => {
+      const exec = execOf(sandbox, request);
+      const data: Buffer = request.data ?? Buffer.alloc(0);
+      const offset = Number(request.offset);
+      // A piece sent again (a retry) is not written twice; a gap is the client's mistake.
+      if (offset > exec.stdinOffset) throw fail(grpc.status.INVALID_ARGUMENT, `stdin offset ${offset} is past ${exec.stdinOffset}`);
+      const fresh = data.subarray(exec.stdinOffset - offset);
+      if (fresh.length && exec.child.stdin!.writable) exec.child.stdin!.write(fresh);
+      exec.stdinOffset += fresh.length;
+      if (request.eof) exec.child.stdin!.end();
+      return {};
+    },
+  };
+  for (const [method, handler] of Object.entries(routerUnary)) {
+    implementation[method] = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      calls.push(method);
+      lastRequest.set(method, call.request);
+      try {
+        callback(null, handler(routerTask(call.metadata, call.request.task_id), call.request, call));
+      } catch (error) {
+        callback(error as grpc.ServiceError);
+      }
+    };
+  }
+  implementation.TaskExecWait = async (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+    calls.push('TaskExecWait');
+    try {
+      const exec = execOf(routerTask(call.metadata, call.request.task_id), call.request);
+      await until(
+        exec,
+        () => exec.exit !== null,
+        () => call.cancelled,
+      );
+      callback(null, exec.exit ?? {});
+    } catch (error) {
+      callback(error as grpc.ServiceError);
+    }
+  };
+  implementation.TaskExecStdioRead = async (call: grpc.ServerWritableStream<any, any>) => {
+    calls.push('TaskExecStdioRead');
+    try {
+      const exec = execOf(routerTask(call.metadata, call.request.task_id), call.request);
+      const fd = Number(call.request.file_descriptor) === 1 ? 1 : 0;
+      let offset = Number(call.request.offset);
+      // Sends what the stream has from `offset`, until the command closes it.
+      for (;;) {
+        const all = Buffer.concat(exec.output[fd]);
+        if (all.length > offset) {
+          call.write({ data: all.subarray(offset) });
+          offset = all.length;
+        }
+        if (exec.closed[fd] && offset >= all.length) break;
+        if (call.cancelled) return;
+        await until(
+          exec,
+          () => Buffer.concat(exec.output[fd]).length > offset || exec.closed[fd],
+          () => call.cancelled,
+        );
+      }
       call.end();
     } catch (error) {
       call.emit('error', error);
@@ -345,8 +369,10 @@ export async function startModalServer(options: { tokens?: Record<string, string
   };
 
   const server = new grpc.Server();
-  server.addService(modalServiceDefinition().service, implementation);
-  const port = await new Promise<number>((resolve, reject) =>
+  const definitions = modalServiceDefinitions();
+  server.addService(definitions.ModalClient.service, implementation);
+  server.addService(definitions.TaskCommandRouter.service, implementation);
+  port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );
   return {
@@ -356,6 +382,12 @@ export async function startModalServer(options: { tokens?: Record<string, string
     buildable,
     sandboxes,
     apps,
+    get routerAccesses() {
+      return routerAccesses;
+    },
+    expireRouterTokens() {
+      routerKey = randomBytes(32);
+    },
     async close() {
       for (const sandbox of sandboxes.values()) for (const child of sandbox.processes) child.kill('SIGKILL');
       server.forceShutdown();

@@ -1,23 +1,28 @@
-// A client of Modal's control-plane gRPC API (modal-api.proto, the subset the `modal` environment
-// type uses), one per provider: its own server URL and token, so providers with different Modal
-// accounts (or a loopback server in tests) work side by side in one process. Modal's official
-// JavaScript SDK takes its server URL only from the process environment or ~/.modal.toml (and
-// reaches sandboxes through a separate command router), so the service speaks the API itself with
-// @grpc/grpc-js, the way Modal's clients do: the token id and secret on every call, and the
-// short-lived auth token from AuthTokenGet on every other call.
+// A client of Modal's gRPC APIs, one per provider: its own server URL and token, so providers with
+// different Modal accounts (or a loopback server in tests) work side by side in one process. The
+// control plane (modal-api.proto: apps, images, sandboxes) is reached at the provider's server URL
+// with the token id and secret on every call and the short-lived auth token from AuthTokenGet on every
+// other call; a sandbox's commands go to the command router of the worker running its task
+// (modal-task-command-router.proto), at the URL and with the JWT TaskGetCommandRouterAccess answers —
+// the same two surfaces Modal's official clients use. Modal's JavaScript SDK is not used: it takes its
+// server URL only from the process environment or ~/.modal.toml, not per client.
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 
 export const DEFAULT_MODAL_SERVER_URL = 'https://api.modal.com';
 
-const PROTO_PATH = fileURLToPath(new URL('./modal-api.proto', import.meta.url));
+const PROTO_PATHS = ['./modal-api.proto', './modal-task-command-router.proto'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
 
-let serviceConstructor: grpc.ServiceClientConstructor | null = null;
-/** The ModalClient service's generated client class (the proto is parsed once per process). */
-export function modalServiceDefinition(): grpc.ServiceClientConstructor {
-  if (!serviceConstructor) {
-    const definition = protoLoader.loadSync(PROTO_PATH, {
+interface ModalServices {
+  ModalClient: grpc.ServiceClientConstructor;
+  TaskCommandRouter: grpc.ServiceClientConstructor;
+}
+let services: ModalServices | null = null;
+/** The generated client classes of Modal's two services (the protos are parsed once per process). */
+export function modalServiceDefinitions(): ModalServices {
+  if (!services) {
+    const definition = protoLoader.loadSync(PROTO_PATHS, {
       keepCase: true,
       longs: Number,
       enums: Number,
@@ -25,11 +30,14 @@ export function modalServiceDefinition(): grpc.ServiceClientConstructor {
       oneofs: true,
     });
     const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-      modal: { client: { ModalClient: grpc.ServiceClientConstructor } };
+      modal: {
+        client: { ModalClient: grpc.ServiceClientConstructor };
+        task_command_router: { TaskCommandRouter: grpc.ServiceClientConstructor };
+      };
     };
-    serviceConstructor = loaded.modal.client.ModalClient;
+    services = { ModalClient: loaded.modal.client.ModalClient, TaskCommandRouter: loaded.modal.task_command_router.TaskCommandRouter };
   }
-  return serviceConstructor;
+  return services;
 }
 
 /** A refusal or failure of a Modal API call: the gRPC status and Modal's own sentence. */
@@ -62,8 +70,11 @@ export interface ModalEndpoint {
   tokenSecret: string;
 }
 
+const CHANNEL_OPTIONS = { 'grpc.max_receive_message_length': 100 * 1024 * 1024, 'grpc.max_send_message_length': 100 * 1024 * 1024 };
 /** Unary calls give up after this long unless told otherwise. */
 const CALL_TIMEOUT_MS = 60_000;
+/** Router accesses kept per client (one per task worked in). */
+const MAX_ROUTER_ACCESS = 1000;
 /** How many seconds before its expiry an auth token is fetched again. */
 const TOKEN_REFRESH_MARGIN_S = 60;
 /** A token without a readable expiry is kept this long. */
@@ -80,7 +91,7 @@ function expiryOf(token: string): number {
 }
 
 /** `https://api.modal.com` → `api.modal.com:443` over TLS; `http://127.0.0.1:9000` → plain (loopback tests, where the endpoint policy allows it). */
-function channelOf(serverUrl: string): { address: string; credentials: grpc.ChannelCredentials } {
+function channelOf(serverUrl: string): { address: string; credentials: grpc.ChannelCredentials; tls: boolean } {
   const url = new URL(serverUrl);
   const tls = url.protocol === 'https:';
   if (!tls && url.protocol !== 'http:')
@@ -89,27 +100,92 @@ function channelOf(serverUrl: string): { address: string; credentials: grpc.Chan
   return {
     address: `${url.hostname}:${port}`,
     credentials: tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
+    tls,
   };
 }
 
 type Message = Record<string, any>;
+type RawClient = grpc.Client & Record<string, any>;
+
+/** One unary call on a client: the answer, or a ModalApiError with the gRPC status. */
+function unaryCall<T>(
+  client: RawClient,
+  method: string,
+  request: Message,
+  metadata: grpc.Metadata,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const call = client[method](request, metadata, { deadline: Date.now() + timeoutMs }, (error: grpc.ServiceError | null, response: T) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (error) reject(new ModalApiError(error.code, error.details, method));
+      else resolve(response);
+    }) as grpc.ClientUnaryCall;
+    const onAbort = () => call.cancel();
+    if (signal?.aborted) call.cancel();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * One server-streaming call: `onMessage` gets each message; resolves when the server ends the
+ * stream. Aborting `signal` ends it early (a killed command's output), which resolves too.
+ */
+function streamCall(
+  client: RawClient,
+  method: string,
+  request: Message,
+  metadata: grpc.Metadata,
+  onMessage: (message: Message) => void,
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const call = client[method](request, metadata, { deadline: Date.now() + options.timeoutMs }) as grpc.ClientReadableStream<Message>;
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      call.cancel();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (error?: Error) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      if (error) reject(error);
+      else resolve();
+    };
+    call.on('data', (message: Message) => onMessage(message));
+    call.on('end', () => finish());
+    call.on('error', (error: grpc.ServiceError) => {
+      if (cancelled && error.code === grpc.status.CANCELLED) finish();
+      else finish(new ModalApiError(error.code, error.details, method));
+    });
+  });
+}
+
+interface RouterAccess {
+  client: RawClient;
+  jwt: string;
+}
 
 export class ModalApi {
-  private readonly client: grpc.Client & Record<string, any>;
+  private readonly client: RawClient;
+  private readonly plaintext: boolean;
   private token: { value: string; expiresAt: number } | null = null;
   private tokenPromise: Promise<string> | null = null;
+  /** Command router access per task (the JWT is the task's; the router's connection is shared by URL). */
+  private readonly routerAccess = new Map<string, Promise<RouterAccess>>();
+  private readonly routerClients = new Map<string, RawClient>();
 
   constructor(readonly endpoint: ModalEndpoint) {
-    const { address, credentials } = channelOf(endpoint.serverUrl);
-    const Service = modalServiceDefinition();
-    this.client = new Service(address, credentials, {
-      'grpc.max_receive_message_length': 100 * 1024 * 1024,
-      'grpc.max_send_message_length': 100 * 1024 * 1024,
-    }) as grpc.Client & Record<string, any>;
+    const { address, credentials, tls } = channelOf(endpoint.serverUrl);
+    this.plaintext = !tls;
+    this.client = new (modalServiceDefinitions().ModalClient)(address, credentials, CHANNEL_OPTIONS) as RawClient;
   }
 
   close(): void {
     this.client.close();
+    for (const router of this.routerClients.values()) router.close();
   }
 
   private baseMetadata(): grpc.Metadata {
@@ -127,7 +203,7 @@ export class ModalApi {
   private async authToken(): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     if (this.token && this.token.expiresAt - TOKEN_REFRESH_MARGIN_S > now) return this.token.value;
-    this.tokenPromise ??= this.rawUnary<Message>('AuthTokenGet', {}, this.baseMetadata(), CALL_TIMEOUT_MS)
+    this.tokenPromise ??= unaryCall<Message>(this.client, 'AuthTokenGet', {}, this.baseMetadata(), CALL_TIMEOUT_MS)
       .then((response) => {
         const value = String(response.token ?? '');
         if (!value) throw new ModalApiError(grpc.status.INTERNAL, 'AuthTokenGet answered no token', 'AuthTokenGet');
@@ -146,63 +222,84 @@ export class ModalApi {
     return metadata;
   }
 
-  private rawUnary<T>(method: string, request: Message, metadata: grpc.Metadata, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const call = this.client[method](
-        request,
-        metadata,
-        { deadline: Date.now() + timeoutMs },
-        (error: grpc.ServiceError | null, response: T) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (error) reject(new ModalApiError(error.code, error.details, method));
-          else resolve(response);
-        },
-      ) as grpc.ClientUnaryCall;
-      const onAbort = () => call.cancel();
-      if (signal?.aborted) call.cancel();
-      else signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** One unary call with the token and auth token. */
+  /** One unary call of the control plane. */
   async unary<T = Message>(method: string, request: Message, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
-    return this.rawUnary<T>(method, request, await this.metadata(), options.timeoutMs ?? CALL_TIMEOUT_MS, options.signal);
+    return unaryCall<T>(this.client, method, request, await this.metadata(), options.timeoutMs ?? CALL_TIMEOUT_MS, options.signal);
   }
 
-  /**
-   * A server-streaming call: `onMessage` gets each message; resolves when the server ends the
-   * stream. `cancel` ends it early (a killed command's output), which resolves too.
-   */
+  /** One server-streaming call of the control plane. */
   async stream(
     method: string,
     request: Message,
     onMessage: (message: Message) => void,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<void> {
-    const metadata = await this.metadata();
-    await new Promise<void>((resolve, reject) => {
-      const call = this.client[method](request, metadata, {
-        deadline: Date.now() + options.timeoutMs,
-      }) as grpc.ClientReadableStream<Message>;
-      let cancelled = false;
-      const onAbort = () => {
-        cancelled = true;
-        call.cancel();
-      };
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener('abort', onAbort, { once: true });
-      const finish = (error?: Error) => {
-        options.signal?.removeEventListener('abort', onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      call.on('data', (message: Message) => onMessage(message));
-      call.on('end', () => finish());
-      call.on('error', (error: grpc.ServiceError) => {
-        if (cancelled && error.code === grpc.status.CANCELLED) finish();
-        else finish(new ModalApiError(error.code, error.details, method));
+    return streamCall(this.client, method, request, await this.metadata(), onMessage, options);
+  }
+
+  /**
+   * The command router of a task: its URL and JWT from TaskGetCommandRouterAccess. The router is
+   * reached over TLS; only when the control plane itself is plain HTTP (a loopback server the
+   * endpoint policy allows) is the router too, as Modal's SDK does for a local server.
+   */
+  private router(taskId: string): Promise<RouterAccess> {
+    let access = this.routerAccess.get(taskId);
+    if (!access) {
+      access = this.unary('TaskGetCommandRouterAccess', { task_id: taskId }).then((response) => {
+        const url = new URL(String(response.url));
+        if (url.protocol !== 'https:')
+          throw new ModalApiError(
+            grpc.status.INTERNAL,
+            `the command router URL must be https, not ${url.protocol}`,
+            'TaskGetCommandRouterAccess',
+          );
+        const address = `${url.hostname}:${url.port || '443'}`;
+        let client = this.routerClients.get(address);
+        if (!client) {
+          const credentials = this.plaintext ? grpc.credentials.createInsecure() : grpc.credentials.createSsl();
+          client = new (modalServiceDefinitions().TaskCommandRouter)(address, credentials, CHANNEL_OPTIONS) as RawClient;
+          this.routerClients.set(address, client);
+        }
+        return { client, jwt: String(response.jwt) };
       });
-    });
+      access.catch(() => this.routerAccess.delete(taskId));
+      if (this.routerAccess.size >= MAX_ROUTER_ACCESS) this.routerAccess.delete(this.routerAccess.keys().next().value as string);
+      this.routerAccess.set(taskId, access);
+    }
+    return access;
+  }
+
+  /** Runs `work` with the task's router; a JWT the router refuses (expired) is fetched again once. */
+  private async withRouter<T>(taskId: string, work: (client: RawClient, metadata: grpc.Metadata) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const access = await this.router(taskId);
+      const metadata = new grpc.Metadata();
+      metadata.set('authorization', `Bearer ${access.jwt}`);
+      try {
+        return await work(access.client, metadata);
+      } catch (error) {
+        if (attempt > 0 || !(error instanceof ModalApiError) || error.code !== grpc.status.UNAUTHENTICATED) throw error;
+        this.routerAccess.delete(taskId);
+      }
+    }
+  }
+
+  /** One unary call of a task's command router. */
+  routerUnary<T = Message>(taskId: string, method: string, request: Message, options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
+    return this.withRouter(taskId, (client, metadata) =>
+      unaryCall<T>(client, method, request, metadata, options.timeoutMs ?? CALL_TIMEOUT_MS, options.signal),
+    );
+  }
+
+  /** One server-streaming call of a task's command router. */
+  routerStream(
+    taskId: string,
+    method: string,
+    request: Message,
+    onMessage: (message: Message) => void,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<void> {
+    return this.withRouter(taskId, (client, metadata) => streamCall(client, method, request, metadata, onMessage, options));
   }
 }
 

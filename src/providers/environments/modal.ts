@@ -7,6 +7,7 @@
 // ContainerExecGetOutput, the exit code by ContainerExecWait); files are read, written and listed by
 // small POSIX shell commands run the same way. Stop kills every command the service started in the
 // sandbox (its files stay); destroy terminates the sandbox.
+import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import {
   EnvironmentDriverError,
@@ -40,9 +41,18 @@ const SERVER_WAIT_S = 55;
 /** How many times a sandbox's task is waited for during provisioning (each wait up to SERVER_WAIT_S). */
 const TASK_WAITS = 10;
 
-const PIPE = 2; // ExecOutputOption.EXEC_OUTPUT_OPTION_PIPE
-const STDOUT = 1; // FileDescriptor.FILE_DESCRIPTOR_STDOUT
-const STDERR = 2; // FileDescriptor.FILE_DESCRIPTOR_STDERR
+/** How long one output stream is kept open (a command that runs longer is read again from its offset). */
+const STREAM_TIMEOUT_MS = 15 * 60_000;
+/** How many times a broken output stream is asked again. */
+const STREAM_RESUMES = 5;
+/** How long one TaskExecWait may wait before it is asked again. */
+const WAIT_TIMEOUT_MS = 60_000;
+
+const STDOUT_PIPE = 1; // TaskExecStdoutConfig.TASK_EXEC_STDOUT_CONFIG_PIPE
+const STDERR_PIPE = 1; // TaskExecStderrConfig.TASK_EXEC_STDERR_CONFIG_PIPE
+const STDIO_STDOUT = 0; // TaskExecStdioFileDescriptor.TASK_EXEC_STDIO_FILE_DESCRIPTOR_STDOUT
+const STDIO_STDERR = 1; // TaskExecStdioFileDescriptor.TASK_EXEC_STDIO_FILE_DESCRIPTOR_STDERR
+const GRPC_DEADLINE_EXCEEDED = 4;
 const CREATE_IF_MISSING = 1; // ObjectCreationType.OBJECT_CREATION_TYPE_CREATE_IF_MISSING
 const SUCCESS = 1; // GenericResult.GenericStatus.GENERIC_STATUS_SUCCESS
 const GRPC_NOT_FOUND = 5;
@@ -51,9 +61,8 @@ const GRPC_ALREADY_EXISTS = 6;
 // The sandbox's first process: idles until the sandbox is terminated.
 const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
 // Every command starts through this: it reports its own process id on standard error first (so a
-// timeout or an abort can kill it: the exec API has no kill), exports the variables before `--`
-// (the exec API takes none), then becomes the command.
-const EXEC_WRAPPER = 'echo "$$" >&2; while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do export "$1"; shift; done; shift; exec "$@"';
+// timeout or an abort can kill it: the command router has no kill), then becomes the command.
+const EXEC_WRAPPER = 'echo "$$" >&2; exec "$@"';
 // Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
 const KILL_TREE = [
   'tree() {',
@@ -190,41 +199,45 @@ interface RawExecRequest {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Sends standard input in order, then its end (always: a command reading it must not wait forever). */
-async function sendInput(api: ModalApi, execId: string, stdin: Buffer | string | undefined) {
+/** Sends standard input in order (each piece at its byte offset), then its end (always: a command reading it must not wait forever). */
+async function sendInput(api: ModalApi, taskId: string, execId: string, stdin: Buffer | string | undefined) {
   const data = stdin === undefined ? Buffer.alloc(0) : Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin);
-  let index = 0;
   for (let offset = 0; offset < data.length; offset += STDIN_CHUNK_BYTES) {
-    await api.unary('ContainerExecPutInput', {
-      exec_id: execId,
-      input: { message: data.subarray(offset, offset + STDIN_CHUNK_BYTES), message_index: ++index, eof: false },
-    });
+    const piece = data.subarray(offset, offset + STDIN_CHUNK_BYTES);
+    const last = offset + piece.length >= data.length;
+    await api.routerUnary(taskId, 'TaskExecStdinWrite', { task_id: taskId, exec_id: execId, offset, data: piece, eof: last });
+    if (last) return;
   }
-  await api.unary('ContainerExecPutInput', { exec_id: execId, input: { message: Buffer.alloc(0), message_index: index + 1, eof: true } });
+  await api.routerUnary(taskId, 'TaskExecStdinWrite', {
+    task_id: taskId,
+    exec_id: execId,
+    offset: data.length,
+    data: Buffer.alloc(0),
+    eof: true,
+  });
 }
 
-/** Starts a command in the sandbox's task, feeds its standard input and reads both output streams to their end. */
+/** Starts a command in the sandbox's task through its command router, feeds its standard input and reads both output streams to their end. */
 async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecRequest): Promise<RawExec> {
   const taskId = await taskOf(api, sandboxId).catch(modalProblem);
-  const variables = Object.entries(req.env ?? {}).map(([key, value]) => {
+  for (const key of Object.keys(req.env ?? {}))
     if (!ENV_NAME.test(key)) throw new EnvironmentDriverError('invalid_path', `${key} is not an environment variable name`);
-    return `${key}=${value}`;
-  });
-  const command = req.raw
-    ? [...req.argv]
-    : ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', `WSA_COMMAND=${sandboxId}`, ...variables, '--', ...req.argv];
-  const created = await api
-    .unary('ContainerExec', {
+  // The exec id is the client's: it names the command in every later call.
+  const execId = randomUUID();
+  await api
+    .routerUnary(taskId, 'TaskExecStart', {
       task_id: taskId,
-      command,
-      workdir: req.workdir,
-      stdout_output: PIPE,
-      stderr_output: PIPE,
+      exec_id: execId,
+      command_args: req.raw ? [...req.argv] : ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', ...req.argv],
+      stdout_config: STDOUT_PIPE,
+      stderr_config: STDERR_PIPE,
       // Modal's own limit is a backstop: the driver kills the command at its timeout itself.
       timeout_secs: Math.ceil(req.timeoutMs / 1000) + 30,
+      workdir: req.workdir,
+      // The marker lets stop find every command the service started (not the kill and stop commands).
+      env: { ...(req.raw ? {} : { WSA_COMMAND: sandboxId }), ...(req.env ?? {}) },
     })
     .catch(modalProblem);
-  const execId = String(created.exec_id);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
   let pid: string | null = req.raw ? '' : null;
@@ -275,39 +288,51 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   };
   if (req.signal?.aborted) onAbort();
   else req.signal?.addEventListener('abort', onAbort, { once: true });
-  let exitCode: number | null = null;
-  /** One output stream, asked again from the last batch it saw until a batch carries the exit code. */
+  /** One output stream to its end (the command closed it); a broken stream is asked again from the offset it reached. */
   const read = async (fd: number) => {
-    let lastBatch = 0;
-    let done = false;
-    while (!done && !streams.signal.aborted) {
-      await api.stream(
-        'ContainerExecGetOutput',
-        { exec_id: execId, timeout: SERVER_WAIT_S, last_batch_index: lastBatch, file_descriptor: fd, get_raw_bytes: true },
-        (batch) => {
-          lastBatch = Number(batch.batch_index ?? lastBatch);
-          for (const item of (batch.items ?? []) as { message_bytes?: Buffer; message?: string }[]) {
-            const bytes = item.message_bytes?.length ? Buffer.from(item.message_bytes) : Buffer.from(item.message ?? '', 'utf8');
-            if (bytes.length) take(fd === STDOUT ? 'stdout' : 'stderr', bytes);
-          }
-          if (batch.exit_code !== undefined && batch.exit_code !== null) {
-            exitCode = Number(batch.exit_code);
-            done = true;
-          }
-        },
-        { timeoutMs: (SERVER_WAIT_S + 10) * 1000, signal: streams.signal },
-      );
+    let offset = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await api.routerStream(
+          taskId,
+          'TaskExecStdioRead',
+          { task_id: taskId, exec_id: execId, offset, file_descriptor: fd },
+          (message) => {
+            const data = Buffer.from((message.data as Buffer | undefined) ?? Buffer.alloc(0));
+            offset += data.length;
+            if (data.length) take(fd === STDIO_STDOUT ? 'stdout' : 'stderr', data);
+          },
+          { timeoutMs: STREAM_TIMEOUT_MS, signal: streams.signal },
+        );
+        return;
+      } catch (error) {
+        if (streams.signal.aborted) return;
+        if (!(error instanceof ModalApiError && error.unreachable) || attempt >= STREAM_RESUMES) throw error;
+      }
     }
   };
+  let exit: { code?: number; signal?: number } | null = null;
   try {
     await Promise.all([
-      read(STDOUT),
-      read(STDERR),
-      sendInput(api, execId, req.stdin).catch((error: unknown) => {
+      read(STDIO_STDOUT),
+      read(STDIO_STDERR),
+      sendInput(api, taskId, execId, req.stdin).catch((error: unknown) => {
         // A command that ends before reading its input refuses the rest: that is its business.
         if (!(error instanceof ModalApiError) || error.unreachable) throw error;
       }),
     ]);
+    // The exit status: TaskExecWait answers when the command has ended (asked again while it waits).
+    while (!exit && !streams.signal.aborted) {
+      const waited = await api
+        .routerUnary(taskId, 'TaskExecWait', { task_id: taskId, exec_id: execId }, { timeoutMs: WAIT_TIMEOUT_MS, signal: streams.signal })
+        .catch((error: unknown) => {
+          if (streams.signal.aborted) return null;
+          if (error instanceof ModalApiError && error.code === GRPC_DEADLINE_EXCEEDED) return null;
+          throw error;
+        });
+      if (waited?.exit_status === 'code') exit = { code: Number(waited.code) };
+      else if (waited?.exit_status === 'signal') exit = { signal: Number(waited.signal) };
+    }
   } catch (error) {
     modalProblem(error);
   } finally {
@@ -315,11 +340,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
   }
-  // The output's last batch carries the exit code; ContainerExecWait confirms it when it did not.
-  while (exitCode === null && !timedOut && !aborted) {
-    const waited = await api.unary('ContainerExecWait', { exec_id: execId, timeout: 10 }, { timeoutMs: 20_000 }).catch(modalProblem);
-    if (waited.completed) exitCode = waited.exit_code ?? null;
-  }
+  const exitCode = exit?.code ?? (exit?.signal !== undefined ? 128 + exit.signal : null);
   return { exitCode, stdout, stderr, timedOut, aborted };
 }
 
