@@ -1,12 +1,12 @@
-// The `modal` environment type: an instance is a Modal Sandbox, made and worked through Modal's
-// control-plane gRPC API (./modal-api.ts) with the provider's token. Provisioning resolves the
-// provider's Modal environment (for its image builder version), gets or creates the provider's app,
-// builds the template's image from its registry tag, creates a sandbox named after the environment
-// whose first process idles, and waits for its task. Commands run through the container exec API
-// (ContainerExec, standard input by ContainerExecPutInput, output streamed per stream by
-// ContainerExecGetOutput, the exit code by ContainerExecWait); files are read, written and listed by
-// small POSIX shell commands run the same way. Stop kills every command the service started in the
-// sandbox (its files stay); destroy terminates the sandbox.
+// The `modal` environment type: an instance is a Modal Sandbox, made through Modal's control-plane
+// gRPC API and worked through its task's command router (./modal-api.ts) with the provider's token.
+// Provisioning resolves the provider's Modal environment (for its image builder version), gets or
+// creates the provider's app, builds the template's image from its registry tag, creates a sandbox
+// named after the environment whose first process idles, and waits for its task. Commands run through
+// the router (TaskExecStart; standard input by TaskExecStdinWrite, each output streamed by
+// TaskExecStdioRead, the exit status by TaskExecWait); files are read, written and listed by small
+// POSIX shell commands run the same way. Stop kills every command the service started in the sandbox
+// (its files stay); destroy terminates the sandbox.
 import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import {
@@ -34,7 +34,7 @@ const FILE_TIMEOUT_MS = 60_000;
 const KILL_GRACE_MS = 5_000;
 /** What file operations keep of a listing's output. */
 const LISTING_MAX_BYTES = 8 * 1024 * 1024;
-/** Standard input goes out in pieces of this size (each one ContainerExecPutInput). */
+/** Standard input goes out in pieces of this size (each one TaskExecStdinWrite). */
 const STDIN_CHUNK_BYTES = 256 * 1024;
 /** The longest a server-side wait (output, image build, task) is asked to last before it is asked again. */
 const SERVER_WAIT_S = 55;
