@@ -268,6 +268,14 @@ describe('the modal environment type', () => {
     const again = await modalEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/work' });
     expect(modal.calls).toContain('SandboxGetFromName');
+    // Starting again (after stop) finds the sandbox's task; a sandbox that has ended cannot start.
+    const instance = { instanceId: env.instance_id, workingDirectory: '/work' };
+    expect(await modalEnvironmentDriver.start!(ctx, instance)).toEqual(instance);
+    modal.sandboxes.get(env.instance_id)!.running = false;
+    await expect(modalEnvironmentDriver.start!(ctx, instance)).rejects.toMatchObject({
+      reason: 'unavailable',
+      message: expect.stringMatching(/the sandbox has ended: Sandbox was terminated/),
+    });
 
     const unknown = await template({ image: 'no-such/image:1' });
     const failed = await environment(unknown.id);
@@ -324,6 +332,27 @@ describe('the modal environment type', () => {
     const env = (await t.rest('GET', `/api/v1/environments/${done.environment_mounts[0].environment_id}`)).body;
     expect(env).toMatchObject({ status: 'ready', working_directory: '/workspace' });
     expect(modal.sandboxes.get(env.instance_id)).toMatchObject({ name: `wsa-${env.id}`, running: true });
+  });
+
+  it('maintains environments of a disabled provider: work, stop and DELETE go on, new ones are refused', async () => {
+    const provider = await t.rest('POST', '/api/v1/environment-providers', {
+      body: { type: 'modal', name: 'Retiring', config: { server_url: modal.url }, credential: CREDENTIAL },
+    });
+    const tpl = await template(CONFIG, provider.body.id);
+    const env = await environment(tpl.id);
+    const { open } = await openThroughRun(env.id);
+    const current = await t.rest('GET', `/api/v1/environment-providers/${provider.body.id}`);
+    const disabled = await t.rest('PATCH', `/api/v1/environment-providers/${provider.body.id}`, {
+      body: { enabled: false },
+      headers: { 'if-match': current.headers.get('etag')! },
+    });
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    const refused = await t.rest('POST', '/api/v1/environments', { body: { template_id: tpl.id } });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'disabled']);
+    expect((await open.exec({ command: 'echo maintained', timeoutMs: 20_000, maxOutputBytes: 100 })).stdout).toBe('maintained\n');
+    expect((await t.rest('POST', `/api/v1/environments/${env.id}/stop`)).body.status).toBe('stopped');
+    expect((await t.rest('DELETE', `/api/v1/environments/${env.id}`)).body.status).toBe('destroyed');
+    expect(modal.sandboxes.get(env.instance_id)!.running).toBe(false);
   });
 
   it('answers 404 to another workspace', async () => {

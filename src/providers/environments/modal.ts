@@ -606,6 +606,15 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     if (raw && raw.exitCode !== 0)
       throw new EnvironmentDriverError('unavailable', `could not stop the commands in the sandbox: ${raw.stderr.text().trim()}`);
   },
+  async start(ctx, instance) {
+    // A stopped environment's sandbox kept running with its files (see stop): starting is finding
+    // its task again. A sandbox that has ended since (its timeout, or terminated outside the
+    // service) cannot come back with its files.
+    const api = apiOf(ctx);
+    taskIds.delete(instance.instanceId);
+    await taskOf(api, instance.instanceId).catch(modalProblem);
+    return instance;
+  },
   async destroy(ctx, instance) {
     const api = apiOf(ctx);
     const settings = settingsOf(ctx);
