@@ -250,6 +250,9 @@ describe('the modal environment type', () => {
     const leftovers = [...sandbox.processes].filter((child) => child.spawnargs.join(' ').includes('sleep 30'));
     expect(leftovers).toEqual([]);
     expect((await open.exec({ command: 'echo still here', timeoutMs: 20_000, maxOutputBytes: 100 })).stdout).toBe('still here\n');
+    // A command that leaves a process holding its output open still ends when it exits.
+    const background = await open.exec({ command: 'sleep 30 & echo done', timeoutMs: 20_000, maxOutputBytes: 100 });
+    expect(background).toMatchObject({ exitCode: 0, stdout: 'done\n', timedOut: false });
     // A sandbox terminated outside the service: work answers failed_precondition, DELETE still succeeds.
     modal.sandboxes.get(env.instance_id)!.running = false;
     await expect(open.exec({ command: 'true', timeoutMs: 5000, maxOutputBytes: 10 })).rejects.toMatchObject({

@@ -295,7 +295,8 @@ export async function startModalServer(options: { tokens?: Record<string, string
         exec.exit = { code: 127 };
         changed();
       });
-      child.on('close', (code, signal) => {
+      // The command has ended when its process exits, even while something it started still holds its output.
+      child.on('exit', (code, signal) => {
         sandbox.processes.delete(child);
         exec.exit ??= code === null ? { signal: SIGNALS[signal ?? ''] ?? 9 } : { code };
         changed();

@@ -43,6 +43,8 @@ const TASK_WAITS = 10;
 
 /** How long one output stream is kept open (a command that runs longer is read again from its offset). */
 const STREAM_TIMEOUT_MS = 15 * 60_000;
+/** After the command has ended, its output streams are given up once nothing has arrived for this long (a background process may hold them open). */
+const DRAIN_MS = 2_000;
 /** How many times a broken output stream is asked again. */
 const STREAM_RESUMES = 5;
 /** How long one TaskExecWait may wait before it is asked again. */
@@ -301,6 +303,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
             const data = Buffer.from((message.data as Buffer | undefined) ?? Buffer.alloc(0));
             offset += data.length;
             if (data.length) take(fd === STDIO_STDOUT ? 'stdout' : 'stderr', data);
+            if (drainTimer) armDrain();
           },
           { timeoutMs: STREAM_TIMEOUT_MS, signal: streams.signal },
         );
@@ -312,16 +315,13 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     }
   };
   let exit: { code?: number; signal?: number } | null = null;
-  try {
-    await Promise.all([
-      read(STDIO_STDOUT),
-      read(STDIO_STDERR),
-      sendInput(api, taskId, execId, req.stdin).catch((error: unknown) => {
-        // A command that ends before reading its input refuses the rest: that is its business.
-        if (!(error instanceof ModalApiError) || error.unreachable) throw error;
-      }),
-    ]);
-    // The exit status: TaskExecWait answers when the command has ended (asked again while it waits).
+  let drainTimer: NodeJS.Timeout | undefined;
+  const armDrain = () => {
+    clearTimeout(drainTimer);
+    drainTimer = setTimeout(() => streams.abort(), DRAIN_MS);
+  };
+  /** The exit status: TaskExecWait answers when the command has ended (asked again while it waits). */
+  const wait = async () => {
     while (!exit && !streams.signal.aborted) {
       const waited = await api
         .routerUnary(taskId, 'TaskExecWait', { task_id: taskId, exec_id: execId }, { timeoutMs: WAIT_TIMEOUT_MS, signal: streams.signal })
@@ -333,14 +333,31 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
       if (waited?.exit_status === 'code') exit = { code: Number(waited.code) };
       else if (waited?.exit_status === 'signal') exit = { signal: Number(waited.signal) };
     }
+    // A process the command left running in the background may hold its output open: once the
+    // command has ended, the streams are given up when nothing has arrived for a moment.
+    if (exit) armDrain();
+  };
+  try {
+    await Promise.all([
+      wait(),
+      read(STDIO_STDOUT),
+      read(STDIO_STDERR),
+      sendInput(api, taskId, execId, req.stdin).catch((error: unknown) => {
+        // A command that ends before reading its input refuses the rest: that is its business.
+        if (!(error instanceof ModalApiError) || error.unreachable) throw error;
+      }),
+    ]);
   } catch (error) {
     modalProblem(error);
   } finally {
     clearTimeout(timer);
     clearTimeout(graceTimer);
+    clearTimeout(drainTimer);
     req.signal?.removeEventListener('abort', onAbort);
   }
-  const exitCode = exit?.code ?? (exit?.signal !== undefined ? 128 + exit.signal : null);
+  // (Set inside `wait`, which the compiler does not follow.)
+  const ended = exit as { code?: number; signal?: number } | null;
+  const exitCode = ended?.code ?? (ended?.signal !== undefined ? 128 + ended.signal : null);
   return { exitCode, stdout, stderr, timedOut, aborted };
 }
 
