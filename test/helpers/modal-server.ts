@@ -79,7 +79,9 @@ export async function startModalServer(options: { tokens?: Record<string, string
   const execs = new Map<string, FakeExec>();
 
   const fail = (code: grpc.status, details: string) => Object.assign(new Error(details), { code, details });
-  const id = (prefix: string) => `${prefix}-${randomBytes(10).toString('hex')}`;
+  // Object ids as Modal's look: a kind prefix and 22 base-62 characters (`sb-…`, `ta-…`).
+  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const id = (prefix: string) => `${prefix}-${[...randomBytes(22)].map((byte) => BASE62[byte % 62]).join('')}`;
 
   let routerKey = randomBytes(32);
   let routerAccesses = 0;
