@@ -6,6 +6,7 @@
 // (modal-task-command-router.proto), at the URL and with the JWT TaskGetCommandRouterAccess answers —
 // the same two surfaces Modal's official clients use. Modal's JavaScript SDK is not used: it takes its
 // server URL only from the process environment or ~/.modal.toml, not per client.
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -291,15 +292,18 @@ export class ModalApi {
     );
   }
 
-  /** One server-streaming call of a task's command router. */
+  /**
+   * One server-streaming call of a task's command router. The request is made for each attempt, so
+   * a stream asked again after a refused JWT resumes where the first one stopped (an offset).
+   */
   routerStream(
     taskId: string,
     method: string,
-    request: Message,
+    request: () => Message,
     onMessage: (message: Message) => void,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<void> {
-    return this.withRouter(taskId, (client, metadata) => streamCall(client, method, request, metadata, onMessage, options));
+    return this.withRouter(taskId, (client, metadata) => streamCall(client, method, request(), metadata, onMessage, options));
   }
 }
 
@@ -309,7 +313,10 @@ const clients = new Map<string, ModalApi>();
 const MAX_CLIENTS = 64;
 
 export function modalApiFor(endpoint: ModalEndpoint): ModalApi {
-  const key = JSON.stringify([endpoint.serverUrl, endpoint.tokenId, endpoint.tokenSecret]);
+  // Keyed by a digest: the secret is not kept as a map key beside the client that holds it.
+  const key = createHash('sha256')
+    .update(JSON.stringify([endpoint.serverUrl, endpoint.tokenId, endpoint.tokenSecret]))
+    .digest('hex');
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= MAX_CLIENTS) {

@@ -298,7 +298,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
         await api.routerStream(
           taskId,
           'TaskExecStdioRead',
-          { task_id: taskId, exec_id: execId, offset, file_descriptor: fd },
+          () => ({ task_id: taskId, exec_id: execId, offset, file_descriptor: fd }),
           (message) => {
             const data = Buffer.from((message.data as Buffer | undefined) ?? Buffer.alloc(0));
             offset += data.length;
