@@ -6,6 +6,7 @@ import './environments/fly.js';
 import './environments/kubernetes.js';
 import './environments/e2b.js';
 import './environments/daytona.js';
+import './environments/modal.js';
 import './web/index.js';
 export * from './registry.js';
 export * from './environment-driver.js';

@@ -43,16 +43,6 @@ async function dockerPing(ctx: ProviderContext): Promise<ProbeResult> {
     return { status: 'failed', message: (error as Error).message };
   }
 }
-const environmentSchema: JsonSchema = {
-  type: 'object',
-  properties: {
-    image: { type: 'string' },
-    working_directory: { type: 'string' },
-    env: { type: 'object', additionalProperties: { type: 'string' } },
-    cpu: { type: 'number' },
-    memory_mb: { type: 'integer' },
-  },
-};
 // The container engine's template config. Members are ordered so the type's description only grows
 // (the REST golden file compares it member by member).
 const dockerEnvironmentSchema: JsonSchema = {
@@ -108,24 +98,8 @@ registerProviderType({
   },
   probe: dockerPing,
 });
-// The hosted sandboxes E2B and Daytona register in ./environments/e2b.ts and ./environments/daytona.ts.
-for (const [type, title, setupUrl] of [['modal', 'Modal sandboxes', 'https://modal.com/settings']] as const) {
-  registerProviderType({
-    kind: 'environment',
-    type,
-    title,
-    configurationSchema: {
-      type: 'object',
-      properties: { base_url: { type: 'string', format: 'uri' }, template: { type: 'string' } },
-      additionalProperties: false,
-    },
-    credentialSchema: apiKeyCredential,
-    credentialRequired: true,
-    setupUrl,
-    endpointFields: ['base_url'],
-    environment: { environmentSchema, managedInstances: true, stop: true, destroy: true },
-  });
-}
+// The hosted sandboxes E2B, Daytona and Modal register in their own modules (./environments/e2b.ts,
+// daytona.ts, modal.ts).
 
 // The local type runs environments on the service's own machine (a directory under DATA_DIR and real
 // subprocesses, ./environments/local.ts): offered only where the deployment sets ALLOW_LOCAL_ENVIRONMENTS.
