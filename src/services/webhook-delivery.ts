@@ -1,0 +1,183 @@
+// Delivering webhook events: claiming due deliveries, one signed HTTP attempt, and what its outcome
+// does to the delivery (succeeded, retried later, or failed for good) and to its subscription
+// (disabled after repeated failure). The loop that drives this is src/engine/webhook-deliverer.ts.
+//
+// Claims take rows with FOR UPDATE SKIP LOCKED and push their due time forward by a lease, so any
+// number of service and worker processes share the work; a process killed mid-attempt leaves the
+// delivery due again when the lease ends, and its next attempt carries the same event, so the same
+// `webhook-id`. A receiver may therefore see an event twice (at least once, never lost), and uses
+// the id to drop the repeat.
+import { Webhook } from 'standardwebhooks';
+import type { WebhookDelivery } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
+import type { Deps } from './deps.js';
+import { checkEndpointUrl } from './providers.js';
+import { PING_KIND } from './webhook-events.js';
+
+/** Kept of a receiver's answer in the attempt log. */
+const KEPT_RESPONSE_CHARS = 1024;
+/** A claim lasts the attempt's time-out plus this margin before another process may take the delivery. */
+const LEASE_MARGIN_MS = 15_000;
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response: string | null;
+}
+
+/** Claims up to `limit` due deliveries for this process. */
+export async function claimDueDeliveries(deps: Deps, limit: number): Promise<WebhookDelivery[]> {
+  const leaseMs = deps.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  const rows = await deps.db.$queryRaw<{ id: string }[]>`
+    UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}),
+      lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+    WHERE id IN (
+      SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id`;
+  if (!rows.length) return [];
+  return deps.db.webhookDelivery.findMany({ where: { id: { in: rows.map((row) => row.id) } }, orderBy: { id: 'asc' } });
+}
+
+/** When the next pending delivery is due (a lease end included), or null when none is pending. */
+export async function nextDueAt(deps: Deps): Promise<Date | null> {
+  const rows = await deps.db.$queryRaw<{ due: Date | null }[]>`
+    SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'`;
+  return rows[0]?.due ?? null;
+}
+
+/** The retry delay after failed attempt number `attempt` (1-based), jittered by ±20 %; null when the schedule is spent. */
+export function retryDelayMs(schedule: readonly number[], attempt: number, random = Math.random): number | null {
+  const base = schedule[attempt - 1];
+  if (base === undefined) return null;
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** The body every attempt of an event sends: the same bytes each time. */
+export function eventBody(event: { id: string; kind: string; payload: unknown; createdAt: Date }): string {
+  return JSON.stringify({ type: event.kind, timestamp: event.createdAt.toISOString(), data: event.payload });
+}
+
+/** Reads at most `limit` bytes of a body, then stops reading (the connection is closed). */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  if (!response.body || limit === 0) {
+    await response.body?.cancel().catch(() => undefined);
+    return '';
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+/**
+ * One attempt of `delivery` (already claimed). Never throws for the receiver's faults: they are the
+ * attempt's outcome. Returns the delivery as it is afterwards, or null when the claim was lost.
+ */
+export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Promise<WebhookDelivery | null> {
+  const { config, logger } = deps;
+  const subscription = await deps.db.webhookSubscription.findUnique({ where: { id: delivery.subscriptionId } });
+  const event = await deps.db.webhookEvent.findUnique({ where: { id: delivery.eventId } });
+  const log = Array.isArray(delivery.attemptLog) ? (delivery.attemptLog as unknown as AttemptRecord[]) : [];
+  const number = log.length + 1;
+  const started = new Date();
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  let response: string | null = null;
+  let permanent = false;
+  const t0 = performance.now();
+  if (!subscription || !event) {
+    // Deleted meanwhile: nothing to record on.
+    return null;
+  }
+  if (!subscription.enabled && delivery.eventKind !== PING_KIND) {
+    error = 'the subscription is disabled';
+    permanent = true;
+  } else {
+    try {
+      // The endpoint policy applies at every attempt: the deployment's allowance may have changed.
+      checkEndpointUrl(deps, subscription.url, 'url');
+      const body = eventBody(event);
+      const secrets = [subscription.secretCiphertext];
+      if (subscription.previousSecretCiphertext && subscription.previousSecretExpiresAt && subscription.previousSecretExpiresAt > started)
+        secrets.push(subscription.previousSecretCiphertext);
+      // Standard Webhooks: every valid signature, space-separated; receivers accept any one they can verify.
+      const signature = secrets.map((sealed) => new Webhook(deps.secrets.decrypt(sealed)).sign(event.id, started, body)).join(' ');
+      const answer = await fetch(subscription.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(config.webhookTimeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'workspace-agent-service-webhooks/1',
+          'webhook-id': event.id,
+          'webhook-timestamp': String(Math.floor(started.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        body,
+      });
+      statusCode = answer.status;
+      response = (await boundedText(answer, config.webhookMaxResponseBytes)).slice(0, KEPT_RESPONSE_CHARS) || null;
+      if (answer.status < 200 || answer.status >= 300) error = `the receiver answered ${answer.status}`;
+    } catch (caught) {
+      const err = caught as Error & { cause?: { code?: string; message?: string } };
+      if (err.name === 'TimeoutError' || err.name === 'AbortError') error = `no answer within ${config.webhookTimeoutMs} ms`;
+      else if ((err as { extensions?: { code?: string } }).extensions?.code === 'invalid_argument') {
+        error = err.message;
+        permanent = true;
+      } else error = `could not reach the receiver: ${err.cause?.code ?? err.cause?.message ?? err.message}`.slice(0, 500);
+    }
+  }
+  const latency = Math.round(performance.now() - t0);
+  const record: AttemptRecord = { attempt: number, at: started.toISOString(), status_code: statusCode, latency_ms: latency, error, response };
+  const succeeded = error === null;
+  const attempts = delivery.attempts + 1;
+  const delay = succeeded || permanent ? null : retryDelayMs(config.webhookRetryDelaysMs, attempts);
+  const status = succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending';
+  const now = new Date();
+  return deps.db.$transaction(async (tx) => {
+    // Only the holder of the claim records (a lease that ran out let another process take it).
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      UPDATE webhook_deliveries SET status = ${status}, attempts = ${attempts}, last_status_code = ${statusCode}::int, last_error = ${error},
+        last_latency_ms = ${latency}::int, attempt_log = attempt_log || ${JSON.stringify([record])}::jsonb, updated_at = now(),
+        lease_expires_at = NULL, completed_at = ${status === 'pending' ? null : now}::timestamptz,
+        next_attempt_at = ${delay === null ? null : new Date(now.getTime() + delay)}::timestamptz
+      WHERE id = ${delivery.id} AND status = 'pending' AND lease_expires_at IS NOT DISTINCT FROM ${delivery.leaseExpiresAt}::timestamptz
+      RETURNING id`;
+    if (!rows.length) return null;
+    if (delivery.eventKind !== PING_KIND) {
+      if (succeeded) await tx.webhookSubscription.updateMany({ where: { id: subscription.id, consecutiveFailures: { gt: 0 } }, data: { consecutiveFailures: 0 } });
+      else if (status === 'failed' && !permanent) await recordFailure(deps, tx, subscription.id);
+    }
+    logger.info({ deliveryId: delivery.id, subscriptionId: subscription.id, attempt: number, statusCode, error, status }, 'webhook delivery attempt');
+    return tx.webhookDelivery.findUnique({ where: { id: delivery.id } });
+  });
+}
+
+/** A delivery failed for good: count it; after too many in a row the subscription is disabled, with the reason. */
+async function recordFailure(deps: Deps, tx: Prisma.TransactionClient, subscriptionId: string) {
+  const limit = deps.config.webhookDisableAfterFailures;
+  const reason = `disabled after ${limit} deliveries in a row failed every attempt`;
+  await tx.$executeRaw`
+    UPDATE webhook_subscriptions SET consecutive_failures = consecutive_failures + 1,
+      enabled = CASE WHEN consecutive_failures + 1 >= ${limit}::int THEN false ELSE enabled END,
+      disabled_reason = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN ${reason} ELSE disabled_reason END,
+      disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN now() ELSE disabled_at END,
+      version = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN version + 1 ELSE version END,
+      updated_at = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN now() ELSE updated_at END
+    WHERE id = ${subscriptionId}`;
+}
