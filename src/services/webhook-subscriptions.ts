@@ -236,10 +236,12 @@ export async function listDeliveries(
   return toPage(rows, size, 'webhook-deliveries', (row) => [row.id]);
 }
 
-export async function getDelivery(call: CallContext, id: string): Promise<WebhookDelivery> {
+/** A delivery of the caller's workspace (of `subscriptionId`, when named: REST paths name both). */
+export async function getDelivery(call: CallContext, id: string, subscriptionId?: string | null): Promise<WebhookDelivery> {
   requirePermission(call.actor, 'admin');
   const row = looksLikeId('webhookDelivery', id) ? await call.db.webhookDelivery.findUnique({ where: { id } }) : null;
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('webhook delivery', id);
+  if (!row || row.workspaceId !== call.actor.workspaceId || (subscriptionId != null && row.subscriptionId !== subscriptionId))
+    throw notFound('webhook delivery', id);
   return row;
 }
 
@@ -248,10 +250,10 @@ export async function getDelivery(call: CallContext, id: string): Promise<Webhoo
  * again with a fresh retry schedule (its attempt log keeps every earlier attempt). A delivery still
  * pending is left as it is; a disabled subscription refuses (`disabled`).
  */
-export async function redeliver(call: CallContext, id: string): Promise<WebhookDelivery> {
+export async function redeliver(call: CallContext, id: string, subscriptionId?: string | null): Promise<WebhookDelivery> {
   requirePermission(call.actor, 'admin');
   return inTransaction(call, async (bound) => {
-    const delivery = await getDelivery(bound, id);
+    const delivery = await getDelivery(bound, id, subscriptionId);
     const subscription = await getSubscription(bound, delivery.subscriptionId);
     if (!subscription.enabled) throw new AppError('disabled', 'the subscription is disabled; enable it first');
     if (delivery.status === 'pending') return delivery;
