@@ -469,6 +469,6 @@ export async function sealRun(
       ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents"
     FROM sealed`;
   if (!rows[0]) return null;
-  const { webhookEvents: _events, ...sealed } = rows[0] as typeof rows[0] & { webhookEvents?: number };
+  const { webhookEvents: _events, ...sealed } = rows[0] as (typeof rows)[0] & { webhookEvents?: number };
   return sealed;
 }

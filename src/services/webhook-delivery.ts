@@ -143,7 +143,14 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
     }
   }
   const latency = Math.round(performance.now() - t0);
-  const record: AttemptRecord = { attempt: number, at: started.toISOString(), status_code: statusCode, latency_ms: latency, error, response };
+  const record: AttemptRecord = {
+    attempt: number,
+    at: started.toISOString(),
+    status_code: statusCode,
+    latency_ms: latency,
+    error,
+    response,
+  };
   const succeeded = error === null;
   const attempts = delivery.attempts + 1;
   const delay = succeeded || permanent ? null : retryDelayMs(config.webhookRetryDelaysMs, attempts);
@@ -160,10 +167,17 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
       RETURNING id`;
     if (!rows.length) return null;
     if (delivery.eventKind !== PING_KIND) {
-      if (succeeded) await tx.webhookSubscription.updateMany({ where: { id: subscription.id, consecutiveFailures: { gt: 0 } }, data: { consecutiveFailures: 0 } });
+      if (succeeded)
+        await tx.webhookSubscription.updateMany({
+          where: { id: subscription.id, consecutiveFailures: { gt: 0 } },
+          data: { consecutiveFailures: 0 },
+        });
       else if (status === 'failed' && !permanent) await recordFailure(deps, tx, subscription.id);
     }
-    logger.info({ deliveryId: delivery.id, subscriptionId: subscription.id, attempt: number, statusCode, error, status }, 'webhook delivery attempt');
+    logger.info(
+      { deliveryId: delivery.id, subscriptionId: subscription.id, attempt: number, statusCode, error, status },
+      'webhook delivery attempt',
+    );
     return tx.webhookDelivery.findUnique({ where: { id: delivery.id } });
   });
 }

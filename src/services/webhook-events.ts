@@ -32,8 +32,15 @@ export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 export const PING_KIND = 'webhook.ping';
 
 /** Writes an event in the caller's transaction (a no-op without a subscriber). Returns the number of deliveries written. */
-export async function enqueueWebhookEvent(db: Db | Tx, workspaceId: string, kind: WebhookEventKind, data: Record<string, unknown>): Promise<number> {
-  const rows = await db.$queryRaw<{ queued: number }[]>`SELECT webhook_enqueue(${workspaceId}, ${kind}, ${JSON.stringify(data)}::jsonb) AS queued`;
+export async function enqueueWebhookEvent(
+  db: Db | Tx,
+  workspaceId: string,
+  kind: WebhookEventKind,
+  data: Record<string, unknown>,
+): Promise<number> {
+  const rows = await db.$queryRaw<
+    { queued: number }[]
+  >`SELECT webhook_enqueue(${workspaceId}, ${kind}, ${JSON.stringify(data)}::jsonb) AS queued`;
   return rows[0]?.queued ?? 0;
 }
 
@@ -41,7 +48,11 @@ export async function enqueueWebhookEvent(db: Db | Tx, workspaceId: string, kind
  * The same write as an SQL expression, for statements that change a run and report it at once
  * (the seal): it must be evaluated in a CTE the statement reads, or PostgreSQL skips it.
  */
-export function enqueueExpression(workspaceId: Prisma.Sql | string, kind: Prisma.Sql | string, data: Prisma.Sql | Record<string, unknown>): Prisma.Sql {
+export function enqueueExpression(
+  workspaceId: Prisma.Sql | string,
+  kind: Prisma.Sql | string,
+  data: Prisma.Sql | Record<string, unknown>,
+): Prisma.Sql {
   const ws = typeof workspaceId === 'string' ? Prisma.sql`${workspaceId}` : workspaceId;
   const k = typeof kind === 'string' ? Prisma.sql`${kind}` : kind;
   const d = data instanceof Prisma.Sql ? data : Prisma.sql`${JSON.stringify(data)}::jsonb`;

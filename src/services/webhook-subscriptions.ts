@@ -143,7 +143,15 @@ export async function updateSubscription(
       data.enabled = patch.enabled;
       if (patch.enabled && !row.enabled) Object.assign(data, { disabledReason: null, disabledAt: null, consecutiveFailures: 0 });
     }
-    return changeVersioned({ call: bound, delegate: bound.db.webhookSubscription, row, ifMatch, resourceKind: RESOURCE_KIND, action: 'update', data });
+    return changeVersioned({
+      call: bound,
+      delegate: bound.db.webhookSubscription,
+      row,
+      ifMatch,
+      resourceKind: RESOURCE_KIND,
+      action: 'update',
+      data,
+    });
   });
 }
 

@@ -41,7 +41,10 @@ const WebhookSubscriptionRef = builder.prismaObject('WebhookSubscription', {
       type: 'DateTime',
       nullable: true,
       description: 'until then deliveries carry a signature with the secret the last rotation replaced too',
-      resolve: (s) => (s.previousSecretCiphertext && s.previousSecretExpiresAt && s.previousSecretExpiresAt > new Date() ? s.previousSecretExpiresAt : null),
+      resolve: (s) =>
+        s.previousSecretCiphertext && s.previousSecretExpiresAt && s.previousSecretExpiresAt > new Date()
+          ? s.previousSecretExpiresAt
+          : null,
     }),
     secret: t.string({
       nullable: true,
@@ -141,7 +144,10 @@ builder.queryFields((t) => ({
   webhookDelivery: t.field({
     type: WebhookDeliveryRef,
     description: 'Needs `admin`.',
-    args: { id: t.arg.id({ required: true }), subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }),
+    },
     resolve: async (_r, a, ctx) => getDelivery(await ctx.call(), String(a.id), a.subscriptionId == null ? null : String(a.subscriptionId)),
   }),
 }));
@@ -156,7 +162,11 @@ builder.mutationFields((t) => ({
   updateWebhookSubscription: t.field({
     type: payloadOf('updateWebhookSubscription', 'webhookSubscription', WebhookSubscriptionRef),
     description: 'Needs `admin` and If-Match.',
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      ifMatch: t.arg.string(),
+      input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }),
+    },
     resolve: async (_r, a, ctx) => updateSubscription(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
   deleteWebhookSubscription: t.field({
@@ -180,7 +190,10 @@ builder.mutationFields((t) => ({
   redeliverWebhookDelivery: t.field({
     type: payloadOf('redeliverWebhookDelivery', 'delivery', WebhookDeliveryRef),
     description: 'Needs `admin`. Sends the same event (same `webhook-id`) again with a fresh retry schedule.',
-    args: { id: t.arg.id({ required: true }), subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }),
+    },
     resolve: async (_r, a, ctx) => redeliver(await ctx.call(), String(a.id), a.subscriptionId == null ? null : String(a.subscriptionId)),
   }),
 }));
