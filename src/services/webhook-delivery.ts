@@ -16,8 +16,12 @@ import { PING_KIND } from './webhook-events.js';
 
 /** Kept of a receiver's answer in the attempt log. */
 const KEPT_RESPONSE_CHARS = 1024;
-/** A claim lasts the attempt's time-out plus this margin before another process may take the delivery. */
-const LEASE_MARGIN_MS = 15_000;
+/**
+ * How long a claim lasts before another process may take the delivery: twice the attempt's time-out
+ * and a second (the attempt is bounded by the time-out; the rest covers reading the rows and
+ * recording the outcome), so only a process that died leaves a claim to run out.
+ */
+const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1_000;
 
 export interface AttemptRecord {
   attempt: number;
@@ -30,10 +34,10 @@ export interface AttemptRecord {
 
 /** Claims up to `limit` due deliveries for this process. */
 export async function claimDueDeliveries(deps: Deps, limit: number): Promise<WebhookDelivery[]> {
-  const leaseMs = deps.config.webhookTimeoutMs + LEASE_MARGIN_MS;
+  const lease = leaseMs(deps.config.webhookTimeoutMs);
   const rows = await deps.db.$queryRaw<{ id: string }[]>`
-    UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}),
-      lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+    UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => ${lease / 1000}),
+      lease_expires_at = now() + make_interval(secs => ${lease / 1000}), updated_at = now()
     WHERE id IN (
       SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
