@@ -74,12 +74,12 @@ describe('webhook deliveries across a SIGKILL', () => {
     verifyHook(sub.secret, model);
     const deliveries = await waitFor(
       async () => (await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}/deliveries`)).body.items,
-      (items: { status: string }[]) => items.length === 2 && items.every((d) => d.status === 'succeeded'),
+      (items: any[]) => items.length === 2 && items.every((d) => d.status === 'succeeded'),
       'both deliveries recorded as succeeded',
       60_000,
     );
     // The killed attempt left no record (it never finished); the restarted service's attempt is its first recorded one.
-    const pingDelivery = deliveries.find((d: { id: string }) => d.id === ping.body.id);
+    const pingDelivery = deliveries.find((d) => d.id === ping.body.id)!;
     expect(pingDelivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([204]);
     expect(pingDelivery.event_id).toBe(ping.body.event_id);
   }, 180_000);
