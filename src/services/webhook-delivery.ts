@@ -10,7 +10,8 @@
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDelivery } from '../generated/prisma/client.js';
 import { Prisma } from '../generated/prisma/client.js';
-import type { Deps } from './deps.js';
+import { SYSTEM_PRINCIPAL, type Deps } from './deps.js';
+import { recordAudit } from './audit.js';
 import { checkEndpointUrl } from './providers.js';
 import { PING_KIND } from './webhook-events.js';
 
@@ -186,16 +187,37 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
   });
 }
 
-/** A delivery failed for good: count it; after too many in a row the subscription is disabled, with the reason. */
+/**
+ * A delivery failed for good: count it; after too many in a row the subscription is disabled, with
+ * the reason, a new version and an audit row by the system principal.
+ */
 async function recordFailure(deps: Deps, tx: Prisma.TransactionClient, subscriptionId: string) {
   const limit = deps.config.webhookDisableAfterFailures;
   const reason = `disabled after ${limit} deliveries in a row failed every attempt`;
-  await tx.$executeRaw`
-    UPDATE webhook_subscriptions SET consecutive_failures = consecutive_failures + 1,
-      enabled = CASE WHEN consecutive_failures + 1 >= ${limit}::int THEN false ELSE enabled END,
-      disabled_reason = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN ${reason} ELSE disabled_reason END,
-      disabled_at = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN now() ELSE disabled_at END,
-      version = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN version + 1 ELSE version END,
-      updated_at = CASE WHEN enabled AND consecutive_failures + 1 >= ${limit}::int THEN now() ELSE updated_at END
-    WHERE id = ${subscriptionId}`;
+  const rows = await tx.$queryRaw<{ workspaceId: string; version: number; disabledNow: boolean }[]>`
+    UPDATE webhook_subscriptions s SET consecutive_failures = s.consecutive_failures + 1,
+      enabled = CASE WHEN s.consecutive_failures + 1 >= ${limit}::int THEN false ELSE s.enabled END,
+      disabled_reason = CASE WHEN s.enabled AND s.consecutive_failures + 1 >= ${limit}::int THEN ${reason} ELSE s.disabled_reason END,
+      disabled_at = CASE WHEN s.enabled AND s.consecutive_failures + 1 >= ${limit}::int THEN now() ELSE s.disabled_at END,
+      version = CASE WHEN s.enabled AND s.consecutive_failures + 1 >= ${limit}::int THEN s.version + 1 ELSE s.version END,
+      updated_by_id = CASE WHEN s.enabled AND s.consecutive_failures + 1 >= ${limit}::int THEN ${SYSTEM_PRINCIPAL} ELSE s.updated_by_id END,
+      updated_at = CASE WHEN s.enabled AND s.consecutive_failures + 1 >= ${limit}::int THEN now() ELSE s.updated_at END
+    FROM (SELECT id, enabled AS was_enabled FROM webhook_subscriptions WHERE id = ${subscriptionId} FOR UPDATE) before
+    WHERE s.id = before.id
+    RETURNING s.workspace_id AS "workspaceId", s.version, (before.was_enabled AND NOT s.enabled) AS "disabledNow"`;
+  const row = rows[0];
+  if (!row?.disabledNow) return;
+  deps.logger.warn({ subscriptionId, reason }, 'webhook subscription disabled');
+  await recordAudit(
+    { db: tx, actor: null, requestId: null },
+    {
+      workspaceId: row.workspaceId,
+      principalId: SYSTEM_PRINCIPAL,
+      action: 'disable',
+      resourceKind: 'webhook_subscription',
+      resourceId: subscriptionId,
+      version: row.version,
+      changes: { enabled: { from: true, to: false }, disabled_reason: { from: null, to: reason } },
+    },
+  );
 }

@@ -417,6 +417,11 @@ describe('webhook deliveries', () => {
       version: 2,
     });
     expect(disabled.disabled_at).toEqual(expect.any(String));
+    const audit = await sql(`SELECT action, principal_id FROM audit_events WHERE resource_id = $1 ORDER BY id`, [sub.id]);
+    expect(audit).toEqual([
+      { action: 'create', principal_id: expect.stringMatching(/^key_/) },
+      { action: 'disable', principal_id: 'system' },
+    ]);
     // A disabled subscription gets no new events and refuses redelivery.
     await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'three' } });
     const redeliverPath = `/api/v1/webhook-subscriptions/${sub.id}/deliveries/${failedOnce[0].id}/redeliver`;
