@@ -12,7 +12,7 @@ import { settleRun } from '../helpers/runs.js';
 import { startWebhookReceiver, verifyHook, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
 import { createApiKey, createWorkspace } from '../../src/services/admin.js';
-import { WEBHOOK_EVENT_KINDS } from '../../src/services/webhook-events.js';
+import { enqueueWebhookEvent, WEBHOOK_EVENT_KINDS } from '../../src/services/webhook-events.js';
 
 let t: TestApp;
 let otherAdmin: string;
@@ -504,6 +504,64 @@ describe('webhook deliveries', () => {
       expect(r.received).toHaveLength(0);
     } finally {
       (t.app.deps.config as { allowPlainHttpEndpoints: boolean | string[] }).allowPlainHttpEndpoints = saved;
+    }
+  });
+
+  it('reads a bounded part of a large answer and keeps its first KiB', async () => {
+    const r = await receiver();
+    r.fallback = { status: 200, body: 'x'.repeat(2_000_000) };
+    const sub = await subscribe(r.url, ['model.changed']);
+    const ping = await t.rest('POST', `/api/v1/webhook-subscriptions/${sub.id}/test`);
+    const done = await waitFor(
+      async () => (await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}/deliveries/${ping.body.id}`)).body,
+      (d) => d.status !== 'pending',
+      'the delivery',
+    );
+    expect(done).toMatchObject({ status: 'succeeded', last_status_code: 200 });
+    expect(done.attempts[0].response).toBe('x'.repeat(1024));
+  });
+
+  it('writes the outbox in the change’s transaction: a rolled-back change queues nothing', async () => {
+    const r = await receiver();
+    await subscribe(r.url, ['memory.changed']);
+    const count = async () => (await sql(`SELECT count(*)::int AS n FROM webhook_events WHERE kind = 'memory.changed'`))[0].n;
+    const before = await count();
+    await expect(
+      t.app.deps.db.$transaction(async (tx) => {
+        await enqueueWebhookEvent(tx, t.workspaceId, 'memory.changed', { resource_id: 'mem_rolled_back' });
+        throw new Error('the change fails after its event was written');
+      }),
+    ).rejects.toThrow('the change fails');
+    expect(await count()).toBe(before);
+    // The same write committed is delivered.
+    await t.app.deps.db.$transaction((tx) => enqueueWebhookEvent(tx, t.workspaceId, 'memory.changed', { resource_id: 'mem_committed' }));
+    await r.waitFor(
+      ofKind('memory.changed', (d) => d.resource_id === 'mem_committed'),
+      'the committed event',
+    );
+    expect(r.received.some((h) => h.json.data.resource_id === 'mem_rolled_back')).toBe(false);
+  });
+
+  it('shares the work between instances: every delivery is sent once, by one of them', async () => {
+    const second = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'], runWorkers: 0 }, t);
+    try {
+      const r = await receiver();
+      const sub = await subscribe(r.url, ['model.changed']);
+      const pings = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? t : second).rest('POST', `/api/v1/webhook-subscriptions/${sub.id}/test`)),
+      );
+      const ids = pings.map((p) => p.body.event_id as string);
+      await r.waitForCount((h) => ids.includes(h.headers['webhook-id']!), 20, 'twenty pings');
+      const deliveries = await waitFor(
+        async () => (await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}/deliveries?limit=100`)).body.items,
+        (items: any[]) => items.length === 20 && items.every((d) => d.status === 'succeeded'),
+        'twenty succeeded deliveries',
+      );
+      // Exactly once each: no delivery was claimed by both instances.
+      expect(r.received.map((h) => h.headers['webhook-id']).sort()).toEqual([...ids].sort());
+      expect(deliveries.every((d: any) => d.attempt_count === 1)).toBe(true);
+    } finally {
+      await second.stop();
     }
   });
 
