@@ -75,6 +75,8 @@ export interface Config {
   webhookMaxResponseBytes: number;
   /** A subscription is disabled after this many deliveries in a row failed for good. */
   webhookDisableAfterFailures: number;
+  /** Webhook targets on private, loopback or link-local addresses: true (any), a host list, or false (none, the default). */
+  webhookAllowPrivateTargets: boolean | string[];
 }
 
 export interface GraphQLLimits {
@@ -232,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookMaxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 10_000),
+    webhookAllowPrivateTargets: plainHttpAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
     ...overrides,
   };
 }

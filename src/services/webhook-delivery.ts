@@ -14,6 +14,8 @@ import { SYSTEM_PRINCIPAL, type Deps } from './deps.js';
 import { recordAudit } from './audit.js';
 import { checkEndpointUrl } from './providers.js';
 import { PING_KIND } from './webhook-events.js';
+import { AttemptTimeoutError, postWebhook } from './webhook-http.js';
+import { PrivateTargetError } from '../lib/private-addresses.js';
 
 /** Kept of a receiver's answer in the attempt log. */
 const KEPT_RESPONSE_CHARS = 1024;
@@ -67,28 +69,6 @@ export function eventBody(event: { id: string; kind: string; payload: unknown; c
   return JSON.stringify({ type: event.kind, timestamp: event.createdAt.toISOString(), data: event.payload });
 }
 
-/** Reads at most `limit` bytes of a body, then stops reading (the connection is closed). */
-async function boundedText(response: Response, limit: number): Promise<string> {
-  if (!response.body || limit === 0) {
-    await response.body?.cancel().catch(() => undefined);
-    return '';
-  }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
-}
-
 /**
  * One attempt of `delivery` (already claimed). Never throws for the receiver's faults: they are the
  * attempt's outcome. Returns the delivery as it is afterwards, or null when the claim was lost.
@@ -122,11 +102,9 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
         secrets.push(subscription.previousSecretCiphertext);
       // Standard Webhooks: every valid signature, space-separated; receivers accept any one they can verify.
       const signature = secrets.map((sealed) => new Webhook(deps.secrets.decrypt(sealed)).sign(event.id, started, body)).join(' ');
-      const answer = await fetch(subscription.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(config.webhookTimeoutMs),
-        headers: {
+      const answer = await postWebhook(
+        new URL(subscription.url),
+        {
           'content-type': 'application/json',
           'user-agent': 'workspace-agent-service-webhooks/1',
           'webhook-id': event.id,
@@ -134,17 +112,19 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
           'webhook-signature': signature,
         },
         body,
-      });
+        { timeoutMs: config.webhookTimeoutMs, maxBytes: config.webhookMaxResponseBytes, allowance: config.webhookAllowPrivateTargets },
+      );
       statusCode = answer.status;
-      response = (await boundedText(answer, config.webhookMaxResponseBytes)).slice(0, KEPT_RESPONSE_CHARS) || null;
+      response = answer.body.slice(0, KEPT_RESPONSE_CHARS) || null;
       if (answer.status < 200 || answer.status >= 300) error = `the receiver answered ${answer.status}`;
     } catch (caught) {
-      const err = caught as Error & { cause?: { code?: string; message?: string } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') error = `no answer within ${config.webhookTimeoutMs} ms`;
-      else if ((err as { extensions?: { code?: string } }).extensions?.code === 'invalid_argument') {
+      const err = caught as Error & { code?: string; extensions?: { code?: string } };
+      if (err.name === AttemptTimeoutError.name) error = err.message;
+      else if (err.name === PrivateTargetError.name || err.extensions?.code === 'invalid_argument') {
+        // The target is refused by the deployment's rules: retrying would not change that.
         error = err.message;
         permanent = true;
-      } else error = `could not reach the receiver: ${err.cause?.code ?? err.cause?.message ?? err.message}`.slice(0, 500);
+      } else error = `could not reach the receiver: ${err.code ?? err.message}`.slice(0, 500);
     }
   }
   const latency = Math.round(performance.now() - t0);

@@ -15,6 +15,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { checkEndpointUrl } from './providers.js';
 import { changeVersioned } from './versioned.js';
+import { privateTargetRefusal } from './webhook-http.js';
 import { PING_KIND, WEBHOOK_CHANNEL, WEBHOOK_EVENT_KINDS } from './webhook-events.js';
 
 const RESOURCE_KIND = 'webhook_subscription';
@@ -44,6 +45,8 @@ function validateUrl(call: CallContext, value: unknown): string {
     throw invalidArgument(`url must be 1 to ${MAX_URL_LENGTH} characters`, 'url');
   const url = checkEndpointUrl(call.deps, value, 'url');
   if (url.username || url.password) throw invalidArgument('url must not carry credentials', 'url');
+  const refusal = privateTargetRefusal(url, call.config.webhookAllowPrivateTargets);
+  if (refusal) throw invalidArgument(refusal, 'url');
   return url.toString();
 }
 

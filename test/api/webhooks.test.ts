@@ -22,6 +22,8 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   t = await startTestApp({
     allowPlainHttpEndpoints: ['127.0.0.1'],
+    // The receivers are on loopback: allowed by name, as a deployment would allow its own receivers.
+    webhookAllowPrivateTargets: ['127.0.0.1'],
     allowLocalEnvironments: true,
     // Short retries and time-outs, so retry schedules run out within a test.
     webhookRetryDelaysMs: [20, 20, 20],
@@ -146,6 +148,13 @@ describe('webhook subscriptions: the resource', () => {
     await bad({ url: 'ftp://hooks.example.com/x' }, 'url');
     await bad({ url: 'not a url' }, 'url');
     await bad({ url: 'https://user:pw@hooks.example.com/x' }, 'url');
+    // Private, loopback and link-local targets only where the deployment allows the host.
+    await bad({ url: 'https://10.1.2.3/x' }, 'url');
+    await bad({ url: 'https://169.254.169.254/latest/meta-data' }, 'url');
+    await bad({ url: 'https://localhost:8443/x' }, 'url');
+    await bad({ url: 'https://[::1]/x' }, 'url');
+    await bad({ url: 'https://[::ffff:192.168.0.1]/x' }, 'url');
+    await bad({ url: 'https://[fd00::1]/x' }, 'url');
     await bad({ event_kinds: [] }, 'event_kinds');
     await bad({ event_kinds: ['run.exploded'] }, 'event_kinds');
     await bad({ labels: { '': 'x' } }, 'labels');
@@ -505,6 +514,23 @@ describe('webhook deliveries', () => {
     } finally {
       (t.app.deps.config as { allowPlainHttpEndpoints: boolean | string[] }).allowPlainHttpEndpoints = saved;
     }
+    // The same for the private-target allowance: withdrawn, the loopback receiver is refused at the attempt.
+    const config = t.app.deps.config as { webhookAllowPrivateTargets: boolean | string[] };
+    const savedPrivate = config.webhookAllowPrivateTargets;
+    config.webhookAllowPrivateTargets = false;
+    try {
+      const ping = await t.rest('POST', `/api/v1/webhook-subscriptions/${sub.id}/test`);
+      const failed = await waitFor(
+        async () => (await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}/deliveries/${ping.body.id}`)).body,
+        (d) => d.status !== 'pending',
+        'the delivery to be refused',
+      );
+      expect(failed).toMatchObject({ status: 'failed', attempt_count: 1, last_status_code: null });
+      expect(failed.last_error).toMatch(/private or loopback address/);
+      expect(r.received).toHaveLength(0);
+    } finally {
+      config.webhookAllowPrivateTargets = savedPrivate;
+    }
   });
 
   it('reads a bounded part of a large answer and keeps its first KiB', async () => {
@@ -543,7 +569,10 @@ describe('webhook deliveries', () => {
   });
 
   it('shares the work between instances: every delivery is sent once, by one of them', async () => {
-    const second = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'], runWorkers: 0 }, t);
+    const second = await startTestApp(
+      { allowPlainHttpEndpoints: ['127.0.0.1'], webhookAllowPrivateTargets: ['127.0.0.1'], runWorkers: 0 },
+      t,
+    );
     try {
       const r = await receiver();
       const sub = await subscribe(r.url, ['model.changed']);

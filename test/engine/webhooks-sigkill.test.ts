@@ -24,6 +24,7 @@ function startService(): Promise<ServiceProcess> {
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_SCHEDULE: '0.05,0.05,0.05',
     ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '127.0.0.1',
   }).then((service) => {
     services.push(service);
     return service;
@@ -32,7 +33,12 @@ function startService(): Promise<ServiceProcess> {
 
 beforeAll(async () => {
   r = await startWebhookReceiver();
-  t = await startTestApp({ runWorkers: 0, webhookDeliveryConcurrency: 0, allowPlainHttpEndpoints: ['127.0.0.1'] });
+  t = await startTestApp({
+    runWorkers: 0,
+    webhookDeliveryConcurrency: 0,
+    allowPlainHttpEndpoints: ['127.0.0.1'],
+    webhookAllowPrivateTargets: ['127.0.0.1'],
+  });
 });
 afterAll(async () => {
   for (const service of services) if (service.child.exitCode === null) service.child.kill('SIGKILL');
