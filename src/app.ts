@@ -17,6 +17,7 @@ import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
+import { WebhookDeliverer } from './engine/webhook-deliverer.js';
 import { PgListener } from './lib/pg-listener.js';
 import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-cache.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
@@ -193,6 +194,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config.runWorkers > 0
       ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs })
       : null;
+  const webhooks =
+    config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -284,6 +287,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       });
       await listener.start();
       await workers?.start();
+      await webhooks?.start();
       // The listener status (GET /api/status) reports the in-process workers.
       supportRuntime(deps).runWorkers = config.runWorkers;
       const address = server.address() as AddressInfo;
@@ -298,6 +302,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await new Promise((resolve) => setImmediate(resolve));
       // Workers first, while the database is still up: they finish or hand back their runs.
       await workers?.stop();
+      await webhooks?.stop();
       // Their MCP clients (connections) next: stdio servers are child processes of this one.
       await closeMcpPool(deps);
       await listener.stop();

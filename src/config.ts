@@ -65,6 +65,18 @@ export interface Config {
   pairingRateLimitPerMinute: number;
   /** How long the service waits for a device to answer a relayed request. */
   deviceRequestTimeoutMs: number;
+  /** Webhook deliveries this process sends at once (0: this process delivers none). */
+  webhookDeliveryConcurrency: number;
+  /** Delays before each retry of a failed webhook delivery, in ms (jittered by ±20 %); its length is the number of retries. */
+  webhookRetryDelaysMs: number[];
+  /** How long one delivery attempt may take (connect, send, answer). */
+  webhookTimeoutMs: number;
+  /** How much of a receiver's answer is read (and kept, up to 1 KiB) before the connection is closed. */
+  webhookMaxResponseBytes: number;
+  /** A subscription is disabled after this many deliveries in a row failed for good. */
+  webhookDisableAfterFailures: number;
+  /** Webhook targets on private, loopback or link-local addresses: true (any), a host list, or false (none, the default). */
+  webhookAllowPrivateTargets: boolean | string[];
 }
 
 export interface GraphQLLimits {
@@ -217,6 +229,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pairingTtlSeconds: integer(env, 'PAIRING_TTL_SECONDS', 600, 1, 86_400),
     pairingRateLimitPerMinute: integer(env, 'PAIRING_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
     deviceRequestTimeoutMs: integer(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
+    webhookDeliveryConcurrency: integer(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 4, 0, 1000),
+    webhookRetryDelaysMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookMaxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
+    webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 10_000),
+    webhookAllowPrivateTargets: plainHttpAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
     ...overrides,
   };
+}
+
+/**
+ * WEBHOOK_RETRY_SCHEDULE: seconds before each retry, comma-separated. The default spreads ten
+ * retries over about a day (5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 6 h, 8 h: 21 h 47 min).
+ */
+function retrySchedule(value: string | undefined): number[] {
+  const text = value?.trim() || '5,30,120,600,1800,3600,7200,14400,21600,28800';
+  const delays = text.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 50 || delays.some((delay) => !Number.isFinite(delay) || delay < 0 || delay > 7 * 86_400))
+    throw new Error('WEBHOOK_RETRY_SCHEDULE must list at most 50 delays in seconds (0 to 604800), comma-separated');
+  return delays.map((delay) => Math.round(delay * 1000));
 }

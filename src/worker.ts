@@ -5,6 +5,7 @@ import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
 import { closeEvents } from './lib/events.js';
 import { WorkerPool } from './engine/worker.js';
+import { WebhookDeliverer } from './engine/webhook-deliverer.js';
 import { PgListener } from './lib/pg-listener.js';
 import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
@@ -29,11 +30,16 @@ const pool = new WorkerPool(deps, {
   graceMs: config.shutdownGraceMs,
 });
 await pool.start();
+// Worker processes deliver webhooks too (WEBHOOK_DELIVERY_CONCURRENCY=0 turns that off).
+const webhooks =
+  config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
+await webhooks?.start();
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 
 // SIGTERM/SIGINT: the workers finish or hand back their runs, then the database closes.
 stopOnSignals(logger, config.shutdownGraceMs, async () => {
   await pool.stop();
+  await webhooks?.stop();
   await closeMcpPool(deps);
   await listener.stop();
   await closeEvents(deps.events);

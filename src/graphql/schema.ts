@@ -19,6 +19,7 @@ import './modules/providers.js';
 import './modules/connections.js';
 import './modules/memories.js';
 import './modules/environments.js';
+import './modules/webhooks.js';
 import './modules/relations.js';
 import './modules/list-relations.js';
 import './modules/support/push.js';

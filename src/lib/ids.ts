@@ -22,6 +22,8 @@ export const ID_PREFIX = {
   environment: 'env',
   asset: 'ast',
   webhookSubscription: 'whs',
+  webhookEvent: 'evt',
+  webhookDelivery: 'whd',
   memory: 'mem',
   memoryRecord: 'rec',
   session: 'ses',

@@ -8,6 +8,7 @@ import { announceIfConfiguration, isConfigurationKind } from './config-cache.js'
 import type { Actor, Deps } from './deps.js';
 import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
+import { auditWebhookEvent, enqueueWebhookEvent } from './webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -77,6 +78,9 @@ export async function recordAudit(call: Pick<CallContext<Actor | null>, 'db' | '
       requestId: call.requestId,
     },
   });
+  // The change's webhook event, derived from its audit row and written in the same transaction.
+  const event = auditWebhookEvent({ ...input, principalId, requestId: call.requestId });
+  if (event) await enqueueWebhookEvent(call.db, workspaceId, event.kind, event.data);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Actor } from './deps.js';
 import { storedMessage } from './run-input.js';
 import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
+import { enqueueWebhookEvent } from './webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -32,13 +33,10 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
     const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
     const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
     if (!agent || agent.archivedAt) {
-      await tx.inboxEntry.update({
-        where: { id: entry.id },
-        data: {
-          status: 'failed',
-          finishedAt: new Date(),
-          failure: { code: 'failed_precondition', message: 'the agent is archived or gone' },
-        },
+      const failure = { code: 'failed_precondition', message: 'the agent is archived or gone' };
+      await tx.inboxEntry.update({ where: { id: entry.id }, data: { status: 'failed', finishedAt: new Date(), failure } });
+      await enqueueWebhookEvent(tx, entry.workspaceId, 'inbox_entry.failed', {
+        inbox_entry: { id: entry.id, thread_id: threadId, run_id: null, status: 'failed', failure },
       });
       return null;
     }

@@ -20,6 +20,7 @@ import { AUDIT_COLUMNS, auditValues } from './audit.js';
 import type { CallContext } from './call-context.js';
 import { changeVersioned } from './versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
+import { enqueueExpression, enqueueWebhookEvent, runEventData } from './webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -287,8 +288,10 @@ export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null>
     cancelRequestedAt: now,
     failure: { code: 'cancelled', message: 'the run was cancelled' },
   });
-  if (cancelled)
+  if (cancelled) {
     await tx.thread.updateMany({ where: { id: cancelled.threadId, currentRunId: cancelled.id }, data: { currentRunId: null } });
+    await enqueueWebhookEvent(tx, cancelled.workspaceId, 'run.cancelled', runEventData(cancelled, 'cancelled', { failure: CANCELLED }));
+  }
   return cancelled;
 }
 
@@ -356,16 +359,16 @@ export function expiredRuns(db: Db, limit = 50): Promise<Run[]> {
 
 /** A run whose worker died: a new attempt if attempts remain, else failed. Null when it moved meanwhile. */
 export function takeOverExpired(db: Db, run: Run): Promise<Run | null> {
-  return db.$transaction((tx) =>
-    attemptsLeft(run)
-      ? transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null })
-      : transition(tx, run, 'failed', {
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          failure: { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' },
-        }),
-  );
+  return db.$transaction(async (tx) => {
+    if (attemptsLeft(run)) return transition(tx, run, 'accepted', { leaseOwner: null, leaseExpiresAt: null });
+    const failure = { code: 'worker_lost', message: 'the worker running this run stopped and its attempts are spent' };
+    const failed = await transition(tx, run, 'failed', { leaseOwner: null, leaseExpiresAt: null, failure });
+    if (failed) await enqueueWebhookEvent(tx, failed.workspaceId, 'run.failed', runEventData(failed, 'failed', { failure }));
+    return failed;
+  });
 }
+
+const CANCELLED = { code: 'cancelled', message: 'the run was cancelled' };
 
 /**
  * A stopping worker hands its run back (running → accepted) in one statement: the attempt's last
@@ -450,9 +453,22 @@ export async function sealRun(
         status = CASE WHEN status = 'incorporated' THEN status ELSE ${entryStatus} END,
         failure = CASE WHEN status = 'incorporated' THEN failure ELSE coalesce(${outcome.kind === 'failed' ? json(failure) : null}::jsonb, failure) END
       WHERE assigned_run_id = ${run.id} AND finished_at IS NULL AND EXISTS (SELECT 1 FROM sealed)
+      RETURNING id, workspace_id, thread_id, assigned_run_id, status, failure
+    ), run_event AS (
+      -- Webhook events in the same statement as the seal (nothing is written without a subscriber).
+      SELECT ${enqueueExpression(PrismaSql.sql`sealed.workspace_id`, `run.${to}`, runEventData(run, to, { waitReason: outcome.kind === 'waiting' ? outcome.reason : null, failure }))} AS queued FROM sealed
+    ), entry_events AS (
+      SELECT ${enqueueExpression(
+        PrismaSql.sql`e.workspace_id`,
+        'inbox_entry.failed',
+        PrismaSql.sql`jsonb_build_object('inbox_entry', jsonb_build_object('id', e.id, 'thread_id', e.thread_id, 'run_id', e.assigned_run_id, 'status', e.status, 'failure', e.failure))`,
+      )} AS queued FROM entries e WHERE e.status = 'failed'
     )
     SELECT ${RUN_COLUMNS},
-      EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending"
+      EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending",
+      ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents"
     FROM sealed`;
-  return rows[0] ?? null;
+  if (!rows[0]) return null;
+  const { webhookEvents: _events, ...sealed } = rows[0] as (typeof rows)[0] & { webhookEvents?: number };
+  return sealed;
 }

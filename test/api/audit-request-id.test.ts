@@ -12,7 +12,8 @@ import { waitFor } from '../helpers/wait.js';
 let t: TestApp;
 beforeAll(async () => {
   // Local environments: the environment rows below make real ones.
-  t = await startTestApp({ allowLocalEnvironments: true });
+  // No webhook retries: the ping the redelivery row needs fails for good at its first attempt.
+  t = await startTestApp({ allowLocalEnvironments: true, webhookRetryDelaysMs: [] });
 });
 afterAll(async () => {
   await t.stop();
@@ -336,6 +337,41 @@ const ROWS: [string, Send][] = [
     async (h) => t.rest('POST', `/api/device-pairings/${await requestPairing('refused laptop')}/reject`, { headers: h }),
   ],
   ['revokeDevice', (h) => t.rest('POST', `/api/devices/${made.device.id}/revoke`, { headers: h })],
+  [
+    'createWebhookSubscription',
+    async (h) => {
+      const r = await t.rest('POST', '/api/v1/webhook-subscriptions', {
+        headers: h,
+        body: { url: 'https://hooks.example.test/audited', event_kinds: ['run.failed'] },
+      });
+      made.webhook = r.body;
+      return r;
+    },
+  ],
+  [
+    'updateWebhookSubscription',
+    (h) =>
+      t.rest('PATCH', `/api/v1/webhook-subscriptions/${made.webhook.id}`, { headers: { ...h, ...any }, body: { description: 'audited' } }),
+  ],
+  [
+    'rotateWebhookSubscriptionSecret',
+    (h) => t.rest('POST', `/api/v1/webhook-subscriptions/${made.webhook.id}/rotate-secret`, { headers: h }),
+  ],
+  [
+    'redeliverWebhookDelivery',
+    async (h) => {
+      // A ping to a host that does not resolve fails at once (this app has no retries), then is sent again.
+      const ping = await t.rest('POST', `/api/v1/webhook-subscriptions/${made.webhook.id}/test`);
+      const path = `/api/v1/webhook-subscriptions/${made.webhook.id}/deliveries/${ping.body.id}`;
+      await waitFor(
+        async () => (await t.rest('GET', path)).body.status,
+        (status) => status === 'failed',
+        'the ping to fail',
+      );
+      return t.rest('POST', `${path}/redeliver`, { headers: h });
+    },
+  ],
+  ['deleteWebhookSubscription', (h) => t.rest('DELETE', `/api/v1/webhook-subscriptions/${made.webhook.id}`, { headers: h })],
 ];
 
 /** Mutations that change no audited row, and why. */
@@ -352,6 +388,7 @@ const NO_AUDIT_ROW: Record<string, string> = {
   pollDevicePairing: 'a read by the device',
   addMemoryRecord: 'records carry their provenance (principal, run, tool call) instead of audit rows',
   replaceMemoryRecord: 'records carry their provenance instead of audit rows',
+  testWebhookSubscription: 'queues a ping; its delivery is listed on the subscription',
 };
 
 /** Mutations that record the request id but cannot be reached from this table, and why (none today). */

@@ -53,7 +53,7 @@ const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2
 const PORT = /\b(127\.0\.0\.1|localhost):\d+/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 /** Members whose values are random or clock-bound by design (secrets, codes, uptimes, keys). */
-const VOLATILE_MEMBERS = new Set(['token', 'poll_secret', 'user_code', 'public_key', 'uptime_seconds', 'device_credential']);
+const VOLATILE_MEMBERS = new Set(['token', 'poll_secret', 'user_code', 'public_key', 'uptime_seconds', 'device_credential', 'secret']);
 /** Random strings met in answers (push endpoints' paths, pairing codes) that later requests repeat. */
 const secrets = new Set<string>();
 const WEAK_ETAG = /W\/"[0-9a-f]+-[A-Za-z0-9+/=]+"/g;
@@ -555,12 +555,65 @@ async function scenario() {
     await t.stop();
     t = main;
   }
+
+  // webhook subscriptions (last, so the cases above keep their ids): this instance delivers nothing
+  // (WEBHOOK_DELIVERY_CONCURRENCY=0), so the test ping's delivery stays pending and its answers
+  // do not depend on a receiver
+  const hook = await call('POST /api/v1/webhook-subscriptions', 'POST', '/api/v1/webhook-subscriptions', {
+    body: {
+      url: 'https://hooks.example.com/agents',
+      event_kinds: ['run.failed', 'run.completed'],
+      description: 'the on-call channel',
+      labels: { team: 'ops' },
+    },
+  });
+  const hookId = hook.body.id as string;
+  await call('GET /api/v1/webhook-subscriptions', 'GET', '/api/v1/webhook-subscriptions?label=team:ops&enabled=true');
+  await call('GET /api/v1/webhook-subscriptions/:subscription_id', 'GET', `/api/v1/webhook-subscriptions/${hookId}`);
+  const hookPatched = await call(
+    'PATCH /api/v1/webhook-subscriptions/:subscription_id',
+    'PATCH',
+    `/api/v1/webhook-subscriptions/${hookId}`,
+    { headers: { 'if-match': hook.etag! }, body: { event_kinds: ['run.failed'], description: 'failures only' } },
+  );
+  await call(
+    'POST /api/v1/webhook-subscriptions/:subscription_id/rotate-secret',
+    'POST',
+    `/api/v1/webhook-subscriptions/${hookId}/rotate-secret`,
+    { headers: { 'if-match': hookPatched.etag! }, body: { overlap_seconds: 3600 } },
+  );
+  const ping = await call(
+    'POST /api/v1/webhook-subscriptions/:subscription_id/test',
+    'POST',
+    `/api/v1/webhook-subscriptions/${hookId}/test`,
+  );
+  await call(
+    'GET /api/v1/webhook-subscriptions/:subscription_id/deliveries',
+    'GET',
+    `/api/v1/webhook-subscriptions/${hookId}/deliveries?status=pending`,
+  );
+  await call(
+    'GET /api/v1/webhook-subscriptions/:subscription_id/deliveries/:delivery_id',
+    'GET',
+    `/api/v1/webhook-subscriptions/${hookId}/deliveries/${ping.body.id}`,
+  );
+  await call(
+    'POST /api/v1/webhook-subscriptions/:subscription_id/deliveries/:delivery_id/redeliver',
+    'POST',
+    `/api/v1/webhook-subscriptions/${hookId}/deliveries/${ping.body.id}/redeliver`,
+  );
+  await call('DELETE /api/v1/webhook-subscriptions/:subscription_id', 'DELETE', `/api/v1/webhook-subscriptions/${hookId}`);
 }
 
 beforeAll(async () => {
   push = await startPushService();
   const vapid = webpush.generateVAPIDKeys();
-  t = await startTestApp({ pushCaFile: push.caFile, vapidPublicKey: vapid.publicKey, vapidPrivateKey: vapid.privateKey });
+  t = await startTestApp({
+    pushCaFile: push.caFile,
+    vapidPublicKey: vapid.publicKey,
+    vapidPrivateKey: vapid.privateKey,
+    webhookDeliveryConcurrency: 0,
+  });
   await scenario();
 }, 120_000);
 afterAll(async () => {

@@ -1,0 +1,199 @@
+// Webhook subscriptions and their deliveries (every operation needs `admin`). The signing secret is
+// write-never, read-once: `secret` is set only in the answers of create and rotate-secret.
+import type { WebhookDelivery } from '../../generated/prisma/client.js';
+import { builder } from '../builder.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { flagPayload, payloadOf } from './payloads.js';
+import { withLabelList } from './labels.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  getDelivery,
+  getSubscription,
+  listDeliveries,
+  listSubscriptions,
+  pingSubscription,
+  redeliver,
+  rotateSubscriptionSecret,
+  updateSubscription,
+  type SubscriptionWithSecret,
+} from '../../services/webhook-subscriptions.js';
+import type { AttemptRecord } from '../../services/webhook-delivery.js';
+
+const WebhookSubscriptionRef = builder.prismaObject('WebhookSubscription', {
+  interfaces: [VersionedRef],
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    workspaceId: t.exposeString('workspaceId'),
+    url: t.exposeString('url'),
+    eventKinds: t.exposeStringList('eventKinds'),
+    description: t.exposeString('description'),
+    enabled: t.exposeBoolean('enabled'),
+    labels: t.expose('labels', { type: 'JSON' }),
+    disabledReason: t.string({
+      nullable: true,
+      description: 'why the service disabled the subscription (repeated failed deliveries); null otherwise',
+      resolve: (s) => s.disabledReason,
+    }),
+    disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
+    consecutiveFailures: t.exposeInt('consecutiveFailures', { description: 'deliveries in a row that failed every attempt' }),
+    previousSecretExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'until then deliveries carry a signature with the secret the last rotation replaced too',
+      resolve: (s) =>
+        s.previousSecretCiphertext && s.previousSecretExpiresAt && s.previousSecretExpiresAt > new Date()
+          ? s.previousSecretExpiresAt
+          : null,
+    }),
+    secret: t.string({
+      nullable: true,
+      description: 'the signing secret (`whsec_…`): only in the answers of create and rotate-secret, null elsewhere',
+      resolve: (s) => (s as Partial<SubscriptionWithSecret>).secret ?? null,
+    }),
+  }),
+});
+withLabelList(WebhookSubscriptionRef);
+
+const WebhookDeliveryAttemptRef = builder.objectRef<AttemptRecord>('WebhookDeliveryAttempt').implement({
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt'),
+    at: t.field({ type: 'DateTime', resolve: (a) => new Date(a.at) }),
+    statusCode: t.int({ nullable: true, description: "the receiver's HTTP status (null: no answer)", resolve: (a) => a.status_code }),
+    latencyMs: t.int({ resolve: (a) => a.latency_ms }),
+    error: t.string({ nullable: true, description: 'why the attempt failed; null when it succeeded', resolve: (a) => a.error }),
+    response: t.string({ nullable: true, description: "the start of the receiver's answer (at most 1 KiB)", resolve: (a) => a.response }),
+  }),
+});
+
+const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    subscriptionId: t.exposeString('subscriptionId'),
+    eventId: t.exposeString('eventId', { description: 'the `webhook-id` header of every attempt' }),
+    eventKind: t.exposeString('eventKind'),
+    status: t.exposeString('status', { description: 'pending | succeeded | failed' }),
+    attemptCount: t.exposeInt('attempts', { description: 'attempts since the delivery was (re)scheduled' }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'when the next attempt is due (pending only)',
+      resolve: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
+    }),
+    lastStatusCode: t.exposeInt('lastStatusCode', { nullable: true }),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    lastLatencyMs: t.exposeInt('lastLatencyMs', { nullable: true }),
+    attempts: t.field({
+      type: [WebhookDeliveryAttemptRef],
+      description: 'every attempt, oldest first',
+      resolve: (d: WebhookDelivery) => (Array.isArray(d.attemptLog) ? (d.attemptLog as unknown as AttemptRecord[]) : []),
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const WebhookSubscriptionConnection = connectionOf('WebhookSubscription', WebhookSubscriptionRef);
+const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDeliveryRef);
+
+const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscriptionInput', {
+  fields: (t) => ({
+    url: t.string({ required: true, description: 'https (plain http only where the deployment allows it)' }),
+    eventKinds: t.stringList({ required: true, description: 'the event kinds to receive (docs/api/webhooks.md)' }),
+    description: t.string(),
+    enabled: t.boolean(),
+    labels: t.field({ type: 'JSON' }),
+  }),
+});
+const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscriptionInput', {
+  fields: (t) => ({
+    url: t.string(),
+    eventKinds: t.stringList(),
+    description: t.string(),
+    enabled: t.boolean({ description: 'true also clears a reason the service disabled it for' }),
+    labels: t.field({ type: 'JSON' }),
+  }),
+});
+const RotateWebhookSecretInput = builder.inputType('RotateWebhookSecretInput', {
+  fields: (t) => ({
+    overlapSeconds: t.int({ description: 'how long the replaced secret still signs deliveries (default 86400, 0 to 604800)' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhookSubscriptions: t.field({
+    type: WebhookSubscriptionConnection,
+    description: 'Needs `admin`.',
+    args: { label: t.arg.stringList(), q: t.arg.string(), enabled: t.arg.boolean(), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listSubscriptions(await ctx.call(), { ...a, ...page })),
+  }),
+  webhookSubscription: t.field({
+    type: WebhookSubscriptionRef,
+    description: 'Needs `admin`.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getSubscription(await ctx.call(), String(a.id)),
+  }),
+  webhookDeliveries: t.field({
+    type: WebhookDeliveryConnection,
+    description: "A subscription's deliveries, newest first. Needs `admin`.",
+    args: { subscriptionId: t.arg.id({ required: true }), status: t.arg.string(), ...connectionArgs(t.arg) },
+    resolve: async (_r, a, ctx) =>
+      connectionFrom(a, async (page) => listDeliveries(await ctx.call(), String(a.subscriptionId), { status: a.status, ...page })),
+  }),
+  webhookDelivery: t.field({
+    type: WebhookDeliveryRef,
+    description: 'Needs `admin`.',
+    args: {
+      id: t.arg.id({ required: true }),
+      subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }),
+    },
+    resolve: async (_r, a, ctx) => getDelivery(await ctx.call(), String(a.id), a.subscriptionId == null ? null : String(a.subscriptionId)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhookSubscription: t.field({
+    type: payloadOf('createWebhookSubscription', 'webhookSubscription', WebhookSubscriptionRef),
+    description: 'Needs `admin`. The answer carries the signing secret, shown only this once.',
+    args: { input: t.arg({ type: CreateWebhookSubscriptionInput, required: true }) },
+    resolve: async (_r, a, ctx) => createSubscription(await ctx.call(), a.input),
+  }),
+  updateWebhookSubscription: t.field({
+    type: payloadOf('updateWebhookSubscription', 'webhookSubscription', WebhookSubscriptionRef),
+    description: 'Needs `admin` and If-Match.',
+    args: {
+      id: t.arg.id({ required: true }),
+      ifMatch: t.arg.string(),
+      input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }),
+    },
+    resolve: async (_r, a, ctx) => updateSubscription(await ctx.call(), String(a.id), a.ifMatch, a.input),
+  }),
+  deleteWebhookSubscription: t.field({
+    type: flagPayload('deleteWebhookSubscription', 'deleted', 'true: the subscription and its deliveries are gone'),
+    description: 'Needs `admin`. If-Match is optional.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => deleteSubscription(await ctx.call(), String(a.id), a.ifMatch),
+  }),
+  rotateWebhookSubscriptionSecret: t.field({
+    type: payloadOf('rotateWebhookSubscriptionSecret', 'webhookSubscription', WebhookSubscriptionRef),
+    description: 'Needs `admin`. A new secret, shown only this once; the old one signs too until the overlap ends.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: RotateWebhookSecretInput }) },
+    resolve: async (_r, a, ctx) => rotateSubscriptionSecret(await ctx.call(), String(a.id), a.ifMatch, a.input?.overlapSeconds),
+  }),
+  testWebhookSubscription: t.field({
+    type: payloadOf('testWebhookSubscription', 'delivery', WebhookDeliveryRef),
+    description: 'Needs `admin`. Queues a `webhook.ping` event for this subscription alone and answers its delivery.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => pingSubscription(await ctx.call(), String(a.id)),
+  }),
+  redeliverWebhookDelivery: t.field({
+    type: payloadOf('redeliverWebhookDelivery', 'delivery', WebhookDeliveryRef),
+    description: 'Needs `admin`. Sends the same event (same `webhook-id`) again with a fresh retry schedule.',
+    args: {
+      id: t.arg.id({ required: true }),
+      subscriptionId: t.arg.id({ description: 'when given, the delivery must be of this subscription' }),
+    },
+    resolve: async (_r, a, ctx) => redeliver(await ctx.call(), String(a.id), a.subscriptionId == null ? null : String(a.subscriptionId)),
+  }),
+}));

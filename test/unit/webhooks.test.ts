@@ -1,0 +1,138 @@
+// The pure parts of webhooks: the retry schedule and its jitter, the configuration of it, the body
+// every attempt sends, which audit rows become which events, and the secrets' shape.
+import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { loadConfig } from '../../src/config.js';
+import { eventBody, retryDelayMs } from '../../src/services/webhook-delivery.js';
+import { auditWebhookEvent } from '../../src/services/webhook-events.js';
+import { newWebhookSecret } from '../../src/services/webhook-subscriptions.js';
+import { guardedLookup, isPrivateAddress } from '../../src/lib/private-addresses.js';
+import { privateTargetRefusal } from '../../src/services/webhook-http.js';
+
+describe('webhook retries', () => {
+  it('follow the schedule with ±20 % jitter, and end when it is spent', () => {
+    const schedule = [1000, 30_000];
+    expect(retryDelayMs(schedule, 1, () => 0)).toBe(800);
+    expect(retryDelayMs(schedule, 1, () => 0.5)).toBe(1000);
+    expect(retryDelayMs(schedule, 2, () => 0.999_999)).toBe(36_000);
+    expect(retryDelayMs(schedule, 3)).toBeNull();
+  });
+
+  it('default to ten retries over about a day; WEBHOOK_RETRY_SCHEDULE is seconds, validated', () => {
+    const config = loadConfig({});
+    expect(config.webhookRetryDelaysMs).toHaveLength(10);
+    const total = config.webhookRetryDelaysMs.reduce((a, b) => a + b, 0) / 3_600_000;
+    expect(total).toBeGreaterThan(20);
+    expect(total).toBeLessThan(24);
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0.5, 2' }).webhookRetryDelaysMs).toEqual([500, 2000]);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1,x' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '-1' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '5' })).toThrow();
+  });
+});
+
+describe('webhook events', () => {
+  const base = { principalId: 'key_1', requestId: 'req-1' };
+
+  it('derive from audit rows: revisions published, configuration changes; other kinds send nothing', () => {
+    expect(
+      auditWebhookEvent({
+        ...base,
+        action: 'create',
+        resourceKind: 'skill_revision',
+        resourceId: 'skr_2',
+        changes: { skill_id: { from: null, to: 'skl_1' }, number: { from: null, to: 2 }, digest: { from: null, to: 'sha256:x' } },
+      }),
+    ).toEqual({
+      kind: 'skill.revision_published',
+      data: { skill_id: 'skl_1', revision_id: 'skr_2', number: 2, digest: 'sha256:x', actor_id: 'key_1', request_id: 'req-1' },
+    });
+    expect(
+      auditWebhookEvent({
+        ...base,
+        action: 'update',
+        resourceKind: 'web_provider',
+        resourceId: 'prv_1',
+        version: 3,
+        changes: { enabled: { from: true, to: false }, config: { from: {}, to: {} } },
+      }),
+    ).toEqual({
+      kind: 'provider.changed',
+      data: {
+        resource_kind: 'web_provider',
+        resource_id: 'prv_1',
+        action: 'update',
+        version: 3,
+        changed_fields: ['config', 'enabled'],
+        actor_id: 'key_1',
+        request_id: 'req-1',
+      },
+    });
+    expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: 'model', resourceId: 'fast' })?.data).toMatchObject({
+      model_key: 'fast',
+    });
+    for (const kind of ['run', 'session', 'thread', 'webhook_subscription', 'api_key', 'agent_revision_x'])
+      expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: kind, resourceId: 'x' })).toBeNull();
+    // Setting a default revision publishes nothing new.
+    expect(auditWebhookEvent({ ...base, action: 'set_default', resourceKind: 'agent', resourceId: 'agt_1' })).toBeNull();
+  });
+
+  it('send the same envelope bytes on every attempt', () => {
+    const event = { id: 'evt_1', kind: 'webhook.ping', payload: { a: 1 }, createdAt: new Date('2026-01-02T03:04:05.678Z') };
+    expect(eventBody(event)).toBe('{"type":"webhook.ping","timestamp":"2026-01-02T03:04:05.678Z","data":{"a":1}}');
+    expect(eventBody(event)).toBe(eventBody({ ...event }));
+  });
+
+  it('are signed with whsec_ secrets the Standard Webhooks library accepts', () => {
+    const secret = newWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(newWebhookSecret()).not.toBe(secret);
+    const wh = new Webhook(secret);
+    const now = new Date();
+    const signature = wh.sign('evt_1', now, '{}');
+    expect(
+      wh.verify('{}', {
+        'webhook-id': 'evt_1',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      }),
+    ).toEqual({});
+  });
+});
+
+describe('private webhook targets', () => {
+  it('are told apart from public addresses, IPv4 inside IPv6 included', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.8',
+      '172.20.1.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fd12::1',
+      'fe80::1',
+      '::ffff:10.0.0.1',
+      '::ffff:c0a8:1',
+      '[::1]',
+    ])
+      expect(isPrivateAddress(address), address).toBe(true);
+    for (const address of ['8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', 'example.com'])
+      expect(isPrivateAddress(address), address).toBe(false);
+  });
+
+  it('are refused by literal host unless allowed, and by resolved address at connection time', async () => {
+    expect(privateTargetRefusal(new URL('https://10.0.0.1/x'), false)).toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    expect(privateTargetRefusal(new URL('https://localhost/x'), false)).toMatch(/private or loopback/);
+    expect(privateTargetRefusal(new URL('https://10.0.0.1/x'), ['10.0.0.1'])).toBeNull();
+    expect(privateTargetRefusal(new URL('https://10.0.0.1/x'), true)).toBeNull();
+    expect(privateTargetRefusal(new URL('https://hooks.example.com/x'), false)).toBeNull();
+    // `localhost` resolves (from the hosts file) to loopback: the lookup the socket uses refuses it.
+    const resolve = (allowance: boolean | string[]) =>
+      new Promise<unknown>((done) => guardedLookup(allowance)('localhost', { all: true }, (error, addresses) => done(error ?? addresses)));
+    expect(await resolve(false)).toMatchObject({ name: 'PrivateTargetError' });
+    expect(await resolve(['localhost'])).toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]));
+  });
+});
