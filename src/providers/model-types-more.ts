@@ -8,7 +8,6 @@ import { createDeepSeek } from '@ai-sdk/deepseek';
 import { createTogetherAI } from '@ai-sdk/togetherai';
 import { createCohere } from '@ai-sdk/cohere';
 import { createFireworks } from '@ai-sdk/fireworks';
-import { createHuggingFace } from '@ai-sdk/huggingface';
 import { createVertex } from '@ai-sdk/google-vertex';
 import { createGateway } from '@ai-sdk/gateway';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -161,26 +160,21 @@ hostedVendor({
   embedding: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
 });
 
-// Hugging Face's inference router, through its OpenAI-style Responses API.
-registerProviderType({
-  kind: 'model',
+// Hugging Face's inference router, through its OpenAI-compatible chat completions route. (Its AI SDK
+// package speaks the router's Responses API but drops tool results from the conversation, so a
+// model could call a tool and never see the answer.)
+hostedVendor({
   type: 'huggingface',
   title: 'Hugging Face (Inference Providers)',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('default https://router.huggingface.co/v1') },
-    additionalProperties: false,
-  },
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
+  defaultBase: 'https://router.huggingface.co/v1',
   setupUrl: 'https://huggingface.co/settings/tokens',
-  endpointFields: ['base_url'],
-  modelApis: [{ api: 'responses', settingsSchema: commonSettings }],
-  probe: bearerModelsProbe('https://router.huggingface.co/v1'),
-  languageModel: (ctx, model) => {
-    const c = client(ctx);
-    return createHuggingFace({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).responses(model.providerModel);
-  },
+  chat: (c, m) =>
+    createOpenAICompatible({
+      name: 'huggingface',
+      baseURL: c.base ?? 'https://router.huggingface.co/v1',
+      apiKey: c.apiKey,
+      headers: c.headers,
+    }).chatModel(m),
 });
 
 // A self-hosted Ollama server through its native API (`/api/chat`, `/api/embed`); no default: the
