@@ -6,8 +6,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sse, start, type ModelServer, type Turn } from './model-servers.js';
 
-const json = (res: ServerResponse, status: number, body: unknown) =>
+const json = (res: ServerResponse, status: number, body: unknown): void => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
 const pieces = (text: string) => text.match(/.{1,4}/g) ?? [];
 const nextTurn = (state: ModelServer): Turn => state.turns.shift() ?? { text: 'out of turns' };
 const bearer = (req: IncomingMessage, state: ModelServer) => req.headers.authorization === `Bearer ${state.apiKey}`;
@@ -70,7 +71,7 @@ export function startOllamaServer(apiKey = 'ollama-proxy-secret'): Promise<Model
  * under the publisher path, with an OAuth bearer token.
  */
 export function startVertexServer(apiKey = 'ya29.test-access-token'): Promise<ModelServer> {
-  return start((state, req, res, body) => {
+  return start((state, req, res) => {
     if (!bearer(req, state))
       return json(res, 401, {
         error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' },
@@ -158,7 +159,7 @@ export function startResponsesServer(apiKey = 'hf_test_secret', requiredHeaders:
  * options as the body, answered by SSE whose data are the AI SDK's stream parts.
  */
 export function startGatewayServer(apiKey = 'vck_test_secret'): Promise<ModelServer> {
-  return start((state, req, res, body) => {
+  return start((state, req, res) => {
     if (!bearer(req, state)) return json(res, 401, { error: { message: 'Invalid API key', type: 'authentication_error' } });
     if (req.method !== 'POST' || req.url !== '/v1/ai/language-model' || req.headers['ai-language-model-streaming'] !== 'true')
       return json(res, 404, { error: { message: 'not found', type: 'not_found' } });
