@@ -1,5 +1,6 @@
 // Installs every provider type into the registry (imported once by the app).
 import './model-types.js';
+import './model-types-more.js';
 import './other-types.js';
 // Environment types in modules of their own (each registers itself).
 import './environments/fly.js';

@@ -10,13 +10,13 @@ import { createHashEmbeddingModel } from './hash-embeddings.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema } from './registry.js';
 
-const apiKeyCredential: JsonSchema = {
+export const apiKeyCredential: JsonSchema = {
   type: 'object',
   properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
   required: ['api_key'],
   additionalProperties: false,
 };
-const commonSettings: JsonSchema = {
+export const commonSettings: JsonSchema = {
   type: 'object',
   properties: {
     temperature: { type: 'number', minimum: 0, maximum: 2 },
@@ -25,8 +25,8 @@ const commonSettings: JsonSchema = {
     stop: { type: 'array', items: { type: 'string' } },
   },
 };
-const baseUrl = (description: string) => ({ type: 'string', format: 'uri', description });
-const key = (credential: Record<string, unknown> | null) => String(credential?.api_key ?? '');
+export const baseUrl = (description: string) => ({ type: 'string', format: 'uri', description });
+export const key = (credential: Record<string, unknown> | null) => String(credential?.api_key ?? '');
 
 registerProviderType({
   kind: 'model',

@@ -236,12 +236,16 @@ registerProviderType({
 });
 
 // ── memory ──
-// Mem0's hosted memory API: records live with the vendor; the probe lists one page of a user id
-// that no memory uses.
+// Mem0's hosted memory API. Not offered: its API does not fit the record contract — Mem0 makes the
+// ids, processes adds asynchronously (no record to answer with) and rewrites the text it extracts —,
+// so a memory on it could hold no records. The offered memory types are the contract's two, `builtin`
+// and `pinecone`. Kept registered so that providers created while it was offered still resolve (their
+// test still lists one page of a user id that no memory uses); no new ones are accepted.
 registerProviderType({
   kind: 'memory',
   type: 'mem0',
   title: 'Mem0',
+  offeredWhen: () => false,
   configurationSchema: {
     type: 'object',
     properties: {

@@ -71,6 +71,12 @@ export interface ProviderType {
    * every deployment offers it. A type not offered is neither listed nor accepted for new providers.
    */
   offeredWhen?: (config: DeploymentSwitches) => boolean;
+  /**
+   * Where the type is listed: types added after a kind's catalogue was published come after the
+   * earlier ones (a higher `listGroup`), so the published order of the earlier types never changes.
+   * Absent: 0.
+   */
+  listGroup?: number;
   /** One inexpensive probe; absent → `unsupported`. */
   probe?: (ctx: ProviderContext) => Promise<ProbeResult>;
   /** Model types: an AI SDK language model for a model of this provider. */
@@ -113,9 +119,11 @@ export function providerType(kind: string, type: string): ProviderType | undefin
   return registry.get(`${kind}:${type}`);
 }
 
-/** The installed types of a kind this deployment offers, ordered by type. */
+/** The installed types of a kind this deployment offers, by list group, then by type. */
 export function providerTypes(kind: ProviderKind, deployment: DeploymentSwitches): ProviderType[] {
-  return [...registry.values()].filter((t) => t.kind === kind && isOffered(t, deployment)).sort((a, b) => a.type.localeCompare(b.type));
+  return [...registry.values()]
+    .filter((t) => t.kind === kind && isOffered(t, deployment))
+    .sort((a, b) => (a.listGroup ?? 0) - (b.listGroup ?? 0) || a.type.localeCompare(b.type));
 }
 
 export function isOffered(t: ProviderType, deployment: DeploymentSwitches): boolean {

@@ -84,6 +84,10 @@ export async function createMemory(call: CallContext, input: MemoryInput) {
         throw new AppError('not_found', `memory provider ${quoteInput(input.providerId)} not found`, { field: 'provider_id' });
     } else provider = await builtinProvider(bound);
     if (!provider.enabled) throw new AppError('disabled', 'the memory provider is disabled');
+    // A memory must be able to hold records: a provider of a type that serves none (Mem0, created while
+    // that type was offered) takes no new memories.
+    if (!providerType('memory', provider.type)?.records)
+      throw invalidArgument(`${provider.type} memory providers do not serve records`, 'provider_id');
     if (!input.embeddingModel) refuseWithoutEmbeddings(provider);
     if (input.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, input.embeddingModel);
     const id = newId('memory');

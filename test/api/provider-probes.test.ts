@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { newId } from '../../src/lib/ids.js';
 
 let t: TestApp;
 const logLines: string[] = [];
@@ -135,11 +136,43 @@ describe('provider probes', () => {
     }
   });
 
-  it('memory: the built-in store and Mem0 list one page of an unused namespace', async () => {
+  it('memory: the built-in store lists one page of an unused namespace; Mem0 is not offered', async () => {
     expect((await probe('memory', { type: 'builtin' })).status).toBe('succeeded');
-    expect((await probe('memory', { type: 'mem0', config: { base_url: base }, credential: { api_key: SECRET } })).status).toBe('succeeded');
+    // The contract's two memory types serve records; Mem0's API cannot (docs/api/memories.md).
+    const types = (await t.rest('GET', '/api/v1/provider-types/memory')).body.items.map((i: { type: string }) => i.type);
+    expect(types).toEqual(['builtin', 'pinecone']);
+    const mem0 = await t.rest('POST', '/api/v1/memory-providers', {
+      body: { name: 'm', type: 'mem0', config: { base_url: base }, credential: { api_key: SECRET } },
+    });
+    expect(mem0.status).toBe(400);
+    expect(mem0.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'type' } });
+
+    // A mem0 provider made while the type was offered (written as that code did): it still resolves,
+    // its test still lists one page of an unused user id, and it takes no new memories.
+    const builtin = (await t.rest('POST', '/api/v1/memory-providers', { body: { name: 'b', type: 'builtin' } })).body;
+    const legacy = await t.app.deps.db.provider.create({
+      data: {
+        id: newId('provider'),
+        workspaceId: t.workspaceId,
+        kind: 'memory',
+        type: 'mem0',
+        name: 'legacy mem0',
+        config: { base_url: base },
+        credentialCiphertext: t.app.deps.secrets.encryptJson({ api_key: SECRET }),
+        createdById: builtin.created_by_id,
+        updatedById: builtin.created_by_id,
+      },
+    });
+    expect((await t.rest('GET', `/api/v1/memory-providers/${legacy.id}`)).body).toMatchObject({
+      type: 'mem0',
+      credential_configured: true,
+    });
+    expect((await t.rest('POST', `/api/v1/memory-providers/${legacy.id}/test`)).body.status).toBe('succeeded');
     expect(seen.at(-1)!.path).toMatch(/^\/v1\/memories\/\?user_id=wsa-probe-\d+&page=1&page_size=1$/);
     expect(seen.at(-1)!.headers.authorization).toBe(`Token ${SECRET}`);
+    const memory = await t.rest('POST', '/api/v1/memories', { body: { name: 'on mem0', provider_id: legacy.id } });
+    expect(memory.status).toBe(400);
+    expect(memory.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'provider_id' } });
   });
 
   it('never writes a credential to the logs', () => {

@@ -48,7 +48,7 @@ async function readBody(req: IncomingMessage): Promise<any> {
   return text ? JSON.parse(text) : null;
 }
 
-function start(
+export function start(
   handler: (server: ModelServer, req: IncomingMessage, res: ServerResponse, body: any) => void | Promise<void>,
   apiKey: string,
 ): Promise<ModelServer> {
@@ -72,10 +72,18 @@ function start(
   });
 }
 
-const sse = (res: ServerResponse) =>
+export const sse = (res: ServerResponse) =>
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
 
-export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): Promise<ModelServer> {
+/**
+ * `wholeToolCalls`: each tool call in one chunk with its complete arguments, as Mistral and xAI stream
+ * them (OpenAI and most compatible servers stream the arguments in pieces after a first chunk with the
+ * id). `groqUsage`: the final usage under `x_groq`, where Groq puts it.
+ */
+export function startOpenAICompatibleServer(
+  apiKey = 'sk-test-openai-secret',
+  options: { wholeToolCalls?: boolean; groqUsage?: boolean } = {},
+): Promise<ModelServer> {
   return start(async (state, req, res, body) => {
     if (req.headers.authorization !== `Bearer ${state.apiKey}`) {
       res
@@ -83,7 +91,8 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
         .end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
       return;
     }
-    if (req.method === 'GET' && req.url === '/v1/models') {
+    // The model list, and OpenRouter's key check.
+    if (req.method === 'GET' && (req.url === '/v1/models' || req.url === '/v1/key')) {
       res
         .writeHead(200, { 'content-type': 'application/json' })
         .end(JSON.stringify({ object: 'list', data: [{ id: 'loop-model', object: 'model' }] }));
@@ -97,7 +106,7 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
     sse(res);
     const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
       res.write(
-        `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+        `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }], ...(options.groqUsage && extra.usage ? { x_groq: extra } : extra) })}\n\n`,
       );
     chunk({ role: 'assistant', content: '' });
     if ('text' in turn) {
@@ -117,8 +126,13 @@ export function startOpenAICompatibleServer(apiKey = 'sk-test-openai-secret'): P
         await turn.gate.opened;
         if (res.destroyed) return;
       }
-      chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
-      chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify(turn.tool.arguments) } }] });
+      const args = JSON.stringify(turn.tool.arguments);
+      if (options.wholeToolCalls)
+        chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: args } }] });
+      else {
+        chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
+        chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] });
+      }
       chunk({}, 'tool_calls', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
     }
     res.end('data: [DONE]\n\n');

@@ -1,0 +1,357 @@
+// More model provider types: vendors with their own AI SDK provider package (v5 line), gateways and
+// the subscription-backed type. Each calls its vendor's real wire protocol; `base_url` is an endpoint
+// member everywhere, so the endpoint policy applies and a self-hosted or proxied endpoint can be set.
+import { createMistral } from '@ai-sdk/mistral';
+import { createGroq } from '@ai-sdk/groq';
+import { createXai } from '@ai-sdk/xai';
+import { createDeepSeek } from '@ai-sdk/deepseek';
+import { createTogetherAI } from '@ai-sdk/togetherai';
+import { createCohere } from '@ai-sdk/cohere';
+import { createFireworks } from '@ai-sdk/fireworks';
+import { createVertex } from '@ai-sdk/google-vertex';
+import { createGateway } from '@ai-sdk/gateway';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenRouter } from '@openrouter/ai-sdk-provider';
+import { createOllama } from 'ollama-ai-provider-v2';
+import { OAuth2Client } from 'google-auth-library';
+import type { EmbeddingModelV2, LanguageModelV2 } from '@ai-sdk/provider';
+import { apiKeyCredential, baseUrl, commonSettings, key } from './model-types.js';
+import { probeGet, trimSlash } from './http-probe.js';
+import { registerProviderType as register, type ProviderContext, type ProviderType } from './registry.js';
+
+// Listed after the seven model types of the first published catalogue (see registry.ts, listGroup).
+const registerProviderType = (type: ProviderType) => register({ listGroup: 1, ...type });
+
+type Ctx = Omit<ProviderContext, 'signal'>;
+type Client = { base: string | undefined; apiKey: string; headers: Record<string, string> };
+const client = (ctx: Ctx): Client => ({
+  base: ctx.config.base_url ? String(ctx.config.base_url) : undefined,
+  apiKey: key(ctx.credential),
+  headers: ctx.extraHeaders,
+});
+
+/** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
+const bearerModelsProbe =
+  (defaultBase: string, path = '/models') =>
+  (ctx: ProviderContext) =>
+    probeGet(
+      `${trimSlash(String(ctx.config.base_url ?? defaultBase))}${path}`,
+      { authorization: `Bearer ${key(ctx.credential)}`, ...ctx.extraHeaders },
+      ctx.signal,
+      [key(ctx.credential)],
+    );
+
+/**
+ * One hosted vendor reached with an API key: configuration `{base_url?}` (the vendor's API root by
+ * default), credential `{api_key}`, a chat model API and, where the vendor embeds text, embeddings.
+ */
+function hostedVendor(spec: {
+  type: string;
+  title: string;
+  defaultBase: string;
+  setupUrl: string;
+  probePath?: string;
+  probe?: (ctx: ProviderContext) => Promise<{ status: 'succeeded' | 'failed' | 'unsupported'; message?: string }>;
+  chat: (client: Client, model: string) => LanguageModelV2;
+  embedding?: (client: Client, model: string) => EmbeddingModelV2<string>;
+}) {
+  const embedding = spec.embedding;
+  registerProviderType({
+    kind: 'model',
+    type: spec.type,
+    title: spec.title,
+    configurationSchema: {
+      type: 'object',
+      properties: { base_url: baseUrl(`default ${spec.defaultBase}`) },
+      additionalProperties: false,
+    },
+    credentialSchema: apiKeyCredential,
+    credentialRequired: true,
+    setupUrl: spec.setupUrl,
+    endpointFields: ['base_url'],
+    modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+    probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath),
+    languageModel: (ctx, model) => spec.chat(client(ctx), model.providerModel),
+    ...(embedding ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(client(ctx), model.providerModel) } : {}),
+  });
+}
+
+// ── vendors speaking OpenAI-style chat completions, each through its own AI SDK package ──
+
+hostedVendor({
+  type: 'mistral',
+  title: 'Mistral AI',
+  defaultBase: 'https://api.mistral.ai/v1',
+  setupUrl: 'https://console.mistral.ai/api-keys',
+  chat: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+  embedding: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+});
+
+hostedVendor({
+  type: 'groq',
+  title: 'Groq',
+  defaultBase: 'https://api.groq.com/openai/v1',
+  setupUrl: 'https://console.groq.com/keys',
+  chat: (c, m) => createGroq({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).languageModel(m),
+});
+
+hostedVendor({
+  type: 'xai',
+  title: 'xAI (Grok)',
+  defaultBase: 'https://api.x.ai/v1',
+  setupUrl: 'https://console.x.ai/',
+  chat: (c, m) => createXai({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+});
+
+hostedVendor({
+  type: 'deepseek',
+  title: 'DeepSeek',
+  defaultBase: 'https://api.deepseek.com',
+  setupUrl: 'https://platform.deepseek.com/api_keys',
+  chat: (c, m) => createDeepSeek({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+});
+
+hostedVendor({
+  type: 'together',
+  title: 'Together AI',
+  defaultBase: 'https://api.together.xyz/v1',
+  setupUrl: 'https://api.together.ai/settings/api-keys',
+  chat: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
+  embedding: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+});
+
+hostedVendor({
+  type: 'fireworks',
+  title: 'Fireworks AI',
+  defaultBase: 'https://api.fireworks.ai/inference/v1',
+  setupUrl: 'https://fireworks.ai/account/api-keys',
+  chat: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
+  embedding: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+});
+
+// OpenRouter's model list is public: `GET /key` (the key's own limits) is what proves the key.
+hostedVendor({
+  type: 'openrouter',
+  title: 'OpenRouter',
+  defaultBase: 'https://openrouter.ai/api/v1',
+  setupUrl: 'https://openrouter.ai/settings/keys',
+  probePath: '/key',
+  chat: (c, m) => createOpenRouter({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+  embedding: (c, m) => createOpenRouter({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+});
+
+// ── vendors with protocols of their own ──
+
+// Cohere's v2 chat API; its model list is served under /v1 only.
+hostedVendor({
+  type: 'cohere',
+  title: 'Cohere',
+  defaultBase: 'https://api.cohere.com/v2',
+  setupUrl: 'https://dashboard.cohere.com/api-keys',
+  probe: (ctx) =>
+    probeGet(
+      `${trimSlash(String(ctx.config.base_url ?? 'https://api.cohere.com/v2')).replace(/\/v2$/, '')}/v1/models?page_size=1`,
+      { authorization: `Bearer ${key(ctx.credential)}`, ...ctx.extraHeaders },
+      ctx.signal,
+      [key(ctx.credential)],
+    ),
+  chat: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers })(m),
+  embedding: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+});
+
+// Hugging Face's inference router, through its OpenAI-compatible chat completions route. (Its AI SDK
+// package speaks the router's Responses API but drops tool results from the conversation, so a
+// model could call a tool and never see the answer.)
+hostedVendor({
+  type: 'huggingface',
+  title: 'Hugging Face (Inference Providers)',
+  defaultBase: 'https://router.huggingface.co/v1',
+  setupUrl: 'https://huggingface.co/settings/tokens',
+  chat: (c, m) =>
+    createOpenAICompatible({
+      name: 'huggingface',
+      baseURL: c.base ?? 'https://router.huggingface.co/v1',
+      apiKey: c.apiKey,
+      headers: c.headers,
+    }).chatModel(m),
+});
+
+// A self-hosted Ollama server through its native API (`/api/chat`, `/api/embed`); no default: the
+// server is the user's, so its address is required (plain HTTP needs the operator's allowance).
+registerProviderType({
+  kind: 'model',
+  type: 'ollama',
+  title: 'Ollama (self-hosted)',
+  configurationSchema: {
+    type: 'object',
+    properties: { base_url: baseUrl('the server’s API root, e.g. http://127.0.0.1:11434/api') },
+    required: ['base_url'],
+    additionalProperties: false,
+  },
+  // Ollama has no keys of its own; a bearer token is for a server behind an authenticating proxy.
+  credentialSchema: {
+    type: 'object',
+    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
+    additionalProperties: false,
+  },
+  credentialRequired: false,
+  endpointFields: ['base_url'],
+  modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+  probe: (ctx) =>
+    probeGet(`${trimSlash(String(ctx.config.base_url))}/tags`, { ...ollamaAuth(ctx), ...ctx.extraHeaders }, ctx.signal, [
+      key(ctx.credential),
+    ]),
+  languageModel: (ctx, model) =>
+    createOllama({ baseURL: String(ctx.config.base_url), headers: { ...ollamaAuth(ctx), ...ctx.extraHeaders } }).chat(model.providerModel),
+  embeddingModel: (ctx, model) =>
+    createOllama({ baseURL: String(ctx.config.base_url), headers: { ...ollamaAuth(ctx), ...ctx.extraHeaders } }).textEmbeddingModel(
+      model.providerModel,
+    ),
+});
+function ollamaAuth(ctx: { credential: Record<string, unknown> | null }): Record<string, string> {
+  return ctx.credential?.api_key ? { authorization: `Bearer ${key(ctx.credential)}` } : {};
+}
+
+// ── the types the contract answers `unsupported` to a test (no probe) ──
+
+// Google Vertex AI (Gemini through generateContent on Vertex): a service account key or an OAuth
+// access token. Proving either costs a token exchange with Google, not one inexpensive request.
+registerProviderType({
+  kind: 'model',
+  type: 'vertex',
+  title: 'Google Vertex AI',
+  configurationSchema: {
+    type: 'object',
+    properties: {
+      project: { type: 'string', minLength: 1 },
+      location: { type: 'string', pattern: '^[a-z0-9-]+$', description: 'e.g. us-central1, or global' },
+      base_url: baseUrl(
+        'default https://{location}-aiplatform.googleapis.com/v1beta1/projects/{project}/locations/{location}/publishers/google',
+      ),
+    },
+    required: ['project', 'location'],
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: {
+      service_account_json: { type: 'string', minLength: 2, writeOnly: true, description: 'the service account key file (JSON text)' },
+      access_token: { type: 'string', minLength: 1, writeOnly: true, description: 'an OAuth 2 access token (expires; replace it)' },
+    },
+    oneOf: [{ required: ['service_account_json'] }, { required: ['access_token'] }],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  setupUrl: 'https://console.cloud.google.com/iam-admin/serviceaccounts',
+  endpointFields: ['base_url'],
+  modelApis: [{ api: 'generate_content', settingsSchema: commonSettings, inputMedia: ['image', 'audio', 'video'] }],
+  languageModel: (ctx, model) => vertexClient(ctx)(model.providerModel),
+  embeddingModel: (ctx, model) => vertexClient(ctx).textEmbeddingModel(model.providerModel),
+});
+function vertexClient(ctx: Ctx) {
+  const credential = ctx.credential ?? {};
+  let googleAuthOptions: NonNullable<Parameters<typeof createVertex>[0]>['googleAuthOptions'];
+  if (credential.access_token) {
+    // A client holding only the given token: google-auth-library hands it out and never refreshes it.
+    const authClient = new OAuth2Client();
+    authClient.setCredentials({ access_token: String(credential.access_token), expiry_date: Date.now() + 3_600_000 });
+    googleAuthOptions = { authClient };
+  } else {
+    googleAuthOptions = { credentials: parseServiceAccount(String(credential.service_account_json ?? '')) };
+  }
+  return createVertex({
+    project: String(ctx.config.project),
+    location: String(ctx.config.location),
+    baseURL: ctx.config.base_url as string | undefined,
+    headers: ctx.extraHeaders,
+    googleAuthOptions,
+  });
+}
+function parseServiceAccount(text: string): Record<string, string> {
+  try {
+    return JSON.parse(text) as Record<string, string>;
+  } catch {
+    throw new Error('the Vertex credential’s service_account_json is not JSON');
+  }
+}
+
+// Vercel's AI Gateway, through its own protocol (the AI SDK's gateway provider).
+registerProviderType({
+  kind: 'model',
+  type: 'vercel',
+  title: 'Vercel AI Gateway',
+  configurationSchema: {
+    type: 'object',
+    properties: { base_url: baseUrl('default https://ai-gateway.vercel.sh/v1/ai') },
+    additionalProperties: false,
+  },
+  credentialSchema: apiKeyCredential,
+  credentialRequired: true,
+  setupUrl: 'https://vercel.com/d?to=%2F%5Bteam%5D%2F%7E%2Fai%2Fapi-keys',
+  endpointFields: ['base_url'],
+  modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
+  languageModel: (ctx, model) => gatewayClient(ctx).languageModel(model.providerModel),
+  embeddingModel: (ctx, model) => gatewayClient(ctx).textEmbeddingModel(model.providerModel),
+});
+function gatewayClient(ctx: Ctx) {
+  const c = client(ctx);
+  return createGateway({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers });
+}
+
+// A ChatGPT subscription (Plus, Pro, Team) through the Codex backend's Responses API: the access
+// token and account id of a ChatGPT sign-in (what `codex login` stores), not a platform API key.
+registerProviderType({
+  kind: 'model',
+  type: 'chatgpt',
+  title: 'ChatGPT subscription (Codex backend)',
+  configurationSchema: {
+    type: 'object',
+    properties: { base_url: baseUrl('default https://chatgpt.com/backend-api/codex') },
+    additionalProperties: false,
+  },
+  credentialSchema: {
+    type: 'object',
+    properties: {
+      access_token: { type: 'string', minLength: 1, writeOnly: true },
+      account_id: { type: 'string', minLength: 1 },
+    },
+    required: ['access_token', 'account_id'],
+    additionalProperties: false,
+  },
+  credentialRequired: true,
+  setupUrl: 'https://chatgpt.com/',
+  endpointFields: ['base_url'],
+  modelApis: [{ api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] }],
+  languageModel: (ctx, model) =>
+    createOpenAI({
+      apiKey: String(ctx.credential?.access_token ?? ''),
+      baseURL: String(ctx.config.base_url ?? 'https://chatgpt.com/backend-api/codex'),
+      headers: { 'chatgpt-account-id': String(ctx.credential?.account_id ?? ''), ...ctx.extraHeaders },
+    }).responses(model.providerModel),
+});
+
+// Pydantic's AI Gateway (one key for many vendors' models), through its OpenAI-compatible chat route.
+registerProviderType({
+  kind: 'model',
+  type: 'pydantic',
+  title: 'Pydantic AI Gateway',
+  configurationSchema: {
+    type: 'object',
+    properties: { base_url: baseUrl('the gateway’s OpenAI-compatible route, as its console shows it') },
+    required: ['base_url'],
+    additionalProperties: false,
+  },
+  credentialSchema: apiKeyCredential,
+  credentialRequired: true,
+  setupUrl: 'https://logfire.pydantic.dev/',
+  endpointFields: ['base_url'],
+  modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+  languageModel: (ctx, model) =>
+    createOpenAICompatible({
+      name: 'pydantic',
+      baseURL: String(ctx.config.base_url),
+      apiKey: key(ctx.credential),
+      headers: ctx.extraHeaders,
+    }).chatModel(model.providerModel),
+});
