@@ -16,6 +16,7 @@ import { validateDescription, validateName } from '../lib/text-fields.js';
 import { recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import type { Deps } from './deps.js';
+import { isAssetPart, type MessageContent } from './run-input.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 
@@ -277,6 +278,41 @@ export async function assetForAttachment(call: CallContext, id: unknown, field: 
   if (asset.retiredAt)
     throw new AppError('failed_precondition', `asset ${asset.id} is retired and cannot be attached to new runs`, { field });
   return asset as Asset;
+}
+
+/** The largest asset a message may attach: its bytes go to the model in each request. */
+export const MAX_ATTACHED_ASSET_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Checks the asset parts of an accepted message (run input, resume input, inbox payloads): each
+ * names an asset of the workspace (404), not retired (409), small enough to attach, and an image
+ * part an image. Fills in each part's `media_type` from its asset.
+ */
+export async function attachAssets<M extends MessageContent | null>(call: CallContext, message: M, field: string): Promise<M> {
+  if (!message || !message.content.some(isAssetPart)) return message;
+  const content = await Promise.all(
+    message.content.map(async (part, index) => {
+      if (!isAssetPart(part)) return part;
+      const partField = `${field}.content[${index}].asset_id`;
+      const asset = await assetForAttachment(call, part.asset_id, partField);
+      if (part.type === 'image' && !asset.mediaType.startsWith('image/'))
+        throw invalidArgument(`asset ${asset.id} is ${asset.mediaType}, not an image: attach it as a file part`, partField);
+      if (asset.sizeBytes > MAX_ATTACHED_ASSET_BYTES)
+        throw invalidArgument(
+          `asset ${asset.id} is larger than ${MAX_ATTACHED_ASSET_BYTES} bytes, the most a message may attach`,
+          partField,
+        );
+      return { type: part.type, asset_id: asset.id, media_type: asset.mediaType };
+    }),
+  );
+  return { ...message, content } as M;
+}
+
+/** The whole content of an asset a run's conversation references (in the run's workspace; retired ones too). */
+export async function readAssetForRun(call: CallContext, id: string): Promise<Buffer> {
+  const asset = await call.db.asset.findUnique({ where: { id } });
+  if (!asset || asset.workspaceId !== call.actor.workspaceId) throw notFound('asset', id);
+  return readAssetBytes(call, asset, 0, asset.sizeBytes);
 }
 
 export const assetContentPath = (id: string) => `/api/v1/assets/${id}/content`;
