@@ -67,6 +67,9 @@ function spoolStream(source: Readable, path: string, maxBytes: number): Promise<
 
 /** Reads the upload of `req` (see the module comment). The caller removes the file when done. */
 export async function spoolUpload(req: Request, limits: UploadLimits): Promise<SpooledUpload> {
+  const encoding = req.get('content-encoding');
+  if (encoding && encoding.trim().toLowerCase() !== 'identity')
+    throw invalidArgument('uploads are stored as sent: send them without Content-Encoding', 'Content-Encoding');
   const declaredLength = Number(req.get('content-length') ?? NaN);
   if (Number.isFinite(declaredLength) && declaredLength > limits.maxBytes + (isMultipart(req) ? 64 * 1024 : 0))
     throw tooLarge(limits.maxBytes);
