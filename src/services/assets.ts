@@ -280,6 +280,19 @@ export async function assetForAttachment(call: CallContext, id: unknown, field: 
   return asset as Asset;
 }
 
+/**
+ * Stores a run's large output (a tool result) as an asset, audited as created by the run's principal.
+ * The media type is the producer's (text or JSON), kept by its essence; labels say where it came from.
+ */
+export async function storeRunOutput(
+  call: CallContext,
+  input: { name: string; mediaType: string; content: Buffer; labels: Record<string, string> },
+): Promise<Asset> {
+  const ingested = await assetFiles(call).ingest(once(input.content), { ...limitsOf(call), maxBytes: Number.MAX_SAFE_INTEGER });
+  const mediaType = declaredMediaType(input.mediaType) ?? GENERIC;
+  return inTransaction(call, (bound) => writeAsset(bound, ingested, { name: input.name.slice(0, 200), labels: input.labels, mediaType }));
+}
+
 /** The largest asset a message may attach: its bytes go to the model in each request. */
 export const MAX_ATTACHED_ASSET_BYTES = 32 * 1024 * 1024;
 
