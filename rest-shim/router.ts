@@ -437,6 +437,21 @@ export function createRestRouter(
         let bodyVariables: Record<string, unknown>;
         if (route.upload) {
           if (!options.upload) throw new Error('upload routes need the upload limits');
+          if (route.upload.check) {
+            const check = operations.get(route.upload.check);
+            if (!check) throw new Error(`route ${route.method} ${route.path} names missing operation ${route.upload.check}`);
+            const length = Number(req.get('content-length') ?? NaN);
+            const checked = await execute(
+              { ...route, operation: route.upload.check },
+              check.document,
+              req,
+              {
+                sizeBytes: Number.isFinite(length) && !/multipart/i.test(req.get('content-type') ?? '') ? length : null,
+              },
+              null,
+            );
+            if (checked.problem) throw checked.problem;
+          }
           spooled = await spoolUpload(req, options.upload);
           bodyVariables = uploadVariables(route, route.upload, helper, spooled, schema, operation.document);
         } else if (route.rawBody) {

@@ -42,9 +42,11 @@ export interface Route {
    * A file upload, streamed (never held in memory) to a temporary file up to the upload limit (larger:
    * 413), then passed to the operation as a `File` in `input.file`: the raw body with its
    * Content-Type, or the `file` part of a multipart/form-data body whose other parts are the
-   * input's fields (snake_case; `json` names the ones whose values are JSON text).
+   * input's fields (snake_case; `json` names the ones whose values are JSON text). `check` names an
+   * operation executed first, with `$sizeBytes` from Content-Length: its error is the answer, and the
+   * body is never read.
    */
-  upload?: { input: string; json: string[] };
+  upload?: { input: string; json: string[]; check?: string };
   /**
    * A download read through the operation a range at a time (its `$offset` and `$length`
    * variables): honours `Range` (one range; 206, or 416 outside the content), `If-Range` and
@@ -437,7 +439,8 @@ export const routes: Route[] = [
         mediaType: req.query('media_type'),
       },
     }),
-    upload: { input: 'input', json: ['labels'] },
+    // Asked before the body is read: no transfer for a caller who may not upload, or a file announced too large.
+    upload: { input: 'input', json: ['labels'], check: 'AssetUploadCheck' },
     result: 'uploadAsset.asset',
     status: 201,
   },

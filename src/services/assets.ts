@@ -9,7 +9,7 @@ import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
 import type { Asset } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
-import { AssetFiles, type Ingested } from '../lib/asset-files.js';
+import { AssetFiles, tooLarge, type Ingested } from '../lib/asset-files.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
@@ -146,6 +146,16 @@ export interface AssetUpload {
 }
 
 const blobName = (file: Blob) => ((file as { name?: unknown }).name as string | undefined) ?? '';
+
+/**
+ * Whether the caller may upload a file of `sizeBytes` (when known) — asked before a streamed upload is
+ * read, so that a caller without `write`, or a file announced too large, costs no transfer.
+ */
+export function checkAssetUpload(call: CallContext, sizeBytes: number | null | undefined): boolean {
+  requirePermission(call.actor, 'write');
+  if (sizeBytes != null && sizeBytes > call.config.assetMaxBytes) throw tooLarge(call.config.assetMaxBytes);
+  return true;
+}
 
 export async function uploadAsset(call: CallContext, input: AssetUpload): Promise<Asset> {
   requirePermission(call.actor, 'write');

@@ -343,8 +343,33 @@ describe('assets: lists, retiring, permissions and tenancy', () => {
     expect((await t.rest('GET', `/api/v1/assets/${asset.id}`)).body.retired_at).toBeNull();
   });
 
-  it('without credentials: 401', async () => {
+  it('without credentials: 401; an upload refused for its caller or announced size is answered before its body is sent', async () => {
     expect((await upload(PNG, 'image/png', '', '')).status).toBe(401);
+    // The body is never finished: the answer must come from the headers alone.
+    const early = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = request(`${t.url}/api/v1/assets`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/octet-stream', ...headers },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode!, body: JSON.parse(text) });
+          });
+        });
+        req.on('error', reject);
+        req.write(randomBytes(1024));
+      });
+    expect((await early({ 'transfer-encoding': 'chunked' })).status).toBe(401);
+    const denied = await early({ authorization: `Bearer ${readOnly}`, 'transfer-encoding': 'chunked' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('permission_denied');
+    const announced = await early({ authorization: `Bearer ${t.apiKey}`, 'content-length': String(MAX + 1) });
+    expect(announced.status).toBe(413);
+    expect(spooledLeft()).toEqual([]);
   });
 });
 

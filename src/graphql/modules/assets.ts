@@ -9,6 +9,7 @@ import { AppError } from '../../lib/errors.js';
 import { loadAssets } from '../../services/nodes.js';
 import {
   assetContentPath,
+  checkAssetUpload,
   contentRange,
   getAsset,
   getAssetContent,
@@ -98,6 +99,12 @@ builder.queryFields((t) => ({
     type: AssetRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getAsset(await ctx.call(), String(a.id)),
+  }),
+  assetUploadAllowed: t.boolean({
+    description:
+      'True when the caller may upload a file of `sizeBytes` (if given); else the error the upload would meet (permission, size). The REST upload asks before it reads the body.',
+    args: { sizeBytes: t.arg.float() },
+    resolve: async (_r, a, ctx) => checkAssetUpload(await ctx.call(), a.sizeBytes),
   }),
   assetContent: t.field({
     type: AssetContentRef,
