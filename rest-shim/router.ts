@@ -295,6 +295,19 @@ function uploadVariables(
   return { ...fromQuery, [spec.input]: input };
 }
 
+/** Resolves when the response can take more, or is gone (a client that leaves never leaves the download waiting). */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
 /** How many bytes one execution of a download's operation reads. */
 const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
 
@@ -355,7 +368,7 @@ async function serveDownload(
   if (!ranged) {
     const bytes = Buffer.from(String(first[spec.content] ?? ''), 'base64');
     offset += bytes.length;
-    if (!res.write(bytes)) await new Promise((resolve) => res.once('drain', resolve));
+    if (!res.write(bytes)) await drained(res);
   }
   while (offset <= end && !res.destroyed) {
     const chunk = await read({ offset, length: Math.min(DOWNLOAD_CHUNK_BYTES, end - offset + 1) });
@@ -363,7 +376,7 @@ async function serveDownload(
     // The content is immutable: a chunk that is not what the first read promised means it is gone.
     if (bytes.length === 0 || `"${String(chunk[spec.etag])}"` !== etag) throw new Error('the content changed while it was read');
     offset += bytes.length;
-    if (!res.write(bytes)) await new Promise((resolve) => res.once('drain', resolve));
+    if (!res.write(bytes)) await drained(res);
   }
   res.end();
 }

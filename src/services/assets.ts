@@ -184,9 +184,10 @@ export async function uploadAsset(call: CallContext, input: AssetUpload): Promis
 
 export async function getAsset(call: CallContext, id: string): Promise<Asset> {
   requirePermission(call.actor, 'read');
-  const asset = await call.db.asset.findUnique({ where: { id } });
+  // The bytes stay where they are: a view never reads them (readAssetBytes does, when asked).
+  const asset = await call.db.asset.findUnique({ where: { id }, omit: { content: true } });
   if (!asset || asset.workspaceId !== call.actor.workspaceId) throw notFound('asset', id);
-  return asset;
+  return asset as Asset;
 }
 
 /** The asset whose content is read (retired ones too: their content stays readable). */
