@@ -329,6 +329,10 @@ async function serveDownload(
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
   res.setHeader('Accept-Ranges', 'bytes');
+  // Uploaded content is served as stored, never run: a browser opening an HTML or SVG asset gets no
+  // scripts, no sniffing and no access to the service's origin.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
   const noneMatch = req.get('if-none-match');
   if (noneMatch && noneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
     res.status(304).end();

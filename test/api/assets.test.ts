@@ -85,6 +85,11 @@ describe('assets: upload and read', () => {
     expect(content.headers.get('content-type')).toBe('image/png');
     expect(content.headers.get('etag')).toBe(`"${sha256(PNG)}"`);
     expect(content.headers.get('accept-ranges')).toBe('bytes');
+    expect(content.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(content.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    const head = await fetch(`${t.url}${created.body.content_url}`, { method: 'HEAD', headers: { authorization: `Bearer ${t.apiKey}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(PNG.length));
     expect(content.bytes.equals(PNG)).toBe(true);
     // Small: kept in the database row.
     const row = await t.app.deps.db.asset.findUniqueOrThrow({ where: { id: created.body.id } });
