@@ -22,6 +22,7 @@ import { checkId, checkText } from '../src/lib/input-rules.js';
 import { parsePreferWait } from '../src/lib/prefer-wait.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
+import { spoolUpload, type SpooledUpload, type UploadLimits } from './uploads.js';
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
 
@@ -254,6 +255,136 @@ function listPage(connection: SelectedConnection) {
   };
 }
 
+/** An operation's error, carried to the handler's answer as it is. */
+class Problem extends Error {
+  constructor(readonly problem: ErrorPayload) {
+    super(problem.message);
+  }
+}
+const isProblem = (error: unknown): error is Problem => error instanceof Problem;
+
+/**
+ * An upload's variables: the route's own (from the query), overridden by the parts of a multipart
+ * body (snake_case names of the input's fields; `json` ones parsed), and the file.
+ */
+function uploadVariables(
+  route: Route,
+  spec: NonNullable<Route['upload']>,
+  helper: RouteRequest,
+  spooled: SpooledUpload,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+): Record<string, unknown> {
+  const fromQuery = route.variables?.(helper) ?? {};
+  const input: Record<string, unknown> = { ...((fromQuery[spec.input] as Record<string, unknown> | undefined) ?? {}) };
+  const allowed = inputFields(schema, document, spec.input);
+  for (const [key, value] of Object.entries(spooled.fields)) {
+    const camel = snakeToCamel(key);
+    if (key !== camelToSnake(camel) || camel === 'file' || (allowed && !allowed.has(camel)))
+      throw invalidArgument(`unknown part ${quoteInput(key)}`, boundedKey(key));
+    checkText(value, key);
+    if (spec.json.includes(key)) {
+      try {
+        input[camel] = JSON.parse(value);
+      } catch {
+        throw invalidArgument(`the part ${key} must be JSON`, key);
+      }
+    } else input[camel] = value;
+  }
+  input.file = spooled.file;
+  return { ...fromQuery, [spec.input]: input };
+}
+
+/** Resolves when the response can take more, or is gone (a client that leaves never leaves the download waiting). */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
+/** How many bytes one execution of a download's operation reads. */
+const DOWNLOAD_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Serves a download route (see `Route.download`): the first execution reads the view (and the first
+ * chunk, without a Range), later ones read on, a chunk at a time, as the response is written.
+ */
+async function serveDownload(
+  req: Request,
+  res: Response,
+  route: Route,
+  spec: NonNullable<Route['download']>,
+  read: (variables: { offset: number; length: number }) => Promise<Record<string, unknown>>,
+) {
+  const ranged = req.get('range') !== undefined;
+  const first = await read({ offset: 0, length: ranged ? 0 : DOWNLOAD_CHUNK_BYTES });
+  const size = Number(first[spec.size]);
+  const etag = `"${String(first[spec.etag])}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+  res.setHeader('Accept-Ranges', 'bytes');
+  // Uploaded content is served as stored, never run: a browser opening an HTML or SVG asset gets no
+  // scripts, no sniffing and no access to the service's origin.
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  const noneMatch = req.get('if-none-match');
+  if (noneMatch && noneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    res.status(304).end();
+    return;
+  }
+  let start = 0;
+  let end = size - 1;
+  let status = 200;
+  const ifRange = req.get('if-range');
+  if (ranged && (!ifRange || ifRange === etag)) {
+    const ranges = req.range(size, { combine: true });
+    if (ranges === -1) {
+      res.setHeader('Content-Range', `bytes */${size}`);
+      sendError(res, route.surface, {
+        code: 'range_not_satisfiable',
+        message: `the range is outside the content (${size} bytes)`,
+        details: { field: 'Range', size_bytes: size },
+      });
+      return;
+    }
+    // One range is served; a malformed header or several ranges get the whole content (RFC 9110 allows both).
+    if (Array.isArray(ranges) && ranges.length === 1 && ranges.type === 'bytes') {
+      start = ranges[0]!.start;
+      end = ranges[0]!.end;
+      status = 206;
+      res.setHeader('Content-Range', `bytes ${start}-${end}/${size}`);
+    }
+  }
+  res.status(status);
+  res.setHeader('Content-Type', String(first[spec.mediaType] || 'application/octet-stream'));
+  res.setHeader('Content-Length', String(Math.max(0, end - start + 1)));
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  let offset = start;
+  if (!ranged) {
+    const bytes = Buffer.from(String(first[spec.content] ?? ''), 'base64');
+    offset += bytes.length;
+    if (!res.write(bytes)) await drained(res);
+  }
+  while (offset <= end && !res.destroyed) {
+    const chunk = await read({ offset, length: Math.min(DOWNLOAD_CHUNK_BYTES, end - offset + 1) });
+    const bytes = Buffer.from(String(chunk[spec.content] ?? ''), 'base64');
+    // The content is immutable: a chunk that is not what the first read promised means it is gone.
+    if (bytes.length === 0 || `"${String(chunk[spec.etag])}"` !== etag) throw new Error('the content changed while it was read');
+    offset += bytes.length;
+    if (!res.write(bytes)) await drained(res);
+  }
+  res.end();
+}
+
 export function errorFromUnknown(error: unknown): ErrorPayload {
   if (isAppError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return { code: 'internal', message: 'internal error' };
@@ -261,7 +392,7 @@ export function errorFromUnknown(error: unknown): ErrorPayload {
 
 export function createRestRouter(
   yoga: EnvelopedGraphQL,
-  options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void } },
+  options: { maxBodyBytes: number; routes?: Route[]; logger?: { error(obj: unknown, msg: string): void }; upload?: UploadLimits },
 ): Router {
   const router = express.Router();
   const operations = loadOperations();
@@ -272,14 +403,75 @@ export function createRestRouter(
   }
   const table = options.routes ?? defaultRoutes;
 
+  /** Executes a route's operation through Yoga's enveloped pipeline: its data, or its first error as a problem. */
+  async function execute(
+    route: Route,
+    document: DocumentNode,
+    req: Request,
+    variables: Record<string, unknown>,
+    signal: AbortSignal | null,
+  ) {
+    const enveloped = yoga.getEnveloped({
+      restCredentials: {
+        authorization: req.get('authorization') ?? null,
+        workspaceHeader: req.get('x-workspace-id') ?? null,
+        requestId: req.get('x-request-id') ?? null,
+        clientAddress: req.socket.remoteAddress ?? 'unknown',
+        signal,
+      },
+    });
+    const result = (await enveloped.execute({
+      schema: enveloped.schema,
+      document,
+      operationName: route.operation,
+      variableValues: variables,
+      contextValue: await enveloped.contextFactory(),
+    })) as { data?: Record<string, unknown> | null; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] };
+    if (!result.errors?.length) return { data: result.data, problem: null };
+    const first = result.errors[0]!;
+    const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
+    return {
+      data: null,
+      problem: new Problem({ code, message: first.message, details: first.extensions?.details as Record<string, unknown> | undefined }),
+    };
+  }
+
   for (const route of table) {
     const operation = operations.get(route.operation);
     if (!operation) throw new Error(`route ${route.method} ${route.path} names missing operation ${route.operation}`);
     const handler = async (req: Request, res: Response) => {
+      let spooled: SpooledUpload | null = null;
       try {
         const helper = requestHelper(req);
+        if (route.download) {
+          await serveDownload(req, res, route, route.download, async (extra) => {
+            const outcome = await execute(route, operation.document, req, { ...(route.variables?.(helper) ?? {}), ...extra }, null);
+            if (outcome.problem) throw outcome.problem;
+            return route.result.split('.').reduce<unknown>(resultStep, outcome.data) as Record<string, unknown>;
+          });
+          return;
+        }
         let bodyVariables: Record<string, unknown>;
-        if (route.rawBody) {
+        if (route.upload) {
+          if (!options.upload) throw new Error('upload routes need the upload limits');
+          if (route.upload.check) {
+            const check = operations.get(route.upload.check);
+            if (!check) throw new Error(`route ${route.method} ${route.path} names missing operation ${route.upload.check}`);
+            const length = Number(req.get('content-length') ?? NaN);
+            const checked = await execute(
+              { ...route, operation: route.upload.check },
+              check.document,
+              req,
+              {
+                sizeBytes: Number.isFinite(length) && !/multipart/i.test(req.get('content-type') ?? '') ? length : null,
+              },
+              null,
+            );
+            if (checked.problem) throw checked.problem;
+          }
+          spooled = await spoolUpload(req, options.upload);
+          bodyVariables = uploadVariables(route, route.upload, helper, spooled, schema, operation.document);
+        } else if (route.rawBody) {
           if (!Buffer.isBuffer(req.body) || req.body.length === 0)
             throw invalidArgument('send the file as the request body with its Content-Type', 'body');
           bodyVariables = {
@@ -290,7 +482,7 @@ export function createRestRouter(
           if (Buffer.isBuffer(req.body)) throw invalidArgument('this endpoint takes a JSON body', 'Content-Type');
           bodyVariables = mapBody(route, req.body, schema, operation.document);
         }
-        const variables: Record<string, unknown> = { ...(route.variables?.(helper) ?? {}), ...bodyVariables };
+        const variables: Record<string, unknown> = { ...(route.upload ? {} : (route.variables?.(helper) ?? {})), ...bodyVariables };
         // `Prefer: wait=N` becomes the operation's `wait` argument (a value that is not one is ignored, RFC 7240).
         const wait = route.wait ? parsePreferWait(helper.header('prefer')) : null;
         if (wait !== null) variables.wait = wait;
@@ -315,6 +507,11 @@ export function createRestRouter(
           variableValues: variables,
           contextValue: await enveloped.contextFactory(),
         })) as { data?: Record<string, unknown> | null; errors?: readonly { message: string; extensions?: Record<string, unknown> }[] };
+        // The operation has read the upload: its temporary file goes before the answer does.
+        if (spooled) {
+          await spooled.remove();
+          spooled = null;
+        }
         if (result.errors?.length) {
           const first = result.errors[0]!;
           const code = typeof first.extensions?.code === 'string' ? first.extensions.code : 'internal';
@@ -370,8 +567,18 @@ export function createRestRouter(
         }
         res.status(route.status ?? 200).json(value ?? null);
       } catch (error) {
-        if (!isAppError(error)) options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
-        sendError(res, route.surface, errorFromUnknown(error), 'body', req);
+        if (!isAppError(error) && !isProblem(error))
+          options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
+        if (res.headersSent) {
+          // A download failed part-way: the client sees a cut-short body, never a wrong one.
+          res.destroy();
+          return;
+        }
+        // An upload refused before its end: the connection closes after the answer, so the rest is not read.
+        if (route.upload && !req.readableEnded) res.setHeader('Connection', 'close');
+        sendError(res, route.surface, isProblem(error) ? error.problem : errorFromUnknown(error), 'body', req);
+      } finally {
+        await spooled?.remove();
       }
     };
     router[route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](route.path, handler);
@@ -391,6 +598,21 @@ export function createRestRouter(
     });
   }
   return router;
+}
+
+/**
+ * Whether `req` is for an upload route of the table (its body is streamed by the route, so the body
+ * parsers must leave it alone). Upload routes have fixed paths; express matches them case-insensitively
+ * and with or without a trailing slash.
+ */
+export function uploadRequestMatcher(table: Route[] = defaultRoutes): (req: { method: string; originalUrl: string }) => boolean {
+  const uploads = new Set(table.filter((route) => route.upload).map((route) => `${route.method} ${route.path.toLowerCase()}`));
+  for (const key of uploads) if (key.includes(':')) throw new Error(`upload route ${key} must have a fixed path`);
+  return (req) => {
+    // originalUrl: under a mount, req.path is only the part after it.
+    const path = req.originalUrl.split('?')[0]!.toLowerCase().replace(/\/+$/, '');
+    return uploads.has(`${req.method} ${path}`);
+  };
 }
 
 export { sendError, CLIENT_ADDRESS_HEADER };

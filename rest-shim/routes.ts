@@ -39,6 +39,21 @@ export interface Route {
   /** A binary response: the result's base64 `content` field is sent as bytes of its `mediaType` field. */
   binary?: { content: string; mediaType: string; etag?: string };
   /**
+   * A file upload, streamed (never held in memory) to a temporary file up to the upload limit (larger:
+   * 413), then passed to the operation as a `File` in `input.file`: the raw body with its
+   * Content-Type, or the `file` part of a multipart/form-data body whose other parts are the
+   * input's fields (snake_case; `json` names the ones whose values are JSON text). `check` names an
+   * operation executed first, with `$sizeBytes` from Content-Length: its error is the answer, and the
+   * body is never read.
+   */
+  upload?: { input: string; json: string[]; check?: string };
+  /**
+   * A download read through the operation a range at a time (its `$offset` and `$length`
+   * variables): honours `Range` (one range; 206, or 416 outside the content), `If-Range` and
+   * `If-None-Match` (304) against the ETag `"<etag field>"`.
+   */
+  download?: { content: string; mediaType: string; size: string; etag: string };
+  /**
    * The result is a bare list: answer `{items: [...]}`; `'page'`: a list that is one whole page,
    * answered as a list page that ends there (`{items: [...], next_cursor: null}`).
    */
@@ -68,6 +83,12 @@ const headListArgs = (req: RouteRequest) => ({
   ...pageArgs(req),
 });
 const ifMatch = (req: RouteRequest) => ({ ifMatch: req.header('if-match') });
+/** `label=key:value` query values as a labels map (null when none); a value without `:` is passed on for the service to refuse. */
+const labelMap = (values: string[] | null): Record<string, string> | string[] | null => {
+  if (!values) return null;
+  if (values.some((value) => !value.includes(':'))) return values;
+  return Object.fromEntries(values.map((value) => [value.slice(0, value.indexOf(':')), value.slice(value.indexOf(':') + 1)]));
+};
 
 /** The routes every revisioned kind (agents, skills) has, with its operation names. */
 function revisionedRoutes(
@@ -495,14 +516,67 @@ export const routes: Route[] = [
     rawBody: { content: 'contentBase64', mediaType: 'mediaType' },
     result: 'uploadAgentAvatar.agent',
   },
+
+  // ── assets ──
+  {
+    method: 'POST',
+    path: '/api/v1/assets',
+    operation: 'AssetUpload',
+    surface: 'v1',
+    // A raw body names its view fields in the query (`label` repeated as key:value); a multipart body in its parts.
+    variables: (req) => ({
+      input: {
+        name: req.query('name'),
+        description: req.query('description'),
+        labels: labelMap(req.queryList('label')),
+        mediaType: req.query('media_type'),
+      },
+    }),
+    // Asked before the body is read: no transfer for a caller who may not upload, or a file announced too large.
+    upload: { input: 'input', json: ['labels'], check: 'AssetUploadCheck' },
+    result: 'uploadAsset.asset',
+    status: 201,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/assets',
+    operation: 'AssetsList',
+    surface: 'v1',
+    variables: (req) => ({
+      label: req.queryList('label'),
+      q: req.query('q'),
+      mediaType: req.query('media_type'),
+      retired: req.queryBool('retired'),
+      ...pageArgs(req),
+    }),
+    result: 'assets',
+    connection: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/assets/:asset_id',
+    operation: 'AssetGet',
+    surface: 'v1',
+    variables: (req) => ({ id: req.path('asset_id') }),
+    result: 'asset',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/assets/:asset_id',
+    operation: 'AssetRetire',
+    surface: 'v1',
+    variables: (req) => ({ id: req.path('asset_id'), ...ifMatch(req) }),
+    body: 'none',
+    result: 'retireAsset.asset',
+  },
   {
     method: 'GET',
     path: '/api/v1/assets/:asset_id/content',
     operation: 'AssetContentGet',
     surface: 'v1',
     variables: (req) => ({ id: req.path('asset_id') }),
-    result: 'assetContent',
-    binary: { content: 'contentBase64', mediaType: 'mediaType', etag: 'sha256' },
+    result: 'asset',
+    download: { content: 'contentBase64', mediaType: 'mediaType', size: 'sizeBytes', etag: 'sha256' },
   },
   {
     method: 'POST',

@@ -4,6 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { createServer, maxHeaderSize, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { assembleDeps } from './deps.js';
@@ -23,7 +24,7 @@ import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-ca
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 // Installs every provider type into the registry.
 import './providers/index.js';
-import { createRestRouter, sendError, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
+import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
 import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
@@ -232,10 +233,20 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
 
   // Images (avatar uploads) arrive as raw bytes; every other body is JSON, whatever its Content-Type says.
+  // Asset uploads are streamed by their route (rest-shim/uploads.ts) up to ASSET_MAX_BYTES: no parser reads them.
   const isImage = (req: { headers: { 'content-type'?: string } }) => /^image\//i.test(req.headers['content-type'] ?? '');
-  app.use(['/api'], express.raw({ limit: config.maxBodyBytes, type: isImage }));
-  app.use(['/api'], express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isImage(req) }));
-  app.use(createRestRouter(yoga, { maxBodyBytes: config.maxBodyBytes, logger }));
+  const isUpload = uploadRequestMatcher();
+  const rawParser = express.raw({ limit: config.maxBodyBytes, type: (req) => !isUpload(req as Request) && isImage(req) });
+  const jsonParser = express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isUpload(req as Request) && !isImage(req) });
+  app.use(['/api'], rawParser);
+  app.use(['/api'], jsonParser);
+  app.use(
+    createRestRouter(yoga, {
+      maxBodyBytes: config.maxBodyBytes,
+      logger,
+      upload: { maxBytes: config.assetMaxBytes, dir: join(config.dataDir, 'assets', 'tmp') },
+    }),
+  );
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {

@@ -15,6 +15,10 @@ export interface Config {
   bootstrapApiKey: string | null;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
+  /** Largest asset (uploaded file), in bytes; REST uploads stream up to it (larger: 413). */
+  assetMaxBytes: number;
+  /** Assets up to this size keep their bytes in the database; larger ones are files under dataDir. */
+  assetInlineMaxBytes: number;
   loginSessionTtlSeconds: number;
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
@@ -204,6 +208,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     bootstrapApiKey,
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024),
+    assetMaxBytes: integer(env, 'ASSET_MAX_BYTES', 100 * 1024 * 1024, 1, 2 ** 31 - 1),
+    assetInlineMaxBytes: integer(env, 'ASSET_INLINE_MAX_BYTES', 256 * 1024, 0, 64 * 1024 * 1024),
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),

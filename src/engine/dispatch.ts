@@ -85,7 +85,7 @@ export async function runServerTool(
     return { ok: true, told: jsonResult(call.toolCallId, call.toolName, value) };
   }
   const resultItem = items.open('tool_result', { ...ids }, 'in_progress');
-  items.storeRef(resultItem, 'result', presented.text, presented.mediaType, presented.sizeBytes);
+  await items.storeAsAsset(resultItem, 'result', presented.text, presented.mediaType, presented.sizeBytes);
   const refId = (resultItem.contentRefs.result as { id: string }).id;
   items.complete(resultItem);
   return {

@@ -5,6 +5,7 @@
 // worker seals: completed (output), waiting (pending approvals, client calls or a question), failed,
 // or cancelled. Nothing here talks GraphQL; callers see the result through the run row, run items
 // and events.
+import { AssetReader } from './asset-content.js';
 import type { ModelMessage } from 'ai';
 import { newId } from '../lib/ids.js';
 import type { SealOutcome } from '../services/run-lifecycle.js';
@@ -62,6 +63,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
   const retries = { output: config.retries?.output ?? 0, tools: config.retries?.tools ?? 0 };
   const system = systemPrompt(config, recalled, toolset.instructions());
   const media = new MediaReader({ deps, call: ctx.call, config, items, signal, usage, maxRequests });
+  // Asset references become the assets' bytes first, so media understanding sees them as media.
+  const assets = new AssetReader(ctx.call);
 
   for (;;) {
     if (usage.requests >= maxRequests)
@@ -76,7 +79,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
     const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
     usage.requests += 1;
     // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
-    const messages = await media.forModel(conversation.messages, model);
+    const messages = await media.forModel(await assets.forModel(conversation.messages), model);
     const turn = await streamTurn({ model, system, messages, tools: toolset.forModel(), signal }, items, usage);
     conversation.say(turn.assistant);
 

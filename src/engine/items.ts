@@ -11,6 +11,8 @@ import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { contentRefId, publicRefs, streamId } from '../services/run-items.js';
 import { runTail } from '../services/run-tail.js';
+import { storeRunOutput } from '../services/assets.js';
+import { callContext, principalActor } from '../services/call-context.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;
@@ -40,7 +42,7 @@ export class RunItemStream {
 
   constructor(
     private readonly deps: Deps,
-    private readonly run: { id: string; workspaceId: string },
+    private readonly run: { id: string; workspaceId: string; principalId: string },
     private readonly attempt: number,
     lastOrdinal: number,
   ) {
@@ -109,7 +111,7 @@ export class RunItemStream {
    * Stores a large value of an item in its `content_refs` (the view shows the preview and sizes; the
    * whole text is read through the content reader): `content[member]` keeps a preview.
    */
-  storeRef(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text)) {
+  storeRef(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text), assetId?: string) {
     const preview = text.slice(0, PREVIEW_CHARS);
     item.contentRefs[member] = {
       id: contentRefId(item.id, member),
@@ -117,9 +119,33 @@ export class RunItemStream {
       preview,
       size_bytes: sizeBytes,
       truncated: true,
+      // With an asset, the whole text is the asset's content (the row keeps only the reference; the
+      // attempt keeps `full` in memory for `findRef`).
+      ...(assetId ? { asset_id: assetId } : {}),
       full: text,
     };
     item.content[member] = preview;
+  }
+
+  /**
+   * Like `storeRef`, with the whole text stored as an asset of the run's workspace (created by the
+   * run's principal, labelled with the run and item): readable as a file, and out of the item's row.
+   * If the asset cannot be stored, the text stays in the row as before.
+   */
+  async storeAsAsset(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text)) {
+    try {
+      const call = callContext(this.deps, principalActor(this.run.workspaceId, this.run.principalId), null);
+      const asset = await storeRunOutput(call, {
+        name: `${member} of ${item.id}`,
+        mediaType,
+        content: Buffer.from(text),
+        labels: { source: 'run_output', run_id: this.run.id, item_id: item.id },
+      });
+      this.storeRef(item, member, text, mediaType, sizeBytes, asset.id);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, runId: this.run.id, itemId: item.id }, 'a large result could not be stored as an asset');
+      this.storeRef(item, member, text, mediaType, sizeBytes);
+    }
   }
 
   /** The whole stored text of a content ref of this attempt's items (null: not one of them). */
@@ -231,13 +257,23 @@ export class RunItemStream {
   }
 }
 
+/** Content refs as the row keeps them: a ref whose text is an asset's content does not repeat it. */
+function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [member, ref] of Object.entries(refs)) {
+    const { full, ...rest } = ref as Record<string, unknown>;
+    out[member] = rest.asset_id ? rest : { ...rest, full };
+  }
+  return out;
+}
+
 /** One statement writing new items and updating known ones (ordinals are unique per run). */
 export function upsertItems(workspaceId: string, batch: RunItemState[]): Prisma.Sql {
   const values = batch.map(
     (
       item,
     ) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
-    ${JSON.stringify(item.contentRefs)}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
+    ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
   );
   return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
     VALUES ${Prisma.join(values)}

@@ -4,7 +4,8 @@ import type { JSONValue } from '@ai-sdk/provider';
 import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
-import { mediaContentOf, type MessagePart } from '../services/run-input.js';
+import { isAssetPart, mediaContentOf, type MediaPart, type MessagePart, type TextPart as InputTextPart } from '../services/run-input.js';
+import { assetRef } from './asset-content.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -33,8 +34,11 @@ export function userContent(message: unknown): UserContent {
   if (parts.every((part) => part.type === 'text')) return textOf(message);
   return parts.map((part): TextPart | ImagePart | FilePart => {
     if (part.type === 'text') return { type: 'text', text: part.text };
-    if (part.type === 'image') return { type: 'image', image: part.data, mediaType: part.media_type };
-    return { type: 'file', data: part.data, mediaType: part.media_type };
+    // An asset stays a reference in the conversation (and the thread's history); its bytes are read
+    // for each model request (asset-content.ts).
+    const data = isAssetPart(part) ? assetRef(part.asset_id) : part.data;
+    if (part.type === 'image') return { type: 'image', image: data, mediaType: part.media_type };
+    return { type: 'file', data, mediaType: part.media_type ?? 'application/octet-stream' };
   });
 }
 
@@ -58,7 +62,8 @@ export const jsonResult = (toolCallId: string, toolName: string, value: unknown)
  * a model that cannot read them: media-understanding.ts); any other value is JSON.
  */
 export function clientResult(toolCallId: string, toolName: string, value: unknown): ToolResultPart {
-  const parts = mediaContentOf(value);
+  // Client results carry their media inline (mediaContentOf accepts no asset parts).
+  const parts = mediaContentOf(value) as (InputTextPart | MediaPart)[] | null;
   if (!parts) return jsonResult(toolCallId, toolName, value);
   return {
     type: 'tool-result',

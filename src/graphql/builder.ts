@@ -15,6 +15,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    File: { Input: File; Output: never };
   };
 }>({
   plugins: [PrismaPlugin, RelayPlugin],

@@ -34,3 +34,20 @@ builder.scalarType('JSON', {
   parseValue: (value) => value,
   parseLiteral: (node) => literal(node),
 });
+
+// Uploads (the GraphQL multipart request specification, which Yoga implements): the value of a
+// `File` variable is the uploaded file. The REST shim passes its spooled uploads the same way.
+builder.scalarType('File', {
+  description: 'A file upload (GraphQL multipart request); input only',
+  serialize: () => {
+    throw new GraphQLError('File is an input type');
+  },
+  parseValue: (value) => {
+    if (value === null || typeof value !== 'object' || typeof (value as Blob).stream !== 'function')
+      throw new GraphQLError('File must be a file of a multipart request');
+    return value as File;
+  },
+  parseLiteral: () => {
+    throw new GraphQLError('File must be a file of a multipart request, not a literal');
+  },
+});

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** A download's Range lies outside the content. */
+  range_not_satisfiable: 416,
   validation_failed: 422,
   precondition_required: 428,
   rate_limited: 429,

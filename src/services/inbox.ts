@@ -22,6 +22,7 @@ import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { cancelRun, getRun } from './runs.js';
 import { storedMessage, validateMessage, type MessageContent } from './run-input.js';
+import { attachAssets } from './assets.js';
 import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
 
@@ -93,7 +94,7 @@ export async function deliverToInbox(
   requirePermission(call.actor, 'write');
   if (input.kind !== undefined && input.kind !== null && input.kind !== 'message') throw invalidArgument('kind must be message', 'kind');
   const delivery = validateDelivery(input.delivery);
-  const payload = validateMessage(input.payload, 'payload')!;
+  const payload = await attachAssets(call, validateMessage(input.payload, 'payload')!, 'payload');
   const options = normalizeRunOptions(input.options);
   const key = validateIdempotencyKey(idempotencyKey, false);
   await getThread(call, threadId);
@@ -230,7 +231,7 @@ export async function updateInboxEntry(
 ): Promise<DeliveryResult> {
   requirePermission(call.actor, 'write');
   const data: Record<string, unknown> = {};
-  if (patch.payload !== undefined) data.payload = validateMessage(patch.payload, 'payload');
+  if (patch.payload !== undefined) data.payload = await attachAssets(call, validateMessage(patch.payload, 'payload'), 'payload');
   if (patch.options !== undefined) data.options = normalizeRunOptions(patch.options) as Prisma.InputJsonValue;
   if (patch.delivery !== undefined) data.delivery = validateDelivery(patch.delivery);
   await inTransaction(call, async (call) => {
@@ -290,7 +291,7 @@ export async function forkRun(
   requirePermission(call.actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
   const source = await getRun(call, runId);
-  const payload = validateMessage(input.payload, 'payload')!;
+  const payload = await attachAssets(call, validateMessage(input.payload, 'payload')!, 'payload');
   const options = normalizeRunOptions(input.options);
   let committed: DeliveryResult | null = null;
   const { value } = await withIdempotency(call, {

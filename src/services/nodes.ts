@@ -5,6 +5,7 @@
 // their thread's ETag), in the order of the ids asked, null where there is none.
 import {
   Prisma,
+  type Asset,
   type Connection,
   type Environment,
   type EnvironmentTemplate,
@@ -54,6 +55,10 @@ export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (ca
   call.db.environmentTemplate.findMany({ where: inWorkspace(call, ids) });
 
 export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) => call.db.environment.findMany({ where: inWorkspace(call, ids) });
+
+/** Assets without their bytes (read when `contentBase64` asks: services/assets.ts). */
+export const loadAssets: NodeRowsLoader<Asset> = async (call, ids) =>
+  (await call.db.asset.findMany({ where: inWorkspace(call, ids), omit: { content: true } })) as Asset[];
 
 export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: inWorkspace(call, ids) });
 

@@ -9,6 +9,7 @@ import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { getRun } from './runs.js';
 import { validateMessage } from './run-input.js';
+import { attachAssets } from './assets.js';
 import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 
@@ -80,7 +81,7 @@ export async function resumeRun(
   requirePermission(actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
   await getRun(call, runId); // 404 before anything else
-  const input = validateMessage(body.input, 'input', false);
+  const input = await attachAssets(call, validateMessage(body.input, 'input', false), 'input');
   let created: Run | null = null;
   const { value } = await withIdempotency(call, {
     scope: `runs.resume:${runId}`,

@@ -7,7 +7,14 @@ import { isMediaKind, MEDIA_KINDS, type MediaKind } from '../lib/media.js';
 export type TextPart = { type: 'text'; text: string };
 /** A media part: the bytes inline (base64) with their media type, which must be of the part's kind. */
 export type MediaPart = { type: MediaKind; media_type: string; data: string };
-export type MessagePart = TextPart | MediaPart;
+/**
+ * A part that references an asset of the workspace: an image, or any file. `media_type` is the
+ * asset's, filled in when the message is accepted (services/assets.ts, `attachAssets`).
+ */
+export type AssetPart = { type: 'image' | 'file'; asset_id: string; media_type?: string };
+export type MessagePart = TextPart | MediaPart | AssetPart;
+
+export const isAssetPart = (part: MessagePart): part is AssetPart => 'asset_id' in part;
 
 // A type, not an interface: a JSON document, so it is a `Prisma.InputJsonValue` as it is.
 export type MessageContent = {
@@ -25,12 +32,24 @@ export function storedMessage(value: Prisma.JsonValue): MessageContent {
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MEDIA_TYPE = /^[a-z]+\/[a-z0-9][a-z0-9.+-]*$/;
 
-function validatePart(part: unknown, partField: string): void {
+function validatePart(part: unknown, partField: string, assets = true): void {
   if (part === null || typeof part !== 'object' || Array.isArray(part))
     throw invalidArgument(`${partField} must be {"type": "text", "text": "…"} or a media part`, partField);
   const { type } = part as { type?: unknown };
+  if (assets && (type === 'file' || (type === 'image' && 'asset_id' in part))) {
+    const extra = Object.keys(part).find((key) => !['type', 'asset_id', 'media_type'].includes(key));
+    if (extra) throw invalidArgument(`${partField}.${extra} is not a known field of an asset part`, `${partField}.${extra}`);
+    const { asset_id: assetId } = part as { asset_id?: unknown };
+    if (typeof assetId !== 'string' || assetId === '')
+      throw invalidArgument(
+        `${partField}.asset_id must name an asset (a ${String(type)} part references an asset)`,
+        `${partField}.asset_id`,
+      );
+    return;
+  }
   const allowed = type === 'text' ? ['type', 'text'] : isMediaKind(type) ? ['type', 'media_type', 'data'] : null;
-  if (!allowed) throw invalidArgument(`${partField}.type must be one of text, ${MEDIA_KINDS.join(', ')}`, `${partField}.type`);
+  if (!allowed)
+    throw invalidArgument(`${partField}.type must be one of text, ${MEDIA_KINDS.join(', ')}${assets ? ', file' : ''}`, `${partField}.type`);
   const extra = Object.keys(part).find((key) => !allowed.includes(key));
   if (extra) throw invalidArgument(`${partField}.${extra} is not a known field`, `${partField}.${extra}`);
   if (type === 'text') {
@@ -56,7 +75,7 @@ export function mediaContentOf(value: unknown): MessagePart[] | null {
   if (Object.keys(rest).length || !Array.isArray(content) || !content.some((part) => isMediaKind((part as { type?: unknown })?.type)))
     return null;
   try {
-    content.forEach((part: unknown, index) => validatePart(part, `value.content[${index}]`));
+    content.forEach((part: unknown, index) => validatePart(part, `value.content[${index}]`, false));
   } catch {
     return null;
   }
@@ -65,7 +84,8 @@ export function mediaContentOf(value: unknown): MessagePart[] | null {
 
 /**
  * `{content: [part, …]}` — the input/payload shape of the spec: text parts `{type: "text", text}`,
- * and media parts `{type: "image" | "audio" | "video", media_type, data}` (base64).
+ * media parts `{type: "image" | "audio" | "video", media_type, data}` (base64), and asset parts
+ * `{type: "image" | "file", asset_id}` (checked against the workspace by `attachAssets`).
  */
 export function validateMessage(value: unknown, field: string, required = true): MessageContent | null {
   if (value === undefined || value === null) {

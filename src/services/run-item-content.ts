@@ -4,6 +4,7 @@
 import { invalidArgument, notFound } from '../lib/errors.js';
 import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
+import { readAssetForRun } from './assets.js';
 
 /** The largest page: 256 KiB of characters. */
 export const MAX_CONTENT_PAGE = 262_144;
@@ -26,7 +27,10 @@ interface StoredRef {
   id?: string;
   media_type?: string;
   size_bytes?: number;
+  /** The whole text, kept in the row; or */
   full?: unknown;
+  /** the asset whose content is the whole text (large tool results). */
+  asset_id?: unknown;
 }
 
 /** `itm_…:member` → its parts (null when it is not a ref id). */
@@ -68,17 +72,18 @@ export async function readItemContent(
     select: { runId: true, contentRefs: true },
   });
   const ref = (item?.contentRefs as Record<string, StoredRef> | null | undefined)?.[parsed.member];
-  if (!item || !ref || typeof ref.full !== 'string') throw notFound('content', refId);
+  if (!item || !ref || (typeof ref.full !== 'string' && typeof ref.asset_id !== 'string')) throw notFound('content', refId);
   if (threadId && !(await call.db.run.findFirst({ where: { id: item.runId, threadId }, select: { id: true } })))
     throw notFound('content', refId);
-  const page = pageOf(ref.full, offset, limit);
+  const full = typeof ref.full === 'string' ? ref.full : (await readAssetForRun(call, String(ref.asset_id))).toString('utf8');
+  const page = pageOf(full, offset, limit);
   return {
     refId,
     itemId: parsed.itemId,
     member: parsed.member,
     mediaType: ref.media_type ?? 'text/plain; charset=utf-8',
-    sizeBytes: ref.size_bytes ?? Buffer.byteLength(ref.full),
-    totalChars: ref.full.length,
+    sizeBytes: ref.size_bytes ?? Buffer.byteLength(full),
+    totalChars: full.length,
     offset,
     ...page,
   };

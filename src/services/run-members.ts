@@ -97,6 +97,8 @@ export interface ContentRef {
   preview: string;
   size_bytes: number;
   truncated: boolean;
+  /** The asset whose content is the whole member (large tool results), when it is one. */
+  asset_id?: string;
 }
 
 /** A run item's public `content_refs` (the stored full text already hidden), as name and ref pairs. */

@@ -19,6 +19,7 @@ import { getSession, getThread } from './threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
 import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
+import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
@@ -70,7 +71,7 @@ export interface StartRunHooks {
  */
 export async function startRun(call: CallContext, input: StartRunInput, hooks: StartRunHooks = {}) {
   requirePermission(call.actor, 'write');
-  const message = validateMessage(input.input, 'input')!;
+  const message = await attachAssets(call, validateMessage(input.input, 'input')!, 'input');
   const options = normalizeRunOptions(input.options);
   const labels = input.labels === undefined || input.labels === null ? (options.labels ?? {}) : validateLabels(input.labels);
   if (input.sessionId && input.threadId) throw invalidArgument('name a thread or a session, not both', 'thread_id');

@@ -192,6 +192,20 @@ const ROWS: [string, Send][] = [
     },
   ],
   ['deleteAgentAvatar', (h) => t.rest('DELETE', `/api/v1/agents/${made.agent.id}/avatar`, { headers: h })],
+  [
+    'uploadAsset',
+    async (h) => {
+      const response = await fetch(`${t.url}/api/v1/assets?name=audited.png`, {
+        method: 'POST',
+        headers: { ...h, authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png' },
+        body: new Uint8Array(png),
+      });
+      const r = { status: response.status, headers: response.headers, body: await response.json() };
+      made.asset = r.body;
+      return r;
+    },
+  ],
+  ['retireAsset', (h) => t.rest('DELETE', `/api/v1/assets/${made.asset.id}`, { headers: h })],
   ['prepareAgentComposer', (h) => t.rest('POST', '/api/v1/agent-composer', { headers: h })],
   [
     'createSession',

@@ -603,6 +603,14 @@ async function scenario() {
     `/api/v1/webhook-subscriptions/${hookId}/deliveries/${ping.body.id}/redeliver`,
   );
   await call('DELETE /api/v1/webhook-subscriptions/:subscription_id', 'DELETE', `/api/v1/webhook-subscriptions/${hookId}`);
+
+  // assets (last, so that the answers above keep their ids)
+  const asset = await call('POST /api/v1/assets', 'POST', '/api/v1/assets?name=pixel.png&label=kind:icon', {
+    raw: { bytes: PNG, contentType: 'image/png' },
+  });
+  await call('GET /api/v1/assets', 'GET', '/api/v1/assets?label=kind:icon');
+  await call('GET /api/v1/assets/:asset_id', 'GET', `/api/v1/assets/${asset.body.id}`);
+  await call('DELETE /api/v1/assets/:asset_id', 'DELETE', `/api/v1/assets/${asset.body.id}`, { headers: { 'if-match': asset.etag! } });
 }
 
 beforeAll(async () => {

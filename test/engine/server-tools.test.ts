@@ -274,6 +274,18 @@ describe('server tools: results, errors and retries', () => {
     expect(ref.size_bytes).toBeGreaterThan(100_000);
     expect(ref.full).toBeUndefined();
     expect(typeof result.content.result).toBe('string');
+    // The whole result is an asset of the workspace (the item's row keeps only the reference).
+    expect(ref.asset_id).toMatch(/^ast_/);
+    const asset = await t.rest('GET', `/api/v1/assets/${ref.asset_id}`);
+    expect(asset.body).toMatchObject({
+      media_type: 'application/json',
+      size_bytes: ref.size_bytes,
+      labels: { source: 'run_output', run_id: run.id },
+    });
+    const file = await fetch(`${t.url}/api/v1/assets/${ref.asset_id}/content`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    expect(JSON.parse(await file.text()).body.endsWith('THE END')).toBe(true);
+    const row = await t.app.deps.db.runItem.findUniqueOrThrow({ where: { id: result.id } });
+    expect((row.contentRefs as { result: Record<string, unknown> }).result.full).toBeUndefined();
     // What the model got instead of the whole result: a note naming the ref, and the start of the text.
     const secondRequest = openai.requests[before + 1]!.body;
     const told = secondRequest.messages.find((m: { role: string }) => m.role === 'tool').content as string;

@@ -19,6 +19,7 @@ const NODE_KINDS: Record<string, IdKind> = {
   Memory: 'memory',
   EnvironmentTemplate: 'environmentTemplate',
   Environment: 'environment',
+  Asset: 'asset',
 };
 
 describe('parseNodeId', () => {

@@ -1,11 +1,57 @@
+// Assets: the workspace's files (uploads and agent avatars). Uploaded as a `File` (GraphQL multipart
+// request), read as base64 a range at a time, retired by `retireAsset`.
 import { builder } from '../builder.js';
+import { asNode, rowId } from './node.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
-import { getAssetContent } from '../../services/assets.js';
+import { withLabelList } from './labels.js';
+import { AppError } from '../../lib/errors.js';
+import { loadAssets } from '../../services/nodes.js';
+import {
+  assetContentPath,
+  checkAssetUpload,
+  contentRange,
+  getAsset,
+  getAssetContent,
+  listAssets,
+  MAX_CONTENT_CHUNK_BYTES,
+  readAssetBytes,
+  retireAsset,
+  uploadAsset,
+} from '../../services/assets.js';
 import { uploadAgentAvatar } from '../../services/agents.js';
 import { AgentRef } from './agents.js';
 
+const AssetRef = builder.prismaObject('Asset', {
+  interfaces: [VersionedRef],
+  fields: (t) => ({
+    workspaceId: t.exposeString('workspaceId'),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    mediaType: t.exposeString('mediaType', { description: 'checked against the bytes at upload' }),
+    sizeBytes: t.exposeInt('sizeBytes'),
+    sha256: t.exposeString('sha256', { description: 'hex digest of the content; the content ETag' }),
+    labels: t.expose('labels', { type: 'JSON' }),
+    retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true, description: 'retired assets stay readable' }),
+    contentUrl: t.string({ description: 'where REST clients download the content', resolve: (asset) => assetContentPath(asset.id) }),
+    contentBase64: t.string({
+      description: `The content from \`offset\` (default 0), at most \`length\` bytes (default: to the end, at most ${MAX_CONTENT_CHUNK_BYTES}), base64-encoded.`,
+      args: { offset: t.arg.int(), length: t.arg.int() },
+      resolve: async (asset, args, ctx) => {
+        const range = contentRange(asset, args.offset, args.length);
+        return (await readAssetBytes(await ctx.call(), asset, range.offset, range.length)).toString('base64');
+      },
+    }),
+  }),
+});
+asNode(AssetRef, loadAssets, rowId);
+withLabelList(AssetRef);
+
+const AssetConnection = connectionOf('Asset', AssetRef);
+
+/** The content of an avatar (or any asset up to MAX_CONTENT_CHUNK_BYTES) in one piece; `Asset.contentBase64` reads ranges. */
 const AssetContentRef = builder.prismaObject('Asset', {
-  name: 'AssetContent',
+  variant: 'AssetContent',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -13,20 +59,74 @@ const AssetContentRef = builder.prismaObject('Asset', {
     sizeBytes: t.exposeInt('sizeBytes'),
     sha256: t.exposeString('sha256'),
     retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true }),
-    contentBase64: t.string({ resolve: (asset) => Buffer.from(asset.content).toString('base64') }),
+    contentBase64: t.string({
+      resolve: async (asset, _args, ctx) => {
+        if (asset.sizeBytes > MAX_CONTENT_CHUNK_BYTES)
+          throw new AppError(
+            'failed_precondition',
+            `the asset is larger than ${MAX_CONTENT_CHUNK_BYTES} bytes: read it in ranges (Asset.contentBase64)`,
+          );
+        return (await readAssetBytes(await ctx.call(), asset, 0, asset.sizeBytes)).toString('base64');
+      },
+    }),
   }),
 });
 
-builder.queryField('assetContent', (t) =>
-  t.field({
+const UploadAssetInput = builder.inputType('UploadAssetInput', {
+  fields: (t) => ({
+    file: t.field({ type: 'File', required: true }),
+    name: t.string({ description: "default: the file's name" }),
+    description: t.string(),
+    labels: t.field({ type: 'JSON' }),
+    mediaType: t.string({ description: "default: the file's type; checked against the bytes either way" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  assets: t.field({
+    type: AssetConnection,
+    description: 'Newest first. Retired assets are left out unless `retired` is true (then only they are listed).',
+    args: {
+      label: t.arg.stringList(),
+      q: t.arg.string(),
+      mediaType: t.arg.string({ description: 'a media type (image/png) or a top-level type (image/*)' }),
+      retired: t.arg.boolean(),
+      ...connectionArgs(t.arg),
+    },
+    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listAssets(await ctx.call(), { ...a, ...page })),
+  }),
+  asset: t.field({
+    type: AssetRef,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, a, ctx) => getAsset(await ctx.call(), String(a.id)),
+  }),
+  assetUploadAllowed: t.boolean({
+    description:
+      'True when the caller may upload a file of `sizeBytes` (if given); else the error the upload would meet (permission, size). The REST upload asks before it reads the body.',
+    args: { sizeBytes: t.arg.float() },
+    resolve: async (_r, a, ctx) => checkAssetUpload(await ctx.call(), a.sizeBytes),
+  }),
+  assetContent: t.field({
     type: AssetContentRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, args, ctx) => getAssetContent(await ctx.call(), String(args.id)),
   }),
-);
+}));
 
-builder.mutationField('uploadAgentAvatar', (t) =>
-  t.field({
+builder.mutationFields((t) => ({
+  uploadAsset: t.field({
+    type: payloadOf('uploadAsset', 'asset', AssetRef),
+    description: 'Stores a file (at most ASSET_MAX_BYTES; over GraphQL also at most MAX_BODY_BYTES per request).',
+    args: { input: t.arg({ type: UploadAssetInput, required: true }) },
+    resolve: async (_r, a, ctx) => uploadAsset(await ctx.call(), a.input),
+  }),
+  retireAsset: t.field({
+    type: payloadOf('retireAsset', 'asset', AssetRef),
+    description: 'Retires the asset: its content stays readable; lists leave it out; new runs cannot attach it. If-Match is optional.',
+    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
+    resolve: async (_r, a, ctx) => retireAsset(await ctx.call(), String(a.id), a.ifMatch),
+  }),
+  uploadAgentAvatar: t.field({
     type: payloadOf('uploadAgentAvatar', 'agent', AgentRef),
     description: 'Stores a PNG, JPEG, GIF or WebP image (≤ 1 MiB) as the agent avatar; image_url then points at it.',
     args: {
@@ -37,4 +137,4 @@ builder.mutationField('uploadAgentAvatar', (t) =>
     },
     resolve: async (_r, args, ctx) => uploadAgentAvatar(await ctx.call(), String(args.agentId), args.ifMatch, args),
   }),
-);
+}));

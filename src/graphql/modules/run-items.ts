@@ -18,6 +18,11 @@ const ContentRefRef = builder.objectRef<ContentRef & { name: string }>('RunItemC
     preview: t.string({ description: 'the first characters (the content member holds the same preview)', resolve: (r) => r.preview }),
     sizeBytes: t.int({ description: 'the size of the whole member in bytes (UTF-8)', resolve: (r) => r.size_bytes }),
     truncated: t.boolean({ resolve: (r) => r.truncated }),
+    assetId: t.string({
+      nullable: true,
+      description: 'the asset that holds the whole member (large tool results), downloadable as a file',
+      resolve: (r) => r.asset_id ?? null,
+    }),
   }),
 });
 
