@@ -65,6 +65,15 @@ export interface Config {
   pairingRateLimitPerMinute: number;
   /** How long the service waits for a device to answer a relayed request. */
   deviceRequestTimeoutMs: number;
+  /**
+   * Where run traces are exported by OTLP/HTTP (the full traces URL), or null: stored only.
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`.
+   */
+  otlpTracesEndpoint: string | null;
+  /** The `service.name` resource attribute of exported spans (OTEL_SERVICE_NAME). */
+  otelServiceName: string;
+  /** Stored trace spans older than this many days are deleted by the workers' maintenance (TRACE_RETENTION_DAYS). */
+  traceRetentionDays: number;
 }
 
 export interface GraphQLLimits {
@@ -110,6 +119,23 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
   if (!(values as readonly string[]).includes(raw))
     throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as T;
+}
+
+/** The OTLP/HTTP traces URL, by the OpenTelemetry exporter rules: the signal's own variable as is, else the base + /v1/traces. */
+function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | null {
+  const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const name = own ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const raw = own || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : '');
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
+  return url.toString();
 }
 
 function graphqlLimits(env: NodeJS.ProcessEnv): GraphQLLimits {
@@ -217,6 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     pairingTtlSeconds: integer(env, 'PAIRING_TTL_SECONDS', 600, 1, 86_400),
     pairingRateLimitPerMinute: integer(env, 'PAIRING_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
     deviceRequestTimeoutMs: integer(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
+    otlpTracesEndpoint: otlpTracesEndpoint(env),
+    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'workspace-agent-service',
+    traceRetentionDays: integer(env, 'TRACE_RETENTION_DAYS', 30, 1, 36_500),
     ...overrides,
   };
 }

@@ -31,6 +31,7 @@ logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker sta
 stopOnSignals(logger, config.shutdownGraceMs, async () => {
   await pool.stop();
   await closeMcpPool(deps);
+  await deps.tracer.shutdown().catch((error) => logger.warn({ err: error }, 'flushing traces failed'));
   await listener.stop();
   await closeEvents(deps.events);
   await database.close();

@@ -32,7 +32,10 @@ import {
   RUN_CANCEL_CHANNEL,
   sealRun,
   takeOverExpired,
+  type SpanLink,
 } from '../services/run-lifecycle.js';
+import { AttemptTrace } from './attempt-trace.js';
+import { newTraceId } from '../traces/run-tracer.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
@@ -44,11 +47,12 @@ const HAND_BACK_WAIT_MS = 5_000;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 
-/** A claimed run with what the claim read beside it: its thread's history and its parent's pending calls. */
+/** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
   run: Run;
   history: ModelMessage[];
   parentPending: Pending | null;
+  parentSpan: SpanLink | null;
 }
 
 export interface WorkerPoolOptions {
@@ -213,15 +217,36 @@ export class WorkerPool {
 
   /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
   private async claim(runId?: string): Promise<Claimed | null> {
-    const claimed = await claimRun(this.deps.db, { runId, attemptId: attemptId(), leaseOwner: this.id, leaseMs: this.leaseMs });
+    const claimed = await claimRun(this.deps.db, {
+      runId,
+      attemptId: attemptId(),
+      leaseOwner: this.id,
+      leaseMs: this.leaseMs,
+      traceId: newTraceId(),
+    });
     if (!claimed) return null;
     this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
-    return { run: claimed.run, history: claimed.history as ModelMessage[], parentPending: claimed.parentPending as Pending | null };
+    return {
+      run: claimed.run,
+      history: claimed.history as ModelMessage[],
+      parentPending: claimed.parentPending as Pending | null,
+      parentSpan: claimed.parentSpan,
+    };
   }
 
-  private async execute({ run, history, parentPending }: Claimed) {
+  private async execute({ run, history, parentPending, parentSpan }: Claimed) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
+    // The attempt's trace: its spans are held in memory and stored with the statement that ends it.
+    const spans = this.deps.tracer.store;
+    spans.open(run.id);
+    const trace = new AttemptTrace(this.deps.tracer, run, run.attempts, parentSpan);
+    let traceEnded = false;
+    const endTrace = (outcome: Parameters<AttemptTrace['end']>[0]) => {
+      if (traceEnded) return;
+      traceEnded = true;
+      trace.end(outcome);
+    };
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(
@@ -259,9 +284,11 @@ export class WorkerPool {
           history,
           parentPending,
           park: (work) => this.park(work),
+          trace,
         });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {
+          endTrace({ kind: 'handed_back' });
           await this.handBack(run, items);
           return;
         }
@@ -271,6 +298,8 @@ export class WorkerPool {
         } else if (isTransient(error) && attemptsLeft(run)) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
           await items.flush();
+          endTrace({ kind: 'retry', message: describeError(error) });
+          await spans.flush(run.id);
           await this.retry(run);
           return;
         } else {
@@ -283,6 +312,7 @@ export class WorkerPool {
       // Cancelled meanwhile (a hand-over abort that came too late to stop the attempt lets it seal).
       const cancelled = controller.signal.aborted && controller.signal.reason !== HAND_OVER;
       const outcome = cancelled && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
+      endTrace(outcome);
       if (outcome.kind === 'retry') return;
       const sealed = await sealRun(
         this.deps.db,
@@ -291,6 +321,7 @@ export class WorkerPool {
         result.newMessages,
         { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage },
         await items.drain(),
+        spans.drain(run.id),
       );
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
@@ -301,6 +332,11 @@ export class WorkerPool {
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
     } finally {
+      // An attempt that ended some other way (an error of its own): its trace is stored as it stands.
+      if (!traceEnded) {
+        endTrace({ kind: 'failed', code: 'internal', message: 'the attempt ended without being sealed' });
+      }
+      await spans.flush(run.id);
       // Sealed, handed back or requeued: every item is committed, the tail is no longer needed.
       opened?.close();
       clearInterval(heartbeat);
@@ -317,7 +353,7 @@ export class WorkerPool {
    */
   private async handBack(run: Run, items: RunItemStream) {
     for (const open of items.openItems()) items.complete(open, { interrupted: true }, 'failed');
-    const handed = await handBack(this.deps.db, run, await items.drain());
+    const handed = await handBack(this.deps.db, run, await items.drain(), this.deps.tracer.store.drain(run.id));
     if (!handed) {
       this.deps.logger.warn({ runId: run.id, worker: this.id }, 'run not handed back: it was no longer held by this attempt');
       return;
