@@ -39,6 +39,7 @@ import { newTraceId } from '../traces/run-tracer.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
+import { deleteExpiredSpans } from '../services/traces.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -46,6 +47,8 @@ const GRACE_MS = 5_000;
 const HAND_BACK_WAIT_MS = 5_000;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
+/** How often a pool deletes expired trace spans (TRACE_RETENTION_DAYS), on its recovery timer. */
+const TRACE_SWEEP_MS = 3_600_000;
 
 /** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
@@ -81,6 +84,7 @@ export class WorkerPool {
   private claimAgain = false;
   private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
+  private lastTraceSweep = 0;
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -395,9 +399,29 @@ export class WorkerPool {
   private scheduleRecovery() {
     if (this.stopped) return;
     this.recoveryTimer = setTimeout(() => {
-      void this.recoverExpired().finally(() => this.scheduleRecovery());
+      void this.recoverExpired()
+        .then(() => this.sweepTraces())
+        .catch((error) => this.deps.logger.error({ err: error }, 'worker maintenance failed'))
+        .finally(() => this.scheduleRecovery());
     }, this.leaseMs / 2);
     this.recoveryTimer.unref();
+  }
+
+  /**
+   * Trace retention: spans older than TRACE_RETENTION_DAYS are deleted, about once an hour per
+   * pool, in bounded batches (a pass stops after a few; the next hour continues).
+   */
+  async sweepTraces(now = Date.now()) {
+    if (now - this.lastTraceSweep < TRACE_SWEEP_MS) return 0;
+    this.lastTraceSweep = now;
+    let deleted = 0;
+    for (let pass = 0; pass < 10; pass++) {
+      const count = await deleteExpiredSpans(this.deps.db, this.deps.config.traceRetentionDays);
+      deleted += count;
+      if (count < 5_000) break;
+    }
+    if (deleted) this.deps.logger.info({ deleted, retentionDays: this.deps.config.traceRetentionDays }, 'expired trace spans deleted');
+    return deleted;
   }
 
   /** Runs whose worker died: a new attempt if attempts remain, else failed. */

@@ -39,3 +39,6 @@ ALTER TABLE "trace_spans" ADD CONSTRAINT "trace_spans_run_id_fkey" FOREIGN KEY (
 
 -- CreateIndex
 CREATE INDEX "runs_workspace_id_trace_id_idx" ON "runs"("workspace_id", "trace_id");
+
+-- CreateIndex
+CREATE INDEX "trace_spans_start_time_idx" ON "trace_spans"("start_time");
