@@ -5,7 +5,13 @@
 import { ROOT_CONTEXT, trace, TraceFlags, type Attributes, type Link, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, type IdGenerator, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  type IdGenerator,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import type { Logger } from '../lib/logger.js';
@@ -69,7 +75,12 @@ export class RunTracer {
     let context = ROOT_CONTEXT;
     if (parent && 'spanContext' in parent) context = trace.setSpan(ROOT_CONTEXT, parent);
     else if (parent)
-      context = trace.setSpanContext(ROOT_CONTEXT, { traceId: parent.traceId, spanId: parent.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+      context = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: parent.traceId,
+        spanId: parent.spanId,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
     else if (traceId) this.ids.preset = traceId;
     try {
       return this.tracer.startSpan(name, { kind, attributes, links }, context);

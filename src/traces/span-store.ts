@@ -36,8 +36,13 @@ interface SpanRow {
 export const unixNano = (time: [number, number]) => (BigInt(time[0]) * 1_000_000_000n + BigInt(time[1])).toString();
 
 function rowOf(span: ReadableSpan): SpanRow | null {
-  const { [ATTR.runId]: runId, [ATTR.workspaceId]: workspaceId, [ATTR.agentId]: agentId, [ATTR.attempt]: attempt, ...attributes } =
-    span.attributes;
+  const {
+    [ATTR.runId]: runId,
+    [ATTR.workspaceId]: workspaceId,
+    [ATTR.agentId]: agentId,
+    [ATTR.attempt]: attempt,
+    ...attributes
+  } = span.attributes;
   if (typeof runId !== 'string' || typeof workspaceId !== 'string') return null;
   const context = span.spanContext();
   return {
@@ -141,4 +146,3 @@ export class DatabaseSpanProcessor implements SpanProcessor {
     return this.forceFlush();
   }
 }
-

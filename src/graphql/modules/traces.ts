@@ -67,14 +67,21 @@ export const TraceSpanRef = builder.objectRef<TraceSpan>('TraceSpan').implement(
     status: t.field({ type: TraceSpanStatusRef, resolve: (s) => ({ code: s.statusCode, message: s.statusMessage }) }),
     startTime: t.field({ type: 'DateTime', resolve: (s) => dateOf(s.startTimeUnixNano) }),
     endTime: t.field({ type: 'DateTime', resolve: (s) => dateOf(s.endTimeUnixNano) }),
-    startTimeUnixNano: t.string({ description: 'nanoseconds since the Unix epoch, in decimal', resolve: (s) => s.startTimeUnixNano.toString() }),
-    endTimeUnixNano: t.string({ description: 'nanoseconds since the Unix epoch, in decimal', resolve: (s) => s.endTimeUnixNano.toString() }),
+    startTimeUnixNano: t.string({
+      description: 'nanoseconds since the Unix epoch, in decimal',
+      resolve: (s) => s.startTimeUnixNano.toString(),
+    }),
+    endTimeUnixNano: t.string({
+      description: 'nanoseconds since the Unix epoch, in decimal',
+      resolve: (s) => s.endTimeUnixNano.toString(),
+    }),
     durationMs: t.float({ resolve: (s) => Number(s.endTimeUnixNano - s.startTimeUnixNano) / 1e6 }),
   }),
 });
 
 const RunTraceRef = builder.objectRef<RunTrace>('RunTrace').implement({
-  description: "The trace a run belongs to: every span of it, oldest start first (a subagent's child run shares its delegating run's trace).",
+  description:
+    "The trace a run belongs to: every span of it, oldest start first (a subagent's child run shares its delegating run's trace).",
   fields: (t) => ({
     traceId: t.exposeString('traceId', { nullable: true, description: 'null before a worker first claimed the run' }),
     runId: t.exposeString('runId'),
