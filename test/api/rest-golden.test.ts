@@ -70,7 +70,8 @@ const VOLATILE_MEMBERS = new Set([
 const TRACE_ID_MEMBERS: Record<string, string> = { trace_id: 'trace', span_id: 'span', parent_span_id: 'span' };
 const traceIdNames = new Map<string, string>();
 function stableTraceId(id: string, kind: string): string {
-  if (!traceIdNames.has(id)) traceIdNames.set(id, `<${kind}-${[...traceIdNames.values()].filter((n) => n.startsWith(`<${kind}-`)).length + 1}>`);
+  if (!traceIdNames.has(id))
+    traceIdNames.set(id, `<${kind}-${[...traceIdNames.values()].filter((n) => n.startsWith(`<${kind}-`)).length + 1}>`);
   return traceIdNames.get(id)!;
 }
 /** Random strings met in answers (push endpoints' paths, pairing codes) that later requests repeat. */

@@ -107,7 +107,6 @@ let successorId: string;
 let subagentParentId: string;
 
 describe('the spans of a run', () => {
-
   it('a server tool call asking for approval: the run span pauses; the resumed run starts a linked trace and runs the call', async () => {
     const agent = await agentWith({
       plugins: [{ plugin_key: 'http_request', config: { permission: 'ask' } }],
