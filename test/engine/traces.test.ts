@@ -265,6 +265,38 @@ describe('the spans of a run', () => {
     ]);
   });
 
+  it("the reviewer: its verdict is on the call's span, its model request a span beneath it", async () => {
+    const agent = await agentWith({
+      plugins: [{ plugin_key: 'http_request' }],
+      reviewer: {
+        model: 'dev',
+        on_flagged: 'deny',
+        risk_threshold: 'high',
+        model_settings: script([{ text: '{"risk":"high","reason":"deletes"}' }]).model_settings,
+      },
+      ...script([call('r1', 'http_request', { method: 'DELETE', url: `${target.url}/r` })], [{ text: 'Refused.' }]),
+    });
+    const run = await startRun(agent.id);
+    expect(await settleRun(t, run.id)).toMatchObject({ status: 'completed', output: 'Refused.' });
+    const trace = await traceOf(run.id);
+    const tool = trace.spans.find((s) => s.name === 'execute_tool http_request')!;
+    expect(tool.attributes).toMatchObject({
+      'wsa.tool.permission': 'allow',
+      'wsa.tool.outcome': 'denied',
+      'wsa.tool.denied_by': 'reviewer',
+      'wsa.review.action': 'deny',
+      'wsa.review.risk': 'high',
+      'wsa.review.flagged': true,
+    });
+    expect(childrenOf(trace.spans, tool)).toEqual([
+      expect.objectContaining({
+        name: 'chat echo',
+        kind: 'client',
+        attributes: expect.objectContaining({ 'wsa.model.purpose': 'review', 'wsa.model.key': 'dev' }),
+      }),
+    ]);
+  });
+
   it("a subagent: the child run continues the parent's trace beneath the delegating call's span", async () => {
     const helper = await agentWith(script([{ text: 'The sum is 5.' }]));
     const parent = await agentWith({
