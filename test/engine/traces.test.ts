@@ -372,6 +372,30 @@ describe('the spans of a run', () => {
     expect(larger.used).toBe(small.used);
     expect(small.used).toBeLessThanOrEqual(3);
   });
+
+  it('reads the traces of a list of runs over GraphQL in a constant number of statements', async () => {
+    const counted = async (first: number) => {
+      const before = quiet.app.database.operationCount();
+      const response = await quiet.graphql(
+        'query ($first: Int) { runs(first: $first) { nodes { id traceId trace { spans { spanId runId } } } } }',
+        {
+          first,
+        },
+      );
+      expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+      return { runs: (response.data as any).runs.nodes as any[], used: quiet.app.database.operationCount() - before };
+    };
+    await counted(1);
+    const one = await counted(1);
+    const many = await counted(8);
+    expect(many.runs).toHaveLength(8);
+    expect(many.used).toBe(one.used);
+    for (const run of many.runs) {
+      expect(run.trace.spans.length).toBeGreaterThan(0);
+      // A run's trace holds its own spans (and, for subagent runs, the other run's of the same trace).
+      expect(run.trace.spans.some((s: any) => s.runId === run.id)).toBe(true);
+    }
+  });
 });
 
 describe('OTLP/HTTP export', () => {
