@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { loadConfig } from '../../src/config.js';
 
 let t: TestApp;
@@ -354,6 +354,15 @@ describe('the spans of a run', () => {
     const graph = await t.graphql('query ($id: ID!) { runTrace(runId: $id) { traceId } }', { id: waitingId }, { token: otherKey });
     expect(graph.errors?.[0]?.extensions?.code).toBe('not_found');
     expect((await t.rest('GET', '/api/v1/runs/run_unknown/trace')).status).toBe(404);
+  });
+
+  it('reading a trace takes the `read` permission', async () => {
+    const reader = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read'] });
+    const runner = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['run'] });
+    expect((await t.rest('GET', `/api/v1/runs/${waitingId}/trace`, { token: reader.token })).status).toBe(200);
+    const refused = await t.rest('GET', `/api/v1/runs/${waitingId}/trace`, { token: runner.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('permission_denied');
   });
 
   it('reads a trace in a constant number of statements, however many spans it has', async () => {
