@@ -802,6 +802,14 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/runs/:run_id/trace',
+    operation: 'RunTrace',
+    surface: 'v1',
+    variables: (req) => ({ runId: req.path('run_id') }),
+    result: 'runTrace',
+  },
+  {
+    method: 'GET',
     path: '/api/v1/runs/:run_id/items',
     operation: 'RunItemsList',
     surface: 'v1',

@@ -316,6 +316,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await webhooks?.stop();
       // Their MCP clients (connections) next: stdio servers are child processes of this one.
       await closeMcpPool(deps);
+      // Spans still held are stored and exported while the database is up.
+      await deps.tracer.shutdown().catch((error) => logger.warn({ err: error }, 'flushing traces failed'));
       await listener.stop();
       stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();

@@ -81,6 +81,15 @@ export interface Config {
   webhookDisableAfterFailures: number;
   /** Webhook targets on private, loopback or link-local addresses: true (any), a host list, or false (none, the default). */
   webhookAllowPrivateTargets: boolean | string[];
+  /**
+   * Where run traces are exported by OTLP/HTTP (the full traces URL), or null: stored only.
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`.
+   */
+  otlpTracesEndpoint: string | null;
+  /** The `service.name` resource attribute of exported spans (OTEL_SERVICE_NAME). */
+  otelServiceName: string;
+  /** Stored trace spans older than this many days are deleted by the workers' maintenance (TRACE_RETENTION_DAYS). */
+  traceRetentionDays: number;
 }
 
 export interface GraphQLLimits {
@@ -126,6 +135,24 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
   if (!(values as readonly string[]).includes(raw))
     throw new ConfigError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
   return raw as T;
+}
+
+/** The OTLP/HTTP traces URL, by the OpenTelemetry exporter rules: the signal's own variable as is, else the base + /v1/traces. */
+function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | null {
+  const own = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const name = own ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const raw = own || (base ? `${base.replace(/\/+$/, '')}/v1/traces` : '');
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
+  return url.toString();
 }
 
 function graphqlLimits(env: NodeJS.ProcessEnv): GraphQLLimits {
@@ -241,6 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookMaxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 10_000),
     webhookAllowPrivateTargets: plainHttpAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+    otlpTracesEndpoint: otlpTracesEndpoint(env),
+    otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'workspace-agent-service',
+    traceRetentionDays: integer(env, 'TRACE_RETENTION_DAYS', 30, 1, 36_500),
     ...overrides,
   };
 }

@@ -7,6 +7,7 @@ import type { Logger } from './lib/logger.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import type { EventTopics } from './services/event-topics.js';
+import { RunTracer } from './traces/run-tracer.js';
 
 export function assembleDeps(config: Config, logger: Logger, database: Database): Deps {
   return {
@@ -15,5 +16,6 @@ export function assembleDeps(config: Config, logger: Logger, database: Database)
     logger,
     secrets: loadSecretBox(config, logger),
     events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
+    tracer: new RunTracer(config, database.prisma, logger),
   };
 }

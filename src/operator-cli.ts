@@ -1,6 +1,7 @@
 // The operator CLI's commands (`npm run cli -- <command> [--flags] [--json]`), callable in-process:
 // runCli(argv, io) returns the exit code; src/cli.ts is the process around it. Same code and database
 // as the service; with the embedded database it attaches to a running service's PostgreSQL if there is one.
+import { RunTracer } from './traces/run-tracer.js';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { openDatabase, type Database } from './db.js';
@@ -140,7 +141,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     const config = loadConfig(io.env);
     database = await openDatabase(config, logger, { adoptRunningEmbedded: false });
-    const deps: Deps = { db: database.prisma, config, logger, secrets: loadSecretBox(config, logger), events: createEvents<EventTopics>() };
+    const deps: Deps = {
+      db: database.prisma,
+      config,
+      logger,
+      secrets: loadSecretBox(config, logger),
+      events: createEvents<EventTopics>(),
+      tracer: new RunTracer(config, database.prisma, logger),
+    };
     const { output, text } = await run(deps, positionals.slice(0, 2).join(' '), values);
     io.stdout.write(json ? `${JSON.stringify(output)}\n` : `${text}\n`);
     return 0;

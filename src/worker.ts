@@ -41,6 +41,7 @@ stopOnSignals(logger, config.shutdownGraceMs, async () => {
   await pool.stop();
   await webhooks?.stop();
   await closeMcpPool(deps);
+  await deps.tracer.shutdown().catch((error) => logger.warn({ err: error }, 'flushing traces failed'));
   await listener.stop();
   await closeEvents(deps.events);
   await database.close();

@@ -5,6 +5,8 @@
 // with; refused calls are reported to the model; unknown, invalid or failed calls are errors the
 // model is told about (they count against `retries.tools`). Nothing here names a kind of tool.
 import type { ToolResultPart } from 'ai';
+import type { Span } from '@opentelemetry/api';
+import { AttemptTrace, endTool, recordVerdict } from './attempt-trace.js';
 import type { PendingEntry } from '../services/run-lifecycle.js';
 import { describeError } from './attempt-errors.js';
 import type { RunItemStream } from './items.js';
@@ -38,6 +40,8 @@ export interface DispatchOptions {
   signal: AbortSignal;
   /** The agent's reviewer, when it has one: rates every allowed server call before it runs. */
   reviewer?: CallReviewer;
+  /** The attempt's trace: a span per call. */
+  trace?: AttemptTrace;
 }
 
 /** What the model is told when a call is refused by the agent's configuration. */
@@ -64,21 +68,31 @@ export async function runServerTool(
   call: CallToRun,
   items: RunItemStream,
   signal: AbortSignal,
+  span?: Span,
 ): Promise<ServerOutcome> {
   const ids = { tool_call_id: call.toolCallId, tool_name: call.toolName };
   const callItem = items.open('tool_call', { ...ids, arguments: call.arguments, server: true });
   let value: unknown;
   try {
     signal.throwIfAborted();
-    value = await runTool.execution.execute(call.arguments, { toolCallId: call.toolCallId, signal });
+    value = await runTool.execution.execute(call.arguments, {
+      toolCallId: call.toolCallId,
+      signal,
+      ...(span ? { span: AttemptTrace.ids(span) } : {}),
+    });
   } catch (error) {
-    if (signal.aborted) throw signal.reason ?? error;
+    if (signal.aborted) {
+      if (span) endTool(span, { outcome: 'error', error: 'aborted' });
+      throw signal.reason ?? error;
+    }
     const message = describeError(error);
+    if (span) endTool(span, { outcome: 'error', error: message });
     items.complete(callItem, { error: message }, 'failed');
     items.open('tool_result', { ...ids, error: message }, 'completed');
     return { ok: false, error: message, told: errorResult(call.toolCallId, call.toolName, message) };
   }
   items.complete(callItem);
+  if (span) endTool(span, { outcome: 'ok' });
   const presented = runTool.inlineResult ? ({ kind: 'inline', value } as const) : presentOutput(value);
   if (presented.kind === 'inline') {
     items.open('tool_result', { ...ids, result: value ?? null }, 'completed');
@@ -125,9 +139,12 @@ const approvalEntry = (call: CallToRun, title: string, extra: Record<string, unk
 });
 
 export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset, options: DispatchOptions): Promise<Dispatched> {
-  const { items, signal, reviewer } = options;
+  const { items, signal, reviewer, trace } = options;
   const dispatched: Dispatched = { told: [], failures: [], approvals: [], calls: [] };
+  const spanOf = (call: CallToRun, runTool: RunTool | undefined) => trace?.toolCall(call, runTool, toolset.sourceOf(call.toolName));
   const fail = (call: CallToRun, error: string) => {
+    const span = spanOf(call, toolset.get(call.toolName));
+    if (span) endTool(span, { outcome: 'error', error });
     items.open('tool_result', { tool_call_id: call.toolCallId, tool_name: call.toolName, error }, 'completed');
     dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error });
     dispatched.told.push(errorResult(call.toolCallId, call.toolName, error));
@@ -141,12 +158,18 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
       continue;
     }
     const call = { toolCallId: modelCall.toolCallId, toolName: modelCall.toolName, arguments: argumentsOf(modelCall.input) };
-    const decision = reviewer && !runTool.skipReview ? await reviewer.review(runTool, call, items, signal) : { action: 'allow' as const };
+    const span = spanOf(call, runTool);
+    const decision =
+      reviewer && !runTool.skipReview
+        ? await reviewer.review(runTool, call, items, signal, trace && span ? { trace, span } : undefined)
+        : { action: 'allow' as const };
     if (decision.action === 'deny') {
+      if (span) endTool(span, { outcome: 'denied', deniedBy: 'reviewer', verdict: decision.verdict });
       dispatched.told.push(refuse(call, items, decision.message, 'reviewer'));
       continue;
     }
     if (decision.action === 'ask') {
+      if (span) endTool(span, { outcome: 'waiting', waitFor: 'approval', verdict: decision.verdict });
       dispatched.approvals.push(approvalEntry(call, runTool.name, { review: decision.verdict }));
       items.open(
         'approval_request',
@@ -155,7 +178,9 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
       );
       continue;
     }
-    const outcome = await runServerTool(runTool, call, items, signal);
+    // The reviewer let it run: its verdict is on the span of the execution.
+    if (span && decision.verdict) recordVerdict(span, decision.verdict);
+    const outcome = await runServerTool(runTool, call, items, signal, span);
     dispatched.told.push(outcome.told);
     if (!outcome.ok) dispatched.failures.push({ toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error });
   }
@@ -167,7 +192,9 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
       continue;
     }
     const { execution } = runTool;
+    const span = spanOf(call, runTool);
     if (execution.kind === 'question') {
+      if (span) endTool(span, { outcome: 'waiting', waitFor: 'user_question' });
       const question = call.arguments.question ?? '';
       const choices = call.arguments.choices ?? [];
       dispatched.calls.push({ ...approvalEntry(call, ''), presentation: { kind: 'question', question, choices } });
@@ -175,10 +202,12 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
       continue;
     }
     if (runTool.permission === 'deny') {
+      if (span) endTool(span, { outcome: 'denied', deniedBy: 'configuration' });
       dispatched.told.push(refuse(call, items, DENIED_BY_CONFIGURATION, 'configuration'));
       continue;
     }
     const title = execution.kind === 'client' ? execution.title : runTool.name;
+    if (span) endTool(span, { outcome: 'waiting', waitFor: runTool.permission === 'ask' ? 'approval' : 'client_tool' });
     if (runTool.permission === 'ask') {
       dispatched.approvals.push(approvalEntry(call, title));
       items.open('approval_request', { tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: call.arguments }, 'completed');

@@ -20,6 +20,7 @@ import { resolveModel } from './models.js';
 import { checkOutput, outputCorrection, outputInstruction } from './output-check.js';
 import { prepareAttempt, type Conversation, type ExecutionContext } from './prepare.js';
 import { ASK_USER_TOOL } from './tools/ask-user.js';
+import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
 
 export type { ExecutionContext } from './prepare.js';
 
@@ -76,11 +77,22 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
         conversation.say({ role: 'user', content: userContent(steered) });
       }
     }
-    const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {});
+    const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {}).catch((error: unknown) => {
+      ctx.trace?.modelUnavailable(config.model, error);
+      throw error;
+    });
     usage.requests += 1;
     // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
     const messages = await media.forModel(await assets.forModel(conversation.messages), model);
-    const turn = await streamTurn({ model, system, messages, tools: toolset.forModel(), signal }, items, usage);
+    const span = ctx.trace?.modelRequest(model);
+    let turn;
+    try {
+      turn = await streamTurn({ model, system, messages, tools: toolset.forModel(), signal }, items, usage);
+    } catch (error) {
+      if (span) endModelRequest(span, { error });
+      throw error;
+    }
+    if (span) endModelRequest(span, turn);
     conversation.say(turn.assistant);
 
     if (turn.toolCalls.length === 0) {
@@ -88,8 +100,8 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
       if (outcome) return end(outcome);
       continue;
     }
-    const dispatched = await dispatchToolCalls(turn.toolCalls, toolset, { items, signal, reviewer });
-    const outcome = afterToolCalls(dispatched, conversation, retries);
+    const dispatched = await dispatchToolCalls(turn.toolCalls, toolset, { items, signal, reviewer, trace: ctx.trace });
+    const outcome = afterToolCalls(dispatched, conversation, retries, ctx.trace);
     if (outcome) return end(outcome);
   }
 }
@@ -99,7 +111,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
  * corrected while output retries are left (null: ask the model again), else failed.
  */
 function finalAnswer(
-  { items }: ExecutionContext,
+  { items, trace }: ExecutionContext,
   config: RunAgentConfig,
   text: string,
   conversation: Conversation,
@@ -114,6 +126,7 @@ function finalAnswer(
   if (retries.output <= 0)
     return { kind: 'failed', code: 'output_invalid', message: `the output does not match the output spec: ${checked.problem}` };
   retries.output -= 1;
+  trace?.retry('output_invalid', retries.output, checked.problem);
   items.open('error', { code: 'output_invalid', message: checked.problem, retrying: true }, 'completed');
   conversation.say({ role: 'user', content: outputCorrection(checked.problem) });
   return null;
@@ -130,12 +143,14 @@ function afterToolCalls(
   { told, failures, approvals, calls }: Dispatched,
   conversation: Conversation,
   retries: { tools: number },
+  trace?: AttemptTrace,
 ): Outcome | null {
   const waits = approvals.length > 0 || calls.length > 0;
   if (failures.length) {
     if (retries.tools <= 0 && !waits)
       return { kind: 'failed', code: 'tool_error', message: failures.map((e) => `${e.toolName}: ${e.error}`).join('; ') };
     retries.tools -= 1;
+    if (!waits) trace?.retry('tool_error', retries.tools, failures.map((e) => `${e.toolName}: ${e.error}`).join('; '));
   }
   if (told.length) {
     const message: ModelMessage = { role: 'tool', content: told };

@@ -31,6 +31,10 @@ export interface Turn {
   text: string;
   toolCalls: ToolCall[];
   assistant: AssistantModelMessage;
+  /** Why the model stopped (`stop`, `tool-calls`, `length`, …), and this request's tokens: what its trace span records. */
+  finishReason?: string;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
@@ -51,6 +55,9 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   let textItem: RunItemState | null = null;
   let reasoningItem: RunItemState | null = null;
   const toolCalls: ToolCall[] = [];
+  let finishReason: string | undefined;
+  let inputTokens = 0;
+  let outputTokens = 0;
   for await (const part of result.fullStream) {
     switch (part.type) {
       case 'text-delta':
@@ -74,8 +81,11 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
         toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, invalid: String(part.error) });
         break;
       case 'finish-step':
+        inputTokens += part.usage.inputTokens ?? 0;
+        outputTokens += part.usage.outputTokens ?? 0;
         usage.input_tokens += part.usage.inputTokens ?? 0;
         usage.output_tokens += part.usage.outputTokens ?? 0;
+        finishReason = part.finishReason;
         break;
       case 'abort':
         throw signal.reason ?? new Error('aborted');
@@ -87,7 +97,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   }
   if (textItem) items.complete(textItem);
   if (reasoningItem) items.complete(reasoningItem);
-  return { text, toolCalls, assistant: assistantMessage(text, toolCalls) };
+  return { text, toolCalls, assistant: assistantMessage(text, toolCalls), finishReason, inputTokens, outputTokens };
 }
 
 /** The assistant message of a turn: its text, then its tool calls (never empty: a blank text part at least). */

@@ -17,6 +17,9 @@ import { DENIED_BY_USER, partsOf, startingMessages, textOf, type Pending } from 
 import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 import type { Park } from './tools/tool.js';
+import type { AttemptTrace } from './attempt-trace.js';
+import { endTool } from './attempt-trace.js';
+import { ATTR } from '../traces/names.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -38,6 +41,8 @@ export interface ExecutionContext {
    * the executor does not seal the run itself.
    */
   onEnvironments?: (environments: RunEnvironments) => void;
+  /** The attempt's trace (its run span): model requests and tool calls add their spans to it. */
+  trace?: AttemptTrace;
 }
 
 /** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */
@@ -105,12 +110,18 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
   // Calls the user denied: the model is told (in the starting messages); the items say so too.
   if (ctx.attempt === 1)
-    for (const denied of deniedCalls)
+    for (const denied of deniedCalls) {
+      if (ctx.trace)
+        endTool(ctx.trace.toolCall({ toolCallId: denied.tool_call_id, toolName: denied.tool_name }, undefined, undefined), {
+          outcome: 'denied',
+          deniedBy: 'user',
+        });
       items.open(
         'tool_result',
         { tool_call_id: denied.tool_call_id, tool_name: denied.tool_name, denied: true, denied_by: 'user', error: DENIED_BY_USER },
         'completed',
       );
+    }
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
@@ -139,12 +150,11 @@ async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, a
   for (const call of approved) {
     const runTool = toolset.get(call.tool_name);
     if (runTool?.execution.kind !== 'server') continue;
-    const outcome = await runServerTool(
-      { ...runTool, execution: runTool.execution },
-      { toolCallId: call.tool_call_id, toolName: call.tool_name, arguments: call.arguments },
-      ctx.items,
-      ctx.signal,
-    );
+    const toolCall = { toolCallId: call.tool_call_id, toolName: call.tool_name, arguments: call.arguments };
+    // Approved by a person: the span says so (the permission path was `ask`, the answer allowed it).
+    const span = ctx.trace?.toolCall(toolCall, runTool, toolset.sourceOf(call.tool_name));
+    span?.setAttribute(ATTR.toolApprovedBy, 'user');
+    const outcome = await runServerTool({ ...runTool, execution: runTool.execution }, toolCall, ctx.items, ctx.signal, span);
     told.push(outcome.told);
   }
   if (told.length) conversation.say({ role: 'tool', content: told });

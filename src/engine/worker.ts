@@ -33,10 +33,14 @@ import {
   RUN_CANCEL_CHANNEL,
   sealRun,
   takeOverExpired,
+  type SpanLink,
 } from '../services/run-lifecycle.js';
+import { AttemptTrace } from './attempt-trace.js';
+import { newTraceId } from '../traces/run-tracer.js';
 import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
+import { deleteExpiredSpans } from '../services/traces.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -44,12 +48,17 @@ const GRACE_MS = 5_000;
 const HAND_BACK_WAIT_MS = 5_000;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
+/** How often a pool deletes expired trace spans (TRACE_RETENTION_DAYS), on its recovery timer. */
+const TRACE_SWEEP_MS = 3_600_000;
+/** The first sweep comes this long after the pool starts: a start (or a test) does not begin with a scan. */
+const FIRST_TRACE_SWEEP_MS = 300_000;
 
-/** A claimed run with what the claim read beside it: its thread's history and its parent's pending calls. */
+/** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
   run: Run;
   history: ModelMessage[];
   parentPending: Pending | null;
+  parentSpan: SpanLink | null;
 }
 
 export interface WorkerPoolOptions {
@@ -78,6 +87,8 @@ export class WorkerPool {
   private claimAgain = false;
   private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
+  /** When the last trace sweep ran (as if one ran so that the first comes FIRST_TRACE_SWEEP_MS after the start). */
+  private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -214,15 +225,36 @@ export class WorkerPool {
 
   /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
   private async claim(runId?: string): Promise<Claimed | null> {
-    const claimed = await claimRun(this.deps.db, { runId, attemptId: attemptId(), leaseOwner: this.id, leaseMs: this.leaseMs });
+    const claimed = await claimRun(this.deps.db, {
+      runId,
+      attemptId: attemptId(),
+      leaseOwner: this.id,
+      leaseMs: this.leaseMs,
+      traceId: newTraceId(),
+    });
     if (!claimed) return null;
     this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
-    return { run: claimed.run, history: claimed.history as ModelMessage[], parentPending: claimed.parentPending as Pending | null };
+    return {
+      run: claimed.run,
+      history: claimed.history as ModelMessage[],
+      parentPending: claimed.parentPending as Pending | null,
+      parentSpan: claimed.parentSpan,
+    };
   }
 
-  private async execute({ run, history, parentPending }: Claimed) {
+  private async execute({ run, history, parentPending, parentSpan }: Claimed) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
+    // The attempt's trace: its spans are held in memory and stored with the statement that ends it.
+    const spans = this.deps.tracer.store;
+    spans.open(run.id);
+    const trace = new AttemptTrace(this.deps.tracer, run, run.attempts, parentSpan);
+    let traceEnded = false;
+    const endTrace = (outcome: Parameters<AttemptTrace['end']>[0]) => {
+      if (traceEnded) return;
+      traceEnded = true;
+      trace.end(outcome);
+    };
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(
@@ -264,9 +296,11 @@ export class WorkerPool {
           parentPending,
           park: (work) => this.park(work),
           onEnvironments: (environments) => (attempt.environments = environments),
+          trace,
         });
       } catch (error) {
         if (controller.signal.reason === HAND_OVER) {
+          endTrace({ kind: 'handed_back' });
           await this.handBack(run, items);
           return;
         }
@@ -277,6 +311,8 @@ export class WorkerPool {
         } else if (isTransient(error) && attemptsLeft(run)) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
           await items.flush();
+          endTrace({ kind: 'retry', message: describeError(error) });
+          await spans.flush(run.id);
           await this.retry(run);
           return;
         } else {
@@ -290,6 +326,7 @@ export class WorkerPool {
       // Cancelled meanwhile (a hand-over abort that came too late to stop the attempt lets it seal).
       const cancelled = controller.signal.aborted && controller.signal.reason !== HAND_OVER;
       const outcome = cancelled && result.outcome.kind !== 'completed' ? { kind: 'cancelled' as const } : result.outcome;
+      endTrace(outcome);
       if (outcome.kind === 'retry') return;
       const sealed = await sealRun(
         this.deps.db,
@@ -298,6 +335,7 @@ export class WorkerPool {
         result.newMessages,
         { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage },
         await items.drain(),
+        spans.drain(run.id),
       );
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
@@ -308,6 +346,11 @@ export class WorkerPool {
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
     } finally {
+      // An attempt that ended some other way (an error of its own): its trace is stored as it stands.
+      if (!traceEnded) {
+        endTrace({ kind: 'failed', code: 'internal', message: 'the attempt ended without being sealed' });
+      }
+      await spans.flush(run.id);
       // Sealed, handed back or requeued: every item is committed, the tail is no longer needed.
       opened?.close();
       clearInterval(heartbeat);
@@ -324,7 +367,7 @@ export class WorkerPool {
    */
   private async handBack(run: Run, items: RunItemStream) {
     for (const open of items.openItems()) items.complete(open, { interrupted: true }, 'failed');
-    const handed = await handBack(this.deps.db, run, await items.drain());
+    const handed = await handBack(this.deps.db, run, await items.drain(), this.deps.tracer.store.drain(run.id));
     if (!handed) {
       this.deps.logger.warn({ runId: run.id, worker: this.id }, 'run not handed back: it was no longer held by this attempt');
       return;
@@ -366,9 +409,30 @@ export class WorkerPool {
   private scheduleRecovery() {
     if (this.stopped) return;
     this.recoveryTimer = setTimeout(() => {
-      void this.recoverExpired().finally(() => this.scheduleRecovery());
+      void this.recoverExpired()
+        .then(() => this.sweepTraces())
+        .catch((error) => this.deps.logger.error({ err: error }, 'worker maintenance failed'))
+        .finally(() => this.scheduleRecovery());
     }, this.leaseMs / 2);
     this.recoveryTimer.unref();
+  }
+
+  /**
+   * Trace retention: spans older than TRACE_RETENTION_DAYS are deleted, about once an hour per
+   * pool (the first time five minutes after it starts), in bounded batches (a pass stops after a
+   * few; the next hour continues).
+   */
+  async sweepTraces(now = Date.now()) {
+    if (now - this.lastTraceSweep < TRACE_SWEEP_MS) return 0;
+    this.lastTraceSweep = now;
+    let deleted = 0;
+    for (let pass = 0; pass < 10; pass++) {
+      const count = await deleteExpiredSpans(this.deps.db, this.deps.config.traceRetentionDays);
+      deleted += count;
+      if (count < 5_000) break;
+    }
+    if (deleted) this.deps.logger.info({ deleted, retentionDays: this.deps.config.traceRetentionDays }, 'expired trace spans deleted');
+    return deleted;
   }
 
   /** Runs whose worker died: a new attempt if attempts remain, else failed. */

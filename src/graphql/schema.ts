@@ -14,6 +14,7 @@ import './modules/threads.js';
 import './modules/runs.js';
 import './modules/run-items.js';
 import './modules/run-item-content.js';
+import './modules/traces.js';
 import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/connections.js';

@@ -4,6 +4,7 @@ import type { Db } from '../db.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
 import type { Events } from './event-topics.js';
+import type { RunTracer } from '../traces/run-tracer.js';
 
 export interface Deps {
   db: Db;
@@ -11,6 +12,8 @@ export interface Deps {
   logger: Logger;
   secrets: SecretBox;
   events: Events;
+  /** Run traces: spans stored with their runs, exported by OTLP/HTTP when configured. */
+  tracer: RunTracer;
 }
 
 export const PERMISSIONS = ['read', 'write', 'admin', 'run'] as const;

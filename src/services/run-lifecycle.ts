@@ -297,28 +297,40 @@ export async function cancelOrRequest(tx: Tx, current: Run): Promise<Run | null>
 
 // ── workers ──
 
+/** A stored span another run's trace links to: a resumed or forked run's link to its parent run's last run span. */
+export interface SpanLink {
+  trace_id: string;
+  span_id: string;
+}
+
 /**
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
- * returns it with its thread's committed history and its parent's pending calls (what a resume
- * answers; null without a parent), or null when there is none to claim.
+ * returns it with its thread's committed history, its parent's pending calls (what a resume
+ * answers; null without a parent) and — for a resume or a fork — the parent's last run span (its
+ * trace links there), or null when there is none to claim. The first claim gives the run its trace
+ * id (`traceId`: a new trace, unless the run was created inside one — a subagent's child run).
  */
 export async function claimRun(
   db: Db,
-  claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number },
-): Promise<{ run: Run; history: unknown[]; parentPending: unknown } | null> {
+  claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number; traceId: string },
+): Promise<{ run: Run; history: unknown[]; parentPending: unknown; parentSpan: SpanLink | null } | null> {
   assertMove('accepted', 'running');
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
     : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null; parentPending: unknown })[]>`
+  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null })[]>`
     UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
-      attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now()
+      attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
+      trace_id = coalesce(trace_id, ${claim.traceId})
     WHERE id = (${target})
     RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
-      (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending"`;
+      (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
+      (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
+        JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
+        WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"`;
   if (rows.length === 0) return null;
-  const { threadHistory, parentPending, ...run } = rows[0]!;
-  return { run, history: threadHistory ?? [], parentPending: parentPending ?? null };
+  const { threadHistory, parentPending, parentSpan, ...run } = rows[0]!;
+  return { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null };
 }
 
 /** The worker that holds a running run extends its lease. */
@@ -382,10 +394,12 @@ export async function handBack(
   db: Db,
   run: { id: string; currentAttemptId: string | null },
   itemsWrite: Prisma.Sql | null,
+  spansWrite: Prisma.Sql | null = null,
 ): Promise<Run | null> {
   assertMove('running', 'accepted');
   const rows = await db.$queryRaw<(Run & { notified: boolean })[]>`
-    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} handed AS (
+    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty}
+      ${spansWrite ? PrismaSql.sql`written_spans AS (${spansWrite}),` : PrismaSql.empty} handed AS (
       UPDATE runs SET status = 'accepted', version = version + 1, updated_at = now(), lease_owner = NULL, lease_expires_at = NULL,
         handed_back = handed_back + 1
       WHERE id = ${run.id} AND status = 'running' AND current_attempt_id = ${run.currentAttemptId}
@@ -398,7 +412,8 @@ export async function handBack(
 }
 
 /**
- * Seals the attempt's outcome in one statement: the last run items (`itemsWrite`), the run's status
+ * Seals the attempt's outcome in one statement: the last run items (`itemsWrite`), the attempt's
+ * trace spans (`spansWrite`), the run's status
  * with output, pending, usage and checkpoint, the thread's committed history and current run, and
  * the inbox entries the run carried. Only the attempt that holds the run can seal it (a worker whose
  * run was taken over finds nothing to seal and gets null). Also tells whether the thread has pending
@@ -411,6 +426,7 @@ export async function sealRun(
   newMessages: unknown[],
   usage: Record<string, number>,
   itemsWrite: Prisma.Sql | null,
+  spansWrite: Prisma.Sql | null = null,
 ): Promise<(Run & { threadHasPending: boolean }) | null> {
   const to =
     outcome.kind === 'completed'
@@ -434,7 +450,8 @@ export async function sealRun(
   const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
   const rows = await db.$queryRaw<(Run & { threadHasPending: boolean })[]>`
-    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty} sealed AS (
+    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty}
+      ${spansWrite ? PrismaSql.sql`written_spans AS (${spansWrite}),` : PrismaSql.empty} sealed AS (
       UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
         usage_at_seal = ${json(usage)}::jsonb, pending = ${json(pending)}::jsonb,
         output = ${outcome.kind === 'completed' ? (json(outcome.output ?? null) ?? 'null') : null}::jsonb,

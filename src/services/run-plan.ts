@@ -40,6 +40,8 @@ export interface NewRunRequest {
   trigger: RunTrigger;
   lineage: RunLineage;
   parentRunId?: string | null;
+  /** A subagent's child run continues its delegating call's trace, beneath the call's span. */
+  trace?: { traceId: string; spanId: string };
   resume?: Record<string, unknown> | null;
   /** Environments the caller mounted at the start (`environment_mounts`), already checked. */
   environmentMounts?: unknown[];
@@ -179,6 +181,8 @@ export function planNewRun(call: Pick<CallContext, 'actor' | 'requestId'>, reque
     trigger: request.trigger,
     lineage: request.lineage,
     parentRunId: request.parentRunId ?? null,
+    traceId: request.trace?.traceId,
+    traceParentSpanId: request.trace?.spanId,
     sourceEntryId: entryId,
     principalId,
     attempts: 0,

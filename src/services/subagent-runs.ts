@@ -32,6 +32,8 @@ export interface SubagentRunRequest {
   overrides?: Record<string, unknown>;
   /** What the parent's model asked the subagent to do: the child run's input. */
   task: string;
+  /** The delegating call's trace span: the child's run spans descend from it. */
+  span?: { traceId: string; spanId: string };
 }
 
 /** How many subagent links lie above `runId` (0 for a run no subagent call started). */
@@ -75,6 +77,7 @@ export async function startSubagentRun(call: CallContext, request: SubagentRunRe
       trigger: 'subagent',
       lineage: 'subagent',
       parentRunId: parent.id,
+      trace: request.span,
       thread: {
         new: {
           sessionId: parent.sessionId,

@@ -53,7 +53,28 @@ const TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2
 const PORT = /\b(127\.0\.0\.1|localhost):\d+/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 /** Members whose values are random or clock-bound by design (secrets, codes, uptimes, keys). */
-const VOLATILE_MEMBERS = new Set(['token', 'poll_secret', 'user_code', 'public_key', 'uptime_seconds', 'device_credential', 'secret']);
+const VOLATILE_MEMBERS = new Set([
+  'token',
+  'poll_secret',
+  'user_code',
+  'public_key',
+  'uptime_seconds',
+  'device_credential',
+  'secret',
+  // Trace span clocks.
+  'start_time_unix_nano',
+  'end_time_unix_nano',
+  'time_unix_nano',
+  'duration_ms',
+]);
+/** Members holding random OpenTelemetry ids: each id becomes `<trace-n>` / `<span-n>` by first appearance. */
+const TRACE_ID_MEMBERS: Record<string, string> = { trace_id: 'trace', span_id: 'span', parent_span_id: 'span' };
+const traceIdNames = new Map<string, string>();
+function stableTraceId(id: string, kind: string): string {
+  if (!traceIdNames.has(id))
+    traceIdNames.set(id, `<${kind}-${[...traceIdNames.values()].filter((n) => n.startsWith(`<${kind}-`)).length + 1}>`);
+  return traceIdNames.get(id)!;
+}
 /** Random strings met in answers (push endpoints' paths, pairing codes) that later requests repeat. */
 const secrets = new Set<string>();
 const WEAK_ETAG = /W\/"[0-9a-f]+-[A-Za-z0-9+/=]+"/g;
@@ -93,6 +114,8 @@ function normalizeText(text: string): string {
 
 function normalize(value: unknown, key?: string): unknown {
   if (key && VOLATILE_MEMBERS.has(key) && value !== null && value !== undefined) return typeof value === 'number' ? 0 : '<token>';
+  if (key && TRACE_ID_MEMBERS[key] && typeof value === 'string' && /^[0-9a-f]{16,32}$/.test(value))
+    return stableTraceId(value, TRACE_ID_MEMBERS[key]);
   if (typeof value === 'string') return normalizeText(value);
   if (Array.isArray(value)) return value.map((member) => normalize(member));
   if (value && typeof value === 'object') {
@@ -346,6 +369,9 @@ async function scenario() {
     body: { calls: { call_1: { status: 'returned', value: { sky: 'clear' } } } },
   });
   expect(resumed.body.status).toBe('completed');
+  await call('GET /api/v1/runs/:run_id/trace', 'GET', `/api/v1/runs/${waiting.body.id}/trace`);
+  await call('GET /api/v1/runs/:run_id/trace — a resumed run', 'GET', `/api/v1/runs/${resumed.body.id}/trace`);
+  await call('GET /api/v1/runs/:run_id/trace — an unknown run', 'GET', '/api/v1/runs/run_unknown/trace');
   await call('GET /api/v1/runs/:run_id/lineage', 'GET', `/api/v1/runs/${resumed.body.id}/lineage`);
   await call('POST /api/v1/runs/:run_id/fork', 'POST', `/api/v1/runs/${runId}/fork`, {
     headers: { ...WAIT, 'idempotency-key': 'golden-fork' },

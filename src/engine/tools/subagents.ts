@@ -126,7 +126,7 @@ export const subagentTools: ToolSource = ({ call, run, config, items, park }) =>
       offered: true,
       execution: {
         kind: 'server',
-        execute: async (args, { toolCallId, signal }) => {
+        execute: async (args, { toolCallId, signal, span }) => {
           const task = typeof args.task === 'string' ? args.task.trim() : '';
           if (!task) throw new Error('task is required: the text the subagent works on');
           const child = await startSubagentRun(call, {
@@ -137,6 +137,7 @@ export const subagentTools: ToolSource = ({ call, run, config, items, park }) =>
             revisionId: subagent.revision_id,
             overrides: subagent.overrides,
             task,
+            span,
           });
           const origin: ChildOrigin = { name, run_id: child.id, thread_id: child.threadId, tool_call_id: toolCallId };
           const record = items?.open('subagent_run', { ...origin, mode, status: child.status });

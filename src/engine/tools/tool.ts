@@ -20,6 +20,8 @@ export interface ToolCallContext {
   toolCallId: string;
   /** The attempt's abort signal (cancel, hand-over): long executions stop with it. */
   signal: AbortSignal;
+  /** The call's trace span (a subagent's child run continues the trace beneath it). */
+  span?: { traceId: string; spanId: string };
 }
 
 export type ToolExecution =

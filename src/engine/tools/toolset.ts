@@ -38,10 +38,13 @@ export class Toolset {
   /** The name in the run of each tool as its source built it. */
   private readonly runNames = new Map<RunTool, string>();
   private modelTools: ToolSet | null = null;
+  /** The source each tool came from, by its name in the run (what its trace spans say). */
+  private readonly sources = new Map<string, string>();
 
-  constructor(tools: readonly RunTool[]) {
+  constructor(tools: readonly RunTool[], sources: readonly string[] = []) {
     // uniqueToolNames keeps the order, so the i-th tool given is the i-th tool named.
     uniqueToolNames(tools).forEach((runTool, index) => {
+      if (sources[index]) this.sources.set(runTool.name, sources[index]);
       this.runNames.set(tools[index]!, runTool.name);
       this.byName.set(runTool.name, runTool);
       if (runTool.offered) this.offered.set(runTool.name, runTool);
@@ -51,6 +54,11 @@ export class Toolset {
   /** The name a source's tool has in the run (its own name, or namespaced when it collided). */
   nameOf(sourceTool: RunTool): string | undefined {
     return this.runNames.get(sourceTool);
+  }
+
+  /** The tool source a tool of the run came from (`memoryTools`, `connectionTools`, …). */
+  sourceOf(name: string): string | undefined {
+    return this.sources.get(name);
   }
 
   get(name: string): RunTool | undefined {
@@ -92,17 +100,28 @@ export class Toolset {
   }
 }
 
+/** A source's name in traces: `memoryTools` → `memory`, `askUserTool` → `ask_user`, `toolOutputReader` → `tool_output_reader`. */
+function sourceName(source: ToolSource): string {
+  return source.name.replace(/Tools?$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) || 'tools';
+}
+
 export async function buildToolset(
   context: Omit<ToolSourceContext, 'offerTools' | 'nameInRun'>,
   sources: readonly ToolSource[] = TOOL_SOURCES,
 ): Promise<Toolset> {
   const tools: RunTool[] = [];
+  const sourceNames: string[] = [];
   // Sources build their tools before the toolset exists; a later offer reaches it through this.
   let toolset: Toolset | null = null;
   const offerTools = (names: readonly string[]) => toolset?.offer(names);
   const nameInRun = (runTool: RunTool) => toolset?.nameOf(runTool) ?? runTool.name;
   // A source may look at what the sources before it offered (the output reader does).
-  for (const source of sources) tools.push(...(await source({ ...context, offerTools, nameInRun, earlier: tools })));
-  toolset = new Toolset(tools);
+  for (const source of sources) {
+    const built = await source({ ...context, offerTools, nameInRun, earlier: tools });
+    tools.push(...built);
+    const name = sourceName(source);
+    for (let i = 0; i < built.length; i++) sourceNames.push(name);
+  }
+  toolset = new Toolset(tools, sourceNames);
   return toolset;
 }

@@ -1,0 +1,100 @@
+// The process's OpenTelemetry tracer provider for run traces. Every finished span goes to the
+// database span processor (span-store.ts: stored in batches when an attempt ends) and — when an
+// OTLP/HTTP endpoint is configured — to a batch processor that exports it too. Spans are started
+// with explicit parents (the engine passes its spans along), so no global context manager is needed.
+import { ROOT_CONTEXT, trace, TraceFlags, type Attributes, type Link, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  type IdGenerator,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import type { Config } from '../config.js';
+import type { Db } from '../db.js';
+import type { Logger } from '../lib/logger.js';
+import { DatabaseSpanProcessor } from './span-store.js';
+
+/**
+ * Random ids, except that the trace id of the next root span may be chosen beforehand: a run's
+ * trace id is decided when a worker claims it (stored on the run), and the run span starts that
+ * trace. Starting a span is synchronous, so the preset cannot reach another span.
+ */
+class PresetTraceIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator();
+  preset: string | null = null;
+
+  generateTraceId(): string {
+    const preset = this.preset;
+    this.preset = null;
+    return preset ?? this.random.generateTraceId();
+  }
+
+  generateSpanId(): string {
+    return this.random.generateSpanId();
+  }
+}
+
+/** A new random trace id (32 lowercase hex digits, not all zero). */
+export function newTraceId(): string {
+  return new RandomIdGenerator().generateTraceId();
+}
+
+export interface StartSpan {
+  name: string;
+  kind: SpanKind;
+  attributes: Attributes;
+  /** The parent: a span of this process, or a span context stored elsewhere (a subagent's delegating call). */
+  parent?: Span | { traceId: string; spanId: string };
+  /** The trace a root span starts (ignored with a parent: a child is in its parent's trace). */
+  traceId?: string;
+  links?: Link[];
+}
+
+export class RunTracer {
+  readonly store: DatabaseSpanProcessor;
+  private readonly provider: BasicTracerProvider;
+  private readonly tracer: Tracer;
+  private readonly ids = new PresetTraceIds();
+
+  constructor(config: Config, db: Db, logger: Logger) {
+    this.store = new DatabaseSpanProcessor(db, logger);
+    const processors: SpanProcessor[] = [this.store];
+    if (config.otlpTracesEndpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.otlpTracesEndpoint })));
+    this.provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': config.otelServiceName }),
+      idGenerator: this.ids,
+      spanProcessors: processors,
+    });
+    this.tracer = this.provider.getTracer('workspace-agent-service');
+  }
+
+  startSpan({ name, kind, attributes, parent, traceId, links }: StartSpan): Span {
+    let context = ROOT_CONTEXT;
+    if (parent && 'spanContext' in parent) context = trace.setSpan(ROOT_CONTEXT, parent);
+    else if (parent)
+      context = trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: parent.traceId,
+        spanId: parent.spanId,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
+    else if (traceId) this.ids.preset = traceId;
+    try {
+      return this.tracer.startSpan(name, { kind, attributes, links }, context);
+    } finally {
+      this.ids.preset = null;
+    }
+  }
+
+  /** Exports (OTLP) and stores what every processor holds now. */
+  forceFlush(): Promise<void> {
+    return this.provider.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.provider.shutdown();
+  }
+}
