@@ -4,6 +4,8 @@
 // checked by the type-check step (a field the schema lost, or a wrong type, fails it); this test checks
 // the answers and that the package's generated module is current.
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -17,6 +19,7 @@ import {
   type RunItemsLiveSubscription,
 } from '@workspace-agent-service/client';
 import { GENERATED, generateClient } from '../../client/scripts/codegen.js';
+import { createUser, createWorkspace } from '../../src/services/admin.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 
@@ -174,6 +177,14 @@ describe('the typed client package', () => {
     expect(isServiceError(invalid, 'invalid_argument')).toBe(true);
     expect((invalid as ServiceError).details).toMatchObject({ field: expect.any(String) });
 
+    // Another workspace's key sees nothing of this one: 404, as for an id that does not exist.
+    const ours = await client.startRun({
+      agentId: (await client.createAgent({ name: 'ours', config: { model: 'dev' } })).id,
+      input: text('x'),
+    });
+    const other = createClient({ url: t.url, apiKey: (await createWorkspace(t.app.deps, { name: 'other' })).apiKey.token });
+    expect(await other.getRun(ours.id).catch((error: unknown) => error)).toMatchObject({ code: 'not_found', status: 404 });
+
     const stranger = createClient({ url: `${t.url}/graphql`, apiKey: 'wsk_not-a-key', webSocketImpl: WebSocket, ws: { retryAttempts: 0 } });
     const refused = await stranger.listAgents().catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'unauthenticated', status: 401 });
@@ -182,6 +193,39 @@ describe('the typed client package', () => {
     const subscription = await collect(client.runItems('run_missing')).catch((error: unknown) => error);
     expect(subscription).toBeInstanceOf(ServiceError);
     expect(subscription).toMatchObject({ code: 'not_found', status: undefined });
+  });
+
+  it('acts for a login session in the workspace it names', async () => {
+    await createUser(t.app.deps, { email: 'client@example.com', password: 'client pass', workspaceId: t.workspaceId, role: 'writer' });
+    const login = await t.rest('POST', '/api/auth/login', { token: null, body: { email: 'client@example.com', password: 'client pass' } });
+    expect(login.status).toBe(200);
+    const session = createClient({ url: t.url, apiKey: login.body.token, workspaceId: t.workspaceId, webSocketImpl: WebSocket });
+    const agent = await session.createAgent({ name: 'by a session', config: { model: 'dev' } });
+    const run = await session.startRun({ agentId: agent.id, input: text('hello') });
+    // The workspace reaches the socket too: the session follows its run over graphql-ws.
+    expect((await collect(session.runItems(run.id))).map((item) => item.kind)).toContain('user_message');
+    await session.close();
+    // A session naming no workspace is refused with the field at fault.
+    const anywhere = createClient({ url: t.url, apiKey: login.body.token });
+    const refused = await anywhere.listAgents().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'invalid_argument', status: 400, details: { field: 'X-Workspace-ID' } });
+  });
+
+  it('reports an answer that is not GraphQL (a proxy error page) as a transport ServiceError with its status', async () => {
+    // A loopback HTTP server standing where a failing reverse proxy would: 502 with an HTML page.
+    const proxy = createServer((_request, response) =>
+      response.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>'),
+    );
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const { port } = proxy.address() as AddressInfo;
+    try {
+      const behindProxy = createClient({ url: `http://127.0.0.1:${port}`, apiKey: t.apiKey });
+      const error = await behindProxy.getRun('run_any').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(error).toMatchObject({ code: 'transport', status: 502, message: 'HTTP 502: <h1>Bad Gateway</h1>' });
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('is generated from the current schema.graphql and documents (npm run codegen)', async () => {
