@@ -128,10 +128,11 @@ export function createTransport(options: ClientOptions): GraphQLClient {
       if (error instanceof ServiceError) throw error;
       if (Array.isArray(error)) throw new ServiceError(error as GraphQLErrorBody[]);
       const close = error as { code?: number; reason?: string };
-      if (typeof close?.code === 'number')
-        throw new ServiceError([
-          { message: `socket closed: ${close.code} ${close.reason ?? ''}`.trim(), extensions: { code: 'transport' } },
-        ]);
+      if (typeof close?.code === 'number') {
+        // The service closes a socket whose connection_init carries no valid credential with 4403.
+        const code = close.code === 4403 ? 'unauthenticated' : 'transport';
+        throw new ServiceError([{ message: `socket closed: ${close.code} ${close.reason ?? ''}`.trim(), extensions: { code } }]);
+      }
       throw error;
     } finally {
       await events.return?.(undefined);

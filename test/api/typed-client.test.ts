@@ -188,6 +188,8 @@ describe('the typed client package', () => {
     const stranger = createClient({ url: `${t.url}/graphql`, apiKey: 'wsk_not-a-key', webSocketImpl: WebSocket, ws: { retryAttempts: 0 } });
     const refused = await stranger.listAgents().catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'unauthenticated', status: 401 });
+    const closed = await collect(stranger.runItems('run_any')).catch((error: unknown) => error);
+    expect(closed).toMatchObject({ code: 'unauthenticated', status: undefined });
     await stranger.close();
 
     const subscription = await collect(client.runItems('run_missing')).catch((error: unknown) => error);
