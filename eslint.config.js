@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'test/client/generated.ts', 'dist/', 'coverage/', '.data/'] },
+  { ignores: ['node_modules/', 'src/generated/', 'client/src/generated.ts', 'client/dist/', 'dist/', 'coverage/', '.data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 
@@ -15,7 +16,13 @@ export function suiteConfig(tier: 'default' | 'slow') {
     resolve: {
       // Node loads graphql's CommonJS build for our dependencies (yoga, Pothos); Vite would give our
       // own files the .mjs build. Two copies of graphql cannot share a schema, so pin the one Node uses.
-      alias: { graphql: require.resolve('graphql') },
+      // The client package (client/, an npm workspace) is used from its TypeScript sources here (its
+      // package export is the built dist/), as type-checking and tsx use them through the `wsa-source`
+      // export condition; an alias, so that no other package's resolution changes.
+      alias: {
+        graphql: require.resolve('graphql'),
+        '@workspace-agent-service/client': fileURLToPath(new URL('./client/src/index.ts', import.meta.url)),
+      },
     },
     test: {
       include: ['test/**/*.test.ts'],

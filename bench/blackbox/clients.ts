@@ -1,8 +1,9 @@
 // The clients the bench drives the service with: REST over HTTP (fetch), GraphQL subscriptions over
-// graphql-ws (a few WebSocket connections, subscriptions spread over them as many UIs would be) and
-// over server-sent events.
-import { createClient, type Client } from 'graphql-ws';
+// graphql-ws through the repository's typed client package (a few WebSocket connections, subscriptions
+// spread over them as many UIs would be) and over server-sent events (the same generated document).
+import { print } from 'graphql';
 import WebSocket from 'ws';
+import { createClient, RunItemsLiveDocument, type Client, type RunItem } from '@workspace-agent-service/client';
 
 export interface RestResult {
   status: number;
@@ -34,29 +35,18 @@ export class Rest {
   }
 }
 
-const RUN_ITEMS = 'subscription($id: ID!) { runItems(runId: $id) { ordinal kind state content } }';
+/** A run item as the live subscription sends it (content narrowed to what the bench reads). */
+export type RunItemEvent = RunItem & { content: any };
 
-export interface RunItemEvent {
-  ordinal: number;
-  kind: string;
-  state: string;
-  content: any;
-}
-
-/** graphql-ws connections to /graphql; subscriptions go round-robin over them. */
+/** graphql-ws connections to /graphql, one typed client each; subscriptions go round-robin over them. */
 export class Subscribers {
   private readonly clients: Client[];
   private next = 0;
 
   constructor(url: string, apiKey: string, connections: number) {
     this.clients = Array.from({ length: connections }, () =>
-      createClient({
-        url: `${url.replace(/^http/, 'ws')}/graphql`,
-        webSocketImpl: WebSocket,
-        connectionParams: { authorization: `Bearer ${apiKey}` },
-        lazy: false,
-        retryAttempts: 0,
-      }),
+      // Connected at once and never retried: a dropped socket is a bench failure, not something to hide.
+      createClient({ url, apiKey, webSocketImpl: WebSocket, ws: { lazy: false, retryAttempts: 0 } }),
     );
   }
 
@@ -66,35 +56,26 @@ export class Subscribers {
 
   /**
    * Subscribes to `runItems` of a run; `onItem` sees every item event. Resolves when the subscription
-   * completes (the run is sealed or waiting).
+   * completes (the run is sealed or waiting); an error event rejects with the client's ServiceError.
    */
-  runItems(runId: string, onItem: (item: RunItemEvent) => void = () => undefined): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.client().subscribe(
-        { query: RUN_ITEMS, variables: { id: runId } },
-        {
-          next: (value) => {
-            if (value.errors) reject(new Error(JSON.stringify(value.errors)));
-            else onItem((value.data as any).runItems);
-          },
-          error: (error) => reject(error instanceof Error ? error : new Error(JSON.stringify(error))),
-          complete: resolve,
-        },
-      );
-    });
+  async runItems(runId: string, onItem: (item: RunItemEvent) => void = () => undefined): Promise<void> {
+    for await (const item of this.client().runItems(runId)) onItem(item as RunItemEvent);
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.clients.map((client) => client.dispose()));
+    await Promise.all(this.clients.map((client) => client.close()));
   }
 }
+
+// The SSE transport is graphql-yoga's, which the client package does not speak; it sends the package's document.
+const RUN_ITEMS = print(RunItemsLiveDocument);
 
 /** `runItems` over server-sent events (graphql-yoga's SSE transport): resolves when the stream ends. */
 export async function runItemsOverSse(url: string, apiKey: string, runId: string): Promise<void> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query: RUN_ITEMS, variables: { id: runId } }),
+    body: JSON.stringify({ query: RUN_ITEMS, variables: { runId } }),
   });
   if (!response.ok || !response.body) throw new Error(`SSE runItems: ${response.status}`);
   const decoder = new TextDecoder();
