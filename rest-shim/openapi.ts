@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import { ERROR_STATUS } from '../src/lib/errors.js';
 import { loadOperations } from './router.js';
+import { deprecationHeaders } from './deprecation.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -641,6 +642,12 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
     responses['429'] = errorResponse('`rate_limited`: retry after the `Retry-After` seconds.');
     responses.default = errorResponse('Any other error, by its code.');
 
+    if (route.deprecated) {
+      const headers = deprecationHeaders(route.deprecated);
+      for (const name of Object.keys(headers)) {
+        responseHeaders[name] = { $ref: `#/components/headers/${name}` };
+      }
+    }
     const definitionDoc = operation.description?.value;
     const openApiPath = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
     paths[openApiPath] ??= {};
@@ -650,7 +657,12 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       summary: `${route.method} ${route.path}`,
       description:
         (definitionDoc ? `${definitionDoc}\n\n` : '') +
+        (route.deprecated
+          ? `**Deprecated** since ${route.deprecated.since}; may be removed after ${route.deprecated.sunset}` +
+            `${route.deprecated.successor ? `; use ${route.deprecated.successor}` : ''}.\n\n`
+          : '') +
         `Runs the GraphQL ${operation.operation} \`${route.operation}\` (rest-shim/operations/${route.operation}.graphql).`,
+      ...(route.deprecated ? { deprecated: true } : {}),
       ...(open ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(requestBody ? { requestBody } : {}),
@@ -689,6 +701,9 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
           description: 'The request’s id (the caller’s X-Request-ID when valid), also in the logs.',
         },
         ETag: { schema: { type: 'string' }, description: 'The representation’s version; send it as If-Match to change it.' },
+        Deprecation: { schema: { type: 'string' }, description: 'RFC 9745: `@` and the Unix time the operation was deprecated.' },
+        Sunset: { schema: { type: 'string' }, description: 'RFC 8594: the HTTP date after which the operation may be removed.' },
+        Link: { schema: { type: 'string' }, description: 'The successor operation, `rel="successor-version"`.' },
       },
       schemas: { Error: ERROR_BODY, ValidationError: VALIDATION_BODY, ...sortKeys(inputs.components) },
     },

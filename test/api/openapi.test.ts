@@ -13,6 +13,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { routes, type Route } from '../../rest-shim/routes.js';
 import { buildOpenApi, type OpenApiDocument } from '../../rest-shim/openapi.js';
+import { createRestRouter } from '../../rest-shim/router.js';
+import { deprecationHeaders } from '../../rest-shim/deprecation.js';
+import { createYogaServer } from '../../src/graphql/yoga.js';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
 import { getSchema } from '../../src/graphql/schema.js';
 
 const GOLDEN = join(dirname(fileURLToPath(import.meta.url)), 'golden', 'rest-responses.json');
@@ -204,5 +209,53 @@ describe('API reference page', () => {
     expect(init).toContain('/api/v1/openapi.json');
     expect(init).toContain('/api/openapi.json');
     expect(init).toContain('withDefaultFonts: false');
+  });
+});
+
+describe('deprecated routes', () => {
+  const deprecated: Route = {
+    method: 'GET',
+    path: '/api/v1/old-workspace',
+    operation: 'WorkspaceGet',
+    surface: 'v1',
+    result: 'workspace',
+    deprecated: { since: '2026-01-01', sunset: '2026-07-01', successor: '/api/v1/workspace' },
+  };
+
+  it('answer with Deprecation, Sunset and the successor Link, and are marked deprecated in the document', async () => {
+    const app = express();
+    app.use(createRestRouter(createYogaServer(t.app.deps), { maxBodyBytes: 1024, routes: [deprecated] }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const token of [t.apiKey, 'wrong']) {
+        // Errors carry the headers too: a client learns of the deprecation whatever it gets back.
+        const response = await fetch(`${base}/api/v1/old-workspace`, { headers: { authorization: `Bearer ${token}` } });
+        expect(response.status).toBe(token === 'wrong' ? 401 : 200);
+        expect(response.headers.get('deprecation')).toBe(`@${Date.parse('2026-01-01T00:00:00Z') / 1000}`);
+        expect(response.headers.get('sunset')).toBe('Wed, 01 Jul 2026 00:00:00 GMT');
+        expect(response.headers.get('link')).toBe('</api/v1/workspace>; rel="successor-version"');
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const document = buildOpenApi(getSchema(), 'v1', { routes: [...routes, deprecated] });
+    const operation = document.paths['/api/v1/old-workspace']!.get!;
+    expect(operation.deprecated).toBe(true);
+    expect(Object.keys((operation.responses as any)['200'].headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    expect(operation.description).toMatch(/Deprecated\*\* since 2026-01-01; may be removed after 2026-07-01/);
+    expect((await new Validator().validate(document)).valid).toBe(true);
+  });
+
+  it('must give the minimum notice', () => {
+    expect(() => deprecationHeaders({ since: '2026-01-01', sunset: '2026-03-01' })).toThrow(/at least 180 days/);
+    expect(() => deprecationHeaders({ since: '2026-1-1', sunset: '2027-03-01' })).toThrow(/YYYY-MM-DD/);
+    expect(() =>
+      createRestRouter(createYogaServer(t.app.deps), {
+        maxBodyBytes: 1024,
+        routes: [{ ...deprecated, deprecated: { since: '2026-01-01', sunset: '2026-01-02' } }],
+      }),
+    ).toThrow(/at least 180 days/);
   });
 });
