@@ -716,7 +716,13 @@ const sortKeys = <T>(record: Record<string, T>) => Object.fromEntries(Object.ent
 const cache = new WeakMap<GraphQLSchema, Record<Surface, OpenApiDocument>>();
 export function openApiDocuments(schema: GraphQLSchema): Record<Surface, OpenApiDocument> {
   let documents = cache.get(schema);
-  if (!documents) cache.set(schema, (documents = { v1: buildOpenApi(schema, 'v1'), support: buildOpenApi(schema, 'support') }));
+  if (!documents) {
+    const operations = loadOperations();
+    cache.set(
+      schema,
+      (documents = { v1: buildOpenApi(schema, 'v1', { operations }), support: buildOpenApi(schema, 'support', { operations }) }),
+    );
+  }
   return documents;
 }
 

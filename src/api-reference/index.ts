@@ -23,14 +23,21 @@ export function apiReferenceRouter(schema: GraphQLSchema): Router {
   const router = express.Router();
   const page = readFileSync(join(here, 'page.html'), 'utf8');
   const init = readFileSync(join(here, 'init.js'), 'utf8');
-  // Serialized once: the schema, and so the documents, are fixed for the life of the process.
-  const documents = openApiDocuments(schema);
-  const bodies = { v1: JSON.stringify(documents.v1), support: JSON.stringify(documents.support) };
+  // Built and serialized on the first request, not at start-up (the test suite starts many services
+  // that never ask); the schema, and so the documents, are fixed for the life of the process.
+  let bodies: Record<'v1' | 'support', string> | null = null;
+  const documents = () => {
+    if (!bodies) {
+      const built = openApiDocuments(schema);
+      bodies = { v1: JSON.stringify(built.v1), support: JSON.stringify(built.support) };
+    }
+    return bodies;
+  };
 
   for (const surface of ['v1', 'support'] as const) {
     router.get(OPENAPI_PATHS[surface], (_req, res) => {
       res.setHeader('Cache-Control', 'no-cache');
-      res.type('application/json').send(bodies[surface]);
+      res.type('application/json').send(documents()[surface]);
     });
   }
   router.get(DOCS_PATH, (_req, res) => {
