@@ -251,31 +251,49 @@ interface ReadParameter {
   variable?: string;
 }
 
-/** Runs `route.variables` against a request that records what it reads and hands out markers it can trace. */
+/**
+ * Runs `route.variables` against a request that records what it reads and hands out markers it can
+ * trace to the variables they land in. Texts and lists carry marker strings and integers marker
+ * numbers; booleans first get symbols (told apart), and if the mapping cannot handle a symbol (it
+ * formats or compares it), it runs again with plain `true` and booleans stay untraced. A mapping that
+ * fails even so is described by the reads it made before failing.
+ */
 function readParameters(route: Route): ReadParameter[] {
-  const read: ReadParameter[] = [];
-  const markers = new Map<unknown, ReadParameter>();
-  const mark = (source: ParameterSource, name: string, marker: unknown) => {
-    const parameter = { source, name };
-    read.push(parameter);
-    markers.set(marker, parameter);
-    return marker;
+  let read: ReadParameter[] = [];
+  const attempt = (distinctBooleans: boolean): boolean => {
+    read = [];
+    let next = 1_000_000_007;
+    const markers = new Map<unknown, ReadParameter>();
+    const mark = (source: ParameterSource, name: string, marker: unknown) => {
+      const parameter = { source, name };
+      read.push(parameter);
+      markers.set(marker, parameter);
+      return marker;
+    };
+    const text = (source: ParameterSource) => (name: string) => mark(source, name, `\u0000${source}:${name}`) as string;
+    const recorder: RouteRequest = {
+      path: text('path'),
+      header: text('header'),
+      query: text('query'),
+      queryDate: text('queryDate'),
+      queryList: (name) => [mark('queryList', name, `\u0000queryList:${name}`) as string],
+      queryInt: (name) => mark('queryInt', name, next++) as number,
+      queryBool: (name) =>
+        distinctBooleans ? (mark('queryBool', name, Symbol(name)) as unknown as boolean) : (read.push({ source: 'queryBool', name }), true),
+    };
+    let variables: Record<string, unknown>;
+    try {
+      variables = route.variables?.(recorder) ?? {};
+    } catch {
+      return false;
+    }
+    for (const [variable, value] of Object.entries(variables)) {
+      const parameter = markers.get(Array.isArray(value) && value.length === 1 ? value[0] : value);
+      if (parameter && !parameter.variable) parameter.variable = variable;
+    }
+    return true;
   };
-  const text = (source: ParameterSource) => (name: string) => mark(source, name, `\u0000${source}:${name}`) as string;
-  const recorder: RouteRequest = {
-    path: text('path'),
-    header: text('header'),
-    query: text('query'),
-    queryDate: text('queryDate'),
-    queryList: (name) => [mark('queryList', name, `\u0000queryList:${name}`) as string],
-    queryInt: (name) => mark('queryInt', name, Symbol(name)) as unknown as number,
-    queryBool: (name) => mark('queryBool', name, Symbol(name)) as unknown as boolean,
-  };
-  const variables = route.variables?.(recorder) ?? {};
-  for (const [variable, value] of Object.entries(variables)) {
-    const parameter = markers.get(Array.isArray(value) && value.length === 1 ? value[0] : value);
-    if (parameter && !parameter.variable) parameter.variable = variable;
-  }
+  if (!attempt(true)) attempt(false);
   // Path parameters the mapping does not read are still part of the path.
   for (const match of route.path.matchAll(/:([A-Za-z0-9_]+)/g)) {
     if (!read.some((p) => p.source === 'path' && p.name === match[1])) read.push({ source: 'path', name: match[1]! });

@@ -118,7 +118,23 @@ describe('OpenAPI documents', () => {
       result: 'createThread.thread',
       status: 201,
     };
-    const document = buildOpenApi(getSchema(), 'v1', { routes: [...routes, extra] });
+    // A mapping that computes with what it reads (formats a boolean, clamps an integer) is described too.
+    const computing: Route = {
+      method: 'GET',
+      path: '/api/v1/widgets/:widget_id',
+      operation: 'ThreadGet',
+      surface: 'v1',
+      variables: (req) => ({ id: `${req.path('widget_id')}:${req.queryBool('deep')}:${Math.min(req.queryInt('depth') ?? 1, 5)}` }),
+      result: 'thread',
+    };
+    const document = buildOpenApi(getSchema(), 'v1', { routes: [...routes, extra, computing] });
+    expect(
+      (document.paths['/api/v1/widgets/{widget_id}']!.get!.parameters as any[]).filter((p) => p.in === 'path' || p.in === 'query'),
+    ).toEqual([
+      { name: 'widget_id', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'deep', in: 'query', required: false, schema: { type: 'boolean' } },
+      { name: 'depth', in: 'query', required: false, schema: { type: 'integer' } },
+    ]);
     const operation = document.paths['/api/v1/widgets/{widget_id}/things']!.post!;
     expect((operation.parameters as any[]).map((p) => p.name)).toEqual(expect.arrayContaining(['widget_id', 'Idempotency-Key']));
     const body = (operation.responses as any)['201'].content['application/json'].schema;
