@@ -162,6 +162,8 @@ class ResultSchemas {
     private readonly schema: GraphQLSchema,
     private readonly inputs: InputSchemas,
     private readonly fragments: Map<string, FragmentDefinitionNode>,
+    /** Where a view (a selection that is one fragment on its own type) is described once, under the fragment's name. */
+    private readonly components: Record<string, JsonSchema>,
   ) {}
 
   /** Groups a selection set's fields by response key, following fragments (a type condition other than the parent's makes them conditional). */
@@ -222,6 +224,17 @@ class ResultSchemas {
   }
 
   object(parent: GraphQLNamedType, selectionSet: SelectionSetNode): JsonSchema {
+    const only = selectionSet.selections.length === 1 ? selectionSet.selections[0]! : null;
+    const fragment = only?.kind === Kind.FRAGMENT_SPREAD ? this.fragments.get(only.name.value) : undefined;
+    if (fragment && fragment.typeCondition.name.value === parent.name) {
+      const name = fragment.name.value;
+      this.components[name] ??= this.inline(parent, selectionSet);
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return this.inline(parent, selectionSet);
+  }
+
+  private inline(parent: GraphQLNamedType, selectionSet: SelectionSetNode): JsonSchema {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const [key, entry] of this.collect(parent, selectionSet).fields) {
@@ -439,10 +452,19 @@ function resultSchema(results: ResultSchemas, schema: GraphQLSchema, operation: 
 }
 
 /** The object schema without some of its properties (fields the shim moves into headers or drops). */
-function without(schema: JsonSchema, keys: string[]): JsonSchema {
+function without(schema: JsonSchema, keys: string[], components: Record<string, JsonSchema>): JsonSchema {
+  // A view described as a component: its REST form (the view without `etag`, which travels in the
+  // ETag header) is a component too, named after the type (`RunView` → `Run`).
+  if (typeof schema.$ref === 'string') {
+    const base = schema.$ref.replace('#/components/schemas/', '');
+    const stripped = keys.length === 1 && keys[0] === 'etag' ? base.replace(/View$/, '') : `${base}_without_${keys.join('_')}`;
+    const name = stripped === base || (components[stripped] && !components[stripped]!['x-view-of']) ? `${base}Body` : stripped;
+    components[name] ??= { ...without(resolveComponent(schema, components), keys, components), 'x-view-of': base };
+    return { $ref: `#/components/schemas/${name}` };
+  }
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   if (!properties) {
-    if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => without(s, keys)) };
+    if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => without(s, keys, components)) };
     return schema;
   }
   const out: JsonSchema = { ...schema, properties: Object.fromEntries(Object.entries(properties).filter(([k]) => !keys.includes(k))) };
@@ -450,9 +472,16 @@ function without(schema: JsonSchema, keys: string[]): JsonSchema {
   return out;
 }
 
-const hasProperty = (schema: JsonSchema, key: string): boolean =>
-  Boolean((schema.properties as Record<string, unknown> | undefined)?.[key]) ||
-  (Array.isArray(schema.anyOf) && (schema.anyOf as JsonSchema[]).some((s) => hasProperty(s, key)));
+const resolveComponent = (schema: JsonSchema, components: Record<string, JsonSchema>): JsonSchema =>
+  typeof schema.$ref === 'string' ? (components[schema.$ref.replace('#/components/schemas/', '')] ?? {}) : schema;
+
+const hasProperty = (schema: JsonSchema, key: string, components: Record<string, JsonSchema>): boolean => {
+  const resolved = resolveComponent(schema, components);
+  return (
+    Boolean((resolved.properties as Record<string, unknown> | undefined)?.[key]) ||
+    (Array.isArray(resolved.anyOf) && (resolved.anyOf as JsonSchema[]).some((s) => hasProperty(s, key, components)))
+  );
+};
 
 const page = (items: JsonSchema, end: 'cursor' | 'null' | 'none'): JsonSchema => ({
   type: 'object',
@@ -497,7 +526,8 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       const declared = operation.variableDefinitions?.find((v) => v.variable.name.value === name);
       return declared ? ((typeFromAST(schema, declared.type as NamedTypeNode) as GraphQLInputType | undefined) ?? null) : null;
     };
-    const results = new ResultSchemas(schema, inputs, fragments);
+    const results = new ResultSchemas(schema, inputs, fragments, inputs.components);
+    const components = inputs.components;
     const open = isPublic(schema, operation);
 
     // Parameters.
@@ -610,23 +640,24 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       };
     } else {
       let body = resultSchema(results, schema, operation, route.result);
-      if (route.wait && route.wait !== true) body = without(body, [route.wait.applied]);
+      if (route.wait && route.wait !== true) body = without(body, [route.wait.applied], components);
       if (route.wrapItems) body = page((body.items as JsonSchema | undefined) ?? body, route.wrapItems === 'page' ? 'null' : 'none');
       else if (route.connection) {
-        const nodes =
-          (body.properties as Record<string, JsonSchema> | undefined)?.nodes ?? (body.anyOf as JsonSchema[] | undefined)?.[0]?.properties;
+        const connection = resolveComponent((body.anyOf as JsonSchema[] | undefined)?.[0] ?? body, components);
+        const nodes = (connection.properties as Record<string, JsonSchema> | undefined)?.nodes;
         const items = ((nodes as JsonSchema | undefined)?.items as JsonSchema | undefined) ?? {};
-        body = page(without(items, ['etag']), 'cursor');
-      } else if (hasProperty(body, 'etag')) {
-        body = without(body, ['etag']);
+        body = page(without(items, ['etag'], components), 'cursor');
+      } else if (hasProperty(body, 'etag', components)) {
+        body = without(body, ['etag'], components);
         responseHeaders.ETag = { $ref: '#/components/headers/ETag' };
-      } else if (hasProperty(body, 'items')) {
+      } else if (hasProperty(body, 'items', components)) {
+        body = resolveComponent(body, components);
         const properties = body.properties as Record<string, JsonSchema>;
         body = {
           ...body,
           properties: {
             ...properties,
-            items: { ...properties.items, items: without((properties.items!.items as JsonSchema) ?? {}, ['etag']) },
+            items: { ...properties.items, items: without((properties.items!.items as JsonSchema) ?? {}, ['etag'], components) },
           },
         };
       }
@@ -723,9 +754,38 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
         Sunset: { schema: { type: 'string' }, description: 'RFC 8594: the HTTP date after which the operation may be removed.' },
         Link: { schema: { type: 'string' }, description: 'The successor operation, `rel="successor-version"`.' },
       },
-      schemas: { Error: ERROR_BODY, ValidationError: VALIDATION_BODY, ...sortKeys(inputs.components) },
+      schemas: { Error: ERROR_BODY, ValidationError: VALIDATION_BODY, ...sortKeys(referenced(inputs.components, paths)) },
     },
   };
+}
+
+/**
+ * The components the paths use, directly or through each other (a view whose REST form is all the
+ * document answers is left out), without the generator's bookkeeping member.
+ */
+function referenced(components: Record<string, JsonSchema>, paths: unknown): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+          const name = value.slice('#/components/schemas/'.length);
+          if (!used.has(name) && components[name]) {
+            used.add(name);
+            visit(components[name]);
+          }
+        } else visit(value);
+      }
+    }
+  };
+  visit(paths);
+  return Object.fromEntries(
+    [...used].map((name) => {
+      const { 'x-view-of': _base, ...schema } = components[name]!;
+      return [name, schema];
+    }),
+  );
 }
 
 const sortKeys = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
