@@ -23,6 +23,7 @@ import { parsePreferWait } from '../src/lib/prefer-wait.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
 import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } from './routes.js';
 import { spoolUpload, type SpooledUpload, type UploadLimits } from './uploads.js';
+import { deprecationHeaders } from './deprecation.js';
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
 
@@ -439,8 +440,11 @@ export function createRestRouter(
   for (const route of table) {
     const operation = operations.get(route.operation);
     if (!operation) throw new Error(`route ${route.method} ${route.path} names missing operation ${route.operation}`);
+    // Worked out (and checked against the policy) at start-up: a malformed deprecation stops the service.
+    const deprecation = route.deprecated ? Object.entries(deprecationHeaders(route.deprecated)) : [];
     const handler = async (req: Request, res: Response) => {
       let spooled: SpooledUpload | null = null;
+      for (const [name, value] of deprecation) res.setHeader(name, value);
       try {
         const helper = requestHelper(req);
         if (route.download) {

@@ -2,6 +2,8 @@
 // how the request maps onto its variables and how its result maps onto the response.
 // Business rules never live here; the shim only translates.
 
+import type { RouteDeprecation } from './deprecation.js';
+
 export type Surface = 'v1' | 'support';
 
 export interface RouteRequest {
@@ -73,6 +75,11 @@ export interface Route {
    * operation applied it (the field is not sent).
    */
   wait?: true | { applied: string };
+  /**
+   * Deprecated (docs/api/compatibility.md): every answer carries `Deprecation`, `Sunset` and the
+   * successor's `Link`, and the OpenAPI description marks the operation `deprecated`.
+   */
+  deprecated?: RouteDeprecation;
 }
 
 const pageArgs = (req: RouteRequest) => ({ limit: req.queryInt('limit'), cursor: req.query('cursor') });

@@ -25,6 +25,7 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 // Installs every provider type into the registry.
 import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
+import { apiReferenceRouter } from './api-reference/index.js';
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
 import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
@@ -231,6 +232,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   });
 
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
+  // The OpenAPI documents of both REST surfaces and the API reference page (/docs).
+  app.use(apiReferenceRouter(yoga.getEnveloped({}).schema));
 
   // Images (avatar uploads) arrive as raw bytes; every other body is JSON, whatever its Content-Type says.
   // Asset uploads are streamed by their route (rest-shim/uploads.ts) up to ASSET_MAX_BYTES: no parser reads them.
