@@ -598,7 +598,33 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
 
     // Request body.
     let requestBody: Record<string, unknown> | undefined;
-    if (route.rawBody) {
+    if (route.upload) {
+      // Streamed uploads: the raw file with its own Content-Type (the other fields in the query), or a
+      // multipart form whose `file` part is the file and whose other parts are the input's fields.
+      const type = variableType(route.upload.input);
+      const named = type ? getNamedType(type) : null;
+      const fields: Record<string, JsonSchema> = {};
+      if (named && isInputObjectType(named))
+        for (const name of Object.keys(named.getFields()).filter((name) => name !== 'file'))
+          fields[camelToSnake(name)] = {
+            type: 'string',
+            description: route.upload.json.includes(camelToSnake(name)) ? 'JSON text' : undefined,
+          };
+      requestBody = {
+        required: true,
+        description: 'The file: its bytes as the whole body with their Content-Type, or a multipart/form-data body.',
+        content: {
+          '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' }, ...JSON.parse(JSON.stringify(fields)) },
+            },
+          },
+        },
+      };
+    } else if (route.rawBody) {
       requestBody = {
         required: true,
         description: 'The file itself; its Content-Type is its media type.',
@@ -630,7 +656,17 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
     const responseHeaders: Record<string, unknown> = { ...requestIdHeader };
     let success: Record<string, unknown>;
     if (route.empty) success = { description: 'Done; no body.', headers: responseHeaders };
-    else if (route.binary) {
+    else if (route.download) {
+      responseHeaders.ETag = { $ref: '#/components/headers/ETag' };
+      responseHeaders['Cache-Control'] = { schema: { type: 'string' } };
+      responseHeaders['Accept-Ranges'] = { schema: { type: 'string', const: 'bytes' } };
+      responseHeaders['Content-Length'] = { schema: { type: 'integer' } };
+      success = {
+        description: 'The bytes, with their media type as Content-Type.',
+        headers: responseHeaders,
+        content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      };
+    } else if (route.binary) {
       if (route.binary.etag) responseHeaders.ETag = { $ref: '#/components/headers/ETag' };
       responseHeaders['Cache-Control'] = { schema: { type: 'string' } };
       success = {
@@ -687,7 +723,18 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       responses['428'] = errorResponse('`precondition_required`: this change needs If-Match.');
     }
     if (requestBody) responses['413'] = errorResponse('`payload_too_large`.');
-    if (route.rawBody) responses['415'] = errorResponse('`unsupported_media_type`.');
+    if (route.rawBody || route.upload) responses['415'] = errorResponse('`unsupported_media_type`.');
+    if (route.download) {
+      responses['206'] = {
+        description: 'One range of the bytes (`Range: bytes=…`, honoured unless `If-Range` names another ETag).',
+        headers: { ...requestIdHeader, 'Content-Range': { schema: { type: 'string' } }, ETag: { $ref: '#/components/headers/ETag' } },
+        content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      };
+      responses['304'] = { description: '`If-None-Match` names the current ETag.', headers: { ...requestIdHeader } };
+      responses['416'] = errorResponse('`range_not_satisfiable`: the range lies outside the content.');
+      for (const name of ['Range', 'If-Range', 'If-None-Match'])
+        parameters.push({ name, in: 'header', required: false, schema: { type: 'string' } });
+    }
     responses['429'] = errorResponse('`rate_limited`: retry after the `Retry-After` seconds.');
     responses.default = errorResponse('Any other error, by its code.');
 
