@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { stillRunning } from '../helpers/wait.js';
 import { makeEngineCertificates, startDockerEngineServer, type DockerEngineServer } from '../helpers/docker-engine-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
@@ -181,7 +182,7 @@ describe('the docker environment type', () => {
     expect(aborted).toMatchObject({ aborted: true, timedOut: false, exitCode: null, stdout: 'started\n' });
     // The commands were killed (not only left behind): nothing the engine started for them still runs.
     const leftovers = [...container.processes].filter((child) => child.spawnargs.join(' ').includes('sleep 30'));
-    expect(leftovers).toEqual([]);
+    expect(await stillRunning(leftovers)).toEqual([]);
     expect((await open.exec({ command: 'echo still here', timeoutMs: 20_000, maxOutputBytes: 100 })).stdout).toBe('still here\n');
     expect(container.running).toBe(true);
     // A stopped container refuses work: the environment is no longer ready.

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
-import { waitFor } from '../helpers/wait.js';
+import { stillRunning, waitFor } from '../helpers/wait.js';
 import { startFlyMachinesServer, type FlyMachinesServer } from '../helpers/fly-machines-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
@@ -229,7 +229,7 @@ describe('the fly environment type', () => {
     controller.abort();
     expect(await pending).toMatchObject({ aborted: true, timedOut: false, exitCode: null });
     // Nothing the commands started still runs (the loopback machine's processes are this machine's).
-    expect([...machine.processes].filter((child) => /sleep 3[78]\b/.test(child.spawnargs.join(' ')))).toEqual([]);
+    expect(await stillRunning([...machine.processes].filter((child) => /sleep 3[78]\b/.test(child.spawnargs.join(' '))))).toEqual([]);
     expect(spawnSync('pgrep', ['-f', '^sleep 3[78]$']).stdout.toString()).toBe('');
     expect((await open.exec({ command: 'echo still here', timeoutMs: 20_000, maxOutputBytes: 100 })).stdout).toBe('still here\n');
     await t.rest('DELETE', `/api/v1/environments/${env.id}`);

@@ -5,12 +5,11 @@
 // sandbox and waits for its task, a run's platform tools run commands and work with files in it
 // through the container exec API, stop ends the commands, DELETE terminates the sandbox; an API that
 // cannot be reached or refuses the token answers failed_precondition; another workspace sees nothing.
-import { once } from 'node:events';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
+import { stillRunning } from '../helpers/wait.js';
 import { startModalServer, type ModalServer } from '../helpers/modal-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
@@ -249,17 +248,8 @@ describe('the modal environment type', () => {
       },
     });
     expect(aborted).toMatchObject({ aborted: true, timedOut: false, exitCode: null, stdout: 'started\n' });
-    // The kill has been sent when exec answers; the loopback server hears of each exit a moment later,
-    // so wait for every `sleep 30` it still tracks to end (well before its 30 seconds) instead of racing it.
     const leftovers = [...sandbox.processes].filter((child) => child.spawnargs.join(' ').includes('sleep 30'));
-    const exits = await Promise.all(
-      leftovers.map((child) =>
-        child.exitCode !== null || child.signalCode !== null
-          ? 'exited'
-          : Promise.race([once(child, 'exit').then(() => 'exited'), delay(15_000).then(() => 'still running')]),
-      ),
-    );
-    expect(exits.filter((state) => state !== 'exited')).toEqual([]);
+    expect(await stillRunning(leftovers)).toEqual([]);
     expect((await open.exec({ command: 'echo still here', timeoutMs: 20_000, maxOutputBytes: 100 })).stdout).toBe('still here\n');
     // A command that leaves a process holding its output open still ends when it exits.
     const background = await open.exec({ command: 'sleep 30 & echo done', timeoutMs: 20_000, maxOutputBytes: 100 });
