@@ -8,6 +8,8 @@ import {
   type Connection,
   type Environment,
   type EnvironmentTemplate,
+  type Finding,
+  type FindingAnalysis,
   type InboxEntry,
   type Memory,
   type Model,
@@ -54,6 +56,11 @@ export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (ca
   call.db.environmentTemplate.findMany({ where: inWorkspace(call, ids) });
 
 export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) => call.db.environment.findMany({ where: inWorkspace(call, ids) });
+
+export const loadFindings: NodeRowsLoader<Finding> = (call, ids) => call.db.finding.findMany({ where: inWorkspace(call, ids) });
+
+export const loadFindingAnalyses: NodeRowsLoader<FindingAnalysis> = (call, ids) =>
+  call.db.findingAnalysis.findMany({ where: inWorkspace(call, ids) });
 
 export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: inWorkspace(call, ids) });
 
