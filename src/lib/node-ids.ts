@@ -21,6 +21,8 @@ export const NODE_TYPE_BY_PREFIX = {
   [ID_PREFIX.memory]: 'Memory',
   [ID_PREFIX.environmentTemplate]: 'EnvironmentTemplate',
   [ID_PREFIX.environment]: 'Environment',
+  [ID_PREFIX.finding]: 'Finding',
+  [ID_PREFIX.findingAnalysis]: 'FindingAnalysis',
 } as const;
 
 export type NodeTypename = (typeof NODE_TYPE_BY_PREFIX)[keyof typeof NODE_TYPE_BY_PREFIX] | 'Model';

@@ -19,6 +19,8 @@ const NODE_KINDS: Record<string, IdKind> = {
   Memory: 'memory',
   EnvironmentTemplate: 'environmentTemplate',
   Environment: 'environment',
+  Finding: 'finding',
+  FindingAnalysis: 'findingAnalysis',
 };
 
 describe('parseNodeId', () => {
