@@ -99,7 +99,8 @@ const events = (span: TraceSpan) => (Array.isArray(span.events) ? span.events : 
 /** Groups drafts of one problem (one source key) into one draft whose evidence lists every run. */
 class Collector {
   private readonly byKey = new Map<string, FindingDraft>();
-  add(draft: Omit<FindingDraft, 'evidence'> & { evidence: Evidence }, more?: (existing: FindingDraft) => void) {
+  /** Runs come oldest first: the newest occurrence names the finding's source run and revision. */
+  add(draft: Omit<FindingDraft, 'evidence'> & { evidence: Evidence }) {
     const existing = this.byKey.get(draft.sourceKey);
     if (!existing) {
       this.byKey.set(draft.sourceKey, { ...draft, evidence: [draft.evidence] });
@@ -108,7 +109,8 @@ class Collector {
     const same = existing.evidence.find((e) => e.run_id === draft.evidence.run_id);
     if (same) same.span_ids = [...new Set([...same.span_ids, ...draft.evidence.span_ids])];
     else existing.evidence.push(draft.evidence);
-    more?.(existing);
+    existing.sourceRunId = draft.sourceRunId;
+    existing.agentRevisionId = draft.agentRevisionId;
   }
   drafts(): FindingDraft[] {
     return [...this.byKey.values()].map((d) => ({ ...d, evidence: d.evidence.slice(-MAX_EVIDENCE) }));
