@@ -134,7 +134,8 @@ function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | null {
   } catch {
     throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(own || base)}`);
   return url.toString();
 }
 

@@ -91,6 +91,24 @@ export class AttemptTrace {
     });
   }
 
+  /** The reviewer's model request about a call: a `chat {model}` span beneath the call's span (`wsa.model.purpose`: `review`). */
+  reviewRequest(toolSpan: Span, model: ResolvedModel): Span {
+    const modelId = (model.model as { modelId?: string }).modelId ?? model.key;
+    return this.tracer.startSpan({
+      name: `chat ${modelId}`,
+      kind: SpanKind.CLIENT,
+      parent: toolSpan,
+      attributes: {
+        ...this.base,
+        [ATTR.operationName]: 'chat',
+        [ATTR.providerName]: model.providerType,
+        [ATTR.requestModel]: modelId,
+        [ATTR.modelKey]: model.key,
+        [ATTR.modelPurpose]: 'review',
+      },
+    });
+  }
+
   /** A model request that could not start (its model could not be resolved): a failed span all the same. */
   modelUnavailable(key: string, error: unknown) {
     this.modelRequests += 1;

@@ -159,7 +159,10 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
     }
     const call = { toolCallId: modelCall.toolCallId, toolName: modelCall.toolName, arguments: argumentsOf(modelCall.input) };
     const span = spanOf(call, runTool);
-    const decision = reviewer && !runTool.skipReview ? await reviewer.review(runTool, call, items, signal) : { action: 'allow' as const };
+    const decision =
+      reviewer && !runTool.skipReview
+        ? await reviewer.review(runTool, call, items, signal, trace && span ? { trace, span } : undefined)
+        : { action: 'allow' as const };
     if (decision.action === 'deny') {
       if (span) endTool(span, { outcome: 'denied', deniedBy: 'reviewer', verdict: decision.verdict });
       dispatched.told.push(refuse(call, items, decision.message, 'reviewer'));

@@ -11,6 +11,8 @@ import { describeError } from './attempt-errors.js';
 import type { RunItemStream } from './items.js';
 import { callSettings, resolveModel } from './models.js';
 import type { ServerTool } from './tools/tool.js';
+import type { Span } from '@opentelemetry/api';
+import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
 
 /** What the reviewer decided about one call: run it, ask a person first, or refuse it. */
 export type ReviewDecision =
@@ -24,6 +26,8 @@ export interface CallReviewer {
     call: { toolCallId: string; toolName: string; arguments: Record<string, unknown> },
     items: RunItemStream,
     signal: AbortSignal,
+    /** The call's span and the attempt's trace: the reviewer's model request is a span beneath the call's. */
+    traced?: { trace: AttemptTrace; span: Span },
   ): Promise<ReviewDecision>;
 }
 
@@ -60,7 +64,7 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
   if (!settings) return undefined;
   const timeoutMs = (settings.timeout_seconds ?? REVIEWER_DEFAULTS.timeoutSeconds) * 1000;
   return {
-    async review(runTool, call, items, signal) {
+    async review(runTool, call, items, signal, traced) {
       const rule = settings.rules?.[call.toolName];
       const threshold = rule?.risk_threshold ?? settings.risk_threshold ?? REVIEWER_DEFAULTS.riskThreshold;
       const onFlagged: Action = rule?.on_flagged ?? settings.on_flagged ?? REVIEWER_DEFAULTS.onFlagged;
@@ -69,8 +73,10 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
       const timeout = AbortSignal.timeout(timeoutMs);
       let verdict: Record<string, unknown>;
       let action: Action;
+      let modelSpan: Span | undefined;
       try {
         const model = await resolveModel(deps, run.workspaceId, settings.model ?? config.model, settings.model_settings ?? {});
+        modelSpan = traced?.trace.reviewRequest(traced.span, model);
         const { system, prompt } = reviewPrompt(runTool, call, settings);
         const result = streamObject({
           model: model.model,
@@ -85,13 +91,25 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
         // Drain the stream: the object settles when it ends.
         for await (const _partial of result.partialObjectStream);
         const rated = await result.object;
+        if (modelSpan) {
+          const usage = await result.usage;
+          endModelRequest(modelSpan, {
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            finishReason: await result.finishReason,
+          });
+        }
         const flagged = RISKS.indexOf(rated.risk) >= RISKS.indexOf(threshold);
         action = flagged ? onFlagged : 'allow';
         verdict = { risk: rated.risk, reason: rated.reason, flagged, risk_threshold: threshold, action, model: model.key };
         items.complete(item, verdict);
       } catch (error) {
-        if (signal.aborted) throw signal.reason ?? error;
+        if (signal.aborted) {
+          if (modelSpan?.isRecording()) endModelRequest(modelSpan, { error });
+          throw signal.reason ?? error;
+        }
         const message = timeout.aborted ? `the reviewer did not answer within ${timeoutMs / 1000} s` : describeError(error);
+        if (modelSpan?.isRecording()) endModelRequest(modelSpan, { error: timeout.aborted ? new Error(message) : error });
         action = onError;
         verdict = { error: message, risk_threshold: threshold, action };
         items.complete(item, verdict, 'failed');

@@ -107,7 +107,6 @@ let successorId: string;
 let subagentParentId: string;
 
 describe('the spans of a run', () => {
-
   it('a server tool call asking for approval: the run span pauses; the resumed run starts a linked trace and runs the call', async () => {
     const agent = await agentWith({
       plugins: [{ plugin_key: 'http_request', config: { permission: 'ask' } }],
@@ -262,6 +261,38 @@ describe('the spans of a run', () => {
       expect.objectContaining({
         name: 'wsa.retry',
         attributes: expect.objectContaining({ 'wsa.retry.reason': 'tool_error', 'wsa.retry.left': 0 }),
+      }),
+    ]);
+  });
+
+  it("the reviewer: its verdict is on the call's span, its model request a span beneath it", async () => {
+    const agent = await agentWith({
+      plugins: [{ plugin_key: 'http_request' }],
+      reviewer: {
+        model: 'dev',
+        on_flagged: 'deny',
+        risk_threshold: 'high',
+        model_settings: script([{ text: '{"risk":"high","reason":"deletes"}' }]).model_settings,
+      },
+      ...script([call('r1', 'http_request', { method: 'DELETE', url: `${target.url}/r` })], [{ text: 'Refused.' }]),
+    });
+    const run = await startRun(agent.id);
+    expect(await settleRun(t, run.id)).toMatchObject({ status: 'completed', output: 'Refused.' });
+    const trace = await traceOf(run.id);
+    const tool = trace.spans.find((s) => s.name === 'execute_tool http_request')!;
+    expect(tool.attributes).toMatchObject({
+      'wsa.tool.permission': 'allow',
+      'wsa.tool.outcome': 'denied',
+      'wsa.tool.denied_by': 'reviewer',
+      'wsa.review.action': 'deny',
+      'wsa.review.risk': 'high',
+      'wsa.review.flagged': true,
+    });
+    expect(childrenOf(trace.spans, tool)).toEqual([
+      expect.objectContaining({
+        name: 'chat echo',
+        kind: 'client',
+        attributes: expect.objectContaining({ 'wsa.model.purpose': 'review', 'wsa.model.key': 'dev' }),
       }),
     ]);
   });

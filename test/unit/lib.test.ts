@@ -192,4 +192,22 @@ describe('error table and config', () => {
     expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
     expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '600001' })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
+
+  it('trace export and retention: the OTLP endpoint by the exporter rules, 30 days by default', () => {
+    expect(loadConfig({})).toMatchObject({ otlpTracesEndpoint: null, otelServiceName: 'workspace-agent-service', traceRetentionDays: 30 });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).otlpTracesEndpoint).toBe('http://collector:4318/v1/traces');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c.example/otlp/' }).otlpTracesEndpoint).toBe(
+      'https://c.example/otlp/v1/traces',
+    );
+    // The signal's own variable is the whole URL and wins.
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:4318/traces' })
+        .otlpTracesEndpoint,
+    ).toBe('http://b:4318/traces');
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'agents-eu' }).otelServiceName).toBe('agents-eu');
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://x/v1/traces' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+    expect(loadConfig({ TRACE_RETENTION_DAYS: '7' }).traceRetentionDays).toBe(7);
+    expect(() => loadConfig({ TRACE_RETENTION_DAYS: '0' })).toThrow(/TRACE_RETENTION_DAYS/);
+  });
 });
