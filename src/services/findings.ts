@@ -186,6 +186,8 @@ export async function recordFindings(
       }),
     );
   }
-  const created = fresh.length ? await call.db.finding.createManyAndReturn({ data: fresh }) : [];
+  // A concurrent analysis of the same agent may record the same new problem first: its finding stands
+  // (the unique source key makes the second insert a no-op rather than an error).
+  const created = fresh.length ? await call.db.finding.createManyAndReturn({ data: fresh, skipDuplicates: true }) : [];
   return { created, updated };
 }

@@ -229,6 +229,36 @@ describe('an analysis finds what went wrong', () => {
     expect(empty.body.agent_id).toBe(agentId);
   });
 
+  it('a usage limit and an output spec failure, found end to end; a missing body is the empty object', async () => {
+    const agent = await created('/api/v1/agents', {
+      name: 'limited',
+      config: {
+        model: 'dev',
+        retries: { tools: 5 },
+        ...script([{ tool_call: { name: 'nope' } }], [{ tool_call: { name: 'nope' } }], [{ text: 'done' }]),
+      },
+    });
+    const limited = await created('/api/v1/runs', { agent_id: agent.id, input: text('go'), options: { max_usage: { requests: 2 } } });
+    expect(await settleRun(t, limited.id)).toMatchObject({ status: 'failed', failure: { code: 'usage_limit_exceeded' } });
+    const strict = await revisionOf(agent.id, {
+      model: 'dev',
+      retries: { output: 0 },
+      output_spec: { schema: { type: 'object', properties: { answer: { type: 'integer' } } } },
+      ...script([{ text: '{"answer": "x"}' }]),
+    });
+    const invalid = await runOf(agent.id, strict.id);
+    expect(invalid).toMatchObject({ status: 'failed', failure: { code: 'output_invalid' } });
+    const response = await t.rest('POST', '/api/v1/finding-analyses', { headers: { 'idempotency-key': 'no-body' } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.agent_id).toBe(agent.id);
+    const keys = (await findingsOf(agent.id)).map((f) => f.source_key).sort();
+    expect(keys).toEqual(['output_spec_failure', 'tool_error:nope', 'usage_limit:requests']);
+    const usage = (await findingsOf(agent.id)).find((f) => f.source_key === 'usage_limit:requests');
+    const chats = (await spansOf(limited.id)).filter((s) => s.attributes['gen_ai.operation.name'] === 'chat').map((s) => s.span_id);
+    expect(chats).toHaveLength(2);
+    expect(usage.evidence).toEqual([{ run_id: limited.id, trace_id: expect.any(String), span_ids: expect.arrayContaining(chats) }]);
+  });
+
   it('bad selections are refused with invalid_argument or not_found', async () => {
     const refused = async (body: unknown, status: number, field?: string) => {
       const response = await analyse(body, `bad-${JSON.stringify(body)}`.replace(/\s/g, ''));
