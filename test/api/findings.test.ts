@@ -482,4 +482,18 @@ describe('cost', () => {
     const four = await counted(4, 'cost-4');
     expect(four).toBe(one);
   });
+
+  it('concurrent analyses of one agent record each problem once', async () => {
+    const agent = await created('/api/v1/agents', {
+      name: 'concurrent',
+      config: { model: 'dev', retries: { tools: 0 }, ...script([call('u1', 'no_such_tool')]) },
+    });
+    expect((await runOf(agent.id)).status).toBe('failed');
+    const responses = await Promise.all([1, 2, 3].map((n) => analyse({ agent_id: agent.id }, `concurrent-${n}`)));
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect((await findingsOf(agent.id)).map((f) => f.source_key).sort()).toEqual([
+      'retries_exhausted:tool_error',
+      'tool_error:no_such_tool',
+    ]);
+  });
 });
