@@ -338,6 +338,11 @@ describe('findings: read, list, assess', () => {
     expect(next.body.items.map((f: any) => f.id)).not.toContain(paged.body.items[0].id);
     expect((await t.rest('GET', '/api/v1/findings?severity=dire')).status).toBe(400);
     expect((await t.rest('GET', '/api/v1/findings/fnd_01J0000000000000000000000X')).status).toBe(404);
+    const madeUp = await t.rest('PATCH', '/api/v1/findings/fnd_01J0000000000000000000000X', {
+      body: { closed: true },
+      headers: { 'if-match': '"fnd_01J0000000000000000000000X:1"' },
+    });
+    expect(madeUp.status).toBe(404);
   });
 
   it('PATCH with If-Match: assessment, note and closed; audited; a no-op keeps the version; stale If-Match is 412', async () => {
