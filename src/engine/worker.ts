@@ -49,6 +49,8 @@ const HAND_BACK_WAIT_MS = 5_000;
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 /** How often a pool deletes expired trace spans (TRACE_RETENTION_DAYS), on its recovery timer. */
 const TRACE_SWEEP_MS = 3_600_000;
+/** The first sweep comes this long after the pool starts: a start (or a test) does not begin with a scan. */
+const FIRST_TRACE_SWEEP_MS = 300_000;
 
 /** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
@@ -84,7 +86,8 @@ export class WorkerPool {
   private claimAgain = false;
   private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
-  private lastTraceSweep = 0;
+  /** When the last trace sweep ran (as if one ran so that the first comes FIRST_TRACE_SWEEP_MS after the start). */
+  private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -409,7 +412,8 @@ export class WorkerPool {
 
   /**
    * Trace retention: spans older than TRACE_RETENTION_DAYS are deleted, about once an hour per
-   * pool, in bounded batches (a pass stops after a few; the next hour continues).
+   * pool (the first time five minutes after it starts), in bounded batches (a pass stops after a
+   * few; the next hour continues).
    */
   async sweepTraces(now = Date.now()) {
     if (now - this.lastTraceSweep < TRACE_SWEEP_MS) return 0;

@@ -27,6 +27,24 @@ export async function traceOf(call: CallContext, run: Pick<Run, 'id' | 'traceId'
   return { traceId: run.traceId, runId: run.id, spans };
 }
 
+/**
+ * The spans of several traces of the caller's workspace in one query (a list of runs asking for
+ * their traces), by trace id, each in start order.
+ */
+export async function spansOfTraces(call: CallContext, traceIds: readonly string[]): Promise<Map<string, TraceSpan[]>> {
+  const spans = await call.db.traceSpan.findMany({
+    where: { traceId: { in: [...new Set(traceIds)] }, workspaceId: call.actor.workspaceId },
+    orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
+  });
+  const byTrace = new Map<string, TraceSpan[]>();
+  for (const span of spans) {
+    const list = byTrace.get(span.traceId);
+    if (list) list.push(span);
+    else byTrace.set(span.traceId, [span]);
+  }
+  return byTrace;
+}
+
 /** The trace of a run of the caller's workspace (`read`); a run elsewhere is not found. */
 export async function getRunTrace(call: CallContext, runId: string): Promise<RunTrace> {
   const run = await getRun(call, runId);

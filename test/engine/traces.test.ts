@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 import { loadConfig } from '../../src/config.js';
 
 let t: TestApp;
@@ -356,6 +356,15 @@ describe('the spans of a run', () => {
     expect((await t.rest('GET', '/api/v1/runs/run_unknown/trace')).status).toBe(404);
   });
 
+  it('reading a trace takes the `read` permission', async () => {
+    const reader = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['read'] });
+    const runner = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: ['run'] });
+    expect((await t.rest('GET', `/api/v1/runs/${waitingId}/trace`, { token: reader.token })).status).toBe(200);
+    const refused = await t.rest('GET', `/api/v1/runs/${waitingId}/trace`, { token: runner.token });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('permission_denied');
+  });
+
   it('reads a trace in a constant number of statements, however many spans it has', async () => {
     const counted = async (runId: string) => {
       const before = quiet.app.database.operationCount();
@@ -371,6 +380,30 @@ describe('the spans of a run', () => {
     expect(large.used).toBe(small.used);
     expect(larger.used).toBe(small.used);
     expect(small.used).toBeLessThanOrEqual(3);
+  });
+
+  it('reads the traces of a list of runs over GraphQL in a constant number of statements', async () => {
+    const counted = async (first: number) => {
+      const before = quiet.app.database.operationCount();
+      const response = await quiet.graphql(
+        'query ($first: Int) { runs(first: $first) { nodes { id traceId trace { spans { spanId runId } } } } }',
+        {
+          first,
+        },
+      );
+      expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
+      return { runs: (response.data as any).runs.nodes as any[], used: quiet.app.database.operationCount() - before };
+    };
+    await counted(1);
+    const one = await counted(1);
+    const many = await counted(8);
+    expect(many.runs).toHaveLength(8);
+    expect(many.used).toBe(one.used);
+    for (const run of many.runs) {
+      expect(run.trace.spans.length).toBeGreaterThan(0);
+      // A run's trace holds its own spans (and, for subagent runs, the other run's of the same trace).
+      expect(run.trace.spans.some((s: any) => s.runId === run.id)).toBe(true);
+    }
   });
 });
 

@@ -2,7 +2,10 @@
 // and `runTrace(runId)` (REST: GET /api/v1/runs/{run_id}/trace).
 import type { TraceSpan } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
-import { getRunTrace, traceOf, type RunTrace } from '../../services/traces.js';
+import DataLoader from 'dataloader';
+import { getRunTrace, spansOfTraces, type RunTrace } from '../../services/traces.js';
+import { createContextCache } from '@pothos/core';
+import type { GraphQLContext } from '../context.js';
 import { RunRef } from './runs.js';
 
 const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
@@ -89,6 +92,18 @@ const RunTraceRef = builder.objectRef<RunTrace>('RunTrace').implement({
   }),
 });
 
+// The spans of every run's trace an operation asks for, read in one statement per tick.
+const traceSpans = createContextCache(
+  (ctx: GraphQLContext) =>
+    new DataLoader<string, TraceSpan[]>(
+      async (traceIds) => {
+        const found = await spansOfTraces(await ctx.call(), traceIds);
+        return traceIds.map((id) => found.get(id) ?? []);
+      },
+      { cache: false },
+    ),
+);
+
 builder.objectFields(RunRef, (t) => ({
   traceId: t.exposeString('traceId', {
     nullable: true,
@@ -96,8 +111,12 @@ builder.objectFields(RunRef, (t) => ({
   }),
   trace: t.field({
     type: RunTraceRef,
-    description: 'the spans of the run trace (one query per run)',
-    resolve: async (run, _a, ctx) => traceOf(await ctx.call(), run),
+    description: 'the spans of the run trace (the traces of a list of runs are read together)',
+    resolve: async (run, _a, ctx) => ({
+      traceId: run.traceId,
+      runId: run.id,
+      spans: run.traceId ? await traceSpans(ctx).load(run.traceId) : [],
+    }),
   }),
 }));
 
