@@ -19,6 +19,7 @@ import './modules/inbox.js';
 import './modules/providers.js';
 import './modules/connections.js';
 import './modules/memories.js';
+import './modules/findings.js';
 import './modules/environments.js';
 import './modules/webhooks.js';
 import './modules/relations.js';

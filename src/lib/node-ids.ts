@@ -22,6 +22,8 @@ export const NODE_TYPE_BY_PREFIX = {
   [ID_PREFIX.environmentTemplate]: 'EnvironmentTemplate',
   [ID_PREFIX.environment]: 'Environment',
   [ID_PREFIX.asset]: 'Asset',
+  [ID_PREFIX.finding]: 'Finding',
+  [ID_PREFIX.findingAnalysis]: 'FindingAnalysis',
 } as const;
 
 export type NodeTypename = (typeof NODE_TYPE_BY_PREFIX)[keyof typeof NODE_TYPE_BY_PREFIX] | 'Model';

@@ -9,6 +9,8 @@ import {
   type Connection,
   type Environment,
   type EnvironmentTemplate,
+  type Finding,
+  type FindingAnalysis,
   type InboxEntry,
   type Memory,
   type Model,
@@ -59,6 +61,11 @@ export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) => call
 /** Assets without their bytes (read when `contentBase64` asks: services/assets.ts). */
 export const loadAssets: NodeRowsLoader<Asset> = async (call, ids) =>
   (await call.db.asset.findMany({ where: inWorkspace(call, ids), omit: { content: true } })) as Asset[];
+
+export const loadFindings: NodeRowsLoader<Finding> = (call, ids) => call.db.finding.findMany({ where: inWorkspace(call, ids) });
+
+export const loadFindingAnalyses: NodeRowsLoader<FindingAnalysis> = (call, ids) =>
+  call.db.findingAnalysis.findMany({ where: inWorkspace(call, ids) });
 
 export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: inWorkspace(call, ids) });
 

@@ -386,6 +386,27 @@ const ROWS: [string, Send][] = [
     },
   ],
   ['deleteWebhookSubscription', (h) => t.rest('DELETE', `/api/v1/webhook-subscriptions/${made.webhook.id}`, { headers: h })],
+  [
+    'startFindingAnalysis',
+    async (h) => {
+      // A run that fails on an unknown tool, so that the analysis records findings.
+      const agentId = await scriptedAgent('Analysed', [[{ tool_call: { id: 'u1', name: 'no_such_tool' } }]], { retries: { tools: 0 } });
+      const run = await t.rest('POST', '/api/v1/runs', {
+        headers: { prefer: 'wait=30' },
+        body: { agent_id: agentId, input: { content: [{ type: 'text', text: 'go' }] } },
+      });
+      expect(run.body.status).toBe('failed');
+      made.analysedAgentId = agentId;
+      return t.rest('POST', '/api/v1/finding-analyses', { headers: { ...h, 'idempotency-key': 'audited' }, body: { agent_id: agentId } });
+    },
+  ],
+  [
+    'updateFinding',
+    async (h) => {
+      const findings = await t.rest('GET', `/api/v1/findings?agent_id=${made.analysedAgentId}`);
+      return t.rest('PATCH', `/api/v1/findings/${findings.body.items[0].id}`, { headers: { ...h, ...any }, body: { closed: true } });
+    },
+  ],
 ];
 
 /** Mutations that change no audited row, and why. */

@@ -69,6 +69,8 @@ const VOLATILE_MEMBERS = new Set([
 ]);
 /** Members holding random OpenTelemetry ids: each id becomes `<trace-n>` / `<span-n>` by first appearance. */
 const TRACE_ID_MEMBERS: Record<string, string> = { trace_id: 'trace', span_id: 'span', parent_span_id: 'span' };
+/** Members holding lists of such ids (finding evidence, an analysis's traces read). */
+const TRACE_ID_LIST_MEMBERS: Record<string, string> = { span_ids: 'span', read_trace_ids: 'trace' };
 const traceIdNames = new Map<string, string>();
 function stableTraceId(id: string, kind: string): string {
   if (!traceIdNames.has(id))
@@ -116,6 +118,10 @@ function normalize(value: unknown, key?: string): unknown {
   if (key && VOLATILE_MEMBERS.has(key) && value !== null && value !== undefined) return typeof value === 'number' ? 0 : '<token>';
   if (key && TRACE_ID_MEMBERS[key] && typeof value === 'string' && /^[0-9a-f]{16,32}$/.test(value))
     return stableTraceId(value, TRACE_ID_MEMBERS[key]);
+  if (key && TRACE_ID_LIST_MEMBERS[key] && Array.isArray(value))
+    return value.map((id) =>
+      typeof id === 'string' && /^[0-9a-f]{16,32}$/.test(id) ? stableTraceId(id, TRACE_ID_LIST_MEMBERS[key]!) : normalize(id),
+    );
   if (typeof value === 'string') return normalizeText(value);
   if (Array.isArray(value)) return value.map((member) => normalize(member));
   if (value && typeof value === 'object') {
@@ -637,6 +643,35 @@ async function scenario() {
   await call('GET /api/v1/assets', 'GET', '/api/v1/assets?label=kind:icon');
   await call('GET /api/v1/assets/:asset_id', 'GET', `/api/v1/assets/${asset.body.id}`);
   await call('DELETE /api/v1/assets/:asset_id', 'DELETE', `/api/v1/assets/${asset.body.id}`, { headers: { 'if-match': asset.etag! } });
+
+  // finding analyses and findings (after everything else, so the cases above keep their ids): an agent
+  // whose run fails on its output spec, analysed; the findings listed, read and assessed
+  const failing = await t.rest('POST', '/api/v1/agents', {
+    body: {
+      name: 'Analysed',
+      config: {
+        model: 'dev',
+        retries: { output: 0 },
+        output_spec: { schema: { type: 'object', properties: { answer: { type: 'integer' } } } },
+        model_settings: { script: [[{ text: '{"answer": "x"}' }]] },
+      },
+    },
+  });
+  const failed = await t.rest('POST', '/api/v1/runs', { headers: WAIT, body: { agent_id: failing.body.id, input: text('go') } });
+  expect(failed.body.status).toBe('failed');
+  await call('POST /api/v1/finding-analyses', 'POST', '/api/v1/finding-analyses', {
+    headers: { 'idempotency-key': 'golden-analysis' },
+    body: { agent_id: failing.body.id, max_traces: 5 },
+  });
+  await call('POST /api/v1/finding-analyses — without an Idempotency-Key', 'POST', '/api/v1/finding-analyses', { body: {} });
+  await call('GET /api/v1/finding-analyses', 'GET', '/api/v1/finding-analyses?limit=5');
+  const findings = await call('GET /api/v1/findings', 'GET', `/api/v1/findings?agent_id=${failing.body.id}&category=output_spec`);
+  const findingId = findings.body.items[0].id as string;
+  const finding = await call('GET /api/v1/findings/:finding_id', 'GET', `/api/v1/findings/${findingId}`);
+  await call('PATCH /api/v1/findings/:finding_id', 'PATCH', `/api/v1/findings/${findingId}`, {
+    headers: { 'if-match': finding.etag! },
+    body: { assessment: 'confirmed', assessment_note: 'the spec was loosened', closed: true },
+  });
 }
 
 beforeAll(async () => {

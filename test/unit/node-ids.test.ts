@@ -20,6 +20,8 @@ const NODE_KINDS: Record<string, IdKind> = {
   EnvironmentTemplate: 'environmentTemplate',
   Environment: 'environment',
   Asset: 'asset',
+  Finding: 'finding',
+  FindingAnalysis: 'findingAnalysis',
 };
 
 describe('parseNodeId', () => {
