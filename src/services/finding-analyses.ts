@@ -86,13 +86,12 @@ export async function startFindingAnalysis(
     request: selection,
     effect: async (bound) => {
       done = await analyse(bound, selection);
+      await findingsChanged(bound, done.changes);
       return { analysis_id: done.analysis.id };
     },
   });
   if (done) {
-    const { analysis, changes } = done;
-    findingsChanged(call, changes);
-    return analysis;
+    return (done as { analysis: FindingAnalysis }).analysis;
   }
   // A replay answers the analysis the first request made.
   return call.db.findingAnalysis.findUniqueOrThrow({ where: { id: value.analysis_id } });

@@ -1,7 +1,6 @@
-// The one place findings are announced after they change: an analysis that created or updated
-// findings, and a reviewer's PATCH, call `findingsChanged` once their transaction has committed.
-// Webhook subscriptions deliver finding events from here (`finding.created`, `finding.updated`):
-// wire the delivery into this function; nothing else needs to know about it.
+// Finding events for webhook subscriptions (`finding.created`, `finding.updated`): written in the
+// transaction that creates or changes the findings (an analysis, a reviewer's PATCH), like every
+// other event, so a rolled-back change announces nothing and a committed one cannot lose its event.
 import type { Finding } from '../generated/prisma/client.js';
 import type { CallContext } from './call-context.js';
 
@@ -10,8 +9,38 @@ export interface FindingChanges {
   updated: Finding[];
 }
 
-/** Called after commit with what changed; must not throw (the change itself has succeeded). */
-export function findingsChanged(call: CallContext, changes: FindingChanges): void {
-  if (!changes.created.length && !changes.updated.length) return;
-  call.logger.debug({ created: changes.created.map((f) => f.id), updated: changes.updated.map((f) => f.id) }, 'findings changed');
+/** A finding event's payload: the finding's identity and triage state (the whole finding is one GET away). */
+function findingEventData(finding: Finding, call: CallContext) {
+  return {
+    finding: {
+      id: finding.id,
+      agent_id: finding.agentId,
+      analysis_id: finding.analysisId,
+      source_run_id: finding.sourceRunId,
+      source_key: finding.sourceKey,
+      title: finding.title,
+      category: finding.category,
+      severity: finding.severity,
+      assessment: finding.assessment,
+      closed: finding.closed,
+      version: finding.version,
+    },
+    actor_id: call.actor?.principalId ?? null,
+    request_id: call.requestId,
+  };
+}
+
+/**
+ * Queues the events of what changed, in one statement whatever the number of findings; with no
+ * subscriber wanting the kinds it writes nothing. `call` must be bound to the change's transaction.
+ */
+export async function findingsChanged(call: CallContext, changes: FindingChanges): Promise<void> {
+  const events = [
+    ...changes.created.map((finding) => ({ kind: 'finding.created', data: findingEventData(finding, call) })),
+    ...changes.updated.map((finding) => ({ kind: 'finding.updated', data: findingEventData(finding, call) })),
+  ];
+  if (!events.length) return;
+  const workspaceId = (changes.created[0] ?? changes.updated[0])!.workspaceId;
+  await call.db.$queryRaw`SELECT count(webhook_enqueue(${workspaceId}, e->>'kind', e->'data'))::int AS queued
+    FROM jsonb_array_elements(${JSON.stringify(events)}::jsonb) AS e`;
 }

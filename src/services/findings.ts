@@ -92,7 +92,7 @@ export async function updateFinding(
     data.assessmentNote = note;
   }
   if (patch.closed != null) data.closed = patch.closed;
-  const { updated, changed } = await inTransaction(call, async (bound) => {
+  const updated = await inTransaction(call, async (bound) => {
     const row = await getFinding(bound, id);
     const after = await changeVersioned({
       call: bound,
@@ -103,9 +103,9 @@ export async function updateFinding(
       action: 'update',
       data,
     });
-    return { updated: after, changed: after.version !== row.version };
+    if (after.version !== row.version) await findingsChanged(bound, { created: [], updated: [after] });
+    return after;
   });
-  if (changed) findingsChanged(call, { created: [], updated: [updated] });
   return updated;
 }
 

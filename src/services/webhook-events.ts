@@ -26,6 +26,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'environment_template.changed',
   'environment.changed',
   'memory.changed',
+  'finding.created',
+  'finding.updated',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

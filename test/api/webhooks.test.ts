@@ -356,6 +356,27 @@ describe('webhook deliveries', () => {
       },
     });
 
+    // Findings: an analysis of the failing agent records one (created), a reviewer assesses it (updated).
+    const analysis = await t.rest('POST', '/api/v1/finding-analyses', {
+      headers: { 'idempotency-key': 'hooked-analysis' },
+      body: { agent_id: failing.body.id },
+    });
+    expect(analysis.status, JSON.stringify(analysis.body)).toBe(201);
+    const created = await verified('finding.created', (d) => d.finding.agent_id === failing.body.id);
+    expect(created).toMatchObject({
+      finding: { analysis_id: analysis.body.id, assessment: 'unreviewed', closed: false, version: 1 },
+      actor_id: expect.stringMatching(/^key_/),
+    });
+    const finding = await t.rest('GET', `/api/v1/findings/${created.finding.id}`);
+    const assessed = await t.rest('PATCH', `/api/v1/findings/${created.finding.id}`, {
+      headers: { 'if-match': finding.headers.get('etag')! },
+      body: { assessment: 'confirmed' },
+    });
+    expect(assessed.status, JSON.stringify(assessed.body)).toBe(200);
+    expect(await verified('finding.updated', (d) => d.finding.id === created.finding.id)).toMatchObject({
+      finding: { assessment: 'confirmed', version: 2 },
+    });
+
     // Every kind arrived, each in an envelope {type, timestamp, data}; all deliveries are recorded as succeeded.
     expect(new Set(r.received.map((h) => h.json.type))).toEqual(new Set(WEBHOOK_EVENT_KINDS));
     for (const hook of r.received) expect(Object.keys(hook.json)).toEqual(['type', 'timestamp', 'data']);
