@@ -152,7 +152,8 @@ function assetS3(env: NodeJS.ProcessEnv): AssetS3Config | null {
   }
   const region = env.ASSET_S3_REGION?.trim() || env.AWS_REGION?.trim() || (endpoint ? 'us-east-1' : '');
   if (!region) throw new ConfigError('ASSET_S3_REGION (or AWS_REGION) is required with ASSET_S3_BUCKET when no ASSET_S3_ENDPOINT is set');
-  if (!/^[a-z0-9-]{1,64}$/.test(region)) throw new ConfigError(`ASSET_S3_REGION must be a region name such as eu-west-1, got ${JSON.stringify(region)}`);
+  if (!/^[a-z0-9-]{1,64}$/.test(region))
+    throw new ConfigError(`ASSET_S3_REGION must be a region name such as eu-west-1, got ${JSON.stringify(region)}`);
   const prefix = (env.ASSET_S3_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
   const badPrefix = prefix.length > 512 || /[\x00-\x1f\\]/.test(prefix) || prefix.split('/').some((part) => ['', '.', '..'].includes(part));
   if (prefix !== '' && badPrefix)

@@ -21,7 +21,8 @@ const unavailable = (action: string, error: unknown) =>
   });
 
 const isNotFound = (error: unknown) =>
-  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
+  error instanceof S3ServiceException &&
+  (error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey');
 
 export class AssetBucket implements LargeStore {
   readonly kind = 's3';

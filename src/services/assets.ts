@@ -49,8 +49,7 @@ export function decodeImage(mediaType: string, contentBase64: string): Buffer {
 export const assetFiles = (deps: Pick<Deps, 'config'>) => new AssetFiles(join(deps.config.dataDir, 'assets'));
 
 /** Where new content over the inline limit goes: the configured bucket, else files under DATA_DIR. */
-const largeStore = (deps: Pick<Deps, 'config'>): LargeStore =>
-  deps.config.assetS3 ? assetBucket(deps.config.assetS3) : assetFiles(deps);
+const largeStore = (deps: Pick<Deps, 'config'>): LargeStore => (deps.config.assetS3 ? assetBucket(deps.config.assetS3) : assetFiles(deps));
 
 /**
  * Where a row's content is, by its `storage`: rows keep working when the configuration changes
@@ -60,7 +59,9 @@ const largeStore = (deps: Pick<Deps, 'config'>): LargeStore =>
 function storeOf(deps: Pick<Deps, 'config'>, storage: string): LargeStore {
   if (storage === 's3') {
     if (!deps.config.assetS3)
-      throw new AppError('unavailable', 'the asset content is in an S3 bucket, but no ASSET_S3_BUCKET is configured', { reason: 'no_bucket' });
+      throw new AppError('unavailable', 'the asset content is in an S3 bucket, but no ASSET_S3_BUCKET is configured', {
+        reason: 'no_bucket',
+      });
     return assetBucket(deps.config.assetS3);
   }
   return assetFiles(deps);
