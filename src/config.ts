@@ -155,7 +155,9 @@ function assetS3(env: NodeJS.ProcessEnv): AssetS3Config | null {
   if (!/^[a-z0-9-]{1,64}$/.test(region))
     throw new ConfigError(`ASSET_S3_REGION must be a region name such as eu-west-1, got ${JSON.stringify(region)}`);
   const prefix = (env.ASSET_S3_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
-  const badPrefix = prefix.length > 512 || /[\x00-\x1f\\]/.test(prefix) || prefix.split('/').some((part) => ['', '.', '..'].includes(part));
+  // S3's "safe" key characters only, and no empty, `.` or `..` segments.
+  const badPrefix =
+    prefix.length > 512 || !/^[A-Za-z0-9!_.*'()/-]*$/.test(prefix) || prefix.split('/').some((part) => ['', '.', '..'].includes(part));
   if (prefix !== '' && badPrefix)
     throw new ConfigError(`ASSET_S3_PREFIX must be a key prefix such as assets or team/assets, got ${JSON.stringify(prefix)}`);
   const accessKeyId = env.ASSET_S3_ACCESS_KEY_ID?.trim() || '';
