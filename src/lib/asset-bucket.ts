@@ -55,7 +55,9 @@ export class AssetBucket implements LargeStore {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(sha256) }));
       return head.ContentLength === sizeBytes;
     } catch (error) {
-      if (isNotFound(error)) return false;
+      // AWS answers a HEAD of a missing key with 403 to credentials without s3:ListBucket: then the
+      // upload is simply made (credentials that are refused outright fail it with `unavailable`).
+      if (isNotFound(error) || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 403)) return false;
       throw unavailable('be reached', error);
     }
   }
