@@ -19,6 +19,8 @@ export interface Config {
   assetMaxBytes: number;
   /** Assets up to this size keep their bytes in the database; larger ones are files under dataDir. */
   assetInlineMaxBytes: number;
+  /** An S3-compatible bucket for assets larger than the inline limit (instead of files under dataDir); null: files. */
+  assetS3: AssetS3Config | null;
   loginSessionTtlSeconds: number;
   idempotencyTtlSeconds: number;
   /** Serve GraphiQL on GET /graphql (development). */
@@ -110,6 +112,67 @@ export interface GraphQLLimits {
 }
 
 export class ConfigError extends Error {}
+
+export interface AssetS3Config {
+  bucket: string;
+  /** A custom endpoint (MinIO, R2, …); null: AWS's own for the region. */
+  endpoint: string | null;
+  region: string;
+  /** Keys are `<prefix>/<sha256>` (no leading or trailing slash); empty: `<sha256>`. */
+  prefix: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`), which most self-hosted stores need. */
+  forcePathStyle: boolean;
+  /** Static credentials; null: the AWS SDK's default chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+}
+
+/** ASSET_S3_*: all optional but the bucket; checked here so a bad setting stops start-up with its name. */
+function assetS3(env: NodeJS.ProcessEnv): AssetS3Config | null {
+  const bucket = env.ASSET_S3_BUCKET?.trim();
+  const others = Object.keys(env).filter((name) => name.startsWith('ASSET_S3_') && name !== 'ASSET_S3_BUCKET' && env[name]?.trim());
+  if (!bucket) {
+    if (others.length > 0) throw new ConfigError(`${others.sort().join(', ')} set without ASSET_S3_BUCKET`);
+    return null;
+  }
+  // S3's bucket naming rules (lower case, digits, dots, hyphens; 3–63), which the compatible stores share.
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(`ASSET_S3_BUCKET must be a bucket name (3-63 of a-z, 0-9, '.', '-'), got ${JSON.stringify(bucket)}`);
+  const endpointRaw = env.ASSET_S3_ENDPOINT?.trim() || null;
+  let endpoint: string | null = null;
+  if (endpointRaw) {
+    let url: URL;
+    try {
+      url = new URL(endpointRaw);
+    } catch {
+      throw new ConfigError(`ASSET_S3_ENDPOINT must be an http(s) URL, got ${JSON.stringify(endpointRaw)}`);
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash)
+      throw new ConfigError(`ASSET_S3_ENDPOINT must be an http(s) URL without query, got ${JSON.stringify(endpointRaw)}`);
+    endpoint = url.toString().replace(/\/$/, '');
+  }
+  const region = env.ASSET_S3_REGION?.trim() || env.AWS_REGION?.trim() || (endpoint ? 'us-east-1' : '');
+  if (!region) throw new ConfigError('ASSET_S3_REGION (or AWS_REGION) is required with ASSET_S3_BUCKET when no ASSET_S3_ENDPOINT is set');
+  if (!/^[a-z0-9-]{1,64}$/.test(region))
+    throw new ConfigError(`ASSET_S3_REGION must be a region name such as eu-west-1, got ${JSON.stringify(region)}`);
+  const prefix = (env.ASSET_S3_PREFIX ?? '').trim().replace(/^\/+|\/+$/g, '');
+  // S3's "safe" key characters only, and no empty, `.` or `..` segments.
+  const badPrefix =
+    prefix.length > 512 || !/^[A-Za-z0-9!_.*'()/-]*$/.test(prefix) || prefix.split('/').some((part) => ['', '.', '..'].includes(part));
+  if (prefix !== '' && badPrefix)
+    throw new ConfigError(`ASSET_S3_PREFIX must be a key prefix such as assets or team/assets, got ${JSON.stringify(prefix)}`);
+  const accessKeyId = env.ASSET_S3_ACCESS_KEY_ID?.trim() || '';
+  const secretAccessKey = env.ASSET_S3_SECRET_ACCESS_KEY?.trim() || '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new ConfigError('ASSET_S3_ACCESS_KEY_ID and ASSET_S3_SECRET_ACCESS_KEY must be set together');
+  return {
+    bucket,
+    endpoint,
+    region,
+    prefix,
+    forcePathStyle: boolean(env, 'ASSET_S3_FORCE_PATH_STYLE', false),
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null,
+  };
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
@@ -237,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024),
     assetMaxBytes: integer(env, 'ASSET_MAX_BYTES', 100 * 1024 * 1024, 1, 2 ** 31 - 1),
     assetInlineMaxBytes: integer(env, 'ASSET_INLINE_MAX_BYTES', 256 * 1024, 0, 64 * 1024 * 1024),
+    assetS3: assetS3(env),
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),

@@ -25,16 +25,27 @@ export interface Ingested {
   head: Buffer;
   /** The bytes, when they fit the inline limit; otherwise null and `commit` stores the file. */
   inline: Buffer | null;
-  /** Moves a spilled file to its content-addressed place (nothing for inline content). */
-  commit(): Promise<void>;
+  /** Hands a spilled file to `store`, at its content-addressed place (nothing for inline content; once). */
+  commit(store: LargeStore, mediaType: string): Promise<void>;
   /** Removes a spilled temporary file (after a refusal). */
   discard(): Promise<void>;
+}
+
+/** Where content larger than the inline limit is kept: files under DATA_DIR, or an S3-compatible bucket. */
+export interface LargeStore {
+  /** The value of the asset row's `storage` column for content kept here. */
+  readonly kind: 'file' | 's3';
+  /** Stores the spilled file at `path` as the content of `sha256` (it may move the file away). */
+  put(path: string, content: { sha256: string; sizeBytes: number; mediaType: string }): Promise<void>;
+  /** `length` bytes of the content of `sha256` from `offset` (fewer at its end). */
+  read(sha256: string, offset: number, length: number): Promise<Buffer>;
 }
 
 export const tooLarge = (maxBytes: number) =>
   new AppError('payload_too_large', `the file is larger than ${maxBytes} bytes`, { field: 'file', limit_bytes: maxBytes });
 
-export class AssetFiles {
+export class AssetFiles implements LargeStore {
+  readonly kind = 'file';
   constructor(readonly root: string) {}
 
   pathOf(sha256: string): string {
@@ -80,23 +91,30 @@ export class AssetFiles {
     const sha256 = hash.digest('hex');
     const inline = spill ? null : Buffer.concat(held);
     const head = inline ? inline.subarray(0, SNIFF_BYTES) : await this.readHead(spill!.path);
-    const spilled = spill;
+    let spilled = spill;
     return {
       sha256,
       sizeBytes: size,
       head,
       inline,
       discard,
-      commit: async () => {
+      commit: async (store, mediaType) => {
         if (!spilled) return;
-        const target = this.pathOf(sha256);
-        await mkdir(join(this.root, sha256.slice(0, 2)), { recursive: true });
-        // Same name, same bytes: a file already there is kept and the spilled copy dropped.
-        const present = await stat(target).catch(() => null);
-        if (present && present.size === size) await rm(spilled.path, { force: true });
-        else await rename(spilled.path, target);
+        await store.put(spilled.path, { sha256, sizeBytes: size, mediaType });
+        // The file store moved it; a bucket copied it.
+        await rm(spilled.path, { force: true });
+        spilled = null;
       },
     };
+  }
+
+  async put(path: string, content: { sha256: string; sizeBytes: number }): Promise<void> {
+    const target = this.pathOf(content.sha256);
+    await mkdir(join(this.root, content.sha256.slice(0, 2)), { recursive: true });
+    // Same name, same bytes: a file already there is kept and the spilled copy dropped.
+    const present = await stat(target).catch(() => null);
+    if (present && present.size === content.sizeBytes) await rm(path, { force: true });
+    else await rename(path, target);
   }
 
   private async readHead(path: string): Promise<Buffer> {

@@ -1,6 +1,7 @@
 // Assets: immutable files of the workspace — uploads, and agent avatars, on the same store. An asset's
 // bytes never change; its name, description and labels are fixed at upload. Small files are kept in
-// the database, larger ones as content-addressed files under DATA_DIR (src/lib/asset-files.ts). The
+// the database, larger ones content-addressed either as files under DATA_DIR (src/lib/asset-files.ts)
+// or, when ASSET_S3_BUCKET is configured, as objects of an S3-compatible bucket (asset-bucket.ts). The
 // media type is sniffed from the bytes and checked against the declared one. DELETE retires an
 // asset (spec: Lifecycles): its content stays readable, lists leave it out unless asked, and new
 // runs cannot attach it.
@@ -9,7 +10,8 @@ import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
 import type { Asset } from '../generated/prisma/client.js';
 import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
-import { AssetFiles, tooLarge, type Ingested } from '../lib/asset-files.js';
+import { assetBucket } from '../lib/asset-bucket.js';
+import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../lib/asset-files.js';
 import { newId } from '../lib/ids.js';
 import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
@@ -46,6 +48,25 @@ export function decodeImage(mediaType: string, contentBase64: string): Buffer {
 
 export const assetFiles = (deps: Pick<Deps, 'config'>) => new AssetFiles(join(deps.config.dataDir, 'assets'));
 
+/** Where new content over the inline limit goes: the configured bucket, else files under DATA_DIR. */
+const largeStore = (deps: Pick<Deps, 'config'>): LargeStore => (deps.config.assetS3 ? assetBucket(deps.config.assetS3) : assetFiles(deps));
+
+/**
+ * Where a row's content is, by its `storage`: rows keep working when the configuration changes
+ * (files written before a bucket was configured are still read from DATA_DIR), but content in a
+ * bucket needs the bucket configured.
+ */
+function storeOf(deps: Pick<Deps, 'config'>, storage: string): LargeStore {
+  if (storage === 's3') {
+    if (!deps.config.assetS3)
+      throw new AppError('unavailable', 'the asset content is in an S3 bucket, but no ASSET_S3_BUCKET is configured', {
+        reason: 'no_bucket',
+      });
+    return assetBucket(deps.config.assetS3);
+  }
+  return assetFiles(deps);
+}
+
 const limitsOf = (call: CallContext) => ({ maxBytes: call.config.assetMaxBytes, inlineMaxBytes: call.config.assetInlineMaxBytes });
 
 async function* once(bytes: Buffer) {
@@ -59,7 +80,9 @@ async function writeAsset(
   input: { name: string; description?: string; labels?: Record<string, string>; mediaType: string },
 ): Promise<Asset> {
   const { db: tx, actor } = call;
-  await ingested.commit();
+  const store = largeStore(call);
+  // Usually done already, before the transaction (a bucket upload must not hold one open); then a no-op.
+  await ingested.commit(store, input.mediaType);
   const asset = await tx.asset.create({
     data: {
       id: newId('asset'),
@@ -70,7 +93,7 @@ async function writeAsset(
       mediaType: input.mediaType,
       sizeBytes: ingested.sizeBytes,
       sha256: ingested.sha256,
-      storage: ingested.inline ? 'database' : 'file',
+      storage: ingested.inline ? 'database' : store.kind,
       content: ingested.inline ? new Uint8Array(ingested.inline) : null,
       createdById: actor.principalId,
       updatedById: actor.principalId,
@@ -175,6 +198,7 @@ export async function uploadAsset(call: CallContext, input: AssetUpload): Promis
   try {
     if (ingested.sizeBytes === 0) throw invalidArgument('the file is empty', 'file');
     const mediaType = await settleMediaType(declared, ingested.head);
+    await ingested.commit(largeStore(call), mediaType);
     return await inTransaction(call, (bound) => writeAsset(bound, ingested, { name, description, labels, mediaType }));
   } catch (error) {
     await ingested.discard();
@@ -264,7 +288,7 @@ export async function readAssetBytes(
       asset.content ?? (await call.db.asset.findUniqueOrThrow({ where: { id: asset.id }, select: { content: true } })).content;
     return Buffer.from(content ?? new Uint8Array()).subarray(offset, end);
   }
-  return assetFiles(call).read(asset.sha256, offset, end - offset);
+  return storeOf(call, asset.storage).read(asset.sha256, offset, end - offset);
 }
 
 /** Checks a content range asked for through the API: within 0..size, at most MAX_CONTENT_CHUNK_BYTES. */
@@ -301,6 +325,7 @@ export async function storeRunOutput(
 ): Promise<Asset> {
   const ingested = await assetFiles(call).ingest(once(input.content), { ...limitsOf(call), maxBytes: Number.MAX_SAFE_INTEGER });
   const mediaType = declaredMediaType(input.mediaType) ?? GENERIC;
+  await ingested.commit(largeStore(call), mediaType);
   return inTransaction(call, (bound) => writeAsset(bound, ingested, { name: input.name.slice(0, 200), labels: input.labels, mediaType }));
 }
 

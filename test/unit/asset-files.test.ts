@@ -31,14 +31,14 @@ describe('AssetFiles', () => {
     expect(spilled.inline).toBeNull();
     expect(spilled.sizeBytes).toBe(9000);
     expect(spilled.head.equals(large.subarray(0, 4100))).toBe(true);
-    await spilled.commit();
+    await spilled.commit(files, 'application/octet-stream');
     expect(existsSync(files.pathOf(spilled.sha256))).toBe(true);
     expect((await files.read(spilled.sha256, 8990, 100)).equals(large.subarray(8990))).toBe(true);
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
 
     // The same bytes again: the file stays, the spilled copy goes.
     const again = await files.ingest(chunks(large, 4096), { maxBytes: 10_000, inlineMaxBytes: 1000 });
-    await again.commit();
+    await again.commit(files, 'application/octet-stream');
     expect(readdirSync(join(root, 'tmp'))).toEqual([]);
   });
 
