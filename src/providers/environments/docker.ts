@@ -276,7 +276,9 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   // lost output. A command may have side effects, so it is not run again; the result says so.
   const lost = !killed && !raw.complete && raw.exitCode !== null && (raw.started || raw.exitCode === 0);
   if (lost) {
-    const note = Buffer.from(`${raw.stderr.kept && !raw.stderr.text().endsWith('\n') ? '\n' : ''}[${LOST_OUTPUT}: what it wrote may be incomplete]\n`);
+    const note = Buffer.from(
+      `${raw.stderr.kept && !raw.stderr.text().endsWith('\n') ? '\n' : ''}[${LOST_OUTPUT}: what it wrote may be incomplete]\n`,
+    );
     raw.stderr.push(note);
     request.onOutput?.('stderr', note);
   }

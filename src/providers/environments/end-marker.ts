@@ -20,14 +20,13 @@ export class EndMarkerFilter {
     this.held = Buffer.from(all.subarray(cut));
   }
 
-  /** At the stream's end: whether it ended with the marker; held bytes that were not the marker are output too. */
+  /**
+   * At the stream's end: whether it ended with the marker. Without it, what is held back (a beginning
+   * of the marker, cut off by the loss) is dropped: the output is incomplete either way.
+   */
   end(): boolean {
-    if (this.held.equals(this.marker)) {
-      this.held = Buffer.alloc(0);
-      return true;
-    }
-    if (this.held.length) this.emit(this.held);
+    const complete = this.held.equals(this.marker);
     this.held = Buffer.alloc(0);
-    return false;
+    return complete;
   }
 }
