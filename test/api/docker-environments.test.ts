@@ -317,6 +317,11 @@ describe('an engine that loses a command’s output (as a busy Podman service do
     const listing = await open.listFiles('.', { depth: 3, limit: 10 });
     expect(listing.entries.map((e) => e.path)).toEqual(['notes', 'notes/hello.txt']);
     expect(execs() - before).toBe(3);
+    // Lost at the start (the engine attached the stream late), with the end marker arriving.
+    engine.loseOutput(1, 'head');
+    before = execs();
+    expect((await open.listFiles('.', { depth: 3, limit: 10 })).entries).toHaveLength(2);
+    expect(execs() - before).toBe(2);
     engine.loseOutput(1, 'tail');
     before = execs();
     const read = await open.readFile('notes/hello.txt', { maxBytes: 1000 });

@@ -16,7 +16,8 @@
 //
 // `loseOutput(count, how)` makes the next `count` execs lose output as a busy Podman service does
 // (verified against the real one under load): the command runs and its exit code is recorded, but
-// its output never arrives (`all`), or its standard output stops halfway (`tail`).
+// its output never arrives (`all`), its standard output stops halfway (`tail`), or only its second
+// half arrives (`head`: what the command wrote before the engine attached the stream is lost).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -53,8 +54,8 @@ export interface DockerEngineServer {
   images: Set<string>;
   pullable: Set<string>;
   containers: Map<string, FakeContainer>;
-  /** The next `count` execs lose all their output, or the second half of their standard output. */
-  loseOutput(count: number, how: 'all' | 'tail'): void;
+  /** The next `count` execs lose all their output, or the second or first half of their standard output. */
+  loseOutput(count: number, how: 'all' | 'tail' | 'head'): void;
   close(): Promise<void>;
 }
 
@@ -78,7 +79,7 @@ export async function startDockerEngineServer(
   const execs = new Map<string, FakeExec>();
   const requests: string[] = [];
   const hijacked = new Set<Socket>();
-  const losses: ('all' | 'tail')[] = [];
+  const losses: ('all' | 'tail' | 'head')[] = [];
 
   const find = (idOrName: string) => containers.get(idOrName) ?? [...containers.values()].find((c) => c.name === idOrName);
   const mapPath = (container: FakeContainer, path: string) => join(container.root, path);
@@ -197,11 +198,12 @@ export async function startDockerEngineServer(
     const withheld: Buffer[] = [];
     const flushWithheld = () => {
       const all = Buffer.concat(withheld.splice(0));
-      if (all.length) send(1, all.subarray(0, Math.floor(all.length / 2)));
+      const half = Math.floor(all.length / 2);
+      if (all.length) send(1, loss === 'head' ? all.subarray(half) : all.subarray(0, half));
     };
     const frame = (stream: 1 | 2, chunk: Buffer) => {
       if (loss === 'all') return;
-      if (loss === 'tail' && stream === 1) return void withheld.push(chunk);
+      if ((loss === 'tail' || loss === 'head') && stream === 1) return void withheld.push(chunk);
       send(stream, chunk);
     };
     const send = (stream: 1 | 2, chunk: Buffer) => {

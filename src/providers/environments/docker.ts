@@ -40,11 +40,12 @@ const LOST_OUTPUT = "the container engine lost the command's output";
 // The container's first process: idles until the container is stopped (TERM ends it at once).
 const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
 // Every command starts through this: it reports its own process id on standard error first, so a
-// timeout or an abort can kill it (the engine's exec API has no kill), runs the command, and after it
-// prints the end marker (its first argument) on standard output and exits with the command's code.
-// A busy engine (Podman's compatible service on a loaded machine) may lose an exec's output — all of
-// it or its end — while the exit code says success: a missing marker is how the driver notices.
-const EXEC_WRAPPER = 'm=$1; shift; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
+// timeout or an abort can kill it (the engine's exec API has no kill), runs the command, and prints
+// the marker (its first argument) on standard output before and after it, exiting with the command's
+// code. A busy engine (Podman's compatible service on a loaded machine) may lose an exec's output —
+// its beginning, its end, or all of it — while the exit code says success: a missing marker is how
+// the driver notices.
+const EXEC_WRAPPER = 'm=$1; shift; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
 // Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
 export const KILL_TREE = [
   'tree() {',
@@ -114,7 +115,7 @@ interface RawExec {
   stderr: OutputBuffer;
   timedOut: boolean;
   aborted: boolean;
-  /** Whether standard output ended with the end marker: false when the engine lost (part of) it, or the command was killed. */
+  /** Whether standard output began and ended with the marker: false when the engine lost (part of) it, or the command was killed. */
   complete: boolean;
 }
 
@@ -155,7 +156,11 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   }).catch(engineProblem);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
-  const stdoutFilter = new EndMarkerFilter(Buffer.from(marker), (payload) => {
+  const markerBytes = Buffer.from(marker);
+  // Standard output's first bytes until they can be compared with the marker (null once they were).
+  let head: Buffer | null = Buffer.alloc(0);
+  let startSeen = false;
+  const stdoutFilter = new EndMarkerFilter(markerBytes, (payload) => {
     stdout.push(payload);
     req.onOutput?.('stdout', payload);
   });
@@ -189,7 +194,17 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
         if (!payload.length) return;
       } else payload = pidLine;
     }
-    if (stream === 'stdout') return stdoutFilter.push(payload);
+    if (stream === 'stdout') {
+      if (head) {
+        head = Buffer.concat([head, payload]);
+        if (head.length < markerBytes.length) return;
+        startSeen = head.subarray(0, markerBytes.length).equals(markerBytes);
+        payload = startSeen ? head.subarray(markerBytes.length) : head;
+        head = null;
+        if (!payload.length) return;
+      }
+      return stdoutFilter.push(payload);
+    }
     stderr.push(payload);
     req.onOutput?.(stream, payload);
   });
@@ -231,7 +246,9 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
   }
-  const complete = stdoutFilter.end();
+  // Output shorter than the marker: the start marker's beginning is dropped (the output is incomplete anyway).
+  if (head?.length && !markerBytes.subarray(0, head.length).equals(head)) stdoutFilter.push(head);
+  const complete = stdoutFilter.end() && startSeen;
   // An engine sentence without a line end is still standard error.
   if (!firstLineRead && pidLine.length) {
     stderr.push(pidLine);
