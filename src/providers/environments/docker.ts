@@ -45,7 +45,9 @@ const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do slee
 // code. A busy engine (Podman's compatible service on a loaded machine) may lose an exec's output —
 // its beginning, its end, or all of it — while the exit code says success: a missing marker is how
 // the driver notices.
-const EXEC_WRAPPER = 'm=$1; shift; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
+// Before anything, it waits for one line on standard input, which the driver sends as soon as the
+// stream is attached: Podman drops what a command writes before the stream is attached.
+const EXEC_WRAPPER = 'm=$1; shift; read -r _; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
 // Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
 export const KILL_TREE = [
   'tree() {',
@@ -138,7 +140,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     method: 'POST',
     path: `/containers/${encodeURIComponent(containerId)}/exec`,
     body: {
-      AttachStdin: req.stdin !== undefined,
+      AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
@@ -239,7 +241,9 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
         resolve();
       });
       // Standard input goes out whole, then is closed (the engine closes the command's stdin).
-      if (req.stdin !== undefined) socket.end(req.stdin);
+      // The wrapper's go-ahead line first (see EXEC_WRAPPER); without standard input, it is closed at once.
+      socket.write('\n');
+      socket.end(req.stdin ?? '');
     });
   } finally {
     clearTimeout(timer);
