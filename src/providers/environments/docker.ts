@@ -293,7 +293,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   });
   const killed = raw.timedOut || raw.aborted;
   if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, workingDir, request.cwd ?? '.');
-  // The command ran (its process id arrived, or it exited 0) but its end marker did not: the engine
+  // The command ran (its process id arrived, or it exited 0) but a marker did not arrive: the engine
   // lost output. A command may have side effects, so it is not run again; the result says so.
   const lost = !killed && !raw.complete && raw.exitCode !== null && (raw.started || raw.exitCode === 0);
   if (lost) {
