@@ -304,6 +304,60 @@ describe('an engine that answers as Podman’s compatible service does', () => {
   });
 });
 
+describe('an engine that loses a command’s output (as a busy Podman service does)', () => {
+  it('runs a read or a listing again when its output was lost, fails after three losses, and marks a command’s lost output', async () => {
+    const env = await environment((await template()).id);
+    const { open } = await openThroughRun(env.id);
+    await open.writeFile('notes/hello.txt', 'hello world, a line long enough to be cut in half\n');
+    const execs = () => engine.requests.filter((r) => /^POST \/exec\/[^/]+\/start$/.test(r)).length;
+
+    // Lost entirely, then lost at the end: the third run answers, whole.
+    engine.loseOutput(1, 'all');
+    engine.loseOutput(1, 'tail');
+    let before = execs();
+    const listing = await open.listFiles('.', { depth: 3, limit: 10 });
+    expect(listing.entries.map((e) => e.path)).toEqual(['notes', 'notes/hello.txt']);
+    expect(execs() - before).toBe(3);
+    // Lost at the start (the engine attached the stream late), with the end marker arriving.
+    engine.loseOutput(1, 'head');
+    before = execs();
+    expect((await open.listFiles('.', { depth: 3, limit: 10 })).entries).toHaveLength(2);
+    expect(execs() - before).toBe(2);
+    engine.loseOutput(1, 'tail');
+    before = execs();
+    const read = await open.readFile('notes/hello.txt', { maxBytes: 1000 });
+    expect(read).toMatchObject({ sizeBytes: 50, truncated: false });
+    expect(read.content.toString()).toBe('hello world, a line long enough to be cut in half\n');
+    expect(execs() - before).toBe(2);
+
+    // Lost every time: a clear refusal (the service's failed_precondition), never partial data.
+    engine.loseOutput(3, 'tail');
+    await expect(open.readFile('notes/hello.txt', { maxBytes: 1000 })).rejects.toMatchObject({
+      code: 'failed_precondition',
+      message: expect.stringMatching(/lost the command's output \(3 attempts\)/),
+    });
+    engine.loseOutput(3, 'all');
+    await expect(open.listFiles('.', { depth: 3, limit: 10 })).rejects.toMatchObject({ code: 'failed_precondition' });
+
+    // A command may have side effects: it runs once, and its result says its output is incomplete.
+    engine.loseOutput(1, 'tail');
+    before = execs();
+    const command = await open.exec({ command: 'seq 1 100', timeoutMs: 20_000, maxOutputBytes: 1000 });
+    expect(execs() - before).toBe(1);
+    expect(command).toMatchObject({ exitCode: 0, truncated: true, stderr: expect.stringMatching(/lost the command's output/) });
+    const full = Array.from({ length: 100 }, (_, i) => `${i + 1}\n`).join('');
+    expect(full.startsWith(command.stdout)).toBe(true);
+    expect(command.stdout.length).toBeLessThan(full.length);
+    // Output that arrives whole is not marked, and a command ending in a marker-like text keeps it.
+    const whole = await open.exec({ command: 'printf "a\\n<wsa-end-"', timeoutMs: 20_000, maxOutputBytes: 1000 });
+    expect(whole).toMatchObject({ exitCode: 0, stdout: 'a\n<wsa-end-', stderr: '', truncated: false });
+    // A write's answer is its exit code: output lost there changes nothing.
+    engine.loseOutput(1, 'all');
+    await open.writeFile('notes/b.txt', 'written');
+    expect((await open.readFile('notes/b.txt', { maxBytes: 100 })).content.toString()).toBe('written');
+  });
+});
+
 describe('an engine that goes away', () => {
   it('answers work, stop and DELETE with failed_precondition and leaves the environment as it was', async () => {
     const gone = await startDockerEngineServer({ images: ['alpine:3.20'] });

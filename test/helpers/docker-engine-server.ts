@@ -13,6 +13,11 @@
 // failure is an `error` line in a 200 progress stream (Docker: 404 before any stream); an exec whose
 // working directory is missing writes the runtime's error and then an attach error to standard
 // error and ends with 127 (Docker: the runtime's error on standard output, and 126).
+//
+// `loseOutput(count, how)` makes the next `count` execs lose output as a busy Podman service does
+// (verified against the real one under load): the command runs and its exit code is recorded, but
+// its output never arrives (`all`), its standard output stops halfway (`tail`), or only its second
+// half arrives (`head`: what the command wrote before the engine attached the stream is lost).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -49,6 +54,8 @@ export interface DockerEngineServer {
   images: Set<string>;
   pullable: Set<string>;
   containers: Map<string, FakeContainer>;
+  /** The next `count` execs lose all their output, or the second or first half of their standard output. */
+  loseOutput(count: number, how: 'all' | 'tail' | 'head'): void;
   close(): Promise<void>;
 }
 
@@ -72,6 +79,7 @@ export async function startDockerEngineServer(
   const execs = new Map<string, FakeExec>();
   const requests: string[] = [];
   const hijacked = new Set<Socket>();
+  const losses: ('all' | 'tail' | 'head')[] = [];
 
   const find = (idOrName: string) => containers.get(idOrName) ?? [...containers.values()].find((c) => c.name === idOrName);
   const mapPath = (container: FakeContainer, path: string) => join(container.root, path);
@@ -185,7 +193,20 @@ export async function startDockerEngineServer(
     let pending: Buffer = head;
     let bodyRead = false;
     let child: ChildProcess | null = null;
+    const loss = losses.shift();
+    // Standard output of an exec that loses its tail, sent (halved) when the command ends.
+    const withheld: Buffer[] = [];
+    const flushWithheld = () => {
+      const all = Buffer.concat(withheld.splice(0));
+      const half = Math.floor(all.length / 2);
+      if (all.length) send(1, loss === 'head' ? all.subarray(half) : all.subarray(0, half));
+    };
     const frame = (stream: 1 | 2, chunk: Buffer) => {
+      if (loss === 'all') return;
+      if ((loss === 'tail' || loss === 'head') && stream === 1) return void withheld.push(chunk);
+      send(stream, chunk);
+    };
+    const send = (stream: 1 | 2, chunk: Buffer) => {
       const header = Buffer.alloc(8);
       header[0] = stream;
       header.writeUInt32BE(chunk.length, 4);
@@ -235,6 +256,7 @@ export async function startDockerEngineServer(
         container.processes.delete(child!);
         exec.running = false;
         exec.exitCode = code ?? 128 + (SIGNALS[signal ?? ''] ?? 0);
+        flushWithheld();
         socket.end();
       });
     };
@@ -282,6 +304,9 @@ export async function startDockerEngineServer(
     images,
     pullable,
     containers,
+    loseOutput(count, how) {
+      for (let i = 0; i < count; i++) losses.push(how);
+    },
     async close() {
       for (const container of containers.values()) killAll(container);
       for (const socket of hijacked) socket.destroy();

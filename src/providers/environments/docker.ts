@@ -6,6 +6,7 @@
 // shell commands run the same way, so any image with /bin/sh (and `find`, `stat`, `head` for
 // listing and reading) works. Stop stops the container (its files stay), start starts it again,
 // destroy removes it.
+import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
@@ -17,6 +18,7 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
+import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from './output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 
@@ -30,12 +32,22 @@ const KILL_GRACE_MS = 5_000;
 const EXIT_CODE_ATTEMPTS = 20;
 /** What file operations keep of a listing's output. */
 const LISTING_MAX_BYTES = 8 * 1024 * 1024;
+/** How often a read-only file operation runs when the engine lost its output (see runInContainer). */
+const LOST_OUTPUT_ATTEMPTS = 3;
+/** The sentence for output an engine lost, in errors and in a command's standard error. */
+const LOST_OUTPUT = "the container engine lost the command's output";
 
 // The container's first process: idles until the container is stopped (TERM ends it at once).
 const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
 // Every command starts through this: it reports its own process id on standard error first, so a
-// timeout or an abort can kill it (the engine's exec API has no kill), then becomes the command.
-const EXEC_WRAPPER = 'echo "$$" >&2; exec "$@"';
+// timeout or an abort can kill it (the engine's exec API has no kill), runs the command, and prints
+// the marker (its first argument) on standard output before and after it, exiting with the command's
+// code. A busy engine (Podman's compatible service on a loaded machine) may lose an exec's output —
+// its beginning, its end, or all of it — while the exit code says success: a missing marker is how
+// the driver notices.
+// Before anything, it waits for one line on standard input, which the driver sends as soon as the
+// stream is attached: Podman drops what a command writes before the stream is attached.
+const EXEC_WRAPPER = 'm=$1; shift; read -r _; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
 // Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
 export const KILL_TREE = [
   'tree() {',
@@ -105,6 +117,8 @@ interface RawExec {
   stderr: OutputBuffer;
   timedOut: boolean;
   aborted: boolean;
+  /** Whether standard output began and ended with the marker: false when the engine lost (part of) it, or the command was killed. */
+  complete: boolean;
 }
 
 interface RawExecRequest {
@@ -120,15 +134,17 @@ interface RawExecRequest {
 
 /** Creates an exec, starts it on a hijacked connection and reads its frames to the end. */
 async function runInContainer(target: EngineEndpoint, containerId: string, req: RawExecRequest): Promise<RawExec> {
+  // Random per exec, so no command's own output ends with it by chance.
+  const marker = `<wsa-end-${randomBytes(12).toString('hex')}>`;
   const created = await engineCall<{ Id: string }>(target, {
     method: 'POST',
     path: `/containers/${encodeURIComponent(containerId)}/exec`,
     body: {
-      AttachStdin: req.stdin !== undefined,
+      AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', ...req.argv],
+      Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', marker, ...req.argv],
       Env: Object.entries(req.env ?? {}).map(([key, value]) => `${key}=${value}`),
       WorkingDir: req.workingDir,
     },
@@ -142,6 +158,14 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   }).catch(engineProblem);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
+  const markerBytes = Buffer.from(marker);
+  // Standard output's first bytes until they can be compared with the marker (null once they were).
+  let head: Buffer | null = Buffer.alloc(0);
+  let startSeen = false;
+  const stdoutFilter = new EndMarkerFilter(markerBytes, (payload) => {
+    stdout.push(payload);
+    req.onOutput?.('stdout', payload);
+  });
   let pid: string | null = null;
   let pidLine: Buffer = Buffer.alloc(0);
   let killRequested = false;
@@ -172,7 +196,18 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
         if (!payload.length) return;
       } else payload = pidLine;
     }
-    (stream === 'stdout' ? stdout : stderr).push(payload);
+    if (stream === 'stdout') {
+      if (head) {
+        head = Buffer.concat([head, payload]);
+        if (head.length < markerBytes.length) return;
+        startSeen = head.subarray(0, markerBytes.length).equals(markerBytes);
+        payload = startSeen ? head.subarray(markerBytes.length) : head;
+        head = null;
+        if (!payload.length) return;
+      }
+      return stdoutFilter.push(payload);
+    }
+    stderr.push(payload);
     req.onOutput?.(stream, payload);
   });
   let timedOut = false;
@@ -206,13 +241,18 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
         resolve();
       });
       // Standard input goes out whole, then is closed (the engine closes the command's stdin).
-      if (req.stdin !== undefined) socket.end(req.stdin);
+      // The wrapper's go-ahead line first (see EXEC_WRAPPER); without standard input, it is closed at once.
+      socket.write('\n');
+      socket.end(req.stdin ?? '');
     });
   } finally {
     clearTimeout(timer);
     clearTimeout(graceTimer);
     req.signal?.removeEventListener('abort', onAbort);
   }
+  // Output shorter than the marker: the start marker's beginning is dropped (the output is incomplete anyway).
+  if (head?.length && !markerBytes.subarray(0, head.length).equals(head)) stdoutFilter.push(head);
+  const complete = stdoutFilter.end() && startSeen;
   // An engine sentence without a line end is still standard error.
   if (!firstLineRead && pidLine.length) {
     stderr.push(pidLine);
@@ -232,7 +272,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     }
     await delay(100);
   }
-  return { exitCode, started: pid !== null, stdout, stderr, timedOut, aborted };
+  return { exitCode, started: pid !== null, stdout, stderr, timedOut, aborted, complete };
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
@@ -253,6 +293,16 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   });
   const killed = raw.timedOut || raw.aborted;
   if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, workingDir, request.cwd ?? '.');
+  // The command ran (its process id arrived, or it exited 0) but a marker did not arrive: the engine
+  // lost output. A command may have side effects, so it is not run again; the result says so.
+  const lost = !killed && !raw.complete && raw.exitCode !== null && (raw.started || raw.exitCode === 0);
+  if (lost) {
+    const note = Buffer.from(
+      `${raw.stderr.kept && !raw.stderr.text().endsWith('\n') ? '\n' : ''}[${LOST_OUTPUT}: what it wrote may be incomplete]\n`,
+    );
+    raw.stderr.push(note);
+    request.onOutput?.('stderr', note);
+  }
   return {
     // The engine reports a signal's end as 128 + the signal's number: 137 is SIGKILL.
     exitCode: killed ? null : raw.exitCode,
@@ -261,7 +311,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     stderr: raw.stderr.text(),
     stdoutBytes: raw.stdout.total,
     stderrBytes: raw.stderr.total,
-    truncated: raw.stdout.truncated || raw.stderr.truncated,
+    truncated: raw.stdout.truncated || raw.stderr.truncated || lost,
     timedOut: raw.timedOut,
     aborted: raw.aborted,
     durationMs: Date.now() - started,
@@ -284,21 +334,32 @@ async function requireDirectory(target: EngineEndpoint, instance: EnvironmentIns
   if (check.started && check.exitCode === 1) throw new EnvironmentDriverError('not_a_directory', `${named} is not a directory`);
 }
 
-/** A file operation's shell script run from `/` with paths relative to it; its exit code says what was wrong. */
+/**
+ * A file operation's shell script run from `/` with paths relative to it; its exit code says what was
+ * wrong. A read-only operation (`readOnly`: its output is the answer) whose output the engine lost
+ * runs again, a few times; if the output is still lost the operation fails as `unavailable`, never
+ * answering with partial data. A write's answer is its exit code alone.
+ */
 async function fileCommand(
   ctx: EnvironmentDriverContext,
   instance: EnvironmentInstance,
   script: string,
   args: string[],
-  options: { stdin?: Buffer | string; maxOutputBytes: number; path: string },
+  options: { stdin?: Buffer | string; maxOutputBytes: number; path: string; readOnly?: boolean },
 ): Promise<RawExec> {
-  const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
-    argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
-    workingDir: '/',
-    stdin: options.stdin,
-    timeoutMs: ENGINE_TIMEOUT_MS,
-    maxOutputBytes: options.maxOutputBytes,
-  });
+  let raw: RawExec;
+  for (let attempt = 1; ; attempt++) {
+    raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
+      argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
+      workingDir: '/',
+      stdin: options.stdin,
+      timeoutMs: ENGINE_TIMEOUT_MS,
+      maxOutputBytes: options.maxOutputBytes,
+    });
+    if (!options.readOnly || raw.complete || raw.timedOut || raw.exitCode !== 0) break;
+    if (attempt >= LOST_OUTPUT_ATTEMPTS)
+      throw new EnvironmentDriverError('unavailable', `${LOST_OUTPUT} (${attempt} attempts) for ${options.path}; try again`);
+  }
   const problems: Record<number, EnvironmentDriverError> = {
     3: new EnvironmentDriverError('not_found', `${options.path} does not exist`),
     4: new EnvironmentDriverError('not_a_file', `${options.path} is not a file`),
@@ -402,16 +463,19 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
   exec,
   async readFile(ctx, instance, path, options) {
     const file = containerPath(instance.workingDirectory, path);
-    // The size on standard error, at most maxBytes of content on standard output.
+    // The size on the first line, then at most maxBytes of content, all on standard output (the
+    // stream the end marker vouches for).
     const raw = await fileCommand(
       ctx,
       instance,
-      '[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; wc -c < "$1" >&2 && head -c "$2" "$1"',
+      '[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; wc -c < "$1" && head -c "$2" "$1"',
       [fromRoot(file), String(options.maxBytes)],
-      { maxOutputBytes: options.maxBytes, path },
+      { maxOutputBytes: options.maxBytes + 32, path, readOnly: true },
     );
-    const content = raw.stdout.bytes();
-    const sizeBytes = Number(raw.stderr.text().trim()) || content.length;
+    const output = raw.stdout.bytes();
+    const newline = output.indexOf(10);
+    const content = newline < 0 ? Buffer.alloc(0) : output.subarray(newline + 1);
+    const sizeBytes = Number(output.subarray(0, Math.max(newline, 0)).toString('utf8').trim()) || content.length;
     return { content, sizeBytes, truncated: sizeBytes > content.length };
   },
   async writeFile(ctx, instance, path, content) {
@@ -434,7 +498,7 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
       instance,
       '[ -e "$1" ] || exit 3; [ -d "$1" ] || exit 5; cd -- "$1" && find . -mindepth 1 -maxdepth "$2" -exec stat -c "%F|%s|%Y|%n" {} +',
       [fromRoot(directory), String(Math.max(1, options.depth))],
-      { maxOutputBytes: LISTING_MAX_BYTES, path },
+      { maxOutputBytes: LISTING_MAX_BYTES, path, readOnly: true },
     );
     const all: FileEntry[] = [];
     for (const line of raw.stdout.text().split('\n')) {
