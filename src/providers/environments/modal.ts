@@ -16,11 +16,11 @@ import {
   type EnvironmentInstance,
   type ExecRequest,
   type ExecResult,
-  type FileEntry,
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
 import { OutputBuffer } from './output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
+import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
 export const DEFAULT_SANDBOX_WORKING_DIRECTORY = '/workspace';
@@ -405,32 +405,9 @@ async function fileCommand(
     timeoutMs: FILE_TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes,
   });
-  const problems: Record<number, EnvironmentDriverError> = {
-    3: new EnvironmentDriverError('not_found', `${options.path} does not exist`),
-    4: new EnvironmentDriverError('not_a_file', `${options.path} is not a file`),
-    5: new EnvironmentDriverError('not_a_directory', `${options.path} is not a directory`),
-  };
-  if (raw.exitCode !== null && problems[raw.exitCode]) throw problems[raw.exitCode];
-  if (raw.timedOut)
-    throw new EnvironmentDriverError('unavailable', `the sandbox did not finish the file operation on ${options.path} in time`);
-  // Anything else (permission denied, a read-only file system) is about the path the caller named.
-  if (raw.exitCode !== 0)
-    throw new EnvironmentDriverError(
-      'invalid_path',
-      `${options.path}: ${raw.stderr.text().trim().slice(0, 500) || `exit code ${raw.exitCode}`}`,
-    );
+  checkFileScript(raw, options.path, 'sandbox');
   return raw;
 }
-
-/** `/a/b` as `./a/b`: file scripts run from `/`, so the path is the same and never looks like an option. */
-const fromRoot = (absolute: string) => `.${absolute}`;
-
-const KIND_OF_STAT: Record<string, FileEntry['kind']> = {
-  'regular file': 'file',
-  'regular empty file': 'file',
-  directory: 'directory',
-  'symbolic link': 'symlink',
-};
 
 /** Builds (or finds already built) the image of a registry tag for the app; a failed build fails provisioning with Modal's sentence. */
 async function buildImage(api: ModalApi, appId: string, image: string, builderVersion: string, signal?: AbortSignal): Promise<string> {
@@ -580,30 +557,11 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
   },
   async listFiles(ctx, instance, path, options) {
     const directory = sandboxPath(instance.workingDirectory, path);
-    // One line per entry: kind|size|modified (seconds)|path relative to the directory.
-    const raw = await fileCommand(
-      ctx,
-      instance,
-      '[ -e "$1" ] || exit 3; [ -d "$1" ] || exit 5; cd -- "$1" && find . -mindepth 1 -maxdepth "$2" -exec stat -c "%F|%s|%Y|%n" {} +',
-      [fromRoot(directory), String(Math.max(1, options.depth))],
-      { maxOutputBytes: LISTING_MAX_BYTES, path },
-    );
-    const all: FileEntry[] = [];
-    for (const line of raw.stdout.text().split('\n')) {
-      const match = /^([^|]+)\|(\d+)\|(\d+)\|\.\/(.+)$/.exec(line);
-      if (!match) continue;
-      const kind = KIND_OF_STAT[match[1]!] ?? 'other';
-      all.push({
-        path: match[4]!,
-        kind,
-        sizeBytes: kind === 'file' ? Number(match[2]) : 0,
-        modifiedAt: new Date(Number(match[3]) * 1000).toISOString(),
-      });
-    }
-    // Breadth first, sorted per level, as the other types list: a limited listing shows the top levels first.
-    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
-    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
-    return { entries: all.slice(0, options.limit), truncated: all.length > options.limit || raw.stdout.truncated };
+    const raw = await fileCommand(ctx, instance, LIST_SCRIPT, [fromRoot(directory), String(Math.max(1, options.depth))], {
+      maxOutputBytes: LISTING_MAX_BYTES,
+      path,
+    });
+    return parseListing(raw.stdout.text(), options.limit, raw.stdout.truncated);
   },
   async stop(ctx, instance) {
     // Modal cannot pause a sandbox (terminating it loses its files), so stop ends what the service
