@@ -93,7 +93,10 @@ export async function startFindingAnalysis(
     },
   });
   if (done) {
-    return (done as { analysis: FindingAnalysis }).analysis;
+    const { analysis } = done as { analysis: FindingAnalysis };
+    // The analyst's run was written inside the transaction: workers hear of it once it is committed.
+    if (analysis.runId) call.events.publish('runAccepted', { runId: analysis.runId });
+    return analysis;
   }
   // A replay answers the analysis the first request made.
   return call.db.findingAnalysis.findUniqueOrThrow({ where: { id: value.analysis_id } });
