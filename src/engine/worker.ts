@@ -16,6 +16,8 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
+import { ANALYSIS_LABEL } from '../agents/analyst.js';
+import { analysisRunSealed } from '../services/analysis-agent.js';
 import type { CallContext } from '../services/call-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
@@ -341,6 +343,11 @@ export class WorkerPool {
         const { threadHasPending, ...row } = sealed;
         this.deps.events.publish('runChanged', row.id, row);
         this.notify(row);
+        // A finding analysis's analyst run: the analysis takes its status and, completed, its findings.
+        if ((row.labels as Record<string, string> | null)?.[ANALYSIS_LABEL])
+          await analysisRunSealed(call, row as Run).catch((error) =>
+            this.deps.logger.error({ err: error, runId: run.id }, 'recording the analysis run failed'),
+          );
         if (threadHasPending) await this.afterSeal(call, run);
       }
     } catch (error) {

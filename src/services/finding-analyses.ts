@@ -10,6 +10,8 @@ import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
+import { ANALYST_PRESET } from '../agents/analyst.js';
+import { startAnalysisRun } from './analysis-agent.js';
 import { recordAudit } from './audit.js';
 import type { CallContext } from './call-context.js';
 import { DEFAULT_PRESETS, PRESETS, runDetectors, type Detector, type DetectorCall, type DetectorRun } from './finding-detectors.js';
@@ -91,7 +93,10 @@ export async function startFindingAnalysis(
     },
   });
   if (done) {
-    return (done as { analysis: FindingAnalysis }).analysis;
+    const { analysis } = done as { analysis: FindingAnalysis };
+    // The analyst's run was written inside the transaction: workers hear of it once it is committed.
+    if (analysis.runId) call.events.publish('runAccepted', { runId: analysis.runId });
+    return analysis;
   }
   // A replay answers the analysis the first request made.
   return call.db.findingAnalysis.findUniqueOrThrow({ where: { id: value.analysis_id } });
@@ -116,8 +121,13 @@ async function resolveAgent(call: CallContext, selection: Selection): Promise<st
     if (!agent || agent.workspaceId !== workspaceId) throw notFound('agent', selection.agent_id);
     return selection.agent_id;
   }
+  // The analyst's own runs are never what an analysis is about.
+  const analysts = await call.db.agent.findMany({
+    where: { workspaceId, source: 'builtin', presetKind: ANALYST_PRESET },
+    select: { id: true },
+  });
   const latest = await call.db.run.findFirst({
-    where: { workspaceId, traceId: { not: null } },
+    where: { workspaceId, traceId: { not: null }, agentId: { notIn: analysts.map((a) => a.id) } },
     orderBy: { id: 'desc' },
     select: { agentId: true },
   });
@@ -204,20 +214,20 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
     changes = await recordFindings(call, analysisId, agentId, drafts);
   }
 
+  // With a usable model, the workspace's analyst reads the same traces too (analysis-agent.ts): its
+  // run is started here and its findings are recorded when it seals; without one the fields are null.
+  const selectedTraces = roots.map((r) => ({ run_id: r.id, trace_id: r.traceId! }));
+  const runFields = await startAnalysisRun(call, analysisId, agentId, selectedTraces);
   const analysis = await call.db.findingAnalysis.create({
     data: {
       id: analysisId,
       workspaceId,
       agentId,
-      // The model-free detectors run no agent: the analysis run's fields stay null.
-      sessionId: null,
-      threadId: null,
-      runId: null,
-      runStatus: null,
+      ...runFields,
       findingCount: changes.created.length + changes.updated.length,
       citedTraceCount: citedTraces.size,
       readTraceIds: traceIds,
-      selectedTraces: roots.map((r) => ({ run_id: r.id, trace_id: r.traceId })) as Prisma.InputJsonValue,
+      selectedTraces: selectedTraces as Prisma.InputJsonValue,
       selection: selection as unknown as Prisma.InputJsonValue,
       selectionTruncated: truncated,
       createdById: actor.principalId,

@@ -65,6 +65,16 @@ export interface StartRunHooks {
 }
 
 /**
+ * Tells this process's workers of a new run at once. Inside a caller's transaction the run is not
+ * visible yet (a claim would find nothing and the worker would take the run as announced): the
+ * NOTIFY written with the run wakes the workers at commit instead, and the caller may announce it
+ * after its commit.
+ */
+function announceAccepted(call: CallContext, runId: string) {
+  if (!call.inTransaction) call.events.publish('runAccepted', { runId });
+}
+
+/**
  * Creates an accepted run of the agent (its default revision unless one is named), in the given
  * thread or a new one (in the given session or a new one), with the inbox entry that carries its
  * input. Workers pick it up from there.
@@ -87,7 +97,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
   if (!input.threadId && !options.overrides && !mountsAsked) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
     const run = await startRunOnNewThread(call, input, request, hooks);
-    call.events.publish('runAccepted', { runId: run.id });
+    announceAccepted(call, run.id);
     return { run };
   }
   const created = await inTransaction(call, async (call) => {
@@ -122,7 +132,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
       );
     return writePlanned(call, planNewRun(call, { ...planned, thread: { existing: thread } }), hooks);
   });
-  call.events.publish('runAccepted', { runId: created.id });
+  announceAccepted(call, created.id);
   return { run: created };
 }
 

@@ -659,6 +659,14 @@ async function scenario() {
   });
   const failed = await t.rest('POST', '/api/v1/runs', { headers: WAIT, body: { agent_id: failing.body.id, input: text('go') } });
   expect(failed.body.status).toBe('failed');
+  // With no usable model the analysis runs the detectors alone (the analysis agent is covered by
+  // analysis-agent.test.ts): its answer stays the one recorded here.
+  const devModel = await t.rest('GET', '/api/v1/models/dev');
+  const disabled = await t.rest('PATCH', '/api/v1/models/dev', {
+    headers: { 'if-match': devModel.headers.get('etag')! },
+    body: { enabled: false },
+  });
+  expect(disabled.status).toBe(200);
   await call('POST /api/v1/finding-analyses', 'POST', '/api/v1/finding-analyses', {
     headers: { 'idempotency-key': 'golden-analysis' },
     body: { agent_id: failing.body.id, max_traces: 5 },

@@ -3,6 +3,7 @@
 // the engine carries calls out itself, see dispatch.ts) and tells the dispatcher what a called name
 // is. A new kind of tool is a new source in TOOL_SOURCES.
 import { jsonSchema, tool, type ToolSet } from 'ai';
+import { analysisTools } from './analysis-tools.js';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { connectionTools } from './connection-tools.js';
@@ -27,6 +28,7 @@ export const TOOL_SOURCES: readonly ToolSource[] = [
   platformTools,
   pluginTools,
   subagentTools,
+  analysisTools,
   toolOutputReader,
 ];
 

@@ -1,0 +1,87 @@
+// The analysis tools: what the builtin trace analyst (src/agents/analyst.ts) reads the traces of its
+// finding analysis with. Offered only to a run of the workspace's analyst that carries the
+// `finding-analysis` label naming an analysis of its workspace; they read that analysis's selected
+// traces and nothing else. Both only read stored rows: allowed without review.
+import { ANALYSIS_LABEL, ANALYST_PRESET } from '../../agents/analyst.js';
+import { AppError } from '../../lib/errors.js';
+import type { RunTool, ToolSource } from './tool.js';
+
+/** The most spans read_trace returns for one trace (the oldest first); longer traces say they were cut. */
+export const READ_TRACE_MAX_SPANS = 500;
+/** Attribute values longer than this are cut: the analyst needs their gist, not whole payloads. */
+const ATTRIBUTE_MAX_CHARS = 500;
+
+function compactAttributes(attributes: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries((attributes ?? {}) as Record<string, unknown>)) {
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    out[key] = text.length > ATTRIBUTE_MAX_CHARS ? `${text.slice(0, ATTRIBUTE_MAX_CHARS)}…` : value;
+  }
+  return out;
+}
+
+export const analysisTools: ToolSource = async ({ call, run }) => {
+  const analysisId = (run.labels as Record<string, string> | null)?.[ANALYSIS_LABEL];
+  if (!analysisId) return [];
+  const agent = await call.db.agent.findUnique({ where: { id: run.agentId }, select: { source: true, presetKind: true } });
+  if (agent?.source !== 'builtin' || agent.presetKind !== ANALYST_PRESET) return [];
+  const analysis = await call.db.findingAnalysis.findUnique({
+    where: { id: analysisId },
+    select: { workspaceId: true, selectedTraces: true },
+  });
+  if (!analysis || analysis.workspaceId !== run.workspaceId) return [];
+  const selected = analysis.selectedTraces as { run_id: string; trace_id: string }[];
+  const traceIds = new Set(selected.map((s) => s.trace_id));
+  const tool = (t: Omit<RunTool, 'permission' | 'offered' | 'skipReview'>): RunTool => ({
+    ...t,
+    permission: 'allow',
+    offered: true,
+    skipReview: true,
+  });
+  return [
+    tool({
+      name: 'list_selected_traces',
+      description: 'The traces this analysis selected: each root run id and its trace id, newest first.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      execution: { kind: 'server', execute: async () => ({ traces: selected }) },
+    }),
+    tool({
+      name: 'read_trace',
+      description:
+        'The spans of one selected trace, oldest first: span id, parent span id, run id, name, status, duration, attributes (long values cut) and event names.',
+      inputSchema: {
+        type: 'object',
+        properties: { trace_id: { type: 'string', description: 'A trace id from list_selected_traces.' } },
+        required: ['trace_id'],
+        additionalProperties: false,
+      },
+      execution: {
+        kind: 'server',
+        execute: async (args) => {
+          const traceId = String(args.trace_id ?? '');
+          if (!traceIds.has(traceId)) throw new AppError('not_found', 'trace_id is not one of the traces this analysis selected');
+          const spans = await call.db.traceSpan.findMany({
+            where: { workspaceId: run.workspaceId, traceId },
+            orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
+            take: READ_TRACE_MAX_SPANS + 1,
+          });
+          return {
+            trace_id: traceId,
+            truncated: spans.length > READ_TRACE_MAX_SPANS,
+            spans: spans.slice(0, READ_TRACE_MAX_SPANS).map((s) => ({
+              span_id: s.spanId,
+              parent_span_id: s.parentSpanId,
+              run_id: s.runId,
+              name: s.name,
+              status: s.statusCode,
+              ...(s.statusMessage ? { status_message: s.statusMessage } : {}),
+              duration_ms: Number((s.endTimeUnixNano - s.startTimeUnixNano) / 1_000_000n),
+              attributes: compactAttributes(s.attributes),
+              events: ((s.events ?? []) as { name?: string }[]).map((e) => e.name),
+            })),
+          };
+        },
+      },
+    }),
+  ];
+};
