@@ -20,6 +20,7 @@ import {
 import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from './output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
+import { watchForKill } from './kill-watch.js';
 import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
@@ -210,27 +211,18 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     stderr.push(payload);
     req.onOutput?.(stream, payload);
   });
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const kill = () => {
+  const watch = watchForKill({
+    timeoutMs: req.timeoutMs,
+    signal: req.signal,
+    graceMs: KILL_GRACE_MS,
     // The process id may not have arrived yet (its stream and standard output are separate): then
     // the kill goes out as soon as it does.
-    killRequested = true;
-    killProcessTree();
-    // Whatever the kill reaches, the caller's wait ends soon.
-    graceTimer ??= setTimeout(() => socket.destroy(), KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, req.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (req.signal?.aborted) onAbort();
-  else req.signal?.addEventListener('abort', onAbort, { once: true });
+    kill: () => {
+      killRequested = true;
+      killProcessTree();
+    },
+    giveUp: () => socket.destroy(),
+  });
   try {
     await new Promise<void>((resolve) => {
       socket.on('data', (chunk: Buffer) => demux.push(chunk));
@@ -246,10 +238,9 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
       socket.end(req.stdin ?? '');
     });
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    req.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
+  const { timedOut, aborted } = watch;
   // Output shorter than the marker: the start marker's beginning is dropped (the output is incomplete anyway).
   if (head?.length && !markerBytes.subarray(0, head.length).equals(head)) stdoutFilter.push(head);
   const complete = stdoutFilter.end() && startSeen;

@@ -20,6 +20,7 @@ import {
 import { registerProviderType, type JsonSchema } from '../registry.js';
 import { OutputBuffer } from './output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
+import { watchForKill } from './kill-watch.js';
 import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
@@ -270,26 +271,17 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     req.onOutput?.(stream, payload);
   };
   const streams = new AbortController();
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const kill = () => {
+  const watch = watchForKill({
+    timeoutMs: req.timeoutMs,
+    signal: req.signal,
+    graceMs: KILL_GRACE_MS,
     // The process id may not have arrived yet: then the kill goes out as soon as it does.
-    killRequested = true;
-    killProcessTree();
-    // Whatever the kill reaches, the caller's wait ends soon.
-    graceTimer ??= setTimeout(() => streams.abort(), KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, req.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (req.signal?.aborted) onAbort();
-  else req.signal?.addEventListener('abort', onAbort, { once: true });
+    kill: () => {
+      killRequested = true;
+      killProcessTree();
+    },
+    giveUp: () => streams.abort(),
+  });
   /** One output stream to its end (the command closed it); a broken stream is asked again from the offset it reached. */
   const read = async (fd: number) => {
     let offset = 0;
@@ -350,15 +342,13 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   } catch (error) {
     modalProblem(error);
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
     clearTimeout(drainTimer);
-    req.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
   // (Set inside `wait`, which the compiler does not follow.)
   const ended = exit as { code?: number; signal?: number } | null;
   const exitCode = ended?.code ?? (ended?.signal !== undefined ? 128 + ended.signal : null);
-  return { exitCode, stdout, stderr, timedOut, aborted };
+  return { exitCode, stdout, stderr, timedOut: watch.timedOut, aborted: watch.aborted };
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
