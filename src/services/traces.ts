@@ -14,7 +14,28 @@ export interface RunTrace {
 }
 
 /**
- * The spans of the trace `run` belongs to, oldest start first (ties by span id): its own attempts,
+ * Spans in start order. Spans that start on the same clock tick (a run span and its first model
+ * request often do) put a parent before its children, then go by span id, so a trace always reads
+ * the same way: span ids are random and say nothing about order.
+ */
+function inStartOrder(spans: TraceSpan[]): TraceSpan[] {
+  const parentOf = new Map(spans.map((span) => [span.spanId, span.parentSpanId]));
+  const depthOf = (span: TraceSpan) => {
+    let depth = 0;
+    for (let parent = span.parentSpanId; parent && depth < spans.length; parent = parentOf.get(parent) ?? null) depth += 1;
+    return depth;
+  };
+  const depth = new Map(spans.map((span) => [span.spanId, depthOf(span)]));
+  return spans.sort(
+    (a, b) =>
+      (a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : 0) ||
+      depth.get(a.spanId)! - depth.get(b.spanId)! ||
+      (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+  );
+}
+
+/**
+ * The spans of the trace `run` belongs to, oldest start first (ties: parents first, then by span id): its own attempts,
  * and — the trace being the delegating run's — the spans of subagent child runs beneath its calls.
  * One query, on the trace id (the primary key's first column).
  */
@@ -22,19 +43,17 @@ export async function traceOf(call: CallContext, run: Pick<Run, 'id' | 'traceId'
   if (!run.traceId) return { traceId: null, runId: run.id, spans: [] };
   const spans = await call.db.traceSpan.findMany({
     where: { traceId: run.traceId, workspaceId: run.workspaceId },
-    orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
   });
-  return { traceId: run.traceId, runId: run.id, spans };
+  return { traceId: run.traceId, runId: run.id, spans: inStartOrder(spans) };
 }
 
 /**
  * The spans of several traces of the caller's workspace in one query (a list of runs asking for
- * their traces), by trace id, each in start order.
+ * their traces), by trace id, each in start order (as traceOf orders them).
  */
 export async function spansOfTraces(call: CallContext, traceIds: readonly string[]): Promise<Map<string, TraceSpan[]>> {
   const spans = await call.db.traceSpan.findMany({
     where: { traceId: { in: [...new Set(traceIds)] }, workspaceId: call.actor.workspaceId },
-    orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
   });
   const byTrace = new Map<string, TraceSpan[]>();
   for (const span of spans) {
@@ -42,6 +61,7 @@ export async function spansOfTraces(call: CallContext, traceIds: readonly string
     if (list) list.push(span);
     else byTrace.set(span.traceId, [span]);
   }
+  for (const list of byTrace.values()) inStartOrder(list);
   return byTrace;
 }
 
