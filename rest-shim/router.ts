@@ -573,6 +573,11 @@ export function createRestRouter(
       } catch (error) {
         if (!isAppError(error) && !isProblem(error))
           options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
+        // A refused upload's temporary file goes before the answer too, as after the operation.
+        if (spooled) {
+          await spooled.remove();
+          spooled = null;
+        }
         if (res.headersSent) {
           // A download failed part-way: the client sees a cut-short body, never a wrong one.
           res.destroy();

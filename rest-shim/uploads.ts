@@ -36,7 +36,7 @@ const tooLarge = (maxBytes: number) =>
  * Writes `source` to a new file at `path`, failing past `maxBytes`. On failure the source is unpiped
  * and drained, not destroyed: the error answer still reaches the client (sent with Connection: close).
  */
-function spoolStream(source: Readable, path: string, maxBytes: number): Promise<void> {
+function spoolStream(source: Readable, path: string, maxBytes: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
     let seen = 0;
@@ -50,8 +50,10 @@ function spoolStream(source: Readable, path: string, maxBytes: number): Promise<
       }
       source.unpipe(out);
       source.resume();
+      // Rejected once the file is closed: its opening may still be under way, and a removal before
+      // that would find nothing and leave the file behind when the open then creates it.
+      out.once('close', () => reject(error));
       out.destroy();
-      reject(error);
     };
     source.on('data', (chunk: Buffer) => {
       seen += chunk.length;
@@ -61,6 +63,7 @@ function spoolStream(source: Readable, path: string, maxBytes: number): Promise<
     source.on('aborted', () => finish(invalidArgument('the request body was cut short', 'body')));
     out.on('error', finish);
     out.on('finish', () => finish());
+    signal?.addEventListener('abort', () => finish(signal.reason), { once: true });
     source.pipe(out);
   });
 }
@@ -111,6 +114,7 @@ function spoolMultipart(
     }
     const fields: Record<string, string> = {};
     let file: Promise<{ filename: string; type: string }> | null = null;
+    const stopFile = new AbortController();
     let failed = false;
     const fail = (error: unknown) => {
       if (failed) return;
@@ -118,7 +122,14 @@ function spoolMultipart(
       req.unpipe(parser);
       // The rest of the body is read and dropped, so the answer reaches the client.
       req.resume();
-      reject(error);
+      // A file part still being written is stopped, and the refusal waits for its file to close:
+      // the caller removes the file next, and a removal before the close would leave it behind.
+      stopFile.abort(error);
+      const settled = file ?? Promise.resolve();
+      settled.then(
+        () => reject(error),
+        () => reject(error),
+      );
     };
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated)
@@ -132,7 +143,7 @@ function spoolMultipart(
         fail(invalidArgument('a multipart upload has one file part, named "file"', name === 'file' ? 'file' : name.slice(0, 64)));
         return;
       }
-      file = spoolStream(stream, path, maxBytes).then(() => ({ filename: info.filename ?? '', type: info.mimeType ?? '' }));
+      file = spoolStream(stream, path, maxBytes, stopFile.signal).then(() => ({ filename: info.filename ?? '', type: info.mimeType ?? '' }));
       file.catch((error: unknown) => {
         stream.resume();
         fail(error);

@@ -221,7 +221,9 @@ describe('assets: upload and read', () => {
     badLabels.set('file', new Blob([PNG], { type: 'image/png' }), 'dot.png');
     refusals.push([badLabels, 'labels']);
     const twoFiles = new FormData();
-    twoFiles.append('file', new Blob([PNG], { type: 'image/png' }), 'a.png');
+    // A first file large enough to be still spooling when the second part arrives: the refusal must
+    // wait for its file to close before removing it, or the file is left behind.
+    twoFiles.append('file', new Blob([randomBytes(512 * 1024)], { type: 'application/octet-stream' }), 'a.bin');
     twoFiles.append('file', new Blob([PNG], { type: 'image/png' }), 'b.png');
     refusals.push([twoFiles, 'file']);
     for (const [form, field] of refusals) {
@@ -233,6 +235,7 @@ describe('assets: upload and read', () => {
       const error = ((await refused.json()) as any).error;
       expect(refused.status, JSON.stringify(error)).toBe(400);
       expect(error.details.field).toBe(field);
+      expect(spooledLeft(), field).toEqual([]);
     }
 
     const big = new FormData();
