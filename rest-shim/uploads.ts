@@ -143,7 +143,10 @@ function spoolMultipart(
         fail(invalidArgument('a multipart upload has one file part, named "file"', name === 'file' ? 'file' : name.slice(0, 64)));
         return;
       }
-      file = spoolStream(stream, path, maxBytes, stopFile.signal).then(() => ({ filename: info.filename ?? '', type: info.mimeType ?? '' }));
+      file = spoolStream(stream, path, maxBytes, stopFile.signal).then(() => ({
+        filename: info.filename ?? '',
+        type: info.mimeType ?? '',
+      }));
       file.catch((error: unknown) => {
         stream.resume();
         fail(error);
