@@ -4,13 +4,30 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'client/src/generated.ts', 'client/dist/', 'dist/', 'coverage/', '.data/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/generated/',
+      'client/src/generated.ts',
+      'client/dist/',
+      'console/dist/',
+      'test-artifacts/',
+      'dist/',
+      'coverage/',
+      '.data/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     // Node scripts written as plain ES modules.
     files: ['**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // The console's service worker: plain JavaScript run by the browser, not bundled.
+    files: ['console/public/**/*.js'],
+    languageOptions: { globals: { self: 'readonly', URL: 'readonly' } },
   },
   {
     rules: {

@@ -427,6 +427,15 @@ export const routes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/v1/finding-analyses/:analysis_id/findings',
+    operation: 'FindingAnalysisFindingsList',
+    surface: 'v1',
+    result: 'findingAnalysis.findings',
+    connection: true,
+    variables: (req) => ({ id: req.path('analysis_id'), change: req.query('change'), ...pageArgs(req) }),
+  },
+  {
+    method: 'GET',
     path: '/api/v1/findings',
     operation: 'FindingsList',
     surface: 'v1',
@@ -458,7 +467,15 @@ export const routes: Route[] = [
     result: 'updateFinding.finding',
   },
 
-  // ── webhook subscriptions (every operation needs `admin`) ──
+  // ── webhook event kinds (any authenticated caller) and subscriptions (every operation needs `admin`) ──
+  {
+    method: 'GET',
+    path: '/api/v1/webhook-event-kinds',
+    operation: 'WebhookEventKindsList',
+    surface: 'v1',
+    result: 'webhookEventKinds',
+    wrapItems: true,
+  },
   {
     method: 'POST',
     path: '/api/v1/webhook-subscriptions',
@@ -1134,6 +1151,24 @@ export const routes: Route[] = [
     surface: 'support',
     variables: (req) => ({ participantId: req.query('participant_id') }),
     result: 'touchPresence.presence',
+  },
+  {
+    method: 'DELETE',
+    path: '/api/presence',
+    operation: 'PresenceLeave',
+    surface: 'support',
+    variables: (req) => ({ participantId: req.query('participant_id') }),
+    body: 'none',
+    result: 'leavePresence.left',
+    empty: true,
+  },
+  {
+    method: 'GET',
+    path: '/api/push/subscriptions',
+    operation: 'PushSubscriptionsList',
+    surface: 'support',
+    result: 'pushSubscriptions',
+    wrapItems: true,
   },
   // Open (no credential) and rate-limited: a daemon asks to pair, then polls with its poll secret.
   {

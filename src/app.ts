@@ -26,6 +26,7 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { apiReferenceRouter } from './api-reference/index.js';
+import { consoleRouter } from './console/serve.js';
 import { vapidKeys } from './support/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './support/device-socket.js';
 import { stopSupportRuntime, supportRuntime } from './support/runtime.js';
@@ -257,6 +258,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       message: `no endpoint ${req.method} ${path}`,
     });
   });
+  // The operator console (the web UI) owns every other path: its page, bundle and service worker.
+  if (config.consoleEnabled) app.use(consoleRouter());
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const parsed = requestError(error, config.maxBodyBytes);
     const surface = req.originalUrl.startsWith('/api/v1/') || req.originalUrl.startsWith('/graphql') ? 'v1' : 'support';

@@ -23,6 +23,8 @@ export interface Config {
   assetS3: AssetS3Config | null;
   loginSessionTtlSeconds: number;
   idempotencyTtlSeconds: number;
+  /** Serve the operator console (the web UI) at `/`. */
+  consoleEnabled: boolean;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
   /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
@@ -303,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     assetS3: assetS3(env),
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
+    consoleEnabled: boolean(env, 'CONSOLE_ENABLED', true),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
     graphqlLimits: graphqlLimits(env),

@@ -25,6 +25,7 @@ const logger = createLogger(config.logLevel);
 const app = await buildApp(config, { logger }).catch(exitOnOperatorError);
 const url = await app.start();
 logger.info({ url, env: config.env, database: app.database.mode, dataDir: config.dataDir }, 'workspace agent service listening');
+if (config.consoleEnabled) logger.info({ console: `${url}/` }, 'operator console: sign in with an API key or a user');
 if (config.graphiql) {
   logger.info({ graphiql: `${url}/graphql` }, 'GraphiQL: put an API key in its Authorization header (Headers tab)');
 }
@@ -32,7 +33,8 @@ if (app.bootstrap) {
   // Printed once, on the first start of an empty database.
   process.stdout.write(
     `\nBootstrap API key for workspace ${app.bootstrap.workspaceId} (all permissions):\n\n  ${app.bootstrap.apiKey}\n\n` +
-      `Also written to ${app.bootstrap.keyFile} (mode 0600). Try:\n  curl -H "Authorization: Bearer ${app.bootstrap.apiKey}" ${url}/api/v1/workspace\n\n`,
+      `Also written to ${app.bootstrap.keyFile} (mode 0600). Try:\n  curl -H "Authorization: Bearer ${app.bootstrap.apiKey}" ${url}/api/v1/workspace\n` +
+      (config.consoleEnabled ? `or open ${url}/ and sign in with the key.\n\n` : '\n'),
   );
 }
 

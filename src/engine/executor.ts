@@ -51,7 +51,7 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
-  const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+  const usage: Usage = ctx.usage ?? { requests: 0, input_tokens: 0, output_tokens: 0 };
   const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
   // The run seals with this outcome: what its tools left to tidy in its environments goes first.
   const end = async (outcome: Outcome): Promise<AttemptResult> => {

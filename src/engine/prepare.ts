@@ -2,6 +2,7 @@
 // from (history, then its input or the answers its resume brings), the memory mounts and what they
 // recall, the attempt's toolset, and the calls a resume approved (server tools run now, client tools
 // go to the client).
+import type { Usage } from './model-turn.js';
 import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
@@ -43,6 +44,11 @@ export interface ExecutionContext {
   onEnvironments?: (environments: RunEnvironments) => void;
   /** The attempt's trace (its run span): model requests and tool calls add their spans to it. */
   trace?: AttemptTrace;
+  /**
+   * The attempt's model usage, counted as it goes: the worker's own object, so that a run that ends by
+   * an error or a cancellation still seals with the requests and tokens it consumed.
+   */
+  usage?: Usage;
 }
 
 /** The conversation of an attempt: every message the model sees, and those this run adds to the thread. */

@@ -9,6 +9,7 @@
 // back (accepted again, the attempt not counted against its budget) with a NOTIFY, so another
 // worker — or this process's next start, which scans for accepted runs — takes it at once
 // instead of waiting for its lease to expire.
+import type { Usage } from './model-turn.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../generated/prisma/client.js';
@@ -43,6 +44,7 @@ import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
 import { deleteExpiredSpans } from '../services/traces.js';
+import { announceThreadChanged } from '../services/event-topics.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -204,8 +206,14 @@ export class WorkerPool {
           this.claimAgain = false;
           while (!this.stopped && this.slotFree) {
             let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
-            if (this.named.length) claimed = await this.claim(this.named.shift()!);
-            else if (this.scanNeeded) {
+            if (this.named.length) {
+              const runId = this.named.shift()!;
+              claimed = await this.claim(runId);
+              // Not claimable now (a late wake-up for a run that is still running, e.g. its creation's
+              // NOTIFY arriving after a retry forgot it): forget the wake-up too, or the requeue's own
+              // wake-up would be taken for a repeat of it and dropped, leaving the run accepted.
+              if (!claimed) this.announced.delete(runId);
+            } else if (this.scanNeeded) {
               claimed = await this.claim();
               if (!claimed) this.scanNeeded = false;
             } else break;
@@ -286,8 +294,11 @@ export class WorkerPool {
       // The attempt's environments once mounted: a run that ends by an error or a cancellation is
       // sealed here, so their seal work (skill sync's cleanup) runs here too.
       const attempt: { environments?: RunEnvironments } = {};
+      // Counted by the attempt as it goes; an attempt that throws seals with what it consumed so far.
+      const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
       try {
         result = await executeAttempt({
+          usage,
           deps: this.deps,
           call,
           run,
@@ -309,7 +320,7 @@ export class WorkerPool {
         for (const open of items.openItems()) items.complete(open, {}, 'failed');
         if (controller.signal.aborted) {
           await attempt.environments?.sealed();
-          result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage: {} };
+          result = { outcome: { kind: 'cancelled' as const }, newMessages: [], usage };
         } else if (isTransient(error) && attemptsLeft(run)) {
           items.open('error', { code: 'transient_error', message: describeError(error), retrying: true }, 'completed');
           await items.flush();
@@ -322,7 +333,7 @@ export class WorkerPool {
           const code = isAppError(error) ? error.code : 'model_error';
           await attempt.environments?.sealed();
           items.open('error', { code, message: describeError(error) }, 'completed');
-          result = { outcome: { kind: 'failed' as const, code, message: describeError(error) }, newMessages: [], usage: {} };
+          result = { outcome: { kind: 'failed' as const, code, message: describeError(error) }, newMessages: [], usage };
         }
       }
       // Cancelled meanwhile (a hand-over abort that came too late to stop the attempt lets it seal).
@@ -335,13 +346,15 @@ export class WorkerPool {
         run,
         outcome,
         result.newMessages,
-        { requests: 0, input_tokens: 0, output_tokens: 0, ...result.usage },
+        { ...result.usage },
         await items.drain(),
         spans.drain(run.id),
       );
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
         this.deps.events.publish('runChanged', row.id, row);
+        // The seal appended to the thread's history, freed it and finished the run's inbox entries.
+        announceThreadChanged(this.deps.events, row.threadId);
         this.notify(row);
         // A finding analysis's analyst run: the analysis takes its status and, completed, its findings.
         if ((row.labels as Record<string, string> | null)?.[ANALYSIS_LABEL])
@@ -450,6 +463,7 @@ export class WorkerPool {
       if (moved) {
         this.deps.logger.warn({ runId: run.id, status: moved.status }, 'took over a run whose lease expired');
         this.deps.events.publish('runChanged', moved.id, moved);
+        if (moved.status === 'failed') announceThreadChanged(this.deps.events, moved.threadId);
       }
     }
     if (expired.length) this.wake();

@@ -69,6 +69,12 @@ export type EventTopics = {
   runItem: [runId: string, payload: ItemView];
   /** A run's row changed (status, pending, output…): the whole row after the change, by run id. */
   runChanged: [runId: string, payload: Run];
+  /**
+   * A thread's row or inbox changed (version, current/last run, history, archive; an entry delivered,
+   * edited, incorporated, turned into a run, finished), by thread id, after the change committed.
+   * Only a signal: the threadUpdated subscription reads the thread as it is then (thread-watch.ts).
+   */
+  threadChanged: [threadId: string, payload: { threadId: string }];
   /** The presence frame after someone arrived, left or expired, by workspace id. */
   presenceChanged: [workspaceId: string, payload: PresenceFrame];
   /** A request for a device, by device id: the instance holding its websocket serves it. */
@@ -80,11 +86,20 @@ export type EventTopics = {
 export type Events = EventBus<EventTopics>;
 
 /** `listen` (src/lib/events.ts) with the topic's payload type: a synchronous listener, in publish order. */
-export function listenTo<Topic extends 'runItem' | 'runChanged' | 'workspaceUpdated' | 'presenceChanged'>(
+export function listenTo<Topic extends 'runItem' | 'runChanged' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged'>(
   events: Events,
   topic: Topic,
   id: string,
   listener: (payload: EventTopics[Topic][1]) => void,
 ): () => void {
   return listen(events, topic, id, listener as (payload: unknown) => void);
+}
+
+/**
+ * Tells followers of the thread that its row or inbox changed. Call it after the change committed
+ * (a follower reads the thread when it hears this; a read inside the writer's transaction would
+ * not see it yet).
+ */
+export function announceThreadChanged(events: Events, threadId: string | null | undefined): void {
+  if (threadId) events.publish('threadChanged', threadId, { threadId });
 }

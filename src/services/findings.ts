@@ -189,5 +189,15 @@ export async function recordFindings(
   // A concurrent analysis of the same agent may record the same new problem first: its finding stands
   // (the unique source key makes the second insert a no-op rather than an error).
   const created = fresh.length ? await call.db.finding.createManyAndReturn({ data: fresh, skipDuplicates: true }) : [];
+  // What this analysis did, exactly (its findings list): one statement; a finding it records a second
+  // time (the detectors', then the analyst's) keeps the first change.
+  if (created.length + updated.length === 0) return { created, updated };
+  await call.db.findingAnalysisFinding.createMany({
+    data: [
+      ...created.map((f) => ({ workspaceId: actor.workspaceId, analysisId, findingId: f.id, change: 'created' })),
+      ...updated.map((f) => ({ workspaceId: actor.workspaceId, analysisId, findingId: f.id, change: 'updated' })),
+    ],
+    skipDuplicates: true,
+  });
   return { created, updated };
 }

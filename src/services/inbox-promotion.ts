@@ -10,6 +10,7 @@ import { storedMessage } from './run-input.js';
 import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { enqueueWebhookEvent } from './webhook-events.js';
+import { announceThreadChanged } from './event-topics.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -24,6 +25,7 @@ export const activeRun = (tx: Tx, threadId: string) =>
 export async function promoteNextEntry(call: CallContext<Actor | null>, threadId: string): Promise<Run | null> {
   // Most runs end with nothing queued: one cheap read avoids the locking transaction.
   if (!(await call.db.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, select: { id: true } }))) return null;
+  let entryFailed = false;
   const run = await inTransaction(call, async (bound) => {
     const tx = bound.db;
     await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
@@ -38,6 +40,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
       await enqueueWebhookEvent(tx, entry.workspaceId, 'inbox_entry.failed', {
         inbox_entry: { id: entry.id, thread_id: threadId, run_id: null, status: 'failed', failure },
       });
+      entryFailed = true;
       return null;
     }
     const options = entry.options as RunOptions;
@@ -60,5 +63,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
     );
   });
   if (run) call.events.publish('runAccepted', { runId: run.id });
+  // The entry became the thread's run (its current run now), or failed: the thread's followers see it.
+  if ((run || entryFailed) && !call.inTransaction) announceThreadChanged(call.events, threadId);
   return run;
 }

@@ -25,6 +25,7 @@ import { storedMessage, validateMessage, type MessageContent } from './run-input
 import { attachAssets } from './assets.js';
 import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
+import { announceThreadChanged } from './event-topics.js';
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
@@ -168,6 +169,7 @@ export async function deliverToInbox(
   if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
   const answer = committed ?? (await loadResult(call, result.entry_id)); // a replay: as it is now
   call.events.publish('runAccepted', { runId: result.run_id });
+  announceThreadChanged(call.events, threadId);
   return answer;
 }
 
@@ -234,7 +236,7 @@ export async function updateInboxEntry(
   if (patch.payload !== undefined) data.payload = await attachAssets(call, validateMessage(patch.payload, 'payload'), 'payload');
   if (patch.options !== undefined) data.options = normalizeRunOptions(patch.options) as Prisma.InputJsonValue;
   if (patch.delivery !== undefined) data.delivery = validateDelivery(patch.delivery);
-  await inTransaction(call, async (call) => {
+  const edited = await inTransaction(call, async (call) => {
     const thread = await lockThread(call, threadId);
     checkIfMatch(ifMatch, thread.id, thread.version);
     const entry = await call.db.inboxEntry.findUnique({ where: { id: entryId } });
@@ -242,7 +244,7 @@ export async function updateInboxEntry(
     if (entry.status !== 'pending') throw new AppError('conflict', `only pending entries can be edited; this one is ${entry.status}`);
     // An edit that changes nothing keeps the thread's version and records nothing (the no-op rule).
     const changed = Object.keys(data).filter((key) => !canonicallyEqual(data[key], (entry as Record<string, unknown>)[key]));
-    if (changed.length === 0) return;
+    if (changed.length === 0) return false;
     await call.db.inboxEntry.update({
       where: { id: entry.id },
       data: { ...Object.fromEntries(changed.map((key) => [key, data[key]])), updatedAt: new Date() },
@@ -257,7 +259,9 @@ export async function updateInboxEntry(
       resourceId: entry.id,
       changes: Object.fromEntries(changed.map((k) => [k, { from: null, to: '[changed]' }])),
     });
+    return true;
   });
+  if (edited && !call.inTransaction) announceThreadChanged(call.events, threadId);
   return loadResult(call, entryId);
 }
 
@@ -267,7 +271,7 @@ export async function takeSteerEntries(
   run: { id: string; threadId: string },
   checkpoint: number,
 ): Promise<MessageContent[]> {
-  return inTransaction(call, async (call) => {
+  const taken = await inTransaction(call, async (call) => {
     const entries = await call.db.inboxEntry.findMany({
       where: { threadId: run.threadId, status: 'pending', delivery: 'steer' },
       orderBy: { position: 'asc' },
@@ -279,6 +283,9 @@ export async function takeSteerEntries(
     });
     return entries.map((entry) => storedMessage(entry.payload));
   });
+  // The entries are the run's now (incorporated): followers of the thread see their inbox change.
+  if (taken.length && !call.inTransaction) announceThreadChanged(call.events, run.threadId);
+  return taken;
 }
 
 /** Fork: a new thread of the run's session continuing from the run's committed history. */
@@ -339,6 +346,7 @@ export async function forkRun(
   void source;
   const answer = committed ?? (await loadResult(call, value.entry_id)); // a replay: as it is now
   call.events.publish('runAccepted', { runId: value.run_id });
+  announceThreadChanged(call.events, answer.thread.id);
   return answer;
 }
 

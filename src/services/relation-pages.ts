@@ -7,6 +7,7 @@
 import {
   Prisma,
   type AgentRevision,
+  type Finding,
   type InboxEntry,
   type Run,
   type RunItem,
@@ -16,6 +17,7 @@ import {
 import { decodeCursor, pageSize, toPage, mapPage, type Page } from '../lib/cursor.js';
 import { formatEtag } from '../lib/etag.js';
 import { invalidArgument } from '../lib/errors.js';
+import { returningColumns } from '../storage/columns.js';
 import { firstRowsPerParent, rowsByParent, type PerParentQuery } from '../storage/per-parent.js';
 import type { CallContext } from './call-context.js';
 import type { ItemView } from './event-topics.js';
@@ -204,3 +206,43 @@ export const agentRevisionPages = (call: CallContext, agentIds: readonly string[
 /** `Skill.revisions`: newest first, as `skillRevisions(skillId:)`. */
 export const skillRevisionPages = (call: CallContext, skillIds: readonly string[], args: RelationPageArgs) =>
   relationPages(call, skillIds, args, revisionRelation<SkillRevision>(call, 'skill', Prisma.SkillRevisionScalarFieldEnum));
+
+/** What an analysis did to a finding it recorded (the `change` of `FindingAnalysis.findings`). */
+export const ANALYSIS_CHANGES = ['created', 'updated'] as const;
+const FINDING_COLUMNS = returningColumns(Prisma.FindingScalarFieldEnum, 'c');
+
+/**
+ * `FindingAnalysis.findings`: the findings each analysis created or updated, exactly (its links in
+ * finding_analysis_findings, written with the findings), as they are now; newest first; `change`
+ * narrows to the ones it created or found again. One statement for any number of analyses.
+ */
+export function analysisFindingPages(
+  call: CallContext,
+  analysisIds: readonly string[],
+  args: RelationPageArgs & { change?: string | null },
+) {
+  if (args.change != null && !(ANALYSIS_CHANGES as readonly string[]).includes(args.change))
+    throw invalidArgument(`change must be one of ${ANALYSIS_CHANGES.join(', ')}`, 'change');
+  const change = args.change != null ? Prisma.sql`AND l."change" = ${args.change}` : Prisma.empty;
+  return relationPages<Finding & { parentId: string }, Finding>(call, analysisIds, args, {
+    list: () => 'analysis-findings',
+    query: (parentIds, after, take) => {
+      const keyset = after === null ? Prisma.empty : Prisma.sql`AND l."finding_id" < ${String(after)}`;
+      // The links walk their primary key (analysis_id, finding_id) backwards; findings are never deleted.
+      return Prisma.sql`
+        SELECT p."id" AS "parentId", ${FINDING_COLUMNS}
+        FROM "finding_analyses" p
+        CROSS JOIN LATERAL (
+          SELECT l."finding_id" FROM "finding_analysis_findings" l
+          WHERE l."analysis_id" = p."id" ${change} ${keyset}
+          ORDER BY l."finding_id" DESC
+          LIMIT ${take}
+        ) l
+        JOIN "findings" c ON c."id" = l."finding_id" AND c."workspace_id" = p."workspace_id"
+        WHERE p."id" IN (${Prisma.join([...parentIds])}) AND p."workspace_id" = ${call.actor.workspaceId}
+        ORDER BY p."id", c."id" DESC`;
+    },
+    keyOf: (row) => [row.id],
+    view: without,
+  });
+}

@@ -12,6 +12,7 @@ import { validateMessage } from './run-input.js';
 import { attachAssets } from './assets.js';
 import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
+import { announceThreadChanged } from './event-topics.js';
 
 /** How a resume answers a pending approval. */
 export const APPROVAL_ACTIONS = ['approve', 'deny'] as const;
@@ -80,7 +81,7 @@ export async function resumeRun(
   const { deps, actor } = call;
   requirePermission(actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
-  await getRun(call, runId); // 404 before anything else
+  const parent = await getRun(call, runId); // 404 before anything else
   const input = await attachAssets(call, validateMessage(body.input, 'input', false), 'input');
   let created: Run | null = null;
   const { value } = await withIdempotency(call, {
@@ -121,6 +122,8 @@ export async function resumeRun(
     },
   });
   deps.events.publish('runAccepted', { runId: value.run_id });
+  // The successor is the thread's current run: followers of the thread (a waiting run's page) see it.
+  announceThreadChanged(deps.events, parent.threadId);
   // A replay answers with the successor as it is now.
   return created ?? call.db.run.findUniqueOrThrow({ where: { id: value.run_id } });
 }

@@ -21,6 +21,7 @@ import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
 import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
+import { announceThreadChanged } from './event-topics.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -70,8 +71,11 @@ export interface StartRunHooks {
  * NOTIFY written with the run wakes the workers at commit instead, and the caller may announce it
  * after its commit.
  */
-function announceAccepted(call: CallContext, runId: string) {
-  if (!call.inTransaction) call.events.publish('runAccepted', { runId });
+function announceAccepted(call: CallContext, run: { id: string; threadId: string }) {
+  if (call.inTransaction) return;
+  call.events.publish('runAccepted', { runId: run.id });
+  // The run is its thread's current run now.
+  announceThreadChanged(call.events, run.threadId);
 }
 
 /**
@@ -97,7 +101,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
   if (!input.threadId && !options.overrides && !mountsAsked) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
     const run = await startRunOnNewThread(call, input, request, hooks);
-    announceAccepted(call, run.id);
+    announceAccepted(call, run);
     return { run };
   }
   const created = await inTransaction(call, async (call) => {
@@ -132,7 +136,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
       );
     return writePlanned(call, planNewRun(call, { ...planned, thread: { existing: thread } }), hooks);
   });
-  announceAccepted(call, created.id);
+  announceAccepted(call, created);
   return { run: created };
 }
 
@@ -253,6 +257,8 @@ export async function cancelRun(call: CallContext, id: string) {
   });
   call.events.publish('runCancelRequested', { runId: run.id });
   call.events.publish('runChanged', run.id, run);
+  // Cancelled at once, it is no longer its thread's current run.
+  if (run.status === 'cancelled' && !call.inTransaction) announceThreadChanged(call.events, run.threadId);
   // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.
   if (run.status === 'cancelled') await promoteNextEntry(call, run.threadId);
   return run;

@@ -13,6 +13,7 @@ import { requirePermission } from './permissions.js';
 import { writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { assertModelUsable } from './runs.js';
+import { announceThreadChanged } from './event-topics.js';
 
 /**
  * How deep subagents may nest: a child may delegate to its own subagents, down to this many levels
@@ -92,6 +93,8 @@ export async function startSubagentRun(call: CallContext, request: SubagentRunRe
     return run;
   });
   call.events.publish('runAccepted', { runId: child.id });
+  // The delegating run's inbox entry now names the child.
+  if (parent.sourceEntryId && !call.inTransaction) announceThreadChanged(call.events, parent.threadId);
   return child;
 }
 

@@ -9,6 +9,7 @@ import { recordAudit } from './audit.js';
 import { changeVersioned } from './versioned.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
+import { announceThreadChanged } from './event-topics.js';
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -171,10 +172,13 @@ async function changeThread(
   compute: (row: Awaited<ReturnType<typeof getThread>>) => Record<string, unknown>,
 ) {
   requirePermission(call.actor, 'write');
-  return inTransaction(call, async (call) => {
+  const changed = await inTransaction(call, async (call) => {
     const row = await getThread(call, id);
     return changeVersioned({ call, delegate: call.db.thread, row, ifMatch, resourceKind: 'thread', action, data: compute(row) });
   });
+  // Followers hear of it once it is committed (inside a caller's transaction, that caller announces).
+  if (!call.inTransaction) announceThreadChanged(call.events, id);
+  return changed;
 }
 
 export const updateThread = (

@@ -31,6 +31,30 @@ export const WEBHOOK_EVENT_KINDS = [
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+
+/** What each kind reports, in the words of docs/api/webhooks.md: the one list the API answers (`webhookEventKinds`). */
+export const WEBHOOK_EVENT_KIND_DESCRIPTIONS: Record<WebhookEventKind, string> = {
+  'run.waiting': 'A run pauses (approvals, client tools, questions).',
+  'run.completed': 'A run completes.',
+  'run.failed': 'A run fails (also when its worker was lost and its attempts are spent).',
+  'run.cancelled': 'A run is cancelled.',
+  'inbox_entry.failed': 'An inbox entry fails (its run failed, or it could not start).',
+  'agent.revision_published': "An agent's new revision, or revision 1 of a new agent.",
+  'skill.revision_published': "A skill's new revision, or revision 1 of a new skill.",
+  'provider.changed': 'A provider of any kind is created or changed.',
+  'model.changed': 'A model is created or changed.',
+  'connection.changed': 'A connection is created, changed or revoked.',
+  'environment_template.changed': 'An environment template is created or changed.',
+  'environment.changed': 'An environment is created, stopped or destroyed.',
+  'memory.changed': 'A memory (the resource, not its records) is created or changed.',
+  'finding.created': 'A finding analysis records a new finding.',
+  'finding.updated': 'A finding changes: found again by a later analysis, or assessed, annotated, closed or reopened.',
+};
+
+/** The kinds a subscription can ask for, in the order above, with what each reports. Any authenticated caller may read them. */
+export function listWebhookEventKinds(): { kind: WebhookEventKind; description: string }[] {
+  return WEBHOOK_EVENT_KINDS.map((kind) => ({ kind, description: WEBHOOK_EVENT_KIND_DESCRIPTIONS[kind] }));
+}
 export const PING_KIND = 'webhook.ping';
 
 /** Writes an event in the caller's transaction (a no-op without a subscriber). Returns the number of deliveries written. */

@@ -81,6 +81,26 @@ export function touchPresence(call: CallContext, participantId: string | null | 
   return result;
 }
 
+/**
+ * The caller's participant leaves at once (default participant: the caller's principal id) instead of
+ * expiring after the TTL: the frame without it is published on `presenceChanged`. Leaving when not
+ * present (already left, expired, or never registered) is not an error: `left` is false and nothing is
+ * published. A caller removes only its own participants (another principal's with the same id stay).
+ */
+export function leavePresence(call: CallContext, participantId: string | null | undefined): { left: boolean; presence: PresenceFrame } {
+  const { deps, actor } = call;
+  requirePermission(actor, 'read');
+  const participant = validateParticipantId(participantId) ?? actor.principalId;
+  const runtime = supportRuntime(deps);
+  const expired = expire(deps, actor.workspaceId);
+  const entries = runtime.presence.get(actor.workspaceId);
+  const left = entries?.delete(`${actor.principalId}\u0000${participant}`) ?? false;
+  if (entries && entries.size === 0) runtime.presence.delete(actor.workspaceId);
+  const result = frame(deps, actor.workspaceId, participant);
+  if (left || expired) deps.events.publish('presenceChanged', actor.workspaceId, result);
+  return { left, presence: result };
+}
+
 /** The current frame without registering anyone (subscriptions start with it). */
 export function currentPresence(call: CallContext): PresenceFrame {
   const { deps, actor } = call;

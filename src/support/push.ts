@@ -164,6 +164,20 @@ export async function upsertPushSubscription(call: CallContext, input: PushSubsc
   });
 }
 
+/** How many of a caller's subscriptions the list answers (browsers of one principal: a handful in practice). */
+export const PUSH_SUBSCRIPTIONS_LIST_MAX = 200;
+
+/** The caller's own subscriptions in the workspace it acts in, newest first (another principal's are never listed). */
+export async function listPushSubscriptions(call: CallContext): Promise<PushSubscriptionRow[]> {
+  const { actor } = call;
+  requirePermission(actor, 'read');
+  return call.db.pushSubscription.findMany({
+    where: { workspaceId: actor.workspaceId, principalId: actor.principalId },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: PUSH_SUBSCRIPTIONS_LIST_MAX,
+  });
+}
+
 async function ownSubscription(call: CallContext, id: string): Promise<PushSubscriptionRow> {
   const { actor } = call;
   if (!looksLikeId('pushSubscription', id)) throw notFound('push subscription', id);

@@ -134,6 +134,10 @@ describe('the analysis agent', () => {
       }),
     ]);
 
+    // The analysis lists the analyst's finding among what it created.
+    const listed = await t.rest('GET', `/api/v1/finding-analyses/${started.body.id}/findings?change=created`);
+    expect(listed.body.items.map((f: any) => f.id)).toEqual([fromAgent[0].id]);
+
     // An empty body never picks the analyst itself as the agent to analyse.
     const latest = await analyse({}, 'latest');
     expect(latest.body.agent_id).toBe(agent.id);

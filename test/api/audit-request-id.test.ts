@@ -417,6 +417,7 @@ const NO_AUDIT_ROW: Record<string, string> = {
   testProvider: 'a probe',
   testConnection: 'a probe (connects and lists tools)',
   touchPresence: 'presence is in memory, not stored',
+  leavePresence: 'presence is in memory, not stored',
   recordPushActivity: 'a liveness mark on the subscription',
   testPushSubscription: 'sends a notification',
   requestDevicePairing: 'nobody is known yet; the approval is audited',

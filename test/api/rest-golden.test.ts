@@ -481,11 +481,13 @@ async function scenario() {
     body: { endpoint: browser.endpoint, keys: browser.keys },
   });
   const subscriptionId = subscription.body.id as string;
+  await call('GET /api/push/subscriptions', 'GET', '/api/push/subscriptions');
   await call('POST /api/push/subscriptions/:subscriptionId/activity', 'POST', `/api/push/subscriptions/${subscriptionId}/activity`);
   await call('POST /api/push/subscriptions/:subscriptionId/test', 'POST', `/api/push/subscriptions/${subscriptionId}/test`);
   await call('DELETE /api/push/subscriptions/:subscriptionId', 'DELETE', `/api/push/subscriptions/${subscriptionId}`);
   await call('GET /api/status', 'GET', '/api/status');
   await call('GET /api/presence', 'GET', '/api/presence?participant_id=golden-tab');
+  await call('DELETE /api/presence', 'DELETE', '/api/presence?participant_id=golden-tab');
 
   // device pairing and devices (the device never connects: its directories answer as offline)
   const pairing = await call('POST /api/envd/pair', 'POST', '/api/envd/pair', {
@@ -591,6 +593,7 @@ async function scenario() {
   // webhook subscriptions (last, so the cases above keep their ids): this instance delivers nothing
   // (WEBHOOK_DELIVERY_CONCURRENCY=0), so the test ping's delivery stays pending and its answers
   // do not depend on a receiver
+  await call('GET /api/v1/webhook-event-kinds', 'GET', '/api/v1/webhook-event-kinds');
   const hook = await call('POST /api/v1/webhook-subscriptions', 'POST', '/api/v1/webhook-subscriptions', {
     body: {
       url: 'https://hooks.example.com/agents',
@@ -667,12 +670,13 @@ async function scenario() {
     body: { enabled: false },
   });
   expect(disabled.status).toBe(200);
-  await call('POST /api/v1/finding-analyses', 'POST', '/api/v1/finding-analyses', {
+  const analysis = await call('POST /api/v1/finding-analyses', 'POST', '/api/v1/finding-analyses', {
     headers: { 'idempotency-key': 'golden-analysis' },
     body: { agent_id: failing.body.id, max_traces: 5 },
   });
   await call('POST /api/v1/finding-analyses — without an Idempotency-Key', 'POST', '/api/v1/finding-analyses', { body: {} });
   await call('GET /api/v1/finding-analyses', 'GET', '/api/v1/finding-analyses?limit=5');
+  await call('GET /api/v1/finding-analyses/:analysis_id/findings', 'GET', `/api/v1/finding-analyses/${analysis.body.id}/findings?limit=5`);
   const findings = await call('GET /api/v1/findings', 'GET', `/api/v1/findings?agent_id=${failing.body.id}&category=output_spec`);
   const findingId = findings.body.items[0].id as string;
   const finding = await call('GET /api/v1/findings/:finding_id', 'GET', `/api/v1/findings/${findingId}`);

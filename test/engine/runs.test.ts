@@ -213,6 +213,8 @@ describe('a run', () => {
     expect(cancel.status).toBe(200);
     const done = await settle(run.id, ['cancelled']);
     expect(done.failure).toEqual({ code: 'cancelled', message: 'the run was cancelled' });
+    // The aborted request counts: a cancelled run seals with what it consumed (runs.md, usage_at_seal).
+    expect(done.usage_at_seal.requests).toBe(1);
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     expect(items.every((i: { state: string }) => i.state !== 'in_progress')).toBe(true);
   });
@@ -259,6 +261,22 @@ describe('a run', () => {
     const items = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items;
     expect(items.filter((i: { kind: string }) => i.kind === 'error')).toHaveLength(3);
     expect(items.map((i: { ordinal: number }) => i.ordinal)).toEqual(items.map((_: unknown, index: number) => index + 1));
+  });
+});
+
+describe('usage of a run that fails', () => {
+  it('seals with the requests it made, the one that broke included', async () => {
+    const agent = await agentWith({
+      ...script(
+        [{ tool_call: { id: 'c1', name: 'http_request', arguments: { method: 'GET', url: `${t.url}/healthz` } } }],
+        [{ error: { message: 'the model is broken' } }],
+      ),
+      plugins: [{ plugin_key: 'http_request', config: { permission: 'allow', methods: ['GET'] } }],
+    });
+    const sealed = await settle((await startRun(agent.id)).id);
+    expect(sealed.status).toBe('failed');
+    expect(sealed.failure.code).toBe('model_error');
+    expect(sealed.usage_at_seal.requests).toBe(2);
   });
 });
 

@@ -1,6 +1,7 @@
 // A client that unsubscribes from a run that is not moving (queued: no worker has claimed it) stops
 // following it at once: the service drops its listeners then, not when the run next changes. Seen
 // from outside through Redis (REDIS_URL): the service's SUBSCRIBE on the run's channels is withdrawn.
+// The same for a thread followed with threadUpdated whose client goes away (the socket closes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -82,5 +83,37 @@ describe.skipIf(!available)('unsubscribing from a run that does not move', () =>
     );
     expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status).toBe('accepted');
     await ws.dispose();
+  });
+
+  it('withdraws the threadUpdated listener when the client closes its socket', async () => {
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const channel = [`threadChanged:${thread.id}`];
+    expect(await subscribers(channel)).toEqual([0]);
+    const ws = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${t.apiKey}` },
+      lazy: false,
+    });
+    let heard!: (id: string) => void;
+    const first = new Promise<string>((resolve) => (heard = resolve));
+    ws.subscribe(
+      { query: 'subscription($id: ID!) { threadUpdated(threadId: $id) { id } }', variables: { id: thread.id } },
+      { next: (value) => heard((value.data as any).threadUpdated.id), error: () => undefined, complete: () => undefined },
+    );
+    expect(await first).toBe(thread.id);
+    await waitFor(
+      () => subscribers(channel),
+      ([count]) => count! >= 1,
+      'the thread follower to listen',
+    );
+
+    // No `complete` is sent: the socket just goes away, as when a browser tab closes.
+    await ws.dispose();
+    await waitFor(
+      () => subscribers(channel),
+      ([count]) => count === 0,
+      'the thread follower to stop listening',
+    );
   });
 });

@@ -10,6 +10,8 @@ import pg from 'pg';
 import { EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/storage/embedded.js';
 import { applyMigrations } from '../../src/storage/migrate.js';
 import { createLogger } from '../../src/lib/logger.js';
+// @ts-expect-error a plain ES module script without types
+import { buildConsole } from '../../scripts/build-console.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +29,8 @@ function withDatabase(url: string, database: string): string {
 
 export default async function setup(project: TestProject) {
   const logger = createLogger('warn');
+  // The console tests load the page the service serves: build it first if its sources changed.
+  await buildConsole({ quiet: true });
   let embedded: EmbeddedDatabase | null = null;
   let dir: string | null = null;
   let adminUrl = process.env.TEST_DATABASE_URL ?? '';

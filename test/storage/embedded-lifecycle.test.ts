@@ -54,6 +54,12 @@ describe('embedded storage lifecycle', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', database: 'embedded', pending_migrations: 0 });
     expect((await fetch(`${service!.url}/healthz`)).status).toBe(200);
+    // The operator console is served (the suite built it, as `npm start` does first) and the start says where.
+    await service!.waitForOutput('open ');
+    expect(service!.output()).toContain(`open ${service!.url}/ and sign in with the key`);
+    const page = await fetch(`${service!.url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
   });
 
   it('after SIGTERM: shuts down gracefully; the next start keeps data and bootstraps nothing', { tags: ['slow'] }, async () => {

@@ -125,6 +125,30 @@ describe('layers of src/', () => {
     expect(writers).toEqual(['services/run-lifecycle.ts']);
   });
 
+  it('the operator console is a client of the API only: it imports nothing of the service', () => {
+    // console/src may import its own modules, the client package and npm packages; a relative import
+    // that leaves console/ would reach past GraphQL into the service's code.
+    const consoleDir = join(root, 'console');
+    const files = (function walk(dir: string): string[] {
+      return readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) return walk(path);
+        return /\.(ts|tsx)$/.test(name) ? [path] : [];
+      });
+    })(join(consoleDir, 'src'));
+    expect(files.length).toBeGreaterThan(10);
+    const outside: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const pattern of SPECIFIERS)
+        for (const match of text.matchAll(pattern)) {
+          const target = resolve(dirname(file), match[1]!);
+          if (!target.startsWith(`${consoleDir}/`)) outside.push(`${relative(root, file)} → ${match[1]}`);
+        }
+    }
+    expect(outside).toEqual([]);
+  });
+
   it('finds a cycle and a forbidden import when there is one', () => {
     expect(
       cycles(

@@ -41,6 +41,8 @@ const FindingRef = builder.prismaObject('Finding', {
 });
 asNode(FindingRef, loadFindings, rowId);
 
+export const FindingConnection = connectionOf('Finding', FindingRef);
+
 const SelectedTraceRef = builder.objectRef<{ run_id: string; trace_id: string }>('SelectedTrace').implement({
   fields: (t) => ({ runId: t.exposeString('run_id'), traceId: t.exposeString('trace_id') }),
 });
@@ -57,7 +59,7 @@ const FindingSelectionRef = builder.objectRef<Selection>('FindingSelection').imp
   }),
 });
 
-const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
+export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
   fields: (t) => ({
     agentId: t.exposeString('agentId', { nullable: true, description: 'null when the workspace had no traced run to analyse' }),
     sessionId: t.exposeString('sessionId', { nullable: true, description: "the analysis agent's run; null when no agent ran" }),
@@ -78,7 +80,6 @@ const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
 });
 asNode(FindingAnalysisRef, loadFindingAnalyses, rowId);
 
-const FindingConnection = connectionOf('Finding', FindingRef);
 const FindingAnalysisConnection = connectionOf('FindingAnalysis', FindingAnalysisRef);
 
 const StartFindingAnalysisInput = builder.inputType('StartFindingAnalysisInput', {

@@ -12,6 +12,7 @@ import { InboxEntryStatusEnum } from './enums.js';
 import { AgentRef, AgentRevisionConnection } from './agents.js';
 import { SkillRef, SkillRevisionConnection } from './skills.js';
 import { InboxEntryConnection } from './inbox.js';
+import { FindingAnalysisRef, FindingConnection } from './findings.js';
 import { MemoryRecordConnection } from './memories.js';
 import { RunItemRef } from './run-items.js';
 import { RunConnection, RunRef } from './runs.js';
@@ -21,6 +22,7 @@ import type { CallContext } from '../../services/call-context.js';
 import type { Page } from '../../lib/cursor.js';
 import {
   agentRevisionPages,
+  analysisFindingPages,
   runItemPages,
   sessionThreadPages,
   skillRevisionPages,
@@ -136,5 +138,18 @@ builder.prismaObjectField('Memory', 'records', (t) =>
       "The memory's records in its provider's order: `memoryRecords(memoryId:)` (its cursors too). At most 100 a page (default 50); the built-in provider's records of all the memories of a level in one statement, an external provider's with one request per memory.",
     args: connectionArgs(t.arg),
     resolve: (memory, args, ctx) => relationField(args, ctx, memory, 'memory-records', memoryRecordPages, {}),
+  }),
+);
+
+builder.objectField(FindingAnalysisRef as ObjectRef<Types, { id: string }>, 'findings', (t) =>
+  t.field({
+    type: FindingConnection,
+    description: `The findings this analysis created or updated, exactly, as they are now (a finding found again later names the later analysis in \`analysisId\` but stays listed here); newest first. ${DESCRIPTION}`,
+    args: {
+      change: t.arg.string({ description: 'created | updated: only the findings this analysis created, or only those it found again' }),
+      ...connectionArgs(t.arg),
+    },
+    resolve: (analysis, args, ctx) =>
+      relationField(args, ctx, analysis, 'analysis-findings', byIds(analysisFindingPages), { change: args.change ?? null }),
   }),
 );

@@ -7,6 +7,7 @@ import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './co
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
+import { watchThread } from '../../services/thread-watch.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -69,3 +70,14 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => archiveThread(await ctx.call(), String(a.id), a.ifMatch),
   }),
 }));
+
+builder.subscriptionField('threadUpdated', (t) =>
+  t.field({
+    type: ThreadRef,
+    description:
+      'Emits the thread as it is now, then whenever its row changes (version, current or last run, history, archive) or its inbox changes (an entry delivered, edited, incorporated, turned into a run, finished). Read permission; a thread of another workspace is not found.',
+    args: { threadId: t.arg.id({ required: true }) },
+    subscribe: async (_r, a, ctx) => watchThread(await ctx.call(), String(a.threadId)),
+    resolve: (thread) => thread,
+  }),
+);

@@ -19,6 +19,7 @@ import {
   type SubscriptionWithSecret,
 } from '../../services/webhook-subscriptions.js';
 import type { AttemptRecord } from '../../services/webhook-delivery.js';
+import { listWebhookEventKinds } from '../../services/webhook-events.js';
 
 const WebhookSubscriptionRef = builder.prismaObject('WebhookSubscription', {
   interfaces: [VersionedRef],
@@ -94,6 +95,14 @@ const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
   }),
 });
 
+const WebhookEventKindRef = builder.objectRef<ReturnType<typeof listWebhookEventKinds>[number]>('WebhookEventKind').implement({
+  description: 'An event kind a subscription can ask for (its `eventKinds`), with what it reports.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'the value a subscription names, e.g. `run.completed`' }),
+    description: t.exposeString('description', { description: 'when events of this kind are sent' }),
+  }),
+});
+
 const WebhookSubscriptionConnection = connectionOf('WebhookSubscription', WebhookSubscriptionRef);
 const WebhookDeliveryConnection = connectionOf('WebhookDelivery', WebhookDeliveryRef);
 
@@ -122,6 +131,15 @@ const RotateWebhookSecretInput = builder.inputType('RotateWebhookSecretInput', {
 });
 
 builder.queryFields((t) => ({
+  webhookEventKinds: t.field({
+    type: [WebhookEventKindRef],
+    description:
+      'Every event kind a subscription can ask for, in a stable order (`webhook.ping` is not one: only the test action sends it). Any authenticated caller may read it.',
+    resolve: async (_r, _a, ctx) => {
+      await ctx.call();
+      return listWebhookEventKinds();
+    },
+  }),
   webhookSubscriptions: t.field({
     type: WebhookSubscriptionConnection,
     description: 'Needs `admin`.',

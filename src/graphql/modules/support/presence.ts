@@ -2,7 +2,7 @@
 import { builder } from '../../builder.js';
 import { payloadOf } from '../payloads.js';
 import { requirePermission } from '../../../services/permissions.js';
-import { currentPresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
+import { currentPresence, leavePresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
 import { PrincipalKindEnum, storedValue } from '../enums.js';
 
 const PresenceParticipant = builder.objectRef<PresenceFrame['participants'][number]>('PresenceParticipant').implement({
@@ -45,10 +45,28 @@ builder.mutationField('touchPresence', (t) =>
   }),
 );
 
+const LeavePresencePayload = builder.objectRef<ReturnType<typeof leavePresence>>('LeavePresencePayload').implement({
+  description: 'The result of `leavePresence`.',
+  fields: (t) => ({
+    left: t.exposeBoolean('left', { description: 'true: the participant was present and is gone; false: it was not present' }),
+    presence: t.field({ type: PresenceFrameRef, description: 'the frame after leaving', resolve: (r) => r.presence }),
+  }),
+});
+
+builder.mutationField('leavePresence', (t) =>
+  t.field({
+    type: LeavePresencePayload,
+    description:
+      "The caller's participant (default: the caller's principal id) leaves at once instead of expiring after the TTL; subscribers get the frame without it.",
+    args: { participantId: t.arg.string({ required: false, description: 'at most 80 characters' }) },
+    resolve: async (_root, args, ctx) => leavePresence(await ctx.call(), args.participantId),
+  }),
+);
+
 builder.subscriptionField('presenceChanged', (t) =>
   t.field({
     type: PresenceFrameRef,
-    description: "Emits the workspace's presence frame whenever a participant arrives or expires.",
+    description: "Emits the workspace's presence frame whenever a participant arrives, leaves or expires.",
     subscribe: async (_root, _args, ctx) => {
       const actor = await ctx.actor();
       requirePermission(actor, 'read');

@@ -5,6 +5,7 @@ import { flagPayload, payloadOf } from '../payloads.js';
 import {
   deletePushSubscription,
   getPushConfiguration,
+  listPushSubscriptions,
   recordPushActivity,
   sendTestNotification,
   upsertPushSubscription,
@@ -63,6 +64,14 @@ const PushSubscriptionInput = builder.inputType('PushSubscriptionInput', {
 
 builder.queryField('pushConfiguration', (t) =>
   t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(await ctx.call()) }),
+);
+
+builder.queryField('pushSubscriptions', (t) =>
+  t.field({
+    type: [PushSubscriptionView],
+    description: "The caller's own browser subscriptions in this workspace, newest first (at most 200).",
+    resolve: async (_root, _args, ctx) => listPushSubscriptions(await ctx.call()),
+  }),
 );
 
 builder.mutationField('upsertPushSubscription', (t) =>

@@ -1,0 +1,200 @@
+// Small shared pieces every page uses, with the accessible markup they need (roles, labels, live
+// regions), so pages stay about their own domain.
+import { useId, type ReactNode, type InputHTMLAttributes, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { ServiceError, errorMessage } from '../api';
+
+export function PageHeader({ title, actions, children }: { title: string; actions?: ReactNode; children?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <div>
+        <h1>{title}</h1>
+        {children ? <p className="muted">{children}</p> : null}
+      </div>
+      {actions ? <div className="actions">{actions}</div> : null}
+    </header>
+  );
+}
+
+/**
+ * An error the user must see; announced by screen readers as it appears. `withField` adds the member
+ * the service names (`config.model`, `labels.team`) so the user knows what to fix. `stale` explains a
+ * refused If-Match (someone else changed the thing since the page read it) and offers a reload.
+ */
+export function ErrorNotice({
+  error,
+  title,
+  withField,
+  stale,
+}: {
+  error: unknown;
+  title?: string;
+  withField?: boolean;
+  stale?: { what: string; onReload?: () => void };
+}) {
+  if (!error) return null;
+  const heading = title ? <strong>{title}: </strong> : null;
+  if (stale && isStaleVersion(error))
+    return (
+      <div role="alert" className="notice error">
+        {heading}
+        Someone else changed this {stale.what} after you opened it, so your change was not saved. Reload to see the current {stale.what},
+        then make your change again.{' '}
+        {stale.onReload ? (
+          <button type="button" className="secondary" onClick={stale.onReload}>
+            Reload the {stale.what}
+          </button>
+        ) : null}
+      </div>
+    );
+  const field = withField && error instanceof ServiceError ? error.details?.field : undefined;
+  return (
+    <div role="alert" className="notice error">
+      {heading}
+      {errorMessage(error)}
+      {typeof field === 'string' ? (
+        <>
+          {' '}
+          — at <code>{field}</code>
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** A refused If-Match: the version the page read is no longer the current one. */
+export function isStaleVersion(error: unknown): boolean {
+  return error instanceof ServiceError && (error.code === 'precondition_failed' || error.status === 412);
+}
+
+/** A status line that screen readers announce politely (saved, sent, loading). */
+export function Status({ children }: { children: ReactNode }) {
+  return (
+    <p role="status" className="notice">
+      {children}
+    </p>
+  );
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p role="status" aria-live="polite" className="muted">
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="muted empty">{children}</p>;
+}
+
+/** A labelled input; every form control in the console has a visible label. */
+export function Field({ label, hint, ...input }: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {hint ? (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+export function TextArea({ label, hint, ...area }: { label: string; hint?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...area} />
+      {hint ? (
+        <small id={`${id}-hint`} className="muted">
+          {hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+export function Select({
+  label,
+  options,
+  ...select
+}: { label: string; options: { value: string; label: string }[] } & SelectHTMLAttributes<HTMLSelectElement>) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} {...select}>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** A status word as a coloured badge (run, environment, delivery, device statuses). */
+export function Badge({ value }: { value: string }) {
+  return <span className={`badge badge-${value.replace(/[^a-z_]/gi, '')}`}>{value.replace(/_/g, ' ')}</span>;
+}
+
+/** A JSON document, pretty-printed. */
+export function JsonView({ value, label }: { value: unknown; label?: string }) {
+  return (
+    <pre className="json" aria-label={label} tabIndex={0}>
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
+
+export function Time({ value }: { value: string | null | undefined }) {
+  if (!value) return <span className="muted">—</span>;
+  const date = new Date(value);
+  return (
+    <time dateTime={value} title={date.toISOString()}>
+      {date.toLocaleString()}
+    </time>
+  );
+}
+
+/** "Load more" for a cursor connection. */
+export function MorePages({ hasNextPage, loading, onMore }: { hasNextPage: boolean; loading: boolean; onMore(): void }) {
+  if (!hasNextPage) return null;
+  return (
+    <button type="button" className="secondary" onClick={onMore} disabled={loading}>
+      {loading ? 'Loading…' : 'Load more'}
+    </button>
+  );
+}
+
+/** A labelled checkbox (the label follows the box, as platforms show it). */
+export function Checkbox({ label, checked, onChange }: { label: string; checked: boolean; onChange(checked: boolean): void }) {
+  const id = useId();
+  return (
+    <div className="field checkbox">
+      <input id={id} type="checkbox" checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <label htmlFor={id}>{label}</label>
+    </div>
+  );
+}
+
+/** The "enabled / disabled / any" filter of a list of things that can be turned off. */
+export function EnabledFilter({ value, onChange }: { value: string; onChange(value: string): void }) {
+  return (
+    <Select
+      label="State"
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+      options={[
+        { value: '', label: 'Any' },
+        { value: 'true', label: 'Enabled' },
+        { value: 'false', label: 'Disabled' },
+      ]}
+    />
+  );
+}

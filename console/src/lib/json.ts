@@ -1,0 +1,22 @@
+// JSON objects typed into a text area (a configuration, labels, run options). The messages name the
+// field, so the form can show them as they are.
+
+/** The object, nothing for a blank field, or a problem naming `field`. */
+export function readJsonObject(text: string, field: string): { value?: Record<string, unknown>; problem?: string } {
+  if (!text.trim()) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${field} is not JSON: ${(error as Error).message}` };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { problem: `${field} must be a JSON object.` };
+  return { value: value as Record<string, unknown> };
+}
+
+/** readJsonObject for a form that catches: blank means `{}`, a problem is thrown as an Error. */
+export function parseJsonObject(text: string, field: string): Record<string, unknown> {
+  const { value, problem } = readJsonObject(text, field);
+  if (problem) throw new Error(problem);
+  return value ?? {};
+}

@@ -1,0 +1,94 @@
+// The landing page: which workspace this is, who is acting, and the runs waiting for someone (an
+// approval, a client tool result or an answer), newest first, each a link to where it is answered.
+import { Link } from 'react-router';
+import { gql, useQuery } from '../api';
+import { Badge, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
+
+interface WaitingRun {
+  id: string;
+  waitReason: string | null;
+  createdAt: string;
+  agent: { id: string; name: string };
+  resumedById: string | null;
+}
+
+const OVERVIEW = gql<{
+  workspace: { id: string; name: string; description: string };
+  viewer: { principalId: string; principalKind: string; permissions: string[] };
+  waiting: { edges: { node: WaitingRun }[]; pageInfo: { hasNextPage: boolean } };
+  active: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } };
+}>(`query ConsoleOverview {
+  workspace { id name description }
+  viewer { principalId principalKind permissions }
+  waiting: runs(status: [waiting], first: 20) {
+    edges { node { id waitReason createdAt resumedById agent { id name } } }
+    pageInfo { hasNextPage }
+  }
+  active: runs(status: [accepted, running], first: 100) { edges { node { id } } pageInfo { hasNextPage } }
+}`);
+
+const count = (list: { edges: unknown[]; pageInfo: { hasNextPage: boolean } }) =>
+  list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length);
+
+export function OverviewPage() {
+  const { data, error, loading } = useQuery(OVERVIEW, {});
+  // A waiting run someone already answered has a successor; it is no longer waiting for anyone.
+  const waiting = data?.waiting.edges.map((edge) => edge.node).filter((run) => !run.resumedById) ?? [];
+  return (
+    <>
+      <PageHeader title={data?.workspace.name ?? 'Overview'}>{data?.workspace.description}</PageHeader>
+      <ErrorNotice error={error} />
+      {loading && !data ? <Loading /> : null}
+      {data ? (
+        <>
+          <dl className="facts">
+            <dt>Workspace</dt>
+            <dd>
+              <code>{data.workspace.id}</code>
+            </dd>
+            <dt>Signed in as</dt>
+            <dd>
+              <code>{data.viewer.principalId}</code> ({data.viewer.principalKind.replace(/_/g, ' ')}; {data.viewer.permissions.join(', ')})
+            </dd>
+            <dt>Runs accepted or running</dt>
+            <dd>
+              <Link to="/runs?status=accepted&status=running">{count(data.active)}</Link>
+            </dd>
+          </dl>
+          <h2>Waiting for someone</h2>
+          {waiting.length === 0 ? (
+            <Empty>No run is waiting for an answer.</Empty>
+          ) : (
+            <table aria-label="Runs waiting for someone">
+              <thead>
+                <tr>
+                  <th scope="col">Run</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Waiting for</th>
+                  <th scope="col">Started</th>
+                </tr>
+              </thead>
+              <tbody>
+                {waiting.map((run) => (
+                  <tr key={run.id}>
+                    <td>
+                      <Link to={`/runs/${run.id}`}>{run.id}</Link>
+                    </td>
+                    <td>
+                      <Link to={`/agents/${run.agent.id}`}>{run.agent.name}</Link>
+                    </td>
+                    <td>{run.waitReason ? <Badge value={run.waitReason} /> : null}</td>
+                    <td>
+                      <Time value={run.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {data.waiting.pageInfo.hasNextPage ? <Link to="/runs?status=waiting">All waiting runs</Link> : null}
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+// Editing the head: name, description and labels (no new revision). The change carries the ETag the page
+// read; when someone changed the agent since, the service refuses it (412) and the form says so and
+// offers to reload the current agent.
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '../../api';
+import { Field, Status, TextArea, ErrorNotice } from '../../components/ui';
+import { UPDATE_AGENT, type AgentHead } from './documents';
+import { formatLabels, readLabels } from '../../lib/labels';
+
+export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHead; onSaved(): void; onReload(): void }) {
+  const [name, setName] = useState(agent.name);
+  const [description, setDescription] = useState(agent.description);
+  const [labels, setLabels] = useState(formatLabels(agent.labelList, ':'));
+  const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
+  const [saved, setSaved] = useState(false);
+  const [update, updateState] = useMutation(UPDATE_AGENT);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const parsed = readLabels(labels);
+    setLabelsProblem('error' in parsed ? parsed.error : undefined);
+    if ('error' in parsed) return;
+    const done = await update({
+      id: agent.id,
+      ifMatch: agent.etag,
+      input: { name: name.trim(), description: description.trim(), labels: parsed.labels },
+    });
+    if (done) {
+      setSaved(true);
+      onSaved();
+    }
+  };
+
+  return (
+    <form className="panel" aria-labelledby="details-heading" onSubmit={submit}>
+      <h2 id="details-heading">Name, description and labels</h2>
+      <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+      <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
+      <TextArea label="Labels" hint="one key:value per line" rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+      {labelsProblem ? (
+        <div role="alert" className="notice error">
+          {labelsProblem}
+        </div>
+      ) : null}
+      <ErrorNotice error={updateState.error} title="Could not save" stale={{ what: 'agent', onReload }} withField />
+      {saved ? <Status>Saved.</Status> : null}
+      <button type="submit" disabled={updateState.loading}>
+        {updateState.loading ? 'Saving…' : 'Save changes'}
+      </button>
+    </form>
+  );
+}

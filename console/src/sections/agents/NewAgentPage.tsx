@@ -1,0 +1,88 @@
+// Creating an agent: a name, a description, labels and its first configuration (revision 1), typed by
+// hand or filled from the composer's proposal.
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { useMutation } from '../../api';
+import { Field, PageHeader, TextArea, ErrorNotice } from '../../components/ui';
+import { Composer } from './Composer';
+import { ConfigEditor, parseConfig } from './ConfigEditor';
+import { canonicalJson } from './configDiff';
+import { CREATE_AGENT } from './documents';
+import { readLabels } from '../../lib/labels';
+
+const STARTING_CONFIG = `{\n  "model": "",\n  "instructions": ""\n}`;
+
+export function NewAgentPage() {
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [labels, setLabels] = useState('');
+  const [configText, setConfigText] = useState(STARTING_CONFIG);
+  const [note, setNote] = useState('');
+  const [problem, setProblem] = useState<{ config?: string; labels?: string }>({});
+  const [create, createState] = useMutation(CREATE_AGENT);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const parsedConfig = parseConfig(configText);
+    const parsedLabels = readLabels(labels);
+    setProblem({
+      config: 'error' in parsedConfig ? parsedConfig.error : undefined,
+      labels: 'error' in parsedLabels ? parsedLabels.error : undefined,
+    });
+    if ('error' in parsedConfig || 'error' in parsedLabels) return;
+    const created = await create({
+      input: {
+        name: name.trim(),
+        description: description.trim(),
+        config: parsedConfig.config,
+        labels: parsedLabels.labels,
+        ...(note.trim() ? { note: note.trim() } : {}),
+      },
+    });
+    if (created) navigate(`/agents/${created.createAgent.agent.id}`);
+  };
+
+  return (
+    <>
+      <PageHeader title="New agent">An agent is a name and a configuration; each change of configuration is a new revision.</PageHeader>
+      <Composer
+        onUse={(proposal) => {
+          setName(proposal.name);
+          setDescription(proposal.description);
+          setConfigText(canonicalJson(proposal.config));
+          setProblem({});
+        }}
+      />
+      <form className="panel" aria-labelledby="new-agent-heading" onSubmit={submit}>
+        <h2 id="new-agent-heading">Agent</h2>
+        <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
+        <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
+        <TextArea
+          label="Labels"
+          hint="one key:value per line"
+          rows={2}
+          value={labels}
+          onChange={(event) => setLabels(event.target.value)}
+          aria-invalid={problem.labels ? true : undefined}
+        />
+        {problem.labels ? (
+          <div role="alert" className="notice error">
+            {problem.labels}
+          </div>
+        ) : null}
+        <ConfigEditor value={configText} onChange={setConfigText} problem={problem.config} />
+        <Field
+          label="Revision note"
+          hint="optional: why this configuration"
+          value={note}
+          onChange={(event) => setNote(event.target.value)}
+        />
+        <ErrorNotice error={createState.error} title="Could not create the agent" withField />
+        <button type="submit" disabled={createState.loading}>
+          {createState.loading ? 'Creating…' : 'Create agent'}
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,195 @@
+// /connections: the workspace's MCP connections, filtered by text, state and provider, and the form
+// that creates one (its credential typed as a secret and never shown back).
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import {
+  Badge,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  TextArea,
+  Time,
+  Checkbox,
+  EnabledFilter,
+} from '../../components/ui';
+import { labelWords, parseLabels } from '../../lib/labels';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { useUrlFilters } from '../../lib/useUrlFilters';
+import { CONNECTIONS, CONNECTOR_PROVIDERS, CREATE_CONNECTION, type ConnectionView } from './queries';
+import {
+  configFrom,
+  credentialFrom,
+  CredentialFields,
+  emptyCredential,
+  ServerFields,
+  serverSummary,
+  type ServerDraft,
+} from './ServerFields';
+
+const PAGE = 50;
+
+export function ConnectionsPage() {
+  const { filter, setFilter } = useUrlFilters();
+  const q = filter('q');
+  const enabled = filter('enabled');
+  const providerId = filter('provider');
+  const providers = useQuery(CONNECTOR_PROVIDERS, {});
+  const list = usePagedQuery(
+    CONNECTIONS,
+    {
+      first: PAGE,
+      ...(q ? { q } : {}),
+      ...(enabled ? { enabled: enabled === 'true' } : {}),
+      ...(providerId ? { providerId } : {}),
+    },
+    (data) => data.connections,
+  );
+
+  const providerNames = new Map((providers.data?.providers.nodes ?? []).map((provider) => [provider.id, provider.name]));
+  return (
+    <>
+      <PageHeader title="Connections">MCP servers the workspace’s agents reach through their connection tools.</PageHeader>
+      <section aria-labelledby="connections-list">
+        <h2 id="connections-list">Connections</h2>
+        <form className="filters" role="search" aria-label="Filter connections" onSubmit={(event) => event.preventDefault()}>
+          <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
+          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
+          <Select
+            label="Provider"
+            value={providerId}
+            onChange={(event) => setFilter('provider', event.target.value)}
+            options={[{ value: '', label: 'Any' }, ...(providers.data?.providers.nodes ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+          />
+        </form>
+        <ErrorNotice error={list.error} />
+        {list.loading && !list.data ? <Loading /> : null}
+        {list.data ? (
+          list.nodes.length ? (
+            <>
+              <ConnectionTable rows={list.nodes} providerNames={providerNames} />
+              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+            </>
+          ) : (
+            <Empty>No connections match.</Empty>
+          )
+        ) : null}
+      </section>
+      <CreateConnection providers={providers.data?.providers.nodes ?? []} />
+    </>
+  );
+}
+
+function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; providerNames: Map<string, string> }) {
+  return (
+    <table aria-label="Connections">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Server</th>
+          <th scope="col">Provider</th>
+          <th scope="col">State</th>
+          <th scope="col">Credential</th>
+          <th scope="col">Labels</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((connection) => (
+          <tr key={connection.id}>
+            <td>
+              <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
+            </td>
+            <td>
+              <code>{serverSummary(connection.config)}</code>
+            </td>
+            <td>{providerNames.get(connection.providerId) ?? connection.providerId}</td>
+            <td>
+              <Badge value={connection.enabled ? 'enabled' : 'disabled'} />
+            </td>
+            <td>{connection.credentialConfigured ? 'stored' : 'none'}</td>
+            <td>{labelWords(connection.labelList)}</td>
+            <td>
+              <Time value={connection.updatedAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
+  const navigate = useNavigate();
+  const [create, state] = useMutation(CREATE_CONNECTION);
+  const [providerId, setProviderId] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [labels, setLabels] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [server, setServer] = useState<ServerDraft>({ transport: 'streamable_http', url: '', command: '', args: '' });
+  const [credential, setCredential] = useState(emptyCredential);
+  const [formError, setFormError] = useState<unknown>(undefined);
+  const chosenProvider = providerId || providers[0]?.id || '';
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    let input: Record<string, unknown>;
+    try {
+      const secret = credentialFrom(credential);
+      input = {
+        providerId: chosenProvider,
+        name,
+        description,
+        enabled,
+        labels: parseLabels(labels),
+        config: configFrom(server),
+        ...(secret ? { credential: secret } : {}),
+      };
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await create({ input });
+    if (data) navigate(`/connections/${data.createConnection.connection.id}`);
+  }
+
+  return (
+    <section aria-labelledby="new-connection" className="panel infra-panel">
+      <h2 id="new-connection">New connection</h2>
+      {providers.length === 0 ? (
+        <Empty>The workspace has no connector provider yet: add one (type mcp) before creating connections.</Empty>
+      ) : (
+        <form onSubmit={submit} aria-label="New connection">
+          <Select
+            label="Connector provider"
+            value={chosenProvider}
+            onChange={(event) => setProviderId(event.target.value)}
+            options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
+          />
+          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
+          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <ServerFields draft={server} onChange={setServer} />
+          <CredentialFields draft={credential} onChange={setCredential} />
+          <TextArea
+            label="Labels"
+            hint="One key=value a line."
+            rows={2}
+            value={labels}
+            onChange={(event) => setLabels(event.target.value)}
+          />
+          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+          <ErrorNotice error={formError ?? state.error} title="Could not create the connection" />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Creating…' : 'Create connection'}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,302 @@
+// /environments: the workspace's environment templates (how to make an environment) and its
+// environments (made from them), each with the form that creates one.
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import { Badge, Empty, ErrorNotice, Field, JsonView, Loading, MorePages, PageHeader, Select, TextArea, Time } from '../../components/ui';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { useUrlFilters } from '../../lib/useUrlFilters';
+import { parseJsonObject } from '../../lib/json';
+import { labelWords, parseLabels } from '../../lib/labels';
+import {
+  CREATE_ENVIRONMENT,
+  CREATE_TEMPLATE,
+  ENVIRONMENT_PROVIDERS,
+  ENVIRONMENT_STATUSES,
+  ENVIRONMENTS,
+  TEMPLATES,
+  type EnvironmentStatus,
+  type EnvironmentView,
+  type TemplateView,
+} from './queries';
+
+const PAGE = 50;
+
+export function EnvironmentsPage() {
+  const templates = usePagedQuery(TEMPLATES, { first: 100 }, (data) => data.environmentTemplates);
+  return (
+    <>
+      <PageHeader title="Environments">Where runs' tools run commands and keep files, and the templates they are made from.</PageHeader>
+      <EnvironmentList templates={templates.nodes} />
+      <section aria-labelledby="templates-heading">
+        <h2 id="templates-heading">Templates</h2>
+        <ErrorNotice error={templates.error} />
+        {templates.loading && !templates.data ? <Loading /> : null}
+        {templates.data ? (
+          templates.nodes.length ? (
+            <>
+              <TemplateTable rows={templates.nodes} />
+              <MorePages hasNextPage={templates.hasNextPage} loading={templates.loadingMore} onMore={templates.loadMore} />
+            </>
+          ) : (
+            <Empty>No templates yet.</Empty>
+          )
+        ) : null}
+      </section>
+      <CreateTemplate onCreated={() => void templates.refetch()} />
+    </>
+  );
+}
+
+function TemplateTable({ rows }: { rows: TemplateView[] }) {
+  return (
+    <table aria-label="Environment templates">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Provider</th>
+          <th scope="col">State</th>
+          <th scope="col">Labels</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((template) => (
+          <tr key={template.id}>
+            <td>
+              <Link to={`/environments/templates/${template.id}`}>{template.name}</Link>
+            </td>
+            <td>
+              {template.provider.name} <span className="muted">({template.provider.type})</span>
+            </td>
+            <td>
+              <Badge value={template.enabled ? 'enabled' : 'disabled'} />
+            </td>
+            <td>{labelWords(template.labelList)}</td>
+            <td>
+              <Time value={template.updatedAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function EnvironmentList({ templates }: { templates: TemplateView[] }) {
+  const { filter, setFilter } = useUrlFilters();
+  const status = filter('status') as EnvironmentStatus | '';
+  const variables = { first: PAGE, ...(status ? { status } : {}) };
+  const list = usePagedQuery(ENVIRONMENTS, variables, (data) => data.environments);
+  return (
+    <>
+      <section aria-labelledby="environments-heading">
+        <h2 id="environments-heading">Environments</h2>
+        <form className="filters" role="search" aria-label="Filter environments" onSubmit={(event) => event.preventDefault()}>
+          <Select
+            label="Status"
+            value={status}
+            onChange={(event) => setFilter('status', event.target.value)}
+            options={[{ value: '', label: 'Any' }, ...ENVIRONMENT_STATUSES.map((value) => ({ value, label: value }))]}
+          />
+          <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
+            Refresh
+          </button>
+        </form>
+        <ErrorNotice error={list.error} />
+        {list.loading && !list.data ? <Loading /> : null}
+        {list.data ? (
+          list.nodes.length ? (
+            <>
+              <EnvironmentTable rows={list.nodes} />
+              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+            </>
+          ) : (
+            <Empty>No environments{status ? ` are ${status}` : ''}.</Empty>
+          )
+        ) : null}
+      </section>
+      <CreateEnvironment templates={templates.filter((template) => template.enabled)} initialTemplateId={filter('template')} />
+    </>
+  );
+}
+
+function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
+  return (
+    <table aria-label="Environments">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Status</th>
+          <th scope="col">Template</th>
+          <th scope="col">Provider</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((environment) => (
+          <tr key={environment.id}>
+            <td>
+              <Link to={`/environments/${environment.id}`}>{environment.name}</Link>
+            </td>
+            <td>
+              <Badge value={environment.status} />
+            </td>
+            <td>
+              {environment.template ? (
+                <Link to={`/environments/templates/${environment.template.id}`}>{environment.template.name}</Link>
+              ) : (
+                '—'
+              )}
+            </td>
+            <td>
+              {environment.provider.name} <span className="muted">({environment.provider.type})</span>
+            </td>
+            <td>
+              <Time value={environment.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
+  const navigate = useNavigate();
+  const [create, state] = useMutation(CREATE_ENVIRONMENT);
+  // A template page links here with ?template=… to preselect it.
+  const [templateId, setTemplateId] = useState(initialTemplateId);
+  const [name, setName] = useState('');
+  const [labels, setLabels] = useState('');
+  const [formError, setFormError] = useState<unknown>(undefined);
+  const chosen = templates.some((template) => template.id === templateId) ? templateId : (templates[0]?.id ?? '');
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    let parsed: Record<string, string>;
+    try {
+      parsed = parseLabels(labels);
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
+    // Creating provisions at once: the environment page shows it ready, or failed with the reason.
+    if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
+  }
+
+  return (
+    <section aria-labelledby="new-environment" className="panel infra-panel">
+      <h2 id="new-environment">New environment</h2>
+      {templates.length === 0 ? (
+        <Empty>No enabled template: create one below first.</Empty>
+      ) : (
+        <form onSubmit={submit} aria-label="New environment">
+          <Select
+            label="Template"
+            value={chosen}
+            onChange={(event) => setTemplateId(event.target.value)}
+            options={templates.map((template) => ({ value: template.id, label: template.name }))}
+          />
+          <Field
+            label="Environment name"
+            hint="Default: the template's name."
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+          <TextArea
+            label="Labels"
+            hint="One key=value a line."
+            rows={2}
+            value={labels}
+            onChange={(event) => setLabels(event.target.value)}
+          />
+          <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Provisioning…' : 'Create environment'}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function CreateTemplate({ onCreated }: { onCreated(): void }) {
+  const navigate = useNavigate();
+  const providers = useQuery(ENVIRONMENT_PROVIDERS, {});
+  const [create, state] = useMutation(CREATE_TEMPLATE);
+  const [providerId, setProviderId] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [config, setConfig] = useState('{}');
+  const [labels, setLabels] = useState('');
+  const [formError, setFormError] = useState<unknown>(undefined);
+  const choices = providers.data?.providers.nodes ?? [];
+  const chosen = choices.find((provider) => provider.id === providerId) ?? choices[0];
+  const schema = providers.data?.providerTypes.find((type) => type.type === chosen?.type)?.environmentSchema;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    let input: Record<string, unknown>;
+    try {
+      input = { providerId: chosen?.id, name, description, config: parseJsonObject(config, 'Configuration'), labels: parseLabels(labels) };
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await create({ input });
+    if (data) {
+      onCreated();
+      navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
+    }
+  }
+
+  return (
+    <section aria-labelledby="new-template" className="panel infra-panel">
+      <h2 id="new-template">New template</h2>
+      <ErrorNotice error={providers.error} />
+      {providers.data && choices.length === 0 ? (
+        <Empty>The workspace has no environment provider yet: add one before creating templates.</Empty>
+      ) : null}
+      {choices.length ? (
+        <form onSubmit={submit} aria-label="New template">
+          <Select
+            label="Environment provider"
+            value={chosen?.id ?? ''}
+            onChange={(event) => setProviderId(event.target.value)}
+            options={choices.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
+          />
+          <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
+          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <TextArea
+            label="Configuration (JSON)"
+            hint="What the provider type's environment schema describes."
+            rows={4}
+            value={config}
+            onChange={(event) => setConfig(event.target.value)}
+          />
+          {schema ? (
+            <details>
+              <summary>Environment schema of the {chosen?.type} type</summary>
+              <JsonView value={schema} label="Environment schema" />
+            </details>
+          ) : null}
+          <TextArea
+            label="Labels"
+            hint="One key=value a line."
+            rows={2}
+            value={labels}
+            onChange={(event) => setLabels(event.target.value)}
+          />
+          <ErrorNotice error={formError ?? state.error} title="Could not create the template" />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Creating…' : 'Create template'}
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,184 @@
+// One finding analysis: what it selected and read, the analysis agent's run, and the findings it
+// created or updated — exactly those, as the service recorded them (`FindingAnalysis.findings`),
+// even when a later analysis found the same problems again; narrowed to the created or the
+// found-again ones on request.
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useQuery } from '../../api';
+import { Badge, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { ANALYSIS_FINDINGS, FINDING_ANALYSIS } from './documents';
+import { AgentLink, useAgentNames } from './agents';
+import { AnalystRun } from './AnalystRun';
+import { ASSESSMENT_LABELS, stateWord } from './words';
+
+const CHANGE_OPTIONS = [
+  { value: '', label: 'everything it created or updated' },
+  { value: 'created', label: 'only the findings it created' },
+  { value: 'updated', label: 'only the findings it found again' },
+];
+
+export function AnalysisPage() {
+  const { analysisId = '' } = useParams();
+  const analysis = useQuery(FINDING_ANALYSIS, { id: analysisId }, { skip: !analysisId });
+  const { nameOf } = useAgentNames();
+  const data = analysis.data?.findingAnalysis;
+  const [change, setChange] = useState('');
+  const findings = usePagedQuery(
+    ANALYSIS_FINDINGS,
+    { id: analysisId, change: change || null, first: 50 },
+    (answer) => answer.findingAnalysis.findings,
+    { skip: !analysisId },
+  );
+  const produced = findings.nodes;
+
+  function refresh() {
+    void analysis.refetch();
+    void findings.refetch();
+  }
+
+  return (
+    <>
+      <PageHeader
+        title={data ? `Analysis ${data.id}` : 'Analysis'}
+        actions={
+          <button type="button" className="secondary" onClick={refresh}>
+            Refresh
+          </button>
+        }
+      />
+      <p>
+        <Link to="/findings/analyses">All analyses</Link> · <Link to="/findings">All findings</Link>
+      </p>
+      <ErrorNotice error={analysis.error} />
+      {analysis.loading && !data ? <Loading /> : null}
+      {data ? (
+        <>
+          <section aria-labelledby="analysis-summary-heading">
+            <h2 id="analysis-summary-heading">Summary</h2>
+            <dl className="facts">
+              <dt>Agent</dt>
+              <dd>
+                <AgentLink id={data.agentId} name={nameOf(data.agentId)} />
+              </dd>
+              <dt>Started</dt>
+              <dd>
+                <Time value={data.createdAt} /> by <code>{data.createdById}</code>
+              </dd>
+              <dt>Detectors</dt>
+              <dd>{data.selection.presets.join(', ')}</dd>
+              <dt>Traces</dt>
+              <dd>
+                {data.readTraceIds.length} read (at most {data.selection.maxTraces}
+                {data.selectionTruncated ? '; more matched' : ''}), {data.citedTraceCount} cited by its findings
+              </dd>
+              {data.selection.traceId ? (
+                <>
+                  <dt>Only the trace</dt>
+                  <dd>
+                    <code>{data.selection.traceId}</code>
+                  </dd>
+                </>
+              ) : null}
+              {data.selection.startedAfter || data.selection.startedBefore ? (
+                <>
+                  <dt>Runs started</dt>
+                  <dd>
+                    after <Time value={data.selection.startedAfter} />, before <Time value={data.selection.startedBefore} />
+                  </dd>
+                </>
+              ) : null}
+              <dt>Findings created or updated</dt>
+              <dd>{data.findingCount}</dd>
+              <dt>Analyst run</dt>
+              <dd>
+                {data.runId ? (
+                  <AnalystRun runId={data.runId} recordedStatus={data.runStatus} onSettled={refresh} />
+                ) : (
+                  <span className="muted">none (no usable model, or nothing to read): detectors only</span>
+                )}
+              </dd>
+            </dl>
+          </section>
+          <section aria-labelledby="analysis-findings-heading">
+            <h2 id="analysis-findings-heading">Findings it produced</h2>
+            <Select label="Show" value={change} onChange={(event) => setChange(event.target.value)} options={CHANGE_OPTIONS} />
+            <ErrorNotice error={findings.error} />
+            {findings.loading && !findings.data ? <Loading label="Loading findings…" /> : null}
+            {findings.data && produced.length === 0 && !findings.hasNextPage ? (
+              <Empty>{change ? 'None of this kind.' : 'This analysis found nothing.'}</Empty>
+            ) : null}
+            {produced.length > 0 ? (
+              <table aria-label="Findings it produced">
+                <thead>
+                  <tr>
+                    <th scope="col">Finding</th>
+                    <th scope="col">Severity</th>
+                    <th scope="col">Category</th>
+                    <th scope="col">Assessment</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Last found by</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {produced.map((finding) => (
+                    <tr key={finding.id}>
+                      <td>
+                        <Link to={`/findings/${finding.id}`}>{finding.title}</Link>
+                      </td>
+                      <td>
+                        <Badge value={finding.severity} />
+                      </td>
+                      <td>{finding.category}</td>
+                      <td>{ASSESSMENT_LABELS[finding.assessment] ?? finding.assessment}</td>
+                      <td>
+                        <Badge value={stateWord(finding.closed)} />
+                      </td>
+                      <td>
+                        {finding.analysisId === analysisId ? (
+                          'this analysis'
+                        ) : (
+                          <Link to={`/findings/analyses/${finding.analysisId}`}>a later analysis</Link>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : null}
+            <MorePages hasNextPage={findings.hasNextPage} loading={findings.loadingMore} onMore={findings.loadMore} />
+          </section>
+          <section aria-labelledby="analysis-traces-heading">
+            <h2 id="analysis-traces-heading">Selected traces</h2>
+            {data.selectedTraces.length === 0 ? (
+              <Empty>No traced run matched.</Empty>
+            ) : (
+              <table aria-label="Selected traces">
+                <thead>
+                  <tr>
+                    <th scope="col">Run</th>
+                    <th scope="col">Trace</th>
+                    <th scope="col">Read</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.selectedTraces.map((trace) => (
+                    <tr key={`${trace.runId}:${trace.traceId}`}>
+                      <td>
+                        <Link to={`/runs/${trace.runId}`}>{trace.runId}</Link>
+                      </td>
+                      <td>
+                        <code>{trace.traceId}</code>
+                      </td>
+                      <td>{data.readTraceIds.includes(trace.traceId) ? 'yes' : 'no'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </>
+      ) : null}
+    </>
+  );
+}

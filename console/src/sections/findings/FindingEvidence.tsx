@@ -1,0 +1,48 @@
+// The evidence of a finding: each run that showed the problem, its trace and the spans that show it.
+// Trace retention may have deleted old spans; the ids stay (findings outlive the spans they cite).
+import { Link } from 'react-router';
+import { Empty } from '../../components/ui';
+import type { FindingDetail } from './documents';
+
+export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidence'] }) {
+  return (
+    <section aria-labelledby="finding-evidence-heading">
+      <h2 id="finding-evidence-heading">Evidence</h2>
+      {evidence.length === 0 ? (
+        <Empty>No evidence recorded.</Empty>
+      ) : (
+        <table aria-label="Evidence">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Trace</th>
+              <th scope="col">Spans</th>
+            </tr>
+          </thead>
+          <tbody>
+            {evidence.map((entry) => (
+              <tr key={`${entry.runId}:${entry.traceId}`}>
+                <td>
+                  <Link to={`/runs/${entry.runId}`}>{entry.runId}</Link>
+                </td>
+                <td>
+                  <code>{entry.traceId}</code>
+                </td>
+                <td>
+                  <ul className="span-list">
+                    {entry.spanIds.map((spanId) => (
+                      <li key={spanId}>
+                        <code>{spanId}</code>
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="muted">Spans older than the trace retention may no longer be readable; the finding keeps their ids.</p>
+    </section>
+  );
+}

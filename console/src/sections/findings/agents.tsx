@@ -1,0 +1,16 @@
+// Agent names for the findings pages: findings and analyses carry agent ids; people read names.
+import { Link } from 'react-router';
+import { useQuery } from '../../api';
+import { AGENT_NAMES, type AgentName } from './documents';
+
+export function useAgentNames(): { agents: AgentName[]; nameOf(id: string | null | undefined): string | undefined; error: unknown } {
+  const { data, error } = useQuery(AGENT_NAMES, {});
+  const agents = [...(data?.active.nodes ?? []), ...(data?.archived.nodes ?? [])];
+  return { agents, nameOf: (id) => agents.find((agent) => agent.id === id)?.name, error };
+}
+
+/** An agent by name (its id when the name is not known), linked to its page. */
+export function AgentLink({ id, name }: { id: string | null | undefined; name: string | undefined }) {
+  if (!id) return <span className="muted">none</span>;
+  return <Link to={`/agents/${id}`}>{name ?? id}</Link>;
+}

@@ -1,0 +1,85 @@
+// Making a memory: its name, description and labels, the memory provider that keeps its records (the
+// built-in one unless the workspace has others) and, optionally, the model that embeds its records for
+// vector search. The choices are the ones the API offers this workspace; the service has the last word.
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
+import { CREATE_MEMORY, MEMORY_CHOICES, type MemoryInput } from './documents';
+import { readLabels } from '../../lib/labels';
+import { EmbeddingModelSelect } from './EmbeddingModelSelect';
+
+export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
+  const navigate = useNavigate();
+  const choices = useQuery(MEMORY_CHOICES, {});
+  const [create, state] = useMutation(CREATE_MEMORY);
+  const [providerId, setProviderId] = useState('');
+  const [embeddingModel, setEmbeddingModel] = useState('');
+  const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
+
+  const providers = choices.data?.providers.nodes ?? [];
+  const chosenType = providers.find((provider) => provider.id === providerId)?.type ?? 'builtin';
+  const typeInfo = choices.data?.memoryTypes.find((type) => type.type === chosenType);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const labels = readLabels(String(form.get('labels') ?? ''));
+    setLabelsProblem('error' in labels ? labels.error : undefined);
+    if ('error' in labels) return;
+    const input: MemoryInput = {
+      name: String(form.get('name') ?? '').trim(),
+      description: String(form.get('description') ?? ''),
+      labels: labels.labels,
+      enabled: form.get('enabled') === 'on',
+      ...(providerId ? { providerId } : {}),
+      ...(embeddingModel ? { embeddingModel } : {}),
+    };
+    const data = await create({ input });
+    if (data) navigate(`/memories/${data.createMemory.memory.id}`);
+  }
+
+  return (
+    <section className="panel" aria-labelledby="new-memory-heading">
+      <h2 id="new-memory-heading">New memory</h2>
+      <form onSubmit={(event) => void submit(event)}>
+        <Field label="Name" name="name" required autoFocus />
+        <TextArea label="Description" name="description" rows={2} />
+        <TextArea label="Labels" name="labels" rows={2} hint="One key=value a line" />
+        <Select
+          label="Memory provider"
+          value={providerId}
+          onChange={(event) => setProviderId(event.target.value)}
+          options={[
+            { value: '', label: 'Built-in (this service’s database; the default)' },
+            ...providers.map((provider) => ({
+              value: provider.id,
+              label: `${provider.name} (${choices.data?.memoryTypes.find((type) => type.type === provider.type)?.title ?? provider.type})${provider.enabled ? '' : ' — disabled'}`,
+            })),
+          ]}
+        />
+        <EmbeddingModelSelect
+          value={embeddingModel}
+          onChange={setEmbeddingModel}
+          models={choices.data?.models.nodes ?? []}
+          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
+          required={Boolean(typeInfo?.embeddingModelRequired)}
+        />
+        <div className="field checkbox">
+          <input id="new-memory-enabled" type="checkbox" name="enabled" defaultChecked />
+          <label htmlFor="new-memory-enabled">Enabled (accepts writes)</label>
+        </div>
+        <ErrorNotice error={choices.error} title="Could not load the providers and models" />
+        <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not create the memory" />
+        <div className="actions">
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Creating…' : 'Create memory'}
+          </button>
+          <button type="button" className="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

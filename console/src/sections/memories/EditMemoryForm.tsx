@@ -1,0 +1,71 @@
+// Changing a memory: name, description, labels, whether it takes writes, and its embedding model. The
+// change carries the version the page showed (If-Match): when someone changed the memory since, the
+// service refuses it and the page says so instead of overwriting their change.
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from '../../api';
+import { ErrorNotice, Field, TextArea } from '../../components/ui';
+import { MEMORY_CHOICES, UPDATE_MEMORY, type MemoryDetail } from './documents';
+import { formatLabels, readLabels } from '../../lib/labels';
+import { EmbeddingModelSelect } from './EmbeddingModelSelect';
+
+export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDetail; onSaved(): void; onCancel(): void }) {
+  const choices = useQuery(MEMORY_CHOICES, {});
+  const [update, state] = useMutation(UPDATE_MEMORY);
+  const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
+  const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
+  const providerType = choices.data?.providers.nodes.find((provider) => provider.id === memory.providerId)?.type;
+  const required = Boolean(choices.data?.memoryTypes.find((type) => type.type === providerType)?.embeddingModelRequired);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const labels = readLabels(String(form.get('labels') ?? ''));
+    setLabelsProblem('error' in labels ? labels.error : undefined);
+    if ('error' in labels) return;
+    const data = await update({
+      id: memory.id,
+      ifMatch: memory.etag,
+      input: {
+        name: String(form.get('name') ?? '').trim(),
+        description: String(form.get('description') ?? ''),
+        labels: labels.labels,
+        enabled: form.get('enabled') === 'on',
+        embeddingModel: embeddingModel || null,
+      },
+    });
+    if (data) onSaved();
+  }
+
+  return (
+    <section className="panel" aria-labelledby="edit-memory-heading">
+      <h2 id="edit-memory-heading">Edit memory</h2>
+      <form onSubmit={(event) => void submit(event)}>
+        <Field label="Name" name="name" required defaultValue={memory.name} autoFocus />
+        <TextArea label="Description" name="description" rows={2} defaultValue={memory.description} />
+        <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labels)} hint="One key=value a line" />
+        <EmbeddingModelSelect
+          value={embeddingModel}
+          onChange={setEmbeddingModel}
+          models={choices.data?.models.nodes ?? []}
+          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
+          required={required}
+        />
+        <div className="field checkbox">
+          <input id="edit-memory-enabled" type="checkbox" name="enabled" defaultChecked={memory.enabled} />
+          <label htmlFor="edit-memory-enabled">Enabled (accepts writes)</label>
+        </div>
+        <p className="muted">Changing the embedding model does not embed the existing records again.</p>
+        <ErrorNotice error={choices.error} title="Could not load the models" />
+        <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not save the memory" />
+        <div className="actions">
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Saving…' : 'Save memory'}
+          </button>
+          <button type="button" className="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

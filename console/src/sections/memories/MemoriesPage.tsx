@@ -1,0 +1,96 @@
+// The memories of the workspace: a text and label filter kept in the address (so a filtered list can be
+// linked and survives a reload), newest first, page by page, and the form that makes a new memory.
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Time } from '../../components/ui';
+import { MEMORIES } from './documents';
+import { parseLabelSelectors } from '../../lib/labels';
+import { LabelList } from './LabelList';
+import { CreateMemoryForm } from './CreateMemoryForm';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { useUrlFilters } from '../../lib/useUrlFilters';
+
+export function MemoriesPage() {
+  const { filter, applyFilters } = useUrlFilters();
+  const q = filter('q');
+  const labels = filter('labels');
+  const [creating, setCreating] = useState(false);
+  const list = usePagedQuery(
+    MEMORIES,
+    { q: q || null, label: labels ? parseLabelSelectors(labels) : null, first: 50 },
+    (data) => data.memories,
+  );
+
+  function applyFilter(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    applyFilters({ q: String(form.get('q') ?? ''), labels: String(form.get('labels') ?? '') });
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Memories"
+        actions={
+          <button type="button" aria-expanded={creating} onClick={() => setCreating((open) => !open)}>
+            {creating ? 'Close the new memory form' : 'New memory'}
+          </button>
+        }
+      >
+        Collections of text records that agents recall and search.
+      </PageHeader>
+      {creating ? <CreateMemoryForm onCancel={() => setCreating(false)} /> : null}
+      <form className="filters" role="search" aria-label="Filter memories" onSubmit={applyFilter} key={`${q}|${labels}`}>
+        <Field label="Name or description contains" name="q" defaultValue={q} type="search" />
+        <Field label="Labels" name="labels" defaultValue={labels} hint="key:value, all must match" />
+        <button type="submit">Filter</button>
+        {q || labels ? (
+          <button type="button" className="secondary" onClick={() => applyFilters({})}>
+            Clear
+          </button>
+        ) : null}
+      </form>
+      <ErrorNotice error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.nodes.length === 0 ? <Empty>{q || labels ? 'No memory matches the filter.' : 'No memories yet.'}</Empty> : null}
+      {list.nodes.length > 0 ? (
+        <table aria-busy={list.loading}>
+          <caption className="muted">Memories, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Description</th>
+              <th scope="col">Labels</th>
+              <th scope="col">Embedding model</th>
+              <th scope="col">State</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.nodes.map((memory) => (
+              <tr key={memory.id}>
+                <td>
+                  <Link to={`/memories/${memory.id}`}>{memory.name}</Link>
+                </td>
+                <td>{memory.description || <span className="muted">—</span>}</td>
+                <td>
+                  <LabelList labels={memory.labelList} />
+                </td>
+                <td>
+                  {memory.embeddingModel ? <code>{memory.embeddingModel}</code> : <span className="muted">none (lexical search)</span>}
+                </td>
+                <td>
+                  <Badge value={memory.enabled ? 'enabled' : 'disabled'} />
+                </td>
+                <td>
+                  <Time value={memory.updatedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+    </>
+  );
+}

@@ -1,0 +1,161 @@
+// A memory's records in its provider's order, page by page; adding a record (the service names it) and
+// replacing one by id (which writes a new record when the id is new — the API's upsert). "Replace" on a
+// row fills the replace form with that record, so editing one is two clicks.
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '../../api';
+import { Empty, ErrorNotice, Field, Loading, MorePages, Status, TextArea, Time } from '../../components/ui';
+import { ADD_MEMORY_RECORD, MEMORY_RECORDS, REPLACE_MEMORY_RECORD, type MemoryRecord } from './documents';
+import { RecordText, Writer } from './RecordCells';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+
+export function MemoryRecords({ memoryId }: { memoryId: string }) {
+  const records = usePagedQuery(MEMORY_RECORDS, { memoryId, first: 50 }, (data) => data.memoryRecords);
+  const [notice, setNotice] = useState('');
+  const [replacing, setReplacing] = useState<{ id: string; text: string; key: number }>({ id: '', text: '', key: 0 });
+
+  function written(message: string) {
+    setNotice(message);
+    void records.refetch();
+  }
+
+  function startReplacing(record: MemoryRecord) {
+    // The form is mounted again with the record, and takes the keyboard focus.
+    setReplacing((previous) => ({ id: record.id, text: record.text, key: previous.key + 1 }));
+  }
+
+  return (
+    <section aria-labelledby="memory-records-heading">
+      <h2 id="memory-records-heading">Records</h2>
+      {notice ? <Status>{notice}</Status> : null}
+      <div className="memory-record-forms">
+        <AddRecordForm memoryId={memoryId} onAdded={(record) => written(`Record ${record.id} added.`)} />
+        <ReplaceRecordForm
+          key={replacing.key}
+          memoryId={memoryId}
+          initial={replacing}
+          focus={replacing.key > 0}
+          onReplaced={(record) => written(`Record ${record.id} written.`)}
+        />
+      </div>
+      <ErrorNotice error={records.error} />
+      {records.loading && !records.data ? <Loading label="Loading records…" /> : null}
+      {records.data && records.nodes.length === 0 ? <Empty>No records yet.</Empty> : null}
+      {records.nodes.length > 0 ? (
+        <table aria-label="Records" aria-busy={records.loading}>
+          <thead>
+            <tr>
+              <th scope="col">Record</th>
+              <th scope="col">Text</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Last written by</th>
+              <th scope="col">Updated</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.nodes.map((record) => (
+              <tr key={record.id}>
+                <td>
+                  <code>{record.id}</code>
+                </td>
+                <td>
+                  <RecordText record={record} />
+                </td>
+                <td>
+                  <Writer stamp={record.provenance.created} />
+                </td>
+                <td>
+                  <Writer stamp={record.provenance.lastWrite} />
+                </td>
+                <td>
+                  <Time value={record.updatedAt} />
+                </td>
+                <td>
+                  <button type="button" className="secondary" aria-label={`Replace ${record.id}`} onClick={() => startReplacing(record)}>
+                    Replace
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <MorePages hasNextPage={records.hasNextPage} loading={records.loadingMore} onMore={records.loadMore} />
+    </section>
+  );
+}
+
+function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record: MemoryRecord): void }) {
+  const [add, state] = useMutation(ADD_MEMORY_RECORD);
+  const [text, setText] = useState('');
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const data = await add({ memoryId, text });
+    if (data) {
+      setText('');
+      onAdded(data.addMemoryRecord.record);
+    }
+  }
+
+  return (
+    <form className="panel" aria-labelledby="add-record-heading" onSubmit={(event) => void submit(event)}>
+      <h3 id="add-record-heading">Add a record</h3>
+      <TextArea label="Text of the new record" value={text} onChange={(event) => setText(event.target.value)} required rows={3} />
+      <ErrorNotice error={state.error} title="Could not add the record" />
+      <button type="submit" disabled={state.loading}>
+        {state.loading ? 'Adding…' : 'Add record'}
+      </button>
+    </form>
+  );
+}
+
+function ReplaceRecordForm({
+  memoryId,
+  initial,
+  focus,
+  onReplaced,
+}: {
+  memoryId: string;
+  initial: { id: string; text: string };
+  focus: boolean;
+  onReplaced(record: MemoryRecord): void;
+}) {
+  const [replace, state] = useMutation(REPLACE_MEMORY_RECORD);
+  const [recordId, setRecordId] = useState(initial.id);
+  const [text, setText] = useState(initial.text);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const data = await replace({ memoryId, recordId: recordId.trim(), text });
+    if (data) onReplaced(data.replaceMemoryRecord.record);
+  }
+
+  return (
+    <form className="panel" aria-labelledby="replace-record-heading" onSubmit={(event) => void submit(event)}>
+      <h3 id="replace-record-heading">Replace a record</h3>
+      <Field
+        label="Record id"
+        value={recordId}
+        onChange={(event) => setRecordId(event.target.value)}
+        required
+        hint="A new id writes a new record under it"
+      />
+      <div className="field">
+        <label htmlFor="replace-record-text">New text</label>
+        <textarea
+          id="replace-record-text"
+          autoFocus={focus}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          required
+          rows={3}
+        />
+      </div>
+      <ErrorNotice error={state.error} title="Could not write the record" />
+      <button type="submit" disabled={state.loading}>
+        {state.loading ? 'Writing…' : 'Replace record'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,89 @@
+// Searching a memory's records: the query, how many at most and the lowest score to keep, and the
+// results best first with their rank and the score exactly as the service gives it (similarity in [0, 1]).
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '../../api';
+import { Empty, ErrorNotice, Field, Status, TextArea, Time } from '../../components/ui';
+import { SEARCH_MEMORY_RECORDS, type MemoryRecord } from './documents';
+import { RecordText } from './RecordCells';
+
+export function MemorySearch({ memoryId }: { memoryId: string }) {
+  const [search, state] = useMutation(SEARCH_MEMORY_RECORDS);
+  const [query, setQuery] = useState('');
+  const [limit, setLimit] = useState('10');
+  const [minScore, setMinScore] = useState('0.05');
+  const [results, setResults] = useState<{ query: string; records: MemoryRecord[] } | null>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const data = await search({
+      memoryId,
+      query,
+      limit: limit.trim() ? Number(limit) : null,
+      minScore: minScore.trim() ? Number(minScore) : null,
+    });
+    setResults(data ? { query, records: data.searchMemoryRecords.records } : null);
+  }
+
+  return (
+    <section aria-labelledby="memory-search-heading">
+      <h2 id="memory-search-heading">Search</h2>
+      <form className="panel" role="search" aria-label="Search records" onSubmit={(event) => void submit(event)}>
+        <TextArea label="Search query" value={query} onChange={(event) => setQuery(event.target.value)} required rows={2} />
+        <div className="filters">
+          <Field label="At most" type="number" min={1} max={100} value={limit} onChange={(event) => setLimit(event.target.value)} />
+          <Field
+            label="Minimum score"
+            type="number"
+            min={0}
+            max={1}
+            step="any"
+            value={minScore}
+            onChange={(event) => setMinScore(event.target.value)}
+          />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Searching…' : 'Search'}
+          </button>
+        </div>
+      </form>
+      <ErrorNotice error={state.error} title="Could not search" />
+      {results ? (
+        <Status>
+          {results.records.length === 1 ? '1 record matches' : `${results.records.length} records match`} “{results.query}”.
+        </Status>
+      ) : null}
+      {results && results.records.length === 0 ? <Empty>Nothing scored at least the minimum score.</Empty> : null}
+      {results && results.records.length > 0 ? (
+        <table aria-label="Search results">
+          <thead>
+            <tr>
+              <th scope="col">Rank</th>
+              <th scope="col">Score</th>
+              <th scope="col">Record</th>
+              <th scope="col">Text</th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {results.records.map((record, index) => (
+              <tr key={record.id}>
+                <td>{index + 1}</td>
+                <td>
+                  <meter min={0} max={1} value={record.score} aria-hidden="true" /> <data value={record.score}>{record.score}</data>
+                </td>
+                <td>
+                  <code>{record.id}</code>
+                </td>
+                <td>
+                  <RecordText record={record} />
+                </td>
+                <td>
+                  <Time value={record.updatedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,210 @@
+// /models: the workspace's model providers (with the form that adds one of any installed type, and the
+// one-click offline development model) and its models (filtered by text, state and provider; added on
+// a provider; enabled and disabled in place).
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import {
+  Badge,
+  Empty,
+  ErrorNotice,
+  Field,
+  JsonView,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  Status,
+  TextArea,
+  Checkbox,
+} from '../../components/ui';
+import { labelWords, parseLabels } from '../../lib/labels';
+import { parseJsonObject } from '../../lib/json';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { DevModelButton } from './DevModelButton';
+import { ModelsSection } from './ModelsSection';
+import { CREATE_MODEL_PROVIDER, MODEL_PROVIDER_TYPES, MODEL_PROVIDERS, type ProviderTypeView, type ProviderView } from './queries';
+import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
+
+export function ModelsPage() {
+  const types = useQuery(MODEL_PROVIDER_TYPES, {});
+  // Model providers are few; 100 a page, with "Load more" for a workspace that has more.
+  const providers = usePagedQuery(MODEL_PROVIDERS, { first: 100 }, (data) => data.providers);
+  const [notice, setNotice] = useState('');
+  const [modelChanges, setModelChanges] = useState(0);
+  const typeList = types.data?.providerTypes ?? [];
+  const hasDevType = typeList.some((type) => type.type === 'development');
+  return (
+    <>
+      <PageHeader title="Models">The services that answer the agents (model providers) and the models agents name by key.</PageHeader>
+      {notice ? <Status>{notice}</Status> : null}
+      <section aria-labelledby="providers-list">
+        <h2 id="providers-list">Model providers</h2>
+        {hasDevType ? (
+          <DevModelButton
+            existingProviderId={providers.nodes.find((provider) => provider.type === 'development' && provider.enabled)?.id}
+            onDone={async (key) => {
+              await providers.refetch();
+              setModelChanges((count) => count + 1);
+              setNotice(`The offline development model was added: agents can name the model “${key}”.`);
+            }}
+          />
+        ) : null}
+        <ErrorNotice error={providers.error ?? types.error} />
+        {providers.loading && !providers.data ? <Loading /> : null}
+        {providers.data ? (
+          providers.nodes.length ? (
+            <>
+              <ProviderTable rows={providers.nodes} types={typeList} />
+              <MorePages hasNextPage={providers.hasNextPage} loading={providers.loadingMore} onMore={providers.loadMore} />
+            </>
+          ) : (
+            <Empty>
+              No model provider yet: add one below{hasDevType ? ', or add the offline development model to try an agent at once' : ''}.
+            </Empty>
+          )
+        ) : null}
+      </section>
+      <ModelsSection providers={providers.nodes} types={typeList} changes={modelChanges} />
+      <CreateProvider types={typeList} />
+    </>
+  );
+}
+
+function ProviderTable({ rows, types }: { rows: ProviderView[]; types: ProviderTypeView[] }) {
+  const titles = new Map(types.map((type) => [type.type, type.title]));
+  return (
+    <table aria-label="Model providers">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Type</th>
+          <th scope="col">State</th>
+          <th scope="col">Credential</th>
+          <th scope="col">Labels</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((provider) => (
+          <tr key={provider.id}>
+            <td>
+              <Link to={`/models/providers/${provider.id}`}>{provider.name}</Link>
+            </td>
+            <td>
+              {titles.get(provider.type) ?? provider.type} (<code>{provider.type}</code>)
+            </td>
+            <td>
+              <Badge value={provider.enabled ? 'enabled' : 'disabled'} />
+            </td>
+            <td>{provider.credentialConfigured ? 'stored' : 'none'}</td>
+            <td>{labelWords(provider.labelList)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The type's description: its title, where to get a credential, what it probes, its schemas. */
+export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
+  return (
+    <div className="provider-type">
+      <p>
+        <strong>{type.title}</strong> (<code>{type.type}</code>).{' '}
+        {type.credentialRequired ? 'Needs a credential.' : 'A credential is optional or not used.'}{' '}
+        {type.testSupported ? 'Test probes the service.' : 'Test is not supported: the first run proves the credential.'}
+        {type.modelApis?.length ? ` Model APIs: ${type.modelApis.map((api) => api.api).join(', ')}.` : ''}
+        {type.setupUrl ? (
+          <>
+            {' '}
+            Get a credential at <a href={type.setupUrl}>{type.setupUrl}</a>.
+          </>
+        ) : null}
+      </p>
+      <JsonView value={type.configurationSchema} label="Configuration schema" />
+    </div>
+  );
+}
+
+function CreateProvider({ types }: { types: ProviderTypeView[] }) {
+  const navigate = useNavigate();
+  const [create, state] = useMutation(CREATE_MODEL_PROVIDER);
+  const [typeName, setTypeName] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [config, setConfig] = useState('');
+  const [secret, setSecret] = useState<SecretDraft>({});
+  const [labels, setLabels] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [formError, setFormError] = useState<unknown>(undefined);
+  const chosen = types.find((type) => type.type === typeName) ?? types[0];
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    if (!chosen) return;
+    let input: Record<string, unknown>;
+    try {
+      const credential = credentialFrom(secret);
+      input = {
+        type: chosen.type,
+        name,
+        description,
+        enabled,
+        config: parseJsonObject(config, 'Configuration'),
+        labels: parseLabels(labels),
+        ...(credential ? { credential } : {}),
+      };
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await create({ input });
+    if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
+  }
+
+  return (
+    <section aria-labelledby="new-provider" className="panel">
+      <h2 id="new-provider">New model provider</h2>
+      {chosen ? (
+        <form onSubmit={submit} aria-label="New model provider">
+          <Select
+            label="Type"
+            value={chosen.type}
+            onChange={(event) => {
+              setTypeName(event.target.value);
+              // Another type has other credential members.
+              setSecret({});
+            }}
+            options={types.map((type) => ({ value: type.type, label: `${type.title} (${type.type})` }))}
+          />
+          <ProviderTypeDescription type={chosen} />
+          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
+          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <TextArea
+            label="Configuration (JSON)"
+            hint='A JSON object matching the configuration schema above, e.g. {"base_url": "https://…"}; blank for none.'
+            rows={4}
+            value={config}
+            onChange={(event) => setConfig(event.target.value)}
+          />
+          <SecretFields key={chosen.type} schema={chosen.credentialSchema} draft={secret} onChange={setSecret} />
+          <TextArea
+            label="Labels"
+            hint="One key=value a line."
+            rows={2}
+            value={labels}
+            onChange={(event) => setLabels(event.target.value)}
+          />
+          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+          <ErrorNotice error={formError ?? state.error} title="Could not create the provider" />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Creating…' : 'Create provider'}
+          </button>
+        </form>
+      ) : (
+        <Loading />
+      )}
+    </section>
+  );
+}

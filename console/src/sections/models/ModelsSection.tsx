@@ -1,0 +1,291 @@
+// The models list on /models: filtered by text, state and provider (kept in the address), each row
+// enabled or disabled in place, and the form that adds a model on one of the providers.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useMutation } from '../../api';
+import {
+  Badge,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  MorePages,
+  Select,
+  Status,
+  TextArea,
+  Checkbox,
+  EnabledFilter,
+} from '../../components/ui';
+import { labelWords, parseLabels } from '../../lib/labels';
+import { parseJsonObject } from '../../lib/json';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { useUrlFilters } from '../../lib/useUrlFilters';
+import { CREATE_MODEL, MODELS, UPDATE_MODEL, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
+
+const PAGE = 50;
+
+export function ModelsSection({
+  providers,
+  types,
+  changes,
+}: {
+  providers: ProviderView[];
+  types: ProviderTypeView[];
+  /** Counts models added elsewhere on the page (the development model button): each change reads the list again. */
+  changes: number;
+}) {
+  const { filter, setFilter } = useUrlFilters();
+  const q = filter('q');
+  const enabled = filter('enabled');
+  const providerId = filter('provider');
+  const list = usePagedQuery(
+    MODELS,
+    {
+      first: PAGE,
+      ...(q ? { q } : {}),
+      ...(enabled ? { enabled: enabled === 'true' } : {}),
+      ...(providerId ? { providerId } : {}),
+    },
+    (data) => data.models,
+  );
+  const [notice, setNotice] = useState('');
+  const { refetch } = list;
+  const seenChanges = useRef(changes);
+  useEffect(() => {
+    if (seenChanges.current === changes) return;
+    seenChanges.current = changes;
+    void refetch();
+  }, [changes, refetch]);
+  const providerNames = new Map(providers.map((provider) => [provider.id, provider.name]));
+  return (
+    <>
+      <section aria-labelledby="models-list">
+        <h2 id="models-list">Models</h2>
+        <form className="filters" role="search" aria-label="Filter models" onSubmit={(event) => event.preventDefault()}>
+          <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
+          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
+          <Select
+            label="Provider"
+            value={providerId}
+            onChange={(event) => setFilter('provider', event.target.value)}
+            options={[{ value: '', label: 'Any' }, ...providers.map((p) => ({ value: p.id, label: p.name }))]}
+          />
+        </form>
+        {notice ? <Status>{notice}</Status> : null}
+        <ErrorNotice error={list.error} />
+        {list.loading && !list.data ? <Loading /> : null}
+        {list.data ? (
+          list.nodes.length ? (
+            <>
+              <ModelTable
+                rows={list.nodes}
+                providerNames={providerNames}
+                onChanged={async (message) => {
+                  await list.refetch();
+                  // Said once the list shows the new state (and its new ETags).
+                  setNotice(message);
+                }}
+              />
+              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+            </>
+          ) : (
+            <Empty>No models match.</Empty>
+          )
+        ) : null}
+      </section>
+      <CreateModel
+        providers={providers}
+        types={types}
+        onCreated={async (key) => {
+          await list.refetch();
+          setNotice(`Model ${key} was added.`);
+        }}
+      />
+    </>
+  );
+}
+
+function ModelTable({
+  rows,
+  providerNames,
+  onChanged,
+}: {
+  rows: ModelView[];
+  providerNames: Map<string, string>;
+  onChanged(message: string): Promise<void>;
+}) {
+  const [update, state] = useMutation(UPDATE_MODEL);
+  return (
+    <>
+      <ErrorNotice error={state.error} title="Could not change the model" />
+      <table aria-label="Models">
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Name</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Provider model</th>
+            <th scope="col">API</th>
+            <th scope="col">State</th>
+            <th scope="col">Labels</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((model) => (
+            <tr key={model.key}>
+              <td>
+                <code>{model.key}</code>
+              </td>
+              <td>{model.name}</td>
+              <td>
+                <Link to={`/models/providers/${model.providerId}`}>{providerNames.get(model.providerId) ?? model.providerId}</Link>
+              </td>
+              <td>
+                <code>{model.providerModel}</code>
+              </td>
+              <td>{model.api}</td>
+              <td>
+                <Badge value={model.enabled ? 'enabled' : 'disabled'} />
+              </td>
+              <td>{labelWords(model.labelList)}</td>
+              <td>
+                <button
+                  type="button"
+                  disabled={state.loading}
+                  aria-label={`${model.enabled ? 'Disable' : 'Enable'} ${model.key}`}
+                  onClick={async () => {
+                    const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
+                    if (done) await onChanged(`Model ${model.key} is ${model.enabled ? 'disabled' : 'enabled'}.`);
+                  }}
+                >
+                  {model.enabled ? 'Disable' : 'Enable'}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function CreateModel({
+  providers,
+  types,
+  onCreated,
+}: {
+  providers: ProviderView[];
+  types: ProviderTypeView[];
+  onCreated(key: string): Promise<void>;
+}) {
+  const [create, state] = useMutation(CREATE_MODEL);
+  const [providerId, setProviderId] = useState('');
+  const [key, setKey] = useState('');
+  const [providerModel, setProviderModel] = useState('');
+  const [api, setApi] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [settings, setSettings] = useState('');
+  const [labels, setLabels] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [formError, setFormError] = useState<unknown>(undefined);
+  const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
+  const apis = types.find((type) => type.type === chosen?.type)?.modelApis ?? [];
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    if (!chosen) return;
+    let input: Record<string, unknown>;
+    try {
+      input = {
+        key,
+        providerId: chosen.id,
+        providerModel,
+        name,
+        description,
+        enabled,
+        settings: parseJsonObject(settings, 'Settings'),
+        labels: parseLabels(labels),
+        // Left out, the service takes the type's first (default) API.
+        ...(api && apis.some((entry) => entry.api === api) ? { api } : {}),
+      };
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await create({ input });
+    if (data) {
+      setKey('');
+      setProviderModel('');
+      setName('');
+      setDescription('');
+      setSettings('');
+      setLabels('');
+      await onCreated(data.createModel.model.key);
+    }
+  }
+
+  return (
+    <section aria-labelledby="new-model" className="panel">
+      <h2 id="new-model">New model</h2>
+      {providers.length === 0 ? (
+        <Empty>Add a model provider first: a model is served by one.</Empty>
+      ) : (
+        <form onSubmit={submit} aria-label="New model">
+          <Field
+            label="Key"
+            required
+            hint="What agents name the model by: lower-case letters, digits, dots and dashes."
+            value={key}
+            onChange={(event) => setKey(event.target.value)}
+          />
+          <Select
+            label="Model provider"
+            value={chosen?.id ?? ''}
+            onChange={(event) => setProviderId(event.target.value)}
+            options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
+          />
+          <Field
+            label="Provider model"
+            required
+            hint="The model's name at the provider, e.g. gpt-4.1-mini."
+            value={providerModel}
+            onChange={(event) => setProviderModel(event.target.value)}
+          />
+          <Select
+            label="API"
+            value={api}
+            onChange={(event) => setApi(event.target.value)}
+            options={[
+              { value: '', label: `Default${apis[0] ? ` (${apis[0].api})` : ''}` },
+              ...apis.map((a) => ({ value: a.api, label: a.api })),
+            ]}
+          />
+          <Field label="Name" value={name} onChange={(event) => setName(event.target.value)} />
+          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <TextArea
+            label="Settings (JSON)"
+            hint='e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.'
+            rows={3}
+            value={settings}
+            onChange={(event) => setSettings(event.target.value)}
+          />
+          <TextArea
+            label="Labels"
+            hint="One key=value a line."
+            rows={2}
+            value={labels}
+            onChange={(event) => setLabels(event.target.value)}
+          />
+          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+          <ErrorNotice error={formError ?? state.error} title="Could not add the model" />
+          <button type="submit" disabled={state.loading}>
+            {state.loading ? 'Adding…' : 'Add model'}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

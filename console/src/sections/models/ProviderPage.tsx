@@ -1,0 +1,194 @@
+// /models/providers/:id: one model provider — its details, a live Test (the type's probe), enable or
+// disable in one click, and the edit form (a new credential replaces the stored one, which is never
+// shown; every change names the ETag the page was read at).
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import { Badge, ErrorNotice, Field, JsonView, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
+import { formatLabels, parseLabels } from '../../lib/labels';
+import { parseJsonObject } from '../../lib/json';
+import { ProviderTypeDescription } from './ModelsPage';
+import {
+  MODEL_PROVIDER,
+  MODEL_PROVIDER_TYPES,
+  TEST_MODEL_PROVIDER,
+  UPDATE_MODEL_PROVIDER,
+  type ProviderTypeView,
+  type ProviderView,
+} from './queries';
+import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
+
+export function ProviderPage() {
+  const { id = '' } = useParams();
+  const { data, error, loading, refetch } = useQuery(MODEL_PROVIDER, { id });
+  const types = useQuery(MODEL_PROVIDER_TYPES, {});
+  const [update, updateState] = useMutation(UPDATE_MODEL_PROVIDER);
+  const [notice, setNotice] = useState('');
+  const provider = data?.provider;
+  const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
+
+  async function saved(message: string) {
+    await refetch();
+    // Said once the page shows the new state (and its new ETag), so the next change starts from it.
+    setNotice(message);
+  }
+
+  return (
+    <>
+      <PageHeader title={provider?.name ?? 'Model provider'} actions={<Link to="/models">All models</Link>}>
+        {provider?.description}
+      </PageHeader>
+      <ErrorNotice error={error} />
+      {loading && !data ? <Loading /> : null}
+      {provider ? (
+        <>
+          <dl className="facts">
+            <dt>Id</dt>
+            <dd>
+              <code>{provider.id}</code>
+            </dd>
+            <dt>Type</dt>
+            <dd>
+              {type?.title ?? provider.type} (<code>{provider.type}</code>)
+            </dd>
+            <dt>State</dt>
+            <dd>
+              <Badge value={provider.enabled ? 'enabled' : 'disabled'} />
+            </dd>
+            <dt>Credential</dt>
+            <dd>{provider.credentialConfigured ? 'stored (never shown)' : 'none'}</dd>
+            <dt>Extra headers</dt>
+            <dd>{provider.extraHeadersConfigured ? 'stored (never shown)' : 'none'}</dd>
+            <dt>Version</dt>
+            <dd>{provider.version}</dd>
+            <dt>Updated</dt>
+            <dd>
+              <Time value={provider.updatedAt} /> by <code>{provider.updatedById}</code>
+            </dd>
+          </dl>
+          <JsonView value={provider.config} label="Configuration" />
+          {notice ? <Status>{notice}</Status> : null}
+          <section aria-labelledby="state-heading" className="panel">
+            <h2 id="state-heading">State</h2>
+            <p className="muted">A disabled provider refuses tests and new runs of its models.</p>
+            <ErrorNotice error={updateState.error} title="Could not change the state" />
+            <button
+              type="button"
+              disabled={updateState.loading}
+              onClick={async () => {
+                const done = await update({ id: provider.id, ifMatch: provider.etag, input: { enabled: !provider.enabled } });
+                if (done) await saved(provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.');
+              }}
+            >
+              {provider.enabled ? 'Disable provider' : 'Enable provider'}
+            </button>
+          </section>
+          <TestProvider id={provider.id} type={type} />
+          <EditProvider key={provider.etag} provider={provider} type={type} onSaved={() => saved('Saved.')} />
+        </>
+      ) : null}
+    </>
+  );
+}
+
+function TestProvider({ id, type }: { id: string; type: ProviderTypeView | undefined }) {
+  const [test, state] = useMutation(TEST_MODEL_PROVIDER);
+  const [result, setResult] = useState<{ status: string; message: string | null } | null>(null);
+  useEffect(() => setResult(null), [id]);
+  return (
+    <section aria-labelledby="test-heading" className="panel">
+      <h2 id="test-heading">Test</h2>
+      <p className="muted">
+        {type && !type.testSupported
+          ? 'This type has no probe: the test answers “unsupported” and the first run proves the credential.'
+          : 'One inexpensive request to the service with the stored credential (usually its model list).'}
+      </p>
+      <button
+        type="button"
+        disabled={state.loading}
+        onClick={async () => {
+          setResult(null);
+          const data = await test({ id });
+          if (data) setResult(data.testProvider);
+        }}
+      >
+        {state.loading ? 'Testing…' : 'Test provider'}
+      </button>
+      <ErrorNotice error={state.error} title="Could not test" />
+      <div role="status" aria-live="polite" className="notice" hidden={!result}>
+        {result ? (
+          <>
+            <Badge value={result.status} /> Test {result.status}
+            {result.message ? `: ${result.message}` : '.'}
+          </>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function EditProvider({
+  provider,
+  type,
+  onSaved,
+}: {
+  provider: ProviderView;
+  type: ProviderTypeView | undefined;
+  onSaved(): Promise<void>;
+}) {
+  const [update, state] = useMutation(UPDATE_MODEL_PROVIDER);
+  const [name, setName] = useState(provider.name);
+  const [description, setDescription] = useState(provider.description);
+  const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));
+  const [labels, setLabels] = useState(formatLabels(provider.labels));
+  const [choice, setChoice] = useState<CredentialChoice>('keep');
+  const [secret, setSecret] = useState<SecretDraft>({});
+  const [formError, setFormError] = useState<unknown>(undefined);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    let input: Record<string, unknown>;
+    try {
+      const parsed = parseJsonObject(config, 'Configuration');
+      input = { name, description, labels: parseLabels(labels) };
+      // Config is sent only when it changed: the service then asks for the credential to be replaced or removed too.
+      if (JSON.stringify(parsed) !== JSON.stringify(provider.config)) input.config = parsed;
+      Object.assign(
+        input,
+        credentialChange(choice, choice === 'replace' ? credentialFrom(secret) : null, 'Enter the new credential, or keep the stored one.'),
+      );
+    } catch (error) {
+      setFormError(error);
+      return;
+    }
+    const data = await update({ id: provider.id, ifMatch: provider.etag, input });
+    if (data) await onSaved();
+  }
+
+  return (
+    <section aria-labelledby="edit-provider" className="panel">
+      <h2 id="edit-provider">Edit</h2>
+      {type ? <ProviderTypeDescription type={type} /> : null}
+      <form onSubmit={submit} aria-label="Edit provider">
+        <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
+        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+        <TextArea
+          label="Configuration (JSON)"
+          hint="Changing it while a credential is stored needs the credential replaced or removed in the same save."
+          rows={4}
+          value={config}
+          onChange={(event) => setConfig(event.target.value)}
+        />
+        <CredentialChoiceSelect stored={provider.credentialConfigured} value={choice} onChange={setChoice} />
+        {choice === 'replace' && type ? <SecretFields schema={type.credentialSchema} draft={secret} onChange={setSecret} /> : null}
+        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <ErrorNotice error={formError ?? state.error} title="Could not save" />
+        <button type="submit" disabled={state.loading}>
+          {state.loading ? 'Saving…' : 'Save changes'}
+        </button>
+      </form>
+    </section>
+  );
+}

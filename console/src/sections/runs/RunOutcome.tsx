@@ -1,0 +1,33 @@
+// What a run came to: its failure, its output and the usage counted when it was sealed.
+import { JsonView } from '../../components/ui';
+import type { RunDetail } from './documents';
+
+export function RunOutcome({ run }: { run: RunDetail }) {
+  const hasOutput = run.output !== null && run.output !== undefined;
+  if (!run.failure && !hasOutput && !run.usageAtSeal) return null;
+  return (
+    <section className="panel" aria-labelledby="outcome-heading">
+      <h2 id="outcome-heading">Outcome</h2>
+      {run.failure ? (
+        <p className="notice error">
+          Failed: <code>{run.failure.code}</code> {run.failure.message}
+        </p>
+      ) : null}
+      {hasOutput ? (
+        <>
+          <h3>Output</h3>
+          {typeof run.output === 'string' ? <p className="run-text">{run.output}</p> : <JsonView value={run.output} label="Output" />}
+        </>
+      ) : null}
+      {run.usageAtSeal ? (
+        <>
+          <h3>Usage</h3>
+          <p>
+            {run.usageAtSeal.requests} model request(s), {run.usageAtSeal.inputTokens} input tokens, {run.usageAtSeal.outputTokens} output
+            tokens
+          </p>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,169 @@
+// One thread: its details, its runs in order, the newest run live (status and transcript), its inbox
+// and who else is on it. The page follows the thread (the threadUpdated subscription: every committed
+// change of the thread or its inbox, whoever made it) and the newest run's status (runStatus), and
+// re-reads its runs and inbox when either moves, so queued, steered and interrupting entries and runs
+// started elsewhere show their effect without a reload — and without polling.
+import { useCallback, useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery } from '../../api';
+import { Badge, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { ARCHIVE_THREAD, INBOX, THREAD, THREAD_RUNS, type InboxEntry, type PageInfo, type ThreadDetail, type ThreadRun } from './queries';
+import { ThreadInbox } from './ThreadInbox';
+import { ThreadLiveRun } from './ThreadLiveRun';
+import { ThreadPresence } from './ThreadPresence';
+import { ThreadRuns } from './ThreadRuns';
+import { useRunFollower } from './useRunFollower';
+import { useThreadUpdates } from './useThreadUpdates';
+
+const selectRuns = (data: { runs: { nodes: ThreadRun[]; pageInfo: PageInfo } }) => data.runs;
+const selectInbox = (data: { inboxEntries: { nodes: InboxEntry[]; pageInfo: PageInfo } }) => data.inboxEntries;
+
+export function ThreadPage() {
+  const { threadId = '' } = useParams();
+  const thread = useQuery(THREAD, { id: threadId });
+  const runs = usePagedQuery(THREAD_RUNS, { threadId, first: 50 }, selectRuns);
+  const inbox = usePagedQuery(INBOX, { threadId, first: 100 }, selectInbox);
+  const refreshLists = useCallback(() => {
+    void runs.refetch();
+    void inbox.refetch();
+  }, [runs.refetch, inbox.refetch]);
+
+  // The thread as last read or sent by the subscription, whichever came last (unless it is older).
+  const [shown, setShown] = useState<ThreadDetail | undefined>(undefined);
+  const show = useCallback((next: ThreadDetail) => setShown((previous) => newerThread(previous, next)), []);
+  useEffect(() => {
+    if (thread.data) show(thread.data.thread);
+  }, [thread.data, show]);
+  const updates = useThreadUpdates(threadId, thread.data?.thread, show, refreshLists);
+  const detail = shown?.id === threadId ? shown : thread.data?.thread;
+  const newestRunId = detail?.currentRunId ?? runs.nodes[0]?.id ?? detail?.lastRunId ?? null;
+  const follower = useRunFollower(newestRunId, refreshLists);
+
+  if (!detail)
+    return (
+      <>
+        <PageHeader title="Thread" />
+        <ErrorNotice error={thread.error} />
+        {thread.loading ? <Loading /> : null}
+      </>
+    );
+  return (
+    <>
+      <PageHeader title={`Thread ${detail.id}`} actions={<ArchiveButton thread={detail} onArchived={refreshLists} />}>
+        <Link to="/threads">All threads</Link>
+      </PageHeader>
+      <ErrorNotice error={thread.error} />
+      <ErrorNotice error={updates.error} title="Following the thread" />
+      <ThreadFacts thread={detail} />
+      <ThreadPresence threadId={detail.id} />
+      <ErrorNotice error={runs.error} title="Runs" />
+      <ThreadRuns
+        runs={runs.nodes}
+        loaded={runs.data !== undefined}
+        hasEarlier={runs.hasNextPage}
+        loading={runs.loadingMore}
+        onEarlier={() => runs.loadMore()}
+      />
+      {newestRunId ? (
+        <section aria-labelledby="thread-live-heading" className="panel">
+          <h2 id="thread-live-heading">Newest run, live</h2>
+          <ThreadLiveRun runId={newestRunId} live={follower.live?.id === newestRunId ? follower.live : null} error={follower.error} />
+        </section>
+      ) : null}
+      <ErrorNotice error={inbox.error} title="Inbox" />
+      <ThreadInbox
+        threadId={detail.id}
+        entries={inbox.nodes}
+        archived={Boolean(detail.archivedAt)}
+        hasRun={Boolean(detail.lastRunId)}
+        onChanged={refreshLists}
+      />
+    </>
+  );
+}
+
+/**
+ * The state to show: the one that arrived last, unless its version is older. Versions only grow, but
+ * a run starting or ending moves the thread's current and last run without moving its version.
+ */
+function newerThread(previous: ThreadDetail | undefined, next: ThreadDetail): ThreadDetail {
+  if (!previous || previous.id !== next.id) return next;
+  return next.version >= previous.version ? next : previous;
+}
+
+function ThreadFacts({ thread }: { thread: ThreadDetail }) {
+  return (
+    <dl className="facts">
+      <dt>State</dt>
+      <dd>
+        <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} />
+      </dd>
+      <dt>Session</dt>
+      <dd>
+        <Link to={`/threads?session=${encodeURIComponent(thread.sessionId)}`}>
+          <code>{thread.sessionId}</code>
+        </Link>
+      </dd>
+      <dt>Origin</dt>
+      <dd>
+        {thread.origin}
+        {thread.originRunId ? (
+          <>
+            {' '}
+            from run <Link to={`/runs/${thread.originRunId}`}>{thread.originRunId}</Link>
+          </>
+        ) : null}
+        {thread.originThreadId ? (
+          <>
+            {' '}
+            of thread <Link to={`/threads/${thread.originThreadId}`}>{thread.originThreadId}</Link>
+          </>
+        ) : null}
+        {thread.subagent ? <> (subagent {thread.subagent})</> : null}
+      </dd>
+      <dt>Labels</dt>
+      <dd>{thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">none</span>}</dd>
+      <dt>Created</dt>
+      <dd>
+        <Time value={thread.createdAt} />
+      </dd>
+      <dt>Updated</dt>
+      <dd>
+        <Time value={thread.updatedAt} />
+      </dd>
+      {thread.archivedAt ? (
+        <>
+          <dt>Archived</dt>
+          <dd>
+            <Time value={thread.archivedAt} />
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
+function ArchiveButton({ thread, onArchived }: { thread: ThreadDetail; onArchived(): void }) {
+  const [archive, archiving] = useMutation(ARCHIVE_THREAD);
+  const [done, setDone] = useState(false);
+  if (thread.archivedAt) return done ? <Status>Archived.</Status> : null;
+  return (
+    <>
+      <ErrorNotice error={archiving.error} title="Could not archive" />
+      <button
+        type="button"
+        className="secondary"
+        disabled={archiving.loading}
+        onClick={async () => {
+          if (await archive({ id: thread.id, ifMatch: thread.etag })) {
+            setDone(true);
+            onArchived();
+          }
+        }}
+      >
+        Archive thread
+      </button>
+    </>
+  );
+}

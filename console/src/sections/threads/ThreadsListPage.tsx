@@ -1,0 +1,200 @@
+// The threads of the workspace: filters (archived, session, label) kept in the address so a filtered
+// list can be linked, paging, a form that creates a thread, and archiving from the list.
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useMutation } from '../../api';
+import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import { parseLabelSelectors, readLabels } from '../../lib/labels';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { ARCHIVE_THREAD, CREATE_THREAD, THREADS, type ThreadSummary } from './queries';
+
+const PAGE_SIZE = 25;
+const selectThreads = (data: { threads: { nodes: ThreadSummary[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }) =>
+  data.threads;
+
+const ARCHIVED_CHOICES = [
+  { value: 'active', label: 'Active threads' },
+  { value: 'archived', label: 'Archived threads' },
+  { value: 'all', label: 'All threads' },
+];
+
+export function ThreadsListPage() {
+  const [params, setParams] = useSearchParams();
+  const archived = params.get('archived') ?? 'active';
+  const sessionId = params.get('session') ?? '';
+  const label = params.get('label') ?? '';
+  const variables = {
+    first: PAGE_SIZE,
+    ...(archived === 'all' ? {} : { archived: archived === 'archived' }),
+    ...(sessionId ? { sessionId } : {}),
+    ...(label ? { label: parseLabelSelectors(label) } : {}),
+  };
+  const list = usePagedQuery(THREADS, variables, selectThreads);
+  const setFilters = (changes: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [name, value] of Object.entries(changes)) {
+      if (value) next.set(name, value);
+      else next.delete(name);
+    }
+    setParams(next, { replace: true });
+  };
+  return (
+    <>
+      <PageHeader title="Threads">Conversations with agents: each thread keeps its history, its runs and its inbox.</PageHeader>
+      <CreateThreadForm />
+      <section aria-labelledby="threads-list-heading">
+        <h2 id="threads-list-heading">Threads</h2>
+        <ThreadFilters archived={archived} sessionId={sessionId} label={label} onChange={setFilters} />
+        <ErrorNotice error={list.error} />
+        {list.loading && !list.data ? <Loading /> : null}
+        {list.data && list.nodes.length === 0 ? <Empty>No threads match.</Empty> : null}
+        {list.nodes.length > 0 ? <ThreadsTable threads={list.nodes} onArchived={() => void list.refetch()} /> : null}
+        <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={() => list.loadMore()} />
+      </section>
+    </>
+  );
+}
+
+/** The text filters apply on submit (a button or Enter), not on every keystroke; the select at once. */
+function ThreadFilters(props: { archived: string; sessionId: string; label: string; onChange(changes: Record<string, string>): void }) {
+  const [sessionId, setSessionId] = useState(props.sessionId);
+  const [label, setLabel] = useState(props.label);
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    props.onChange({ session: sessionId.trim(), label: label.trim() });
+  };
+  return (
+    <form className="filters" aria-label="Thread filters" onSubmit={apply}>
+      <Select
+        label="Show"
+        options={ARCHIVED_CHOICES}
+        value={props.archived}
+        onChange={(event) => props.onChange({ archived: event.target.value })}
+      />
+      <Field label="Session" placeholder="ses_…" value={sessionId} onChange={(event) => setSessionId(event.target.value)} />
+      <Field
+        label="Label"
+        placeholder="team:ops"
+        hint="key:value, comma-separated; all must match"
+        value={label}
+        onChange={(event) => setLabel(event.target.value)}
+      />
+      <button type="submit">Apply filters</button>
+    </form>
+  );
+}
+
+function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArchived(): void }) {
+  const [archive, archiving] = useMutation(ARCHIVE_THREAD);
+  const [archivedId, setArchivedId] = useState<string | null>(null);
+  const onArchive = async (thread: ThreadSummary) => {
+    if (await archive({ id: thread.id, ifMatch: thread.etag })) {
+      setArchivedId(thread.id);
+      onArchived();
+    }
+  };
+  return (
+    <>
+      <ErrorNotice error={archiving.error} title="Could not archive" />
+      {archivedId ? <Status>Archived {archivedId}.</Status> : null}
+      <table>
+        <caption className="muted">Threads, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Thread</th>
+            <th scope="col">Session</th>
+            <th scope="col">State</th>
+            <th scope="col">Labels</th>
+            <th scope="col">Updated</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {threads.map((thread) => (
+            <tr key={thread.id}>
+              <td>
+                <Link to={`/threads/${thread.id}`}>
+                  <code>{thread.id}</code>
+                </Link>
+              </td>
+              <td>
+                <code>{thread.sessionId}</code>
+              </td>
+              <td>
+                <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} />
+              </td>
+              <td>{thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">—</span>}</td>
+              <td>
+                <Time value={thread.updatedAt} />
+              </td>
+              <td>
+                {thread.archivedAt ? null : (
+                  <button
+                    type="button"
+                    className="secondary"
+                    aria-label={`Archive ${thread.id}`}
+                    disabled={archiving.loading}
+                    onClick={() => void onArchive(thread)}
+                  >
+                    Archive
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function CreateThreadForm() {
+  const navigate = useNavigate();
+  const [sessionId, setSessionId] = useState('');
+  const [labels, setLabels] = useState('');
+  const [labelsProblem, setLabelsProblem] = useState<string | null>(null);
+  const [create, creating] = useMutation(CREATE_THREAD);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = readLabels(labels);
+    setLabelsProblem('error' in parsed ? parsed.error : null);
+    if ('error' in parsed) return;
+    const data = await create({
+      input: {
+        ...(sessionId.trim() ? { sessionId: sessionId.trim() } : {}),
+        ...(Object.keys(parsed.labels).length ? { labels: parsed.labels } : {}),
+      },
+    });
+    if (data) navigate(`/threads/${data.createThread.thread.id}`);
+  };
+  return (
+    <section aria-labelledby="new-thread-heading" className="panel">
+      <h2 id="new-thread-heading">New thread</h2>
+      <form onSubmit={(event) => void submit(event)}>
+        <Field
+          label="Session for the new thread"
+          hint="Leave empty to open a new session"
+          placeholder="ses_…"
+          value={sessionId}
+          onChange={(event) => setSessionId(event.target.value)}
+        />
+        <TextArea
+          label="Labels for the new thread"
+          hint="key:value, one a line or comma-separated"
+          rows={2}
+          value={labels}
+          onChange={(event) => setLabels(event.target.value)}
+        />
+        {labelsProblem ? (
+          <div role="alert" className="notice error">
+            {labelsProblem}
+          </div>
+        ) : null}
+        <ErrorNotice error={creating.error} title="Could not create the thread" />
+        <button type="submit" disabled={creating.loading}>
+          {creating.loading ? 'Creating…' : 'Create thread'}
+        </button>
+      </form>
+    </section>
+  );
+}

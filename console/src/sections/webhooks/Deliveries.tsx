@@ -1,0 +1,233 @@
+// The deliveries of one subscription, newest first, filtered by status; pending ones are read again
+// until they settle. A delivery's details (the request's event and every attempt's answer) open below
+// the list, with the redeliver action.
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery } from '../../api';
+import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { usePagedQuery } from '../../lib/usePagedQuery';
+import { usePolling } from '../../lib/usePolling';
+import { useUrlFilters } from '../../lib/useUrlFilters';
+import { DELIVERIES, DELIVERY, REDELIVER, type DeliveryView } from './queries';
+
+const PAGE = 50;
+const STATUSES = ['pending', 'succeeded', 'failed'];
+
+export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId: string; url: string; reloadKey: number }) {
+  // The open delivery is kept in the address like the filter, so a link can point at it.
+  const { filter, setFilter: setParam } = useUrlFilters();
+  const status = filter('status');
+  const selected = filter('delivery');
+  const list = usePagedQuery(DELIVERIES, { subscriptionId, first: PAGE, ...(status ? { status } : {}) }, (data) => data.webhookDeliveries);
+  // The page bumps reloadKey after an action that adds a delivery (a test event).
+  const { refetch } = list;
+  useEffect(() => {
+    if (reloadKey) void refetch();
+  }, [reloadKey, refetch]);
+  const rows = list.nodes;
+  // Pending deliveries settle without an event to subscribe to; the pages below the first stay loaded.
+  usePolling(list.refreshFirstPage, { every: 1500, active: rows.some((delivery) => delivery.status === 'pending') });
+
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      <form className="filters" role="search" aria-label="Filter deliveries" onSubmit={(event) => event.preventDefault()}>
+        <Select
+          label="Delivery status"
+          value={status}
+          onChange={(event) => setParam('status', event.target.value)}
+          options={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: value }))]}
+        />
+        <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
+          Refresh
+        </button>
+      </form>
+      <ErrorNotice error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data ? (
+        rows.length ? (
+          <>
+            <DeliveryTable rows={rows} onOpen={(id) => setParam('delivery', id)} />
+            <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+          </>
+        ) : (
+          <Empty>No deliveries{status ? ` are ${status}` : ''}.</Empty>
+        )
+      ) : null}
+      {selected ? (
+        <DeliveryDetails
+          key={selected}
+          id={selected}
+          subscriptionId={subscriptionId}
+          url={url}
+          onClose={() => setParam('delivery', null)}
+          onRedelivered={() => void list.refetch()}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function DeliveryTable({ rows, onOpen }: { rows: DeliveryView[]; onOpen(id: string): void }) {
+  return (
+    <table aria-label="Deliveries">
+      <thead>
+        <tr>
+          <th scope="col">Event kind</th>
+          <th scope="col">Status</th>
+          <th scope="col">Attempts</th>
+          <th scope="col">Last answer</th>
+          <th scope="col">Created</th>
+          <th scope="col">
+            <span className="visually-hidden">Details</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((delivery) => (
+          <tr key={delivery.id}>
+            <td>{delivery.eventKind}</td>
+            <td>
+              <Badge value={delivery.status} />
+            </td>
+            <td>{delivery.attemptCount}</td>
+            <td>{lastAnswer(delivery)}</td>
+            <td>
+              <Time value={delivery.createdAt} />
+            </td>
+            <td>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => onOpen(delivery.id)}
+                aria-label={`Details of ${delivery.eventKind} delivery ${delivery.id}`}
+              >
+                Details
+              </button>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function lastAnswer(delivery: DeliveryView): string {
+  if (delivery.lastStatusCode !== null)
+    return `HTTP ${delivery.lastStatusCode}${delivery.lastLatencyMs !== null ? ` in ${delivery.lastLatencyMs} ms` : ''}`;
+  return delivery.lastError ?? '—';
+}
+
+function DeliveryDetails({
+  id,
+  subscriptionId,
+  url,
+  onClose,
+  onRedelivered,
+}: {
+  id: string;
+  subscriptionId: string;
+  url: string;
+  onClose(): void;
+  onRedelivered(): void;
+}) {
+  const { data, error, loading, refetch } = useQuery(DELIVERY, { id, subscriptionId });
+  const [redeliver, redeliverState] = useMutation(REDELIVER);
+  const [notice, setNotice] = useState('');
+  const delivery = data?.webhookDelivery;
+  usePolling(refetch, { every: 1500, active: delivery?.status === 'pending' });
+  return (
+    <section aria-labelledby="delivery-heading" className="panel infra-panel">
+      <h3 id="delivery-heading">Delivery {id}</h3>
+      <ErrorNotice error={error} />
+      {loading && !data ? <Loading /> : null}
+      {delivery ? (
+        <>
+          <p role="status" aria-live="polite" className="notice">
+            Delivery status: <Badge value={delivery.status} />
+            {delivery.nextAttemptAt ? (
+              <span className="muted">
+                {' '}
+                — next attempt <Time value={delivery.nextAttemptAt} />
+              </span>
+            ) : null}
+          </p>
+          <h4>Request</h4>
+          <dl className="facts">
+            <dt>Event kind</dt>
+            <dd>{delivery.eventKind}</dd>
+            <dt>webhook-id</dt>
+            <dd>
+              <code>{delivery.eventId}</code>
+            </dd>
+            <dt>Sent to</dt>
+            <dd>
+              <code>POST {url}</code>
+            </dd>
+            <dt>Created</dt>
+            <dd>
+              <Time value={delivery.createdAt} />
+            </dd>
+            <dt>Completed</dt>
+            <dd>
+              <Time value={delivery.completedAt} />
+            </dd>
+            <dt>Attempts since (re)scheduled</dt>
+            <dd>{delivery.attemptCount}</dd>
+          </dl>
+          <h4>Responses</h4>
+          {delivery.attempts.length ? (
+            <table aria-label="Attempts">
+              <thead>
+                <tr>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">At</th>
+                  <th scope="col">HTTP status</th>
+                  <th scope="col">Latency</th>
+                  <th scope="col">Error</th>
+                  <th scope="col">Response (first KiB)</th>
+                </tr>
+              </thead>
+              <tbody>
+                {delivery.attempts.map((attempt, index) => (
+                  <tr key={`${attempt.at}-${index}`}>
+                    <td>{attempt.attempt}</td>
+                    <td>
+                      <Time value={attempt.at} />
+                    </td>
+                    <td>{attempt.statusCode ?? 'no answer'}</td>
+                    <td>{attempt.latencyMs} ms</td>
+                    <td>{attempt.error ?? '—'}</td>
+                    <td>{attempt.response ? <code>{attempt.response}</code> : <span className="muted">empty</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <Empty>No attempt yet.</Empty>
+          )}
+          {notice ? <Status>{notice}</Status> : null}
+          <ErrorNotice error={redeliverState.error} title="Could not redeliver" />
+          <div className="actions">
+            <button
+              type="button"
+              disabled={redeliverState.loading || delivery.status === 'pending'}
+              onClick={async () => {
+                const answer = await redeliver({ id, subscriptionId });
+                if (answer) {
+                  setNotice('Redelivery queued: the same event (same webhook-id) is sent again.');
+                  await refetch();
+                  onRedelivered();
+                }
+              }}
+            >
+              Redeliver
+            </button>
+            <button type="button" className="secondary" onClick={onClose}>
+              Close details
+            </button>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,96 @@
+// The fields a subscription is made of, shared by the create and edit forms: the target URL, the
+// event kinds (a group of checkboxes), a description and labels.
+import { useId } from 'react';
+import { useQuery } from '../../api';
+import { ErrorNotice, Field, Loading, TextArea } from '../../components/ui';
+import { EVENT_KINDS } from './queries';
+
+export interface SubscriptionDraft {
+  url: string;
+  eventKinds: string[];
+  description: string;
+  labels: string;
+  enabled: boolean;
+}
+
+export function SubscriptionFields({ draft, onChange }: { draft: SubscriptionDraft; onChange(draft: SubscriptionDraft): void }) {
+  const id = useId();
+  // The kinds come from the service (webhookEventKinds), so the form never offers one it would refuse.
+  const { data, error, loading } = useQuery(EVENT_KINDS, {});
+  const known = data?.webhookEventKinds ?? [];
+  // Kinds the subscription already has but the service no longer lists stay shown (and checked), so saving keeps them visible.
+  const kinds = [
+    ...known,
+    ...draft.eventKinds.filter((kind) => !known.some((k) => k.kind === kind)).map((kind) => ({ kind, description: '' })),
+  ];
+  return (
+    <>
+      <Field
+        label="Target URL"
+        type="url"
+        required
+        hint="https://, or http:// where the deployment allows it. Private addresses only where the deployment allows them."
+        value={draft.url}
+        onChange={(event) => onChange({ ...draft, url: event.target.value })}
+      />
+      <fieldset className="event-kinds">
+        <legend>Event kinds</legend>
+        {error ? <ErrorNotice error={error} /> : null}
+        {loading && !data ? <Loading label="Loading event kinds…" /> : null}
+        {kinds.map(({ kind, description }) => (
+          <div className="field checkbox" key={kind}>
+            <input
+              id={`${id}-${kind}`}
+              type="checkbox"
+              aria-describedby={description ? `${id}-${kind}-about` : undefined}
+              checked={draft.eventKinds.includes(kind)}
+              onChange={(event) =>
+                onChange({
+                  ...draft,
+                  eventKinds: event.target.checked ? [...draft.eventKinds, kind] : draft.eventKinds.filter((chosen) => chosen !== kind),
+                })
+              }
+            />
+            <label htmlFor={`${id}-${kind}`}>{kind}</label>
+            {description ? (
+              <small className="muted" id={`${id}-${kind}-about`}>
+                {description}
+              </small>
+            ) : null}
+          </div>
+        ))}
+      </fieldset>
+      <Field label="Description" value={draft.description} onChange={(event) => onChange({ ...draft, description: event.target.value })} />
+      <TextArea
+        label="Labels"
+        hint="One key=value a line."
+        rows={2}
+        value={draft.labels}
+        onChange={(event) => onChange({ ...draft, labels: event.target.value })}
+      />
+      <div className="field checkbox">
+        <input
+          id={`${id}-enabled`}
+          type="checkbox"
+          checked={draft.enabled}
+          onChange={(event) => onChange({ ...draft, enabled: event.target.checked })}
+        />
+        <label htmlFor={`${id}-enabled`}>Enabled</label>
+      </div>
+    </>
+  );
+}
+
+/** A one-time secret, with the warning that it will not be shown again. */
+export function SecretOnce({ secret, what }: { secret: string; what: string }) {
+  return (
+    <div role="status" className="notice secret-once">
+      <p>
+        <strong>{what}</strong> Copy it now: the service shows it only this once.
+      </p>
+      <p>
+        Signing secret: <code>{secret}</code>
+      </p>
+    </div>
+  );
+}
