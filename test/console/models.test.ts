@@ -276,7 +276,7 @@ describe.skipIf(!browserAvailable)('the models pages', () => {
     await page.getByRole('button', { name: 'Disable model' }).waitFor();
     expect((await readModel('tuned')).enabled).toBe(true);
 
-    // Another workspace's model (or none) is not found.
+    // A key the workspace has no model for: the service's not_found, shown as it is.
     await page.goto('/models/no-such-model');
     await expect(page.getByRole('alert').filter({ hasText: 'Could not read the model' }).textContent()).resolves.toMatch(/not_found/);
     await page.close();
