@@ -77,6 +77,36 @@ describe.skipIf(!browserAvailable)('the console is accessible', () => {
     expect(found).toEqual({});
   });
 
+  it('has no WCAG A/AA violations on a model’s page and on a provider’s form with extra header rows, light and dark', async () => {
+    // Pages outside the navigation with forms of their own; the development type needs no network.
+    const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'Axe provider' } });
+    expect(provider.status).toBe(201);
+    const model = await t.rest('POST', '/api/v1/models', {
+      body: { key: 'axe-model', provider_id: provider.body.id, provider_model: 'echo' },
+    });
+    expect(model.status).toBe(201);
+    const page = await app.signedIn('/models/axe-model');
+    await page.getByRole('form', { name: 'Edit model' }).waitFor();
+    const found: Record<string, Violation[]> = {};
+    const check = async (name: string) => {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const list = await violations(page);
+        if (list.length) found[`${name} (${scheme})`] = list;
+      }
+      await page.emulateMedia({ colorScheme: 'light' });
+    };
+    await check('model page');
+    await page.goto(`/models/providers/${provider.body.id}`);
+    const edit = page.getByRole('form', { name: 'Edit provider' });
+    await edit.getByLabel('Extra headers', { exact: true }).selectOption('replace');
+    await edit.getByRole('button', { name: 'Add a header' }).click();
+    await edit.getByRole('group', { name: 'Header 2', exact: true }).waitFor();
+    await check('provider page with header rows');
+    expect(found).toEqual({});
+    await page.close();
+  });
+
   it('is usable from the keyboard: the skip link moves focus to the page', async () => {
     const page = await app.signedIn('/');
     await page.getByRole('heading', { level: 1 }).first().waitFor();

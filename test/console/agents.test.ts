@@ -1,5 +1,5 @@
 // The agents section in a real browser against a real service: creating an agent (by hand and with the
-// composer), revisions (publishing, comparing, the default), the list's filters, archiving, and the
+// composer, answering the questions its runs wait on), revisions (publishing, comparing, the default), the list's filters, archiving, and the
 // message when someone else changed the agent between reading and saving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -150,6 +150,67 @@ describe.skipIf(!browserAvailable)('the agents section of the console', () => {
     // The successor run carried the answer to the model as the tool's result.
     const last = model.requests.filter((request) => request.path === '/v1/chat/completions').at(-1);
     expect(last?.body.messages.find((message: { role: string }) => message.role === 'tool')?.content).toContain('casual');
+    await page.close();
+  });
+
+  it('answers the composer’s questions batch by batch as its runs wait, and the last run completes', async () => {
+    // The composer's tools: only `ask_user` (its platform tool groups offer no write tools yet, so it
+    // never asks for an approval); a waiting run is its question. Two in a row: a free-text one, then
+    // one with choices in the successor run.
+    const proposal = { name: 'Finance helper', description: 'For the finance team', config: { model: 'loop', instructions: 'Be exact.' } };
+    model.turns.push(
+      { tool: { id: 'call_who', name: 'ask_user', arguments: { question: 'Who will use the agent?' } } },
+      { tool: { id: 'call_tone', name: 'ask_user', arguments: { question: 'How formal should it be?', choices: ['formal', 'casual'] } } },
+      { text: JSON.stringify(proposal) },
+    );
+    const page = await signedIn('/agents/new');
+    await page.getByLabel('Describe the agent').fill('An agent for expense questions');
+    await page.getByRole('button', { name: 'Ask the composer' }).click();
+    const composer = page.getByRole('region', { name: 'Compose with the assistant' });
+    const answers = composer.getByRole('form', { name: 'The composer needs your answer' });
+    const who = answers.getByLabel('Who will use the agent?');
+    await who.waitFor();
+    const firstRunId = await composer.getByRole('link', { name: /^run_/ }).textContent();
+    expect((await t.rest('GET', `/api/v1/runs/${firstRunId}`)).body.status).toBe('waiting');
+    // Nothing is sent until every pending entry has an answer.
+    const send = answers.getByRole('button', { name: 'Send answers' });
+    await expect(send.isDisabled()).resolves.toBe(true);
+    await who.fill('The finance team');
+    await expect(send.isEnabled()).resolves.toBe(true);
+    await send.click();
+
+    // The successor run waits on the second question; the form is new (nothing carried over).
+    const tone = answers.getByRole('group', { name: 'How formal should it be?' });
+    await tone.waitFor();
+    const secondRunId = await composer.getByRole('link', { name: /^run_/ }).textContent();
+    expect(secondRunId).not.toBe(firstRunId);
+    await expect(answers.getByRole('button', { name: 'Send answers' }).isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'agents-composer-second-question');
+    await tone.getByRole('radio', { name: 'formal' }).check();
+    await answers.getByRole('button', { name: 'Send answers' }).click();
+
+    await page.getByRole('heading', { name: 'Proposal: Finance helper' }).waitFor();
+    await composer.getByText('completed', { exact: true }).waitFor();
+    const lastRunId = await composer.getByRole('link', { name: /^run_/ }).textContent();
+    // Through the API: a chain of three runs, each resumed with the answer the page sent, the last one
+    // completed with the proposal as its output.
+    const first = (await t.rest('GET', `/api/v1/runs/${firstRunId}`)).body;
+    const second = (await t.rest('GET', `/api/v1/runs/${secondRunId}`)).body;
+    const last = (await t.rest('GET', `/api/v1/runs/${lastRunId}`)).body;
+    expect(first.resumed_by_id).toBe(secondRunId);
+    expect(second).toMatchObject({ parent_run_id: firstRunId, lineage: 'resume', resumed_by_id: lastRunId });
+    expect(second.resume.calls.call_who).toMatchObject({ status: 'returned', value: 'The finance team' });
+    expect(last).toMatchObject({ parent_run_id: secondRunId, status: 'completed', output: proposal });
+    expect(last.resume.calls.call_tone).toMatchObject({ status: 'returned', value: 'formal' });
+    // The model saw both answers as the tools' results.
+    const request = model.requests.filter((entry) => entry.path === '/v1/chat/completions').at(-1);
+    const toolResults = request?.body.messages
+      .filter((message: { role: string }) => message.role === 'tool')
+      .map((message: { content: string }) => message.content);
+    expect(toolResults.join('\n')).toContain('The finance team');
+    expect(toolResults.join('\n')).toContain('formal');
+    await page.getByRole('button', { name: 'Use this proposal' }).click();
+    await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Finance helper');
     await page.close();
   });
 

@@ -25,6 +25,7 @@ import { DevModelButton } from './DevModelButton';
 import { ModelsSection } from './ModelsSection';
 import { CREATE_MODEL_PROVIDER, MODEL_PROVIDER_TYPES, MODEL_PROVIDERS, type ProviderTypeView, type ProviderView } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
+import { headersFrom, HeaderRows, type HeaderRow } from './ExtraHeaders';
 
 export function ModelsPage() {
   const types = useQuery(MODEL_PROVIDER_TYPES, {});
@@ -135,6 +136,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const [config, setConfig] = useState('');
   const [secret, setSecret] = useState<SecretDraft>({});
   const [labels, setLabels] = useState('');
+  const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
   const [enabled, setEnabled] = useState(true);
   const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = types.find((type) => type.type === typeName) ?? types[0];
@@ -146,6 +148,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
     let input: Record<string, unknown>;
     try {
       const credential = credentialFrom(secret);
+      const extraHeaders = headersFrom(headerRows);
       input = {
         type: chosen.type,
         name,
@@ -154,6 +157,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
         config: parseJsonObject(config, 'Configuration'),
         labels: parseLabels(labels),
         ...(credential ? { credential } : {}),
+        ...(Object.keys(extraHeaders).length ? { extraHeaders } : {}),
       };
     } catch (error) {
       setFormError(error);
@@ -189,6 +193,11 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             onChange={(event) => setConfig(event.target.value)}
           />
           <SecretFields key={chosen.type} schema={chosen.credentialSchema} draft={secret} onChange={setSecret} />
+          <HeaderRows
+            legend="Extra headers (optional, sent with every request; values never shown back)"
+            rows={headerRows}
+            onChange={setHeaderRows}
+          />
           <TextArea
             label="Labels"
             hint="One key=value a line."
@@ -197,7 +206,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             onChange={(event) => setLabels(event.target.value)}
           />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the provider" />
+          <ErrorNotice error={formError ?? state.error} title="Could not create the provider" withField />
           <button type="submit" disabled={state.loading}>
             {state.loading ? 'Creating…' : 'Create provider'}
           </button>

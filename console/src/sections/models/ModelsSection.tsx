@@ -1,5 +1,6 @@
 // The models list on /models: filtered by text, state and provider (kept in the address), each row
-// enabled or disabled in place, and the form that adds a model on one of the providers.
+// enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
+// adds a model on one of the providers.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
@@ -135,7 +136,9 @@ function ModelTable({
           {rows.map((model) => (
             <tr key={model.key}>
               <td>
-                <code>{model.key}</code>
+                <Link to={`/models/${encodeURIComponent(model.key)}`}>
+                  <code>{model.key}</code>
+                </Link>
               </td>
               <td>{model.name}</td>
               <td>

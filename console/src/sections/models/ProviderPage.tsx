@@ -1,6 +1,7 @@
 // /models/providers/:id: one model provider — its details, a live Test (the type's probe), enable or
-// disable in one click, and the edit form (a new credential replaces the stored one, which is never
-// shown; every change names the ETag the page was read at).
+// disable in one click, and the edit form (a new credential or a new set of extra headers replaces the
+// stored one, which is never shown; every change names the ETag the page was read at, and a change
+// someone made meanwhile is explained with a reload).
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -18,12 +19,13 @@ import {
   type ProviderView,
 } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
+import { ExtraHeadersChoiceSelect, extraHeadersChange, HeaderRows, newHeaderRow, type HeaderRow } from './ExtraHeaders';
 
 export function ProviderPage() {
   const { id = '' } = useParams();
   const { data, error, loading, refetch } = useQuery(MODEL_PROVIDER, { id });
   const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState] = useMutation(UPDATE_MODEL_PROVIDER);
+  const [update, updateState, resetUpdate] = useMutation(UPDATE_MODEL_PROVIDER);
   const [notice, setNotice] = useState('');
   const provider = data?.provider;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
@@ -32,6 +34,14 @@ export function ProviderPage() {
     await refetch();
     // Said once the page shows the new state (and its new ETag), so the next change starts from it.
     setNotice(message);
+  }
+
+  // After a refused If-Match: the provider as it is now. The edit form is keyed by the ETag, so it starts
+  // again from the new version; the refusal of the state button is cleared with it.
+  async function reload() {
+    setNotice('');
+    resetUpdate();
+    await refetch();
   }
 
   return (
@@ -72,7 +82,11 @@ export function ProviderPage() {
           <section aria-labelledby="state-heading" className="panel">
             <h2 id="state-heading">State</h2>
             <p className="muted">A disabled provider refuses tests and new runs of its models.</p>
-            <ErrorNotice error={updateState.error} title="Could not change the state" />
+            <ErrorNotice
+              error={updateState.error}
+              title="Could not change the state"
+              stale={{ what: 'provider', onReload: () => void reload() }}
+            />
             <button
               type="button"
               disabled={updateState.loading}
@@ -85,7 +99,13 @@ export function ProviderPage() {
             </button>
           </section>
           <TestProvider id={provider.id} type={type} />
-          <EditProvider key={provider.etag} provider={provider} type={type} onSaved={() => saved('Saved.')} />
+          <EditProvider
+            key={provider.etag}
+            provider={provider}
+            type={type}
+            onSaved={() => saved('Saved.')}
+            onReload={() => void reload()}
+          />
         </>
       ) : null}
     </>
@@ -132,10 +152,12 @@ function EditProvider({
   provider,
   type,
   onSaved,
+  onReload,
 }: {
   provider: ProviderView;
   type: ProviderTypeView | undefined;
   onSaved(): Promise<void>;
+  onReload(): void;
 }) {
   const [update, state] = useMutation(UPDATE_MODEL_PROVIDER);
   const [name, setName] = useState(provider.name);
@@ -144,6 +166,8 @@ function EditProvider({
   const [labels, setLabels] = useState(formatLabels(provider.labels));
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [secret, setSecret] = useState<SecretDraft>({});
+  const [headersChoice, setHeadersChoice] = useState<CredentialChoice>('keep');
+  const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
   const [formError, setFormError] = useState<unknown>(undefined);
 
   async function submit(event: FormEvent) {
@@ -158,6 +182,7 @@ function EditProvider({
       Object.assign(
         input,
         credentialChange(choice, choice === 'replace' ? credentialFrom(secret) : null, 'Enter the new credential, or keep the stored one.'),
+        extraHeadersChange(headersChoice, headerRows),
       );
     } catch (error) {
       setFormError(error);
@@ -176,15 +201,27 @@ function EditProvider({
         <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
         <TextArea
           label="Configuration (JSON)"
-          hint="Changing it while a credential is stored needs the credential replaced or removed in the same save."
+          hint="Changing it while a credential or extra headers are stored needs each of them replaced or removed in the same save."
           rows={4}
           value={config}
           onChange={(event) => setConfig(event.target.value)}
         />
         <CredentialChoiceSelect stored={provider.credentialConfigured} value={choice} onChange={setChoice} />
         {choice === 'replace' && type ? <SecretFields schema={type.credentialSchema} draft={secret} onChange={setSecret} /> : null}
+        <ExtraHeadersChoiceSelect
+          stored={provider.extraHeadersConfigured}
+          value={headersChoice}
+          onChange={(next) => {
+            setHeadersChoice(next);
+            // Replacing starts with one empty row to fill.
+            if (next === 'replace' && !headerRows.length) setHeaderRows([newHeaderRow()]);
+          }}
+        />
+        {headersChoice === 'replace' ? (
+          <HeaderRows legend="New extra headers (the whole set; values never shown back)" rows={headerRows} onChange={setHeaderRows} />
+        ) : null}
         <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" />
+        <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'provider', onReload }} />
         <button type="submit" disabled={state.loading}>
           {state.loading ? 'Saving…' : 'Save changes'}
         </button>

@@ -32,7 +32,13 @@ export interface ProviderTypeView {
   configurationSchema: JsonSchema;
   credentialSchema: JsonSchema;
   embeddingsSupported?: boolean;
-  modelApis?: { api: string }[];
+  modelApis?: ModelApiView[];
+}
+
+/** One model API of a model provider type, with the JSON Schema of the settings it reads. */
+export interface ModelApiView {
+  api: string;
+  settingsSchema?: JsonSchema;
 }
 
 /** The little of a JSON Schema document the forms read: its members, which are required. */
@@ -45,7 +51,7 @@ export interface JsonSchema {
 export const MODEL_PROVIDER_TYPES = gql<{ providerTypes: ProviderTypeView[] }>(`query ConsoleModelProviderTypes {
   providerTypes(kind: "model") {
     type title setupUrl testSupported credentialRequired configurationSchema credentialSchema
-    ... on ModelProviderType { embeddingsSupported modelApis { api } }
+    ... on ModelProviderType { embeddingsSupported modelApis { api settingsSchema } }
   }
 }`);
 
@@ -112,6 +118,20 @@ export const MODELS = gql<
 
 export const CREATE_MODEL = gql<{ createModel: { model: { key: string } } }, { input: Record<string, unknown> }>(
   `mutation ConsoleCreateModel($input: ModelInput!) { createModel(input: $input) { model { key } } }`,
+);
+
+/** One model as its page shows it: the list's fields, its version and its provider. */
+export interface ModelDetail extends ModelView {
+  version: number;
+  createdAt: string;
+  updatedById: string;
+  provider: { id: string; name: string; type: string; enabled: boolean };
+}
+
+export const MODEL = gql<{ model: ModelDetail }, { key: string }>(
+  `query ConsoleModel($key: String!) {
+  model(key: $key) { ${MODEL_FIELDS} version createdAt updatedById provider { id name type enabled } }
+}`,
 );
 
 export const UPDATE_MODEL = gql<{ updateModel: { model: ModelView } }, { key: string; ifMatch: string; input: Record<string, unknown> }>(
