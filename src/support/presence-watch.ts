@@ -54,10 +54,13 @@ export class PresenceWatcher {
       void this.pump();
     });
     // The first read learns who is present (sent to nobody: it is no change) and when they expire.
-    void subscriptionsActive(deps.events).then(() => {
-      this.due = true;
-      void this.pump();
-    });
+    // (Redis unreachable: the read still goes; the bus reconnects by itself.)
+    void subscriptionsActive(deps.events)
+      .catch(() => undefined)
+      .then(() => {
+        this.due = true;
+        void this.pump();
+      });
   }
 
   join(follower: Follower): () => void {
@@ -121,7 +124,7 @@ export class PresenceWatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (!frame.participants.length) return;
-    const earliest = Math.min(...frame.participants.map((p) => p.expiresAt.getTime()));
+    const earliest = frame.participants.reduce((soonest, p) => Math.min(soonest, p.expiresAt.getTime()), Infinity);
     // Both times are the database's clock; one millisecond more covers its rounding to milliseconds.
     this.schedule(Math.max(0, earliest - frame.serverTime.getTime()) + 1);
   }
