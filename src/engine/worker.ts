@@ -44,6 +44,7 @@ import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
 import { deleteExpiredSpans } from '../services/traces.js';
+import { deleteExpiredPresence } from '../support/presence.js';
 import { announceThreadChanged } from '../services/event-topics.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -56,6 +57,11 @@ const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 const TRACE_SWEEP_MS = 3_600_000;
 /** The first sweep comes this long after the pool starts: a start (or a test) does not begin with a scan. */
 const FIRST_TRACE_SWEEP_MS = 300_000;
+/**
+ * How often a pool deletes expired presence entries. A workspace's own reads and touches delete its
+ * expired entries; this is for the workspaces nobody reads any more.
+ */
+const PRESENCE_SWEEP_MS = 3_600_000;
 
 /** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
@@ -93,6 +99,8 @@ export class WorkerPool {
   private recoveryTimer: NodeJS.Timeout | null = null;
   /** When the last trace sweep ran (as if one ran so that the first comes FIRST_TRACE_SWEEP_MS after the start). */
   private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
+  /** When the last presence sweep ran (the first comes PRESENCE_SWEEP_MS after the start). */
+  private lastPresenceSweep = Date.now();
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -431,6 +439,7 @@ export class WorkerPool {
     this.recoveryTimer = setTimeout(() => {
       void this.recoverExpired()
         .then(() => this.sweepTraces())
+        .then(() => this.sweepPresence())
         .catch((error) => this.deps.logger.error({ err: error }, 'worker maintenance failed'))
         .finally(() => this.scheduleRecovery());
     }, this.leaseMs / 2);
@@ -453,6 +462,13 @@ export class WorkerPool {
     }
     if (deleted) this.deps.logger.info({ deleted, retentionDays: this.deps.config.traceRetentionDays }, 'expired trace spans deleted');
     return deleted;
+  }
+
+  /** Expired presence entries of every workspace go, about once an hour per pool. Returns how many went. */
+  async sweepPresence(now = Date.now()) {
+    if (now - this.lastPresenceSweep < PRESENCE_SWEEP_MS) return 0;
+    this.lastPresenceSweep = now;
+    return deleteExpiredPresence(this.deps);
   }
 
   /** Runs whose worker died: a new attempt if attempts remain, else failed. */

@@ -18,22 +18,12 @@ export interface ItemView {
   endedAt: Date | null;
 }
 
-/** One present participant of a workspace (support/presence.ts). */
-export interface PresenceEntry {
+/**
+ * Who is present in a workspace changed (support/presence.ts): only a signal, naming the participant
+ * whose touch or leave changed it; subscribers read the frame themselves (support/presence-watch.ts).
+ */
+export interface PresenceSignal {
   participantId: string;
-  principalId: string;
-  principalKind: string;
-  firstSeenAt: Date;
-  lastSeenAt: Date;
-}
-
-/** Who is present in a workspace, as `presence` and its subscription answer it. */
-export interface PresenceFrame {
-  workspaceId: string;
-  participantId: string;
-  ttlSeconds: number;
-  serverTime: Date;
-  participants: (PresenceEntry & { expiresAt: Date })[];
 }
 
 /** A device request relayed to the instance holding the device's websocket (support/device-relay.ts). */
@@ -75,8 +65,8 @@ export type EventTopics = {
    * Only a signal: the threadUpdated subscription reads the thread as it is then (thread-watch.ts).
    */
   threadChanged: [threadId: string, payload: { threadId: string }];
-  /** The presence frame after someone arrived, left or expired, by workspace id. */
-  presenceChanged: [workspaceId: string, payload: PresenceFrame];
+  /** Someone arrived or left, or a touch or leave cleared expired entries, by workspace id, after the change committed. */
+  presenceChanged: [workspaceId: string, payload: PresenceSignal];
   /** A request for a device, by device id: the instance holding its websocket serves it. */
   deviceRelayRequest: [deviceId: string, payload: DeviceRelayRequest];
   /** Frames and answers of relayed device requests, by the requesting instance's id. */

@@ -1,46 +1,86 @@
 // Presence: who is present in the workspace's UI. Each GET /api/presence registers the caller's
 // participant (a browser tab, say) and returns the frame; entries expire presenceTtlSeconds after
-// they were last seen. Kept in memory of this instance; changes are published on `presenceChanged`.
+// they were last seen. Kept in PostgreSQL (`presence_entries`), so every instance answers the same
+// participants; times are the database's clock, the same for every instance. A change of who is
+// present (an arrival, a leave, an expiry a touch or leave cleared) is announced on `presenceChanged`
+// — only a signal, through Redis with REDIS_URL; each instance's subscribers read the frame
+// themselves (presence-watch.ts). A touch of a participant already present writes its row's
+// last-seen time and nothing else: no audit row, no announcement.
+import { Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../db.js';
 import { invalidArgument } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
-import type { CallContext } from '../services/call-context.js';
+import type { CallContext, Tx } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
-import { supportRuntime } from './runtime.js';
 
 export const PARTICIPANT_ID_MAX = 80;
 
-import type { PresenceFrame } from '../services/event-topics.js';
+/** One present participant of a workspace. */
+export interface PresenceEntry {
+  participantId: string;
+  principalId: string;
+  principalKind: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+}
 
-export type { PresenceFrame };
+/** Who is present in a workspace, as `presence`, `touchPresence`, `leavePresence` and `presenceChanged` answer it. */
+export interface PresenceFrame {
+  workspaceId: string;
+  /** The participant the frame answers ('' in a frame a subscriber got for an expiry). */
+  participantId: string;
+  ttlSeconds: number;
+  serverTime: Date;
+  participants: (PresenceEntry & { expiresAt: Date })[];
+}
 
-function frame(deps: Deps, workspaceId: string, participantId: string): PresenceFrame {
+/** A presence row as the statements below answer it, with the database's time of the statement. */
+interface EntryRow extends PresenceEntry {
+  serverTime: Date;
+}
+
+const ENTRY_COLUMNS = Prisma.sql`e.participant_id AS "participantId", e.principal_id AS "principalId",
+  e.principal_kind AS "principalKind", e.first_seen_at AS "firstSeenAt", e.last_seen_at AS "lastSeenAt"`;
+
+const ttlOf = (deps: Deps) => Prisma.sql`(${deps.config.presenceTtlSeconds}::int * interval '1 second')`;
+
+/** The frame from the rows of one statement (a row with a null participant only carries the time). */
+function frameOf(deps: Deps, workspaceId: string, participantId: string, rows: EntryRow[]): PresenceFrame {
   const ttlMs = deps.config.presenceTtlSeconds * 1000;
-  const entries = [...(supportRuntime(deps).presence.get(workspaceId)?.values() ?? [])];
   return {
     workspaceId,
     participantId,
     ttlSeconds: deps.config.presenceTtlSeconds,
-    serverTime: new Date(),
-    participants: entries
-      .sort((a, b) => a.participantId.localeCompare(b.participantId))
-      .map((entry) => ({ ...entry, expiresAt: new Date(entry.lastSeenAt.getTime() + ttlMs) })),
+    serverTime: rows[0]!.serverTime,
+    participants: rows
+      .filter((row) => row.participantId !== null)
+      .map(({ participantId, principalId, principalKind, firstSeenAt, lastSeenAt }) => ({
+        participantId,
+        principalId,
+        principalKind,
+        firstSeenAt,
+        lastSeenAt,
+        expiresAt: new Date(lastSeenAt.getTime() + ttlMs),
+      }))
+      .sort((a, b) => a.participantId.localeCompare(b.participantId) || a.principalId.localeCompare(b.principalId)),
   };
 }
 
-/** Drops expired entries of a workspace; publishes a frame when any went. */
-function expire(deps: Deps, workspaceId: string): boolean {
-  const entries = supportRuntime(deps).presence.get(workspaceId);
-  if (!entries) return false;
-  const cutoff = Date.now() - deps.config.presenceTtlSeconds * 1000;
-  let changed = false;
-  for (const [key, entry] of entries) {
-    if (entry.lastSeenAt.getTime() <= cutoff) {
-      entries.delete(key);
-      changed = true;
-    }
-  }
-  if (entries.size === 0) supportRuntime(deps).presence.delete(workspaceId);
-  return changed;
+/**
+ * The workspace's present participants, read by any instance; the workspace's expired rows are
+ * deleted in the same statement (nothing is announced: each instance's subscribers learn of an
+ * expiry from their own reads).
+ */
+export async function readPresence(deps: Deps, db: Db | Tx, workspaceId: string, participantId: string): Promise<PresenceFrame> {
+  const ttl = ttlOf(deps);
+  const rows = await db.$queryRaw<EntryRow[]>`
+    WITH expired AS (
+      DELETE FROM presence_entries WHERE workspace_id = ${workspaceId} AND last_seen_at <= now() - ${ttl}
+    )
+    SELECT now() AS "serverTime", ${ENTRY_COLUMNS}
+    FROM (SELECT 1) AS one
+    LEFT JOIN presence_entries e ON e.workspace_id = ${workspaceId} AND e.last_seen_at > now() - ${ttl}`;
+  return frameOf(deps, workspaceId, participantId, rows);
 }
 
 export function validateParticipantId(value: string | null | undefined): string | null {
@@ -52,73 +92,94 @@ export function validateParticipantId(value: string | null | undefined): string 
   return value;
 }
 
+/** Tells every instance's subscribers of the workspace that who is present changed. */
+function announce(call: CallContext, participantId: string) {
+  call.events.publish('presenceChanged', call.actor.workspaceId, { participantId });
+}
+
 /** Registers the caller's participant as present (default participant: the caller's principal id) and returns the frame. */
-export function touchPresence(call: CallContext, participantId: string | null | undefined): PresenceFrame {
+export async function touchPresence(call: CallContext, participantId: string | null | undefined): Promise<PresenceFrame> {
   const { deps, actor } = call;
   requirePermission(actor, 'read');
   const participant = validateParticipantId(participantId) ?? actor.principalId;
-  const runtime = supportRuntime(deps);
-  startExpiryTimer(deps);
-  let changed = expire(deps, actor.workspaceId);
-  let entries = runtime.presence.get(actor.workspaceId);
-  if (!entries) runtime.presence.set(actor.workspaceId, (entries = new Map()));
-  const key = `${actor.principalId}\u0000${participant}`;
-  const now = new Date();
-  const existing = entries.get(key);
-  if (existing) existing.lastSeenAt = now;
-  else {
-    entries.set(key, {
-      participantId: participant,
-      principalId: actor.principalId,
-      principalKind: actor.principalKind,
-      firstSeenAt: now,
-      lastSeenAt: now,
-    });
-    changed = true;
-  }
-  const result = frame(deps, actor.workspaceId, participant);
-  if (changed) deps.events.publish('presenceChanged', actor.workspaceId, result);
-  return result;
+  const ttl = ttlOf(deps);
+  const workspace = actor.workspaceId;
+  const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
+  // One statement: the workspace's expired rows go, the caller's row is written (an expired one of
+  // its own comes back as a new arrival), and the frame is the others' rows plus the written one.
+  // `arrived`: the row is new (first seen now) — a touch of a present participant only moves its
+  // last-seen time.
+  const rows = await call.db.$queryRaw<(EntryRow & { expired: number; arrived: boolean })[]>`
+    WITH expired AS (
+      DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
+      RETURNING 1
+    ), touched AS (
+      INSERT INTO presence_entries AS e (workspace_id, principal_id, participant_id, principal_kind, first_seen_at, last_seen_at)
+      VALUES (${workspace}, ${actor.principalId}, ${participant}, ${actor.principalKind}, now(), now())
+      ON CONFLICT (workspace_id, principal_id, participant_id) DO UPDATE SET
+        last_seen_at = now(),
+        first_seen_at = CASE WHEN e.last_seen_at <= now() - ${ttl} THEN now() ELSE e.first_seen_at END
+      RETURNING e.*
+    )
+    SELECT now() AS "serverTime", (SELECT count(*) FROM expired)::int AS expired, e.first_seen_at = e.last_seen_at AS arrived,
+      ${ENTRY_COLUMNS}
+    FROM touched e
+    UNION ALL
+    SELECT now(), (SELECT count(*) FROM expired)::int, false, ${ENTRY_COLUMNS}
+    FROM presence_entries e
+    WHERE e.workspace_id = ${workspace} AND e.last_seen_at > now() - ${ttl} AND NOT (${own})`;
+  const frame = frameOf(deps, workspace, participant, rows);
+  if (rows[0]!.expired > 0 || rows[0]!.arrived) announce(call, participant);
+  return frame;
 }
 
 /**
  * The caller's participant leaves at once (default participant: the caller's principal id) instead of
- * expiring after the TTL: the frame without it is published on `presenceChanged`. Leaving when not
- * present (already left, expired, or never registered) is not an error: `left` is false and nothing is
- * published. A caller removes only its own participants (another principal's with the same id stay).
+ * expiring after the TTL: subscribers get the frame without it. Leaving when not present (already
+ * left, expired, or never registered) is not an error: `left` is false and nothing is announced
+ * unless the call cleared expired entries. A caller removes only its own participants (another
+ * principal's with the same id stay).
  */
-export function leavePresence(call: CallContext, participantId: string | null | undefined): { left: boolean; presence: PresenceFrame } {
+export async function leavePresence(
+  call: CallContext,
+  participantId: string | null | undefined,
+): Promise<{ left: boolean; presence: PresenceFrame }> {
   const { deps, actor } = call;
   requirePermission(actor, 'read');
   const participant = validateParticipantId(participantId) ?? actor.principalId;
-  const runtime = supportRuntime(deps);
-  const expired = expire(deps, actor.workspaceId);
-  const entries = runtime.presence.get(actor.workspaceId);
-  const left = entries?.delete(`${actor.principalId}\u0000${participant}`) ?? false;
-  if (entries && entries.size === 0) runtime.presence.delete(actor.workspaceId);
-  const result = frame(deps, actor.workspaceId, participant);
-  if (left || expired) deps.events.publish('presenceChanged', actor.workspaceId, result);
-  return { left, presence: result };
+  const ttl = ttlOf(deps);
+  const workspace = actor.workspaceId;
+  const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
+  const rows = await call.db.$queryRaw<(EntryRow & { removed: number; left: boolean })[]>`
+    WITH expired AS (
+      DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
+      RETURNING 1
+    ), gone AS (
+      DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND ${own}
+      RETURNING last_seen_at > now() - ${ttl} AS present
+    )
+    SELECT now() AS "serverTime",
+      ((SELECT count(*) FROM expired) + (SELECT count(*) FROM gone))::int AS removed,
+      coalesce((SELECT bool_or(present) FROM gone), false) AS left,
+      ${ENTRY_COLUMNS}
+    FROM (SELECT 1) AS one
+    LEFT JOIN presence_entries e ON e.workspace_id = ${workspace} AND e.last_seen_at > now() - ${ttl} AND NOT (${own})`;
+  const frame = frameOf(deps, workspace, participant, rows);
+  if (rows[0]!.removed > 0) announce(call, participant);
+  return { left: rows[0]!.left, presence: frame };
 }
 
-/** The current frame without registering anyone (subscriptions start with it). */
-export function currentPresence(call: CallContext): PresenceFrame {
+/** The current frame without registering anyone. */
+export async function currentPresence(call: CallContext): Promise<PresenceFrame> {
   const { deps, actor } = call;
   requirePermission(actor, 'read');
-  expire(deps, actor.workspaceId);
-  return frame(deps, actor.workspaceId, actor.principalId);
+  return readPresence(deps, call.db, actor.workspaceId, actor.principalId);
 }
 
-function startExpiryTimer(deps: Deps) {
-  const runtime = supportRuntime(deps);
-  if (runtime.presenceTimer) return;
-  runtime.presenceTimer = true;
-  const period = Math.max(200, Math.min(5_000, (deps.config.presenceTtlSeconds * 1000) / 4));
-  const timer = setInterval(() => {
-    for (const workspaceId of [...runtime.presence.keys()]) {
-      if (expire(deps, workspaceId)) deps.events.publish('presenceChanged', workspaceId, frame(deps, workspaceId, ''));
-    }
-  }, period);
-  timer.unref();
-  runtime.timers.add(timer);
+/**
+ * Deletes every workspace's expired entries (the workers' housekeeping: a workspace nobody reads
+ * any more keeps its rows until then). Returns how many went.
+ */
+export async function deleteExpiredPresence(deps: Deps): Promise<number> {
+  return deps.db.$executeRaw`DELETE FROM presence_entries WHERE last_seen_at <= now() - ${ttlOf(deps)}`;
 }

@@ -1,11 +1,9 @@
-// In-process state of the support services, one per app instance (keyed by its Deps): presence,
-// live device connections, the pairing rate limiter, VAPID keys. Nothing here is a business rule.
+// In-process state of the support services, one per app instance (keyed by its Deps): the presence
+// watchers of this instance's subscribers, live device connections, the pairing rate limiter, VAPID
+// keys. Nothing here is a business rule.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../services/deps.js';
-
-import type { PresenceEntry } from '../services/event-topics.js';
-
-export type { PresenceEntry };
+import type { PresenceWatcher } from './presence-watch.js';
 
 /** A daemon's error answer ({code, message}), as it gave it. */
 export class DaemonError extends Error {
@@ -44,14 +42,13 @@ export interface SupportRuntime {
   startedAt: Date;
   /** This instance's random id (relayed device requests are answered to it). */
   instanceId: string;
-  presence: Map<string, Map<string, PresenceEntry>>; // workspace → participant → entry
+  /** Workspace id → the watcher its presenceChanged subscriptions on this instance share. */
+  presenceWatchers: Map<string, PresenceWatcher>;
   devices: Map<string, DeviceConnection>; // device id → its live connection
   pairingAttempts: Map<string, number[]>; // client address → request times (ms)
   vapid: Promise<{ publicKey: string; privateKey: string; subject: string; source: 'config' | 'stored' | 'generated' }> | null;
-  timers: Set<NodeJS.Timeout>;
   /** Run workers that are up (the run engine sets it). */
   runWorkers: number;
-  presenceTimer: boolean;
 }
 
 const runtimes = new WeakMap<Deps, SupportRuntime>();
@@ -62,26 +59,22 @@ export function supportRuntime(deps: Deps): SupportRuntime {
     runtime = {
       startedAt: new Date(),
       instanceId: randomUUID(),
-      presence: new Map(),
+      presenceWatchers: new Map(),
       devices: new Map(),
       pairingAttempts: new Map(),
       vapid: null,
-      timers: new Set(),
       runWorkers: 0,
-      presenceTimer: false,
     };
     runtimes.set(deps, runtime);
   }
   return runtime;
 }
 
-/** Stops timers and closes device connections (app.stop()). */
+/** Stops the presence watchers and closes device connections (app.stop()). */
 export function stopSupportRuntime(deps: Deps): void {
   const runtime = runtimes.get(deps);
   if (!runtime) return;
-  for (const timer of runtime.timers) clearInterval(timer);
-  runtime.timers.clear();
-  runtime.presenceTimer = false;
+  for (const watcher of [...runtime.presenceWatchers.values()]) watcher.stop();
   for (const connection of runtime.devices.values()) connection.close(1001, 'service stopping');
   runtime.devices.clear();
 }

@@ -1,7 +1,8 @@
 // The threadUpdated subscription over graphql-ws against a real service: the thread as it is, then
 // every committed change of its row or inbox — a delivery that starts a run, one queued behind it,
 // the queued entry becoming the thread's next run, an inbox edit, a label change, a resume, a
-// waiting run cancelled, the archive — with no polling; another workspace's thread is not found;
+// waiting run cancelled, a steer entry taken into a running run, an accepted run cancelled before any
+// worker claims it, the archive — with no polling; another workspace's thread is not found;
 // and, with Redis, a change made by another instance is heard. Each announcement is tested where
 // nothing else could emit the state awaited (a held model, a waiting run), so each test fails if
 // that path stops announcing.
@@ -228,6 +229,51 @@ describe('threadUpdated', () => {
     }
   });
 
+  it('emits when a steer entry is taken into the running run', async () => {
+    // The first model request asks for a tool the agent lacks (so a second request follows), held
+    // until the steer is in; the second is held too, so the run cannot seal (which announces).
+    const first = streamGate(1);
+    const second = streamGate(1);
+    loopback.turns.push(
+      { tool: { id: 's1', name: 'missing_tool', arguments: {} }, gate: first.gate },
+      { text: 'considered, held for a while', gate: second.gate },
+    );
+    const steered = (
+      await t.rest('POST', '/api/v1/agents', { body: { name: 'steered', config: { model: 'loop', retries: { tools: 1 } } } })
+    ).body;
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    let follow: ReturnType<typeof followThread> | null = null;
+    try {
+      const started = (
+        await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('start'), agent_id: steered.id } })
+      ).body;
+      await first.reached;
+      const steer = (
+        await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('also this'), delivery: 'steer' } })
+      ).body;
+      expect(steer.entry.status).toBe('pending');
+      // Followed only now: every announcement so far (the deliveries, the run's start) was published
+      // before the subscription listened, so after its first emission the next one can only be the
+      // incorporation's — nothing else moves the thread while the second request is held.
+      follow = followThread(t.url, t.apiKey, thread.id);
+      expect(await follow.until(() => true)).toMatchObject({ currentRunId: started.run.id });
+      first.open();
+      await second.reached;
+      const entry = (await t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${steer.entry.id}`)).body;
+      expect(entry).toMatchObject({ status: 'incorporated', assigned_run_id: started.run.id });
+      const after = await follow.until(() => true, 1);
+      expect(after).toMatchObject({ id: thread.id, currentRunId: started.run.id });
+      second.open();
+      await settleRun(t, started.run.id);
+      await follow.until((seen) => seen.currentRunId === null && seen.lastRunId === started.run.id);
+      expect(follow.failure).toBeNull();
+    } finally {
+      first.open(); // a failed test must not leave the run holding the model
+      second.open();
+      await follow?.close();
+    }
+  });
+
   it("answers not_found for another workspace's thread and for an unknown one", async () => {
     const other = await createWorkspace(t.app.deps, { name: 'elsewhere' });
     const foreign = (await t.rest('POST', '/api/v1/threads', { body: {}, token: other.apiKey.token })).body;
@@ -247,6 +293,37 @@ describe('threadUpdated', () => {
       expect((await own.until(() => true)).id).toBe(foreign.id);
     } finally {
       await own.close();
+    }
+  });
+});
+
+describe('threadUpdated without workers', () => {
+  // No worker takes runs here: an accepted run stays accepted until it is cancelled.
+  let idle: TestApp;
+  beforeAll(async () => {
+    idle = await startTestApp({ runWorkers: 0 });
+    await insertModel(idle, 'dev');
+  });
+  afterAll(async () => {
+    await idle?.stop();
+  });
+
+  it('emits when an accepted run is cancelled before a worker claims it', async () => {
+    const agent = (await idle.rest('POST', '/api/v1/agents', { body: { name: 'never claimed', config: { model: 'dev' } } })).body;
+    const run = (await idle.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('wait') } })).body;
+    expect(run.status).toBe('accepted');
+    // Followed after the run's creation was announced: the next emission can only be the cancel's.
+    const follow = followThread(idle.url, idle.apiKey, run.thread_id);
+    try {
+      expect(await follow.until(() => true)).toMatchObject({ id: run.thread_id, currentRunId: run.id });
+      const cancelled = await idle.rest('POST', `/api/v1/runs/${run.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.status).toBe('cancelled');
+      const after = await follow.until(() => true, 1);
+      expect(after).toMatchObject({ id: run.thread_id, currentRunId: null });
+      expect(follow.failure).toBeNull();
+    } finally {
+      await follow.close();
     }
   });
 });

@@ -1,8 +1,8 @@
 // Presence (support API /api/presence): who is in the workspace, registering, and live changes.
 import { builder } from '../../builder.js';
 import { payloadOf } from '../payloads.js';
-import { requirePermission } from '../../../services/permissions.js';
 import { currentPresence, leavePresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
+import { watchPresence } from '../../../support/presence-watch.js';
 import { PrincipalKindEnum, storedValue } from '../enums.js';
 
 const PresenceParticipant = builder.objectRef<PresenceFrame['participants'][number]>('PresenceParticipant').implement({
@@ -45,7 +45,7 @@ builder.mutationField('touchPresence', (t) =>
   }),
 );
 
-const LeavePresencePayload = builder.objectRef<ReturnType<typeof leavePresence>>('LeavePresencePayload').implement({
+const LeavePresencePayload = builder.objectRef<Awaited<ReturnType<typeof leavePresence>>>('LeavePresencePayload').implement({
   description: 'The result of `leavePresence`.',
   fields: (t) => ({
     left: t.exposeBoolean('left', { description: 'true: the participant was present and is gone; false: it was not present' }),
@@ -67,11 +67,7 @@ builder.subscriptionField('presenceChanged', (t) =>
   t.field({
     type: PresenceFrameRef,
     description: "Emits the workspace's presence frame whenever a participant arrives, leaves or expires.",
-    subscribe: async (_root, _args, ctx) => {
-      const actor = await ctx.actor();
-      requirePermission(actor, 'read');
-      return ctx.deps.events.subscribe('presenceChanged', actor.workspaceId);
-    },
-    resolve: (frame) => frame as PresenceFrame,
+    subscribe: async (_root, _args, ctx) => watchPresence(await ctx.call()),
+    resolve: (frame) => frame,
   }),
 );
