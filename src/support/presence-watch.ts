@@ -13,7 +13,20 @@ import type { CallContext } from '../services/call-context.js';
 import { listenTo } from '../services/event-topics.js';
 import { requirePermission } from '../services/permissions.js';
 import { readPresence, type PresenceFrame } from './presence.js';
-import { supportRuntime } from './runtime.js';
+
+/** Per app instance (its Deps): workspace id → the watcher its presenceChanged subscriptions share. */
+const watchersByInstance = new WeakMap<Deps, Map<string, PresenceWatcher>>();
+
+function watchersOf(deps: Deps): Map<string, PresenceWatcher> {
+  let watchers = watchersByInstance.get(deps);
+  if (!watchers) watchersByInstance.set(deps, (watchers = new Map()));
+  return watchers;
+}
+
+/** Stops this instance's presence watchers (app.stop()). */
+export function stopPresenceWatchers(deps: Deps): void {
+  for (const watcher of [...(watchersByInstance.get(deps)?.values() ?? [])]) watcher.stop();
+}
 
 /** One subscription: what it was last sent (who was present), and how to hand it the next frame. */
 interface Follower {
@@ -76,7 +89,7 @@ export class PresenceWatcher {
     this.stopped = true;
     this.unlisten();
     if (this.timer) clearTimeout(this.timer);
-    const watchers = supportRuntime(this.deps).presenceWatchers;
+    const watchers = watchersOf(this.deps);
     if (watchers.get(this.workspaceId) === this) watchers.delete(this.workspaceId);
   }
 
@@ -156,7 +169,7 @@ export function watchPresence(call: CallContext): AsyncGenerator<PresenceFrame, 
       notify = null;
       resolve?.();
     };
-    const watchers = supportRuntime(deps).presenceWatchers;
+    const watchers = watchersOf(deps);
     let watcher = watchers.get(actor.workspaceId);
     if (!watcher) watchers.set(actor.workspaceId, (watcher = new PresenceWatcher(deps, actor.workspaceId)));
     const leave = watcher.join({

@@ -1,9 +1,8 @@
-// In-process state of the support services, one per app instance (keyed by its Deps): the presence
-// watchers of this instance's subscribers, live device connections, the pairing rate limiter, VAPID
-// keys. Nothing here is a business rule.
+// In-process state of the support services, one per app instance (keyed by its Deps): live device
+// connections, the pairing rate limiter, VAPID keys. Nothing here is a business rule.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../services/deps.js';
-import type { PresenceWatcher } from './presence-watch.js';
+import { stopPresenceWatchers } from './presence-watch.js';
 
 /** A daemon's error answer ({code, message}), as it gave it. */
 export class DaemonError extends Error {
@@ -42,8 +41,6 @@ export interface SupportRuntime {
   startedAt: Date;
   /** This instance's random id (relayed device requests are answered to it). */
   instanceId: string;
-  /** Workspace id → the watcher its presenceChanged subscriptions on this instance share. */
-  presenceWatchers: Map<string, PresenceWatcher>;
   devices: Map<string, DeviceConnection>; // device id → its live connection
   pairingAttempts: Map<string, number[]>; // client address → request times (ms)
   vapid: Promise<{ publicKey: string; privateKey: string; subject: string; source: 'config' | 'stored' | 'generated' }> | null;
@@ -59,7 +56,6 @@ export function supportRuntime(deps: Deps): SupportRuntime {
     runtime = {
       startedAt: new Date(),
       instanceId: randomUUID(),
-      presenceWatchers: new Map(),
       devices: new Map(),
       pairingAttempts: new Map(),
       vapid: null,
@@ -72,9 +68,9 @@ export function supportRuntime(deps: Deps): SupportRuntime {
 
 /** Stops the presence watchers and closes device connections (app.stop()). */
 export function stopSupportRuntime(deps: Deps): void {
+  stopPresenceWatchers(deps);
   const runtime = runtimes.get(deps);
   if (!runtime) return;
-  for (const watcher of [...runtime.presenceWatchers.values()]) watcher.stop();
   for (const connection of runtime.devices.values()) connection.close(1001, 'service stopping');
   runtime.devices.clear();
 }
