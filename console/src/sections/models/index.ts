@@ -1,10 +1,6 @@
 // The models section: model providers (the services that answer), their models, and the one-click
 // offline development model for a fresh install.
-import type { ConsoleRoute } from '../../routes';
-import { ModelsPage } from './ModelsPage';
-import { ProviderPage } from './ProviderPage';
-
-export const modelsRoutes: ConsoleRoute[] = [
-  { path: '/models', component: ModelsPage, nav: 'Models' },
-  { path: '/models/providers/:id', component: ProviderPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { ModelsPage } from './ModelsPage';
+export { ProviderPage } from './ProviderPage';
