@@ -19,6 +19,8 @@ import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
 import { WebhookDeliverer } from './engine/webhook-deliverer.js';
+import { WEBHOOK_CHANNEL } from './services/webhook-events.js';
+import { relayDueDeliveries, resyncDeliveryFollowers } from './services/webhook-delivery-watch.js';
 import { PgListener } from './lib/pg-listener.js';
 import { CREDENTIALS_CHANNEL, forgetCredentials } from './services/credential-cache.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
@@ -192,7 +194,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       () => forgetCredentials(deps),
       () => forgetCredentials(deps),
     )
-    .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration);
+    .on(CONFIG_CHANNEL, bumpConfigGeneration, bumpConfigGeneration)
+    // The outbox's announcements reach this process's followers of deliveries (webhookDeliveryUpdated).
+    .on(
+      WEBHOOK_CHANNEL,
+      (eventId) => void relayDueDeliveries(deps, eventId),
+      () => resyncDeliveryFollowers(deps),
+    );
   const workers =
     config.runWorkers > 0
       ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs })

@@ -6,7 +6,8 @@ import { useAuth, useWorkspace } from './auth';
 import { routes } from './routes';
 import { SignInPage } from './pages/SignIn';
 import { PageFocus } from './components/PageFocus';
-import { PushActivity } from './sections/notifications';
+import { PageLoading } from './components/PageLoading';
+import { PushActivity } from './sections/notifications/PushActivity';
 
 function WorkspaceSwitcher() {
   const { signedIn, switchWorkspace } = useAuth();
@@ -78,12 +79,14 @@ export function App() {
           </div>
         </nav>
         <main id="main" tabIndex={-1} className="content">
-          <Routes>
-            {routes.map((route) => (
-              <Route key={route.path} path={route.path} element={<route.component />} />
-            ))}
-            <Route path="*" element={<NotFound />} />
-          </Routes>
+          <PageLoading>
+            <Routes>
+              {routes.map((route) => (
+                <Route key={route.path} path={route.path} element={<route.component />} />
+              ))}
+              <Route path="*" element={<NotFound />} />
+            </Routes>
+          </PageLoading>
         </main>
       </div>
     </ClientProvider>

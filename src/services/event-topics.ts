@@ -65,6 +65,12 @@ export type EventTopics = {
    * Only a signal: the threadUpdated subscription reads the thread as it is then (thread-watch.ts).
    */
   threadChanged: [threadId: string, payload: { threadId: string }];
+  /**
+   * An attempt of a webhook delivery was recorded (succeeded, retry scheduled, failed for good), by
+   * webhook subscription id, after it committed. Only a signal: webhookDeliveryUpdated reads the
+   * delivery as it is then (webhook-delivery-watch.ts).
+   */
+  webhookDeliveryChanged: [subscriptionId: string, payload: { deliveryId: string }];
   /** Someone arrived or left, or a touch or leave cleared expired entries, by workspace id, after the change committed. */
   presenceChanged: [workspaceId: string, payload: PresenceSignal];
   /** A request for a device, by device id: the instance holding its websocket serves it. */
@@ -76,12 +82,9 @@ export type EventTopics = {
 export type Events = EventBus<EventTopics>;
 
 /** `listen` (src/lib/events.ts) with the topic's payload type: a synchronous listener, in publish order. */
-export function listenTo<Topic extends 'runItem' | 'runChanged' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged'>(
-  events: Events,
-  topic: Topic,
-  id: string,
-  listener: (payload: EventTopics[Topic][1]) => void,
-): () => void {
+export function listenTo<
+  Topic extends 'runItem' | 'runChanged' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged' | 'webhookDeliveryChanged',
+>(events: Events, topic: Topic, id: string, listener: (payload: EventTopics[Topic][1]) => void): () => void {
   return listen(events, topic, id, listener as (payload: unknown) => void);
 }
 
@@ -92,4 +95,9 @@ export function listenTo<Topic extends 'runItem' | 'runChanged' | 'threadChanged
  */
 export function announceThreadChanged(events: Events, threadId: string | null | undefined): void {
   if (threadId) events.publish('threadChanged', threadId, { threadId });
+}
+
+/** Tells followers of the subscription's deliveries that an attempt was recorded. Call it after the attempt committed. */
+export function announceWebhookDeliveryChanged(events: Events, delivery: { id: string; subscriptionId: string }): void {
+  events.publish('webhookDeliveryChanged', delivery.subscriptionId, { deliveryId: delivery.id });
 }

@@ -12,6 +12,7 @@ import type { WebhookDelivery } from '../generated/prisma/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { SYSTEM_PRINCIPAL, type Deps } from './deps.js';
 import { recordAudit } from './audit.js';
+import { announceWebhookDeliveryChanged } from './event-topics.js';
 import { checkEndpointUrl } from './providers.js';
 import { PING_KIND } from './webhook-events.js';
 import { AttemptTimeoutError, postWebhook } from './webhook-http.js';
@@ -141,7 +142,7 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
   const delay = succeeded || permanent ? null : retryDelayMs(config.webhookRetryDelaysMs, attempts);
   const status = succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending';
   const now = new Date();
-  return deps.db.$transaction(async (tx) => {
+  const recorded = await deps.db.$transaction(async (tx) => {
     // Only the holder of the claim records (a lease that ran out let another process take it).
     const rows = await tx.$queryRaw<{ id: string }[]>`
       UPDATE webhook_deliveries SET status = ${status}, attempts = ${attempts}, last_status_code = ${statusCode}::int, last_error = ${error},
@@ -165,6 +166,9 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
     );
     return tx.webhookDelivery.findUnique({ where: { id: delivery.id } });
   });
+  // Committed: followers of the subscription's deliveries read it now (webhookDeliveryUpdated).
+  if (recorded) announceWebhookDeliveryChanged(deps.events, recorded);
+  return recorded;
 }
 
 /**

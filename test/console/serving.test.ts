@@ -1,5 +1,6 @@
 // How the service serves the console, seen by a plain HTTP client (no browser needed): the page on
-// every path the API does not own, the bundle with long caching, the service worker at the root, the
+// every path the API does not own, the bundle with long caching (the entry and every section's lazily
+// loaded chunk), the service worker at the root, the
 // security headers, a 404 for missing files, a 503 that says how to build when the build is missing,
 // and nothing at all with CONSOLE_ENABLED=false.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,41 @@ describe('serving the console', () => {
     expect(((await api.json()) as { error: { code: string } }).error.code).toBe('not_found');
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${t.url}/docs`)).headers.get('content-type')).toMatch(/text\/html/);
+  });
+
+  it('serves every lazily loaded section chunk like the entry: hashed, immutable, compressed, under the same policy', async () => {
+    const html = await (await fetch(`${t.url}/`)).text();
+    const entry = /src="\/static\/([^"]+\.js)"/.exec(html)![1]!;
+    // Every chunk the entry can load, and the chunks those import, as the browser would reach them.
+    const names = (code: string) => new Set([...code.matchAll(/(?:\.\/|static\/)([\w-]+-[\w-]{8}\.js)\b/g)].map((match) => match[1]!));
+    const sources = new Map<string, string>();
+    const queue = [entry];
+    while (queue.length) {
+      const name = queue.shift()!;
+      if (sources.has(name)) continue;
+      const response = await fetch(`${t.url}/static/${name}`);
+      expect(response.status, name).toBe(200);
+      expect(response.headers.get('content-type'), name).toMatch(/javascript/);
+      expect(response.headers.get('cache-control'), name).toMatch(/immutable/);
+      expect(response.headers.get('content-security-policy'), name).toMatch(/script-src 'self'/);
+      const code = await response.text();
+      sources.set(name, code);
+      for (const found of names(code)) queue.push(found);
+    }
+    // One chunk per section at least, besides the entry; a section's pages are not in the entry.
+    const webhooks = [...sources.keys()].find((name) => name.startsWith('webhooks-'));
+    expect(webhooks, [...sources.keys()].join(', ')).toBeTruthy();
+    expect(sources.get(webhooks!)).toContain('Send test event');
+    expect(sources.get(entry)).not.toContain('Send test event');
+    expect(sources.size).toBeGreaterThan(10);
+    // A chunk is compressed on the wire too.
+    const encoding = await new Promise<string | undefined>((resolve, reject) => {
+      get(`${t.url}/static/${webhooks}`, { headers: { 'accept-encoding': 'gzip' } }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.headers['content-encoding']));
+      }).on('error', reject);
+    });
+    expect(encoding).toBe('gzip');
   });
 
   it('answers 503 with the way to build it when the build is missing', async () => {

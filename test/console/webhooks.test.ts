@@ -1,5 +1,6 @@
 // The webhooks pages in a real browser against a loopback receiver: create a subscription (its secret
-// shown once, and it signs what arrives), send a test event and watch its delivery settle, read the
+// shown once, and it signs what arrives), send a test event and watch its delivery settle live (the
+// page follows webhookDeliveryUpdated; nothing is read again), read the
 // delivery's request and answers, redeliver it (the same webhook-id arrives again), rotate the secret,
 // edit, see a failing receiver's delivery under the "failed" filter, and delete behind a confirmation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,8 @@ import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js'
 import { browserAvailable, screenshot, signInWithApiKey, type ConsoleBrowser } from '../helpers/browser.js';
 import { createApiKey } from '../../src/services/admin.js';
 import { startWebhookReceiver, verifyHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { waitFor } from '../helpers/wait.js';
+import { dueDeliveryFollowers } from '../../src/services/webhook-delivery-watch.js';
 
 let app: ConsoleTestApp;
 let t: TestApp;
@@ -65,13 +68,41 @@ describe.skipIf(!browserAvailable)('the webhooks pages', () => {
     // The secret is never shown again.
     expect(await page.content()).not.toContain(secret!);
 
-    // A test event arrives at the receiver, signed with the secret shown at creation.
+    // The page follows the subscription's deliveries (webhookDeliveryUpdated) from the moment it opens.
+    const subscriptionId = /\/webhooks\/(whs_\w+)/.exec(page.url())![1]!;
+    await waitFor(
+      async () => dueDeliveryFollowers(t.app.deps, subscriptionId),
+      (count) => count >= 1,
+      'the page to follow the deliveries',
+    );
+    // Every delivery read the page makes from now on.
+    const reads: string[] = [];
+    page.on('request', (request) => {
+      const operation = /"operationName":"(ConsoleWebhookDeliver(?:y|ies))"/.exec(request.postData() ?? '')?.[1];
+      if (operation) reads.push(operation);
+    });
+
+    // A test event arrives at the receiver, signed with the secret shown at creation; the receiver
+    // holds its answer until the page has shown the delivery pending.
+    let answer!: (plan: { status: number }) => void;
+    receiver.plan.push({ gate: new Promise((resolve) => (answer = resolve)) });
+    // The button reads the list again once (the delivery it queued); wait for that read to be answered.
+    const listRead = page.waitForResponse((response) =>
+      /"operationName":"ConsoleWebhookDeliveries"/.test(response.request().postData() ?? ''),
+    );
     await page.getByRole('button', { name: 'Send test event' }).click();
+    await listRead;
     const ping = await receiver.waitFor((hook) => hook.json.type === 'webhook.ping', 'the ping');
     expect(() => verifyHook(secret!, ping)).not.toThrow();
     const deliveries = page.getByRole('table', { name: 'Deliveries' });
     const pingRow = deliveries.getByRole('row').filter({ hasText: 'webhook.ping' });
+    await pingRow.filter({ hasText: 'pending' }).waitFor();
+    // The status changes on screen live: no reload, no read of the deliveries after the one the test
+    // event's button asked for.
+    const readsBefore = reads.length;
+    answer({ status: 204 });
     await pingRow.filter({ hasText: 'succeeded' }).waitFor();
+    expect(reads.slice(readsBefore)).toEqual([]);
     await pingRow.getByRole('button', { name: /Details/ }).click();
     const details = page.getByRole('region', { name: /^Delivery whd_/ });
     await details.getByRole('status').filter({ hasText: 'succeeded' }).waitFor();
@@ -113,7 +144,7 @@ describe.skipIf(!browserAvailable)('the webhooks pages', () => {
       'the failing ping',
     );
     expect(() => verifyHook(rotated!, second[0]!)).not.toThrow();
-    // The list reads pending deliveries again until they settle.
+    // The delivery's attempts arrive live until it fails for good.
     await deliveries.getByRole('row').filter({ hasText: 'failed' }).waitFor();
     await page.getByLabel('Delivery status').selectOption('failed');
     await page.waitForURL(/status=failed/);

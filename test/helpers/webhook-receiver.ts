@@ -12,8 +12,12 @@ export interface ReceivedHook {
   json: { type: string; timestamp: string; data: any };
 }
 
-/** What the receiver does with the next request: answer `status`, or `hang` (never answer). */
-export type Plan = { status: number; body?: string } | { hang: true };
+/**
+ * What the receiver does with the next request: answer `status`, `hang` (never answer), or wait for
+ * `gate` and answer what it resolves to (the test decides when the attempt ends).
+ */
+export type Answer = { status: number; body?: string };
+export type Plan = Answer | { hang: true } | { gate: Promise<Answer> };
 
 export interface WebhookReceiver {
   url: string;
@@ -71,6 +75,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       for (const waiter of [...waiters]) waiter();
       if ('hang' in plan) {
         hung.push(res);
+        return;
+      }
+      if ('gate' in plan) {
+        hung.push(res);
+        void plan.gate.then((answer) => {
+          hung.splice(hung.indexOf(res), 1);
+          res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
+        });
         return;
       }
       res.writeHead(plan.status, { 'content-type': 'text/plain' }).end(plan.body ?? '');

@@ -1,7 +1,7 @@
 // A cursor connection read page by page: the first page through useQuery (so it follows the variables),
 // later pages appended on "Load more". New variables, or `refetch` after a change, start over at the
-// first page, so a list never mixes pages of two different answers. `refreshFirstPage` (for polling)
-// reads the first page again but keeps the pages below it; a row that moved between pages shows once.
+// first page, so a list never mixes pages of two different answers. A row that moved between pages
+// (rows added above it since the first page was read) shows once.
 import { useCallback, useRef, useState } from 'react';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { useClient, useQuery } from '../api';
@@ -28,8 +28,6 @@ export interface PagedQuery<R, N> {
   loadMore(): void;
   /** Starts over: drops the later pages and reads the first page again. */
   refetch(): Promise<void>;
-  /** Reads the first page again and keeps the later pages (a poll while something is pending). */
-  refreshFirstPage(): Promise<void>;
 }
 
 interface LaterPages<N> {
@@ -88,11 +86,10 @@ export function usePagedQuery<R, V extends { after?: string | null }, N>(
     error: first.error ?? current.error,
     loadMore,
     refetch,
-    refreshFirstPage: readFirstPage,
   };
 }
 
-/** Rows with an id keep their first place: a poll of the first page can push a row onto a page already read. */
+/** Rows with an id keep their first place: rows added since the first page was read push others onto the next page. */
 function withoutRepeats<N>(nodes: N[]): N[] {
   const seen = new Set<unknown>();
   return nodes.filter((node) => {

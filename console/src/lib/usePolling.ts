@@ -1,5 +1,5 @@
-// Reads something again every few seconds while `active`: pairing requests, a device's connection and
-// webhook deliveries change without any event the console could subscribe to. One read at a time (the
+// Reads something again every few seconds while `active`: pairing requests and a device's connection
+// change without any event the console could subscribe to. One read at a time (the
 // next is scheduled after the previous answer, never stacked), and none while the tab is hidden.
 import { useEffect, useRef } from 'react';
 

@@ -20,6 +20,7 @@ import {
 } from '../../services/webhook-subscriptions.js';
 import type { AttemptRecord } from '../../services/webhook-delivery.js';
 import { listWebhookEventKinds } from '../../services/webhook-events.js';
+import { watchWebhookDeliveries } from '../../services/webhook-delivery-watch.js';
 
 const WebhookSubscriptionRef = builder.prismaObject('WebhookSubscription', {
   interfaces: [VersionedRef],
@@ -215,3 +216,14 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => redeliver(await ctx.call(), String(a.id), a.subscriptionId == null ? null : String(a.subscriptionId)),
   }),
 }));
+
+builder.subscriptionField('webhookDeliveryUpdated', (t) =>
+  t.field({
+    type: WebhookDeliveryRef,
+    description:
+      "Emits a delivery of the subscription each time it is created or queued again (test event, redelivery) and each time an attempt is recorded (succeeded, retry scheduled, failed), as it is then. Nothing at the start: read `webhookDeliveries` for the list. Needs `admin`; another workspace's subscription is not found.",
+    args: { subscriptionId: t.arg.id({ required: true }) },
+    subscribe: async (_r, a, ctx) => watchWebhookDeliveries(await ctx.call(), String(a.subscriptionId)),
+    resolve: (delivery) => delivery,
+  }),
+);

@@ -1,11 +1,6 @@
 // The agents section: the list, creating an agent (by hand or with the composer), and one agent's page.
-import type { ConsoleRoute } from '../../routes';
-import { AgentPage } from './AgentPage';
-import { AgentsListPage } from './AgentsListPage';
-import { NewAgentPage } from './NewAgentPage';
-
-export const agentsRoutes: ConsoleRoute[] = [
-  { path: '/agents', component: AgentsListPage, nav: 'Agents' },
-  { path: '/agents/new', component: NewAgentPage },
-  { path: '/agents/:agentId', component: AgentPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { AgentPage } from './AgentPage';
+export { AgentsListPage } from './AgentsListPage';
+export { NewAgentPage } from './NewAgentPage';

@@ -1,9 +1,5 @@
 // The connections section: the workspace's MCP connections.
-import type { ConsoleRoute } from '../../routes';
-import { ConnectionPage } from './ConnectionPage';
-import { ConnectionsPage } from './ConnectionsPage';
-
-export const connectionsRoutes: ConsoleRoute[] = [
-  { path: '/connections', component: ConnectionsPage, nav: 'Connections' },
-  { path: '/connections/:id', component: ConnectionPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { ConnectionPage } from './ConnectionPage';
+export { ConnectionsPage } from './ConnectionsPage';

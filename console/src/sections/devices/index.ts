@@ -1,9 +1,5 @@
 // The devices section: paired envd daemons and the pairing requests waiting for an answer.
-import type { ConsoleRoute } from '../../routes';
-import { DevicePage } from './DevicePage';
-import { DevicesPage } from './DevicesPage';
-
-export const devicesRoutes: ConsoleRoute[] = [
-  { path: '/devices', component: DevicesPage, nav: 'Devices' },
-  { path: '/devices/:id', component: DevicePage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { DevicePage } from './DevicePage';
+export { DevicesPage } from './DevicesPage';

@@ -1,11 +1,6 @@
 // The environments section: environment templates and the environments made from them.
-import type { ConsoleRoute } from '../../routes';
-import { EnvironmentPage } from './EnvironmentPage';
-import { EnvironmentsPage } from './EnvironmentsPage';
-import { TemplatePage } from './TemplatePage';
-
-export const environmentsRoutes: ConsoleRoute[] = [
-  { path: '/environments', component: EnvironmentsPage, nav: 'Environments' },
-  { path: '/environments/templates/:id', component: TemplatePage },
-  { path: '/environments/:id', component: EnvironmentPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { EnvironmentPage } from './EnvironmentPage';
+export { EnvironmentsPage } from './EnvironmentsPage';
+export { TemplatePage } from './TemplatePage';

@@ -1,14 +1,8 @@
 // The findings section: the findings list and one finding, the analyses list (with the form that
 // starts one) and one analysis.
-import type { ConsoleRoute } from '../../routes';
-import { FindingsPage } from './FindingsPage';
-import { FindingPage } from './FindingPage';
-import { AnalysesPage } from './AnalysesPage';
-import { AnalysisPage } from './AnalysisPage';
-
-export const findingsRoutes: ConsoleRoute[] = [
-  { path: '/findings', component: FindingsPage, nav: 'Findings' },
-  { path: '/findings/analyses', component: AnalysesPage },
-  { path: '/findings/analyses/:analysisId', component: AnalysisPage },
-  { path: '/findings/:findingId', component: FindingPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { FindingsPage } from './FindingsPage';
+export { FindingPage } from './FindingPage';
+export { AnalysesPage } from './AnalysesPage';
+export { AnalysisPage } from './AnalysisPage';

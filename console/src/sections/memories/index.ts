@@ -1,9 +1,5 @@
 // The memories section: the list (with the new-memory form) and one memory's page.
-import type { ConsoleRoute } from '../../routes';
-import { MemoriesPage } from './MemoriesPage';
-import { MemoryPage } from './MemoryPage';
-
-export const memoriesRoutes: ConsoleRoute[] = [
-  { path: '/memories', component: MemoriesPage, nav: 'Memories' },
-  { path: '/memories/:memoryId', component: MemoryPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { MemoriesPage } from './MemoriesPage';
+export { MemoryPage } from './MemoryPage';

@@ -1,16 +1,8 @@
 // The Runs section: the list, starting a run, a run's live page, and the workspace-qualified run
 // address that web-push notifications open.
-import type { ConsoleRoute } from '../../routes';
-import { RunPage } from './RunPage';
-import { RunsListPage } from './RunsListPage';
-import { StartRunPage } from './StartRunPage';
-import { WorkspaceRunPage } from './WorkspaceRunPage';
-
-export { RunTranscript } from './RunTranscript';
-
-export const runsRoutes: ConsoleRoute[] = [
-  { path: '/runs', component: RunsListPage, nav: 'Runs' },
-  { path: '/runs/new', component: StartRunPage },
-  { path: '/runs/:runId', component: RunPage },
-  { path: '/workspaces/:workspaceId/runs/:runId', component: WorkspaceRunPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { RunPage } from './RunPage';
+export { RunsListPage } from './RunsListPage';
+export { StartRunPage } from './StartRunPage';
+export { WorkspaceRunPage } from './WorkspaceRunPage';

@@ -1,9 +1,5 @@
 // The threads section: the list at /threads and one thread at /threads/:threadId.
-import type { ConsoleRoute } from '../../routes';
-import { ThreadPage } from './ThreadPage';
-import { ThreadsListPage } from './ThreadsListPage';
-
-export const threadsRoutes: ConsoleRoute[] = [
-  { path: '/threads', component: ThreadsListPage, nav: 'Threads' },
-  { path: '/threads/:threadId', component: ThreadPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { ThreadPage } from './ThreadPage';
+export { ThreadsListPage } from './ThreadsListPage';

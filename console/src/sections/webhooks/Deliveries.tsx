@@ -1,16 +1,19 @@
-// The deliveries of one subscription, newest first, filtered by status; pending ones are read again
-// until they settle. A delivery's details (the request's event and every attempt's answer) open below
-// the list, with the redeliver action.
-import { useEffect, useState } from 'react';
-import { useMutation, useQuery } from '../../api';
+// The deliveries of one subscription, newest first, filtered by status, kept current by the
+// webhookDeliveryUpdated subscription: a delivery created, queued again or attempted arrives as it is
+// then, and replaces what the list or the open details show of it (nothing is read again on a timer).
+// A delivery's details (the request's event and every attempt's answer) open below the list, with the
+// redeliver action.
+import { useCallback, useEffect, useState } from 'react';
+import { useMutation, useQuery, useSubscription } from '../../api';
 import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { usePolling } from '../../lib/usePolling';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { DELIVERIES, DELIVERY, REDELIVER, type DeliveryView } from './queries';
+import { DELIVERIES, DELIVERY, DELIVERY_UPDATED, REDELIVER, type AttemptView, type DeliveryView } from './queries';
 
 const PAGE = 50;
 const STATUSES = ['pending', 'succeeded', 'failed'];
+
+type LiveDelivery = DeliveryView & { attempts: AttemptView[] };
 
 export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId: string; url: string; reloadKey: number }) {
   // The open delivery is kept in the address like the filter, so a link can point at it.
@@ -23,9 +26,16 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
   useEffect(() => {
     if (reloadKey) void refetch();
   }, [reloadKey, refetch]);
-  const rows = list.nodes;
-  // Pending deliveries settle without an event to subscribe to; the pages below the first stay loaded.
-  usePolling(list.refreshFirstPage, { every: 1500, active: rows.some((delivery) => delivery.status === 'pending') });
+  // The latest state the service sent of each delivery: it is never older than the list's (every
+  // change after the list was read is sent), so it wins.
+  const [live, setLive] = useState<Record<string, LiveDelivery>>({});
+  const accept = useCallback(
+    (data: { webhookDeliveryUpdated: LiveDelivery }) =>
+      setLive((previous) => ({ ...previous, [data.webhookDeliveryUpdated.id]: data.webhookDeliveryUpdated })),
+    [],
+  );
+  const following = useSubscription(DELIVERY_UPDATED, { subscriptionId }, accept);
+  const rows = withLive(list.nodes, live, status, Boolean(list.data));
 
   return (
     <section aria-labelledby="deliveries-heading">
@@ -42,6 +52,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
         </button>
       </form>
       <ErrorNotice error={list.error} />
+      <ErrorNotice error={following.error} title="Live updates stopped (Refresh reads the list again)" />
       {list.loading && !list.data ? <Loading /> : null}
       {list.data ? (
         rows.length ? (
@@ -59,12 +70,27 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
           id={selected}
           subscriptionId={subscriptionId}
           url={url}
+          live={live[selected]}
           onClose={() => setParam('delivery', null)}
           onRedelivered={() => void list.refetch()}
         />
       ) : null}
     </section>
   );
+}
+
+/**
+ * The list's rows with the live states applied; deliveries newer than every listed one (created since
+ * the list was read) go on top. Under a status filter, a row shows as the service last sent it even
+ * when it no longer matches (Refresh reads the filtered list again), and new ones only when they match.
+ */
+function withLive(nodes: DeliveryView[], live: Record<string, LiveDelivery>, status: string, loaded: boolean): DeliveryView[] {
+  if (!loaded) return nodes;
+  const newest = nodes[0]?.id ?? '';
+  const added = Object.values(live)
+    .filter((delivery) => delivery.id > newest && (!status || delivery.status === status))
+    .sort((a, b) => (a.id < b.id ? 1 : -1));
+  return [...added, ...nodes.map((delivery) => live[delivery.id] ?? delivery)];
 }
 
 function DeliveryTable({ rows, onOpen }: { rows: DeliveryView[]; onOpen(id: string): void }) {
@@ -121,20 +147,22 @@ function DeliveryDetails({
   id,
   subscriptionId,
   url,
+  live,
   onClose,
   onRedelivered,
 }: {
   id: string;
   subscriptionId: string;
   url: string;
+  /** The state the service last sent of this delivery, if it sent one. */
+  live: LiveDelivery | undefined;
   onClose(): void;
   onRedelivered(): void;
 }) {
   const { data, error, loading, refetch } = useQuery(DELIVERY, { id, subscriptionId });
   const [redeliver, redeliverState] = useMutation(REDELIVER);
   const [notice, setNotice] = useState('');
-  const delivery = data?.webhookDelivery;
-  usePolling(refetch, { every: 1500, active: delivery?.status === 'pending' });
+  const delivery = newer(live, data?.webhookDelivery);
   return (
     <section aria-labelledby="delivery-heading" className="panel infra-panel">
       <h3 id="delivery-heading">Delivery {id}</h3>
@@ -230,4 +258,11 @@ function DeliveryDetails({
       ) : null}
     </section>
   );
+}
+
+/** Of two states of a delivery, the later one: attempts only accumulate, and a redelivery moves `updatedAt` on. */
+function newer(a: LiveDelivery | undefined, b: LiveDelivery | undefined): LiveDelivery | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.attempts.length !== b.attempts.length) return a.attempts.length > b.attempts.length ? a : b;
+  return a.updatedAt >= b.updatedAt ? a : b;
 }

@@ -1,9 +1,5 @@
 // The webhooks section: subscriptions and their deliveries.
-import type { ConsoleRoute } from '../../routes';
-import { WebhookPage } from './WebhookPage';
-import { WebhooksPage } from './WebhooksPage';
-
-export const webhooksRoutes: ConsoleRoute[] = [
-  { path: '/webhooks', component: WebhooksPage, nav: 'Webhooks' },
-  { path: '/webhooks/:id', component: WebhookPage },
-];
+// Its pages, loaded together as one chunk of the bundle the first time one is shown; their paths are
+// in console/src/routes.tsx.
+export { WebhookPage } from './WebhookPage';
+export { WebhooksPage } from './WebhooksPage';

@@ -124,6 +124,13 @@ export const DELIVERY = gql<
   webhookDelivery(id: $id, subscriptionId: $subscriptionId) { ${DELIVERY_FIELDS} attempts { attempt at statusCode latencyMs error response } }
 }`);
 
+/** A delivery of the subscription each time it is created, queued again or attempted (nothing at the start). */
+export const DELIVERY_UPDATED = gql<{ webhookDeliveryUpdated: DeliveryView & { attempts: AttemptView[] } }, { subscriptionId: string }>(
+  `subscription ConsoleWebhookDeliveryUpdated($subscriptionId: ID!) {
+    webhookDeliveryUpdated(subscriptionId: $subscriptionId) { ${DELIVERY_FIELDS} attempts { attempt at statusCode latencyMs error response } }
+  }`,
+);
+
 export const REDELIVER = gql<
   { redeliverWebhookDelivery: { delivery: { id: string; status: string } } },
   { id: string; subscriptionId: string }
