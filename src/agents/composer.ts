@@ -4,7 +4,7 @@ export const COMPOSER_PRESET = 'composer';
 
 /** Bump `version` when the definition changes; workspaces get a new revision on their next call. */
 export const COMPOSER_DEFINITION = {
-  version: 1,
+  version: 2,
   name: 'Agent composer',
   description: 'Helps you design, write and refine agents of this workspace.',
   instructions: [
@@ -18,8 +18,16 @@ export const COMPOSER_DEFINITION = {
     'that do the job. Write instructions in plain, direct language, with the rules the agent must keep.',
     'Never publish or change an agent without the user confirming the exact configuration.',
   ].join('\n'),
-  platform_tools: { groups: ['agents', 'skills', 'models', 'connections', 'memories'], read_permission: 'allow', write_permission: 'ask' },
+  // Reads are allowed; a write (creating or publishing an agent) waits for the user's approval.
+  platform_tools: {
+    groups: ['agents', 'skills', 'models', 'connections', 'memories', 'environment_templates'],
+    read_permission: 'allow',
+    write_permission: 'ask',
+  },
   user_questions: true,
+  // Its tools answer refusals (an invalid configuration, a name not found) as errors the composer
+  // should read and correct, not end the conversation on.
+  retries: { tools: 5 },
   output_spec: {
     name: 'agent_proposal',
     description: 'A proposed agent: name, description and configuration.',
@@ -33,6 +41,6 @@ export const COMPOSER_DEFINITION = {
 } as const;
 
 export function composerConfig(model: string): Record<string, unknown> {
-  const { instructions, platform_tools, user_questions, output_spec } = COMPOSER_DEFINITION;
-  return { model, instructions, platform_tools, user_questions, output_spec };
+  const { instructions, platform_tools, user_questions, retries, output_spec } = COMPOSER_DEFINITION;
+  return { model, instructions, platform_tools, user_questions, retries, output_spec };
 }

@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, AnySchema } from 'ajv';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
 import { PERMISSIONS } from './permission-values.js';
+import { PLATFORM_TOOL_GROUPS } from './platform-tool-groups.js';
 import { validatePlugins } from './plugins.js';
 
 export { PERMISSIONS };
@@ -90,7 +91,12 @@ export const agentConfigSchema = closed(
       properties: { web: webToolset },
       additionalProperties: closed({ config: object, enabled: { type: 'boolean' }, tools: object }),
     },
-    platform_tools: closed({ groups: { type: 'array', items: str }, read_permission: permission, write_permission: permission }),
+    // An unknown group would offer nothing without a word: refused by name.
+    platform_tools: closed({
+      groups: { type: 'array', items: { enum: PLATFORM_TOOL_GROUPS } },
+      read_permission: permission,
+      write_permission: permission,
+    }),
     builtin_skills: { type: 'array', maxItems: 64, items: str },
     // Without `revision_id` a run uses the skill's default revision at the time it starts.
     skills: { type: 'array', maxItems: 64, items: closed({ skill_id: str, revision_id: str }, ['skill_id']) },

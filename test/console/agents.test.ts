@@ -1,5 +1,5 @@
 // The agents section in a real browser against a real service: creating an agent (by hand and with the
-// composer, answering the questions its runs wait on), revisions (publishing, comparing, the default), the list's filters, archiving, and the
+// composer, answering the questions its runs wait on and approving its writes), revisions (publishing, comparing, the default), the list's filters, archiving, and the
 // message when someone else changed the agent between reading and saving.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -154,9 +154,8 @@ describe.skipIf(!browserAvailable)('the agents section of the console', () => {
   });
 
   it('answers the composer’s questions batch by batch as its runs wait, and the last run completes', async () => {
-    // The composer's tools: only `ask_user` (its platform tool groups offer no write tools yet, so it
-    // never asks for an approval); a waiting run is its question. Two in a row: a free-text one, then
-    // one with choices in the successor run.
+    // The model calls only `ask_user` here (no platform write tool, so no approval); a waiting run is
+    // its question. Two in a row: a free-text one, then one with choices in the successor run.
     const proposal = { name: 'Finance helper', description: 'For the finance team', config: { model: 'loop', instructions: 'Be exact.' } };
     model.turns.push(
       { tool: { id: 'call_who', name: 'ask_user', arguments: { question: 'Who will use the agent?' } } },
@@ -211,6 +210,50 @@ describe.skipIf(!browserAvailable)('the agents section of the console', () => {
     expect(toolResults.join('\n')).toContain('formal');
     await page.getByRole('button', { name: 'Use this proposal' }).click();
     await expect(page.getByLabel('Name', { exact: true }).inputValue()).resolves.toBe('Finance helper');
+    await page.close();
+  });
+
+  it('approves the composer’s create_agent from the page; the run completes and the new agent is listed', async () => {
+    const config = { model: 'loop', instructions: 'Sort incoming tickets by urgency.' };
+    model.turns.push(
+      { tool: { id: 'call_models', name: 'list_models', arguments: {} } },
+      { tool: { id: 'call_create', name: 'create_agent', arguments: { name: 'Ticket triager', description: 'Sorts tickets', config } } },
+      { text: JSON.stringify({ name: 'Ticket triager', config }) },
+    );
+    const page = await signedIn('/agents/new');
+    await page.getByLabel('Describe the agent').fill('An agent that sorts support tickets');
+    await page.getByRole('button', { name: 'Ask the composer' }).click();
+    const composer = page.getByRole('region', { name: 'Compose with the assistant' });
+    const answers = composer.getByRole('form', { name: 'The composer needs your answer' });
+    // The write waits for the user: the run asks to approve create_agent, showing its arguments.
+    const approval = answers.getByRole('group', { name: 'Allow create_agent?' });
+    await approval.waitFor();
+    const waitingRunId = await composer.getByRole('link', { name: /^run_/ }).textContent();
+    const waiting = (await t.rest('GET', `/api/v1/runs/${waitingRunId}`)).body;
+    expect(waiting).toMatchObject({ status: 'waiting', wait_reason: 'approval' });
+    expect(await approval.getByLabel('Arguments of create_agent').textContent()).toContain('Ticket triager');
+    // Nothing exists before the approval.
+    expect((await t.rest('GET', '/api/v1/agents?q=Ticket%20triager')).body.items).toEqual([]);
+    await screenshot(page, 'agents-composer-approval');
+    const send = answers.getByRole('button', { name: 'Send answers' });
+    await expect(send.isDisabled()).resolves.toBe(true);
+    await approval.getByRole('radio', { name: 'Approve' }).check();
+    await send.click();
+
+    await page.getByRole('heading', { name: 'Proposal: Ticket triager' }).waitFor();
+    await composer.getByText('completed', { exact: true }).waitFor();
+    const lastRunId = await composer.getByRole('link', { name: /^run_/ }).textContent();
+    const last = (await t.rest('GET', `/api/v1/runs/${lastRunId}`)).body;
+    expect(last).toMatchObject({ parent_run_id: waitingRunId, status: 'completed' });
+    expect(last.resume.approvals.call_create).toMatchObject({ action: 'approve' });
+    const created = (await t.rest('GET', '/api/v1/agents?q=Ticket%20triager')).body.items;
+    expect(created).toEqual([expect.objectContaining({ name: 'Ticket triager', description: 'Sorts tickets', source: 'custom' })]);
+
+    // The agents list shows it.
+    await page.goto('/agents?q=triager');
+    await expect.poll(() => listedNames(page)).toEqual(['Ticket triager']);
+    await page.getByRole('link', { name: 'Ticket triager' }).click();
+    await page.getByRole('heading', { name: 'Ticket triager', level: 1 }).waitFor();
     await page.close();
   });
 

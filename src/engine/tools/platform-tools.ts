@@ -1,21 +1,22 @@
-// The platform tools (`platform_tools`): work in the run's mounted environment. Groups: `shell`
-// (`run_command`), `files` (`read_file`, `list_files`, `write_file`, `edit_file`) and `search`
-// (`grep`, `glob`). Reads take `read_permission`, writes `write_permission` (a command is a write: it
-// can change anything). Every tool works through the environment driver (RunEnvironments.open), so a
+// The platform tools (`platform_tools`). The environment groups work in the run's mounted
+// environment: `shell` (`run_command`), `files` (`read_file`, `list_files`, `write_file`, `edit_file`)
+// and `search` (`grep`, `glob`). The workspace groups (agents, skills, models, connections, memories,
+// environment templates; see workspace/) need no environment and are offered without one.
+// Reads take `read_permission`, writes `write_permission` (a command is a write: it can change
+// anything). Every environment tool works through the environment driver (RunEnvironments.open), so a
 // path that leaves the environment is refused by the driver, and a lazy environment is provisioned
 // by the first call. Large results go through the tool layer's `content_refs` like every server tool's.
 import { posix } from 'node:path';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { minimatch } from 'minimatch';
+import type { EnvironmentToolGroup } from '../../agents/platform-tool-groups.js';
 import { AppError } from '../../lib/errors.js';
 import type { RunEnvironments } from '../environment-mounts.js';
 import { resolvePermission } from './permissions.js';
 import { SkillSync } from './skill-sync.js';
 import { runSkillsOf } from './skills.js';
-import type { RunTool, ToolPermission, ToolSource } from './tool.js';
-
-export const PLATFORM_GROUPS = ['shell', 'files', 'search'] as const;
-type PlatformGroup = (typeof PLATFORM_GROUPS)[number];
+import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
+import { workspaceTools } from './workspace/index.js';
 
 export const COMMAND_TIMEOUT_DEFAULT_SECONDS = 60;
 export const COMMAND_TIMEOUT_MAX_SECONDS = 600;
@@ -42,7 +43,7 @@ const PATH = (what: string): JSONSchema7 => ({ type: 'string', description: `${w
 
 interface PlatformToolDefinition {
   name: string;
-  group: PlatformGroup;
+  group: EnvironmentToolGroup;
   write: boolean;
   shell?: boolean;
   description: string;
@@ -293,7 +294,10 @@ function permissionOf(definition: PlatformToolDefinition, config: { read_permiss
   return resolvePermission(definition.name, { permission: definition.write ? config.write_permission : config.read_permission });
 }
 
-export const platformTools: ToolSource = (context) => {
+export const platformTools: ToolSource = (context) => [...environmentTools(context), ...workspaceTools(context)];
+
+/** The environment groups' tools. */
+function environmentTools(context: ToolSourceContext): RunTool[] {
   const { config, environments, run } = context;
   const settings = config.platform_tools;
   const groups = new Set(settings?.groups ?? []);
@@ -318,4 +322,4 @@ export const platformTools: ToolSource = (context) => {
       },
     },
   }));
-};
+}
