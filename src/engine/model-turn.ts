@@ -3,6 +3,7 @@
 // Tools are offered without `execute`: the SDK only reports calls; dispatch.ts carries them out.
 import { streamText, type AssistantModelMessage, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
 import type { RunItemStream, RunItemState } from './items.js';
+import { describeError } from './attempt-errors.js';
 import { callSettings, type ResolvedModel } from './models.js';
 
 /** A tool call the model made; `invalid` when its name or arguments were refused (the model is told why). */
@@ -74,12 +75,12 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
           toolCallId: part.toolCallId,
           toolName: part.toolName,
           input: part.input,
-          ...(part.invalid ? { invalid: String(part.error ?? 'invalid arguments') } : {}),
+          ...(part.invalid ? { invalid: part.error === undefined ? 'invalid arguments' : describeError(part.error) } : {}),
         });
         break;
-      case 'tool-error':
-        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, invalid: String(part.error) });
-        break;
+      // No 'tool-error' case: the tools have no `execute`, so the SDK sends one only to echo a call it
+      // refused (an unknown tool, invalid arguments) — a call already reported above as `invalid`.
+      // Taking it too would record, tell the model about and count against retries.tools that call twice.
       case 'finish-step':
         inputTokens += part.usage.inputTokens ?? 0;
         outputTokens += part.usage.outputTokens ?? 0;

@@ -249,11 +249,9 @@ describe('the spans of a run', () => {
     expect(await settleRun(t, run.id)).toMatchObject({ status: 'completed', output: 'Recovered.' });
     const trace = await traceOf(run.id);
     const [root] = runSpans(trace.spans, run.id);
-    // The model's two requests, and the refused call between them (the SDK may report an unknown tool's call twice).
+    // The model's two requests, and the refused call between them — once, though the SDK reports it twice.
     const names = childrenOf(trace.spans, root!).map((s) => s.name);
-    expect(names[0]).toBe('chat echo');
-    expect(names.at(-1)).toBe('chat echo');
-    expect(new Set(names.slice(1, -1))).toEqual(new Set(['execute_tool no_such_tool']));
+    expect(names).toEqual(['chat echo', 'execute_tool no_such_tool', 'chat echo']);
     const tool = trace.spans.find((s) => s.name === 'execute_tool no_such_tool')!;
     expect(tool).toMatchObject({ status: { code: 'error' }, attributes: { 'wsa.tool.outcome': 'error', 'error.type': 'tool_error' } });
     expect(tool.status.message).toContain('no_such_tool');

@@ -21,7 +21,13 @@ export interface Gate {
  * `afterChunks` chunks, a tool call before the call — so a test can act while the model is provably
  * mid-stream (no racing the machine's speed).
  */
-export type Turn = { text: string; gate?: Gate } | { tool: { id: string; name: string; arguments: Record<string, unknown> }; gate?: Gate };
+export type Turn =
+  | { text: string; gate?: Gate }
+  | { tool: { id: string; name: string; arguments: Record<string, unknown>; rawArguments?: string }; gate?: Gate };
+
+/** A tool call's arguments as the server sends them: `rawArguments` verbatim (e.g. text that is not JSON), else the JSON. */
+const argumentsText = (tool: { arguments: Record<string, unknown>; rawArguments?: string }) =>
+  tool.rawArguments ?? JSON.stringify(tool.arguments);
 
 /** A gate for a Turn: `reached` resolves when the stream is held; `open()` lets it finish. */
 export function streamGate(afterChunks = 1) {
@@ -126,7 +132,7 @@ export function startOpenAICompatibleServer(
         await turn.gate.opened;
         if (res.destroyed) return;
       }
-      const args = JSON.stringify(turn.tool.arguments);
+      const args = argumentsText(turn.tool);
       if (options.wholeToolCalls)
         chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: args } }] });
       else {
@@ -212,7 +218,7 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
       event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } });
     } else {
       event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.tool.arguments) } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: argumentsText(turn.tool) } });
       event('content_block_stop', { index: 0 });
       event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 6 } });
     }
