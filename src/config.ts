@@ -86,6 +86,12 @@ export interface Config {
   /** Webhook targets on private, loopback or link-local addresses: true (any), a host list, or false (none, the default). */
   webhookAllowPrivateTargets: boolean | string[];
   /**
+   * Settled webhook deliveries (succeeded, or failed for good) this many days after they settled, and
+   * events left without deliveries this many days after they were written, are deleted by the
+   * workers' maintenance (WEBHOOK_RETENTION_DAYS). Pending deliveries are kept whatever their age.
+   */
+  webhookRetentionDays: number;
+  /**
    * Where run traces are exported by OTLP/HTTP (the full traces URL), or null: stored only.
    * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`.
    */
@@ -335,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookMaxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 10_000),
     webhookAllowPrivateTargets: plainHttpAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+    webhookRetentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     otlpTracesEndpoint: otlpTracesEndpoint(env),
     otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'workspace-agent-service',
     traceRetentionDays: integer(env, 'TRACE_RETENTION_DAYS', 30, 1, 36_500),

@@ -44,6 +44,7 @@ import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
 import { promoteNextEntry } from '../services/inbox-promotion.js';
 import { deleteExpiredSpans } from '../services/traces.js';
+import { deleteExpiredDeliveries, deleteExpiredEvents } from '../services/webhook-retention.js';
 import { deleteExpiredPresence } from '../support/presence.js';
 import { announceThreadChanged } from '../services/event-topics.js';
 const LEASE_MS = 30_000;
@@ -57,6 +58,11 @@ const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 const TRACE_SWEEP_MS = 3_600_000;
 /** The first sweep comes this long after the pool starts: a start (or a test) does not begin with a scan. */
 const FIRST_TRACE_SWEEP_MS = 300_000;
+/** How often a pool deletes expired webhook deliveries and events (WEBHOOK_RETENTION_DAYS), like the spans. */
+const WEBHOOK_SWEEP_MS = 3_600_000;
+/** Rows a retention statement deletes at once, and statements a sweep runs at most per kind (the next hour continues). */
+const RETENTION_BATCH = 5_000;
+const RETENTION_PASSES = 10;
 /**
  * How often a pool deletes expired presence entries. A workspace's own reads and touches delete its
  * expired entries; this is for the workspaces nobody reads any more.
@@ -99,6 +105,8 @@ export class WorkerPool {
   private recoveryTimer: NodeJS.Timeout | null = null;
   /** When the last trace sweep ran (as if one ran so that the first comes FIRST_TRACE_SWEEP_MS after the start). */
   private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
+  /** When the last webhook retention sweep ran (the first comes FIRST_TRACE_SWEEP_MS after the start, as for spans). */
+  private lastWebhookSweep = Date.now() - WEBHOOK_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
   /** When the last presence sweep ran (the first comes PRESENCE_SWEEP_MS after the start). */
   private lastPresenceSweep = Date.now();
   /** Wake-ups (announced runs); dropped first when the pool stops. */
@@ -439,6 +447,7 @@ export class WorkerPool {
     this.recoveryTimer = setTimeout(() => {
       void this.recoverExpired()
         .then(() => this.sweepTraces())
+        .then(() => this.sweepWebhooks())
         .then(() => this.sweepPresence())
         .catch((error) => this.deps.logger.error({ err: error }, 'worker maintenance failed'))
         .finally(() => this.scheduleRecovery());
@@ -454,14 +463,27 @@ export class WorkerPool {
   async sweepTraces(now = Date.now()) {
     if (now - this.lastTraceSweep < TRACE_SWEEP_MS) return 0;
     this.lastTraceSweep = now;
-    let deleted = 0;
-    for (let pass = 0; pass < 10; pass++) {
-      const count = await deleteExpiredSpans(this.deps.db, this.deps.config.traceRetentionDays);
-      deleted += count;
-      if (count < 5_000) break;
-    }
+    const deleted = await inBatches(() => deleteExpiredSpans(this.deps.db, this.deps.config.traceRetentionDays, RETENTION_BATCH));
     if (deleted) this.deps.logger.info({ deleted, retentionDays: this.deps.config.traceRetentionDays }, 'expired trace spans deleted');
     return deleted;
+  }
+
+  /**
+   * Webhook retention: deliveries that settled (succeeded, or failed for good) more than
+   * WEBHOOK_RETENTION_DAYS ago are deleted, then events that old with no delivery left; pending
+   * deliveries never. About once an hour per pool (the first time five minutes after it starts), in
+   * bounded batches like the spans. Returns how many deliveries and events went.
+   */
+  async sweepWebhooks(now = Date.now()) {
+    if (now - this.lastWebhookSweep < WEBHOOK_SWEEP_MS) return { deliveries: 0, events: 0 };
+    this.lastWebhookSweep = now;
+    const days = this.deps.config.webhookRetentionDays;
+    const deliveries = await inBatches(() => deleteExpiredDeliveries(this.deps.db, days, RETENTION_BATCH));
+    // After the deliveries: the events they leave behind go in the same sweep.
+    const events = await inBatches(() => deleteExpiredEvents(this.deps.db, days, RETENTION_BATCH));
+    if (deliveries || events)
+      this.deps.logger.info({ deliveries, events, retentionDays: days }, 'expired webhook deliveries and events deleted');
+    return { deliveries, events };
   }
 
   /** Expired presence entries of every workspace go, about once an hour per pool. Returns how many went. */
@@ -526,6 +548,17 @@ export class WorkerPool {
     }
     for (const unsubscribe of this.cancelUnsubscribers) unsubscribe();
   }
+}
+
+/** Runs a bounded delete until it deletes less than a whole batch, at most RETENTION_PASSES times. Returns the total. */
+async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (let pass = 0; pass < RETENTION_PASSES; pass++) {
+    const count = await deleteBatch();
+    deleted += count;
+    if (count < RETENTION_BATCH) break;
+  }
+  return deleted;
 }
 
 /** Whether every promise settled within `ms` (the timer never keeps the process alive). */

@@ -13,7 +13,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { SEVERITIES, type Evidence, type FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { recordFindings } from './findings.js';
-import { insertHeadWithFirstRevision, publishRevision } from './revisioned.js';
+import { insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
 import { startRun } from './runs.js';
 
 /** The label key of the analyst's version on its head. */
@@ -68,7 +68,9 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
   const model = config?.model && models.includes(config.model) ? config.model : models[0]!;
   const upToDate = (existing.labels as Record<string, string>)[VERSION_LABEL] === String(ANALYST_DEFINITION.version);
   if (!current || config?.model !== model || !upToDate || existing.archivedAt) {
-    if (existing.archivedAt) await call.db.agent.update({ where: { id: existing.id }, data: { archivedAt: null } });
+    // Brought back as an unarchive through the API would be: a new version and an `unarchive` audit
+    // row by the principal that started the analysis.
+    if (existing.archivedAt) await unarchiveHead(AGENTS, call, existing.id, '*');
     if (!upToDate)
       await call.db.agent.update({
         where: { id: existing.id },

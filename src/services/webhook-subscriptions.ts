@@ -264,6 +264,9 @@ export async function getDelivery(call: CallContext, id: string, subscriptionId?
 export async function redeliver(call: CallContext, id: string, subscriptionId?: string | null): Promise<WebhookDelivery> {
   requirePermission(call.actor, 'admin');
   return inTransaction(call, async (bound) => {
+    // Locked first: retention (which skips locked rows) cannot delete it under the update; one it
+    // deleted just before is not found here, as any unknown id.
+    await bound.db.$queryRaw`SELECT id FROM webhook_deliveries WHERE id = ${id} FOR UPDATE`;
     const delivery = await getDelivery(bound, id, subscriptionId);
     const subscription = await getSubscription(bound, delivery.subscriptionId);
     if (!subscription.enabled) throw new AppError('disabled', 'the subscription is disabled; enable it first');

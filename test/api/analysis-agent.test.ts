@@ -4,11 +4,14 @@
 // read_trace and answers findings — the analysis takes the run's ids and, once the run seals, its
 // status, and the findings become findings of the analysed agent with evidence cut to spans of the
 // selected traces (an invented span id is dropped, a finding citing only invented spans is skipped).
+// An analysis that brings back an archived analyst audits the unarchive as the API's unarchive does,
+// by the principal that started the analysis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
+import { createApiKey } from '../../src/services/admin.js';
 
 let t: TestApp;
 
@@ -141,5 +144,72 @@ describe('the analysis agent', () => {
     // An empty body never picks the analyst itself as the agent to analyse.
     const latest = await analyse({}, 'latest');
     expect(latest.body.agent_id).toBe(agent.id);
+  });
+
+  it('an analysis that brings back the archived analyst audits the unarchive, by the principal that started the analysis', async () => {
+    // A key of its own (read and write, as an analysis needs), so the audit row's actor is told apart
+    // from the admin key that archives.
+    const writer = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read,write' });
+    const dev = await t.rest('GET', '/api/v1/models/dev');
+    await created('/api/v1/models', {
+      key: 'unarchive-dev',
+      provider_id: dev.body.provider_id,
+      provider_model: 'echo',
+      settings: { script: [[{ text: 'Hello.' }]] },
+    });
+    const agent = await created('/api/v1/agents', {
+      name: 'analysed again',
+      config: { model: 'unarchive-dev', model_settings: { script: [[{ text: 'Hello.' }]] } },
+    });
+    const run = await created('/api/v1/runs', { agent_id: agent.id, input: { content: [{ type: 'text', text: 'hi' }] } });
+    expect((await settleRun(t, run.id)).status).toBe('completed');
+
+    const analyseAsWriter = (key: string) =>
+      t.rest('POST', '/api/v1/finding-analyses', {
+        body: { agent_id: agent.id },
+        headers: { 'idempotency-key': key },
+        token: writer.token,
+      });
+    const first = await analyseAsWriter('before-archive');
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.run_id).toEqual(expect.any(String));
+    const analystId = (await settleRun(t, first.body.run_id)).agent_id as string;
+
+    const analyst = await t.rest('GET', `/api/v1/agents/${analystId}`);
+    expect(analyst.body).toMatchObject({ source: 'builtin', preset_kind: 'analyst' });
+    const archived = await t.rest('POST', `/api/v1/agents/${analystId}/archive`, { headers: { 'if-match': analyst.headers.get('etag')! } });
+    expect(archived.status, JSON.stringify(archived.body)).toBe(200);
+    expect(archived.body.archived_at).not.toBeNull();
+
+    const second = await analyseAsWriter('after-archive');
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    expect((await settleRun(t, second.body.run_id)).agent_id).toBe(analystId);
+    const back = await t.rest('GET', `/api/v1/agents/${analystId}`);
+    expect(back.body).toMatchObject({ archived_at: null, version: archived.body.version + 1 });
+
+    const audited = async () => (await t.rest('GET', `/api/v1/audit-events?resource_id=${analystId}&limit=100`)).body.items as any[];
+    const byAnalysis = (await audited()).filter((e) => e.action === 'unarchive');
+    expect(byAnalysis).toEqual([
+      expect.objectContaining({
+        action: 'unarchive',
+        resource_kind: 'agent',
+        resource_id: analystId,
+        principal_id: second.body.created_by_id,
+        version: archived.body.version + 1,
+      }),
+    ]);
+    expect(byAnalysis[0].principal_id).toBe(writer.id);
+
+    // The same row as an unarchive through the API writes.
+    const again = await t.rest('POST', `/api/v1/agents/${analystId}/archive`, { headers: { 'if-match': back.headers.get('etag')! } });
+    const unarchived = await t.rest('POST', `/api/v1/agents/${analystId}/unarchive`, {
+      headers: { 'if-match': again.headers.get('etag')! },
+    });
+    expect(unarchived.status, JSON.stringify(unarchived.body)).toBe(200);
+    const both = (await audited()).filter((e) => e.action === 'unarchive');
+    expect(both).toHaveLength(2);
+    const throughApi = both.find((e) => e.id !== byAnalysis[0].id);
+    expect(Object.keys(byAnalysis[0].changes).sort()).toEqual(Object.keys(throughApi.changes).sort());
+    expect(byAnalysis[0].changes).toMatchObject({ archivedAt: { to: null } });
   });
 });

@@ -210,4 +210,12 @@ describe('error table and config', () => {
     expect(loadConfig({ TRACE_RETENTION_DAYS: '7' }).traceRetentionDays).toBe(7);
     expect(() => loadConfig({ TRACE_RETENTION_DAYS: '0' })).toThrow(/TRACE_RETENTION_DAYS/);
   });
+
+  it('webhook retention: 30 days by default, a whole number of days from 1', () => {
+    expect(loadConfig({}).webhookRetentionDays).toBe(30);
+    expect(loadConfig({ WEBHOOK_RETENTION_DAYS: '90' }).webhookRetentionDays).toBe(90);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '1.5' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+    expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: 'forever' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+  });
 });
