@@ -13,7 +13,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { SEVERITIES, type Evidence, type FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { recordFindings } from './findings.js';
-import { insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
+import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
 import { startRun } from './runs.js';
 
 /** The label key of the analyst's version on its head. */
@@ -71,11 +71,11 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
     // Brought back as an unarchive through the API would be: a new version and an `unarchive` audit
     // row by the principal that started the analysis.
     if (existing.archivedAt) await unarchiveHead(AGENTS, call, existing.id, '*');
+    // The label moves as an update through the API would move it: a new version and an audit row.
     if (!upToDate)
-      await call.db.agent.update({
-        where: { id: existing.id },
-        data: { labels: { ...(existing.labels as Record<string, string>), [VERSION_LABEL]: String(ANALYST_DEFINITION.version) } },
-      });
+      await changeHead(AGENTS, call, existing.id, '*', 'update', (head) => ({
+        labels: { ...(head.labels as Record<string, string>), [VERSION_LABEL]: String(ANALYST_DEFINITION.version) },
+      }));
     await publishRevision(AGENTS, call, existing.id, '*', { content: normalizeAgentConfig(analystConfig(model)), note, makeDefault: true });
   }
   return existing.id;

@@ -211,5 +211,25 @@ describe('the analysis agent', () => {
     const throughApi = both.find((e) => e.id !== byAnalysis[0].id);
     expect(Object.keys(byAnalysis[0].changes).sort()).toEqual(Object.keys(throughApi.changes).sort());
     expect(byAnalysis[0].changes).toMatchObject({ archivedAt: { to: null } });
+
+    // An analyst of an older definition (its label says so) is brought up to date by the next
+    // analysis: the label moves as a PATCH would move it, with a new version and an `update` row by
+    // the principal that started the analysis.
+    const current = await t.rest('GET', `/api/v1/agents/${analystId}`);
+    const older = await t.rest('PATCH', `/api/v1/agents/${analystId}`, {
+      body: { labels: { ...current.body.labels, 'analyst-version': '0' } },
+      headers: { 'if-match': current.headers.get('etag')! },
+    });
+    expect(older.status, JSON.stringify(older.body)).toBe(200);
+    const third = await analyseAsWriter('older-definition');
+    expect(third.status, JSON.stringify(third.body)).toBe(201);
+    await settleRun(t, third.body.run_id);
+    const upToDate = await t.rest('GET', `/api/v1/agents/${analystId}`);
+    expect(upToDate.body.labels['analyst-version']).toBe(current.body.labels['analyst-version']);
+    const labelRows = (await audited()).filter((e) => e.action === 'update' && e.principal_id === writer.id);
+    expect(labelRows).toEqual([
+      expect.objectContaining({ resource_kind: 'agent', resource_id: analystId, version: older.body.version + 1 }),
+    ]);
+    expect(Object.keys(labelRows[0].changes)).toEqual(['labels']);
   });
 });
