@@ -1,6 +1,8 @@
 // The composer: a builtin agent that helps users compose agents. Its definition ships with the
 // service; POST /api/v1/agent-composer creates the workspace's composer or brings it up to date.
 export const COMPOSER_PRESET = 'composer';
+/** The label that says which definition a workspace's composer was last brought up to date with. */
+export const COMPOSER_VERSION_LABEL = 'composer-version';
 
 /** Bump `version` when the definition changes; workspaces get a new revision on their next call. */
 export const COMPOSER_DEFINITION = {

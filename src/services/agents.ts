@@ -2,7 +2,7 @@
 import type { Agent, AgentRevision } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
-import { COMPOSER_DEFINITION, COMPOSER_PRESET, composerConfig } from '../agents/composer.js';
+import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from '../agents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { MEDIA_KINDS } from '../lib/media.js';
@@ -344,7 +344,7 @@ export async function prepareComposer(call: CallContext) {
           organizationId: call.actor.organizationId,
           name: COMPOSER_DEFINITION.name,
           description: COMPOSER_DEFINITION.description,
-          labels: { 'composer-version': String(COMPOSER_DEFINITION.version) },
+          labels: { [COMPOSER_VERSION_LABEL]: String(COMPOSER_DEFINITION.version) },
           source: 'builtin',
           presetKind: COMPOSER_PRESET,
         },
@@ -364,6 +364,11 @@ export async function prepareComposer(call: CallContext) {
   if (!outcome.publish) return outcome.head;
   let head = outcome.head;
   if (head.archivedAt) head = await unarchiveHead(AGENTS, call, head.id, '*');
+  // A composer of an older definition: its label moves as a PATCH would (a new version, an audit row).
+  if ((head.labels as Record<string, string> | null)?.[COMPOSER_VERSION_LABEL] !== String(COMPOSER_DEFINITION.version))
+    head = await changeHead(AGENTS, call, head.id, '*', 'update', (current) => ({
+      labels: { ...(current.labels as Record<string, string>), [COMPOSER_VERSION_LABEL]: String(COMPOSER_DEFINITION.version) },
+    }));
   const published = await publishRevision(AGENTS, call, head.id, '*', {
     content: outcome.publish,
     note: `composer definition ${COMPOSER_DEFINITION.version}`,

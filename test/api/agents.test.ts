@@ -568,6 +568,24 @@ describe('the composer', () => {
     expect(list.body.items).toHaveLength(1);
     const concurrent = await Promise.all([1, 2, 3].map(() => t.rest('POST', '/api/v1/agent-composer', { token: key })));
     for (const response of concurrent) expect(response.body.id).toBe(created.body.id);
+
+    // A composer of an older definition (its label says so) is brought up to date: the label moves as
+    // a PATCH would move it, with a new version and an `update` audit row.
+    const current = await t.rest('GET', `/api/v1/agents/${created.body.id}`, { token: key });
+    const shipped = current.body.labels['composer-version'];
+    const older = await t.rest('PATCH', `/api/v1/agents/${created.body.id}`, {
+      token: key,
+      body: { labels: { 'composer-version': '0' } },
+      headers: { 'if-match': current.headers.get('etag')! },
+    });
+    expect(older.status, JSON.stringify(older.body)).toBe(200);
+    const upToDate = await t.rest('POST', '/api/v1/agent-composer', { token: key });
+    expect(upToDate.body).toMatchObject({ labels: { 'composer-version': shipped }, version: older.body.version + 1 });
+    const audited = await t.rest('GET', `/api/v1/audit-events?resource_id=${created.body.id}&action=update&limit=100`, { token: key });
+    expect(audited.body.items.map((row: any) => [row.version, Object.keys(row.changes)])).toEqual([
+      [older.body.version + 1, ['labels']],
+      [older.body.version, ['labels']],
+    ]);
   });
 });
 
