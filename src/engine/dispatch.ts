@@ -3,7 +3,9 @@
 // runs and a `tool_result` item with the result — large results stored in its `content_refs`.
 // Calls that need the client, the user or an approval become the pending entries the run waits
 // with; refused calls are reported to the model; unknown, invalid or failed calls are errors the
-// model is told about (they count against `retries.tools`). Nothing here names a kind of tool.
+// model is told about (they count against `retries.tools`). Invalid includes arguments that break
+// the tool's input schema: such a call is never run, reviewed, approved or handed to the client.
+// Nothing here names a kind of tool.
 import type { ToolResultPart } from 'ai';
 import type { Span } from '@opentelemetry/api';
 import { AttemptTrace, endTool, recordVerdict } from './attempt-trace.js';
@@ -123,12 +125,25 @@ export function refuse(call: CallToRun, items: RunItemStream, message: string, b
   return errorResult(call.toolCallId, call.toolName, message);
 }
 
+/** What the schema check reads: blank arguments are no arguments, as the SDK reads them for a call it accepts. */
+const argumentsToCheck = (input: unknown) => (typeof input === 'string' && input.trim() === '' ? {} : input);
+
 /**
- * Whether a call runs on the server now: an allowed server tool. A call the SDK refused as invalid
- * still runs when its tool is not offered (the tool's own answer, e.g. "read-only", beats "no such tool").
+ * Why a call is refused before anything runs, or undefined: there is no such tool, its arguments are
+ * not JSON (the SDK said so) or break the tool's input schema. The SDK also refuses a call of a tool
+ * the run has but does not offer; an allowed server tool answers such a call itself (its own answer,
+ * e.g. "read-only", beats "no such tool") — once its arguments pass the schema.
  */
-function runsNow(runTool: RunTool | undefined, call: ToolCall, toolset: Toolset): runTool is ServerTool {
-  return runTool?.execution.kind === 'server' && runTool.permission === 'allow' && (!call.invalid || !toolset.isOffered(call.toolName));
+function refusalOf(call: ToolCall, runTool: RunTool | undefined, toolset: Toolset): string | undefined {
+  if (!runTool) return call.invalid ?? `there is no tool named ${call.toolName}`;
+  const answersItself = runTool.execution.kind === 'server' && runTool.permission === 'allow' && !toolset.isOffered(call.toolName);
+  if (call.invalid && !answersItself) return call.invalid;
+  return toolset.argumentsProblem(call.toolName, argumentsToCheck(call.input));
+}
+
+/** Whether a call runs on the server now: an allowed server tool, called with arguments that were not refused. */
+function runsNow(runTool: RunTool | undefined, refusal: string | undefined): runTool is ServerTool {
+  return refusal === undefined && runTool?.execution.kind === 'server' && runTool.permission === 'allow';
 }
 
 const approvalEntry = (call: CallToRun, title: string, extra: Record<string, unknown> = {}): PendingEntry => ({
@@ -150,10 +165,12 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
     dispatched.told.push(errorResult(call.toolCallId, call.toolName, error));
   };
   const later: ToolCall[] = [];
+  // Checked before anything runs, is reviewed or waits: a refused call is only an error for the model.
+  const refusals = new Map(toolCalls.map((modelCall) => [modelCall, refusalOf(modelCall, toolset.get(modelCall.toolName), toolset)]));
   // Server tools first, in the order the model called them.
   for (const modelCall of toolCalls) {
     const runTool = toolset.get(modelCall.toolName);
-    if (!runsNow(runTool, modelCall, toolset)) {
+    if (!runsNow(runTool, refusals.get(modelCall))) {
       later.push(modelCall);
       continue;
     }
@@ -187,8 +204,9 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
   for (const modelCall of later) {
     const call = { toolCallId: modelCall.toolCallId, toolName: modelCall.toolName, arguments: argumentsOf(modelCall.input) };
     const runTool = toolset.get(call.toolName);
-    if (modelCall.invalid || !runTool) {
-      fail(call, modelCall.invalid ?? `there is no tool named ${call.toolName}`);
+    const refusal = refusals.get(modelCall);
+    if (refusal !== undefined || !runTool) {
+      fail(call, refusal ?? `there is no tool named ${call.toolName}`);
       continue;
     }
     const { execution } = runTool;

@@ -1,9 +1,13 @@
-// Tool calls the model gets wrong — a tool that does not exist, arguments that do not match the
-// tool's schema — through the real OpenAI-compatible adapter against a loopback model server: each
+// Tool calls the model gets wrong — a tool that does not exist, arguments that are not JSON or do
+// not match the tool's schema — through the real OpenAI-compatible adapter against a loopback model server: each
 // call is recorded once (one `tool_result` item, one tool span in the trace), the model's next
 // request carries the call and its error once, and `retries.tools` decides whether the run goes on
 // (the model is told) or fails with `tool_error`. The AI SDK reports such a call twice in its stream
-// (the refused call, then an error for it); the engine must record it once all the same.
+// (the refused call, then an error for it); the engine must record it once all the same. Arguments
+// that break the schema never reach the tool (a loopback HTTP target counts what arrives), an
+// approval, the reviewer or the client.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { settleRun } from '../helpers/runs.js';
@@ -18,7 +22,16 @@ import {
 let t: TestApp;
 let model: ModelServer;
 let anthropic: ModelServer;
+/** What http_request calls reach: the paths requested, in order. */
+const target = { url: '', paths: [] as string[] };
+let targetServer: Server;
 beforeAll(async () => {
+  targetServer = createServer((req, res) => {
+    target.paths.push(req.url!);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  await new Promise<void>((resolve) => targetServer.listen(0, '127.0.0.1', resolve));
+  target.url = `http://127.0.0.1:${(targetServer.address() as AddressInfo).port}`;
   model = await startOpenAICompatibleServer();
   anthropic = await startAnthropicServer();
   t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
@@ -39,6 +52,7 @@ beforeAll(async () => {
 });
 // A test that failed early leaves its turns unanswered: the next one starts with its own.
 beforeEach(() => {
+  target.paths.length = 0;
   model.turns.length = 0;
   anthropic.turns.length = 0;
 });
@@ -46,6 +60,7 @@ afterAll(async () => {
   await t?.stop();
   await model?.close();
   await anthropic?.close();
+  await new Promise((resolve) => targetServer?.close(resolve));
 });
 
 interface OpenAIMessage {
@@ -201,21 +216,126 @@ describe('a call with invalid arguments', () => {
     expect(await toolSpans(run.id, 'http_request')).toHaveLength(1);
     expect(requests).toHaveLength(1);
   });
+});
 
-  it("JSON the tool's schema does not allow: the tool refuses it as a failed execution, recorded once", async () => {
-    // `url` is required: the engine does not check the schema, http_request refuses the call itself.
-    model.turns.push({ tool: { id: 'call_schema_1', name: 'http_request', arguments: { method: 'GET' } } }, { text: 'Gave up.' });
+describe("a call whose arguments do not match the tool's schema", () => {
+  const plugin = { plugin_key: 'http_request', config: {} };
+
+  it('a server tool, retries.tools 1: nothing runs, one tool_result with the error; the model retries and the call runs', async () => {
+    model.turns.push(
+      { tool: { id: 'call_schema_1', name: 'http_request', arguments: { method: 'GET' } } },
+      { tool: { id: 'call_schema_2', name: 'http_request', arguments: { method: 'GET', url: `${target.url}/fixed` } } },
+      { text: 'Fetched.' },
+    );
     const agent = await agentWith({ plugins: [plugin], retries: { tools: 1 } });
     const { run, requests } = await runOf(agent.id);
-    expect(run).toMatchObject({ status: 'completed', output: 'Gave up.' });
+    expect(run).toMatchObject({ status: 'completed', output: 'Fetched.' });
+    // The refused call reached nothing: only the corrected one was sent.
+    expect(target.paths).toEqual(['/fixed']);
+    const error = "invalid arguments: must have required property 'url'";
     expect(await itemsOfCall(run.id, 'call_schema_1')).toEqual([
-      { kind: 'tool_call', content: expect.objectContaining({ arguments: { method: 'GET' }, error: 'url must be a string' }) },
-      { kind: 'tool_result', content: { tool_call_id: 'call_schema_1', tool_name: 'http_request', error: 'url must be a string' } },
+      { kind: 'tool_result', content: { tool_call_id: 'call_schema_1', tool_name: 'http_request', error } },
     ]);
-    expect(await toolSpans(run.id, 'http_request')).toHaveLength(1);
+    expect((await itemsOfCall(run.id, 'call_schema_2')).map((i) => i.kind)).toEqual(['tool_call', 'tool_result']);
+    const spans = await toolSpans(run.id, 'http_request');
+    expect(spans.map((s) => s.status)).toEqual([
+      expect.objectContaining({ code: 'error', message: error }),
+      expect.objectContaining({ code: 'unset' }),
+    ]);
+    expect(requests).toHaveLength(3);
     const told = callAndResults(requests[1]!, 'call_schema_1');
     expect(told.calls).toHaveLength(1);
     expect(told.results).toHaveLength(1);
+    expect(String(told.results[0]!.content)).toContain(error);
+  });
+
+  it('a server tool, retries.tools 0: the run fails with tool_error naming where the arguments are wrong', async () => {
+    model.turns.push(
+      { tool: { id: 'call_schema_0', name: 'http_request', arguments: { method: 'GET', url: 5 } } },
+      { text: 'never asked' },
+    );
+    const agent = await agentWith({ plugins: [plugin] });
+    const { run, requests } = await runOf(agent.id);
+    expect(run).toMatchObject({
+      status: 'failed',
+      failure: { code: 'tool_error', message: 'http_request: invalid arguments: /url must be string' },
+    });
+    expect((await itemsOfCall(run.id, 'call_schema_0')).map((i) => i.kind)).toEqual(['tool_result']);
+    expect(await toolSpans(run.id, 'http_request')).toHaveLength(1);
+    expect(requests).toHaveLength(1);
+    expect(target.paths).toEqual([]);
+  });
+
+  it('a server tool that needs an approval: no approval is asked, the reviewer is not asked; the model is told', async () => {
+    model.turns.push(
+      { tool: { id: 'call_schema_ask', name: 'http_request', arguments: { method: 'BREW', url: `${target.url}/x` } } },
+      { text: 'Understood.' },
+    );
+    // The reviewer uses the same loopback model: a review would be one more request to it.
+    const agent = await agentWith({
+      plugins: [{ plugin_key: 'http_request', config: { permission: 'ask' } }],
+      reviewer: { model: 'loop' },
+      retries: { tools: 1 },
+    });
+    const { run, requests } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'completed', output: 'Understood.' });
+    expect(run.pending?.approvals ?? []).toEqual([]);
+    expect(await itemsOfCall(run.id, 'call_schema_ask')).toEqual([
+      {
+        kind: 'tool_result',
+        content: expect.objectContaining({
+          error: expect.stringMatching(/^invalid arguments: \/method must be equal to one of the allowed values: "GET", /),
+        }),
+      },
+    ]);
+    expect(requests).toHaveLength(2);
+    expect(target.paths).toEqual([]);
+  });
+
+  const pick = {
+    name: 'pick',
+    description: 'Pick a colour',
+    parameters_json_schema: {
+      type: 'object',
+      properties: { color: { type: 'string', enum: ['red', 'blue'] } },
+      required: ['color'],
+      additionalProperties: false,
+    },
+  };
+
+  it('a client tool: the run does not wait for the client; the model is told, and its corrected call is handed out', async () => {
+    model.turns.push(
+      { tool: { id: 'call_pick_bad', name: 'pick', arguments: { color: 'red', shade: 'dark' } } },
+      { tool: { id: 'call_pick_good', name: 'pick', arguments: { color: 'red' } } },
+    );
+    const agent = await agentWith({ client_tools: [pick], retries: { tools: 1 } });
+    const { run, requests } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'waiting', wait_reason: 'client_tool' });
+    // Only the call that matches the schema reaches the client.
+    expect(run.pending.calls).toEqual([expect.objectContaining({ tool_call_id: 'call_pick_good', arguments: { color: 'red' } })]);
+    const error = "invalid arguments: must not have the property 'shade'";
+    expect(await itemsOfCall(run.id, 'call_pick_bad')).toEqual([
+      { kind: 'tool_result', content: { tool_call_id: 'call_pick_bad', tool_name: 'pick', error } },
+    ]);
+    expect(requests).toHaveLength(2);
+    const told = callAndResults(requests[1]!, 'call_pick_bad');
+    expect(told.calls).toHaveLength(1);
+    expect(told.results).toHaveLength(1);
+    expect(String(told.results[0]!.content)).toContain(error);
+  });
+
+  it('a client tool whose schema cannot be compiled: its calls go to the client unchecked, as the model sent them', async () => {
+    // A valid JSON Schema (the agent is accepted) whose $ref points nowhere: ajv cannot compile it.
+    const dangling = { name: 'pick', parameters_json_schema: { type: 'object', properties: { color: { $ref: '#/$defs/missing' } } } };
+    model.turns.push({ tool: { id: 'call_pick_dangling', name: 'pick', arguments: { color: 7, extra: true } } });
+    const agent = await agentWith({ client_tools: [dangling] });
+    const { run, requests } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'waiting', wait_reason: 'client_tool' });
+    expect(run.pending.calls).toEqual([
+      expect.objectContaining({ tool_call_id: 'call_pick_dangling', arguments: { color: 7, extra: true } }),
+    ]);
+    expect((await itemsOfCall(run.id, 'call_pick_dangling')).map((i) => i.kind)).toEqual(['client_call']);
+    expect(requests).toHaveLength(1);
   });
 });
 
@@ -233,6 +353,20 @@ describe('a call of a tool the run has but does not offer', () => {
     const told = callAndResults(requests[1]!, 'call_write_1');
     expect(told.calls).toHaveLength(1);
     expect(told.results).toHaveLength(1);
+  });
+
+  it("a call whose arguments break the write tool's schema is refused as invalid, before the tool answers", async () => {
+    const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
+    model.turns.push({ tool: { id: 'call_write_bad', name: 'add_memory_notes', arguments: { text: 42 } } }, { text: 'ok' });
+    const agent = await agentWith({ memory_mounts: [{ memory_id: memory.id, access: 'read', recall: false }], retries: { tools: 1 } });
+    const { run } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'completed', output: 'ok' });
+    expect(await itemsOfCall(run.id, 'call_write_bad')).toEqual([
+      {
+        kind: 'tool_result',
+        content: { tool_call_id: 'call_write_bad', tool_name: 'add_memory_notes', error: 'invalid arguments: /text must be string' },
+      },
+    ]);
   });
 });
 

@@ -213,17 +213,18 @@ describe('MCP connections in runs', () => {
     expect(sum.content).toMatchObject({ tool_call_id: 's2', tool_name: 'get-sum', result: 'The sum of 20 and 22 is 42.' });
   });
 
-  it("the server's own errors reach the model (a deferred tool called directly with bad arguments)", async () => {
+  it('a deferred tool called directly with arguments that break its schema: refused before the server is asked, the model is told', async () => {
     const agentId = await agent({
       connection_tools: [{ connection_id: connectionId, defer_loading: true }],
       retries: { tools: 1 },
-      ...script([call('e1', 'get-sum', { a: 'one' })], [{ text: 'told' }]),
+      ...script([call('e1', 'get-sum', { a: 'one', b: 2 })], [{ text: 'told' }]),
     });
     const finished = await run(agentId);
     expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
-    const [failed] = await toolCalls(finished.id);
-    expect(failed).toMatchObject({ state: 'failed', content: { tool_name: 'get-sum' } });
-    expect(failed.content.error).toMatch(/Input validation error: Invalid arguments for tool get-sum/);
+    // The tool's MCP inputSchema says `a` is a number: no `tool_call` item, nothing sent to the server.
+    expect(await toolCalls(finished.id)).toEqual([]);
+    const [refused] = await toolResults(finished.id);
+    expect(refused.content).toEqual({ tool_call_id: 'e1', tool_name: 'get-sum', error: 'invalid arguments: /a must be number' });
   });
 
   it('per-tool permissions: deny is reported to the model; ask waits for an approval and runs in the successor', async () => {

@@ -194,16 +194,21 @@ describe('skills in runs (scripted model)', () => {
     });
     const done = await run(agent.id);
     expect(done.status).toBe('completed');
-    // Each failed call: its `tool_call` item failed, its `tool_result` carries the error the model sees.
+    // A skill name the schema does not list is refused before load_skill runs (no `tool_call` item);
+    // the unknown file fails in read_skill_file (its `tool_call` item failed). Each `tool_result`
+    // carries the error the model sees, naming what exists.
     const items = (await t.rest('GET', `/api/v1/runs/${done.id}/items`)).body.items;
     const callStates = items.filter((item: { kind: string }) => item.kind === 'tool_call').map((item: { state: string }) => item.state);
-    expect(callStates).toEqual(['failed', 'failed']);
+    expect(callStates).toEqual(['failed']);
     const [unknownSkill, unknownFile] = await toolCalls(done.id);
-    expect(unknownSkill).toMatchObject({ content: { error: expect.stringContaining('the skills are: research') } });
+    expect(unknownSkill).toMatchObject({
+      content: { tool_name: 'load_skill', error: 'invalid arguments: /name must be equal to one of the allowed values: "research"' },
+    });
     expect(unknownFile).toMatchObject({ content: { error: expect.stringContaining('its files are: source-evaluation.md') } });
     // The model saw the errors (they are in the thread's history).
     const history = JSON.stringify((await t.rest('GET', `/api/v1/threads/${done.thread_id}`)).body.message_history);
-    expect(history).toContain('there is no skill named');
+    expect(history).toContain('must be equal to one of the allowed values');
+    expect(history).toContain('its files are: source-evaluation.md');
   });
 });
 

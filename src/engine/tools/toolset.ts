@@ -3,7 +3,9 @@
 // the engine carries calls out itself, see dispatch.ts) and tells the dispatcher what a called name
 // is. A new kind of tool is a new source in TOOL_SOURCES.
 import { jsonSchema, tool, type ToolSet } from 'ai';
+import type { Logger } from '../../lib/logger.js';
 import { analysisTools } from './analysis-tools.js';
+import { ArgumentChecker } from './argument-check.js';
 import { askUserTool } from './ask-user.js';
 import { clientTools } from './client-tools.js';
 import { connectionTools } from './connection-tools.js';
@@ -42,8 +44,11 @@ export class Toolset {
   private modelTools: ToolSet | null = null;
   /** The source each tool came from, by its name in the run (what its trace spans say). */
   private readonly sources = new Map<string, string>();
+  private readonly argumentChecker: ArgumentChecker;
 
-  constructor(tools: readonly RunTool[], sources: readonly string[] = []) {
+  /** `logger` hears of a tool schema that cannot be compiled (its calls then go unchecked). */
+  constructor(tools: readonly RunTool[], sources: readonly string[] = [], logger?: Pick<Logger, 'warn'>) {
+    this.argumentChecker = new ArgumentChecker(logger);
     // uniqueToolNames keeps the order, so the i-th tool given is the i-th tool named.
     uniqueToolNames(tools).forEach((runTool, index) => {
       if (sources[index]) this.sources.set(runTool.name, sources[index]);
@@ -65,6 +70,15 @@ export class Toolset {
 
   get(name: string): RunTool | undefined {
     return this.byName.get(name);
+  }
+
+  /**
+   * Why a call's arguments break its tool's input schema (the line the model is told), or undefined
+   * when they fit — or when there is no such tool, or its schema cannot be compiled.
+   */
+  argumentsProblem(name: string, input: unknown): string | undefined {
+    const runTool = this.byName.get(name);
+    return runTool ? this.argumentChecker.problem(name, runTool.inputSchema, input) : undefined;
   }
 
   /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */
@@ -124,6 +138,6 @@ export async function buildToolset(
     const name = sourceName(source);
     for (let i = 0; i < built.length; i++) sourceNames.push(name);
   }
-  toolset = new Toolset(tools, sourceNames);
+  toolset = new Toolset(tools, sourceNames, context.call.logger);
   return toolset;
 }

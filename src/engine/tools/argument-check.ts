@@ -1,0 +1,97 @@
+// The check of a tool call's arguments against its tool's JSON Schema, before anything runs: a call
+// whose arguments break the schema is refused, and the model is told where and why in a short line.
+// Schemas come from MCP servers, plugins, client tools and skills, so ajv is lenient about keywords it
+// does not know (`strict: false`); a schema it cannot compile at all leaves that tool's calls
+// unchecked (with one warning) rather than breaking the run.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv as AjvDraft07 } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv';
+import type { Logger } from '../../lib/logger.js';
+
+/** At most this many of ajv's errors are named, and the line is cut at this length: the model reads it. */
+const ERRORS_NAMED = 3;
+const PROBLEM_MAX_CHARS = 300;
+
+type AjvInstance = InstanceType<typeof Ajv2020>;
+type Draft = '2020-12' | '2019-09' | 'draft-07';
+
+/** The draft a schema is read as: the one its `$schema` names, else 2020-12. */
+function draftOf(schema: object): Draft {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (typeof declared !== 'string') return '2020-12';
+  if (declared.includes('draft-07')) return 'draft-07';
+  if (declared.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+function newAjv(draft: Draft): AjvInstance {
+  // addUsedSchema off: two tools whose schemas share an `$id` must not collide in the instance.
+  const options = { strict: false, allErrors: false, addUsedSchema: false, logger: false as const };
+  const ajv = draft === 'draft-07' ? new AjvDraft07(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
+  // ajv-formats is CommonJS: its default import is the module object, whose `default` is the plugin.
+  addFormats.default(ajv);
+  return ajv as AjvInstance;
+}
+
+/** One ajv error as the model reads it: `/url must be string`, `must have required property 'url'`. */
+function describeAjvError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  let message = error.message ?? `fails ${error.keyword}`;
+  if (error.keyword === 'additionalProperties') message = `must not have the property '${String(params.additionalProperty)}'`;
+  else if (error.keyword === 'enum' && Array.isArray(params.allowedValues))
+    message += `: ${params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}`;
+  return error.instancePath ? `${error.instancePath} ${message}` : message;
+}
+
+/** The refusal for a call whose arguments fail: the first errors, bounded. */
+export function describeArgumentErrors(errors: readonly ErrorObject[]): string {
+  const line = `invalid arguments: ${errors.slice(0, ERRORS_NAMED).map(describeAjvError).join('; ')}`;
+  return line.length > PROBLEM_MAX_CHARS ? `${line.slice(0, PROBLEM_MAX_CHARS - 1)}…` : line;
+}
+
+/**
+ * Checks arguments against tool schemas, compiling each schema once (by the schema object). One per
+ * toolset: the compiled functions live as long as the attempt, never across runs.
+ */
+export class ArgumentChecker {
+  private readonly instances = new Map<Draft, AjvInstance>();
+  /** Each schema's validator; null when ajv could not compile it (its calls go unchecked). */
+  private readonly compiled = new Map<object, ValidateFunction | null>();
+
+  constructor(private readonly logger?: Pick<Logger, 'warn'>) {}
+
+  /** Why `input` breaks `schema` (a line for the model), or undefined when it fits or the schema cannot be used. */
+  problem(toolName: string, schema: unknown, input: unknown): string | undefined {
+    if (!schema || typeof schema !== 'object') return undefined;
+    const validate = this.validatorOf(toolName, schema);
+    if (!validate || validate(input)) return undefined;
+    return describeArgumentErrors(validate.errors ?? []);
+  }
+
+  private validatorOf(toolName: string, schema: object): ValidateFunction | null {
+    const known = this.compiled.get(schema);
+    if (known !== undefined) return known;
+    let validate: ValidateFunction | null = null;
+    try {
+      validate = this.ajvFor(draftOf(schema)).compile(schema as AnySchema);
+    } catch (error) {
+      this.logger?.warn(
+        { err: error, tool: toolName },
+        "a tool's input schema could not be compiled: its calls' arguments are not checked against it",
+      );
+    }
+    this.compiled.set(schema, validate);
+    return validate;
+  }
+
+  private ajvFor(draft: Draft): AjvInstance {
+    let ajv = this.instances.get(draft);
+    if (!ajv) {
+      ajv = newAjv(draft);
+      this.instances.set(draft, ajv);
+    }
+    return ajv;
+  }
+}
