@@ -129,16 +129,20 @@ export function refuse(call: CallToRun, items: RunItemStream, message: string, b
 const argumentsToCheck = (input: unknown) => (typeof input === 'string' && input.trim() === '' ? {} : input);
 
 /**
- * Why a call is refused before anything runs, or undefined: there is no such tool, its arguments are
- * not JSON (the SDK said so) or break the tool's input schema. The SDK also refuses a call of a tool
- * the run has but does not offer; an allowed server tool answers such a call itself (its own answer,
- * e.g. "read-only", beats "no such tool") — once its arguments pass the schema.
+ * Why a call is refused before anything runs (`refusal`), or the call to carry out: there is no such
+ * tool, its arguments are not JSON (the SDK said so) or break the tool's input schema. The SDK also
+ * refuses a call of a tool the run has but does not offer; an allowed server tool answers such a call
+ * itself (its own answer, e.g. "read-only", beats "no such tool") — once its arguments pass the
+ * schema. Arguments that pass only without the nulls of optional members are carried out without them.
  */
-function refusalOf(call: ToolCall, runTool: RunTool | undefined, toolset: Toolset): string | undefined {
-  if (!runTool) return call.invalid ?? `there is no tool named ${call.toolName}`;
+function screen(call: ToolCall, runTool: RunTool | undefined, toolset: Toolset): { call: ToolCall; refusal?: string } {
+  if (!runTool) return { call, refusal: call.invalid ?? `there is no tool named ${call.toolName}` };
   const answersItself = runTool.execution.kind === 'server' && runTool.permission === 'allow' && !toolset.isOffered(call.toolName);
-  if (call.invalid && !answersItself) return call.invalid;
-  return toolset.argumentsProblem(call.toolName, argumentsToCheck(call.input));
+  if (call.invalid && !answersItself) return { call, refusal: call.invalid };
+  const given = argumentsToCheck(call.input);
+  const checked = toolset.checkArguments(call.toolName, given);
+  if (checked.problem !== undefined) return { call, refusal: checked.problem };
+  return { call: checked.input === given ? call : { ...call, input: checked.input } };
 }
 
 /** Whether a call runs on the server now: an allowed server tool, called with arguments that were not refused. */
@@ -153,7 +157,7 @@ const approvalEntry = (call: CallToRun, title: string, extra: Record<string, unk
   presentation: { kind: 'approval', title, ...extra },
 });
 
-export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset, options: DispatchOptions): Promise<Dispatched> {
+export async function dispatchToolCalls(modelCalls: ToolCall[], toolset: Toolset, options: DispatchOptions): Promise<Dispatched> {
   const { items, signal, reviewer, trace } = options;
   const dispatched: Dispatched = { told: [], failures: [], approvals: [], calls: [] };
   const spanOf = (call: CallToRun, runTool: RunTool | undefined) => trace?.toolCall(call, runTool, toolset.sourceOf(call.toolName));
@@ -166,7 +170,9 @@ export async function dispatchToolCalls(toolCalls: ToolCall[], toolset: Toolset,
   };
   const later: ToolCall[] = [];
   // Checked before anything runs, is reviewed or waits: a refused call is only an error for the model.
-  const refusals = new Map(toolCalls.map((modelCall) => [modelCall, refusalOf(modelCall, toolset.get(modelCall.toolName), toolset)]));
+  const screened = modelCalls.map((modelCall) => screen(modelCall, toolset.get(modelCall.toolName), toolset));
+  const toolCalls = screened.map(({ call }) => call);
+  const refusals = new Map(screened.map(({ call, refusal }) => [call, refusal]));
   // Server tools first, in the order the model called them.
   for (const modelCall of toolCalls) {
     const runTool = toolset.get(modelCall.toolName);

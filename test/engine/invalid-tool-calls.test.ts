@@ -249,6 +249,33 @@ describe("a call whose arguments do not match the tool's schema", () => {
     expect(String(told.results[0]!.content)).toContain(error);
   });
 
+  it('nulls for optional members are taken as left out: the call runs without them; a null where one is required is refused', async () => {
+    model.turns.push(
+      {
+        tool: {
+          id: 'call_nulls',
+          name: 'http_request',
+          arguments: { method: 'GET', url: `${target.url}/nulls`, headers: null, body: null },
+        },
+      },
+      { tool: { id: 'call_null_url', name: 'http_request', arguments: { method: 'GET', url: null } } },
+      { text: 'Done.' },
+    );
+    const agent = await agentWith({ plugins: [plugin], retries: { tools: 1 } });
+    const { run } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'completed', output: 'Done.' });
+    expect(target.paths).toEqual(['/nulls']);
+    const ran = await itemsOfCall(run.id, 'call_nulls');
+    expect(ran.map((i) => i.kind)).toEqual(['tool_call', 'tool_result']);
+    expect(ran[0]!.content.arguments).toEqual({ method: 'GET', url: `${target.url}/nulls` });
+    expect(await itemsOfCall(run.id, 'call_null_url')).toEqual([
+      {
+        kind: 'tool_result',
+        content: { tool_call_id: 'call_null_url', tool_name: 'http_request', error: 'invalid arguments: /url must be string' },
+      },
+    ]);
+  });
+
   it('a server tool, retries.tools 0: the run fails with tool_error naming where the arguments are wrong', async () => {
     model.turns.push(
       { tool: { id: 'call_schema_0', name: 'http_request', arguments: { method: 'GET', url: 5 } } },

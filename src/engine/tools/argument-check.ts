@@ -51,6 +51,31 @@ export function describeArgumentErrors(errors: readonly ErrorObject[]): string {
   return line.length > PROBLEM_MAX_CHARS ? `${line.slice(0, PROBLEM_MAX_CHARS - 1)}…` : line;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * `value` without the null members its object schema does not require, at every level the schema
+ * describes with `properties`; the same value when there are none.
+ */
+export function withoutOptionalNulls(schema: unknown, value: unknown): unknown {
+  if (!isPlainObject(schema) || !isPlainObject(value) || !isPlainObject(schema.properties)) return value;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
+  const properties = schema.properties;
+  let changed = false;
+  const result: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    if (member === null && !required.has(name)) {
+      changed = true;
+      continue;
+    }
+    const inner = withoutOptionalNulls(properties[name], member);
+    if (inner !== member) changed = true;
+    result[name] = inner;
+  }
+  return changed ? result : value;
+}
+
 /**
  * Checks arguments against tool schemas, compiling each schema once (by the schema object). One per
  * toolset: the compiled functions live as long as the attempt, never across runs.
@@ -62,12 +87,20 @@ export class ArgumentChecker {
 
   constructor(private readonly logger?: Pick<Logger, 'warn'>) {}
 
-  /** Why `input` breaks `schema` (a line for the model), or undefined when it fits or the schema cannot be used. */
-  problem(toolName: string, schema: unknown, input: unknown): string | undefined {
-    if (!schema || typeof schema !== 'object') return undefined;
+  /**
+   * Checks `input` against `schema`: the arguments to use, or why they break it (a line for the model).
+   * Many models send `null` for an optional member they mean to leave out; arguments that fail only
+   * because of such nulls are taken without them (the schema still decides: a member that may be
+   * null, or is required, keeps its null).
+   */
+  check(toolName: string, schema: unknown, input: unknown): { input: unknown; problem?: undefined } | { problem: string } {
+    if (!schema || typeof schema !== 'object') return { input };
     const validate = this.validatorOf(toolName, schema);
-    if (!validate || validate(input)) return undefined;
-    return describeArgumentErrors(validate.errors ?? []);
+    if (!validate || validate(input)) return { input };
+    const problem = describeArgumentErrors(validate.errors ?? []);
+    const withoutNulls = withoutOptionalNulls(schema, input);
+    if (withoutNulls !== input && validate(withoutNulls)) return { input: withoutNulls };
+    return { problem };
   }
 
   private validatorOf(toolName: string, schema: object): ValidateFunction | null {

@@ -76,9 +76,9 @@ export class Toolset {
    * Why a call's arguments break its tool's input schema (the line the model is told), or undefined
    * when they fit — or when there is no such tool, or its schema cannot be compiled.
    */
-  argumentsProblem(name: string, input: unknown): string | undefined {
+  checkArguments(name: string, input: unknown): { input: unknown; problem?: undefined } | { problem: string } {
     const runTool = this.byName.get(name);
-    return runTool ? this.argumentChecker.problem(name, runTool.inputSchema, input) : undefined;
+    return runTool ? this.argumentChecker.check(name, runTool.inputSchema, input) : { input };
   }
 
   /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */
