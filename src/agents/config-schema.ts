@@ -3,6 +3,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, AnySchema } from 'ajv';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
+import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../lib/json-schema-drafts.js';
 import { PERMISSIONS } from './permission-values.js';
 import { PLATFORM_TOOL_GROUPS } from './platform-tool-groups.js';
 import { validatePlugins } from './plugins.js';
@@ -142,6 +143,23 @@ export const agentConfigSchema = closed(
 );
 
 const ajv = new Ajv2020({ allErrors: false, strict: false });
+/** The meta-schema checks of a client tool's schema, by the draft its `$schema` names (2020-12 without one). */
+const metaCheckers = new Map<JsonSchemaDraft, DraftAjv>([['2020-12', ajv]]);
+
+/** Why `schema` is not a JSON Schema of a draft the service reads, or null. */
+function schemaProblem(schema: Record<string, unknown>): string | null {
+  const draft = declaredDraft(schema);
+  if (draft === null)
+    return `$schema ${quoteInput(schema.$schema)} names a draft the service does not read (use draft-07, 2019-09 or 2020-12, or leave $schema out)`;
+  const checker = metaCheckers.get(draft ?? '2020-12') ?? ajvOfDraft(draft!, { allErrors: false, strict: false });
+  metaCheckers.set(draft ?? '2020-12', checker);
+  try {
+    return checker.validateSchema(schema as AnySchema) ? null : checker.errorsText(checker.errors);
+  } catch (error) {
+    // ajv throws rather than answers for some schemas (a meta-schema it cannot resolve): still a refusal.
+    return (error as Error).message;
+  }
+}
 const validateConfig = ajv.compile(agentConfigSchema as AnySchema);
 
 /** `/a/0/b` → `a[0].b`, prefixed with the body field name. */
@@ -183,9 +201,11 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
   }
   const typed = config as AgentConfig;
   for (const [index, tool] of ((typed.client_tools as { parameters_json_schema?: unknown }[] | undefined) ?? []).entries()) {
-    if (tool.parameters_json_schema !== undefined && !ajv.validateSchema(tool.parameters_json_schema as AnySchema)) {
+    if (tool.parameters_json_schema === undefined) continue;
+    const problem = schemaProblem(tool.parameters_json_schema as Record<string, unknown>);
+    if (problem) {
       const field = `${prefix}.client_tools[${index}].parameters_json_schema`;
-      throw invalidArgument(`${field} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`, field);
+      throw invalidArgument(`${field} is not a valid JSON Schema: ${problem}`, field);
     }
   }
   validatePlugins(typed.plugins, `${prefix}.plugins`);

@@ -153,11 +153,37 @@ describe('creating and reading agents', () => {
         'config.client_tools[0].parameters_json_schema',
       ],
       [{ model: 'Bad Key' }, 'config.model'],
+      // A draft the service does not read, or a $schema that is not a draft's URI: refused, never a 500.
+      ...['http://json-schema.org/draft-04/schema#', 'nonsense', 5].map((draft): [Record<string, unknown>, string] => [
+        { model: 'gpt-main', client_tools: [{ name: 'x', parameters_json_schema: { $schema: draft, type: 'object' } }] },
+        'config.client_tools[0].parameters_json_schema',
+      ]),
+      // Checked against the draft it names: draft-07's `definitions` must be an object.
+      [
+        {
+          model: 'gpt-main',
+          client_tools: [{ name: 'x', parameters_json_schema: { $schema: 'http://json-schema.org/draft-07/schema#', definitions: 3 } }],
+        },
+        'config.client_tools[0].parameters_json_schema',
+      ],
     ];
     for (const [config, field] of cases) {
       const response = await post('/api/v1/agents', { name: 'x', config });
       expect(response.status, field).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'invalid_argument', details: { field } });
+    }
+    // The drafts the service reads are accepted, each checked against its own meta-schema.
+    for (const draft of [
+      'http://json-schema.org/draft-07/schema#',
+      'https://json-schema.org/draft/2019-09/schema',
+      'https://json-schema.org/draft/2020-12/schema',
+    ]) {
+      const schema = { $schema: draft, type: 'object', properties: { q: { type: 'string' } } };
+      const accepted = await post('/api/v1/agents', {
+        name: 'x',
+        config: { model: 'gpt-main', client_tools: [{ name: 'x', parameters_json_schema: schema }] },
+      });
+      expect(accepted.status, `${draft}: ${JSON.stringify(accepted.body)}`).toBe(201);
     }
     const noName = await post('/api/v1/agents', { config: { model: 'gpt-main' } });
     expect(noName.status).toBe(400);

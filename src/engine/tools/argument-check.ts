@@ -3,37 +3,22 @@
 // Schemas come from MCP servers, plugins, client tools and skills, so ajv is lenient about keywords it
 // does not know (`strict: false`); a schema it cannot compile at all leaves that tool's calls
 // unchecked (with one warning) rather than breaking the run.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv as AjvDraft07 } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv';
+import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../../lib/json-schema-drafts.js';
 import type { Logger } from '../../lib/logger.js';
 
 /** At most this many of ajv's errors are named, and the line is cut at this length: the model reads it. */
 const ERRORS_NAMED = 3;
 const PROBLEM_MAX_CHARS = 300;
 
-type AjvInstance = InstanceType<typeof Ajv2020>;
-type Draft = '2020-12' | '2019-09' | 'draft-07';
+/**
+ * The draft a schema is read as: the one its `$schema` names, else 2020-12 (a draft the service does
+ * not read, such as draft-04, too: if ajv cannot compile it, the tool's calls go unchecked).
+ */
+const draftOf = (schema: object): JsonSchemaDraft => declaredDraft(schema) ?? '2020-12';
 
-/** The draft a schema is read as: the one its `$schema` names, else 2020-12. */
-function draftOf(schema: object): Draft {
-  const declared = (schema as { $schema?: unknown }).$schema;
-  if (typeof declared !== 'string') return '2020-12';
-  if (declared.includes('draft-07')) return 'draft-07';
-  if (declared.includes('2019-09')) return '2019-09';
-  return '2020-12';
-}
-
-function newAjv(draft: Draft): AjvInstance {
-  // addUsedSchema off: two tools whose schemas share an `$id` must not collide in the instance.
-  const options = { strict: false, allErrors: false, addUsedSchema: false, logger: false as const };
-  const ajv = draft === 'draft-07' ? new AjvDraft07(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv2020(options);
-  // ajv-formats is CommonJS: its default import is the module object, whose `default` is the plugin.
-  addFormats.default(ajv);
-  return ajv as AjvInstance;
-}
+// addUsedSchema off: two tools whose schemas share an `$id` must not collide in the instance.
+const newAjv = (draft: JsonSchemaDraft) => ajvOfDraft(draft, { strict: false, allErrors: false, addUsedSchema: false, logger: false });
 
 /** One ajv error as the model reads it: `/url must be string`, `must have required property 'url'`. */
 function describeAjvError(error: ErrorObject): string {
@@ -81,7 +66,7 @@ export function withoutOptionalNulls(schema: unknown, value: unknown): unknown {
  * toolset: the compiled functions live as long as the attempt, never across runs.
  */
 export class ArgumentChecker {
-  private readonly instances = new Map<Draft, AjvInstance>();
+  private readonly instances = new Map<JsonSchemaDraft, DraftAjv>();
   /** Each schema's validator; null when ajv could not compile it (its calls go unchecked). */
   private readonly compiled = new Map<object, ValidateFunction | null>();
 
@@ -119,7 +104,7 @@ export class ArgumentChecker {
     return validate;
   }
 
-  private ajvFor(draft: Draft): AjvInstance {
+  private ajvFor(draft: JsonSchemaDraft): DraftAjv {
     let ajv = this.instances.get(draft);
     if (!ajv) {
       ajv = newAjv(draft);
