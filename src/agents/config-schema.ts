@@ -189,6 +189,32 @@ function describe(error: ErrorObject): string {
 export type AgentConfig = Record<string, unknown> & { model: string };
 
 /**
+ * An output spec's schemas (its own and its variants') must be JSON Schemas of a draft the service
+ * reads, and ones ajv can compile: the run checks its answer against them.
+ */
+function checkOutputSchemas(spec: { schema?: unknown; variants?: { schema?: unknown }[] } | undefined, prefix: string): void {
+  const schemas: [unknown, string][] = [
+    [spec?.schema, `${prefix}.schema`],
+    ...(spec?.variants ?? []).map((variant, index): [unknown, string] => [variant.schema, `${prefix}.variants[${index}].schema`]),
+  ];
+  for (const [schema, field] of schemas) {
+    if (schema === undefined) continue;
+    const problem = schemaProblem(schema as Record<string, unknown>) ?? compileProblem(schema as Record<string, unknown>);
+    if (problem) throw invalidArgument(`${field} is not a valid JSON Schema: ${problem}`, field);
+  }
+}
+
+/** Why ajv cannot compile `schema` (a `$ref` that points nowhere, say), or null. */
+function compileProblem(schema: Record<string, unknown>): string | null {
+  try {
+    ajvOfDraft(declaredDraft(schema) ?? '2020-12', { strict: false, addUsedSchema: false, logger: false }).compile(schema as AnySchema);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/**
  * Validates a configuration and returns its canonical representation: the spec's defaults filled
  * (`instructions` "" and `user_questions` false), every other unset field left out.
  */
@@ -208,6 +234,7 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
       throw invalidArgument(`${field} is not a valid JSON Schema: ${problem}`, field);
     }
   }
+  checkOutputSchemas(typed.output_spec as Parameters<typeof checkOutputSchemas>[0], `${prefix}.output_spec`);
   validatePlugins(typed.plugins, `${prefix}.plugins`);
   checkSubagentOverrides(typed.subagents, `${prefix}.subagents`);
   const names = new Set<string>();

@@ -111,14 +111,14 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
  * corrected while output retries are left (null: ask the model again), else failed.
  */
 function finalAnswer(
-  { items, trace }: ExecutionContext,
+  { items, trace, call }: ExecutionContext,
   config: RunAgentConfig,
   text: string,
   conversation: Conversation,
   retries: { output: number },
 ): Outcome | null {
   if (!config.output_spec) return { kind: 'completed', output: text };
-  const checked = checkOutput(config.output_spec, text);
+  const checked = checkOutput(config.output_spec, text, call.logger);
   if (checked.ok) {
     items.open('output', { value: checked.value }, 'completed');
     return { kind: 'completed', output: checked.value };

@@ -1,9 +1,22 @@
 // Structured output: the instruction the model gets when the agent has an `output_spec`, and the
 // check of its final answer against the spec's schema (any variant may match).
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../lib/json-schema-drafts.js';
+import type { Logger } from '../lib/logger.js';
 import type { OutputSpec } from './agent-config.js';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false });
+const instances = new Map<JsonSchemaDraft, DraftAjv>();
+
+/** The ajv of the draft the schema names (2020-12 when it names none, or one the service does not read). */
+function ajvFor(schema: Record<string, unknown>): DraftAjv {
+  const draft = declaredDraft(schema) ?? '2020-12';
+  let ajv = instances.get(draft);
+  if (!ajv) {
+    // addUsedSchema off: a schema's `$id` is not registered, so the same `$id` in every run's spec never collides.
+    ajv = ajvOfDraft(draft, { strict: false, allErrors: false, addUsedSchema: false, logger: false });
+    instances.set(draft, ajv);
+  }
+  return ajv;
+}
 
 /** The system prompt's line asking for JSON (with the schema when the spec has one). */
 export function outputInstruction(spec: OutputSpec): string {
@@ -16,7 +29,11 @@ export function outputCorrection(problem: string): string {
 }
 
 /** Parses the answer (a fenced ```json block is accepted) and validates it against the spec's schemas. */
-export function checkOutput(spec: OutputSpec, text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+export function checkOutput(
+  spec: OutputSpec,
+  text: string,
+  logger?: Pick<Logger, 'warn'>,
+): { ok: true; value: unknown } | { ok: false; problem: string } {
   let value: unknown;
   const trimmed = text
     .trim()
@@ -30,12 +47,24 @@ export function checkOutput(spec: OutputSpec, text: string): { ok: true; value: 
   const schemas = [spec.schema, ...(spec.variants ?? []).map((variant) => variant.schema)].filter(
     (schema): schema is Record<string, unknown> => Boolean(schema),
   );
-  if (schemas.length === 0) return { ok: true, value };
   const problems: string[] = [];
   for (const schema of schemas) {
-    const validate = ajv.compile(schema);
-    if (validate(value)) return { ok: true, value };
-    problems.push(ajv.errorsText(validate.errors));
+    const ajv = ajvFor(schema);
+    let validate: ReturnType<DraftAjv['compile']>;
+    try {
+      validate = ajv.compile(schema);
+    } catch (error) {
+      // Refused when the configuration is written; a stored one from before cannot fail the run for it.
+      logger?.warn({ err: error }, 'an output_spec schema could not be compiled: answers are not checked against it');
+      continue;
+    }
+    try {
+      if (validate(value)) return { ok: true, value };
+      problems.push(ajv.errorsText(validate.errors));
+    } finally {
+      // Every run parses its spec anew: the compiled schema is dropped, or ajv's cache would keep them all.
+      ajv.removeSchema(schema);
+    }
   }
-  return { ok: false, problem: problems.join('; ') };
+  return problems.length ? { ok: false, problem: problems.join('; ') } : { ok: true, value };
 }

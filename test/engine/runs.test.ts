@@ -235,6 +235,46 @@ describe('a run', () => {
     expect(failed).toMatchObject({ status: 'failed', failure: { code: 'output_invalid' } });
   });
 
+  it('output schemas: one with an $id serves every run, draft-07 is read as draft-07, formats are checked; a schema that cannot be used is refused when written', async () => {
+    // The same $id in every run's spec (each run parses its configuration anew) never collides.
+    const identified = await agentWith({
+      ...script([{ text: '{"a": 1}' }]),
+      output_spec: { schema: { $id: 'https://example.com/answer', type: 'object', required: ['a'] } },
+    });
+    for (const _ of [1, 2])
+      expect(await settle((await startRun(identified.id)).id)).toMatchObject({ status: 'completed', output: { a: 1 } });
+    const draft07 = await agentWith({
+      ...script([{ text: '{"at": "yesterday"}' }]),
+      output_spec: {
+        schema: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    });
+    expect(await settle((await startRun(draft07.id)).id)).toMatchObject({ status: 'failed', failure: { code: 'output_invalid' } });
+    for (const [outputSpec, field] of [
+      [{ schema: { type: 'not-a-type' } }, 'config.output_spec.schema'],
+      [{ schema: { $schema: 'http://json-schema.org/draft-04/schema#' } }, 'config.output_spec.schema'],
+      [
+        {
+          variants: [
+            { name: 'a', schema: { type: 'object' } },
+            { name: 'b', schema: { $ref: '#/$defs/missing' } },
+          ],
+        },
+        'config.output_spec.variants[1].schema',
+      ],
+    ] as const) {
+      const refused = await t.rest('POST', '/api/v1/agents', {
+        body: { name: 'refused', config: { model: 'dev', output_spec: outputSpec } },
+      });
+      expect(refused.status, field).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_argument', details: { field } });
+    }
+  });
+
   it('stops at max_usage.requests', async () => {
     const agent = await agentWith({
       ...script([{ tool_call: { name: 'nope' } }], [{ tool_call: { name: 'nope' } }], [{ text: 'done' }]),
