@@ -105,11 +105,10 @@ export async function touchPresence(call: CallContext, participantId: string | n
   const ttl = ttlOf(deps);
   const workspace = actor.workspaceId;
   const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
-  // One statement: the workspace's expired rows go, the caller's row is written (an expired one of
-  // its own comes back as a new arrival), and the frame is the others' rows plus the written one.
-  // `arrived`: the row is new (first seen now) — a touch of a present participant only moves its
-  // last-seen time.
-  const rows = await call.db.$queryRaw<(EntryRow & { expired: number; arrived: boolean })[]>`
+  // One statement: the workspace's expired rows go and the caller's row is written (an expired one of
+  // its own comes back as a new arrival). `arrived`: the row is new (first seen now) — a touch of a
+  // present participant only moves its last-seen time.
+  const rows = await call.db.$queryRaw<{ expired: number; arrived: boolean }[]>`
     WITH expired AS (
       DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
       RETURNING 1
@@ -121,16 +120,10 @@ export async function touchPresence(call: CallContext, participantId: string | n
         first_seen_at = CASE WHEN e.last_seen_at <= now() - ${ttl} THEN now() ELSE e.first_seen_at END
       RETURNING e.*
     )
-    SELECT now() AS "serverTime", (SELECT count(*) FROM expired)::int AS expired, e.first_seen_at = e.last_seen_at AS arrived,
-      ${ENTRY_COLUMNS}
-    FROM touched e
-    UNION ALL
-    SELECT now(), (SELECT count(*) FROM expired)::int, false, ${ENTRY_COLUMNS}
-    FROM presence_entries e
-    WHERE e.workspace_id = ${workspace} AND e.last_seen_at > now() - ${ttl} AND NOT (${own})`;
-  const frame = frameOf(deps, workspace, participant, rows);
+    SELECT (SELECT count(*) FROM expired)::int AS expired, e.first_seen_at = e.last_seen_at AS arrived
+    FROM touched e`;
   if (rows[0]!.expired > 0 || rows[0]!.arrived) announce(call, participant);
-  return frame;
+  return answeredFrame(call, participant);
 }
 
 /**
@@ -150,7 +143,7 @@ export async function leavePresence(
   const ttl = ttlOf(deps);
   const workspace = actor.workspaceId;
   const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
-  const rows = await call.db.$queryRaw<(EntryRow & { removed: number; left: boolean })[]>`
+  const rows = await call.db.$queryRaw<{ removed: number; left: boolean }[]>`
     WITH expired AS (
       DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
       RETURNING 1
@@ -158,15 +151,20 @@ export async function leavePresence(
       DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND ${own}
       RETURNING last_seen_at > now() - ${ttl} AS present
     )
-    SELECT now() AS "serverTime",
-      ((SELECT count(*) FROM expired) + (SELECT count(*) FROM gone))::int AS removed,
-      coalesce((SELECT bool_or(present) FROM gone), false) AS left,
-      ${ENTRY_COLUMNS}
-    FROM (SELECT 1) AS one
-    LEFT JOIN presence_entries e ON e.workspace_id = ${workspace} AND e.last_seen_at > now() - ${ttl} AND NOT (${own})`;
-  const frame = frameOf(deps, workspace, participant, rows);
+    SELECT ((SELECT count(*) FROM expired) + (SELECT count(*) FROM gone))::int AS removed,
+      coalesce((SELECT bool_or(present) FROM gone), false) AS left`;
   if (rows[0]!.removed > 0) announce(call, participant);
-  return { left: rows[0]!.left, presence: frame };
+  return { left: rows[0]!.left, presence: await answeredFrame(call, participant) };
+}
+
+/**
+ * The frame a touch or leave answers, read after its change committed. A client keeps the frame with
+ * the newest `serverTime`, so that time must be when the frame was read: a frame read inside the
+ * change's own statement would carry the statement's start, earlier than a read that overlapped it
+ * and did not see the change yet — and the client would keep that read, without the change.
+ */
+function answeredFrame(call: CallContext, participantId: string): Promise<PresenceFrame> {
+  return readPresence(call.deps, call.db, call.actor.workspaceId, participantId);
 }
 
 /** The current frame without registering anyone. */
