@@ -3,7 +3,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, AnySchema } from 'ajv';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
-import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../lib/json-schema-drafts.js';
+import { ajvOfDraft, declaredDraft, ValidatorCache, type DraftAjv, type JsonSchemaDraft } from '../lib/json-schema-drafts.js';
 import { PERMISSIONS } from './permission-values.js';
 import { PLATFORM_TOOL_GROUPS } from './platform-tool-groups.js';
 import { validatePlugins } from './plugins.js';
@@ -204,10 +204,13 @@ function checkOutputSchemas(spec: { schema?: unknown; variants?: { schema?: unkn
   }
 }
 
+// Compiling proves a schema usable (validators kept in a bounded cache: the same specs come back).
+const outputValidators = new ValidatorCache({ strict: false, logger: false });
+
 /** Why ajv cannot compile `schema` (a `$ref` that points nowhere, say), or null. */
 function compileProblem(schema: Record<string, unknown>): string | null {
   try {
-    ajvOfDraft(declaredDraft(schema) ?? '2020-12', { strict: false, addUsedSchema: false, logger: false }).compile(schema as AnySchema);
+    outputValidators.validatorOf(schema);
     return null;
   } catch (error) {
     return (error as Error).message;

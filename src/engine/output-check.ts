@@ -1,22 +1,11 @@
 // Structured output: the instruction the model gets when the agent has an `output_spec`, and the
 // check of its final answer against the spec's schema (any variant may match).
-import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../lib/json-schema-drafts.js';
+import { ValidatorCache } from '../lib/json-schema-drafts.js';
 import type { Logger } from '../lib/logger.js';
 import type { OutputSpec } from './agent-config.js';
 
-const instances = new Map<JsonSchemaDraft, DraftAjv>();
-
-/** The ajv of the draft the schema names (2020-12 when it names none, or one the service does not read). */
-function ajvFor(schema: Record<string, unknown>): DraftAjv {
-  const draft = declaredDraft(schema) ?? '2020-12';
-  let ajv = instances.get(draft);
-  if (!ajv) {
-    // addUsedSchema off: a schema's `$id` is not registered, so the same `$id` in every run's spec never collides.
-    ajv = ajvOfDraft(draft, { strict: false, allErrors: false, addUsedSchema: false, logger: false });
-    instances.set(draft, ajv);
-  }
-  return ajv;
-}
+// Shared by every run: the same agents' output schemas come back run after run (bounded, see ValidatorCache).
+const validators = new ValidatorCache({ strict: false, allErrors: false, logger: false });
 
 /** The system prompt's line asking for JSON (with the schema when the spec has one). */
 export function outputInstruction(spec: OutputSpec): string {
@@ -49,22 +38,16 @@ export function checkOutput(
   );
   const problems: string[] = [];
   for (const schema of schemas) {
-    const ajv = ajvFor(schema);
-    let validate: ReturnType<DraftAjv['compile']>;
+    let validate: ReturnType<ValidatorCache['validatorOf']>;
     try {
-      validate = ajv.compile(schema);
+      validate = validators.validatorOf(schema);
     } catch (error) {
       // Refused when the configuration is written; a stored one from before cannot fail the run for it.
       logger?.warn({ err: error }, 'an output_spec schema could not be compiled: answers are not checked against it');
       continue;
     }
-    try {
-      if (validate(value)) return { ok: true, value };
-      problems.push(ajv.errorsText(validate.errors));
-    } finally {
-      // Every run parses its spec anew: the compiled schema is dropped, or ajv's cache would keep them all.
-      ajv.removeSchema(schema);
-    }
+    if (validate(value)) return { ok: true, value };
+    problems.push(validators.errorsText(validate.errors));
   }
   return problems.length ? { ok: false, problem: problems.join('; ') } : { ok: true, value };
 }

@@ -1,6 +1,7 @@
 // The tool-argument check's pure parts: which nulls are taken as "left out", and the refusal line.
 import { describe, expect, it } from 'vitest';
 import { ArgumentChecker, withoutOptionalNulls } from '../../src/engine/tools/argument-check.js';
+import { ValidatorCache } from '../../src/lib/json-schema-drafts.js';
 
 const schema = {
   type: 'object',
@@ -44,5 +45,36 @@ describe('ArgumentChecker', () => {
   it('leaves calls of a schema it cannot compile unchecked', () => {
     const dangling = { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } };
     expect(checker.check('t', dangling, { a: 1 })).toEqual({ input: { a: 1 } });
+  });
+});
+
+describe('ValidatorCache', () => {
+  it('compiles a schema once while it is among the most recently used, and drops the least recently used', () => {
+    const cache = new ValidatorCache({ strict: false }, 2);
+    const a = { type: 'string' };
+    const first = cache.validatorOf(a);
+    // The same text, another object (each run parses its configuration anew): the same validator.
+    expect(cache.validatorOf({ type: 'string' })).toBe(first);
+    cache.validatorOf({ type: 'number' });
+    cache.validatorOf({ type: 'boolean' });
+    // `a` was the least recently used of three with room for two: compiled again.
+    expect(cache.validatorOf({ type: 'string' })).not.toBe(first);
+  });
+  it('never registers an $id: two schemas with the same $id both compile, each with its own rules', () => {
+    const cache = new ValidatorCache({ strict: false });
+    const strings = cache.validatorOf({ $id: 'https://example.com/s', type: 'string' });
+    const numbers = cache.validatorOf({ $id: 'https://example.com/s', type: 'number' });
+    expect([strings('x'), strings(1), numbers(1), numbers('x')]).toEqual([true, false, true, false]);
+  });
+  it('throws for a schema ajv cannot compile, and stays usable; a draft-07 schema is read as draft-07', () => {
+    const cache = new ValidatorCache({ strict: false });
+    expect(() => cache.validatorOf({ $ref: '#/$defs/missing' })).toThrow();
+    expect(() => cache.validatorOf({ $ref: '#/$defs/missing' })).toThrow();
+    const draft07 = cache.validatorOf({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      items: [{ type: 'string' }],
+      additionalItems: false,
+    });
+    expect([draft07(['a']), draft07(['a', 'b'])]).toEqual([true, false]);
   });
 });

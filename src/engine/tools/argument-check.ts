@@ -3,22 +3,18 @@
 // Schemas come from MCP servers, plugins, client tools and skills, so ajv is lenient about keywords it
 // does not know (`strict: false`); a schema it cannot compile at all leaves that tool's calls
 // unchecked (with one warning) rather than breaking the run.
-import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv';
-import { ajvOfDraft, declaredDraft, type DraftAjv, type JsonSchemaDraft } from '../../lib/json-schema-drafts.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ValidatorCache } from '../../lib/json-schema-drafts.js';
 import type { Logger } from '../../lib/logger.js';
 
 /** At most this many of ajv's errors are named, and the line is cut at this length: the model reads it. */
 const ERRORS_NAMED = 3;
 const PROBLEM_MAX_CHARS = 300;
 
-/**
- * The draft a schema is read as: the one its `$schema` names, else 2020-12 (a draft the service does
- * not read, such as draft-04, too: if ajv cannot compile it, the tool's calls go unchecked).
- */
-const draftOf = (schema: object): JsonSchemaDraft => declaredDraft(schema) ?? '2020-12';
-
-// addUsedSchema off: two tools whose schemas share an `$id` must not collide in the instance.
-const newAjv = (draft: JsonSchemaDraft) => ajvOfDraft(draft, { strict: false, allErrors: false, addUsedSchema: false, logger: false });
+// Shared by every run's toolset: the same tools' schemas come back run after run (bounded, see
+// ValidatorCache). A schema's `$schema` picks the draft (2020-12 without one, or for a draft the service
+// does not read, such as draft-04: if ajv cannot compile it, the tool's calls go unchecked).
+const validators = new ValidatorCache({ strict: false, allErrors: false, logger: false });
 
 /** One ajv error as the model reads it: `/url must be string`, `must have required property 'url'`. */
 function describeAjvError(error: ErrorObject): string {
@@ -62,11 +58,10 @@ export function withoutOptionalNulls(schema: unknown, value: unknown): unknown {
 }
 
 /**
- * Checks arguments against tool schemas, compiling each schema once (by the schema object). One per
- * toolset: the compiled functions live as long as the attempt, never across runs.
+ * Checks arguments against tool schemas. One per toolset: it remembers which of its tools' schemas
+ * could not be compiled (warned once per attempt); the compiled validators are shared (see above).
  */
 export class ArgumentChecker {
-  private readonly instances = new Map<JsonSchemaDraft, DraftAjv>();
   /** Each schema's validator; null when ajv could not compile it (its calls go unchecked). */
   private readonly compiled = new Map<object, ValidateFunction | null>();
 
@@ -93,7 +88,7 @@ export class ArgumentChecker {
     if (known !== undefined) return known;
     let validate: ValidateFunction | null = null;
     try {
-      validate = this.ajvFor(draftOf(schema)).compile(schema as AnySchema);
+      validate = validators.validatorOf(schema);
     } catch (error) {
       this.logger?.warn(
         { err: error, tool: toolName },
@@ -102,14 +97,5 @@ export class ArgumentChecker {
     }
     this.compiled.set(schema, validate);
     return validate;
-  }
-
-  private ajvFor(draft: JsonSchemaDraft): DraftAjv {
-    let ajv = this.instances.get(draft);
-    if (!ajv) {
-      ajv = newAjv(draft);
-      this.instances.set(draft, ajv);
-    }
-    return ajv;
   }
 }
