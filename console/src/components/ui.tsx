@@ -198,3 +198,38 @@ export function EnabledFilter({ value, onChange }: { value: string; onChange(val
     />
   );
 }
+
+/**
+ * The "State" panel of a resource that can be enabled and disabled: what disabling means, the
+ * refusal of the last change (with a reload when the page's copy was stale) and the one button.
+ */
+export function EnabledStatePanel({
+  what,
+  enabled,
+  explanation,
+  error,
+  busy,
+  onToggle,
+  onReload,
+}: {
+  /** The resource, as the button and messages name it: "model", "provider". */
+  what: string;
+  enabled: boolean;
+  explanation: string;
+  error: unknown;
+  busy: boolean;
+  onToggle(): void;
+  onReload(): void;
+}) {
+  const headingId = `${what}-state-heading`;
+  return (
+    <section aria-labelledby={headingId} className="panel">
+      <h2 id={headingId}>State</h2>
+      <p className="muted">{explanation}</p>
+      <ErrorNotice error={error} title="Could not change the state" stale={{ what, onReload }} />
+      <button type="button" disabled={busy} onClick={onToggle}>
+        {enabled ? `Disable ${what}` : `Enable ${what}`}
+      </button>
+    </section>
+  );
+}

@@ -5,7 +5,19 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, JsonView, Loading, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import {
+  Badge,
+  EnabledStatePanel,
+  ErrorNotice,
+  Field,
+  JsonView,
+  Loading,
+  PageHeader,
+  Select,
+  Status,
+  TextArea,
+  Time,
+} from '../../components/ui';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { MODEL, MODEL_PROVIDER_TYPES, UPDATE_MODEL, type ModelApiView, type ModelDetail } from './queries';
@@ -71,25 +83,18 @@ export function ModelPage() {
           </dl>
           <JsonView value={model.settings} label="Settings" />
           {notice ? <Status>{notice}</Status> : null}
-          <section aria-labelledby="model-state-heading" className="panel">
-            <h2 id="model-state-heading">State</h2>
-            <p className="muted">A disabled model refuses new use at once: runs that would call it are refused (disabled).</p>
-            <ErrorNotice
-              error={updateState.error}
-              title="Could not change the state"
-              stale={{ what: 'model', onReload: () => void reload() }}
-            />
-            <button
-              type="button"
-              disabled={updateState.loading}
-              onClick={async () => {
-                const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
-                if (done) await saved(model.enabled ? 'The model is disabled.' : 'The model is enabled.');
-              }}
-            >
-              {model.enabled ? 'Disable model' : 'Enable model'}
-            </button>
-          </section>
+          <EnabledStatePanel
+            what="model"
+            enabled={model.enabled}
+            explanation="A disabled model refuses new use at once: runs that would call it are refused (disabled)."
+            error={updateState.error}
+            busy={updateState.loading}
+            onReload={() => void reload()}
+            onToggle={async () => {
+              const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
+              if (done) await saved(model.enabled ? 'The model is disabled.' : 'The model is enabled.');
+            }}
+          />
           <EditModel key={model.etag} model={model} apis={apis} onSaved={() => saved('Saved.')} onReload={() => void reload()} />
         </>
       ) : null}

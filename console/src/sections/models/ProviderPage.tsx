@@ -5,7 +5,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, JsonView, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -79,25 +79,18 @@ export function ProviderPage() {
           </dl>
           <JsonView value={provider.config} label="Configuration" />
           {notice ? <Status>{notice}</Status> : null}
-          <section aria-labelledby="state-heading" className="panel">
-            <h2 id="state-heading">State</h2>
-            <p className="muted">A disabled provider refuses tests and new runs of its models.</p>
-            <ErrorNotice
-              error={updateState.error}
-              title="Could not change the state"
-              stale={{ what: 'provider', onReload: () => void reload() }}
-            />
-            <button
-              type="button"
-              disabled={updateState.loading}
-              onClick={async () => {
-                const done = await update({ id: provider.id, ifMatch: provider.etag, input: { enabled: !provider.enabled } });
-                if (done) await saved(provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.');
-              }}
-            >
-              {provider.enabled ? 'Disable provider' : 'Enable provider'}
-            </button>
-          </section>
+          <EnabledStatePanel
+            what="provider"
+            enabled={provider.enabled}
+            explanation="A disabled provider refuses tests and new runs of its models."
+            error={updateState.error}
+            busy={updateState.loading}
+            onReload={() => void reload()}
+            onToggle={async () => {
+              const done = await update({ id: provider.id, ifMatch: provider.etag, input: { enabled: !provider.enabled } });
+              if (done) await saved(provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.');
+            }}
+          />
           <TestProvider id={provider.id} type={type} />
           <EditProvider
             key={provider.etag}
