@@ -1,8 +1,7 @@
 // Providers: configured accounts of external services, of five kinds. Credentials (and a model
 // provider's extra headers) are write-only and sealed with AES-256-GCM; views say only whether one
 // is configured. Endpoints pass the deployment's policy. Disabled providers refuse new use.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { ajvOfDraft } from '../lib/json-schema-drafts.js';
 import type { AnySchema } from 'ajv';
 import type { Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
@@ -29,9 +28,8 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false });
-// ajv-formats is CommonJS: its default import is the module object, whose `default` is the plugin.
-addFormats.default(ajv);
+// The service's own fixed schemas (provider types' configuration): compiled once into one shared instance.
+const ajv = ajvOfDraft('2020-12', { strict: false, allErrors: false });
 const compiled = new Map<object, ReturnType<typeof ajv.compile>>();
 
 export function validateAgainst(schema: object, value: unknown, field: string) {
