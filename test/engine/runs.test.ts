@@ -37,7 +37,7 @@ async function agentWith(config: Record<string, unknown>) {
 async function startRun(agentId: string, body: Record<string, unknown> = {}) {
   const response = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('hello'), ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body as { id: string; thread_id: string };
+  return response.body as { id: string; thread_id: string; agent_revision_id: string };
 }
 
 const settle = (runId: string, statuses?: string[]) => settleRun(t, runId, statuses);
@@ -505,7 +505,7 @@ describe('paging run items', () => {
 
   it('committed items read through after and through before are identical', async () => {
     const forwards: Item[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const items = await page(runId, `?after=${after}&limit=37`);
       if (!items.length) break;
       // Each page must move on, or the walk would never end.
@@ -514,7 +514,7 @@ describe('paging run items', () => {
       after = items[items.length - 1]!.ordinal;
     }
     const backwards: Item[] = [];
-    for (let before = LAST + 1; ; ) {
+    for (let before = LAST + 1; ;) {
       const items = await page(runId, `?before=${before}&limit=41`);
       if (!items.length) break;
       expect(items[items.length - 1]!.ordinal).toBeLessThan(before);
