@@ -211,6 +211,8 @@ describe('records', () => {
     const asGet = await t.rest('GET', `${search}?query=postgres`);
     expect(asGet.status).toBe(405);
     expect(asGet.body.error.code).toBe('method_not_allowed');
+    // Allow names the search's POST, and the PUT of the record row whose path `search` also matches.
+    expect(asGet.headers.get('allow')).toBe('POST, PUT');
     const noBody = await t.rest('POST', `${search}?query=postgres`);
     expect(noBody.status).toBe(400);
     expect(noBody.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'query' } });
