@@ -1,12 +1,15 @@
 // The database out of reach: the app reaches PostgreSQL through a loopback relay the test cuts (as
 // when the server stops). Meanwhile GraphQL and REST answer 503 `unavailable` with Retry-After,
-// never 500; /readyz is not ready and names the database; /healthz stays alive. Restored, the same
+// never 500; a graphql-ws connection whose credential cannot be checked closes with 1013 (try again
+// later); /readyz is not ready and names the database; /healthz stays alive. Restored, the same
 // requests succeed again without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestDatabase } from '../helpers/app.js';
 import { RETRY_AFTER_SECONDS } from '../../src/lib/errors.js';
+import { createApiKey } from '../../src/services/admin.js';
+import WebSocket from 'ws';
 
 let proxy: TcpProxy;
 let t: TestApp;
@@ -44,6 +47,9 @@ describe('the database out of reach', () => {
     expect((await t.rest('GET', '/api/v1/agents')).status).toBe(200);
     expect((await graphql('{ agents { nodes { id } } }')).status).toBe(200);
 
+    // A credential never used yet: checking it needs the database (used ones are remembered a while).
+    const { token: freshKey } = await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read', name: 'outage' });
+
     await proxy.cut();
     try {
       const rest = await t.rest('GET', '/api/v1/agents');
@@ -64,6 +70,16 @@ describe('the database out of reach', () => {
       expect(ready.status).toBe(503);
       expect(ready.headers.get('retry-after')).toBe(String(RETRY_AFTER_SECONDS));
       expect(await ready.json()).toMatchObject({ status: 'not_ready', unavailable: ['database'] });
+
+      // The graphql-ws protocol by hand: the client library reports the refusal as an unhandled rejection.
+      const closed = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
+        const socket = new WebSocket(`${t.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${freshKey}` } })));
+        socket.on('error', reject);
+        socket.on('close', (code, reason) => resolve({ code, reason: String(reason) }));
+      });
+      expect(closed.code).toBe(1013);
+      expect(closed.reason).toMatch(/cannot reach its database/);
 
       const health = await fetch(`${t.url}/healthz`);
       expect(health.status).toBe(200);
