@@ -736,6 +736,9 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
         parameters.push({ name, in: 'header', required: false, schema: { type: 'string' } });
     }
     responses['429'] = errorResponse('`rate_limited`: retry after the `Retry-After` seconds.');
+    responses['503'] = errorResponse(
+      '`unavailable`: a dependency cannot be reached right now (`details.dependency`: `database` or `redis`); retry after the `Retry-After` seconds.',
+    );
     responses.default = errorResponse('Any other error, by its code.');
 
     if (route.deprecated) {

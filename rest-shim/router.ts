@@ -17,7 +17,8 @@ import {
   type NamedTypeNode,
 } from 'graphql';
 import { REST_PAGE_ARGUMENTS, renamePageProblem } from '../src/lib/cursor.js';
-import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, statusForCode } from '../src/lib/errors.js';
+import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, retryAfterFor, statusForCode } from '../src/lib/errors.js';
+import { unavailableFromError } from '../src/lib/unavailable.js';
 import { checkId, checkText } from '../src/lib/input-rules.js';
 import { parsePreferWait } from '../src/lib/prefer-wait.js';
 import { CLIENT_ADDRESS_HEADER } from '../src/graphql/context.js';
@@ -230,6 +231,9 @@ function sendError(
     });
     return;
   }
+  // A dependency that cannot be reached: the caller may try again after this many seconds.
+  const retryAfter = retryAfterFor(error.code);
+  if (retryAfter) res.setHeader('Retry-After', retryAfter);
   res.status(status).json({ error: { code: error.code, message: error.message, ...(details ? { details } : {}) } });
 }
 
@@ -387,6 +391,7 @@ async function serveDownload(
 }
 
 export function errorFromUnknown(error: unknown): ErrorPayload {
+  error = isAppError(error) ? error : (unavailableFromError(error) ?? error);
   if (isAppError(error)) return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return { code: 'internal', message: 'internal error' };
 }
@@ -571,7 +576,7 @@ export function createRestRouter(
         }
         res.status(route.status ?? 200).json(value ?? null);
       } catch (error) {
-        if (!isAppError(error) && !isProblem(error))
+        if (!isAppError(error) && !isProblem(error) && !unavailableFromError(error))
           options.logger?.error({ err: error, route: `${route.method} ${route.path}` }, 'REST shim failed');
         // A refused upload's temporary file goes before the answer too, as after the operation.
         if (spooled) {

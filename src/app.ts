@@ -10,7 +10,9 @@ import type { Config } from './config.js';
 import { assembleDeps } from './deps.js';
 import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
-import { closeEvents } from './lib/events.js';
+import { closeEvents, onReconnected, redisReady } from './lib/events.js';
+import { unavailableFromError } from './lib/unavailable.js';
+import { RETRY_AFTER_SECONDS } from './lib/errors.js';
 import { releaseRunWaits } from './services/run-watch.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './services/admin.js';
@@ -201,6 +203,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       (eventId) => void relayDueDeliveries(deps, eventId),
       () => resyncDeliveryFollowers(deps),
     );
+  // Attempts are announced through Redis: after a Redis outage the followers read again what they follow.
+  onReconnected(deps.events, () => resyncDeliveryFollowers(deps));
   const workers =
     config.runWorkers > 0
       ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs })
@@ -230,12 +234,20 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Ready: the database answers with every migration applied and, with REDIS_URL, both Redis
+  // connections are up. `unavailable` names each dependency that cannot be reached.
   app.get('/readyz', async (_req, res) => {
     const state = await database.ready();
-    res.status(state.ok ? 200 : 503).json({
-      status: state.ok ? 'ready' : 'not_ready',
+    const redis = redisReady(deps.events);
+    const unreachable = [...(state.pendingMigrations < 0 ? ['database'] : []), ...(redis === false ? ['redis'] : [])];
+    const ok = state.ok && redis !== false;
+    if (!ok) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    res.status(ok ? 200 : 503).json({
+      status: ok ? 'ready' : 'not_ready',
       database: database.mode,
       pending_migrations: state.pendingMigrations,
+      ...(redis === null ? {} : { redis: redis ? 'ready' : 'unreachable' }),
+      ...(unreachable.length ? { unavailable: unreachable } : {}),
       ...(state.error ? { error: state.error } : {}),
     });
   });
@@ -273,6 +285,11 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     const surface = req.originalUrl.startsWith('/api/v1/') || req.originalUrl.startsWith('/graphql') ? 'v1' : 'support';
     if (parsed) {
       sendError(res, surface, parsed);
+      return;
+    }
+    const down = unavailableFromError(error);
+    if (down) {
+      sendError(res, surface, { code: down.code, message: down.message, details: down.details });
       return;
     }
     logger.error({ err: error }, 'unhandled error');

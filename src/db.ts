@@ -38,9 +38,18 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
     const { applied } = await applyMigrations(url, logger);
     // Statements that repeat are prepared once per connection (storage/prepared-statements.ts),
     // unless turned off (a transaction-mode pooler that does not keep prepared statements).
+    // A connection the server drops (a restart, a failover) fails the query that used it, answered
+    // 503 (lib/unavailable.ts), and the pool opens a new one for the next. An idle connection that
+    // drops is reported here: logged once per outage, never thrown (pg's pool would otherwise emit an
+    // `error` nobody handles).
+    const connectionLost = onceUntilQuiet((err: Error) => logger.warn({ err }, 'a database connection was lost; the pool reconnects'));
     const adapter = new PrismaPg(
       { connectionString: url, max: config.databasePoolSize },
-      config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : undefined,
+      {
+        onPoolError: connectionLost,
+        onConnectionError: connectionLost,
+        ...(config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : {}),
+      },
     );
     const base = new PrismaClient({ adapter });
     await base.$connect();
@@ -78,4 +87,14 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
     if (embedded) await embedded.stop();
     throw error;
   }
+}
+
+/** Calls `report` for the first of a burst of failures, then again only after a quiet minute. */
+function onceUntilQuiet(report: (error: Error) => void): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last > 60_000) report(error);
+    last = now;
+  };
 }

@@ -15,7 +15,7 @@ export function assembleDeps(config: Config, logger: Logger, database: Database)
     config,
     logger,
     secrets: loadSecretBox(config, logger),
-    events: createEvents<EventTopics>({ redisUrl: config.redisUrl }),
+    events: createEvents<EventTopics>({ redisUrl: config.redisUrl, logger }),
     tracer: new RunTracer(config, database.prisma, logger),
   };
 }

@@ -1,8 +1,10 @@
 // Every GraphQL error leaves with an `extensions.code` from the one error table: the caller's own
 // errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
-// anything unexpected becomes `internal` (logged, never shown).
+// a dependency that cannot be reached becomes `unavailable` (503, Retry-After), and anything
+// unexpected becomes `internal` (logged, never shown).
 import { GraphQLError } from 'graphql';
 import { isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
+import { unavailableFromError } from '../lib/unavailable.js';
 import type { Logger } from '../lib/logger.js';
 import { closedSetValues } from './closed-sets.js';
 
@@ -47,7 +49,8 @@ function boundEcho(message: string): string {
 export function createErrorMasker(logger: Logger) {
   return (error: unknown): Error => {
     const graphQLError = error instanceof GraphQLError ? error : null;
-    const original = graphQLError?.originalError ?? error;
+    let original = graphQLError?.originalError ?? error;
+    if (!isAppError(original)) original = unavailableFromError(original) ?? original;
     if (isAppError(original)) {
       if (graphQLError && graphQLError !== original) {
         return new GraphQLError(original.message, {

@@ -14,10 +14,14 @@ import {
   type subscribe as graphqlSubscribe,
 } from 'graphql';
 import { isAppError } from '../lib/errors.js';
+import { unavailableFromError } from '../lib/unavailable.js';
 import type { Deps } from '../services/deps.js';
 import { authenticate } from '../services/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
+
+/** The WebSocket close code for "the server cannot serve this now" (RFC 6455 registry). */
+const TRY_AGAIN_LATER = 1013;
 
 /** A websocket server without its own listener: app.ts routes upgrade requests to it by path. */
 export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
@@ -34,6 +38,13 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
           if (isAppError(error)) {
             // graphql-ws closes with 4403 Forbidden when onConnect returns false; say why first.
             deps.logger.info({ code: error.code }, 'websocket connection refused');
+            return false;
+          }
+          // The credential could not be checked (the database is away): 1013 Try Again Later, which
+          // graphql-ws clients retry, instead of 4500 Internal Error, which they do not.
+          const down = unavailableFromError(error);
+          if (down) {
+            ctx.extra.socket.close(TRY_AGAIN_LATER, down.message);
             return false;
           }
           throw error;

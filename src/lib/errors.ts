@@ -35,6 +35,21 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The `Retry-After` (seconds) of every `unavailable` answer: about how long PostgreSQL or Redis takes
+ * to come back from a restart or a failover, and long enough that waiting callers do not hammer a
+ * service whose pool is reconnecting.
+ */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The dependencies an `unavailable` answer names (`details.dependency`), as /readyz names them. */
+export type Dependency = 'database' | 'redis';
+
+/** The `Retry-After` header value an answer with this code carries, or null. */
+export function retryAfterFor(code: string): string | null {
+  return code === 'unavailable' ? String(RETRY_AFTER_SECONDS) : null;
+}
+
 export function statusForCode(code: string): number {
   return (ERROR_STATUS as Record<string, number>)[code] ?? 500;
 }
@@ -57,7 +72,11 @@ export class AppError extends GraphQLError {
       extensions: {
         code,
         ...(details ? { details } : {}),
-        http: { status: statusForCode(code) },
+        // Yoga answers with the status and headers of `http`; the REST shim sets the same (retryAfterFor).
+        http: {
+          status: statusForCode(code),
+          ...(code === 'unavailable' ? { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } : {}),
+        },
       },
     });
     this.code = code;
@@ -70,6 +89,11 @@ export const invalidArgument = (message: string, field?: string, extra?: Record<
 export const notFound = (kind: string, id?: string) =>
   new AppError('not_found', id ? `${kind} ${quoteInput(id)} not found` : `${kind} not found`);
 export const unauthenticated = (message = 'a valid bearer credential is required') => new AppError('unauthenticated', message);
+/** A dependency cannot be reached right now: 503 with `Retry-After`, naming the dependency. */
+export const unavailable = (dependency: Dependency) =>
+  new AppError('unavailable', `the service cannot reach its ${dependency === 'database' ? 'database' : 'Redis'} right now; retry later`, {
+    dependency,
+  });
 export const permissionDenied = (permission: string) =>
   new AppError('permission_denied', `this operation needs the "${permission}" permission`, { permission });
 

@@ -2,7 +2,7 @@
 // runItems subscription — replay from the database, then live changes, each change delivered once.
 import { Prisma, type RunItem } from '../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
-import { subscriptionsActive } from '../lib/events.js';
+import { onReconnected, subscriptionsActive } from '../lib/events.js';
 import { returningColumns } from '../storage/columns.js';
 import { requirePermission } from './permissions.js';
 import { runTail } from './run-tail.js';
@@ -181,6 +181,24 @@ async function readFeedStart(call: CallContext, runId: string, after: number): P
 const ITEM_COLUMNS = returningColumns(Prisma.RunItemScalarFieldEnum, 'i');
 
 /**
+ * The run's status and the newest state of each of its items after `after`, by ordinal: the tail
+ * first, then the database (see streamRunItems), the newer state of an item kept.
+ */
+async function readReplay(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
+  // A run that is not running has an empty tail.
+  const tail = await runTail(call.deps.events).read(runId);
+  const start = await readFeedStart(call, runId, after);
+  const replay = new Map<number, ItemView>();
+  for (const item of start.items) replay.set(item.ordinal, item);
+  for (const item of tail) {
+    const known = replay.get(item.ordinal);
+    if (item.ordinal > after && (!known || streamSequence(item.lastStreamId) > streamSequence(known.lastStreamId)))
+      replay.set(item.ordinal, item);
+  }
+  return { status: start.status, items: [...replay.values()].sort((a, b) => a.ordinal - b.ordinal) };
+}
+
+/**
  * Replays items after `after`, then streams live changes; ends once the run has settled (sealed or
  * waiting) and everything before that is delivered. Each change is delivered once: a change is
  * skipped when its stream sequence is not newer than what was already sent for its item.
@@ -221,6 +239,8 @@ async function* feedRunItems(
   const { deps } = call;
   const queue: ItemView[] = [];
   let settledLive = false;
+  // Redis came back after an outage: changes published meanwhile may never arrive (see below).
+  let missedSome = false;
   let notify: (() => void) | null = null;
   const wake = () => {
     const resolve = notify;
@@ -237,6 +257,10 @@ async function* feedRunItems(
       settledLive = true;
       wake();
     }),
+    onReconnected(deps.events, () => {
+      missedSome = true;
+      wake();
+    }),
     // The client leaving ends the wait too. Listened once per feed, not per wait: with 1,000
     // subscribers of one run, an abort listener added and removed at every event cost a third of
     // the fan-out's latency.
@@ -247,17 +271,8 @@ async function* feedRunItems(
   const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
   try {
     await subscriptionsActive(deps.events);
-    // The tail before the database (see above); a run that is not running has an empty tail.
-    const tail = await runTail(deps.events).read(runId);
-    const start = await readFeedStart(call, runId, after);
-    const replay = new Map<number, ItemView>();
-    for (const item of start.items) replay.set(item.ordinal, item);
-    for (const item of tail) {
-      const known = replay.get(item.ordinal);
-      if (item.ordinal > after && (!known || streamSequence(item.lastStreamId) > streamSequence(known.lastStreamId)))
-        replay.set(item.ordinal, item);
-    }
-    for (const item of [...replay.values()].sort((a, b) => a.ordinal - b.ordinal)) {
+    const start = await readReplay(call, runId, after);
+    for (const item of start.items) {
       if (!fresh(item)) continue;
       mark(item);
       yield item;
@@ -273,6 +288,16 @@ async function* feedRunItems(
         yield item;
       }
       if (settledLive || closed.aborted) return;
+      if (missedSome) {
+        // Back after a Redis outage, resubscribed: what was published while this process could not
+        // hear it is in the tail or the database now (as at the start), and whatever comes later
+        // arrives live. Already-sent states are skipped, so nothing is delivered twice.
+        missedSome = false;
+        const missed = await readReplay(call, runId, after);
+        queue.push(...missed.items);
+        if (settled(missed.status)) settledLive = true;
+        continue;
+      }
       await new Promise<void>((resolve) => (notify = resolve));
     }
   } finally {

@@ -62,7 +62,9 @@ function processTail(events: Events): RunTail {
 function redisTail(client: Redis): RunTail {
   // Runs whose hash already has its expiry set by this process.
   const expiring = new Set<string>();
-  const failed = (error: unknown) => void error; // the PUBLISH still reaches live subscribers; ioredis logs the connection
+  // Commands wait for their connection while Redis is away (lib/events.ts); one fails only when the
+  // process closes the connection, and then nobody is left to tell.
+  const failed = (error: unknown) => void error;
   return {
     publish(runId, item) {
       const json = JSON.stringify(item);
@@ -76,6 +78,9 @@ function redisTail(client: Redis): RunTail {
       client.publish(`runItem:${runId}`, json).catch(failed);
     },
     async read(runId) {
+      // Redis away: nothing to add to the database now. Its followers read the tail again once it
+      // is back (onReconnected in lib/events.ts), and the changes written meanwhile wait to be sent.
+      if (client.status !== 'ready') return [];
       const fields = await client.hvals(tailKey(runId));
       return fields.map((json) => JSON.parse(json) as TailItem);
     },

@@ -6,7 +6,7 @@
 import type { Run } from '../generated/prisma/client.js';
 import { invalidArgument } from '../lib/errors.js';
 import { MAX_WAIT_SECONDS } from '../lib/prefer-wait.js';
-import { subscriptionsActive } from '../lib/events.js';
+import { onReconnected, subscriptionsActive } from '../lib/events.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
 import { listenTo, type Events } from './event-topics.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
@@ -46,8 +46,10 @@ export function releaseRunWaits(events: Events) {
  * A run's row changes, heard by a synchronous listener (`listenTo`) from the moment it is opened:
  * one function call per event, no repeater or promise chain per follower. Each state newer than the
  * newest already heard is queued; `changed` resolves at the next one, or when `wake` is called.
+ * When Redis is back after an outage the changes published meanwhile may have been missed: the run
+ * is read again, and a newer state joins the queue like a heard one.
  */
-function followRun(events: Events, runId: string) {
+function followRun(call: CallContext, runId: string) {
   const queue: Run[] = [];
   let newest = 0;
   let notify: (() => void) | null = null;
@@ -56,18 +58,23 @@ function followRun(events: Events, runId: string) {
     notify = null;
     resolve?.();
   };
-  const stop = listenTo(events, 'runChanged', runId, (run) => {
+  const heard = (run: Run) => {
     if (run.version <= newest) return;
     newest = run.version;
     queue.push(run);
     wake();
-  });
+  };
+  const stop = [
+    listenTo(call.deps.events, 'runChanged', runId, heard),
+    // Unreadable now (the database away too): the wait goes on, and ends at its deadline at the latest.
+    onReconnected(call.deps.events, () => void getRun(call, runId).then(heard, () => undefined)),
+  ];
   return {
     /** The next state heard and not yet taken (oldest first). */
     take: (): Run | undefined => queue.shift(),
     changed: () => new Promise<void>((resolve) => (notify = resolve)),
     wake,
-    close: stop,
+    close: () => stop.forEach((unlisten) => unlisten()),
   };
 }
 
@@ -80,7 +87,7 @@ export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, 
   // Closable: a client that unsubscribes while the run is queued stops the listener at once.
   return closableStream(async function* (closed) {
     const { deps } = call;
-    const feed = followRun(deps.events, runId);
+    const feed = followRun(call, runId);
     // The client leaving ends the wait (listened once, not per wait).
     const stopClose = onClose(closed, feed.wake);
     try {
@@ -112,7 +119,7 @@ export function watchRun(call: CallContext, runId: string): AsyncGenerator<Run, 
  */
 export async function waitForRun(call: CallContext, run: Run, seconds: number, signal?: AbortSignal | null): Promise<Run> {
   if (!seconds || runSettled(run.status) || waitsOf(call.deps.events).stopping) return run;
-  const feed = followRun(call.deps.events, run.id);
+  const feed = followRun(call, run.id);
   try {
     await subscriptionsActive(call.deps.events);
     return await settle(call, await getRun(call, run.id), seconds, signal, feed);
@@ -138,7 +145,7 @@ export async function waitAfterListening(
   try {
     const run = await obtain(async (runId) => {
       feed?.follow.close();
-      feed = { runId, follow: followRun(call.deps.events, runId) };
+      feed = { runId, follow: followRun(call, runId) };
       await subscriptionsActive(call.deps.events);
     });
     const heard = feed as { runId: string; follow: RunFollower } | null;

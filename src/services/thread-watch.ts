@@ -3,7 +3,7 @@
 // change made by another instance or worker is heard too); a follower reads the thread once when it
 // starts and once more after each burst of announcements — never on a timer.
 import type { Thread } from '../generated/prisma/client.js';
-import { subscriptionsActive } from '../lib/events.js';
+import { onReconnected, subscriptionsActive } from '../lib/events.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
 import { listenTo } from './event-topics.js';
 import type { CallContext } from './call-context.js';
@@ -24,10 +24,13 @@ export function watchThread(call: CallContext, threadId: string): AsyncGenerator
       notify = null;
       resolve?.();
     };
-    const stop = listenTo(call.deps.events, 'threadChanged', threadId, () => {
+    const announced = () => {
       pending = true;
       wake();
-    });
+    };
+    // Back after a Redis outage: announcements made meanwhile may be lost, so the thread is read again.
+    const stops = [listenTo(call.deps.events, 'threadChanged', threadId, announced), onReconnected(call.deps.events, announced)];
+    const stop = () => stops.forEach((unlisten) => unlisten());
     const stopClose = onClose(closed, wake);
     try {
       await subscriptionsActive(call.deps.events);

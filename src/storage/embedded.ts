@@ -197,6 +197,7 @@ async function startPostmaster(runner: Runner, dataDir: string, port: number, fl
   const onExit = () => child.kill('SIGINT');
   process.on('exit', onExit);
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let stopping = false;
   let output = '';
   child.stdout!.on('data', (chunk) => logger.debug({ component: 'postgres' }, String(chunk).trim()));
   await new Promise<void>((resolve, reject) => {
@@ -215,6 +216,13 @@ async function startPostmaster(runner: Runner, dataDir: string, port: number, fl
     child.on('error', (error) => reject(new EmbeddedPostgresError(`the embedded PostgreSQL could not be started: ${error.message}`)));
     child.on('exit', (code, signal) => {
       process.off('exit', onExit);
+      // After the start it ends only when stopped; otherwise the operator must hear of it: requests
+      // answer 503 (`unavailable`) and /readyz is not ready until the service is restarted.
+      if (ready && !stopping)
+        logger.error(
+          { component: 'postgres', code, signal, dataDir },
+          'the embedded PostgreSQL stopped unexpectedly; the service cannot reach its database until it is restarted',
+        );
       if (!ready)
         reject(
           new EmbeddedPostgresError(
@@ -226,6 +234,7 @@ async function startPostmaster(runner: Runner, dataDir: string, port: number, fl
   return {
     child,
     async stop() {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
       await exited;
       process.off('exit', onExit);
@@ -269,6 +278,8 @@ export interface EmbeddedOptions {
   adopt?: boolean;
   /** PostgreSQL parameters over EMBEDDED_SETTINGS (EMBEDDED_PG_SETTINGS, tests). */
   settings?: Record<string, string>;
+  /** The port to listen on instead of a free one (tests that stop and start a server at one address). */
+  port?: number;
 }
 
 /**
@@ -318,7 +329,7 @@ async function start(rootDir: string, logger: Logger, options: EmbeddedOptions):
     return { url, major, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
   }
   if (existingMajor === null) await initialise(runner, dataDir, rootDir, password, logger);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
   for (const [name, value] of Object.entries({ ...EMBEDDED_SETTINGS, ...options.settings })) flags.push('-c', `${name}=${value}`);
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');

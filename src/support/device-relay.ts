@@ -6,7 +6,8 @@
 // Without REDIS_URL there is one instance and nothing is relayed.
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../lib/errors.js';
-import { listen, redisClientsOf, subscriptionsActive } from '../lib/events.js';
+import { listen, onReconnected, redisClientsOf, redisReady, subscriptionsActive } from '../lib/events.js';
+import { unavailable } from '../lib/errors.js';
 import type { Deps } from '../services/deps.js';
 import type { DeviceRelayReply, DeviceRelayRequest } from '../services/event-topics.js';
 import { DeviceBridgeError, type DeviceRequestOptions } from '../providers/device-bridge.js';
@@ -72,10 +73,15 @@ export function holdDevice(deps: Deps, connection: DeviceConnection): () => void
     if (held) void record();
   }, HOLDER_REFRESH_MS);
   refresh.unref();
+  // A Redis that restarted may have forgotten the holder: recorded again at once, not at the next refresh.
+  const unlistenReconnected = onReconnected(deps.events, () => {
+    if (held) void record();
+  });
   return () => {
     held = false;
     clearInterval(refresh);
     unlisten();
+    unlistenReconnected();
     redis.publish.eval(RELEASE_SCRIPT, 1, holderKey(connection.deviceId), instanceId).catch(() => undefined);
   };
 }
@@ -124,6 +130,8 @@ export async function relayDeviceRequest(
 ): Promise<{ result: unknown } | null> {
   const redis = redisClientsOf(deps.events);
   if (!redis) return null;
+  // Which instance holds the device is only known to Redis: without it the answer is 503, not a wait.
+  if (!redisReady(deps.events)) throw unavailable('redis');
   const holder = await redis.publish.get(holderKey(deviceId));
   const { instanceId } = supportRuntime(deps);
   if (!holder || holder === instanceId) return null;

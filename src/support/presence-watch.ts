@@ -7,7 +7,7 @@
 // with no instance-wide timer and nothing to agree on between instances. Frames are read after
 // the change committed, so an announcement that overtakes another cannot leave a stale frame last.
 import { closableStream, onClose } from '../lib/closable-stream.js';
-import { subscriptionsActive } from '../lib/events.js';
+import { onReconnected, subscriptionsActive } from '../lib/events.js';
 import type { Deps } from '../services/deps.js';
 import type { CallContext } from '../services/call-context.js';
 import { listenTo } from '../services/event-topics.js';
@@ -55,17 +55,24 @@ export class PresenceWatcher {
   private reading = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
-  private readonly unlisten: () => void;
+  private readonly unlistenAll: (() => void)[];
 
   constructor(
     private readonly deps: Deps,
     private readonly workspaceId: string,
   ) {
     // Listening before the first read: nothing committed after that read is missed.
-    this.unlisten = listenTo(deps.events, 'presenceChanged', workspaceId, (signal) => {
-      this.announced = signal.participantId;
-      void this.pump();
-    });
+    this.unlistenAll = [
+      listenTo(deps.events, 'presenceChanged', workspaceId, (signal) => {
+        this.announced = signal.participantId;
+        void this.pump();
+      }),
+      // Back after a Redis outage: a read as the timer's, sent only if the participants changed.
+      onReconnected(deps.events, () => {
+        this.due = true;
+        void this.pump();
+      }),
+    ];
     // The first read learns who is present (sent to nobody: it is no change) and when they expire.
     // (Redis unreachable: the read still goes; the bus reconnects by itself.)
     void subscriptionsActive(deps.events)
@@ -87,7 +94,7 @@ export class PresenceWatcher {
   stop() {
     if (this.stopped) return;
     this.stopped = true;
-    this.unlisten();
+    for (const unlisten of this.unlistenAll) unlisten();
     if (this.timer) clearTimeout(this.timer);
     const watchers = watchersOf(this.deps);
     if (watchers.get(this.workspaceId) === this) watchers.delete(this.workspaceId);
