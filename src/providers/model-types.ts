@@ -60,8 +60,8 @@ registerProviderType({
   setupUrl: 'https://platform.openai.com/api-keys',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
   ],
   probe: (ctx) =>
     probeGet(
@@ -214,8 +214,8 @@ registerProviderType({
   setupUrl: 'https://portal.azure.com/',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
   ],
   probe: (ctx) => {
     const root = ctx.config.base_url
