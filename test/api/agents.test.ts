@@ -409,6 +409,21 @@ describe('head lifecycle', () => {
     expect(unarchived.body.workspace_id).toBe(t.workspaceId);
   });
 
+  it('unarchive needs only write: without If-Match it succeeds, a stale one is still refused with 412', async () => {
+    const { agent, etag } = await createAgent();
+    const archived = await post(`/api/v1/agents/${agent.id}/archive`, undefined, { 'if-match': etag });
+    expect(archived.status).toBe(200);
+    const stale = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined, { 'if-match': etag });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error).toMatchObject({ code: 'precondition_failed', details: { current_etag: archived.headers.get('etag') } });
+    const unarchived = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined);
+    expect(unarchived.status, JSON.stringify(unarchived.body)).toBe(200);
+    expect(unarchived.body).toMatchObject({ archived_at: null, version: 3 });
+    expect(unarchived.headers.get('etag')).toBe(`"${agent.id}:3"`);
+    // Unarchiving an open head is still a no-op without the header.
+    expect((await post(`/api/v1/agents/${agent.id}/unarchive`, undefined)).body.version).toBe(3);
+  });
+
   it('takes an avatar upload, serves it back, and deletes it', async () => {
     const { agent } = await createAgent();
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

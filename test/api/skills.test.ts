@@ -117,6 +117,20 @@ describe('skills', () => {
     expect((await t.rest('DELETE', `/api/v1/skills/${skill.id}`)).status).toBe(405);
   });
 
+  it('unarchive needs no If-Match, as for agents; a stale one is refused with 412', async () => {
+    const { skill, etag } = await createSkill({ name: 'Unarchived without header' });
+    const archived = await t.rest('POST', `/api/v1/skills/${skill.id}/archive`, { headers: { 'if-match': etag } });
+    expect(archived.status).toBe(200);
+    const stale = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`, { headers: { 'if-match': etag } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe('precondition_failed');
+    const unarchived = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`);
+    expect(unarchived.status, JSON.stringify(unarchived.body)).toBe(200);
+    expect(unarchived.body.archived_at).toBeNull();
+    // Archive still needs it.
+    expect((await t.rest('POST', `/api/v1/skills/${skill.id}/archive`)).status).toBe(428);
+  });
+
   it('are served by GraphQL too', async () => {
     const { data, errors } = await t.graphql(
       'mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { skill { id etag version } } }',
