@@ -35,6 +35,8 @@ registerProviderType({
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialRequired: false,
+  // For trying the service and for tests: a production deployment offers it only when it says so.
+  offeredWhen: (deployment) => deployment.allowDevelopmentModels,
   modelApis: [
     {
       api: 'scripted',

@@ -76,7 +76,8 @@ export interface ProviderType {
     ) => Promise<void>;
   };
   /**
-   * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS). Absent:
+   * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS; the
+   * development model type: ALLOW_DEVELOPMENT_MODELS). Absent:
    * every deployment offers it. A type not offered is neither listed nor accepted for new providers.
    */
   offeredWhen?: (config: DeploymentSwitches) => boolean;
@@ -116,6 +117,7 @@ export interface ProviderType {
 /** The deployment settings that decide which types are offered. */
 export interface DeploymentSwitches {
   allowLocalEnvironments: boolean;
+  allowDevelopmentModels: boolean;
 }
 
 const registry = new Map<string, ProviderType>();
