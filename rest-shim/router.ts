@@ -593,20 +593,39 @@ export function createRestRouter(
     router[route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](route.path, handler);
   }
 
-  // A known path with a method it does not serve answers 405 and lists the methods it does.
+  // A known path with a method it does not serve answers 405 and lists the methods it does. One path
+  // can match several rows (`/records/search` is also a `/records/:record_id`), so Allow names every
+  // method of every row whose path matches the request, not only the first row's.
   const byPath = new Map<string, Set<string>>();
   for (const route of table) byPath.set(route.path, (byPath.get(route.path) ?? new Set()).add(route.method));
-  for (const [path, methods] of byPath) {
+  const patterns = [...byPath].map(([path, methods]) => ({ test: pathMatcher(path), methods }));
+  const allowedFor = (requestPath: string) =>
+    [...new Set(patterns.filter((pattern) => pattern.test(requestPath)).flatMap((pattern) => [...pattern.methods]))].sort();
+  for (const path of byPath.keys()) {
     router.all(path, (req, res) => {
-      res.setHeader('Allow', [...methods].join(', '));
+      const methods = allowedFor(req.path);
+      res.setHeader('Allow', methods.join(', '));
       const surface: Surface = path.startsWith('/api/v1/') ? 'v1' : 'support';
       sendError(res, surface, {
         code: 'method_not_allowed',
-        message: `${req.method} is not an operation of ${path}; allowed: ${[...methods].join(', ')}`,
+        message: `${req.method} is not an operation of ${path}; allowed: ${methods.join(', ')}`,
       });
     });
   }
   return router;
+}
+
+/**
+ * A test of a request path against a table path, as express matches it: `:name` is one segment,
+ * letters in any case, an optional trailing slash.
+ */
+function pathMatcher(path: string): (requestPath: string) => boolean {
+  const escaped = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  const pattern = new RegExp(`^${escaped}/?$`, 'i');
+  return (requestPath) => pattern.test(requestPath);
 }
 
 /**

@@ -187,6 +187,9 @@ describe('creating and reading agents', () => {
     const noName = await post('/api/v1/agents', { config: { model: 'gpt-main' } });
     expect(noName.status).toBe(400);
     expect(noName.body.error.details.field).toBe('name');
+    const noConfig = await post('/api/v1/agents', { name: 'x' });
+    expect(noConfig.status).toBe(400);
+    expect(noConfig.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'config' } });
     const unknownField = await post('/api/v1/agents', { name: 'x', config: { model: 'gpt-main' }, colour: 'red' });
     expect(unknownField.body.error.details.field).toBe('colour');
   });
@@ -291,6 +294,21 @@ describe('revisions', () => {
     expect(page2.body).toMatchObject({ items: [{ number: 1 }], next_cursor: null });
   });
 
+  it('need a config with a model: missing → 400 naming the field', async () => {
+    const { agent, etag } = await createAgent();
+    for (const [body, field] of [
+      [{}, 'config'],
+      [{ note: 'no config' }, 'config'],
+      [{ config: {} }, 'config.model'],
+      [{ config: { instructions: 'no model' } }, 'config.model'],
+    ] as const) {
+      const refused = await post(`/api/v1/agents/${agent.id}/revisions`, body, { 'if-match': etag });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error, JSON.stringify(body)).toMatchObject({ code: 'invalid_argument', details: { field } });
+    }
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body.version).toBe(1);
+  });
+
   it('need the head ETag: missing → 428, stale → 412', async () => {
     const { agent, etag } = await createAgent();
     expect((await post(`/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'x' } })).status).toBe(428);
@@ -335,6 +353,16 @@ describe('revisions', () => {
     expect(foreign.status).toBe(404);
     expect((await t.rest('GET', `/api/v1/agents/${a.agent.id}/revisions/${b.agent.default_revision_id}`)).status).toBe(404);
     expect(r2.body.number).toBe(2);
+    // The ETag read before the switch above is superseded: a set-default carrying it changes nothing.
+    const stale = await post(`/api/v1/agents/${a.agent.id}/revisions/${r2.body.id}/set-default`, undefined, {
+      'if-match': head.headers.get('etag')!,
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error).toMatchObject({ code: 'precondition_failed', details: { current_etag: back.headers.get('etag') } });
+    expect((await t.rest('GET', `/api/v1/agents/${a.agent.id}`)).body).toMatchObject({
+      default_revision_id: a.agent.default_revision_id,
+      version: back.body.version,
+    });
   });
 });
 
@@ -517,6 +545,8 @@ describe('tenancy and permissions', () => {
       ['POST', '/api/v1/agents', { name: 'x', config: { model: 'gpt-main' } }],
       ['PATCH', `/api/v1/agents/${agent.id}`, { name: 'x' }],
       ['POST', `/api/v1/agents/${agent.id}/archive`],
+      ['POST', `/api/v1/agents/${agent.id}/unarchive`],
+      ['POST', `/api/v1/agents/${agent.id}/revisions/${agent.default_revision_id}/set-default`],
       ['POST', `/api/v1/agents/${agent.id}/revisions`, { config: { model: 'gpt-main', instructions: 'q' } }],
       ['DELETE', `/api/v1/agents/${agent.id}/avatar`],
       ['POST', '/api/v1/agent-composer'],
@@ -593,6 +623,35 @@ describe('listing', () => {
     expect(new Set(seen).size).toBe(51);
     expect(seen).toContain(a.id);
     expect(seen).toContain(b.id);
+  });
+
+  it('skill filters match a pin in any revision, not only the default one', async () => {
+    const fresh = await createWorkspace(t.app.deps, { name: 'skill filters' });
+    await insertModel(t, 'm', { workspaceId: fresh.workspace.id });
+    const as = { token: fresh.apiKey.token };
+    const skill = await t.rest('POST', '/api/v1/skills', { ...as, body: { name: 'S', content: { name: 's', instructions: 'x' } } });
+    const pin = { skill_id: skill.body.id, revision_id: skill.body.default_revision_id };
+    const create = async (name: string, config: Record<string, unknown>) =>
+      (await t.rest('POST', '/api/v1/agents', { ...as, body: { name, config: { model: 'm', ...config } } })).body;
+    const publish = async (agentId: string, config: Record<string, unknown>, makeDefault: boolean) => {
+      const published = await t.rest('POST', `/api/v1/agents/${agentId}/revisions`, {
+        ...as,
+        headers: { 'if-match': '*' },
+        body: { config: { model: 'm', ...config }, make_default: makeDefault },
+      });
+      expect(published.status, JSON.stringify(published.body)).toBe(201);
+    };
+    // Pinned only in a later revision that never became the default.
+    const later = await create('Later', {});
+    await publish(later.id, { skills: [pin] }, false);
+    // Pinned in its first revision, whose default has since moved to one without the skill.
+    const earlier = await create('Earlier', { skills: [pin] });
+    await publish(earlier.id, { instructions: 'no skills now' }, true);
+    await create('Never', {});
+    for (const query of [`skill_id=${pin.skill_id}`, `skill_revision_id=${pin.revision_id}`]) {
+      const listed = await t.rest('GET', `/api/v1/agents?${query}`, as);
+      expect(listed.body.items.map((agent: { name: string }) => agent.name).sort(), query).toEqual(['Earlier', 'Later']);
+    }
   });
 
   it('makes as many queries for 100 agents as for 1 (no per-row queries)', async () => {

@@ -74,6 +74,15 @@ describe('the analysis agent', () => {
           source_key: 'greets_only',
         },
         {
+          // No limitations (nor suggestion): the schema leaves them out of `required`.
+          title: 'Answers tersely',
+          explanation: 'One short sentence.',
+          category: 'style',
+          severity: 'low',
+          evidence: { run_id: run.id, trace_id: run.trace_id, span_ids: [cited] },
+          source_key: 'terse',
+        },
+        {
           title: 'Invented',
           explanation: 'Cites nothing that exists.',
           suggestion: '',
@@ -123,9 +132,11 @@ describe('the analysis agent', () => {
       (a) => a?.run_status === 'completed',
       'the analysis to take its run status',
     );
-    expect(sealed).toMatchObject({ finding_count: 1, cited_trace_count: 1 });
+    expect(sealed).toMatchObject({ finding_count: 2, cited_trace_count: 1 });
     const findings = await t.rest('GET', `/api/v1/findings?agent_id=${agent.id}&limit=100`);
-    const fromAgent = findings.body.items.filter((f: any) => f.source_key.startsWith('agent:'));
+    const fromAgent = findings.body.items
+      .filter((f: any) => f.source_key.startsWith('agent:'))
+      .sort((a: any, b: any) => a.source_key.localeCompare(b.source_key));
     expect(fromAgent).toEqual([
       expect.objectContaining({
         source_key: 'agent:greets_only',
@@ -133,13 +144,18 @@ describe('the analysis agent', () => {
         source_run_id: analystRun.id,
         severity: 'low',
         assessment: 'unreviewed',
+        limitations: 'One run read.',
         evidence: [{ run_id: run.id, trace_id: run.trace_id, span_ids: [cited] }],
       }),
+      expect.objectContaining({ source_key: 'agent:terse', analysis_id: started.body.id }),
     ]);
+    // Unset text members are "" in the representation, on the list and on the single read alike.
+    expect(fromAgent[1]).toMatchObject({ limitations: '', suggestion: '' });
+    expect((await t.rest('GET', `/api/v1/findings/${fromAgent[1].id}`)).body).toMatchObject({ limitations: '', suggestion: '' });
 
-    // The analysis lists the analyst's finding among what it created.
+    // The analysis lists the analyst's findings among what it created.
     const listed = await t.rest('GET', `/api/v1/finding-analyses/${started.body.id}/findings?change=created`);
-    expect(listed.body.items.map((f: any) => f.id)).toEqual([fromAgent[0].id]);
+    expect(listed.body.items.map((f: any) => f.id).sort()).toEqual(fromAgent.map((f: any) => f.id).sort());
 
     // An empty body never picks the analyst itself as the agent to analyse.
     const latest = await analyse({}, 'latest');

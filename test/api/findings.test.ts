@@ -275,6 +275,14 @@ describe('an analysis finds what went wrong', () => {
     await refused({ agent_id: 'agt_01J0000000000000000000000X' }, 404);
     await refused({ trace_id: '0'.repeat(32) }, 404);
     await refused({ unknown_member: 1 }, 400);
+    // The body is a JSON object or nothing: any other JSON value is refused, and starts no analysis.
+    const before = (await t.rest('GET', '/api/v1/finding-analyses?limit=100')).body.items.length;
+    for (const raw of ['[]', '[{"agent_id": "x"}]', '"all"', '7', 'null', 'true']) {
+      const response = await t.rest('POST', '/api/v1/finding-analyses', { rawBody: raw, headers: { 'idempotency-key': `raw-${raw}` } });
+      expect(response.status, raw).toBe(400);
+      expect(response.body.error, raw).toMatchObject({ code: 'invalid_argument', details: { field: 'body' } });
+    }
+    expect((await t.rest('GET', '/api/v1/finding-analyses?limit=100')).body.items).toHaveLength(before);
   });
 });
 

@@ -110,6 +110,20 @@ describe('records', () => {
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'x', extra: 1 } })).status).toBe(400);
   });
 
+  it('refuse a replacement without text, and leave the record as it was', async () => {
+    const m = (await memory()).body;
+    const path = `/api/v1/memories/${m.id}/records/kept`;
+    expect((await t.rest('PUT', path, { body: { text: 'original' } })).status).toBe(200);
+    for (const body of [{}, { text: null }, { text: 5 }]) {
+      const refused = await t.rest('PUT', path, { body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error, JSON.stringify(body)).toMatchObject({ code: 'invalid_argument', details: { field: 'text' } });
+    }
+    expect((await t.rest('PUT', path, {})).status).toBe(400);
+    const listed = (await t.rest('GET', `/api/v1/memories/${m.id}/records`)).body.items;
+    expect(listed.map((record: { id: string; text: string }) => [record.id, record.text])).toEqual([['kept', 'original']]);
+  });
+
   it('score is 0 outside search; provenance names the writing principal (key name, user name, else email)', async () => {
     const m = (await memory('Who')).body;
     const writer = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read,write', name: 'ci-writer' })).token;
@@ -189,6 +203,27 @@ describe('records', () => {
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'x', min_score: 2 } })).status).toBe(400);
   });
 
+  it('search only with the query in the body: a query string is not served', async () => {
+    const m = (await memory('Query string')).body;
+    await t.rest('POST', `/api/v1/memories/${m.id}/records`, { body: { text: 'Postgres backups run nightly' } });
+    const search = `/api/v1/memories/${m.id}/records/search`;
+    // The query travels in the body so that it stays out of URLs (logs, proxies): in the URL it is not read.
+    const asGet = await t.rest('GET', `${search}?query=postgres`);
+    expect(asGet.status).toBe(405);
+    expect(asGet.body.error.code).toBe('method_not_allowed');
+    // Allow names the search's POST, and the PUT of the record row whose path `search` also matches.
+    expect(asGet.headers.get('allow')).toBe('POST, PUT');
+    const noBody = await t.rest('POST', `${search}?query=postgres`);
+    expect(noBody.status).toBe(400);
+    expect(noBody.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'query' } });
+    const emptyBody = await t.rest('POST', `${search}?query=postgres`, { body: {} });
+    expect(emptyBody.status).toBe(400);
+    expect(emptyBody.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'query' } });
+    // The same query in the body is served.
+    const served = await t.rest('POST', search, { body: { query: 'postgres' } });
+    expect(served.body.items.map((record: { text: string }) => record.text)).toEqual(['Postgres backups run nightly']);
+  });
+
   it('with an embedding model: records are embedded and search fuses vector and lexical scores', async () => {
     const provider = (await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'dev' } })).body;
     await t.rest('POST', '/api/v1/models', { body: { key: 'embedder', provider_id: provider.id, provider_model: 'hash-256' } });
@@ -238,7 +273,17 @@ describe('records', () => {
       expect((await t.rest(method, path, { token: otherKey, headers: { 'if-match': '*' }, body })).status, `${method} ${path}`).toBe(404);
     }
     expect((await t.rest('GET', '/api/v1/memories', { token: otherKey })).body.items).toEqual([]);
-    expect((await t.rest('POST', `/api/v1/memories/${m.id}/records`, { token: readOnly, body: { text: 'x' } })).status).toBe(403);
+    for (const [method, path, body] of [
+      ['PATCH', `/api/v1/memories/${m.id}`, { name: 'x' }],
+      ['POST', `/api/v1/memories/${m.id}/records`, { text: 'x' }],
+      ['PUT', `/api/v1/memories/${m.id}/records/${record.id}`, { text: 'overwritten' }],
+    ] as const) {
+      const refused = await t.rest(method, path, { token: readOnly, headers: { 'if-match': '*' }, body });
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'permission_denied', details: { permission: 'write' } });
+    }
+    const kept = (await t.rest('GET', `/api/v1/memories/${m.id}/records`)).body.items;
+    expect(kept.map((r: { text: string }) => r.text)).toEqual(['secret plan']);
     expect((await t.rest('POST', `/api/v1/memories/${m.id}/records/search`, { token: readOnly, body: { query: 'plan' } })).status).toBe(
       200,
     );

@@ -278,6 +278,36 @@ describe('platform tools', () => {
     expect((await run(idle, { environment_mounts: mounts })).status).toBe('completed');
     expect(readdirSync(skillsDir)).toEqual([separate.id]);
   });
+  it('take platform_tools and skill_sync from the run’s overrides: the agent view shows them and the run acts on them', async () => {
+    const skill = await t.rest('POST', '/api/v1/skills', {
+      body: { name: 'Overridden', content: { name: 'noted', description: 'Notes', instructions: '# Notes' } },
+    });
+    expect(skill.status, JSON.stringify(skill.body)).toBe(201);
+    // The revision offers only the files group and syncs skills shared; the run asks for the shell and
+    // an isolated sync. Only with both overrides can the command run and see `.skills/<run id>/`.
+    const agentId = await agentWith([{ id: 'look', name: 'run_command', arguments: { command: 'find .skills -type f | sort' } }], {
+      skills: [{ skill_id: skill.body.id }],
+      platform_tools: { groups: ['files'], read_permission: 'allow', write_permission: 'allow' },
+      skill_sync: { mode: 'shared', overwrite: false, cleanup: false },
+    });
+    const overrides = {
+      platform_tools: { groups: ['shell'], read_permission: 'allow', write_permission: 'allow' },
+      skill_sync: { mode: 'isolated', overwrite: true, cleanup: false },
+    };
+    const done = await run(agentId, { options: { overrides } });
+    expect(done.status, JSON.stringify(done.failure)).toBe('completed');
+    const view = await t.rest('GET', `/api/v1/runs/${done.id}/agent`);
+    expect(view.body.config).toMatchObject(overrides);
+    expect(view.body.revision.config).toMatchObject({
+      platform_tools: { groups: ['files'] },
+      skill_sync: { mode: 'shared', overwrite: false, cleanup: false },
+    });
+    expect((await resultsOf(done.id)).look.content.result).toMatchObject({
+      exit_code: 0,
+      stdout: `.skills/${done.id}/noted/SKILL.md\n`,
+    });
+  });
+
   it('with cleanup remove the synced skills of a failed and of a cancelled run as well', async () => {
     const skill = await t.rest('POST', '/api/v1/skills', {
       body: {

@@ -12,6 +12,7 @@ let openai: ModelServer;
 let anthropic: ModelServer;
 let otherKey: string;
 let writeOnly: string;
+let readOnly: string;
 
 beforeAll(async () => {
   openai = await startOpenAICompatibleServer();
@@ -19,6 +20,7 @@ beforeAll(async () => {
   t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
   otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
   writeOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read,write' })).token;
+  readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
 });
 afterAll(async () => {
   await t.stop();
@@ -148,6 +150,48 @@ describe('model providers', () => {
       (await t.rest('PATCH', `/api/v1/model-providers/${id}`, { headers: { 'if-match': etag }, body: { name: 'stale' } })).status,
     ).toBe(412);
     expect((await t.rest('DELETE', `/api/v1/model-providers/${id}`)).status).toBe(405);
+  });
+
+  it('ask for a new credential on a config change only when one is stored (and extra headers only when stored)', async () => {
+    const newBase = { base_url: 'http://127.0.0.1:2/v1' };
+    // A stored credential and no extra headers: the new credential alone is enough.
+    const keyOnly = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type: 'openai_compatible', name: 'Key only', config: { base_url: `${openai.url}/v1` }, credential: { api_key: 'k1' } },
+    });
+    expect(keyOnly.body).toMatchObject({ credential_configured: true, extra_headers_configured: false });
+    const moved = await t.rest('PATCH', `/api/v1/model-providers/${keyOnly.body.id}`, {
+      headers: { 'if-match': keyOnly.headers.get('etag')! },
+      body: { config: newBase, credential: { api_key: 'k2' } },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({ config: newBase, credential_configured: true, version: 2 });
+    // No stored credential: nothing to replace, so a config change needs no credential.
+    const keyless = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type: 'openai_compatible', name: 'Keyless', config: { base_url: `${openai.url}/v1` } },
+    });
+    expect(keyless.body).toMatchObject({ credential_configured: false, extra_headers_configured: false });
+    const repointed = await t.rest('PATCH', `/api/v1/model-providers/${keyless.body.id}`, {
+      headers: { 'if-match': keyless.headers.get('etag')! },
+      body: { config: newBase },
+    });
+    expect(repointed.status, JSON.stringify(repointed.body)).toBe(200);
+    expect(repointed.body).toMatchObject({ config: newBase, credential_configured: false, version: 2 });
+  });
+
+  it('need write to create or change', async () => {
+    const body = { type: 'development', name: 'Not allowed' };
+    const refused = await t.rest('POST', '/api/v1/model-providers', { token: readOnly, body });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'permission_denied', details: { permission: 'write' } });
+    const listed = (await t.rest('GET', '/api/v1/model-providers?limit=100')).body.items;
+    expect(listed.map((provider: { name: string }) => provider.name)).not.toContain('Not allowed');
+    const created = await t.rest('POST', '/api/v1/model-providers', { body });
+    const patch = await t.rest('PATCH', `/api/v1/model-providers/${created.body.id}`, {
+      token: readOnly,
+      headers: { 'if-match': created.headers.get('etag')! },
+      body: { enabled: false },
+    });
+    expect(patch.status).toBe(403);
   });
 
   it('enforce the endpoint policy and the schemas, naming the field', async () => {

@@ -7,6 +7,7 @@ import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
 let otherKey: string;
+let otherAgent: { id: string };
 let readOnly: string;
 let agent: { id: string; default_revision_id: string };
 const input = { content: [{ type: 'text', text: 'hello' }] };
@@ -18,6 +19,7 @@ beforeAll(async () => {
   otherKey = other.apiKey.token;
   await insertModel(t, 'main');
   await insertModel(t, 'b-model', { workspaceId: other.workspace.id });
+  otherAgent = (await t.rest('POST', '/api/v1/agents', { token: otherKey, body: { name: 'Theirs', config: { model: 'b-model' } } })).body;
   readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
   agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'Runner', config: { model: 'main', instructions: 'base' } } })).body;
 });
@@ -272,5 +274,98 @@ describe('sessions and threads', () => {
     expect((await t.rest('GET', '/api/v1/sessions?label=channel:web')).body.items.map((s: { id: string }) => s.id)).toEqual([
       session.body.id,
     ]);
+  });
+});
+
+describe('changes need write', () => {
+  it('PATCH of a run, resume, fork and PATCH of an inbox entry answer 403 permission_denied to a read-only key', async () => {
+    const { body: run, headers } = await start();
+    // A second delivery waits behind the accepted run: a pending entry, the one kind that can be edited.
+    const pending = await t.rest('POST', `/api/v1/threads/${run.thread_id}/inbox`, { body: { payload: input } });
+    expect(pending.body.entry.status).toBe('pending');
+    const threadEtag = (await t.rest('GET', `/api/v1/threads/${run.thread_id}`)).headers.get('etag')!;
+    const calls: [string, string, Record<string, string>, unknown][] = [
+      ['PATCH', `/api/v1/runs/${run.id}`, { 'if-match': headers.get('etag')! }, { labels: { a: '1' } }],
+      ['POST', `/api/v1/runs/${run.id}/resume`, { 'idempotency-key': 'ro-resume' }, { calls: {} }],
+      ['POST', `/api/v1/runs/${run.id}/fork`, { 'idempotency-key': 'ro-fork' }, { payload: input }],
+      ['PATCH', `/api/v1/threads/${run.thread_id}/inbox/${pending.body.entry.id}`, { 'if-match': threadEtag }, { payload: input }],
+    ];
+    for (const [method, path, callHeaders, body] of calls) {
+      const refused = await t.rest(method, path, { token: readOnly, headers: callHeaders, body });
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body.error, `${method} ${path}`).toMatchObject({ code: 'permission_denied', details: { permission: 'write' } });
+    }
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body).toMatchObject({ version: run.version, labels: {} });
+    // A fork of the sealed run, still refused: the permission is checked whatever the run's state.
+    await t.rest('POST', `/api/v1/runs/${run.id}/cancel`);
+    const fork = await t.rest('POST', `/api/v1/runs/${run.id}/fork`, {
+      token: readOnly,
+      headers: { 'idempotency-key': 'ro-fork-sealed' },
+      body: { payload: input },
+    });
+    expect(fork.status).toBe(403);
+    // No fork thread was opened in the session.
+    const threads = (await t.rest('GET', `/api/v1/threads?session_id=${run.session_id}`)).body.items;
+    expect(threads).toHaveLength(1);
+  });
+});
+
+describe('fork', () => {
+  it("answers 404 for another workspace's agent_id and forks nothing", async () => {
+    const { body: run } = await start();
+    expect((await t.rest('POST', `/api/v1/runs/${run.id}/cancel`)).status).toBe(200);
+    const foreign = await t.rest('POST', `/api/v1/runs/${run.id}/fork`, {
+      headers: { 'idempotency-key': 'foreign-agent' },
+      body: { agent_id: otherAgent.id, payload: input },
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('not_found');
+    expect((await t.rest('GET', `/api/v1/threads?session_id=${run.session_id}`)).body.items).toHaveLength(1);
+    // The same fork with this workspace's agent is made (so the 404 was the agent's).
+    const own = await t.rest('POST', `/api/v1/runs/${run.id}/fork`, {
+      headers: { 'idempotency-key': 'own-agent' },
+      body: { agent_id: agent.id, payload: input },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    expect(own.body.run.agent_id).toBe(agent.id);
+  });
+});
+
+describe('default page sizes', () => {
+  it('runs: 51 runs and no limit → 50 runs and a cursor to the 51st', async () => {
+    const fresh = await createWorkspace(t.app.deps, { name: 'fifty-one runs' });
+    const as = { token: fresh.apiKey.token };
+    await insertModel(t, 'm', { workspaceId: fresh.workspace.id });
+    const own = (await t.rest('POST', '/api/v1/agents', { ...as, body: { name: 'A', config: { model: 'm' } } })).body;
+    const ids: string[] = [];
+    for (let i = 0; i < 51; i++) ids.push((await t.rest('POST', '/api/v1/runs', { ...as, body: { agent_id: own.id, input } })).body.id);
+    const first = await t.rest('GET', '/api/v1/runs', as);
+    expect(first.body.items).toHaveLength(50);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const rest = await t.rest('GET', `/api/v1/runs?cursor=${encodeURIComponent(first.body.next_cursor)}`, as);
+    expect(rest.body).toMatchObject({ items: [{ id: ids[0] }], next_cursor: null });
+  });
+
+  it('inbox: limit 1 to 100, default 50', async () => {
+    const { body: run } = await start();
+    // The first entry started the run, which stays accepted (no workers): every later delivery waits in the inbox.
+    for (let i = 0; i < 51; i++) {
+      const delivered = await t.rest('POST', `/api/v1/threads/${run.thread_id}/inbox`, { body: { payload: input } });
+      expect(delivered.status).toBe(201);
+    }
+    const inbox = `/api/v1/threads/${run.thread_id}/inbox`;
+    const first = await t.rest('GET', inbox);
+    expect(first.body.items.map((entry: { position: number }) => entry.position)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const rest = await t.rest('GET', `${inbox}?cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(rest.body.items.map((entry: { position: number }) => entry.position)).toEqual([51, 52]);
+    expect((await t.rest('GET', `${inbox}?limit=1`)).body.items).toHaveLength(1);
+    expect((await t.rest('GET', `${inbox}?limit=100`)).body).toMatchObject({ items: expect.any(Array), next_cursor: null });
+    expect((await t.rest('GET', `${inbox}?limit=100`)).body.items).toHaveLength(52);
+    for (const bad of ['0', '101']) {
+      const refused = await t.rest('GET', `${inbox}?limit=${bad}`);
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'limit' } });
+    }
   });
 });

@@ -2,13 +2,15 @@
 // validation and canonical form, plus the lifecycle through their own endpoints.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/services/admin.js';
 
 let t: TestApp;
 let otherKey: string;
+let readOnly: string;
 beforeAll(async () => {
   t = await startTestApp();
   otherKey = (await createWorkspace(t.app.deps, { name: 'B' })).apiKey.token;
+  readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
 });
 afterAll(async () => {
   await t.stop();
@@ -129,6 +131,42 @@ describe('skills', () => {
     expect(unarchived.body.archived_at).toBeNull();
     // Archive still needs it.
     expect((await t.rest('POST', `/api/v1/skills/${skill.id}/archive`)).status).toBe(428);
+  });
+
+  it('need write for every change, unarchive and set-default included', async () => {
+    const { skill, etag } = await createSkill();
+    // Archived first, so that an unarchive let through would change the head.
+    const archived = await t.rest('POST', `/api/v1/skills/${skill.id}/archive`, { headers: { 'if-match': etag } });
+    const current = archived.headers.get('etag')!;
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/api/v1/skills', { name: 'x', content }],
+      ['PATCH', `/api/v1/skills/${skill.id}`, { name: 'x' }],
+      ['POST', `/api/v1/skills/${skill.id}/archive`],
+      ['POST', `/api/v1/skills/${skill.id}/unarchive`],
+      ['POST', `/api/v1/skills/${skill.id}/revisions`, { content: { ...content, instructions: 'v2' } }],
+      ['POST', `/api/v1/skills/${skill.id}/revisions/${skill.default_revision_id}/set-default`],
+    ];
+    for (const [method, path, body] of calls) {
+      const response = await t.rest(method, path, { token: readOnly, headers: { 'if-match': current }, body });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.body.error).toMatchObject({ code: 'permission_denied', details: { permission: 'write' } });
+    }
+    expect((await t.rest('GET', `/api/v1/skills/${skill.id}`)).body).toMatchObject({ version: archived.body.version });
+  });
+
+  it('refuse a set-default with a superseded ETag (412) and leave the default alone', async () => {
+    const { skill, etag } = await createSkill();
+    const published = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions`, {
+      headers: { 'if-match': etag },
+      body: { content: { ...content, instructions: 'v2' } },
+    });
+    expect(published.status).toBe(201);
+    const stale = await t.rest('POST', `/api/v1/skills/${skill.id}/revisions/${skill.default_revision_id}/set-default`, {
+      headers: { 'if-match': etag },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe('precondition_failed');
+    expect((await t.rest('GET', `/api/v1/skills/${skill.id}`)).body.default_revision_id).toBe(published.body.id);
   });
 
   it('are served by GraphQL too', async () => {

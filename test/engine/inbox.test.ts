@@ -208,6 +208,49 @@ describe('idempotency keys', () => {
   });
 });
 
+describe('idempotent deliveries and edits', () => {
+  it('an edit keeps the original request digest: a replay of the original delivery still matches, the edited body does not', async () => {
+    // The busy run's model pauses for ten minutes: the delivery below stays pending until the run is cancelled.
+    const busy = await agentWith({ model_settings: { script: [[{ delay_ms: 600_000 }]] } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: busy.id, payload: text('a') } })).body;
+    const echo = await agentWith({});
+    const original = { agent_id: echo.id, payload: text('original'), delivery: 'queue' };
+    const headers = { 'idempotency-key': 'edited-later' };
+    const delivered = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { headers, body: original });
+    expect(delivered.status).toBe(201);
+    expect(delivered.body.entry.status).toBe('pending');
+    const entryPath = `/api/v1/threads/${thread.id}/inbox/${delivered.body.entry.id}`;
+    // The entry's own digest of its request is not in its view; it is read from the row.
+    const storedDigest = async () =>
+      (await t.app.deps.db.inboxEntry.findUniqueOrThrow({ where: { id: delivered.body.entry.id } })).requestDigest;
+    const digestBefore = await storedDigest();
+    const read = await t.rest('GET', entryPath);
+    const edited = await t.rest('PATCH', entryPath, {
+      headers: { 'if-match': read.headers.get('etag')! },
+      body: { payload: text('edited') },
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body.entry.payload).toEqual(text('edited'));
+    expect(await storedDigest()).toBe(digestBefore);
+
+    // The original request, sent again with its key: the same delivery (as it is now, edited), nothing new.
+    const replay = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { headers, body: original });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(201);
+    expect(replay.body.entry).toMatchObject({ id: delivered.body.entry.id, payload: text('edited') });
+    // The edited body is another request under that key.
+    const asEdited = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
+      headers,
+      body: { ...original, payload: text('edited') },
+    });
+    expect(asEdited.status).toBe(409);
+    expect(asEdited.body.error.code).toBe('idempotency_key_reused');
+    const entries = (await t.rest('GET', `/api/v1/threads/${thread.id}/inbox`)).body.items;
+    expect(entries.map((entry: { id: string }) => entry.id)).toEqual([first.entry.id, delivered.body.entry.id]);
+    expect((await t.rest('POST', `/api/v1/runs/${first.run.id}/cancel`)).status).toBe(200);
+  });
+});
+
 describe('inbox entry reads', () => {
   it("GET of an entry returns the thread's ETag, which edits take as If-Match until the thread changes", async () => {
     // A run that stays active (its model pauses for a minute) keeps a queued entry pending.

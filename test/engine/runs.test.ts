@@ -8,12 +8,15 @@ import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
+import { createApiKey } from '../../src/services/admin.js';
 
 let t: TestApp;
 let loopback: ModelServer;
+let readOnly: string;
 beforeAll(async () => {
   loopback = await startOpenAICompatibleServer();
   t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
+  readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
   await insertModel(t, 'dev');
   // A model whose streamed answers the test can hold mid-stream (a gate instead of a delay).
   await addLoopbackModel(t, loopback, 'loop');
@@ -28,13 +31,13 @@ const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 async function agentWith(config: Record<string, unknown>) {
   const response = await t.rest('POST', '/api/v1/agents', { body: { name: 'engine', config: { model: 'dev', ...config } } });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body as { id: string };
+  return response.body as { id: string; default_revision_id: string };
 }
 
 async function startRun(agentId: string, body: Record<string, unknown> = {}) {
   const response = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('hello'), ...body } });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body as { id: string; thread_id: string };
+  return response.body as { id: string; thread_id: string; agent_revision_id: string };
 }
 
 const settle = (runId: string, statuses?: string[]) => settleRun(t, runId, statuses);
@@ -435,5 +438,150 @@ describe('the items response', () => {
     expect((await t.rest('POST', `/api/v1/runs/${running.id}/cancel`)).status).toBe(200);
     await settle(running.id, ['cancelled']);
     expect(await completeOnEveryPage(running.id)).toEqual(everywhere(true));
+  });
+});
+
+describe('revision pinning', () => {
+  it('a waiting run keeps the revision it started with after the default moves: its agent_revision_id, its agent view and its resume', async () => {
+    // Each revision scripts its own answer to the client call, so the successor's output says which one ran.
+    const pausing = (answer: string, instructions: string) => ({
+      instructions,
+      client_tools: [{ name: 'pick', parameters_json_schema: { type: 'object' } }],
+      ...script([{ tool_call: { id: 'p1', name: 'pick', arguments: {} } }], [{ text: answer }]),
+    });
+    const agent = await agentWith(pausing('answered by revision 1', 'first'));
+    const pinned = agent.default_revision_id;
+    const run = await startRun(agent.id);
+    expect(await settle(run.id)).toMatchObject({ status: 'waiting', wait_reason: 'client_tool', agent_revision_id: pinned });
+    const moved = await t.rest('POST', `/api/v1/agents/${agent.id}/revisions`, {
+      headers: { 'if-match': '*' },
+      body: { config: { model: 'dev', ...pausing('answered by revision 2', 'second') } },
+    });
+    expect(moved.status).toBe(201);
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body.default_revision_id).toBe(moved.body.id);
+
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.agent_revision_id).toBe(pinned);
+    const view = await t.rest('GET', `/api/v1/runs/${run.id}/agent`);
+    expect(view.body.revision).toMatchObject({ id: pinned, number: 1 });
+    expect(view.body.config.instructions).toBe('first');
+
+    const answers = { calls: { p1: { status: 'returned', value: 'a' } } };
+    // Resuming is a change: a read-only key is refused before anything is created.
+    const refused = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
+      token: readOnly,
+      headers: { 'idempotency-key': 'pinned-ro' },
+      body: answers,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'permission_denied', details: { permission: 'write' } });
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.resumed_by_id).toBeNull();
+
+    const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, { headers: { 'idempotency-key': 'pinned' }, body: answers });
+    expect(successor.status).toBe(200);
+    expect(successor.body.agent_revision_id).toBe(pinned);
+    expect(await settle(successor.body.id)).toMatchObject({ status: 'completed', output: 'answered by revision 1' });
+    expect((await t.rest('GET', `/api/v1/runs/${successor.body.id}/agent`)).body.revision.id).toBe(pinned);
+    // A new run without a pin takes the new default.
+    expect((await startRun(agent.id)).agent_revision_id).toBe(moved.body.id);
+  });
+});
+
+describe('paging run items', () => {
+  type Item = { ordinal: number; state: string; kind: string };
+  const ordinals = (items: Item[]) => items.map((item) => item.ordinal);
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const page = async (runId: string, query: string) => {
+    const response = await t.rest('GET', `/api/v1/runs/${runId}/items${query}`);
+    expect(response.status, `${query}: ${JSON.stringify(response.body)}`).toBe(200);
+    return response.body.items as Item[];
+  };
+
+  // One waiting run with 252 committed items: the user message, then 251 client calls of one model turn.
+  let runId: string;
+  const CALLS = 251;
+  const LAST = CALLS + 1;
+  beforeAll(async () => {
+    const agent = await agentWith({
+      client_tools: [{ name: 'pick', parameters_json_schema: { type: 'object' } }],
+      ...script(Array.from({ length: CALLS }, (_, i) => ({ tool_call: { id: `c${i}`, name: 'pick', arguments: {} } }))),
+    });
+    const waiting = await settle((await startRun(agent.id)).id);
+    expect(waiting.status).toBe('waiting');
+    runId = waiting.id;
+  });
+
+  it('refuse before with after, and limits outside 1 to 500; the default page is the newest 200', async () => {
+    const both = await t.rest('GET', `/api/v1/runs/${runId}/items?before=10&after=2`);
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'before' } });
+    for (const limit of ['0', '501']) {
+      const refused = await t.rest('GET', `/api/v1/runs/${runId}/items?limit=${limit}`);
+      expect(refused.status, limit).toBe(400);
+      expect(refused.body.error, limit).toMatchObject({ code: 'invalid_argument', details: { field: 'limit' } });
+    }
+    expect(ordinals(await page(runId, '?limit=1'))).toEqual([LAST]);
+    expect(ordinals(await page(runId, '?limit=500'))).toEqual(range(1, LAST));
+    expect(ordinals(await page(runId, ''))).toEqual(range(LAST - 199, LAST));
+  });
+
+  it('before=N and after=N are exactly the items just before and just after ordinal N', async () => {
+    expect(ordinals(await page(runId, '?before=10&limit=3'))).toEqual([7, 8, 9]);
+    expect(ordinals(await page(runId, '?after=10&limit=3'))).toEqual([11, 12, 13]);
+    expect(ordinals(await page(runId, '?before=4'))).toEqual([1, 2, 3]);
+    expect(ordinals(await page(runId, `?after=${LAST - 2}`))).toEqual([LAST - 1, LAST]);
+    expect(ordinals(await page(runId, '?after=0&limit=2'))).toEqual([1, 2]);
+    expect(ordinals(await page(runId, `?before=${LAST + 1}&limit=2`))).toEqual([LAST - 1, LAST]);
+    // The default limit applies to before and after too.
+    expect(ordinals(await page(runId, '?after=0'))).toEqual(range(1, 200));
+    expect(ordinals(await page(runId, `?before=${LAST}`))).toEqual(range(LAST - 200, LAST - 1));
+    expect(await page(runId, '?before=1')).toEqual([]);
+    expect(await page(runId, `?after=${LAST}`)).toEqual([]);
+  });
+
+  it('committed items read through after and through before are identical', async () => {
+    const forwards: Item[] = [];
+    for (let after = 0; ;) {
+      const items = await page(runId, `?after=${after}&limit=37`);
+      if (!items.length) break;
+      // Each page must move on, or the walk would never end.
+      expect(items[0]!.ordinal).toBeGreaterThan(after);
+      forwards.push(...items);
+      after = items[items.length - 1]!.ordinal;
+    }
+    const backwards: Item[] = [];
+    for (let before = LAST + 1; ;) {
+      const items = await page(runId, `?before=${before}&limit=41`);
+      if (!items.length) break;
+      expect(items[items.length - 1]!.ordinal).toBeLessThan(before);
+      backwards.unshift(...items);
+      before = items[0]!.ordinal;
+    }
+    expect(ordinals(forwards)).toEqual(range(1, LAST));
+    expect(backwards).toEqual(forwards);
+    expect(await page(runId, '?limit=500')).toEqual(forwards);
+  });
+
+  it('without before or after: the newest items, and always the live tail from the oldest item still in progress', async () => {
+    // One model turn streams an answer, then reasoning, and holds: both items stay in progress until it is cancelled.
+    const agent = await agentWith(script([{ text: 'partial' }, { reasoning: 'thinking' }, { delay_ms: 600_000 }]));
+    const running = await startRun(agent.id);
+    const open = await waitFor(
+      () => page(running.id, ''),
+      (items) => items.length === 3 && items.every((item) => item.ordinal === 1 || item.state === 'in_progress'),
+      'the answer and the reasoning in progress',
+    );
+    expect(open.map((item) => [item.ordinal, item.kind, item.state])).toEqual([
+      [1, 'user_message', 'completed'],
+      [2, 'text_message', 'in_progress'],
+      [3, 'reasoning', 'in_progress'],
+    ]);
+    // limit=1 would be the reasoning alone; the answer before it is still in progress, so it comes too.
+    expect(ordinals(await page(running.id, '?limit=1'))).toEqual([2, 3]);
+    // Paged explicitly, the limit holds.
+    expect(ordinals(await page(running.id, '?after=1&limit=1'))).toEqual([2]);
+    expect((await t.rest('POST', `/api/v1/runs/${running.id}/cancel`)).status).toBe(200);
+    await settle(running.id, ['cancelled']);
+    // Sealed, nothing is in progress any more: limit=1 is the newest item alone.
+    expect(ordinals(await page(running.id, '?limit=1'))).toEqual([3]);
   });
 });

@@ -82,7 +82,7 @@ describe('webhook events', () => {
       ['thread', 'thread.changed'],
       ['asset', 'asset.changed'],
       ['webhook_subscription', 'webhook_subscription.changed'],
-    ])
+    ] as const)
       expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: kind, resourceId: 'x' })).toMatchObject({
         kind: event,
         data: { resource_kind: kind, resource_id: 'x', action: 'update' },
