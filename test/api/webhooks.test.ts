@@ -682,6 +682,26 @@ describe('webhook deliveries', () => {
     }
   });
 
+  it('sends run.started once per run: the retries of a transient error are no new start', async () => {
+    const r = await receiver();
+    await subscribe(r.url, ['run.started', 'run.failed']);
+    const retried = await t.rest('POST', '/api/v1/agents', {
+      body: {
+        name: 'retried',
+        config: { model: 'dev', model_settings: { script: [[{ error: { message: 'overloaded', transient: true } }]] } },
+      },
+    });
+    const run = await t.rest('POST', '/api/v1/runs', { body: { agent_id: retried.body.id, input: text('hi') } });
+    // Every claim is written before the seal, so once run.failed is in, every run.started it caused is too.
+    await r.waitFor(
+      ofKind('run.failed', (d) => d.run.id === run.body.id),
+      'run.failed',
+    );
+    expect((await t.rest('GET', `/api/v1/runs/${run.body.id}`)).body.attempts).toBe(3);
+    const events = await sql(`SELECT kind FROM webhook_events WHERE payload->'run'->>'id' = $1 ORDER BY created_at`, [run.body.id]);
+    expect(events.map((e) => e.kind)).toEqual(['run.started', 'run.failed']);
+  });
+
   it('writes no outbox rows for changes nobody subscribed to', async () => {
     const before = await sql(
       `SELECT (SELECT count(*) FROM webhook_events)::int AS events, (SELECT count(*) FROM webhook_deliveries)::int AS deliveries`,
