@@ -335,6 +335,10 @@ const HEADER_DOCS: Record<string, string> = {
     '`wait=N` (RFC 7240): wait up to N seconds for the run to settle before answering; `Preference-Applied` says when it was honoured.',
 };
 
+const IF_MATCH_OPTIONAL =
+  'Optional here: the ETag of the representation this change was made against (from a read). A stale one answers 412; ' +
+  'without it the change is made on whatever is current. `*` matches any current representation.';
+
 const ERROR_BODY: JsonSchema = {
   type: 'object',
   required: ['error'],
@@ -556,12 +560,13 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       if (read.source === 'header') {
         const name = headerName(read.name);
         headersRead.add(name);
+        const description = name === 'If-Match' && route.ifMatchOptional ? IF_MATCH_OPTIONAL : HEADER_DOCS[name];
         parameters.push({
           name,
           in: 'header',
           required: false,
           schema: { type: 'string' },
-          ...(HEADER_DOCS[name] ? { description: HEADER_DOCS[name] } : {}),
+          ...(description ? { description } : {}),
         });
       } else if (read.source === 'path') {
         parameters.push({ name: read.name, in: 'path', required: true, schema: { type: 'string' } });
@@ -720,7 +725,7 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       responses['409'] = errorResponse('The resource’s state does not allow this (`conflict`, `archived`, `disabled`, …).');
     if (headersRead.has('If-Match')) {
       responses['412'] = errorResponse('`precondition_failed`: If-Match does not name the current ETag.');
-      responses['428'] = errorResponse('`precondition_required`: this change needs If-Match.');
+      if (!route.ifMatchOptional) responses['428'] = errorResponse('`precondition_required`: this change needs If-Match.');
     }
     if (requestBody) responses['413'] = errorResponse('`payload_too_large`.');
     if (route.rawBody || route.upload) responses['415'] = errorResponse('`unsupported_media_type`.');

@@ -76,6 +76,11 @@ export interface Route {
    */
   wait?: true | { applied: string };
   /**
+   * The route takes `If-Match` without needing it: a given one is checked (412 when stale), a missing
+   * one is no refusal (no 428). Its OpenAPI description says so.
+   */
+  ifMatchOptional?: true;
+  /**
    * Deprecated (docs/api/compatibility.md): every answer carries `Deprecation`, `Sunset` and the
    * successor's `Link`, and the OpenAPI description marks the operation `deprecated`.
    */
@@ -157,6 +162,7 @@ function revisionedRoutes(
     {
       method: 'POST',
       path: `${head}/unarchive`,
+      ifMatchOptional: true,
       operation: `${op}Unarchive`,
       surface: 'v1',
       variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
@@ -515,6 +521,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/api/v1/webhook-subscriptions/:subscription_id',
     operation: 'WebhookSubscriptionDelete',
+    ifMatchOptional: true,
     surface: 'v1',
     variables: (req) => ({ id: req.path('subscription_id'), ...ifMatch(req) }),
     body: 'none',
@@ -525,6 +532,7 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/api/v1/webhook-subscriptions/:subscription_id/rotate-secret',
     operation: 'WebhookSubscriptionRotateSecret',
+    ifMatchOptional: true,
     surface: 'v1',
     variables: (req) => ({ id: req.path('subscription_id'), ...ifMatch(req) }),
     body: { input: 'input' },
@@ -579,6 +587,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/api/v1/agents/:agent_id/avatar',
     operation: 'AgentAvatarDelete',
+    ifMatchOptional: true,
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     body: 'none',
@@ -588,6 +597,7 @@ export const routes: Route[] = [
     method: 'PUT',
     path: '/api/v1/agents/:agent_id/avatar',
     operation: 'AgentAvatarUpload',
+    ifMatchOptional: true,
     surface: 'v1',
     variables: (req) => ({ agentId: req.path('agent_id'), ...ifMatch(req) }),
     rawBody: { content: 'contentBase64', mediaType: 'mediaType' },
@@ -641,6 +651,7 @@ export const routes: Route[] = [
     method: 'DELETE',
     path: '/api/v1/assets/:asset_id',
     operation: 'AssetRetire',
+    ifMatchOptional: true,
     surface: 'v1',
     variables: (req) => ({ id: req.path('asset_id'), ...ifMatch(req) }),
     body: 'none',

@@ -39,6 +39,12 @@ export interface Config {
   allowStdioConnectors: boolean;
   /** Offer the `local` environment provider type (development deployments only). */
   allowLocalEnvironments: boolean;
+  /**
+   * Whether the `development` model provider type (the offline scripted model) is offered for new
+   * providers. Default: yes in development and test mode and for a trial on the embedded database
+   * (no DATABASE_URL: `npm start` on a fresh checkout), no for a production deployment on its own database.
+   */
+  allowDevelopmentModels: boolean;
   /** Redis for events across instances and worker processes (optional; in-process without it). */
   redisUrl: string | null;
   /** Run workers inside this process (0: none; use `npm run worker` processes instead). */
@@ -323,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),
     allowLocalEnvironments: boolean(env, 'ALLOW_LOCAL_ENVIRONMENTS', false),
+    allowDevelopmentModels: boolean(env, 'ALLOW_DEVELOPMENT_MODELS', nodeEnv !== 'production' || !databaseUrl),
     allowStdioConnectors: boolean(env, 'ALLOW_STDIO_CONNECTORS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),

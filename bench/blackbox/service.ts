@@ -66,6 +66,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       LOG_LEVEL: 'warn',
       BOOTSTRAP_API_KEY: apiKey,
       ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+      // The benchmark's agents run on the offline development model, on a server database too.
+      ALLOW_DEVELOPMENT_MODELS: 'true',
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
       ...options.env,
     },

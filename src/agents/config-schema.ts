@@ -86,12 +86,8 @@ export const agentConfigSchema = closed(
         ['connection_id'],
       ),
     },
-    toolsets: {
-      type: 'object',
-      propertyNames: { pattern: '^[a-z0-9_-]{1,64}$' },
-      properties: { web: webToolset },
-      additionalProperties: closed({ config: object, enabled: { type: 'boolean' }, tools: object }),
-    },
+    // Like an unknown platform tool group, an unknown toolset would offer nothing without a word: refused by name.
+    toolsets: { type: 'object', properties: { web: webToolset }, additionalProperties: false },
     // An unknown group would offer nothing without a word: refused by name.
     platform_tools: closed({
       groups: { type: 'array', items: { enum: PLATFORM_TOOL_GROUPS } },
@@ -173,10 +169,15 @@ export function fieldPath(prefix: string, error: ErrorObject): string {
   return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : `${path}.${part}`), prefix);
 }
 
+/** The toolsets an agent may configure (`toolsets.<name>`). */
+export const TOOLSET_NAMES = ['web'] as const;
+
 function describe(error: ErrorObject): string {
   switch (error.keyword) {
     case 'additionalProperties':
-      return 'is not a known field';
+      return error.instancePath.endsWith('/toolsets')
+        ? `is not a known toolset (the toolsets are ${TOOLSET_NAMES.map((name) => JSON.stringify(name)).join(', ')})`
+        : 'is not a known field';
     case 'required':
       return 'is required';
     case 'enum':

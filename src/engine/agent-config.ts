@@ -25,11 +25,16 @@ export interface ConnectionToolsConfig {
   permissions?: Record<string, 'inherit' | 'allow' | 'ask' | 'deny'>;
 }
 
-export interface OutputSpec {
+/** One shape of the answer: what the model is told about it, and the schema it is checked against. */
+export interface OutputVariant {
   name?: string;
   description?: string;
+  resources?: Record<string, unknown>;
   schema?: Record<string, unknown>;
-  variants?: { name?: string; schema?: Record<string, unknown> }[];
+}
+
+export interface OutputSpec extends OutputVariant {
+  variants?: OutputVariant[];
 }
 
 export interface MemoryMountConfig {

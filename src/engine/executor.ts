@@ -17,7 +17,7 @@ import { userContent } from './messages.js';
 import { MediaReader } from './media-understanding.js';
 import { streamTurn, type Usage } from './model-turn.js';
 import { resolveModel } from './models.js';
-import { checkOutput, outputCorrection, outputInstruction } from './output-check.js';
+import { checkOutput, outputCorrection, outputInstruction, withOutputFormat } from './output-check.js';
 import { prepareAttempt, type Conversation, type ExecutionContext } from './prepare.js';
 import { ASK_USER_TOOL } from './tools/ask-user.js';
 import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
@@ -77,10 +77,11 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
         conversation.say({ role: 'user', content: userContent(steered) });
       }
     }
-    const model = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {}).catch((error: unknown) => {
+    const resolved = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {}).catch((error: unknown) => {
       ctx.trace?.modelUnavailable(config.model, error);
       throw error;
     });
+    const model = withOutputFormat(resolved, config.output_spec);
     usage.requests += 1;
     // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
     const messages = await media.forModel(await assets.forModel(conversation.messages), model);

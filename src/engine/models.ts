@@ -16,6 +16,8 @@ export interface ResolvedModel {
   inputMedia: readonly MediaKind[];
   /** Of those, the media its API carries inside tool results (others there are described). */
   toolResultMedia: readonly MediaKind[];
+  /** Its API takes an output spec's JSON Schema as a response format next to tools (registry.ts, modelApis). */
+  jsonSchemaResponse: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function resolveModel(
     settings: merged,
     inputMedia,
     toolResultMedia: inputMedia.filter((kind) => api?.toolResultMedia?.includes(kind)),
+    jsonSchemaResponse: api?.jsonSchemaResponse ?? false,
     model: usable.type.languageModel(
       { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders },
       model,

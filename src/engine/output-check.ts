@@ -1,15 +1,96 @@
-// Structured output: the instruction the model gets when the agent has an `output_spec`, and the
-// check of its final answer against the spec's schema (any variant may match).
+// Structured output: the instruction the model gets when the agent has an `output_spec`, the
+// response format for model APIs that take one, and the check of its final answer against the
+// spec's schemas (the top schema and the variants' are a union: any one may match).
 import { ValidatorCache } from '../lib/json-schema-drafts.js';
 import type { Logger } from '../lib/logger.js';
-import type { OutputSpec } from './agent-config.js';
+import type { JSONSchema7, LanguageModelV2CallOptions } from '@ai-sdk/provider';
+import { wrapLanguageModel } from 'ai';
+import type { OutputSpec, OutputVariant } from './agent-config.js';
+import type { ResolvedModel } from './models.js';
+
+type JsonResponseFormat = Extract<NonNullable<LanguageModelV2CallOptions['responseFormat']>, { type: 'json' }>;
 
 // Shared by every run: the same agents' output schemas come back run after run (bounded, see ValidatorCache).
 const validators = new ValidatorCache({ strict: false, allErrors: false, logger: false });
 
-/** The system prompt's line asking for JSON (with the schema when the spec has one). */
+/**
+ * The system prompt's part asking for JSON: the spec's name, description, resources and schema, and
+ * each variant with the same four (the answer may match any one of them). Every model gets it, also
+ * one that receives the schema as a response format too (outputResponseFormat): the description and
+ * resources have no other way to the model.
+ */
 export function outputInstruction(spec: OutputSpec): string {
-  return `Answer with JSON only${spec.schema ? `, matching this JSON Schema: ${JSON.stringify(spec.schema)}` : ''}.`;
+  const variants = spec.variants ?? [];
+  const lines = ['Answer with JSON only.', ...describe('The answer', spec)];
+  if (variants.length)
+    lines.push(
+      spec.schema ? 'It may instead match any one of these variants:' : 'It must match one of these variants:',
+      ...variants.flatMap((variant, index) =>
+        describe(`Variant ${index + 1}`, variant, true).map((line, at) => (at === 0 ? `- ${line}` : `  ${line}`)),
+      ),
+    );
+  return lines.join('\n');
+}
+
+/**
+ * What the model is told of one shape: its name and description (the label line; always for a
+ * variant, so its details stay under it), its resources and its schema.
+ */
+function describe(label: string, shape: OutputVariant, labelled = false): string[] {
+  const name = shape.name ? ` "${shape.name}"` : '';
+  return [
+    ...(labelled || name || shape.description ? [`${label}${name}${shape.description ? `: ${shape.description}` : ''}`] : []),
+    ...(shape.resources && Object.keys(shape.resources).length ? [`Resources for it: ${JSON.stringify(shape.resources)}`] : []),
+    ...(shape.schema ? [`It must match this JSON Schema: ${JSON.stringify(shape.schema)}`] : []),
+  ];
+}
+
+/**
+ * The response format for model APIs that take a JSON Schema next to tools (OpenAI's and Azure's). A
+ * spec of one schema sends it with the spec's (or the variant's) name and description; a union —
+ * the top schema and variants, or several variants — or a schema whose root is not an object (OpenAI
+ * accepts only object roots) asks for JSON without a schema, and the instruction carries the union.
+ */
+export function outputResponseFormat(spec: OutputSpec): JsonResponseFormat {
+  const candidates: OutputVariant[] = [
+    ...(spec.schema ? [{ name: spec.name, description: spec.description, schema: spec.schema }] : []),
+    ...(spec.variants ?? []).filter((variant) => variant.schema),
+  ];
+  const only = candidates.length === 1 ? candidates[0]! : null;
+  if (!only || only.schema?.type !== 'object') return { type: 'json' };
+  return {
+    type: 'json',
+    schema: only.schema as JSONSchema7,
+    // Response format names are `^[a-zA-Z0-9_-]{1,64}$` at OpenAI; the spec's name is free text.
+    name: responseFormatName(only.name ?? spec.name),
+    ...((only.description ?? spec.description) ? { description: only.description ?? spec.description } : {}),
+  };
+}
+
+/**
+ * The model to ask for an agent with an output spec: where its API takes a JSON Schema response
+ * format next to tools, every request of the run carries the spec's (a tool-calling turn still may
+ * call tools; the final answer is held to the format); else the model as it is.
+ */
+export function withOutputFormat(model: ResolvedModel, spec: OutputSpec | undefined): ResolvedModel {
+  if (!spec || !model.jsonSchemaResponse) return model;
+  const responseFormat = outputResponseFormat(spec);
+  return {
+    ...model,
+    model: wrapLanguageModel({
+      model: model.model,
+      middleware: { transformParams: async ({ params }) => ({ ...params, responseFormat }) },
+    }),
+  };
+}
+
+/** The spec's name as a response format name (`output` when it has none). */
+export function responseFormatName(name: string | undefined): string {
+  const cleaned = (name ?? '')
+    .replace(/[^a-zA-Z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64);
+  return cleaned || 'output';
 }
 
 /** What the model is told when its answer did not match (it answers again while output retries are left). */

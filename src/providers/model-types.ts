@@ -35,6 +35,8 @@ registerProviderType({
   configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialSchema: { type: 'object', properties: {}, additionalProperties: false },
   credentialRequired: false,
+  // For trying the service and for tests: a production deployment offers it only when it says so.
+  offeredWhen: (deployment) => deployment.allowDevelopmentModels,
   modelApis: [
     {
       api: 'scripted',
@@ -60,8 +62,8 @@ registerProviderType({
   setupUrl: 'https://platform.openai.com/api-keys',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
   ],
   probe: (ctx) =>
     probeGet(
@@ -214,8 +216,8 @@ registerProviderType({
   setupUrl: 'https://portal.azure.com/',
   endpointFields: ['base_url'],
   modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'] },
+    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
+    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
   ],
   probe: (ctx) => {
     const root = ctx.config.base_url

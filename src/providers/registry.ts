@@ -43,9 +43,18 @@ export interface ProviderType {
    * Model types: their model APIs, the settings schema of each, the media besides text the API
    * carries to the model in messages (absent: text only) and inside tool results (absent: none; some
    * adapters can only send a tool result as text). A model's `settings.input_media` overrides the
-   * first for that model (docs/api/agents.md, "Media understanding").
+   * first for that model (docs/api/agents.md, "Media understanding"). `jsonSchemaResponse`: the API
+   * takes a JSON Schema response format in the same request as tools (an agent's `output_spec` is sent
+   * as one); absent: the spec reaches the model as instructions only (Anthropic's and Gemini's APIs
+   * would give up the tools for it).
    */
-  modelApis?: { api: string; settingsSchema: JsonSchema; inputMedia?: readonly MediaKind[]; toolResultMedia?: readonly MediaKind[] }[];
+  modelApis?: {
+    api: string;
+    settingsSchema: JsonSchema;
+    inputMedia?: readonly MediaKind[];
+    toolResultMedia?: readonly MediaKind[];
+    jsonSchemaResponse?: boolean;
+  }[];
   /** Web types: the operations they serve (`search`, `fetch`). */
   operations?: string[];
   /** Web types: how they carry the operations out (src/providers/web). */
@@ -67,7 +76,8 @@ export interface ProviderType {
     ) => Promise<void>;
   };
   /**
-   * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS). Absent:
+   * Types only some deployments offer (the local environment type: ALLOW_LOCAL_ENVIRONMENTS; the
+   * development model type: ALLOW_DEVELOPMENT_MODELS). Absent:
    * every deployment offers it. A type not offered is neither listed nor accepted for new providers.
    */
   offeredWhen?: (config: DeploymentSwitches) => boolean;
@@ -107,6 +117,7 @@ export interface ProviderType {
 /** The deployment settings that decide which types are offered. */
 export interface DeploymentSwitches {
   allowLocalEnvironments: boolean;
+  allowDevelopmentModels: boolean;
 }
 
 const registry = new Map<string, ProviderType>();

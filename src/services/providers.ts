@@ -54,17 +54,23 @@ export function parseKind(kind: string): ProviderKind {
   return kind as ProviderKind;
 }
 
-/** The types of a kind this deployment offers (the local environment type only with ALLOW_LOCAL_ENVIRONMENTS). */
+/** The types of a kind this deployment offers (the local environment type only with ALLOW_LOCAL_ENVIRONMENTS, the development model type with ALLOW_DEVELOPMENT_MODELS). */
 export function listProviderTypes(deps: Pick<Deps, 'config'>, kind: string) {
   return providerTypes(parseKind(kind), deps.config).map(describeType);
 }
+
+/** The setting that offers each type only some deployments offer (named in the refusal). */
+const DEPLOYMENT_SWITCHES: Record<string, string> = {
+  'environment:local': 'ALLOW_LOCAL_ENVIRONMENTS',
+  'model:development': 'ALLOW_DEVELOPMENT_MODELS',
+};
 
 function typeOf(deps: Pick<Deps, 'config'>, kind: ProviderKind, type: unknown): ProviderType {
   if (typeof type !== 'string' || !type) throw invalidArgument('type is required', 'type');
   const found = providerType(kind, type);
   if (found && !isOffered(found, deps.config))
     throw invalidArgument(
-      `the ${kind} provider type ${quoteInput(type)} is not offered by this deployment${type === 'local' ? ' (ALLOW_LOCAL_ENVIRONMENTS)' : ''}`,
+      `the ${kind} provider type ${quoteInput(type)} is not offered by this deployment${DEPLOYMENT_SWITCHES[`${kind}:${type}`] ? ` (${DEPLOYMENT_SWITCHES[`${kind}:${type}`]})` : ''}`,
       'type',
     );
   if (!found) throw invalidArgument(`unknown ${kind} provider type ${quoteInput(type)}; see GET /api/v1/provider-types/${kind}`, 'type');

@@ -197,7 +197,10 @@ export const unarchiveHead = <H extends HeadRow>(
   call: CallContext,
   id: string,
   ifMatch: string | null | undefined,
-) => changeHead(spec, call, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}));
+) =>
+  // Unarchiving needs only `write`: it takes back an archive and loses nothing, so a missing If-Match
+  // is no refusal (a given one is still checked: a stale one → 412).
+  changeHead(spec, call, id, ifMatch, 'unarchive', (head) => (head.archivedAt ? { archivedAt: null } : {}), { ifMatchRequired: false });
 
 export async function setDefaultRevision<H extends HeadRow>(
   spec: RevisionedKind<H, any>,

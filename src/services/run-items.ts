@@ -11,6 +11,15 @@ import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
 import { subagentChildren } from './subagent-runs.js';
 import { listenTo, type ItemView } from './event-topics.js';
+import {
+  carriesFullContent,
+  leavesOutEarlier,
+  MAX_PENDING,
+  MAX_PENDING_BYTES,
+  openParts,
+  pendingFragments,
+  type PendingFragments,
+} from './run-items-continuation.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
 
 export type { ItemView };
@@ -53,10 +62,13 @@ export interface MemorySource {
   sources_truncated: boolean;
 }
 
-/** The items response's `continuation` (the spec's members; the ones this service never fills hold their empty values). */
+/**
+ * The items response's `continuation` (the spec's members; what each means, and which never change:
+ * docs/api/runs.md, "The items continuation"). The page's own members come from run-items-continuation.ts.
+ */
 export interface RunItemsContinuation {
   arguments: { at: null; event: null; key: null; sequence: number; size: number; stream: string | null };
-  fragments: { gap: boolean; max_bytes: number; max_pending: number; pending: Record<string, unknown> };
+  fragments: { gap: boolean; max_bytes: number; max_pending: number; pending: Record<string, PendingFragments> };
   full_content: boolean;
   memory_sources: Record<string, MemorySource[]>;
   next_ordinal: number;
@@ -105,6 +117,7 @@ export async function listRunItems(
         : newest;
   }
   const last = await call.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
+  const first = await call.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
   const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
   // What memory recall put into the model's context, by mount.
   const recalls = await call.db.runItem.findMany({
@@ -131,8 +144,13 @@ export async function listRunItems(
   const children = await subagentChildren(call, run.id);
   const continuation: RunItemsContinuation = {
     arguments: { at: null, event: null, key: null, sequence: position, size: 0, stream: position ? `s${position}` : null },
-    fragments: { gap: false, max_bytes: 67_108_864, max_pending: 8, pending: {} },
-    full_content: true,
+    fragments: {
+      gap: leavesOutEarlier(items, first?.ordinal ?? null),
+      max_bytes: MAX_PENDING_BYTES,
+      max_pending: MAX_PENDING,
+      pending: pendingFragments(items),
+    },
+    full_content: carriesFullContent(items),
     memory_sources: memorySources,
     next_ordinal: nextOrdinal,
     observer: {
@@ -140,7 +158,7 @@ export async function listRunItems(
       thread_id: run.threadId,
       state: {
         children,
-        parts: [],
+        parts: openParts(items),
         request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0,
         threads: children.map((child) => child.thread_id),
       },

@@ -20,7 +20,7 @@ import { AUDIT_COLUMNS, auditValues } from './audit.js';
 import type { CallContext } from './call-context.js';
 import { changeVersioned } from './versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
-import { enqueueExpression, enqueueWebhookEvent, runEventData } from './webhook-events.js';
+import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from './webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -234,6 +234,17 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
   }
   statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
   plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
+  // The webhook events of what the audit rows report (a new session and thread), as recordAudit
+  // writes them elsewhere: in this statement, read below so PostgreSQL evaluates them.
+  const events = plan.audits.flatMap((audit) => {
+    const event = auditWebhookEvent(audit);
+    return event ? [enqueueExpression(audit.workspaceId, event.kind, event.data)] : [];
+  });
+  if (events.length) {
+    statement.text('), audit_webhook_events AS (SELECT ');
+    events.forEach((event, index) => statement.text(index ? ' + ' : '').fragment(event));
+    statement.text(' AS queued');
+  }
   statement.text('), new_run AS (');
   insertRow(statement, 'runs', plan.run);
   statement
@@ -241,9 +252,11 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
     .fragment(RUN_COLUMNS)
     .text(', pg_notify(')
     .param(RUN_ACCEPTED_CHANNEL, 'text')
-    .text(', new_run.id) IS NULL AS "notified" FROM new_run');
-  const rows = await db.$queryRaw<(Run & { notified: unknown })[]>(statement.build());
-  const { notified: _notified, ...run } = rows[0]!;
+    .text(', new_run.id) IS NULL AS "notified"')
+    .text(events.length ? ', (SELECT queued FROM audit_webhook_events) AS "webhookEvents"' : '')
+    .text(' FROM new_run');
+  const rows = await db.$queryRaw<(Run & { notified: unknown; webhookEvents?: number })[]>(statement.build());
+  const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
   return run as Run;
 }
 
@@ -303,6 +316,11 @@ export interface SpanLink {
   span_id: string;
 }
 
+/** The `run.started` payload, built from the claimed row (`c`): the shape of runEventData. */
+const startedEventData = PrismaSql.sql`jsonb_build_object('run', jsonb_build_object('id', c.id, 'status', 'running',
+  'session_id', c."sessionId", 'thread_id', c."threadId", 'agent_id', c."agentId", 'agent_revision_id', c."agentRevisionId",
+  'parent_run_id', c."parentRunId", 'wait_reason', NULL, 'failure', NULL))`;
+
 /**
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
  * returns it with its thread's committed history, its parent's pending calls (what a resume
@@ -318,18 +336,26 @@ export async function claimRun(
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
     : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-  const rows = await db.$queryRaw<(Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null })[]>`
-    UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
-      attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
-      trace_id = coalesce(trace_id, ${claim.traceId})
-    WHERE id = (${target})
-    RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
-      (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
-      (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
-        JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
-        WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"`;
+  const rows = await db.$queryRaw<
+    (Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null; webhookEvents: number })[]
+  >`
+    WITH claimed AS (
+      UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
+        attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
+        trace_id = coalesce(trace_id, ${claim.traceId})
+      WHERE id = (${target})
+      RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
+        (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
+        (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
+          JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
+          WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"
+    ), started AS (
+      -- run.started in the claim's statement, for the first attempt only (a retry or a hand-back is no new start).
+      SELECT ${enqueueExpression(PrismaSql.sql`c."workspaceId"`, 'run.started', startedEventData)} AS queued FROM claimed c WHERE c.attempts = 1
+    )
+    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents" FROM claimed c`;
   if (rows.length === 0) return null;
-  const { threadHistory, parentPending, parentSpan, ...run } = rows[0]!;
+  const { threadHistory, parentPending, parentSpan, webhookEvents: _events, ...run } = rows[0]!;
   return { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null };
 }
 

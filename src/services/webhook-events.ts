@@ -14,7 +14,11 @@ export const WEBHOOK_CHANNEL = 'webhook_deliveries';
 
 export const RUN_EVENT_KINDS = ['run.waiting', 'run.completed', 'run.failed', 'run.cancelled'] as const;
 
-/** Every kind a subscription can ask for (the test ping, `webhook.ping`, goes to one subscription whatever it asked for). */
+/**
+ * Every kind a subscription can ask for (the test ping, `webhook.ping`, goes to one subscription
+ * whatever it asked for). Kinds added after the first list come after it, so the published order of
+ * the earlier ones never changes.
+ */
 export const WEBHOOK_EVENT_KINDS = [
   ...RUN_EVENT_KINDS,
   'inbox_entry.failed',
@@ -28,6 +32,13 @@ export const WEBHOOK_EVENT_KINDS = [
   'memory.changed',
   'finding.created',
   'finding.updated',
+  'run.started',
+  'agent.changed',
+  'skill.changed',
+  'asset.changed',
+  'session.changed',
+  'thread.changed',
+  'webhook_subscription.changed',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
@@ -49,6 +60,33 @@ export const WEBHOOK_EVENT_KIND_DESCRIPTIONS: Record<WebhookEventKind, string> =
   'memory.changed': 'A memory (the resource, not its records) is created or changed.',
   'finding.created': 'A finding analysis records a new finding.',
   'finding.updated': 'A finding changes: found again by a later analysis, or assessed, annotated, closed or reopened.',
+  'run.started': 'A worker starts a run (its first attempt; a retry or a hand-back by a stopping worker does not send it again).',
+  'agent.changed': "An agent's head changes: renamed or relabelled, archived, unarchived, its default revision or avatar changed.",
+  'skill.changed': "A skill's head changes: renamed or relabelled, archived, unarchived or its default revision changed.",
+  'asset.changed': 'An asset is created (uploaded, or stored by a run) or retired.',
+  'session.changed': 'A session is created or changed.',
+  'thread.changed': 'A thread is created or changed (its title, labels or state; not its messages, which runs report).',
+  'webhook_subscription.changed':
+    'A webhook subscription is created, changed, deleted, has its secret rotated or is disabled by the service.',
+};
+
+/**
+ * The `.changed` kind of each audited resource kind whose changes are reported as resource changes
+ * (provider kinds, `…_provider`, are `provider.changed`). Agents and skills report their creation as
+ * `….revision_published` (revision 1) and every later change of the head here.
+ */
+const RESOURCE_CHANGE_KINDS: Record<string, WebhookEventKind> = {
+  model: 'model.changed',
+  connection: 'connection.changed',
+  environment_template: 'environment_template.changed',
+  environment: 'environment.changed',
+  memory: 'memory.changed',
+  agent: 'agent.changed',
+  skill: 'skill.changed',
+  asset: 'asset.changed',
+  session: 'session.changed',
+  thread: 'thread.changed',
+  webhook_subscription: 'webhook_subscription.changed',
 };
 
 /** The kinds a subscription can ask for, in the order above, with what each reports. Any authenticated caller may read them. */
@@ -137,19 +175,7 @@ export function auditWebhookEvent(row: {
         data: { [`${kind}_id`]: row.resourceId, revision_id: changes.default_revision_id?.to ?? null, number: 1, digest: null, ...actor },
       };
   }
-  const resource: WebhookEventKind | null = row.resourceKind.endsWith('_provider')
-    ? 'provider.changed'
-    : row.resourceKind === 'model'
-      ? 'model.changed'
-      : row.resourceKind === 'connection'
-        ? 'connection.changed'
-        : row.resourceKind === 'environment_template'
-          ? 'environment_template.changed'
-          : row.resourceKind === 'environment'
-            ? 'environment.changed'
-            : row.resourceKind === 'memory'
-              ? 'memory.changed'
-              : null;
+  const resource = row.resourceKind.endsWith('_provider') ? 'provider.changed' : RESOURCE_CHANGE_KINDS[row.resourceKind];
   if (!resource) return null;
   return {
     kind: resource,

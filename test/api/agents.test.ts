@@ -92,7 +92,6 @@ describe('creating and reading agents', () => {
       ],
       toolsets: {
         web: { config: { max_results: 3 }, enabled: true, tools: { web_fetch: { permission: 'ask' } } },
-        custom: { config: { region: 'eu' }, enabled: true, tools: { fetch: {} } },
       },
       platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'allow' },
       builtin_skills: ['planning'],
@@ -193,6 +192,31 @@ describe('creating and reading agents', () => {
     expect(noConfig.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'config' } });
     const unknownField = await post('/api/v1/agents', { name: 'x', config: { model: 'gpt-main' }, colour: 'red' });
     expect(unknownField.body.error.details.field).toBe('colour');
+  });
+
+  it('refuses a toolset that is not one of the service, naming it, on create, revisions and run overrides', async () => {
+    const refused = await post('/api/v1/agents', { name: 'x', config: { model: 'gpt-main', toolsets: { code: { enabled: true } } } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'config.toolsets.code' } });
+    expect(refused.body.error.message).toContain('is not a known toolset');
+    const { agent, etag } = await createAgent();
+    const revision = await post(
+      `/api/v1/agents/${agent.id}/revisions`,
+      { config: { model: 'gpt-main', toolsets: { web: { enabled: true }, Web: {} } } },
+      { 'if-match': etag },
+    );
+    expect(revision.status).toBe(400);
+    expect(revision.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'config.toolsets.Web' } });
+    const run = await post('/api/v1/runs', {
+      agent_id: agent.id,
+      input: { content: [{ type: 'text', text: 'hi' }] },
+      options: { overrides: { toolsets: { search: {} } } },
+    });
+    expect(run.status).toBe(400);
+    expect(run.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'options.overrides.toolsets.search' } });
+    // The known one is accepted.
+    const web = await post('/api/v1/agents', { name: 'x', config: { model: 'gpt-main', toolsets: { web: { enabled: false } } } });
+    expect(web.status, JSON.stringify(web.body)).toBe(201);
   });
 
   it('treats references outside the workspace as not existing (404)', async () => {
@@ -411,6 +435,21 @@ describe('head lifecycle', () => {
     const unarchived = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined, { 'if-match': archived.headers.get('etag')! });
     expect(unarchived.body).toMatchObject({ archived_at: null, version: 3 });
     expect(unarchived.body.workspace_id).toBe(t.workspaceId);
+  });
+
+  it('unarchive needs only write: without If-Match it succeeds, a stale one is still refused with 412', async () => {
+    const { agent, etag } = await createAgent();
+    const archived = await post(`/api/v1/agents/${agent.id}/archive`, undefined, { 'if-match': etag });
+    expect(archived.status).toBe(200);
+    const stale = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined, { 'if-match': etag });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error).toMatchObject({ code: 'precondition_failed', details: { current_etag: archived.headers.get('etag') } });
+    const unarchived = await post(`/api/v1/agents/${agent.id}/unarchive`, undefined);
+    expect(unarchived.status, JSON.stringify(unarchived.body)).toBe(200);
+    expect(unarchived.body).toMatchObject({ archived_at: null, version: 3 });
+    expect(unarchived.headers.get('etag')).toBe(`"${agent.id}:3"`);
+    // Unarchiving an open head is still a no-op without the header.
+    expect((await post(`/api/v1/agents/${agent.id}/unarchive`, undefined)).body.version).toBe(3);
   });
 
   it('takes an avatar upload, serves it back, and deletes it', async () => {

@@ -81,7 +81,7 @@ describe('the agent configuration', () => {
           permissions: { search: 'allow', fetch: 'deny' },
         },
       ],
-      toolsets: { web: { config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } }, code: { enabled: false } },
+      toolsets: { web: { config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } } },
       platform_tools: { groups: ['agents'], read_permission: 'allow', write_permission: 'ask' },
       builtin_skills: ['planning'],
       skills: [{ skill_id: skill.id, revision_id: skill.default_revision_id }],
@@ -151,11 +151,8 @@ describe('the agent configuration', () => {
           ],
         },
       ],
-      // the map, ordered by toolset name
-      toolsets: [
-        { name: 'code', config: null, enabled: false, tools: null },
-        { name: 'web', config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } },
-      ],
+      // the map as a list of named entries
+      toolsets: [{ name: 'web', config: { max_results: 3 }, enabled: true, tools: { web_fetch: {} } }],
       platformTools: { groups: ['agents'], readPermission: 'allow', writePermission: 'ask' },
       builtinSkills: ['planning'],
       skills: [{ skillId: skill.id, revisionId: skill.default_revision_id }],

@@ -129,6 +129,36 @@ describe('the model type catalogue', () => {
     expect(items.filter((i) => !i.test_supported).map((i) => i.type)).toEqual(['bedrock', 'chatgpt', 'pydantic', 'vercel', 'vertex']);
   });
 
+  it('a deployment that does not allow development models neither lists nor accepts the development type; existing ones keep working', async () => {
+    // A development model made while the type was offered (the same database, a second instance without it).
+    const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'made earlier' } });
+    expect(provider.status).toBe(201);
+    expect(
+      (await t.rest('POST', '/api/v1/models', { body: { key: 'dev-earlier', provider_id: provider.body.id, provider_model: 'echo' } }))
+        .status,
+    ).toBe(201);
+    const production = await startTestApp({ allowDevelopmentModels: false }, t);
+    try {
+      const items = (await production.rest('GET', '/api/v1/provider-types/model')).body.items as { type: string }[];
+      expect(items).toHaveLength(20);
+      expect(items.map((i) => i.type)).not.toContain('development');
+      const graphql = await production.graphql('{ providerTypes(kind: "model") { type } }');
+      expect(graphql.data.providerTypes.map((i: { type: string }) => i.type)).not.toContain('development');
+      const refused = await production.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'offline' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_argument', details: { field: 'type' } });
+      expect(refused.body.error.message).toContain('ALLOW_DEVELOPMENT_MODELS');
+      const agent = await production.rest('POST', '/api/v1/agents', { body: { name: 'earlier', config: { model: 'dev-earlier' } } });
+      expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+      const run = await production.rest('POST', '/api/v1/runs', {
+        body: { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'still here' }] } },
+      });
+      expect(await settleRun(production, run.body.id)).toMatchObject({ status: 'completed', output: 'echo: still here' });
+    } finally {
+      await production.stop();
+    }
+  });
+
   it('applies the endpoint policy to base_url and validates the credential', async () => {
     const plain = await t.rest('POST', '/api/v1/model-providers', {
       body: { type: 'mistral', name: 'm', config: { base_url: 'http://10.0.0.5/v1' }, credential: { api_key: 'k' } },

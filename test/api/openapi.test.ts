@@ -88,6 +88,12 @@ describe('OpenAPI documents', () => {
     expect((patch.parameters as any[]).map((p) => p.name)).toEqual(expect.arrayContaining(['connection_id', 'If-Match']));
     expect(Object.keys(patch.responses as object)).toEqual(expect.arrayContaining(['200', '400', '404', '412', '428']));
     expect((patch.requestBody as any).content['application/json'].schema.additionalProperties).toBe(false);
+    // A change that takes If-Match without needing it (unarchive): 412, no 428, and the header says so.
+    const unarchive = v1['/api/v1/agents/{agent_id}/unarchive']!.post!;
+    expect(Object.keys(unarchive.responses as object)).toContain('412');
+    expect(Object.keys(unarchive.responses as object)).not.toContain('428');
+    expect((unarchive.parameters as any[]).find((p) => p.name === 'If-Match').description).toMatch(/^Optional here/);
+    expect(Object.keys(v1['/api/v1/agents/{agent_id}/archive']!.post!.responses as object)).toContain('428');
     const list = v1['/api/v1/runs']!.get!;
     const names = (list.parameters as any[]).map((p) => p.name);
     expect(names).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'created_after']));

@@ -119,6 +119,20 @@ describe('skills', () => {
     expect((await t.rest('DELETE', `/api/v1/skills/${skill.id}`)).status).toBe(405);
   });
 
+  it('unarchive needs no If-Match, as for agents; a stale one is refused with 412', async () => {
+    const { skill, etag } = await createSkill({ name: 'Unarchived without header' });
+    const archived = await t.rest('POST', `/api/v1/skills/${skill.id}/archive`, { headers: { 'if-match': etag } });
+    expect(archived.status).toBe(200);
+    const stale = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`, { headers: { 'if-match': etag } });
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.code).toBe('precondition_failed');
+    const unarchived = await t.rest('POST', `/api/v1/skills/${skill.id}/unarchive`);
+    expect(unarchived.status, JSON.stringify(unarchived.body)).toBe(200);
+    expect(unarchived.body.archived_at).toBeNull();
+    // Archive still needs it.
+    expect((await t.rest('POST', `/api/v1/skills/${skill.id}/archive`)).status).toBe(428);
+  });
+
   it('need write for every change, unarchive and set-default included', async () => {
     const { skill, etag } = await createSkill();
     // Archived first, so that an unarchive let through would change the head.

@@ -377,6 +377,73 @@ describe('webhook deliveries', () => {
       finding: { assessment: 'confirmed', version: 2 },
     });
 
+    // A run's start: the run as it began, once (its first attempt).
+    expect(await verified('run.started', (d) => d.run.id === completed.body.id)).toEqual({
+      run: {
+        id: completed.body.id,
+        status: 'running',
+        session_id: completed.body.session_id,
+        thread_id: completed.body.thread_id,
+        agent_id: agent.body.id,
+        agent_revision_id: r2.body.id,
+        parent_run_id: null,
+        wait_reason: null,
+        failure: null,
+      },
+    });
+    // The session and thread a run without a thread starts, and a thread made through the API.
+    expect(await verified('session.changed', (d) => d.resource_id === completed.body.session_id)).toMatchObject({
+      resource_kind: 'session',
+      action: 'create',
+    });
+    expect(await verified('thread.changed', (d) => d.resource_id === thread.id)).toMatchObject({ action: 'create', version: 1 });
+
+    // Head changes of agents and skills: a rename, an archive, an unarchive.
+    const headEtag = (await t.rest('GET', `/api/v1/agents/${failing.body.id}`)).headers.get('etag')!;
+    const renamed = await t.rest('PATCH', `/api/v1/agents/${failing.body.id}`, {
+      headers: { 'if-match': headEtag },
+      body: { name: 'fails often' },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(await verified('agent.changed', (d) => d.resource_id === failing.body.id && d.action === 'update')).toMatchObject({
+      resource_kind: 'agent',
+      changed_fields: ['name'],
+    });
+    await t.rest('POST', `/api/v1/agents/${failing.body.id}/archive`, { headers: { 'if-match': renamed.headers.get('etag')! } });
+    expect(await verified('agent.changed', (d) => d.resource_id === failing.body.id && d.action === 'archive')).toMatchObject({
+      changed_fields: ['archivedAt'],
+    });
+    await t.rest('POST', `/api/v1/skills/${skill.body.id}/archive`, { headers: { 'if-match': skill.headers.get('etag')! } });
+    await t.rest('POST', `/api/v1/skills/${skill.body.id}/unarchive`);
+    expect(await verified('skill.changed', (d) => d.resource_id === skill.body.id && d.action === 'unarchive')).toMatchObject({
+      resource_kind: 'skill',
+      version: 3,
+    });
+
+    // Assets: an upload and its retirement.
+    const uploaded = await fetch(`${t.url}/api/v1/assets?name=hooked.txt`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'text/plain' },
+      body: 'hooked',
+    });
+    expect(uploaded.status).toBe(201);
+    const asset = (await uploaded.json()) as { id: string };
+    expect(await verified('asset.changed', (d) => d.resource_id === asset.id)).toMatchObject({ action: 'create', version: 1 });
+    expect((await t.rest('DELETE', `/api/v1/assets/${asset.id}`)).status).toBe(200);
+    expect(await verified('asset.changed', (d) => d.resource_id === asset.id && d.action === 'retire')).toMatchObject({ version: 2 });
+
+    // Subscriptions themselves: a change of this one (its secret never in the payload, only field names).
+    const current = await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}`);
+    const described = await t.rest('PATCH', `/api/v1/webhook-subscriptions/${sub.id}`, {
+      headers: { 'if-match': current.headers.get('etag')! },
+      body: { description: 'everything' },
+    });
+    expect(described.status, JSON.stringify(described.body)).toBe(200);
+    expect(await verified('webhook_subscription.changed', (d) => d.resource_id === sub.id && d.action === 'update')).toMatchObject({
+      resource_kind: 'webhook_subscription',
+      changed_fields: ['description'],
+    });
+
     // Every kind arrived, each in an envelope {type, timestamp, data}; all deliveries are recorded as succeeded.
     expect(new Set(r.received.map((h) => h.json.type))).toEqual(new Set(WEBHOOK_EVENT_KINDS));
     for (const hook of r.received) expect(Object.keys(hook.json)).toEqual(['type', 'timestamp', 'data']);
@@ -613,6 +680,26 @@ describe('webhook deliveries', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('sends run.started once per run: the retries of a transient error are no new start', async () => {
+    const r = await receiver();
+    await subscribe(r.url, ['run.started', 'run.failed']);
+    const retried = await t.rest('POST', '/api/v1/agents', {
+      body: {
+        name: 'retried',
+        config: { model: 'dev', model_settings: { script: [[{ error: { message: 'overloaded', transient: true } }]] } },
+      },
+    });
+    const run = await t.rest('POST', '/api/v1/runs', { body: { agent_id: retried.body.id, input: text('hi') } });
+    // Every claim is written before the seal, so once run.failed is in, every run.started it caused is too.
+    await r.waitFor(
+      ofKind('run.failed', (d) => d.run.id === run.body.id),
+      'run.failed',
+    );
+    expect((await t.rest('GET', `/api/v1/runs/${run.body.id}`)).body.attempts).toBe(3);
+    const events = await sql(`SELECT kind FROM webhook_events WHERE payload->'run'->>'id' = $1 ORDER BY created_at`, [run.body.id]);
+    expect(events.map((e) => e.kind)).toEqual(['run.started', 'run.failed']);
   });
 
   it('writes no outbox rows for changes nobody subscribed to', async () => {

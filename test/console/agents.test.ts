@@ -249,11 +249,31 @@ describe.skipIf(!browserAvailable)('the agents section of the console', () => {
     const created = (await t.rest('GET', '/api/v1/agents?q=Ticket%20triager')).body.items;
     expect(created).toEqual([expect.objectContaining({ name: 'Ticket triager', description: 'Sorts tickets', source: 'custom' })]);
 
+    // The proposal was applied by the approved create_agent: the composer and the form say so, and the
+    // form does not create it a second time.
+    const appliedNote = composer.getByRole('status').filter({ hasText: 'Applied: the composer created this agent as' });
+    await appliedNote.waitFor();
+    expect(await appliedNote.getByRole('link', { name: 'Ticket triager' }).getAttribute('href')).toBe(`/agents/${created[0].id}`);
+    await composer.getByRole('button', { name: 'Use this proposal' }).click();
+    const form = page.getByRole('form', { name: 'Agent' });
+    await form.getByRole('status').filter({ hasText: 'the composer already created this proposal as the agent Ticket triager' }).waitFor();
+    expect(await form.getByLabel('Name').inputValue()).toBe('Ticket triager');
+    await expect(form.getByRole('button', { name: 'Already created' }).isDisabled()).resolves.toBe(true);
+    await screenshot(page, 'agents-composer-applied');
+    // Another name is another agent: the form creates it.
+    await form.getByLabel('Name').fill('Ticket triager two');
+    await form.getByRole('button', { name: 'Create agent' }).click();
+    await page.getByRole('heading', { name: 'Ticket triager two', level: 1 }).waitFor();
+    expect((await t.rest('GET', '/api/v1/agents?q=Ticket%20triager')).body.items.map((a: { name: string }) => a.name).sort()).toEqual([
+      'Ticket triager',
+      'Ticket triager two',
+    ]);
+
     // The agents list shows it.
     await page.goto('/agents?q=triager');
-    await expect.poll(() => listedNames(page)).toEqual(['Ticket triager']);
-    await page.getByRole('link', { name: 'Ticket triager' }).click();
-    await page.getByRole('heading', { name: 'Ticket triager', level: 1 }).waitFor();
+    await expect.poll(() => listedNames(page)).toEqual(['Ticket triager two', 'Ticket triager']);
+    await page.getByRole('link', { name: 'Ticket triager', exact: true }).click();
+    await page.getByRole('heading', { name: 'Ticket triager', level: 1, exact: true }).waitFor();
     await page.close();
   });
 

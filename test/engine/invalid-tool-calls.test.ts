@@ -23,11 +23,12 @@ let t: TestApp;
 let model: ModelServer;
 let anthropic: ModelServer;
 /** What http_request calls reach: the paths requested, in order. */
-const target = { url: '', paths: [] as string[] };
+const target = { url: '', paths: [] as string[], methods: [] as string[] };
 let targetServer: Server;
 beforeAll(async () => {
   targetServer = createServer((req, res) => {
     target.paths.push(req.url!);
+    target.methods.push(req.method!);
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   });
   await new Promise<void>((resolve) => targetServer.listen(0, '127.0.0.1', resolve));
@@ -53,6 +54,7 @@ beforeAll(async () => {
 // A test that failed early leaves its turns unanswered: the next one starts with its own.
 beforeEach(() => {
   target.paths.length = 0;
+  target.methods.length = 0;
   model.turns.length = 0;
   anthropic.turns.length = 0;
 });
@@ -247,6 +249,20 @@ describe("a call whose arguments do not match the tool's schema", () => {
     expect(told.calls).toHaveLength(1);
     expect(told.results).toHaveLength(1);
     expect(String(told.results[0]!.content)).toContain(error);
+  });
+
+  it('http_request takes a method in any case: the call runs in upper case, and its item shows it so', async () => {
+    model.turns.push(
+      { tool: { id: 'call_lower', name: 'http_request', arguments: { method: 'post', url: `${target.url}/lower`, body: 'x' } } },
+      { text: 'Posted.' },
+    );
+    const agent = await agentWith({ plugins: [plugin] });
+    const { run } = await runOf(agent.id);
+    expect(run).toMatchObject({ status: 'completed', output: 'Posted.' });
+    expect(target.methods).toEqual(['POST']);
+    const [call, result] = await itemsOfCall(run.id, 'call_lower');
+    expect(call).toMatchObject({ kind: 'tool_call', content: { arguments: { method: 'POST', url: `${target.url}/lower` } } });
+    expect(result).toMatchObject({ kind: 'tool_result', content: { result: expect.objectContaining({ status: 200 }) } });
   });
 
   it('nulls for optional members are taken as left out: the call runs without them; a null where one is required is refused', async () => {

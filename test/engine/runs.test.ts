@@ -107,6 +107,41 @@ describe('a run', () => {
     expect((await settle(run.id)).output).toBe('Hello world');
   });
 
+  it("the items continuation follows the run: what is streaming, earlier items left out, the run's attempt", async () => {
+    const held = streamGate(2);
+    loopback.turns.push({ text: 'Hello world', gate: held.gate });
+    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'continued', config: { model: 'loop' } } })).body as {
+      id: string;
+    };
+    const run = await startRun(agent.id);
+    await held.reached;
+    // Held mid-stream: once the in-progress text is written, the continuation lists it as pending.
+    const during = await waitFor(
+      async () => (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body,
+      (page: any) => page.items.some((i: { state: string; content: { text?: string } }) => i.state === 'in_progress' && i.content.text),
+      'the answer in progress to be written',
+    );
+    const open = during.items.find((i: { state: string }) => i.state === 'in_progress');
+    expect(during.complete).toBe(false);
+    expect(during.continuation.fragments.pending).toEqual({
+      [open.id]: { count: 2, parts: ['role', 'text'], size: Buffer.byteLength('assistant') + Buffer.byteLength(open.content.text) },
+    });
+    expect(during.continuation.observer.state.parts).toEqual([open.id]);
+    expect(during.continuation.position.attempt).toBe(1);
+    held.open();
+    await settle(run.id);
+    const after = (await t.rest('GET', `/api/v1/runs/${run.id}/items`)).body;
+    expect(after.continuation).toMatchObject({
+      fragments: { gap: false, pending: {} },
+      full_content: true,
+      observer: { state: { parts: [], request_index: 1 } },
+      position: { attempt: 1 },
+    });
+    // The newest item alone leaves the first one out; a page from the start does not.
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}/items?limit=1`)).body.continuation.fragments.gap).toBe(true);
+    expect((await t.rest('GET', `/api/v1/runs/${run.id}/items?after=0&limit=1`)).body.continuation.fragments.gap).toBe(false);
+  });
+
   it('pauses for a client tool call and resumes from the result (idempotently)', async () => {
     const agent = await agentWith({
       ...script([{ tool_call: { id: 'call_1', name: 'get_weather', arguments: { city: 'Oslo' } } }], [{ text: 'It is sunny.' }]),

@@ -7,7 +7,7 @@ import type { RunAgentConfig } from '../../src/engine/agent-config.js';
 import { systemPrompt } from '../../src/engine/executor.js';
 import { startingMessages, textOf } from '../../src/engine/messages.js';
 import { assistantMessage } from '../../src/engine/model-turn.js';
-import { checkOutput } from '../../src/engine/output-check.js';
+import { checkOutput, outputInstruction, outputResponseFormat, responseFormatName } from '../../src/engine/output-check.js';
 import type { CallContext } from '../../src/services/call-context.js';
 import type { Mount } from '../../src/engine/memory-mounts.js';
 import { buildToolset, Toolset } from '../../src/engine/tools/toolset.js';
@@ -261,6 +261,61 @@ describe('the output check', () => {
   });
 });
 
+describe('what the model is told of an output spec', () => {
+  const object = { type: 'object', properties: { n: { type: 'integer' } } };
+
+  it('a one-schema spec is a response format with its name and description; a union or a non-object root is JSON mode', () => {
+    expect(outputResponseFormat({ name: 'count', description: 'How many.', schema: object })).toEqual({
+      type: 'json',
+      schema: object,
+      name: 'count',
+      description: 'How many.',
+    });
+    // A single variant is that variant's format (its own name; the spec's description when it has none).
+    expect(outputResponseFormat({ description: 'How many.', variants: [{ name: 'n', schema: object }] })).toEqual({
+      type: 'json',
+      schema: object,
+      name: 'n',
+      description: 'How many.',
+    });
+    expect(outputResponseFormat({ schema: object, variants: [{ schema: { type: 'string' } }] })).toEqual({ type: 'json' });
+    expect(outputResponseFormat({ variants: [{ schema: object }, { schema: object }] })).toEqual({ type: 'json' });
+    expect(outputResponseFormat({ schema: { type: 'array' } })).toEqual({ type: 'json' });
+    expect(outputResponseFormat({ name: 'free' })).toEqual({ type: 'json' });
+  });
+
+  it('response format names keep to letters, digits, _ and -', () => {
+    expect(responseFormatName('weekly report (v2)')).toBe('weekly_report_v2');
+    expect(responseFormatName('ü')).toBe('output');
+    expect(responseFormatName(undefined)).toBe('output');
+    expect(responseFormatName('x'.repeat(80))).toHaveLength(64);
+  });
+
+  it('the instruction names the spec, its resources, its schema and each variant under its own line', () => {
+    expect(
+      outputInstruction({
+        name: 'result',
+        description: 'The outcome.',
+        resources: { style: 'short' },
+        schema: object,
+        variants: [{ schema: { type: 'string' } }, { name: 'none', description: 'Nothing found.' }],
+      }),
+    ).toBe(
+      [
+        'Answer with JSON only.',
+        'The answer "result": The outcome.',
+        'Resources for it: {"style":"short"}',
+        `It must match this JSON Schema: ${JSON.stringify(object)}`,
+        'It may instead match any one of these variants:',
+        '- Variant 1',
+        '  It must match this JSON Schema: {"type":"string"}',
+        '- Variant 2 "none": Nothing found.',
+      ].join('\n'),
+    );
+    expect(outputInstruction({})).toBe('Answer with JSON only.');
+  });
+});
+
 describe('the system prompt', () => {
   it('joins the instructions, what memory recalled and the output instruction', () => {
     const mount: Mount = { memory_id: 'mem_1', name: 'Docs', access: 'read', recall: true };
@@ -269,7 +324,7 @@ describe('the system prompt', () => {
       { mount: { ...mount, name: 'Empty' }, records: [] },
     ];
     expect(systemPrompt({ model: 'dev', instructions: 'Be brief.', output_spec: { schema: { type: 'string' } } }, recalled)).toBe(
-      'Be brief.\n\nRecords from the memory "Docs" that may help:\n- [rec_1] the sky is blue\n\nAnswer with JSON only, matching this JSON Schema: {"type":"string"}.',
+      'Be brief.\n\nRecords from the memory "Docs" that may help:\n- [rec_1] the sky is blue\n\nAnswer with JSON only.\nIt must match this JSON Schema: {"type":"string"}',
     );
     expect(systemPrompt({ model: 'dev' }, [])).toBe('');
   });

@@ -186,6 +186,16 @@ describe('error table and config', () => {
     expect(() => loadConfig({ BOOTSTRAP_API_KEY: 'nope' })).toThrow(/BOOTSTRAP_API_KEY/);
   });
 
+  it('the development model type: offered for a trial on the embedded database and in development and test, not in production on its own database unless allowed', () => {
+    const external = 'postgres://u@h/db';
+    expect(loadConfig({}).allowDevelopmentModels).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', DATABASE_URL: external }).allowDevelopmentModels).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test', DATABASE_URL: external }).allowDevelopmentModels).toBe(true);
+    expect(loadConfig({ DATABASE_URL: external }).allowDevelopmentModels).toBe(false);
+    expect(loadConfig({ DATABASE_URL: external, ALLOW_DEVELOPMENT_MODELS: 'true' }).allowDevelopmentModels).toBe(true);
+    expect(loadConfig({ ALLOW_DEVELOPMENT_MODELS: 'false' }).allowDevelopmentModels).toBe(false);
+  });
+
   it('shutdown grace period: 5 s by default, 0 to 600 s', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(5_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);

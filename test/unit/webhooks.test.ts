@@ -71,10 +71,27 @@ describe('webhook events', () => {
     expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: 'model', resourceId: 'fast' })?.data).toMatchObject({
       model_key: 'fast',
     });
-    for (const kind of ['run', 'session', 'thread', 'webhook_subscription', 'api_key', 'agent_revision_x'])
+    // Kinds without an event: runs (their own events), access administration, anything unknown.
+    for (const kind of ['run', 'inbox_entry', 'webhook_delivery', 'api_key', 'membership', 'agent_revision_x'])
       expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: kind, resourceId: 'x' })).toBeNull();
-    // Setting a default revision publishes nothing new.
-    expect(auditWebhookEvent({ ...base, action: 'set_default', resourceKind: 'agent', resourceId: 'agt_1' })).toBeNull();
+    // Head changes of agents and skills, sessions, threads, assets and subscriptions are resource changes.
+    for (const [kind, event] of [
+      ['agent', 'agent.changed'],
+      ['skill', 'skill.changed'],
+      ['session', 'session.changed'],
+      ['thread', 'thread.changed'],
+      ['asset', 'asset.changed'],
+      ['webhook_subscription', 'webhook_subscription.changed'],
+    ] as const)
+      expect(auditWebhookEvent({ ...base, action: 'update', resourceKind: kind, resourceId: 'x' })).toMatchObject({
+        kind: event,
+        data: { resource_kind: kind, resource_id: 'x', action: 'update' },
+      });
+    // Setting a default revision publishes nothing new: it is a change of the head.
+    expect(auditWebhookEvent({ ...base, action: 'set_default', resourceKind: 'agent', resourceId: 'agt_1' })).toMatchObject({
+      kind: 'agent.changed',
+      data: { action: 'set_default' },
+    });
   });
 
   it('send the same envelope bytes on every attempt', () => {

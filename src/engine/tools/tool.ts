@@ -42,6 +42,12 @@ export interface RunTool {
   namespace?: string;
   description: string;
   inputSchema: JSONSchema7;
+  /**
+   * Spellings the tool takes besides its schema's, made canonical before the arguments are checked
+   * (`http_request` takes `"get"` for `"GET"`: models send both). The call's item, its approval and the
+   * tool see the canonical arguments. Returns `input` itself when there is nothing to change.
+   */
+  canonicalInput?: (input: unknown) => unknown;
   permission: ToolPermission;
   /**
    * Whether the model is offered this tool. A tool that is not offered still answers a call to its

@@ -73,12 +73,14 @@ export class Toolset {
   }
 
   /**
-   * Why a call's arguments break its tool's input schema (the line the model is told), or undefined
-   * when they fit — or when there is no such tool, or its schema cannot be compiled.
+   * Why a call's arguments break its tool's input schema (the line the model is told), or the
+   * arguments to use (in the tool's canonical spelling) when they fit — or when there is no such
+   * tool, or its schema cannot be compiled.
    */
   checkArguments(name: string, input: unknown): { input: unknown; problem?: undefined } | { problem: string } {
     const runTool = this.byName.get(name);
-    return runTool ? this.argumentChecker.check(name, runTool.inputSchema, input) : { input };
+    if (!runTool) return { input };
+    return this.argumentChecker.check(name, runTool.inputSchema, runTool.canonicalInput ? runTool.canonicalInput(input) : input);
   }
 
   /** Offers tools that were not offered (deferred loading): the model sees them from its next request. */

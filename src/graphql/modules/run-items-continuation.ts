@@ -1,7 +1,7 @@
 // The items response's `continuation` as typed objects (the spec's members). Maps keyed by data
 // (memory names, fragment and response-group keys) stay JSON maps, as labels do, with a typed list
 // beside where they carry anything; members the spec names without a shape and this service never
-// fills (always null or []) stay JSON, said so in their descriptions.
+// fills (always null or empty) stay JSON, said so in their descriptions.
 import { builder } from '../builder.js';
 import type { MemorySource, RunItemsContinuation } from '../../services/run-items.js';
 
@@ -12,22 +12,45 @@ const NEVER_FILLED = 'not filled by this service (always null or empty); its sha
 const ArgumentsRef = builder.objectRef<C['arguments']>('RunItemsContinuationArguments').implement({
   description: 'Where the stream of tool-call arguments stands.',
   fields: (t) => ({
-    at: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.at }),
-    event: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.event }),
-    key: t.field({ type: 'JSON', nullable: true, description: NEVER_FILLED, resolve: (a) => a.key }),
+    at: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: `${NEVER_FILLED}: tool-call arguments are not streamed`,
+      resolve: (a) => a.at,
+    }),
+    event: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: `${NEVER_FILLED}: tool-call arguments are not streamed`,
+      resolve: (a) => a.event,
+    }),
+    key: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: `${NEVER_FILLED}: tool-call arguments are not streamed`,
+      resolve: (a) => a.key,
+    }),
     sequence: t.int({ description: 'the highest stream sequence on the page (0 without one)', resolve: (a) => a.sequence }),
-    size: t.int({ resolve: (a) => a.size }),
+    size: t.int({ description: 'always 0: a tool call item appears with its arguments complete', resolve: (a) => a.size }),
     stream: t.string({ nullable: true, description: 'that sequence as a stream id (`s…`), or null', resolve: (a) => a.stream }),
   }),
 });
 
 const FragmentsRef = builder.objectRef<C['fragments']>('RunItemsContinuationFragments').implement({
-  description: 'Limits of streamed fragments.',
+  description: "The page's items still streaming, and whether earlier items were left out.",
   fields: (t) => ({
-    gap: t.boolean({ resolve: (f) => f.gap }),
-    maxBytes: t.int({ resolve: (f) => f.max_bytes }),
-    maxPending: t.int({ resolve: (f) => f.max_pending }),
-    pending: t.field({ type: 'JSON', description: `a map of pending fragments; ${NEVER_FILLED}`, resolve: (f) => f.pending }),
+    gap: t.boolean({
+      description: "whether the run has items before the page's first one that the page left out (read them with `before`)",
+      resolve: (f) => f.gap,
+    }),
+    maxBytes: t.int({ description: 'the most bytes `pending` reports for one item (a constant: 67108864)', resolve: (f) => f.max_bytes }),
+    maxPending: t.int({ description: 'the most items `pending` lists (a constant: 8)', resolve: (f) => f.max_pending }),
+    pending: t.field({
+      type: 'JSON',
+      description:
+        "the page's items still in progress (the oldest `maxPending`), by item id: {count, parts, size} — how many text members, their names, and their UTF-8 bytes so far",
+      resolve: (f) => f.pending,
+    }),
   }),
 });
 
@@ -53,7 +76,11 @@ const ObserverStateRef = builder.objectRef<C['observer']['state']>('RunItemsObse
         'the runs this run delegated to subagents, oldest first: a list of {run_id, thread_id, subagent, tool_call_id, status} (JSON: the spec gives no shape)',
       resolve: (s) => s.children,
     }),
-    parts: t.field({ type: 'JSON', description: NEVER_FILLED, resolve: (s) => s.parts }),
+    parts: t.field({
+      type: 'JSON',
+      description: "the ids of the page's items still in progress, in order (a list of strings)",
+      resolve: (s) => s.parts,
+    }),
     requestIndex: t.int({ description: 'the model requests the run made (0 until it is sealed)', resolve: (s) => s.request_index }),
     threads: t.field({
       type: 'JSON',
@@ -83,7 +110,10 @@ export const ContinuationRef = builder.objectRef<C>('RunItemsContinuation').impl
   fields: (t) => ({
     arguments: t.field({ type: ArgumentsRef, resolve: (c) => c.arguments }),
     fragments: t.field({ type: FragmentsRef, resolve: (c) => c.fragments }),
-    fullContent: t.boolean({ resolve: (c) => c.full_content }),
+    fullContent: t.boolean({
+      description: 'whether every item of the page carries its whole content (false when a large value moved to its content refs)',
+      resolve: (c) => c.full_content,
+    }),
     memorySources: t.field({
       type: 'JSON',
       description: 'a map from mount name to its sources, as the REST view shows it; typed: memorySourceList',

@@ -2,11 +2,12 @@
 // prepares it (creating or updating it), starts a run of it with the user's words, follows the run, and
 // offers its `agent_proposal` output to fill the create form. The composer may also stop to ask the user a
 // question or to ask before a write; those are answered here too, which resumes the run.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { useMutation, useSubscription } from '../../api';
+import { useClient, useMutation, useSubscription } from '../../api';
+import { agentsCreated, appliedAs, type CreatedAgent } from './appliedProposal';
 import { Badge, JsonView, Status, TextArea, ErrorNotice } from '../../components/ui';
-import { COMPOSER_RUN_STATUS, PREPARE_COMPOSER, START_COMPOSER_RUN, type ComposerRun } from './documents';
+import { COMPOSER_RUN_ITEMS, COMPOSER_RUN_STATUS, PREPARE_COMPOSER, START_COMPOSER_RUN, type ComposerRun } from './documents';
 import { ComposerAnswers } from './ComposerAnswers';
 
 export interface AgentProposal {
@@ -25,9 +26,35 @@ export function readProposal(output: unknown): AgentProposal | null {
 
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'waiting']);
 
-export function Composer({ onUse }: { onUse(proposal: AgentProposal): void }) {
+/**
+ * The agents the composer's runs created (`create_agent` calls the user approved), read once the last
+ * run completed; null until then.
+ */
+function useAgentsCreated(runIds: readonly string[], completed: boolean): CreatedAgent[] | null {
+  const client = useClient();
+  const [created, setCreated] = useState<{ key: string; agents: CreatedAgent[] } | null>(null);
+  const key = runIds.join(',');
+  useEffect(() => {
+    if (!completed || !key) return;
+    let current = true;
+    void Promise.all(key.split(',').map((runId) => client.query(COMPOSER_RUN_ITEMS, { runId })))
+      .then((pages) => {
+        if (current) setCreated({ key, agents: pages.flatMap((page) => agentsCreated(page.runItems.items)) });
+      })
+      // Unknown then: the form stays as it is (the proposal is not claimed as applied).
+      .catch(() => current && setCreated({ key, agents: [] }));
+    return () => {
+      current = false;
+    };
+  }, [client, key, completed]);
+  return completed && created?.key === key ? created.agents : null;
+}
+
+export function Composer({ onUse }: { onUse(proposal: AgentProposal, applied: CreatedAgent | null): void }) {
   const [request, setRequest] = useState('');
   const [run, setRun] = useState<ComposerRun | null>(null);
+  // Every run of this conversation: the first, then each successor an answer resumed.
+  const [runIds, setRunIds] = useState<string[]>([]);
   const [prepare, prepareState, resetPrepare] = useMutation(PREPARE_COMPOSER);
   const [start, startState, resetStart] = useMutation(START_COMPOSER_RUN);
   const following = run !== null && !SETTLED.has(run.status);
@@ -41,15 +68,25 @@ export function Composer({ onUse }: { onUse(proposal: AgentProposal): void }) {
     resetPrepare();
     resetStart();
     setRun(null);
+    setRunIds([]);
     const prepared = await prepare({});
     if (!prepared) return;
     const started = await start({
       input: { agentId: prepared.prepareAgentComposer.agent.id, input: { content: [{ type: 'text', text: request.trim() }] } },
     });
-    if (started) setRun(started.startRun.run);
+    if (started) {
+      setRun(started.startRun.run);
+      setRunIds([started.startRun.run.id]);
+    }
+  };
+  const resumed = (successor: ComposerRun) => {
+    setRun(successor);
+    setRunIds((ids) => [...ids, successor.id]);
   };
 
   const proposal = run?.status === 'completed' ? readProposal(run.output) : null;
+  const created = useAgentsCreated(runIds, run?.status === 'completed');
+  const applied = proposal && created ? appliedAs(created, proposal.name) : null;
   const busy = prepareState.loading || startState.loading || following;
   return (
     <section className="panel" aria-labelledby="composer-heading">
@@ -79,7 +116,7 @@ export function Composer({ onUse }: { onUse(proposal: AgentProposal): void }) {
             Composer run <Link to={`/runs/${run.id}`}>{run.id}</Link> <Badge value={run.status} />
           </p>
           {following ? <Status>The composer is working…</Status> : null}
-          {run.status === 'waiting' ? <ComposerAnswers key={run.id} run={run} onResumed={setRun} /> : null}
+          {run.status === 'waiting' ? <ComposerAnswers key={run.id} run={run} onResumed={resumed} /> : null}
           {run.status === 'failed' || run.status === 'cancelled' ? (
             <div role="alert" className="notice error">
               The composer’s run {run.status}
@@ -96,7 +133,12 @@ export function Composer({ onUse }: { onUse(proposal: AgentProposal): void }) {
               <h3 id="proposal-heading">Proposal: {proposal.name}</h3>
               {proposal.description ? <p>{proposal.description}</p> : null}
               <JsonView value={proposal.config} label="Proposed configuration" />
-              <button type="button" onClick={() => onUse(proposal)}>
+              {applied ? (
+                <p role="status">
+                  Applied: the composer created this agent as <Link to={`/agents/${applied.id}`}>{applied.name}</Link>.
+                </p>
+              ) : null}
+              <button type="button" disabled={created === null} onClick={() => onUse(proposal, applied)}>
                 Use this proposal
               </button>
             </section>

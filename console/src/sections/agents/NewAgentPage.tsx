@@ -1,13 +1,14 @@
 // Creating an agent: a name, a description, labels and its first configuration (revision 1), typed by
 // hand or filled from the composer's proposal.
 import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { useMutation } from '../../api';
 import { Field, PageHeader, TextArea, ErrorNotice } from '../../components/ui';
 import { Composer } from './Composer';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
 import { CREATE_AGENT } from './documents';
+import type { CreatedAgent } from './appliedProposal';
 import { readLabels } from '../../lib/labels';
 
 const STARTING_CONFIG = `{\n  "model": "",\n  "instructions": ""\n}`;
@@ -21,6 +22,10 @@ export function NewAgentPage() {
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState<{ config?: string; labels?: string }>({});
   const [create, createState] = useMutation(CREATE_AGENT);
+  // A proposal the composer already applied (it created the agent): the form shows it, and creating
+  // the same name again is held back until the name is changed.
+  const [applied, setApplied] = useState<CreatedAgent | null>(null);
+  const alreadyCreated = applied !== null && name.trim() === applied.name;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -30,7 +35,7 @@ export function NewAgentPage() {
       config: 'error' in parsedConfig ? parsedConfig.error : undefined,
       labels: 'error' in parsedLabels ? parsedLabels.error : undefined,
     });
-    if ('error' in parsedConfig || 'error' in parsedLabels) return;
+    if ('error' in parsedConfig || 'error' in parsedLabels || alreadyCreated) return;
     const created = await create({
       input: {
         name: name.trim(),
@@ -47,7 +52,8 @@ export function NewAgentPage() {
     <>
       <PageHeader title="New agent">An agent is a name and a configuration; each change of configuration is a new revision.</PageHeader>
       <Composer
-        onUse={(proposal) => {
+        onUse={(proposal, appliedAs) => {
+          setApplied(appliedAs);
           setName(proposal.name);
           setDescription(proposal.description);
           setConfigText(canonicalJson(proposal.config));
@@ -78,9 +84,15 @@ export function NewAgentPage() {
           value={note}
           onChange={(event) => setNote(event.target.value)}
         />
+        {alreadyCreated ? (
+          <div role="status" className="notice">
+            Applied: the composer already created this proposal as the agent <Link to={`/agents/${applied.id}`}>{applied.name}</Link>.
+            Change the name to create another agent from it.
+          </div>
+        ) : null}
         <ErrorNotice error={createState.error} title="Could not create the agent" withField />
-        <button type="submit" disabled={createState.loading}>
-          {createState.loading ? 'Creating…' : 'Create agent'}
+        <button type="submit" disabled={createState.loading || alreadyCreated}>
+          {createState.loading ? 'Creating…' : alreadyCreated ? 'Already created' : 'Create agent'}
         </button>
       </form>
     </>

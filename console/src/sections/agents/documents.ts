@@ -166,3 +166,7 @@ export const RESUME_COMPOSER_RUN = gql<
 // The enabled model keys, to help the user fill `model` in a configuration.
 export const MODEL_KEYS = gql<{ models: { nodes: { key: string; name: string }[]; pageInfo: PageInfo } }, { first: number }>(`
   query ConsoleAgentModelKeys($first: Int) { models(enabled: true, first: $first) { nodes { key name } pageInfo { hasNextPage endCursor } } }`);
+
+/** One composer run's items (a composer conversation stays far below the page's limit). */
+export const COMPOSER_RUN_ITEMS = gql<{ runItems: { items: { kind: string; content: unknown }[] } }, { runId: string }>(`
+  query ConsoleComposerRunItems($runId: ID!) { runItems(runId: $runId, limit: 500) { items { kind content } } }`);

@@ -45,6 +45,17 @@ function networkError(error: unknown): unknown {
   return new Error(`${error.message}: ${cause.message}`, { cause: error });
 }
 
+/**
+ * The arguments with `method` in upper case: models send `"get"` as often as `"GET"`, and HTTP methods
+ * are upper case by convention (the configured `methods` are).
+ */
+export function upperCaseMethod(input: unknown): unknown {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return input;
+  const { method } = input as { method?: unknown };
+  if (typeof method !== 'string' || method === method.toUpperCase()) return input;
+  return { ...input, method: method.toUpperCase() };
+}
+
 export const httpRequestPlugin: PluginTools = ({ deps, run, instance }) => {
   const config = (instance.config ?? {}) as HttpRequestConfig;
   const methods = config.methods ?? [...HTTP_METHODS];
@@ -72,6 +83,7 @@ export const httpRequestPlugin: PluginTools = ({ deps, run, instance }) => {
         .filter(Boolean)
         .join('\n\n'),
       inputSchema,
+      canonicalInput: upperCaseMethod,
       execution: {
         kind: 'server',
         execute: async (args, { signal }) => {
