@@ -158,3 +158,31 @@ export function startWindowModelServer(options: {
 function json(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
+
+// The scripted conversation of the long-thread tests and the context benchmark.
+
+export const CODE_WORD = 'PERIWINKLE-42';
+
+const FILLER =
+  'The weather report mentioned light rain over the harbour, the ferry schedule changed twice this week, ' +
+  'and the committee still has to choose between the blue and the green design for the new library entrance. ';
+
+/** A user turn of about `chars` characters (≈ chars / 4 tokens); turn 1 gives the code word to remember. */
+export function turnText(turn: number, chars = 1000): string {
+  const head = turn === 1 ? `Turn 1. Please remember this: the code word is ${CODE_WORD}. ` : `Turn ${turn}. `;
+  let text = head;
+  while (text.length < chars) text += FILLER;
+  return text.slice(0, chars);
+}
+
+/** The loopback's answer: what it finds of the code word in what it was sent, else a plain reply of ~`chars`. */
+export function answerFrom(chars = 400) {
+  return (body: any): string => {
+    const prompt = JSON.stringify(body.messages);
+    const asked = /what is the code word/i.test(String(body.messages.at(-1)?.content ?? ''));
+    if (asked) return prompt.includes(CODE_WORD) ? `The code word is ${CODE_WORD}.` : 'I do not know the code word.';
+    let text = 'Noted. ';
+    while (text.length < chars) text += 'I will keep that in mind while we go on. ';
+    return text.slice(0, chars);
+  };
+}
