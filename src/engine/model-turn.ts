@@ -58,6 +58,8 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
     onError: () => undefined,
     ...callSettings(model.settings),
     ...(providerOptions ? { providerOptions } : {}),
+    // The system prompt is a message only where it carries a prompt-cache mark (context/caching.ts).
+    allowSystemInMessages: true,
   });
   let text = '';
   let textItem: RunItemState | null = null;

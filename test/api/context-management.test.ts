@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addLoopbackModel } from '../helpers/model-servers.js';
-import { startWindowModelServer, type WindowModelServer } from '../helpers/window-model-server.js';
+import { startWindowAnthropicServer, startWindowModelServer, type WindowModelServer } from '../helpers/window-model-server.js';
 import { answerFrom, CODE_WORD, expectWithinWindow, runTurn, turnText } from '../helpers/long-thread.js';
 import { settleRun } from '../helpers/runs.js';
 
@@ -67,7 +67,6 @@ describe('a thread longer than its model window', () => {
       model_characteristics: { context_window_tokens: 4000, compact_threshold: 0.7, proactive_context_management_threshold: 0.6 },
     });
     const { threadId, runs, last } = await longThread(agentId, 40);
-    if (process.env.CONTEXT_DEBUG) console.log(server.promptTokens.join(' '), server.summaries, server.cachedTokens.join(' '));
     expectWithinWindow(server);
     expect(server.summaries).toBeGreaterThan(0);
     // The last turn's prompt carried the code word through the summary (turn 1 itself was not sent).
@@ -182,6 +181,63 @@ describe('a thread longer than its model window', () => {
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain('Summary of the earlier conversation');
     expectWithinWindow(server);
     expect(await historyOf(forked.thread_id)).toHaveLength(24 * 2 + 2);
+  });
+});
+
+describe('on Anthropic', () => {
+  let anthropic: WindowModelServer;
+
+  beforeAll(async () => {
+    anthropic = await startWindowAnthropicServer({ window: 4000, answer: answerFrom() });
+    servers.push(anthropic);
+    const provider = await t.rest('POST', '/api/v1/model-providers', {
+      body: {
+        type: 'anthropic',
+        name: 'window claude',
+        config: { base_url: `${anthropic.url}/v1` },
+        credential: { api_key: anthropic.apiKey },
+      },
+    });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const model = await t.rest('POST', '/api/v1/models', {
+      body: { key: 'claude-window', provider_id: provider.body.id, provider_model: 'claude-window' },
+    });
+    expect(model.status, JSON.stringify(model.body)).toBe(201);
+  });
+
+  it('marks the stable prefix for the prompt cache and reports the cached tokens in usage', async () => {
+    const agentId = await agentWith({
+      model: 'claude-window',
+      instructions: 'You are a patient assistant.',
+      model_characteristics: { context_window_tokens: 4000, compact_threshold: 0.7, proactive_context_management_threshold: 0.6 },
+    });
+    const { runs, last } = await longThread(agentId, 16);
+    expect(anthropic.refusals).toBe(0);
+    expect(last.output).toBe(`The code word is ${CODE_WORD}.`);
+    const streamed = anthropic.requests.filter((request) => request.body?.stream);
+    // Long enough prompts carry breakpoints: on the system prompt and on the last message.
+    const marked = streamed.filter((request) => JSON.stringify(request.body.system).includes('cache_control'));
+    // The first, short prompts are not (Anthropic caches nothing under 1024 tokens).
+    expect(JSON.stringify(streamed[0]!.body)).not.toContain('cache_control');
+    expect(marked.length).toBeGreaterThan(8);
+    for (const request of marked) {
+      expect(request.body.system.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+      expect(JSON.stringify(request.body.messages.at(-1))).toContain('"cache_control":{"type":"ephemeral"}');
+    }
+    const cached = [];
+    for (const run of runs) cached.push((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.usage_at_seal.cached_input_tokens);
+    expect(cached.filter((tokens) => tokens > 0).length).toBeGreaterThan(5);
+  });
+
+  it('recovers from "prompt is too long" and learns the window the refusal states', async () => {
+    const refusalsBefore = anthropic.refusals;
+    const agentId = await agentWith({
+      model: 'claude-window',
+      model_characteristics: { context_window_tokens: 9000, compact_threshold: 0.9, proactive_context_management_threshold: 0.9 },
+    });
+    const { last } = await longThread(agentId, 14);
+    expect(anthropic.refusals).toBeGreaterThan(refusalsBefore);
+    expect(last.output).toBe(`The code word is ${CODE_WORD}.`);
   });
 });
 

@@ -50,9 +50,14 @@ const FACT = /[^.\n]*\b(remember|code word)\b[^.\n]*\./gi;
 
 /** The summariser's answer: the remembered facts of the request, each once, in order. */
 function summaryOf(body: any): string {
-  const text = (body.messages as { content: unknown }[])
-    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
-    .join('\n');
+  return factsOf(
+    (body.messages as { content: unknown }[])
+      .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
+      .join('\n'),
+  );
+}
+
+function factsOf(text: string): string {
   const facts = [...new Set((text.match(FACT) ?? []).map((fact) => fact.trim()))];
   return facts.length ? `Facts to keep:\n${facts.join('\n')}` : 'Nothing to keep beyond small talk.';
 }
@@ -179,10 +184,117 @@ export function turnText(turn: number, chars = 1000): string {
 export function answerFrom(chars = 400) {
   return (body: any): string => {
     const prompt = JSON.stringify(body.messages);
-    const asked = /what is the code word/i.test(String(body.messages.at(-1)?.content ?? ''));
+    const content = body.messages.at(-1)?.content ?? '';
+    const lastText = typeof content === 'string' ? content : (content as { text?: string }[]).map((part) => part.text ?? '').join(' ');
+    const asked = /what is the code word/i.test(lastText);
     if (asked) return prompt.includes(CODE_WORD) ? `The code word is ${CODE_WORD}.` : 'I do not know the code word.';
     let text = 'Noted. ';
     while (text.length < chars) text += 'I will keep that in mind while we go on. ';
     return text.slice(0, chars);
   };
+}
+
+/**
+ * The same model behind Anthropic's messages API: it counts the system prompt, the messages and the
+ * tools (characters / 4), refuses a prompt over its window (the prompt alone) as Anthropic does (400
+ * `invalid_request_error`, "prompt is too long: N tokens > W maximum"), and caches like Anthropic: a
+ * request writes the prefix up to each `cache_control` breakpoint it carries, and reads the longest
+ * earlier written prefix that it starts with (`cache_read_input_tokens`, apart from `input_tokens`).
+ * Summarisation requests (not streamed) get the facts summary.
+ */
+export function startWindowAnthropicServer(options: { window: number; answer?: (body: any) => string }): Promise<WindowModelServer> {
+  const written = new Map<string, number>();
+  let server!: WindowModelServer;
+  const textOf = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
+  return start(async (state, req, res, body) => {
+    server = state as WindowModelServer;
+    if (req.headers['x-api-key'] !== state.apiKey)
+      return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    if (req.method === 'GET' && req.url?.startsWith('/v1/models'))
+      return json(res, 200, { data: [{ id: 'claude-window', type: 'model' }], has_more: false });
+    if (req.method !== 'POST' || req.url !== '/v1/messages') return json(res, 404, {});
+    // The prompt as blocks in order: the system blocks, then the messages; a prefix is counted and keyed by its blocks.
+    const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
+    const blocks: { key: string; chars: number; marked: boolean }[] = [];
+    const tools = JSON.stringify(body.tools ?? []);
+    for (const block of system) blocks.push({ key: `system:${block.text}`, chars: block.text.length, marked: !!block.cache_control });
+    for (const message of body.messages ?? []) {
+      const parts = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+      for (const part of parts) {
+        const text = part.text ?? textOf(part.content ?? part.input ?? part);
+        blocks.push({ key: `${message.role}:${text}`, chars: text.length, marked: !!part.cache_control });
+      }
+    }
+    const tokensUpTo = (index: number) =>
+      Math.ceil((tools.length + blocks.slice(0, index + 1).reduce((sum, b) => sum + b.chars, 0)) / 4) + (index + 1) * 4;
+    const total = blocks.length ? tokensUpTo(blocks.length - 1) : Math.ceil(tools.length / 4);
+    server.promptTokens.push(total);
+    // Anthropic judges the prompt alone (`max_tokens` has a limit of its own).
+    if (total > server.window) {
+      server.refusals += 1;
+      return json(res, 400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: `prompt is too long: ${total} tokens > ${server.window} maximum` },
+      });
+    }
+    let prefix = tools;
+    let cacheRead = 0;
+    const prefixes: string[] = [];
+    for (const [index, block] of blocks.entries()) {
+      prefix += `\u0000${block.key}`;
+      prefixes.push(prefix);
+      if (written.has(prefix)) cacheRead = written.get(prefix)!;
+      void index;
+    }
+    for (const [index, block] of blocks.entries()) if (block.marked) written.set(prefixes[index]!, tokensUpTo(index));
+    server.cachedTokens.push(cacheRead);
+    const usage = { input_tokens: total - cacheRead, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: 0, output_tokens: 6 };
+    const summarising = !body.stream && /compacting the conversation/i.test(system.map((b: { text: string }) => b.text).join(' '));
+    if (summarising) {
+      server.summaries += 1;
+      return json(res, 200, {
+        id: 'msg_s',
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: [{ type: 'text', text: factsOf((body.messages ?? []).map((m: { content: unknown }) => textOf(m.content)).join('\n')) }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage,
+      });
+    }
+    const turn: Turn = state.turns.shift() ?? { text: options.answer ? options.answer({ messages: body.messages }) : 'ok' };
+    sse(res);
+    const event = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    event('message_start', {
+      message: {
+        id: 'msg_w',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: body.model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    });
+    if ('text' in turn) {
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: turn.text } });
+    } else {
+      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
+      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.tool.arguments) } });
+    }
+    event('content_block_stop', { index: 0 });
+    event('message_delta', {
+      delta: { stop_reason: 'text' in turn ? 'end_turn' : 'tool_use', stop_sequence: null },
+      usage: { output_tokens: 6 },
+    });
+    event('message_stop', {});
+    res.end();
+  }, 'sk-ant-window-secret').then((state) => {
+    server = Object.assign(state, { window: options.window, promptTokens: [], refusals: 0, summaries: 0, cachedTokens: [] });
+    return server;
+  });
 }
