@@ -9,7 +9,7 @@ import { contextBudget, DEFAULT_CONTEXT_WINDOW } from '../../src/engine/context/
 import { withCacheHints } from '../../src/engine/context/caching.js';
 import { chooseCut, transcript } from '../../src/engine/context/compaction.js';
 import { isContextOverflow, statedWindow } from '../../src/engine/context/overflow.js';
-import { Calibration, familyFactor, loadEncoder, messageBound, messageTokens } from '../../src/engine/context/tokens.js';
+import { Calibration, countText, familyFactor, loadEncoder, messageBound, messageTokens } from '../../src/engine/context/tokens.js';
 import { cutMessage, cutText, stubbed } from '../../src/engine/context/view.js';
 import type { ResolvedModel } from '../../src/engine/models.js';
 
@@ -71,6 +71,17 @@ describe('token counting', () => {
     expect(tokens).toBeLessThan(messageBound(message));
     // Cached per message object: the same answer without counting again.
     expect(messageTokens(message, () => 0)).toBe(tokens);
+  });
+
+  it('counts any text in bounded time: a long run without spaces, a very long text by samples', async () => {
+    const encode = await loadEncoder();
+    const started = performance.now();
+    const run = countText('x'.repeat(200_000), encode);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(run).toBeGreaterThan(20_000);
+    const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(4_000);
+    const sampled = countText(prose, encode);
+    expect(Math.abs(sampled - encode(prose)) / encode(prose)).toBeLessThan(0.05);
   });
 
   it('counts tool calls, tool results and media parts', async () => {
@@ -165,6 +176,11 @@ describe('stubs and cuts', () => {
     expect(cutText('short', 1000)).toBe('short');
     const message = cutMessage(result('t', text), 1000) as { content: { output: { value: string } }[] };
     expect(message.content[0]!.output.value.length).toBeLessThan(1200);
+    const bigCall: ModelMessage = {
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'echo', input: { message: text } }],
+    };
+    expect(JSON.stringify(cutMessage(bigCall, 1000)).length).toBeLessThan(1400);
   });
 });
 

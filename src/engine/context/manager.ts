@@ -28,7 +28,7 @@ import { resolveModel, type ResolvedModel } from '../models.js';
 import { contextBudget, type ContextBudget, type ModelCharacteristics } from './budget.js';
 import { chooseCut, summarise, summaryMessage } from './compaction.js';
 import { isContextOverflow, statedWindow } from './overflow.js';
-import { Calibration, familyFactor, loadEncoder, messageBound, messageTokens } from './tokens.js';
+import { Calibration, countText, familyFactor, loadEncoder, messageBound, messageTokens } from './tokens.js';
 import { cutMessage, stubbed } from './view.js';
 
 /** What providers add around tools and the system prompt that the count does not see: a safety margin of this share of the window, at most FRAMING_TOKENS. */
@@ -167,7 +167,7 @@ export class ContextManager {
     await this.load(messages);
 
     const encode = await loadEncoder();
-    const frameTokens = calibration.scale(encode(request.system) + toolsBound(request.tools) / 4) + framing(budget);
+    const frameTokens = calibration.scale(countText(request.system, encode) + toolsBound(request.tools) / 4) + framing(budget);
     const singleLimit = Math.floor(budget.usable * (recovering ? SINGLE_MESSAGE_SHARE / 2 : SINGLE_MESSAGE_SHARE));
     const sent = (index: number): ModelMessage => {
       const message = index < this.state.stubbedBefore ? stubbed(messages[index]!) : messages[index]!;

@@ -78,8 +78,8 @@ export function cutText(text: string, limit: number): string {
 }
 
 /**
- * A message with each of its texts (text parts, tool results, tool call arguments are left whole)
- * cut to at most `limit` characters: for a message larger than the window can take.
+ * A message with each of its texts (text parts, tool results, a tool call's arguments as JSON) cut
+ * to at most `limit` characters: for a message larger than the window can take.
  */
 export function cutMessage(message: ModelMessage, limit: number): ModelMessage {
   const cached = cutCache.get(message);
@@ -102,7 +102,15 @@ export function cutMessage(message: ModelMessage, limit: number): ModelMessage {
   else
     result = {
       ...message,
-      content: message.content.map((part) => (part.type === 'text' ? { ...part, text: cutText(part.text, limit) } : part)),
+      content: message.content.map((part) => {
+        if (part.type === 'text') return { ...part, text: cutText(part.text, limit) };
+        // A call's arguments too large to send stay readable in the history; the model gets them cut.
+        if (part.type === 'tool-call') {
+          const json = JSON.stringify(part.input ?? {});
+          return json.length > limit ? { ...part, input: { cut_arguments: cutText(json, limit) } } : part;
+        }
+        return part;
+      }),
     } as ModelMessage;
   cutCache.set(message, { limit, message: result });
   return result;
