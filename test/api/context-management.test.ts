@@ -101,6 +101,23 @@ describe('a thread longer than its model window', () => {
     expect(item.content.summary).toContain(CODE_WORD);
     const sealed = (await t.rest('GET', `/api/v1/runs/${run.id}`)).body;
     expect(sealed.usage_at_seal.requests).toBe(1 + item.content.requests);
+    // …and a compact_context span beneath the attempt's span, with the figures of the item.
+    const trace = (await t.rest('GET', `/api/v1/runs/${run.id}/trace`)).body;
+    const span = trace.spans.find((candidate: { name: string }) => candidate.name === 'compact_context');
+    const attempt = trace.spans.find(
+      (candidate: { name: string; run_id: string }) => candidate.name.startsWith('invoke_agent') && candidate.run_id === run.id,
+    );
+    expect(span).toMatchObject({
+      parent_span_id: attempt.span_id,
+      status: { code: 'unset' },
+      attributes: {
+        'wsa.model.purpose': 'compaction',
+        'wsa.context.reason': 'threshold',
+        'wsa.context.tokens_before': item.content.tokens_before,
+        'wsa.context.tokens_after': item.content.tokens_after,
+        'wsa.context.messages_covered': item.content.messages_covered,
+      },
+    });
 
     // The prompt stays flat: the last ten turns sent no more than the compaction level allows.
     const chat = server.promptTokens.slice(-10);
