@@ -127,6 +127,23 @@ describe('a thread longer than its model window', () => {
     expect(server.cachedTokens.slice(-10).some((cached) => cached > 0)).toBe(true);
   });
 
+  it('writes the summaries with the model model_settings.compaction_model names', async () => {
+    const main = await windowModel('window-main', 4000);
+    const summariser = await windowModel('window-summariser', 8000);
+    const agentId = await agentWith({
+      model: 'window-main',
+      model_settings: { compaction_model: 'window-summariser' },
+      model_characteristics: { context_window_tokens: 4000, compact_threshold: 0.7, proactive_context_management_threshold: 0.6 },
+    });
+    const { last, runs } = await longThread(agentId, 12);
+    expect(last.output).toBe(`The code word is ${CODE_WORD}.`);
+    expect(main.summaries).toBe(0);
+    expect(summariser.summaries).toBeGreaterThan(0);
+    const items = (await Promise.all(runs.map((run) => itemsOf(run.id)))).flat().filter((item) => item.kind === 'context_compaction');
+    expect(items.map((item) => item.content.model)).toEqual(Array(items.length).fill('window-summariser'));
+    expectWithinWindow(main);
+  });
+
   it('cuts and stubs tool results larger than the window', async () => {
     const server = await windowModel('window-tools', 4000);
     const agentId = await agentWith({
