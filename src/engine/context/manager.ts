@@ -157,8 +157,9 @@ export class ContextManager {
     if (!this.loaded && !recovering) {
       // Cheap first: bytes bound tokens. Below the proactive level there is nothing to manage and
       // nothing stored to read (a stored state exists only for a history that once passed it).
+      // Newest first, stopping as soon as the bound passes the level: a long history is not measured whole.
       let bound = frame;
-      for (const message of messages) bound += messageBound(message);
+      for (let index = messages.length - 1; index >= 0 && bound <= budget.proactiveAt; index -= 1) bound += messageBound(messages[index]!);
       if (bound <= budget.proactiveAt) {
         this.lastEstimate = null;
         return messages;
@@ -174,7 +175,7 @@ export class ContextManager {
       const tokens = calibration.scale(messageTokens(message, encode));
       if (tokens <= singleLimit) return message;
       // Cut in proportion to the message's density, a little under the limit.
-      const chars = JSON.stringify(message.content).length;
+      const chars = contentChars(message);
       return cutMessage(message, Math.max(200, Math.floor((chars * singleLimit * 0.9) / tokens)));
     };
     const tokensOf = (index: number) => calibration.scale(messageTokens(sent(index), encode));
@@ -316,6 +317,18 @@ export class ContextManager {
       throw error;
     }
   }
+}
+
+const charsCache = new WeakMap<object, number>();
+
+/** A message's content length as JSON (kept per message: an oversized one is measured once). */
+function contentChars(message: ModelMessage): number {
+  let chars = charsCache.get(message);
+  if (chars === undefined) {
+    chars = JSON.stringify(message.content).length;
+    charsCache.set(message, chars);
+  }
+  return chars;
 }
 
 /** The provider's id of a resolved model (what catalogues and tokenizers know it by). */
