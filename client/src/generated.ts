@@ -157,6 +157,7 @@ export type ResumeRunInput = {
 export type RunItemKind =
   | 'approval_request'
   | 'client_call'
+  | 'context_compaction'
   | 'error'
   | 'media_description'
   | 'memory_recall'

@@ -51,10 +51,11 @@ export const agentConfigSchema = closed(
   {
     model: { type: 'string', pattern: MODEL_KEY },
     model_settings: object,
+    // The thresholds are shares of the usable window (docs/api/context.md): above 0, at most 1.
     model_characteristics: closed({
-      compact_threshold: { type: 'number', minimum: 0 },
+      compact_threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
       context_window_tokens: { type: 'integer', minimum: 1 },
-      proactive_context_management_threshold: { type: 'number', minimum: 0 },
+      proactive_context_management_threshold: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
     }),
     instructions: strMax(200_000),
     client_tools: {
@@ -222,6 +223,16 @@ function compileProblem(schema: Record<string, unknown>): string | null {
  * Validates a configuration and returns its canonical representation: the spec's defaults filled
  * (`instructions` "" and `user_questions` false), every other unset field left out.
  */
+/** Stubbing old tool results must start no later than compaction does: proactive ≤ compact. */
+export function checkContextThresholds(characteristics: Record<string, number> | undefined, prefix: string) {
+  const proactive = characteristics?.proactive_context_management_threshold;
+  const compact = characteristics?.compact_threshold;
+  if (proactive !== undefined && compact !== undefined && proactive > compact) {
+    const field = `${prefix}.proactive_context_management_threshold`;
+    throw invalidArgument(`${field} must be at most compact_threshold (${compact})`, field);
+  }
+}
+
 export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentConfig {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) throw invalidArgument(`${prefix} must be an object`, prefix);
   if (!validateConfig(config)) {
@@ -239,6 +250,7 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): AgentC
     }
   }
   checkOutputSchemas(typed.output_spec as Parameters<typeof checkOutputSchemas>[0], `${prefix}.output_spec`);
+  checkContextThresholds(typed.model_characteristics as Record<string, number> | undefined, `${prefix}.model_characteristics`);
   validatePlugins(typed.plugins, `${prefix}.plugins`);
   checkSubagentOverrides(typed.subagents, `${prefix}.subagents`);
   const names = new Set<string>();
@@ -279,6 +291,10 @@ export function normalizeRunOptions(options: unknown, prefix = 'options'): RunOp
     throw invalidArgument(`${field} ${describe(error)}`, field);
   }
   validatePlugins((options as RunOptions).overrides?.plugins, `${prefix}.overrides.plugins`);
+  checkContextThresholds(
+    (options as RunOptions).overrides?.model_characteristics as Record<string, number> | undefined,
+    `${prefix}.overrides.model_characteristics`,
+  );
   checkSubagentOverrides((options as RunOptions).overrides?.subagents, `${prefix}.overrides.subagents`);
   return options as RunOptions;
 }

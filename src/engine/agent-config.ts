@@ -5,6 +5,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import type { Deps } from '../services/deps.js';
+import type { ModelCharacteristics } from './context/budget.js';
 
 export interface ClientToolConfig {
   name: string;
@@ -66,6 +67,8 @@ export type SubagentMode = 'inline' | 'thread';
 export interface RunAgentConfig {
   model: string;
   model_settings?: Record<string, unknown>;
+  /** The model's window and the levels of context management (context/budget.ts). */
+  model_characteristics?: ModelCharacteristics;
   instructions?: string;
   client_tools?: ClientToolConfig[];
   user_questions?: boolean;

@@ -109,6 +109,29 @@ export class AttemptTrace {
     });
   }
 
+  /**
+   * A compaction of the conversation (context/manager.ts): a `compact_context` span beneath the run
+   * span, with the summarising model and, when it ends, the tokens before and after and the messages
+   * it covers (`wsa.context.*`); `wsa.model.purpose` is `compaction`.
+   */
+  compaction(model: ResolvedModel, figures: { reason: string }): Span {
+    const modelId = (model.model as { modelId?: string }).modelId ?? model.key;
+    return this.tracer.startSpan({
+      name: 'compact_context',
+      kind: SpanKind.INTERNAL,
+      parent: this.runSpan,
+      attributes: {
+        ...this.base,
+        [ATTR.operationName]: 'compact_context',
+        [ATTR.providerName]: model.providerType,
+        [ATTR.requestModel]: modelId,
+        [ATTR.modelKey]: model.key,
+        [ATTR.modelPurpose]: 'compaction',
+        [ATTR.contextReason]: figures.reason,
+      },
+    });
+  }
+
   /** A model request that could not start (its model could not be resolved): a failed span all the same. */
   modelUnavailable(key: string, error: unknown) {
     this.modelRequests += 1;

@@ -21,6 +21,8 @@ import { checkOutput, outputCorrection, outputInstruction, withOutputFormat } fr
 import { prepareAttempt, type Conversation, type ExecutionContext } from './prepare.js';
 import { ASK_USER_TOOL } from './tools/ask-user.js';
 import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
+import { ContextManager } from './context/manager.js';
+import { withCacheHints } from './context/caching.js';
 
 export type { ExecutionContext } from './prepare.js';
 
@@ -51,7 +53,7 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
-  const usage: Usage = ctx.usage ?? { requests: 0, input_tokens: 0, output_tokens: 0 };
+  const usage: Usage = ctx.usage ?? { requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
   const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
   // The run seals with this outcome: what its tools left to tidy in its environments goes first.
   const end = async (outcome: Outcome): Promise<AttemptResult> => {
@@ -66,6 +68,17 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
   const media = new MediaReader({ deps, call: ctx.call, config, items, signal, usage, maxRequests });
   // Asset references become the assets' bytes first, so media understanding sees them as media.
   const assets = new AssetReader(ctx.call);
+  const context = new ContextManager({
+    deps,
+    call: ctx.call,
+    run,
+    config,
+    items,
+    usage,
+    signal,
+    trace: ctx.trace,
+    historyLength: conversation.messages.length - conversation.newMessages.length,
+  });
 
   for (;;) {
     if (usage.requests >= maxRequests)
@@ -83,17 +96,30 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
     });
     const model = withOutputFormat(resolved, config.output_spec);
     usage.requests += 1;
-    // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
-    const messages = await media.forModel(await assets.forModel(conversation.messages), model);
-    const span = ctx.trace?.modelRequest(model);
+    const tools = toolset.forModel();
+    // What of the conversation fits the model's window (context/manager.ts): all of it, or stubs and a summary for the oldest.
+    let sent = await context.prepare(conversation.messages, { model, system, tools });
     let turn;
-    try {
-      turn = await streamTurn({ model, system, messages, tools: toolset.forModel(), signal }, items, usage);
-    } catch (error) {
-      if (span) endModelRequest(span, { error });
-      throw error;
+    for (let recovered = false; ;) {
+      // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
+      const messages = await media.forModel(await assets.forModel(sent), model);
+      const span = ctx.trace?.modelRequest(model);
+      try {
+        const request = withCacheHints(model, run.threadId, system, messages);
+        turn = await streamTurn({ model, tools, signal, ...request, system: request.system ?? '' }, items, usage);
+      } catch (error) {
+        if (span) endModelRequest(span, { error });
+        // A refusal for length: compacted and asked once more, whatever `retries` say (it is not the model's fault).
+        if (recovered || !context.isOverflow(error) || usage.requests >= maxRequests) throw error;
+        recovered = true;
+        sent = await context.recover(conversation.messages, { model, system, tools }, error);
+        usage.requests += 1;
+        continue;
+      }
+      if (span) endModelRequest(span, turn);
+      break;
     }
-    if (span) endModelRequest(span, turn);
+    context.observe(model, turn);
     conversation.say(turn.assistant);
 
     if (turn.toolCalls.length === 0) {

@@ -2,6 +2,7 @@
 // text and reasoning grow item by item — and returned as the assistant message with its tool calls.
 // Tools are offered without `execute`: the SDK only reports calls; dispatch.ts carries them out.
 import { streamText, type AssistantModelMessage, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
+import type { SharedV2ProviderOptions } from '@ai-sdk/provider';
 import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
 import { callSettings, type ResolvedModel } from './models.js';
@@ -18,6 +19,8 @@ export interface Usage {
   requests: number;
   input_tokens: number;
   output_tokens: number;
+  /** Of the input tokens, those the provider read from its prompt cache (as it reported them). */
+  cached_input_tokens: number;
 }
 
 export interface TurnRequest {
@@ -26,6 +29,8 @@ export interface TurnRequest {
   messages: ModelMessage[];
   tools: ToolSet;
   signal: AbortSignal;
+  /** Provider options of the request (prompt caching: context/caching.ts). */
+  providerOptions?: SharedV2ProviderOptions;
 }
 
 export interface Turn {
@@ -36,11 +41,12 @@ export interface Turn {
   finishReason?: string;
   inputTokens: number;
   outputTokens: number;
+  cachedInputTokens: number;
 }
 
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
 export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
-  const { model, system, messages, tools, signal } = request;
+  const { model, system, messages, tools, signal, providerOptions } = request;
   // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
   const result = streamText({
     model: model.model,
@@ -51,6 +57,9 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
     maxRetries: 0,
     onError: () => undefined,
     ...callSettings(model.settings),
+    ...(providerOptions ? { providerOptions } : {}),
+    // The system prompt is a message only where it carries a prompt-cache mark (context/caching.ts).
+    allowSystemInMessages: true,
   });
   let text = '';
   let textItem: RunItemState | null = null;
@@ -59,6 +68,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   let finishReason: string | undefined;
   let inputTokens = 0;
   let outputTokens = 0;
+  let cachedInputTokens = 0;
   for await (const part of result.fullStream) {
     switch (part.type) {
       case 'text-delta':
@@ -86,6 +96,8 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
         outputTokens += part.usage.outputTokens ?? 0;
         usage.input_tokens += part.usage.inputTokens ?? 0;
         usage.output_tokens += part.usage.outputTokens ?? 0;
+        cachedInputTokens += part.usage.cachedInputTokens ?? 0;
+        usage.cached_input_tokens += part.usage.cachedInputTokens ?? 0;
         finishReason = part.finishReason;
         break;
       case 'abort':
@@ -98,7 +110,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   }
   if (textItem) items.complete(textItem);
   if (reasoningItem) items.complete(reasoningItem);
-  return { text, toolCalls, assistant: assistantMessage(text, toolCalls), finishReason, inputTokens, outputTokens };
+  return { text, toolCalls, assistant: assistantMessage(text, toolCalls), finishReason, inputTokens, outputTokens, cachedInputTokens };
 }
 
 /** The assistant message of a turn: its text, then its tool calls (never empty: a blank text part at least). */

@@ -311,7 +311,7 @@ export class WorkerPool {
       // sealed here, so their seal work (skill sync's cleanup) runs here too.
       const attempt: { environments?: RunEnvironments } = {};
       // Counted by the attempt as it goes; an attempt that throws seals with what it consumed so far.
-      const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0 };
+      const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
       try {
         result = await executeAttempt({
           usage,

@@ -32,6 +32,7 @@ export const ID_PREFIX = {
   run: 'run',
   runItem: 'itm',
   runAttempt: 'att',
+  threadCompaction: 'cmp',
   findingAnalysis: 'fan',
   finding: 'fnd',
   pushSubscription: 'psb',

@@ -20,6 +20,8 @@ export interface RunUsage {
   requests: number;
   input_tokens: number;
   output_tokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache (0 when it reports none). */
+  cached_input_tokens: number;
 }
 
 /** A memory the run sees, as resolved for its first attempt: one element of `memory_mounts`. */
@@ -70,7 +72,12 @@ export function readFailure(value: Prisma.JsonValue | undefined): Failure | null
 export function readUsage(value: Prisma.JsonValue | undefined): RunUsage | null {
   const usage = value as Partial<RunUsage> | null | undefined;
   if (!usage) return null;
-  return { requests: usage.requests ?? 0, input_tokens: usage.input_tokens ?? 0, output_tokens: usage.output_tokens ?? 0 };
+  return {
+    requests: usage.requests ?? 0,
+    input_tokens: usage.input_tokens ?? 0,
+    output_tokens: usage.output_tokens ?? 0,
+    cached_input_tokens: usage.cached_input_tokens ?? 0,
+  };
 }
 
 /** A run's `memory_mounts` ([] until its first attempt resolved them). */

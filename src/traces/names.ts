@@ -43,6 +43,12 @@ export const ATTR = {
   retriesLeft: 'wsa.retry.left',
   pauseReason: 'wsa.pause.reason',
   toolCallIds: 'wsa.pause.tool_call_ids',
+  contextReason: 'wsa.context.reason',
+  contextTokensBefore: 'wsa.context.tokens_before',
+  contextTokensAfter: 'wsa.context.tokens_after',
+  contextMessagesCovered: 'wsa.context.messages_covered',
+  contextMessagesSummarised: 'wsa.context.messages_summarised',
+  contextRequests: 'wsa.context.requests',
 } as const;
 
 /** Span events the engine records. */

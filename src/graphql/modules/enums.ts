@@ -45,6 +45,7 @@ export const RUN_ITEM_KINDS = [
   'memory_recall',
   'subagent_run',
   'media_description',
+  'context_compaction',
   'output',
   'error',
 ] as const;

@@ -91,6 +91,10 @@ export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
     requests: t.int({ description: 'model requests made', resolve: (u) => u.requests }),
     inputTokens: t.int({ description: 'input tokens the provider reported', resolve: (u) => u.input_tokens }),
     outputTokens: t.int({ description: 'output tokens the provider reported', resolve: (u) => u.output_tokens }),
+    cachedInputTokens: t.int({
+      description: 'of the input tokens, those the provider read from its prompt cache (as it reported them; 0 when it reports none)',
+      resolve: (u) => u.cached_input_tokens,
+    }),
   }),
 });
 

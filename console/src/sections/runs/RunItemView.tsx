@@ -18,6 +18,7 @@ const KIND_TITLES: Record<string, string> = {
   subagent_run: 'Subagent run',
   memory_recall: 'Memory recall',
   media_description: 'Media description',
+  context_compaction: 'Context compaction',
   review: 'Review',
   output: 'Output',
 };
@@ -151,6 +152,17 @@ function body(item: RunItem): ReactNode {
           ) : (
             <JsonView value={content} />
           )}
+        </>
+      );
+    case 'context_compaction':
+      return (
+        <>
+          <p className="muted">
+            {String(content.messages_summarised ?? 0)} message(s) summarised by {String(content.model ?? 'the model')} (
+            {String(content.reason ?? 'threshold')}): {String(content.tokens_before ?? '?')} → {String(content.tokens_after ?? '?')} tokens
+          </p>
+          {typeof content.summary === 'string' ? <p className="run-text">{content.summary}</p> : null}
+          {typeof content.error === 'string' ? <p className="error">{content.error}</p> : null}
         </>
       );
     case 'review':
