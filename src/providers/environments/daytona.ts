@@ -28,7 +28,7 @@ import {
   waitForState,
   type DaytonaSandbox,
 } from './daytona-api.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson, sandboxPath } from './sandbox-http.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */

@@ -18,7 +18,7 @@ import {
   type ExecResult,
 } from '../environment-driver.js';
 import { EndMarkerFilter } from './end-marker.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
 import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';

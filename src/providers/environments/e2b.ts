@@ -26,7 +26,7 @@ import {
   type E2bSandbox,
   type EnvdAccess,
 } from './e2b-api.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { readAtMost, SandboxApiError, sandboxFetch, sandboxPath, unreachable } from './sandbox-http.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */

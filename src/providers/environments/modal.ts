@@ -18,7 +18,7 @@ import {
   type ExecResult,
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
 import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';

@@ -2,7 +2,7 @@
 // sandboxes): the scripts' shared conventions — exit codes for the caller's mistakes, paths passed
 // from `/`, and the listing format — read in one place so every type answers them alike.
 import { EnvironmentDriverError, type FileEntry } from '../environment-driver.js';
-import type { OutputBuffer } from './output-buffer.js';
+import type { OutputBuffer } from '../../lib/output-buffer.js';
 
 /** `/a/b` as `./a/b`: file scripts run from `/`, so the path is the same and never looks like an option. */
 export const fromRoot = (absolute: string) => `.${absolute}`;

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { EnvironmentDriverError, type ExecRequest, type ExecResult, type FileEntry } from '../environment-driver.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { KILL_TREE } from './docker.js';
 
 /** One run of an argument vector in the instance, as the platform offers it. */
