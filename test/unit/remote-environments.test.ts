@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHANNEL, closeFrame, execQuery, exitCodeOfStatus, stdinFrames } from '../../src/providers/environments/kubernetes-api.js';
 import { authorization } from '../../src/providers/environments/fly-machines.js';
-import { instancePath, workingDirectoryOf } from '../../src/providers/environments/remote-shell.js';
+import { instancePath, workingDirectoryOf } from '../../src/providers/environments/instance-files.js';
 
 describe('the Kubernetes exec channel protocol', () => {
   it('sends standard input as channel-0 frames of at most 32 KiB, and closes it with channel 255', () => {

@@ -29,7 +29,8 @@ import {
   type DaytonaSandbox,
 } from './daytona-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
-import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson, sandboxPath } from './sandbox-http.js';
+import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
+import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
 export const DAYTONA_ENVIRONMENT_LABEL = 'workspace-agent-service.environment-id';
@@ -103,16 +104,7 @@ const killScript = (pidFile: string) =>
     `rm -f ${pidFile}`,
   ].join('\n');
 
-function workingDirectoryOf(config: Record<string, unknown>): string | null {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return null;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
-  return posix.normalize(path);
-}
-
-const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => instancePath(instance.workingDirectory, path);
 
 /** A toolbox problem during work as a driver error; the toolbox address is asked for again next time. */
 function toolboxProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
@@ -273,7 +265,7 @@ function createBody(environmentId: string, config: Record<string, unknown>, prov
 
 export const daytonaEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
-    const configured = workingDirectoryOf(request.config);
+    const configured = workingDirectoryOf(request.config, null, 'sandbox');
     let sandbox: DaytonaSandbox;
     try {
       try {
@@ -411,9 +403,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     } catch (error) {
       throw toolboxProblem(ctx, instance, error);
     }
-    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
-    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
-    return { entries: all.slice(0, options.limit), truncated: truncated || all.length > options.limit };
+    return breadthFirst(all, options.limit, truncated);
   },
   async stop(ctx, instance) {
     forgetToolbox(ctx, instance.instanceId);

@@ -27,7 +27,8 @@ import {
   type EnvdAccess,
 } from './e2b-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
-import { readAtMost, SandboxApiError, sandboxFetch, sandboxPath, unreachable } from './sandbox-http.js';
+import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
+import { readAtMost, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
 export const DEFAULT_E2B_WORKING_DIRECTORY = '/home/user';
@@ -51,16 +52,7 @@ const signalOfStatus = (status: string | undefined): string => {
   return status.replace(/^signal:\s*/i, '').toUpperCase();
 };
 
-function workingDirectoryOf(config: Record<string, unknown>): string {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return DEFAULT_E2B_WORKING_DIRECTORY;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
-  return posix.normalize(path);
-}
-
-const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => instancePath(instance.workingDirectory, path);
 
 /** An envd problem during work as a driver error; the sandbox's address is fetched again next time. */
 function envdProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
@@ -262,7 +254,7 @@ async function connectSandbox(ctx: EnvironmentDriverContext, sandboxId: string, 
 export const e2bEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const config = request.config;
-    const workingDirectory = workingDirectoryOf(config);
+    const workingDirectory = workingDirectoryOf(config, DEFAULT_E2B_WORKING_DIRECTORY, 'sandbox');
     const template = typeof config.template === 'string' ? config.template : '';
     if (!template) throw new Error('the template names no E2B template');
     let sandbox: E2bSandbox;
@@ -395,10 +387,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
         modifiedAt: Number.isNaN(modified.getTime()) ? new Date(0).toISOString() : modified.toISOString(),
       });
     }
-    // Breadth first, sorted per level, as every type lists: a limited listing shows the top levels first.
-    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
-    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
-    return { entries: all.slice(0, options.limit), truncated: all.length > options.limit };
+    return breadthFirst(all, options.limit);
   },
   async stop(ctx, instance) {
     forgetAccess(ctx, instance.instanceId);

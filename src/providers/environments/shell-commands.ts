@@ -1,0 +1,70 @@
+// What the types that run commands through a shell inside a remote instance share (the container
+// engine, Modal sandboxes, Fly machines, Kubernetes pods): none of their platforms can kill a
+// command it started, so a command reports its process id and the driver kills the process tree
+// itself; each keeps its instance alive with an idle first process; and each answers a command the
+// same way once it has its exit code and output.
+import { EnvironmentDriverError, type ExecRequest, type ExecResult } from '../environment-driver.js';
+import type { OutputBuffer } from '../../lib/output-buffer.js';
+
+/** Kills a process and everything it started, walking /proc (no `pkill` needed in the image): `sh -c KILL_TREE _ <pid>`. */
+export const KILL_TREE = [
+  'tree() {',
+  '  kill -STOP "$1" 2>/dev/null',
+  '  for f in /proc/[0-9]*/stat; do',
+  '    s=$(cat "$f" 2>/dev/null) || continue; s=${s##*) }; set -- "$1" $s',
+  '    c=${f#/proc/}; [ "$3" = "$1" ] && tree "${c%/stat}"',
+  '  done',
+  '  kill -KILL "$1" 2>/dev/null',
+  '}',
+  'tree "${1}"',
+].join('\n');
+
+const IDLE_LOOP = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done';
+
+/** The instance's first process: idles until the instance is stopped (TERM ends it at once). */
+export const IDLE_PROCESS = ['/bin/sh', '-c', IDLE_LOOP];
+
+/** The same for platforms that do not make the working directory: it makes it first. */
+export function idleProcess(workingDirectory: string): string[] {
+  return ['/bin/sh', '-c', `mkdir -p -- "$1"; ${IDLE_LOOP}`, 'wsa-idle', workingDirectory];
+}
+
+/** Environment variable names a command can be given. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A request's command as an argument vector: a command line runs through `/bin/sh -c`. */
+export function commandArgv(command: ExecRequest['command']): string[] {
+  const argv = typeof command === 'string' ? ['/bin/sh', '-c', command] : [...command];
+  if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
+  return argv;
+}
+
+/** A command's run as the driver saw it: the exit code the platform reported and the output it kept. */
+export interface ShellRun {
+  exitCode: number | null;
+  stdout: OutputBuffer;
+  stderr: OutputBuffer;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
+/**
+ * The driver's answer for a command that started at `startedAt`. A command the driver killed (its
+ * timeout, the caller's abort) ended by SIGKILL, whatever code the platform reported for it.
+ * `incomplete`: the platform lost output, so the answer says it is truncated.
+ */
+export function execResultOf(run: ShellRun, startedAt: number, incomplete = false): ExecResult {
+  const killed = run.timedOut || run.aborted;
+  return {
+    exitCode: killed ? null : run.exitCode,
+    signal: killed ? 'SIGKILL' : null,
+    stdout: run.stdout.text(),
+    stderr: run.stderr.text(),
+    stdoutBytes: run.stdout.total,
+    stderrBytes: run.stderr.total,
+    truncated: run.stdout.truncated || run.stderr.truncated || incomplete,
+    timedOut: run.timedOut,
+    aborted: run.aborted,
+    durationMs: Date.now() - startedAt,
+  };
+}
