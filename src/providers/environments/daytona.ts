@@ -29,6 +29,8 @@ import {
   type DaytonaSandbox,
 } from './daytona-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
+import { watchForKill } from './kill-watch.js';
+import { execResultOf } from './shell-commands.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
 import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
 
@@ -157,25 +159,18 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     throw toolboxProblem(ctx, instance, error);
   }
   const call = new AbortController();
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const kill = () => {
-    void toolbox(ctx, base, 'POST', '/process/execute', [200], { json: { command: killScript(pidFile), timeout: 10 } }).catch(
-      () => undefined,
-    );
-    graceTimer ??= setTimeout(() => call.abort(), KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, request.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (request.signal?.aborted) onAbort();
-  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  const watch = watchForKill({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: KILL_GRACE_MS,
+    kill: () =>
+      void toolbox(ctx, base, 'POST', '/process/execute', [200], { json: { command: killScript(pidFile), timeout: 10 } }).catch(
+        () => undefined,
+      ),
+    giveUp: () => call.abort(),
+  });
+  /** The toolbox's own timeout (the backstop) killed the command: its output is lost then. */
+  let toolboxTimedOut = false;
   let result = '';
   let toolboxExit: number | null = null;
   try {
@@ -188,22 +183,19 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
       signal: call.signal,
       timeoutMs: request.timeoutMs + (TOOLBOX_TIMEOUT_SLACK_SECONDS + 10) * 1000,
     });
-    // 408: the toolbox's own timeout killed it (the backstop); the output is lost then.
-    if (answer.status === 408) timedOut = true;
+    if (answer.status === 408) toolboxTimedOut = true;
     else {
       result = answer.body?.result ?? '';
       toolboxExit = answer.body?.exitCode ?? null;
     }
   } catch (error) {
-    if (!(call.signal.aborted && (timedOut || aborted))) {
+    if (!(call.signal.aborted && (watch.timedOut || watch.aborted))) {
       if (error instanceof SandboxApiError && error.status === 400)
         throw new EnvironmentDriverError('invalid_path', `the Daytona sandbox refused the command: ${error.message}`);
       throw toolboxProblem(ctx, instance, error);
     }
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    request.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
   const parsed = parseExecOutput(result, marker);
   const stdout = new OutputBuffer(request.maxOutputBytes);
@@ -213,19 +205,8 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   // The toolbox answers the whole output at the end: it reaches `onOutput` in one piece per stream.
   if (parsed.stdout.length) request.onOutput?.('stdout', parsed.stdout);
   if (parsed.stderr.length) request.onOutput?.('stderr', parsed.stderr);
-  const killed = timedOut || aborted;
-  return {
-    exitCode: killed ? null : (parsed.exitCode ?? toolboxExit),
-    signal: killed ? 'SIGKILL' : null,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    stdoutBytes: stdout.total,
-    stderrBytes: stderr.total,
-    truncated: stdout.truncated || stderr.truncated,
-    timedOut,
-    aborted,
-    durationMs: Date.now() - started,
-  };
+  const exitCode = parsed.exitCode ?? toolboxExit;
+  return execResultOf({ exitCode, stdout, stderr, timedOut: watch.timedOut || toolboxTimedOut, aborted: watch.aborted }, started);
 }
 
 /** A file endpoint's failure as the driver error for `path`. */

@@ -27,6 +27,7 @@ import {
   type EnvdAccess,
 } from './e2b-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
+import { watchForKill } from './kill-watch.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
 import { readAtMost, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 
@@ -123,9 +124,6 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   const stream = new AbortController();
   let pid: number | null = null;
   let killRequested = false;
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
   const signalProcess = () => {
     if (pid !== null)
       void unary(access, 'process.Process/SendSignal', { process: { pid }, signal: 'SIGNAL_SIGKILL' }).catch(() => undefined);
@@ -134,7 +132,6 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     // The process id arrives with the stream's first event: a kill asked for before it goes out then.
     killRequested = true;
     signalProcess();
-    graceTimer ??= setTimeout(() => stream.abort(), KILL_GRACE_MS);
   };
   const feedStdin = async (processId: number) => {
     const process = { pid: processId };
@@ -145,16 +142,13 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
       });
     await unary(access, 'process.Process/CloseStdin', { process });
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, request.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (request.signal?.aborted) onAbort();
-  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  const watch = watchForKill({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: KILL_GRACE_MS,
+    kill,
+    giveUp: () => stream.abort(),
+  });
   type EndEvent = { exitCode?: number; exited?: boolean; status?: string; error?: string };
   let end = null as EndEvent | null;
   try {
@@ -192,12 +186,11 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     }
   } catch (error) {
     // A stream the driver cut off after a kill ends the command's wait, not the driver's work.
-    if (!(stream.signal.aborted && (timedOut || aborted))) throw envdProblem(ctx, instance, error);
+    if (!(stream.signal.aborted && (watch.timedOut || watch.aborted))) throw envdProblem(ctx, instance, error);
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    request.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
+  const { timedOut, aborted } = watch;
   if (!end && !timedOut && !aborted)
     throw envdProblem(ctx, instance, new ConnectError('unavailable', 'the command ended without an end event'));
   const killed = timedOut || aborted;

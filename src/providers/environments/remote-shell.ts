@@ -20,6 +20,7 @@ import {
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { instancePath } from './instance-files.js';
+import { watchForKill } from './kill-watch.js';
 import { commandArgv, ENV_NAME, execResultOf, KILL_TREE } from './shell-commands.js';
 import { shellFiles } from './shell-files.js';
 
@@ -102,30 +103,25 @@ async function runRaw(transport: RemoteTransport, req: RawRequest): Promise<RawR
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
   const giveUp = new AbortController();
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const kill = () => {
-    if (graceTimer) return;
-    void transport({
-      argv: ['/bin/sh', '-c', KILL_FROM_RECORD, 'wsa-kill', record],
-      timeoutMs: KILL_GRACE_MS,
-      signal: AbortSignal.timeout(KILL_GRACE_MS * 2),
-      onChunk: () => undefined,
-    }).catch(() => undefined);
-    // Whatever the kill reaches, the caller's wait ends soon.
-    graceTimer = setTimeout(() => giveUp.abort(), KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, req.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (req.signal?.aborted) onAbort();
-  else req.signal?.addEventListener('abort', onAbort, { once: true });
+  let killSent = false;
+  const watch = watchForKill({
+    timeoutMs: req.timeoutMs,
+    signal: req.signal,
+    graceMs: KILL_GRACE_MS,
+    // One kill command: the record names the whole process tree. Whatever it reaches, the caller's
+    // wait ends after the grace period.
+    kill: () => {
+      if (killSent) return;
+      killSent = true;
+      void transport({
+        argv: ['/bin/sh', '-c', KILL_FROM_RECORD, 'wsa-kill', record],
+        timeoutMs: KILL_GRACE_MS,
+        signal: AbortSignal.timeout(KILL_GRACE_MS * 2),
+        onChunk: () => undefined,
+      }).catch(() => undefined);
+    },
+    giveUp: () => giveUp.abort(),
+  });
   try {
     const { exitCode } = await transport({
       argv,
@@ -138,11 +134,9 @@ async function runRaw(transport: RemoteTransport, req: RawRequest): Promise<RawR
         req.onOutput?.(stream, chunk);
       },
     });
-    return { exitCode, stdout, stderr, timedOut, aborted };
+    return { exitCode, stdout, stderr, timedOut: watch.timedOut, aborted: watch.aborted };
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    req.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
 }
 
