@@ -21,7 +21,7 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
 import { instancePath, workingDirectoryOf } from './instance-files.js';
-import { commandArgv, execResultOf, IDLE_PROCESS, KILL_TREE } from './shell-commands.js';
+import { commandArgv, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
@@ -135,35 +135,20 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     stdout.push(payload);
     req.onOutput?.('stdout', payload);
   });
-  let pid: string | null = null;
-  let pidLine: Buffer = Buffer.alloc(0);
-  let killRequested = false;
-  const killProcessTree = () => {
-    if (pid)
-      void runInContainer(target, containerId, {
-        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-        workingDir: '/',
-        timeoutMs: KILL_GRACE_MS,
-        maxOutputBytes: 1024,
-      }).catch(() => undefined);
-  };
-  // Whether the first line of standard error has arrived: the wrapper's process id, or — when the
-  // engine could not start the wrapper at all — the engine's own error sentence (Podman sends the
-  // runtime's error there), which stays part of standard error.
-  let firstLineRead = false;
+  // Standard error's first line: the wrapper's process id, or — when the engine could not start the
+  // wrapper at all — the engine's own error sentence (Podman sends the runtime's error there).
+  const reported = new ReportedProcessId((pid) => {
+    void runInContainer(target, containerId, {
+      argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
+      workingDir: '/',
+      timeoutMs: KILL_GRACE_MS,
+      maxOutputBytes: 1024,
+    }).catch(() => undefined);
+  });
   const demux = new StreamDemultiplexer((stream, payload) => {
-    if (stream === 'stderr' && !firstLineRead) {
-      pidLine = Buffer.concat([pidLine, payload]);
-      const newline = pidLine.indexOf(10);
-      if (newline < 0) return;
-      firstLineRead = true;
-      const line = pidLine.subarray(0, newline).toString('utf8').trim();
-      if (/^\d+$/.test(line)) {
-        pid = line;
-        if (killRequested) killProcessTree();
-        payload = pidLine.subarray(newline + 1);
-        if (!payload.length) return;
-      } else payload = pidLine;
+    if (stream === 'stderr') {
+      payload = reported.stderr(payload);
+      if (!payload.length) return;
     }
     if (stream === 'stdout') {
       if (head) {
@@ -183,12 +168,8 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     timeoutMs: req.timeoutMs,
     signal: req.signal,
     graceMs: KILL_GRACE_MS,
-    // The process id may not have arrived yet (its stream and standard output are separate): then
-    // the kill goes out as soon as it does.
-    kill: () => {
-      killRequested = true;
-      killProcessTree();
-    },
+    // The process id may not have arrived yet (its stream and standard output are separate).
+    kill: () => reported.kill(),
     giveUp: () => socket.destroy(),
   });
   try {
@@ -213,9 +194,10 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   if (head?.length && !markerBytes.subarray(0, head.length).equals(head)) stdoutFilter.push(head);
   const complete = stdoutFilter.end() && startSeen;
   // An engine sentence without a line end is still standard error.
-  if (!firstLineRead && pidLine.length) {
-    stderr.push(pidLine);
-    req.onOutput?.('stderr', pidLine);
+  const unended = reported.end();
+  if (unended.length) {
+    stderr.push(unended);
+    req.onOutput?.('stderr', unended);
   }
   let exitCode: number | null = null;
   // The engine may close the stream a moment before it records the exit code: ask again briefly.
@@ -231,7 +213,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     }
     await delay(100);
   }
-  return { exitCode, started: pid !== null, stdout, stderr, timedOut, aborted, complete };
+  return { exitCode, started: reported.pid !== null, stdout, stderr, timedOut, aborted, complete };
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {

@@ -21,7 +21,7 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
 import { instancePath, workingDirectoryOf } from './instance-files.js';
-import { commandArgv, ENV_NAME, execResultOf, IDLE_PROCESS, KILL_TREE } from './shell-commands.js';
+import { commandArgv, ENV_NAME, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
@@ -210,28 +210,20 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     .catch(modalProblem);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
-  let pid: string | null = req.raw ? '' : null;
-  let pidLine: Buffer = Buffer.alloc(0);
-  let killRequested = false;
-  const killProcessTree = () => {
-    if (pid && /^\d+$/.test(pid))
-      void runInSandbox(api, sandboxId, {
-        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-        workdir: '/',
-        timeoutMs: KILL_GRACE_MS,
-        maxOutputBytes: 1024,
-        raw: true,
-      }).catch(() => undefined);
-  };
+  // The wrapper's first line is the command's process id, not the command's output (a command run
+  // without the wrapper reports none, and is not killed).
+  const reported = new ReportedProcessId((pid) => {
+    void runInSandbox(api, sandboxId, {
+      argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
+      workdir: '/',
+      timeoutMs: KILL_GRACE_MS,
+      maxOutputBytes: 1024,
+      raw: true,
+    }).catch(() => undefined);
+  });
   const take = (stream: 'stdout' | 'stderr', payload: Buffer) => {
-    if (stream === 'stderr' && pid === null) {
-      // The wrapper's first line is the command's process id, not the command's output.
-      pidLine = Buffer.concat([pidLine, payload]);
-      const newline = pidLine.indexOf(10);
-      if (newline < 0) return;
-      pid = pidLine.subarray(0, newline).toString('utf8').trim();
-      if (killRequested) killProcessTree();
-      payload = pidLine.subarray(newline + 1);
+    if (stream === 'stderr' && !req.raw) {
+      payload = reported.stderr(payload);
       if (!payload.length) return;
     }
     (stream === 'stdout' ? stdout : stderr).push(payload);
@@ -243,10 +235,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     signal: req.signal,
     graceMs: KILL_GRACE_MS,
     // The process id may not have arrived yet: then the kill goes out as soon as it does.
-    kill: () => {
-      killRequested = true;
-      killProcessTree();
-    },
+    kill: () => reported.kill(),
     giveUp: () => streams.abort(),
   });
   /** One output stream to its end (the command closed it); a broken stream is asked again from the offset it reached. */
@@ -311,6 +300,10 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   } finally {
     clearTimeout(drainTimer);
     watch.dispose();
+  }
+  if (!req.raw) {
+    const unended = reported.end();
+    if (unended.length) take('stderr', unended);
   }
   // (Set inside `wait`, which the compiler does not follow.)
   const ended = exit as { code?: number; signal?: number } | null;

@@ -68,3 +68,51 @@ export function execResultOf(run: ShellRun, startedAt: number, incomplete = fals
     durationMs: Date.now() - startedAt,
   };
 }
+
+/**
+ * The first line of a command's standard error, where the driver's wrapper reports the command's
+ * process id (`echo "$$" >&2`) so that a timeout or an abort can kill it, as the platforms these
+ * types use cannot. A kill asked for before the id arrived goes out as soon as it does. A first line
+ * that is not a process id — the platform could not start the wrapper and said why there — stays
+ * standard error, as does a first line the stream ended in the middle of.
+ */
+export class ReportedProcessId {
+  private held: Buffer = Buffer.alloc(0);
+  private lineRead = false;
+  private killRequested = false;
+  /** The command's process id, once reported (null: not yet, or never — the wrapper did not run). */
+  pid: string | null = null;
+
+  /** `killTree` kills a process id and what it started (a second command in the instance). */
+  constructor(private readonly killTree: (pid: string) => void) {}
+
+  /** Takes standard error's next chunk; answers what of it is the command's own output (empty while the first line is incomplete). */
+  stderr(chunk: Buffer): Buffer {
+    if (this.lineRead) return chunk;
+    this.held = Buffer.concat([this.held, chunk]);
+    const newline = this.held.indexOf(10);
+    if (newline < 0) return Buffer.alloc(0);
+    const all = this.held;
+    this.held = Buffer.alloc(0);
+    this.lineRead = true;
+    const line = all.subarray(0, newline).toString('utf8').trim();
+    if (!/^\d+$/.test(line)) return all;
+    this.pid = line;
+    if (this.killRequested) this.killTree(line);
+    return all.subarray(newline + 1);
+  }
+
+  /** At the stream's end: what is still held back (a first line without its line end) is the command's output. */
+  end(): Buffer {
+    const rest = this.held;
+    this.held = Buffer.alloc(0);
+    this.lineRead = true;
+    return rest;
+  }
+
+  /** Kills the command, now or as soon as its process id arrives. */
+  kill(): void {
+    this.killRequested = true;
+    if (this.pid) this.killTree(this.pid);
+  }
+}
