@@ -20,8 +20,8 @@ import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
-import { instancePath, workingDirectoryOf } from './instance-files.js';
-import { commandArgv, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId } from './shell-commands.js';
+import { workingDirectoryOf } from './instance-files.js';
+import { execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
@@ -90,19 +90,8 @@ interface RawExec {
   complete: boolean;
 }
 
-interface RawExecRequest {
-  argv: readonly string[];
-  workingDir: string;
-  env?: Record<string, string>;
-  stdin?: Buffer | string;
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-  onOutput?: ExecRequest['onOutput'];
-}
-
 /** Creates an exec, starts it on a hijacked connection and reads its frames to the end. */
-async function runInContainer(target: EngineEndpoint, containerId: string, req: RawExecRequest): Promise<RawExec> {
+async function runInContainer(target: EngineEndpoint, containerId: string, req: ShellCommand): Promise<RawExec> {
   // Random per exec, so no command's own output ends with it by chance.
   const marker = `<wsa-end-${randomBytes(12).toString('hex')}>`;
   const created = await engineCall<{ Id: string }>(target, {
@@ -115,7 +104,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
       Tty: false,
       Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', marker, ...req.argv],
       Env: Object.entries(req.env ?? {}).map(([key, value]) => `${key}=${value}`),
-      WorkingDir: req.workingDir,
+      WorkingDir: req.cwd,
     },
     timeoutMs: ENGINE_TIMEOUT_MS,
   }).catch(engineProblem);
@@ -140,7 +129,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   const reported = new ReportedProcessId((pid) => {
     void runInContainer(target, containerId, {
       argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-      workingDir: '/',
+      cwd: '/',
       timeoutMs: KILL_GRACE_MS,
       maxOutputBytes: 1024,
     }).catch(() => undefined);
@@ -217,22 +206,12 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
-  const argv = commandArgv(request.command);
   const started = Date.now();
   const target = endpointOf(ctx);
-  const workingDir = instancePath(instance.workingDirectory, request.cwd);
-  const raw = await runInContainer(target, containerRef(instance), {
-    argv,
-    workingDir,
-    env: request.env,
-    stdin: request.stdin,
-    timeoutMs: request.timeoutMs,
-    maxOutputBytes: request.maxOutputBytes,
-    signal: request.signal,
-    onOutput: request.onOutput,
-  });
+  const command = shellCommandOf(request, instance.workingDirectory);
+  const raw = await runInContainer(target, containerRef(instance), command);
   const killed = raw.timedOut || raw.aborted;
-  if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, workingDir, request.cwd ?? '.');
+  if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, command.cwd, request.cwd ?? '.');
   // The command ran (its process id arrived, or it exited 0) but a marker did not arrive: the engine
   // lost output. A command may have side effects, so it is not run again; the result says so.
   const lost = !killed && !raw.complete && raw.exitCode !== null && (raw.started || raw.exitCode === 0);
@@ -257,7 +236,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
 async function requireDirectory(target: EngineEndpoint, instance: EnvironmentInstance, directory: string, named: string) {
   const check = await runInContainer(target, containerRef(instance), {
     argv: ['/bin/sh', '-c', '[ -d "$1" ]', 'wsa-cwd', fromRoot(directory)],
-    workingDir: '/',
+    cwd: '/',
     timeoutMs: ENGINE_TIMEOUT_MS,
     maxOutputBytes: 1024,
   });
@@ -275,7 +254,7 @@ function fileScripts(ctx: EnvironmentDriverContext, instance: EnvironmentInstanc
     for (let attempt = 1; ; attempt++) {
       const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
         argv: run.argv,
-        workingDir: '/',
+        cwd: '/',
         stdin: run.stdin,
         timeoutMs: run.timeoutMs,
         maxOutputBytes: run.maxOutputBytes,

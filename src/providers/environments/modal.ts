@@ -20,8 +20,8 @@ import { registerProviderType, type JsonSchema } from '../registry.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
-import { instancePath, workingDirectoryOf } from './instance-files.js';
-import { commandArgv, ENV_NAME, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId } from './shell-commands.js';
+import { workingDirectoryOf } from './instance-files.js';
+import { ENV_NAME, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
@@ -156,15 +156,7 @@ interface RawExec {
   aborted: boolean;
 }
 
-interface RawExecRequest {
-  argv: readonly string[];
-  workdir: string;
-  env?: Record<string, string>;
-  stdin?: Buffer | string;
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-  onOutput?: ExecRequest['onOutput'];
+interface RawExecRequest extends ShellCommand {
   /** Without the wrapper: no process id line, no marker (the kill and stop scripts themselves). */
   raw?: boolean;
 }
@@ -203,7 +195,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
       stderr_config: STDERR_PIPE,
       // Modal's own limit is a backstop: the driver kills the command at its timeout itself.
       timeout_secs: Math.ceil(req.timeoutMs / 1000) + 30,
-      workdir: req.workdir,
+      workdir: req.cwd,
       // The marker lets stop find every command the service started (not the kill and stop commands).
       env: { ...(req.raw ? {} : { WSA_COMMAND: sandboxId }), ...(req.env ?? {}) },
     })
@@ -215,7 +207,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   const reported = new ReportedProcessId((pid) => {
     void runInSandbox(api, sandboxId, {
       argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-      workdir: '/',
+      cwd: '/',
       timeoutMs: KILL_GRACE_MS,
       maxOutputBytes: 1024,
       raw: true,
@@ -313,16 +305,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
-  const raw = await runInSandbox(apiOf(ctx), instance.instanceId, {
-    argv: commandArgv(request.command),
-    workdir: instancePath(instance.workingDirectory, request.cwd),
-    env: request.env,
-    stdin: request.stdin,
-    timeoutMs: request.timeoutMs,
-    maxOutputBytes: request.maxOutputBytes,
-    signal: request.signal,
-    onOutput: request.onOutput,
-  });
+  const raw = await runInSandbox(apiOf(ctx), instance.instanceId, shellCommandOf(request, instance.workingDirectory));
   return execResultOf(raw, started);
 }
 
@@ -331,7 +314,7 @@ function fileScripts(ctx: EnvironmentDriverContext, instance: EnvironmentInstanc
   return (run) =>
     runInSandbox(apiOf(ctx), instance.instanceId, {
       argv: run.argv,
-      workdir: '/',
+      cwd: '/',
       stdin: run.stdin,
       timeoutMs: run.timeoutMs,
       maxOutputBytes: run.maxOutputBytes,
@@ -449,7 +432,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     // commands), so it exists whatever the image has.
     const made = await runInSandbox(api, sandboxId, {
       argv: ['mkdir', '-p', '--', fromRoot(workingDirectory)],
-      workdir: '/',
+      cwd: '/',
       timeoutMs: CHORE_TIMEOUT_MS,
       maxOutputBytes: 4096,
     });
@@ -465,7 +448,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     const api = apiOf(ctx);
     const raw = await runInSandbox(api, instance.instanceId, {
       argv: ['/bin/sh', '-c', KILL_MARKED, 'wsa-stop', instance.instanceId],
-      workdir: '/',
+      cwd: '/',
       timeoutMs: CHORE_TIMEOUT_MS,
       maxOutputBytes: 4096,
       raw: true,

@@ -19,9 +19,8 @@ import {
   type ExecResult,
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
-import { instancePath } from './instance-files.js';
 import { watchForKill } from './kill-watch.js';
-import { commandArgv, ENV_NAME, execResultOf, KILL_TREE } from './shell-commands.js';
+import { ENV_NAME, execResultOf, KILL_TREE, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { shellFiles } from './shell-files.js';
 
 /** One run of an argument vector in the instance, as the platform offers it. */
@@ -65,17 +64,6 @@ const KILL_FROM_RECORD = [
   'tree "$p"',
 ].join('\n');
 
-interface RawRequest {
-  argv: readonly string[];
-  cwd: string;
-  env?: Record<string, string>;
-  stdin?: Buffer | string;
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-  onOutput?: ExecRequest['onOutput'];
-}
-
 interface RawResult {
   exitCode: number | null;
   stdout: OutputBuffer;
@@ -84,7 +72,7 @@ interface RawResult {
   aborted: boolean;
 }
 
-async function runRaw(transport: RemoteTransport, req: RawRequest): Promise<RawResult> {
+async function runRaw(transport: RemoteTransport, req: ShellCommand): Promise<RawResult> {
   const env = Object.entries(req.env ?? {});
   for (const [name] of env)
     if (!ENV_NAME.test(name))
@@ -143,16 +131,7 @@ async function runRaw(transport: RemoteTransport, req: RawRequest): Promise<RawR
 /** The driver's `exec` over a transport. */
 export async function remoteExec(transport: RemoteTransport, workingDirectory: string, request: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
-  const raw = await runRaw(transport, {
-    argv: commandArgv(request.command),
-    cwd: instancePath(workingDirectory, request.cwd),
-    env: request.env,
-    stdin: request.stdin,
-    timeoutMs: request.timeoutMs,
-    maxOutputBytes: request.maxOutputBytes,
-    signal: request.signal,
-    onOutput: request.onOutput,
-  });
+  const raw = await runRaw(transport, shellCommandOf(request, workingDirectory));
   return execResultOf(raw, started);
 }
 

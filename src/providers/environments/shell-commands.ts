@@ -5,6 +5,7 @@
 // same way once it has its exit code and output.
 import { EnvironmentDriverError, type ExecRequest, type ExecResult } from '../environment-driver.js';
 import type { OutputBuffer } from '../../lib/output-buffer.js';
+import { instancePath } from './instance-files.js';
 
 /** Kills a process and everything it started, walking /proc (no `pkill` needed in the image): `sh -c KILL_TREE _ <pid>`. */
 export const KILL_TREE = [
@@ -37,6 +38,32 @@ export function commandArgv(command: ExecRequest['command']): string[] {
   const argv = typeof command === 'string' ? ['/bin/sh', '-c', command] : [...command];
   if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   return argv;
+}
+
+/** A command as a driver's primitive runs it: an argument vector from an absolute directory. */
+export interface ShellCommand {
+  argv: readonly string[];
+  cwd: string;
+  env?: Record<string, string>;
+  stdin?: Buffer | string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal?: AbortSignal;
+  onOutput?: ExecRequest['onOutput'];
+}
+
+/** A caller's request as the command to run in an instance whose commands start in `workingDirectory`. */
+export function shellCommandOf(request: ExecRequest, workingDirectory: string): ShellCommand {
+  return {
+    argv: commandArgv(request.command),
+    cwd: instancePath(workingDirectory, request.cwd),
+    env: request.env,
+    stdin: request.stdin,
+    timeoutMs: request.timeoutMs,
+    maxOutputBytes: request.maxOutputBytes,
+    signal: request.signal,
+    onOutput: request.onOutput,
+  };
 }
 
 /** A command's run as the driver saw it: the exit code the platform reported and the output it kept. */
