@@ -21,7 +21,7 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
 import { workingDirectoryOf } from './instance-files.js';
-import { execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
+import { execResultOf, IDLE_PROCESS, killTreeCommand, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
@@ -126,14 +126,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   });
   // Standard error's first line: the wrapper's process id, or — when the engine could not start the
   // wrapper at all — the engine's own error sentence (Podman sends the runtime's error there).
-  const reported = new ReportedProcessId((pid) => {
-    void runInContainer(target, containerId, {
-      argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-      cwd: '/',
-      timeoutMs: KILL_GRACE_MS,
-      maxOutputBytes: 1024,
-    }).catch(() => undefined);
-  });
+  const reported = new ReportedProcessId((pid) => void runInContainer(target, containerId, killTreeCommand(pid)).catch(() => undefined));
   const demux = new StreamDemultiplexer((stream, payload) => {
     if (stream === 'stderr') {
       payload = reported.stderr(payload);

@@ -21,7 +21,15 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
 import { workingDirectoryOf } from './instance-files.js';
-import { ENV_NAME, execResultOf, IDLE_PROCESS, KILL_TREE, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
+import {
+  ENV_NAME,
+  execResultOf,
+  IDLE_PROCESS,
+  killTreeCommand,
+  ReportedProcessId,
+  shellCommandOf,
+  type ShellCommand,
+} from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
@@ -204,15 +212,9 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   const stderr = new OutputBuffer(req.maxOutputBytes);
   // The wrapper's first line is the command's process id, not the command's output (a command run
   // without the wrapper reports none, and is not killed).
-  const reported = new ReportedProcessId((pid) => {
-    void runInSandbox(api, sandboxId, {
-      argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-      cwd: '/',
-      timeoutMs: KILL_GRACE_MS,
-      maxOutputBytes: 1024,
-      raw: true,
-    }).catch(() => undefined);
-  });
+  const reported = new ReportedProcessId(
+    (pid) => void runInSandbox(api, sandboxId, { ...killTreeCommand(pid), raw: true }).catch(() => undefined),
+  );
   const take = (stream: 'stdout' | 'stderr', payload: Buffer) => {
     if (stream === 'stderr' && !req.raw) {
       payload = reported.stderr(payload);

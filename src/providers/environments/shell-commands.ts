@@ -20,6 +20,11 @@ export const KILL_TREE = [
   'tree "${1}"',
 ].join('\n');
 
+/** The command that kills a process tree: from `/`, given a few seconds, its own output unread. */
+export function killTreeCommand(pid: string): ShellCommand {
+  return { argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid], cwd: '/', timeoutMs: 5_000, maxOutputBytes: 1024 };
+}
+
 const IDLE_LOOP = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done';
 
 /** The instance's first process: idles until the instance is stopped (TERM ends it at once). */
