@@ -1,5 +1,9 @@
 // Every environment variable the service reads, parsed and validated in one place.
 import { resolve } from 'node:path';
+import type { AssetS3Config } from './lib/asset-bucket.js';
+
+// The asset bucket defines what it is opened with; the configuration parses it from ASSET_S3_*.
+export type { AssetS3Config };
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -126,19 +130,6 @@ export interface GraphQLLimits {
 }
 
 export class ConfigError extends Error {}
-
-export interface AssetS3Config {
-  bucket: string;
-  /** A custom endpoint (MinIO, R2, …); null: AWS's own for the region. */
-  endpoint: string | null;
-  region: string;
-  /** Keys are `<prefix>/<sha256>` (no leading or trailing slash); empty: `<sha256>`. */
-  prefix: string;
-  /** Path-style addressing (`<endpoint>/<bucket>/<key>`), which most self-hosted stores need. */
-  forcePathStyle: boolean;
-  /** Static credentials; null: the AWS SDK's default chain (environment, profile, instance role). */
-  credentials: { accessKeyId: string; secretAccessKey: string } | null;
-}
 
 /** ASSET_S3_*: all optional but the bucket; checked here so a bad setting stops start-up with its name. */
 function assetS3(env: NodeJS.ProcessEnv): AssetS3Config | null {

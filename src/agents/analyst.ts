@@ -2,7 +2,7 @@
 // the analysis tools, src/engine/tools/analysis-tools.ts) and reports findings as structured output.
 // Its definition ships with the service; a finding analysis creates the workspace's analyst on first
 // use when the workspace has a usable model (src/services/analysis-agent.ts).
-import { SEVERITIES } from '../services/finding-detectors.js';
+import { SEVERITIES } from '../lib/finding-severities.js';
 
 export const ANALYST_PRESET = 'analyst';
 /** The run label that ties an analysis run to its finding analysis (and offers it the analysis tools). */

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { lstat, mkdir, open, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EnvdError } from './fs.js';
-import { OutputBuffer } from '../providers/environments/output-buffer.js';
+import { OutputBuffer } from '../lib/output-buffer.js';
 
 /** Bytes kept of each output stream at most: two base64-encoded streams stay well inside a 4 MiB frame. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;

@@ -7,9 +7,22 @@
 import { createReadStream } from 'node:fs';
 import { GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { AssetS3Config } from '../config.js';
 import type { LargeStore } from './asset-files.js';
 import { AppError } from './errors.js';
+
+/** The bucket and how to reach it (ASSET_S3_*, parsed by src/config.ts). */
+export interface AssetS3Config {
+  bucket: string;
+  /** A custom endpoint (MinIO, R2, …); null: AWS's own for the region. */
+  endpoint: string | null;
+  region: string;
+  /** Keys are `<prefix>/<sha256>` (no leading or trailing slash); empty: `<sha256>`. */
+  prefix: string;
+  /** Path-style addressing (`<endpoint>/<bucket>/<key>`), which most self-hosted stores need. */
+  forcePathStyle: boolean;
+  /** Static credentials; null: the AWS SDK's default chain (environment, profile, instance role). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+}
 
 /** How long one request to the bucket may take to connect, and to answer, before it counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;

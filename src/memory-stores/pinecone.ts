@@ -3,11 +3,8 @@
 // embedding model whose metadata carries the text, the provenance (a JSON string: Pinecone metadata
 // holds no nested objects) and the time of the last write. Upsert is the database's own last-writer-
 // wins; list pages are the database's, its pagination token wrapped in our opaque cursor.
-import { randomBytes } from 'node:crypto';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
-import { probeGet, trimSlash } from '../providers/http-probe.js';
-import type { ProbeResult, ProviderContext } from '../providers/registry.js';
 import { createdProvenance, provenanceView, replacedProvenance, type StoredProvenance } from './provenance.js';
 import { bestFirst, clampCosine } from './ranking.js';
 import { roundScore, type ExternalStoreContext, type RecordStore, type StoredRecord, type WriterStamp } from './record-store.js';
@@ -36,7 +33,7 @@ export class PineconeClient {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: PineconeOptions) {
-    this.root = trimSlash(options.indexHost);
+    this.root = options.indexHost.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? PINECONE_TIMEOUT_MS;
   }
 
@@ -250,16 +247,4 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
       return scored.map((m) => view(m.match, roundScore(m.score)));
     },
   };
-}
-
-/** The provider test: one page (of one id) of a namespace no memory uses — memories' namespaces are their ids. */
-export function probePinecone(ctx: ProviderContext): Promise<ProbeResult> {
-  const apiKey = String(ctx.credential?.api_key ?? '');
-  const namespace = `wsa-probe-${randomBytes(6).toString('hex')}`;
-  return probeGet(
-    `${trimSlash(String(ctx.config.index_host))}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
-    { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION },
-    ctx.signal,
-    [apiKey],
-  );
 }

@@ -1,9 +1,10 @@
 // Environment, connector and memory provider types (the web types are in ./web). The spec makes
 // every environment type's test `unsupported` except the container engine's (which only pings).
+import { randomBytes } from 'node:crypto';
 import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
-import { PROBE_TIMEOUT_MS, probeGet } from './http-probe.js';
+import { PROBE_TIMEOUT_MS, probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult, type ProviderContext } from './registry.js';
-import { openPineconeStore, probePinecone } from '../memory-stores/pinecone.js';
+import { openPineconeStore, PINECONE_API_VERSION } from '../memory-stores/pinecone.js';
 import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
 import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
@@ -270,6 +271,18 @@ registerProviderType({
     );
   },
 });
+
+/** The Pinecone type's test: one page (of one id) of a namespace no memory uses — memories' namespaces are their ids. */
+function probePinecone(ctx: ProviderContext): Promise<ProbeResult> {
+  const apiKey = String(ctx.credential?.api_key ?? '');
+  const namespace = `wsa-probe-${randomBytes(6).toString('hex')}`;
+  return probeGet(
+    `${trimSlash(String(ctx.config.index_host))}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
+    { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION },
+    ctx.signal,
+    [apiKey],
+  );
+}
 
 // A vector database that users run or rent, through Pinecone's data-plane HTTP API: records live in
 // the index at `index_host`, one namespace per memory, embedded by the memory's embedding model.

@@ -10,7 +10,8 @@ import { ANALYSIS_LABEL, ANALYST_DEFINITION, ANALYST_PRESET, analystConfig } fro
 import { newId } from '../lib/ids.js';
 import { AGENTS } from './agents.js';
 import { inTransaction, type CallContext } from './call-context.js';
-import { SEVERITIES, type Evidence, type FindingDraft } from './finding-detectors.js';
+import { SEVERITIES, type Severity } from '../lib/finding-severities.js';
+import type { Evidence, FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { recordFindings } from './findings.js';
 import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
@@ -134,7 +135,7 @@ export function draftsFromOutput(
   const drafts = new Map<string, FindingDraft>();
   for (const item of found as Record<string, unknown>[]) {
     const key = text(item?.source_key, 200).trim();
-    const severity = item?.severity as (typeof SEVERITIES)[number];
+    const severity = item?.severity as Severity;
     if (!key || !text(item.title, 500).trim() || !SEVERITIES.includes(severity) || drafts.has(`agent:${key}`)) continue;
     const cited = (item.evidence ?? {}) as { run_id?: unknown; trace_id?: unknown; span_ids?: unknown };
     const spanIds = Array.isArray(cited.span_ids)

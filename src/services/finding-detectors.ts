@@ -6,6 +6,7 @@
 // Span names and attributes: docs/api/traces.md; the detectors and presets: docs/api/findings.md.
 import type { TraceSpan } from '../generated/prisma/client.js';
 import { digestOf } from '../lib/canonical-json.js';
+import type { Severity } from '../lib/finding-severities.js';
 import { ATTR, EVENT } from '../traces/names.js';
 
 export const DETECTORS = [
@@ -28,8 +29,6 @@ export const PRESETS: Record<string, readonly Detector[]> = {
 };
 export const DEFAULT_PRESETS = ['execution'];
 
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
-
 /** The fewest identical calls (same tool, same arguments) in one run that count as a loop. */
 export const LOOP_THRESHOLD = 3;
 /** Latency: a run is an outlier when it took more than this many times the agent's median… */
@@ -51,7 +50,7 @@ export interface FindingDraft {
   detector: Detector | 'analysis_agent';
   sourceKey: string;
   category: string;
-  severity: (typeof SEVERITIES)[number];
+  severity: Severity;
   title: string;
   explanation: string;
   suggestion: string;

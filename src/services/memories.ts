@@ -199,6 +199,8 @@ async function writerStamp(call: CallContext, writer: Writer): Promise<WriterSta
 
 /** A record as every store returns it (the REST and GraphQL "Memory record"). */
 export type RecordView = StoredRecord;
+/** Who wrote a record: the `created` and `last_write` members of a record view's provenance. */
+export type RecordWriterStamp = WriterStamp;
 
 function validateText(text: unknown): string {
   if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT)

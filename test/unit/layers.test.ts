@@ -1,12 +1,14 @@
-// The layer rule, enforced: imports point one way — lib ← storage ← services ← engine, providers
-// below the engine, graphql and the REST shim above the services — and no module of src/ reaches
-// itself again through its imports. Type-only imports count too: they tie modules just the same.
+// The layer rule, enforced: imports point one way — lib ← storage ← providers ← services ← engine,
+// GraphQL and the REST shim above the services — every top-level folder and file of src/ (and the
+// REST shim) declares which others it may import, and no module reaches itself again through its
+// imports. Type-only imports count too: they tie modules just the same.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const src = join(root, 'src');
+const restShim = join(root, 'rest-shim');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,19 +35,23 @@ function resolveSpecifier(from: string, specifier: string): string {
   return target;
 }
 
-/** Every module of src/ (path relative to src/) with the modules of src/ it imports. */
+/**
+ * Every module of src/ and rest-shim/ (path relative to the repository) with the modules of either
+ * it imports. The generated Prisma client is a target only: its own imports are not ours to rule.
+ */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(src)) {
+  const ours = (path: string) => path.startsWith(`${src}/`) || path.startsWith(`${restShim}/`);
+  for (const file of [...sourceFiles(src), ...sourceFiles(restShim)]) {
     const text = readFileSync(file, 'utf8');
     const targets = new Set<string>();
     for (const pattern of SPECIFIERS) {
       for (const match of text.matchAll(pattern)) {
         const target = resolveSpecifier(file, match[1]!);
-        if (target.startsWith(`${src}/`) && !target.startsWith(join(src, 'generated'))) targets.add(relative(src, target));
+        if (ours(target)) targets.add(relative(root, target));
       }
     }
-    graph.set(relative(src, file), [...targets]);
+    graph.set(relative(root, file), [...targets]);
   }
   return graph;
 }
@@ -87,31 +93,106 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+// ── What each part may import ──
+// A part is a top-level folder or file of src/, or the REST shim. A rule names the parts (or single
+// modules) a part may import besides itself; the layer table in docs/ARCHITECTURE.md says the same
+// in words. A new folder fails the test until it has a rule here.
+const SHARED = ['src/lib', 'src/config.ts', 'src/agents'];
+const STORAGE = ['src/generated', 'src/storage', 'src/db.ts', 'src/secrets.ts', 'src/traces'];
+const PROVIDERS = ['src/memory-stores', 'src/providers'];
+/** Entry points wire the layers together: they may import anything. */
+const EVERYTHING = ['src', 'rest-shim'];
+
+const RULES: Record<string, readonly string[]> = {
+  // shared pieces: documents and small helpers, no I/O of the service's own
+  'src/lib': [],
+  'src/config.ts': ['src/lib'],
+  'src/agents': ['src/lib'],
+  // storage: the database, its client programs and what is stored beside the runs (trace spans)
+  'src/generated': [],
+  'src/storage': ['src/lib', 'src/config.ts', 'src/generated'],
+  'src/db.ts': ['src/lib', 'src/config.ts', 'src/generated', 'src/storage'],
+  'src/secrets.ts': ['src/lib', 'src/config.ts'],
+  'src/traces': ['src/lib', 'src/config.ts', 'src/generated', 'src/storage', 'src/db.ts'],
+  // providers: the vector database clients below the provider type registry that offers them
+  'src/memory-stores': [...SHARED, ...STORAGE],
+  'src/providers': [...SHARED, ...STORAGE, 'src/memory-stores'],
+  // services: the workspace API's rules, then the support API's, which build on them
+  'src/services': [...SHARED, ...STORAGE, ...PROVIDERS],
+  'src/support': [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services'],
+  'src/engine': [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services', 'src/support'],
+  // GraphQL reaches the rules through the services only (Prisma's generated types for Pothos aside)
+  'src/graphql': [...SHARED, 'src/generated', 'src/services', 'src/support'],
+  // the REST shim executes GraphQL documents: the GraphQL context's constants, never a service
+  'rest-shim': ['src/lib', 'src/graphql/context.ts'],
+  // the device daemon is a program of its own that talks to the service over the network only
+  'src/envd': ['src/lib'],
+  // entry points
+  'src/api-reference': EVERYTHING,
+  'src/console': EVERYTHING,
+  'src/app.ts': EVERYTHING,
+  'src/server.ts': EVERYTHING,
+  'src/worker.ts': EVERYTHING,
+  'src/deps.ts': EVERYTHING,
+  'src/cli.ts': EVERYTHING,
+  'src/db-cli.ts': EVERYTHING,
+  'src/operator-cli.ts': EVERYTHING,
+};
+
+/** The part a module belongs to: `src/<folder>`, `src/<file>.ts` or `rest-shim`. */
+function partOf(path: string): string {
+  const [top, second] = path.split('/');
+  return top === 'src' ? `src/${second}` : top!;
+}
+
+/**
+ * The parts present in the tree: every folder and module directly under src/, and the REST shim.
+ * The generated Prisma client counts whether or not it has been generated yet (git does not keep it).
+ */
+function parts(): string[] {
+  const found = readdirSync(src)
+    .filter((name) => statSync(join(src, name)).isDirectory() || name.endsWith('.ts'))
+    .map((name) => `src/${name}`);
+  return [...new Set([...found, 'src/generated', 'rest-shim'])].sort();
+}
+
+/** Parts without a rule. */
+const unruled = (present: string[], rules: Record<string, readonly string[]>) => present.filter((part) => !(part in rules));
+
+/** Every import a rule does not allow, as `from → to`. */
+function forbidden(graph: Map<string, string[]>, rules: Record<string, readonly string[]>): string[] {
+  const within = (target: string, allowed: string) => target === allowed || target.startsWith(`${allowed}/`);
+  return [...graph].flatMap(([file, targets]) => {
+    const part = partOf(file);
+    const allowed = rules[part] ?? [];
+    return targets
+      .filter((target) => partOf(target) !== part && !allowed.some((entry) => within(target, entry)))
+      .map((target) => `${file} → ${target}`);
+  });
+}
+
 const graph = importGraph();
-const imports = (fromDirs: string[], toDirs: string[]) =>
-  [...graph].flatMap(([file, targets]) =>
-    fromDirs.some((dir) => file.startsWith(`${dir}/`))
-      ? targets.filter((target) => toDirs.some((dir) => target.startsWith(`${dir}/`))).map((target) => `${file} → ${target}`)
-      : [],
-  );
 
 describe('layers of src/', () => {
   it('reads the import graph (the test itself can see imports)', () => {
     expect(graph.size).toBeGreaterThan(50);
-    expect(graph.get('engine/worker.ts')).toContain('services/run-lifecycle.ts');
+    expect(graph.get('src/engine/worker.ts')).toContain('src/services/run-lifecycle.ts');
+    expect(graph.get('rest-shim/router.ts')).toContain('src/graphql/context.ts');
   });
 
   it('has no import cycle', () => {
     expect(cycles(graph)).toEqual([]);
   });
 
-  it('nothing below the engine imports it: services, providers, storage, lib, support', () => {
-    expect(imports(['services', 'providers', 'storage', 'lib', 'support', 'agents', 'memory-stores'], ['engine'])).toEqual([]);
+  it('has a rule for every top-level folder and module of src/ and for the REST shim, and none for what is gone', () => {
+    const present = parts();
+    expect(present).toContain('src/engine');
+    expect(unruled(present, RULES)).toEqual([]);
+    expect(Object.keys(RULES).filter((part) => !present.includes(part))).toEqual([]);
   });
 
-  it('lib imports no services, and no layer below GraphQL imports it or the REST shim', () => {
-    expect(imports(['lib'], ['services', 'storage', 'providers', 'graphql'])).toEqual([]);
-    expect(imports(['services', 'engine', 'providers', 'storage', 'lib'], ['graphql'])).toEqual([]);
+  it('imports only what the rules allow', () => {
+    expect(forbidden(graph, RULES)).toEqual([]);
   });
 
   it('writes the runs table from one module only: the run lifecycle', () => {
@@ -161,5 +242,16 @@ describe('layers of src/', () => {
       ),
     ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
     expect(cycles(new Map([['a.ts', ['a.ts']]]))).toEqual([['a.ts']]);
+    expect(
+      forbidden(
+        new Map([
+          ['src/agents/a.ts', ['src/lib/b.ts', 'src/agents/c.ts', 'src/services/d.ts']],
+          ['rest-shim/e.ts', ['src/graphql/context.ts', 'src/graphql/schema.ts']],
+          ['src/widgets/f.ts', ['src/lib/b.ts']],
+        ]),
+        RULES,
+      ),
+    ).toEqual(['src/agents/a.ts → src/services/d.ts', 'rest-shim/e.ts → src/graphql/schema.ts', 'src/widgets/f.ts → src/lib/b.ts']);
+    expect(unruled(['src/lib', 'src/widgets', 'src/app.ts'], RULES)).toEqual(['src/widgets']);
   });
 });

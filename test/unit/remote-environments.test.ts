@@ -1,10 +1,12 @@
 // Pure parts of the remote environment types: the Kubernetes exec channel protocol's framing (standard
 // input frames, v5's close frame, the error channel's Status as an exit code, the exec query), the
-// Fly token's authorization header, and paths inside a remote instance.
+// Fly token's authorization header, paths inside a remote instance, and the process id a shell-based
+// type's wrapper reports on standard error.
 import { describe, expect, it } from 'vitest';
 import { CHANNEL, closeFrame, execQuery, exitCodeOfStatus, stdinFrames } from '../../src/providers/environments/kubernetes-api.js';
 import { authorization } from '../../src/providers/environments/fly-machines.js';
-import { instancePath, workingDirectoryOf } from '../../src/providers/environments/remote-shell.js';
+import { instancePath, workingDirectoryOf } from '../../src/providers/environments/instance-files.js';
+import { ReportedProcessId } from '../../src/providers/environments/shell-commands.js';
 
 describe('the Kubernetes exec channel protocol', () => {
   it('sends standard input as channel-0 frames of at most 32 KiB, and closes it with channel 255', () => {
@@ -59,5 +61,34 @@ describe('paths in a remote instance', () => {
     expect(workingDirectoryOf({}, '/workspace')).toBe('/workspace');
     expect(workingDirectoryOf({ working_directory: '/srv//app/' }, '/workspace')).toBe('/srv/app/');
     expect(() => workingDirectoryOf({ working_directory: 'rel' }, '/workspace')).toThrow(/absolute/);
+  });
+});
+
+describe("the process id a command's wrapper reports on standard error", () => {
+  it('takes the first line as the id (however it is split), passes the rest on, and sends a kill asked for earlier once it arrives', () => {
+    const killed: string[] = [];
+    const reported = new ReportedProcessId((pid) => killed.push(pid));
+    reported.kill();
+    expect(killed).toEqual([]);
+    expect(reported.stderr(Buffer.from('12'))).toHaveLength(0);
+    expect(reported.stderr(Buffer.from('34\nwarn'))).toEqual(Buffer.from('warn'));
+    expect([reported.pid, killed]).toEqual(['1234', ['1234']]);
+    expect(reported.stderr(Buffer.from('ing\n'))).toEqual(Buffer.from('ing\n'));
+    reported.kill();
+    expect(killed).toEqual(['1234', '1234']);
+    expect(reported.end()).toHaveLength(0);
+  });
+
+  it("keeps a first line that is no process id (the platform's reason the wrapper did not start) as standard error", () => {
+    const killed: string[] = [];
+    const reported = new ReportedProcessId((pid) => killed.push(pid));
+    expect(reported.stderr(Buffer.from('exec failed: no such file\nmore'))).toEqual(Buffer.from('exec failed: no such file\nmore'));
+    reported.kill();
+    expect([reported.pid, killed]).toEqual([null, []]);
+
+    const cut = new ReportedProcessId(() => undefined);
+    expect(cut.stderr(Buffer.from('OCI runtime exec failed'))).toHaveLength(0);
+    expect(cut.end()).toEqual(Buffer.from('OCI runtime exec failed'));
+    expect(cut.pid).toBeNull();
   });
 });

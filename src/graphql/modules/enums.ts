@@ -6,7 +6,7 @@
 import type { EnumRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../builder.js';
 import { registerClosedSet } from '../closed-sets.js';
-import { PROVIDER_KINDS } from '../../providers/registry.js';
+import { PROVIDER_KINDS } from '../../services/provider-types.js';
 import { MEDIA_KINDS } from '../../lib/media.js';
 import { PERMISSIONS, ROLES } from '../../services/deps.js';
 import { ENTRY_STATUSES } from '../../services/inbox.js';

@@ -1,5 +1,4 @@
 import { builder } from '../builder.js';
-import type { WriterStamp } from '../../memory-stores/record-store.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
@@ -14,6 +13,7 @@ import {
   updateMemory,
   writeRecord,
   type RecordView,
+  type RecordWriterStamp,
 } from '../../services/memories.js';
 
 const MemoryRef = builder.prismaObject('Memory', {
@@ -31,7 +31,7 @@ const MemoryRef = builder.prismaObject('Memory', {
 asNode(MemoryRef, loadMemories, rowId);
 withLabelList(MemoryRef);
 
-type Stamp = Partial<Record<keyof WriterStamp, string | null>>;
+type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
 
 const WriterStampRef = builder.objectRef<Stamp>('MemoryWriterStamp').implement({

@@ -5,22 +5,8 @@
 // validate against or to build forms from, not shapes of this API.
 import { builder } from '../builder.js';
 import { MediaKindEnum, ProviderKindEnum } from './enums.js';
-import { providerType, type describeType, type ProviderKind } from '../../providers/index.js';
+import { modelApiMedia, type ProviderKind, type ProviderTypeDescription } from '../../services/provider-types.js';
 import type { MediaKind } from '../../lib/media.js';
-
-/** A type's description as the registry writes it (snake_case members; a kind's own members only on that kind). */
-type Description = ReturnType<typeof describeType> & {
-  model_apis?: { api: string; settings_schema: Record<string, unknown> }[];
-  operations?: string[];
-  environment_schema?: Record<string, unknown>;
-  supports_managed_instances?: boolean;
-  supports_stop?: boolean;
-  supports_start?: boolean;
-  supports_destroy?: boolean;
-  embeddings_supported?: boolean;
-  embedding_model_required?: boolean;
-  setup_url?: string;
-};
 
 const TYPE_NAMES: Record<ProviderKind, string> = {
   model: 'ModelProviderType',
@@ -30,7 +16,7 @@ const TYPE_NAMES: Record<ProviderKind, string> = {
   memory: 'MemoryProviderType',
 };
 
-export const ProviderTypeDescriptionRef = builder.interfaceRef<Description>('ProviderTypeDescription').implement({
+export const ProviderTypeDescriptionRef = builder.interfaceRef<ProviderTypeDescription>('ProviderTypeDescription').implement({
   description: 'An installed provider type: what a provider of it is configured with, and what it offers.',
   resolveType: (description) => TYPE_NAMES[description.kind],
   fields: (t) => ({
@@ -97,7 +83,7 @@ const ModelApiRef = builder
   });
 
 /** The object type of one kind's descriptions. */
-const kindType = (kind: ProviderKind) => builder.objectRef<Description>(TYPE_NAMES[kind]);
+const kindType = (kind: ProviderKind) => builder.objectRef<ProviderTypeDescription>(TYPE_NAMES[kind]);
 
 kindType('model').implement({
   description: 'A model provider type.',
@@ -112,8 +98,8 @@ kindType('model').implement({
       // What each API reads is the registry's, not part of the REST description.
       resolve: (d) =>
         (d.model_apis ?? []).map((api) => {
-          const declared = providerType('model', d.type)?.modelApis?.find((m) => m.api === api.api);
-          return { ...api, input_media: declared?.inputMedia ?? [], tool_result_media: declared?.toolResultMedia ?? [] };
+          const media = modelApiMedia(d.type, api.api);
+          return { ...api, input_media: media.inputMedia, tool_result_media: media.toolResultMedia };
         }),
     }),
   }),

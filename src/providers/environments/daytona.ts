@@ -28,8 +28,11 @@ import {
   waitForState,
   type DaytonaSandbox,
 } from './daytona-api.js';
-import { OutputBuffer } from './output-buffer.js';
-import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson, sandboxPath } from './sandbox-http.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
+import { watchForKill } from './kill-watch.js';
+import { execResultOf } from './shell-commands.js';
+import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
+import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
 export const DAYTONA_ENVIRONMENT_LABEL = 'workspace-agent-service.environment-id';
@@ -103,16 +106,7 @@ const killScript = (pidFile: string) =>
     `rm -f ${pidFile}`,
   ].join('\n');
 
-function workingDirectoryOf(config: Record<string, unknown>): string | null {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return null;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
-  return posix.normalize(path);
-}
-
-const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => instancePath(instance.workingDirectory, path);
 
 /** A toolbox problem during work as a driver error; the toolbox address is asked for again next time. */
 function toolboxProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
@@ -165,25 +159,18 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     throw toolboxProblem(ctx, instance, error);
   }
   const call = new AbortController();
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
-  const kill = () => {
-    void toolbox(ctx, base, 'POST', '/process/execute', [200], { json: { command: killScript(pidFile), timeout: 10 } }).catch(
-      () => undefined,
-    );
-    graceTimer ??= setTimeout(() => call.abort(), KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, request.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (request.signal?.aborted) onAbort();
-  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  const watch = watchForKill({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: KILL_GRACE_MS,
+    kill: () =>
+      void toolbox(ctx, base, 'POST', '/process/execute', [200], { json: { command: killScript(pidFile), timeout: 10 } }).catch(
+        () => undefined,
+      ),
+    giveUp: () => call.abort(),
+  });
+  /** The toolbox's own timeout (the backstop) killed the command: its output is lost then. */
+  let toolboxTimedOut = false;
   let result = '';
   let toolboxExit: number | null = null;
   try {
@@ -196,22 +183,19 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
       signal: call.signal,
       timeoutMs: request.timeoutMs + (TOOLBOX_TIMEOUT_SLACK_SECONDS + 10) * 1000,
     });
-    // 408: the toolbox's own timeout killed it (the backstop); the output is lost then.
-    if (answer.status === 408) timedOut = true;
+    if (answer.status === 408) toolboxTimedOut = true;
     else {
       result = answer.body?.result ?? '';
       toolboxExit = answer.body?.exitCode ?? null;
     }
   } catch (error) {
-    if (!(call.signal.aborted && (timedOut || aborted))) {
+    if (!(call.signal.aborted && (watch.timedOut || watch.aborted))) {
       if (error instanceof SandboxApiError && error.status === 400)
         throw new EnvironmentDriverError('invalid_path', `the Daytona sandbox refused the command: ${error.message}`);
       throw toolboxProblem(ctx, instance, error);
     }
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    request.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
   const parsed = parseExecOutput(result, marker);
   const stdout = new OutputBuffer(request.maxOutputBytes);
@@ -221,19 +205,8 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   // The toolbox answers the whole output at the end: it reaches `onOutput` in one piece per stream.
   if (parsed.stdout.length) request.onOutput?.('stdout', parsed.stdout);
   if (parsed.stderr.length) request.onOutput?.('stderr', parsed.stderr);
-  const killed = timedOut || aborted;
-  return {
-    exitCode: killed ? null : (parsed.exitCode ?? toolboxExit),
-    signal: killed ? 'SIGKILL' : null,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
-    stdoutBytes: stdout.total,
-    stderrBytes: stderr.total,
-    truncated: stdout.truncated || stderr.truncated,
-    timedOut,
-    aborted,
-    durationMs: Date.now() - started,
-  };
+  const exitCode = parsed.exitCode ?? toolboxExit;
+  return execResultOf({ exitCode, stdout, stderr, timedOut: watch.timedOut || toolboxTimedOut, aborted: watch.aborted }, started);
 }
 
 /** A file endpoint's failure as the driver error for `path`. */
@@ -273,7 +246,7 @@ function createBody(environmentId: string, config: Record<string, unknown>, prov
 
 export const daytonaEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
-    const configured = workingDirectoryOf(request.config);
+    const configured = workingDirectoryOf(request.config, null, 'sandbox');
     let sandbox: DaytonaSandbox;
     try {
       try {
@@ -411,9 +384,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     } catch (error) {
       throw toolboxProblem(ctx, instance, error);
     }
-    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
-    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
-    return { entries: all.slice(0, options.limit), truncated: truncated || all.length > options.limit };
+    return breadthFirst(all, options.limit, truncated);
   },
   async stop(ctx, instance) {
     forgetToolbox(ctx, instance.instanceId);

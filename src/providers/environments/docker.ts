@@ -3,11 +3,10 @@
 // starts a container from the template's image (pulling it when the engine does not have it) and
 // keeps it alive with an idle process; commands run through the engine's exec API with their
 // standard streams on the hijacked connection; files are read, written and listed by small POSIX
-// shell commands run the same way, so any image with /bin/sh (and `find`, `stat`, `head` for
-// listing and reading) works. Stop stops the container (its files stay), start starts it again,
+// shell commands run the same way (the shell-file adapter, ./shell-files.ts), so any image with
+// /bin/sh (and `find`, `stat`, `wc`, `head` for listing and reading) works. Stop stops the container (its files stay), start starts it again,
 // destroy removes it.
 import { randomBytes } from 'node:crypto';
-import { posix } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   EnvironmentDriverError,
@@ -18,10 +17,12 @@ import {
   type ExecResult,
 } from '../environment-driver.js';
 import { EndMarkerFilter } from './end-marker.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
-import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';
+import { workingDirectoryOf } from './instance-files.js';
+import { execResultOf, IDLE_PROCESS, killTreeCommand, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
+import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
 export const DEFAULT_CONTAINER_WORKING_DIRECTORY = '/workspace';
@@ -31,15 +32,11 @@ const ENGINE_TIMEOUT_MS = 60_000;
 const KILL_GRACE_MS = 5_000;
 /** How often the exit code is asked for (100 ms apart) while the engine still reports the exec running. */
 const EXIT_CODE_ATTEMPTS = 20;
-/** What file operations keep of a listing's output. */
-const LISTING_MAX_BYTES = 8 * 1024 * 1024;
 /** How often a read-only file operation runs when the engine lost its output (see runInContainer). */
 const LOST_OUTPUT_ATTEMPTS = 3;
 /** The sentence for output an engine lost, in errors and in a command's standard error. */
 const LOST_OUTPUT = "the container engine lost the command's output";
 
-// The container's first process: idles until the container is stopped (TERM ends it at once).
-const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
 // Every command starts through this: it reports its own process id on standard error first, so a
 // timeout or an abort can kill it (the engine's exec API has no kill), runs the command, and prints
 // the marker (its first argument) on standard output before and after it, exiting with the command's
@@ -49,19 +46,6 @@ const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do slee
 // Before anything, it waits for one line on standard input, which the driver sends as soon as the
 // stream is attached: Podman drops what a command writes before the stream is attached.
 const EXEC_WRAPPER = 'm=$1; shift; read -r _; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
-// Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
-export const KILL_TREE = [
-  'tree() {',
-  '  kill -STOP "$1" 2>/dev/null',
-  '  for f in /proc/[0-9]*/stat; do',
-  '    s=$(cat "$f" 2>/dev/null) || continue; s=${s##*) }; set -- "$1" $s',
-  '    c=${f#/proc/}; [ "$3" = "$1" ] && tree "${c%/stat}"',
-  '  done',
-  '  kill -KILL "$1" 2>/dev/null',
-  '}',
-  'tree "${1}"',
-].join('\n');
-
 function endpointOf(ctx: EnvironmentDriverContext): EngineEndpoint {
   const credential = ctx.credential ?? {};
   return {
@@ -72,22 +56,6 @@ function endpointOf(ctx: EnvironmentDriverContext): EngineEndpoint {
       key: credential.tls_key as string | undefined,
     },
   };
-}
-
-/** A path inside the container: relative to `base`, or absolute. The whole container is the instance, so any absolute path is inside it. */
-function containerPath(base: string, path: string | undefined): string {
-  const value = path ?? '.';
-  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
-  return posix.resolve(base || '/', value || '.');
-}
-
-function workingDirectoryOf(config: Record<string, unknown>): string {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return DEFAULT_CONTAINER_WORKING_DIRECTORY;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the container');
-  return posix.normalize(path);
 }
 
 /**
@@ -122,19 +90,8 @@ interface RawExec {
   complete: boolean;
 }
 
-interface RawExecRequest {
-  argv: readonly string[];
-  workingDir: string;
-  env?: Record<string, string>;
-  stdin?: Buffer | string;
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-  onOutput?: ExecRequest['onOutput'];
-}
-
 /** Creates an exec, starts it on a hijacked connection and reads its frames to the end. */
-async function runInContainer(target: EngineEndpoint, containerId: string, req: RawExecRequest): Promise<RawExec> {
+async function runInContainer(target: EngineEndpoint, containerId: string, req: ShellCommand): Promise<RawExec> {
   // Random per exec, so no command's own output ends with it by chance.
   const marker = `<wsa-end-${randomBytes(12).toString('hex')}>`;
   const created = await engineCall<{ Id: string }>(target, {
@@ -147,7 +104,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
       Tty: false,
       Cmd: ['/bin/sh', '-c', EXEC_WRAPPER, 'wsa-exec', marker, ...req.argv],
       Env: Object.entries(req.env ?? {}).map(([key, value]) => `${key}=${value}`),
-      WorkingDir: req.workingDir,
+      WorkingDir: req.cwd,
     },
     timeoutMs: ENGINE_TIMEOUT_MS,
   }).catch(engineProblem);
@@ -167,35 +124,13 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     stdout.push(payload);
     req.onOutput?.('stdout', payload);
   });
-  let pid: string | null = null;
-  let pidLine: Buffer = Buffer.alloc(0);
-  let killRequested = false;
-  const killProcessTree = () => {
-    if (pid)
-      void runInContainer(target, containerId, {
-        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-        workingDir: '/',
-        timeoutMs: KILL_GRACE_MS,
-        maxOutputBytes: 1024,
-      }).catch(() => undefined);
-  };
-  // Whether the first line of standard error has arrived: the wrapper's process id, or — when the
-  // engine could not start the wrapper at all — the engine's own error sentence (Podman sends the
-  // runtime's error there), which stays part of standard error.
-  let firstLineRead = false;
+  // Standard error's first line: the wrapper's process id, or — when the engine could not start the
+  // wrapper at all — the engine's own error sentence (Podman sends the runtime's error there).
+  const reported = new ReportedProcessId((pid) => void runInContainer(target, containerId, killTreeCommand(pid)).catch(() => undefined));
   const demux = new StreamDemultiplexer((stream, payload) => {
-    if (stream === 'stderr' && !firstLineRead) {
-      pidLine = Buffer.concat([pidLine, payload]);
-      const newline = pidLine.indexOf(10);
-      if (newline < 0) return;
-      firstLineRead = true;
-      const line = pidLine.subarray(0, newline).toString('utf8').trim();
-      if (/^\d+$/.test(line)) {
-        pid = line;
-        if (killRequested) killProcessTree();
-        payload = pidLine.subarray(newline + 1);
-        if (!payload.length) return;
-      } else payload = pidLine;
+    if (stream === 'stderr') {
+      payload = reported.stderr(payload);
+      if (!payload.length) return;
     }
     if (stream === 'stdout') {
       if (head) {
@@ -215,12 +150,8 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     timeoutMs: req.timeoutMs,
     signal: req.signal,
     graceMs: KILL_GRACE_MS,
-    // The process id may not have arrived yet (its stream and standard output are separate): then
-    // the kill goes out as soon as it does.
-    kill: () => {
-      killRequested = true;
-      killProcessTree();
-    },
+    // The process id may not have arrived yet (its stream and standard output are separate).
+    kill: () => reported.kill(),
     giveUp: () => socket.destroy(),
   });
   try {
@@ -245,9 +176,10 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   if (head?.length && !markerBytes.subarray(0, head.length).equals(head)) stdoutFilter.push(head);
   const complete = stdoutFilter.end() && startSeen;
   // An engine sentence without a line end is still standard error.
-  if (!firstLineRead && pidLine.length) {
-    stderr.push(pidLine);
-    req.onOutput?.('stderr', pidLine);
+  const unended = reported.end();
+  if (unended.length) {
+    stderr.push(unended);
+    req.onOutput?.('stderr', unended);
   }
   let exitCode: number | null = null;
   // The engine may close the stream a moment before it records the exit code: ask again briefly.
@@ -263,27 +195,16 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
     }
     await delay(100);
   }
-  return { exitCode, started: pid !== null, stdout, stderr, timedOut, aborted, complete };
+  return { exitCode, started: reported.pid !== null, stdout, stderr, timedOut, aborted, complete };
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
-  const argv = typeof request.command === 'string' ? ['/bin/sh', '-c', request.command] : [...request.command];
-  if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const started = Date.now();
   const target = endpointOf(ctx);
-  const workingDir = containerPath(instance.workingDirectory, request.cwd);
-  const raw = await runInContainer(target, containerRef(instance), {
-    argv,
-    workingDir,
-    env: request.env,
-    stdin: request.stdin,
-    timeoutMs: request.timeoutMs,
-    maxOutputBytes: request.maxOutputBytes,
-    signal: request.signal,
-    onOutput: request.onOutput,
-  });
+  const command = shellCommandOf(request, instance.workingDirectory);
+  const raw = await runInContainer(target, containerRef(instance), command);
   const killed = raw.timedOut || raw.aborted;
-  if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, workingDir, request.cwd ?? '.');
+  if (!raw.started && !killed && raw.exitCode !== 0) await requireDirectory(target, instance, command.cwd, request.cwd ?? '.');
   // The command ran (its process id arrived, or it exited 0) but a marker did not arrive: the engine
   // lost output. A command may have side effects, so it is not run again; the result says so.
   const lost = !killed && !raw.complete && raw.exitCode !== null && (raw.started || raw.exitCode === 0);
@@ -294,19 +215,9 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     raw.stderr.push(note);
     request.onOutput?.('stderr', note);
   }
-  return {
-    // The engine reports a signal's end as 128 + the signal's number: 137 is SIGKILL.
-    exitCode: killed ? null : raw.exitCode,
-    signal: killed ? 'SIGKILL' : null,
-    stdout: raw.stdout.text(),
-    stderr: raw.stderr.text(),
-    stdoutBytes: raw.stdout.total,
-    stderrBytes: raw.stderr.total,
-    truncated: raw.stdout.truncated || raw.stderr.truncated || lost,
-    timedOut: raw.timedOut,
-    aborted: raw.aborted,
-    durationMs: Date.now() - started,
-  };
+  // The engine reports a signal's end as 128 + the signal's number (137: SIGKILL); a kill of the
+  // driver's own is answered as SIGKILL whatever the engine reported.
+  return execResultOf(raw, started, lost);
 }
 
 /**
@@ -318,7 +229,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
 async function requireDirectory(target: EngineEndpoint, instance: EnvironmentInstance, directory: string, named: string) {
   const check = await runInContainer(target, containerRef(instance), {
     argv: ['/bin/sh', '-c', '[ -d "$1" ]', 'wsa-cwd', fromRoot(directory)],
-    workingDir: '/',
+    cwd: '/',
     timeoutMs: ENGINE_TIMEOUT_MS,
     maxOutputBytes: 1024,
   });
@@ -326,33 +237,26 @@ async function requireDirectory(target: EngineEndpoint, instance: EnvironmentIns
 }
 
 /**
- * A file operation's shell script run from `/` with paths relative to it; its exit code says what was
- * wrong. A read-only operation (`readOnly`: its output is the answer) whose output the engine lost
- * runs again, a few times; if the output is still lost the operation fails as `unavailable`, never
- * answering with partial data. A write's answer is its exit code alone.
+ * The container's file scripts for the shell-file adapter. A read-only script (its output is the
+ * answer) whose output the engine lost runs again, a few times; if the output is still lost the
+ * operation fails as `unavailable`, never answering with partial data. A write's answer is its exit
+ * code alone.
  */
-async function fileCommand(
-  ctx: EnvironmentDriverContext,
-  instance: EnvironmentInstance,
-  script: string,
-  args: string[],
-  options: { stdin?: Buffer | string; maxOutputBytes: number; path: string; readOnly?: boolean },
-): Promise<RawExec> {
-  let raw: RawExec;
-  for (let attempt = 1; ; attempt++) {
-    raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
-      argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
-      workingDir: '/',
-      stdin: options.stdin,
-      timeoutMs: ENGINE_TIMEOUT_MS,
-      maxOutputBytes: options.maxOutputBytes,
-    });
-    if (!options.readOnly || raw.complete || raw.timedOut || raw.exitCode !== 0) break;
-    if (attempt >= LOST_OUTPUT_ATTEMPTS)
-      throw new EnvironmentDriverError('unavailable', `${LOST_OUTPUT} (${attempt} attempts) for ${options.path}; try again`);
-  }
-  checkFileScript(raw, options.path, 'container');
-  return raw;
+function fileScripts(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): FileScriptRunner {
+  return async (run) => {
+    for (let attempt = 1; ; attempt++) {
+      const raw = await runInContainer(endpointOf(ctx), containerRef(instance), {
+        argv: run.argv,
+        cwd: '/',
+        stdin: run.stdin,
+        timeoutMs: run.timeoutMs,
+        maxOutputBytes: run.maxOutputBytes,
+      });
+      if (!run.readOnly || raw.complete || raw.timedOut || raw.exitCode !== 0) return raw;
+      if (attempt >= LOST_OUTPUT_ATTEMPTS)
+        throw new EnvironmentDriverError('unavailable', `${LOST_OUTPUT} (${attempt} attempts) for ${run.path}; try again`);
+    }
+  };
 }
 
 /** The id of the container with this name, or null when there is none. */
@@ -375,7 +279,7 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
     const target = endpointOf(ctx);
     const image = typeof request.config.image === 'string' ? request.config.image : '';
     if (!image) throw new Error('the template names no image');
-    const workingDirectory = workingDirectoryOf(request.config);
+    const workingDirectory = workingDirectoryOf(request.config, DEFAULT_CONTAINER_WORKING_DIRECTORY, 'container');
     const name = `wsa-${request.environmentId}`;
     const cpu = typeof request.config.cpu === 'number' ? request.config.cpu : undefined;
     const memoryMb = typeof request.config.memory_mb === 'number' ? request.config.memory_mb : undefined;
@@ -429,44 +333,7 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
     return { instanceId: containerId, workingDirectory };
   },
   exec,
-  async readFile(ctx, instance, path, options) {
-    const file = containerPath(instance.workingDirectory, path);
-    // The size on the first line, then at most maxBytes of content, all on standard output (the
-    // stream the end marker vouches for).
-    const raw = await fileCommand(
-      ctx,
-      instance,
-      '[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; wc -c < "$1" && head -c "$2" "$1"',
-      [fromRoot(file), String(options.maxBytes)],
-      { maxOutputBytes: options.maxBytes + 32, path, readOnly: true },
-    );
-    const output = raw.stdout.bytes();
-    const newline = output.indexOf(10);
-    const content = newline < 0 ? Buffer.alloc(0) : output.subarray(newline + 1);
-    const sizeBytes = Number(output.subarray(0, Math.max(newline, 0)).toString('utf8').trim()) || content.length;
-    return { content, sizeBytes, truncated: sizeBytes > content.length };
-  },
-  async writeFile(ctx, instance, path, content) {
-    const file = containerPath(instance.workingDirectory, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
-    await fileCommand(
-      ctx,
-      instance,
-      'if [ -e "$1" ] && [ ! -f "$1" ]; then exit 4; fi; mkdir -p -- "$(dirname -- "$1")" && cat > "$1"',
-      [fromRoot(file)],
-      { stdin: content, maxOutputBytes: 4096, path },
-    );
-    return { sizeBytes: typeof content === 'string' ? Buffer.byteLength(content) : content.length };
-  },
-  async listFiles(ctx, instance, path, options) {
-    const directory = containerPath(instance.workingDirectory, path);
-    const raw = await fileCommand(ctx, instance, LIST_SCRIPT, [fromRoot(directory), String(Math.max(1, options.depth))], {
-      maxOutputBytes: LISTING_MAX_BYTES,
-      path,
-      readOnly: true,
-    });
-    return parseListing(raw.stdout.text(), options.limit, raw.stdout.truncated);
-  },
+  ...shellFiles({ runnerOf: fileScripts, place: 'container', content: 'bytes' }),
   async stop(ctx, instance) {
     await engineCall(endpointOf(ctx), {
       method: 'POST',

@@ -26,8 +26,10 @@ import {
   type E2bSandbox,
   type EnvdAccess,
 } from './e2b-api.js';
-import { OutputBuffer } from './output-buffer.js';
-import { readAtMost, SandboxApiError, sandboxFetch, sandboxPath, unreachable } from './sandbox-http.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
+import { watchForKill } from './kill-watch.js';
+import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
+import { readAtMost, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
 export const DEFAULT_E2B_WORKING_DIRECTORY = '/home/user';
@@ -51,16 +53,7 @@ const signalOfStatus = (status: string | undefined): string => {
   return status.replace(/^signal:\s*/i, '').toUpperCase();
 };
 
-function workingDirectoryOf(config: Record<string, unknown>): string {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return DEFAULT_E2B_WORKING_DIRECTORY;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
-  return posix.normalize(path);
-}
-
-const pathIn = (instance: EnvironmentInstance, path: string | undefined) => sandboxPath(instance.workingDirectory, path, posix.resolve);
+const pathIn = (instance: EnvironmentInstance, path: string | undefined) => instancePath(instance.workingDirectory, path);
 
 /** An envd problem during work as a driver error; the sandbox's address is fetched again next time. */
 function envdProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
@@ -131,9 +124,6 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   const stream = new AbortController();
   let pid: number | null = null;
   let killRequested = false;
-  let timedOut = false;
-  let aborted = false;
-  let graceTimer: NodeJS.Timeout | undefined;
   const signalProcess = () => {
     if (pid !== null)
       void unary(access, 'process.Process/SendSignal', { process: { pid }, signal: 'SIGNAL_SIGKILL' }).catch(() => undefined);
@@ -142,7 +132,6 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     // The process id arrives with the stream's first event: a kill asked for before it goes out then.
     killRequested = true;
     signalProcess();
-    graceTimer ??= setTimeout(() => stream.abort(), KILL_GRACE_MS);
   };
   const feedStdin = async (processId: number) => {
     const process = { pid: processId };
@@ -153,16 +142,13 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
       });
     await unary(access, 'process.Process/CloseStdin', { process });
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, request.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
-  };
-  if (request.signal?.aborted) onAbort();
-  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  const watch = watchForKill({
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    graceMs: KILL_GRACE_MS,
+    kill,
+    giveUp: () => stream.abort(),
+  });
   type EndEvent = { exitCode?: number; exited?: boolean; status?: string; error?: string };
   let end = null as EndEvent | null;
   try {
@@ -200,12 +186,11 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     }
   } catch (error) {
     // A stream the driver cut off after a kill ends the command's wait, not the driver's work.
-    if (!(stream.signal.aborted && (timedOut || aborted))) throw envdProblem(ctx, instance, error);
+    if (!(stream.signal.aborted && (watch.timedOut || watch.aborted))) throw envdProblem(ctx, instance, error);
   } finally {
-    clearTimeout(timer);
-    clearTimeout(graceTimer);
-    request.signal?.removeEventListener('abort', onAbort);
+    watch.dispose();
   }
+  const { timedOut, aborted } = watch;
   if (!end && !timedOut && !aborted)
     throw envdProblem(ctx, instance, new ConnectError('unavailable', 'the command ended without an end event'));
   const killed = timedOut || aborted;
@@ -262,7 +247,7 @@ async function connectSandbox(ctx: EnvironmentDriverContext, sandboxId: string, 
 export const e2bEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const config = request.config;
-    const workingDirectory = workingDirectoryOf(config);
+    const workingDirectory = workingDirectoryOf(config, DEFAULT_E2B_WORKING_DIRECTORY, 'sandbox');
     const template = typeof config.template === 'string' ? config.template : '';
     if (!template) throw new Error('the template names no E2B template');
     let sandbox: E2bSandbox;
@@ -395,10 +380,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
         modifiedAt: Number.isNaN(modified.getTime()) ? new Date(0).toISOString() : modified.toISOString(),
       });
     }
-    // Breadth first, sorted per level, as every type lists: a limited listing shows the top levels first.
-    const depthOf = (entry: FileEntry) => entry.path.split('/').length;
-    all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
-    return { entries: all.slice(0, options.limit), truncated: all.length > options.limit };
+    return breadthFirst(all, options.limit);
   },
   async stop(ctx, instance) {
     forgetAccess(ctx, instance.instanceId);

@@ -20,15 +20,9 @@ import {
   type FlyMachine,
   type FlyTarget,
 } from './fly-machines.js';
-import {
-  idleProcess,
-  remoteExec,
-  remoteListFiles,
-  remoteReadFile,
-  remoteWriteFile,
-  workingDirectoryOf,
-  type RemoteTransport,
-} from './remote-shell.js';
+import { workingDirectoryOf } from './instance-files.js';
+import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
+import { idleProcess } from './shell-commands.js';
 
 export const FLY_DEFAULT_WORKING_DIRECTORY = '/workspace';
 /** API calls other than a command's exec give up after this long. */
@@ -122,6 +116,7 @@ function transportOf(target: FlyTarget, machineId: string): RemoteTransport {
 }
 
 const transport = (ctx: EnvironmentDriverContext, instance: EnvironmentInstance) => transportOf(targetOf(ctx), instance.instanceId);
+const files = remoteFiles(transport);
 
 export const flyEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
@@ -178,16 +173,16 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
   },
   exec: (ctx, instance, request) => remoteExec(transport(ctx, instance), instance.workingDirectory, request),
   readFile: (ctx, instance, path, options) =>
-    remoteReadFile(transport(ctx, instance), instance.workingDirectory, path, Math.min(options.maxBytes, FLY_MAX_FILE_BYTES)),
+    files.readFile(ctx, instance, path, { maxBytes: Math.min(options.maxBytes, FLY_MAX_FILE_BYTES) }),
   async writeFile(ctx, instance, path, content) {
     if (Buffer.byteLength(content) > FLY_MAX_FILE_BYTES)
       throw new EnvironmentDriverError(
         'invalid_path',
         `${path}: files over ${FLY_MAX_FILE_BYTES} bytes cannot be written to a Fly machine`,
       );
-    return remoteWriteFile(transport(ctx, instance), instance.workingDirectory, path, content);
+    return files.writeFile(ctx, instance, path, content);
   },
-  listFiles: (ctx, instance, path, options) => remoteListFiles(transport(ctx, instance), instance.workingDirectory, path, options),
+  listFiles: files.listFiles,
   async stop(ctx, instance) {
     const target = targetOf(ctx);
     try {

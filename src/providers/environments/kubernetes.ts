@@ -11,15 +11,9 @@ import {
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
 import { execStream, KubeError, kubeCall, KubeUnreachable, type KubeTarget } from './kubernetes-api.js';
-import {
-  idleProcess,
-  remoteExec,
-  remoteListFiles,
-  remoteReadFile,
-  remoteWriteFile,
-  workingDirectoryOf,
-  type RemoteTransport,
-} from './remote-shell.js';
+import { workingDirectoryOf } from './instance-files.js';
+import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
+import { idleProcess } from './shell-commands.js';
 
 export const KUBERNETES_DEFAULT_WORKING_DIRECTORY = '/workspace';
 const DEFAULT_NAMESPACE = 'default';
@@ -207,9 +201,7 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
     return { instanceId: `${namespace}/${name}`, workingDirectory };
   },
   exec: (ctx, instance, request) => remoteExec(transport(ctx, instance), instance.workingDirectory, request),
-  readFile: (ctx, instance, path, options) => remoteReadFile(transport(ctx, instance), instance.workingDirectory, path, options.maxBytes),
-  writeFile: (ctx, instance, path, content) => remoteWriteFile(transport(ctx, instance), instance.workingDirectory, path, content),
-  listFiles: (ctx, instance, path, options) => remoteListFiles(transport(ctx, instance), instance.workingDirectory, path, options),
+  ...remoteFiles(transport),
   stop() {
     return Promise.reject(
       new EnvironmentDriverError('unavailable', 'a pod cannot be stopped and started again: destroy the environment instead'),

@@ -16,7 +16,7 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 
 /** Commands still running, by instance: `stop` and `destroy` end them. Per process: a stop reaches the commands this process started. */
 const running = new Map<string, Set<ChildProcess>>();

@@ -5,10 +5,9 @@
 // named after the environment whose first process idles, and waits for its task. Commands run through
 // the router (TaskExecStart; standard input by TaskExecStdinWrite, each output streamed by
 // TaskExecStdioRead, the exit status by TaskExecWait); files are read, written and listed by small
-// POSIX shell commands run the same way. Stop kills every command the service started in the sandbox
+// POSIX shell commands run the same way (the shell-file adapter, ./shell-files.ts). Stop kills every command the service started in the sandbox
 // (its files stay); destroy terminates the sandbox.
 import { randomUUID } from 'node:crypto';
-import { posix } from 'node:path';
 import {
   EnvironmentDriverError,
   type EnvironmentDriver,
@@ -18,10 +17,20 @@ import {
   type ExecResult,
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
-import { checkFileScript, fromRoot, LIST_SCRIPT, parseListing } from './posix-files.js';
+import { workingDirectoryOf } from './instance-files.js';
+import {
+  ENV_NAME,
+  execResultOf,
+  IDLE_PROCESS,
+  killTreeCommand,
+  ReportedProcessId,
+  shellCommandOf,
+  type ShellCommand,
+} from './shell-commands.js';
+import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
 /** Where commands start when the template names no `working_directory`. */
 export const DEFAULT_SANDBOX_WORKING_DIRECTORY = '/workspace';
@@ -29,12 +38,10 @@ export const DEFAULT_SANDBOX_WORKING_DIRECTORY = '/workspace';
 export const DEFAULT_MODAL_APP_NAME = 'workspace-agent-service';
 /** A sandbox's lifetime when the template names none: Modal's maximum, 24 hours. */
 const DEFAULT_SANDBOX_TIMEOUT_S = 24 * 60 * 60;
-/** How long file operations may take. */
-const FILE_TIMEOUT_MS = 60_000;
+/** How long the sandbox's own chores may take: making the working directory, stopping commands. */
+const CHORE_TIMEOUT_MS = 60_000;
 /** How long a killed command's output streams may take to end before the driver stops waiting. */
 const KILL_GRACE_MS = 5_000;
-/** What file operations keep of a listing's output. */
-const LISTING_MAX_BYTES = 8 * 1024 * 1024;
 /** Standard input goes out in pieces of this size (each one TaskExecStdinWrite). */
 const STDIN_CHUNK_BYTES = 256 * 1024;
 /** The longest a server-side wait (output, image build, task) is asked to last before it is asked again. */
@@ -61,23 +68,9 @@ const SUCCESS = 1; // GenericResult.GenericStatus.GENERIC_STATUS_SUCCESS
 const GRPC_NOT_FOUND = 5;
 const GRPC_ALREADY_EXISTS = 6;
 
-// The sandbox's first process: idles until the sandbox is terminated.
-const IDLE_PROCESS = ['/bin/sh', '-c', 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait $!; done'];
 // Every command starts through this: it reports its own process id on standard error first (so a
 // timeout or an abort can kill it: the command router has no kill), then becomes the command.
 const EXEC_WRAPPER = 'echo "$$" >&2; exec "$@"';
-// Kills a process and everything it started, walking /proc (no `pkill` needed in the image).
-const KILL_TREE = [
-  'tree() {',
-  '  kill -STOP "$1" 2>/dev/null',
-  '  for f in /proc/[0-9]*/stat; do',
-  '    s=$(cat "$f" 2>/dev/null) || continue; s=${s##*) }; set -- "$1" $s',
-  '    c=${f#/proc/}; [ "$3" = "$1" ] && tree "${c%/stat}"',
-  '  done',
-  '  kill -KILL "$1" 2>/dev/null',
-  '}',
-  'tree "${1}"',
-].join('\n');
 // Stop: every process carrying this sandbox's command marker (each command the service started and
 // what it started, unless it cleared its environment) is frozen, then killed; the idle first
 // process has no marker and keeps the sandbox up.
@@ -129,22 +122,6 @@ function modalProblem(error: unknown): never {
   throw new EnvironmentDriverError('unavailable', (error as Error).message);
 }
 
-/** A path inside the sandbox: relative to `base`, or absolute (the whole sandbox is the instance). */
-function sandboxPath(base: string, path: string | undefined): string {
-  const value = path ?? '.';
-  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
-  return posix.resolve(base || '/', value || '.');
-}
-
-function workingDirectoryOf(config: Record<string, unknown>): string {
-  const value = config.working_directory;
-  if (value === undefined || value === null || value === '') return DEFAULT_SANDBOX_WORKING_DIRECTORY;
-  const path = String(value);
-  if (!path.startsWith('/'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be an absolute path inside the sandbox');
-  return posix.normalize(path);
-}
-
 const sandboxName = (environmentId: string) => `wsa-${environmentId}`;
 
 // A sandbox's task id is asked for once per process: exec needs it, and it never changes.
@@ -187,20 +164,10 @@ interface RawExec {
   aborted: boolean;
 }
 
-interface RawExecRequest {
-  argv: readonly string[];
-  workdir: string;
-  env?: Record<string, string>;
-  stdin?: Buffer | string;
-  timeoutMs: number;
-  maxOutputBytes: number;
-  signal?: AbortSignal;
-  onOutput?: ExecRequest['onOutput'];
+interface RawExecRequest extends ShellCommand {
   /** Without the wrapper: no process id line, no marker (the kill and stop scripts themselves). */
   raw?: boolean;
 }
-
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Sends standard input in order (each piece at its byte offset), then its end (always: a command reading it must not wait forever). */
 async function sendInput(api: ModalApi, taskId: string, execId: string, stdin: Buffer | string | undefined) {
@@ -236,35 +203,21 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
       stderr_config: STDERR_PIPE,
       // Modal's own limit is a backstop: the driver kills the command at its timeout itself.
       timeout_secs: Math.ceil(req.timeoutMs / 1000) + 30,
-      workdir: req.workdir,
+      workdir: req.cwd,
       // The marker lets stop find every command the service started (not the kill and stop commands).
       env: { ...(req.raw ? {} : { WSA_COMMAND: sandboxId }), ...(req.env ?? {}) },
     })
     .catch(modalProblem);
   const stdout = new OutputBuffer(req.maxOutputBytes);
   const stderr = new OutputBuffer(req.maxOutputBytes);
-  let pid: string | null = req.raw ? '' : null;
-  let pidLine: Buffer = Buffer.alloc(0);
-  let killRequested = false;
-  const killProcessTree = () => {
-    if (pid && /^\d+$/.test(pid))
-      void runInSandbox(api, sandboxId, {
-        argv: ['/bin/sh', '-c', KILL_TREE, 'wsa-kill', pid],
-        workdir: '/',
-        timeoutMs: KILL_GRACE_MS,
-        maxOutputBytes: 1024,
-        raw: true,
-      }).catch(() => undefined);
-  };
+  // The wrapper's first line is the command's process id, not the command's output (a command run
+  // without the wrapper reports none, and is not killed).
+  const reported = new ReportedProcessId(
+    (pid) => void runInSandbox(api, sandboxId, { ...killTreeCommand(pid), raw: true }).catch(() => undefined),
+  );
   const take = (stream: 'stdout' | 'stderr', payload: Buffer) => {
-    if (stream === 'stderr' && pid === null) {
-      // The wrapper's first line is the command's process id, not the command's output.
-      pidLine = Buffer.concat([pidLine, payload]);
-      const newline = pidLine.indexOf(10);
-      if (newline < 0) return;
-      pid = pidLine.subarray(0, newline).toString('utf8').trim();
-      if (killRequested) killProcessTree();
-      payload = pidLine.subarray(newline + 1);
+    if (stream === 'stderr' && !req.raw) {
+      payload = reported.stderr(payload);
       if (!payload.length) return;
     }
     (stream === 'stdout' ? stdout : stderr).push(payload);
@@ -276,10 +229,7 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     signal: req.signal,
     graceMs: KILL_GRACE_MS,
     // The process id may not have arrived yet: then the kill goes out as soon as it does.
-    kill: () => {
-      killRequested = true;
-      killProcessTree();
-    },
+    kill: () => reported.kill(),
     giveUp: () => streams.abort(),
   });
   /** One output stream to its end (the command closed it); a broken stream is asked again from the offset it reached. */
@@ -345,6 +295,10 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
     clearTimeout(drainTimer);
     watch.dispose();
   }
+  if (!req.raw) {
+    const unended = reported.end();
+    if (unended.length) take('stderr', unended);
+  }
   // (Set inside `wait`, which the compiler does not follow.)
   const ended = exit as { code?: number; signal?: number } | null;
   const exitCode = ended?.code ?? (ended?.signal !== undefined ? 128 + ended.signal : null);
@@ -352,51 +306,21 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
 }
 
 async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
-  const argv = typeof request.command === 'string' ? ['/bin/sh', '-c', request.command] : [...request.command];
-  if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const started = Date.now();
-  const raw = await runInSandbox(apiOf(ctx), instance.instanceId, {
-    argv,
-    workdir: sandboxPath(instance.workingDirectory, request.cwd),
-    env: request.env,
-    stdin: request.stdin,
-    timeoutMs: request.timeoutMs,
-    maxOutputBytes: request.maxOutputBytes,
-    signal: request.signal,
-    onOutput: request.onOutput,
-  });
-  const killed = raw.timedOut || raw.aborted;
-  return {
-    exitCode: killed ? null : raw.exitCode,
-    signal: killed ? 'SIGKILL' : null,
-    stdout: raw.stdout.text(),
-    stderr: raw.stderr.text(),
-    stdoutBytes: raw.stdout.total,
-    stderrBytes: raw.stderr.total,
-    truncated: raw.stdout.truncated || raw.stderr.truncated,
-    timedOut: raw.timedOut,
-    aborted: raw.aborted,
-    durationMs: Date.now() - started,
-  };
+  const raw = await runInSandbox(apiOf(ctx), instance.instanceId, shellCommandOf(request, instance.workingDirectory));
+  return execResultOf(raw, started);
 }
 
-/** A file operation's shell script run from `/` with paths relative to it; its exit code says what was wrong. */
-async function fileCommand(
-  ctx: EnvironmentDriverContext,
-  instance: EnvironmentInstance,
-  script: string,
-  args: string[],
-  options: { stdin?: Buffer | string; maxOutputBytes: number; path: string },
-): Promise<RawExec> {
-  const raw = await runInSandbox(apiOf(ctx), instance.instanceId, {
-    argv: ['/bin/sh', '-c', script, 'wsa-files', ...args],
-    workdir: '/',
-    stdin: options.stdin,
-    timeoutMs: FILE_TIMEOUT_MS,
-    maxOutputBytes: options.maxOutputBytes,
-  });
-  checkFileScript(raw, options.path, 'sandbox');
-  return raw;
+/** The sandbox's file scripts for the shell-file adapter. */
+function fileScripts(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): FileScriptRunner {
+  return (run) =>
+    runInSandbox(apiOf(ctx), instance.instanceId, {
+      argv: run.argv,
+      cwd: '/',
+      stdin: run.stdin,
+      timeoutMs: run.timeoutMs,
+      maxOutputBytes: run.maxOutputBytes,
+    });
 }
 
 /** Builds (or finds already built) the image of a registry tag for the app; a failed build fails provisioning with Modal's sentence. */
@@ -453,7 +377,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     const config = request.config;
     const image = typeof config.image === 'string' ? config.image : '';
     if (!image) throw new Error('the template names no image');
-    const workingDirectory = workingDirectoryOf(config);
+    const workingDirectory = workingDirectoryOf(config, DEFAULT_SANDBOX_WORKING_DIRECTORY, 'sandbox');
     const signal = request.signal;
     // The environment's settings carry the image builder version images are built with.
     const environment = await api.unary(
@@ -510,8 +434,8 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     // commands), so it exists whatever the image has.
     const made = await runInSandbox(api, sandboxId, {
       argv: ['mkdir', '-p', '--', fromRoot(workingDirectory)],
-      workdir: '/',
-      timeoutMs: FILE_TIMEOUT_MS,
+      cwd: '/',
+      timeoutMs: CHORE_TIMEOUT_MS,
       maxOutputBytes: 4096,
     });
     if (made.exitCode !== 0)
@@ -519,48 +443,15 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     return { instanceId: sandboxId, workingDirectory };
   },
   exec,
-  async readFile(ctx, instance, path, options) {
-    const file = sandboxPath(instance.workingDirectory, path);
-    // The size on standard error, at most maxBytes of content on standard output.
-    const raw = await fileCommand(
-      ctx,
-      instance,
-      '[ -e "$1" ] || exit 3; [ -f "$1" ] || exit 4; wc -c < "$1" >&2 && head -c "$2" "$1"',
-      [fromRoot(file), String(options.maxBytes)],
-      { maxOutputBytes: options.maxBytes, path },
-    );
-    const content = raw.stdout.bytes();
-    const sizeBytes = Number(raw.stderr.text().trim()) || content.length;
-    return { content, sizeBytes, truncated: sizeBytes > content.length };
-  },
-  async writeFile(ctx, instance, path, content) {
-    const file = sandboxPath(instance.workingDirectory, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
-    await fileCommand(
-      ctx,
-      instance,
-      'if [ -e "$1" ] && [ ! -f "$1" ]; then exit 4; fi; mkdir -p -- "$(dirname -- "$1")" && cat > "$1"',
-      [fromRoot(file)],
-      { stdin: content, maxOutputBytes: 4096, path },
-    );
-    return { sizeBytes: typeof content === 'string' ? Buffer.byteLength(content) : content.length };
-  },
-  async listFiles(ctx, instance, path, options) {
-    const directory = sandboxPath(instance.workingDirectory, path);
-    const raw = await fileCommand(ctx, instance, LIST_SCRIPT, [fromRoot(directory), String(Math.max(1, options.depth))], {
-      maxOutputBytes: LISTING_MAX_BYTES,
-      path,
-    });
-    return parseListing(raw.stdout.text(), options.limit, raw.stdout.truncated);
-  },
+  ...shellFiles({ runnerOf: fileScripts, place: 'sandbox', content: 'bytes' }),
   async stop(ctx, instance) {
     // Modal cannot pause a sandbox (terminating it loses its files), so stop ends what the service
     // started in it and leaves the sandbox idling with its files until DELETE or its timeout.
     const api = apiOf(ctx);
     const raw = await runInSandbox(api, instance.instanceId, {
       argv: ['/bin/sh', '-c', KILL_MARKED, 'wsa-stop', instance.instanceId],
-      workdir: '/',
-      timeoutMs: FILE_TIMEOUT_MS,
+      cwd: '/',
+      timeoutMs: CHORE_TIMEOUT_MS,
       maxOutputBytes: 4096,
       raw: true,
     }).catch((error: unknown) => {

@@ -115,10 +115,3 @@ export async function readAtMost(response: Response, maxBytes: number, service: 
   }
   return Buffer.concat(chunks);
 }
-
-/** A path inside the sandbox: relative to `base`, or absolute (the whole sandbox is the instance). */
-export function sandboxPath(base: string, path: string | undefined, resolve: (...parts: string[]) => string): string {
-  const value = path ?? '.';
-  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
-  return resolve(base || '/', value || '.');
-}

@@ -1,5 +1,6 @@
 // Keeps the first `limit` bytes of a command's output stream and counts the rest: every environment
-// driver bounds what it keeps of standard output and standard error the same way.
+// driver, and the device daemon (src/envd/) running commands for one, bounds what it keeps of
+// standard output and standard error the same way.
 export class OutputBuffer {
   private chunks: Buffer[] = [];
   kept = 0;

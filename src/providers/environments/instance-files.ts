@@ -1,0 +1,40 @@
+// What every type that reaches an instance's files by path shares: where a caller's path points
+// inside the instance, the working directory a template names, and the order a listing answers in.
+// (The `local` and `envd` types confine paths to a directory of a real machine instead: ./local.ts,
+// ../../envd/.)
+import { posix } from 'node:path';
+import { EnvironmentDriverError, type FileEntry } from '../environment-driver.js';
+
+/** A path inside the instance: relative to `base`, or absolute (the whole instance is the environment). */
+export function instancePath(base: string, path: string | undefined): string {
+  const value = path ?? '.';
+  if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
+  return posix.resolve(base || '/', value || '.');
+}
+
+/**
+ * The absolute working directory a template's config names, normalized, or `fallback` when it names
+ * none. `place` names the instance in the refusal of a relative path (the container, the sandbox).
+ */
+export function workingDirectoryOf<Fallback extends string | null>(
+  config: Record<string, unknown>,
+  fallback: Fallback,
+  place = 'instance',
+): string | Fallback {
+  const value = config.working_directory;
+  if (value === undefined || value === null || value === '') return fallback;
+  const path = String(value);
+  if (!path.startsWith('/'))
+    throw new EnvironmentDriverError('invalid_path', `working_directory must be an absolute path inside the ${place}`);
+  return posix.normalize(path);
+}
+
+/**
+ * A listing as every type answers it: breadth first and sorted per level, so a listing cut at
+ * `limit` entries shows the top levels first. `truncated`: the type already knows it left entries out.
+ */
+export function breadthFirst(all: FileEntry[], limit: number, truncated = false): { entries: FileEntry[]; truncated: boolean } {
+  const depthOf = (entry: FileEntry) => entry.path.split('/').length;
+  all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
+  return { entries: all.slice(0, limit), truncated: truncated || all.length > limit };
+}
