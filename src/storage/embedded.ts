@@ -255,7 +255,7 @@ function operatorError(error: unknown, rootDir: string): Error {
 }
 
 /**
- * Sized for one service on a small machine (README, "Footprint"): the service's pool
+ * Sized for one service on a small machine (docs/operations.md, "Footprint"): the service's pool
  * (DATABASE_POOL_SIZE, 10), its notification listener and the operator's `npm run db` sessions fit
  * in 40 connections; 64 MB of shared buffers hold a workspace's working set (PostgreSQL's default
  * 128 MB is counted in the RSS of every backend that touches it); no huge pages (a container's

@@ -62,7 +62,9 @@ export async function applyMigrations(databaseUrl: string, logger: Logger, dir =
       `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NULL AND rolled_back_at IS NULL`,
     );
     if (failed.rowCount) {
-      throw new Error(`migration ${failed.rows[0]!.migration_name} failed earlier; resolve it before starting (see README, "Migrations")`);
+      throw new Error(
+        `migration ${failed.rows[0]!.migration_name} failed earlier; resolve it before starting (see docs/development.md, "Migrations without the Prisma engine download")`,
+      );
     }
     for (const migration of migrations) {
       const checksum = doneByName.get(migration.name);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * Whether the browser tests can run. Without Chromium they are skipped on a developer's machine (the
- * README says how to install it), but never in CI: there a missing browser fails the run.
+ * "Tests" in docs/development.md says how to install it), but never in CI: there a missing browser fails the run.
  */
 export const browserAvailable = existsSync(CHROMIUM_PATH) || process.env.CI === 'true';
 

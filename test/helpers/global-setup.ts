@@ -41,7 +41,7 @@ export default async function setup(project: TestProject) {
       embedded = await startEmbeddedPostgres(dir, logger, { fastUnsafe: true, settings: { max_connections: '200' } });
     } catch (error) {
       if (!(error instanceof EmbeddedPostgresError) && !(error as NodeJS.ErrnoException).code) throw error;
-      // Something the operator must fix (see README, "Running as root"): one line, no stack trace.
+      // Something the operator must fix (see docs/operations.md, "Running as root"): one line, no stack trace.
       if (dir) rmSync(dir, { recursive: true, force: true });
       process.stderr.write(`error: the test database could not be started: ${(error as Error).message}\n`);
       process.exit(1);
