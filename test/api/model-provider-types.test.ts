@@ -241,6 +241,8 @@ describe('runs and probes through each adapter', () => {
       expect(JSON.stringify(first.body)).toContain('Weather in Oslo?');
       expect(JSON.stringify(first.body)).toContain('Be brief.');
       expect(JSON.stringify(first.body)).toContain('get_weather');
+      // Responses-style backends get the thread's id as their prompt-cache key; the others none.
+      expect((first.body as { prompt_cache_key?: string }).prompt_cache_key).toBe(c.type === 'chatgpt' ? run.thread_id : undefined);
 
       const successor = await t.rest('POST', `/api/v1/runs/${run.id}/resume`, {
         headers: { 'idempotency-key': `k-${c.type}` },

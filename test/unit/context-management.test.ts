@@ -248,8 +248,9 @@ describe('prompt-cache marks', () => {
     expect(withCacheHints(model('anthropic'), 'thr_1', 'be brief', [user('hi')])).toEqual({ system: 'be brief', messages: [user('hi')] });
   });
 
-  it("gives OpenAI the thread's id as the cache key, and leaves the others alone", () => {
-    expect(withCacheHints(model('openai'), 'thr_1', 's', long).providerOptions).toEqual({ openai: { promptCacheKey: 'thr_1' } });
+  it("gives OpenAI, Azure and the ChatGPT backend the thread's id as the cache key, and leaves the others alone", () => {
+    for (const type of ['openai', 'azure', 'chatgpt'])
+      expect(withCacheHints(model(type), 'thr_1', 's', long).providerOptions, type).toEqual({ openai: { promptCacheKey: 'thr_1' } });
     expect(withCacheHints(model('openai_compatible'), 'thr_1', 's', long)).toEqual({ system: 's', messages: long });
   });
 });

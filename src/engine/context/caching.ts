@@ -6,6 +6,8 @@
 // takes at most four). OpenAI: `prompt_cache_key`, the thread's id, so a thread's requests reach the
 // same cache. Gemini caches repeated prefixes by itself (implicit caching); the others cache
 // automatically or not at all. The messages given are never changed: marks go on copies.
+// Azure's OpenAI service and the ChatGPT subscription's Responses backend read the same key as
+// OpenAI (their adapters take OpenAI's provider options).
 import type { ModelMessage } from 'ai';
 import type { SharedV2ProviderOptions as ProviderOptions } from '@ai-sdk/provider';
 import type { ResolvedModel } from '../models.js';
@@ -30,6 +32,9 @@ function promptBytes(system: string, messages: ModelMessage[]): number {
   return bytes;
 }
 
+/** Provider types whose requests take OpenAI's `prompt_cache_key`. */
+const OPENAI_CACHE_KEY_TYPES = new Set(['openai', 'azure', 'chatgpt']);
+
 export function withCacheHints(model: ResolvedModel, threadId: string, system: string, messages: ModelMessage[]): CachedRequest {
   if (model.providerType === 'anthropic' && promptBytes(system, messages) >= ANTHROPIC_MIN_CACHED_BYTES) {
     const marked: ModelMessage[] = system ? [{ role: 'system', content: system, providerOptions: EPHEMERAL }] : [];
@@ -41,6 +46,7 @@ export function withCacheHints(model: ResolvedModel, threadId: string, system: s
       );
     return { system: undefined, messages: marked };
   }
-  if (model.providerType === 'openai') return { system, messages, providerOptions: { openai: { promptCacheKey: threadId } } };
+  if (OPENAI_CACHE_KEY_TYPES.has(model.providerType))
+    return { system, messages, providerOptions: { openai: { promptCacheKey: threadId } } };
   return { system, messages };
 }
