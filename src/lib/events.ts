@@ -6,7 +6,10 @@
 //
 // Redis may go away (a restart, a failover, a network blip); no process ends for it. Both
 // connections keep their commands while they reconnect (no per-command retry limit), so events
-// published meanwhile are delayed, not lost, and reach Redis in order once it is back. Events
+// published meanwhile are delayed, not lost, and reach Redis in order once it is back — up to a
+// bound (`maxWaitingCommands`): past it, a long outage under load would hold every streamed change
+// in memory, so further events are dropped until Redis is back, which the catch-up below makes
+// good (every follower's state is in the database). Events
 // Redis delivered while this process's subscribing connection was away are lost to it, though: when
 // a connection is back (resubscribed), `onReconnected` handlers run, and each follower reads what it
 // follows again from the database (see run-items.ts, run-watch.ts).
@@ -23,12 +26,27 @@ interface RedisBus {
   publish: Redis;
   subscribe: Redis;
   reconnected: Set<() => void>;
+  /** Commands sent on the publishing connection and not yet answered (held while Redis is away). */
+  waiting: number;
+  /** Commands dropped because Redis was away and `maxWaitingCommands` were already waiting. */
+  dropped: number;
+  maxWaitingCommands: number;
+  logger: Logger | undefined;
 }
+
+/**
+ * How many commands the publishing connection holds while Redis is away before it drops new ones.
+ * A streamed change is a few commands of at most a few kilobytes, so this keeps an outage's backlog
+ * to tens of megabytes while a restart or failover of some seconds loses nothing.
+ */
+export const MAX_WAITING_COMMANDS = 20_000;
 
 const redisBuses = new WeakMap<object, RedisBus>();
 const eventTargets = new WeakMap<object, PubSubEventTarget<TopicMap>>();
 
-export function createEvents<Topics extends TopicMap>(options: { redisUrl?: string | null; logger?: Logger } = {}): EventBus<Topics> {
+export function createEvents<Topics extends TopicMap>(
+  options: { redisUrl?: string | null; logger?: Logger; maxWaitingCommands?: number } = {},
+): EventBus<Topics> {
   if (!options.redisUrl) {
     // The same target createPubSub would make itself, kept so that `listen` can reach it.
     const eventTarget = new EventTarget() as PubSubEventTarget<Topics>;
@@ -43,6 +61,10 @@ export function createEvents<Topics extends TopicMap>(options: { redisUrl?: stri
     publish: new Redis(options.redisUrl, { ...connection, connectionName: 'wsa-publish' }),
     subscribe: new Redis(options.redisUrl, { ...connection, connectionName: 'wsa-subscribe' }),
     reconnected: new Set(),
+    waiting: 0,
+    dropped: 0,
+    maxWaitingCommands: options.maxWaitingCommands ?? MAX_WAITING_COMMANDS,
+    logger: options.logger,
   };
   const logger = options.logger;
   watchConnection(bus, bus.publish, 'publish', logger);
@@ -72,6 +94,9 @@ function watchConnection(bus: RedisBus, client: Redis, role: string, logger: Log
     if (connectedOnce) lost = true;
   });
   client.on('ready', () => {
+    // The count of an outage's dropped events starts again: nothing is dropped while connected.
+    const dropped = bus.dropped;
+    if (client === bus.publish) bus.dropped = 0;
     const returning = connectedOnce && lost;
     connectedOnce = true;
     lost = false;
@@ -80,7 +105,10 @@ function watchConnection(bus: RedisBus, client: Redis, role: string, logger: Log
       client
         .ping()
         .then(() => {
-          logger?.info({ connection: role }, 'Redis connection back; followers catch up from the database');
+          logger?.info(
+            { connection: role, ...(client === bus.publish ? { droppedEvents: dropped } : {}) },
+            'Redis connection back; followers catch up from the database',
+          );
           for (const handler of bus.reconnected) handler();
         })
         .catch(() => undefined); // lost again: the next `ready` runs the handlers
@@ -142,10 +170,51 @@ function redisEventTarget(bus: RedisBus, logger: Logger | undefined): PubSubEven
     },
     dispatchEvent(event: Event) {
       const detail = (event as CustomEvent).detail;
-      bus.publish.publish(event.type, detail === undefined ? '' : JSON.stringify(detail)).catch(failed('PUBLISH'));
+      const message = detail === undefined ? '' : JSON.stringify(detail);
+      sendBounded(bus, (client) => client.publish(event.type, message));
       return true;
     },
   } as PubSubEventTarget<TopicMap>;
+}
+
+/**
+ * Sends commands on the bus's publishing connection, unless Redis is away and the connection already
+ * holds `maxWaitingCommands`: then nothing is sent and false is returned (the first drop of an
+ * outage is logged). A command's failure is logged at debug level: it fails only when the process
+ * closes the connection, and then nobody is left to tell.
+ */
+function sendBounded(bus: RedisBus, send: (client: Redis) => Promise<unknown>[] | Promise<unknown>): boolean {
+  const logger = bus.logger;
+  if (bus.publish.status !== 'ready' && bus.waiting >= bus.maxWaitingCommands) {
+    if (bus.dropped++ === 0 || bus.dropped % bus.maxWaitingCommands === 0)
+      logger?.warn(
+        { dropped: bus.dropped, waiting: bus.waiting },
+        'Redis is away and its backlog is full: events are dropped until it is back (followers catch up from the database)',
+      );
+    return false;
+  }
+  const sent = send(bus.publish);
+  for (const command of Array.isArray(sent) ? sent : [sent]) {
+    bus.waiting++;
+    command.catch((error: unknown) => logger?.debug({ err: error }, 'Redis command failed')).finally(() => bus.waiting--);
+  }
+  return true;
+}
+
+/**
+ * The bounded sender of an event bus's publishing connection (see `sendBounded`), for modules that
+ * write to Redis beside the events (the run tail), or null in process. Commands given in one call
+ * are sent, or dropped, together.
+ */
+export function redisSender(events: object): ((send: (client: Redis) => Promise<unknown>[] | Promise<unknown>) => boolean) | null {
+  const bus = redisBuses.get(events);
+  return bus ? (send) => sendBounded(bus, send) : null;
+}
+
+/** What the publishing connection holds while Redis is away, and what it dropped (null in process). */
+export function redisBacklog(events: object): { waiting: number; dropped: number } | null {
+  const bus = redisBuses.get(events);
+  return bus ? { waiting: bus.waiting, dropped: bus.dropped } : null;
 }
 
 /**

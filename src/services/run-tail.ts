@@ -9,8 +9,10 @@
 // connection right before the PUBLISH: Redis runs one connection's commands in order, so a change
 // whose PUBLISH a subscriber missed is already in the hash the subscriber reads afterwards.
 import type { Redis } from 'ioredis';
-import { redisClientsOf } from '../lib/events.js';
+import { redisClientsOf, redisSender } from '../lib/events.js';
 import type { Events, ItemView } from './event-topics.js';
+
+type RedisSend = NonNullable<ReturnType<typeof redisSender>>;
 
 /** An item state as published (the public item view). */
 export type TailItem = ItemView;
@@ -35,7 +37,8 @@ export function runTail(events: Events): RunTail {
   let tail = tails.get(events);
   if (!tail) {
     const redis = redisClientsOf(events);
-    tail = redis ? redisTail(redis.publish) : processTail(events);
+    const send = redisSender(events);
+    tail = redis && send ? redisTail(redis.publish, send) : processTail(events);
     tails.set(events, tail);
   }
   return tail;
@@ -59,23 +62,24 @@ function processTail(events: Events): RunTail {
   };
 }
 
-function redisTail(client: Redis): RunTail {
+function redisTail(client: Redis, send: RedisSend): RunTail {
   // Runs whose hash already has its expiry set by this process.
   const expiring = new Set<string>();
-  // Commands wait for their connection while Redis is away (lib/events.ts); one fails only when the
-  // process closes the connection, and then nobody is left to tell.
-  const failed = (error: unknown) => void error;
   return {
     publish(runId, item) {
       const json = JSON.stringify(item);
       const key = tailKey(runId);
-      client.hset(key, String(item.ordinal), json).catch(failed);
-      if (!expiring.has(runId)) {
-        expiring.add(runId);
-        client.pexpire(key, REDIS_TAIL_TTL_MS).catch(failed);
-      }
-      // The channel and encoding the event bus's Redis event target uses for `runItem`.
-      client.publish(`runItem:${runId}`, json).catch(failed);
+      const setExpiry = !expiring.has(runId);
+      // One bounded send (lib/events.ts): while Redis is away the connection holds these commands up
+      // to a limit, then drops them together — the change is in the database by the time Redis is
+      // back, and followers read it there then.
+      const sent = send((redis) => [
+        redis.hset(key, String(item.ordinal), json),
+        ...(setExpiry ? [redis.pexpire(key, REDIS_TAIL_TTL_MS)] : []),
+        // The channel and encoding the event bus's Redis event target uses for `runItem`.
+        redis.publish(`runItem:${runId}`, json),
+      ]);
+      if (sent && setExpiry) expiring.add(runId);
     },
     async read(runId) {
       // Redis away: nothing to add to the database now. Its followers read the tail again once it
@@ -86,7 +90,7 @@ function redisTail(client: Redis): RunTail {
     },
     forget(runId) {
       expiring.delete(runId);
-      client.del(tailKey(runId)).catch(failed);
+      send((redis) => redis.del(tailKey(runId)));
     },
   };
 }
