@@ -17,9 +17,6 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
-import { ANALYSIS_LABEL } from '../agents/analyst.js';
-import { analysisRunSealed } from '../services/analysis-agent.js';
-import type { CallContext } from '../services/call-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
@@ -40,13 +37,12 @@ import {
 } from '../services/run-lifecycle.js';
 import { AttemptTrace } from './attempt-trace.js';
 import { newTraceId } from '../traces/run-tracer.js';
-import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
-import { promoteNextEntry } from '../services/inbox-promotion.js';
 import { deleteExpiredSpans } from '../services/traces.js';
 import { deleteExpiredDeliveries, deleteExpiredEvents } from '../services/webhook-retention.js';
 import { deleteExpiredPresence } from '../support/presence.js';
 import { announceThreadChanged } from '../services/event-topics.js';
+import { runSealHooks } from '../services/run-hooks.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -371,13 +367,9 @@ export class WorkerPool {
         this.deps.events.publish('runChanged', row.id, row);
         // The seal appended to the thread's history, freed it and finished the run's inbox entries.
         announceThreadChanged(this.deps.events, row.threadId);
-        this.notify(row);
-        // A finding analysis's analyst run: the analysis takes its status and, completed, its findings.
-        if ((row.labels as Record<string, string> | null)?.[ANALYSIS_LABEL])
-          await analysisRunSealed(call, row as Run).catch((error) =>
-            this.deps.logger.error({ err: error, runId: run.id }, 'recording the analysis run failed'),
-          );
-        if (threadHasPending) await this.afterSeal(call, run);
+        // What features do on a seal (web push, finding analyses, inbox promotion) is theirs: the
+        // hooks they registered run here in order, each failure logged and kept to itself.
+        await runSealHooks({ call, run: row, threadHasPending }, this.deps.logger);
       }
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
@@ -416,30 +408,12 @@ export class WorkerPool {
     );
   }
 
-  /** Web push for the people of the workspace: a run waits, fails, or completes after a wait. Never blocks. */
-  private notify(run: Run) {
-    const waitingFor = { approval: 'approval', client_tool: 'client_call', user_question: 'question' } as const;
-    const base = { workspaceId: run.workspaceId, runId: run.id, threadId: run.threadId, agentId: run.agentId };
-    if (run.status === 'waiting')
-      notifyRunEvent(this.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
-    else if (run.status === 'failed')
-      notifyRunEvent(this.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
-    else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(this.deps, { ...base, kind: 'completed_after_wait' });
-  }
-
   /** A transient failure: offer the run again as a new attempt. */
   private async retry(run: Run) {
     // Forgotten first: the requeue's NOTIFY must wake this pool for the run again.
     this.announced.delete(run.id);
     const requeued = await requeueRun(this.deps.db, run.id);
     if (requeued) this.deps.events.publish('runChanged', requeued.id, requeued);
-  }
-
-  /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
-  private async afterSeal(call: CallContext, run: Run) {
-    await promoteNextEntry(call, run.threadId).catch((error) =>
-      this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'),
-    );
   }
 
   private scheduleRecovery() {
