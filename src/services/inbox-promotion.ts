@@ -48,7 +48,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
     // The run is the entry's sender's, started by the request that delivered the entry.
     const sender = actingFor(bound, entry, entry.requestId);
     return writeNewRun(
-      tx,
+      bound,
       planNewRun(sender, {
         agentId: agent.id,
         revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
@@ -63,7 +63,6 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
       }),
     );
   });
-  if (run) call.events.publish('runAccepted', { runId: run.id });
   // The entry became the thread's run (its current run now), or failed: the thread's followers see it.
   if ((run || entryFailed) && !call.inTransaction) announceThreadChanged(call.events, threadId);
   return run;
