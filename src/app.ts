@@ -20,6 +20,7 @@ import { createYogaServer, type Yoga } from './graphql/yoga.js';
 import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
+import { Housekeeping } from './engine/housekeeping.js';
 import { WebhookDeliverer } from './engine/webhook-deliverer.js';
 import { WEBHOOK_CHANNEL } from './services/webhook-events.js';
 import { relayDueDeliveries, resyncDeliveryFollowers } from './services/webhook-delivery-watch.js';
@@ -42,6 +43,8 @@ export interface App {
   deps: Deps;
   /** The in-process run workers (null with RUN_WORKERS=0). */
   workers: WorkerPool | null;
+  /** The retention sweeps (trace spans, webhook deliveries, presence): kept where workers run, null without them. */
+  housekeeping: Housekeeping | null;
   /** Websocket endpoints by path (graphql-ws on /graphql); later modules add theirs before start(). */
   websocketServers: Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>;
   database: Database;
@@ -209,6 +212,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config.runWorkers > 0
       ? new WorkerPool(deps, { concurrency: config.runWorkers, listener, leaseMs: config.runLeaseMs, graceMs: config.shutdownGraceMs })
       : null;
+  // Wherever runs are executed, stored data is kept within its retention too (the sweeps check as often as
+  // the workers look for expired leases; each sweep itself comes about hourly).
+  const housekeeping = workers ? new Housekeeping(deps, { tickMs: config.runLeaseMs / 2 }) : null;
   const webhooks =
     config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
 
@@ -306,6 +312,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const result: App = {
     deps,
     workers,
+    housekeeping,
     websocketServers,
     database,
     yoga,
@@ -329,6 +336,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       });
       await listener.start();
       await workers?.start();
+      housekeeping?.start();
       await webhooks?.start();
       // The listener status (GET /api/status) reports the in-process workers.
       supportRuntime(deps).runWorkers = config.runWorkers;
@@ -343,6 +351,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       // run before anything below can close a connection.
       await new Promise((resolve) => setImmediate(resolve));
       // Workers first, while the database is still up: they finish or hand back their runs.
+      housekeeping?.stop();
       await workers?.stop();
       await webhooks?.stop();
       // Their MCP clients (connections) next: stdio servers are child processes of this one.

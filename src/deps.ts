@@ -1,5 +1,6 @@
 // The long-lived parts every service receives, assembled one way for the service (app.ts) and for a
-// worker process of its own (worker.ts): its database, configuration, logger, secrets and event bus.
+// worker process of its own (worker.ts): its database, configuration, logger, secrets and event bus,
+// and the hooks features register on the run engine.
 import type { Config } from './config.js';
 import type { Database } from './db.js';
 import { createEvents } from './lib/events.js';
@@ -7,9 +8,26 @@ import type { Logger } from './lib/logger.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import type { EventTopics } from './services/event-topics.js';
+import { registerSealHook } from './services/run-hooks.js';
+import { analysisOnSeal } from './services/analysis-agent.js';
+import { inboxPromotionOnSeal } from './services/inbox-promotion.js';
+import { pushOnSeal } from './support/push.js';
 import { RunTracer } from './traces/run-tracer.js';
 
+/**
+ * What features do when a run's attempt is sealed, in the order they do it: push first (it returns
+ * at once, delivering in the background), then the finding analysis takes its run's outcome, and
+ * last the thread's next inbox entry becomes a run — after everything about the sealed run is
+ * recorded. Registering again replaces each hook in its place, so calling this twice is harmless.
+ */
+export function registerRunHooks(): void {
+  registerSealHook(pushOnSeal);
+  registerSealHook(analysisOnSeal);
+  registerSealHook(inboxPromotionOnSeal);
+}
+
 export function assembleDeps(config: Config, logger: Logger, database: Database): Deps {
+  registerRunHooks();
   return {
     db: database.prisma,
     config,

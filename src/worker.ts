@@ -5,6 +5,7 @@ import { openDatabase } from './db.js';
 import { createLogger } from './lib/logger.js';
 import { closeEvents } from './lib/events.js';
 import { WorkerPool } from './engine/worker.js';
+import { Housekeeping } from './engine/housekeeping.js';
 import { WebhookDeliverer } from './engine/webhook-deliverer.js';
 import { PgListener } from './lib/pg-listener.js';
 import { stopOnSignals } from './lib/shutdown.js';
@@ -30,6 +31,9 @@ const pool = new WorkerPool(deps, {
   graceMs: config.shutdownGraceMs,
 });
 await pool.start();
+// A worker process keeps house too: the retention sweeps, about hourly each.
+const housekeeping = new Housekeeping(deps, { tickMs: config.runLeaseMs / 2 });
+housekeeping.start();
 // Worker processes deliver webhooks too (WEBHOOK_DELIVERY_CONCURRENCY=0 turns that off).
 const webhooks =
   config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
@@ -38,6 +42,7 @@ logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker sta
 
 // SIGTERM/SIGINT: the workers finish or hand back their runs, then the database closes.
 stopOnSignals(logger, config.shutdownGraceMs, async () => {
+  housekeeping.stop();
   await pool.stop();
   await webhooks?.stop();
   await closeMcpPool(deps);

@@ -17,9 +17,6 @@ import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
-import { ANALYSIS_LABEL } from '../agents/analyst.js';
-import { analysisRunSealed } from '../services/analysis-agent.js';
-import type { CallContext } from '../services/call-context.js';
 import { RunItemStream } from './items.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
@@ -40,13 +37,9 @@ import {
 } from '../services/run-lifecycle.js';
 import { AttemptTrace } from './attempt-trace.js';
 import { newTraceId } from '../traces/run-tracer.js';
-import { notifyRunEvent } from '../support/push.js';
 import { isAppError } from '../lib/errors.js';
-import { promoteNextEntry } from '../services/inbox-promotion.js';
-import { deleteExpiredSpans } from '../services/traces.js';
-import { deleteExpiredDeliveries, deleteExpiredEvents } from '../services/webhook-retention.js';
-import { deleteExpiredPresence } from '../support/presence.js';
 import { announceThreadChanged } from '../services/event-topics.js';
+import { runSealHooks } from '../services/run-hooks.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -54,20 +47,6 @@ const GRACE_MS = 5_000;
 const HAND_BACK_WAIT_MS = 5_000;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
-/** How often a pool deletes expired trace spans (TRACE_RETENTION_DAYS), on its recovery timer. */
-const TRACE_SWEEP_MS = 3_600_000;
-/** The first sweep comes this long after the pool starts: a start (or a test) does not begin with a scan. */
-const FIRST_TRACE_SWEEP_MS = 300_000;
-/** How often a pool deletes expired webhook deliveries and events (WEBHOOK_RETENTION_DAYS), like the spans. */
-const WEBHOOK_SWEEP_MS = 3_600_000;
-/** Rows a retention statement deletes at once, and statements a sweep runs at most per kind (the next hour continues). */
-const RETENTION_BATCH = 5_000;
-const RETENTION_PASSES = 10;
-/**
- * How often a pool deletes expired presence entries. A workspace's own reads and touches delete its
- * expired entries; this is for the workspaces nobody reads any more.
- */
-const PRESENCE_SWEEP_MS = 3_600_000;
 
 /** A claimed run with what the claim read beside it: its thread's history, its parent's pending calls and last run span. */
 interface Claimed {
@@ -103,12 +82,6 @@ export class WorkerPool {
   private claimAgain = false;
   private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
-  /** When the last trace sweep ran (as if one ran so that the first comes FIRST_TRACE_SWEEP_MS after the start). */
-  private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
-  /** When the last webhook retention sweep ran (the first comes FIRST_TRACE_SWEEP_MS after the start, as for spans). */
-  private lastWebhookSweep = Date.now() - WEBHOOK_SWEEP_MS + FIRST_TRACE_SWEEP_MS;
-  /** When the last presence sweep ran (the first comes PRESENCE_SWEEP_MS after the start). */
-  private lastPresenceSweep = Date.now();
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -371,13 +344,9 @@ export class WorkerPool {
         this.deps.events.publish('runChanged', row.id, row);
         // The seal appended to the thread's history, freed it and finished the run's inbox entries.
         announceThreadChanged(this.deps.events, row.threadId);
-        this.notify(row);
-        // A finding analysis's analyst run: the analysis takes its status and, completed, its findings.
-        if ((row.labels as Record<string, string> | null)?.[ANALYSIS_LABEL])
-          await analysisRunSealed(call, row as Run).catch((error) =>
-            this.deps.logger.error({ err: error, runId: run.id }, 'recording the analysis run failed'),
-          );
-        if (threadHasPending) await this.afterSeal(call, run);
+        // What features do on a seal (web push, finding analyses, inbox promotion) is theirs: the
+        // hooks they registered run here in order, each failure logged and kept to itself.
+        await runSealHooks({ call, run: row, threadHasPending }, this.deps.logger);
       }
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
@@ -416,17 +385,6 @@ export class WorkerPool {
     );
   }
 
-  /** Web push for the people of the workspace: a run waits, fails, or completes after a wait. Never blocks. */
-  private notify(run: Run) {
-    const waitingFor = { approval: 'approval', client_tool: 'client_call', user_question: 'question' } as const;
-    const base = { workspaceId: run.workspaceId, runId: run.id, threadId: run.threadId, agentId: run.agentId };
-    if (run.status === 'waiting')
-      notifyRunEvent(this.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
-    else if (run.status === 'failed')
-      notifyRunEvent(this.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
-    else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(this.deps, { ...base, kind: 'completed_after_wait' });
-  }
-
   /** A transient failure: offer the run again as a new attempt. */
   private async retry(run: Run) {
     // Forgotten first: the requeue's NOTIFY must wake this pool for the run again.
@@ -435,62 +393,14 @@ export class WorkerPool {
     if (requeued) this.deps.events.publish('runChanged', requeued.id, requeued);
   }
 
-  /** The thread's next pending inbox entry (queued, interrupting or unincorporated steer) becomes its next run. */
-  private async afterSeal(call: CallContext, run: Run) {
-    await promoteNextEntry(call, run.threadId).catch((error) =>
-      this.deps.logger.error({ err: error, threadId: run.threadId }, 'promoting the next inbox entry failed'),
-    );
-  }
-
   private scheduleRecovery() {
     if (this.stopped) return;
     this.recoveryTimer = setTimeout(() => {
       void this.recoverExpired()
-        .then(() => this.sweepTraces())
-        .then(() => this.sweepWebhooks())
-        .then(() => this.sweepPresence())
-        .catch((error) => this.deps.logger.error({ err: error }, 'worker maintenance failed'))
+        .catch((error) => this.deps.logger.error({ err: error }, 'recovering expired runs failed'))
         .finally(() => this.scheduleRecovery());
     }, this.leaseMs / 2);
     this.recoveryTimer.unref();
-  }
-
-  /**
-   * Trace retention: spans older than TRACE_RETENTION_DAYS are deleted, about once an hour per
-   * pool (the first time five minutes after it starts), in bounded batches (a pass stops after a
-   * few; the next hour continues).
-   */
-  async sweepTraces(now = Date.now()) {
-    if (now - this.lastTraceSweep < TRACE_SWEEP_MS) return 0;
-    this.lastTraceSweep = now;
-    const deleted = await inBatches(() => deleteExpiredSpans(this.deps.db, this.deps.config.traceRetentionDays, RETENTION_BATCH));
-    if (deleted) this.deps.logger.info({ deleted, retentionDays: this.deps.config.traceRetentionDays }, 'expired trace spans deleted');
-    return deleted;
-  }
-
-  /**
-   * Webhook retention: deliveries that settled (succeeded, or failed for good) more than
-   * WEBHOOK_RETENTION_DAYS ago are deleted, then events that old with no delivery left; pending
-   * deliveries never. About once an hour per pool (the first time five minutes after it starts), in
-   * bounded batches like the spans. Returns how many deliveries and events went.
-   */
-  async sweepWebhooks(now = Date.now()) {
-    if (now - this.lastWebhookSweep < WEBHOOK_SWEEP_MS) return { deliveries: 0, events: 0 };
-    this.lastWebhookSweep = now;
-    const days = this.deps.config.webhookRetentionDays;
-    const deliveries = await inBatches(() => deleteExpiredDeliveries(this.deps.db, days, RETENTION_BATCH));
-    // After the deliveries: the events they leave behind go in the same sweep.
-    const events = await inBatches(() => deleteExpiredEvents(this.deps.db, days, RETENTION_BATCH));
-    if (deliveries || events)
-      this.deps.logger.info({ deliveries, events, retentionDays: days }, 'expired webhook deliveries and events deleted');
-    return { deliveries, events };
-  }
-
-  /** Expired presence entries of every workspace go, about once an hour per pool. Returns how many went. */
-  async sweepPresence(now = Date.now()) {
-    if (now - this.lastPresenceSweep < PRESENCE_SWEEP_MS) return 0;
-    this.lastPresenceSweep = now;
-    return deleteExpiredPresence(this.deps);
   }
 
   /** Runs whose worker died: a new attempt if attempts remain, else failed. */
@@ -548,17 +458,6 @@ export class WorkerPool {
     }
     for (const unsubscribe of this.cancelUnsubscribers) unsubscribe();
   }
-}
-
-/** Runs a bounded delete until it deletes less than a whole batch, at most RETENTION_PASSES times. Returns the total. */
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
-  let deleted = 0;
-  for (let pass = 0; pass < RETENTION_PASSES; pass++) {
-    const count = await deleteBatch();
-    deleted += count;
-    if (count < RETENTION_BATCH) break;
-  }
-  return deleted;
 }
 
 /** Whether every promise settled within `ms` (the timer never keeps the process alive). */

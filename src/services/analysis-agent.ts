@@ -16,6 +16,7 @@ import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { recordFindings } from './findings.js';
 import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
 import { startRun } from './runs.js';
+import type { SealHook } from './run-hooks.js';
 
 /** The label key of the analyst's version on its head. */
 const VERSION_LABEL = 'analyst-version';
@@ -165,7 +166,7 @@ export function draftsFromOutput(
 }
 
 /**
- * After an analyst run seals (the worker calls this for runs carrying the analysis label): the
+ * After an analyst run seals (through `analysisOnSeal`, for runs carrying the analysis label): the
  * analysis takes the run's status, and a completed run's findings are recorded and counted — one
  * transaction, so findings and counts never disagree.
  */
@@ -203,3 +204,9 @@ export async function analysisRunSealed(call: CallContext, run: Run): Promise<vo
     if (changes) await findingsChanged(bound, changes);
   });
 }
+
+/** The seal hook of finding analyses: an analyst run's analysis takes its status and, completed, its findings. */
+export const analysisOnSeal: SealHook = {
+  name: 'finding analysis',
+  onSeal: ({ call, run }) => analysisRunSealed(call, run),
+};

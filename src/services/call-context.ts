@@ -30,7 +30,16 @@ export interface CallContext<A extends Actor | null = Actor> {
   readonly deps: Deps;
   /** Whether `db` is a transaction (then `inTransaction` joins it instead of opening another). */
   readonly inTransaction: boolean;
+  /**
+   * Runs `effect` once what the call wrote is committed: at once outside a transaction (each
+   * statement commits by itself), after the commit of the transaction `inTransaction` opened inside
+   * one, never when it rolls back. For in-process announcements of rows other code will read.
+   */
+  readonly afterCommit: (effect: () => void) => void;
 }
+
+/** Outside a transaction every statement has committed when it returns. */
+const runNow = (effect: () => void) => effect();
 
 export function callContext<A extends Actor | null>(deps: Deps, actor: A, requestId: string | null): CallContext<A> {
   return {
@@ -43,6 +52,7 @@ export function callContext<A extends Actor | null>(deps: Deps, actor: A, reques
     events: deps.events,
     deps,
     inTransaction: false,
+    afterCommit: runNow,
   };
 }
 
@@ -90,11 +100,23 @@ export interface TransactionOptions {
  * Runs `work` with the call bound to a transaction: a new one, or the call's own when it already
  * runs in one (the work then commits or rolls back with it).
  */
-export function inTransaction<A extends Actor | null, T>(
+export async function inTransaction<A extends Actor | null, T>(
   call: CallContext<A>,
   work: (call: CallContext<A>) => Promise<T>,
   options?: TransactionOptions,
 ): Promise<T> {
   if (call.inTransaction) return work(call);
-  return (call.db as Db).$transaction((tx) => work({ ...call, db: tx, inTransaction: true }), options);
+  // What the work asked to run after the commit (afterCommit): dropped with a rollback.
+  const committed: (() => void)[] = [];
+  const afterCommit = (effect: () => void) => void committed.push(effect);
+  const result = await (call.db as Db).$transaction((tx) => work({ ...call, db: tx, inTransaction: true, afterCommit }), options);
+  for (const effect of committed) {
+    try {
+      effect();
+    } catch (error) {
+      // The transaction committed: its caller gets its result whatever an announcement did.
+      call.logger.error({ err: error }, 'an effect after a commit failed');
+    }
+  }
+  return result;
 }

@@ -94,8 +94,7 @@ export async function startFindingAnalysis(
   });
   if (done) {
     const { analysis } = done as { analysis: FindingAnalysis };
-    // The analyst's run was written inside the transaction: workers hear of it once it is committed.
-    if (analysis.runId) call.events.publish('runAccepted', { runId: analysis.runId });
+    // The analyst's run was written inside the transaction: writeNewRun announced it at the commit.
     return analysis;
   }
   // A replay answers the analysis the first request made.

@@ -11,6 +11,7 @@ import { ACTIVE, writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { enqueueWebhookEvent } from './webhook-events.js';
 import { announceThreadChanged } from './event-topics.js';
+import type { SealHook } from './run-hooks.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -47,7 +48,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
     // The run is the entry's sender's, started by the request that delivered the entry.
     const sender = actingFor(bound, entry, entry.requestId);
     return writeNewRun(
-      tx,
+      bound,
       planNewRun(sender, {
         agentId: agent.id,
         revisionId: entry.agentRevisionId ?? agent.defaultRevisionId!,
@@ -62,8 +63,19 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
       }),
     );
   });
-  if (run) call.events.publish('runAccepted', { runId: run.id });
   // The entry became the thread's run (its current run now), or failed: the thread's followers see it.
   if ((run || entryFailed) && !call.inTransaction) announceThreadChanged(call.events, threadId);
   return run;
 }
+
+/**
+ * The seal hook of the inbox: the thread's next pending entry (queued, interrupting or an
+ * unincorporated steer) becomes its next run. The seal says whether any is pending, so most seals
+ * skip even the cheap read.
+ */
+export const inboxPromotionOnSeal: SealHook = {
+  name: 'inbox promotion',
+  async onSeal({ call, run, threadHasPending }) {
+    if (threadHasPending) await promoteNextEntry(call, run.threadId);
+  },
+};

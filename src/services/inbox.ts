@@ -108,7 +108,7 @@ export async function deliverToInbox(
     const active = await activeRun(call.db, thread.id);
     if (!active) {
       const run = await writeNewRun(
-        call.db,
+        call,
         planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
@@ -168,7 +168,6 @@ export async function deliverToInbox(
     : await inTransaction(call, effectAndAnswer);
   if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
   const answer = committed ?? (await loadResult(call, result.entry_id)); // a replay: as it is now
-  call.events.publish('runAccepted', { runId: result.run_id });
   announceThreadChanged(call.events, threadId);
   return answer;
 }
@@ -317,7 +316,7 @@ export async function forkRun(
         input.agentId ? null : run.agentRevisionId,
       );
       const created = await writeNewRun(
-        call.db,
+        call,
         planNewRun(call, {
           agentId: agent.id,
           revisionId: revision.id,
@@ -345,7 +344,6 @@ export async function forkRun(
   });
   void source;
   const answer = committed ?? (await loadResult(call, value.entry_id)); // a replay: as it is now
-  call.events.publish('runAccepted', { runId: value.run_id });
   announceThreadChanged(call.events, answer.thread.id);
   return answer;
 }

@@ -101,7 +101,7 @@ export async function resumeRun(
       const answers = checkAnswers(storedPending(run.pending) ?? { approvals: [], calls: [] }, body);
       // The successor, its inbox entry and audit rows, and the parent marked resumed: one statement.
       created = await writeNewRun(
-        bound.db,
+        bound,
         planNewRun(bound, {
           agentId: run.agentId,
           revisionId: run.agentRevisionId,
@@ -121,7 +121,6 @@ export async function resumeRun(
       return { run_id: created.id };
     },
   });
-  deps.events.publish('runAccepted', { runId: value.run_id });
   // The successor is the thread's current run: followers of the thread (a waiting run's page) see it.
   announceThreadChanged(deps.events, parent.threadId);
   // A replay answers with the successor as it is now.

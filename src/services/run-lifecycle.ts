@@ -18,6 +18,7 @@ import { columnName, RUN_COLUMNS } from '../storage/columns.js';
 import { AppError } from '../lib/errors.js';
 import { AUDIT_COLUMNS, auditValues } from './audit.js';
 import type { CallContext } from './call-context.js';
+import type { Actor } from './deps.js';
 import { changeVersioned } from './versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from './webhook-events.js';
@@ -192,9 +193,11 @@ function insertRow(statement: StatementBuilder, table: 'sessions' | 'threads' | 
  * (or the thread's pointers when it exists), its inbox entry (new, or the pending one it takes),
  * the run, the audit rows, the waiting run a resume answers (marked resumed by it), and the
  * NOTIFY that wakes workers (delivered at commit). Atomic without
- * a transaction; inside one it joins it. One round trip either way.
+ * a transaction; inside one it joins it. One round trip either way. The run is announced to this
+ * process's workers too (`announceNewRun`), once it is committed.
  */
-export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
+export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise<Run> {
+  const db = call.db;
   const statement = new StatementBuilder().text('WITH ');
   if (plan.session) {
     statement.text('new_session AS (');
@@ -257,7 +260,21 @@ export async function writeNewRun(db: Db | Tx, plan: NewRunPlan): Promise<Run> {
     .text(' FROM new_run');
   const rows = await db.$queryRaw<(Run & { notified: unknown; webhookEvents?: number })[]>(statement.build());
   const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
+  announceNewRun(call, run.id);
   return run as Run;
+}
+
+/** What writing a new run needs of its call: where to write, and how to announce the run after the commit. */
+export type NewRunWriter = Pick<CallContext<Actor | null>, 'db' | 'events' | 'afterCommit'>;
+
+/**
+ * The one in-process announcement of a new run, after its commit (at once outside a transaction).
+ * The NOTIFY written with the run already wakes every process's workers at commit; this event wakes
+ * this process's own at once, without the NOTIFY's round trip through PostgreSQL. Before the commit
+ * it would be too early: a claim would not see the run yet and would find nothing.
+ */
+function announceNewRun(call: NewRunWriter, runId: string) {
+  call.afterCommit(() => call.events.publish('runAccepted', { runId }));
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */

@@ -66,15 +66,12 @@ export interface StartRunHooks {
 }
 
 /**
- * Tells this process's workers of a new run at once. Inside a caller's transaction the run is not
- * visible yet (a claim would find nothing and the worker would take the run as announced): the
- * NOTIFY written with the run wakes the workers at commit instead, and the caller may announce it
- * after its commit.
+ * The new run is its thread's current run now: the thread's followers hear it. (Workers heard of the
+ * run from `writeNewRun`.) Inside a caller's transaction the run is not visible yet: the caller
+ * announces what it changed after its commit.
  */
-function announceAccepted(call: CallContext, run: { id: string; threadId: string }) {
+function announceCurrentRun(call: CallContext, run: { threadId: string }) {
   if (call.inTransaction) return;
-  call.events.publish('runAccepted', { runId: run.id });
-  // The run is its thread's current run now.
   announceThreadChanged(call.events, run.threadId);
 }
 
@@ -101,7 +98,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
   if (!input.threadId && !options.overrides && !mountsAsked) {
     // The common case — a new thread, the revision's own configuration — in two round trips.
     const run = await startRunOnNewThread(call, input, request, hooks);
-    announceAccepted(call, run);
+    announceCurrentRun(call, run);
     return { run };
   }
   const created = await inTransaction(call, async (call) => {
@@ -136,7 +133,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
       );
     return writePlanned(call, planNewRun(call, { ...planned, thread: { existing: thread } }), hooks);
   });
-  announceAccepted(call, created);
+  announceCurrentRun(call, created);
   return { run: created };
 }
 
@@ -171,7 +168,7 @@ async function startRunOnNewThread(
 
 async function writePlanned(call: CallContext, plan: ReturnType<typeof planNewRun>, hooks: StartRunHooks) {
   await hooks.beforeWrite?.(plan.run.id);
-  return writeNewRun(call.db, plan);
+  return writeNewRun(call, plan);
 }
 
 export interface RunListArgs {

@@ -87,12 +87,11 @@ export async function startSubagentRun(call: CallContext, request: SubagentRunRe
       },
       entry: { new: { delivery: 'queue' } },
     });
-    const run = await writeNewRun(call.db, plan);
+    const run = await writeNewRun(call, plan);
     // The delegating run's entry names its (latest) child.
     if (parent.sourceEntryId) await call.db.inboxEntry.update({ where: { id: parent.sourceEntryId }, data: { childRunId: run.id } });
     return run;
   });
-  call.events.publish('runAccepted', { runId: child.id });
   // The delegating run's inbox entry now names the child.
   if (parent.sourceEntryId && !call.inTransaction) announceThreadChanged(call.events, parent.threadId);
   return child;

@@ -175,9 +175,13 @@ export async function currentPresence(call: CallContext): Promise<PresenceFrame>
 }
 
 /**
- * Deletes every workspace's expired entries (the workers' housekeeping: a workspace nobody reads
- * any more keeps its rows until then). Returns how many went.
+ * Deletes every workspace's expired entries, at most `batch` of them (housekeeping, in
+ * src/engine/housekeeping.ts: a workspace nobody reads any more keeps its rows until then).
+ * Returns how many went.
  */
-export async function deleteExpiredPresence(deps: Deps): Promise<number> {
-  return deps.db.$executeRaw`DELETE FROM presence_entries WHERE last_seen_at <= now() - ${ttlOf(deps)}`;
+export async function deleteExpiredPresence(deps: Deps, batch: number): Promise<number> {
+  return deps.db.$executeRaw`
+    DELETE FROM presence_entries WHERE ctid IN (
+      SELECT ctid FROM presence_entries WHERE last_seen_at <= now() - ${ttlOf(deps)} LIMIT ${batch}::int
+    )`;
 }

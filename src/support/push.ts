@@ -12,6 +12,7 @@ import { diffFields, recordAudit } from '../services/audit.js';
 import type { Deps } from '../services/deps.js';
 import { callContext, inTransaction, type CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
+import type { SealHook } from '../services/run-hooks.js';
 import { supportRuntime } from './runtime.js';
 
 const VAPID_SETTING = 'push.vapid';
@@ -409,3 +410,20 @@ export function notifyRunEvent(deps: Deps, event: RunNotification): { settled: P
   });
   return { settled };
 }
+
+/**
+ * The seal hook of web push: the people of the workspace hear when a run waits for them, fails, or
+ * completes after a wait. Delivery happens in the background: the hook never holds up the others.
+ */
+export const pushOnSeal: SealHook = {
+  name: 'web push',
+  onSeal({ call, run }) {
+    const waitingFor = { approval: 'approval', client_tool: 'client_call', user_question: 'question' } as const;
+    const base = { workspaceId: run.workspaceId, runId: run.id, threadId: run.threadId, agentId: run.agentId };
+    if (run.status === 'waiting')
+      notifyRunEvent(call.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
+    else if (run.status === 'failed')
+      notifyRunEvent(call.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
+    else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(call.deps, { ...base, kind: 'completed_after_wait' });
+  },
+};

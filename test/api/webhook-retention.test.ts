@@ -123,10 +123,10 @@ describe('webhook retention', () => {
     }
 
     // Not yet time for a sweep (the first comes minutes after the pool starts): nothing goes.
-    expect(await t.app.workers!.sweepWebhooks()).toEqual({ deliveries: 0, events: 0 });
+    expect(await t.app.housekeeping!.sweepWebhooks()).toEqual({ deliveries: 0, events: 0 });
     expect(await read(t.rest, a.oldSucceeded)).toMatchObject({ status: 200 });
 
-    const swept = await t.app.workers!.sweepWebhooks(Date.now() + 10 * 3_600_000);
+    const swept = await t.app.housekeeping!.sweepWebhooks(Date.now() + 10 * 3_600_000);
     // Both workspaces: the old succeeded and the failed deliveries; their events and the old orphan.
     expect(swept).toEqual({ deliveries: 4, events: 6 });
 
@@ -153,7 +153,7 @@ describe('webhook retention', () => {
     expect(events.map((e) => e.id)).toEqual([...kept].sort());
 
     // The sweep ran: the next is an hour later.
-    expect(await t.app.workers!.sweepWebhooks(Date.now() + 10 * 3_600_000 + 60_000)).toEqual({ deliveries: 0, events: 0 });
+    expect(await t.app.housekeeping!.sweepWebhooks(Date.now() + 10 * 3_600_000 + 60_000)).toEqual({ deliveries: 0, events: 0 });
   });
 
   it('the deletion statements are served by indexes, not a scan of the tables', async () => {

@@ -455,7 +455,7 @@ describe('retention', () => {
     await t.app.deps.db
       .$executeRaw`UPDATE trace_spans SET start_time = now() - interval '31 days' WHERE trace_id = ${traceId} AND span_id = ${old.span_id}`;
     expect(t.app.deps.config.traceRetentionDays).toBe(30);
-    const deleted = await t.app.workers!.sweepTraces(Date.now() + 10 * 3_600_000);
+    const deleted = await t.app.housekeeping!.sweepTraces(Date.now() + 10 * 3_600_000);
     expect(deleted).toBe(1);
     const after = await traceOf(waitingId);
     expect(after.spans.map((s) => s.span_id)).toEqual(spans.slice(1).map((s) => s.span_id));

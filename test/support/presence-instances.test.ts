@@ -195,7 +195,7 @@ describe('presence housekeeping', () => {
     await t.rest('GET', '/api/presence?participant_id=fresh-tab', { token: other.apiKey.token });
     await t.app.deps.db.$executeRaw`
       UPDATE presence_entries SET last_seen_at = now() - interval '61 seconds' WHERE participant_id = 'stale-tab'`;
-    const deleted = await t.app.workers!.sweepPresence(Date.now() + 2 * 3_600_000);
+    const deleted = await t.app.housekeeping!.sweepPresence(Date.now() + 2 * 3_600_000);
     expect(deleted).toBe(1);
     const rows = await t.app.deps.db.presenceEntry.findMany({ where: { workspaceId: other.workspace.id } });
     expect(rows.map((row) => row.participantId)).toEqual(['fresh-tab']);
