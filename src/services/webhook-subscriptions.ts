@@ -4,7 +4,6 @@
 // shown once: in the answer of create and of rotate-secret.
 import { randomBytes } from 'node:crypto';
 import type { WebhookDelivery, WebhookSubscription } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
@@ -231,14 +230,15 @@ export async function listDeliveries(
   await getSubscription(call, subscriptionId);
   if (args.status != null && !['pending', 'succeeded', 'failed'].includes(args.status))
     throw invalidArgument('status must be pending, succeeded or failed', 'status');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('webhook-deliveries', args.cursor);
+  // Scoped by the subscription, found in the caller's workspace above; `status` is checked before the page arguments.
+  const shape = newestFirst('webhook-deliveries', { workspaceScoped: false });
+  const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
   const rows = await call.db.webhookDelivery.findMany({
-    where: { subscriptionId, ...(args.status ? { status: args.status } : {}), ...(after ? { id: { lt: String(after[0]) } } : {}) },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    where: query.where({ subscriptionId, ...(args.status ? { status: args.status } : {}) }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'webhook-deliveries', (row) => [row.id]);
+  return query.page(rows);
 }
 
 /** A delivery of the caller's workspace (of `subscriptionId`, when named: REST paths name both). */
