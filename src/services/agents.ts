@@ -6,7 +6,6 @@ import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerC
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { MEDIA_KINDS } from '../lib/media.js';
-import { toPage } from '../lib/cursor.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -15,7 +14,7 @@ import {
   changeHead,
   getHead,
   getRevision,
-  headListQuery,
+  headList,
   insertHeadWithFirstRevision,
   listRevisions,
   publishRevision,
@@ -28,6 +27,7 @@ import {
   type HeadListArgs,
   type RevisionedKind,
 } from './revisioned.js';
+import { listQuery } from './list-query.js';
 import { validateLabels } from '../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from './assets.js';
 import { checkSkillReferences, configuredSkills } from './skill-references.js';
@@ -223,7 +223,7 @@ export interface AgentListArgs extends HeadListArgs {
 
 export async function listAgents(call: CallContext, args: AgentListArgs) {
   requirePermission(call.actor, 'read');
-  const { where, size, orderBy, take } = headListQuery('agents', call, args);
+  const query = listQuery(headList('agents'), call, args);
   const pins =
     args.skillId || args.skillRevisionId
       ? {
@@ -240,16 +240,15 @@ export async function listAgents(call: CallContext, args: AgentListArgs) {
         }
       : {};
   const rows = await call.db.agent.findMany({
-    where: {
-      ...where,
+    where: query.where({
       ...(args.source ? { source: args.source } : {}),
       ...(args.presetKind ? { presetKind: args.presetKind } : {}),
       ...pins,
-    },
-    orderBy,
-    take,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'agents', (row) => [row.id]);
+  return query.page(rows);
 }
 
 export async function updateAgent(

@@ -8,12 +8,11 @@
 import { join } from 'node:path';
 import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
 import type { Asset } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { assetBucket } from '../lib/asset-bucket.js';
 import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../lib/asset-files.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -21,6 +20,7 @@ import type { Deps } from './deps.js';
 import { isAssetPart, type MessageContent } from './run-input.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 
 const RESOURCE_KIND = 'asset';
 export const MAX_IMAGE_BYTES = 1024 * 1024;
@@ -229,29 +229,21 @@ export async function listAssets(
   },
 ) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('assets', args.cursor);
-  const q = args.q?.trim();
+  // Retired assets are left out by default; `retired: true` lists only them.
+  const shape = newestFirst('assets', { search: NAME_AND_DESCRIPTION, archived: { field: 'retiredAt', unset: 'open' } });
+  const query = listQuery(shape, call, { ...args, archived: args.retired });
   // `image/*` matches a whole top-level type; anything else one media type.
   const mediaType = args.mediaType?.trim().toLowerCase();
   if (mediaType && !/^[a-z]+\/(\*|[a-z0-9][a-z0-9.+-]*)$/.test(mediaType))
     throw invalidArgument('media_type must be a media type (image/png) or a top-level type (image/*)', 'media_type');
   const rows = await call.db.asset.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
-      // Retired assets are left out by default; `retired: true` lists only them.
-      retiredAt: args.retired ? { not: null } : null,
-      ...(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
-      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
+    where: query.where(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
     // The bytes stay where they are: a page of views never reads them.
     omit: { content: true },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows as Asset[], size, 'assets', (row) => [row.id]);
+  return query.page(rows as Asset[]);
 }
 
 /** DELETE: retires the asset (audited); an asset already retired is answered as it is. If-Match is optional. */

@@ -1,6 +1,6 @@
 // The audit trail: one row per effective change, written in the change's own transaction.
 import { Prisma } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
+import type { Page } from '../lib/cursor.js';
 import { canonicallyEqual } from '../lib/canonical-json.js';
 import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -9,6 +9,7 @@ import type { Actor, Deps } from './deps.js';
 import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { auditWebhookEvent, enqueueWebhookEvent } from './webhook-events.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -118,14 +119,13 @@ export async function listAuditEvents(
   args: AuditListArgs,
 ): Promise<Page<Awaited<ReturnType<Deps['db']['auditEvent']['findFirstOrThrow']>>>> {
   requirePermission(call.actor, 'admin');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(AUDIT_LIST, args.cursor);
+  // Audit events carry no labels: only the page arguments go to the shared parts.
+  const query = listQuery(newestFirst(AUDIT_LIST), call, { limit: args.limit, cursor: args.cursor });
   if (args.createdAfter && args.createdBefore && args.createdAfter >= args.createdBefore) {
     throw invalidArgument('created_after must be earlier than created_before', 'created_after');
   }
   const rows = await call.db.auditEvent.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
+    where: query.where({
       ...(args.resourceId ? { resourceId: args.resourceId } : {}),
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
@@ -138,10 +138,9 @@ export async function listAuditEvents(
             },
           }
         : {}),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, AUDIT_LIST, (row) => [row.id]);
+  return query.page(rows);
 }

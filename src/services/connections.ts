@@ -5,10 +5,9 @@
 // a connection through `connectionForUse`, which refuses a disabled connection (or provider).
 import type { Connection, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { providerType, type ProviderType } from '../providers/index.js';
 import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../providers/mcp-client.js';
@@ -19,6 +18,7 @@ import type { Deps } from './deps.js';
 import { requirePermission } from './permissions.js';
 import { checkEndpointPolicy, validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 
 const RESOURCE_KIND = 'connection';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -145,22 +145,16 @@ export async function listConnections(
   },
 ) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('connections', args.cursor);
-  const q = args.q?.trim();
+  const query = listQuery(newestFirst('connections', { search: NAME_AND_DESCRIPTION }), call, args);
   const rows = await call.db.connection.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
+    where: query.where({
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
       ...(args.providerId ? { providerId: args.providerId } : {}),
-      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'connections', (row) => [row.id]);
+  return query.page(rows);
 }
 
 export async function updateConnection(

@@ -3,10 +3,9 @@
 // `enabled: false` stops new use (new environments, runs that would provision one) with `disabled`.
 import type { EnvironmentTemplate, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { isOffered, providerType, type ProviderType } from '../providers/index.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
@@ -15,6 +14,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 
 export interface EnvironmentTemplateInput {
   name?: unknown;
@@ -114,21 +114,13 @@ export async function listEnvironmentTemplates(
 ) {
   const { actor } = call;
   requirePermission(actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('environment_templates', args.cursor);
-  const q = args.q?.trim();
+  const query = listQuery(newestFirst('environment_templates', { search: NAME_AND_DESCRIPTION }), call, args);
   const rows = await call.db.environmentTemplate.findMany({
-    where: {
-      workspaceId: actor.workspaceId,
-      ...(args.enabled != null ? { enabled: args.enabled } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'environment_templates', (row) => [row.id]);
+  return query.page(rows);
 }
 
 export async function updateEnvironmentTemplate(

@@ -7,11 +7,10 @@
 // still maintained). `openEnvironment` hands callers that work inside an environment (run mounts,
 // the platform tools) the driver bound to the instance.
 import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { validateName } from '../lib/text-fields.js';
 import {
   EnvironmentDriverError,
@@ -27,6 +26,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 export const ENVIRONMENT_STATUSES = ['provisioning', 'ready', 'stopped', 'failed', 'destroyed'] as const;
 export type EnvironmentStatus = (typeof ENVIRONMENT_STATUSES)[number];
@@ -176,22 +176,18 @@ export async function listEnvironments(
 ) {
   const { actor } = call;
   requirePermission(actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('environments', args.cursor);
+  const query = listQuery(newestFirst('environments'), call, args);
   if (args.status != null && !(ENVIRONMENT_STATUSES as readonly string[]).includes(args.status))
     throw invalidArgument(`status must be one of ${ENVIRONMENT_STATUSES.join(', ')}`, 'status');
   const rows = await call.db.environment.findMany({
-    where: {
-      workspaceId: actor.workspaceId,
+    where: query.where({
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.templateId ? { templateId: args.templateId } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'environments', (row) => [row.id]);
+  return query.page(rows);
 }
 
 /** The provider and type an existing environment was made by (enabled or not: maintenance always works). */

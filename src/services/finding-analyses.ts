@@ -6,7 +6,6 @@
 // read once. The body, the presets and the detectors: docs/api/findings.md.
 import type { FindingAnalysis } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
@@ -19,6 +18,7 @@ import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { recordFindings } from './findings.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -262,14 +262,10 @@ async function latencyHistory(call: CallContext, agentId: string): Promise<{ med
 /** The workspace's analyses, newest first; `limit` 1 to 100 (default 20). */
 export async function listFindingAnalyses(call: CallContext, args: { limit?: number | null; cursor?: string | null }) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 20, max: 100 });
-  const after = decodeCursor('finding-analyses', args.cursor);
-  const rows = await call.db.findingAnalysis.findMany({
-    where: { workspaceId: call.actor.workspaceId, ...(after ? { id: { lt: String(after[0]) } } : {}) },
-    orderBy: { id: 'desc' },
-    take: size + 1,
-  });
-  return toPage(rows, size, 'finding-analyses', (row) => [row.id]);
+  const shape = newestFirst('finding-analyses', { sizes: { default: 20, max: 100 } });
+  const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
+  const rows = await call.db.findingAnalysis.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  return query.page(rows);
 }
 
 export async function getFindingAnalysis(call: CallContext, id: string): Promise<FindingAnalysis> {

@@ -5,7 +5,6 @@
 // however many traces were read.
 import type { Finding } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
@@ -16,6 +15,7 @@ import { MAX_EVIDENCE, type Evidence, type FindingDraft } from './finding-detect
 import { findingsChanged } from './finding-events.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 const RESOURCE_KIND = 'finding';
 
@@ -42,8 +42,8 @@ export interface FindingListArgs {
 /** Newest first; `limit` 1 to 100 (default 50). Filters must all match. */
 export async function listFindings(call: CallContext, args: FindingListArgs) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('findings', args.cursor);
+  // Findings carry no labels: only the page arguments go to the shared parts.
+  const query = listQuery(newestFirst('findings'), call, { limit: args.limit, cursor: args.cursor });
   if (args.severity != null && !(SEVERITIES as readonly string[]).includes(args.severity))
     throw invalidArgument(`severity must be one of ${SEVERITIES.join(', ')}`, 'severity');
   for (const [field, value] of [
@@ -52,18 +52,16 @@ export async function listFindings(call: CallContext, args: FindingListArgs) {
   ] as const)
     if (value != null) checkText(value, field);
   const rows = await call.db.finding.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
+    where: query.where({
       ...(args.agentId != null ? { agentId: args.agentId } : {}),
       ...(args.severity != null ? { severity: args.severity } : {}),
       ...(args.category != null ? { category: args.category } : {}),
       ...(args.closed != null ? { closed: args.closed } : {}),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'findings', (row) => [row.id]);
+  return query.page(rows);
 }
 
 export interface FindingPatch {

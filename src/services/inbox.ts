@@ -8,7 +8,6 @@ import { prefixedColumns, returningColumns, takePrefixed } from '../storage/colu
 import type { Prisma } from '../db.js';
 import { normalizeRunOptions } from '../agents/config-schema.js';
 import { digestOf } from '../lib/canonical-json.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { checkIfMatch, formatEtag } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -26,6 +25,7 @@ import { attachAssets } from './assets.js';
 import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
 import { announceThreadChanged } from './event-topics.js';
+import { listQuery } from './list-query.js';
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
@@ -196,21 +196,21 @@ export async function listInbox(
   args: { status?: readonly string[] | null; limit?: number | null; cursor?: string | null },
 ) {
   const thread = await getThread(call, threadId);
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(`inbox:${threadId}`, args.cursor, true);
+  // The thread's queue in order: scoped by the thread (found in the caller's workspace above).
+  const query = listQuery(
+    { list: `inbox:${threadId}`, sort: { field: 'position', direction: 'asc', numeric: true }, workspaceScoped: false },
+    call,
+    { limit: args.limit, cursor: args.cursor },
+  );
   for (const status of args.status ?? [])
     if (!(ENTRY_STATUSES as readonly string[]).includes(status))
       throw invalidArgument(`status must be one of ${ENTRY_STATUSES.join(', ')}`, 'status');
   const rows = await call.db.inboxEntry.findMany({
-    where: {
-      threadId,
-      ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
-      ...(after ? { position: { gt: Number(after[0]) } } : {}),
-    },
-    orderBy: { position: 'asc' },
-    take: size + 1,
+    where: query.where({ threadId, ...(args.status?.length ? { status: { in: [...args.status] } } : {}) }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  const page = toPage(rows, size, `inbox:${threadId}`, (row) => [row.position]);
+  const page = query.page(rows);
   return { ...page, items: page.items.map((entry) => withThreadEtag(entry, thread)) };
 }
 

@@ -3,11 +3,11 @@
 // keeps the memories (CRUD, permissions, audit) and picks the record store of a memory's provider;
 // the stores themselves (built-in SQL and ranking, vector databases) are in src/memory-stores/.
 import type { Prisma, Memory, Provider } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
+import { pageSize, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -17,6 +17,7 @@ import { providerType } from '../providers/index.js';
 import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../memory-stores/record-store.js';
 import { memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -123,20 +124,9 @@ export async function listMemories(
 ) {
   const { actor } = call;
   requirePermission(actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('memories', args.cursor);
-  const q = args.q?.trim();
-  const rows = await call.db.memory.findMany({
-    where: {
-      workspaceId: actor.workspaceId,
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
-  });
-  return toPage(rows, size, 'memories', (row) => [row.id]);
+  const query = listQuery(newestFirst('memories', { search: NAME_AND_DESCRIPTION }), call, args);
+  const rows = await call.db.memory.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  return query.page(rows);
 }
 
 export async function updateMemory(call: CallContext, id: string, ifMatch: string | null | undefined, patch: MemoryInput) {

@@ -5,16 +5,16 @@ import type { Model } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { MODEL_KEY } from '../agents/config-schema.js';
 import { checkIfMatch } from '../lib/etag.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { isMediaKind, MEDIA_KINDS } from '../lib/media.js';
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { diffFields, recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { getProvider } from './providers.js';
 import { providerType } from '../providers/index.js';
+import { listQuery } from './list-query.js';
 
 const KEY = new RegExp(MODEL_KEY);
 
@@ -109,30 +109,17 @@ export async function listModels(
 ) {
   const { actor } = call;
   requirePermission(actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('models', args.cursor);
-  const q = args.q?.trim();
+  // Keyed by the workspace's own model keys, so the list reads in key order.
+  const query = listQuery({ list: 'models', sort: { field: 'key', direction: 'asc' }, search: ['key', 'name', 'description'] }, call, args);
   const rows = await call.db.model.findMany({
-    where: {
-      workspaceId: actor.workspaceId,
+    where: query.where({
       ...(args.providerId ? { providerId: args.providerId } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
-      ...(q
-        ? {
-            OR: [
-              { key: { contains: q, mode: 'insensitive' } },
-              { name: { contains: q, mode: 'insensitive' } },
-              { description: { contains: q, mode: 'insensitive' } },
-            ],
-          }
-        : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { key: { gt: String(after[0]) } } : {}),
-    },
-    orderBy: { key: 'asc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'models', (row) => [row.key]);
+  return query.page(rows);
 }
 
 export async function updateModel(call: CallContext, key: string, ifMatch: string | null | undefined, patch: CreateModelInput) {

@@ -6,12 +6,11 @@ import type { AnySchema } from 'ajv';
 import type { Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { fieldPath } from '../agents/config-schema.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { plainHttpAllowed } from '../lib/host-allowance.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import {
   PROVIDER_KINDS,
   describeType,
@@ -27,6 +26,7 @@ import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 
 // The service's own fixed schemas (provider types' configuration): compiled once into one shared instance.
 const ajv = ajvOfDraft('2020-12', { strict: false, allErrors: false });
@@ -215,23 +215,17 @@ export async function listProviders(
   const { actor } = call;
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(`providers:${kind}`, args.cursor);
-  const q = args.q?.trim();
+  const query = listQuery(newestFirst(`providers:${kind}`, { search: NAME_AND_DESCRIPTION }), call, args);
   const rows = await call.db.provider.findMany({
-    where: {
-      workspaceId: actor.workspaceId,
+    where: query.where({
       kind,
       ...(args.type ? { type: args.type } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
-      ...(q ? { OR: [{ name: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, `providers:${kind}`, (row) => [row.id]);
+  return query.page(rows);
 }
 
 export interface UpdateProviderInput {

@@ -5,12 +5,13 @@
 // head's row lock.
 import type { Prisma } from '../db.js';
 import { digestOf } from '../lib/canonical-json.js';
-import { decodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
+import type { Page } from '../lib/cursor.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId, type IdKind } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst, type ListShape } from './list-query.js';
 import { changeVersioned } from './versioned.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -98,14 +99,18 @@ export async function listRevisions<R extends RevisionRow>(
 ): Promise<Page<R>> {
   requirePermission(call.actor, 'read');
   await getHead(spec, call, headId);
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(`${spec.kind}-revisions:${headId}`, args.cursor, true);
+  // Scoped by the head, which `getHead` found in the caller's workspace.
+  const query = listQuery(
+    { list: `${spec.kind}-revisions:${headId}`, sort: { field: 'number', direction: 'desc', numeric: true }, workspaceScoped: false },
+    call,
+    args,
+  );
   const rows = (await spec.revisionDelegate(call.db).findMany({
-    where: { [spec.headKey]: headId, ...(after ? { number: { lt: Number(after[0]) } } : {}) },
-    orderBy: { number: 'desc' },
-    take: size + 1,
+    where: query.where({ [spec.headKey]: headId }),
+    orderBy: query.orderBy,
+    take: query.take,
   })) as R[];
-  return toPage(rows, size, `${spec.kind}-revisions:${headId}`, (row) => [row.number]);
+  return query.page(rows);
 }
 
 export interface HeadListArgs {
@@ -116,23 +121,13 @@ export interface HeadListArgs {
   cursor?: string | null;
 }
 
-/** The `where` and keyset parts every head list shares; newest first. */
-export function headListQuery(list: string, call: CallContext, args: HeadListArgs) {
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor(list, args.cursor);
-  const selectors = parseLabelSelectors(args.label);
-  const q = args.q?.trim();
-  const where = {
-    workspaceId: call.actor.workspaceId,
+/** The list every revisioned kind's heads share: newest first, `q` on name and description, open by default. */
+export function headList(list: string): ListShape<'id'> {
+  return newestFirst(list, {
+    search: NAME_AND_DESCRIPTION,
     // Without `archived`, lists show open heads: archived ones are out of use but stay readable.
-    archivedAt: args.archived === true ? { not: null } : null,
-    ...(q
-      ? { OR: [{ name: { contains: q, mode: 'insensitive' as const } }, { description: { contains: q, mode: 'insensitive' as const } }] }
-      : {}),
-    ...labelsWhere(selectors),
-    ...(after ? { id: { lt: String(after[0]) } } : {}),
-  };
-  return { where, size, orderBy: { id: 'desc' as const }, take: size + 1 };
+    archived: { field: 'archivedAt', unset: 'open' },
+  });
 }
 
 export interface HeadPatch {

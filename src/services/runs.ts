@@ -4,9 +4,9 @@
 import { resolveRunMounts } from './environments.js';
 import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
-import { decodeCursor, encodeCursor, pageSize, toPage, type Page } from '../lib/cursor.js';
+import { decodeCursor, encodeCursor, pageSize, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun, type NewRunRequest } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
@@ -22,6 +22,7 @@ import { validateMessage } from './run-input.js';
 import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -187,15 +188,13 @@ export interface RunListArgs {
 /** Newest first. `status` may repeat (any of). */
 export async function listRuns(call: CallContext, args: RunListArgs) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('runs', args.cursor);
+  const query = listQuery(newestFirst('runs'), call, args);
   for (const status of args.status ?? []) {
     if (!(RUN_STATUSES as readonly string[]).includes(status))
       throw invalidArgument(`status must be one of ${RUN_STATUSES.join(', ')}`, 'status');
   }
   const rows = await call.db.run.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
+    where: query.where({
       ...(args.agentId ? { agentId: args.agentId } : {}),
       ...(args.sessionId ? { sessionId: args.sessionId } : {}),
       ...(args.threadId ? { threadId: args.threadId } : {}),
@@ -209,13 +208,11 @@ export async function listRuns(call: CallContext, args: RunListArgs) {
             },
           }
         : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'runs', (row) => [row.id]);
+  return query.page(rows);
 }
 
 /** PATCH a run: labels only, If-Match required. */

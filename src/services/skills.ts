@@ -1,7 +1,6 @@
 // Skills: revisioned heads whose revisions hold a skill's content — name, description,
 // instructions (markdown) and optional files — the shape agent frameworks use for skills.
 import type { Skill, SkillRevision } from '../generated/prisma/client.js';
-import { toPage } from '../lib/cursor.js';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
@@ -12,7 +11,7 @@ import {
   changeHead,
   getHead,
   getRevision,
-  headListQuery,
+  headList,
   insertHeadWithFirstRevision,
   listRevisions,
   publishRevision,
@@ -25,6 +24,7 @@ import {
   type HeadListArgs,
   type RevisionedKind,
 } from './revisioned.js';
+import { listQuery } from './list-query.js';
 
 export const SKILLS: RevisionedKind<Skill, SkillRevision> = {
   kind: 'skill',
@@ -130,8 +130,8 @@ export async function getSkill(call: CallContext, id: string) {
 
 export async function listSkills(call: CallContext, args: HeadListArgs) {
   requirePermission(call.actor, 'read');
-  const { where, size, orderBy, take } = headListQuery('skills', call, args);
-  return toPage(await call.db.skill.findMany({ where, orderBy, take }), size, 'skills', (row) => [row.id]);
+  const query = listQuery(headList('skills'), call, args);
+  return query.page(await call.db.skill.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take }));
 }
 
 export const updateSkill = (

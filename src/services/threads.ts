@@ -3,13 +3,13 @@
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
+import { validateLabels } from '../lib/labels.js';
 import { recordAudit } from './audit.js';
 import { changeVersioned } from './versioned.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { announceThreadChanged } from './event-topics.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -64,18 +64,9 @@ export async function listSessions(
   args: { label?: readonly string[] | null; limit?: number | null; cursor?: string | null },
 ) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('sessions', args.cursor);
-  const rows = await call.db.session.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
-  });
-  return toPage(rows, size, 'sessions', (row) => [row.id]);
+  const query = listQuery(newestFirst('sessions'), call, args);
+  const rows = await call.db.session.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  return query.page(rows);
 }
 
 export async function updateSession(
@@ -148,20 +139,14 @@ export async function listThreads(
   },
 ) {
   requirePermission(call.actor, 'read');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('threads', args.cursor);
+  // Without `archived`, a thread list shows open and archived threads alike.
+  const query = listQuery(newestFirst('threads', { archived: { field: 'archivedAt', unset: 'any' } }), call, args);
   const rows = await call.db.thread.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
-      ...(args.sessionId ? { sessionId: args.sessionId } : {}),
-      ...(args.archived === true ? { archivedAt: { not: null } } : args.archived === false ? { archivedAt: null } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    where: query.where(args.sessionId ? { sessionId: args.sessionId } : {}),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'threads', (row) => [row.id]);
+  return query.page(rows);
 }
 
 async function changeThread(

@@ -4,11 +4,10 @@
 // shown once: in the answer of create and of rotate-secret.
 import { randomBytes } from 'node:crypto';
 import type { WebhookDelivery, WebhookSubscription } from '../generated/prisma/client.js';
-import { decodeCursor, pageSize, toPage } from '../lib/cursor.js';
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
-import { labelsWhere, parseLabelSelectors, validateLabels } from '../lib/labels.js';
+import { validateLabels } from '../lib/labels.js';
 import { validateDescription } from '../lib/text-fields.js';
 import { REDACTED, recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -17,6 +16,7 @@ import { checkEndpointUrl } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { privateTargetRefusal } from './webhook-http.js';
 import { PING_KIND, WEBHOOK_CHANNEL, WEBHOOK_EVENT_KINDS } from './webhook-events.js';
+import { listQuery, newestFirst } from './list-query.js';
 
 const RESOURCE_KIND = 'webhook_subscription';
 const MAX_URL_LENGTH = 2048;
@@ -110,21 +110,14 @@ export async function listSubscriptions(
   args: { label?: readonly string[] | null; q?: string | null; enabled?: boolean | null; limit?: number | null; cursor?: string | null },
 ) {
   requirePermission(call.actor, 'admin');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('webhook-subscriptions', args.cursor);
-  const q = args.q?.trim();
+  // A subscription has no name: `q` reads its URL.
+  const query = listQuery(newestFirst('webhook-subscriptions', { search: ['url', 'description'] }), call, args);
   const rows = await call.db.webhookSubscription.findMany({
-    where: {
-      workspaceId: call.actor.workspaceId,
-      ...(args.enabled != null ? { enabled: args.enabled } : {}),
-      ...(q ? { OR: [{ url: { contains: q, mode: 'insensitive' } }, { description: { contains: q, mode: 'insensitive' } }] } : {}),
-      ...labelsWhere(parseLabelSelectors(args.label)),
-      ...(after ? { id: { lt: String(after[0]) } } : {}),
-    },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'webhook-subscriptions', (row) => [row.id]);
+  return query.page(rows);
 }
 
 /** PATCH: If-Match required. Enabling a subscription the service disabled clears its reason and failure count. */
@@ -237,14 +230,15 @@ export async function listDeliveries(
   await getSubscription(call, subscriptionId);
   if (args.status != null && !['pending', 'succeeded', 'failed'].includes(args.status))
     throw invalidArgument('status must be pending, succeeded or failed', 'status');
-  const size = pageSize(args.limit, { default: 50, max: 100 });
-  const after = decodeCursor('webhook-deliveries', args.cursor);
+  // Scoped by the subscription, found in the caller's workspace above; `status` is checked before the page arguments.
+  const shape = newestFirst('webhook-deliveries', { workspaceScoped: false });
+  const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
   const rows = await call.db.webhookDelivery.findMany({
-    where: { subscriptionId, ...(args.status ? { status: args.status } : {}), ...(after ? { id: { lt: String(after[0]) } } : {}) },
-    orderBy: { id: 'desc' },
-    take: size + 1,
+    where: query.where({ subscriptionId, ...(args.status ? { status: args.status } : {}) }),
+    orderBy: query.orderBy,
+    take: query.take,
   });
-  return toPage(rows, size, 'webhook-deliveries', (row) => [row.id]);
+  return query.page(rows);
 }
 
 /** A delivery of the caller's workspace (of `subscriptionId`, when named: REST paths name both). */
