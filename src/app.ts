@@ -39,6 +39,9 @@ import { createDeviceBridge } from './support/device-bridge.js';
 import { registerDeviceBridge } from './providers/device-bridge.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
 
+/** How long an idle HTTP connection is kept open (longer than proxies keep theirs; see `start`). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface App {
   deps: Deps;
   /** The in-process run workers (null with RUN_WORKERS=0). */
@@ -320,6 +323,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     bootstrap,
     async start() {
       server = createServer(app);
+      // Idle keep-alive connections stay open longer than the clients and proxies in front keep theirs
+      // (undici 4 s, nginx 60 s by default, cloud load balancers 60 s): the side that closes an idle
+      // connection must be the client, or a request sent as the server closes it fails with a reset
+      // (a proxy answers 502). Node's default of 5 s loses that race behind every common proxy.
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
       server.on('clientError', answerClientError);
       server.on('upgrade', (request, socket, head) => {
         const path = new URL(request.url ?? '/', 'http://localhost').pathname;

@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { deflateSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { MAX_ECHO_CHARS } from '../../src/lib/errors.js';
+import { KEEP_ALIVE_TIMEOUT_MS } from '../../src/app.js';
 
 let t: TestApp;
 let agentId: string;
@@ -199,6 +200,16 @@ describe('6. timestamps out of range', () => {
       after: '0000-01-01T00:00:00Z',
     });
     graphqlInvalid(graphql, 'after');
+  });
+});
+
+describe('idle connections', () => {
+  it('are kept longer than clients and proxies keep theirs, and say so in Keep-Alive', async () => {
+    // A server that closes an idle connection first races the client's next request on it (a reset,
+    // or a 502 from a proxy): the client's side must be the one to close.
+    const response = await fetch(`${t.url}/healthz`);
+    expect(response.headers.get('keep-alive')).toBe(`timeout=${KEEP_ALIVE_TIMEOUT_MS / 1000}`);
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
   });
 });
 
