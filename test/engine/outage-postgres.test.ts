@@ -12,7 +12,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/storage/
 import { createLogger } from '../../src/lib/logger.js';
 import { RETRY_AFTER_SECONDS } from '../../src/lib/errors.js';
 import { restClient, type Rest } from '../helpers/app.js';
-import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { addLoopbackModel, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
+import { startHeldRuns } from '../helpers/runs.js';
 import { freePort, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -93,22 +94,8 @@ async function requestsOnce(agentId: string, runId: string): Promise<Answer[]> {
 
 describe('PostgreSQL down for 5 s', { tags: ['slow'] }, () => {
   it('answers 503 with Retry-After meanwhile, never 500, then every run completes', { timeout: 240_000 }, async () => {
-    const agent = (await rest('POST', '/api/v1/agents', { body: { name: 'outage', config: { model: 'loop' } } })).body;
-    const gates = Array.from({ length: RUNS }, (_, n) => {
-      const gate = streamGate(3);
-      model.turns.push({ text: answerOf(n), gate: gate.gate });
-      return gate;
-    });
     // An attempt the outage broke is retried by a new one, which asks the model again: whole answers for those.
-    for (let n = RUNS; n < RUNS * 4; n++) model.turns.push({ text: answerOf(n) });
-    const runs: { id: string }[] = [];
-    for (let n = 0; n < RUNS; n++) {
-      const created = await rest('POST', '/api/v1/runs', {
-        body: { agent_id: agent.id, input: { content: [{ type: 'text', text: `go ${n}` }] } },
-      });
-      expect(created.status).toBe(201);
-      runs.push(created.body);
-    }
+    const { agent, gates, runs } = await startHeldRuns(rest, model, { count: RUNS, modelKey: 'loop', answerOf, spareAnswers: RUNS * 3 });
     try {
       await Promise.all(gates.map((gate) => gate.reached));
 

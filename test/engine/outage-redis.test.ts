@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { restClient, startTestApp, type Rest, type TestApp } from '../helpers/app.js';
-import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { addLoopbackModel, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
+import { startHeldRuns } from '../helpers/runs.js';
 import { startServiceProcess, startWorkerProcess, type ChildService, type ServiceProcess } from '../helpers/process.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
@@ -88,20 +89,7 @@ function lastSeen(items: Item[]): Map<number, Item> {
 
 describe('Redis down for 15 s', { tags: ['slow'] }, () => {
   it('ends no process; every run completes and every subscriber sees every item', { timeout: 240_000 }, async () => {
-    const agent = (await rest('POST', '/api/v1/agents', { body: { name: 'outage', config: { model: 'loop' } } })).body;
-    const gates = Array.from({ length: RUNS }, (_, n) => {
-      const gate = streamGate(3);
-      model.turns.push({ text: answerOf(n), gate: gate.gate });
-      return gate;
-    });
-    const runs: { id: string }[] = [];
-    for (let n = 0; n < RUNS; n++) {
-      const created = await rest('POST', '/api/v1/runs', {
-        body: { agent_id: agent.id, input: { content: [{ type: 'text', text: `go ${n}` }] } },
-      });
-      expect(created.status).toBe(201);
-      runs.push(created.body);
-    }
+    const { agent, gates, runs } = await startHeldRuns(rest, model, { count: RUNS, modelKey: 'loop', answerOf });
     const followers = runs.map((run) => follow(run.id));
     try {
       // Every run held mid-stream, and every subscriber has its streaming text item through Redis.

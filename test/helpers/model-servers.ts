@@ -195,34 +195,48 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
       return;
     }
     const turn = state.turns.shift() ?? { text: 'out of turns' };
-    sse(res);
-    const event = (type: string, data: Record<string, unknown>) =>
-      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', {
-      message: {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        content: [],
-        model: body.model,
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 12, output_tokens: 1 },
-      },
-    });
-    if ('text' in turn) {
-      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-      for (const piece of turn.text.match(/.{1,4}/g) ?? [])
-        event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
-      event('content_block_stop', { index: 0 });
-      event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } });
-    } else {
-      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: argumentsText(turn.tool) } });
-      event('content_block_stop', { index: 0 });
-      event('message_delta', { delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 6 } });
-    }
-    event('message_stop', {});
-    res.end();
+    writeAnthropicStream(res, { model: body.model, usage: { input_tokens: 12 }, turn, chunkChars: 4 });
   }, apiKey);
+}
+
+/**
+ * A turn as Anthropic's Messages API streams it (server-sent events): message_start with `usage`,
+ * one text or tool_use block (text in pieces of `chunkChars`), message_delta with its stop reason,
+ * message_stop. Shared by the loopback servers that speak that API.
+ */
+export function writeAnthropicStream(
+  res: ServerResponse,
+  options: { model: string; usage: Record<string, number>; turn: Turn; chunkChars?: number },
+): void {
+  const { turn } = options;
+  sse(res);
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      model: options.model,
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...options.usage, output_tokens: 1 },
+    },
+  });
+  if ('text' in turn) {
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    const pieces = options.chunkChars ? (turn.text.match(new RegExp(`[\\s\\S]{1,${options.chunkChars}}`, 'g')) ?? []) : [turn.text];
+    for (const piece of pieces) event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } });
+  } else {
+    event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
+    event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: argumentsText(turn.tool) } });
+  }
+  event('content_block_stop', { index: 0 });
+  event('message_delta', {
+    delta: { stop_reason: 'text' in turn ? 'end_turn' : 'tool_use', stop_sequence: null },
+    usage: { output_tokens: 6 },
+  });
+  event('message_stop', {});
+  res.end();
 }

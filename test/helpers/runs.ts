@@ -1,5 +1,7 @@
 // Waiting for runs through the public API, as a client would.
-import type { TestApp } from './app.js';
+import { expect } from 'vitest';
+import type { Rest, TestApp } from './app.js';
+import { streamGate, type ModelServer } from './model-servers.js';
 import { waitFor } from './wait.js';
 
 export const SETTLED = ['completed', 'failed', 'cancelled', 'waiting'];
@@ -13,4 +15,32 @@ export function settleRun(t: TestApp, runId: string, statuses = SETTLED, timeout
     timeoutMs,
     15,
   );
+}
+
+/**
+ * Starts `count` runs of a new agent on `modelKey`, each answer held mid-stream by a gate (after 3
+ * chunks) that the test opens: the runs are provably in flight when something is done to them.
+ * `answerOf(n)` is run n's answer; `spareAnswers` more whole answers follow for attempts that ask again.
+ */
+export async function startHeldRuns(
+  rest: Rest,
+  model: ModelServer,
+  options: { count: number; modelKey: string; answerOf: (n: number) => string; spareAnswers?: number },
+) {
+  const agent = (await rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: options.modelKey } } })).body;
+  const gates = Array.from({ length: options.count }, (_, n) => {
+    const gate = streamGate(3);
+    model.turns.push({ text: options.answerOf(n), gate: gate.gate });
+    return gate;
+  });
+  for (let n = options.count; n < options.count + (options.spareAnswers ?? 0); n++) model.turns.push({ text: options.answerOf(n) });
+  const runs: { id: string }[] = [];
+  for (let n = 0; n < options.count; n++) {
+    const created = await rest('POST', '/api/v1/runs', {
+      body: { agent_id: agent.id, input: { content: [{ type: 'text', text: `go ${n}` }] } },
+    });
+    expect(created.status).toBe(201);
+    runs.push(created.body);
+  }
+  return { agent, gates, runs };
 }

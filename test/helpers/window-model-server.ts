@@ -12,7 +12,7 @@
 // if the service really sends it to the summariser. Other requests get the scripted `turns` first,
 // then `answer(request)`.
 import type { ServerResponse } from 'node:http';
-import { sse, start, type ModelServer, type Turn } from './model-servers.js';
+import { sse, start, writeAnthropicStream, type ModelServer, type Turn } from './model-servers.js';
 
 export interface WindowModelServer extends ModelServer {
   window: number;
@@ -264,35 +264,7 @@ export function startWindowAnthropicServer(options: { window: number; answer?: (
       });
     }
     const turn: Turn = state.turns.shift() ?? { text: options.answer ? options.answer({ messages: body.messages }) : 'ok' };
-    sse(res);
-    const event = (type: string, data: Record<string, unknown>) =>
-      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-    event('message_start', {
-      message: {
-        id: 'msg_w',
-        type: 'message',
-        role: 'assistant',
-        content: [],
-        model: body.model,
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { ...usage, output_tokens: 1 },
-      },
-    });
-    if ('text' in turn) {
-      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: turn.text } });
-    } else {
-      event('content_block_start', { index: 0, content_block: { type: 'tool_use', id: turn.tool.id, name: turn.tool.name, input: {} } });
-      event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(turn.tool.arguments) } });
-    }
-    event('content_block_stop', { index: 0 });
-    event('message_delta', {
-      delta: { stop_reason: 'text' in turn ? 'end_turn' : 'tool_use', stop_sequence: null },
-      usage: { output_tokens: 6 },
-    });
-    event('message_stop', {});
-    res.end();
+    writeAnthropicStream(res, { model: body.model, usage, turn });
   }, 'sk-ant-window-secret').then((state) => {
     server = Object.assign(state, { window: options.window, promptTokens: [], refusals: 0, summaries: 0, cachedTokens: [] });
     return server;
