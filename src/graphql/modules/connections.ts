@@ -2,8 +2,9 @@
 // write-only: the type says only whether one is configured.
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { payloadOf } from './payloads.js';
+import { connectionOf, VersionedRef } from './common.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { withLabelList } from './labels.js';
 import { loadConnections } from '../../services/nodes.js';
 import {
@@ -68,49 +69,25 @@ const UpdateConnectionInput = builder.inputType('UpdateConnectionInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  connections: t.field({
-    type: ConnectionConnection,
-    args: {
-      label: t.arg.stringList(),
-      q: t.arg.string(),
-      enabled: t.arg.boolean(),
-      providerId: t.arg.string(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listConnections(await ctx.call(), { ...a, ...page })),
-  }),
-  connection: t.field({
-    type: ConnectionRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getConnection(await ctx.call(), String(a.id)),
-  }),
-}));
+connectionQuery('connections', ConnectionConnection, {
+  args: (arg) => ({ label: arg.stringList(), q: arg.string(), enabled: arg.boolean(), providerId: arg.string() }),
+  list: listConnections,
+});
+objectQuery('connection', ConnectionRef, getConnection);
 
-builder.mutationFields((t) => ({
-  createConnection: t.field({
-    type: payloadOf('createConnection', 'connection', ConnectionRef),
-    args: { input: t.arg({ type: CreateConnectionInput, required: true }) },
-    resolve: async (_r, a, ctx) => createConnection(await ctx.call(), a.input),
-  }),
-  updateConnection: t.field({
-    type: payloadOf('updateConnection', 'connection', ConnectionRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateConnectionInput, required: true }) },
-    resolve: async (_r, a, ctx) =>
-      updateConnection(await ctx.call(), String(a.id), a.ifMatch, a.input, {
-        credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
-      }),
-  }),
-  revokeConnection: t.field({
-    type: payloadOf('revokeConnection', 'connection', ConnectionRef),
-    description: 'Removes the stored credential. If-Match is optional.',
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, a, ctx) => revokeConnection(await ctx.call(), String(a.id), a.ifMatch),
-  }),
-  testConnection: t.field({
+const connectionMutations = resourceMutations('connection', ConnectionRef);
+connectionMutations.create(CreateConnectionInput, createConnection);
+// Whether the input names `credential` at all: null removes it, an absent member keeps it.
+connectionMutations.update(UpdateConnectionInput, (call, id, ifMatch, input) =>
+  updateConnection(call, id, ifMatch, input, { credential: Object.hasOwn(input, 'credential') }),
+);
+connectionMutations.versionedAction('revoke', revokeConnection, { description: 'Removes the stored credential. If-Match is optional.' });
+
+builder.mutationField('testConnection', (t) =>
+  t.field({
     type: ConnectionTestResultRef,
     description: 'Needs `run`: connects and lists the tools.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => testConnection(await ctx.call(), String(a.id)),
   }),
-}));
+);

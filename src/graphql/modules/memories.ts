@@ -1,8 +1,10 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import {
   createMemory,
@@ -95,37 +97,23 @@ const MemoryInput = builder.inputType('MemoryInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  memory: t.field({
-    type: MemoryRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getMemory(await ctx.call(), String(a.id)),
-  }),
-  memories: t.field({
-    type: MemoryConnection,
-    description: 'At most 100 a page (default 50).',
-    args: { label: t.arg.stringList(), q: t.arg.string(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listMemories(await ctx.call(), { ...a, ...page })),
-  }),
-  memoryRecords: t.field({
-    type: MemoryRecordConnection,
-    description: "Records in the memory provider's order; the cursors wrap the provider's own. At most 100 a page (default 50).",
-    args: { memoryId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRecords(await ctx.call(), String(a.memoryId), page)),
-  }),
-}));
+objectQuery('memory', MemoryRef, getMemory);
+connectionQuery('memories', MemoryConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ label: arg.stringList(), q: arg.string() }),
+  list: listMemories,
+});
+connectionQuery('memoryRecords', MemoryRecordConnection, {
+  description: "Records in the memory provider's order; the cursors wrap the provider's own. At most 100 a page (default 50).",
+  args: (arg) => ({ memoryId: arg.id({ required: true }) }),
+  list: (call, args) => listRecords(call, String(args.memoryId), args),
+});
+
+const memoryMutations = resourceMutations('memory', MemoryRef);
+memoryMutations.create(MemoryInput, createMemory);
+memoryMutations.update(MemoryInput, updateMemory);
 
 builder.mutationFields((t) => ({
-  createMemory: t.field({
-    type: payloadOf('createMemory', 'memory', MemoryRef),
-    args: { input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => createMemory(await ctx.call(), a.input),
-  }),
-  updateMemory: t.field({
-    type: payloadOf('updateMemory', 'memory', MemoryRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateMemory(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
   addMemoryRecord: t.field({
     type: payloadOf('addMemoryRecord', 'record', MemoryRecordRef),
     args: { memoryId: t.arg.id({ required: true }), text: t.arg.string({ required: true }) },

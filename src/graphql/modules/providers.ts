@@ -1,9 +1,11 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
@@ -109,6 +111,24 @@ const ModelInput = builder.inputType('ModelInput', {
   }),
 });
 
+connectionQuery('providers', ProviderConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({
+    kind: arg.string({ required: true }),
+    type: arg.string(),
+    enabled: arg.boolean(),
+    q: arg.string(),
+    label: arg.stringList(),
+  }),
+  list: (call, args) => listProviders(call, args.kind, args),
+});
+connectionQuery('models', ModelConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ providerId: arg.string(), enabled: arg.boolean(), q: arg.string(), label: arg.stringList() }),
+  list: listModels,
+});
+resourceMutations('model', ModelRef).create(ModelInput, createModel);
+
 builder.queryFields((t) => ({
   providerTypes: t.field({
     type: [ProviderTypeDescriptionRef],
@@ -119,35 +139,10 @@ builder.queryFields((t) => ({
       return listProviderTypes(call.deps, a.kind);
     },
   }),
-  providers: t.field({
-    type: ProviderConnection,
-    description: 'At most 100 a page (default 50).',
-    args: {
-      kind: t.arg.string({ required: true }),
-      type: t.arg.string(),
-      enabled: t.arg.boolean(),
-      q: t.arg.string(),
-      label: t.arg.stringList(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listProviders(await ctx.call(), a.kind, { ...a, ...page })),
-  }),
   provider: t.field({
     type: ProviderRef,
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getProvider(await ctx.call(), parseKind(a.kind), String(a.id)),
-  }),
-  models: t.field({
-    type: ModelConnection,
-    description: 'At most 100 a page (default 50).',
-    args: {
-      providerId: t.arg.string(),
-      enabled: t.arg.boolean(),
-      q: t.arg.string(),
-      label: t.arg.stringList(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listModels(await ctx.call(), { ...a, ...page })),
   }),
   model: t.field({
     type: ModelRef,
@@ -181,11 +176,6 @@ builder.mutationFields((t) => ({
     description: 'Needs `run`.',
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => testProvider(await ctx.call(), a.kind, String(a.id)),
-  }),
-  createModel: t.field({
-    type: payloadOf('createModel', 'model', ModelRef),
-    args: { input: t.arg({ type: ModelInput, required: true }) },
-    resolve: async (_r, a, ctx) => createModel(await ctx.call(), a.input),
   }),
   updateModel: t.field({
     type: payloadOf('updateModel', 'model', ModelRef),

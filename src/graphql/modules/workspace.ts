@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { callerQuery } from './query-fields.js';
 import { VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
@@ -25,13 +26,7 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   }),
 });
 
-builder.queryField('workspace', (t) =>
-  t.field({
-    type: WorkspaceRef,
-    description: "The caller's workspace.",
-    resolve: async (_root, _args, ctx) => getWorkspace(await ctx.call()),
-  }),
-);
+callerQuery('workspace', WorkspaceRef, getWorkspace, "The caller's workspace.");
 
 builder.mutationField('updateWorkspace', (t) =>
   t.field({

@@ -2,6 +2,7 @@
 // activity that mutes run notifications, and test notifications.
 import { builder } from '../../builder.js';
 import { flagPayload, payloadOf } from '../payloads.js';
+import { callerQuery } from '../query-fields.js';
 import {
   deletePushSubscription,
   getPushConfiguration,
@@ -62,9 +63,7 @@ const PushSubscriptionInput = builder.inputType('PushSubscriptionInput', {
   }),
 });
 
-builder.queryField('pushConfiguration', (t) =>
-  t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(await ctx.call()) }),
-);
+callerQuery('pushConfiguration', PushConfiguration, getPushConfiguration);
 
 builder.queryField('pushSubscriptions', (t) =>
   t.field({
