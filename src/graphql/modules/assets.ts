@@ -6,7 +6,7 @@ import { connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { withLabelList } from './labels.js';
+import { withNameAndLabels } from './named-fields.js';
 import { AppError } from '../../lib/errors.js';
 import { loadAssets } from '../../services/nodes.js';
 import {
@@ -28,12 +28,9 @@ const AssetRef = builder.prismaObject('Asset', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     mediaType: t.exposeString('mediaType', { description: 'checked against the bytes at upload' }),
     sizeBytes: t.exposeInt('sizeBytes'),
     sha256: t.exposeString('sha256', { description: 'hex digest of the content; the content ETag' }),
-    labels: t.expose('labels', { type: 'JSON' }),
     retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true, description: 'retired assets stay readable' }),
     contentUrl: t.string({ description: 'where REST clients download the content', resolve: (asset) => assetContentPath(asset.id) }),
     contentBase64: t.string({
@@ -47,7 +44,7 @@ const AssetRef = builder.prismaObject('Asset', {
   }),
 });
 asNode(AssetRef, loadAssets, rowId);
-withLabelList(AssetRef);
+withNameAndLabels(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);
 

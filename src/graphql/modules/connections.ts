@@ -3,9 +3,9 @@
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { resourceMutations } from './mutation-fields.js';
+import { idMutation, resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
 import { loadConnections } from '../../services/nodes.js';
 import {
   createConnection,
@@ -22,11 +22,8 @@ const ConnectionRef = builder.prismaObject('Connection', {
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
     credentialConfigured: t.boolean({
       description: 'the credential itself is never returned',
       resolve: (c) => c.credentialCiphertext !== null,
@@ -34,7 +31,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
   }),
 });
 asNode(ConnectionRef, loadConnections, rowId);
-withLabelList(ConnectionRef);
+withNameAndLabels(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.
 const ConnectionConnection = connectionOf('Connection', ConnectionRef);
@@ -49,20 +46,17 @@ const ConnectionTestResultRef = builder.objectRef<ConnectionTestResult>('TestCon
 
 const CreateConnectionInput = builder.inputType('CreateConnectionInput', {
   fields: (t) => ({
+    ...nameAndLabelInputs(t),
     providerId: t.string({ required: true, description: 'a connector provider of the workspace' }),
     name: t.string({ required: true }),
-    description: t.string(),
     config: t.field({ type: 'JSON', description: 'MCP: `transport` (streamable_http | stdio) with `url`, or `command` and `args`' }),
     credential: t.field({ type: 'JSON', description: 'write-only: `bearer_token` and/or `headers`' }),
-    labels: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
   }),
 });
 const UpdateConnectionInput = builder.inputType('UpdateConnectionInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     enabled: t.boolean(),
     config: t.field({ type: 'JSON', description: 'while a credential is stored, a change needs `credential` too' }),
     credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
@@ -83,11 +77,4 @@ connectionMutations.update(UpdateConnectionInput, (call, id, ifMatch, input) =>
 );
 connectionMutations.versionedAction('revoke', revokeConnection, { description: 'Removes the stored credential. If-Match is optional.' });
 
-builder.mutationField('testConnection', (t) =>
-  t.field({
-    type: ConnectionTestResultRef,
-    description: 'Needs `run`: connects and lists the tools.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => testConnection(await ctx.call(), String(a.id)),
-  }),
-);
+idMutation('testConnection', ConnectionTestResultRef, testConnection, { description: 'Needs `run`: connects and lists the tools.' });

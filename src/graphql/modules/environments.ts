@@ -1,15 +1,14 @@
 // Environment templates (live: changed in place, disabled by PATCH `enabled: false`) and the
 // environments made from them (DELETE destroys the instance). Thin resolvers over
 // src/services/environment-templates.ts and src/services/environments.ts.
-import DataLoader from 'dataloader';
-import { createContextCache } from '@pothos/core';
 import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
+import { listsByKey } from './request-loaders.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
 import { EnvironmentStatusEnum, storedValue } from './enums.js';
 import { loadEnvironments, loadEnvironmentTemplates } from '../../services/nodes.js';
 import {
@@ -33,9 +32,6 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId', { description: 'the environment provider that makes its environments' }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
     config: t.expose('config', {
       type: 'JSON',
       description: 'free-form for this API: valid against the provider type\'s environment schema (`providerTypes(kind: "environment")`)',
@@ -44,19 +40,10 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
   }),
 });
 asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
-withLabelList(EnvironmentTemplateRef);
+withNameAndLabels(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
-export const environmentRunIds = createContextCache(
-  (ctx: GraphQLContext) =>
-    new DataLoader<string, string[]>(
-      async (ids) => {
-        const found = await runIdsUsing(await ctx.call(), ids);
-        return ids.map((id) => found.get(id) ?? []);
-      },
-      { cache: false },
-    ),
-);
+export const environmentRunIds = listsByKey((call, ids) => runIdsUsing(call, ids));
 
 export const EnvironmentRef = builder.prismaObject('Environment', {
   interfaces: [VersionedRef],
@@ -92,9 +79,7 @@ const EnvironmentConnection = connectionOf('Environment', EnvironmentRef);
 
 const EnvironmentTemplateInput = builder.inputType('EnvironmentTemplateInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     providerId: t.string({ description: 'an environment provider of the workspace (required on create)' }),
     config: t.field({ type: 'JSON', description: "valid against the provider type's environment schema" }),
     enabled: t.boolean(),

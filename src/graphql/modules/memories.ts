@@ -5,7 +5,7 @@ import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
 import {
   createMemory,
   getMemory,
@@ -23,15 +23,12 @@ const MemoryRef = builder.prismaObject('Memory', {
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
     embeddingModel: t.string({ nullable: true, resolve: (m) => (m.config as { embedding_model?: string }).embedding_model ?? null }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });
 asNode(MemoryRef, loadMemories, rowId);
-withLabelList(MemoryRef);
+withNameAndLabels(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -88,9 +85,7 @@ export const MemoryRecordConnection = connectionOf('MemoryRecord', MemoryRecordR
 
 const MemoryInput = builder.inputType('MemoryInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     providerId: t.string({ description: 'a memory provider; default: the built-in one' }),
     embeddingModel: t.string({ description: 'a model key for embeddings (optional)' }),
     enabled: t.boolean(),

@@ -37,6 +37,30 @@ export interface ResourceMutations<T> {
 
 const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 
+/** The id argument: Relay's `ID!` for the resources of the API, `String!` for the support API's records. */
+export type IdArgument = 'ID' | 'String';
+
+/**
+ * `<name>(id: ID!): <type>!` — a mutation on one object by its id (`String!` with `idType: 'String'`),
+ * answering what `act` returns.
+ */
+export function idMutation<R>(
+  name: string,
+  type: ObjectRef<Types, R>,
+  act: (call: CallContext, id: string) => Promise<R>,
+  options: Described & { idType?: IdArgument } = {},
+): void {
+  builder.mutationField(name, (t) =>
+    t.field({
+      // (Pothos' field types cannot follow the generic `R`: `act`'s signature keeps it.)
+      type: type as ObjectRef<Types, unknown>,
+      description: options.description,
+      args: { id: options.idType === 'String' ? t.arg.string({ required: true }) : t.arg.id({ required: true }) },
+      resolve: async (_root, args, ctx) => act(await ctx.call(), String(args.id)),
+    }),
+  );
+}
+
 /** The mutations of the resource `member` (`thread`), each answering `{ [member]: <ref>! }`. */
 export function resourceMutations<T>(member: string, ref: ObjectRef<Types, T>): ResourceMutations<T> {
   const Member = capitalize(member);
@@ -79,16 +103,9 @@ export function resourceMutations<T>(member: string, ref: ObjectRef<Types, T>): 
         }),
       );
     },
-    action(verb, act, options = {}) {
+    action(verb, act, options) {
       const name = `${verb}${Member}`;
-      builder.mutationField(name, (t) =>
-        t.field({
-          type: payload(name),
-          description: options.description,
-          args: { id: t.arg.id({ required: true }) },
-          resolve: async (_root, args, ctx) => act(await ctx.call(), String(args.id)),
-        }),
-      );
+      idMutation(name, payloadOf(name, member, ref), act, options);
     },
   };
 }

@@ -6,7 +6,7 @@ import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
@@ -26,11 +26,8 @@ export const ProviderRef = builder.prismaObject('Provider', {
     workspaceId: t.exposeString('workspaceId'),
     kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
     credentialConfigured: t.boolean({
       description: 'the credential itself is never returned',
       resolve: (p) => p.credentialCiphertext !== null,
@@ -47,17 +44,14 @@ export const ModelRef = builder.prismaObject('Model', {
     providerId: t.exposeString('providerId'),
     providerModel: t.exposeString('providerModel'),
     api: t.exposeString('api'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     settings: t.expose('settings', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
 
 asNode(ProviderRef, loadProviders, rowId);
-withLabelList(ProviderRef);
-withLabelList(ModelRef);
+withNameAndLabels(ProviderRef);
+withNameAndLabels(ModelRef);
 asNode(
   ModelRef,
   loadModels,
@@ -76,21 +70,18 @@ const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('
 
 const CreateProviderInput = builder.inputType('CreateProviderInput', {
   fields: (t) => ({
+    ...nameAndLabelInputs(t),
     type: t.string({ required: true }),
     name: t.string({ required: true }),
-    description: t.string(),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'write-only' }),
     extraHeaders: t.field({ type: 'JSON', description: 'model providers: write-only extra request headers' }),
-    labels: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
   }),
 });
 const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     enabled: t.boolean(),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
@@ -103,11 +94,9 @@ const ModelInput = builder.inputType('ModelInput', {
     providerId: t.string(),
     providerModel: t.string(),
     api: t.string(),
-    name: t.string(),
-    description: t.string(),
+    ...nameAndLabelInputs(t),
     settings: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
-    labels: t.field({ type: 'JSON' }),
   }),
 });
 

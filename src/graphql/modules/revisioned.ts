@@ -10,7 +10,7 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
-import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
 import { payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
@@ -110,9 +110,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
     interfaces: [VersionedRef],
     fields: (t) => ({
       workspaceId: t.exposeString('workspaceId'),
-      name: t.exposeString('name'),
-      description: t.exposeString('description'),
-      labels: t.expose('labels', { type: 'JSON' }),
       defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
       source: t.exposeString('source'),
       archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
@@ -150,7 +147,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const loaders = revisionedLoaders(kind);
   asNode(HeadRef, loaders.heads, rowId);
-  withLabelList(HeadRef);
+  withNameAndLabels(HeadRef);
   asNode(RevisionRef, loaders.revisions, rowId);
 
   const HeadConnection = connectionOf(Name, HeadRef);
@@ -166,16 +163,15 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const CreateInput = builder.inputType(`Create${Name}Input`, {
     fields: (t) => ({
+      ...nameAndLabelInputs(t),
       name: t.string({ required: true }),
-      description: t.string(),
-      labels: t.field({ type: 'JSON' }),
       ...documentField(t, describe.createDocument),
       note: t.string({ description: describe.createNote }),
       ...surface.createFields?.(t),
     }),
   });
   const UpdateInput = builder.inputType(`Update${Name}Input`, {
-    fields: (t) => ({ name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }), ...surface.updateFields?.(t) }),
+    fields: (t) => ({ ...nameAndLabelInputs(t), ...surface.updateFields?.(t) }),
   });
   const PublishInput = builder.inputType(`Publish${Name}RevisionInput`, {
     fields: (t) => ({

@@ -4,7 +4,7 @@ import type { WebhookDelivery } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { flagPayload, payloadOf } from './payloads.js';
-import { resourceMutations } from './mutation-fields.js';
+import { idMutation, resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery, watchSubscription } from './query-fields.js';
 import { withLabelList } from './labels.js';
 import {
@@ -149,6 +149,9 @@ const subscriptionMutations = resourceMutations('webhookSubscription', WebhookSu
 subscriptionMutations.create(CreateWebhookSubscriptionInput, createSubscription, {
   description: 'Needs `admin`. The answer carries the signing secret, shown only this once.',
 });
+idMutation('testWebhookSubscription', payloadOf('testWebhookSubscription', 'delivery', WebhookDeliveryRef), pingSubscription, {
+  description: 'Needs `admin`. Queues a `webhook.ping` event for this subscription alone and answers its delivery.',
+});
 subscriptionMutations.update(UpdateWebhookSubscriptionInput, updateSubscription, { description: 'Needs `admin` and If-Match.' });
 
 builder.queryFields((t) => ({
@@ -184,12 +187,6 @@ builder.mutationFields((t) => ({
     description: 'Needs `admin`. A new secret, shown only this once; the old one signs too until the overlap ends.',
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: RotateWebhookSecretInput }) },
     resolve: async (_r, a, ctx) => rotateSubscriptionSecret(await ctx.call(), String(a.id), a.ifMatch, a.input?.overlapSeconds),
-  }),
-  testWebhookSubscription: t.field({
-    type: payloadOf('testWebhookSubscription', 'delivery', WebhookDeliveryRef),
-    description: 'Needs `admin`. Queues a `webhook.ping` event for this subscription alone and answers its delivery.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => pingSubscription(await ctx.call(), String(a.id)),
   }),
   redeliverWebhookDelivery: t.field({
     type: payloadOf('redeliverWebhookDelivery', 'delivery', WebhookDeliveryRef),

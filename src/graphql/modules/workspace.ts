@@ -2,7 +2,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { callerQuery } from './query-fields.js';
 import { VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { withNameAndLabels } from './named-fields.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
 import { requirePermission } from '../../services/permissions.js';
 
@@ -11,12 +11,9 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
   fields: (t) => ({
     id: t.exposeID('id'),
     organizationId: t.exposeString('organizationId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
-withLabelList(WorkspaceRef);
+withNameAndLabels(WorkspaceRef);
 
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   fields: (t) => ({
