@@ -6,7 +6,7 @@ import { connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { withNameAndLabels } from './named-fields.js';
+import { withNamedResourceFields } from './named-fields.js';
 import { AppError } from '../../lib/errors.js';
 import { loadAssets } from '../../services/nodes.js';
 import {
@@ -27,7 +27,6 @@ import { AgentRef } from './agents.js';
 const AssetRef = builder.prismaObject('Asset', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     mediaType: t.exposeString('mediaType', { description: 'checked against the bytes at upload' }),
     sizeBytes: t.exposeInt('sizeBytes'),
     sha256: t.exposeString('sha256', { description: 'hex digest of the content; the content ETag' }),
@@ -44,7 +43,7 @@ const AssetRef = builder.prismaObject('Asset', {
   }),
 });
 asNode(AssetRef, loadAssets, rowId);
-withNameAndLabels(AssetRef);
+withNamedResourceFields(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);
 

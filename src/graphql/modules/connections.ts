@@ -5,7 +5,7 @@ import { asNode, rowId } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { idMutation, resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { loadConnections } from '../../services/nodes.js';
 import {
   createConnection,
@@ -20,7 +20,6 @@ import {
 const ConnectionRef = builder.prismaObject('Connection', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
@@ -31,7 +30,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
   }),
 });
 asNode(ConnectionRef, loadConnections, rowId);
-withNameAndLabels(ConnectionRef);
+withNamedResourceFields(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.
 const ConnectionConnection = connectionOf('Connection', ConnectionRef);

@@ -8,7 +8,7 @@ import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
-import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { EnvironmentStatusEnum, storedValue } from './enums.js';
 import { loadEnvironments, loadEnvironmentTemplates } from '../../services/nodes.js';
 import {
@@ -30,7 +30,6 @@ import {
 export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId', { description: 'the environment provider that makes its environments' }),
     config: t.expose('config', {
       type: 'JSON',
@@ -40,7 +39,7 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
   }),
 });
 asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
-withNameAndLabels(EnvironmentTemplateRef);
+withNamedResourceFields(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
 export const environmentRunIds = listsByKey((call, ids) => runIdsUsing(call, ids));

@@ -5,7 +5,7 @@ import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import {
   createMemory,
   getMemory,
@@ -21,14 +21,13 @@ import {
 const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
     embeddingModel: t.string({ nullable: true, resolve: (m) => (m.config as { embedding_model?: string }).embedding_model ?? null }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });
 asNode(MemoryRef, loadMemories, rowId);
-withNameAndLabels(MemoryRef);
+withNamedResourceFields(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
 const str = (value: unknown) => (typeof value === 'string' ? value : null);

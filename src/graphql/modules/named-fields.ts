@@ -1,6 +1,7 @@
 // What the named resources of a workspace (templates, connections, memories, providers, models,
-// assets, agents, skills, the workspace itself) show and take alike: a name, a description and a
-// label map. One place for those fields, so the resources keep the same names, types and nullability.
+// assets, agents, skills, and the workspace itself) show and take alike: a name, a description and a
+// label map, and — all but the workspace — the workspace they belong to. One place for those fields,
+// so the resources keep the same names, types and nullability.
 import type { InputFieldBuilder, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import type { Types } from './common.js';
@@ -22,6 +23,12 @@ export function withNameAndLabels<T extends NamedRow>(ref: ObjectRef<Types, T>):
     labels: t.expose('labels', { type: 'JSON' }),
   }));
   withLabelList(ref);
+}
+
+/** A named resource of a workspace: `workspaceId` and the fields of `withNameAndLabels`. */
+export function withNamedResourceFields<T extends NamedRow & { workspaceId: string }>(ref: ObjectRef<Types, T>): void {
+  builder.objectField(ref as unknown as ObjectRef<Types, { workspaceId: string }>, 'workspaceId', (t) => t.exposeString('workspaceId'));
+  withNameAndLabels(ref);
 }
 
 /**

@@ -6,7 +6,7 @@ import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
@@ -23,7 +23,6 @@ import { ProviderKindEnum, storedValue } from './enums.js';
 export const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
     config: t.expose('config', { type: 'JSON' }),
@@ -40,7 +39,6 @@ export const ModelRef = builder.prismaObject('Model', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     key: t.exposeID('key'),
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
     providerModel: t.exposeString('providerModel'),
     api: t.exposeString('api'),
@@ -50,8 +48,8 @@ export const ModelRef = builder.prismaObject('Model', {
 });
 
 asNode(ProviderRef, loadProviders, rowId);
-withNameAndLabels(ProviderRef);
-withNameAndLabels(ModelRef);
+withNamedResourceFields(ProviderRef);
+withNamedResourceFields(ModelRef);
 asNode(
   ModelRef,
   loadModels,

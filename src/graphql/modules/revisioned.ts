@@ -10,7 +10,7 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
-import { nameAndLabelInputs, withNameAndLabels } from './named-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
 import { payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
@@ -109,7 +109,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const HeadRef = builder.objectRef<Head>(Name).implement({
     interfaces: [VersionedRef],
     fields: (t) => ({
-      workspaceId: t.exposeString('workspaceId'),
       defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
       source: t.exposeString('source'),
       archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
@@ -147,7 +146,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const loaders = revisionedLoaders(kind);
   asNode(HeadRef, loaders.heads, rowId);
-  withNameAndLabels(HeadRef);
+  withNamedResourceFields(HeadRef);
   asNode(RevisionRef, loaders.revisions, rowId);
 
   const HeadConnection = connectionOf(Name, HeadRef);
