@@ -5,7 +5,7 @@
 // every one the same arguments (`input`, `id`, `ifMatch`), so the resources cannot drift apart.
 import type { InputObjectRef, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
-import { payloadOf } from './payloads.js';
+import { capitalize, payloadOf } from './payloads.js';
 import type { Types } from './common.js';
 import type { CallContext } from '../../services/call-context.js';
 
@@ -34,8 +34,6 @@ export interface ResourceMutations<T> {
   /** `<verb><Member>(id: ID!)`: an action the service applies whatever the version. */
   action(verb: string, act: (call: CallContext, id: string) => Promise<T>, options?: Described): void;
 }
-
-const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 
 /** The id argument: Relay's `ID!` for the resources of the API, `String!` for the support API's records. */
 export type IdArgument = 'ID' | 'String';

@@ -12,7 +12,7 @@ import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
-import { payloadOf } from './payloads.js';
+import { capitalize, payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -74,8 +74,6 @@ export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
     revisions?: string;
   };
 }
-
-const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
 
 /** A field of a row named at run time (the kind's head key or document field). */
 const fieldOf = (row: object, key: string): unknown => Reflect.get(row, key);
