@@ -2,9 +2,11 @@
 // request), read as base64 a range at a time, retired by `retireAsset`.
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
-import { withLabelList } from './labels.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
+import { withNamedResourceFields } from './named-fields.js';
 import { AppError } from '../../lib/errors.js';
 import { loadAssets } from '../../services/nodes.js';
 import {
@@ -25,13 +27,9 @@ import { AgentRef } from './agents.js';
 const AssetRef = builder.prismaObject('Asset', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     mediaType: t.exposeString('mediaType', { description: 'checked against the bytes at upload' }),
     sizeBytes: t.exposeInt('sizeBytes'),
     sha256: t.exposeString('sha256', { description: 'hex digest of the content; the content ETag' }),
-    labels: t.expose('labels', { type: 'JSON' }),
     retiredAt: t.expose('retiredAt', { type: 'DateTime', nullable: true, description: 'retired assets stay readable' }),
     contentUrl: t.string({ description: 'where REST clients download the content', resolve: (asset) => assetContentPath(asset.id) }),
     contentBase64: t.string({
@@ -45,7 +43,7 @@ const AssetRef = builder.prismaObject('Asset', {
   }),
 });
 asNode(AssetRef, loadAssets, rowId);
-withLabelList(AssetRef);
+withNamedResourceFields(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);
 
@@ -82,51 +80,39 @@ const UploadAssetInput = builder.inputType('UploadAssetInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  assets: t.field({
-    type: AssetConnection,
-    description: 'Newest first. Retired assets are left out unless `retired` is true (then only they are listed).',
-    args: {
-      label: t.arg.stringList(),
-      q: t.arg.string(),
-      mediaType: t.arg.string({ description: 'a media type (image/png) or a top-level type (image/*)' }),
-      retired: t.arg.boolean(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listAssets(await ctx.call(), { ...a, ...page })),
+connectionQuery('assets', AssetConnection, {
+  description: 'Newest first. Retired assets are left out unless `retired` is true (then only they are listed).',
+  args: (arg) => ({
+    label: arg.stringList(),
+    q: arg.string(),
+    mediaType: arg.string({ description: 'a media type (image/png) or a top-level type (image/*)' }),
+    retired: arg.boolean(),
   }),
-  asset: t.field({
-    type: AssetRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getAsset(await ctx.call(), String(a.id)),
-  }),
-  assetUploadAllowed: t.boolean({
+  list: listAssets,
+});
+objectQuery('asset', AssetRef, getAsset);
+objectQuery('assetContent', AssetContentRef, getAssetContent);
+
+builder.queryField('assetUploadAllowed', (t) =>
+  t.boolean({
     description:
       'True when the caller may upload a file of `sizeBytes` (if given); else the error the upload would meet (permission, size). The REST upload asks before it reads the body.',
     args: { sizeBytes: t.arg.float() },
     resolve: async (_r, a, ctx) => checkAssetUpload(await ctx.call(), a.sizeBytes),
   }),
-  assetContent: t.field({
-    type: AssetContentRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, args, ctx) => getAssetContent(await ctx.call(), String(args.id)),
-  }),
-}));
+);
 
-builder.mutationFields((t) => ({
-  uploadAsset: t.field({
-    type: payloadOf('uploadAsset', 'asset', AssetRef),
-    description: 'Stores a file (at most ASSET_MAX_BYTES; over GraphQL also at most MAX_BODY_BYTES per request).',
-    args: { input: t.arg({ type: UploadAssetInput, required: true }) },
-    resolve: async (_r, a, ctx) => uploadAsset(await ctx.call(), a.input),
-  }),
-  retireAsset: t.field({
-    type: payloadOf('retireAsset', 'asset', AssetRef),
-    description: 'Retires the asset: its content stays readable; lists leave it out; new runs cannot attach it. If-Match is optional.',
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, a, ctx) => retireAsset(await ctx.call(), String(a.id), a.ifMatch),
-  }),
-  uploadAgentAvatar: t.field({
+const assetMutations = resourceMutations('asset', AssetRef);
+assetMutations.create(UploadAssetInput, uploadAsset, {
+  verb: 'upload',
+  description: 'Stores a file (at most ASSET_MAX_BYTES; over GraphQL also at most MAX_BODY_BYTES per request).',
+});
+assetMutations.versionedAction('retire', retireAsset, {
+  description: 'Retires the asset: its content stays readable; lists leave it out; new runs cannot attach it. If-Match is optional.',
+});
+
+builder.mutationField('uploadAgentAvatar', (t) =>
+  t.field({
     type: payloadOf('uploadAgentAvatar', 'agent', AgentRef),
     description: 'Stores a PNG, JPEG, GIF or WebP image (≤ 1 MiB) as the agent avatar; image_url then points at it.',
     args: {
@@ -137,4 +123,4 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, args, ctx) => uploadAgentAvatar(await ctx.call(), String(args.agentId), args.ifMatch, args),
   }),
-}));
+);

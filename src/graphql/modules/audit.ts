@@ -1,5 +1,6 @@
 import { builder } from '../builder.js';
-import { connectionArgs, connectionFrom, connectionOf } from './common.js';
+import { connectionOf } from './common.js';
+import { connectionQuery } from './query-fields.js';
 import { listAuditEvents } from '../../services/audit.js';
 
 export const AuditEventRef = builder.prismaObject('AuditEvent', {
@@ -19,19 +20,15 @@ export const AuditEventRef = builder.prismaObject('AuditEvent', {
 
 const AuditEventConnection = connectionOf('AuditEvent', AuditEventRef);
 
-builder.queryField('auditEvents', (t) =>
-  t.field({
-    type: AuditEventConnection,
-    description: 'The audit trail of the workspace, newest first. Needs `admin`. At most 100 a page (default 50).',
-    args: {
-      resourceId: t.arg.string({ required: false }),
-      resourceKind: t.arg.string({ required: false }),
-      principalId: t.arg.string({ required: false }),
-      action: t.arg.string({ required: false }),
-      createdAfter: t.arg({ type: 'DateTime', required: false }),
-      createdBefore: t.arg({ type: 'DateTime', required: false }),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_root, args, ctx) => connectionFrom(args, async (page) => listAuditEvents(await ctx.call(), { ...args, ...page })),
+connectionQuery('auditEvents', AuditEventConnection, {
+  description: 'The audit trail of the workspace, newest first. Needs `admin`. At most 100 a page (default 50).',
+  args: (arg) => ({
+    resourceId: arg.string(),
+    resourceKind: arg.string(),
+    principalId: arg.string(),
+    action: arg.string(),
+    createdAfter: arg({ type: 'DateTime' }),
+    createdBefore: arg({ type: 'DateTime' }),
   }),
-);
+  list: listAuditEvents,
+});

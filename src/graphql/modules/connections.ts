@@ -2,9 +2,10 @@
 // write-only: the type says only whether one is configured.
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { payloadOf } from './payloads.js';
-import { withLabelList } from './labels.js';
+import { connectionOf, VersionedRef } from './common.js';
+import { idMutation, resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { loadConnections } from '../../services/nodes.js';
 import {
   createConnection,
@@ -19,13 +20,9 @@ import {
 const ConnectionRef = builder.prismaObject('Connection', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
     credentialConfigured: t.boolean({
       description: 'the credential itself is never returned',
       resolve: (c) => c.credentialCiphertext !== null,
@@ -33,7 +30,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
   }),
 });
 asNode(ConnectionRef, loadConnections, rowId);
-withLabelList(ConnectionRef);
+withNamedResourceFields(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.
 const ConnectionConnection = connectionOf('Connection', ConnectionRef);
@@ -48,69 +45,35 @@ const ConnectionTestResultRef = builder.objectRef<ConnectionTestResult>('TestCon
 
 const CreateConnectionInput = builder.inputType('CreateConnectionInput', {
   fields: (t) => ({
+    ...nameAndLabelInputs(t),
     providerId: t.string({ required: true, description: 'a connector provider of the workspace' }),
     name: t.string({ required: true }),
-    description: t.string(),
     config: t.field({ type: 'JSON', description: 'MCP: `transport` (streamable_http | stdio) with `url`, or `command` and `args`' }),
     credential: t.field({ type: 'JSON', description: 'write-only: `bearer_token` and/or `headers`' }),
-    labels: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
   }),
 });
 const UpdateConnectionInput = builder.inputType('UpdateConnectionInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     enabled: t.boolean(),
     config: t.field({ type: 'JSON', description: 'while a credential is stored, a change needs `credential` too' }),
     credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
   }),
 });
 
-builder.queryFields((t) => ({
-  connections: t.field({
-    type: ConnectionConnection,
-    args: {
-      label: t.arg.stringList(),
-      q: t.arg.string(),
-      enabled: t.arg.boolean(),
-      providerId: t.arg.string(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listConnections(await ctx.call(), { ...a, ...page })),
-  }),
-  connection: t.field({
-    type: ConnectionRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getConnection(await ctx.call(), String(a.id)),
-  }),
-}));
+connectionQuery('connections', ConnectionConnection, {
+  args: (arg) => ({ label: arg.stringList(), q: arg.string(), enabled: arg.boolean(), providerId: arg.string() }),
+  list: listConnections,
+});
+objectQuery('connection', ConnectionRef, getConnection);
 
-builder.mutationFields((t) => ({
-  createConnection: t.field({
-    type: payloadOf('createConnection', 'connection', ConnectionRef),
-    args: { input: t.arg({ type: CreateConnectionInput, required: true }) },
-    resolve: async (_r, a, ctx) => createConnection(await ctx.call(), a.input),
-  }),
-  updateConnection: t.field({
-    type: payloadOf('updateConnection', 'connection', ConnectionRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateConnectionInput, required: true }) },
-    resolve: async (_r, a, ctx) =>
-      updateConnection(await ctx.call(), String(a.id), a.ifMatch, a.input, {
-        credential: Object.prototype.hasOwnProperty.call(a.input, 'credential'),
-      }),
-  }),
-  revokeConnection: t.field({
-    type: payloadOf('revokeConnection', 'connection', ConnectionRef),
-    description: 'Removes the stored credential. If-Match is optional.',
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, a, ctx) => revokeConnection(await ctx.call(), String(a.id), a.ifMatch),
-  }),
-  testConnection: t.field({
-    type: ConnectionTestResultRef,
-    description: 'Needs `run`: connects and lists the tools.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => testConnection(await ctx.call(), String(a.id)),
-  }),
-}));
+const connectionMutations = resourceMutations('connection', ConnectionRef);
+connectionMutations.create(CreateConnectionInput, createConnection);
+// Whether the input names `credential` at all: null removes it, an absent member keeps it.
+connectionMutations.update(UpdateConnectionInput, (call, id, ifMatch, input) =>
+  updateConnection(call, id, ifMatch, input, { credential: Object.hasOwn(input, 'credential') }),
+);
+connectionMutations.versionedAction('revoke', revokeConnection, { description: 'Removes the stored credential. If-Match is optional.' });
+
+idMutation('testConnection', ConnectionTestResultRef, testConnection, { description: 'Needs `run`: connects and lists the tools.' });

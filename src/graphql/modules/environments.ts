@@ -1,14 +1,14 @@
 // Environment templates (live: changed in place, disabled by PATCH `enabled: false`) and the
 // environments made from them (DELETE destroys the instance). Thin resolvers over
 // src/services/environment-templates.ts and src/services/environments.ts.
-import DataLoader from 'dataloader';
-import { createContextCache } from '@pothos/core';
 import { builder } from '../builder.js';
-import type { GraphQLContext } from '../context.js';
-import { payloadOf } from './payloads.js';
+import { listsByKey } from './request-loaders.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { EnvironmentStatusEnum, storedValue } from './enums.js';
 import { loadEnvironments, loadEnvironmentTemplates } from '../../services/nodes.js';
 import {
@@ -30,11 +30,7 @@ import {
 export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId', { description: 'the environment provider that makes its environments' }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
     config: t.expose('config', {
       type: 'JSON',
       description: 'free-form for this API: valid against the provider type\'s environment schema (`providerTypes(kind: "environment")`)',
@@ -43,19 +39,10 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
   }),
 });
 asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
-withLabelList(EnvironmentTemplateRef);
+withNamedResourceFields(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
-export const environmentRunIds = createContextCache(
-  (ctx: GraphQLContext) =>
-    new DataLoader<string, string[]>(
-      async (ids) => {
-        const found = await runIdsUsing(await ctx.call(), ids);
-        return ids.map((id) => found.get(id) ?? []);
-      },
-      { cache: false },
-    ),
-);
+export const environmentRunIds = listsByKey((call, ids) => runIdsUsing(call, ids));
 
 export const EnvironmentRef = builder.prismaObject('Environment', {
   interfaces: [VersionedRef],
@@ -91,9 +78,7 @@ const EnvironmentConnection = connectionOf('Environment', EnvironmentRef);
 
 const EnvironmentTemplateInput = builder.inputType('EnvironmentTemplateInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     providerId: t.string({ description: 'an environment provider of the workspace (required on create)' }),
     config: t.field({ type: 'JSON', description: "valid against the provider type's environment schema" }),
     enabled: t.boolean(),
@@ -107,71 +92,35 @@ const CreateEnvironmentInput = builder.inputType('CreateEnvironmentInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  environmentTemplate: t.field({
-    type: EnvironmentTemplateRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getEnvironmentTemplate(await ctx.call(), String(a.id)),
-  }),
-  environmentTemplates: t.field({
-    type: EnvironmentTemplateConnection,
-    description: 'Newest first. At most 100 a page (default 50).',
-    args: { label: t.arg.stringList(), q: t.arg.string(), enabled: t.arg.boolean(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listEnvironmentTemplates(await ctx.call(), { ...a, ...page })),
-  }),
-  environment: t.field({
-    type: EnvironmentRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getEnvironment(await ctx.call(), String(a.id)),
-  }),
-  environments: t.field({
-    type: EnvironmentConnection,
-    description: 'Newest first, destroyed ones included. At most 100 a page (default 50).',
-    args: {
-      label: t.arg.stringList(),
-      status: t.arg({ type: EnvironmentStatusEnum }),
-      templateId: t.arg.string(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listEnvironments(await ctx.call(), { ...a, ...page })),
-  }),
-}));
+objectQuery('environmentTemplate', EnvironmentTemplateRef, getEnvironmentTemplate);
+connectionQuery('environmentTemplates', EnvironmentTemplateConnection, {
+  description: 'Newest first. At most 100 a page (default 50).',
+  args: (arg) => ({ label: arg.stringList(), q: arg.string(), enabled: arg.boolean() }),
+  list: listEnvironmentTemplates,
+});
+objectQuery('environment', EnvironmentRef, getEnvironment);
+connectionQuery('environments', EnvironmentConnection, {
+  description: 'Newest first, destroyed ones included. At most 100 a page (default 50).',
+  args: (arg) => ({ label: arg.stringList(), status: arg({ type: EnvironmentStatusEnum }), templateId: arg.string() }),
+  list: listEnvironments,
+});
 
-builder.mutationFields((t) => ({
-  createEnvironmentTemplate: t.field({
-    type: payloadOf('createEnvironmentTemplate', 'environmentTemplate', EnvironmentTemplateRef),
-    args: { input: t.arg({ type: EnvironmentTemplateInput, required: true }) },
-    resolve: async (_r, a, ctx) => createEnvironmentTemplate(await ctx.call(), a.input),
-  }),
-  updateEnvironmentTemplate: t.field({
-    type: payloadOf('updateEnvironmentTemplate', 'environmentTemplate', EnvironmentTemplateRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: EnvironmentTemplateInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateEnvironmentTemplate(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
-  createEnvironment: t.field({
-    type: payloadOf('createEnvironment', 'environment', EnvironmentRef),
-    description: 'Makes an environment from a template and provisions it; answers it ready, or failed with the reason.',
-    args: { input: t.arg({ type: CreateEnvironmentInput, required: true }) },
-    resolve: async (_r, a, ctx) => createEnvironment(await ctx.call(), a.input),
-  }),
-  stopEnvironment: t.field({
-    type: payloadOf('stopEnvironment', 'environment', EnvironmentRef),
-    description: 'Ends what runs in a ready environment; its files stay. Works while the provider is disabled.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => stopEnvironment(await ctx.call(), String(a.id)),
-  }),
-  startEnvironment: t.field({
-    type: payloadOf('startEnvironment', 'environment', EnvironmentRef),
-    description:
-      'Starts a stopped environment again with its files as they were (types with `supportsStart`); a ready one is answered as it is. Works while the provider is disabled.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => startEnvironment(await ctx.call(), String(a.id)),
-  }),
-  destroyEnvironment: t.field({
-    type: payloadOf('destroyEnvironment', 'environment', EnvironmentRef),
-    description:
-      'Destroys the instance and its files (REST DELETE); the environment stays readable as `destroyed`. Works while the provider is disabled.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => destroyEnvironment(await ctx.call(), String(a.id)),
-  }),
-}));
+const templateMutations = resourceMutations('environmentTemplate', EnvironmentTemplateRef);
+templateMutations.create(EnvironmentTemplateInput, createEnvironmentTemplate);
+templateMutations.update(EnvironmentTemplateInput, updateEnvironmentTemplate);
+
+const environmentMutations = resourceMutations('environment', EnvironmentRef);
+environmentMutations.create(CreateEnvironmentInput, createEnvironment, {
+  description: 'Makes an environment from a template and provisions it; answers it ready, or failed with the reason.',
+});
+environmentMutations.action('stop', stopEnvironment, {
+  description: 'Ends what runs in a ready environment; its files stay. Works while the provider is disabled.',
+});
+environmentMutations.action('start', startEnvironment, {
+  description:
+    'Starts a stopped environment again with its files as they were (types with `supportsStart`); a ready one is answered as it is. Works while the provider is disabled.',
+});
+environmentMutations.action('destroy', destroyEnvironment, {
+  description:
+    'Destroys the instance and its files (REST DELETE); the environment stays readable as `destroyed`. Works while the provider is disabled.',
+});

@@ -2,8 +2,10 @@
 // analyses, list/read findings, and a reviewer's PATCH of a finding under If-Match.
 import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { loadFindingAnalyses, loadFindings } from '../../services/nodes.js';
 import { getFindingAnalysis, listFindingAnalyses, startFindingAnalysis, type Selection } from '../../services/finding-analyses.js';
 import { getFinding, listFindings, updateFinding } from '../../services/findings.js';
@@ -102,39 +104,24 @@ const UpdateFindingInput = builder.inputType('UpdateFindingInput', {
   }),
 });
 
-builder.queryFields((t) => ({
-  findingAnalyses: t.field({
-    type: FindingAnalysisConnection,
-    description: 'Newest first; first 1 to 100 (default 20).',
-    args: { ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listFindingAnalyses(await ctx.call(), page)),
-  }),
-  findingAnalysis: t.field({
-    type: FindingAnalysisRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getFindingAnalysis(await ctx.call(), String(a.id)),
-  }),
-  findings: t.field({
-    type: FindingConnection,
-    description: 'Newest first; first 1 to 100 (default 50). Filters must all match.',
-    args: {
-      agentId: t.arg.string(),
-      severity: t.arg.string(),
-      category: t.arg.string(),
-      closed: t.arg.boolean(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listFindings(await ctx.call(), { ...a, ...page })),
-  }),
-  finding: t.field({
-    type: FindingRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getFinding(await ctx.call(), String(a.id)),
-  }),
-}));
+connectionQuery('findingAnalyses', FindingAnalysisConnection, {
+  description: 'Newest first; first 1 to 100 (default 20).',
+  list: listFindingAnalyses,
+});
+objectQuery('findingAnalysis', FindingAnalysisRef, getFindingAnalysis);
+connectionQuery('findings', FindingConnection, {
+  description: 'Newest first; first 1 to 100 (default 50). Filters must all match.',
+  args: (arg) => ({ agentId: arg.string(), severity: arg.string(), category: arg.string(), closed: arg.boolean() }),
+  list: listFindings,
+});
+objectQuery('finding', FindingRef, getFinding);
 
-builder.mutationFields((t) => ({
-  startFindingAnalysis: t.field({
+resourceMutations('finding', FindingRef).update(UpdateFindingInput, updateFinding, {
+  description: "A reviewer's assessment, note and closed flag; If-Match required.",
+});
+
+builder.mutationField('startFindingAnalysis', (t) =>
+  t.field({
     type: payloadOf('startFindingAnalysis', 'findingAnalysis', FindingAnalysisRef),
     description: 'Reads traces of an agent and records findings. Needs `write`; idempotent by key (required).',
     args: {
@@ -143,10 +130,4 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, a, ctx) => startFindingAnalysis(await ctx.call(), a.idempotencyKey, a.input ?? {}),
   }),
-  updateFinding: t.field({
-    type: payloadOf('updateFinding', 'finding', FindingRef),
-    description: "A reviewer's assessment, note and closed flag; If-Match required.",
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateFindingInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateFinding(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
-}));
+);

@@ -4,11 +4,22 @@ import { builder } from '../builder.js';
 import { payloadName } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadInboxEntries } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf } from './common.js';
+import { connectionOf } from './common.js';
+import { connectionQuery } from './query-fields.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
+import type { GraphQLContext } from '../context.js';
+import type { CallContext } from '../../services/call-context.js';
 import { ThreadRef } from './threads.js';
-import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
+import {
+  deliverToInbox,
+  forkRun,
+  getInboxEntry,
+  listInbox,
+  updateInboxEntry,
+  type DeliveryResult,
+  type InboxEntryView,
+} from '../../services/inbox.js';
 import { readFailure } from '../../services/run-members.js';
 import { FailureRef } from './run-members.js';
 import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
@@ -104,17 +115,13 @@ const ForkInput = builder.inputType('ForkRunInput', {
   fields: (t) => ({ agentId: t.string(), payload: t.field({ type: 'JSON', required: true }), options: t.field({ type: 'JSON' }) }),
 });
 
+connectionQuery('inboxEntries', InboxEntryConnection, {
+  description: 'In inbox order. At most 100 a page (default 50).',
+  args: (arg) => ({ threadId: arg.id({ required: true }), status: arg({ type: [InboxEntryStatusEnum] }) }),
+  list: (call, args) => listInbox(call, String(args.threadId), args),
+});
+
 builder.queryFields((t) => ({
-  inboxEntries: t.field({
-    type: InboxEntryConnection,
-    description: 'In inbox order. At most 100 a page (default 50).',
-    args: {
-      threadId: t.arg.id({ required: true }),
-      status: t.arg({ type: [InboxEntryStatusEnum] }),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listInbox(await ctx.call(), String(a.threadId), { ...a, ...page })),
-  }),
   inboxEntry: t.field({
     type: InboxEntryRef,
     args: { threadId: t.arg.id({ required: true }), entryId: t.arg.id({ required: true }) },
@@ -129,6 +136,20 @@ const deliveryPayload = (mutation: string) =>
     interfaces: [InboxDeliveryRef],
   });
 
+/**
+ * Checks the `wait` argument (before anything is written), makes the delivery with the caller's call
+ * context, then answers it after waiting for its run as `wait` asks.
+ */
+async function deliverThenWait(
+  ctx: GraphQLContext,
+  waitArgument: number | null | undefined,
+  deliver: (call: CallContext) => Promise<DeliveryResult>,
+): Promise<DeliveryAnswer> {
+  const wait = checkWait(waitArgument);
+  const call = await ctx.call();
+  return waitForDelivery(call, await deliver(call), wait, ctx.signal);
+}
+
 builder.mutationFields((t) => ({
   deliverToInbox: t.field({
     type: deliveryPayload('deliverToInbox'),
@@ -138,11 +159,8 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: DeliverInput, required: true }),
       wait: t.arg.int({ description: WAIT_DESCRIPTION }),
     },
-    resolve: async (_r, a, ctx) => {
-      const wait = checkWait(a.wait);
-      const call = await ctx.call();
-      return waitForDelivery(call, await deliverToInbox(call, String(a.threadId), a.input, a.idempotencyKey), wait, ctx.signal);
-    },
+    resolve: async (_r, a, ctx) =>
+      deliverThenWait(ctx, a.wait, (call) => deliverToInbox(call, String(a.threadId), a.input, a.idempotencyKey)),
   }),
   updateInboxEntry: t.field({
     type: deliveryPayload('updateInboxEntry'),
@@ -164,10 +182,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ForkInput, required: true }),
       wait: t.arg.int({ description: WAIT_DESCRIPTION }),
     },
-    resolve: async (_r, a, ctx) => {
-      const wait = checkWait(a.wait);
-      const call = await ctx.call();
-      return waitForDelivery(call, await forkRun(call, String(a.runId), a.idempotencyKey, a.input), wait, ctx.signal);
-    },
+    resolve: async (_r, a, ctx) => deliverThenWait(ctx, a.wait, (call) => forkRun(call, String(a.runId), a.idempotencyKey, a.input)),
   }),
 }));

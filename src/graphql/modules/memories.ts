@@ -1,9 +1,11 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { connectionOf, VersionedRef } from './common.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import {
   createMemory,
   getMemory,
@@ -19,17 +21,13 @@ import {
 const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
     embeddingModel: t.string({ nullable: true, resolve: (m) => (m.config as { embedding_model?: string }).embedding_model ?? null }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });
 asNode(MemoryRef, loadMemories, rowId);
-withLabelList(MemoryRef);
+withNamedResourceFields(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
 const str = (value: unknown) => (typeof value === 'string' ? value : null);
@@ -86,46 +84,30 @@ export const MemoryRecordConnection = connectionOf('MemoryRecord', MemoryRecordR
 
 const MemoryInput = builder.inputType('MemoryInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     providerId: t.string({ description: 'a memory provider; default: the built-in one' }),
     embeddingModel: t.string({ description: 'a model key for embeddings (optional)' }),
     enabled: t.boolean(),
   }),
 });
 
-builder.queryFields((t) => ({
-  memory: t.field({
-    type: MemoryRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getMemory(await ctx.call(), String(a.id)),
-  }),
-  memories: t.field({
-    type: MemoryConnection,
-    description: 'At most 100 a page (default 50).',
-    args: { label: t.arg.stringList(), q: t.arg.string(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listMemories(await ctx.call(), { ...a, ...page })),
-  }),
-  memoryRecords: t.field({
-    type: MemoryRecordConnection,
-    description: "Records in the memory provider's order; the cursors wrap the provider's own. At most 100 a page (default 50).",
-    args: { memoryId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRecords(await ctx.call(), String(a.memoryId), page)),
-  }),
-}));
+objectQuery('memory', MemoryRef, getMemory);
+connectionQuery('memories', MemoryConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ label: arg.stringList(), q: arg.string() }),
+  list: listMemories,
+});
+connectionQuery('memoryRecords', MemoryRecordConnection, {
+  description: "Records in the memory provider's order; the cursors wrap the provider's own. At most 100 a page (default 50).",
+  args: (arg) => ({ memoryId: arg.id({ required: true }) }),
+  list: (call, args) => listRecords(call, String(args.memoryId), args),
+});
+
+const memoryMutations = resourceMutations('memory', MemoryRef);
+memoryMutations.create(MemoryInput, createMemory);
+memoryMutations.update(MemoryInput, updateMemory);
 
 builder.mutationFields((t) => ({
-  createMemory: t.field({
-    type: payloadOf('createMemory', 'memory', MemoryRef),
-    args: { input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => createMemory(await ctx.call(), a.input),
-  }),
-  updateMemory: t.field({
-    type: payloadOf('updateMemory', 'memory', MemoryRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: MemoryInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateMemory(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
   addMemoryRecord: t.field({
     type: payloadOf('addMemoryRecord', 'record', MemoryRecordRef),
     args: { memoryId: t.arg.id({ required: true }), text: t.arg.string({ required: true }) },

@@ -7,8 +7,11 @@ import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import type { Types } from './common.js';
 
+/** `agent` → `Agent`: a field's name as the start of a type's or another field's name. */
+export const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
+
 /** `createAgent` → `CreateAgentPayload`. */
-export const payloadName = (mutation: string) => `${mutation[0]!.toUpperCase()}${mutation.slice(1)}Payload`;
+export const payloadName = (mutation: string) => `${capitalize(mutation)}Payload`;
 
 /**
  * The payload of `mutation`, whose service answers one `T`: `{ [member]: T! }`. The payload's

@@ -3,7 +3,9 @@
 // with what only that kind describes (model APIs, web operations, environment capabilities, …).
 // The JSON Schemas a type publishes stay JSON: they are JSON Schema documents, for clients to
 // validate against or to build forms from, not shapes of this API.
+import type { FieldMap, ObjectFieldBuilder } from '@pothos/core';
 import { builder } from '../builder.js';
+import type { Types } from './common.js';
 import { MediaKindEnum, ProviderKindEnum } from './enums.js';
 import { modelApiMedia, type ProviderKind, type ProviderTypeDescription } from '../../services/provider-types.js';
 import type { MediaKind } from '../../lib/media.js';
@@ -82,65 +84,54 @@ const ModelApiRef = builder
     }),
   });
 
-/** The object type of one kind's descriptions. */
-const kindType = (kind: ProviderKind) => builder.objectRef<ProviderTypeDescription>(TYPE_NAMES[kind]);
+/**
+ * The object type of one kind's descriptions: `ProviderTypeDescription`'s fields and the kind's own
+ * (`resolveType` above picks it by the description's kind).
+ */
+function describeKind(
+  kind: ProviderKind,
+  description: string,
+  fields: (t: ObjectFieldBuilder<Types, ProviderTypeDescription>) => FieldMap = () => ({}),
+): void {
+  builder.objectRef<ProviderTypeDescription>(TYPE_NAMES[kind]).implement({ description, interfaces: [ProviderTypeDescriptionRef], fields });
+}
 
-kindType('model').implement({
-  description: 'A model provider type.',
-  interfaces: [ProviderTypeDescriptionRef],
-  fields: (t) => ({
-    embeddingsSupported: t.boolean({
-      description: "whether its models can embed text (memories' embedding models)",
-      resolve: (d) => d.embeddings_supported ?? false,
-    }),
-    modelApis: t.field({
-      type: [ModelApiRef],
-      // What each API reads is the registry's, not part of the REST description.
-      resolve: (d) =>
-        (d.model_apis ?? []).map((api) => {
-          const media = modelApiMedia(d.type, api.api);
-          return { ...api, input_media: media.inputMedia, tool_result_media: media.toolResultMedia };
-        }),
-    }),
+describeKind('model', 'A model provider type.', (t) => ({
+  embeddingsSupported: t.boolean({
+    description: "whether its models can embed text (memories' embedding models)",
+    resolve: (d) => d.embeddings_supported ?? false,
   }),
-});
-kindType('web').implement({
-  description: 'A web provider type (the web toolset).',
-  interfaces: [ProviderTypeDescriptionRef],
-  fields: (t) => ({
-    operations: t.stringList({ description: 'the web operations it serves', resolve: (d) => d.operations ?? [] }),
+  modelApis: t.field({
+    type: [ModelApiRef],
+    // What each API reads is the registry's, not part of the REST description.
+    resolve: (d) =>
+      (d.model_apis ?? []).map((api) => {
+        const media = modelApiMedia(d.type, api.api);
+        return { ...api, input_media: media.inputMedia, tool_result_media: media.toolResultMedia };
+      }),
   }),
-});
-kindType('environment').implement({
-  description: 'An environment provider type.',
-  interfaces: [ProviderTypeDescriptionRef],
-  fields: (t) => ({
-    environmentSchema: t.field({
-      type: 'JSON',
-      description: 'a JSON Schema document: what an environment of this type is described by',
-      resolve: (d) => d.environment_schema ?? {},
-    }),
-    supportsManagedInstances: t.boolean({ resolve: (d) => d.supports_managed_instances ?? false }),
-    supportsStop: t.boolean({ resolve: (d) => d.supports_stop ?? false }),
-    supportsStart: t.boolean({
-      description: 'a stopped environment of this type can be started again (`startEnvironment`)',
-      resolve: (d) => d.supports_start ?? false,
-    }),
-    supportsDestroy: t.boolean({ resolve: (d) => d.supports_destroy ?? false }),
+}));
+describeKind('web', 'A web provider type (the web toolset).', (t) => ({
+  operations: t.stringList({ description: 'the web operations it serves', resolve: (d) => d.operations ?? [] }),
+}));
+describeKind('environment', 'An environment provider type.', (t) => ({
+  environmentSchema: t.field({
+    type: 'JSON',
+    description: 'a JSON Schema document: what an environment of this type is described by',
+    resolve: (d) => d.environment_schema ?? {},
   }),
-});
-kindType('connector').implement({
-  description: 'A connector provider type (connections to tool servers).',
-  interfaces: [ProviderTypeDescriptionRef],
-  fields: () => ({}),
-});
-kindType('memory').implement({
-  description: 'A memory provider type (record memories).',
-  interfaces: [ProviderTypeDescriptionRef],
-  fields: (t) => ({
-    embeddingModelRequired: t.boolean({
-      description: 'whether a memory of it must name an embedding model',
-      resolve: (d) => d.embedding_model_required ?? false,
-    }),
+  supportsManagedInstances: t.boolean({ resolve: (d) => d.supports_managed_instances ?? false }),
+  supportsStop: t.boolean({ resolve: (d) => d.supports_stop ?? false }),
+  supportsStart: t.boolean({
+    description: 'a stopped environment of this type can be started again (`startEnvironment`)',
+    resolve: (d) => d.supports_start ?? false,
   }),
-});
+  supportsDestroy: t.boolean({ resolve: (d) => d.supports_destroy ?? false }),
+}));
+describeKind('connector', 'A connector provider type (connections to tool servers).');
+describeKind('memory', 'A memory provider type (record memories).', (t) => ({
+  embeddingModelRequired: t.boolean({
+    description: 'whether a memory of it must name an embedding model',
+    resolve: (d) => d.embedding_model_required ?? false,
+  }),
+}));

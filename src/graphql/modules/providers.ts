@@ -1,10 +1,12 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadModels, loadProviders } from '../../services/nodes.js';
 import { modelNodeId } from '../../lib/node-ids.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { connectionOf, VersionedRef } from './common.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
@@ -21,14 +23,10 @@ import { ProviderKindEnum, storedValue } from './enums.js';
 export const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
   fields: (t) => ({
-    workspaceId: t.exposeString('workspaceId'),
     kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     config: t.expose('config', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
     credentialConfigured: t.boolean({
       description: 'the credential itself is never returned',
       resolve: (p) => p.credentialCiphertext !== null,
@@ -41,21 +39,17 @@ export const ModelRef = builder.prismaObject('Model', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     key: t.exposeID('key'),
-    workspaceId: t.exposeString('workspaceId'),
     providerId: t.exposeString('providerId'),
     providerModel: t.exposeString('providerModel'),
     api: t.exposeString('api'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
     settings: t.expose('settings', { type: 'JSON' }),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
 
 asNode(ProviderRef, loadProviders, rowId);
-withLabelList(ProviderRef);
-withLabelList(ModelRef);
+withNamedResourceFields(ProviderRef);
+withNamedResourceFields(ModelRef);
 asNode(
   ModelRef,
   loadModels,
@@ -74,21 +68,18 @@ const ProbeResultRef = builder.objectRef<{ status: string; message?: string }>('
 
 const CreateProviderInput = builder.inputType('CreateProviderInput', {
   fields: (t) => ({
+    ...nameAndLabelInputs(t),
     type: t.string({ required: true }),
     name: t.string({ required: true }),
-    description: t.string(),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'write-only' }),
     extraHeaders: t.field({ type: 'JSON', description: 'model providers: write-only extra request headers' }),
-    labels: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
   }),
 });
 const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
   fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    ...nameAndLabelInputs(t),
     enabled: t.boolean(),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
@@ -101,13 +92,29 @@ const ModelInput = builder.inputType('ModelInput', {
     providerId: t.string(),
     providerModel: t.string(),
     api: t.string(),
-    name: t.string(),
-    description: t.string(),
+    ...nameAndLabelInputs(t),
     settings: t.field({ type: 'JSON' }),
     enabled: t.boolean(),
-    labels: t.field({ type: 'JSON' }),
   }),
 });
+
+connectionQuery('providers', ProviderConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({
+    kind: arg.string({ required: true }),
+    type: arg.string(),
+    enabled: arg.boolean(),
+    q: arg.string(),
+    label: arg.stringList(),
+  }),
+  list: (call, args) => listProviders(call, args.kind, args),
+});
+connectionQuery('models', ModelConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ providerId: arg.string(), enabled: arg.boolean(), q: arg.string(), label: arg.stringList() }),
+  list: listModels,
+});
+resourceMutations('model', ModelRef).create(ModelInput, createModel);
 
 builder.queryFields((t) => ({
   providerTypes: t.field({
@@ -119,35 +126,10 @@ builder.queryFields((t) => ({
       return listProviderTypes(call.deps, a.kind);
     },
   }),
-  providers: t.field({
-    type: ProviderConnection,
-    description: 'At most 100 a page (default 50).',
-    args: {
-      kind: t.arg.string({ required: true }),
-      type: t.arg.string(),
-      enabled: t.arg.boolean(),
-      q: t.arg.string(),
-      label: t.arg.stringList(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listProviders(await ctx.call(), a.kind, { ...a, ...page })),
-  }),
   provider: t.field({
     type: ProviderRef,
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getProvider(await ctx.call(), parseKind(a.kind), String(a.id)),
-  }),
-  models: t.field({
-    type: ModelConnection,
-    description: 'At most 100 a page (default 50).',
-    args: {
-      providerId: t.arg.string(),
-      enabled: t.arg.boolean(),
-      q: t.arg.string(),
-      label: t.arg.stringList(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listModels(await ctx.call(), { ...a, ...page })),
   }),
   model: t.field({
     type: ModelRef,
@@ -181,11 +163,6 @@ builder.mutationFields((t) => ({
     description: 'Needs `run`.',
     args: { kind: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => testProvider(await ctx.call(), a.kind, String(a.id)),
-  }),
-  createModel: t.field({
-    type: payloadOf('createModel', 'model', ModelRef),
-    args: { input: t.arg({ type: ModelInput, required: true }) },
-    resolve: async (_r, a, ctx) => createModel(await ctx.call(), a.input),
   }),
   updateModel: t.field({
     type: payloadOf('updateModel', 'model', ModelRef),

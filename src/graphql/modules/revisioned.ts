@@ -10,9 +10,9 @@ import { builder } from '../builder.js';
 import { asNode, rowId } from './node.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
-import { withLabelList } from './labels.js';
+import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { DOCUMENT_DESCRIPTION } from './agent-config.js';
-import { payloadOf } from './payloads.js';
+import { capitalize, payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -75,8 +75,6 @@ export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
   };
 }
 
-const capitalize = (word: string) => word[0]!.toUpperCase() + word.slice(1);
-
 /** A field of a row named at run time (the kind's head key or document field). */
 const fieldOf = (row: object, key: string): unknown => Reflect.get(row, key);
 
@@ -109,10 +107,6 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const HeadRef = builder.objectRef<Head>(Name).implement({
     interfaces: [VersionedRef],
     fields: (t) => ({
-      workspaceId: t.exposeString('workspaceId'),
-      name: t.exposeString('name'),
-      description: t.exposeString('description'),
-      labels: t.expose('labels', { type: 'JSON' }),
       defaultRevisionId: t.exposeString('defaultRevisionId', { nullable: true }),
       source: t.exposeString('source'),
       archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
@@ -150,7 +144,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const loaders = revisionedLoaders(kind);
   asNode(HeadRef, loaders.heads, rowId);
-  withLabelList(HeadRef);
+  withNamedResourceFields(HeadRef);
   asNode(RevisionRef, loaders.revisions, rowId);
 
   const HeadConnection = connectionOf(Name, HeadRef);
@@ -166,16 +160,15 @@ export function revisionedSurface<H extends Head, R extends Revision>(
 
   const CreateInput = builder.inputType(`Create${Name}Input`, {
     fields: (t) => ({
+      ...nameAndLabelInputs(t),
       name: t.string({ required: true }),
-      description: t.string(),
-      labels: t.field({ type: 'JSON' }),
       ...documentField(t, describe.createDocument),
       note: t.string({ description: describe.createNote }),
       ...surface.createFields?.(t),
     }),
   });
   const UpdateInput = builder.inputType(`Update${Name}Input`, {
-    fields: (t) => ({ name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }), ...surface.updateFields?.(t) }),
+    fields: (t) => ({ ...nameAndLabelInputs(t), ...surface.updateFields?.(t) }),
   });
   const PublishInput = builder.inputType(`Publish${Name}RevisionInput`, {
     fields: (t) => ({

@@ -3,9 +3,11 @@
 import type { AgentRevision } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, watchSubscription } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadRuns } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, etagOf } from './common.js';
+import { connectionOf, etagOf } from './common.js';
 import { AgentRevisionRef } from './agents.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import { withLabelList } from './labels.js';
@@ -168,6 +170,26 @@ const ResumeRunInput = builder.inputType('ResumeRunInput', {
 });
 const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
 
+connectionQuery('runs', RunConnection, {
+  description: 'Newest first. At most 100 a page (default 50).',
+  args: (arg) => ({
+    agentId: arg.string(),
+    sessionId: arg.string(),
+    threadId: arg.string(),
+    principalId: arg.string(),
+    status: arg({ type: [RunStatusEnum] }),
+    createdAfter: arg({ type: 'DateTime' }),
+    createdBefore: arg({ type: 'DateTime' }),
+    label: arg.stringList(),
+  }),
+  list: listRuns,
+});
+connectionQuery('runLineage', RunConnection, {
+  description: 'The run and its ancestors, nearest first, across resume parents and fork origins. At most 100 a page (default 50).',
+  args: (arg) => ({ runId: arg.id({ required: true }) }),
+  list: (call, args) => runLineage(call, String(args.runId), args),
+});
+
 builder.queryFields((t) => ({
   run: t.field({
     type: RunRef,
@@ -178,28 +200,6 @@ builder.queryFields((t) => ({
       const id = String(a.id);
       return waitAfterListening(call, wait, ctx.signal, async (listening) => (await listening(id), getRun(call, id)));
     },
-  }),
-  runs: t.field({
-    type: RunConnection,
-    description: 'Newest first. At most 100 a page (default 50).',
-    args: {
-      agentId: t.arg.string(),
-      sessionId: t.arg.string(),
-      threadId: t.arg.string(),
-      principalId: t.arg.string(),
-      status: t.arg({ type: [RunStatusEnum] }),
-      createdAfter: t.arg({ type: 'DateTime' }),
-      createdBefore: t.arg({ type: 'DateTime' }),
-      label: t.arg.stringList(),
-      ...connectionArgs(t.arg),
-    },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listRuns(await ctx.call(), { ...a, ...page })),
-  }),
-  runLineage: t.field({
-    type: RunConnection,
-    description: 'The run and its ancestors, nearest first, across resume parents and fork origins. At most 100 a page (default 50).',
-    args: { runId: t.arg.id({ required: true }), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => runLineage(await ctx.call(), String(a.runId), page)),
   }),
   runAgent: t.field({
     type: RunAgentView,
@@ -230,12 +230,9 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateRunInput, required: true }) },
     resolve: async (_r, a, ctx) => updateRunLabels(await ctx.call(), String(a.id), a.ifMatch, a.input.labels),
   }),
-  cancelRun: t.field({
-    type: payloadOf('cancelRun', 'run', RunRef),
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => cancelRun(await ctx.call(), String(a.id)),
-  }),
 }));
+
+resourceMutations('run', RunRef).action('cancel', cancelRun);
 
 builder.mutationField('resumeRun', (t) =>
   t.field({
@@ -260,13 +257,10 @@ builder.mutationField('resumeRun', (t) =>
   }),
 );
 
-builder.subscriptionField('runStatus', (t) =>
-  t.field({
-    type: RunRef,
-    description:
-      'Emits the run as it is now, then whenever its row changes (status, pending, output); completes after the run is sealed or waiting (at once when it already is).',
-    args: { runId: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => watchRun(await ctx.call(), String(a.runId)),
-    resolve: (run) => run,
-  }),
+watchSubscription(
+  'runStatus',
+  RunRef,
+  'runId',
+  watchRun,
+  'Emits the run as it is now, then whenever its row changes (status, pending, output); completes after the run is sealed or waiting (at once when it already is).',
 );

@@ -1,9 +1,10 @@
 // Sessions: the named groups of threads a client opens (REST /api/v1/sessions).
 import { builder } from '../builder.js';
-import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadSessions } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
@@ -22,29 +23,13 @@ const SessionConnection = connectionOf('Session', SessionRef);
 
 const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
 
-builder.queryFields((t) => ({
-  session: t.field({
-    type: SessionRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getSession(await ctx.call(), String(a.id)),
-  }),
-  sessions: t.field({
-    type: SessionConnection,
-    description: 'At most 100 a page (default 50).',
-    args: { label: t.arg.stringList(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listSessions(await ctx.call(), { ...a, ...page })),
-  }),
-}));
+objectQuery('session', SessionRef, getSession);
+connectionQuery('sessions', SessionConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ label: arg.stringList() }),
+  list: listSessions,
+});
 
-builder.mutationFields((t) => ({
-  createSession: t.field({
-    type: payloadOf('createSession', 'session', SessionRef),
-    args: { input: t.arg({ type: SessionInput, required: true }) },
-    resolve: async (_r, a, ctx) => createSession(await ctx.call(), a.input),
-  }),
-  updateSession: t.field({
-    type: payloadOf('updateSession', 'session', SessionRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: SessionInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateSession(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
-}));
+const sessionMutations = resourceMutations('session', SessionRef);
+sessionMutations.create(SessionInput, createSession);
+sessionMutations.update(SessionInput, updateSession);

@@ -1,9 +1,10 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../builder.js';
-import { payloadOf } from './payloads.js';
+import { resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery, watchSubscription } from './query-fields.js';
 import { asNode, rowId } from './node.js';
 import { loadThreads } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
@@ -39,45 +40,22 @@ const UpdateThreadInput = builder.inputType('UpdateThreadInput', {
   fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
 });
 
-builder.queryFields((t) => ({
-  thread: t.field({
-    type: ThreadRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getThread(await ctx.call(), String(a.id)),
-  }),
-  threads: t.field({
-    type: ThreadConnection,
-    description: 'At most 100 a page (default 50).',
-    args: { sessionId: t.arg.string(), label: t.arg.stringList(), archived: t.arg.boolean(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listThreads(await ctx.call(), { ...a, ...page })),
-  }),
-}));
+objectQuery('thread', ThreadRef, getThread);
+connectionQuery('threads', ThreadConnection, {
+  description: 'At most 100 a page (default 50).',
+  args: (arg) => ({ sessionId: arg.string(), label: arg.stringList(), archived: arg.boolean() }),
+  list: listThreads,
+});
 
-builder.mutationFields((t) => ({
-  createThread: t.field({
-    type: payloadOf('createThread', 'thread', ThreadRef),
-    args: { input: t.arg({ type: CreateThreadInput, required: true }) },
-    resolve: async (_r, a, ctx) => createThread(await ctx.call(), a.input),
-  }),
-  updateThread: t.field({
-    type: payloadOf('updateThread', 'thread', ThreadRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: UpdateThreadInput, required: true }) },
-    resolve: async (_r, a, ctx) => updateThread(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
-  archiveThread: t.field({
-    type: payloadOf('archiveThread', 'thread', ThreadRef),
-    args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string() },
-    resolve: async (_r, a, ctx) => archiveThread(await ctx.call(), String(a.id), a.ifMatch),
-  }),
-}));
+const threadMutations = resourceMutations('thread', ThreadRef);
+threadMutations.create(CreateThreadInput, createThread);
+threadMutations.update(UpdateThreadInput, updateThread);
+threadMutations.versionedAction('archive', archiveThread);
 
-builder.subscriptionField('threadUpdated', (t) =>
-  t.field({
-    type: ThreadRef,
-    description:
-      'Emits the thread as it is now, then whenever its row changes (version, current or last run, history, archive) or its inbox changes (an entry delivered, edited, incorporated, turned into a run, finished). Read permission; a thread of another workspace is not found.',
-    args: { threadId: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => watchThread(await ctx.call(), String(a.threadId)),
-    resolve: (thread) => thread,
-  }),
+watchSubscription(
+  'threadUpdated',
+  ThreadRef,
+  'threadId',
+  watchThread,
+  'Emits the thread as it is now, then whenever its row changes (version, current or last run, history, archive) or its inbox changes (an entry delivered, edited, incorporated, turned into a run, finished). Read permission; a thread of another workspace is not found.',
 );

@@ -2,10 +2,8 @@
 // and `runTrace(runId)` (REST: GET /api/v1/runs/{run_id}/trace).
 import type { TraceSpan } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
-import DataLoader from 'dataloader';
 import { getRunTrace, spansOfTraces, type RunTrace } from '../../services/traces.js';
-import { createContextCache } from '@pothos/core';
-import type { GraphQLContext } from '../context.js';
+import { listsByKey } from './request-loaders.js';
 import { RunRef } from './runs.js';
 
 const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
@@ -93,16 +91,7 @@ const RunTraceRef = builder.objectRef<RunTrace>('RunTrace').implement({
 });
 
 // The spans of every run's trace an operation asks for, read in one statement per tick.
-const traceSpans = createContextCache(
-  (ctx: GraphQLContext) =>
-    new DataLoader<string, TraceSpan[]>(
-      async (traceIds) => {
-        const found = await spansOfTraces(await ctx.call(), traceIds);
-        return traceIds.map((id) => found.get(id) ?? []);
-      },
-      { cache: false },
-    ),
-);
+const traceSpans = listsByKey(spansOfTraces);
 
 builder.objectFields(RunRef, (t) => ({
   traceId: t.exposeString('traceId', {

@@ -2,8 +2,10 @@
 // write-never, read-once: `secret` is set only in the answers of create and rotate-secret.
 import type { WebhookDelivery } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { connectionOf, VersionedRef } from './common.js';
 import { flagPayload, payloadOf } from './payloads.js';
+import { idMutation, resourceMutations } from './mutation-fields.js';
+import { connectionQuery, objectQuery, watchSubscription } from './query-fields.js';
 import { withLabelList } from './labels.js';
 import {
   createSubscription,
@@ -131,6 +133,27 @@ const RotateWebhookSecretInput = builder.inputType('RotateWebhookSecretInput', {
   }),
 });
 
+connectionQuery('webhookSubscriptions', WebhookSubscriptionConnection, {
+  description: 'Needs `admin`.',
+  args: (arg) => ({ label: arg.stringList(), q: arg.string(), enabled: arg.boolean() }),
+  list: listSubscriptions,
+});
+objectQuery('webhookSubscription', WebhookSubscriptionRef, getSubscription, 'Needs `admin`.');
+connectionQuery('webhookDeliveries', WebhookDeliveryConnection, {
+  description: "A subscription's deliveries, newest first. Needs `admin`.",
+  args: (arg) => ({ subscriptionId: arg.id({ required: true }), status: arg.string() }),
+  list: (call, args) => listDeliveries(call, String(args.subscriptionId), args),
+});
+
+const subscriptionMutations = resourceMutations('webhookSubscription', WebhookSubscriptionRef);
+subscriptionMutations.create(CreateWebhookSubscriptionInput, createSubscription, {
+  description: 'Needs `admin`. The answer carries the signing secret, shown only this once.',
+});
+idMutation('testWebhookSubscription', payloadOf('testWebhookSubscription', 'delivery', WebhookDeliveryRef), pingSubscription, {
+  description: 'Needs `admin`. Queues a `webhook.ping` event for this subscription alone and answers its delivery.',
+});
+subscriptionMutations.update(UpdateWebhookSubscriptionInput, updateSubscription, { description: 'Needs `admin` and If-Match.' });
+
 builder.queryFields((t) => ({
   webhookEventKinds: t.field({
     type: [WebhookEventKindRef],
@@ -140,25 +163,6 @@ builder.queryFields((t) => ({
       await ctx.call();
       return listWebhookEventKinds();
     },
-  }),
-  webhookSubscriptions: t.field({
-    type: WebhookSubscriptionConnection,
-    description: 'Needs `admin`.',
-    args: { label: t.arg.stringList(), q: t.arg.string(), enabled: t.arg.boolean(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) => connectionFrom(a, async (page) => listSubscriptions(await ctx.call(), { ...a, ...page })),
-  }),
-  webhookSubscription: t.field({
-    type: WebhookSubscriptionRef,
-    description: 'Needs `admin`.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => getSubscription(await ctx.call(), String(a.id)),
-  }),
-  webhookDeliveries: t.field({
-    type: WebhookDeliveryConnection,
-    description: "A subscription's deliveries, newest first. Needs `admin`.",
-    args: { subscriptionId: t.arg.id({ required: true }), status: t.arg.string(), ...connectionArgs(t.arg) },
-    resolve: async (_r, a, ctx) =>
-      connectionFrom(a, async (page) => listDeliveries(await ctx.call(), String(a.subscriptionId), { status: a.status, ...page })),
   }),
   webhookDelivery: t.field({
     type: WebhookDeliveryRef,
@@ -172,22 +176,6 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  createWebhookSubscription: t.field({
-    type: payloadOf('createWebhookSubscription', 'webhookSubscription', WebhookSubscriptionRef),
-    description: 'Needs `admin`. The answer carries the signing secret, shown only this once.',
-    args: { input: t.arg({ type: CreateWebhookSubscriptionInput, required: true }) },
-    resolve: async (_r, a, ctx) => createSubscription(await ctx.call(), a.input),
-  }),
-  updateWebhookSubscription: t.field({
-    type: payloadOf('updateWebhookSubscription', 'webhookSubscription', WebhookSubscriptionRef),
-    description: 'Needs `admin` and If-Match.',
-    args: {
-      id: t.arg.id({ required: true }),
-      ifMatch: t.arg.string(),
-      input: t.arg({ type: UpdateWebhookSubscriptionInput, required: true }),
-    },
-    resolve: async (_r, a, ctx) => updateSubscription(await ctx.call(), String(a.id), a.ifMatch, a.input),
-  }),
   deleteWebhookSubscription: t.field({
     type: flagPayload('deleteWebhookSubscription', 'deleted', 'true: the subscription and its deliveries are gone'),
     description: 'Needs `admin`. If-Match is optional.',
@@ -200,12 +188,6 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), ifMatch: t.arg.string(), input: t.arg({ type: RotateWebhookSecretInput }) },
     resolve: async (_r, a, ctx) => rotateSubscriptionSecret(await ctx.call(), String(a.id), a.ifMatch, a.input?.overlapSeconds),
   }),
-  testWebhookSubscription: t.field({
-    type: payloadOf('testWebhookSubscription', 'delivery', WebhookDeliveryRef),
-    description: 'Needs `admin`. Queues a `webhook.ping` event for this subscription alone and answers its delivery.',
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, a, ctx) => pingSubscription(await ctx.call(), String(a.id)),
-  }),
   redeliverWebhookDelivery: t.field({
     type: payloadOf('redeliverWebhookDelivery', 'delivery', WebhookDeliveryRef),
     description: 'Needs `admin`. Sends the same event (same `webhook-id`) again with a fresh retry schedule.',
@@ -217,13 +199,10 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-builder.subscriptionField('webhookDeliveryUpdated', (t) =>
-  t.field({
-    type: WebhookDeliveryRef,
-    description:
-      "Emits a delivery of the subscription each time it is created or queued again (test event, redelivery) and each time an attempt is recorded (succeeded, retry scheduled, failed), as it is then. Nothing at the start: read `webhookDeliveries` for the list. Needs `admin`; another workspace's subscription is not found.",
-    args: { subscriptionId: t.arg.id({ required: true }) },
-    subscribe: async (_r, a, ctx) => watchWebhookDeliveries(await ctx.call(), String(a.subscriptionId)),
-    resolve: (delivery) => delivery,
-  }),
+watchSubscription(
+  'webhookDeliveryUpdated',
+  WebhookDeliveryRef,
+  'subscriptionId',
+  watchWebhookDeliveries,
+  "Emits a delivery of the subscription each time it is created or queued again (test event, redelivery) and each time an attempt is recorded (succeeded, retry scheduled, failed), as it is then. Nothing at the start: read `webhookDeliveries` for the list. Needs `admin`; another workspace's subscription is not found.",
 );

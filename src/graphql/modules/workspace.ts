@@ -1,7 +1,8 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
+import { callerQuery } from './query-fields.js';
 import { VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { withNameAndLabels } from './named-fields.js';
 import { getWorkspace, updateWorkspace } from '../../services/workspaces.js';
 import { requirePermission } from '../../services/permissions.js';
 
@@ -10,12 +11,9 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
   fields: (t) => ({
     id: t.exposeID('id'),
     organizationId: t.exposeString('organizationId'),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
-withLabelList(WorkspaceRef);
+withNameAndLabels(WorkspaceRef);
 
 const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   fields: (t) => ({
@@ -25,13 +23,7 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   }),
 });
 
-builder.queryField('workspace', (t) =>
-  t.field({
-    type: WorkspaceRef,
-    description: "The caller's workspace.",
-    resolve: async (_root, _args, ctx) => getWorkspace(await ctx.call()),
-  }),
-);
+callerQuery('workspace', WorkspaceRef, getWorkspace, "The caller's workspace.");
 
 builder.mutationField('updateWorkspace', (t) =>
   t.field({

@@ -2,6 +2,7 @@
 // the device over its connection.
 import { builder } from '../../builder.js';
 import { payloadOf } from '../payloads.js';
+import { idMutation } from '../mutation-fields.js';
 import {
   deviceInfo,
   deviceSummary,
@@ -67,13 +68,7 @@ builder.queryField('device', (t) =>
   }),
 );
 
-builder.mutationField('revokeDevice', (t) =>
-  t.field({
-    type: payloadOf('revokeDevice', 'device', DeviceSummary),
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => revokeDevice(await ctx.call(), args.id),
-  }),
-);
+idMutation('revokeDevice', payloadOf('revokeDevice', 'device', DeviceSummary), revokeDevice, { idType: 'String' });
 
 builder.queryField('deviceDirectories', (t) =>
   t.field({

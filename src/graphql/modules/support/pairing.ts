@@ -2,6 +2,7 @@
 // without a credential; a member of a workspace lists, approves or rejects the challenge.
 import { builder } from '../../builder.js';
 import { flagPayload, payloadOf } from '../payloads.js';
+import { idMutation } from '../mutation-fields.js';
 import { PUBLIC_FIELD } from '../../access.js';
 import { approvePairing, listPairings, pairingChallenge, pollPairing, rejectPairing, requestPairing } from '../../../support/pairing.js';
 import { DeviceSummary } from './devices.js';
@@ -88,18 +89,7 @@ builder.queryField('devicePairings', (t) =>
   }),
 );
 
-builder.mutationField('approveDevicePairing', (t) =>
-  t.field({
-    type: payloadOf('approveDevicePairing', 'device', DeviceSummary),
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => approvePairing(await ctx.call(), args.id),
-  }),
-);
-
-builder.mutationField('rejectDevicePairing', (t) =>
-  t.field({
-    type: flagPayload('rejectDevicePairing', 'rejected', 'true: the pairing request is refused'),
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => rejectPairing(await ctx.call(), args.id),
-  }),
-);
+idMutation('approveDevicePairing', payloadOf('approveDevicePairing', 'device', DeviceSummary), approvePairing, { idType: 'String' });
+idMutation('rejectDevicePairing', flagPayload('rejectDevicePairing', 'rejected', 'true: the pairing request is refused'), rejectPairing, {
+  idType: 'String',
+});

@@ -1,6 +1,7 @@
 // Presence (support API /api/presence): who is in the workspace, registering, and live changes.
 import { builder } from '../../builder.js';
 import { payloadOf } from '../payloads.js';
+import { callerQuery } from '../query-fields.js';
 import { currentPresence, leavePresence, touchPresence, type PresenceFrame } from '../../../support/presence.js';
 import { watchPresence } from '../../../support/presence-watch.js';
 import { PrincipalKindEnum, storedValue } from '../enums.js';
@@ -28,13 +29,7 @@ const PresenceFrameRef = builder.objectRef<PresenceFrame>('PresenceFrame').imple
   }),
 });
 
-builder.queryField('presence', (t) =>
-  t.field({
-    type: PresenceFrameRef,
-    description: 'Who is present in the workspace (registers nobody).',
-    resolve: async (_root, _args, ctx) => currentPresence(await ctx.call()),
-  }),
-);
+callerQuery('presence', PresenceFrameRef, currentPresence, 'Who is present in the workspace (registers nobody).');
 
 builder.mutationField('touchPresence', (t) =>
   t.field({

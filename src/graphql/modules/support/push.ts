@@ -2,6 +2,8 @@
 // activity that mutes run notifications, and test notifications.
 import { builder } from '../../builder.js';
 import { flagPayload, payloadOf } from '../payloads.js';
+import { idMutation } from '../mutation-fields.js';
+import { callerQuery } from '../query-fields.js';
 import {
   deletePushSubscription,
   getPushConfiguration,
@@ -62,9 +64,7 @@ const PushSubscriptionInput = builder.inputType('PushSubscriptionInput', {
   }),
 });
 
-builder.queryField('pushConfiguration', (t) =>
-  t.field({ type: PushConfiguration, resolve: async (_root, _args, ctx) => getPushConfiguration(await ctx.call()) }),
-);
+callerQuery('pushConfiguration', PushConfiguration, getPushConfiguration);
 
 builder.queryField('pushSubscriptions', (t) =>
   t.field({
@@ -83,28 +83,20 @@ builder.mutationField('upsertPushSubscription', (t) =>
   }),
 );
 
-builder.mutationField('deletePushSubscription', (t) =>
-  t.field({
-    type: flagPayload('deletePushSubscription', 'deleted', 'true: the subscription is gone'),
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => deletePushSubscription(await ctx.call(), args.id),
-  }),
+// The support API names a browser subscription by its stored id, as a String.
+idMutation(
+  'deletePushSubscription',
+  flagPayload('deletePushSubscription', 'deleted', 'true: the subscription is gone'),
+  deletePushSubscription,
+  {
+    idType: 'String',
+  },
 );
-
-builder.mutationField('recordPushActivity', (t) =>
-  t.field({
-    type: flagPayload('recordPushActivity', 'recorded', 'true: the activity is recorded'),
-    description: 'The user is active in the UI on this browser: no run notifications within the active window.',
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => recordPushActivity(await ctx.call(), args.id),
-  }),
-);
-
-builder.mutationField('testPushSubscription', (t) =>
-  t.field({
-    type: PushTestResult,
-    description: "Sends a test notification and reports the push service's outcome.",
-    args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => sendTestNotification(await ctx.call(), args.id),
-  }),
-);
+idMutation('recordPushActivity', flagPayload('recordPushActivity', 'recorded', 'true: the activity is recorded'), recordPushActivity, {
+  idType: 'String',
+  description: 'The user is active in the UI on this browser: no run notifications within the active window.',
+});
+idMutation('testPushSubscription', PushTestResult, sendTestNotification, {
+  idType: 'String',
+  description: "Sends a test notification and reports the push service's outcome.",
+});
