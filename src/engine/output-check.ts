@@ -3,12 +3,12 @@
 // spec's schemas (the top schema and the variants' are a union: any one may match).
 import { ValidatorCache } from '../lib/json-schema-drafts.js';
 import type { Logger } from '../lib/logger.js';
-import type { JSONSchema7, LanguageModelV2CallOptions } from '@ai-sdk/provider';
+import type { JSONSchema7, LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
 import type { OutputSpec, OutputVariant } from './agent-config.js';
 import type { ResolvedModel } from './models.js';
 
-type JsonResponseFormat = Extract<NonNullable<LanguageModelV2CallOptions['responseFormat']>, { type: 'json' }>;
+type JsonResponseFormat = Extract<NonNullable<LanguageModelV4CallOptions['responseFormat']>, { type: 'json' }>;
 
 // Shared by every run: the same agents' output schemas come back run after run (bounded, see ValidatorCache).
 const validators = new ValidatorCache({ strict: false, allErrors: false, logger: false });
@@ -79,7 +79,7 @@ export function withOutputFormat(model: ResolvedModel, spec: OutputSpec | undefi
     ...model,
     model: wrapLanguageModel({
       model: model.model,
-      middleware: { transformParams: async ({ params }) => ({ ...params, responseFormat }) },
+      middleware: { specificationVersion: 'v4', transformParams: async ({ params }) => ({ ...params, responseFormat }) },
     }),
   };
 }

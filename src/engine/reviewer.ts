@@ -81,7 +81,7 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
         const result = streamObject({
           model: model.model,
           schema: VERDICT_SCHEMA,
-          system,
+          instructions: system,
           prompt,
           abortSignal: AbortSignal.any([signal, timeout]),
           maxRetries: 0,
