@@ -56,12 +56,12 @@ export function mediaOfPart(part: UserContent[number] | TextPart): MediaInPart |
 
 type ResultItem = Extract<ToolResultPart['output'], { type: 'content' }>['value'][number];
 
-/** The media of an item of a content tool result (a client tool's result with media), if any. */
+/** The media of an item of a content tool result (a client tool's result with media, inline), if any. */
 export function mediaOfResultItem(item: ResultItem): MediaInPart | null {
-  if (item.type !== 'media') return null;
+  if (item.type !== 'file' || item.data.type !== 'data' || typeof item.data.data !== 'string') return null;
   const kind = item.mediaType.split('/')[0];
   if (kind !== 'image' && kind !== 'audio' && kind !== 'video') return null;
-  return { kind, mediaType: item.mediaType, data: item.data };
+  return { kind, mediaType: item.mediaType, data: item.data.data };
 }
 
 /** Every piece of media a message carries. */
@@ -70,7 +70,7 @@ function mediaIn(message: ModelMessage): MediaInPart[] {
     return message.content.map(mediaOfPart).filter((media): media is MediaInPart => media !== null);
   if (message.role === 'tool')
     return message.content.flatMap((result) =>
-      result.output.type === 'content'
+      result.type === 'tool-result' && result.output.type === 'content'
         ? result.output.value.map(mediaOfResultItem).filter((media): media is MediaInPart => media !== null)
         : [],
     );
@@ -126,7 +126,7 @@ export class MediaReader {
         if (message.role === 'tool') {
           const content = await Promise.all(
             message.content.map(async (result): Promise<ToolContent[number]> => {
-              if (result.output.type !== 'content') return result;
+              if (result.type !== 'tool-result' || result.output.type !== 'content') return result;
               const value = await Promise.all(
                 result.output.value.map(async (item) => {
                   const media = unreadableInResult(mediaOfResultItem(item));
@@ -196,13 +196,10 @@ export class MediaReader {
   private async ask(modelKey: string, media: MediaInPart): Promise<string> {
     const { deps, call, signal } = this.ctx;
     const model = await resolveModel(deps, call.actor.workspaceId, modelKey, {});
-    const mediaPart =
-      media.kind === 'image'
-        ? { type: 'image' as const, image: media.data, mediaType: media.mediaType }
-        : { type: 'file' as const, data: media.data, mediaType: media.mediaType };
+    const mediaPart = { type: 'file' as const, data: media.data, mediaType: media.mediaType };
     const result = streamText({
       model: model.model,
-      system: DESCRIBE_SYSTEM,
+      instructions: DESCRIBE_SYSTEM,
       messages: [{ role: 'user', content: [{ type: 'text', text: `Describe this ${media.kind}.` }, mediaPart] }],
       abortSignal: signal,
       maxRetries: 0,
@@ -210,7 +207,7 @@ export class MediaReader {
     });
     let text = '';
     const { usage } = this.ctx;
-    for await (const part of result.fullStream) {
+    for await (const part of result.stream) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'finish-step') {
         usage.input_tokens += part.usage.inputTokens ?? 0;

@@ -1,11 +1,12 @@
 // Model messages the turn loop builds: the run's starting messages (history, then the input or the
 // answers a resume brings), tool results, and the text of a message content.
 import type { JSONValue } from '@ai-sdk/provider';
-import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
+import type { FilePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
 import { isAssetPart, mediaContentOf, type MediaPart, type MessagePart, type TextPart as InputTextPart } from '../services/run-input.js';
 import { assetRef } from './asset-content.js';
+import { imageFilePart } from './stored-history.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -25,19 +26,19 @@ export function partsOf(message: unknown): MessagePart[] {
 
 /**
  * A user message's content for the model: its text as one string when it is text only (as it
- * always was), else its parts in order — images as image parts, audio and video as file parts, the
- * bytes as base64 with their media type (so the thread's history keeps them as JSON). Whether the
+ * always was), else its parts in order — images, audio and video as file parts, the bytes as
+ * base64 with their media type (so the thread's history keeps them as JSON). Whether the
  * model gets them or a description is decided per request (media-understanding.ts).
  */
 export function userContent(message: unknown): UserContent {
   const parts = partsOf(message);
   if (parts.every((part) => part.type === 'text')) return textOf(message);
-  return parts.map((part): TextPart | ImagePart | FilePart => {
+  return parts.map((part): TextPart | FilePart => {
     if (part.type === 'text') return { type: 'text', text: part.text };
     // An asset stays a reference in the conversation (and the thread's history); its bytes are read
     // for each model request (asset-content.ts).
     const data = isAssetPart(part) ? assetRef(part.asset_id) : part.data;
-    if (part.type === 'image') return { type: 'image', image: data, mediaType: part.media_type };
+    if (part.type === 'image') return imageFilePart(data, part.media_type);
     return { type: 'file', data, mediaType: part.media_type ?? 'application/octet-stream' };
   });
 }
@@ -58,7 +59,7 @@ export const jsonResult = (toolCallId: string, toolName: string, value: unknown)
 
 /**
  * A client tool's returned value for the model: a message content with media (`{content: [text and
- * media parts]}`) becomes a content result with the media as media parts (described per request for
+ * media parts]}`) becomes a content result with the media as inline file items (described per request for
  * a model that cannot read them: media-understanding.ts); any other value is JSON.
  */
 export function clientResult(toolCallId: string, toolName: string, value: unknown): ToolResultPart {
@@ -74,7 +75,7 @@ export function clientResult(toolCallId: string, toolName: string, value: unknow
       value: parts.map((part) =>
         part.type === 'text'
           ? { type: 'text' as const, text: part.text }
-          : { type: 'media' as const, data: part.data, mediaType: part.media_type },
+          : { type: 'file' as const, mediaType: part.media_type, data: { type: 'data' as const, data: part.data } },
       ),
     },
   };

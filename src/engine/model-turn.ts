@@ -2,7 +2,7 @@
 // text and reasoning grow item by item — and returned as the assistant message with its tool calls.
 // Tools are offered without `execute`: the SDK only reports calls; dispatch.ts carries them out.
 import { streamText, type AssistantModelMessage, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
-import type { SharedV2ProviderOptions } from '@ai-sdk/provider';
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
 import { callSettings, type ResolvedModel } from './models.js';
@@ -30,7 +30,7 @@ export interface TurnRequest {
   tools: ToolSet;
   signal: AbortSignal;
   /** Provider options of the request (prompt caching: context/caching.ts). */
-  providerOptions?: SharedV2ProviderOptions;
+  providerOptions?: SharedV4ProviderOptions;
 }
 
 export interface Turn {
@@ -50,7 +50,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
   const result = streamText({
     model: model.model,
-    system: system || undefined,
+    instructions: system || undefined,
     messages,
     tools,
     abortSignal: signal,
@@ -69,7 +69,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   let inputTokens = 0;
   let outputTokens = 0;
   let cachedInputTokens = 0;
-  for await (const part of result.fullStream) {
+  for await (const part of result.stream) {
     switch (part.type) {
       case 'text-delta':
         textItem ??= items.open('text_message', { role: 'assistant', text: '' });
@@ -91,15 +91,17 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
       // No 'tool-error' case: the tools have no `execute`, so the SDK sends one only to echo a call it
       // refused (an unknown tool, invalid arguments) — a call already reported above as `invalid`.
       // Taking it too would record, tell the model about and count against retries.tools that call twice.
-      case 'finish-step':
+      case 'finish-step': {
+        const cacheRead = part.usage.inputTokenDetails.cacheReadTokens ?? 0;
         inputTokens += part.usage.inputTokens ?? 0;
         outputTokens += part.usage.outputTokens ?? 0;
         usage.input_tokens += part.usage.inputTokens ?? 0;
         usage.output_tokens += part.usage.outputTokens ?? 0;
-        cachedInputTokens += part.usage.cachedInputTokens ?? 0;
-        usage.cached_input_tokens += part.usage.cachedInputTokens ?? 0;
+        cachedInputTokens += cacheRead;
+        usage.cached_input_tokens += cacheRead;
         finishReason = part.finishReason;
         break;
+      }
       case 'abort':
         throw signal.reason ?? new Error('aborted');
       case 'error':

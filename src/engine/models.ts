@@ -1,6 +1,6 @@
 // Turns a model key of a workspace into an AI SDK language model, at the moment a run needs it
 // (so a provider or model change is seen by the next request, and disabling stops new use).
-import type { LanguageModelV2 } from '@ai-sdk/provider';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AppError } from '../lib/errors.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
@@ -8,7 +8,7 @@ import { usableModel } from '../services/usable-models.js';
 
 export interface ResolvedModel {
   key: string;
-  model: LanguageModelV2;
+  model: LanguageModelV4;
   providerType: string;
   /** The model's settings merged with the agent's model_settings (the agent's win). */
   settings: Record<string, unknown>;

@@ -3,12 +3,12 @@
 // spec's schemas (the top schema and the variants' are a union: any one may match).
 import { ValidatorCache } from '../lib/json-schema-drafts.js';
 import type { Logger } from '../lib/logger.js';
-import type { JSONSchema7, LanguageModelV2CallOptions } from '@ai-sdk/provider';
+import type { JSONSchema7, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
 import type { OutputSpec, OutputVariant } from './agent-config.js';
 import type { ResolvedModel } from './models.js';
 
-type JsonResponseFormat = Extract<NonNullable<LanguageModelV2CallOptions['responseFormat']>, { type: 'json' }>;
+type JsonResponseFormat = Extract<NonNullable<LanguageModelV4CallOptions['responseFormat']>, { type: 'json' }>;
 
 // Shared by every run: the same agents' output schemas come back run after run (bounded, see ValidatorCache).
 const validators = new ValidatorCache({ strict: false, allErrors: false, logger: false });
@@ -79,9 +79,27 @@ export function withOutputFormat(model: ResolvedModel, spec: OutputSpec | undefi
     ...model,
     model: wrapLanguageModel({
       model: model.model,
-      middleware: { transformParams: async ({ params }) => ({ ...params, responseFormat }) },
+      middleware: {
+        specificationVersion: 'v4',
+        transformParams: async ({ params }) => ({
+          ...params,
+          responseFormat,
+          providerOptions: withLenientJsonSchema(params.providerOptions),
+        }),
+      },
     }),
   };
+}
+
+/**
+ * OpenAI's and Azure's adapters send a response format's schema in strict mode unless told not to
+ * (the AI SDK's default since its 6th major). Strict mode refuses schemas whose properties are not
+ * all required or that allow additional properties — common in an agent's `output_spec` — so the
+ * schema is sent as it was before, not strict; the answer is checked against it here (checkOutput).
+ */
+function withLenientJsonSchema(options: SharedV4ProviderOptions | undefined): SharedV4ProviderOptions {
+  const lenient = (key: string) => ({ ...options?.[key], strictJsonSchema: false });
+  return { ...options, openai: lenient('openai'), azure: lenient('azure') };
 }
 
 /** The spec's name as a response format name (`output` when it has none). */

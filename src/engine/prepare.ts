@@ -16,6 +16,7 @@ import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
 import { DENIED_BY_USER, partsOf, startingMessages, textOf, type Pending } from './messages.js';
 import { buildReviewer, type CallReviewer } from './reviewer.js';
+import { upgradeStoredHistory } from './stored-history.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 import type { Park } from './tools/tool.js';
 import type { AttemptTrace } from './attempt-trace.js';
@@ -91,8 +92,8 @@ export interface PreparedAttempt {
 async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
   if (ctx.history) return ctx.history;
   const thread = await ctx.call.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
-  // The history column holds only what sealRun wrote: model messages.
-  return (thread.messageHistory as ModelMessage[] | null) ?? [];
+  // The history column holds only what sealRun wrote: model messages (of this AI SDK or an older one).
+  return upgradeStoredHistory(thread.messageHistory);
 }
 
 async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {

@@ -3,7 +3,7 @@
 // threshold (per tool from `rules`, else the reviewer's) `on_flagged` applies; an error or a
 // timeout applies `on_error`. The verdict is a `review` run item, and — when a person is asked —
 // the approval's `presentation.review`.
-import { jsonSchema, streamObject } from 'ai';
+import { jsonSchema, Output, streamText } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
 import type { Deps } from '../services/deps.js';
 import type { ReviewerConfig, RunAgentConfig } from './agent-config.js';
@@ -78,19 +78,20 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
         const model = await resolveModel(deps, run.workspaceId, settings.model ?? config.model, settings.model_settings ?? {});
         modelSpan = traced?.trace.reviewRequest(traced.span, model);
         const { system, prompt } = reviewPrompt(runTool, call, settings);
-        const result = streamObject({
+        const result = streamText({
           model: model.model,
-          schema: VERDICT_SCHEMA,
-          system,
+          output: Output.object({ schema: VERDICT_SCHEMA }),
+          instructions: system,
           prompt,
           abortSignal: AbortSignal.any([signal, timeout]),
           maxRetries: 0,
           onError: () => undefined,
           ...callSettings(model.settings),
         });
-        // Drain the stream: the object settles when it ends.
-        for await (const _partial of result.partialObjectStream);
-        const rated = await result.object;
+        // Drain the stream: the verdict settles when it ends. A model error arrives as a stream part
+        // (onError only silences the SDK's logging) and is the reviewer's error as it is.
+        for await (const part of result.stream) if (part.type === 'error') throw part.error;
+        const rated = await result.output;
         if (modelSpan) {
           const usage = await result.usage;
           endModelRequest(modelSpan, {

@@ -13,11 +13,12 @@ import type { Usage } from './model-turn.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../generated/prisma/client.js';
-import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
+import type { ModelMessage } from 'ai';
 import { RunItemStream } from './items.js';
+import { upgradeStoredHistory } from './stored-history.js';
 import { describeError, isTransient } from './attempt-errors.js';
 import { attemptId, executeAttempt } from './executor.js';
 import type { RunEnvironments } from './environment-mounts.js';
@@ -235,7 +236,7 @@ export class WorkerPool {
     this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
     return {
       run: claimed.run,
-      history: claimed.history as ModelMessage[],
+      history: upgradeStoredHistory(claimed.history),
       parentPending: claimed.parentPending as Pending | null,
       parentSpan: claimed.parentSpan,
     };

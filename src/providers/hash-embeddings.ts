@@ -1,7 +1,7 @@
 // Deterministic local embeddings for the development model type: a 256-dimension hashed bag of
 // words and character trigrams, unit length. No network, the same vector for the same text on every
 // machine — enough for search to work offline and in tests (and for the memory benchmark).
-import type { EmbeddingModelV2 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4 } from '@ai-sdk/provider';
 import { createHash } from 'node:crypto';
 
 export const HASH_EMBEDDING_DIMENSIONS = 256;
@@ -27,15 +27,15 @@ export function hashEmbedding(text: string, dimensions = HASH_EMBEDDING_DIMENSIO
   return vector.map((value) => value / norm);
 }
 
-export function createHashEmbeddingModel(modelId: string): EmbeddingModelV2<string> {
+export function createHashEmbeddingModel(modelId: string): EmbeddingModelV4 {
   return {
-    specificationVersion: 'v2',
+    specificationVersion: 'v4',
     provider: 'development',
     modelId,
     maxEmbeddingsPerCall: 2048,
     supportsParallelCalls: true,
     async doEmbed({ values }) {
-      return { embeddings: values.map((value) => hashEmbedding(value)) };
+      return { embeddings: values.map((value) => hashEmbedding(value)), warnings: [] };
     },
   };
 }

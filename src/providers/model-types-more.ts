@@ -1,9 +1,8 @@
-// More model provider types: vendors with their own AI SDK provider package (v5 line), gateways and
+// More model provider types: vendors with their own AI SDK provider package (AI SDK 7 line), gateways and
 // the subscription-backed type. Each calls its vendor's real wire protocol; `base_url` is an endpoint
 // member everywhere, so the endpoint policy applies and a self-hosted or proxied endpoint can be set.
 import { createMistral } from '@ai-sdk/mistral';
 import { createGroq } from '@ai-sdk/groq';
-import { createXai } from '@ai-sdk/xai';
 import { createDeepSeek } from '@ai-sdk/deepseek';
 import { createTogetherAI } from '@ai-sdk/togetherai';
 import { createCohere } from '@ai-sdk/cohere';
@@ -15,7 +14,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { OAuth2Client } from 'google-auth-library';
-import type { EmbeddingModelV2, LanguageModelV2 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import { apiKeyCredential, baseUrl, commonSettings, key } from './model-types.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType as register, type ProviderContext, type ProviderType } from './registry.js';
@@ -42,6 +41,10 @@ const bearerModelsProbe =
       [key(ctx.credential)],
     );
 
+/** A vendor's OpenAI-style chat completions route, through the AI SDK's OpenAI-compatible package. */
+const openAICompatibleChat = (name: string, defaultBase: string) => (c: Client, model: string) =>
+  createOpenAICompatible({ name, baseURL: c.base ?? defaultBase, apiKey: c.apiKey, headers: c.headers }).chatModel(model);
+
 /**
  * One hosted vendor reached with an API key: configuration `{base_url?}` (the vendor's API root by
  * default), credential `{api_key}`, a chat model API and, where the vendor embeds text, embeddings.
@@ -53,8 +56,8 @@ function hostedVendor(spec: {
   setupUrl: string;
   probePath?: string;
   probe?: (ctx: ProviderContext) => Promise<{ status: 'succeeded' | 'failed' | 'unsupported'; message?: string }>;
-  chat: (client: Client, model: string) => LanguageModelV2;
-  embedding?: (client: Client, model: string) => EmbeddingModelV2<string>;
+  chat: (client: Client, model: string) => LanguageModelV4;
+  embedding?: (client: Client, model: string) => EmbeddingModelV4;
 }) {
   const embedding = spec.embedding;
   registerProviderType({
@@ -85,7 +88,7 @@ hostedVendor({
   defaultBase: 'https://api.mistral.ai/v1',
   setupUrl: 'https://console.mistral.ai/api-keys',
   chat: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
-  embedding: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+  embedding: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
 });
 
 hostedVendor({
@@ -96,12 +99,14 @@ hostedVendor({
   chat: (c, m) => createGroq({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).languageModel(m),
 });
 
+// xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
+// AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
 hostedVendor({
   type: 'xai',
   title: 'xAI (Grok)',
   defaultBase: 'https://api.x.ai/v1',
   setupUrl: 'https://console.x.ai/',
-  chat: (c, m) => createXai({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+  chat: openAICompatibleChat('xai', 'https://api.x.ai/v1'),
 });
 
 hostedVendor({
@@ -118,7 +123,7 @@ hostedVendor({
   defaultBase: 'https://api.together.xyz/v1',
   setupUrl: 'https://api.together.ai/settings/api-keys',
   chat: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
-  embedding: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+  embedding: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
 });
 
 hostedVendor({
@@ -127,7 +132,7 @@ hostedVendor({
   defaultBase: 'https://api.fireworks.ai/inference/v1',
   setupUrl: 'https://fireworks.ai/account/api-keys',
   chat: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
-  embedding: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+  embedding: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
 });
 
 // OpenRouter's model list is public: `GET /key` (the key's own limits) is what proves the key.
@@ -157,7 +162,7 @@ hostedVendor({
       [key(ctx.credential)],
     ),
   chat: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers })(m),
-  embedding: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+  embedding: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
 });
 
 // Hugging Face's inference router, through its OpenAI-compatible chat completions route. (Its AI SDK
@@ -168,13 +173,7 @@ hostedVendor({
   title: 'Hugging Face (Inference Providers)',
   defaultBase: 'https://router.huggingface.co/v1',
   setupUrl: 'https://huggingface.co/settings/tokens',
-  chat: (c, m) =>
-    createOpenAICompatible({
-      name: 'huggingface',
-      baseURL: c.base ?? 'https://router.huggingface.co/v1',
-      apiKey: c.apiKey,
-      headers: c.headers,
-    }).chatModel(m),
+  chat: openAICompatibleChat('huggingface', 'https://router.huggingface.co/v1'),
 });
 
 // A self-hosted Ollama server through its native API (`/api/chat`, `/api/embed`); no default: the
@@ -247,7 +246,7 @@ registerProviderType({
   endpointFields: ['base_url'],
   modelApis: [{ api: 'generate_content', settingsSchema: commonSettings, inputMedia: ['image', 'audio', 'video'] }],
   languageModel: (ctx, model) => vertexClient(ctx)(model.providerModel),
-  embeddingModel: (ctx, model) => vertexClient(ctx).textEmbeddingModel(model.providerModel),
+  embeddingModel: (ctx, model) => vertexClient(ctx).embeddingModel(model.providerModel),
 });
 function vertexClient(ctx: Ctx) {
   const credential = ctx.credential ?? {};
@@ -292,7 +291,7 @@ registerProviderType({
   endpointFields: ['base_url'],
   modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
   languageModel: (ctx, model) => gatewayClient(ctx).languageModel(model.providerModel),
-  embeddingModel: (ctx, model) => gatewayClient(ctx).textEmbeddingModel(model.providerModel),
+  embeddingModel: (ctx, model) => gatewayClient(ctx).embeddingModel(model.providerModel),
 });
 function gatewayClient(ctx: Ctx) {
   const c = client(ctx);

@@ -2,7 +2,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createGoogle } from '@ai-sdk/google';
 import { createAzure } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
@@ -87,7 +87,7 @@ registerProviderType({
       apiKey: key(ctx.credential),
       baseURL: ctx.config.base_url as string | undefined,
       headers: ctx.extraHeaders,
-    }).textEmbeddingModel(model.providerModel),
+    }).embeddingModel(model.providerModel),
 });
 
 /** The AI SDK client of an OpenAI-compatible provider (chat and embeddings share it). */
@@ -132,7 +132,7 @@ registerProviderType({
       [key(ctx.credential)],
     ),
   languageModel: (ctx, model) => openAICompatibleClient(ctx).chatModel(model.providerModel),
-  embeddingModel: (ctx, model) => openAICompatibleClient(ctx).textEmbeddingModel(model.providerModel),
+  embeddingModel: (ctx, model) => openAICompatibleClient(ctx).embeddingModel(model.providerModel),
 });
 
 registerProviderType({
@@ -184,17 +184,17 @@ registerProviderType({
       [key(ctx.credential)],
     ),
   languageModel: (ctx, model) =>
-    createGoogleGenerativeAI({
+    createGoogle({
       apiKey: key(ctx.credential),
       baseURL: ctx.config.base_url as string | undefined,
       headers: ctx.extraHeaders,
     })(model.providerModel),
   embeddingModel: (ctx, model) =>
-    createGoogleGenerativeAI({
+    createGoogle({
       apiKey: key(ctx.credential),
       baseURL: ctx.config.base_url as string | undefined,
       headers: ctx.extraHeaders,
-    }).textEmbedding(model.providerModel),
+    }).embeddingModel(model.providerModel),
 });
 
 registerProviderType({

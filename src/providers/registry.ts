@@ -1,7 +1,7 @@
 // The provider type registry: every installed type of the five kinds, with the JSON Schemas of its
 // configuration and credential, and what it offers (model APIs, web operations, environment
 // capabilities). Types are lowercase vendor-named identifiers.
-import type { EmbeddingModelV2, LanguageModelV2 } from '@ai-sdk/provider';
+import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import type { MediaKind } from '../lib/media.js';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
@@ -94,9 +94,9 @@ export interface ProviderType {
     ctx: Omit<ProviderContext, 'signal'>,
     model: { providerModel: string; api: string },
     settings: Record<string, unknown>,
-  ) => LanguageModelV2;
+  ) => LanguageModelV4;
   /** Model types that embed text (memories with an embedding model). */
-  embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV2<string>;
+  embeddingModel?: (ctx: Omit<ProviderContext, 'signal'>, model: { providerModel: string }) => EmbeddingModelV4;
   /** Memory types whose records this service serves: their record store (built-in, vector databases). */
   records?: {
     embeddingModelRequired: boolean;

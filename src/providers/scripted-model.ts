@@ -1,4 +1,4 @@
-// The built-in development model: an AI SDK language model (LanguageModelV2) that needs no network.
+// The built-in development model: an AI SDK language model (LanguageModelV4) that needs no network.
 // Without a script it echoes the latest user text. With `model_settings.script` — a list of turns,
 // each a list of steps — it plays turn N on the N-th model request of a thread, so every engine
 // path (streaming, tool calls, pauses, errors, delays, structured output) can be driven offline.
@@ -7,7 +7,7 @@
 //        {"tool_call": {"name": "…", "arguments": {…}, "id"?: "…"}} | {"delay_ms": 50} |
 //        {"error": {"message": "…", "transient"?: true}} | {"timestamp": true} (emits Date.now() as
 //        text: benchmarks measure model-chunk-to-subscriber latency with it)
-import type { LanguageModelV2, LanguageModelV2CallOptions, LanguageModelV2StreamPart, LanguageModelV2Prompt } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { APICallError } from '@ai-sdk/provider';
 
 export type ScriptStep =
@@ -25,7 +25,7 @@ export interface ScriptSettings {
   after_script?: 'echo' | 'repeat_last';
 }
 
-function lastUserText(prompt: LanguageModelV2Prompt): string {
+function lastUserText(prompt: LanguageModelV4Prompt): string {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!;
     if (message.role === 'user') return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -34,7 +34,7 @@ function lastUserText(prompt: LanguageModelV2Prompt): string {
 }
 
 /** How many model requests this conversation has already answered (assistant messages so far). */
-function turnIndex(prompt: LanguageModelV2Prompt): number {
+function turnIndex(prompt: LanguageModelV4Prompt): number {
   return prompt.filter((message) => message.role === 'assistant').length;
 }
 
@@ -55,27 +55,27 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 let callCounter = 0;
 
-export function createScriptedModel(modelId: string, settings: ScriptSettings): LanguageModelV2 {
+export function createScriptedModel(modelId: string, settings: ScriptSettings): LanguageModelV4 {
   const script = Array.isArray(settings.script) ? settings.script : [];
-  const stepsFor = (prompt: LanguageModelV2Prompt): ScriptStep[] => {
+  const stepsFor = (prompt: LanguageModelV4Prompt): ScriptStep[] => {
     const index = turnIndex(prompt);
     if (index < script.length) return script[index]!;
     if (settings.after_script === 'repeat_last' && script.length) return script[script.length - 1]!;
     return [{ text: `echo: ${lastUserText(prompt)}` }];
   };
   return {
-    specificationVersion: 'v2',
+    specificationVersion: 'v4',
     provider: 'development',
     modelId,
     supportedUrls: {},
     async doGenerate() {
       throw new Error('the development model streams only');
     },
-    async doStream(options: LanguageModelV2CallOptions) {
+    async doStream(options: LanguageModelV4CallOptions) {
       const steps = stepsFor(options.prompt);
       const signal = options.abortSignal;
       let outputChars = 0;
-      const stream = new ReadableStream<LanguageModelV2StreamPart>({
+      const stream = new ReadableStream<LanguageModelV4StreamPart>({
         async start(controller) {
           try {
             controller.enqueue({ type: 'stream-start', warnings: [] });
@@ -121,10 +121,15 @@ export function createScriptedModel(modelId: string, settings: ScriptSettings): 
             if (textId) controller.enqueue({ type: 'text-end', id: textId });
             const inputTokens = Math.ceil(JSON.stringify(options.prompt).length / 4);
             const outputTokens = Math.ceil(outputChars / 4);
+            const finishReason = hasToolCalls ? 'tool-calls' : 'stop';
+            // An estimate (4 characters a token); nothing is cached, so every input token is `noCache`.
             controller.enqueue({
               type: 'finish',
-              finishReason: hasToolCalls ? 'tool-calls' : 'stop',
-              usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+              finishReason: { unified: finishReason, raw: finishReason },
+              usage: {
+                inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
+                outputTokens: { total: outputTokens, text: outputTokens, reasoning: undefined },
+              },
             });
             controller.close();
           } catch (error) {

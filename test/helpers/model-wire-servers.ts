@@ -156,12 +156,19 @@ export function startResponsesServer(apiKey = 'hf_test_secret', requiredHeaders:
 
 /**
  * Vercel's AI Gateway: `POST {base}/language-model` with the model in `ai-language-model-id`, the call
- * options as the body, answered by SSE whose data are the AI SDK's stream parts.
+ * options as the body, answered by SSE whose data are the AI SDK's stream parts — of the language
+ * model specification the client names in `ai-language-model-specification-version` (v4 with AI SDK 7:
+ * nested usage, finish reason with its raw value).
  */
 export function startGatewayServer(apiKey = 'vck_test_secret'): Promise<ModelServer> {
   return start((state, req, res) => {
     if (!bearer(req, state)) return json(res, 401, { error: { message: 'Invalid API key', type: 'authentication_error' } });
-    if (req.method !== 'POST' || req.url !== '/v1/ai/language-model' || req.headers['ai-language-model-streaming'] !== 'true')
+    if (
+      req.method !== 'POST' ||
+      req.url !== '/v1/ai/language-model' ||
+      req.headers['ai-language-model-streaming'] !== 'true' ||
+      req.headers['ai-language-model-specification-version'] !== '4'
+    )
       return json(res, 404, { error: { message: 'not found', type: 'not_found' } });
     const turn = nextTurn(state);
     sse(res);
@@ -184,10 +191,14 @@ export function startGatewayServer(apiKey = 'vck_test_secret'): Promise<ModelSer
       part({ type: 'tool-input-end', id: turn.tool.id });
       part({ type: 'tool-call', toolCallId: turn.tool.id, toolName: turn.tool.name, input });
     }
+    const finishReason = 'text' in turn ? 'stop' : 'tool-calls';
     part({
       type: 'finish',
-      finishReason: 'text' in turn ? 'stop' : 'tool-calls',
-      usage: { inputTokens: 12, outputTokens: 6, totalTokens: 18 },
+      finishReason: { unified: finishReason, raw: finishReason },
+      usage: {
+        inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 6, text: 6, reasoning: 0 },
+      },
     });
     res.end();
   }, apiKey);

@@ -184,7 +184,7 @@ describe('the messages a run starts from', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'hello' },
-          { type: 'image', image: 'AAAA', mediaType: 'image/png' },
+          { type: 'file', data: 'AAAA', mediaType: 'image/png' },
           { type: 'text', text: 'world' },
         ],
       },

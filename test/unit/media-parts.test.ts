@@ -7,7 +7,7 @@ import { inputMediaOf } from '../../src/engine/models.js';
 import { validateMessage } from '../../src/services/run-input.js';
 
 describe('media parts', () => {
-  it('keeps text-only content a string and turns media parts into image and file parts', () => {
+  it('keeps text-only content a string and turns media parts into file parts', () => {
     expect(
       userContent({
         content: [
@@ -26,8 +26,13 @@ describe('media parts', () => {
       }),
     ).toEqual([
       { type: 'text', text: 'look' },
-      { type: 'image', image: 'AAAA', mediaType: 'image/png' },
+      { type: 'file', data: 'AAAA', mediaType: 'image/png' },
       { type: 'file', data: 'BBBB', mediaType: 'audio/wav' },
+    ]);
+    // An attached image without a media type: the AI SDK finds the subtype from the bytes.
+    const assetId = 'ast_01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    expect(userContent({ content: [{ type: 'image', asset_id: assetId }] })).toEqual([
+      { type: 'file', data: `asset:${assetId}`, mediaType: 'image' },
     ]);
   });
 

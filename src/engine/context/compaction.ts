@@ -141,7 +141,7 @@ async function summariseInChunks(request: SummaryRequest): Promise<string> {
     ].join('\n');
     const result = await generateText({
       model: request.model.model,
-      system: SUMMARY_INSTRUCTIONS,
+      instructions: SUMMARY_INSTRUCTIONS,
       prompt,
       maxOutputTokens: request.maxOutputTokens,
       temperature: 0,
@@ -151,7 +151,7 @@ async function summariseInChunks(request: SummaryRequest): Promise<string> {
     request.onUsage({
       inputTokens: result.usage.inputTokens ?? 0,
       outputTokens: result.usage.outputTokens ?? 0,
-      cachedInputTokens: result.usage.cachedInputTokens ?? 0,
+      cachedInputTokens: result.usage.inputTokenDetails.cacheReadTokens ?? 0,
     });
     const text = result.text.trim();
     if (!text) throw new Error('the model wrote an empty summary');

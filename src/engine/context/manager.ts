@@ -75,7 +75,10 @@ function toolsBound(tools: ToolSet): number {
     bound = 0;
     for (const [name, tool] of Object.entries(tools)) {
       const schema = (tool.inputSchema as { jsonSchema?: unknown } | undefined)?.jsonSchema ?? {};
-      bound += Buffer.byteLength(name) + Buffer.byteLength(tool.description ?? '') + Buffer.byteLength(JSON.stringify(schema));
+      // A description may be a function of the tool's context in the AI SDK; this service's tools
+      // (tools/toolset.ts) always give text, so anything else counts nothing.
+      const description = typeof tool.description === 'string' ? tool.description : '';
+      bound += Buffer.byteLength(name) + Buffer.byteLength(description) + Buffer.byteLength(JSON.stringify(schema));
     }
     toolsBoundCache.set(tools, bound);
   }

@@ -75,6 +75,7 @@ export function countedText(message: ModelMessage): { text: string; media: numbe
         const output = part.output;
         text += part.toolName;
         if (output.type === 'text' || output.type === 'error-text') text += output.value;
+        else if (output.type === 'execution-denied') text += output.reason ?? '';
         else if (output.type === 'content')
           for (const item of output.value) {
             if (item.type === 'text') text += item.text;

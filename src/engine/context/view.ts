@@ -20,6 +20,7 @@ function storedRef(part: ToolResultPart): string | null {
 function outputSize(part: ToolResultPart): number {
   const output = part.output;
   if (output.type === 'text' || output.type === 'error-text') return output.value.length;
+  if (output.type === 'execution-denied') return output.reason?.length ?? 0;
   return JSON.stringify(output.value ?? null).length;
 }
 
@@ -56,7 +57,8 @@ export function stubbed(message: ModelMessage): ModelMessage {
         if (part.type === 'text') return part;
         const data = part.type === 'image' ? part.image : part.data;
         const asset = typeof data === 'string' ? ASSET_REF.exec(data)?.[1] : undefined;
-        const kind = part.type === 'image' ? 'an image' : `a file (${part.mediaType})`;
+        const isImage = part.type === 'image' || (part.type === 'file' && /^image(\/|$)/.test(part.mediaType));
+        const kind = isImage ? 'an image' : `a file (${part.mediaType})`;
         return {
           type: 'text' as const,
           text: `[${kind} sent earlier${asset ? `, asset ${asset}` : ''}; not repeated to save room]`,
