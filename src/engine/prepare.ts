@@ -14,13 +14,15 @@ import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
-import { DENIED_BY_USER, partsOf, startingMessages, textOf, type Pending } from './messages.js';
+import { partsOf, startingMessages, textOf, type Pending } from './messages.js';
 import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 import type { Park } from './tools/tool.js';
 import type { AttemptTrace } from './attempt-trace.js';
-import { endTool } from './attempt-trace.js';
-import { ATTR } from '../traces/names.js';
+import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
+
+/** A pending entry (what a parent waited for) as the record names the call. */
+const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
 
 export interface ExecutionContext {
   deps: Deps;
@@ -114,20 +116,10 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const inputText = textOf(run.input);
   if (ctx.attempt === 1 && partsOf(run.input).length)
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
-  // Calls the user denied: the model is told (in the starting messages); the items say so too.
+  // Calls the user denied: the model is told in the starting messages (USER_DENIAL's message); the
+  // first attempt records them with the same outcome (a later attempt's items and trace have them).
   if (ctx.attempt === 1)
-    for (const denied of deniedCalls) {
-      if (ctx.trace)
-        endTool(ctx.trace.toolCall({ toolCallId: denied.tool_call_id, toolName: denied.tool_name }, undefined, undefined), {
-          outcome: 'denied',
-          deniedBy: 'user',
-        });
-      items.open(
-        'tool_result',
-        { tool_call_id: denied.tool_call_id, tool_name: denied.tool_name, denied: true, denied_by: 'user', error: DENIED_BY_USER },
-        'completed',
-      );
-    }
+    for (const denied of deniedCalls) await new ToolCallRecord({ items, trace: ctx.trace }, callOf(denied)).settle(USER_DENIAL);
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
@@ -137,8 +129,8 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {
-    for (const call of forwardedCalls)
-      items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
+    // No span: the call's span is its parent's, which ended waiting for the approval.
+    for (const entry of forwardedCalls) await new ToolCallRecord({ items }, callOf(entry)).settle({ kind: 'forwarded', entry });
     return { config, options, conversation, toolset, recalled: [], forwardedCalls, environments };
   }
   await runApprovedServerCalls(ctx, toolset, approvedCalls, conversation);
@@ -153,15 +145,15 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */
 async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, approved: PendingEntry[], conversation: Conversation) {
   const told = [];
-  for (const call of approved) {
-    const runTool = toolset.get(call.tool_name);
+  for (const entry of approved) {
+    const runTool = toolset.get(entry.tool_name);
     if (runTool?.execution.kind !== 'server') continue;
-    const toolCall = { toolCallId: call.tool_call_id, toolName: call.tool_name, arguments: call.arguments };
-    // Approved by a person: the span says so (the permission path was `ask`, the answer allowed it).
-    const span = ctx.trace?.toolCall(toolCall, runTool, toolset.sourceOf(call.tool_name));
-    span?.setAttribute(ATTR.toolApprovedBy, 'user');
-    const outcome = await runServerTool({ ...runTool, execution: runTool.execution }, toolCall, ctx.items, ctx.signal, span);
-    told.push(outcome.told);
+    const record = new ToolCallRecord({ items: ctx.items, trace: ctx.trace }, callOf(entry), runTool, {
+      source: toolset.sourceOf(entry.tool_name),
+      approvedBy: 'user',
+    });
+    const settled = await runServerTool({ ...runTool, execution: runTool.execution }, record, ctx.signal);
+    if ('told' in settled) told.push(settled.told);
   }
   if (told.length) conversation.say({ role: 'tool', content: told });
 }
