@@ -4,7 +4,7 @@
 // points where those things happen; the spans are stored when the attempt ends (span-store.ts).
 // Names and attributes: docs/api/traces.md.
 import { SpanKind, SpanStatusCode, type Attributes, type Link, type Span } from '@opentelemetry/api';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { SealOutcome } from '../services/run-lifecycle.js';
 import type { RunTracer } from '../traces/run-tracer.js';
 import { ATTR, EVENT } from '../traces/names.js';

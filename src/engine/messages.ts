@@ -2,7 +2,7 @@
 // answers a resume brings), tool results, and the text of a message content.
 import type { JSONValue } from '@ai-sdk/provider';
 import type { FilePart, ImagePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
 import { isAssetPart, mediaContentOf, type MediaPart, type MessagePart, type TextPart as InputTextPart } from '../services/run-input.js';
 import { assetRef } from './asset-content.js';

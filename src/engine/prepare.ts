@@ -5,11 +5,12 @@
 import type { Usage } from './model-turn.js';
 import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
-import { recordMemoryMounts, storedPending, type PendingEntry } from '../services/run-lifecycle.js';
+import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
+import { parentPending, threadHistory } from '../services/run-inheritance.js';
 import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
@@ -90,27 +91,24 @@ export interface PreparedAttempt {
   environments: RunEnvironments;
 }
 
-async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
-  if (ctx.history) return ctx.history;
-  const thread = await ctx.call.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
-  // The history column holds only what sealRun wrote: model messages.
-  return (thread.messageHistory as ModelMessage[] | null) ?? [];
+/** The thread's history as the claim read it, or read now. */
+async function historyOf(ctx: ExecutionContext): Promise<ModelMessage[]> {
+  return ctx.history ?? threadHistory(ctx.call, ctx.run.threadId);
 }
 
-async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
+/** What the parent waited for, as the claim read it or read now (null: no parent). */
+async function parentPendingOf(ctx: ExecutionContext): Promise<Pending | null> {
   if (!ctx.run.parentRunId) return null;
   if (ctx.parentPending !== undefined) return ctx.parentPending;
-  const parent = await ctx.call.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
-  // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
-  return storedPending(parent?.pending);
+  return parentPending(ctx.call, ctx.run.parentRunId);
 }
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
   const { deps, run, items } = ctx;
   const options = run.options as RunOptions;
   const config = await runAgentConfig(deps, run);
-  const history = await threadHistory(ctx);
-  const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPending(ctx));
+  const history = await historyOf(ctx);
+  const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPendingOf(ctx));
   const conversation = new Conversation(messages, history.length);
 
   const inputText = textOf(run.input);

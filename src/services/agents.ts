@@ -402,3 +402,9 @@ export async function uploadAgentAvatar(
     { ifMatchRequired: false },
   );
 }
+
+/** A revision's stored configuration, by id (a run's pinned revision: the engine caches it, revisions never change). */
+export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<Record<string, unknown>> {
+  const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
+  return revision.config as Record<string, unknown>;
+}

@@ -2,25 +2,16 @@
 // `environment_templates` — what an agent's configuration may name, listed the way the API lists
 // them. Nothing secret is answered: no credentials, headers or provider secrets, and of a connection
 // only its transport and where it points (the URL without user info or query).
-import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../generated/prisma/client.js';
+import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../services/rows.js';
 import { listConnections } from '../../../services/connections.js';
 import { listEnvironmentTemplates } from '../../../services/environment-templates.js';
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
+import { providerSummaries } from '../../../services/providers.js';
 import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
-import type { CallContext } from '../../../services/call-context.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
 
 const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
-
-/** The providers the rows of a page name (of the caller's workspace): type and whether enabled. */
-async function providersOf(call: CallContext, ids: string[]) {
-  const rows = await call.db.provider.findMany({
-    where: { workspaceId: call.actor.workspaceId, id: { in: [...new Set(ids)] } },
-    select: { id: true, type: true, enabled: true },
-  });
-  return new Map(rows.map((row) => [row.id, row]));
-}
 
 const skillSummary = (skill: Skill) => ({
   id: skill.id,
@@ -95,7 +86,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
       const page = await listModels(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
+      const providers = await providerSummaries(
         call,
         page.items.map((model) => model.providerId),
       );
@@ -128,7 +119,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
       const page = await listConnections(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
+      const providers = await providerSummaries(
         call,
         page.items.map((connection) => connection.providerId),
       );
@@ -173,7 +164,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
       const page = await listEnvironmentTemplates(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
+      const providers = await providerSummaries(
         call,
         page.items.map((template) => template.providerId),
       );
