@@ -8,10 +8,29 @@ import { listEnvironmentTemplates } from '../../../services/environment-template
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
 import { providerSummaries } from '../../../services/providers.js';
+import type { CallContext } from '../../../services/call-context.js';
+import type { Page } from '../../../lib/cursor.js';
 import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
 
 const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
+
+/** List arguments with the `enabled` filter. */
+const enabledListArgs = (args: Record<string, unknown>) => ({ ...listArgs(args), enabled: optionalBoolean(args.enabled) });
+
+/** A page of rows that each name a provider, viewed with that provider (its type, whether enabled), read for the page at once. */
+async function providerPage<T extends { providerId: string }>(
+  call: CallContext,
+  key: string,
+  page: Page<T>,
+  view: (row: T, provider: { type: string; enabled: boolean } | undefined) => unknown,
+) {
+  const providers = await providerSummaries(
+    call,
+    page.items.map((row) => row.providerId),
+  );
+  return pageResult(key, page, (row) => view(row, providers.get(row.providerId)));
+}
 
 const skillSummary = (skill: Skill) => ({
   id: skill.id,
@@ -85,27 +104,19 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'and `usable` (enabled and its provider enabled: what an agent’s `model` may name and run with).',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listModels(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providerSummaries(
-        call,
-        page.items.map((model) => model.providerId),
-      );
-      return pageResult('models', page, (model: Model) => {
-        const provider = providers.get(model.providerId);
-        return {
-          key: model.key,
-          name: model.name,
-          description: model.description,
-          labels: model.labels,
-          provider_id: model.providerId,
-          provider_type: provider?.type ?? null,
-          provider_model: model.providerModel,
-          api: model.api,
-          characteristics: model.characteristics,
-          enabled: model.enabled,
-          usable: model.enabled && provider?.enabled === true,
-        };
-      });
+      return providerPage(call, 'models', await listModels(call, enabledListArgs(args)), (model: Model, provider) => ({
+        key: model.key,
+        name: model.name,
+        description: model.description,
+        labels: model.labels,
+        provider_id: model.providerId,
+        provider_type: provider?.type ?? null,
+        provider_model: model.providerModel,
+        api: model.api,
+        characteristics: model.characteristics,
+        enabled: model.enabled,
+        usable: model.enabled && provider?.enabled === true,
+      }));
     },
   },
   {
@@ -118,18 +129,14 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'a connection in `connection_tools`.',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listConnections(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providerSummaries(
-        call,
-        page.items.map((connection) => connection.providerId),
-      );
-      return pageResult('connections', page, (connection: Connection) => ({
+      const page = await listConnections(call, enabledListArgs(args));
+      return providerPage(call, 'connections', page, (connection: Connection, provider) => ({
         id: connection.id,
         name: connection.name,
         description: connection.description,
         labels: connection.labels,
         provider_id: connection.providerId,
-        provider_type: providers.get(connection.providerId)?.type ?? null,
+        provider_type: provider?.type ?? null,
         ...connectionServer((connection.config ?? {}) as Record<string, unknown>),
         enabled: connection.enabled,
       }));
@@ -163,18 +170,14 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'An agent names one in `default_environment_template_id`.',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listEnvironmentTemplates(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providerSummaries(
-        call,
-        page.items.map((template) => template.providerId),
-      );
-      return pageResult('environment_templates', page, (template: EnvironmentTemplate) => ({
+      const page = await listEnvironmentTemplates(call, enabledListArgs(args));
+      return providerPage(call, 'environment_templates', page, (template: EnvironmentTemplate, provider) => ({
         id: template.id,
         name: template.name,
         description: template.description,
         labels: template.labels,
         provider_id: template.providerId,
-        provider_type: providers.get(template.providerId)?.type ?? null,
+        provider_type: provider?.type ?? null,
         enabled: template.enabled,
       }));
     },
