@@ -22,7 +22,7 @@ import { validateMessage } from './run-input.js';
 import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
-import { listQuery, newestFirst } from './list-query.js';
+import { createdWhere, listQuery, newestFirst } from './list-query.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -194,14 +194,7 @@ export async function listRuns(call: CallContext, args: RunListArgs) {
       ...(args.threadId ? { threadId: args.threadId } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
-      ...(args.createdAfter || args.createdBefore
-        ? {
-            createdAt: {
-              ...(args.createdAfter ? { gt: args.createdAfter } : {}),
-              ...(args.createdBefore ? { lt: args.createdBefore } : {}),
-            },
-          }
-        : {}),
+      ...createdWhere(args.createdAfter, args.createdBefore),
     }),
     orderBy: query.orderBy,
     take: query.take,
