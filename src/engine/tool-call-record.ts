@@ -2,16 +2,41 @@
 // for an approval, the client or the user — three things say so: its run items, its
 // `execute_tool` span and what the model is told (a tool result now, or the pending entry the run
 // waits with, which its successor answers). A `ToolCallRecord` writes all three from one outcome,
-// so they cannot disagree; dispatch.ts and prepare.ts only decide the outcome.
+// so they cannot disagree; dispatch.ts and prepare.ts only decide the outcome. The tool results the
+// model gets are built here too (messages.ts builds a successor's starting messages from them).
 import type { Span } from '@opentelemetry/api';
+import type { JSONValue } from '@ai-sdk/provider';
 import type { ToolResultPart } from 'ai';
 import type { PendingEntry } from '../services/run-lifecycle.js';
 import { ATTR } from '../traces/names.js';
 import { AttemptTrace, endTool, recordVerdict, type ToolSpanEnd } from './attempt-trace.js';
 import type { RunItemState, RunItemStream } from './items.js';
-import { DENIED_BY_USER, errorResult, jsonResult } from './messages.js';
 import type { RunTool } from './tools/tool.js';
 import { modelPreview, presentOutput } from './tools/tool-output.js';
+
+/**
+ * A value for the model as JSON. Tool results and client answers are JSON by construction (parsed
+ * from a request or the database, or returned by a service as plain data), which the AI SDK's type
+ * cannot know: this is the one place that says so.
+ */
+export const asJson = (value: unknown): JSONValue => (value ?? null) as JSONValue;
+
+export const jsonResult = (toolCallId: string, toolName: string, value: unknown): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'json', value: asJson(value) },
+});
+
+export const errorResult = (toolCallId: string, toolName: string, error: string): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName,
+  output: { type: 'error-text', value: error },
+});
+
+/** What the model is told when a user denies an approval. */
+export const DENIED_BY_USER = 'The user denied this tool call.';
 
 /** A call as the record names it: its id, the tool's name in the run and the (checked) arguments. */
 export interface CallToRecord {
@@ -48,7 +73,18 @@ export type ToolCallOutcome =
   | { kind: 'question' };
 
 /** A call the user denied when answering its approval: the model is told DENIED_BY_USER. */
-export const USER_DENIAL: ToolCallOutcome = { kind: 'denied', by: 'user', message: DENIED_BY_USER };
+export const USER_DENIAL: Extract<ToolCallOutcome, { kind: 'denied' }> = { kind: 'denied', by: 'user', message: DENIED_BY_USER };
+
+/**
+ * What the model is told of a call that failed or was refused: the one message both the record and
+ * a successor's starting messages (for calls the user denied, messages.ts) give it.
+ */
+export function toldNow(
+  call: Pick<CallToRecord, 'toolCallId' | 'toolName'>,
+  outcome: Extract<ToolCallOutcome, { kind: 'failed' | 'denied' }>,
+) {
+  return errorResult(call.toolCallId, call.toolName, outcome.kind === 'failed' ? outcome.error : outcome.message);
+}
 
 /** What the turn loop does with a settled call: tell the model now, or wait with a pending entry. */
 export type SettledCall = { told: ToolResultPart; failure?: ToolFailure } | { waitsFor: 'approval' | 'call'; entry: PendingEntry };
@@ -142,12 +178,12 @@ export class ToolCallRecord {
       case 'failed':
         items.open('tool_result', { ...this.ids(), error: outcome.error }, 'completed');
         return {
-          told: errorResult(call.toolCallId, call.toolName, outcome.error),
+          told: toldNow(call, outcome),
           failure: { toolCallId: call.toolCallId, toolName: call.toolName, error: outcome.error },
         };
       case 'denied':
         items.open('tool_result', { ...this.ids(), denied: true, denied_by: outcome.by, error: outcome.message }, 'completed');
-        return { told: errorResult(call.toolCallId, call.toolName, outcome.message) };
+        return { told: toldNow(call, outcome) };
       case 'approval_requested': {
         const review = outcome.verdict ? { review: outcome.verdict } : {};
         items.open('approval_request', { ...this.ids(), arguments: call.arguments, ...review }, 'completed');
