@@ -2,9 +2,10 @@
 // overrides applied, read as the fields the engine uses. Revisions never change once published, so
 // their configurations are kept by id.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import { applyOverrides, type RunOptions } from '../agents/config-schema.js';
 import type { Deps } from '../services/deps.js';
+import { agentRevisionConfig } from '../services/agents.js';
 import type { ModelCharacteristics } from './context/budget.js';
 
 export interface ClientToolConfig {
@@ -109,8 +110,7 @@ const MAX_CACHED_REVISIONS = 2_000;
 async function revisionConfig(deps: Deps, revisionId: string): Promise<Record<string, unknown>> {
   const cached = revisionConfigs.get(revisionId);
   if (cached) return cached;
-  const revision = await deps.db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
-  const config = revision.config as Record<string, unknown>;
+  const config = await agentRevisionConfig(deps.db, revisionId);
   if (revisionConfigs.size >= MAX_CACHED_REVISIONS) revisionConfigs.delete(revisionConfigs.keys().next().value!);
   revisionConfigs.set(revisionId, config);
   return config;

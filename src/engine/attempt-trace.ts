@@ -4,7 +4,7 @@
 // points where those things happen; the spans are stored when the attempt ends (span-store.ts).
 // Names and attributes: docs/api/traces.md.
 import { SpanKind, SpanStatusCode, type Attributes, type Link, type Span } from '@opentelemetry/api';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { SealOutcome } from '../services/run-lifecycle.js';
 import type { RunTracer } from '../traces/run-tracer.js';
 import { ATTR, EVENT } from '../traces/names.js';
@@ -75,38 +75,12 @@ export class AttemptTrace {
   /** A model request starts: a `chat {model}` client span. */
   modelRequest(model: ResolvedModel): Span {
     this.modelRequests += 1;
-    const modelId = (model.model as { modelId?: string }).modelId ?? model.key;
-    return this.tracer.startSpan({
-      name: `chat ${modelId}`,
-      kind: SpanKind.CLIENT,
-      parent: this.runSpan,
-      attributes: {
-        ...this.base,
-        [ATTR.operationName]: 'chat',
-        [ATTR.providerName]: model.providerType,
-        [ATTR.requestModel]: modelId,
-        [ATTR.modelKey]: model.key,
-        [ATTR.modelRequest]: this.modelRequests,
-      },
-    });
+    return this.chat(model, this.runSpan, { [ATTR.modelRequest]: this.modelRequests });
   }
 
   /** The reviewer's model request about a call: a `chat {model}` span beneath the call's span (`wsa.model.purpose`: `review`). */
   reviewRequest(toolSpan: Span, model: ResolvedModel): Span {
-    const modelId = (model.model as { modelId?: string }).modelId ?? model.key;
-    return this.tracer.startSpan({
-      name: `chat ${modelId}`,
-      kind: SpanKind.CLIENT,
-      parent: toolSpan,
-      attributes: {
-        ...this.base,
-        [ATTR.operationName]: 'chat',
-        [ATTR.providerName]: model.providerType,
-        [ATTR.requestModel]: modelId,
-        [ATTR.modelKey]: model.key,
-        [ATTR.modelPurpose]: 'review',
-      },
-    });
+    return this.chat(model, toolSpan, { [ATTR.modelPurpose]: 'review' });
   }
 
   /**
@@ -115,19 +89,40 @@ export class AttemptTrace {
    * it covers (`wsa.context.*`); `wsa.model.purpose` is `compaction`.
    */
   compaction(model: ResolvedModel, figures: { reason: string }): Span {
+    return this.modelSpan('compact_context', SpanKind.INTERNAL, model, this.runSpan, {
+      [ATTR.modelPurpose]: 'compaction',
+      [ATTR.contextReason]: figures.reason,
+    });
+  }
+
+  /** A `chat {model}` client span beneath `parent`. */
+  private chat(model: ResolvedModel, parent: Span, attributes: Attributes): Span {
+    return this.modelSpan('chat', SpanKind.CLIENT, model, parent, attributes);
+  }
+
+  /**
+   * A span of an operation that asks a model: named `chat {model id}` for a chat, else by the
+   * operation; the model's provider, id and key beside the attempt's own attributes.
+   */
+  private modelSpan(
+    operation: 'chat' | 'compact_context',
+    kind: SpanKind,
+    model: ResolvedModel,
+    parent: Span,
+    attributes: Attributes,
+  ): Span {
     const modelId = (model.model as { modelId?: string }).modelId ?? model.key;
     return this.tracer.startSpan({
-      name: 'compact_context',
-      kind: SpanKind.INTERNAL,
-      parent: this.runSpan,
+      name: operation === 'chat' ? `chat ${modelId}` : operation,
+      kind,
+      parent,
       attributes: {
         ...this.base,
-        [ATTR.operationName]: 'compact_context',
+        [ATTR.operationName]: operation,
         [ATTR.providerName]: model.providerType,
         [ATTR.requestModel]: modelId,
         [ATTR.modelKey]: model.key,
-        [ATTR.modelPurpose]: 'compaction',
-        [ATTR.contextReason]: figures.reason,
+        ...attributes,
       },
     });
   }

@@ -6,11 +6,12 @@
 // that work in an environment (the platform tools) take it from here, so they never provision or
 // look environments up themselves.
 import { recordEnvironmentMounts } from '../services/run-lifecycle.js';
+import { parentEnvironmentMounts } from '../services/run-inheritance.js';
 import { readEnvironmentMounts, type EnvironmentMount } from '../services/run-members.js';
 import { createEnvironment, openEnvironment, type OpenEnvironment } from '../services/environments.js';
 import { AppError } from '../lib/errors.js';
 import type { RunAgentConfig } from './agent-config.js';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
 
@@ -103,8 +104,7 @@ export async function mountEnvironments(ctx: MountContext, config: RunAgentConfi
   const templateId = config.default_environment_template_id ?? null;
   let mounts = readEnvironmentMounts(run.environmentMounts);
   if (!mounts.length && run.parentRunId) {
-    const parent = await call.db.run.findUnique({ where: { id: run.parentRunId }, select: { environmentMounts: true } });
-    mounts = readEnvironmentMounts(parent?.environmentMounts);
+    mounts = await parentEnvironmentMounts(call, run.parentRunId);
     if (mounts.length) await recordEnvironmentMounts(deps.db, run.id, mounts);
   }
   const environments = new RunEnvironments(ctx, templateId, mounts);

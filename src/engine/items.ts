@@ -6,9 +6,9 @@
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
-import { Prisma } from '../generated/prisma/client.js';
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
+import { upsertItems, writeItems, type ItemsWrite, type RunItemState } from '../services/attempt-items.js';
 import { contentRefId, publicRefs, streamId } from '../services/run-items.js';
 import { runTail } from '../services/run-tail.js';
 import { storeRunOutput } from '../services/assets.js';
@@ -18,19 +18,8 @@ export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;
 const FLUSH_DELAY_MS = 20;
 
-export interface RunItemState {
-  id: string;
-  runId: string;
-  ordinal: number;
-  kind: string;
-  state: 'in_progress' | 'completed' | 'failed';
-  content: Record<string, unknown>;
-  contentRefs: Record<string, unknown>;
-  firstStreamId: string;
-  lastStreamId: string;
-  startedAt: Date;
-  endedAt: Date | null;
-}
+/** Items as the attempt holds them (the row's fields): declared beside the statements that write them. */
+export type { RunItemState };
 
 export class RunItemStream {
   private nextOrdinal: number;
@@ -228,7 +217,7 @@ export class RunItemStream {
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const statement = this.takeBatch();
-      if (statement) await this.deps.db.$executeRaw`${statement} RETURNING set_config('synchronous_commit', 'off', true)`;
+      if (statement) await writeItems(this.deps.db, statement);
     });
     return this.flushing;
   }
@@ -238,12 +227,12 @@ export class RunItemStream {
    * for the caller to run — the seal runs it inside its own statement, so items and the status
    * that follows them commit together.
    */
-  async drain(): Promise<Prisma.Sql | null> {
+  async drain(): Promise<ItemsWrite | null> {
     await this.flushing;
     return this.takeBatch();
   }
 
-  private takeBatch(): Prisma.Sql | null {
+  private takeBatch(): ItemsWrite | null {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -255,28 +244,4 @@ export class RunItemStream {
     for (const item of batch) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
     return upsertItems(this.run.workspaceId, batch);
   }
-}
-
-/** Content refs as the row keeps them: a ref whose text is an asset's content does not repeat it. */
-function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [member, ref] of Object.entries(refs)) {
-    const { full, ...rest } = ref as Record<string, unknown>;
-    out[member] = rest.asset_id ? rest : { ...rest, full };
-  }
-  return out;
-}
-
-/** One statement writing new items and updating known ones (ordinals are unique per run). */
-export function upsertItems(workspaceId: string, batch: RunItemState[]): Prisma.Sql {
-  const values = batch.map(
-    (
-      item,
-    ) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
-    ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
-  );
-  return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
-    VALUES ${Prisma.join(values)}
-    ON CONFLICT (run_id, ordinal) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, content = EXCLUDED.content, content_refs = EXCLUDED.content_refs,
-      last_stream_id = EXCLUDED.last_stream_id, ended_at = EXCLUDED.ended_at`;
 }

@@ -2,7 +2,7 @@
 // input go into the model's context). The mounts' tools are in tools/memory-tools.ts.
 import type { CallContext } from '../services/call-context.js';
 import type { MemoryMountConfig } from './agent-config.js';
-import { searchRecords } from '../services/memories.js';
+import { memoryNames, searchRecords } from '../services/memories.js';
 
 export interface Mount {
   memory_id: string;
@@ -14,11 +14,10 @@ export interface Mount {
 /** The run's mounts, from the agent view's `memory_mounts`, with names filled from the memories (of the run's workspace). */
 export async function resolveMounts(call: CallContext, configured: MemoryMountConfig[]): Promise<Mount[]> {
   if (!configured.length) return [];
-  const memories = await call.db.memory.findMany({
-    where: { workspaceId: call.actor.workspaceId, id: { in: configured.map((m) => m.memory_id) } },
-    select: { id: true, name: true },
-  });
-  const names = new Map(memories.map((m) => [m.id, m.name]));
+  const names = await memoryNames(
+    call,
+    configured.map((m) => m.memory_id),
+  );
   return configured
     .filter((m) => names.has(m.memory_id))
     .map((m) => ({

@@ -1,12 +1,12 @@
 // Model messages the turn loop builds: the run's starting messages (history, then the input or the
 // answers a resume brings), tool results, and the text of a message content.
-import type { JSONValue } from '@ai-sdk/provider';
 import type { FilePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
 import { isAssetPart, mediaContentOf, type MediaPart, type MessagePart, type TextPart as InputTextPart } from '../services/run-input.js';
 import { assetRef } from './asset-content.js';
 import { imageFilePart } from './stored-history.js';
+import { errorResult, jsonResult, toldNow, USER_DENIAL } from './tool-call-record.js';
 
 /** The text parts of a message content (`{content: [{type: 'text', text}, …]}`), joined by new lines. */
 export function textOf(message: unknown): string {
@@ -44,20 +44,6 @@ export function userContent(message: unknown): UserContent {
 }
 
 /**
- * A value for the model as JSON. Tool results and client answers are JSON by construction (parsed
- * from a request or the database, or returned by a service as plain data), which the AI SDK's type
- * cannot know: this is the one place that says so.
- */
-export const asJson = (value: unknown): JSONValue => (value ?? null) as JSONValue;
-
-export const jsonResult = (toolCallId: string, toolName: string, value: unknown): ToolResultPart => ({
-  type: 'tool-result',
-  toolCallId,
-  toolName,
-  output: { type: 'json', value: asJson(value) },
-});
-
-/**
  * A client tool's returned value for the model: a message content with media (`{content: [text and
  * media parts]}`) becomes a content result with the media as inline file items (described per request for
  * a model that cannot read them: media-understanding.ts); any other value is JSON.
@@ -80,16 +66,6 @@ export function clientResult(toolCallId: string, toolName: string, value: unknow
     },
   };
 }
-
-export const errorResult = (toolCallId: string, toolName: string, error: string): ToolResultPart => ({
-  type: 'tool-result',
-  toolCallId,
-  toolName,
-  output: { type: 'error-text', value: error },
-});
-
-/** What the model is told when a user denies an approval. */
-export const DENIED_BY_USER = 'The user denied this tool call.';
 
 /** What a waiting run was waiting for (its `pending` column). */
 export type Pending = RunPending;
@@ -121,7 +97,7 @@ export function startingMessages(
       if (answer?.action === 'approve') approvedCalls.push(approval);
       else {
         deniedCalls.push(approval);
-        results.push(errorResult(approval.tool_call_id, approval.tool_name, DENIED_BY_USER));
+        results.push(toldNow({ toolCallId: approval.tool_call_id, toolName: approval.tool_name }, USER_DENIAL));
       }
     }
     for (const call of parentPending.calls) {

@@ -5,23 +5,26 @@
 import type { Usage } from './model-turn.js';
 import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
-import { recordMemoryMounts, storedPending, type PendingEntry } from '../services/run-lifecycle.js';
+import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
+import { parentPending, threadHistory } from '../services/run-inheritance.js';
 import { runAgentConfig, type RunAgentConfig } from './agent-config.js';
 import { runServerTool } from './dispatch.js';
 import type { RunItemStream } from './items.js';
 import { recall, resolveMounts, type Recalled } from './memory-mounts.js';
-import { DENIED_BY_USER, partsOf, startingMessages, textOf, type Pending } from './messages.js';
+import { partsOf, startingMessages, textOf, type Pending } from './messages.js';
 import { buildReviewer, type CallReviewer } from './reviewer.js';
 import { upgradeStoredHistory } from './stored-history.js';
 import { buildToolset, type Toolset } from './tools/toolset.js';
 import type { Park } from './tools/tool.js';
 import type { AttemptTrace } from './attempt-trace.js';
-import { endTool } from './attempt-trace.js';
-import { ATTR } from '../traces/names.js';
+import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
+
+/** A pending entry (what a parent waited for) as the record names the call. */
+const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
 
 export interface ExecutionContext {
   deps: Deps;
@@ -89,46 +92,33 @@ export interface PreparedAttempt {
   environments: RunEnvironments;
 }
 
-async function threadHistory(ctx: ExecutionContext): Promise<ModelMessage[]> {
-  if (ctx.history) return ctx.history;
-  const thread = await ctx.call.db.thread.findUniqueOrThrow({ where: { id: ctx.run.threadId }, select: { messageHistory: true } });
-  // The history column holds only what sealRun wrote: model messages (of this AI SDK or an older one).
-  return upgradeStoredHistory(thread.messageHistory);
+/** The thread's history as the claim read it, or read now (older SDKs' shapes upgraded on the way). */
+async function historyOf(ctx: ExecutionContext): Promise<ModelMessage[]> {
+  return ctx.history ?? upgradeStoredHistory(await threadHistory(ctx.call, ctx.run.threadId));
 }
 
-async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
+/** What the parent waited for, as the claim read it or read now (null: no parent). */
+async function parentPendingOf(ctx: ExecutionContext): Promise<Pending | null> {
   if (!ctx.run.parentRunId) return null;
   if (ctx.parentPending !== undefined) return ctx.parentPending;
-  const parent = await ctx.call.db.run.findUnique({ where: { id: ctx.run.parentRunId }, select: { pending: true } });
-  // The pending column holds only what sealRun wrote for a waiting run: `{approvals, calls}`.
-  return storedPending(parent?.pending);
+  return parentPending(ctx.call, ctx.run.parentRunId);
 }
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
   const { deps, run, items } = ctx;
   const options = run.options as RunOptions;
   const config = await runAgentConfig(deps, run);
-  const history = await threadHistory(ctx);
-  const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPending(ctx));
+  const history = await historyOf(ctx);
+  const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPendingOf(ctx));
   const conversation = new Conversation(messages, history.length);
 
   const inputText = textOf(run.input);
   if (ctx.attempt === 1 && partsOf(run.input).length)
     items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
-  // Calls the user denied: the model is told (in the starting messages); the items say so too.
+  // Calls the user denied: the model is told in the starting messages (USER_DENIAL's message); the
+  // first attempt records them with the same outcome (a later attempt's items and trace have them).
   if (ctx.attempt === 1)
-    for (const denied of deniedCalls) {
-      if (ctx.trace)
-        endTool(ctx.trace.toolCall({ toolCallId: denied.tool_call_id, toolName: denied.tool_name }, undefined, undefined), {
-          outcome: 'denied',
-          deniedBy: 'user',
-        });
-      items.open(
-        'tool_result',
-        { tool_call_id: denied.tool_call_id, tool_name: denied.tool_name, denied: true, denied_by: 'user', error: DENIED_BY_USER },
-        'completed',
-      );
-    }
+    for (const denied of deniedCalls) await new ToolCallRecord({ items, trace: ctx.trace }, callOf(denied)).settle(USER_DENIAL);
 
   // Memory mounts: resolved once per run, recalled into the context, offered as server-side tools.
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
@@ -138,8 +128,8 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {
-    for (const call of forwardedCalls)
-      items.open('client_call', { tool_call_id: call.tool_call_id, tool_name: call.tool_name, arguments: call.arguments }, 'completed');
+    // No span: the call's span is its parent's, which ended waiting for the approval.
+    for (const entry of forwardedCalls) await new ToolCallRecord({ items }, callOf(entry)).settle({ kind: 'forwarded', entry });
     return { config, options, conversation, toolset, recalled: [], forwardedCalls, environments };
   }
   await runApprovedServerCalls(ctx, toolset, approvedCalls, conversation);
@@ -154,15 +144,15 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */
 async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, approved: PendingEntry[], conversation: Conversation) {
   const told = [];
-  for (const call of approved) {
-    const runTool = toolset.get(call.tool_name);
+  for (const entry of approved) {
+    const runTool = toolset.get(entry.tool_name);
     if (runTool?.execution.kind !== 'server') continue;
-    const toolCall = { toolCallId: call.tool_call_id, toolName: call.tool_name, arguments: call.arguments };
-    // Approved by a person: the span says so (the permission path was `ask`, the answer allowed it).
-    const span = ctx.trace?.toolCall(toolCall, runTool, toolset.sourceOf(call.tool_name));
-    span?.setAttribute(ATTR.toolApprovedBy, 'user');
-    const outcome = await runServerTool({ ...runTool, execution: runTool.execution }, toolCall, ctx.items, ctx.signal, span);
-    told.push(outcome.told);
+    const record = new ToolCallRecord({ items: ctx.items, trace: ctx.trace }, callOf(entry), runTool, {
+      source: toolset.sourceOf(entry.tool_name),
+      approvedBy: 'user',
+    });
+    const settled = await runServerTool({ ...runTool, execution: runTool.execution }, record, ctx.signal);
+    if ('told' in settled) told.push(settled.told);
   }
   if (told.length) conversation.say({ role: 'tool', content: told });
 }

@@ -4,7 +4,7 @@
 // timeout applies `on_error`. The verdict is a `review` run item, and — when a person is asked —
 // the approval's `presentation.review`.
 import { jsonSchema, Output, streamText } from 'ai';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import type { Deps } from '../services/deps.js';
 import type { ReviewerConfig, RunAgentConfig } from './agent-config.js';
 import { describeError } from './attempt-errors.js';

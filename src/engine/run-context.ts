@@ -1,6 +1,6 @@
 // The call context a run acts with: built once per run, from what the claimed row already holds
 // (no query on the hot path), for everything the engine does on the run's behalf.
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
 import { callContext, principalActor, type CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
 

@@ -12,11 +12,11 @@
 import type { Usage } from './model-turn.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Run } from '../generated/prisma/client.js';
+import type { Run } from '../services/rows.js';
+import type { ModelMessage } from 'ai';
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { runCallContext } from './run-context.js';
-import type { ModelMessage } from 'ai';
 import { RunItemStream } from './items.js';
 import { upgradeStoredHistory } from './stored-history.js';
 import { describeError, isTransient } from './attempt-errors.js';
@@ -41,6 +41,7 @@ import { newTraceId } from '../traces/run-tracer.js';
 import { isAppError } from '../lib/errors.js';
 import { announceThreadChanged } from '../services/event-topics.js';
 import { runSealHooks } from '../services/run-hooks.js';
+import { itemsLeftInProgress, lastItemOrdinal } from '../services/attempt-items.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -267,16 +268,10 @@ export class WorkerPool {
     );
     try {
       // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
-      const lastOrdinal =
-        run.attempts <= 1
-          ? 0
-          : ((await this.deps.db.runItem.aggregate({ where: { runId: run.id }, _max: { ordinal: true } }))._max.ordinal ?? 0);
+      const lastOrdinal = run.attempts <= 1 ? 0 : await lastItemOrdinal(this.deps.db, run.id);
       const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
       opened = items;
-      if (run.attempts > 1)
-        items.adoptStale(
-          await this.deps.db.runItem.findMany({ where: { runId: run.id, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }),
-        );
+      if (run.attempts > 1) items.adoptStale(await itemsLeftInProgress(this.deps.db, run.id));
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       const call = runCallContext(this.deps, run);

@@ -1,7 +1,7 @@
 // Agents: revisioned heads whose revisions hold an agent configuration.
 import type { Agent, AgentRevision } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
+import { applyOverrides, normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from '../agents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -296,6 +296,24 @@ export async function agentForNewRun(call: CallContext, id: string) {
   return head;
 }
 
+/**
+ * The revision a new run of `agent` uses — the one asked for, or the agent's default — with its
+ * configuration and the run's overrides applied. A revision of another agent or workspace is not found.
+ */
+export async function revisionForNewRun(
+  call: CallContext,
+  agent: { id: string; defaultRevisionId: string | null },
+  revisionId: string | null | undefined,
+  overrides: Record<string, unknown> | null | undefined,
+) {
+  const id = revisionId ?? agent.defaultRevisionId!;
+  const revision = await call.db.agentRevision.findUnique({ where: { id } });
+  if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId) throw notFound('agent revision', id);
+  // A revision's configuration and the run's overrides were each checked against the agent
+  // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
+  return { revision, effective: applyOverrides(revision.config as Record<string, unknown>, overrides ?? undefined) as AgentConfig };
+}
+
 /** An archived agent refuses new runs. */
 export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { archived: boolean }) {
   if ('archived' in agent ? agent.archived : agent.archivedAt)
@@ -401,4 +419,10 @@ export async function uploadAgentAvatar(
     },
     { ifMatchRequired: false },
   );
+}
+
+/** A revision's stored configuration, by id (a run's pinned revision: the engine caches it, revisions never change). */
+export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<Record<string, unknown>> {
+  const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
+  return revision.config as Record<string, unknown>;
 }

@@ -9,7 +9,7 @@ import type { Actor, Deps } from './deps.js';
 import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { auditWebhookEvent, enqueueWebhookEvent } from './webhook-events.js';
-import { listQuery, newestFirst } from './list-query.js';
+import { createdWhere, listQuery, newestFirst } from './list-query.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -130,14 +130,7 @@ export async function listAuditEvents(
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.action ? { action: args.action } : {}),
-      ...(args.createdAfter || args.createdBefore
-        ? {
-            createdAt: {
-              ...(args.createdAfter ? { gt: args.createdAfter } : {}),
-              ...(args.createdBefore ? { lt: args.createdBefore } : {}),
-            },
-          }
-        : {}),
+      ...createdWhere(args.createdAfter, args.createdBefore),
     }),
     orderBy: query.orderBy,
     take: query.take,

@@ -274,3 +274,29 @@ export async function getFindingAnalysis(call: CallContext, id: string): Promise
   if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('finding analysis', id);
   return row;
 }
+
+/** A trace a finding analysis selected: the root run and its trace. */
+export interface SelectedTrace {
+  run_id: string;
+  trace_id: string;
+}
+
+/**
+ * The traces a run may read as its workspace's trace analyst: those of the finding analysis its
+ * label names, when the run is of the builtin analyst and the analysis is of the run's workspace;
+ * null for any other run.
+ */
+export async function analystRunSelection(
+  call: CallContext,
+  run: { agentId: string; workspaceId: string },
+  analysisId: string,
+): Promise<SelectedTrace[] | null> {
+  const agent = await call.db.agent.findUnique({ where: { id: run.agentId }, select: { source: true, presetKind: true } });
+  if (agent?.source !== 'builtin' || agent.presetKind !== ANALYST_PRESET) return null;
+  const analysis = await call.db.findingAnalysis.findUnique({
+    where: { id: analysisId },
+    select: { workspaceId: true, selectedTraces: true },
+  });
+  if (!analysis || analysis.workspaceId !== run.workspaceId) return null;
+  return analysis.selectedTraces as unknown as SelectedTrace[];
+}

@@ -100,6 +100,12 @@ export function archivedWhere(column: { field: string; unset: 'open' | 'any' }, 
   return {};
 }
 
+/** `created_after` / `created_before`: rows created strictly between them (either bound may be absent). */
+export function createdWhere(after: Date | null | undefined, before: Date | null | undefined) {
+  if (!after && !before) return {};
+  return { createdAt: { ...(after ? { gt: after } : {}), ...(before ? { lt: before } : {}) } };
+}
+
 /** `q`: a case-insensitive substring of any of the columns. */
 export function searchWhere(fields: readonly string[], q: string) {
   return { OR: fields.map((name) => ({ [name]: { contains: q, mode: 'insensitive' as const } })) };

@@ -321,3 +321,12 @@ export async function searchRecords(call: CallContext, memoryId: string, args: S
   const store = await recordStoreOf(call, memory, false);
   return store.search(args.query, { limit, minScore, mode: args.mode });
 }
+
+/** The names of the named memories of the caller's workspace, by id (memories of another workspace or gone are absent). */
+export async function memoryNames(call: CallContext, ids: readonly string[]): Promise<Map<string, string>> {
+  const memories = await call.db.memory.findMany({
+    where: { workspaceId: call.actor.workspaceId, id: { in: [...ids] } },
+    select: { id: true, name: true },
+  });
+  return new Map(memories.map((m) => [m.id, m.name]));
+}

@@ -339,3 +339,12 @@ export function providerForUse(deps: Deps, row: Provider) {
   if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is not installed`);
   return { type: t, config: row.config as Record<string, unknown>, ...decryptSecrets(deps, row) };
 }
+
+/** The type and whether enabled of the named providers of the caller's workspace, by id (for pages that name providers). */
+export async function providerSummaries(call: CallContext, ids: readonly string[]) {
+  const rows = await call.db.provider.findMany({
+    where: { workspaceId: call.actor.workspaceId, id: { in: [...new Set(ids)] } },
+    select: { id: true, type: true, enabled: true },
+  });
+  return new Map(rows.map((row) => [row.id, row]));
+}

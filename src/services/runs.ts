@@ -3,13 +3,13 @@
 // src/engine; this module only records what callers ask for and what they may see.
 import { resolveRunMounts } from './environments.js';
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
+import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateLabels } from '../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun, type NewRunRequest } from './run-plan.js';
-import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences } from './agents.js';
+import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences, revisionForNewRun } from './agents.js';
 import type { ResolvedSkill } from './run-skills.js';
 import { configuredSkills } from './skill-references.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -22,7 +22,7 @@ import { validateMessage } from './run-input.js';
 import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
-import { listQuery, newestFirst } from './list-query.js';
+import { createdWhere, listQuery, newestFirst } from './list-query.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -104,13 +104,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
   }
   const created = await inTransaction(call, async (call) => {
     const agent = await agentForNewRun(call, input.agentId);
-    const revisionId = input.agentRevisionId ?? agent.defaultRevisionId!;
-    const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
-    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
-      throw notFound('agent revision', revisionId);
-    // A revision's configuration and the run's overrides were each checked against the agent
-    // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
-    const effective = applyOverrides(revision.config as Record<string, unknown>, options.overrides) as AgentConfig;
+    const { revision, effective } = await revisionForNewRun(call, agent, input.agentRevisionId, options.overrides);
     if (options.overrides) await checkConfigReferences(call, effective, 'options.overrides');
     await assertModelUsable(call, effective.model);
     const environmentMounts = mountsAsked ? await resolveRunMounts(call, input.environmentMounts) : undefined;
@@ -200,14 +194,7 @@ export async function listRuns(call: CallContext, args: RunListArgs) {
       ...(args.threadId ? { threadId: args.threadId } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
-      ...(args.createdAfter || args.createdBefore
-        ? {
-            createdAt: {
-              ...(args.createdAfter ? { gt: args.createdAfter } : {}),
-              ...(args.createdBefore ? { lt: args.createdBefore } : {}),
-            },
-          }
-        : {}),
+      ...createdWhere(args.createdAfter, args.createdBefore),
     }),
     orderBy: query.orderBy,
     take: query.take,

@@ -5,9 +5,8 @@
 // plan (`planNewRun`) as every run. Waiting for it and turning its outcome into the tool's result is
 // the engine's part (src/engine/tools/subagents.ts).
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, type AgentConfig } from '../agents/config-schema.js';
-import { AppError, notFound } from '../lib/errors.js';
-import { agentForNewRun } from './agents.js';
+import { AppError } from '../lib/errors.js';
+import { agentForNewRun, revisionForNewRun } from './agents.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { writeNewRun } from './run-lifecycle.js';
@@ -62,11 +61,7 @@ export async function startSubagentRun(call: CallContext, request: SubagentRunRe
     if ((await subagentDepth(call, parent.id)) >= MAX_SUBAGENT_DEPTH)
       throw new AppError('failed_precondition', `subagents nest at most ${MAX_SUBAGENT_DEPTH} levels deep`);
     const agent = await agentForNewRun(call, request.agentId);
-    const revisionId = request.revisionId ?? agent.defaultRevisionId!;
-    const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
-    if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
-      throw notFound('agent revision', revisionId);
-    const effective = applyOverrides(revision.config as Record<string, unknown>, request.overrides) as AgentConfig;
+    const { revision, effective } = await revisionForNewRun(call, agent, request.revisionId, request.overrides);
     await assertModelUsable(call, effective.model);
     const plan = planNewRun(call, {
       agentId: agent.id,

@@ -83,3 +83,12 @@ export async function deleteExpiredSpans(db: Db, retentionDays: number, batch = 
       LIMIT ${batch}::int
     )`;
 }
+
+/** Up to `limit` spans of one trace of the workspace, oldest first (the analyst's `read_trace`). */
+export function traceSpansFrom(call: CallContext, workspaceId: string, traceId: string, limit: number): Promise<TraceSpan[]> {
+  return call.db.traceSpan.findMany({
+    where: { workspaceId, traceId },
+    orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
+    take: limit,
+  });
+}

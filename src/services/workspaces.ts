@@ -54,3 +54,12 @@ export async function updateWorkspace(call: CallContext, ifMatch: string | null 
     });
   });
 }
+
+/**
+ * The organization of the caller's workspace. A run's actor carries only its workspace; what a run's
+ * tool creates (an agent) records the organization too.
+ */
+export async function workspaceOrganizationId(call: CallContext): Promise<string> {
+  const row = await call.db.workspace.findUniqueOrThrow({ where: { id: call.actor.workspaceId }, select: { organizationId: true } });
+  return row.organizationId;
+}

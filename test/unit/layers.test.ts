@@ -120,7 +120,9 @@ const RULES: Record<string, readonly string[]> = {
   // services: the workspace API's rules, then the support API's, which build on them
   'src/services': [...SHARED, ...STORAGE, ...PROVIDERS],
   'src/support': [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services'],
-  'src/engine': [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services', 'src/support'],
+  // the engine reaches the database through services only: never the Prisma client (its row types
+  // come from src/services/rows.ts), src/db.ts or src/storage; the run tracer's spans are its own
+  'src/engine': [...SHARED, 'src/traces', ...PROVIDERS, 'src/services', 'src/support'],
   // GraphQL reaches the rules through the services only (Prisma's generated types for Pothos aside)
   'src/graphql': [...SHARED, 'src/generated', 'src/services', 'src/support'],
   // the REST shim executes GraphQL documents: the GraphQL context's constants, never a service
@@ -204,6 +206,19 @@ describe('layers of src/', () => {
       .filter((file) => RUN_WRITES.test(readFileSync(file, 'utf8')))
       .map((file) => relative(src, file));
     expect(writers).toEqual(['services/run-lifecycle.ts']);
+  });
+
+  it('the engine queries nothing itself: every statement it needs is a service function', () => {
+    // A Prisma delegate call on a database handle (`deps.db.runItem.findMany`, `call.db.thread…`,
+    // `tx.run…`) or a raw statement or transaction of the client.
+    const QUERY = /\b(?:db|tx)\s*\.\s*(?:[a-z]\w*\s*\.\s*\w+\s*\(|\$(?:queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)\b)/;
+    expect(QUERY.test('await call.db.thread.findUnique({')).toBe(true);
+    expect(QUERY.test('this.deps.db.$executeRaw`SELECT 1`')).toBe(true);
+    expect(QUERY.test('await claimRun(this.deps.db, {')).toBe(false);
+    const querying = sourceFiles(join(src, 'engine'))
+      .filter((file) => QUERY.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(src, file));
+    expect(querying).toEqual([]);
   });
 
   it('the operator console is a client of the API only: it imports nothing of the service', () => {

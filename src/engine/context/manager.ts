@@ -16,7 +16,7 @@
 import type { ModelMessage, ToolSet } from 'ai';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { ATTR } from '../../traces/names.js';
-import type { Run } from '../../generated/prisma/client.js';
+import type { Run } from '../../services/rows.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import { addContextState, latestContextState, type ThreadContextState } from '../../services/thread-compactions.js';

@@ -2,8 +2,10 @@
 // finding analysis with. Offered only to a run of the workspace's analyst that carries the
 // `finding-analysis` label naming an analysis of its workspace; they read that analysis's selected
 // traces and nothing else. Both only read stored rows: allowed without review.
-import { ANALYSIS_LABEL, ANALYST_PRESET } from '../../agents/analyst.js';
+import { ANALYSIS_LABEL } from '../../agents/analyst.js';
 import { AppError } from '../../lib/errors.js';
+import { analystRunSelection } from '../../services/finding-analyses.js';
+import { traceSpansFrom } from '../../services/traces.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 /** The most spans read_trace returns for one trace (the oldest first); longer traces say they were cut. */
@@ -23,14 +25,8 @@ function compactAttributes(attributes: unknown): Record<string, unknown> {
 export const analysisTools: ToolSource = async ({ call, run }) => {
   const analysisId = (run.labels as Record<string, string> | null)?.[ANALYSIS_LABEL];
   if (!analysisId) return [];
-  const agent = await call.db.agent.findUnique({ where: { id: run.agentId }, select: { source: true, presetKind: true } });
-  if (agent?.source !== 'builtin' || agent.presetKind !== ANALYST_PRESET) return [];
-  const analysis = await call.db.findingAnalysis.findUnique({
-    where: { id: analysisId },
-    select: { workspaceId: true, selectedTraces: true },
-  });
-  if (!analysis || analysis.workspaceId !== run.workspaceId) return [];
-  const selected = analysis.selectedTraces as { run_id: string; trace_id: string }[];
+  const selected = await analystRunSelection(call, run, analysisId);
+  if (!selected) return [];
   const traceIds = new Set(selected.map((s) => s.trace_id));
   const tool = (t: Omit<RunTool, 'permission' | 'offered' | 'skipReview'>): RunTool => ({
     ...t,
@@ -60,11 +56,7 @@ export const analysisTools: ToolSource = async ({ call, run }) => {
         execute: async (args) => {
           const traceId = String(args.trace_id ?? '');
           if (!traceIds.has(traceId)) throw new AppError('not_found', 'trace_id is not one of the traces this analysis selected');
-          const spans = await call.db.traceSpan.findMany({
-            where: { workspaceId: run.workspaceId, traceId },
-            orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
-            take: READ_TRACE_MAX_SPANS + 1,
-          });
+          const spans = await traceSpansFrom(call, run.workspaceId, traceId, READ_TRACE_MAX_SPANS + 1);
           return {
             trace_id: traceId,
             truncated: spans.length > READ_TRACE_MAX_SPANS,

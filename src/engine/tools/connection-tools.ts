@@ -26,6 +26,7 @@ import {
   type McpTool,
 } from '../../providers/mcp-client.js';
 import { connectionForUse, type ConnectionForUse } from '../../services/connections.js';
+import { threadMcpHeaders } from '../../services/run-inheritance.js';
 import type { ConnectionToolsConfig } from '../agent-config.js';
 import { mcpPool } from './mcp-pool.js';
 import { resolvePermission } from './permissions.js';
@@ -64,12 +65,6 @@ function checkAllowedHost(connection: ConnectionForUse, allowed: string[] | unde
       'permission_denied',
       `the connection "${connection.name}" reaches ${url.host}, which is not in the run's allowed_hosts`,
     );
-}
-
-async function threadMcpHeaders(context: ToolSourceContext): Promise<Record<string, Record<string, string>>> {
-  const thread = await context.call.db.thread.findUnique({ where: { id: context.run.threadId }, select: { mcpHeaders: true } });
-  // The column holds only what the threads service validated: connection id → header map.
-  return (thread?.mcpHeaders as Record<string, Record<string, string>> | null) ?? {};
 }
 
 interface Listed {
@@ -198,7 +193,7 @@ function searchTool(context: ToolSourceContext, deferred: RunTool[], connections
 export const connectionTools: ToolSource = async (context) => {
   const entries = context.config.connection_tools ?? [];
   if (!entries.length) return [];
-  const headers = await threadMcpHeaders(context);
+  const headers = await threadMcpHeaders(context.call, context.run.threadId);
   const listed: Listed[] = [];
   for (const entry of entries) listed.push(await listConnection(context, entry, headers[entry.connection_id]));
 

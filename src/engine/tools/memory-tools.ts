@@ -33,6 +33,28 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
     const readOnly = async () => {
       throw new Error(`the memory "${mount.name}" is mounted read-only`);
     };
+    /** A tool that writes a record (`recordId`: the record it replaces, null for a new one); answers read-only on a read mount. */
+    const writeTool = (
+      toolName: string,
+      description: string,
+      inputSchema: JSONSchema7,
+      recordId: (args: Record<string, unknown>) => string | null,
+    ): RunTool => ({
+      name: toolName,
+      description,
+      inputSchema,
+      permission: 'allow',
+      namespace: `memory_${name}`,
+      offered: writable,
+      execution: {
+        kind: 'server',
+        execute: writable
+          ? async (args, toolCall) => ({
+              id: (await writeRecord(call, mount.memory_id, recordId(args), args.text, writer(toolCall.toolCallId))).id,
+            })
+          : readOnly,
+      },
+    });
     return [
       {
         name: `search_memory_${name}`,
@@ -49,38 +71,10 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
             ),
         },
       },
-      {
-        name: `add_memory_${name}`,
-        description: `Add a record to the memory "${mount.name}".`,
-        inputSchema: ADD_SCHEMA,
-        permission: 'allow',
-        namespace: `memory_${name}`,
-        offered: writable,
-        execution: {
-          kind: 'server',
-          execute: writable
-            ? async (args, toolCall) => ({
-                id: (await writeRecord(call, mount.memory_id, null, args.text, writer(toolCall.toolCallId))).id,
-              })
-            : readOnly,
-        },
-      },
-      {
-        name: `replace_memory_${name}`,
-        description: `Replace the text of a record of the memory "${mount.name}".`,
-        inputSchema: REPLACE_SCHEMA,
-        permission: 'allow',
-        namespace: `memory_${name}`,
-        offered: writable,
-        execution: {
-          kind: 'server',
-          execute: writable
-            ? async (args, toolCall) => ({
-                id: (await writeRecord(call, mount.memory_id, String(args.record_id ?? ''), args.text, writer(toolCall.toolCallId))).id,
-              })
-            : readOnly,
-        },
-      },
+      writeTool(`add_memory_${name}`, `Add a record to the memory "${mount.name}".`, ADD_SCHEMA, () => null),
+      writeTool(`replace_memory_${name}`, `Replace the text of a record of the memory "${mount.name}".`, REPLACE_SCHEMA, (args) =>
+        String(args.record_id ?? ''),
+      ),
     ];
   });
 };

@@ -10,7 +10,7 @@
 // child. A child that stops to wait (an approval, a client tool, a question) is refused: it is
 // cancelled and the call fails, since nobody answers a subagent's questions.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { Run } from '../../generated/prisma/client.js';
+import type { Run } from '../../services/rows.js';
 import type { SubagentMode } from '../agent-config.js';
 import { describeError } from '../attempt-errors.js';
 import type { RunItemState, RunItemStream } from '../items.js';

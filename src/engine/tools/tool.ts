@@ -4,7 +4,7 @@
 // `RunTool`s. The turn loop (executor.ts) never names a kind: it offers the toolset to the model
 // and hands the calls to dispatch.ts, which decides by `permission` and `execution` alone.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { Run } from '../../generated/prisma/client.js';
+import type { Run } from '../../services/rows.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import type { RunAgentConfig } from '../agent-config.js';

@@ -1,6 +1,6 @@
 // What a plugin implementation is: a function from one configured instance (and the run) to tools.
 import type { RunOptions } from '../../../agents/config-schema.js';
-import type { Run } from '../../../generated/prisma/client.js';
+import type { Run } from '../../../services/rows.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Deps } from '../../../services/deps.js';
 import type { RunTool } from '../tool.js';

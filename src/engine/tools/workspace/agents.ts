@@ -1,6 +1,6 @@
 // The `agents` group: list and read the workspace's agents, create one (with its first revision) and
 // publish a new revision of one — the same service calls, validation and errors as the agent API.
-import type { Agent } from '../../../generated/prisma/client.js';
+import type { Agent } from '../../../services/rows.js';
 import { createAgent, getAgent, getAgentRevision, listAgents, publishAgentRevision } from '../../../services/agents.js';
 import { formatEtag } from '../../../lib/etag.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';

@@ -4,6 +4,7 @@
 // model as the tool's error, naming its code, and the run goes on.
 import { isAppError } from '../../../lib/errors.js';
 import type { CallContext } from '../../../services/call-context.js';
+import { workspaceOrganizationId } from '../../../services/workspaces.js';
 import { resolvePermission } from '../permissions.js';
 import type { RunTool, ToolSourceContext } from '../tool.js';
 import { AGENT_TOOLS } from './agents.js';
@@ -26,10 +27,7 @@ function toolError(error: unknown): Error {
  */
 function organizationCall(call: CallContext): () => Promise<CallContext> {
   let loaded: Promise<CallContext> | null = null;
-  return () =>
-    (loaded ??= call.db.workspace
-      .findUniqueOrThrow({ where: { id: call.actor.workspaceId }, select: { organizationId: true } })
-      .then(({ organizationId }) => ({ ...call, actor: { ...call.actor, organizationId } })));
+  return () => (loaded ??= workspaceOrganizationId(call).then((organizationId) => ({ ...call, actor: { ...call.actor, organizationId } })));
 }
 
 export function workspaceTools({ call, config }: Pick<ToolSourceContext, 'call' | 'config'>): RunTool[] {

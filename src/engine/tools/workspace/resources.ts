@@ -2,24 +2,34 @@
 // `environment_templates` — what an agent's configuration may name, listed the way the API lists
 // them. Nothing secret is answered: no credentials, headers or provider secrets, and of a connection
 // only its transport and where it points (the URL without user info or query).
-import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../generated/prisma/client.js';
+import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../services/rows.js';
 import { listConnections } from '../../../services/connections.js';
 import { listEnvironmentTemplates } from '../../../services/environment-templates.js';
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
-import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
+import { providerSummaries } from '../../../services/providers.js';
 import type { CallContext } from '../../../services/call-context.js';
+import type { Page } from '../../../lib/cursor.js';
+import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
 
 const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
 
-/** The providers the rows of a page name (of the caller's workspace): type and whether enabled. */
-async function providersOf(call: CallContext, ids: string[]) {
-  const rows = await call.db.provider.findMany({
-    where: { workspaceId: call.actor.workspaceId, id: { in: [...new Set(ids)] } },
-    select: { id: true, type: true, enabled: true },
-  });
-  return new Map(rows.map((row) => [row.id, row]));
+/** List arguments with the `enabled` filter. */
+const enabledListArgs = (args: Record<string, unknown>) => ({ ...listArgs(args), enabled: optionalBoolean(args.enabled) });
+
+/** A page of rows that each name a provider, viewed with that provider (its type, whether enabled), read for the page at once. */
+async function providerPage<T extends { providerId: string }>(
+  call: CallContext,
+  key: string,
+  page: Page<T>,
+  view: (row: T, provider: { type: string; enabled: boolean } | undefined) => unknown,
+) {
+  const providers = await providerSummaries(
+    call,
+    page.items.map((row) => row.providerId),
+  );
+  return pageResult(key, page, (row) => view(row, providers.get(row.providerId)));
 }
 
 const skillSummary = (skill: Skill) => ({
@@ -94,27 +104,19 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'and `usable` (enabled and its provider enabled: what an agent’s `model` may name and run with).',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listModels(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
-        call,
-        page.items.map((model) => model.providerId),
-      );
-      return pageResult('models', page, (model: Model) => {
-        const provider = providers.get(model.providerId);
-        return {
-          key: model.key,
-          name: model.name,
-          description: model.description,
-          labels: model.labels,
-          provider_id: model.providerId,
-          provider_type: provider?.type ?? null,
-          provider_model: model.providerModel,
-          api: model.api,
-          characteristics: model.characteristics,
-          enabled: model.enabled,
-          usable: model.enabled && provider?.enabled === true,
-        };
-      });
+      return providerPage(call, 'models', await listModels(call, enabledListArgs(args)), (model: Model, provider) => ({
+        key: model.key,
+        name: model.name,
+        description: model.description,
+        labels: model.labels,
+        provider_id: model.providerId,
+        provider_type: provider?.type ?? null,
+        provider_model: model.providerModel,
+        api: model.api,
+        characteristics: model.characteristics,
+        enabled: model.enabled,
+        usable: model.enabled && provider?.enabled === true,
+      }));
     },
   },
   {
@@ -127,18 +129,14 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'a connection in `connection_tools`.',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listConnections(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
-        call,
-        page.items.map((connection) => connection.providerId),
-      );
-      return pageResult('connections', page, (connection: Connection) => ({
+      const page = await listConnections(call, enabledListArgs(args));
+      return providerPage(call, 'connections', page, (connection: Connection, provider) => ({
         id: connection.id,
         name: connection.name,
         description: connection.description,
         labels: connection.labels,
         provider_id: connection.providerId,
-        provider_type: providers.get(connection.providerId)?.type ?? null,
+        provider_type: provider?.type ?? null,
         ...connectionServer((connection.config ?? {}) as Record<string, unknown>),
         enabled: connection.enabled,
       }));
@@ -172,18 +170,14 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'An agent names one in `default_environment_template_id`.',
     inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
     async execute(call, args) {
-      const page = await listEnvironmentTemplates(call, { ...listArgs(args), enabled: optionalBoolean(args.enabled) });
-      const providers = await providersOf(
-        call,
-        page.items.map((template) => template.providerId),
-      );
-      return pageResult('environment_templates', page, (template: EnvironmentTemplate) => ({
+      const page = await listEnvironmentTemplates(call, enabledListArgs(args));
+      return providerPage(call, 'environment_templates', page, (template: EnvironmentTemplate, provider) => ({
         id: template.id,
         name: template.name,
         description: template.description,
         labels: template.labels,
         provider_id: template.providerId,
-        provider_type: providers.get(template.providerId)?.type ?? null,
+        provider_type: provider?.type ?? null,
         enabled: template.enabled,
       }));
     },
