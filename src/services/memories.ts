@@ -18,6 +18,7 @@ import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../memo
 import { memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -321,3 +322,6 @@ export async function searchRecords(call: CallContext, memoryId: string, args: S
   const store = await recordStoreOf(call, memory, false);
   return store.search(args.query, { limit, minScore, mode: args.mode });
 }
+
+/** Memories by id for `node(id)` (src/services/nodes.ts). */
+export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: idsInWorkspace(call, ids) });

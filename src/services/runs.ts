@@ -2,7 +2,6 @@
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
 import { resolveRunMounts } from './environments.js';
-import type { Run } from '../generated/prisma/client.js';
 import { applyOverrides, normalizeRunOptions, type AgentConfig, type RunOptions } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
@@ -23,6 +22,8 @@ import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { Run } from '../generated/prisma/client.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -306,3 +307,6 @@ export async function runAgentView(call: CallContext, id: string) {
   const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
   return { config, revision, resolvedSkills };
 }
+
+/** Runs by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadRuns: NodeRowsLoader<Run> = (call, ids) => call.db.run.findMany({ where: idsInWorkspace(call, ids) });

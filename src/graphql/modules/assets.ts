@@ -1,12 +1,13 @@
 // Assets: the workspace's files (uploads and agent avatars). Uploaded as a `File` (GraphQL multipart
 // request), read as base64 a range at a time, retired by `retireAsset`.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
+import { asNode } from './node.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { withLabelList } from './labels.js';
 import { AppError } from '../../lib/errors.js';
-import { loadAssets } from '../../services/nodes.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { loadAssets } from '../../services/assets.js';
 import {
   assetContentPath,
   checkAssetUpload,
@@ -44,7 +45,7 @@ const AssetRef = builder.prismaObject('Asset', {
     }),
   }),
 });
-asNode(AssetRef, loadAssets, rowId);
+asNode(AssetRef, { prefix: ID_PREFIX.asset, load: loadAssets });
 withLabelList(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);

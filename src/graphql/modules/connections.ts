@@ -1,11 +1,12 @@
 // Connections: a workspace's MCP servers (through a connector provider). The credential is
 // write-only: the type says only whether one is configured.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
+import { asNode } from './node.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { withLabelList } from './labels.js';
-import { loadConnections } from '../../services/nodes.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { loadConnections } from '../../services/connections.js';
 import {
   createConnection,
   getConnection,
@@ -32,7 +33,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
     }),
   }),
 });
-asNode(ConnectionRef, loadConnections, rowId);
+asNode(ConnectionRef, { prefix: ID_PREFIX.connection, load: loadConnections });
 withLabelList(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.

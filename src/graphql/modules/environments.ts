@@ -6,11 +6,13 @@ import { createContextCache } from '@pothos/core';
 import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
 import { payloadOf } from './payloads.js';
-import { asNode, rowId } from './node.js';
+import { asNode, nodeLoading } from './node.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { EnvironmentStatusEnum, storedValue } from './enums.js';
-import { loadEnvironments, loadEnvironmentTemplates } from '../../services/nodes.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { loadEnvironments } from '../../services/environments.js';
+import { loadEnvironmentTemplates } from '../../services/environment-templates.js';
 import {
   createEnvironmentTemplate,
   getEnvironmentTemplate,
@@ -26,6 +28,10 @@ import {
   startEnvironment,
   stopEnvironment,
 } from '../../services/environments.js';
+import { relation, loadRelated } from './relations.js';
+import { ProviderRef } from './providers.js';
+import { RunRef } from './runs.js';
+import type { Run } from '../../generated/prisma/client.js';
 
 export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate', {
   interfaces: [VersionedRef],
@@ -42,11 +48,11 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
     enabled: t.exposeBoolean('enabled', { description: 'a disabled template refuses new use with `disabled`' }),
   }),
 });
-asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
+asNode(EnvironmentTemplateRef, { prefix: ID_PREFIX.environmentTemplate, load: loadEnvironmentTemplates });
 withLabelList(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
-export const environmentRunIds = createContextCache(
+const environmentRunIds = createContextCache(
   (ctx: GraphQLContext) =>
     new DataLoader<string, string[]>(
       async (ids) => {
@@ -83,7 +89,7 @@ export const EnvironmentRef = builder.prismaObject('Environment', {
     }),
   }),
 });
-asNode(EnvironmentRef, loadEnvironments, rowId);
+asNode(EnvironmentRef, { prefix: ID_PREFIX.environment, load: loadEnvironments });
 withLabelList(EnvironmentRef);
 
 const EnvironmentTemplateConnection = connectionOf('EnvironmentTemplate', EnvironmentTemplateRef);
@@ -175,3 +181,32 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => destroyEnvironment(await ctx.call(), String(a.id)),
   }),
 }));
+
+relation(EnvironmentTemplateRef, 'provider', {
+  type: ProviderRef,
+  id: (template) => template.providerId,
+  description: 'the environment provider that makes its environments (providerId)',
+});
+relation(EnvironmentRef, 'template', {
+  type: EnvironmentTemplateRef,
+  nullable: true,
+  id: (environment) => environment.templateId,
+  description: 'the template it was made from (templateId)',
+});
+relation(EnvironmentRef, 'provider', {
+  type: ProviderRef,
+  id: (environment) => environment.providerId,
+  description: 'the environment provider that keeps its instance (providerId)',
+});
+
+builder.objectField(EnvironmentRef, 'runs', (t) =>
+  t.field({
+    type: [RunRef],
+    description: 'the runs that mount it (runIds), newest first, at most 50',
+    resolve: async (environment, _args, ctx) => {
+      const ids = await environmentRunIds(ctx).load(environment.id);
+      const runs = await Promise.all(ids.map((id) => loadRelated(ctx, nodeLoading<Run>(RunRef), id)));
+      return runs.filter((run) => run !== null);
+    },
+  }),
+);

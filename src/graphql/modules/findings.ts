@@ -1,13 +1,21 @@
 // Finding analyses and findings (docs/api/findings.md): start an analysis (Idempotency-Key), list
 // analyses, list/read findings, and a reviewer's PATCH of a finding under If-Match.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
+import { asNode } from './node.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
-import { loadFindingAnalyses, loadFindings } from '../../services/nodes.js';
-import { getFindingAnalysis, listFindingAnalyses, startFindingAnalysis, type Selection } from '../../services/finding-analyses.js';
-import { getFinding, listFindings, updateFinding } from '../../services/findings.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import {
+  loadFindingAnalyses,
+  getFindingAnalysis,
+  listFindingAnalyses,
+  startFindingAnalysis,
+  type Selection,
+} from '../../services/finding-analyses.js';
+import { loadFindings, getFinding, listFindings, updateFinding } from '../../services/findings.js';
 import type { Evidence } from '../../services/finding-detectors.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { analysisFindingPages } from '../../services/relation-pages.js';
 
 const FindingEvidenceRef = builder.objectRef<Evidence>('FindingEvidence').implement({
   description: 'Where a finding was seen: a run, its trace and the spans that show the problem.',
@@ -39,7 +47,7 @@ const FindingRef = builder.prismaObject('Finding', {
     evidence: t.field({ type: [FindingEvidenceRef], resolve: (f) => f.evidence as unknown as Evidence[] }),
   }),
 });
-asNode(FindingRef, loadFindings, rowId);
+asNode(FindingRef, { prefix: ID_PREFIX.finding, load: loadFindings });
 
 export const FindingConnection = connectionOf('Finding', FindingRef);
 
@@ -78,7 +86,7 @@ export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(FindingAnalysisRef, loadFindingAnalyses, rowId);
+asNode(FindingAnalysisRef, { prefix: ID_PREFIX.findingAnalysis, load: loadFindingAnalyses });
 
 const FindingAnalysisConnection = connectionOf('FindingAnalysis', FindingAnalysisRef);
 
@@ -150,3 +158,16 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => updateFinding(await ctx.call(), String(a.id), a.ifMatch, a.input),
   }),
 }));
+
+builder.objectField(FindingAnalysisRef, 'findings', (t) =>
+  t.field({
+    type: FindingConnection,
+    description: `The findings this analysis created or updated, exactly, as they are now (a finding found again later names the later analysis in \`analysisId\` but stays listed here); newest first. ${RELATION_PAGE_DESCRIPTION}`,
+    args: {
+      change: t.arg.string({ description: 'created | updated: only the findings this analysis created, or only those it found again' }),
+      ...connectionArgs(t.arg),
+    },
+    resolve: (analysis, args, ctx) =>
+      relationConnection(args, ctx, analysis, 'analysis-findings', byIds(analysisFindingPages), { change: args.change ?? null }),
+  }),
+);

@@ -2,18 +2,29 @@
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
 import { payloadName } from './payloads.js';
-import { asNode, rowId } from './node.js';
-import { loadInboxEntries } from '../../services/nodes.js';
+import { asNode } from './node.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { connectionArgs, connectionFrom, connectionOf } from './common.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import { ThreadRef } from './threads.js';
-import { deliverToInbox, forkRun, getInboxEntry, listInbox, updateInboxEntry, type InboxEntryView } from '../../services/inbox.js';
+import {
+  deliverToInbox,
+  forkRun,
+  getInboxEntry,
+  listInbox,
+  loadInboxEntries,
+  updateInboxEntry,
+  type InboxEntryView,
+} from '../../services/inbox.js';
 import { readFailure } from '../../services/run-members.js';
 import { FailureRef } from './run-members.js';
 import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import type { RunOptions } from '../../agents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
+import { relation } from './relations.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { threadInboxPages } from '../../services/relation-pages.js';
 
 export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
@@ -59,7 +70,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
     }),
   }),
 });
-asNode(InboxEntryRef, loadInboxEntries, rowId);
+asNode(InboxEntryRef, { prefix: ID_PREFIX.inboxEntry, load: loadInboxEntries });
 export const InboxEntryConnection = connectionOf('InboxEntry', InboxEntryRef);
 
 // What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with
@@ -171,3 +182,26 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+relation(InboxEntryRef, 'assignedRun', {
+  type: RunRef,
+  nullable: true,
+  id: (entry) => entry.assignedRunId,
+  description: 'the run the entry was assigned to (assignedRunId); null while it waits in the queue',
+});
+relation(InboxEntryRef, 'childRun', {
+  type: RunRef,
+  nullable: true,
+  id: (entry) => entry.childRunId,
+  description: "the latest subagent run the entry's run started (childRunId); null when it delegated nothing",
+});
+
+builder.objectField(ThreadRef, 'inbox', (t) =>
+  t.field({
+    type: InboxEntryConnection,
+    description: `The thread's inbox in inbox order: \`inboxEntries(threadId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
+    args: { status: t.arg({ type: [InboxEntryStatusEnum] }), ...connectionArgs(t.arg) },
+    resolve: (thread, args, ctx) =>
+      relationConnection(args, ctx, thread, 'thread-inbox', byIds(threadInboxPages), { status: args.status ? [...args.status] : null }),
+  }),
+);

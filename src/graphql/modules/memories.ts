@@ -1,10 +1,9 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
-import { asNode, rowId } from './node.js';
-import { loadMemories } from '../../services/nodes.js';
-import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { withLabelList } from './labels.js';
+import { asNode } from './node.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import {
+  loadMemories,
   createMemory,
   getMemory,
   listMemories,
@@ -14,7 +13,11 @@ import {
   writeRecord,
   type RecordView,
   type RecordWriterStamp,
+  memoryRecordPages,
 } from '../../services/memories.js';
+import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
+import { withLabelList } from './labels.js';
+import { relationConnection } from './list-relations.js';
 
 const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
@@ -28,7 +31,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     enabled: t.exposeBoolean('enabled'),
   }),
 });
-asNode(MemoryRef, loadMemories, rowId);
+asNode(MemoryRef, { prefix: ID_PREFIX.memory, load: loadMemories });
 withLabelList(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
@@ -150,3 +153,13 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => searchRecords(await ctx.call(), String(a.memoryId), a),
   }),
 }));
+
+builder.objectField(MemoryRef, 'records', (t) =>
+  t.field({
+    type: MemoryRecordConnection,
+    description:
+      "The memory's records in its provider's order: `memoryRecords(memoryId:)` (its cursors too). At most 100 a page (default 50); the built-in provider's records of all the memories of a level in one statement, an external provider's with one request per memory.",
+    args: connectionArgs(t.arg),
+    resolve: (memory, args, ctx) => relationConnection(args, ctx, memory, 'memory-records', memoryRecordPages, {}),
+  }),
+);

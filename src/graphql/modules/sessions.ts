@@ -1,11 +1,11 @@
 // Sessions: the named groups of threads a client opens (REST /api/v1/sessions).
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
-import { asNode, rowId } from './node.js';
-import { loadSessions } from '../../services/nodes.js';
+import { asNode } from './node.js';
+import { loadSessions, createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
-import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
 export const SessionRef = builder.prismaObject('Session', {
   interfaces: [VersionedRef],
@@ -15,7 +15,7 @@ export const SessionRef = builder.prismaObject('Session', {
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
-asNode(SessionRef, loadSessions, rowId);
+asNode(SessionRef, { prefix: ID_PREFIX.session, load: loadSessions });
 withLabelList(SessionRef);
 
 const SessionConnection = connectionOf('Session', SessionRef);

@@ -16,6 +16,10 @@ import {
   updateSkill,
   type SkillContent,
 } from '../../services/skills.js';
+import { relation } from './relations.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { connectionArgs } from './common.js';
+import { skillRevisionPages } from '../../services/relation-pages.js';
 
 const SkillFileRef = builder.objectRef<SkillContent['files'][number]>('SkillFile').implement({
   description: 'A file that comes with a skill.',
@@ -61,3 +65,19 @@ export const {
       '{name, description, instructions, files: [{path, content, media_type}]} as one JSON document (snake_case members, as REST takes it); JSON because it is validated as a whole, naming the member at fault (`content.files[0].path`)',
   },
 });
+
+relation(SkillRef, 'defaultRevision', {
+  type: SkillRevisionRef,
+  nullable: true,
+  id: (skill) => skill.defaultRevisionId,
+  description: 'the revision agents use unless they pin one (defaultRevisionId)',
+});
+
+builder.objectField(SkillRef, 'revisions', (t) =>
+  t.field({
+    type: SkillRevisionConnection,
+    description: `The skill's revisions, newest first: \`skillRevisions(skillId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
+    args: connectionArgs(t.arg),
+    resolve: (skill, args, ctx) => relationConnection(args, ctx, skill, 'skill-revisions', byIds(skillRevisionPages), {}),
+  }),
+);

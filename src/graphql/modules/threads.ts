@@ -1,13 +1,17 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
-import { asNode, rowId } from './node.js';
-import { loadThreads } from '../../services/nodes.js';
+import { asNode } from './node.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
-import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
+import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread } from '../../services/threads.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
 import { watchThread } from '../../services/thread-watch.js';
+import { relation } from './relations.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { SessionRef } from './sessions.js';
+import { sessionThreadPages } from '../../services/relation-pages.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -27,7 +31,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
   }),
 });
-asNode(ThreadRef, loadThreads, rowId);
+asNode(ThreadRef, { prefix: ID_PREFIX.thread, load: loadThreads });
 withLabelList(ThreadRef);
 
 export const ThreadConnection = connectionOf('Thread', ThreadRef);
@@ -79,5 +83,21 @@ builder.subscriptionField('threadUpdated', (t) =>
     args: { threadId: t.arg.id({ required: true }) },
     subscribe: async (_r, a, ctx) => watchThread(await ctx.call(), String(a.threadId)),
     resolve: (thread) => thread,
+  }),
+);
+
+// Relations between threads and sessions (threads.ts imports sessions.ts, so both directions are here).
+relation(ThreadRef, 'session', {
+  type: SessionRef,
+  id: (thread) => thread.sessionId,
+  description: 'the session the thread belongs to (sessionId)',
+});
+
+builder.objectField(SessionRef, 'threads', (t) =>
+  t.field({
+    type: ThreadConnection,
+    description: `The session's threads, newest first: \`threads(sessionId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
+    args: connectionArgs(t.arg),
+    resolve: (session, args, ctx) => relationConnection(args, ctx, session, 'session-threads', byIds(sessionThreadPages), {}),
   }),
 );
