@@ -21,8 +21,7 @@ import {
   updateAgent,
 } from '../../services/agents.js';
 import { relation } from './relations.js';
-import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
-import { connectionArgs } from './common.js';
+import { childConnection } from './list-relations.js';
 import { agentRevisionPages } from '../../services/relation-pages.js';
 
 export const {
@@ -94,11 +93,8 @@ relation(AgentSubagentRef, 'agent', {
   description: 'the agent the subagent runs (agentId)',
 });
 
-builder.objectField(AgentRef, 'revisions', (t) =>
-  t.field({
-    type: AgentRevisionConnection,
-    description: `The agent's revisions, newest first: \`agentRevisions(agentId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (agent, args, ctx) => relationConnection(args, ctx, agent, 'agent-revisions', byIds(agentRevisionPages), {}),
-  }),
-);
+childConnection(AgentRef, 'revisions', {
+  type: AgentRevisionConnection,
+  pages: agentRevisionPages,
+  description: "The agent's revisions, newest first: `agentRevisions(agentId:)` (its cursors too).",
+});

@@ -5,8 +5,10 @@
 // asking with the same arguments are batched by a DataLoader into one service call, which reads all
 // their pages in one statement (src/services/relation-pages.ts).
 import DataLoader from 'dataloader';
+import type { ObjectRef } from '@pothos/core';
+import { builder } from '../builder.js';
 import type { GraphQLContext } from '../context.js';
-import { connectionFrom, type ConnectionArgs } from './common.js';
+import { connectionArgs, connectionFrom, type ConnectionArgs, type Types } from './common.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Page } from '../../lib/cursor.js';
 import type { RelationPageArgs, RelationPages } from '../../services/relation-pages.js';
@@ -58,3 +60,30 @@ export function relationConnection<P extends { id: string }, T, A extends Relati
 
 /** What every list relation's description ends with. */
 export const RELATION_PAGE_DESCRIPTION = 'At most 100 a page (default 50); one statement for all the objects of a level.';
+
+/**
+ * Adds the list relation `name` to `parent`: a connection of `type` whose pages of all the parents
+ * of a level come from one `pages` call with the parents' ids. For relations with arguments of their
+ * own, declare the field and resolve it with `relationConnection`.
+ */
+export function childConnection<P extends { id: string }, T>(
+  parent: ObjectRef<Types, P>,
+  name: string,
+  options: {
+    type: ObjectRef<Types, unknown>;
+    pages: (call: CallContext, ids: readonly string[], args: RelationPageArgs) => Promise<RelationPages<T>>;
+    description: string;
+  },
+): void {
+  const key = `${parent.name}.${name}`;
+  // Pothos cannot check a resolver against a type parameter's shape; `options` ties the two together.
+  const type = options.type as ObjectRef<Types, object>;
+  builder.objectField(parent, name, (t) =>
+    t.field({
+      type,
+      description: `${options.description} ${RELATION_PAGE_DESCRIPTION}`,
+      args: connectionArgs(t.arg),
+      resolve: (row, args, ctx) => relationConnection(args, ctx, row, key, byIds(options.pages), {}) as Promise<object>,
+    }),
+  );
+}

@@ -8,8 +8,8 @@ import { listRunItems, loadRunItems, streamRunItems, type ItemView } from '../..
 import { contentRefList, type ContentRef } from '../../services/run-members.js';
 import { ContinuationRef } from './run-items-continuation.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
-import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
-import { connectionArgs, connectionOf } from './common.js';
+import { childConnection } from './list-relations.js';
+import { connectionOf } from './common.js';
 import { runItemPages } from '../../services/relation-pages.js';
 
 const ContentRefRef = builder.objectRef<ContentRef & { name: string }>('RunItemContentRef').implement({
@@ -93,11 +93,8 @@ builder.subscriptionField('runItems', (t) =>
 
 const RunItemConnection = connectionOf('RunItem', RunItemRef);
 
-builder.objectField(RunRef, 'items', (t) =>
-  t.field({
-    type: RunItemConnection,
-    description: `The run's stored items by ordinal (a running run's newest changes are stored about 20 ms after \`runItems\` shows them). ${RELATION_PAGE_DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (run, args, ctx) => relationConnection(args, ctx, run, 'run-items', byIds(runItemPages), {}),
-  }),
-);
+childConnection(RunRef, 'items', {
+  type: RunItemConnection,
+  pages: runItemPages,
+  description: "The run's stored items by ordinal (a running run's newest changes are stored about 20 ms after `runItems` shows them).",
+});

@@ -27,7 +27,7 @@ import {
   storedValue,
 } from './enums.js';
 import { relation } from './relations.js';
-import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { childConnection } from './list-relations.js';
 import { SessionRef } from './sessions.js';
 import { ThreadRef } from './threads.js';
 import { threadRunPages } from '../../services/relation-pages.js';
@@ -310,11 +310,8 @@ relation(ThreadRef, 'originRun', {
   description: 'the run the thread was forked from, or whose subagent call opened it (originRunId); null for a new thread',
 });
 
-builder.objectField(ThreadRef, 'runs', (t) =>
-  t.field({
-    type: RunConnection,
-    description: `The thread's runs, newest first: \`runs(threadId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (thread, args, ctx) => relationConnection(args, ctx, thread, 'thread-runs', byIds(threadRunPages), {}),
-  }),
-);
+childConnection(ThreadRef, 'runs', {
+  type: RunConnection,
+  pages: threadRunPages,
+  description: "The thread's runs, newest first: `runs(threadId:)` (its cursors too).",
+});

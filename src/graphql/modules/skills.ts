@@ -17,8 +17,7 @@ import {
   type SkillContent,
 } from '../../services/skills.js';
 import { relation } from './relations.js';
-import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
-import { connectionArgs } from './common.js';
+import { childConnection } from './list-relations.js';
 import { skillRevisionPages } from '../../services/relation-pages.js';
 
 const SkillFileRef = builder.objectRef<SkillContent['files'][number]>('SkillFile').implement({
@@ -73,11 +72,8 @@ relation(SkillRef, 'defaultRevision', {
   description: 'the revision agents use unless they pin one (defaultRevisionId)',
 });
 
-builder.objectField(SkillRef, 'revisions', (t) =>
-  t.field({
-    type: SkillRevisionConnection,
-    description: `The skill's revisions, newest first: \`skillRevisions(skillId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (skill, args, ctx) => relationConnection(args, ctx, skill, 'skill-revisions', byIds(skillRevisionPages), {}),
-  }),
-);
+childConnection(SkillRef, 'revisions', {
+  type: SkillRevisionConnection,
+  pages: skillRevisionPages,
+  description: "The skill's revisions, newest first: `skillRevisions(skillId:)` (its cursors too).",
+});

@@ -9,7 +9,7 @@ import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
 import { watchThread } from '../../services/thread-watch.js';
 import { relation } from './relations.js';
-import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { childConnection } from './list-relations.js';
 import { SessionRef } from './sessions.js';
 import { sessionThreadPages } from '../../services/relation-pages.js';
 
@@ -93,11 +93,8 @@ relation(ThreadRef, 'session', {
   description: 'the session the thread belongs to (sessionId)',
 });
 
-builder.objectField(SessionRef, 'threads', (t) =>
-  t.field({
-    type: ThreadConnection,
-    description: `The session's threads, newest first: \`threads(sessionId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
-    args: connectionArgs(t.arg),
-    resolve: (session, args, ctx) => relationConnection(args, ctx, session, 'session-threads', byIds(sessionThreadPages), {}),
-  }),
-);
+childConnection(SessionRef, 'threads', {
+  type: ThreadConnection,
+  pages: sessionThreadPages,
+  description: "The session's threads, newest first: `threads(sessionId:)` (its cursors too).",
+});
