@@ -22,8 +22,6 @@ import './modules/memories.js';
 import './modules/findings.js';
 import './modules/environments.js';
 import './modules/webhooks.js';
-import './modules/relations.js';
-import './modules/list-relations.js';
 import './modules/support/push.js';
 import './modules/support/status.js';
 import './modules/support/presence.js';

@@ -7,7 +7,6 @@
 // runs cannot attach it.
 import { join } from 'node:path';
 import { fileTypeFromBuffer, supportedMimeTypes } from 'file-type';
-import type { Asset } from '../generated/prisma/client.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { assetBucket } from '../lib/asset-bucket.js';
 import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../lib/asset-files.js';
@@ -21,6 +20,8 @@ import { isAssetPart, type MessageContent } from './run-input.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { Asset } from '../generated/prisma/client.js';
 
 const RESOURCE_KIND = 'asset';
 export const MAX_IMAGE_BYTES = 1024 * 1024;
@@ -357,3 +358,7 @@ export async function readAssetForRun(call: CallContext, id: string): Promise<Bu
 }
 
 export const assetContentPath = (id: string) => `/api/v1/assets/${id}/content`;
+
+/** Assets by id for `node(id)` (src/services/nodes.ts), without their bytes (read when `contentBase64` asks). */
+export const loadAssets: NodeRowsLoader<Asset> = async (call, ids) =>
+  (await call.db.asset.findMany({ where: idsInWorkspace(call, ids), omit: { content: true } })) as Asset[];

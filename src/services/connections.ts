@@ -19,6 +19,7 @@ import { requirePermission } from './permissions.js';
 import { checkEndpointPolicy, validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 const RESOURCE_KIND = 'connection';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -292,3 +293,6 @@ export async function testConnection(call: CallContext, id: string): Promise<Con
     await client?.close().catch(() => undefined);
   }
 }
+
+/** Connections by id for `node(id)` (src/services/nodes.ts). */
+export const loadConnections: NodeRowsLoader<Connection> = (call, ids) => call.db.connection.findMany({ where: idsInWorkspace(call, ids) });

@@ -15,6 +15,7 @@ import { requirePermission } from './permissions.js';
 import { validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 export interface EnvironmentTemplateInput {
   name?: unknown;
@@ -160,3 +161,7 @@ export async function updateEnvironmentTemplate(
     });
   });
 }
+
+/** Environment templates by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (call, ids) =>
+  call.db.environmentTemplate.findMany({ where: idsInWorkspace(call, ids) });

@@ -27,6 +27,7 @@ import { environmentProvider, getEnvironmentTemplate, requireOffered } from './e
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 export const ENVIRONMENT_STATUSES = ['provisioning', 'ready', 'stopped', 'failed', 'destroyed'] as const;
 export type EnvironmentStatus = (typeof ENVIRONMENT_STATUSES)[number];
@@ -399,3 +400,7 @@ export interface EnvironmentMountView {
   name: string;
   working_directory: string | null;
 }
+
+/** Environments by id for `node(id)` (src/services/nodes.ts). */
+export const loadEnvironments: NodeRowsLoader<Environment> = (call, ids) =>
+  call.db.environment.findMany({ where: idsInWorkspace(call, ids) });

@@ -4,7 +4,6 @@
 // is refused with 409). However many traces are read, an analysis costs a constant number of
 // statements: the runs, their spans, their tool-call items and the agent's latency history are each
 // read once. The body, the presets and the detectors: docs/api/findings.md.
-import type { FindingAnalysis } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -19,6 +18,8 @@ import { recordFindings } from './findings.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { FindingAnalysis } from '../generated/prisma/client.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -300,3 +301,6 @@ export async function analystRunSelection(
   if (!analysis || analysis.workspaceId !== run.workspaceId) return null;
   return analysis.selectedTraces as unknown as SelectedTrace[];
 }
+/** Finding analyses by id for `node(id)` (src/services/nodes.ts). */
+export const loadFindingAnalyses: NodeRowsLoader<FindingAnalysis> = (call, ids) =>
+  call.db.findingAnalysis.findMany({ where: idsInWorkspace(call, ids) });

@@ -3,7 +3,6 @@
 // keeps the version). Analyses write findings through `recordFindings`: a draft whose source key the
 // agent already has updates that finding, any other draft adds one — a constant number of statements
 // however many traces were read.
-import type { Finding } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -16,6 +15,8 @@ import { findingsChanged } from './finding-events.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { Finding } from '../generated/prisma/client.js';
 
 const RESOURCE_KIND = 'finding';
 
@@ -200,3 +201,6 @@ export async function recordFindings(
   });
   return { created, updated };
 }
+
+/** Findings by id for `node(id)` (src/services/nodes.ts). */
+export const loadFindings: NodeRowsLoader<Finding> = (call, ids) => call.db.finding.findMany({ where: idsInWorkspace(call, ids) });

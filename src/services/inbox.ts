@@ -26,6 +26,7 @@ import { getThread } from './threads.js';
 import { activeRun } from './inbox-promotion.js';
 import { announceThreadChanged } from './event-topics.js';
 import { listQuery } from './list-query.js';
+import type { NodeRowsLoader } from './nodes.js';
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
 
@@ -367,3 +368,14 @@ async function forkSource(call: CallContext, runId: string): Promise<{ run: Run;
   if (row.sessionFound === null) throw notFound('session', run.sessionId);
   return { run, sourceThread: takePrefixed<Thread>(row, 'thread') };
 }
+
+const ENTRY_NODE_COLUMNS = returningColumns(PrismaSql.InboxEntryScalarFieldEnum, 'e');
+
+/** Inbox entries by id for `node(id)` (src/services/nodes.ts), with their thread's ETag (what an edit names in ifMatch), in one statement. */
+export const loadInboxEntries: NodeRowsLoader<InboxEntryView> = async (call, ids) => {
+  const rows = await call.db.$queryRaw<(InboxEntry & { threadVersion: number })[]>`
+    SELECT ${ENTRY_NODE_COLUMNS}, t.version AS "threadVersion"
+    FROM inbox_entries e JOIN threads t ON t.id = e.thread_id
+    WHERE e.id IN (${PrismaSql.join([...ids])}) AND e.workspace_id = ${call.actor.workspaceId}`;
+  return rows.map(({ threadVersion, ...entry }) => ({ ...entry, threadEtag: formatEtag(entry.threadId, threadVersion) }));
+};

@@ -18,6 +18,7 @@ import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../memo
 import { memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -330,3 +331,5 @@ export async function memoryNames(call: CallContext, ids: readonly string[]): Pr
   });
   return new Map(memories.map((m) => [m.id, m.name]));
 }
+/** Memories by id for `node(id)` (src/services/nodes.ts). */
+export const loadMemories: NodeRowsLoader<Memory> = (call, ids) => call.db.memory.findMany({ where: idsInWorkspace(call, ids) });

@@ -15,6 +15,7 @@ import { requirePermission } from './permissions.js';
 import { getProvider } from './providers.js';
 import { providerType } from '../providers/index.js';
 import { listQuery } from './list-query.js';
+import type { NodeRowsLoader } from './nodes.js';
 
 const KEY = new RegExp(MODEL_KEY);
 
@@ -166,3 +167,30 @@ export async function updateModel(call: CallContext, key: string, ifMatch: strin
     return updated;
   });
 }
+
+// A model has no stored id (its key is unique in a workspace only): its global id is
+// `mdl_<workspaceId>:<key>`, unique everywhere like the stored ids.
+
+/** The prefix of model global ids (no stored id carries it). */
+export const MODEL_NODE_PREFIX = 'mdl';
+
+// A workspace id, then a model key (1–128 of a-z, 0-9, `.` and `-`).
+const MODEL_ID = /^mdl_(wsp_[0-9A-HJKMNP-TV-Z]{26}):([a-z0-9][a-z0-9.-]{0,127})$/;
+
+/** The global id of the model `key` of `workspaceId`. */
+export function modelNodeId(workspaceId: string, key: string): string {
+  return `${MODEL_NODE_PREFIX}_${workspaceId}:${key}`;
+}
+
+/** The workspace and key a model global id names, or null when it is not one. */
+export function parseModelNodeId(globalId: string): { workspaceId: string; key: string } | null {
+  const match = MODEL_ID.exec(globalId);
+  return match ? { workspaceId: match[1]!, key: match[2]! } : null;
+}
+
+/** Models by global id for `node(id)` (src/services/nodes.ts): only those of the caller's workspace are looked up. */
+export const loadModels: NodeRowsLoader<Model> = async (call, ids) => {
+  const keys = ids.map(parseModelNodeId).flatMap((parsed) => (parsed?.workspaceId === call.actor.workspaceId ? [parsed.key] : []));
+  if (keys.length === 0) return [];
+  return call.db.model.findMany({ where: { workspaceId: call.actor.workspaceId, key: { in: keys } } });
+};

@@ -3,7 +3,6 @@
 // is configured. Endpoints pass the deployment's policy. Disabled providers refuse new use.
 import { ajvOfDraft } from '../lib/json-schema-drafts.js';
 import type { AnySchema } from 'ajv';
-import type { Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { fieldPath } from '../agents/config-schema.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
@@ -27,6 +26,8 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { Provider } from '../generated/prisma/client.js';
 
 // The service's own fixed schemas (provider types' configuration): compiled once into one shared instance.
 const ajv = ajvOfDraft('2020-12', { strict: false, allErrors: false });
@@ -348,3 +349,5 @@ export async function providerSummaries(call: CallContext, ids: readonly string[
   });
   return new Map(rows.map((row) => [row.id, row]));
 }
+/** Providers by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadProviders: NodeRowsLoader<Provider> = (call, ids) => call.db.provider.findMany({ where: idsInWorkspace(call, ids) });

@@ -21,6 +21,7 @@ import {
   type PendingFragments,
 } from './run-items-continuation.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 export type { ItemView };
 
@@ -322,3 +323,10 @@ async function* feedRunItems(
     for (const stop of unlisten) stop();
   }
 }
+
+/** Run items by id for `node(id)` (src/services/nodes.ts), as the items page shows them: the stored full text of large content hidden. */
+export const loadRunItems: NodeRowsLoader<ItemView> = async (call, ids) =>
+  (await call.db.runItem.findMany({ where: idsInWorkspace(call, ids) })).map((item) => ({
+    ...item,
+    contentRefs: publicRefs(item.contentRefs),
+  }));

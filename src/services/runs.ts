@@ -23,6 +23,7 @@ import { attachAssets } from './assets.js';
 import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
 import { createdWhere, listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -293,3 +294,6 @@ export async function runAgentView(call: CallContext, id: string) {
   const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
   return { config, revision, resolvedSkills };
 }
+
+/** Runs by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadRuns: NodeRowsLoader<Run> = (call, ids) => call.db.run.findMany({ where: idsInWorkspace(call, ids) });

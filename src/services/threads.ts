@@ -10,6 +10,8 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { announceThreadChanged } from './event-topics.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import type { Thread, Session } from '../generated/prisma/client.js';
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -179,3 +181,9 @@ export const updateThread = (
 
 export const archiveThread = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
   changeThread(call, id, ifMatch, 'archive', (row) => (row.archivedAt ? {} : { archivedAt: new Date() }));
+
+/** Threads by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadThreads: NodeRowsLoader<Thread> = (call, ids) => call.db.thread.findMany({ where: idsInWorkspace(call, ids) });
+
+/** Sessions by id for `node(id)` and relations (src/services/nodes.ts). */
+export const loadSessions: NodeRowsLoader<Session> = (call, ids) => call.db.session.findMany({ where: idsInWorkspace(call, ids) });

@@ -12,6 +12,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { getNamedType, isInputObjectType, Kind, typeFromAST, type NamedTypeNode } from 'graphql';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { routes, type Route, type RouteRequest } from '../../rest-shim/routes.js';
+import { fuzzKnown, fuzzTemplates } from './fixtures/index.js';
 import { loadOperations } from '../../rest-shim/router.js';
 import { ERROR_STATUS } from '../../src/lib/errors.js';
 import { createApiKey } from '../../src/services/admin.js';
@@ -124,95 +125,6 @@ const nastyValue: fc.Arbitrary<{ json: string }> = fc.oneof(
 );
 
 type Body = { text: string | Uint8Array; contentType?: string; contentEncoding?: string } | null;
-
-/**
- * Bodies that succeed (or nearly) on the routes that have one, so that a single generated defect
- * reaches the service and the database rather than failing an earlier check. Routes without a
- * template (e.g. new ones) still get the generic malformed bodies below.
- */
-function templates(): Record<string, Record<string, unknown>> {
-  const text = { content: [{ type: 'text', text: 'hi' }] };
-  return {
-    'POST /api/auth/login': { email: 'ada@example.com', password: 'not the password' },
-    'PATCH /api/v1/workspace': { name: 'Workspace', description: 'd', labels: { team: 'core' } },
-    'POST /api/v1/model-providers': { type: 'development', name: 'p', description: 'd', labels: { a: 'b' } },
-    'PATCH /api/v1/model-providers/:provider_id': { name: 'p', description: 'd', labels: { a: 'b' } },
-    'POST /api/v1/models': {
-      key: 'k',
-      provider_id: known.provider_id![0],
-      provider_model: 'echo',
-      name: 'n',
-      description: 'd',
-      settings: { temperature: 0.5 },
-    },
-    'PATCH /api/v1/models/:model_key': {
-      name: 'n',
-      description: 'd',
-      provider_model: 'echo',
-      settings: { temperature: 0.5 },
-      labels: { a: 'b' },
-    },
-    'POST /api/v1/connections': {
-      provider_id: known.connector_provider_id![0],
-      name: 'c',
-      description: 'd',
-      config: { transport: 'streamable_http', url: 'https://127.0.0.1:1/mcp' },
-      credential: { bearer_token: 't', headers: { 'X-A': 'b' } },
-      labels: { a: 'b' },
-    },
-    'PATCH /api/v1/connections/:connection_id': { name: 'c', description: 'd', labels: { a: 'b' }, enabled: true },
-    'POST /api/v1/agents': {
-      name: 'A',
-      description: 'd',
-      labels: { a: 'b' },
-      config: { model: 'dev', instructions: 'be brief', model_settings: { temperature: 1 } },
-    },
-    'PATCH /api/v1/agents/:agent_id': { name: 'A', description: 'd', labels: { a: 'b' } },
-    'POST /api/v1/agents/:agent_id/revisions': { note: 'n', config: { model: 'dev', model_settings: { temperature: 1 } } },
-    'POST /api/v1/skills': { name: 'S', description: 'd', content: { name: 's', instructions: '# x' } },
-    'PATCH /api/v1/skills/:skill_id': { name: 'S', description: 'd', labels: { a: 'b' } },
-    'POST /api/v1/skills/:skill_id/revisions': { note: 'n', content: { name: 's', instructions: '# x' } },
-    'POST /api/v1/sessions': { title: 't', labels: { a: 'b' } },
-    'PATCH /api/v1/sessions/:session_id': { title: 't', labels: { a: 'b' } },
-    'POST /api/v1/threads': { session_id: known.session_id![0], labels: { a: 'b' } },
-    'PATCH /api/v1/threads/:thread_id': { labels: { a: 'b' } },
-    'POST /api/v1/runs': { agent_id: known.agent_id![0], input: text, labels: { a: 'b' }, options: { labels: { a: 'b' } } },
-    'PATCH /api/v1/runs/:run_id': { labels: { a: 'b' } },
-    'POST /api/v1/runs/:run_id/resume': {
-      input: text,
-      calls: { call_1: { status: 'returned', value: { ok: true } } },
-      approvals: { call_2: { action: 'approve' } },
-    },
-    'POST /api/v1/runs/:run_id/fork': { payload: text, options: { labels: { a: 'b' } } },
-    'POST /api/v1/threads/:thread_id/inbox': { payload: text, delivery: 'queue', options: { labels: { a: 'b' } } },
-    'PATCH /api/v1/threads/:thread_id/inbox/:entry_id': { payload: text, options: {} },
-    'POST /api/v1/memories': { name: 'm', description: 'd', labels: { a: 'b' } },
-    'POST /api/v1/environment-templates': {
-      name: 'e',
-      description: 'd',
-      labels: { a: 'b' },
-      provider_id: known.environment_provider_id![0],
-      config: { working_directory: 'w', env: { A: 'b' } },
-    },
-    'PATCH /api/v1/environment-templates/:template_id': { name: 'e', description: 'd', config: { working_directory: 'w' } },
-    'POST /api/v1/environments': { template_id: known.template_id![0], name: 'e', labels: { a: 'b' } },
-    'PATCH /api/v1/memories/:memory_id': { name: 'm', description: 'd' },
-    'POST /api/v1/memories/:memory_id/records': { text: 'remember this' },
-    'PUT /api/v1/memories/:memory_id/records/:record_id': { text: 'remember this' },
-    'POST /api/v1/memories/:memory_id/records/search': { query: 'remember', limit: 5 },
-    'POST /api/v1/finding-analyses': {
-      agent_id: known.agent_id![0],
-      max_traces: 5,
-      presets: ['execution', 'performance'],
-      started_after: '2026-01-01T00:00:00Z',
-      started_before: '2999-01-01T00:00:00Z',
-    },
-    'PATCH /api/v1/findings/:finding_id': { assessment: 'confirmed', assessment_note: 'n', closed: true },
-    'PUT /api/push/subscription': { endpoint: 'https://push.example.com/x', keys: { auth: 'a', p256dh: 'b' } },
-    'POST /api/envd/pair': { device_name: 'laptop', platform: 'linux-x64', public_key: 'AAAA' },
-    'POST /api/envd/pair/poll': { poll_secret: 'secret' },
-  };
-}
 
 /** Every path to a member of `value` (objects only), so a defect can be planted anywhere in a template. */
 function memberPaths(value: Record<string, unknown>, prefix: string[] = [], out: string[][] = []): string[][] {
@@ -404,7 +316,7 @@ interface Case {
 }
 
 function caseArbitrary(schema: import('graphql').GraphQLSchema, documents: ReturnType<typeof loadOperations>): fc.Arbitrary<Case> {
-  const bodies = templates();
+  const bodies = fuzzTemplates(known);
   const perRoute = routes.map((route) => {
     const template = bodies[`${route.method} ${route.path}`];
     const params = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]!);
@@ -499,47 +411,13 @@ beforeAll(async () => {
   // Local environments, so generated environment requests reach the driver.
   t = await startTestApp({ allowLocalEnvironments: true });
   readOnlyKey = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
-  // A small, real workspace: provider, model, agent (with a revision), skill, session, thread, memory.
+  // A small, real workspace (each domain makes its part: test/api/fixtures/).
   const post = async (path: string, body: unknown) => {
     const response = await t.rest('POST', path, { body });
     expect(response.status, `${path} ${JSON.stringify(response.body)}`).toBeLessThan(300);
     return response.body;
   };
-  const provider = await post('/api/v1/model-providers', { type: 'development', name: 'offline' });
-  await post('/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
-  const agent = await post('/api/v1/agents', { name: 'Fuzzed', config: { model: 'dev' } });
-  const skill = await post('/api/v1/skills', { name: 'Fuzz skill', content: { name: 'fuzz', instructions: '# hi' } });
-  const session = await post('/api/v1/sessions', { title: 'fuzz' });
-  const thread = await post('/api/v1/threads', { session_id: session.id });
-  const memory = await t.rest('POST', '/api/v1/memories', { body: { name: 'notes' } });
-  // A connection whose server refuses at once (a closed loopback port), so probing it never waits.
-  const connector = await post('/api/v1/connector-providers', { type: 'mcp', name: 'mcp', config: { url: 'https://127.0.0.1:1/mcp' } });
-  const connection = await post('/api/v1/connections', {
-    provider_id: connector.id,
-    name: 'mcp',
-    config: { url: 'https://127.0.0.1:1/mcp' },
-  });
-  const run = await post('/api/v1/runs', { agent_id: agent.id, thread_id: thread.id, input: { content: [{ type: 'text', text: 'hi' }] } });
-  const environmentProvider = await post('/api/v1/environment-providers', { type: 'local', name: 'local' });
-  const environmentTemplate = await post('/api/v1/environment-templates', { name: 'scratch', provider_id: environmentProvider.id });
-  const environment = await post('/api/v1/environments', { template_id: environmentTemplate.id });
-  Object.assign(known, {
-    environment_provider_id: [environmentProvider.id],
-    template_id: [environmentTemplate.id],
-    environment_id: [environment.id],
-    agent_id: [agent.id],
-    revision_id: [agent.default_revision_id, skill.default_revision_id],
-    skill_id: [skill.id],
-    provider_id: [provider.id],
-    model_key: ['dev'],
-    session_id: [session.id],
-    thread_id: [thread.id],
-    kind: ['model', 'web', 'memory'],
-    run_id: [run.id],
-    connection_id: [connection.id],
-    connector_provider_id: [connector.id],
-    ...(memory.status < 300 ? { memory_id: [memory.body.id] } : {}),
-  });
+  Object.assign(known, await fuzzKnown({ t, post }));
 });
 afterAll(async () => {
   await t?.stop();

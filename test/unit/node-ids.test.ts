@@ -1,8 +1,12 @@
 // Relay global ids: a stored id names its node type by its prefix; a model's global id carries its
 // workspace and key; anything else is not a node id.
 import { describe, expect, it } from 'vitest';
+import { isObjectType } from 'graphql';
 import { ID_PREFIX, newId, type IdKind } from '../../src/lib/ids.js';
-import { modelNodeId, NODE_TYPE_BY_PREFIX, parseModelNodeId, parseNodeId } from '../../src/lib/node-ids.js';
+import { nodeTypesByPrefix, parseNodeId, registerNodeType } from '../../src/lib/node-ids.js';
+import { modelNodeId, parseModelNodeId } from '../../src/services/models.js';
+// The node types register themselves (asNode) as the schema's modules are imported.
+import { getSchema } from '../../src/graphql/schema.js';
 
 const NODE_KINDS: Record<string, IdKind> = {
   Run: 'run',
@@ -24,17 +28,33 @@ const NODE_KINDS: Record<string, IdKind> = {
   FindingAnalysis: 'findingAnalysis',
 };
 
+describe('the node types', () => {
+  it('are every type of the schema that implements Node, each registered once with its prefix', () => {
+    const schema = getSchema();
+    const nodeTypes = Object.values(schema.getTypeMap())
+      .filter((type) => isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node'))
+      .map((type) => type.name)
+      .sort();
+    expect(Object.values(nodeTypesByPrefix()).sort()).toEqual(nodeTypes);
+    expect(nodeTypesByPrefix()).toEqual({
+      ...Object.fromEntries(Object.entries(NODE_KINDS).map(([typename, kind]) => [ID_PREFIX[kind], typename])),
+      mdl: 'Model',
+    });
+  });
+
+  it('refuses a second type for a prefix, or a second prefix for a type, at registration', () => {
+    expect(() => registerNodeType({ prefix: ID_PREFIX.run, typename: 'Widget' })).toThrow(/share the prefix run/);
+    expect(() => registerNodeType({ prefix: 'wdg', typename: 'Run' })).toThrow(/two prefixes/);
+    expect(() => registerNodeType({ prefix: 'widget', typename: 'Widget' })).toThrow(/three letters/);
+  });
+});
+
 describe('parseNodeId', () => {
   it('names the type of every node kind’s fresh id, and keeps the id as it is', () => {
     for (const [typename, kind] of Object.entries(NODE_KINDS)) {
       const id = newId(kind);
       expect(parseNodeId(id)).toEqual({ typename, id });
     }
-    expect(Object.keys(NODE_TYPE_BY_PREFIX).sort()).toEqual(
-      Object.values(NODE_KINDS)
-        .map((kind) => ID_PREFIX[kind])
-        .sort(),
-    );
   });
 
   it('reads a model global id back into its workspace and key', () => {

@@ -4,7 +4,7 @@
 import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { revisionedSurface } from './revisioned.js';
-import { AgentConfigurationRef } from './agent-config.js';
+import { AgentConfigurationRef, AgentSubagentRef } from './agent-config.js';
 import {
   AGENTS,
   archiveAgent,
@@ -20,6 +20,9 @@ import {
   unarchiveAgent,
   updateAgent,
 } from '../../services/agents.js';
+import { relation } from './relations.js';
+import { childConnection } from './list-relations.js';
+import { agentRevisionPages } from '../../services/relation-pages.js';
 
 export const {
   HeadRef: AgentRef,
@@ -76,3 +79,22 @@ builder.mutationFields((t) => ({
     resolve: async (_r, _args, ctx) => prepareComposer(await ctx.call()),
   }),
 }));
+
+relation(AgentRef, 'defaultRevision', {
+  type: AgentRevisionRef,
+  nullable: true,
+  id: (agent) => agent.defaultRevisionId,
+  description: 'the revision new runs use (defaultRevisionId)',
+});
+relation(AgentSubagentRef, 'agent', {
+  type: AgentRef,
+  nullable: true,
+  id: (subagent) => subagent.agent_id,
+  description: 'the agent the subagent runs (agentId)',
+});
+
+childConnection(AgentRef, 'revisions', {
+  type: AgentRevisionConnection,
+  pages: agentRevisionPages,
+  description: "The agent's revisions, newest first: `agentRevisions(agentId:)` (its cursors too).",
+});

@@ -1,14 +1,15 @@
 // Assets: the workspace's files (uploads and agent avatars). Uploaded as a `File` (GraphQL multipart
 // request), read as base64 a range at a time, retired by `retireAsset`.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
+import { asNode } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
 import { withNamedResourceFields } from './named-fields.js';
 import { AppError } from '../../lib/errors.js';
-import { loadAssets } from '../../services/nodes.js';
+import { loadAssets } from '../../services/assets.js';
 import {
   assetContentPath,
   checkAssetUpload,
@@ -42,7 +43,7 @@ const AssetRef = builder.prismaObject('Asset', {
     }),
   }),
 });
-asNode(AssetRef, loadAssets, rowId);
+asNode(AssetRef, { prefix: ID_PREFIX.asset, load: loadAssets });
 withNamedResourceFields(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);

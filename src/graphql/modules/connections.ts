@@ -1,12 +1,13 @@
 // Connections: a workspace's MCP servers (through a connector provider). The credential is
 // write-only: the type says only whether one is configured.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
+import { asNode } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { idMutation, resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
-import { loadConnections } from '../../services/nodes.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { loadConnections } from '../../services/connections.js';
 import {
   createConnection,
   getConnection,
@@ -29,7 +30,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
     }),
   }),
 });
-asNode(ConnectionRef, loadConnections, rowId);
+asNode(ConnectionRef, { prefix: ID_PREFIX.connection, load: loadConnections });
 withNamedResourceFields(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.

@@ -5,12 +5,14 @@ import { builder } from '../builder.js';
 import { listsByKey } from './request-loaders.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { asNode, rowId } from './node.js';
+import { asNode, nodeLoading } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { EnvironmentStatusEnum, storedValue } from './enums.js';
-import { loadEnvironments, loadEnvironmentTemplates } from '../../services/nodes.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { loadEnvironments } from '../../services/environments.js';
+import { loadEnvironmentTemplates } from '../../services/environment-templates.js';
 import {
   createEnvironmentTemplate,
   getEnvironmentTemplate,
@@ -26,6 +28,10 @@ import {
   startEnvironment,
   stopEnvironment,
 } from '../../services/environments.js';
+import { relation, loadRelated } from './relations.js';
+import { ProviderRef } from './providers.js';
+import { RunRef } from './runs.js';
+import type { Run } from '../../generated/prisma/client.js';
 
 export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate', {
   interfaces: [VersionedRef],
@@ -38,11 +44,11 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
     enabled: t.exposeBoolean('enabled', { description: 'a disabled template refuses new use with `disabled`' }),
   }),
 });
-asNode(EnvironmentTemplateRef, loadEnvironmentTemplates, rowId);
+asNode(EnvironmentTemplateRef, { prefix: ID_PREFIX.environmentTemplate, load: loadEnvironmentTemplates });
 withNamedResourceFields(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
-export const environmentRunIds = listsByKey((call, ids) => runIdsUsing(call, ids));
+const environmentRunIds = listsByKey((call, ids) => runIdsUsing(call, ids));
 
 export const EnvironmentRef = builder.prismaObject('Environment', {
   interfaces: [VersionedRef],
@@ -70,7 +76,7 @@ export const EnvironmentRef = builder.prismaObject('Environment', {
     }),
   }),
 });
-asNode(EnvironmentRef, loadEnvironments, rowId);
+asNode(EnvironmentRef, { prefix: ID_PREFIX.environment, load: loadEnvironments });
 withLabelList(EnvironmentRef);
 
 const EnvironmentTemplateConnection = connectionOf('EnvironmentTemplate', EnvironmentTemplateRef);
@@ -124,3 +130,32 @@ environmentMutations.action('destroy', destroyEnvironment, {
   description:
     'Destroys the instance and its files (REST DELETE); the environment stays readable as `destroyed`. Works while the provider is disabled.',
 });
+
+relation(EnvironmentTemplateRef, 'provider', {
+  type: ProviderRef,
+  id: (template) => template.providerId,
+  description: 'the environment provider that makes its environments (providerId)',
+});
+relation(EnvironmentRef, 'template', {
+  type: EnvironmentTemplateRef,
+  nullable: true,
+  id: (environment) => environment.templateId,
+  description: 'the template it was made from (templateId)',
+});
+relation(EnvironmentRef, 'provider', {
+  type: ProviderRef,
+  id: (environment) => environment.providerId,
+  description: 'the environment provider that keeps its instance (providerId)',
+});
+
+builder.objectField(EnvironmentRef, 'runs', (t) =>
+  t.field({
+    type: [RunRef],
+    description: 'the runs that mount it (runIds), newest first, at most 50',
+    resolve: async (environment, _args, ctx) => {
+      const ids = await environmentRunIds(ctx).load(environment.id);
+      const runs = await Promise.all(ids.map((id) => loadRelated(ctx, nodeLoading<Run>(RunRef), id)));
+      return runs.filter((run) => run !== null);
+    },
+  }),
+);

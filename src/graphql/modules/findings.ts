@@ -1,15 +1,23 @@
 // Finding analyses and findings (docs/api/findings.md): start an analysis (Idempotency-Key), list
 // analyses, list/read findings, and a reviewer's PATCH of a finding under If-Match.
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
-import { connectionOf, VersionedRef } from './common.js';
+import { asNode } from './node.js';
+import { connectionArgs, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { loadFindingAnalyses, loadFindings } from '../../services/nodes.js';
-import { getFindingAnalysis, listFindingAnalyses, startFindingAnalysis, type Selection } from '../../services/finding-analyses.js';
-import { getFinding, listFindings, updateFinding } from '../../services/findings.js';
+import {
+  getFindingAnalysis,
+  listFindingAnalyses,
+  loadFindingAnalyses,
+  startFindingAnalysis,
+  type Selection,
+} from '../../services/finding-analyses.js';
+import { getFinding, listFindings, loadFindings, updateFinding } from '../../services/findings.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import type { Evidence } from '../../services/finding-detectors.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { analysisFindingPages } from '../../services/relation-pages.js';
 
 const FindingEvidenceRef = builder.objectRef<Evidence>('FindingEvidence').implement({
   description: 'Where a finding was seen: a run, its trace and the spans that show the problem.',
@@ -41,7 +49,7 @@ const FindingRef = builder.prismaObject('Finding', {
     evidence: t.field({ type: [FindingEvidenceRef], resolve: (f) => f.evidence as unknown as Evidence[] }),
   }),
 });
-asNode(FindingRef, loadFindings, rowId);
+asNode(FindingRef, { prefix: ID_PREFIX.finding, load: loadFindings });
 
 export const FindingConnection = connectionOf('Finding', FindingRef);
 
@@ -80,7 +88,7 @@ export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(FindingAnalysisRef, loadFindingAnalyses, rowId);
+asNode(FindingAnalysisRef, { prefix: ID_PREFIX.findingAnalysis, load: loadFindingAnalyses });
 
 const FindingAnalysisConnection = connectionOf('FindingAnalysis', FindingAnalysisRef);
 
@@ -129,5 +137,18 @@ builder.mutationField('startFindingAnalysis', (t) =>
       input: t.arg({ type: StartFindingAnalysisInput }),
     },
     resolve: async (_r, a, ctx) => startFindingAnalysis(await ctx.call(), a.idempotencyKey, a.input ?? {}),
+  }),
+);
+
+builder.objectField(FindingAnalysisRef, 'findings', (t) =>
+  t.field({
+    type: FindingConnection,
+    description: `The findings this analysis created or updated, exactly, as they are now (a finding found again later names the later analysis in \`analysisId\` but stays listed here); newest first. ${RELATION_PAGE_DESCRIPTION}`,
+    args: {
+      change: t.arg.string({ description: 'created | updated: only the findings this analysis created, or only those it found again' }),
+      ...connectionArgs(t.arg),
+    },
+    resolve: (analysis, args, ctx) =>
+      relationConnection(args, ctx, analysis, 'analysis-findings', byIds(analysisFindingPages), { change: args.change ?? null }),
   }),
 );

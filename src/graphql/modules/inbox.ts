@@ -2,10 +2,10 @@
 // and forks of a run into a new thread of its session.
 import { builder } from '../builder.js';
 import { payloadName } from './payloads.js';
-import { asNode, rowId } from './node.js';
-import { loadInboxEntries } from '../../services/nodes.js';
-import { connectionOf } from './common.js';
+import { asNode } from './node.js';
+import { connectionArgs, connectionOf } from './common.js';
 import { connectionQuery } from './query-fields.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../../services/run-watch.js';
 import type { GraphQLContext } from '../context.js';
@@ -16,6 +16,7 @@ import {
   forkRun,
   getInboxEntry,
   listInbox,
+  loadInboxEntries,
   updateInboxEntry,
   type DeliveryResult,
   type InboxEntryView,
@@ -25,6 +26,9 @@ import { FailureRef } from './run-members.js';
 import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import type { RunOptions } from '../../agents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
+import { relation } from './relations.js';
+import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
+import { threadInboxPages } from '../../services/relation-pages.js';
 
 export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
@@ -70,7 +74,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
     }),
   }),
 });
-asNode(InboxEntryRef, loadInboxEntries, rowId);
+asNode(InboxEntryRef, { prefix: ID_PREFIX.inboxEntry, load: loadInboxEntries });
 export const InboxEntryConnection = connectionOf('InboxEntry', InboxEntryRef);
 
 // What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with
@@ -185,3 +189,26 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => deliverThenWait(ctx, a.wait, (call) => forkRun(call, String(a.runId), a.idempotencyKey, a.input)),
   }),
 }));
+
+relation(InboxEntryRef, 'assignedRun', {
+  type: RunRef,
+  nullable: true,
+  id: (entry) => entry.assignedRunId,
+  description: 'the run the entry was assigned to (assignedRunId); null while it waits in the queue',
+});
+relation(InboxEntryRef, 'childRun', {
+  type: RunRef,
+  nullable: true,
+  id: (entry) => entry.childRunId,
+  description: "the latest subagent run the entry's run started (childRunId); null when it delegated nothing",
+});
+
+builder.objectField(ThreadRef, 'inbox', (t) =>
+  t.field({
+    type: InboxEntryConnection,
+    description: `The thread's inbox in inbox order: \`inboxEntries(threadId:)\` (its cursors too). ${RELATION_PAGE_DESCRIPTION}`,
+    args: { status: t.arg({ type: [InboxEntryStatusEnum] }), ...connectionArgs(t.arg) },
+    resolve: (thread, args, ctx) =>
+      relationConnection(args, ctx, thread, 'thread-inbox', byIds(threadInboxPages), { status: args.status ? [...args.status] : null }),
+  }),
+);

@@ -2,11 +2,12 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { asNode, rowId } from './node.js';
-import { loadMemories } from '../../services/nodes.js';
-import { connectionOf, VersionedRef } from './common.js';
+import { asNode } from './node.js';
+import { connectionArgs, connectionOf, VersionedRef } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import {
+  loadMemories,
   createMemory,
   getMemory,
   listMemories,
@@ -16,7 +17,9 @@ import {
   writeRecord,
   type RecordView,
   type RecordWriterStamp,
+  memoryRecordPages,
 } from '../../services/memories.js';
+import { relationConnection } from './list-relations.js';
 
 const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
@@ -26,7 +29,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     enabled: t.exposeBoolean('enabled'),
   }),
 });
-asNode(MemoryRef, loadMemories, rowId);
+asNode(MemoryRef, { prefix: ID_PREFIX.memory, load: loadMemories });
 withNamedResourceFields(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;
@@ -132,3 +135,13 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => searchRecords(await ctx.call(), String(a.memoryId), a),
   }),
 }));
+
+builder.objectField(MemoryRef, 'records', (t) =>
+  t.field({
+    type: MemoryRecordConnection,
+    description:
+      "The memory's records in its provider's order: `memoryRecords(memoryId:)` (its cursors too). At most 100 a page (default 50); the built-in provider's records of all the memories of a level in one statement, an external provider's with one request per memory.",
+    args: connectionArgs(t.arg),
+    resolve: (memory, args, ctx) => relationConnection(args, ctx, memory, 'memory-records', memoryRecordPages, {}),
+  }),
+);

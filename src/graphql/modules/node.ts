@@ -8,7 +8,7 @@ import { resolveNodes } from '@pothos/plugin-relay';
 import { builder } from '../builder.js';
 import type { Types } from './common.js';
 import { invalidArgument } from '../../lib/errors.js';
-import { parseNodeId } from '../../lib/node-ids.js';
+import { parseNodeId, registerNodeType } from '../../lib/node-ids.js';
 import { inIdOrder, requireNodeReader, type NodeRowsLoader } from '../../services/nodes.js';
 
 /** The most ids one `nodes` call takes (a client refetching more asks again). */
@@ -16,20 +16,53 @@ export const MAX_NODE_IDS = 100;
 
 const ID_DESCRIPTION = 'the id; also the Relay global id (`node(id:)` finds the object by it)';
 
-/** Makes `ref` a node: the `Node` interface, its `id` field (from `idOf`) and its loader. */
-export function asNode<T>(ref: ObjectRef<Types, T>, load: NodeRowsLoader<T>, idOf: (row: T) => string, description = ID_DESCRIPTION): void {
+/** For the many types whose rows carry their global id as `id`. */
+export const rowId = (row: { id: string }) => row.id;
+
+/** How a node type's rows are read by id: its loader and the id of a row. */
+export interface NodeLoading<T> {
+  load: NodeRowsLoader<T>;
+  idOf: (row: T) => string;
+}
+
+// The loading of each node type, by its ref: relations (relations.ts) read the rows a reference names
+// through it, so a module that points at another's type needs only the type.
+const loadingByRef = new Map<object, NodeLoading<unknown>>();
+
+/**
+ * Makes `ref` a node: the `Node` interface, its `id` field (from `idOf`) and its loader; and registers
+ * the prefix of its ids (src/lib/node-ids.ts), so `node(id)` finds the type. Called by each module
+ * beside its type; the schema imports every module before it answers anything.
+ */
+export function asNode<T>(
+  ref: ObjectRef<Types, T>,
+  options: {
+    prefix: string;
+    load: NodeRowsLoader<T>;
+    idOf?: (row: T) => string;
+    matches?: (globalId: string) => boolean;
+    description?: string;
+  },
+): void {
+  const idOf = options.idOf ?? (rowId as unknown as (row: T) => string);
+  registerNodeType({ prefix: options.prefix, typename: ref.name, matches: options.matches });
+  loadingByRef.set(ref, { load: options.load, idOf } as NodeLoading<unknown>);
   builder.nodeRef(ref, {
-    id: { description, resolve: idOf },
+    id: { description: options.description ?? ID_DESCRIPTION, resolve: idOf },
     loadMany: async (ids, ctx) => {
       const call = await ctx.call();
       requireNodeReader(call);
-      return inIdOrder(ids, await load(call, ids), idOf);
+      return inIdOrder(ids, await options.load(call, ids), idOf);
     },
   });
 }
 
-/** For the many types whose rows carry their global id as `id`. */
-export const rowId = (row: { id: string }) => row.id;
+/** The loading `asNode` registered for `ref`; throws when `ref` is not a node (a relation to it needs a `load`). */
+export function nodeLoading<T>(ref: { name: string }): NodeLoading<T> {
+  const loading = loadingByRef.get(ref);
+  if (!loading) throw new Error(`${ref.name} is not a node: asNode was not called for it`);
+  return loading as NodeLoading<T>;
+}
 
 const NodeRef = builder.nodeInterfaceRef();
 

@@ -2,23 +2,33 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery } from './query-fields.js';
-import { asNode, rowId } from './node.js';
-import { loadModels, loadProviders } from '../../services/nodes.js';
-import { modelNodeId } from '../../lib/node-ids.js';
+import { asNode } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
   getProvider,
   listProviders,
   listProviderTypes,
+  loadProviders,
   parseKind,
   testProvider,
   updateProvider,
 } from '../../services/providers.js';
-import { createModel, getModel, listModels, updateModel } from '../../services/models.js';
+import {
+  createModel,
+  getModel,
+  listModels,
+  loadModels,
+  MODEL_NODE_PREFIX,
+  modelNodeId,
+  parseModelNodeId,
+  updateModel,
+} from '../../services/models.js';
 import { ProviderKindEnum, storedValue } from './enums.js';
+import { relation } from './relations.js';
 
 export const ProviderRef = builder.prismaObject('Provider', {
   interfaces: [VersionedRef],
@@ -47,15 +57,17 @@ export const ModelRef = builder.prismaObject('Model', {
   }),
 });
 
-asNode(ProviderRef, loadProviders, rowId);
+asNode(ProviderRef, { prefix: ID_PREFIX.provider, load: loadProviders });
 withNamedResourceFields(ProviderRef);
 withNamedResourceFields(ModelRef);
-asNode(
-  ModelRef,
-  loadModels,
-  (model) => modelNodeId(model.workspaceId, model.key),
-  'the Relay global id (`node(id:)` finds the model by it); REST and the other fields name a model by its `key`',
-);
+// Models have no stored id: their global ids have a shape of their own (services/models.ts).
+asNode(ModelRef, {
+  prefix: MODEL_NODE_PREFIX,
+  load: loadModels,
+  idOf: (model) => modelNodeId(model.workspaceId, model.key),
+  matches: (globalId) => parseModelNodeId(globalId) !== null,
+  description: 'the Relay global id (`node(id:)` finds the model by it); REST and the other fields name a model by its `key`',
+});
 
 const ProviderConnection = connectionOf('Provider', ProviderRef);
 const ModelConnection = connectionOf('Model', ModelRef);
@@ -170,3 +182,9 @@ builder.mutationFields((t) => ({
     resolve: async (_r, a, ctx) => updateModel(await ctx.call(), a.key, a.ifMatch, a.input),
   }),
 }));
+
+relation(ModelRef, 'provider', {
+  type: ProviderRef,
+  id: (model) => model.providerId,
+  description: 'the provider that serves the model (providerId)',
+});

@@ -1,13 +1,16 @@
 // Run items: what a run produced, by ordinal — the runItems page and the runItems subscription
 // (replay, then live changes, resumable by stream position).
 import { builder } from '../builder.js';
-import { asNode, rowId } from './node.js';
-import { loadRunItems } from '../../services/nodes.js';
+import { asNode } from './node.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { RunRef } from './runs.js';
-import { listRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
+import { listRunItems, loadRunItems, streamRunItems, type ItemView } from '../../services/run-items.js';
 import { contentRefList, type ContentRef } from '../../services/run-members.js';
 import { ContinuationRef } from './run-items-continuation.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from './enums.js';
+import { childConnection } from './list-relations.js';
+import { connectionOf } from './common.js';
+import { runItemPages } from '../../services/relation-pages.js';
 
 const ContentRefRef = builder.objectRef<ContentRef & { name: string }>('RunItemContentRef').implement({
   description: "Where the whole of a run item's content member is kept when it is too large to show inline.",
@@ -54,7 +57,7 @@ export const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
   }),
 });
-asNode(RunItemRef, loadRunItems, rowId);
+asNode(RunItemRef, { prefix: ID_PREFIX.runItem, load: loadRunItems });
 
 const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItems>>>('RunItemsResponse').implement({
   fields: (t) => ({
@@ -87,3 +90,11 @@ builder.subscriptionField('runItems', (t) =>
     resolve: (item) => item,
   }),
 );
+
+const RunItemConnection = connectionOf('RunItem', RunItemRef);
+
+childConnection(RunRef, 'items', {
+  type: RunItemConnection,
+  pages: runItemPages,
+  description: "The run's stored items by ordinal (a running run's newest changes are stored about 20 ms after `runItems` shows them).",
+});

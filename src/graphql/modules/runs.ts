@@ -5,15 +5,15 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, watchSubscription } from './query-fields.js';
-import { asNode, rowId } from './node.js';
-import { loadRuns } from '../../services/nodes.js';
+import { asNode } from './node.js';
 import { connectionOf, etagOf } from './common.js';
-import { AgentRevisionRef } from './agents.js';
+import { AgentRevisionRef, AgentRef } from './agents.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import { withLabelList } from './labels.js';
 import type { RunOptions } from '../../agents/config-schema.js';
 import type { AgentConfigDocument } from '../../agents/config-document.js';
-import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
+import { cancelRun, getRun, listRuns, loadRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
 import { readEnvironmentMounts, readFailure, readMemoryMounts, readPending, readResume, readUsage } from '../../services/run-members.js';
@@ -28,6 +28,11 @@ import {
   WaitReasonEnum,
   storedValue,
 } from './enums.js';
+import { relation } from './relations.js';
+import { childConnection } from './list-relations.js';
+import { SessionRef } from './sessions.js';
+import { ThreadRef } from './threads.js';
+import { threadRunPages } from '../../services/relation-pages.js';
 
 /** The `wait` argument of the run query and of the mutations that create runs (REST: `Prefer: wait=N`). */
 export const WAIT_DESCRIPTION = `seconds to wait (at most ${MAX_WAIT_SECONDS}) for the run to be sealed or waiting; the run as it is when the time is up`;
@@ -102,7 +107,7 @@ export const RunRef = builder.prismaObject('Run', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(RunRef, loadRuns, rowId);
+asNode(RunRef, { prefix: ID_PREFIX.run, load: loadRuns });
 withLabelList(RunRef);
 
 export const RunConnection = connectionOf('Run', RunRef);
@@ -264,3 +269,43 @@ watchSubscription(
   watchRun,
   'Emits the run as it is now, then whenever its row changes (status, pending, output); completes after the run is sealed or waiting (at once when it already is).',
 );
+
+// A run's relations, and the thread's relations to runs (runs.ts imports threads.ts, so they are here).
+relation(RunRef, 'agent', { type: AgentRef, id: (run) => run.agentId, description: 'the agent the run executes (agentId)' });
+relation(RunRef, 'revision', {
+  type: AgentRevisionRef,
+  id: (run) => run.agentRevisionId,
+  description: 'the agent revision the run executes (agentRevisionId)',
+});
+relation(RunRef, 'thread', { type: ThreadRef, id: (run) => run.threadId, description: 'the thread the run belongs to (threadId)' });
+relation(RunRef, 'session', { type: SessionRef, id: (run) => run.sessionId, description: "the session of the run's thread (sessionId)" });
+relation(RunRef, 'parent', {
+  type: RunRef,
+  nullable: true,
+  id: (run) => run.parentRunId,
+  description: 'the run this one resumes, was forked from, or was delegated by as a subagent (parentRunId); null for a root run',
+});
+relation(RunRef, 'resumedBy', {
+  type: RunRef,
+  nullable: true,
+  id: (run) => run.resumedById,
+  description: 'the successor run that answered this waiting run (resumedById); null until it is resumed',
+});
+relation(ThreadRef, 'currentRun', {
+  type: RunRef,
+  nullable: true,
+  id: (thread) => thread.currentRunId,
+  description: 'the run working on the thread now (currentRunId); null when none is',
+});
+relation(ThreadRef, 'originRun', {
+  type: RunRef,
+  nullable: true,
+  id: (thread) => thread.originRunId,
+  description: 'the run the thread was forked from, or whose subagent call opened it (originRunId); null for a new thread',
+});
+
+childConnection(ThreadRef, 'runs', {
+  type: RunConnection,
+  pages: threadRunPages,
+  description: "The thread's runs, newest first: `runs(threadId:)` (its cursors too).",
+});

@@ -2,11 +2,11 @@
 import { builder } from '../builder.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import { asNode, rowId } from './node.js';
-import { loadSessions } from '../../services/nodes.js';
+import { asNode } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
+import { ID_PREFIX } from '../../lib/ids.js';
+import { createSession, getSession, listSessions, loadSessions, updateSession } from '../../services/threads.js';
 import { withLabelList } from './labels.js';
-import { createSession, getSession, listSessions, updateSession } from '../../services/threads.js';
 
 export const SessionRef = builder.prismaObject('Session', {
   interfaces: [VersionedRef],
@@ -16,7 +16,7 @@ export const SessionRef = builder.prismaObject('Session', {
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
-asNode(SessionRef, loadSessions, rowId);
+asNode(SessionRef, { prefix: ID_PREFIX.session, load: loadSessions });
 withLabelList(SessionRef);
 
 const SessionConnection = connectionOf('Session', SessionRef);

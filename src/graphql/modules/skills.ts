@@ -16,6 +16,9 @@ import {
   updateSkill,
   type SkillContent,
 } from '../../services/skills.js';
+import { relation } from './relations.js';
+import { childConnection } from './list-relations.js';
+import { skillRevisionPages } from '../../services/relation-pages.js';
 
 const SkillFileRef = builder.objectRef<SkillContent['files'][number]>('SkillFile').implement({
   description: 'A file that comes with a skill.',
@@ -60,4 +63,17 @@ export const {
     createDocument:
       '{name, description, instructions, files: [{path, content, media_type}]} as one JSON document (snake_case members, as REST takes it); JSON because it is validated as a whole, naming the member at fault (`content.files[0].path`)',
   },
+});
+
+relation(SkillRef, 'defaultRevision', {
+  type: SkillRevisionRef,
+  nullable: true,
+  id: (skill) => skill.defaultRevisionId,
+  description: 'the revision agents use unless they pin one (defaultRevisionId)',
+});
+
+childConnection(SkillRef, 'revisions', {
+  type: SkillRevisionConnection,
+  pages: skillRevisionPages,
+  description: "The skill's revisions, newest first: `skillRevisions(skillId:)` (its cursors too).",
 });

@@ -2,13 +2,17 @@
 import { builder } from '../builder.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery, watchSubscription } from './query-fields.js';
-import { asNode, rowId } from './node.js';
-import { loadThreads } from '../../services/nodes.js';
+import { asNode } from './node.js';
 import { connectionOf, VersionedRef } from './common.js';
-import { archiveThread, createThread, getThread, listThreads, updateThread } from '../../services/threads.js';
+import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread } from '../../services/threads.js';
+import { ID_PREFIX } from '../../lib/ids.js';
 import { ThreadOriginEnum, storedValue } from './enums.js';
 import { withLabelList } from './labels.js';
 import { watchThread } from '../../services/thread-watch.js';
+import { relation } from './relations.js';
+import { childConnection } from './list-relations.js';
+import { SessionRef } from './sessions.js';
+import { sessionThreadPages } from '../../services/relation-pages.js';
 
 export const ThreadRef = builder.prismaObject('Thread', {
   interfaces: [VersionedRef],
@@ -28,7 +32,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
   }),
 });
-asNode(ThreadRef, loadThreads, rowId);
+asNode(ThreadRef, { prefix: ID_PREFIX.thread, load: loadThreads });
 withLabelList(ThreadRef);
 
 export const ThreadConnection = connectionOf('Thread', ThreadRef);
@@ -59,3 +63,16 @@ watchSubscription(
   watchThread,
   'Emits the thread as it is now, then whenever its row changes (version, current or last run, history, archive) or its inbox changes (an entry delivered, edited, incorporated, turned into a run, finished). Read permission; a thread of another workspace is not found.',
 );
+
+// Relations between threads and sessions (threads.ts imports sessions.ts, so both directions are here).
+relation(ThreadRef, 'session', {
+  type: SessionRef,
+  id: (thread) => thread.sessionId,
+  description: 'the session the thread belongs to (sessionId)',
+});
+
+childConnection(SessionRef, 'threads', {
+  type: ThreadConnection,
+  pages: sessionThreadPages,
+  description: "The session's threads, newest first: `threads(sessionId:)` (its cursors too).",
+});
