@@ -185,8 +185,13 @@ export const agentConfigSchema = closed(
     skills: Type.Optional(
       Type.Array(
         closed(
-          { skill_id: Type.String(), revision_id: Type.Optional(Type.String()) },
-          { title: 'AgentSkillReference', description: 'A skill the agent uses, pinned to one of its revisions (`skills`).' },
+          {
+            skill_id: Type.String(),
+            revision_id: Type.Optional(
+              Type.String({ description: "a pinned revision of the skill; null: the skill's default revision when a run starts" }),
+            ),
+          },
+          { title: 'AgentSkillReference', description: 'A skill the agent uses, optionally pinned to one of its revisions (`skills`).' },
         ),
         { maxItems: 64 },
       ),
@@ -418,7 +423,14 @@ export const runOptionsSchema = closed(
     ),
     // Any agent-configuration field may be overridden for one run; none is required.
     overrides: Type.Optional(
-      Type.Unsafe<AgentConfigDocument>({ ...agentConfigSchema, required: [], 'x-graphql': { type: 'AgentConfigurationOverrides' } }),
+      // Without the configuration's title and description: the field is described by its type.
+      Type.Unsafe<AgentConfigDocument>({
+        ...agentConfigSchema,
+        title: undefined,
+        description: undefined,
+        required: [],
+        'x-graphql': { type: 'AgentConfigurationOverrides' },
+      }),
     ),
   },
   {

@@ -22,7 +22,7 @@ export interface GraphqlHints {
 export type PartOptions = TSchemaOptions & { 'x-graphql'?: GraphqlHints };
 
 /** An object that admits only the members it names (`additionalProperties: false`). */
-export const closed = <const P extends TProperties>(properties: P, options: PartOptions = {}): TObject<P> =>
+export const closed = <P extends TProperties>(properties: P, options: PartOptions = {}): TObject<P> =>
   Type.Object(properties, { ...options, additionalProperties: false });
 
 /** A string of at most `max` characters. */

@@ -10,7 +10,7 @@ import { AgentRevisionRef } from './agents.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import { withLabelList } from './labels.js';
 import type { RunOptions } from '../../agents/config-schema.js';
-import type { AgentConfigDocument } from '../../agents/config-document.js';
+import type { AgentConfigDocument } from '../../agents/config-schema.js';
 import { cancelRun, getRun, listRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
