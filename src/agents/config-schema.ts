@@ -464,6 +464,6 @@ function checkSubagentOverrides(subagents: AgentConfigDocument['subagents'], pre
 }
 
 /** The agent view of a run: the revision's configuration with the run's overrides applied. */
-export function applyOverrides(config: Record<string, unknown>, overrides: Record<string, unknown> | undefined): Record<string, unknown> {
+export function applyOverrides<C extends AgentConfigDocument>(config: C, overrides: AgentConfigDocument | undefined): C {
   return overrides ? { ...config, ...overrides } : { ...config };
 }

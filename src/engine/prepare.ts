@@ -6,7 +6,7 @@ import type { Usage } from './model-turn.js';
 import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
 import type { Run } from '../generated/prisma/client.js';
-import type { RunOptions } from '../agents/config-schema.js';
+import { runOptionsSchema, type RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
 import { recordMemoryMounts, storedPending, type PendingEntry } from '../services/run-lifecycle.js';
@@ -21,6 +21,7 @@ import type { Park } from './tools/tool.js';
 import type { AttemptTrace } from './attempt-trace.js';
 import { endTool } from './attempt-trace.js';
 import { ATTR } from '../traces/names.js';
+import { readStored } from '../lib/document-read.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -105,7 +106,7 @@ async function parentPending(ctx: ExecutionContext): Promise<Pending | null> {
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
   const { deps, run, items } = ctx;
-  const options = run.options as RunOptions;
+  const options = readStored(runOptionsSchema, run.options);
   const config = await runAgentConfig(deps, run);
   const history = await threadHistory(ctx);
   const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPending(ctx));

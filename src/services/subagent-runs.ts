@@ -5,7 +5,7 @@
 // plan (`planNewRun`) as every run. Waiting for it and turning its outcome into the tool's result is
 // the engine's part (src/engine/tools/subagents.ts).
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, type AgentConfig } from '../agents/config-schema.js';
+import { agentConfigSchema, applyOverrides } from '../agents/config-schema.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { agentForNewRun } from './agents.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -14,6 +14,7 @@ import { writeNewRun } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { assertModelUsable } from './runs.js';
 import { announceThreadChanged } from './event-topics.js';
+import { readStored } from '../lib/document-read.js';
 
 /**
  * How deep subagents may nest: a child may delegate to its own subagents, down to this many levels
@@ -66,7 +67,7 @@ export async function startSubagentRun(call: CallContext, request: SubagentRunRe
     const revision = await call.db.agentRevision.findUnique({ where: { id: revisionId } });
     if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId)
       throw notFound('agent revision', revisionId);
-    const effective = applyOverrides(revision.config as Record<string, unknown>, request.overrides) as AgentConfig;
+    const effective = applyOverrides(readStored(agentConfigSchema, revision.config), request.overrides);
     await assertModelUsable(call, effective.model);
     const plan = planNewRun(call, {
       agentId: agent.id,
