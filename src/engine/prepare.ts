@@ -6,7 +6,7 @@ import type { Usage } from './model-turn.js';
 import { mountEnvironments, type RunEnvironments } from './environment-mounts.js';
 import type { ModelMessage } from 'ai';
 import type { Run } from '../services/rows.js';
-import type { RunOptions } from '../agents/config-schema.js';
+import { runOptionsSchema, type RunOptions } from '../agents/config-schema.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
 import { recordMemoryMounts, type PendingEntry } from '../services/run-lifecycle.js';
@@ -25,6 +25,7 @@ import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
 
 /** A pending entry (what a parent waited for) as the record names the call. */
 const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
+import { readStored } from '../lib/document-read.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -106,7 +107,7 @@ async function parentPendingOf(ctx: ExecutionContext): Promise<Pending | null> {
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
   const { deps, run, items } = ctx;
-  const options = run.options as RunOptions;
+  const options = readStored(runOptionsSchema, run.options);
   const config = await runAgentConfig(deps, run);
   const history = await historyOf(ctx);
   const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPendingOf(ctx));

@@ -1,7 +1,8 @@
 // Agents: revisioned heads whose revisions hold an agent configuration.
 import type { Agent, AgentRevision } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { applyOverrides, normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
+import { agentConfigSchema, applyOverrides, normalizeAgentConfig, type AgentConfig } from '../agents/config-schema.js';
+import { readStored } from '../lib/document-read.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from '../agents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -311,7 +312,7 @@ export async function revisionForNewRun(
   if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId) throw notFound('agent revision', id);
   // A revision's configuration and the run's overrides were each checked against the agent
   // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
-  return { revision, effective: applyOverrides(revision.config as Record<string, unknown>, overrides ?? undefined) as AgentConfig };
+  return { revision, effective: applyOverrides(readStored(agentConfigSchema, revision.config), overrides ?? undefined) };
 }
 
 /** An archived agent refuses new runs. */
@@ -422,7 +423,8 @@ export async function uploadAgentAvatar(
 }
 
 /** A revision's stored configuration, by id (a run's pinned revision: the engine caches it, revisions never change). */
-export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<Record<string, unknown>> {
+export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<AgentConfig> {
   const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
-  return revision.config as Record<string, unknown>;
+  // Validated against agentConfigSchema when it was published (normalizeAgentConfig).
+  return readStored(agentConfigSchema, revision.config);
 }

@@ -3,7 +3,7 @@
 // by cancellation; safe to call concurrently (the thread's row lock decides).
 import type { Prisma } from '../db.js';
 import type { Run } from '../generated/prisma/client.js';
-import type { RunOptions } from '../agents/config-schema.js';
+import { runOptionsSchema } from '../agents/config-schema.js';
 import { actingFor, inTransaction, type CallContext } from './call-context.js';
 import type { Actor } from './deps.js';
 import { storedMessage } from './run-input.js';
@@ -12,6 +12,7 @@ import { planNewRun } from './run-plan.js';
 import { enqueueWebhookEvent } from './webhook-events.js';
 import { announceThreadChanged } from './event-topics.js';
 import type { SealHook } from './run-hooks.js';
+import { readStored } from '../lib/document-read.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -44,7 +45,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
       entryFailed = true;
       return null;
     }
-    const options = entry.options as RunOptions;
+    const options = readStored(runOptionsSchema, entry.options);
     // The run is the entry's sender's, started by the request that delivered the entry.
     const sender = actingFor(bound, entry, entry.requestId);
     return writeNewRun(

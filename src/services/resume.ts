@@ -1,7 +1,7 @@
 // Resuming a waiting run: the complete answer batch (every pending approval and call answered
 // exactly once) creates a successor run that continues from the answers. Idempotent by key.
 import { Prisma, type Run } from '../generated/prisma/client.js';
-import type { RunOptions } from '../agents/config-schema.js';
+import { runOptionsSchema } from '../agents/config-schema.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { returningColumns } from '../storage/columns.js';
 import type { CallContext } from './call-context.js';
@@ -13,6 +13,7 @@ import { attachAssets } from './assets.js';
 import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { announceThreadChanged } from './event-topics.js';
+import { readStored } from '../lib/document-read.js';
 
 /** How a resume answers a pending approval. */
 export const APPROVAL_ACTIONS = ['approve', 'deny'] as const;
@@ -108,7 +109,7 @@ export async function resumeRun(
           pinned: true,
           input: input ?? { content: [] },
           // The options column holds only what normalizeRunOptions returned when the run was created.
-          options: run.options as RunOptions,
+          options: readStored(runOptionsSchema, run.options),
           labels: run.labels as Record<string, string>,
           trigger: 'resume',
           lineage: 'resume',

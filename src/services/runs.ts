@@ -3,7 +3,7 @@
 // src/engine; this module only records what callers ask for and what they may see.
 import { resolveRunMounts } from './environments.js';
 import type { Run } from '../generated/prisma/client.js';
-import { applyOverrides, normalizeRunOptions, type RunOptions } from '../agents/config-schema.js';
+import { applyOverrides, normalizeRunOptions, runOptionsSchema, agentConfigSchema } from '../agents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, type Page } from '../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateLabels } from '../lib/labels.js';
@@ -24,6 +24,7 @@ import { RUN_COLUMNS } from '../storage/columns.js';
 import { announceThreadChanged } from './event-topics.js';
 import { createdWhere, listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { readStored } from '../lib/document-read.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -288,8 +289,8 @@ export async function runLineage(
 export async function runAgentView(call: CallContext, id: string) {
   const run = await getRun(call, id);
   const revision = await call.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
-  const overrides = (run.options as RunOptions).overrides;
-  const config = applyOverrides(revision.config as Record<string, unknown>, overrides);
+  const { overrides } = readStored(runOptionsSchema, run.options);
+  const config = applyOverrides(readStored(agentConfigSchema, revision.config), overrides);
   const { pins, builtin } = configuredSkills(config);
   const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
   return { config, revision, resolvedSkills };

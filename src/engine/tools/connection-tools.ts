@@ -11,7 +11,7 @@
 // fails it with a clear error.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RunOptions } from '../../agents/config-schema.js';
+import { runOptionsSchema } from '../../agents/config-schema.js';
 import { digestOf } from '../../lib/canonical-json.js';
 import { AppError } from '../../lib/errors.js';
 import { isHostAllowed } from '../../lib/allowed-hosts.js';
@@ -31,6 +31,7 @@ import type { ConnectionToolsConfig } from '../agent-config.js';
 import { mcpPool } from './mcp-pool.js';
 import { resolvePermission } from './permissions.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
+import { readStored } from '../../lib/document-read.js';
 
 export const SEARCH_TOOLS_TOOL = 'search_tools';
 const MAX_NAME = 64;
@@ -77,7 +78,7 @@ interface Listed {
 async function listConnection(context: ToolSourceContext, entry: ConnectionToolsConfig, headers: Record<string, string> | undefined) {
   const { deps, run } = context;
   const connection = await connectionForUse(deps, run.workspaceId, entry.connection_id);
-  checkAllowedHost(connection, (run.options as RunOptions).configuration?.allowed_hosts);
+  checkAllowedHost(connection, readStored(runOptionsSchema, run.options).configuration?.allowed_hosts);
   const { endpoint, key } = endpointFor(connection, headers);
   try {
     const tools = await mcpPool(deps).use(key, endpoint, (client) => listMcpTools(client));
@@ -112,7 +113,7 @@ function mcpRunTool(context: ToolSourceContext, listed: Listed, tool: McpTool, h
             'failed_precondition',
             `the credential of the connection "${current.name}" was revoked: its tools cannot be used until a new credential is stored`,
           );
-        checkAllowedHost(current, (run.options as RunOptions).configuration?.allowed_hosts);
+        checkAllowedHost(current, readStored(runOptionsSchema, run.options).configuration?.allowed_hosts);
         const { endpoint, key } = endpointFor(current, headers);
         let result;
         try {

@@ -4,7 +4,7 @@
 // pass the run's `allowed_hosts` and the deployment's endpoint policy (every redirect too), pages are
 // read up to a byte limit and their text cut at a character limit, and every call has a time limit.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { RunOptions } from '../../agents/config-schema.js';
+import { runOptionsSchema } from '../../agents/config-schema.js';
 import { describeError } from '../attempt-errors.js';
 import { urlRefusal } from '../../lib/host-allowance.js';
 import type { ProviderContext } from '../../providers/index.js';
@@ -13,6 +13,7 @@ import type { WebPage } from '../../providers/web/types.js';
 import { usableWebProvider, type UsableWebProvider } from '../../services/web-providers.js';
 import type { ToolsetConfig } from '../agent-config.js';
 import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
+import { readStored } from '../../lib/document-read.js';
 
 export const WEB_SEARCH_TOOL = 'web_search';
 export const WEB_FETCH_TOOL = 'web_fetch';
@@ -102,7 +103,7 @@ export const webTools: ToolSource = async (context) => {
     : search && 'provider' in search && search.provider.type.web?.fetch
       ? search
       : null;
-  const options = (context.run.options ?? {}) as RunOptions;
+  const options = readStored(runOptionsSchema, context.run.options ?? {});
   const rules = { allowedHosts: options.configuration?.allowed_hosts, plainHttp: context.deps.config.allowPlainHttpEndpoints };
   const tools: RunTool[] = [];
 

@@ -24,11 +24,12 @@ import {
 import { readFailure } from '../../services/run-members.js';
 import { FailureRef } from './run-members.js';
 import { DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
-import type { RunOptions } from '../../agents/config-schema.js';
+import { runOptionsSchema } from '../../agents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from './enums.js';
 import { relation } from './relations.js';
 import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
 import { threadInboxPages } from '../../services/relation-pages.js';
+import { readStored } from '../../lib/document-read.js';
 
 export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
@@ -41,7 +42,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
     options: t.field({
       type: RunOptionsRef,
       description: "the options the entry's run starts with",
-      resolve: (e) => e.options as RunOptions,
+      resolve: (e) => readStored(runOptionsSchema, e.options),
     }),
     optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     agentId: t.exposeString('agentId', { nullable: true }),

@@ -11,14 +11,14 @@ import { AgentRevisionRef, AgentRef } from './agents.js';
 import { ID_PREFIX } from '../../lib/ids.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from './agent-config.js';
 import { withLabelList } from './labels.js';
-import type { RunOptions } from '../../agents/config-schema.js';
-import type { AgentConfigDocument } from '../../agents/config-document.js';
+import { runOptionsSchema, type AgentConfig } from '../../agents/config-schema.js';
 import { cancelRun, getRun, listRuns, loadRuns, runAgentView, runLineage, startRun, updateRunLabels } from '../../services/runs.js';
 import { resumeRun } from '../../services/resume.js';
 import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun } from '../../services/run-watch.js';
 import { readEnvironmentMounts, readFailure, readMemoryMounts, readPending, readResume, readUsage } from '../../services/run-members.js';
 import { EnvironmentMountRef, FailureRef, MemoryMountRef, RunPendingRef, RunResumeRef, RunUsageRef } from './run-members.js';
 import type { ResolvedSkill } from '../../services/run-skills.js';
+import { readStored } from '../../lib/document-read.js';
 import {
   SkillSourceEnum,
   RevisionSelectionEnum,
@@ -72,7 +72,7 @@ export const RunRef = builder.prismaObject('Run', {
       description: 'empty until the first attempt resolved the mounts of the agent configuration',
       resolve: (r) => readMemoryMounts(r.memoryMounts),
     }),
-    options: t.field({ type: RunOptionsRef, resolve: (r) => r.options as RunOptions }),
+    options: t.field({ type: RunOptionsRef, resolve: (r) => readStored(runOptionsSchema, r.options) }),
     optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     pending: t.field({ type: RunPendingRef, resolve: (r) => readPending(r.pending) }),
     pendingDocument: t.expose('pending', {
@@ -122,27 +122,30 @@ const ResolvedSkillRef = builder.objectRef<ResolvedSkill>('ResolvedSkill').imple
   }),
 });
 
-const RunAgentView = builder.objectRef<{ config: unknown; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView').implement({
-  fields: (t) => ({
-    config: t.field({
-      type: AgentConfigurationRef,
-      description: "the revision's configuration with the run's overrides applied",
-      resolve: (v) => v.config as AgentConfigDocument,
+const RunAgentView = builder
+  .objectRef<{ config: AgentConfig; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView')
+  .implement({
+    fields: (t) => ({
+      config: t.field({
+        type: AgentConfigurationRef,
+        description: "the revision's configuration with the run's overrides applied",
+        resolve: (v) => v.config,
+      }),
+      configDocument: t.field({
+        type: 'JSON',
+        description: `the configuration with the overrides applied: ${DOCUMENT_DESCRIPTION}`,
+        resolve: (v) => v.config,
+      }),
+      revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
+      resolvedSkills: t.field({
+        type: [ResolvedSkillRef],
+        nullable: true,
+        description:
+          'the skills the run uses, as resolved when its first attempt was prepared; null while a run with skills has not started',
+        resolve: (v) => v.resolvedSkills as ResolvedSkill[] | null,
+      }),
     }),
-    configDocument: t.field({
-      type: 'JSON',
-      description: `the configuration with the overrides applied: ${DOCUMENT_DESCRIPTION}`,
-      resolve: (v) => v.config,
-    }),
-    revision: t.field({ type: AgentRevisionRef, resolve: (v) => v.revision }),
-    resolvedSkills: t.field({
-      type: [ResolvedSkillRef],
-      nullable: true,
-      description: 'the skills the run uses, as resolved when its first attempt was prepared; null while a run with skills has not started',
-      resolve: (v) => v.resolvedSkills as ResolvedSkill[] | null,
-    }),
-  }),
-});
+  });
 
 const StartRunInput = builder.inputType('StartRunInput', {
   fields: (t) => ({
