@@ -13,6 +13,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { SEVERITIES, type Severity } from '../lib/finding-severities.js';
 import type { Evidence, FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
+import { findingEvidence } from './finding-documents.js';
 import { recordFindings } from './findings.js';
 import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
 import { startRun } from './runs.js';
@@ -195,9 +196,7 @@ export async function analysisRunSealed(call: CallContext, run: Run): Promise<vo
       changes = await recordFindings(bound, analysisId, analysis.agent_id, drafts);
       // The traces cited by this analysis's findings, the detectors' and the agent's together.
       const own = await bound.db.finding.findMany({ where: { analysisId }, select: { evidence: true } });
-      const cited = new Set(
-        own.flatMap((f) => (f.evidence as unknown as Evidence[]).map((e) => e.trace_id)).filter((id) => traceIds.includes(id)),
-      );
+      const cited = new Set(own.flatMap((f) => findingEvidence(f).map((e) => e.trace_id)).filter((id) => traceIds.includes(id)));
       counts = { findingCount: { increment: changes.created.length + changes.updated.length }, citedTraceCount: cited.size };
     }
     await bound.db.findingAnalysis.update({ where: { id: analysisId }, data: { runStatus: run.status, ...counts } });

@@ -5,7 +5,6 @@
 // statements: the runs, their spans, their tool-call items and the agent's latency history are each
 // read once. The body, the presets and the detectors: docs/api/findings.md.
 import type { FindingAnalysis } from '../generated/prisma/client.js';
-import type { Prisma } from '../db.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
@@ -15,6 +14,7 @@ import { recordAudit } from './audit.js';
 import type { CallContext } from './call-context.js';
 import { DEFAULT_PRESETS, PRESETS, runDetectors, type Detector, type DetectorCall, type DetectorRun } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
+import type { Selection } from './finding-documents.js';
 import { recordFindings } from './findings.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
@@ -33,16 +33,6 @@ export interface AnalysisInput {
   presets?: readonly string[] | null;
   startedAfter?: Date | null;
   startedBefore?: Date | null;
-}
-
-/** The selection as stored and shown (`selection`): the agent it resolved to and the bounds. */
-export interface Selection {
-  agent_id: string | null;
-  trace_id: string | null;
-  max_traces: number;
-  presets: string[];
-  started_after: string | null;
-  started_before: string | null;
 }
 
 function validateInput(input: AnalysisInput): Selection {
@@ -226,8 +216,8 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
       findingCount: changes.created.length + changes.updated.length,
       citedTraceCount: citedTraces.size,
       readTraceIds: traceIds,
-      selectedTraces: selectedTraces as Prisma.InputJsonValue,
-      selection: selection as unknown as Prisma.InputJsonValue,
+      selectedTraces,
+      selection,
       selectionTruncated: truncated,
       createdById: actor.principalId,
       updatedById: actor.principalId,

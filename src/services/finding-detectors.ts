@@ -8,6 +8,10 @@ import type { TraceSpan } from '../generated/prisma/client.js';
 import { digestOf } from '../lib/canonical-json.js';
 import type { Severity } from '../lib/finding-severities.js';
 import { ATTR, EVENT } from '../traces/names.js';
+import { spanAttributes, spanEvents } from '../traces/span-documents.js';
+import type { Evidence } from './finding-documents.js';
+
+export type { Evidence } from './finding-documents.js';
 
 export const DETECTORS = [
   'run_failed',
@@ -39,12 +43,6 @@ export const LATENCY_MIN_EXCESS_MS = 1_000;
 export const LATENCY_MIN_HISTORY = 5;
 /** At most this many evidence entries (runs) per finding; the newest are kept. */
 export const MAX_EVIDENCE = 20;
-
-export interface Evidence {
-  run_id: string;
-  trace_id: string;
-  span_ids: string[];
-}
 
 export interface FindingDraft {
   detector: Detector | 'analysis_agent';
@@ -88,12 +86,11 @@ export interface DetectorInput {
   latency: { medianMs: number; count: number } | null;
 }
 
-type Attrs = Record<string, unknown>;
-const attrs = (span: TraceSpan) => (span.attributes ?? {}) as Attrs;
+const attrs = spanAttributes;
 const operation = (span: TraceSpan) => attrs(span)[ATTR.operationName];
 const failureCode = (run: DetectorRun) => ((run.failure ?? {}) as { code?: string }).code ?? 'unknown';
 const failureMessage = (run: DetectorRun) => ((run.failure ?? {}) as { message?: string }).message ?? '';
-const events = (span: TraceSpan) => (Array.isArray(span.events) ? span.events : []) as { name?: string; attributes?: Attrs }[];
+const events = spanEvents;
 
 /** Groups drafts of one problem (one source key) into one draft whose evidence lists every run. */
 class Collector {

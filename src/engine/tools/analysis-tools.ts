@@ -4,6 +4,8 @@
 // traces and nothing else. Both only read stored rows: allowed without review.
 import { ANALYSIS_LABEL, ANALYST_PRESET } from '../../agents/analyst.js';
 import { AppError } from '../../lib/errors.js';
+import { analysisSelectedTraces } from '../../services/finding-documents.js';
+import { spanAttributes, spanEvents, type SpanAttributes } from '../../traces/span-documents.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 /** The most spans read_trace returns for one trace (the oldest first); longer traces say they were cut. */
@@ -11,9 +13,9 @@ export const READ_TRACE_MAX_SPANS = 500;
 /** Attribute values longer than this are cut: the analyst needs their gist, not whole payloads. */
 const ATTRIBUTE_MAX_CHARS = 500;
 
-function compactAttributes(attributes: unknown): Record<string, unknown> {
+function compactAttributes(attributes: SpanAttributes): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries((attributes ?? {}) as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(attributes)) {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     out[key] = text.length > ATTRIBUTE_MAX_CHARS ? `${text.slice(0, ATTRIBUTE_MAX_CHARS)}…` : value;
   }
@@ -30,7 +32,7 @@ export const analysisTools: ToolSource = async ({ call, run }) => {
     select: { workspaceId: true, selectedTraces: true },
   });
   if (!analysis || analysis.workspaceId !== run.workspaceId) return [];
-  const selected = analysis.selectedTraces as { run_id: string; trace_id: string }[];
+  const selected = analysisSelectedTraces(analysis);
   const traceIds = new Set(selected.map((s) => s.trace_id));
   const tool = (t: Omit<RunTool, 'permission' | 'offered' | 'skipReview'>): RunTool => ({
     ...t,
@@ -76,8 +78,8 @@ export const analysisTools: ToolSource = async ({ call, run }) => {
               status: s.statusCode,
               ...(s.statusMessage ? { status_message: s.statusMessage } : {}),
               duration_ms: Number((s.endTimeUnixNano - s.startTimeUnixNano) / 1_000_000n),
-              attributes: compactAttributes(s.attributes),
-              events: ((s.events ?? []) as { name?: string }[]).map((e) => e.name),
+              attributes: compactAttributes(spanAttributes(s)),
+              events: spanEvents(s).map((e) => e.name),
             })),
           };
         },

@@ -5,9 +5,15 @@ import { asNode, rowId } from './node.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { loadFindingAnalyses, loadFindings } from '../../services/nodes.js';
-import { getFindingAnalysis, listFindingAnalyses, startFindingAnalysis, type Selection } from '../../services/finding-analyses.js';
+import { getFindingAnalysis, listFindingAnalyses, startFindingAnalysis } from '../../services/finding-analyses.js';
 import { getFinding, listFindings, updateFinding } from '../../services/findings.js';
-import type { Evidence } from '../../services/finding-detectors.js';
+import {
+  analysisSelectedTraces,
+  analysisSelection,
+  findingEvidence,
+  type Evidence,
+  type Selection,
+} from '../../services/finding-documents.js';
 
 const FindingEvidenceRef = builder.objectRef<Evidence>('FindingEvidence').implement({
   description: 'Where a finding was seen: a run, its trace and the spans that show the problem.',
@@ -36,7 +42,7 @@ const FindingRef = builder.prismaObject('Finding', {
     assessment: t.exposeString('assessment', { description: 'unreviewed | confirmed | not_a_problem | fixed | wont_fix' }),
     assessmentNote: t.exposeString('assessmentNote'),
     closed: t.exposeBoolean('closed'),
-    evidence: t.field({ type: [FindingEvidenceRef], resolve: (f) => f.evidence as unknown as Evidence[] }),
+    evidence: t.field({ type: [FindingEvidenceRef], resolve: findingEvidence }),
   }),
 });
 asNode(FindingRef, loadFindings, rowId);
@@ -69,8 +75,8 @@ export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
     findingCount: t.exposeInt('findingCount', { description: 'findings created or updated' }),
     citedTraceCount: t.exposeInt('citedTraceCount'),
     readTraceIds: t.exposeStringList('readTraceIds'),
-    selectedTraces: t.field({ type: [SelectedTraceRef], resolve: (a) => a.selectedTraces as { run_id: string; trace_id: string }[] }),
-    selection: t.field({ type: FindingSelectionRef, resolve: (a) => a.selection as unknown as Selection }),
+    selectedTraces: t.field({ type: [SelectedTraceRef], resolve: analysisSelectedTraces }),
+    selection: t.field({ type: FindingSelectionRef, resolve: analysisSelection }),
     selectionTruncated: t.exposeBoolean('selectionTruncated', { description: 'more traces matched than max_traces' }),
     createdById: t.exposeString('createdById'),
     updatedById: t.exposeString('updatedById'),
