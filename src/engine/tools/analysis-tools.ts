@@ -4,6 +4,7 @@
 // traces and nothing else. Both only read stored rows: allowed without review.
 import { ANALYSIS_LABEL, ANALYST_PRESET } from '../../agents/analyst.js';
 import { AppError } from '../../lib/errors.js';
+import { storedLabels } from '../../lib/labels.js';
 import { analysisSelectedTraces } from '../../services/finding-documents.js';
 import { spanAttributes, spanEvents, type SpanAttributes } from '../../traces/span-documents.js';
 import type { RunTool, ToolSource } from './tool.js';
@@ -23,7 +24,7 @@ function compactAttributes(attributes: SpanAttributes): Record<string, unknown> 
 }
 
 export const analysisTools: ToolSource = async ({ call, run }) => {
-  const analysisId = (run.labels as Record<string, string> | null)?.[ANALYSIS_LABEL];
+  const analysisId = storedLabels(run.labels, 'runs.labels')[ANALYSIS_LABEL];
   if (!analysisId) return [];
   const agent = await call.db.agent.findUnique({ where: { id: run.agentId }, select: { source: true, presetKind: true } });
   if (agent?.source !== 'builtin' || agent.presetKind !== ANALYST_PRESET) return [];

@@ -2,6 +2,7 @@ import { builder } from '../builder.js';
 import { payloadOf } from './payloads.js';
 import { asNode, rowId } from './node.js';
 import { loadMemories } from '../../services/nodes.js';
+import { memoryConfig } from '../../services/memory-embeddings.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef } from './common.js';
 import { withLabelList } from './labels.js';
 import {
@@ -24,7 +25,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     name: t.exposeString('name'),
     description: t.exposeString('description'),
     labels: t.expose('labels', { type: 'JSON' }),
-    embeddingModel: t.string({ nullable: true, resolve: (m) => (m.config as { embedding_model?: string }).embedding_model ?? null }),
+    embeddingModel: t.string({ nullable: true, resolve: (m) => memoryConfig(m).embedding_model ?? null }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });
