@@ -4,8 +4,15 @@
 // (`Static`), and the value read is checked against it. A stored document that does not match is
 // corruption or a forgotten migration, never the caller's mistake: the error names the column and is
 // answered `internal` (and logged) like any other unexpected failure.
-import type { Static, TSchema } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
+
+/**
+ * A JSON object of members this service does not interpret itself: a provider's, connection's or
+ * environment's `config`, checked against its provider type's own JSON Schema when it was written.
+ */
+export const JsonObjectDocument = Type.Record(Type.String(), Type.Unknown());
+export type JsonObjectDocument = Static<typeof JsonObjectDocument>;
 
 /** How many of a document's problems an error message lists. */
 const MAX_PROBLEMS = 3;

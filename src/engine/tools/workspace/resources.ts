@@ -3,7 +3,7 @@
 // them. Nothing secret is answered: no credentials, headers or provider secrets, and of a connection
 // only its transport and where it points (the URL without user info or query).
 import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../generated/prisma/client.js';
-import { listConnections } from '../../../services/connections.js';
+import { connectionConfig, listConnections } from '../../../services/connections.js';
 import { listEnvironmentTemplates } from '../../../services/environment-templates.js';
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
@@ -139,7 +139,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         labels: connection.labels,
         provider_id: connection.providerId,
         provider_type: providers.get(connection.providerId)?.type ?? null,
-        ...connectionServer((connection.config ?? {}) as Record<string, unknown>),
+        ...connectionServer(connectionConfig(connection)),
         enabled: connection.enabled,
       }));
     },
