@@ -4,7 +4,8 @@
 // again by a later analysis updates its finding instead of adding one. Pure functions: the analysis
 // loads everything they read in a constant number of statements (finding-analyses.ts).
 // Span names and attributes: docs/api/traces.md; the detectors and presets: docs/api/findings.md.
-import type { TraceSpan } from '../generated/prisma/client.js';
+import type { Prisma, TraceSpan } from '../generated/prisma/client.js';
+import { readFailure } from './run-members.js';
 import { digestOf } from '../lib/canonical-json.js';
 import type { Severity } from '../lib/finding-severities.js';
 import { ATTR, EVENT } from '../traces/names.js';
@@ -64,7 +65,7 @@ export interface DetectorRun {
   traceId: string;
   agentRevisionId: string;
   status: string;
-  failure: unknown;
+  failure: Prisma.JsonValue;
   attempts: number;
   startedAt: Date | null;
   sealedAt: Date | null;
@@ -88,8 +89,8 @@ export interface DetectorInput {
 
 const attrs = spanAttributes;
 const operation = (span: TraceSpan) => attrs(span)[ATTR.operationName];
-const failureCode = (run: DetectorRun) => ((run.failure ?? {}) as { code?: string }).code ?? 'unknown';
-const failureMessage = (run: DetectorRun) => ((run.failure ?? {}) as { message?: string }).message ?? '';
+const failureCode = (run: DetectorRun) => readFailure(run.failure)?.code ?? 'unknown';
+const failureMessage = (run: DetectorRun) => readFailure(run.failure)?.message ?? '';
 const events = spanEvents;
 
 /** Groups drafts of one problem (one source key) into one draft whose evidence lists every run. */

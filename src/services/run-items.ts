@@ -21,6 +21,7 @@ import {
   type PendingFragments,
 } from './run-items-continuation.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
+import { readUsage } from './run-members.js';
 
 export type { ItemView };
 
@@ -159,7 +160,7 @@ export async function listRunItems(
       state: {
         children,
         parts: openParts(items),
-        request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0,
+        request_index: readUsage(run.usageAtSeal)?.requests ?? 0,
         threads: children.map((child) => child.thread_id),
       },
     },
