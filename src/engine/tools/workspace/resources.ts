@@ -7,7 +7,7 @@ import { connectionConfig, listConnections } from '../../../services/connections
 import { listEnvironmentTemplates } from '../../../services/environment-templates.js';
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
-import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
+import { getSkill, getSkillRevision, listSkills, skillContent } from '../../../services/skills.js';
 import type { CallContext } from '../../../services/call-context.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
 
@@ -64,24 +64,20 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     async execute(call, args) {
       const skill = await getSkill(call, idArg(args, 'skill_id'));
       const revision = skill.defaultRevisionId ? await getSkillRevision(call, skill.id, skill.defaultRevisionId) : null;
-      const content = (revision?.content ?? {}) as {
-        name?: string;
-        description?: string;
-        instructions?: string;
-        files?: { path: string }[];
-      };
+      const content = revision ? skillContent(revision) : null;
       return {
         ...skillSummary(skill),
-        default_revision: revision
-          ? {
-              id: revision.id,
-              number: revision.number,
-              name: content.name,
-              description: content.description,
-              instructions: content.instructions,
-              files: (content.files ?? []).map((file) => file.path),
-            }
-          : null,
+        default_revision:
+          revision && content
+            ? {
+                id: revision.id,
+                number: revision.number,
+                name: content.name,
+                description: content.description,
+                instructions: content.instructions,
+                files: content.files.map((file) => file.path),
+              }
+            : null,
       };
     },
   },
