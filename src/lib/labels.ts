@@ -1,7 +1,9 @@
 // Labels: a map of string to string. Keys follow the Kubernetes-like shape most tools accept
 // (optional DNS prefix, then 1–63 characters of [A-Za-z0-9._-] starting and ending alphanumeric);
 // values are at most 256 characters of printable text.
+import Type from 'typebox';
 import { invalidArgument, quoteInput, MAX_ECHO_CHARS } from './errors.js';
+import { readDocument } from './json-documents.js';
 
 export const MAX_LABELS = 32;
 export const MAX_SELECTORS = 8;
@@ -9,6 +11,12 @@ const KEY = /^(?:[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?\/)?[A-Za-z0-9](?:[A-Za-z
 const MAX_VALUE = 256;
 
 export type Labels = Record<string, string>;
+
+/** A stored label map: every one went through validateLabels, so only its shape is checked on a read. */
+const StoredLabels = Type.Record(Type.String(), Type.String());
+
+/** Reads a `labels` column (`column`: `table.labels`, named when the stored map is not one). */
+export const storedLabels = (labels: unknown, column: string): Labels => readDocument(StoredLabels, labels, column);
 
 export function validateLabels(value: unknown, field = 'labels', max = MAX_LABELS): Labels {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -6,7 +6,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../db.js';
 import { decodeCursor, mapPage, toPage, type Page } from '../lib/cursor.js';
 import { VectorIndexCache, decodeFloat4Array, type VectorIndex } from '../lib/vector-index.js';
-import { createdProvenance, provenanceView, type StoredProvenance } from './provenance.js';
+import { createdProvenance, provenanceView, storedProvenance } from './provenance.js';
 import { bestFirst, clampCosine, fusedScore } from './ranking.js';
 import { roundScore, type RecordListing, type RecordStore, type RecordStoreContext, type StoredRecord } from './record-store.js';
 
@@ -39,7 +39,7 @@ function view(row: RecordRow, score: number | null = null): StoredRecord {
     text: row.text,
     score,
     updatedAt: row.updated_at,
-    provenance: provenanceView(row.provenance as StoredProvenance | null, row.text),
+    provenance: provenanceView(storedProvenance(row.provenance), row.text),
   };
 }
 

@@ -1,13 +1,20 @@
 // Provenance of a record, the same in every store: who created it, who wrote it last, and a SHA-256
 // of the text it was created with — the view's `content_matches` says whether the text is still that.
 import { sha256Hex } from '../lib/canonical-json.js';
-import type { WriterStamp } from './record-store.js';
+import Type, { type Static } from 'typebox';
+import { readDocument } from '../lib/json-documents.js';
+import { WriterStamp } from './record-store.js';
 
-export interface StoredProvenance {
-  created?: WriterStamp;
-  last_write?: WriterStamp;
-  created_text_sha256?: string;
-}
+/** Provenance as a store keeps it (the built-in store: `memory_records.provenance`; Pinecone: a metadata member). */
+export const StoredProvenance = Type.Object({
+  created: Type.Optional(WriterStamp),
+  last_write: Type.Optional(WriterStamp),
+  created_text_sha256: Type.Optional(Type.String()),
+});
+export type StoredProvenance = Static<typeof StoredProvenance>;
+
+/** The provenance column of a built-in record: this service is its only writer, so it is checked. */
+export const storedProvenance = (value: unknown): StoredProvenance => readDocument(StoredProvenance, value, 'memory_records.provenance');
 
 /** The provenance of a new record. */
 export function createdProvenance(stamp: WriterStamp, text: string): StoredProvenance {

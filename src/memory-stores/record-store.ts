@@ -2,6 +2,7 @@
 // built-in store (builtin.ts, records in this service's database) and external vector databases
 // (pinecone.ts). The memory service validates arguments, checks permissions and picks the store;
 // a store keeps records, ranks them and reports their provenance.
+import Type, { type Static } from 'typebox';
 import type { Db } from '../db.js';
 import type { Page } from '../lib/cursor.js';
 
@@ -16,16 +17,17 @@ export interface StoredRecord {
   provenance: Record<string, unknown>;
 }
 
-/** Who wrote a record: `created` and `last_write` of its provenance. */
-export interface WriterStamp {
-  attempt_id: string | null;
-  confirmed_at: string;
-  principal_id: string;
+/** Who wrote a record: `created` and `last_write` of its provenance (stored as JSON: a schema, the type derived). */
+export const WriterStamp = Type.Object({
+  attempt_id: Type.Union([Type.String(), Type.Null()]),
+  confirmed_at: Type.String(),
+  principal_id: Type.String(),
   /** The principal's name at the time of the write (see services/principals.ts). */
-  principal_name: string;
-  run_id: string | null;
-  tool_call_id: string | null;
-}
+  principal_name: Type.String(),
+  run_id: Type.Union([Type.String(), Type.Null()]),
+  tool_call_id: Type.Union([Type.String(), Type.Null()]),
+});
+export type WriterStamp = Static<typeof WriterStamp>;
 
 /** Internal (benchmark, diagnostics): rank by one part alone; stores without a lexical part rank by vector whatever is asked. */
 export type SearchMode = 'hybrid' | 'lexical' | 'vector';

@@ -29,7 +29,7 @@ import {
   type RevisionedKind,
 } from './revisioned.js';
 import { listQuery } from './list-query.js';
-import { validateLabels } from '../lib/labels.js';
+import { storedLabels, validateLabels } from '../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from './assets.js';
 import { checkSkillReferences, configuredSkills } from './skill-references.js';
 
@@ -383,9 +383,9 @@ export async function prepareComposer(call: CallContext) {
   let head = outcome.head;
   if (head.archivedAt) head = await unarchiveHead(AGENTS, call, head.id, '*');
   // A composer of an older definition: its label moves as a PATCH would (a new version, an audit row).
-  if ((head.labels as Record<string, string> | null)?.[COMPOSER_VERSION_LABEL] !== String(COMPOSER_DEFINITION.version))
+  if (storedLabels(head.labels, 'agents.labels')[COMPOSER_VERSION_LABEL] !== String(COMPOSER_DEFINITION.version))
     head = await changeHead(AGENTS, call, head.id, '*', 'update', (current) => ({
-      labels: { ...(current.labels as Record<string, string>), [COMPOSER_VERSION_LABEL]: String(COMPOSER_DEFINITION.version) },
+      labels: { ...storedLabels(current.labels, 'agents.labels'), [COMPOSER_VERSION_LABEL]: String(COMPOSER_DEFINITION.version) },
     }));
   const published = await publishRevision(AGENTS, call, head.id, '*', {
     content: outcome.publish,

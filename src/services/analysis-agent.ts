@@ -8,11 +8,13 @@ import type { Run } from '../generated/prisma/client.js';
 import { normalizeAgentConfig } from '../agents/config-schema.js';
 import { ANALYSIS_LABEL, ANALYST_DEFINITION, ANALYST_PRESET, analystConfig } from '../agents/analyst.js';
 import { newId } from '../lib/ids.js';
+import { storedLabels } from '../lib/labels.js';
 import { AGENTS } from './agents.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { SEVERITIES, type Severity } from '../lib/finding-severities.js';
 import type { Evidence, FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
+import { findingEvidence } from './finding-documents.js';
 import { recordFindings } from './findings.js';
 import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from './revisioned.js';
 import { startRun } from './runs.js';
@@ -68,7 +70,7 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
   const current = existing.defaultRevisionId ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
   const config = current?.config as { model?: string } | null;
   const model = config?.model && models.includes(config.model) ? config.model : models[0]!;
-  const upToDate = (existing.labels as Record<string, string>)[VERSION_LABEL] === String(ANALYST_DEFINITION.version);
+  const upToDate = storedLabels(existing.labels, 'agents.labels')[VERSION_LABEL] === String(ANALYST_DEFINITION.version);
   if (!current || config?.model !== model || !upToDate || existing.archivedAt) {
     // Brought back as an unarchive through the API would be: a new version and an `unarchive` audit
     // row by the principal that started the analysis.
@@ -76,7 +78,7 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
     // The label moves as an update through the API would move it: a new version and an audit row.
     if (!upToDate)
       await changeHead(AGENTS, call, existing.id, '*', 'update', (head) => ({
-        labels: { ...(head.labels as Record<string, string>), [VERSION_LABEL]: String(ANALYST_DEFINITION.version) },
+        labels: { ...storedLabels(head.labels, 'agents.labels'), [VERSION_LABEL]: String(ANALYST_DEFINITION.version) },
       }));
     await publishRevision(AGENTS, call, existing.id, '*', { content: normalizeAgentConfig(analystConfig(model)), note, makeDefault: true });
   }
@@ -171,7 +173,7 @@ export function draftsFromOutput(
  * transaction, so findings and counts never disagree.
  */
 export async function analysisRunSealed(call: CallContext, run: Run): Promise<void> {
-  const analysisId = (run.labels as Record<string, string> | null)?.[ANALYSIS_LABEL];
+  const analysisId = storedLabels(run.labels, 'runs.labels')[ANALYSIS_LABEL];
   if (!analysisId) return;
   await inTransaction(call, async (bound) => {
     // Locked: two seals of one run's attempts (a resumed run) apply one after the other.
@@ -195,9 +197,7 @@ export async function analysisRunSealed(call: CallContext, run: Run): Promise<vo
       changes = await recordFindings(bound, analysisId, analysis.agent_id, drafts);
       // The traces cited by this analysis's findings, the detectors' and the agent's together.
       const own = await bound.db.finding.findMany({ where: { analysisId }, select: { evidence: true } });
-      const cited = new Set(
-        own.flatMap((f) => (f.evidence as unknown as Evidence[]).map((e) => e.trace_id)).filter((id) => traceIds.includes(id)),
-      );
+      const cited = new Set(own.flatMap((f) => findingEvidence(f).map((e) => e.trace_id)).filter((id) => traceIds.includes(id)));
       counts = { findingCount: { increment: changes.created.length + changes.updated.length }, citedTraceCount: cited.size };
     }
     await bound.db.findingAnalysis.update({ where: { id: analysisId }, data: { runStatus: run.status, ...counts } });

@@ -7,6 +7,7 @@ import type { Connection, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { JsonObjectDocument, readDocument } from '../lib/json-documents.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { providerType, type ProviderType } from '../providers/index.js';
@@ -47,6 +48,10 @@ function validateObject(value: unknown, field: string): Record<string, unknown> 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must be an object`, field);
   return value as Record<string, unknown>;
 }
+
+/** A connection's config (checked against its connector type's schema when written; here only as an object). */
+export const connectionConfig = (row: Pick<Connection, 'config'>): JsonObjectDocument =>
+  readDocument(JsonObjectDocument, row.config, 'connections.config');
 
 /** The connector type of a provider, or why it cannot serve connections. */
 function connectorType(provider: Provider): ProviderType {
@@ -262,13 +267,13 @@ export async function connectionForUse(deps: Deps, workspaceId: string, id: stri
   if (!row.enabled) throw new AppError('disabled', `the connection "${row.name}" (${row.id}) is disabled`);
   if (!found.providerEnabled)
     throw new AppError('disabled', `the connector provider of the connection "${row.name}" (${row.id}) is disabled`);
-  if (row.config && (row.config as Record<string, unknown>).transport === 'stdio' && !deps.config.allowStdioConnectors)
+  if (connectionConfig(row).transport === 'stdio' && !deps.config.allowStdioConnectors)
     throw new AppError('failed_precondition', `the connection "${row.name}" runs a local process, which this deployment no longer allows`);
   return {
     id: row.id,
     name: row.name,
     version: row.version,
-    config: row.config as Record<string, unknown>,
+    config: connectionConfig(row),
     credential: row.credentialCiphertext ? deps.secrets.decryptJson<Record<string, unknown>>(row.credentialCiphertext) : null,
     credentialCiphertext: row.credentialCiphertext,
   };

@@ -10,6 +10,7 @@ import { Prisma, type Environment, type Provider } from '../generated/prisma/cli
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
 import { newId } from '../lib/ids.js';
+import { JsonObjectDocument, readDocument } from '../lib/json-documents.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateName } from '../lib/text-fields.js';
 import {
@@ -24,6 +25,7 @@ import {
 import { recordAudit } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
+import { providerConfig } from './providers.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
@@ -56,13 +58,17 @@ function driverOf(type: ProviderType, field: string): EnvironmentDriver {
   return driver;
 }
 
-function driverContext(call: CallContext, provider: Provider, environmentConfig: unknown): EnvironmentDriverContext {
+/** An environment's config, copied from its template (checked against the type's schema there). */
+const environmentConfig = (row: Pick<Environment, 'config'>): JsonObjectDocument =>
+  readDocument(JsonObjectDocument, row.config, 'environments.config');
+
+function driverContext(call: CallContext, provider: Provider, row: Pick<Environment, 'config'>): EnvironmentDriverContext {
   return {
-    providerConfig: provider.config as Record<string, unknown>,
+    providerConfig: providerConfig(provider),
     credential: provider.credentialCiphertext
       ? call.deps.secrets.decryptJson<Record<string, unknown>>(provider.credentialCiphertext)
       : null,
-    environmentConfig: (environmentConfig ?? {}) as Record<string, unknown>,
+    environmentConfig: environmentConfig(row),
     dataDir: call.deps.config.dataDir,
     workspaceId: provider.workspaceId,
     devices: deviceBridgeOf(call.deps),
@@ -137,9 +143,9 @@ async function provision(call: CallContext, row: Environment, provider: Provider
   const driver = driverOf(type, 'template_id');
   let outcome: Prisma.EnvironmentUpdateManyMutationInput;
   try {
-    const instance = await driver.provision(driverContext(call, provider, row.config), {
+    const instance = await driver.provision(driverContext(call, provider, row), {
       environmentId: row.id,
-      config: row.config as Record<string, unknown>,
+      config: environmentConfig(row),
     });
     outcome = { status: 'ready', externalId: instance.instanceId, workingDirectory: instance.workingDirectory };
   } catch (error) {
@@ -154,7 +160,7 @@ async function provision(call: CallContext, row: Environment, provider: Provider
   });
   const current = await call.db.environment.findUniqueOrThrow({ where: { id: row.id } });
   if (moved.count === 0 && current.status === 'destroyed' && outcome.status === 'ready')
-    await driver.destroy(driverContext(call, provider, row.config), instanceOf(current, outcome)).catch(() => undefined);
+    await driver.destroy(driverContext(call, provider, row), instanceOf(current, outcome)).catch(() => undefined);
   return current;
 }
 
@@ -208,7 +214,7 @@ export async function stopEnvironment(call: CallContext, id: string): Promise<En
   if (providerType('environment', provider.type)?.environment?.stop === false)
     throw new AppError('failed_precondition', `environments of type ${provider.type} cannot be stopped: destroy the environment instead`);
   if (driver && row.externalId)
-    await driver.stop(driverContext(call, provider, row.config), instanceOf(row)).catch((error: unknown) => driverProblem(error));
+    await driver.stop(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
     changeVersioned({
       call: bound,
@@ -244,9 +250,7 @@ export async function startEnvironment(call: CallContext, id: string): Promise<E
   requireOffered(call, type, 'environment_id');
   if (!driver.start)
     throw new AppError('failed_precondition', `the environment type ${provider.type} cannot start a stopped environment again`);
-  const instance = await driver
-    .start(driverContext(call, provider, row.config), instanceOf(row))
-    .catch((error: unknown) => driverProblem(error));
+  const instance = await driver.start(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
     changeVersioned({
       call: bound,
@@ -267,8 +271,7 @@ export async function destroyEnvironment(call: CallContext, id: string): Promise
   const row = await getEnvironment(call, id);
   if (row.status === 'destroyed') return row;
   const { provider, driver } = await maintainer(call, row);
-  if (driver)
-    await driver.destroy(driverContext(call, provider, row.config), instanceOf(row)).catch((error: unknown) => driverProblem(error));
+  if (driver) await driver.destroy(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
   return inTransaction(call, async (bound) =>
     changeVersioned({
       call: bound,
@@ -333,7 +336,7 @@ export async function openEnvironment(call: CallContext, id: string): Promise<Op
     throw new AppError('failed_precondition', `environment ${row.id} is ${row.status}, not ready`, { status: row.status });
   const { provider, driver } = await maintainer(call, row);
   if (!driver) throw new AppError('failed_precondition', `the environment type of ${row.id} is not installed`);
-  const ctx = driverContext(call, provider, row.config);
+  const ctx = driverContext(call, provider, row);
   const instance = instanceOf(row);
   const guarded = <T>(work: () => Promise<T>) => work().catch((error: unknown) => driverProblem(error));
   return {

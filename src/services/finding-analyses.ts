@@ -4,7 +4,7 @@
 // is refused with 409). However many traces are read, an analysis costs a constant number of
 // statements: the runs, their spans, their tool-call items and the agent's latency history are each
 // read once. The body, the presets and the detectors: docs/api/findings.md.
-import type { Prisma } from '../db.js';
+import type { FindingAnalysis } from '../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
@@ -14,12 +14,12 @@ import { recordAudit } from './audit.js';
 import type { CallContext } from './call-context.js';
 import { DEFAULT_PRESETS, PRESETS, runDetectors, type Detector, type DetectorCall, type DetectorRun } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
+import { analysisSelectedTraces, type Selection } from './finding-documents.js';
 import { recordFindings } from './findings.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
-import type { FindingAnalysis } from '../generated/prisma/client.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -34,16 +34,6 @@ export interface AnalysisInput {
   presets?: readonly string[] | null;
   startedAfter?: Date | null;
   startedBefore?: Date | null;
-}
-
-/** The selection as stored and shown (`selection`): the agent it resolved to and the bounds. */
-export interface Selection {
-  agent_id: string | null;
-  trace_id: string | null;
-  max_traces: number;
-  presets: string[];
-  started_after: string | null;
-  started_before: string | null;
 }
 
 function validateInput(input: AnalysisInput): Selection {
@@ -227,8 +217,8 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
       findingCount: changes.created.length + changes.updated.length,
       citedTraceCount: citedTraces.size,
       readTraceIds: traceIds,
-      selectedTraces: selectedTraces as Prisma.InputJsonValue,
-      selection: selection as unknown as Prisma.InputJsonValue,
+      selectedTraces,
+      selection,
       selectionTruncated: truncated,
       createdById: actor.principalId,
       updatedById: actor.principalId,
@@ -299,7 +289,7 @@ export async function analystRunSelection(
     select: { workspaceId: true, selectedTraces: true },
   });
   if (!analysis || analysis.workspaceId !== run.workspaceId) return null;
-  return analysis.selectedTraces as unknown as SelectedTrace[];
+  return analysisSelectedTraces(analysis);
 }
 /** Finding analyses by id for `node(id)` (src/services/nodes.ts). */
 export const loadFindingAnalyses: NodeRowsLoader<FindingAnalysis> = (call, ids) =>

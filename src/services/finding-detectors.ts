@@ -4,10 +4,15 @@
 // again by a later analysis updates its finding instead of adding one. Pure functions: the analysis
 // loads everything they read in a constant number of statements (finding-analyses.ts).
 // Span names and attributes: docs/api/traces.md; the detectors and presets: docs/api/findings.md.
-import type { TraceSpan } from '../generated/prisma/client.js';
+import type { Prisma, TraceSpan } from '../generated/prisma/client.js';
+import { readFailure } from './run-members.js';
 import { digestOf } from '../lib/canonical-json.js';
 import type { Severity } from '../lib/finding-severities.js';
 import { ATTR, EVENT } from '../traces/names.js';
+import { spanAttributes, spanEvents } from '../traces/span-documents.js';
+import type { Evidence } from './finding-documents.js';
+
+export type { Evidence } from './finding-documents.js';
 
 export const DETECTORS = [
   'run_failed',
@@ -40,12 +45,6 @@ export const LATENCY_MIN_HISTORY = 5;
 /** At most this many evidence entries (runs) per finding; the newest are kept. */
 export const MAX_EVIDENCE = 20;
 
-export interface Evidence {
-  run_id: string;
-  trace_id: string;
-  span_ids: string[];
-}
-
 export interface FindingDraft {
   detector: Detector | 'analysis_agent';
   sourceKey: string;
@@ -66,7 +65,7 @@ export interface DetectorRun {
   traceId: string;
   agentRevisionId: string;
   status: string;
-  failure: unknown;
+  failure: Prisma.JsonValue;
   attempts: number;
   startedAt: Date | null;
   sealedAt: Date | null;
@@ -88,12 +87,11 @@ export interface DetectorInput {
   latency: { medianMs: number; count: number } | null;
 }
 
-type Attrs = Record<string, unknown>;
-const attrs = (span: TraceSpan) => (span.attributes ?? {}) as Attrs;
+const attrs = spanAttributes;
 const operation = (span: TraceSpan) => attrs(span)[ATTR.operationName];
-const failureCode = (run: DetectorRun) => ((run.failure ?? {}) as { code?: string }).code ?? 'unknown';
-const failureMessage = (run: DetectorRun) => ((run.failure ?? {}) as { message?: string }).message ?? '';
-const events = (span: TraceSpan) => (Array.isArray(span.events) ? span.events : []) as { name?: string; attributes?: Attrs }[];
+const failureCode = (run: DetectorRun) => readFailure(run.failure)?.code ?? 'unknown';
+const failureMessage = (run: DetectorRun) => readFailure(run.failure)?.message ?? '';
+const events = spanEvents;
 
 /** Groups drafts of one problem (one source key) into one draft whose evidence lists every run. */
 class Collector {

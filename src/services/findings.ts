@@ -12,6 +12,7 @@ import { inTransaction } from './call-context.js';
 import { SEVERITIES } from '../lib/finding-severities.js';
 import { MAX_EVIDENCE, type Evidence, type FindingDraft } from './finding-detectors.js';
 import { findingsChanged } from './finding-events.js';
+import { findingEvidence } from './finding-documents.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
@@ -157,7 +158,7 @@ export async function recordFindings(
         sourceRunId: draft.sourceRunId,
         sourceKey: draft.sourceKey,
         ...text,
-        evidence: draft.evidence as unknown as Prisma.InputJsonValue,
+        evidence: draft.evidence,
         createdById: actor.principalId,
         updatedById: actor.principalId,
         createdAt: now,
@@ -165,7 +166,7 @@ export async function recordFindings(
       });
       continue;
     }
-    const oldEvidence = old.evidence as unknown as Evidence[];
+    const oldEvidence = findingEvidence(old);
     const cited = new Set(oldEvidence.map((e) => e.run_id));
     const recurred = draft.evidence.some((e) => !cited.has(e.run_id));
     const reopen = old.closed && recurred && !['not_a_problem', 'wont_fix'].includes(old.assessment);
@@ -177,7 +178,7 @@ export async function recordFindings(
           analysisId,
           agentRevisionId: draft.agentRevisionId,
           sourceRunId: draft.sourceRunId,
-          evidence: mergeEvidence(oldEvidence, draft.evidence) as unknown as Prisma.InputJsonValue,
+          evidence: mergeEvidence(oldEvidence, draft.evidence),
           ...(reopen ? { closed: false } : {}),
           version: { increment: 1 },
           updatedById: actor.principalId,

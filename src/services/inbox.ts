@@ -11,6 +11,7 @@ import { digestOf } from '../lib/canonical-json.js';
 import { checkIfMatch, formatEtag } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { storedLabels } from '../lib/labels.js';
 import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
 import { agentForNewRun } from './agents.js';
@@ -331,7 +332,7 @@ export async function forkRun(
           thread: {
             new: {
               sessionId: run.sessionId,
-              labels: sourceThread.labels as Record<string, string>,
+              labels: storedLabels(sourceThread.labels, 'threads.labels'),
               origin: { runId: run.id, threadId: run.threadId },
               messageHistory: history,
             },

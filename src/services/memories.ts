@@ -15,7 +15,7 @@ import { changeVersioned } from './versioned.js';
 import { providerForUse } from './providers.js';
 import { providerType } from '../providers/index.js';
 import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../memory-stores/record-store.js';
-import { memoryEmbedder } from './memory-embeddings.js';
+import { memoryConfig, memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
@@ -146,7 +146,7 @@ export async function updateMemory(call: CallContext, id: string, ifMatch: strin
     if (patch.embeddingModel !== undefined) {
       if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
       else refuseWithoutEmbeddings(await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
-      data.config = patch.embeddingModel ? { ...(row.config as object), embedding_model: patch.embeddingModel } : {};
+      data.config = patch.embeddingModel ? { ...memoryConfig(row), embedding_model: patch.embeddingModel } : {};
     }
     return changeVersioned({ call: bound, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
   });

@@ -1,15 +1,23 @@
 // The one place that embeds text for a memory: its embedding model (a model key in the memory's
 // config) through the AI SDK embedding model of the model's provider type, as unit vectors.
 import { embed } from 'ai';
+import Type, { type Static } from 'typebox';
 import type { Memory } from '../generated/prisma/client.js';
 import { AppError, quoteInput } from '../lib/errors.js';
+import { readDocument } from '../lib/json-documents.js';
 import { usableModel } from './usable-models.js';
 import type { Deps } from './deps.js';
 
 export type Embed = (text: string) => Promise<number[]>;
 
+/** A memory's config: the embedding model (a model key), when it has one; `{}` otherwise. */
+const MemoryConfig = Type.Object({ embedding_model: Type.Optional(Type.String()) });
+export type MemoryConfig = Static<typeof MemoryConfig>;
+
+export const memoryConfig = (memory: Pick<Memory, 'config'>): MemoryConfig => readDocument(MemoryConfig, memory.config, 'memories.config');
+
 /** The memory's embedding model key, when it has one. */
-export const embeddingModelOf = (memory: Pick<Memory, 'config'>) => (memory.config as { embedding_model?: string }).embedding_model || null;
+export const embeddingModelOf = (memory: Pick<Memory, 'config'>) => memoryConfig(memory).embedding_model || null;
 
 /**
  * The memory's embedder, or null when it has no embedding model. The model is resolved on the first

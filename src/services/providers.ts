@@ -8,6 +8,7 @@ import { fieldPath } from '../agents/config-schema.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
+import { JsonObjectDocument, readDocument } from '../lib/json-documents.js';
 import { plainHttpAllowed } from '../lib/host-allowance.js';
 import { validateLabels } from '../lib/labels.js';
 import {
@@ -129,6 +130,10 @@ function validateObject(value: unknown, field: string): Record<string, unknown> 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must be an object`, field);
   return value as Record<string, unknown>;
 }
+
+/** A provider's config (checked against its type's schema when written; here only as an object). */
+export const providerConfig = (row: Pick<Provider, 'config'>): JsonObjectDocument =>
+  readDocument(JsonObjectDocument, row.config, 'providers.config');
 
 export async function getProvider(call: CallContext, kind: ProviderKind, id: string): Promise<Provider> {
   const { db, actor } = call;
@@ -330,7 +335,7 @@ export async function testProvider(call: CallContext, kindName: string, id: stri
   if (!t?.probe) return { status: 'unsupported' };
   const secrets = decryptSecrets(deps, row);
   if (t.credentialRequired && !secrets.credential) return { status: 'failed', message: 'no credential is configured' };
-  return t.probe({ config: row.config as Record<string, unknown>, ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db });
+  return t.probe({ config: providerConfig(row), ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db });
 }
 
 /** For the engine: the provider's secrets and type, refusing disabled providers. */
@@ -338,7 +343,7 @@ export function providerForUse(deps: Deps, row: Provider) {
   if (!row.enabled) throw new AppError('disabled', `provider ${row.id} is disabled`);
   const t = providerType(row.kind, row.type);
   if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is not installed`);
-  return { type: t, config: row.config as Record<string, unknown>, ...decryptSecrets(deps, row) };
+  return { type: t, config: providerConfig(row), ...decryptSecrets(deps, row) };
 }
 
 /** The type and whether enabled of the named providers of the caller's workspace, by id (for pages that name providers). */

@@ -3,6 +3,7 @@
 import { Prisma, type Run } from '../generated/prisma/client.js';
 import { runOptionsSchema } from '../agents/config-schema.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
+import { storedLabels } from '../lib/labels.js';
 import { returningColumns } from '../storage/columns.js';
 import type { CallContext } from './call-context.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
@@ -110,7 +111,7 @@ export async function resumeRun(
           input: input ?? { content: [] },
           // The options column holds only what normalizeRunOptions returned when the run was created.
           options: readStored(runOptionsSchema, run.options),
-          labels: run.labels as Record<string, string>,
+          labels: storedLabels(run.labels, 'runs.labels'),
           trigger: 'resume',
           lineage: 'resume',
           parentRunId: run.id,

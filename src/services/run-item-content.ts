@@ -1,7 +1,9 @@
 // Reading the whole text behind a content ref (`content_refs.<member>` of a run item: a large tool
 // result, a long answer), one page at a time. Clients read it through GraphQL (`runItemContent`);
 // a run's model reads the refs of its own thread through the `read_tool_output` tool.
+import Type from 'typebox';
 import { invalidArgument, notFound } from '../lib/errors.js';
+import { readDocument } from '../lib/json-documents.js';
 import type { CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { readAssetForRun } from './assets.js';
@@ -23,15 +25,20 @@ export interface ContentPage {
   nextOffset: number | null;
 }
 
-interface StoredRef {
-  id?: string;
-  media_type?: string;
-  size_bytes?: number;
-  /** The whole text, kept in the row; or */
-  full?: unknown;
-  /** the asset whose content is the whole text (large tool results). */
-  asset_id?: unknown;
-}
+/**
+ * A stored content ref, as far as this reader needs it: its media type and size, and the whole text
+ * kept in the row (`full`) or the asset whose content is the whole text (`asset_id`, large tool
+ * results). The item writer (src/engine/items.ts) writes more members (id, preview), not read here.
+ */
+const StoredRef = Type.Object({
+  media_type: Type.Optional(Type.String()),
+  size_bytes: Type.Optional(Type.Number()),
+  full: Type.Optional(Type.String()),
+  asset_id: Type.Optional(Type.String()),
+});
+const StoredRefs = Type.Record(Type.String(), StoredRef);
+// Not on a hot path: one item per page read (the run-items feed shows only the public refs).
+const storedRefs = (item: { contentRefs: unknown }) => readDocument(StoredRefs, item.contentRefs, 'run_items.content_refs');
 
 /** `itm_…:member` → its parts (null when it is not a ref id). */
 export function parseContentRefId(refId: string): { itemId: string; member: string } | null {
@@ -71,11 +78,11 @@ export async function readItemContent(
     where: { id: parsed.itemId, workspaceId: call.actor.workspaceId },
     select: { runId: true, contentRefs: true },
   });
-  const ref = (item?.contentRefs as Record<string, StoredRef> | null | undefined)?.[parsed.member];
-  if (!item || !ref || (typeof ref.full !== 'string' && typeof ref.asset_id !== 'string')) throw notFound('content', refId);
+  const ref = item ? storedRefs(item)[parsed.member] : undefined;
+  if (!item || !ref || (ref.full === undefined && ref.asset_id === undefined)) throw notFound('content', refId);
   if (threadId && !(await call.db.run.findFirst({ where: { id: item.runId, threadId }, select: { id: true } })))
     throw notFound('content', refId);
-  const full = typeof ref.full === 'string' ? ref.full : (await readAssetForRun(call, String(ref.asset_id))).toString('utf8');
+  const full = ref.full ?? (await readAssetForRun(call, ref.asset_id!)).toString('utf8');
   const page = pageOf(full, offset, limit);
   return {
     refId,

@@ -22,6 +22,7 @@ import {
 } from './run-items-continuation.js';
 import { closableStream, onClose } from '../lib/closable-stream.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { readUsage } from './run-members.js';
 
 export type { ItemView };
 
@@ -160,7 +161,7 @@ export async function listRunItems(
       state: {
         children,
         parts: openParts(items),
-        request_index: (run.usageAtSeal as { requests?: number } | null)?.requests ?? 0,
+        request_index: readUsage(run.usageAtSeal)?.requests ?? 0,
         threads: children.map((child) => child.thread_id),
       },
     },

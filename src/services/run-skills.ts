@@ -6,7 +6,7 @@ import { AppError, quoteInput } from '../lib/errors.js';
 import { builtinSkills } from './builtin-skills.js';
 import type { CallContext } from './call-context.js';
 import { configuredSkills } from './skill-references.js';
-import type { SkillContent } from './skills.js';
+import { skillContent, type SkillContent } from './skills.js';
 
 /** Where a run's skill comes from: the run's workspace, or shipped with the service. */
 export const SKILL_SOURCES = ['workspace', 'builtin'] as const;
@@ -43,8 +43,7 @@ async function skillRevisions(call: CallContext, ids: string[]): Promise<Map<str
     });
     for (const row of rows) {
       if (revisions.size >= MAX_CACHED_REVISIONS) revisions.delete(revisions.keys().next().value!);
-      // Stored only through normalizeSkillContent: the JSON has this shape.
-      revisions.set(row.id, { skillId: row.skillId, content: row.content as unknown as SkillContent });
+      revisions.set(row.id, { skillId: row.skillId, content: skillContent(row) });
     }
   }
   return new Map(ids.flatMap((id) => (revisions.has(id) ? [[id, revisions.get(id)!] as const] : [])));

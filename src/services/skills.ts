@@ -1,7 +1,9 @@
 // Skills: revisioned heads whose revisions hold a skill's content — name, description,
 // instructions (markdown) and optional files — the shape agent frameworks use for skills.
 import type { Skill, SkillRevision } from '../generated/prisma/client.js';
+import Type, { type Static } from 'typebox';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
+import { readDocument } from '../lib/json-documents.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -39,13 +41,19 @@ export const SKILLS: RevisionedKind<Skill, SkillRevision> = {
 const MAX_FILES = 64;
 const MAX_TOTAL_BYTES = 1024 * 1024;
 
-// A type, not an interface: a plain JSON document, assignable where revisions take `Record<string, unknown>`.
-export type SkillContent = {
-  name: string;
-  description: string;
-  instructions: string;
-  files: { path: string; content: string; media_type: string }[];
-};
+/** A skill revision's content (`skill_revisions.content`), as normalizeSkillContent stores it. */
+const SkillContent = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  instructions: Type.String(),
+  files: Type.Array(Type.Object({ path: Type.String(), content: Type.String(), media_type: Type.String() })),
+});
+// A type alias (Static), not an interface: a plain JSON document, assignable where revisions take `Record<string, unknown>`.
+export type SkillContent = Static<typeof SkillContent>;
+
+/** A stored revision's content, checked. */
+export const skillContent = (revision: Pick<SkillRevision, 'content'>): SkillContent =>
+  readDocument(SkillContent, revision.content, 'skill_revisions.content');
 
 /** Validates skill content and returns it canonical (files sorted by path, defaults filled). */
 export function normalizeSkillContent(value: unknown, prefix = 'content'): SkillContent {

@@ -6,6 +6,9 @@ import type { Db } from '../db.js';
 import type { CallContext } from './call-context.js';
 import { getRun } from './runs.js';
 
+// GraphQL reads a span's documents through the services (it may not reach the storage layer).
+export { spanAttributes, spanEvents, spanLinks, type SpanEvent, type SpanLink } from '../traces/span-documents.js';
+
 /** A run's trace: its id (null before a worker first claimed the run) and every span of it in the workspace. */
 export interface RunTrace {
   traceId: string | null;

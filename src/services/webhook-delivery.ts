@@ -8,6 +8,7 @@
 // `webhook-id`. A receiver may therefore see an event twice (at least once, never lost), and uses
 // the id to drop the repeat.
 import { Webhook } from 'standardwebhooks';
+import Type, { type Static } from 'typebox';
 import type { WebhookDelivery } from '../generated/prisma/client.js';
 import { Prisma } from '../generated/prisma/client.js';
 import { SYSTEM_PRINCIPAL, type Deps } from './deps.js';
@@ -17,6 +18,7 @@ import { checkEndpointUrl } from './providers.js';
 import { PING_KIND } from './webhook-events.js';
 import { AttemptTimeoutError, postWebhook } from './webhook-http.js';
 import { PrivateTargetError } from '../lib/private-addresses.js';
+import { readDocument } from '../lib/json-documents.js';
 
 /** Kept of a receiver's answer in the attempt log. */
 const KEPT_RESPONSE_CHARS = 1024;
@@ -27,14 +29,21 @@ const KEPT_RESPONSE_CHARS = 1024;
  */
 const leaseMs = (timeoutMs: number) => 2 * timeoutMs + 1_000;
 
-export interface AttemptRecord {
-  attempt: number;
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response: string | null;
-}
+/** One attempt as the delivery's `attempt_log` keeps it (GraphQL's `WebhookDeliveryAttempt`). */
+export const AttemptRecord = Type.Object({
+  attempt: Type.Integer(),
+  at: Type.String(),
+  status_code: Type.Union([Type.Integer(), Type.Null()]),
+  latency_ms: Type.Number(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  response: Type.Union([Type.String(), Type.Null()]),
+});
+export type AttemptRecord = Static<typeof AttemptRecord>;
+const AttemptLog = Type.Array(AttemptRecord);
+
+/** A delivery's attempts so far, oldest first. */
+export const attemptLogOf = (delivery: Pick<WebhookDelivery, 'attemptLog'>): AttemptRecord[] =>
+  readDocument(AttemptLog, delivery.attemptLog, 'webhook_deliveries.attempt_log');
 
 /** Claims up to `limit` due deliveries for this process. */
 export async function claimDueDeliveries(deps: Deps, limit: number): Promise<WebhookDelivery[]> {
@@ -78,7 +87,7 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
   const { config, logger } = deps;
   const subscription = await deps.db.webhookSubscription.findUnique({ where: { id: delivery.subscriptionId } });
   const event = await deps.db.webhookEvent.findUnique({ where: { id: delivery.eventId } });
-  const log = Array.isArray(delivery.attemptLog) ? (delivery.attemptLog as unknown as AttemptRecord[]) : [];
+  const log = attemptLogOf(delivery);
   const number = log.length + 1;
   const started = new Date();
   let statusCode: number | null = null;

@@ -14,9 +14,17 @@ import { callContext, inTransaction, type CallContext } from '../services/call-c
 import { requirePermission } from '../services/permissions.js';
 import type { SealHook } from '../services/run-hooks.js';
 import { supportRuntime } from './runtime.js';
+import { readFailure } from '../services/run-members.js';
+import { readDocument } from '../lib/json-documents.js';
+import Type from 'typebox';
 
 const VAPID_SETTING = 'push.vapid';
 const PUSH_TIMEOUT_MS = 10_000;
+
+/** The service's own VAPID key pair as the `push.vapid` service setting keeps it (the private key sealed). */
+const StoredVapidKeys = Type.Object({ public_key: Type.String(), private_key_ciphertext: Type.String() });
+const storedVapidKeys = (setting: { value: unknown }) =>
+  readDocument(StoredVapidKeys, setting.value, 'service_settings.value (push.vapid)');
 const PUSH_TTL_SECONDS = 24 * 3600;
 
 // ── VAPID keys ──
@@ -31,7 +39,7 @@ export function vapidKeys(deps: Deps) {
     }
     const stored = await deps.db.serviceSetting.findUnique({ where: { key: VAPID_SETTING } });
     if (stored) {
-      const value = stored.value as { public_key: string; private_key_ciphertext: string };
+      const value = storedVapidKeys(stored);
       return {
         publicKey: value.public_key,
         privateKey: deps.secrets.decrypt(value.private_key_ciphertext),
@@ -51,7 +59,7 @@ export function vapidKeys(deps: Deps) {
       skipDuplicates: true,
     });
     const row = await deps.db.serviceSetting.findUniqueOrThrow({ where: { key: VAPID_SETTING } });
-    const value = row.value as { public_key: string; private_key_ciphertext: string };
+    const value = storedVapidKeys(row);
     deps.logger.info({ publicKey: value.public_key }, 'generated and stored VAPID keys for web push');
     return {
       publicKey: value.public_key,
@@ -423,7 +431,7 @@ export const pushOnSeal: SealHook = {
     if (run.status === 'waiting')
       notifyRunEvent(call.deps, { ...base, kind: 'waiting', waitingFor: waitingFor[run.waitReason as keyof typeof waitingFor] ?? null });
     else if (run.status === 'failed')
-      notifyRunEvent(call.deps, { ...base, kind: 'failed', failureCode: (run.failure as { code?: string } | null)?.code ?? null });
+      notifyRunEvent(call.deps, { ...base, kind: 'failed', failureCode: readFailure(run.failure)?.code ?? null });
     else if (run.status === 'completed' && run.lineage === 'resume') notifyRunEvent(call.deps, { ...base, kind: 'completed_after_wait' });
   },
 };

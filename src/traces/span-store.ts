@@ -10,6 +10,7 @@ import { Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../db.js';
 import type { Logger } from '../lib/logger.js';
 import { ATTR, SPAN_KIND_NAMES, STATUS_NAMES } from './names.js';
+import type { SpanAttributes, SpanEvent, SpanLink } from './span-documents.js';
 
 /** One span as `trace_spans` stores it (the JSON record the INSERT reads). */
 interface SpanRow {
@@ -22,9 +23,9 @@ interface SpanRow {
   attempt: number;
   name: string;
   kind: string;
-  attributes: Record<string, unknown>;
-  events: unknown[];
-  links: unknown[];
+  attributes: SpanAttributes;
+  events: SpanEvent[];
+  links: SpanLink[];
   status_code: string;
   status_message: string | null;
   start_time: string;

@@ -18,7 +18,7 @@ import { pageOf } from '../../src/services/run-item-content.js';
 import { PLUGIN_TOOLS } from '../../src/engine/tools/plugins/registry.js';
 import { PLUGINS } from '../../src/agents/plugins.js';
 
-const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1' } as Run;
+const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1', labels: {} } as Run;
 // Building a toolset reads no service: the memory tools use `deps` and `call` only when a call is carried out.
 const deps = {} as Deps;
 const call = {} as CallContext;

@@ -63,7 +63,7 @@ describe('runDetectors', () => {
   });
 
   it('the same failure in two runs is one finding citing both; other codes are run_failed', () => {
-    const runs = ['a', 'b'].map((id) => run(id, { status: 'failed', failure: { code: 'worker_lost' } }));
+    const runs = ['a', 'b'].map((id) => run(id, { status: 'failed', failure: { code: 'worker_lost', message: 'the worker was lost' } }));
     const spans = runs.map((r) => span(r.id, `s-${r.id}`, { 'gen_ai.operation.name': 'invoke_agent' }, { statusCode: 'error' }));
     const [draft, ...rest] = runDetectors({ runs, spans, calls: [], latency: null }, all);
     expect(rest).toEqual([]);
@@ -73,7 +73,12 @@ describe('runDetectors', () => {
 
   it('a model error on every attempt: retries exhausted', () => {
     const drafts = runDetectors(
-      { runs: [run('r', { status: 'failed', attempts: 3, failure: { code: 'model_error' } })], spans: [], calls: [], latency: null },
+      {
+        runs: [run('r', { status: 'failed', attempts: 3, failure: { code: 'model_error', message: 'the model failed' } })],
+        spans: [],
+        calls: [],
+        latency: null,
+      },
       all,
     );
     expect(drafts.map((d) => d.sourceKey)).toEqual(['retries_exhausted:model_error']);

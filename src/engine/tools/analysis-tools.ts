@@ -6,6 +6,9 @@ import { ANALYSIS_LABEL } from '../../agents/analyst.js';
 import { AppError } from '../../lib/errors.js';
 import { analystRunSelection } from '../../services/finding-analyses.js';
 import { traceSpansFrom } from '../../services/traces.js';
+import { storedLabels } from '../../lib/labels.js';
+import { spanAttributes, spanEvents } from '../../services/traces.js';
+import type { SpanAttributes } from '../../traces/span-documents.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 /** The most spans read_trace returns for one trace (the oldest first); longer traces say they were cut. */
@@ -13,9 +16,9 @@ export const READ_TRACE_MAX_SPANS = 500;
 /** Attribute values longer than this are cut: the analyst needs their gist, not whole payloads. */
 const ATTRIBUTE_MAX_CHARS = 500;
 
-function compactAttributes(attributes: unknown): Record<string, unknown> {
+function compactAttributes(attributes: SpanAttributes): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries((attributes ?? {}) as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(attributes)) {
     const text = typeof value === 'string' ? value : JSON.stringify(value);
     out[key] = text.length > ATTRIBUTE_MAX_CHARS ? `${text.slice(0, ATTRIBUTE_MAX_CHARS)}…` : value;
   }
@@ -23,7 +26,7 @@ function compactAttributes(attributes: unknown): Record<string, unknown> {
 }
 
 export const analysisTools: ToolSource = async ({ call, run }) => {
-  const analysisId = (run.labels as Record<string, string> | null)?.[ANALYSIS_LABEL];
+  const analysisId = storedLabels(run.labels, 'runs.labels')[ANALYSIS_LABEL];
   if (!analysisId) return [];
   const selected = await analystRunSelection(call, run, analysisId);
   if (!selected) return [];
@@ -68,8 +71,8 @@ export const analysisTools: ToolSource = async ({ call, run }) => {
               status: s.statusCode,
               ...(s.statusMessage ? { status_message: s.statusMessage } : {}),
               duration_ms: Number((s.endTimeUnixNano - s.startTimeUnixNano) / 1_000_000n),
-              attributes: compactAttributes(s.attributes),
-              events: ((s.events ?? []) as { name?: string }[]).map((e) => e.name),
+              attributes: compactAttributes(spanAttributes(s)),
+              events: spanEvents(s).map((e) => e.name),
             })),
           };
         },

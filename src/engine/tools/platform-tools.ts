@@ -8,6 +8,7 @@
 // by the first call. Large results go through the tool layer's `content_refs` like every server tool's.
 import { posix } from 'node:path';
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import { minimatch } from 'minimatch';
 import type { EnvironmentToolGroup } from '../../agents/platform-tool-groups.js';
 import { AppError } from '../../lib/errors.js';
@@ -29,27 +30,32 @@ const GLOB_SCAN_DEPTH = 32;
 const GLOB_SCAN_ENTRIES = 20_000;
 const SEARCH_MAX_RESULTS = 1000;
 
-const MOUNT_PROPERTY: JSONSchema7 = {
-  type: 'string',
-  description: 'The mounted environment to work in (its mount name); default: the run’s first (`default`) environment.',
-};
-const schema = (properties: Record<string, JSONSchema7>, required: string[]): JSONSchema7 => ({
-  type: 'object',
-  properties: { ...properties, mount: MOUNT_PROPERTY },
-  required,
-  additionalProperties: false,
-});
-const PATH = (what: string): JSONSchema7 => ({ type: 'string', description: `${what}, relative to the mount’s working directory.` });
+// Each tool's input schema is a TypeBox schema: the JSON Schema the model is offered and ajv checks
+// a call's arguments against (argument-check.ts), and the type of the handler's arguments (`Static`),
+// so the two cannot drift. Members not in `required` are optional.
+const MOUNT_PROPERTY = Type.Optional(
+  Type.String({ description: 'The mounted environment to work in (its mount name); default: the run’s first (`default`) environment.' }),
+);
+const schema = <P extends TProperties>(properties: P) =>
+  Type.Object({ ...properties, mount: MOUNT_PROPERTY }, { additionalProperties: false });
+const PATH = (what: string) => Type.String({ description: `${what}, relative to the mount’s working directory.` });
 
-interface PlatformToolDefinition {
+interface PlatformToolDefinition<S extends TObject = TObject> {
   name: string;
   group: EnvironmentToolGroup;
   write: boolean;
   shell?: boolean;
   description: string;
-  inputSchema: JSONSchema7;
-  execute(workspace: Workspace, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  inputSchema: S;
+  /**
+   * Carries out a call whose arguments passed the check against `inputSchema`. A method (not a
+   * function member), so a definition of any schema is one of the list's.
+   */
+  execute(workspace: Workspace, args: Static<S>, signal: AbortSignal): Promise<unknown>;
 }
+
+/** A tool's definition, its handler's arguments typed by its own schema. */
+const platformTool = <S extends TObject>(definition: PlatformToolDefinition<S>): PlatformToolDefinition<S> => definition;
 
 /** One mounted environment opened for a call, with paths resolved against the mount's working directory. */
 type Workspace = Awaited<ReturnType<RunEnvironments['open']>> & { at(path: unknown): string };
@@ -84,7 +90,7 @@ async function confined(workspace: Workspace, path: string): Promise<void> {
 }
 
 const DEFINITIONS: PlatformToolDefinition[] = [
-  {
+  platformTool({
     name: 'run_command',
     group: 'shell',
     write: true,
@@ -92,25 +98,16 @@ const DEFINITIONS: PlatformToolDefinition[] = [
     description:
       'Run a shell command line (`/bin/sh -c`) in the environment. Returns its exit code, standard output and standard error ' +
       '(each cut to `max_output_bytes`), and whether it timed out.',
-    inputSchema: schema(
-      {
-        command: { type: 'string', description: 'The command line.' },
-        cwd: PATH('Where it starts (default: the mount’s working directory)'),
-        timeout_seconds: {
-          type: 'integer',
-          minimum: 1,
-          maximum: COMMAND_TIMEOUT_MAX_SECONDS,
-          description: `Default ${COMMAND_TIMEOUT_DEFAULT_SECONDS}.`,
-        },
-        max_output_bytes: {
-          type: 'integer',
-          minimum: 1,
-          maximum: OUTPUT_MAX_BYTES,
-          description: `Bytes kept of each stream; default ${OUTPUT_DEFAULT_BYTES}.`,
-        },
-      },
-      ['command'],
-    ),
+    inputSchema: schema({
+      command: Type.String({ description: 'The command line.' }),
+      cwd: Type.Optional(PATH('Where it starts (default: the mount’s working directory)')),
+      timeout_seconds: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: COMMAND_TIMEOUT_MAX_SECONDS, description: `Default ${COMMAND_TIMEOUT_DEFAULT_SECONDS}.` }),
+      ),
+      max_output_bytes: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: OUTPUT_MAX_BYTES, description: `Bytes kept of each stream; default ${OUTPUT_DEFAULT_BYTES}.` }),
+      ),
+    }),
     async execute(workspace, args, signal) {
       const result = await workspace.exec({
         command: text(args.command, 'command'),
@@ -131,38 +128,34 @@ const DEFINITIONS: PlatformToolDefinition[] = [
         duration_ms: result.durationMs,
       };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'read_file',
     group: 'files',
     write: false,
     description: 'Read a text file of the environment (at most `max_bytes`; `truncated` says there was more).',
-    inputSchema: schema(
-      {
-        path: PATH('The file'),
-        max_bytes: { type: 'integer', minimum: 1, maximum: FILE_MAX_BYTES, description: `Default ${FILE_MAX_BYTES}.` },
-      },
-      ['path'],
-    ),
+    inputSchema: schema({
+      path: PATH('The file'),
+      max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: FILE_MAX_BYTES, description: `Default ${FILE_MAX_BYTES}.` })),
+    }),
     async execute(workspace, args) {
       const path = text(args.path, 'path');
       const read = await workspace.readFile(workspace.at(path), { maxBytes: bounded(args.max_bytes, FILE_MAX_BYTES, FILE_MAX_BYTES) });
       return { path, content: read.content.toString('utf8'), size_bytes: read.sizeBytes, truncated: read.truncated };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'list_files',
     group: 'files',
     write: false,
     description: 'List a directory of the environment, breadth first, to a depth.',
-    inputSchema: schema(
-      {
-        path: PATH('The directory (default: the mount’s working directory)'),
-        depth: { type: 'integer', minimum: 1, maximum: 10, description: 'Levels to descend (default 2).' },
-        limit: { type: 'integer', minimum: 1, maximum: LIST_MAX_ENTRIES, description: 'At most this many entries (default 500).' },
-      },
-      [],
-    ),
+    inputSchema: schema({
+      path: Type.Optional(PATH('The directory (default: the mount’s working directory)')),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'Levels to descend (default 2).' })),
+      limit: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: LIST_MAX_ENTRIES, description: 'At most this many entries (default 500).' }),
+      ),
+    }),
     async execute(workspace, args) {
       const listed = await workspace.listFiles(workspace.at(args.path), {
         depth: bounded(args.depth, 2, 10),
@@ -173,36 +166,30 @@ const DEFINITIONS: PlatformToolDefinition[] = [
         truncated: listed.truncated,
       };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'write_file',
     group: 'files',
     write: true,
     description: 'Create or replace a file of the environment (its directories are created).',
-    inputSchema: schema({ path: PATH('The file'), content: { type: 'string', description: 'The whole new content.' } }, [
-      'path',
-      'content',
-    ]),
+    inputSchema: schema({ path: PATH('The file'), content: Type.String({ description: 'The whole new content.' }) }),
     async execute(workspace, args) {
       const path = text(args.path, 'path');
       const written = await workspace.writeFile(workspace.at(path), text(args.content, 'content'));
       return { path, size_bytes: written.sizeBytes };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'edit_file',
     group: 'files',
     write: true,
     description: 'Replace an exact string in a file of the environment. `old_string` must occur exactly once unless `replace_all` is true.',
-    inputSchema: schema(
-      {
-        path: PATH('The file'),
-        old_string: { type: 'string', minLength: 1, description: 'The exact text to replace.' },
-        new_string: { type: 'string', description: 'Its replacement.' },
-        replace_all: { type: 'boolean', description: 'Replace every occurrence (default false).' },
-      },
-      ['path', 'old_string', 'new_string'],
-    ),
+    inputSchema: schema({
+      path: PATH('The file'),
+      old_string: Type.String({ minLength: 1, description: 'The exact text to replace.' }),
+      new_string: Type.String({ description: 'Its replacement.' }),
+      replace_all: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
+    }),
     async execute(workspace, args) {
       const path = text(args.path, 'path');
       const oldString = text(args.old_string, 'old_string');
@@ -221,24 +208,21 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       const written = await workspace.writeFile(file, edited);
       return { path, replacements: args.replace_all === true ? occurrences : 1, size_bytes: written.sizeBytes };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'grep',
     group: 'search',
     write: false,
     description:
       'Search file contents of the environment for a regular expression (POSIX extended); answers `path:line:text` matches. ' +
       'Binary files are skipped.',
-    inputSchema: schema(
-      {
-        pattern: { type: 'string', minLength: 1, description: 'The regular expression.' },
-        path: PATH('The directory or file to search (default: the mount’s working directory)'),
-        include: { type: 'string', description: 'Only files whose name matches this glob (e.g. `*.ts`).' },
-        ignore_case: { type: 'boolean' },
-        max_results: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' },
-      },
-      ['pattern'],
-    ),
+    inputSchema: schema({
+      pattern: Type.String({ minLength: 1, description: 'The regular expression.' }),
+      path: Type.Optional(PATH('The directory or file to search (default: the mount’s working directory)')),
+      include: Type.Optional(Type.String({ description: 'Only files whose name matches this glob (e.g. `*.ts`).' })),
+      ignore_case: Type.Optional(Type.Boolean()),
+      max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' })),
+    }),
     async execute(workspace, args, signal) {
       const pattern = text(args.pattern, 'pattern');
       const path = typeof args.path === 'string' && args.path !== '' ? args.path : '.';
@@ -265,20 +249,17 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       const lines = result.stdout.split('\n').filter((line) => line !== '');
       return { matches: lines.slice(0, max), truncated: lines.length > max || result.truncated };
     },
-  },
-  {
+  }),
+  platformTool({
     name: 'glob',
     group: 'search',
     write: false,
     description: 'Find files of the environment whose path matches a glob pattern (`**/*.ts`), relative to `path`.',
-    inputSchema: schema(
-      {
-        pattern: { type: 'string', minLength: 1, description: 'The glob pattern.' },
-        path: PATH('The directory to search (default: the mount’s working directory)'),
-        max_results: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' },
-      },
-      ['pattern'],
-    ),
+    inputSchema: schema({
+      pattern: Type.String({ minLength: 1, description: 'The glob pattern.' }),
+      path: Type.Optional(PATH('The directory to search (default: the mount’s working directory)')),
+      max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' })),
+    }),
     async execute(workspace, args) {
       const pattern = text(args.pattern, 'pattern');
       const listed = await workspace.listFiles(workspace.at(args.path), { depth: GLOB_SCAN_DEPTH, limit: GLOB_SCAN_ENTRIES });
@@ -286,7 +267,7 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       const found = listed.entries.filter((e) => e.kind !== 'directory' && minimatch(e.path, pattern)).map((e) => e.path);
       return { paths: found.slice(0, max), truncated: found.length > max || listed.truncated };
     },
-  },
+  }),
 ];
 
 /** The permission of a platform tool: `read_permission` for reads, `write_permission` for writes. */
@@ -309,7 +290,8 @@ function environmentTools(context: ToolSourceContext): RunTool[] {
     name: definition.name,
     namespace: 'platform',
     description: definition.description,
-    inputSchema: definition.inputSchema,
+    // A TypeBox schema is plain JSON Schema (its own markers are not enumerable).
+    inputSchema: definition.inputSchema as JSONSchema7,
     permission: permissionOf(definition, settings),
     offered: true,
     shell: definition.shell,

@@ -20,6 +20,7 @@ import { startSubagentRun } from '../../services/subagent-runs.js';
 import type { CallContext } from '../../services/call-context.js';
 import { resolvePermission } from './permissions.js';
 import type { RunTool, ToolSource } from './tool.js';
+import { readFailure } from '../../services/run-members.js';
 
 export const DELEGATE_TOOL_PREFIX = 'delegate_to_';
 
@@ -105,7 +106,7 @@ function resultOf(name: string, child: Run): unknown {
     throw new Error(
       `the subagent ${name} stopped to wait (${child.waitReason}); subagents cannot wait for approvals, client tools or answers, so its run was cancelled`,
     );
-  const failure = child.failure as { code?: string; message?: string } | null;
+  const failure = readFailure(child.failure);
   if (child.status === 'cancelled') throw new Error(`the subagent ${name}'s run was cancelled`);
   throw new Error(`the subagent ${name} failed (${failure?.code ?? 'failed'}): ${failure?.message ?? 'no message'}`);
 }

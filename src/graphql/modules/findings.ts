@@ -6,18 +6,18 @@ import { connectionArgs, connectionOf, VersionedRef } from './common.js';
 import { payloadOf } from './payloads.js';
 import { resourceMutations } from './mutation-fields.js';
 import { connectionQuery, objectQuery } from './query-fields.js';
-import {
-  getFindingAnalysis,
-  listFindingAnalyses,
-  loadFindingAnalyses,
-  startFindingAnalysis,
-  type Selection,
-} from '../../services/finding-analyses.js';
+import { getFindingAnalysis, listFindingAnalyses, loadFindingAnalyses, startFindingAnalysis } from '../../services/finding-analyses.js';
 import { getFinding, listFindings, loadFindings, updateFinding } from '../../services/findings.js';
 import { ID_PREFIX } from '../../lib/ids.js';
-import type { Evidence } from '../../services/finding-detectors.js';
 import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from './list-relations.js';
 import { analysisFindingPages } from '../../services/relation-pages.js';
+import {
+  analysisSelectedTraces,
+  analysisSelection,
+  findingEvidence,
+  type Evidence,
+  type Selection,
+} from '../../services/finding-documents.js';
 
 const FindingEvidenceRef = builder.objectRef<Evidence>('FindingEvidence').implement({
   description: 'Where a finding was seen: a run, its trace and the spans that show the problem.',
@@ -46,7 +46,7 @@ const FindingRef = builder.prismaObject('Finding', {
     assessment: t.exposeString('assessment', { description: 'unreviewed | confirmed | not_a_problem | fixed | wont_fix' }),
     assessmentNote: t.exposeString('assessmentNote'),
     closed: t.exposeBoolean('closed'),
-    evidence: t.field({ type: [FindingEvidenceRef], resolve: (f) => f.evidence as unknown as Evidence[] }),
+    evidence: t.field({ type: [FindingEvidenceRef], resolve: findingEvidence }),
   }),
 });
 asNode(FindingRef, { prefix: ID_PREFIX.finding, load: loadFindings });
@@ -79,8 +79,8 @@ export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
     findingCount: t.exposeInt('findingCount', { description: 'findings created or updated' }),
     citedTraceCount: t.exposeInt('citedTraceCount'),
     readTraceIds: t.exposeStringList('readTraceIds'),
-    selectedTraces: t.field({ type: [SelectedTraceRef], resolve: (a) => a.selectedTraces as { run_id: string; trace_id: string }[] }),
-    selection: t.field({ type: FindingSelectionRef, resolve: (a) => a.selection as unknown as Selection }),
+    selectedTraces: t.field({ type: [SelectedTraceRef], resolve: analysisSelectedTraces }),
+    selection: t.field({ type: FindingSelectionRef, resolve: analysisSelection }),
     selectionTruncated: t.exposeBoolean('selectionTruncated', { description: 'more traces matched than max_traces' }),
     createdById: t.exposeString('createdById'),
     updatedById: t.exposeString('updatedById'),

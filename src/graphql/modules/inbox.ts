@@ -60,7 +60,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
       type: FailureRef,
       nullable: true,
       description: 'how the entry failed (its run failed, or it could not start one); null otherwise',
-      resolve: (entry) => readFailure(entry.failure),
+      resolve: (entry) => readFailure(entry.failure, 'inbox_entries.failure'),
     }),
     createdById: t.exposeString('principalId'),
     updatedById: t.exposeString('principalId'),

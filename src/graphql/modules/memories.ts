@@ -6,6 +6,7 @@ import { asNode } from './node.js';
 import { connectionArgs, connectionOf, VersionedRef } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
 import { ID_PREFIX } from '../../lib/ids.js';
+import { memoryConfig } from '../../services/memory-embeddings.js';
 import {
   loadMemories,
   createMemory,
@@ -25,7 +26,7 @@ const MemoryRef = builder.prismaObject('Memory', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     providerId: t.exposeString('providerId'),
-    embeddingModel: t.string({ nullable: true, resolve: (m) => (m.config as { embedding_model?: string }).embedding_model ?? null }),
+    embeddingModel: t.string({ nullable: true, resolve: (m) => memoryConfig(m).embedding_model ?? null }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });

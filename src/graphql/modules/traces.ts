@@ -2,7 +2,16 @@
 // and `runTrace(runId)` (REST: GET /api/v1/runs/{run_id}/trace).
 import type { TraceSpan } from '../../generated/prisma/client.js';
 import { builder } from '../builder.js';
-import { getRunTrace, spansOfTraces, type RunTrace } from '../../services/traces.js';
+import {
+  getRunTrace,
+  spanAttributes,
+  spanEvents,
+  spanLinks,
+  spansOfTraces,
+  type RunTrace,
+  type SpanEvent,
+  type SpanLink,
+} from '../../services/traces.js';
 import { listsByKey } from './request-loaders.js';
 import { RunRef } from './runs.js';
 
@@ -11,36 +20,25 @@ const STATUS_CODES = ['unset', 'ok', 'error'] as const;
 const SpanKindEnum = builder.enumType('TraceSpanKind', { values: SPAN_KINDS, description: "A span's OpenTelemetry kind." });
 const StatusCodeEnum = builder.enumType('TraceSpanStatusCode', { values: STATUS_CODES, description: "A span's OpenTelemetry status." });
 
-interface StoredEvent {
-  name: string;
-  time_unix_nano: string;
-  attributes: Record<string, unknown>;
-}
-interface StoredLink {
-  trace_id: string;
-  span_id: string;
-  attributes: Record<string, unknown>;
-}
-
 /** A time in nanoseconds since the epoch as a Date (milliseconds: what DateTime carries). */
 const dateOf = (unixNano: bigint | string) => new Date(Number(BigInt(unixNano) / 1_000_000n));
 
-const TraceSpanEventRef = builder.objectRef<StoredEvent>('TraceSpanEvent').implement({
+const TraceSpanEventRef = builder.objectRef<SpanEvent>('TraceSpanEvent').implement({
   description: 'Something that happened during a span: a retry, a pause, a cancellation.',
   fields: (t) => ({
     name: t.exposeString('name'),
     time: t.field({ type: 'DateTime', resolve: (e) => dateOf(e.time_unix_nano) }),
     timeUnixNano: t.string({ description: 'nanoseconds since the Unix epoch, in decimal', resolve: (e) => e.time_unix_nano }),
-    attributes: t.field({ type: 'JSON', resolve: (e) => e.attributes ?? {} }),
+    attributes: t.field({ type: 'JSON', resolve: (e) => e.attributes }),
   }),
 });
 
-const TraceSpanLinkRef = builder.objectRef<StoredLink>('TraceSpanLink').implement({
+const TraceSpanLinkRef = builder.objectRef<SpanLink>('TraceSpanLink').implement({
   description: "A span of another trace this one follows from (a resumed or forked run's parent run span).",
   fields: (t) => ({
     traceId: t.string({ resolve: (l) => l.trace_id }),
     spanId: t.string({ resolve: (l) => l.span_id }),
-    attributes: t.field({ type: 'JSON', resolve: (l) => l.attributes ?? {} }),
+    attributes: t.field({ type: 'JSON', resolve: (l) => l.attributes }),
   }),
 });
 
@@ -62,9 +60,9 @@ export const TraceSpanRef = builder.objectRef<TraceSpan>('TraceSpan').implement(
     attempt: t.exposeInt('attempt'),
     name: t.exposeString('name'),
     kind: t.field({ type: SpanKindEnum, resolve: (s) => s.kind as (typeof SPAN_KINDS)[number] }),
-    attributes: t.field({ type: 'JSON', resolve: (s) => s.attributes ?? {} }),
-    events: t.field({ type: [TraceSpanEventRef], resolve: (s) => (s.events as unknown as StoredEvent[] | null) ?? [] }),
-    links: t.field({ type: [TraceSpanLinkRef], resolve: (s) => (s.links as unknown as StoredLink[] | null) ?? [] }),
+    attributes: t.field({ type: 'JSON', resolve: spanAttributes }),
+    events: t.field({ type: [TraceSpanEventRef], resolve: spanEvents }),
+    links: t.field({ type: [TraceSpanLinkRef], resolve: spanLinks }),
     status: t.field({ type: TraceSpanStatusRef, resolve: (s) => ({ code: s.statusCode, message: s.statusMessage }) }),
     startTime: t.field({ type: 'DateTime', resolve: (s) => dateOf(s.startTimeUnixNano) }),
     endTime: t.field({ type: 'DateTime', resolve: (s) => dateOf(s.endTimeUnixNano) }),

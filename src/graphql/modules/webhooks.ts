@@ -20,7 +20,7 @@ import {
   updateSubscription,
   type SubscriptionWithSecret,
 } from '../../services/webhook-subscriptions.js';
-import type { AttemptRecord } from '../../services/webhook-delivery.js';
+import { attemptLogOf, type AttemptRecord } from '../../services/webhook-delivery.js';
 import { listWebhookEventKinds } from '../../services/webhook-events.js';
 import { watchWebhookDeliveries } from '../../services/webhook-delivery-watch.js';
 
@@ -90,7 +90,7 @@ const WebhookDeliveryRef = builder.prismaObject('WebhookDelivery', {
     attempts: t.field({
       type: [WebhookDeliveryAttemptRef],
       description: 'every attempt, oldest first',
-      resolve: (d: WebhookDelivery) => (Array.isArray(d.attemptLog) ? (d.attemptLog as unknown as AttemptRecord[]) : []),
+      resolve: (d: WebhookDelivery) => attemptLogOf(d),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),

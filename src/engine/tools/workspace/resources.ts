@@ -3,14 +3,14 @@
 // them. Nothing secret is answered: no credentials, headers or provider secrets, and of a connection
 // only its transport and where it points (the URL without user info or query).
 import type { Connection, EnvironmentTemplate, Memory, Model, Skill } from '../../../services/rows.js';
-import { listConnections } from '../../../services/connections.js';
+import { connectionConfig, listConnections } from '../../../services/connections.js';
 import { listEnvironmentTemplates } from '../../../services/environment-templates.js';
 import { listMemories } from '../../../services/memories.js';
 import { listModels } from '../../../services/models.js';
 import { providerSummaries } from '../../../services/providers.js';
+import { getSkill, getSkillRevision, listSkills, skillContent } from '../../../services/skills.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Page } from '../../../lib/cursor.js';
-import { getSkill, getSkillRevision, listSkills } from '../../../services/skills.js';
 import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
 
 const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
@@ -74,24 +74,20 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     async execute(call, args) {
       const skill = await getSkill(call, idArg(args, 'skill_id'));
       const revision = skill.defaultRevisionId ? await getSkillRevision(call, skill.id, skill.defaultRevisionId) : null;
-      const content = (revision?.content ?? {}) as {
-        name?: string;
-        description?: string;
-        instructions?: string;
-        files?: { path: string }[];
-      };
+      const content = revision ? skillContent(revision) : null;
       return {
         ...skillSummary(skill),
-        default_revision: revision
-          ? {
-              id: revision.id,
-              number: revision.number,
-              name: content.name,
-              description: content.description,
-              instructions: content.instructions,
-              files: (content.files ?? []).map((file) => file.path),
-            }
-          : null,
+        default_revision:
+          revision && content
+            ? {
+                id: revision.id,
+                number: revision.number,
+                name: content.name,
+                description: content.description,
+                instructions: content.instructions,
+                files: content.files.map((file) => file.path),
+              }
+            : null,
       };
     },
   },
@@ -137,7 +133,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         labels: connection.labels,
         provider_id: connection.providerId,
         provider_type: provider?.type ?? null,
-        ...connectionServer((connection.config ?? {}) as Record<string, unknown>),
+        ...connectionServer(connectionConfig(connection)),
         enabled: connection.enabled,
       }));
     },
