@@ -16,7 +16,8 @@ export function PublishRevisionForm({
   onReload,
 }: {
   agent: AgentHead;
-  startingConfig: Record<string, unknown> | undefined;
+  /** The configuration document to start from (a JSON object), if any. */
+  startingConfig: unknown;
   /** Set when the user chose a revision to start from: the editor says which and takes the focus. */
   startedFrom?: number;
   onPublished(): void;

@@ -141,7 +141,7 @@ function EditConnection({ connection, onSaved }: { connection: ConnectionView; o
   const [name, setName] = useState(connection.name);
   const [description, setDescription] = useState(connection.description);
   const [enabled, setEnabled] = useState(connection.enabled);
-  const [labels, setLabels] = useState(formatLabels(connection.labels));
+  const [labels, setLabels] = useState(formatLabels(connection.labelList));
   const [server, setServer] = useState(serverDraftFrom(connection.config));
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [credential, setCredential] = useState(emptyCredential);

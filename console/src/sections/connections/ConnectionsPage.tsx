@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import type { CreateConnectionInput } from '../../../generated/graphql';
 import {
   Badge,
   Empty,
@@ -139,7 +140,7 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    let input: Record<string, unknown>;
+    let input: CreateConnectionInput;
     try {
       const secret = credentialFrom(credential);
       input = {

@@ -235,7 +235,9 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const [formError, setFormError] = useState<unknown>(undefined);
   const choices = providers.data?.providers.nodes ?? [];
   const chosen = choices.find((provider) => provider.id === providerId) ?? choices[0];
-  const schema = providers.data?.providerTypes.find((type) => type.type === chosen?.type)?.environmentSchema;
+  const chosenType = providers.data?.providerTypes.find((type) => type.type === chosen?.type);
+  // Only environment provider types describe an environment schema.
+  const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
   async function submit(event: FormEvent) {
     event.preventDefault();

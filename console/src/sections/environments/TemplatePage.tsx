@@ -94,7 +94,7 @@ function EditTemplate({
   const [name, setName] = useState(template.name);
   const [description, setDescription] = useState(template.description);
   const [config, setConfig] = useState(JSON.stringify(template.config, null, 2));
-  const [labels, setLabels] = useState(formatLabels(template.labels));
+  const [labels, setLabels] = useState(formatLabels(template.labelList));
   const [formError, setFormError] = useState<unknown>(undefined);
 
   async function submit(event: FormEvent) {

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
-import { CREATE_MEMORY, MEMORY_CHOICES, type MemoryInput } from './documents';
+import { CREATE_MEMORY, MEMORY_CHOICES, embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
 import { readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
@@ -19,7 +19,6 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
 
   const providers = choices.data?.providers.nodes ?? [];
   const chosenType = providers.find((provider) => provider.id === providerId)?.type ?? 'builtin';
-  const typeInfo = choices.data?.memoryTypes.find((type) => type.type === chosenType);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,8 +61,8 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
           value={embeddingModel}
           onChange={setEmbeddingModel}
           models={choices.data?.models.nodes ?? []}
-          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
-          required={Boolean(typeInfo?.embeddingModelRequired)}
+          embeddingTypes={embeddingTypes(choices.data)}
+          required={needsEmbeddingModel(choices.data, chosenType)}
         />
         <div className="field checkbox">
           <input id="new-memory-enabled" type="checkbox" name="enabled" defaultChecked />

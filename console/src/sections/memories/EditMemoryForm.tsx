@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, TextArea } from '../../components/ui';
-import { MEMORY_CHOICES, UPDATE_MEMORY, type MemoryDetail } from './documents';
+import { MEMORY_CHOICES, UPDATE_MEMORY, embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
@@ -14,7 +14,7 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
   const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const providerType = choices.data?.providers.nodes.find((provider) => provider.id === memory.providerId)?.type;
-  const required = Boolean(choices.data?.memoryTypes.find((type) => type.type === providerType)?.embeddingModelRequired);
+  const required = needsEmbeddingModel(choices.data, providerType);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,12 +42,12 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
       <form onSubmit={(event) => void submit(event)}>
         <Field label="Name" name="name" required defaultValue={memory.name} autoFocus />
         <TextArea label="Description" name="description" rows={2} defaultValue={memory.description} />
-        <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labels)} hint="One key=value a line" />
+        <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labelList)} hint="One key=value a line" />
         <EmbeddingModelSelect
           value={embeddingModel}
           onChange={setEmbeddingModel}
           models={choices.data?.models.nodes ?? []}
-          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
+          embeddingTypes={embeddingTypes(choices.data)}
           required={required}
         />
         <div className="field checkbox">

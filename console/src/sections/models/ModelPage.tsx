@@ -20,7 +20,7 @@ import {
 } from '../../components/ui';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
-import { MODEL, MODEL_PROVIDER_TYPES, UPDATE_MODEL, type ModelApiView, type ModelDetail } from './queries';
+import { MODEL, MODEL_PROVIDER_TYPES, UPDATE_MODEL, jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
 
 export function ModelPage() {
   const { key = '' } = useParams();
@@ -29,7 +29,7 @@ export function ModelPage() {
   const [update, updateState, resetUpdate] = useMutation(UPDATE_MODEL);
   const [notice, setNotice] = useState('');
   const model = data?.model;
-  const apis = types.data?.providerTypes.find((type) => type.type === model?.provider.type)?.modelApis ?? [];
+  const apis = modelApisOf(types.data?.providerTypes.find((type) => type.type === model?.provider.type));
 
   async function saved(message: string) {
     await refetch();
@@ -104,7 +104,7 @@ export function ModelPage() {
 
 /** The settings members an API reads, in words for the settings field's hint. */
 function settingsHint(api: ModelApiView | undefined): string {
-  const members = Object.keys(api?.settingsSchema?.properties ?? {});
+  const members = Object.keys(jsonSchema(api?.settingsSchema).properties ?? {});
   const example = 'e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.';
   return members.length ? `A JSON object; the ${api!.api} API reads ${members.join(', ')}; ${example}` : `A JSON object, ${example}`;
 }
@@ -129,7 +129,9 @@ function EditModel({
   const [labels, setLabels] = useState(formatLabels(model.labelList));
   const [formError, setFormError] = useState<unknown>(undefined);
   // The model's own API stays a choice even if its type no longer lists it (the service then says why).
-  const choices = apis.some((entry) => entry.api === model.api) ? apis : [{ api: model.api }, ...apis];
+  const choices: ModelApiView[] = apis.some((entry) => entry.api === model.api)
+    ? apis
+    : [{ api: model.api, settingsSchema: null }, ...apis];
 
   async function submit(event: FormEvent) {
     event.preventDefault();

@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import type { CreateProviderInput } from '../../../generated/graphql';
 import {
   Badge,
   Empty,
@@ -23,7 +24,14 @@ import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { DevModelButton } from './DevModelButton';
 import { ModelsSection } from './ModelsSection';
-import { CREATE_MODEL_PROVIDER, MODEL_PROVIDER_TYPES, MODEL_PROVIDERS, type ProviderTypeView, type ProviderView } from './queries';
+import {
+  CREATE_MODEL_PROVIDER,
+  MODEL_PROVIDER_TYPES,
+  MODEL_PROVIDERS,
+  modelApisOf,
+  type ProviderTypeView,
+  type ProviderView,
+} from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
 import { headersFrom, HeaderRows, type HeaderRow } from './ExtraHeaders';
 
@@ -114,7 +122,11 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
         <strong>{type.title}</strong> (<code>{type.type}</code>).{' '}
         {type.credentialRequired ? 'Needs a credential.' : 'A credential is optional or not used.'}{' '}
         {type.testSupported ? 'Test probes the service.' : 'Test is not supported: the first run proves the credential.'}
-        {type.modelApis?.length ? ` Model APIs: ${type.modelApis.map((api) => api.api).join(', ')}.` : ''}
+        {modelApisOf(type).length
+          ? ` Model APIs: ${modelApisOf(type)
+              .map((api) => api.api)
+              .join(', ')}.`
+          : ''}
         {type.setupUrl ? (
           <>
             {' '}
@@ -145,7 +157,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
     event.preventDefault();
     setFormError(undefined);
     if (!chosen) return;
-    let input: Record<string, unknown>;
+    let input: CreateProviderInput;
     try {
       const credential = credentialFrom(secret);
       const extraHeaders = headersFrom(headerRows);

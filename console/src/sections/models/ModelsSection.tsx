@@ -21,7 +21,7 @@ import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { CREATE_MODEL, MODELS, UPDATE_MODEL, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
+import { CREATE_MODEL, MODELS, UPDATE_MODEL, modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
 
 const PAGE = 50;
 
@@ -194,7 +194,7 @@ function CreateModel({
   const [enabled, setEnabled] = useState(true);
   const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
-  const apis = types.find((type) => type.type === chosen?.type)?.modelApis ?? [];
+  const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
   async function submit(event: FormEvent) {
     event.preventDefault();

@@ -156,7 +156,7 @@ function EditProvider({
   const [name, setName] = useState(provider.name);
   const [description, setDescription] = useState(provider.description);
   const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));
-  const [labels, setLabels] = useState(formatLabels(provider.labels));
+  const [labels, setLabels] = useState(formatLabels(provider.labelList));
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [secret, setSecret] = useState<SecretDraft>({});
   const [headersChoice, setHeadersChoice] = useState<CredentialChoice>('keep');

@@ -5,6 +5,7 @@
 // the pushes that arrive while it is open.
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery } from '../../api';
+import type { ConsoleTestPushSubscriptionMutation } from '../../../generated/graphql';
 import { Empty, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
 import {
   currentBrowserSubscription,
@@ -31,7 +32,7 @@ type BrowserState =
   | { kind: 'off' }
   | { kind: 'on'; subscription: ServicePushSubscription; browser: PushSubscription };
 
-type TestOutcome = { delivered: boolean; statusCode: number | null; removed: boolean; error: string | null };
+type TestOutcome = ConsoleTestPushSubscriptionMutation['testPushSubscription'];
 
 export function NotificationsPage() {
   const configuration = useQuery(PUSH_CONFIGURATION, {});

@@ -1,62 +1,30 @@
 // The GraphQL documents of web push: the service's configuration (its VAPID key) and the caller's own
 // subscriptions (this browser's, and the list of every one the service keeps for the caller).
-import { gql } from '../../api';
+import {
+  ConsoleDeletePushSubscriptionDocument,
+  ConsolePushConfigurationDocument,
+  ConsolePushSubscriptionsDocument,
+  ConsoleRecordPushActivityDocument,
+  ConsoleTestPushSubscriptionDocument,
+  ConsoleUpsertPushSubscriptionDocument,
+} from '../../../generated/graphql';
+import type { ConsolePushConfigurationQuery, ConsolePushSubscriptionsQuery, PushSubscriptionInput } from '../../../generated/graphql';
 
-export interface PushConfiguration {
-  enabled: boolean;
-  publicKey: string;
-  notificationKinds: string[];
-  activeWindowSeconds: number;
-}
+export type PushConfiguration = ConsolePushConfigurationQuery['pushConfiguration'];
 
-export interface ServicePushSubscription {
-  id: string;
-  endpoint: string;
-  expirationTime: string | null;
-  lastActiveAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type ServicePushSubscription = ConsolePushSubscriptionsQuery['pushSubscriptions'][number];
 
-export interface PushSubscriptionInput {
-  endpoint: string;
-  expirationTime: number | null;
-  keys: { p256dh: string; auth: string };
-}
+export type { PushSubscriptionInput };
 
-export const PUSH_CONFIGURATION = gql<{ pushConfiguration: PushConfiguration }, Record<string, never>>(
-  `query ConsolePushConfiguration { pushConfiguration { enabled publicKey notificationKinds activeWindowSeconds } }`,
-);
+export const PUSH_CONFIGURATION = ConsolePushConfigurationDocument;
 
-export const UPSERT_PUSH_SUBSCRIPTION = gql<
-  { upsertPushSubscription: { subscription: ServicePushSubscription } },
-  { input: PushSubscriptionInput }
->(
-  `mutation ConsoleUpsertPushSubscription($input: PushSubscriptionInput!) {
-    upsertPushSubscription(input: $input) { subscription { id endpoint expirationTime lastActiveAt createdAt updatedAt } }
-  }`,
-);
+export const UPSERT_PUSH_SUBSCRIPTION = ConsoleUpsertPushSubscriptionDocument;
 
-export const TEST_PUSH_SUBSCRIPTION = gql<
-  {
-    testPushSubscription: { subscriptionId: string; delivered: boolean; statusCode: number | null; removed: boolean; error: string | null };
-  },
-  { id: string }
->(
-  `mutation ConsoleTestPushSubscription($id: String!) {
-    testPushSubscription(id: $id) { subscriptionId delivered statusCode removed error }
-  }`,
-);
+export const TEST_PUSH_SUBSCRIPTION = ConsoleTestPushSubscriptionDocument;
 
-export const DELETE_PUSH_SUBSCRIPTION = gql<{ deletePushSubscription: { deleted: boolean } }, { id: string }>(
-  `mutation ConsoleDeletePushSubscription($id: String!) { deletePushSubscription(id: $id) { deleted } }`,
-);
+export const DELETE_PUSH_SUBSCRIPTION = ConsoleDeletePushSubscriptionDocument;
 
-export const RECORD_PUSH_ACTIVITY = gql<{ recordPushActivity: { recorded: boolean } }, { id: string }>(
-  `mutation ConsoleRecordPushActivity($id: String!) { recordPushActivity(id: $id) { recorded } }`,
-);
+export const RECORD_PUSH_ACTIVITY = ConsoleRecordPushActivityDocument;
 
 /** Every subscription the service keeps for the caller in this workspace (other browsers', stale ones), newest first. */
-export const PUSH_SUBSCRIPTIONS = gql<{ pushSubscriptions: ServicePushSubscription[] }, Record<string, never>>(
-  `query ConsolePushSubscriptions { pushSubscriptions { id endpoint expirationTime lastActiveAt createdAt updatedAt } }`,
-);
+export const PUSH_SUBSCRIPTIONS = ConsolePushSubscriptionsDocument;

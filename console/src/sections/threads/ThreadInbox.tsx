@@ -5,10 +5,11 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { Badge, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
+import type { InboxDeliveryMode, UpdateInboxEntryInput } from '../../../generated/graphql';
 import { messageText, textMessage } from './messages';
 import { AGENTS, DELIVER, UPDATE_ENTRY, type InboxEntry } from './queries';
 
-const DELIVERY_CHOICES = [
+const DELIVERY_CHOICES: { value: InboxDeliveryMode; label: string }[] = [
   { value: 'queue', label: 'Queue — runs after the current run ends' },
   { value: 'steer', label: 'Steer — joins the current run at its next model request' },
   { value: 'interrupt', label: 'Interrupt — cancels the current run and goes next' },
@@ -46,7 +47,7 @@ function countByStatus(entries: InboxEntry[]): string {
 
 function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   const [text, setText] = useState('');
-  const [delivery, setDelivery] = useState('queue');
+  const [delivery, setDelivery] = useState<InboxDeliveryMode>('queue');
   const [agentId, setAgentId] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const [deliver, delivering] = useMutation(DELIVER);
@@ -73,7 +74,12 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
     <form onSubmit={(event) => void submit(event)} aria-label="Send a message">
       <TextArea label="Message" rows={3} required value={text} onChange={(event) => setText(event.target.value)} />
       <div className="filters">
-        <Select label="Delivery" options={DELIVERY_CHOICES} value={delivery} onChange={(event) => setDelivery(event.target.value)} />
+        <Select
+          label="Delivery"
+          options={DELIVERY_CHOICES}
+          value={delivery}
+          onChange={(event) => setDelivery(event.target.value as InboxDeliveryMode)}
+        />
         <Select label="Agent" options={agentChoices} value={agentId} onChange={(event) => setAgentId(event.target.value)} />
       </div>
       <p className="muted">With no run active on the thread, every delivery starts a run at once.</p>
@@ -93,7 +99,7 @@ function InboxTable({ threadId, entries, onChanged }: InboxProps) {
   // moves with every change; a text written against what the operator saw must be refused if the
   // entry changed meanwhile, not silently overwrite it.
   const [editedFrom, setEditedFrom] = useState<string | null>(null);
-  const change = async (entry: InboxEntry, input: { delivery?: string; payload?: unknown }, ifMatch = entry.threadEtag) => {
+  const change = async (entry: InboxEntry, input: UpdateInboxEntryInput, ifMatch = entry.threadEtag) => {
     // Entries carry their thread's ETag: an edit made against an older thread state is refused (412).
     const done = await update({ threadId, entryId: entry.id, ifMatch, input });
     if (done) setEditing(null);

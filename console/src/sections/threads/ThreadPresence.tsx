@@ -5,15 +5,11 @@
 // client, and when the browser closes or navigates away (`pagehide`) with a `keepalive` DELETE
 // /api/presence, the one request a closing page can still send.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { gql, useClient, useQuery, useSubscription } from '../../api';
+import { useClient, useQuery, useSubscription } from '../../api';
 import { useAuth } from '../../auth';
 import { ErrorNotice, Time } from '../../components/ui';
 import { newTabId, parseParticipant, participantIdFor, touchIntervalMs } from './presence';
-import { PRESENCE, PRESENCE_CHANGED, TOUCH_PRESENCE, type PresenceFrame } from './queries';
-
-const LEAVE_PRESENCE = gql<{ leavePresence: { left: boolean } }, { participantId: string }>(
-  `mutation ConsoleLeavePresence($participantId: String) { leavePresence(participantId: $participantId) { left } }`,
-);
+import { LEAVE_PRESENCE, PRESENCE, PRESENCE_CHANGED, TOUCH_PRESENCE, type PresenceFrame } from './queries';
 
 /** Leaves from a page being closed: fetch with keepalive outlives the page (the GraphQL client's requests may not). */
 function leaveOnUnload(participantId: string, credential: { token: string; workspaceId?: string | null }) {

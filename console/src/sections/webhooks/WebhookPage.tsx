@@ -154,7 +154,7 @@ function EditSubscription({ subscription, onSaved }: { subscription: Subscriptio
     url: subscription.url,
     eventKinds: subscription.eventKinds,
     description: subscription.description,
-    labels: formatLabels(subscription.labels),
+    labels: formatLabels(subscription.labelList),
     enabled: subscription.enabled,
   });
   const [formError, setFormError] = useState<unknown>(undefined);
