@@ -2,67 +2,62 @@
 // (enabling and disabling included: a template is retired by disabling it, never deleted).
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
+import { Badge, ErrorNotice, Field, TextArea, Time } from '../../components/ui';
+import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { TEMPLATE, UPDATE_TEMPLATE, type TemplateView } from './queries';
 
 export function TemplatePage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(TEMPLATE, { id });
-  const [update, updateState] = useMutation(UPDATE_TEMPLATE);
-  const [notice, setNotice] = useState('');
-  const template = data?.environmentTemplate;
-
-  async function save(input: Record<string, unknown>, done: string) {
-    if (!template) return;
-    const answer = await update({ id: template.id, ifMatch: template.etag, input });
-    if (answer) {
-      await refetch();
-      // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-      setNotice(done);
-    }
-  }
+  const detail = useDetailQuery(TEMPLATE, { id }, (data) => data.environmentTemplate);
+  const [update, updateState] = useVersionedMutation(UPDATE_TEMPLATE, detail);
+  const template = detail.item;
 
   return (
-    <>
-      <PageHeader title={template?.name ?? 'Environment template'} actions={<Link to="/environments">All environments</Link>}>
-        {template?.description}
-      </PageHeader>
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {template ? (
+    <DetailPage
+      detail={detail}
+      title={template?.name ?? 'Environment template'}
+      description={template?.description}
+      back={{ to: '/environments', label: 'All environments' }}
+    >
+      {(template) => (
         <>
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{template.id}</code>
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={template.enabled ? 'enabled' : 'disabled'} />{' '}
-              <button
-                type="button"
-                className="secondary"
-                disabled={updateState.loading}
-                onClick={() => void save({ enabled: !template.enabled }, template.enabled ? 'Template disabled.' : 'Template enabled.')}
-              >
-                {template.enabled ? 'Disable template' : 'Enable template'}
-              </button>
-            </dd>
-            <dt>Provider</dt>
-            <dd>
-              {template.provider.name} ({template.provider.type})
-            </dd>
-            <dt>Version</dt>
-            <dd>{template.version}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time value={template.updatedAt} />
-            </dd>
-          </dl>
-          {notice ? <Status>{notice}</Status> : null}
+          <Facts
+            facts={[
+              ['Id', <code>{template.id}</code>],
+              [
+                'State',
+                <>
+                  <Badge value={template.enabled ? 'enabled' : 'disabled'} />{' '}
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={updateState.loading}
+                    onClick={() =>
+                      void update(
+                        { id: template.id, input: { enabled: !template.enabled } },
+                        template.enabled ? 'Template disabled.' : 'Template enabled.',
+                      )
+                    }
+                  >
+                    {template.enabled ? 'Disable template' : 'Enable template'}
+                  </button>
+                </>,
+              ],
+              [
+                'Provider',
+                <>
+                  {template.provider.name} ({template.provider.type})
+                </>,
+              ],
+              ['Version', template.version],
+              ['Updated', <Time value={template.updatedAt} />],
+            ]}
+          />
+          <DetailNotice detail={detail} />
           <p>
             <Link to={`/environments?template=${template.id}`}>Create an environment from it</Link> on the environments page (a disabled
             template refuses new environments).
@@ -72,11 +67,13 @@ export function TemplatePage() {
             template={template}
             saving={updateState.loading}
             error={updateState.error}
-            onSave={(input) => save(input, 'Saved.')}
+            onSave={async (input) => {
+              await update({ id: template.id, input }, 'Saved.');
+            }}
           />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
@@ -89,7 +86,7 @@ function EditTemplate({
   template: TemplateView;
   saving: boolean;
   error: unknown;
-  onSave(input: Record<string, unknown>): Promise<void>;
+  onSave(input: EnvironmentTemplateInput): Promise<void>;
 }) {
   const [name, setName] = useState(template.name);
   const [description, setDescription] = useState(template.description);

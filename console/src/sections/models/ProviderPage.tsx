@@ -3,9 +3,12 @@
 // stored one, which is never shown; every change names the ETag the page was read at, and a change
 // someone made meanwhile is explained with a reload).
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, TextArea } from '../../components/ui';
+import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -23,85 +26,65 @@ import { ExtraHeadersChoiceSelect, extraHeadersChange, HeaderRows, newHeaderRow,
 
 export function ProviderPage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(MODEL_PROVIDER, { id });
+  const detail = useDetailQuery(MODEL_PROVIDER, { id }, (data) => data.provider);
   const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState, resetUpdate] = useMutation(UPDATE_MODEL_PROVIDER);
-  const [notice, setNotice] = useState('');
-  const provider = data?.provider;
+  const [update, updateState, resetUpdate] = useVersionedMutation(UPDATE_MODEL_PROVIDER, detail);
+  const provider = detail.item;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
-
-  async function saved(message: string) {
-    await refetch();
-    // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-    setNotice(message);
-  }
 
   // After a refused If-Match: the provider as it is now. The edit form is keyed by the ETag, so it starts
   // again from the new version; the refusal of the state button is cleared with it.
-  async function reload() {
-    setNotice('');
+  function reload() {
     resetUpdate();
-    await refetch();
+    void detail.reload();
   }
 
   return (
-    <>
-      <PageHeader title={provider?.name ?? 'Model provider'} actions={<Link to="/models">All models</Link>}>
-        {provider?.description}
-      </PageHeader>
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {provider ? (
+    <DetailPage
+      detail={detail}
+      title={provider?.name ?? 'Model provider'}
+      description={provider?.description}
+      back={{ to: '/models', label: 'All models' }}
+    >
+      {(provider) => (
         <>
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{provider.id}</code>
-            </dd>
-            <dt>Type</dt>
-            <dd>
-              {type?.title ?? provider.type} (<code>{provider.type}</code>)
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={provider.enabled ? 'enabled' : 'disabled'} />
-            </dd>
-            <dt>Credential</dt>
-            <dd>{provider.credentialConfigured ? 'stored (never shown)' : 'none'}</dd>
-            <dt>Extra headers</dt>
-            <dd>{provider.extraHeadersConfigured ? 'stored (never shown)' : 'none'}</dd>
-            <dt>Version</dt>
-            <dd>{provider.version}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time value={provider.updatedAt} /> by <code>{provider.updatedById}</code>
-            </dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Id', <code>{provider.id}</code>],
+              [
+                'Type',
+                <>
+                  {type?.title ?? provider.type} (<code>{provider.type}</code>)
+                </>,
+              ],
+              ['State', <Badge value={provider.enabled ? 'enabled' : 'disabled'} />],
+              ['Credential', provider.credentialConfigured ? 'stored (never shown)' : 'none'],
+              ['Extra headers', provider.extraHeadersConfigured ? 'stored (never shown)' : 'none'],
+              ['Version', provider.version],
+              ['Updated', <ChangedBy at={provider.updatedAt} by={provider.updatedById} />],
+            ]}
+          />
           <JsonView value={provider.config} label="Configuration" />
-          {notice ? <Status>{notice}</Status> : null}
+          <DetailNotice detail={detail} />
           <EnabledStatePanel
             what="provider"
             enabled={provider.enabled}
             explanation="A disabled provider refuses tests and new runs of its models."
             error={updateState.error}
             busy={updateState.loading}
-            onReload={() => void reload()}
-            onToggle={async () => {
-              const done = await update({ id: provider.id, ifMatch: provider.etag, input: { enabled: !provider.enabled } });
-              if (done) await saved(provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.');
-            }}
+            onReload={reload}
+            onToggle={() =>
+              update(
+                { id: provider.id, input: { enabled: !provider.enabled } },
+                provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.',
+              )
+            }
           />
           <TestProvider id={provider.id} type={type} />
-          <EditProvider
-            key={provider.etag}
-            provider={provider}
-            type={type}
-            onSaved={() => saved('Saved.')}
-            onReload={() => void reload()}
-          />
+          <EditProvider key={provider.etag} provider={provider} type={type} detail={detail} onReload={reload} />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
@@ -144,15 +127,15 @@ function TestProvider({ id, type }: { id: string; type: ProviderTypeView | undef
 function EditProvider({
   provider,
   type,
-  onSaved,
+  detail,
   onReload,
 }: {
   provider: ProviderView;
   type: ProviderTypeView | undefined;
-  onSaved(): Promise<void>;
+  detail: Detail<ProviderView>;
   onReload(): void;
 }) {
-  const [update, state] = useMutation(UPDATE_MODEL_PROVIDER);
+  const [update, state] = useVersionedMutation(UPDATE_MODEL_PROVIDER, detail);
   const [name, setName] = useState(provider.name);
   const [description, setDescription] = useState(provider.description);
   const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));
@@ -166,7 +149,7 @@ function EditProvider({
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    let input: Record<string, unknown>;
+    let input: UpdateProviderInput;
     try {
       const parsed = parseJsonObject(config, 'Configuration');
       input = { name, description, labels: parseLabels(labels) };
@@ -181,8 +164,7 @@ function EditProvider({
       setFormError(error);
       return;
     }
-    const data = await update({ id: provider.id, ifMatch: provider.etag, input });
-    if (data) await onSaved();
+    await update({ id: provider.id, input }, 'Saved.');
   }
 
   return (
