@@ -17,10 +17,10 @@ export interface Detail<T> {
   notice: string;
   setNotice(message: string): void;
   /**
-   * After a change: reads the thing again, then says `message` — once the page shows the new state
-   * and its new ETag, so the next change starts from it.
+   * After a change: reads the thing again, then says `message` (if any) — once the page shows the new
+   * state and its new ETag, so the next change starts from it.
    */
-  saved(message: string): Promise<void>;
+  saved(message?: string): Promise<void>;
   /** After a refused If-Match: forgets the notice and reads the thing as it is now. */
   reload(): Promise<void>;
 }
@@ -39,9 +39,9 @@ export function useDetailQuery<R, V, T>(
   const [notice, setNotice] = useState('');
   const { refetch } = query;
   const saved = useCallback(
-    async (message: string) => {
+    async (message?: string) => {
       await refetch();
-      setNotice(message);
+      if (message !== undefined) setNotice(message);
     },
     [refetch],
   );
@@ -55,16 +55,16 @@ export function useDetailQuery<R, V, T>(
 /**
  * A mutation of the thing a detail page shows, made against the version the page read: `ifMatch` is
  * the thing's ETag, added here, so a change made after someone else's is refused rather than
- * overwriting it. After it went through the page reads the thing again and says `message`.
+ * overwriting it. After it went through the page reads the thing again and says `message` (if any).
  */
 export function useVersionedMutation<R, V extends { ifMatch?: string | null }>(
   document: TypedDocumentNode<R, V>,
   detail: Detail<{ etag: string }>,
-): [(variables: Omit<V, 'ifMatch'>, message: string) => Promise<R | undefined>, MutationState, () => void] {
+): [(variables: Omit<V, 'ifMatch'>, message?: string) => Promise<R | undefined>, MutationState, () => void] {
   const [mutate, state, reset] = useMutation(document);
   const { item, saved } = detail;
   const change = useCallback(
-    async (variables: Omit<V, 'ifMatch'>, message: string) => {
+    async (variables: Omit<V, 'ifMatch'>, message?: string) => {
       if (!item) return undefined;
       const data = await mutate({ ...variables, ifMatch: item.etag } as V);
       if (data) await saved(message);

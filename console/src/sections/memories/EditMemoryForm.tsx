@@ -8,7 +8,16 @@ import { MEMORY_CHOICES, UPDATE_MEMORY, embeddingTypes, needsEmbeddingModel, typ
 import { formatLabels, readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
-export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDetail; onSaved(): void; onCancel(): void }) {
+/** `onSaved` gets the memory as the service answered the change. */
+export function EditMemoryForm({
+  memory,
+  onSaved,
+  onCancel,
+}: {
+  memory: MemoryDetail;
+  onSaved(saved: MemoryDetail): void;
+  onCancel(): void;
+}) {
   const choices = useQuery(MEMORY_CHOICES, {});
   const [update, state] = useMutation(UPDATE_MEMORY);
   const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
@@ -33,7 +42,7 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
         embeddingModel: embeddingModel || null,
       },
     });
-    if (data) onSaved();
+    if (data) onSaved(data.updateMemory.memory);
   }
 
   return (
