@@ -3,7 +3,7 @@
 import { Link } from 'react-router';
 import { useQuery } from '../api';
 import { ConsoleOverviewDocument } from '../../generated/graphql';
-import { Badge, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
 
 const count = (list: { edges: unknown[]; pageInfo: { hasNextPage: boolean } }) =>
   list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length);
@@ -38,14 +38,7 @@ export function OverviewPage() {
             <Empty>No run is waiting for an answer.</Empty>
           ) : (
             <table aria-label="Runs waiting for someone">
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Waiting for</th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Run', 'Agent', 'Waiting for', 'Started']} />
               <tbody>
                 {waiting.map((run) => (
                   <tr key={run.id}>

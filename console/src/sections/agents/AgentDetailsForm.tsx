@@ -3,7 +3,7 @@
 // offers to reload the current agent.
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Field, Status, TextArea, ErrorNotice } from '../../components/ui';
+import { ErrorNotice, Field, LabelsField, Status, SubmitButton, TextArea } from '../../components/ui';
 import { UPDATE_AGENT, type AgentHead } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 
@@ -37,7 +37,7 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
       <h2 id="details-heading">Name, description and labels</h2>
       <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
       <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
-      <TextArea label="Labels" hint="one key:value per line" rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+      <LabelsField value={labels} onChange={setLabels} hint="one key:value per line" />
       {labelsProblem ? (
         <div role="alert" className="notice error">
           {labelsProblem}
@@ -45,9 +45,9 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
       ) : null}
       <ErrorNotice error={updateState.error} title="Could not save" stale={{ what: 'agent', onReload }} withField />
       {saved ? <Status>Saved.</Status> : null}
-      <button type="submit" disabled={updateState.loading}>
-        {updateState.loading ? 'Saving…' : 'Save changes'}
-      </button>
+      <SubmitButton busy={updateState.loading} busyLabel="Saving…">
+        Save changes
+      </SubmitButton>
     </form>
   );
 }

@@ -2,7 +2,7 @@
 // The filters live in the address (?q=&archived=&label=), so a filtered list can be shared and reloaded.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { AGENT_LIST, type AgentListVariables } from './documents';
 import { parseLabelSelectors } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -42,15 +42,7 @@ export function AgentsListPage() {
       {list.nodes.length > 0 ? (
         <table>
           <caption className="muted">{archived ? 'Archived agents' : 'Open agents'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Default revision</th>
-              <th scope="col">Updated</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Description', 'Default revision', 'Updated', 'State']} />
           <tbody>
             {list.nodes.map((agent) => (
               <tr key={agent.id}>

@@ -3,7 +3,7 @@
 // one already published, which the form says instead of pretending something new was made.
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Field, Status, ErrorNotice } from '../../components/ui';
+import { ErrorNotice, Field, Status, SubmitButton } from '../../components/ui';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
 import { PUBLISH_REVISION, type AgentHead } from './documents';
@@ -73,9 +73,9 @@ export function PublishRevisionForm({
       </div>
       <ErrorNotice error={publishState.error} title="Could not publish" stale={{ what: 'agent', onReload }} withField />
       {outcome ? <Status>{outcome}</Status> : null}
-      <button type="submit" disabled={publishState.loading}>
-        {publishState.loading ? 'Publishing…' : 'Publish revision'}
-      </button>
+      <SubmitButton busy={publishState.loading} busyLabel="Publishing…">
+        Publish revision
+      </SubmitButton>
     </form>
   );
 }

@@ -2,7 +2,7 @@
 // comparison of any two of them.
 import { useState } from 'react';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
 import { SET_DEFAULT_REVISION, type AgentHead, type Revision } from './documents';
 import { RevisionDiff } from './RevisionDiff';
 import type { PagedQuery } from '../../lib/usePagedQuery';
@@ -35,16 +35,7 @@ export function RevisionsPanel({
       {nodes.length > 0 ? (
         <table>
           <caption className="muted">Revisions of {agent.name}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Revision</th>
-              <th scope="col">Note</th>
-              <th scope="col">Digest</th>
-              <th scope="col">Created</th>
-              <th scope="col">Default</th>
-              <th scope="col">Configuration</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Revision', 'Note', 'Digest', 'Created', 'Default', 'Configuration']} />
           <tbody>
             {nodes.map((revision) => (
               <tr key={revision.id}>

@@ -7,7 +7,7 @@ import { useMutation } from '../../api';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import type { UpdateConnectionInput } from '../../../generated/graphql';
-import { Badge, ErrorNotice, Field, JsonView, TextArea, Checkbox } from '../../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, SubmitButton } from '../../components/ui';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -152,12 +152,12 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
         <ServerFields draft={server} onChange={setServer} />
         <CredentialChoiceSelect stored={connection.credentialConfigured} value={choice} onChange={setChoice} />
         {choice === 'replace' ? <CredentialFields draft={credential} onChange={setCredential} /> : null}
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

@@ -6,17 +6,19 @@ import { useMutation, useQuery } from '../../api';
 import type { CreateConnectionInput } from '../../../generated/graphql';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
+  EnabledFilter,
   ErrorNotice,
   Field,
+  LabelsField,
   Loading,
   MorePages,
   PageHeader,
   Select,
-  TextArea,
+  SubmitButton,
   Time,
-  Checkbox,
-  EnabledFilter,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -88,17 +90,7 @@ export function ConnectionsPage() {
 function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; providerNames: Map<string, string> }) {
   return (
     <table aria-label="Connections">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Server</th>
-          <th scope="col">Provider</th>
-          <th scope="col">State</th>
-          <th scope="col">Credential</th>
-          <th scope="col">Labels</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Server', 'Provider', 'State', 'Credential', 'Labels', 'Updated']} />
       <tbody>
         {rows.map((connection) => (
           <tr key={connection.id}>
@@ -177,18 +169,12 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
           <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
           <ServerFields draft={server} onChange={setServer} />
           <CredentialFields draft={credential} onChange={setCredential} />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the connection" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create connection'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create connection
+          </SubmitButton>
         </form>
       )}
     </section>

@@ -3,7 +3,7 @@
 // console guessing the device's path rules (it may not be POSIX).
 import { useId, useState, type FormEvent } from 'react';
 import { useQuery } from '../../api';
-import { Empty, ErrorNotice, Field, Loading } from '../../components/ui';
+import { ColumnHeads, Empty, ErrorNotice, Field, Loading } from '../../components/ui';
 import { DEVICE_DIRECTORIES } from './queries';
 
 export function DirectoryBrowser({ deviceId }: { deviceId: string }) {
@@ -42,12 +42,7 @@ export function DirectoryBrowser({ deviceId }: { deviceId: string }) {
       {listing && listing.entries.length > 0 ? (
         <table aria-labelledby={captionId}>
           <caption id={captionId}>{path === null ? 'Roots' : `Subdirectories of ${path}`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Path</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Path']} />
           <tbody>
             {listing.entries.map((entry) => (
               <tr key={entry.path}>

@@ -3,7 +3,22 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, JsonView, Loading, MorePages, PageHeader, Select, TextArea, Time } from '../../components/ui';
+import {
+  Badge,
+  ColumnHeads,
+  Empty,
+  ErrorNotice,
+  Field,
+  JsonView,
+  LabelsField,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  SubmitButton,
+  TextArea,
+  Time,
+} from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseJsonObject } from '../../lib/json';
@@ -51,15 +66,7 @@ export function EnvironmentsPage() {
 function TemplateTable({ rows }: { rows: TemplateView[] }) {
   return (
     <table aria-label="Environment templates">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Provider</th>
-          <th scope="col">State</th>
-          <th scope="col">Labels</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Provider', 'State', 'Labels', 'Updated']} />
       <tbody>
         {rows.map((template) => (
           <tr key={template.id}>
@@ -124,15 +131,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
 function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
   return (
     <table aria-label="Environments">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Status</th>
-          <th scope="col">Template</th>
-          <th scope="col">Provider</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Status', 'Template', 'Provider', 'Created']} />
       <tbody>
         {rows.map((environment) => (
           <tr key={environment.id}>
@@ -206,17 +205,11 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
             value={name}
             onChange={(event) => setName(event.target.value)}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Provisioning…' : 'Create environment'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Provisioning…">
+            Create environment
+          </SubmitButton>
         </form>
       )}
     </section>
@@ -286,17 +279,11 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
               <JsonView value={schema} label="Environment schema" />
             </details>
           ) : null}
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the template" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create template'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create template
+          </SubmitButton>
         </form>
       ) : null}
     </section>

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { Badge, ErrorNotice, Field, TextArea, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, LabelsField, SubmitButton, TextArea, Time } from '../../components/ui';
 import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -112,11 +112,11 @@ function EditTemplate({
         <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
         <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
         <TextArea label="Configuration (JSON)" rows={6} value={config} onChange={(event) => setConfig(event.target.value)} />
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? error} title="Could not save" />
-        <button type="submit" disabled={saving}>
-          {saving ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={saving} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

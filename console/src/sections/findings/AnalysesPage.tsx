@@ -1,6 +1,6 @@
 // Finding analyses, newest first, and the form that starts one.
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, PageHeader, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, PageHeader, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { FINDING_ANALYSES } from './documents';
 import { AgentLink, useAgentNames } from './agents';
@@ -29,16 +29,7 @@ export function AnalysesPage() {
       {list.data && list.nodes.length === 0 ? <Empty>No analyses yet.</Empty> : null}
       {list.nodes.length > 0 ? (
         <table aria-label="Analyses">
-          <thead>
-            <tr>
-              <th scope="col">Analysis</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Traces read</th>
-              <th scope="col">Findings</th>
-              <th scope="col">Analyst run</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Analysis', 'Agent', 'Traces read', 'Findings', 'Analyst run', 'Started']} />
           <tbody>
             {list.nodes.map((analysis) => (
               <tr key={analysis.id}>

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { ANALYSIS_FINDINGS, FINDING_ANALYSIS } from './documents';
 import { AgentLink, useAgentNames } from './agents';
@@ -110,16 +110,7 @@ export function AnalysisPage() {
             ) : null}
             {produced.length > 0 ? (
               <table aria-label="Findings it produced">
-                <thead>
-                  <tr>
-                    <th scope="col">Finding</th>
-                    <th scope="col">Severity</th>
-                    <th scope="col">Category</th>
-                    <th scope="col">Assessment</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Last found by</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Finding', 'Severity', 'Category', 'Assessment', 'State', 'Last found by']} />
                 <tbody>
                   {produced.map((finding) => (
                     <tr key={finding.id}>
@@ -154,13 +145,7 @@ export function AnalysisPage() {
               <Empty>No traced run matched.</Empty>
             ) : (
               <table aria-label="Selected traces">
-                <thead>
-                  <tr>
-                    <th scope="col">Run</th>
-                    <th scope="col">Trace</th>
-                    <th scope="col">Read</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Run', 'Trace', 'Read']} />
                 <tbody>
                   {data.selectedTraces.map((trace) => (
                     <tr key={`${trace.runId}:${trace.traceId}`}>

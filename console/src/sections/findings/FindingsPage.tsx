@@ -2,7 +2,7 @@
 // The filter lives in the address, so a filtered list can be linked, reloaded and gone back to.
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { FINDINGS, KNOWN_CATEGORIES, SEVERITIES } from './documents';
@@ -104,17 +104,7 @@ export function FindingsPage() {
       {list.nodes.length > 0 ? (
         <table aria-busy={list.loading}>
           <caption className="muted">Findings, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Finding</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Category</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Assessment</th>
-              <th scope="col">State</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Finding', 'Severity', 'Category', 'Agent', 'Assessment', 'State', 'Updated']} />
           <tbody>
             {list.nodes.map((finding) => (
               <tr key={finding.id}>

@@ -3,7 +3,7 @@
 // overwrites one someone else saved meanwhile: the service refuses it and the page says so.
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Select, Status, TextArea, Checkbox } from '../../components/ui';
+import { Checkbox, ErrorNotice, Select, Status, SubmitButton, TextArea } from '../../components/ui';
 import { ASSESSMENTS, UPDATE_FINDING, type FindingDetail } from './documents';
 import { ASSESSMENT_LABELS } from './words';
 
@@ -58,9 +58,9 @@ export function ReviewForm({ finding, onSaved }: { finding: FindingDetail; onSav
         </p>
         <ErrorNotice error={state.error} title="Could not save the review" />
         {saved !== null ? <Status>Review saved (version {saved}).</Status> : null}
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save review'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save review
+        </SubmitButton>
       </form>
     </section>
   );

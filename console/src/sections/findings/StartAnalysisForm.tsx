@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, Select } from '../../components/ui';
+import { ErrorNotice, Field, Select, SubmitButton } from '../../components/ui';
 import { PRESETS, START_FINDING_ANALYSIS, type AgentName, type AnalysisInput } from './documents';
 import { useIdempotencyKey } from '../../lib/idempotency';
 
@@ -82,9 +82,9 @@ export function StartAnalysisForm({ agents }: { agents: AgentName[] }) {
           When the workspace has a usable model, the analysis also starts the built-in trace analyst; its findings arrive when its run ends.
         </p>
         <ErrorNotice error={state.error} title="Could not start the analysis" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Analysing…' : 'Start analysis'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Analysing…">
+          Start analysis
+        </SubmitButton>
       </form>
     </section>
   );

@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Select, SubmitButton, TextArea } from '../../components/ui';
 import { CREATE_MEMORY, MEMORY_CHOICES, embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
 import { readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
@@ -71,9 +71,9 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
         <ErrorNotice error={choices.error} title="Could not load the providers and models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not create the memory" />
         <div className="actions">
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create memory'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create memory
+          </SubmitButton>
           <button type="button" className="secondary" onClick={onCancel}>
             Cancel
           </button>

@@ -3,7 +3,7 @@
 // service refuses it and the page says so instead of overwriting their change.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, SubmitButton, TextArea } from '../../components/ui';
 import { MEMORY_CHOICES, UPDATE_MEMORY, embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
@@ -67,9 +67,9 @@ export function EditMemoryForm({
         <ErrorNotice error={choices.error} title="Could not load the models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not save the memory" />
         <div className="actions">
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Saving…' : 'Save memory'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Saving…">
+            Save memory
+          </SubmitButton>
           <button type="button" className="secondary" onClick={onCancel}>
             Cancel
           </button>

@@ -2,7 +2,7 @@
 // linked and survives a reload), newest first, page by page, and the form that makes a new memory.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Time } from '../../components/ui';
 import { MEMORIES } from './documents';
 import { parseLabelSelectors } from '../../lib/labels';
 import { LabelList } from './LabelList';
@@ -56,16 +56,7 @@ export function MemoriesPage() {
       {list.nodes.length > 0 ? (
         <table aria-busy={list.loading}>
           <caption className="muted">Memories, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Labels</th>
-              <th scope="col">Embedding model</th>
-              <th scope="col">State</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Description', 'Labels', 'Embedding model', 'State', 'Updated']} />
           <tbody>
             {list.nodes.map((memory) => (
               <tr key={memory.id}>

@@ -3,7 +3,7 @@
 // row fills the replace form with that record, so editing one is two clicks.
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Empty, ErrorNotice, Field, Loading, MorePages, Status, TextArea, Time } from '../../components/ui';
+import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, SubmitButton, TextArea, Time } from '../../components/ui';
 import { ADD_MEMORY_RECORD, MEMORY_RECORDS, REPLACE_MEMORY_RECORD, type MemoryRecord } from './documents';
 import { RecordText, Writer } from './RecordCells';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -42,16 +42,7 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
       {records.data && records.nodes.length === 0 ? <Empty>No records yet.</Empty> : null}
       {records.nodes.length > 0 ? (
         <table aria-label="Records" aria-busy={records.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Record</th>
-              <th scope="col">Text</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Last written by</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Record', 'Text', 'Created by', 'Last written by', 'Updated', 'Actions']} />
           <tbody>
             {records.nodes.map((record) => (
               <tr key={record.id}>
@@ -103,9 +94,9 @@ function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record
       <h3 id="add-record-heading">Add a record</h3>
       <TextArea label="Text of the new record" value={text} onChange={(event) => setText(event.target.value)} required rows={3} />
       <ErrorNotice error={state.error} title="Could not add the record" />
-      <button type="submit" disabled={state.loading}>
-        {state.loading ? 'Adding…' : 'Add record'}
-      </button>
+      <SubmitButton busy={state.loading} busyLabel="Adding…">
+        Add record
+      </SubmitButton>
     </form>
   );
 }
@@ -153,9 +144,9 @@ function ReplaceRecordForm({
         />
       </div>
       <ErrorNotice error={state.error} title="Could not write the record" />
-      <button type="submit" disabled={state.loading}>
-        {state.loading ? 'Writing…' : 'Replace record'}
-      </button>
+      <SubmitButton busy={state.loading} busyLabel="Writing…">
+        Replace record
+      </SubmitButton>
     </form>
   );
 }

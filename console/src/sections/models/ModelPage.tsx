@@ -7,7 +7,7 @@ import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, Select, TextArea } from '../../components/ui';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, Select, SubmitButton, TextArea } from '../../components/ui';
 import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -156,11 +156,11 @@ function EditModel({
           value={settings}
           onChange={(event) => setSettings(event.target.value)}
         />
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'model', onReload }} />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

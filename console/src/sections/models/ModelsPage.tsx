@@ -7,17 +7,20 @@ import { useMutation, useQuery } from '../../api';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
   ErrorNotice,
   Field,
   JsonView,
+  LabelsField,
   Loading,
   MorePages,
   PageHeader,
   Select,
   Status,
+  SubmitButton,
   TextArea,
-  Checkbox,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -84,15 +87,7 @@ function ProviderTable({ rows, types }: { rows: ProviderView[]; types: ProviderT
   const titles = new Map(types.map((type) => [type.type, type.title]));
   return (
     <table aria-label="Model providers">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Type</th>
-          <th scope="col">State</th>
-          <th scope="col">Credential</th>
-          <th scope="col">Labels</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Type', 'State', 'Credential', 'Labels']} />
       <tbody>
         {rows.map((provider) => (
           <tr key={provider.id}>
@@ -210,18 +205,12 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             rows={headerRows}
             onChange={setHeaderRows}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the provider" withField />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create provider'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create provider
+          </SubmitButton>
         </form>
       ) : (
         <Loading />

@@ -6,16 +6,19 @@ import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
+  EnabledFilter,
   ErrorNotice,
   Field,
+  LabelsField,
   Loading,
   MorePages,
   Select,
   Status,
+  SubmitButton,
   TextArea,
-  Checkbox,
-  EnabledFilter,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -120,18 +123,7 @@ function ModelTable({
     <>
       <ErrorNotice error={state.error} title="Could not change the model" />
       <table aria-label="Models">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Name</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Provider model</th>
-            <th scope="col">API</th>
-            <th scope="col">State</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Key', 'Name', 'Provider', 'Provider model', 'API', 'State', 'Labels', 'Actions']} />
         <tbody>
           {rows.map((model) => (
             <tr key={model.key}>
@@ -275,18 +267,12 @@ function CreateModel({
             value={settings}
             onChange={(event) => setSettings(event.target.value)}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not add the model" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Adding…' : 'Add model'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Adding…">
+            Add model
+          </SubmitButton>
         </form>
       )}
     </section>

@@ -7,7 +7,7 @@ import { useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, TextArea } from '../../components/ui';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, SubmitButton, TextArea } from '../../components/ui';
 import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -195,11 +195,11 @@ function EditProvider({
         {headersChoice === 'replace' ? (
           <HeaderRows legend="New extra headers (the whole set; values never shown back)" rows={headerRows} onChange={setHeaderRows} />
         ) : null}
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'provider', onReload }} />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

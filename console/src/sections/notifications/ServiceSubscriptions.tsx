@@ -3,7 +3,7 @@
 // them gone. Any of them can be removed here; removing this browser's turns notifications off in it.
 import { useEffect } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { Empty, ErrorNotice, Loading, Time } from '../../components/ui';
+import { ColumnHeads, Empty, ErrorNotice, Loading, Time } from '../../components/ui';
 import { DELETE_PUSH_SUBSCRIPTION, PUSH_SUBSCRIPTIONS, type ServicePushSubscription } from './queries';
 
 /** The push service's host: the endpoint's path is a capability, not something to show. */
@@ -51,16 +51,7 @@ export function ServiceSubscriptions({
       {subscriptions && subscriptions.length === 0 ? <Empty>The service keeps no subscription for you.</Empty> : null}
       {subscriptions && subscriptions.length > 0 ? (
         <table aria-label="Your push subscriptions">
-          <thead>
-            <tr>
-              <th scope="col">Subscription</th>
-              <th scope="col">Push service</th>
-              <th scope="col">Subscribed</th>
-              <th scope="col">Last active</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Subscription', 'Push service', 'Subscribed', 'Last active', 'Expires', 'Actions']} />
           <tbody>
             {subscriptions.map((subscription) => (
               <tr key={subscription.id}>

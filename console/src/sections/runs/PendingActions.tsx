@@ -4,7 +4,7 @@
 // answers everything pending, so the page asks for all of it before it sends.
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, JsonView, Select, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, JsonView, Select, SubmitButton, TextArea } from '../../components/ui';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { RESUME_RUN, textMessage, type PendingToolCall, type RunDetail } from './documents';
 
@@ -205,9 +205,9 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
           </p>
         ) : null}
         <ErrorNotice error={resumeState.error} title="Could not resume" />
-        <button type="submit" disabled={resumeState.loading}>
-          {resumeState.loading ? 'Resuming…' : 'Resume run'}
-        </button>
+        <SubmitButton busy={resumeState.loading} busyLabel="Resuming…">
+          Resume run
+        </SubmitButton>
       </form>
     </section>
   );

@@ -3,7 +3,7 @@
 // survives a reload; "Load more" pages through the rest.
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery, type Connection, type PageInfo } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { AGENT_CHOICES, RUNS, RUN_STATUSES, type RunFilters, type RunStatus, type RunSummary } from './documents';
@@ -115,16 +115,7 @@ export function RunsListPage() {
       {runs.length ? (
         <table>
           <caption className="runs-sr-only">Runs, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Thread</th>
-              <th scope="col">Started by</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Run', 'Status', 'Agent', 'Thread', 'Started by', 'Created']} />
           <tbody>
             {runs.map((run) => (
               <tr key={run.id}>

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Loading, PageHeader, Select, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Loading, PageHeader, Select, SubmitButton, TextArea } from '../../components/ui';
 import { readJsonObject } from '../../lib/json';
 import { AGENT_CHOICES, START_RUN, textMessage } from './documents';
 
@@ -92,9 +92,9 @@ export function StartRunPage() {
           </p>
         ) : null}
         <ErrorNotice error={startState.error} title="Could not start the run" />
-        <button type="submit" disabled={startState.loading}>
-          {startState.loading ? 'Starting…' : 'Start run'}
-        </button>
+        <SubmitButton busy={startState.loading} busyLabel="Starting…">
+          Start run
+        </SubmitButton>
       </form>
     </>
   );

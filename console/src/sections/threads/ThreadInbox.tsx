@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
+import { Badge, ColumnHeads, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
 import type { InboxDeliveryMode, UpdateInboxEntryInput } from '../../../generated/graphql';
 import { messageText, textMessage } from './messages';
 import { AGENTS, DELIVER, UPDATE_ENTRY, type InboxEntry } from './queries';
@@ -109,17 +109,7 @@ function InboxTable({ threadId, entries, onChanged }: InboxProps) {
     <>
       <ErrorNotice error={updating.error} title="Could not change the entry" />
       <table aria-label="Inbox entries, in inbox order">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Message</th>
-            <th scope="col">Delivery</th>
-            <th scope="col">Status</th>
-            <th scope="col">Run</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['#', 'Message', 'Delivery', 'Status', 'Run', 'Sent', 'Actions']} />
         <tbody>
           {entries.map((entry) => (
             <tr key={entry.id} aria-label={`Entry ${entry.position}`}>

@@ -3,7 +3,21 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import {
+  Badge,
+  ColumnHeads,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  Status,
+  SubmitButton,
+  TextArea,
+  Time,
+} from '../../components/ui';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { ARCHIVE_THREAD, CREATE_THREAD, THREADS, type ThreadSummary } from './queries';
@@ -99,16 +113,7 @@ function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArc
       {archivedId ? <Status>Archived {archivedId}.</Status> : null}
       <table>
         <caption className="muted">Threads, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Thread</th>
-            <th scope="col">Session</th>
-            <th scope="col">State</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Updated</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Thread', 'Session', 'State', 'Labels', 'Updated', 'Actions']} />
         <tbody>
           {threads.map((thread) => (
             <tr key={thread.id}>
@@ -191,9 +196,9 @@ function CreateThreadForm() {
           </div>
         ) : null}
         <ErrorNotice error={creating.error} title="Could not create the thread" />
-        <button type="submit" disabled={creating.loading}>
-          {creating.loading ? 'Creating…' : 'Create thread'}
-        </button>
+        <SubmitButton busy={creating.loading} busyLabel="Creating…">
+          Create thread
+        </SubmitButton>
       </form>
     </section>
   );

@@ -5,7 +5,7 @@
 // redeliver action.
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { DELIVERIES, DELIVERY, DELIVERY_UPDATED, REDELIVER, type AttemptView, type DeliveryView } from './queries';
@@ -205,16 +205,7 @@ function DeliveryDetails({
           <h4>Responses</h4>
           {delivery.attempts.length ? (
             <table aria-label="Attempts">
-              <thead>
-                <tr>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">At</th>
-                  <th scope="col">HTTP status</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Response (first KiB)</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Attempt', 'At', 'HTTP status', 'Latency', 'Error', 'Response (first KiB)']} />
               <tbody>
                 {delivery.attempts.map((attempt, index) => (
                   <tr key={`${attempt.at}-${index}`}>

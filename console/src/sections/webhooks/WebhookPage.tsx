@@ -5,7 +5,7 @@ import { useNavigate, useParams } from 'react-router';
 import { useMutation } from '../../api';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { Badge, ErrorNotice, Field, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
 import { Deliveries } from './Deliveries';
@@ -164,9 +164,9 @@ function EditSubscription({ subscription, detail }: { subscription: Subscription
       <form onSubmit={submit} aria-label="Edit subscription">
         <SubscriptionFields draft={draft} onChange={setDraft} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

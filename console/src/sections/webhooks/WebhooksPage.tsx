@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, SubmitButton } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseLabels } from '../../lib/labels';
@@ -60,15 +60,7 @@ export function WebhooksPage() {
 function SubscriptionTable({ rows }: { rows: SubscriptionView[] }) {
   return (
     <table aria-label="Webhook subscriptions">
-      <thead>
-        <tr>
-          <th scope="col">Target URL</th>
-          <th scope="col">Event kinds</th>
-          <th scope="col">State</th>
-          <th scope="col">Failures in a row</th>
-          <th scope="col">Description</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Target URL', 'Event kinds', 'State', 'Failures in a row', 'Description']} />
       <tbody>
         {rows.map((subscription) => (
           <tr key={subscription.id}>
@@ -132,9 +124,9 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
       <form onSubmit={submit} aria-label="New subscription">
         <SubscriptionFields draft={draft} onChange={setDraft} />
         <ErrorNotice error={formError ?? state.error} title="Could not create the subscription" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Creating…' : 'Create subscription'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Creating…">
+          Create subscription
+        </SubmitButton>
       </form>
     </section>
   );
