@@ -1,9 +1,9 @@
 // /connections/:id: one connection — what it points at, a live test (connect and list the server's
 // tools), the edit form (a new credential replaces the stored one; the stored one is never shown) and
 // revoking the credential, behind a confirmation.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
-import { useMutation } from '../../api';
+import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import type { UpdateConnectionInput } from '../../../generated/graphql';
@@ -75,36 +75,20 @@ export function ConnectionPage() {
 }
 
 function TestConnection({ id }: { id: string }) {
-  const [test, state] = useMutation(TEST_CONNECTION);
-  const [result, setResult] = useState<{ status: string; message: string | null; toolCount: number | null } | null>(null);
-  useEffect(() => setResult(null), [id]);
   return (
-    <section aria-labelledby="test-heading" className="panel infra-panel">
-      <h2 id="test-heading">Test</h2>
-      <p className="muted">Connects to the server afresh and lists its tools.</p>
-      <button
-        type="button"
-        disabled={state.loading}
-        onClick={async () => {
-          setResult(null);
-          const data = await test({ id });
-          if (data) setResult(data.testConnection);
-        }}
-      >
-        {state.loading ? 'Testing…' : 'Test connection'}
-      </button>
-      <ErrorNotice error={state.error} title="Could not test" />
-      <div role="status" aria-live="polite" className="notice" hidden={!result}>
-        {result ? (
-          <>
-            <Badge value={result.status} />{' '}
-            {result.status === 'succeeded'
-              ? `Test succeeded: the server lists ${result.toolCount ?? 0} tools.`
-              : `Test failed: ${result.message ?? 'no reason given'}`}
-          </>
-        ) : null}
-      </div>
-    </section>
+    <TestPanel
+      document={TEST_CONNECTION}
+      variables={{ id }}
+      outcomeOf={(data) => data.testConnection}
+      buttonLabel="Test connection"
+      className="panel infra-panel"
+      explanation="Connects to the server afresh and lists its tools."
+      describe={(outcome) =>
+        outcome.status === 'succeeded'
+          ? `Test succeeded: the server lists ${outcome.toolCount ?? 0} tools.`
+          : `Test failed: ${outcome.message ?? 'no reason given'}`
+      }
+    />
   );
 }
 

@@ -2,9 +2,10 @@
 // disable in one click, and the edit form (a new credential or a new set of extra headers replaces the
 // stored one, which is never shown; every change names the ETag the page was read at, and a change
 // someone made meanwhile is explained with a reload).
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
+import { useQuery } from '../../api';
+import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, SubmitButton, TextArea } from '../../components/ui';
@@ -89,38 +90,24 @@ export function ProviderPage() {
 }
 
 function TestProvider({ id, type }: { id: string; type: ProviderTypeView | undefined }) {
-  const [test, state] = useMutation(TEST_MODEL_PROVIDER);
-  const [result, setResult] = useState<{ status: string; message: string | null } | null>(null);
-  useEffect(() => setResult(null), [id]);
   return (
-    <section aria-labelledby="test-heading" className="panel">
-      <h2 id="test-heading">Test</h2>
-      <p className="muted">
-        {type && !type.testSupported
+    <TestPanel
+      document={TEST_MODEL_PROVIDER}
+      variables={{ id }}
+      outcomeOf={(data) => data.testProvider}
+      buttonLabel="Test provider"
+      explanation={
+        type && !type.testSupported
           ? 'This type has no probe: the test answers “unsupported” and the first run proves the credential.'
-          : 'One inexpensive request to the service with the stored credential (usually its model list).'}
-      </p>
-      <button
-        type="button"
-        disabled={state.loading}
-        onClick={async () => {
-          setResult(null);
-          const data = await test({ id });
-          if (data) setResult(data.testProvider);
-        }}
-      >
-        {state.loading ? 'Testing…' : 'Test provider'}
-      </button>
-      <ErrorNotice error={state.error} title="Could not test" />
-      <div role="status" aria-live="polite" className="notice" hidden={!result}>
-        {result ? (
-          <>
-            <Badge value={result.status} /> Test {result.status}
-            {result.message ? `: ${result.message}` : '.'}
-          </>
-        ) : null}
-      </div>
-    </section>
+          : 'One inexpensive request to the service with the stored credential (usually its model list).'
+      }
+      describe={(outcome) => (
+        <>
+          Test {outcome.status}
+          {outcome.message ? `: ${outcome.message}` : '.'}
+        </>
+      )}
+    />
   );
 }
 
