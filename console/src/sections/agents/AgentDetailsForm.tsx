@@ -1,10 +1,11 @@
 // Editing the head: name, description and labels (no new revision). The change carries the ETag the page
 // read; when someone changed the agent since, the service refuses it (412) and the form says so and
 // offers to reload the current agent.
+import { ConsoleUpdateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { ErrorNotice, Field, LabelsField, Status, SubmitButton, TextArea } from '../../components/ui';
-import { UPDATE_AGENT, type AgentHead } from './documents';
+import { type AgentHead } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 
 export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHead; onSaved(): void; onReload(): void }) {
@@ -13,7 +14,7 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
   const [labels, setLabels] = useState(formatLabels(agent.labelList, ':'));
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
-  const [update, updateState] = useMutation(UPDATE_AGENT);
+  const [update, updateState] = useMutation(ConsoleUpdateAgentDocument);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();

@@ -1,5 +1,6 @@
 // One agent: its facts, its name/description/labels, its revisions (default, comparison, publishing)
 // and archiving. Every change carries the ETag the page last read and reads the agent again afterwards.
+import { ConsoleAgentDocument, ConsoleAgentRevisionsDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailPage, useDetailQuery } from '../../components/DetailPage';
@@ -7,15 +8,15 @@ import { ChangedBy, Facts } from '../../components/Facts';
 import { Badge } from '../../components/ui';
 import { AgentDetailsForm } from './AgentDetailsForm';
 import { ArchiveControl } from './ArchiveControl';
-import { AGENT, AGENT_REVISIONS, type Revision } from './documents';
+import { type Revision } from './documents';
 import { PublishRevisionForm } from './PublishRevisionForm';
 import { RevisionsPanel } from './RevisionsPanel';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 export function AgentPage() {
   const { agentId = '' } = useParams();
-  const detail = useDetailQuery(AGENT, { id: agentId }, (data) => data.agent, { skip: !agentId });
-  const revisions = usePagedQuery(AGENT_REVISIONS, { agentId, first: 20 }, (data) => data.agentRevisions, { skip: !agentId });
+  const detail = useDetailQuery(ConsoleAgentDocument, { id: agentId }, (data) => data.agent, { skip: !agentId });
+  const revisions = usePagedQuery(ConsoleAgentRevisionsDocument, { agentId, first: 20 }, (data) => data.agentRevisions, { skip: !agentId });
   // Forms start from the agent as read; a reload (after a conflict) starts them again from the new one.
   const [generation, setGeneration] = useState(0);
   // A revision the user chose to start the publish form from (else the default revision).

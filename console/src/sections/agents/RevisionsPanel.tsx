@@ -1,9 +1,10 @@
 // The agent's revisions, newest first: which one is the default (and making another the default), and a
 // comparison of any two of them.
+import { ConsoleSetDefaultAgentRevisionDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useMutation } from '../../api';
 import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
-import { SET_DEFAULT_REVISION, type AgentHead, type Revision } from './documents';
+import { type AgentHead, type Revision } from './documents';
 import { RevisionDiff } from './RevisionDiff';
 import type { PagedQuery } from '../../lib/usePagedQuery';
 
@@ -23,7 +24,7 @@ export function RevisionsPanel({
   /** Start the publish form from this revision's configuration. */
   onEditCopy(revision: Revision): void;
 }) {
-  const [setDefault, setDefaultState] = useMutation(SET_DEFAULT_REVISION);
+  const [setDefault, setDefaultState] = useMutation(ConsoleSetDefaultAgentRevisionDocument);
   const nodes = revisions.nodes;
   return (
     <section className="panel" aria-labelledby="revisions-heading">

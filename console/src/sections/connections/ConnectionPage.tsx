@@ -1,6 +1,12 @@
 // /connections/:id: one connection — what it points at, a live test (connect and list the server's
 // tools), the edit form (a new credential replaces the stored one; the stored one is never shown) and
 // revoking the credential, behind a confirmation.
+import {
+  ConsoleConnectionDocument,
+  ConsoleRevokeConnectionDocument,
+  ConsoleTestConnectionDocument,
+  ConsoleUpdateConnectionDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { TestPanel } from '../../components/TestPanel';
@@ -11,7 +17,7 @@ import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, SubmitButto
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, parseLabels } from '../../lib/labels';
-import { CONNECTION, REVOKE_CONNECTION, TEST_CONNECTION, UPDATE_CONNECTION, type ConnectionView } from './queries';
+import { type ConnectionView } from './queries';
 import {
   configFrom,
   credentialFrom,
@@ -24,8 +30,8 @@ import {
 
 export function ConnectionPage() {
   const { id = '' } = useParams();
-  const detail = useDetailQuery(CONNECTION, { id }, (data) => data.connection);
-  const [revoke, revokeState] = useVersionedMutation(REVOKE_CONNECTION, detail);
+  const detail = useDetailQuery(ConsoleConnectionDocument, { id }, (data) => data.connection);
+  const [revoke, revokeState] = useVersionedMutation(ConsoleRevokeConnectionDocument, detail);
   const connection = detail.item;
   return (
     <DetailPage
@@ -77,7 +83,7 @@ export function ConnectionPage() {
 function TestConnection({ id }: { id: string }) {
   return (
     <TestPanel
-      document={TEST_CONNECTION}
+      document={ConsoleTestConnectionDocument}
       variables={{ id }}
       outcomeOf={(data) => data.testConnection}
       buttonLabel="Test connection"
@@ -93,7 +99,7 @@ function TestConnection({ id }: { id: string }) {
 }
 
 function EditConnection({ connection, detail }: { connection: ConnectionView; detail: Detail<ConnectionView> }) {
-  const [update, state] = useVersionedMutation(UPDATE_CONNECTION, detail);
+  const [update, state] = useVersionedMutation(ConsoleUpdateConnectionDocument, detail);
   const [name, setName] = useState(connection.name);
   const [description, setDescription] = useState(connection.description);
   const [enabled, setEnabled] = useState(connection.enabled);

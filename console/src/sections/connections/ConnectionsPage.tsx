@@ -1,5 +1,6 @@
 // /connections: the workspace's MCP connections, filtered by text, state and provider, and the form
 // that creates one (its credential typed as a secret and never shown back).
+import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -23,7 +24,7 @@ import {
 import { labelWords, parseLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { CONNECTIONS, CONNECTOR_PROVIDERS, CREATE_CONNECTION, type ConnectionView } from './queries';
+import { type ConnectionView } from './queries';
 import {
   configFrom,
   credentialFrom,
@@ -41,9 +42,9 @@ export function ConnectionsPage() {
   const q = filter('q');
   const enabled = filter('enabled');
   const providerId = filter('provider');
-  const providers = useQuery(CONNECTOR_PROVIDERS, {});
+  const providers = useQuery(ConsoleConnectorProvidersDocument, {});
   const list = usePagedQuery(
-    CONNECTIONS,
+    ConsoleConnectionsDocument,
     {
       first: PAGE,
       ...(q ? { q } : {}),
@@ -118,7 +119,7 @@ function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; prov
 
 function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_CONNECTION);
+  const [create, state] = useMutation(ConsoleCreateConnectionDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');

@@ -1,30 +1,7 @@
-// The GraphQL documents of the connections pages, with the answers they are read as.
-import {
-  ConsoleConnectionDocument,
-  ConsoleConnectionsDocument,
-  ConsoleConnectorProvidersDocument,
-  ConsoleCreateConnectionDocument,
-  ConsoleRevokeConnectionDocument,
-  ConsoleTestConnectionDocument,
-  ConsoleUpdateConnectionDocument,
-} from '../../../generated/graphql';
+// The shapes the connections pages read, derived from the types generated for
+// console/src/graphql/connections.graphql (the pages import the documents themselves from console/generated).
 import type { ConnectionViewFragment, ConsoleConnectionsQueryVariables } from '../../../generated/graphql';
 
 export type ConnectionView = ConnectionViewFragment;
 
 export type ConnectionFilters = ConsoleConnectionsQueryVariables;
-
-export const CONNECTIONS = ConsoleConnectionsDocument;
-
-/** The workspace's connector providers: a connection belongs to one. */
-export const CONNECTOR_PROVIDERS = ConsoleConnectorProvidersDocument;
-
-export const CONNECTION = ConsoleConnectionDocument;
-
-export const CREATE_CONNECTION = ConsoleCreateConnectionDocument;
-
-export const UPDATE_CONNECTION = ConsoleUpdateConnectionDocument;
-
-export const REVOKE_CONNECTION = ConsoleRevokeConnectionDocument;
-
-export const TEST_CONNECTION = ConsoleTestConnectionDocument;

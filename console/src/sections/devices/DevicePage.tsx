@@ -1,5 +1,6 @@
 // /devices/:id: one device, what the service knows of it, its directories while it is connected, and
 // revocation (its credential is refused at once and its connection closed).
+import { ConsoleDeviceDocument, ConsoleRevokeDeviceDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useMutation } from '../../api';
@@ -9,12 +10,12 @@ import { Badge, Empty, ErrorNotice, Time } from '../../components/ui';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ConnectionBadge } from './DeviceList';
 import { DirectoryBrowser } from './DirectoryBrowser';
-import { DEVICE, REVOKE_DEVICE, type DeviceInfo } from './queries';
+import { type DeviceInfo } from './queries';
 import { usePolling } from '../../lib/usePolling';
 
 export function DevicePage() {
   const { id = '' } = useParams();
-  const detail = useDetailQuery(DEVICE, { id }, (data) => data.device, { skip: !id });
+  const detail = useDetailQuery(ConsoleDeviceDocument, { id }, (data) => data.device, { skip: !id });
   const { refetch } = detail.query;
   usePolling(refetch, { every: 10_000 });
   const device = detail.item;
@@ -84,7 +85,7 @@ function DeviceFacts({ device }: { device: DeviceInfo }) {
 
 function RevokeButton({ device, onRevoked }: { device: DeviceInfo; onRevoked(): void }) {
   const [asking, setAsking] = useState(false);
-  const [revoke, state, reset] = useMutation(REVOKE_DEVICE);
+  const [revoke, state, reset] = useMutation(ConsoleRevokeDeviceDocument);
   async function confirm() {
     if (!(await revoke({ id: device.id }))) return;
     setAsking(false);

@@ -1,14 +1,6 @@
-// The GraphQL documents of the devices section: paired devices, their directories, and the pending
-// pairing challenges a daemon (envd) raises when it asks to be paired.
-import {
-  ConsoleApproveDevicePairingDocument,
-  ConsoleDeviceDirectoriesDocument,
-  ConsoleDeviceDocument,
-  ConsoleDevicePairingsDocument,
-  ConsoleDevicesDocument,
-  ConsoleRejectDevicePairingDocument,
-  ConsoleRevokeDeviceDocument,
-} from '../../../generated/graphql';
+// The shapes the devices pages read (paired devices, their directories, and the pending pairing
+// challenges a daemon, envd, raises when it asks to be paired), derived from the types generated for
+// console/src/graphql/devices.graphql (the pages import the documents themselves from console/generated).
 import type {
   ConsoleDeviceDirectoriesQuery,
   ConsoleDevicePairingsQuery,
@@ -24,17 +16,3 @@ export type DeviceInfo = ConsoleDeviceQuery['device'];
 export type PairingChallenge = ConsoleDevicePairingsQuery['devicePairings'][number];
 
 export type DirectoryListing = ConsoleDeviceDirectoriesQuery['deviceDirectories'];
-
-export const DEVICES = ConsoleDevicesDocument;
-
-export const DEVICE = ConsoleDeviceDocument;
-
-export const DEVICE_DIRECTORIES = ConsoleDeviceDirectoriesDocument;
-
-export const DEVICE_PAIRINGS = ConsoleDevicePairingsDocument;
-
-export const APPROVE_PAIRING = ConsoleApproveDevicePairingDocument;
-
-export const REJECT_PAIRING = ConsoleRejectDevicePairingDocument;
-
-export const REVOKE_DEVICE = ConsoleRevokeDeviceDocument;

@@ -1,5 +1,11 @@
 // /environments/:id: one environment — its status (read again after every action), where it is, and
 // the state moves: start a stopped one, stop a ready one, destroy it (both behind a confirmation).
+import {
+  ConsoleDestroyEnvironmentDocument,
+  ConsoleEnvironmentDocument,
+  ConsoleStartEnvironmentDocument,
+  ConsoleStopEnvironmentDocument,
+} from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation } from '../../api';
@@ -8,14 +14,13 @@ import { Facts } from '../../components/Facts';
 import { Badge, ErrorNotice, JsonView, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { labelWords } from '../../lib/labels';
-import { DESTROY_ENVIRONMENT, ENVIRONMENT, START_ENVIRONMENT, STOP_ENVIRONMENT } from './queries';
 
 export function EnvironmentPage() {
   const { id = '' } = useParams();
-  const detail = useDetailQuery(ENVIRONMENT, { id }, (data) => data.environment);
-  const [start, startState] = useMutation(START_ENVIRONMENT);
-  const [stop, stopState] = useMutation(STOP_ENVIRONMENT);
-  const [destroy, destroyState] = useMutation(DESTROY_ENVIRONMENT);
+  const detail = useDetailQuery(ConsoleEnvironmentDocument, { id }, (data) => data.environment);
+  const [start, startState] = useMutation(ConsoleStartEnvironmentDocument);
+  const [stop, stopState] = useMutation(ConsoleStopEnvironmentDocument);
+  const [destroy, destroyState] = useMutation(ConsoleDestroyEnvironmentDocument);
   const [pending, setPending] = useState('');
   const busy = startState.loading || stopState.loading || destroyState.loading;
 

@@ -1,5 +1,12 @@
 // /environments: the workspace's environment templates (how to make an environment) and its
 // environments (made from them), each with the form that creates one.
+import {
+  ConsoleCreateEnvironmentDocument,
+  ConsoleCreateEnvironmentTemplateDocument,
+  ConsoleEnvironmentProvidersDocument,
+  ConsoleEnvironmentTemplatesDocument,
+  ConsoleEnvironmentsDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -23,22 +30,12 @@ import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseJsonObject } from '../../lib/json';
 import { labelWords, parseLabels } from '../../lib/labels';
-import {
-  CREATE_ENVIRONMENT,
-  CREATE_TEMPLATE,
-  ENVIRONMENT_PROVIDERS,
-  ENVIRONMENT_STATUSES,
-  ENVIRONMENTS,
-  TEMPLATES,
-  type EnvironmentStatus,
-  type EnvironmentView,
-  type TemplateView,
-} from './queries';
+import { ENVIRONMENT_STATUSES, type EnvironmentStatus, type EnvironmentView, type TemplateView } from './queries';
 
 const PAGE = 50;
 
 export function EnvironmentsPage() {
-  const templates = usePagedQuery(TEMPLATES, { first: 100 }, (data) => data.environmentTemplates);
+  const templates = usePagedQuery(ConsoleEnvironmentTemplatesDocument, { first: 100 }, (data) => data.environmentTemplates);
   return (
     <>
       <PageHeader title="Environments">Where runs' tools run commands and keep files, and the templates they are made from.</PageHeader>
@@ -94,7 +91,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
   const { filter, setFilter } = useUrlFilters();
   const status = filter('status') as EnvironmentStatus | '';
   const variables = { first: PAGE, ...(status ? { status } : {}) };
-  const list = usePagedQuery(ENVIRONMENTS, variables, (data) => data.environments);
+  const list = usePagedQuery(ConsoleEnvironmentsDocument, variables, (data) => data.environments);
   return (
     <>
       <section aria-labelledby="environments-heading">
@@ -163,7 +160,7 @@ function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
 
 function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_ENVIRONMENT);
+  const [create, state] = useMutation(ConsoleCreateEnvironmentDocument);
   // A template page links here with ?template=… to preselect it.
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
@@ -218,8 +215,8 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
 
 function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const navigate = useNavigate();
-  const providers = useQuery(ENVIRONMENT_PROVIDERS, {});
-  const [create, state] = useMutation(CREATE_TEMPLATE);
+  const providers = useQuery(ConsoleEnvironmentProvidersDocument, {});
+  const [create, state] = useMutation(ConsoleCreateEnvironmentTemplateDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');

@@ -1,5 +1,6 @@
 // /environments/templates/:id: one environment template — its configuration and the edit form
 // (enabling and disabling included: a template is retired by disabling it, never deleted).
+import { ConsoleEnvironmentTemplateDocument, ConsoleUpdateEnvironmentTemplateDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
@@ -8,12 +9,12 @@ import { Badge, ErrorNotice, Field, LabelsField, SubmitButton, TextArea, Time } 
 import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
-import { TEMPLATE, UPDATE_TEMPLATE, type TemplateView } from './queries';
+import { type TemplateView } from './queries';
 
 export function TemplatePage() {
   const { id = '' } = useParams();
-  const detail = useDetailQuery(TEMPLATE, { id }, (data) => data.environmentTemplate);
-  const [update, updateState] = useVersionedMutation(UPDATE_TEMPLATE, detail);
+  const detail = useDetailQuery(ConsoleEnvironmentTemplateDocument, { id }, (data) => data.environmentTemplate);
+  const [update, updateState] = useVersionedMutation(ConsoleUpdateEnvironmentTemplateDocument, detail);
   const template = detail.item;
 
   return (

@@ -1,15 +1,16 @@
 // Finding analyses, newest first, and the form that starts one.
+import { ConsoleFindingAnalysesDocument } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/PagedTable';
 import { Badge, ErrorNotice, PageHeader, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { FINDING_ANALYSES } from './documents';
+
 import { AgentLink, useAgentNames } from './agents';
 import { StartAnalysisForm } from './StartAnalysisForm';
 
 export function AnalysesPage() {
   const { agents, nameOf, error: agentsError } = useAgentNames();
-  const list = usePagedQuery(FINDING_ANALYSES, { first: 20 }, (data) => data.findingAnalyses);
+  const list = usePagedQuery(ConsoleFindingAnalysesDocument, { first: 20 }, (data) => data.findingAnalyses);
   return (
     <>
       <PageHeader

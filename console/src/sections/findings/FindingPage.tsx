@@ -1,10 +1,11 @@
 // One finding: what was found and what to do about it, the evidence (runs, traces, spans), where it
 // came from, and the reviewer's form.
+import { ConsoleFindingDocument } from '../../../generated/graphql';
 import { useParams, Link } from 'react-router';
 import { DetailPage, useDetailQuery } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { Badge } from '../../components/ui';
-import { FINDING } from './documents';
+
 import { AgentLink, useAgentNames } from './agents';
 import { FindingEvidence } from './FindingEvidence';
 import { ReviewForm } from './ReviewForm';
@@ -12,7 +13,7 @@ import { ASSESSMENT_LABELS, stateWord } from './words';
 
 export function FindingPage() {
   const { findingId = '' } = useParams();
-  const detail = useDetailQuery(FINDING, { id: findingId }, (data) => data.finding, { skip: !findingId });
+  const detail = useDetailQuery(ConsoleFindingDocument, { id: findingId }, (data) => data.finding, { skip: !findingId });
   const { nameOf } = useAgentNames();
   const finding = detail.item;
 

@@ -1,12 +1,13 @@
 // The findings of the workspace, newest first, filtered by severity, category, agent and open or closed.
 // The filter lives in the address, so a filtered list can be linked, reloaded and gone back to.
+import { ConsoleFindingsDocument } from '../../../generated/graphql';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/PagedTable';
 import { Badge, ErrorNotice, Field, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { FINDINGS, KNOWN_CATEGORIES, SEVERITIES } from './documents';
+import { KNOWN_CATEGORIES, SEVERITIES } from './documents';
 import { AgentLink, useAgentNames } from './agents';
 import { ASSESSMENT_LABELS, stateWord } from './words';
 
@@ -20,7 +21,7 @@ export function FindingsPage() {
   const state = filter('state');
   const { agents, nameOf, error: agentsError } = useAgentNames();
   const list = usePagedQuery(
-    FINDINGS,
+    ConsoleFindingsDocument,
     {
       severity: severity || null,
       category: category || null,

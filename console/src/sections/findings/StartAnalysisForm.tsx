@@ -1,11 +1,12 @@
 // Starting a finding analysis: which agent (or the most recently active one), how many of its newest
 // traces, which detector presets, optionally one trace or a time window. The analysis runs its
 // detectors at once; the page then shows the finished analysis.
+import { ConsoleStartFindingAnalysisDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation } from '../../api';
 import { ErrorNotice, Field, Select, SubmitButton } from '../../components/ui';
-import { PRESETS, START_FINDING_ANALYSIS, type AgentName, type AnalysisInput } from './documents';
+import { PRESETS, type AgentName, type AnalysisInput } from './documents';
 import { useIdempotencyKey } from '../../lib/idempotency';
 
 /** A datetime-local value (the browser's time zone) as an ISO timestamp. */
@@ -17,7 +18,7 @@ function isoOf(local: string): string | undefined {
 
 export function StartAnalysisForm({ agents }: { agents: AgentName[] }) {
   const navigate = useNavigate();
-  const [start, state] = useMutation(START_FINDING_ANALYSIS);
+  const [start, state] = useMutation(ConsoleStartFindingAnalysisDocument);
   const [key, renewKey] = useIdempotencyKey();
   const [presets, setPresets] = useState<string[]>(['execution']);
 

@@ -1,15 +1,5 @@
-// The GraphQL documents of the findings pages and the shapes they answer.
-import {
-  ConsoleAnalysisFindingsDocument,
-  ConsoleAnalystRunStatusDocument,
-  ConsoleFindingAgentsDocument,
-  ConsoleFindingAnalysesDocument,
-  ConsoleFindingAnalysisDocument,
-  ConsoleFindingDocument,
-  ConsoleFindingsDocument,
-  ConsoleStartFindingAnalysisDocument,
-  ConsoleUpdateFindingDocument,
-} from '../../../generated/graphql';
+// The shapes the findings pages read, derived from the types generated for
+// console/src/graphql/findings.graphql (the pages import the documents themselves from console/generated).
 import type {
   AnalysisDetailFragment,
   AnalysisSummaryFragment,
@@ -46,33 +36,12 @@ export type FindingDetail = FindingDetailFragment;
 
 export type FindingFilters = ConsoleFindingsQueryVariables;
 
-export const FINDINGS = ConsoleFindingsDocument;
-
-export const FINDING = ConsoleFindingDocument;
-
 export type FindingReview = UpdateFindingInput;
 
-export const UPDATE_FINDING = ConsoleUpdateFindingDocument;
-
 export type AgentName = ConsoleFindingAgentsQuery['active']['nodes'][number];
-
-/** The agents a filter or an analysis can name (archived ones too: their findings stay). */
-export const AGENT_NAMES = ConsoleFindingAgentsDocument;
 
 export type AnalysisSummary = AnalysisSummaryFragment;
 
 export type AnalysisDetail = AnalysisDetailFragment;
 
-export const FINDING_ANALYSES = ConsoleFindingAnalysesDocument;
-
-export const FINDING_ANALYSIS = ConsoleFindingAnalysisDocument;
-
-/** The findings an analysis created or updated, exactly (`change`: only the ones it created, or only the ones it found again). */
-export const ANALYSIS_FINDINGS = ConsoleAnalysisFindingsDocument;
-
 export type AnalysisInput = StartFindingAnalysisInput;
-
-export const START_FINDING_ANALYSIS = ConsoleStartFindingAnalysisDocument;
-
-/** The analysis agent's run as it moves, until it seals (the analysis takes its status then). */
-export const ANALYST_RUN_STATUS = ConsoleAnalystRunStatusDocument;

@@ -1,18 +1,19 @@
 // Making a memory: its name, description and labels, the memory provider that keeps its records (the
 // built-in one unless the workspace has others) and, optionally, the model that embeds its records for
 // vector search. The choices are the ones the API offers this workspace; the service has the last word.
+import { ConsoleCreateMemoryDocument, ConsoleMemoryChoicesDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, Select, SubmitButton, TextArea } from '../../components/ui';
-import { CREATE_MEMORY, MEMORY_CHOICES, embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
+import { embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
 import { readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
 export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
   const navigate = useNavigate();
-  const choices = useQuery(MEMORY_CHOICES, {});
-  const [create, state] = useMutation(CREATE_MEMORY);
+  const choices = useQuery(ConsoleMemoryChoicesDocument, {});
+  const [create, state] = useMutation(ConsoleCreateMemoryDocument);
   const [providerId, setProviderId] = useState('');
   const [embeddingModel, setEmbeddingModel] = useState('');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();

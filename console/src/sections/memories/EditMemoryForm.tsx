@@ -1,10 +1,11 @@
 // Changing a memory: name, description, labels, whether it takes writes, and its embedding model. The
 // change carries the version the page showed (If-Match): when someone changed the memory since, the
 // service refuses it and the page says so instead of overwriting their change.
+import { ConsoleMemoryChoicesDocument, ConsoleUpdateMemoryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, SubmitButton, TextArea } from '../../components/ui';
-import { MEMORY_CHOICES, UPDATE_MEMORY, embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
+import { embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
@@ -18,8 +19,8 @@ export function EditMemoryForm({
   onSaved(saved: MemoryDetail): void;
   onCancel(): void;
 }) {
-  const choices = useQuery(MEMORY_CHOICES, {});
-  const [update, state] = useMutation(UPDATE_MEMORY);
+  const choices = useQuery(ConsoleMemoryChoicesDocument, {});
+  const [update, state] = useMutation(ConsoleUpdateMemoryDocument);
   const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const providerType = choices.data?.providers.nodes.find((provider) => provider.id === memory.providerId)?.type;

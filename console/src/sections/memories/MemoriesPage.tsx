@@ -1,10 +1,11 @@
 // The memories of the workspace: a text and label filter kept in the address (so a filtered list can be
 // linked and survives a reload), newest first, page by page, and the form that makes a new memory.
+import { ConsoleMemoriesDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/PagedTable';
 import { Badge, Field, PageHeader, Time } from '../../components/ui';
-import { MEMORIES } from './documents';
+
 import { parseLabelSelectors } from '../../lib/labels';
 import { LabelList } from './LabelList';
 import { CreateMemoryForm } from './CreateMemoryForm';
@@ -17,7 +18,7 @@ export function MemoriesPage() {
   const labels = filter('labels');
   const [creating, setCreating] = useState(false);
   const list = usePagedQuery(
-    MEMORIES,
+    ConsoleMemoriesDocument,
     { q: q || null, label: labels ? parseLabelSelectors(labels) : null, first: 50 },
     (data) => data.memories,
   );

@@ -1,11 +1,12 @@
 // One memory: what it is (and its edit form), its records page by page with the forms that add and
 // replace them, and search over them with the scores the service gives.
+import { ConsoleMemoryDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { DetailNotice, DetailPage, useDetailQuery } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { Badge } from '../../components/ui';
-import { MEMORY } from './documents';
+
 import { LabelList } from './LabelList';
 import { EditMemoryForm } from './EditMemoryForm';
 import { MemoryRecords } from './MemoryRecords';
@@ -13,7 +14,7 @@ import { MemorySearch } from './MemorySearch';
 
 export function MemoryPage() {
   const { memoryId = '' } = useParams();
-  const detail = useDetailQuery(MEMORY, { id: memoryId }, (data) => data.memory, { skip: !memoryId });
+  const detail = useDetailQuery(ConsoleMemoryDocument, { id: memoryId }, (data) => data.memory, { skip: !memoryId });
   const [editing, setEditing] = useState(false);
   const memory = detail.item;
 

@@ -1,15 +1,20 @@
 // A memory's records in its provider's order, page by page; adding a record (the service names it) and
 // replacing one by id (which writes a new record when the id is new — the API's upsert). "Replace" on a
 // row fills the replace form with that record, so editing one is two clicks.
+import {
+  ConsoleAddMemoryRecordDocument,
+  ConsoleMemoryRecordsDocument,
+  ConsoleReplaceMemoryRecordDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, SubmitButton, TextArea, Time } from '../../components/ui';
-import { ADD_MEMORY_RECORD, MEMORY_RECORDS, REPLACE_MEMORY_RECORD, type MemoryRecord } from './documents';
+import { type MemoryRecord } from './documents';
 import { RecordText, Writer } from './RecordCells';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 export function MemoryRecords({ memoryId }: { memoryId: string }) {
-  const records = usePagedQuery(MEMORY_RECORDS, { memoryId, first: 50 }, (data) => data.memoryRecords);
+  const records = usePagedQuery(ConsoleMemoryRecordsDocument, { memoryId, first: 50 }, (data) => data.memoryRecords);
   const [notice, setNotice] = useState('');
   const [replacing, setReplacing] = useState<{ id: string; text: string; key: number }>({ id: '', text: '', key: 0 });
 
@@ -77,7 +82,7 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
 }
 
 function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record: MemoryRecord): void }) {
-  const [add, state] = useMutation(ADD_MEMORY_RECORD);
+  const [add, state] = useMutation(ConsoleAddMemoryRecordDocument);
   const [text, setText] = useState('');
 
   async function submit(event: FormEvent) {
@@ -112,7 +117,7 @@ function ReplaceRecordForm({
   focus: boolean;
   onReplaced(record: MemoryRecord): void;
 }) {
-  const [replace, state] = useMutation(REPLACE_MEMORY_RECORD);
+  const [replace, state] = useMutation(ConsoleReplaceMemoryRecordDocument);
   const [recordId, setRecordId] = useState(initial.id);
   const [text, setText] = useState(initial.text);
 

@@ -1,13 +1,14 @@
 // Searching a memory's records: the query, how many at most and the lowest score to keep, and the
 // results best first with their rank and the score exactly as the service gives it (similarity in [0, 1]).
+import { ConsoleSearchMemoryRecordsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { ColumnHeads, Empty, ErrorNotice, Field, Status, SubmitButton, TextArea, Time } from '../../components/ui';
-import { SEARCH_MEMORY_RECORDS, type MemoryRecord } from './documents';
+import { type MemoryRecord } from './documents';
 import { RecordText } from './RecordCells';
 
 export function MemorySearch({ memoryId }: { memoryId: string }) {
-  const [search, state] = useMutation(SEARCH_MEMORY_RECORDS);
+  const [search, state] = useMutation(ConsoleSearchMemoryRecordsDocument);
   const [query, setQuery] = useState('');
   const [limit, setLimit] = useState('10');
   const [minScore, setMinScore] = useState('0.05');

@@ -1,15 +1,5 @@
-// The GraphQL documents of the memories pages and the shapes they answer.
-import {
-  ConsoleAddMemoryRecordDocument,
-  ConsoleCreateMemoryDocument,
-  ConsoleMemoriesDocument,
-  ConsoleMemoryChoicesDocument,
-  ConsoleMemoryDocument,
-  ConsoleMemoryRecordsDocument,
-  ConsoleReplaceMemoryRecordDocument,
-  ConsoleSearchMemoryRecordsDocument,
-  ConsoleUpdateMemoryDocument,
-} from '../../../generated/graphql';
+// The shapes the memories pages read, derived from the types generated for
+// console/src/graphql/memories.graphql (the pages import the documents themselves from console/generated).
 import type {
   ConsoleMemoriesQueryVariables,
   ConsoleMemoryChoicesQuery,
@@ -29,10 +19,6 @@ export type MemoryRecord = MemoryRecordFragment;
 
 export type MemoryListVariables = ConsoleMemoriesQueryVariables;
 
-export const MEMORIES = ConsoleMemoriesDocument;
-
-export const MEMORY = ConsoleMemoryDocument;
-
 export type ProviderChoice = ConsoleMemoryChoicesQuery['providers']['nodes'][number];
 
 export type MemoryProviderType = ConsoleMemoryChoicesQuery['memoryTypes'][number];
@@ -51,22 +37,4 @@ export function needsEmbeddingModel(choices: MemoryChoices, providerType: string
 
 export type ModelChoice = ConsoleMemoryChoicesQuery['models']['nodes'][number];
 
-/**
- * What a memory can be made on: the workspace's memory providers and their types (whether a type needs
- * an embedding model), and the models whose provider type can embed text.
- */
-export const MEMORY_CHOICES = ConsoleMemoryChoicesDocument;
-
 export type { MemoryInput };
-
-export const CREATE_MEMORY = ConsoleCreateMemoryDocument;
-
-export const UPDATE_MEMORY = ConsoleUpdateMemoryDocument;
-
-export const MEMORY_RECORDS = ConsoleMemoryRecordsDocument;
-
-export const ADD_MEMORY_RECORD = ConsoleAddMemoryRecordDocument;
-
-export const REPLACE_MEMORY_RECORD = ConsoleReplaceMemoryRecordDocument;
-
-export const SEARCH_MEMORY_RECORDS = ConsoleSearchMemoryRecordsDocument;

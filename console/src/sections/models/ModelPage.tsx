@@ -2,6 +2,7 @@
 // API lets change (provider model, API, name, description, settings, labels; the key and the provider
 // never change). Every change names the ETag the page was read at; a change someone made meanwhile is
 // refused by the service, and the page explains it and offers to reload.
+import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
@@ -11,13 +12,13 @@ import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, Se
 import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
-import { MODEL, MODEL_PROVIDER_TYPES, UPDATE_MODEL, jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
+import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
 
 export function ModelPage() {
   const { key = '' } = useParams();
-  const detail = useDetailQuery(MODEL, { key }, (data) => data.model);
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(UPDATE_MODEL, detail);
+  const detail = useDetailQuery(ConsoleModelDocument, { key }, (data) => data.model);
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
+  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const model = detail.item;
   const apis = modelApisOf(types.data?.providerTypes.find((type) => type.type === model?.provider.type));
 
@@ -96,7 +97,7 @@ function EditModel({
   detail: Detail<ModelDetail>;
   onReload(): void;
 }) {
-  const [update, state] = useVersionedMutation(UPDATE_MODEL, detail);
+  const [update, state] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const [providerModel, setProviderModel] = useState(model.providerModel);
   const [api, setApi] = useState(model.api);
   const [name, setName] = useState(model.name);

@@ -1,6 +1,11 @@
 // /models: the workspace's model providers (with the form that adds one of any installed type, and the
 // one-click offline development model) and its models (filtered by text, state and provider; added on
 // a provider; enabled and disabled in place).
+import {
+  ConsoleCreateModelProviderDocument,
+  ConsoleModelProviderTypesDocument,
+  ConsoleModelProvidersDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -27,21 +32,14 @@ import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { DevModelButton } from './DevModelButton';
 import { ModelsSection } from './ModelsSection';
-import {
-  CREATE_MODEL_PROVIDER,
-  MODEL_PROVIDER_TYPES,
-  MODEL_PROVIDERS,
-  modelApisOf,
-  type ProviderTypeView,
-  type ProviderView,
-} from './queries';
+import { modelApisOf, type ProviderTypeView, type ProviderView } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
 import { headersFrom, HeaderRows, type HeaderRow } from './ExtraHeaders';
 
 export function ModelsPage() {
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
   // Model providers are few; 100 a page, with "Load more" for a workspace that has more.
-  const providers = usePagedQuery(MODEL_PROVIDERS, { first: 100 }, (data) => data.providers);
+  const providers = usePagedQuery(ConsoleModelProvidersDocument, { first: 100 }, (data) => data.providers);
   const [notice, setNotice] = useState('');
   const [modelChanges, setModelChanges] = useState(0);
   const typeList = types.data?.providerTypes ?? [];
@@ -136,7 +134,7 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
 
 function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_MODEL_PROVIDER);
+  const [create, state] = useMutation(ConsoleCreateModelProviderDocument);
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');

@@ -1,6 +1,7 @@
 // The models list on /models: filtered by text, state and provider (kept in the address), each row
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
+import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
@@ -24,7 +25,7 @@ import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { CREATE_MODEL, MODELS, UPDATE_MODEL, modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
+import { modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
 
 const PAGE = 50;
 
@@ -43,7 +44,7 @@ export function ModelsSection({
   const enabled = filter('enabled');
   const providerId = filter('provider');
   const list = usePagedQuery(
-    MODELS,
+    ConsoleModelsDocument,
     {
       first: PAGE,
       ...(q ? { q } : {}),
@@ -118,7 +119,7 @@ function ModelTable({
   providerNames: Map<string, string>;
   onChanged(message: string): Promise<void>;
 }) {
-  const [update, state] = useMutation(UPDATE_MODEL);
+  const [update, state] = useMutation(ConsoleUpdateModelDocument);
   return (
     <>
       <ErrorNotice error={state.error} title="Could not change the model" />
@@ -174,7 +175,7 @@ function CreateModel({
   types: ProviderTypeView[];
   onCreated(key: string): Promise<void>;
 }) {
-  const [create, state] = useMutation(CREATE_MODEL);
+  const [create, state] = useMutation(ConsoleCreateModelDocument);
   const [providerId, setProviderId] = useState('');
   const [key, setKey] = useState('');
   const [providerModel, setProviderModel] = useState('');

@@ -2,6 +2,12 @@
 // disable in one click, and the edit form (a new credential or a new set of extra headers replaces the
 // stored one, which is never shown; every change names the ETag the page was read at, and a change
 // someone made meanwhile is explained with a reload).
+import {
+  ConsoleModelProviderDocument,
+  ConsoleModelProviderTypesDocument,
+  ConsoleTestModelProviderDocument,
+  ConsoleUpdateModelProviderDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import { useQuery } from '../../api';
@@ -14,22 +20,15 @@ import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from 
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { ProviderTypeDescription } from './ModelsPage';
-import {
-  MODEL_PROVIDER,
-  MODEL_PROVIDER_TYPES,
-  TEST_MODEL_PROVIDER,
-  UPDATE_MODEL_PROVIDER,
-  type ProviderTypeView,
-  type ProviderView,
-} from './queries';
+import { type ProviderTypeView, type ProviderView } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
 import { ExtraHeadersChoiceSelect, extraHeadersChange, HeaderRows, newHeaderRow, type HeaderRow } from './ExtraHeaders';
 
 export function ProviderPage() {
   const { id = '' } = useParams();
-  const detail = useDetailQuery(MODEL_PROVIDER, { id }, (data) => data.provider);
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(UPDATE_MODEL_PROVIDER, detail);
+  const detail = useDetailQuery(ConsoleModelProviderDocument, { id }, (data) => data.provider);
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
+  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const provider = detail.item;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
 
@@ -92,7 +91,7 @@ export function ProviderPage() {
 function TestProvider({ id, type }: { id: string; type: ProviderTypeView | undefined }) {
   return (
     <TestPanel
-      document={TEST_MODEL_PROVIDER}
+      document={ConsoleTestModelProviderDocument}
       variables={{ id }}
       outcomeOf={(data) => data.testProvider}
       buttonLabel="Test provider"
@@ -122,7 +121,7 @@ function EditProvider({
   detail: Detail<ProviderView>;
   onReload(): void;
 }) {
-  const [update, state] = useVersionedMutation(UPDATE_MODEL_PROVIDER, detail);
+  const [update, state] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const [name, setName] = useState(provider.name);
   const [description, setDescription] = useState(provider.description);
   const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));

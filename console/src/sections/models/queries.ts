@@ -1,17 +1,6 @@
-// The GraphQL documents of the models pages (model providers, their types, models), with the answers
-// they are read as.
-import {
-  ConsoleCreateModelDocument,
-  ConsoleCreateModelProviderDocument,
-  ConsoleModelDocument,
-  ConsoleModelProviderDocument,
-  ConsoleModelProviderTypesDocument,
-  ConsoleModelProvidersDocument,
-  ConsoleModelsDocument,
-  ConsoleTestModelProviderDocument,
-  ConsoleUpdateModelDocument,
-  ConsoleUpdateModelProviderDocument,
-} from '../../../generated/graphql';
+// The shapes the models pages read (model providers, their types, models), derived from the types
+// generated for console/src/graphql/models.graphql (the pages import the documents themselves from
+// console/generated).
 import { jsonObject } from '../../lib/json';
 import type {
   ConsoleModelProviderTypesQuery,
@@ -46,29 +35,9 @@ export function jsonSchema(value: unknown): JsonSchema {
   return jsonObject(value) as JsonSchema;
 }
 
-export const MODEL_PROVIDER_TYPES = ConsoleModelProviderTypesDocument;
-
-export const MODEL_PROVIDERS = ConsoleModelProvidersDocument;
-
-export const MODEL_PROVIDER = ConsoleModelProviderDocument;
-
-export const CREATE_MODEL_PROVIDER = ConsoleCreateModelProviderDocument;
-
-export const UPDATE_MODEL_PROVIDER = ConsoleUpdateModelProviderDocument;
-
-export const TEST_MODEL_PROVIDER = ConsoleTestModelProviderDocument;
-
 export type ModelView = ModelViewFragment;
 
 export type ModelFilters = ConsoleModelsQueryVariables;
 
-export const MODELS = ConsoleModelsDocument;
-
-export const CREATE_MODEL = ConsoleCreateModelDocument;
-
 /** One model as its page shows it: the list's fields, its version and its provider. */
 export type ModelDetail = ConsoleModelQuery['model'];
-
-export const MODEL = ConsoleModelDocument;
-
-export const UPDATE_MODEL = ConsoleUpdateModelDocument;

@@ -1,10 +1,11 @@
 // Every push subscription the service keeps for the signed-in principal (pushSubscriptions): this
 // browser's and those of other browsers or earlier visits, which stay until a push service reports
 // them gone. Any of them can be removed here; removing this browser's turns notifications off in it.
+import { ConsoleDeletePushSubscriptionDocument, ConsolePushSubscriptionsDocument } from '../../../generated/graphql';
 import { useEffect } from 'react';
 import { useMutation, useQuery } from '../../api';
 import { ColumnHeads, Empty, ErrorNotice, Loading, Time } from '../../components/ui';
-import { DELETE_PUSH_SUBSCRIPTION, PUSH_SUBSCRIPTIONS, type ServicePushSubscription } from './queries';
+import { type ServicePushSubscription } from './queries';
 
 /** The push service's host: the endpoint's path is a capability, not something to show. */
 function pushServiceOf(endpoint: string): string {
@@ -23,8 +24,8 @@ export function ServiceSubscriptions({
   currentId: string | null;
   onRemovedCurrent(): Promise<void>;
 }) {
-  const list = useQuery(PUSH_SUBSCRIPTIONS, {});
-  const [remove, removing, reset] = useMutation(DELETE_PUSH_SUBSCRIPTION);
+  const list = useQuery(ConsolePushSubscriptionsDocument, {});
+  const [remove, removing, reset] = useMutation(ConsoleDeletePushSubscriptionDocument);
   const { refetch } = list;
   // This browser subscribed or unsubscribed: the list changed on the service.
   useEffect(() => {

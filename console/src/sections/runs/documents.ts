@@ -1,20 +1,6 @@
-// The GraphQL documents of the Runs section and the shapes of their answers. The run page's query and
-// its runStatus subscription select the same fields, so a live state replaces the loaded one whole.
-import {
-  ConsoleCancelRunDocument,
-  ConsoleForkRunDocument,
-  ConsoleResumeRunDocument,
-  ConsoleRunAgentChoicesDocument,
-  ConsoleRunDocument,
-  ConsoleRunItemsDocument,
-  ConsoleRunItemsLiveDocument,
-  ConsoleRunLineageDocument,
-  ConsoleRunStatusDocument,
-  ConsoleRunThreadUpdatedDocument,
-  ConsoleRunsDocument,
-  ConsoleStartRunDocument,
-} from '../../../generated/graphql';
-
+// The shapes the Runs pages read, derived from the types generated for console/src/graphql/runs.graphql
+// (the pages import the documents themselves from console/generated). The run page's query and its
+// runStatus subscription select the same fields, so a live state replaces the loaded one whole.
 import type {
   PendingToolCallFragment,
   RunDetailFragment,
@@ -44,30 +30,5 @@ export interface RunFilters {
   createdBefore?: string;
 }
 
-export const RUNS = ConsoleRunsDocument;
-
-export const AGENT_CHOICES = ConsoleRunAgentChoicesDocument;
-
-export const RUN = ConsoleRunDocument;
-
-export const RUN_STATUS = ConsoleRunStatusDocument;
-
-export const RUN_ITEMS = ConsoleRunItemsDocument;
-
-export const RUN_ITEMS_LIVE = ConsoleRunItemsLiveDocument;
-
-export const RUN_LINEAGE = ConsoleRunLineageDocument;
-
-export const START_RUN = ConsoleStartRunDocument;
-
-export const RESUME_RUN = ConsoleResumeRunDocument;
-
-export const CANCEL_RUN = ConsoleCancelRunDocument;
-
-export const FORK_RUN = ConsoleForkRunDocument;
-
 /** A message as the service takes it: one text part. */
 export const textMessage = (text: string) => ({ content: [{ type: 'text', text }] });
-
-/** The run's thread, followed while the run waits: a resume made elsewhere moves its last run on. */
-export const RUN_THREAD_UPDATED = ConsoleRunThreadUpdatedDocument;

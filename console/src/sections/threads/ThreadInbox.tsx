@@ -1,13 +1,14 @@
 // The thread's inbox: send a message with a delivery mode, see every entry with its status, and act on
 // pending entries as the API allows (switch queue ↔ steer, edit the text). The API has no way to
 // withdraw an entry, so the page offers none. Each action is followed by a re-read of the page.
+import { ConsoleDeliverDocument, ConsoleThreadAgentsDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { Badge, ColumnHeads, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
 import type { InboxDeliveryMode, UpdateInboxEntryInput } from '../../../generated/graphql';
 import { messageText, textMessage } from './messages';
-import { AGENTS, DELIVER, UPDATE_ENTRY, type InboxEntry } from './queries';
+import { type InboxEntry } from './queries';
 
 const DELIVERY_CHOICES: { value: InboxDeliveryMode; label: string }[] = [
   { value: 'queue', label: 'Queue — runs after the current run ends' },
@@ -50,8 +51,8 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   const [delivery, setDelivery] = useState<InboxDeliveryMode>('queue');
   const [agentId, setAgentId] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const [deliver, delivering] = useMutation(DELIVER);
-  const agents = useQuery(AGENTS, {});
+  const [deliver, delivering] = useMutation(ConsoleDeliverDocument);
+  const agents = useQuery(ConsoleThreadAgentsDocument, {});
   const agentChoices = [
     ...(hasRun ? [{ value: '', label: "The thread's last run's agent" }] : [{ value: '', label: 'Choose an agent' }]),
     ...(agents.data?.agents.nodes ?? []).map((agent) => ({ value: agent.id, label: `${agent.name} (${agent.id})` })),
@@ -93,7 +94,7 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
 }
 
 function InboxTable({ threadId, entries, onChanged }: InboxProps) {
-  const [update, updating] = useMutation(UPDATE_ENTRY);
+  const [update, updating] = useMutation(ConsoleUpdateInboxEntryDocument);
   const [editing, setEditing] = useState<string | null>(null);
   // The thread's ETag when editing began: the page follows the thread live, so the entry's own copy
   // moves with every change; a text written against what the operator saw must be refused if the

@@ -1,5 +1,6 @@
 // The threads of the workspace: filters (archived, session, label) kept in the address so a filtered
 // list can be linked, paging, a form that creates a thread, and archiving from the list.
+import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThreadsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
@@ -20,7 +21,7 @@ import {
 } from '../../components/ui';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ARCHIVE_THREAD, CREATE_THREAD, THREADS, type ThreadSummary } from './queries';
+import { type ThreadSummary } from './queries';
 
 const PAGE_SIZE = 25;
 const selectThreads = (data: { threads: { nodes: ThreadSummary[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }) =>
@@ -43,7 +44,7 @@ export function ThreadsListPage() {
     ...(sessionId ? { sessionId } : {}),
     ...(label ? { label: parseLabelSelectors(label) } : {}),
   };
-  const list = usePagedQuery(THREADS, variables, selectThreads);
+  const list = usePagedQuery(ConsoleThreadsDocument, variables, selectThreads);
   const setFilters = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);
     for (const [name, value] of Object.entries(changes)) {
@@ -99,7 +100,7 @@ function ThreadFilters(props: { archived: string; sessionId: string; label: stri
 }
 
 function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArchived(): void }) {
-  const [archive, archiving] = useMutation(ARCHIVE_THREAD);
+  const [archive, archiving] = useMutation(ConsoleArchiveThreadDocument);
   const [archivedId, setArchivedId] = useState<string | null>(null);
   const onArchive = async (thread: ThreadSummary) => {
     if (await archive({ id: thread.id, ifMatch: thread.etag })) {
@@ -158,7 +159,7 @@ function CreateThreadForm() {
   const [sessionId, setSessionId] = useState('');
   const [labels, setLabels] = useState('');
   const [labelsProblem, setLabelsProblem] = useState<string | null>(null);
-  const [create, creating] = useMutation(CREATE_THREAD);
+  const [create, creating] = useMutation(ConsoleCreateThreadDocument);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const parsed = readLabels(labels);

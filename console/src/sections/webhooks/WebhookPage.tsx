@@ -1,5 +1,12 @@
 // /webhooks/:id: one subscription — its state, the test event, secret rotation (the new secret shown
 // once), the edit form, deletion (behind a confirmation) and its deliveries.
+import {
+  ConsoleDeleteWebhookSubscriptionDocument,
+  ConsoleRotateWebhookSecretDocument,
+  ConsoleTestWebhookSubscriptionDocument,
+  ConsoleUpdateWebhookSubscriptionDocument,
+  ConsoleWebhookSubscriptionDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useMutation } from '../../api';
@@ -9,15 +16,15 @@ import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
 import { Deliveries } from './Deliveries';
-import { DELETE_SUBSCRIPTION, ROTATE_SECRET, SUBSCRIPTION, TEST_SUBSCRIPTION, UPDATE_SUBSCRIPTION, type SubscriptionView } from './queries';
+import { type SubscriptionView } from './queries';
 import { SecretOnce, SubscriptionFields } from './SubscriptionFields';
 
 export function WebhookPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const detail = useDetailQuery(SUBSCRIPTION, { id }, (data) => data.webhookSubscription);
-  const [test, testState] = useMutation(TEST_SUBSCRIPTION);
-  const [remove, removeState] = useMutation(DELETE_SUBSCRIPTION);
+  const detail = useDetailQuery(ConsoleWebhookSubscriptionDocument, { id }, (data) => data.webhookSubscription);
+  const [test, testState] = useMutation(ConsoleTestWebhookSubscriptionDocument);
+  const [remove, removeState] = useMutation(ConsoleDeleteWebhookSubscriptionDocument);
   const [reloadDeliveries, setReloadDeliveries] = useState(0);
 
   return (
@@ -93,7 +100,7 @@ export function WebhookPage() {
 }
 
 function RotateSecret({ subscription, detail }: { subscription: SubscriptionView; detail: Detail<SubscriptionView> }) {
-  const [rotate, state] = useVersionedMutation(ROTATE_SECRET, detail);
+  const [rotate, state] = useVersionedMutation(ConsoleRotateWebhookSecretDocument, detail);
   const [overlap, setOverlap] = useState('86400');
   const [secret, setSecret] = useState<string | null>(null);
   return (
@@ -129,7 +136,7 @@ function RotateSecret({ subscription, detail }: { subscription: SubscriptionView
 }
 
 function EditSubscription({ subscription, detail }: { subscription: SubscriptionView; detail: Detail<SubscriptionView> }) {
-  const [update, state] = useVersionedMutation(UPDATE_SUBSCRIPTION, detail);
+  const [update, state] = useVersionedMutation(ConsoleUpdateWebhookSubscriptionDocument, detail);
   const [draft, setDraft] = useState({
     url: subscription.url,
     eventKinds: subscription.eventKinds,

@@ -1,5 +1,6 @@
 // /webhooks: the workspace's webhook subscriptions and the form that creates one. A new subscription's
 // signing secret is shown here once, right after creation (the service never answers it again).
+import { ConsoleCreateWebhookSubscriptionDocument, ConsoleWebhookSubscriptionsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
@@ -7,7 +8,7 @@ import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Page
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseLabels } from '../../lib/labels';
-import { CREATE_SUBSCRIPTION, SUBSCRIPTIONS, type SubscriptionView } from './queries';
+import { type SubscriptionView } from './queries';
 import { SecretOnce, SubscriptionFields, type SubscriptionDraft } from './SubscriptionFields';
 
 const PAGE = 50;
@@ -17,7 +18,7 @@ export function WebhooksPage() {
   const q = filter('q');
   const enabled = filter('enabled');
   const filters = { ...(q ? { q } : {}), ...(enabled ? { enabled: enabled === 'true' } : {}) };
-  const list = usePagedQuery(SUBSCRIPTIONS, { first: PAGE, ...filters }, (data) => data.webhookSubscriptions);
+  const list = usePagedQuery(ConsoleWebhookSubscriptionsDocument, { first: PAGE, ...filters }, (data) => data.webhookSubscriptions);
 
   return (
     <>
@@ -84,7 +85,7 @@ function SubscriptionTable({ rows }: { rows: SubscriptionView[] }) {
 const emptyDraft: SubscriptionDraft = { url: '', eventKinds: [], description: '', labels: '', enabled: true };
 
 function CreateSubscription({ onCreated }: { onCreated(): void }) {
-  const [create, state] = useMutation(CREATE_SUBSCRIPTION);
+  const [create, state] = useMutation(ConsoleCreateWebhookSubscriptionDocument);
   const [draft, setDraft] = useState(emptyDraft);
   const [formError, setFormError] = useState<unknown>(undefined);
   const [created, setCreated] = useState<{ id: string; url: string; secret: string | null } | null>(null);
