@@ -3,7 +3,7 @@
 import type {
   ConsoleMemoriesQueryVariables,
   ConsoleMemoryChoicesQuery,
-  ConsoleMemoryQuery,
+  MemoryDetailFragment,
   MemoryInput,
   MemoryRecordFragment,
   MemorySummaryFragment,
@@ -11,7 +11,7 @@ import type {
 
 export type MemorySummary = MemorySummaryFragment;
 
-export type MemoryDetail = ConsoleMemoryQuery['memory'];
+export type MemoryDetail = MemoryDetailFragment;
 
 export type WriterStamp = NonNullable<MemoryRecord['provenance']['created']>;
 
