@@ -9,6 +9,7 @@ export default tseslint.config(
       'node_modules/',
       'src/generated/',
       'client/src/generated.ts',
+      'console/generated/',
       'client/dist/',
       'console/dist/',
       'test-artifacts/',

@@ -1,17 +1,12 @@
 // The console's one way to the service: GraphQL over HTTP for queries and mutations and graphql-ws for
 // subscriptions, through the typed client package, authenticated with the signed-in credential.
-// Pages declare their documents with `gql` and read them with the hooks below.
+// Pages read the typed documents generated from console/src/graphql (console/generated/graphql.ts,
+// `npm run codegen`) with the hooks below, so every answer and variable has the schema's types.
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { parse } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { createClient, ServiceError, type Client } from '@workspace-agent-service/client';
 
 export { ServiceError };
-
-/** A document with the answer and variable types the page declares (the console writes its own). */
-export function gql<R = any, V = Record<string, unknown>>(source: string): TypedDocumentNode<R, V> {
-  return parse(source) as TypedDocumentNode<R, V>;
-}
 
 /** The credential the console signed in with. */
 export interface Credential {

@@ -3,19 +3,17 @@
 // sessionStorage (this tab, until it closes), or in localStorage when "keep me signed in" is ticked.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { print } from 'graphql';
-import { gql, ServiceError, UNAUTHENTICATED_EVENT, type Credential } from './api';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { ServiceError, UNAUTHENTICATED_EVENT, type Credential } from './api';
+import { ConsoleLoginDocument, ConsoleLogoutDocument, ConsoleWhoAmIDocument, type ConsoleLoginMutation } from '../generated/graphql';
 
-export interface WorkspaceChoice {
-  id: string;
-  name: string;
-  role: string;
-}
+export type WorkspaceChoice = ConsoleLoginMutation['login']['workspaces'][number];
 
 export interface SignedIn {
   kind: 'session' | 'api_key';
   credential: Credential;
   /** The person (login sessions only). */
-  user?: { id: string; email: string; name: string };
+  user?: ConsoleLoginMutation['login']['user'];
   workspaces: WorkspaceChoice[];
   expiresAt?: string;
   remember: boolean;
@@ -48,7 +46,7 @@ function save(value: SignedIn | null) {
 }
 
 /** One GraphQL request outside a signed-in client (sign-in itself, and checking a key). */
-async function request<R>(source: string, variables: Record<string, unknown>, token?: string, workspaceId?: string): Promise<R> {
+async function request<R, V>(document: TypedDocumentNode<R, V>, variables: V, token?: string, workspaceId?: string): Promise<R> {
   const response = await fetch('/graphql', {
     method: 'POST',
     headers: {
@@ -57,7 +55,7 @@ async function request<R>(source: string, variables: Record<string, unknown>, to
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(workspaceId ? { 'x-workspace-id': workspaceId } : {}),
     },
-    body: JSON.stringify({ query: source, variables }),
+    body: JSON.stringify({ query: print(document), variables }),
   });
   const body = (await response.json().catch(() => ({ errors: [{ message: `HTTP ${response.status}` }] }))) as {
     data?: R;
@@ -66,16 +64,6 @@ async function request<R>(source: string, variables: Record<string, unknown>, to
   if (body.errors?.length || !body.data) throw new ServiceError(body.errors ?? [{ message: `HTTP ${response.status}` }], response.status);
   return body.data;
 }
-
-const LOGIN = print(
-  gql(`mutation ConsoleLogin($email: String!, $password: String!) {
-    login(email: $email, password: $password) {
-      token expiresAt user { id email name } workspaces { id name role }
-    }
-  }`),
-);
-const WHO_AM_I = print(gql(`query ConsoleWhoAmI { viewer { workspaceId principalId principalKind permissions } workspace { id name } }`));
-const LOGOUT = print(gql(`mutation ConsoleLogout { logout { loggedOut } }`));
 
 interface AuthApi {
   signedIn: SignedIn | null;
@@ -106,11 +94,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     () => ({
       signedIn,
       async signInWithPassword(email, password, remember) {
-        const { login } = await request<{
-          login: { token: string; expiresAt: string; user: SignedIn['user']; workspaces: WorkspaceChoice[] };
-        }>(LOGIN, { email, password });
+        const { login } = await request(ConsoleLoginDocument, { email, password });
         if (login.workspaces.length === 0) throw new Error('This account is not a member of any workspace.');
-        const preferred = window.localStorage.getItem(`${STORAGE_KEY}.workspace.${login.user!.id}`);
+        const preferred = window.localStorage.getItem(`${STORAGE_KEY}.workspace.${login.user.id}`);
         const workspace = login.workspaces.find((choice) => choice.id === preferred) ?? login.workspaces[0]!;
         update({
           kind: 'session',
@@ -123,11 +109,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       },
       async signInWithApiKey(apiKey, remember) {
         const token = apiKey.trim();
-        const answer = await request<{ viewer: { workspaceId: string; permissions: string[] }; workspace: { id: string; name: string } }>(
-          WHO_AM_I,
-          {},
-          token,
-        );
+        const answer = await request(ConsoleWhoAmIDocument, {}, token);
         const role = answer.viewer.permissions.includes('admin')
           ? 'admin'
           : answer.viewer.permissions.includes('write')
@@ -149,7 +131,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       async signOut() {
         if (signedIn?.kind === 'session') {
           // The session ends on the service; a failure (already expired) changes nothing here.
-          await request(LOGOUT, {}, signedIn.credential.token).catch(() => undefined);
+          await request(ConsoleLogoutDocument, {}, signedIn.credential.token).catch(() => undefined);
         }
         update(null);
       },

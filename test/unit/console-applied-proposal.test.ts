@@ -1,16 +1,16 @@
 // Whether the composer already applied its proposal (console/src/sections/agents/appliedProposal.ts):
 // the agents its create_agent calls created, read from run items, and the one a proposal names.
 import { describe, expect, it } from 'vitest';
-import { agentsCreated, appliedAs } from '../../console/src/sections/agents/appliedProposal.ts';
+import { agentsCreated, appliedAs, type ItemLike } from '../../console/src/sections/agents/appliedProposal.ts';
 
-const result = (toolName: string, value: unknown) => ({
+const result = (toolName: string, value: unknown): ItemLike => ({
   kind: 'tool_result',
   content: { tool_call_id: 'c', tool_name: toolName, result: value },
 });
 
 describe('a proposal the composer applied', () => {
   it('reads the agents create_agent calls created, leaving out refused calls and other tools', () => {
-    const items = [
+    const items: ItemLike[] = [
       { kind: 'tool_call', content: { tool_name: 'create_agent', arguments: { name: 'A' } } },
       result('create_agent', { id: 'agt_1', name: 'Triager' }),
       { kind: 'tool_result', content: { tool_call_id: 'd', tool_name: 'create_agent', error: 'invalid_argument: config.model' } },

@@ -89,11 +89,28 @@ export function Empty({ children }: { children: ReactNode }) {
 
 /** A labelled input; every form control in the console has a visible label. */
 export function Field({ label, hint, ...input }: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+  return <Labelled label={label} hint={hint} control={(props) => <input {...props} {...input} />} />;
+}
+
+export function TextArea({ label, hint, ...area }: { label: string; hint?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return <Labelled label={label} hint={hint} control={(props) => <textarea {...props} {...area} />} />;
+}
+
+/** A form control with its visible label and, when given, a hint the control is described by. */
+function Labelled({
+  label,
+  hint,
+  control,
+}: {
+  label: string;
+  hint?: string;
+  control(props: { id: string; 'aria-describedby': string | undefined }): ReactNode;
+}) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...input} />
+      {control({ id, 'aria-describedby': hint ? `${id}-hint` : undefined })}
       {hint ? (
         <small id={`${id}-hint`} className="muted">
           {hint}
@@ -103,18 +120,40 @@ export function Field({ label, hint, ...input }: { label: string; hint?: string 
   );
 }
 
-export function TextArea({ label, hint, ...area }: { label: string; hint?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const id = useId();
+/** A form's labels as text, one `key=value` a line (lib/labels.ts reads it). */
+export function LabelsField({
+  value,
+  onChange,
+  hint = 'One key=value a line.',
+}: {
+  value: string;
+  onChange(value: string): void;
+  hint?: string;
+}) {
+  return <TextArea label="Labels" hint={hint} rows={2} value={value} onChange={(event) => onChange(event.target.value)} />;
+}
+
+/** A form's submit button: disabled while its request runs, and saying so ("Saving…"). */
+export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; busyLabel: string; children: ReactNode }) {
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea id={id} aria-describedby={hint ? `${id}-hint` : undefined} {...area} />
-      {hint ? (
-        <small id={`${id}-hint`} className="muted">
-          {hint}
-        </small>
-      ) : null}
-    </div>
+    <button type="submit" disabled={busy}>
+      {busy ? busyLabel : children}
+    </button>
+  );
+}
+
+/** A table's column headings. */
+export function ColumnHeads({ names }: { names: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th key={name} scope="col">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
   );
 }
 

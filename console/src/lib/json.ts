@@ -20,3 +20,11 @@ export function parseJsonObject(text: string, field: string): Record<string, unk
   if (problem) throw new Error(problem);
   return value ?? {};
 }
+
+/**
+ * A JSON value the service answered (a `JSON` scalar: a configuration, settings) as an object's members;
+ * anything but an object reads as empty, so a form never breaks on an unexpected shape.
+ */
+export function jsonObject(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

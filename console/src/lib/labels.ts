@@ -2,13 +2,12 @@
 // filter takes `key:value` selectors, the API's own syntax, sent as they are. The service validates keys
 // and values (and names a bad one); here we only split text and refuse what is certainly a mistake.
 
+import type { LabelPairFragment } from '../../generated/graphql.ts';
+
 export type Labels = Record<string, string>;
 
-/** A label as the API lists it (`labelList`). */
-export interface LabelPair {
-  key: string;
-  value: string;
-}
+/** A label as the API lists it (`labelList`, ordered by key). */
+export type LabelPair = LabelPairFragment;
 
 /** Thrown for an entry with no separator; the message names the entry, for the form to show. */
 export class LabelsError extends Error {}

@@ -6,11 +6,11 @@ import { useCallback, useRef, useState } from 'react';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { useClient, useQuery } from '../api';
 
-export interface PageInfo {
-  hasNextPage: boolean;
-  endCursor: string | null;
-}
+import type { PageInfoFragment } from '../../generated/graphql';
 
+export type PageInfo = PageInfoFragment;
+
+/** The part of a list answer this hook reads: the rows of a page and where the next page starts. */
 export interface Connection<N> {
   nodes: N[];
   pageInfo: PageInfo;

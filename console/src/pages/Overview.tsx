@@ -1,37 +1,15 @@
 // The landing page: which workspace this is, who is acting, and the runs waiting for someone (an
 // approval, a client tool result or an answer), newest first, each a link to where it is answered.
 import { Link } from 'react-router';
-import { gql, useQuery } from '../api';
-import { Badge, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
-
-interface WaitingRun {
-  id: string;
-  waitReason: string | null;
-  createdAt: string;
-  agent: { id: string; name: string };
-  resumedById: string | null;
-}
-
-const OVERVIEW = gql<{
-  workspace: { id: string; name: string; description: string };
-  viewer: { principalId: string; principalKind: string; permissions: string[] };
-  waiting: { edges: { node: WaitingRun }[]; pageInfo: { hasNextPage: boolean } };
-  active: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } };
-}>(`query ConsoleOverview {
-  workspace { id name description }
-  viewer { principalId principalKind permissions }
-  waiting: runs(status: [waiting], first: 20) {
-    edges { node { id waitReason createdAt resumedById agent { id name } } }
-    pageInfo { hasNextPage }
-  }
-  active: runs(status: [accepted, running], first: 100) { edges { node { id } } pageInfo { hasNextPage } }
-}`);
+import { useQuery } from '../api';
+import { ConsoleOverviewDocument } from '../../generated/graphql';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
 
 const count = (list: { edges: unknown[]; pageInfo: { hasNextPage: boolean } }) =>
   list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length);
 
 export function OverviewPage() {
-  const { data, error, loading } = useQuery(OVERVIEW, {});
+  const { data, error, loading } = useQuery(ConsoleOverviewDocument, {});
   // A waiting run someone already answered has a successor; it is no longer waiting for anyone.
   const waiting = data?.waiting.edges.map((edge) => edge.node).filter((run) => !run.resumedById) ?? [];
   return (
@@ -60,14 +38,7 @@ export function OverviewPage() {
             <Empty>No run is waiting for an answer.</Empty>
           ) : (
             <table aria-label="Runs waiting for someone">
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Waiting for</th>
-                  <th scope="col">Started</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Run', 'Agent', 'Waiting for', 'Started']} />
               <tbody>
                 {waiting.map((run) => (
                   <tr key={run.id}>

@@ -1,7 +1,7 @@
 // Sign-in: with an email and password (a login session), or with a workspace API key.
 import { useState, type FormEvent } from 'react';
 import { useAuth } from '../auth';
-import { ErrorNotice, Field } from '../components/ui';
+import { ErrorNotice, Field, SubmitButton } from '../components/ui';
 
 export function SignInPage() {
   const auth = useAuth();
@@ -67,9 +67,9 @@ export function SignInPage() {
           <label htmlFor="remember">Keep me signed in on this device</label>
         </div>
         <ErrorNotice error={error} title="Could not sign in" />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <SubmitButton busy={busy} busyLabel="Signing in…">
+          Sign in
+        </SubmitButton>
       </form>
     </main>
   );

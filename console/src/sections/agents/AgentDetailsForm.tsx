@@ -1,10 +1,11 @@
 // Editing the head: name, description and labels (no new revision). The change carries the ETag the page
 // read; when someone changed the agent since, the service refuses it (412) and the form says so and
 // offers to reload the current agent.
+import { ConsoleUpdateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Field, Status, TextArea, ErrorNotice } from '../../components/ui';
-import { UPDATE_AGENT, type AgentHead } from './documents';
+import { ErrorNotice, Field, LabelsField, Status, SubmitButton, TextArea } from '../../components/ui';
+import { type AgentHead } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 
 export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHead; onSaved(): void; onReload(): void }) {
@@ -13,7 +14,7 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
   const [labels, setLabels] = useState(formatLabels(agent.labelList, ':'));
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
-  const [update, updateState] = useMutation(UPDATE_AGENT);
+  const [update, updateState] = useMutation(ConsoleUpdateAgentDocument);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -37,7 +38,7 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
       <h2 id="details-heading">Name, description and labels</h2>
       <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
       <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
-      <TextArea label="Labels" hint="one key:value per line" rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+      <LabelsField value={labels} onChange={setLabels} hint="one key:value per line" />
       {labelsProblem ? (
         <div role="alert" className="notice error">
           {labelsProblem}
@@ -45,9 +46,9 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
       ) : null}
       <ErrorNotice error={updateState.error} title="Could not save" stale={{ what: 'agent', onReload }} withField />
       {saved ? <Status>Saved.</Status> : null}
-      <button type="submit" disabled={updateState.loading}>
-        {updateState.loading ? 'Saving…' : 'Save changes'}
-      </button>
+      <SubmitButton busy={updateState.loading} busyLabel="Saving…">
+        Save changes
+      </SubmitButton>
     </form>
   );
 }

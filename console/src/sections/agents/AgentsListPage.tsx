@@ -1,9 +1,10 @@
 // The agents of the workspace: a text search, open or archived, a label selector, and pages of rows.
 // The filters live in the address (?q=&archived=&label=), so a filtered list can be shared and reloaded.
+import { ConsoleAgentsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
-import { AGENT_LIST, type AgentListVariables } from './documents';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { type AgentListVariables } from './documents';
 import { parseLabelSelectors } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -19,7 +20,7 @@ export function AgentsListPage() {
   if (q) variables.q = q;
   const selector = parseLabelSelectors(label);
   if (selector.length) variables.label = selector;
-  const list = usePagedQuery(AGENT_LIST, variables, (data) => data.agents);
+  const list = usePagedQuery(ConsoleAgentsDocument, variables, (data) => data.agents);
 
   return (
     <>
@@ -42,15 +43,7 @@ export function AgentsListPage() {
       {list.nodes.length > 0 ? (
         <table>
           <caption className="muted">{archived ? 'Archived agents' : 'Open agents'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Default revision</th>
-              <th scope="col">Updated</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Description', 'Default revision', 'Updated', 'State']} />
           <tbody>
             {list.nodes.map((agent) => (
               <tr key={agent.id}>

@@ -1,15 +1,16 @@
 // Archive or unarchive the agent, after a confirmation. An archived agent leaves the default list and
 // starts no new runs; unarchiving brings it back unchanged.
+import { ConsoleArchiveAgentDocument, ConsoleUnarchiveAgentDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useMutation } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorNotice } from '../../components/ui';
-import { ARCHIVE_AGENT, UNARCHIVE_AGENT, type AgentHead } from './documents';
+import { type AgentHead } from './documents';
 
 export function ArchiveControl({ agent, onChanged, onReload }: { agent: AgentHead; onChanged(): void; onReload(): void }) {
   const [asking, setAsking] = useState(false);
-  const [archive, archiveState, resetArchive] = useMutation(ARCHIVE_AGENT);
-  const [unarchive, unarchiveState, resetUnarchive] = useMutation(UNARCHIVE_AGENT);
+  const [archive, archiveState, resetArchive] = useMutation(ConsoleArchiveAgentDocument);
+  const [unarchive, unarchiveState, resetUnarchive] = useMutation(ConsoleUnarchiveAgentDocument);
   const archived = Boolean(agent.archivedAt);
   const busy = archiveState.loading || unarchiveState.loading;
   const confirm = async () => {

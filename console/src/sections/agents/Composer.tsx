@@ -2,12 +2,18 @@
 // prepares it (creating or updating it), starts a run of it with the user's words, follows the run, and
 // offers its `agent_proposal` output to fill the create form. The composer may also stop to ask the user a
 // question or to ask before a write; those are answered here too, which resumes the run.
+import {
+  ConsoleComposerRunItemsDocument,
+  ConsoleComposerRunStatusDocument,
+  ConsolePrepareAgentComposerDocument,
+  ConsoleStartComposerRunDocument,
+} from '../../../generated/graphql';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useClient, useMutation, useSubscription } from '../../api';
 import { agentsCreated, appliedAs, type CreatedAgent } from './appliedProposal';
 import { Badge, JsonView, Status, TextArea, ErrorNotice } from '../../components/ui';
-import { COMPOSER_RUN_ITEMS, COMPOSER_RUN_STATUS, PREPARE_COMPOSER, START_COMPOSER_RUN, type ComposerRun } from './documents';
+import { type ComposerRun } from './documents';
 import { ComposerAnswers } from './ComposerAnswers';
 
 export interface AgentProposal {
@@ -37,7 +43,7 @@ function useAgentsCreated(runIds: readonly string[], completed: boolean): Create
   useEffect(() => {
     if (!completed || !key) return;
     let current = true;
-    void Promise.all(key.split(',').map((runId) => client.query(COMPOSER_RUN_ITEMS, { runId })))
+    void Promise.all(key.split(',').map((runId) => client.query(ConsoleComposerRunItemsDocument, { runId })))
       .then((pages) => {
         if (current) setCreated({ key, agents: pages.flatMap((page) => agentsCreated(page.runItems.items)) });
       })
@@ -55,12 +61,17 @@ export function Composer({ onUse }: { onUse(proposal: AgentProposal, applied: Cr
   const [run, setRun] = useState<ComposerRun | null>(null);
   // Every run of this conversation: the first, then each successor an answer resumed.
   const [runIds, setRunIds] = useState<string[]>([]);
-  const [prepare, prepareState, resetPrepare] = useMutation(PREPARE_COMPOSER);
-  const [start, startState, resetStart] = useMutation(START_COMPOSER_RUN);
+  const [prepare, prepareState, resetPrepare] = useMutation(ConsolePrepareAgentComposerDocument);
+  const [start, startState, resetStart] = useMutation(ConsoleStartComposerRunDocument);
   const following = run !== null && !SETTLED.has(run.status);
-  const { error: followError } = useSubscription(COMPOSER_RUN_STATUS, { runId: run?.id ?? '' }, (data) => setRun(data.runStatus), {
-    skip: !following,
-  });
+  const { error: followError } = useSubscription(
+    ConsoleComposerRunStatusDocument,
+    { runId: run?.id ?? '' },
+    (data) => setRun(data.runStatus),
+    {
+      skip: !following,
+    },
+  );
 
   const ask = async (event: FormEvent) => {
     event.preventDefault();

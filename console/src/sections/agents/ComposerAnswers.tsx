@@ -1,17 +1,18 @@
 // Answering a waiting composer run in place: its questions (`ask_user`) and the approvals it asks before
 // writing anything. The answers resume the run; the successor run is what the composer follows next.
 // Every pending entry must be answered at once (the service refuses a partial batch).
+import { ConsoleResumeComposerRunDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { JsonView, TextArea, ErrorNotice } from '../../components/ui';
-import { RESUME_COMPOSER_RUN, type ComposerRun, type PendingCall, type ResumeAnswers } from './documents';
+import { type ComposerRun, type PendingCall, type ResumeAnswers } from './documents';
 
 export function ComposerAnswers({ run, onResumed }: { run: ComposerRun; onResumed(successor: ComposerRun): void }) {
   const [answers, setAnswers] = useState<Record<string, string>>({});
   const [decisions, setDecisions] = useState<Record<string, 'approve' | 'deny'>>({});
-  const [resume, resumeState] = useMutation(RESUME_COMPOSER_RUN);
+  const [resume, resumeState] = useMutation(ConsoleResumeComposerRunDocument);
   // One key for this batch: sending it again after a lost answer gives the same successor.
   const [idempotencyKey] = useIdempotencyKey();
   const { approvals, calls } = run.pending;

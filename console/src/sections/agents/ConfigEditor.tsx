@@ -1,10 +1,10 @@
 // The configuration as a JSON document the user edits. It must parse as a JSON object before it is
 // sent; what the service then refuses (an unknown member, a model that does not exist) is shown by the
 // form that sends it, with the member the service names.
+import { ConsoleAgentModelKeysDocument } from '../../../generated/graphql';
 import { useQuery } from '../../api';
 import { TextArea } from '../../components/ui';
 import { readJsonObject } from '../../lib/json';
-import { MODEL_KEYS } from './documents';
 
 export function parseConfig(text: string): { config: Record<string, unknown> } | { error: string } {
   const { value, problem } = readJsonObject(text, 'Configuration');
@@ -52,7 +52,7 @@ export function ConfigEditor({
 
 /** The workspace's enabled model keys: what `model` may name. Quiet when they cannot be read. */
 function ModelKeys() {
-  const { data } = useQuery(MODEL_KEYS, { first: 50 });
+  const { data } = useQuery(ConsoleAgentModelKeysDocument, { first: 50 });
   if (!data) return null;
   const keys = data.models.nodes.map((model) => model.key);
   return (

@@ -1,5 +1,6 @@
 // Creating an agent: a name, a description, labels and its first configuration (revision 1), typed by
 // hand or filled from the composer's proposal.
+import { ConsoleCreateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation } from '../../api';
@@ -7,7 +8,7 @@ import { Field, PageHeader, TextArea, ErrorNotice } from '../../components/ui';
 import { Composer } from './Composer';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
-import { CREATE_AGENT } from './documents';
+
 import type { CreatedAgent } from './appliedProposal';
 import { readLabels } from '../../lib/labels';
 
@@ -21,7 +22,7 @@ export function NewAgentPage() {
   const [configText, setConfigText] = useState(STARTING_CONFIG);
   const [note, setNote] = useState('');
   const [problem, setProblem] = useState<{ config?: string; labels?: string }>({});
-  const [create, createState] = useMutation(CREATE_AGENT);
+  const [create, createState] = useMutation(ConsoleCreateAgentDocument);
   // A proposal the composer already applied (it created the agent): the form shows it, and creating
   // the same name again is held back until the name is changed.
   const [applied, setApplied] = useState<CreatedAgent | null>(null);

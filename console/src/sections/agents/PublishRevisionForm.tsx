@@ -1,12 +1,13 @@
 // Publishing a new revision from an edited configuration. The editor starts from the default revision's
 // configuration; the service answers with the existing revision when the configuration is identical to
 // one already published, which the form says instead of pretending something new was made.
+import { ConsolePublishAgentRevisionDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Field, Status, ErrorNotice } from '../../components/ui';
+import { ErrorNotice, Field, Status, SubmitButton } from '../../components/ui';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
-import { PUBLISH_REVISION, type AgentHead } from './documents';
+import { type AgentHead } from './documents';
 
 export function PublishRevisionForm({
   agent,
@@ -16,7 +17,8 @@ export function PublishRevisionForm({
   onReload,
 }: {
   agent: AgentHead;
-  startingConfig: Record<string, unknown> | undefined;
+  /** The configuration document to start from (a JSON object), if any. */
+  startingConfig: unknown;
   /** Set when the user chose a revision to start from: the editor says which and takes the focus. */
   startedFrom?: number;
   onPublished(): void;
@@ -27,7 +29,7 @@ export function PublishRevisionForm({
   const [makeDefault, setMakeDefault] = useState(true);
   const [problem, setProblem] = useState<string | undefined>();
   const [outcome, setOutcome] = useState<string | undefined>();
-  const [publish, publishState] = useMutation(PUBLISH_REVISION);
+  const [publish, publishState] = useMutation(ConsolePublishAgentRevisionDocument);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -72,9 +74,9 @@ export function PublishRevisionForm({
       </div>
       <ErrorNotice error={publishState.error} title="Could not publish" stale={{ what: 'agent', onReload }} withField />
       {outcome ? <Status>{outcome}</Status> : null}
-      <button type="submit" disabled={publishState.loading}>
-        {publishState.loading ? 'Publishing…' : 'Publish revision'}
-      </button>
+      <SubmitButton busy={publishState.loading} busyLabel="Publishing…">
+        Publish revision
+      </SubmitButton>
     </form>
   );
 }

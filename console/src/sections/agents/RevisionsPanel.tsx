@@ -1,9 +1,10 @@
 // The agent's revisions, newest first: which one is the default (and making another the default), and a
 // comparison of any two of them.
+import { ConsoleSetDefaultAgentRevisionDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
-import { SET_DEFAULT_REVISION, type AgentHead, type Revision } from './documents';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
+import { type AgentHead, type Revision } from './documents';
 import { RevisionDiff } from './RevisionDiff';
 import type { PagedQuery } from '../../lib/usePagedQuery';
 
@@ -23,7 +24,7 @@ export function RevisionsPanel({
   /** Start the publish form from this revision's configuration. */
   onEditCopy(revision: Revision): void;
 }) {
-  const [setDefault, setDefaultState] = useMutation(SET_DEFAULT_REVISION);
+  const [setDefault, setDefaultState] = useMutation(ConsoleSetDefaultAgentRevisionDocument);
   const nodes = revisions.nodes;
   return (
     <section className="panel" aria-labelledby="revisions-heading">
@@ -35,16 +36,7 @@ export function RevisionsPanel({
       {nodes.length > 0 ? (
         <table>
           <caption className="muted">Revisions of {agent.name}, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Revision</th>
-              <th scope="col">Note</th>
-              <th scope="col">Digest</th>
-              <th scope="col">Created</th>
-              <th scope="col">Default</th>
-              <th scope="col">Configuration</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Revision', 'Note', 'Digest', 'Created', 'Default', 'Configuration']} />
           <tbody>
             {nodes.map((revision) => (
               <tr key={revision.id}>

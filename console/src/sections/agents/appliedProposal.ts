@@ -1,16 +1,16 @@
 // Whether the composer already applied its proposal: a composer run may create the agent itself
 // (`create_agent`, once the user approved the call) and then still end with the same proposal. The
 // create form must then say so, or "Create agent" would make a second agent.
+import type { ConsoleComposerRunItemsQuery } from '../../../generated/graphql.ts';
+
 /** The agent a composer's `create_agent` call created. */
 export interface CreatedAgent {
   id: string;
   name: string;
 }
 
-export interface ItemLike {
-  kind: string;
-  content: unknown;
-}
+/** A composer run's item, as the composer reads it. */
+export type ItemLike = Pick<ConsoleComposerRunItemsQuery['runItems']['items'][number], 'kind' | 'content'>;
 
 /**
  * The agents that `create_agent` calls among these run items created (their results name them);

@@ -1,26 +1,30 @@
 // /connections: the workspace's MCP connections, filtered by text, state and provider, and the form
 // that creates one (its credential typed as a secret and never shown back).
+import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import type { CreateConnectionInput } from '../../../generated/graphql';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
+  EnabledFilter,
   ErrorNotice,
   Field,
+  LabelsField,
   Loading,
   MorePages,
   PageHeader,
   Select,
-  TextArea,
+  SubmitButton,
   Time,
-  Checkbox,
-  EnabledFilter,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { CONNECTIONS, CONNECTOR_PROVIDERS, CREATE_CONNECTION, type ConnectionView } from './queries';
+import { type ConnectionView } from './queries';
 import {
   configFrom,
   credentialFrom,
@@ -38,9 +42,9 @@ export function ConnectionsPage() {
   const q = filter('q');
   const enabled = filter('enabled');
   const providerId = filter('provider');
-  const providers = useQuery(CONNECTOR_PROVIDERS, {});
+  const providers = useQuery(ConsoleConnectorProvidersDocument, {});
   const list = usePagedQuery(
-    CONNECTIONS,
+    ConsoleConnectionsDocument,
     {
       first: PAGE,
       ...(q ? { q } : {}),
@@ -87,17 +91,7 @@ export function ConnectionsPage() {
 function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; providerNames: Map<string, string> }) {
   return (
     <table aria-label="Connections">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Server</th>
-          <th scope="col">Provider</th>
-          <th scope="col">State</th>
-          <th scope="col">Credential</th>
-          <th scope="col">Labels</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Server', 'Provider', 'State', 'Credential', 'Labels', 'Updated']} />
       <tbody>
         {rows.map((connection) => (
           <tr key={connection.id}>
@@ -125,7 +119,7 @@ function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; prov
 
 function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_CONNECTION);
+  const [create, state] = useMutation(ConsoleCreateConnectionDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -139,7 +133,7 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    let input: Record<string, unknown>;
+    let input: CreateConnectionInput;
     try {
       const secret = credentialFrom(credential);
       input = {
@@ -176,18 +170,12 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
           <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
           <ServerFields draft={server} onChange={setServer} />
           <CredentialFields draft={credential} onChange={setCredential} />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the connection" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create connection'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create connection
+          </SubmitButton>
         </form>
       )}
     </section>

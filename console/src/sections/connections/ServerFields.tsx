@@ -1,6 +1,7 @@
 // The MCP server a connection points at (its `config`) and the write-only credential, as form fields.
 // The credential fields start empty on every form: the service never answers a stored credential.
 import { Field, Select, TextArea } from '../../components/ui';
+import { jsonObject } from '../../lib/json';
 
 export interface ServerDraft {
   transport: 'streamable_http' | 'stdio';
@@ -18,7 +19,8 @@ export interface CredentialDraft {
 
 export const emptyCredential: CredentialDraft = { bearerToken: '', headers: '' };
 
-export function serverDraftFrom(config: Record<string, unknown> | undefined): ServerDraft {
+export function serverDraftFrom(value: unknown): ServerDraft {
+  const config = jsonObject(value);
   const args = Array.isArray(config?.args) ? (config.args as unknown[]).map(String) : [];
   return {
     transport: config?.transport === 'stdio' ? 'stdio' : 'streamable_http',
@@ -58,7 +60,8 @@ export function credentialFrom(draft: CredentialDraft): Record<string, unknown> 
 }
 
 /** The server in one line: its URL, or a stdio server's command line. */
-export function serverSummary(config: Record<string, unknown>): string {
+export function serverSummary(value: unknown): string {
+  const config = jsonObject(value);
   if (config.transport === 'stdio') return [config.command, ...(Array.isArray(config.args) ? config.args : [])].map(String).join(' ');
   return String(config.url ?? '');
 }

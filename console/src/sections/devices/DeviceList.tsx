@@ -1,22 +1,13 @@
 // The workspace's paired devices: name, whether it is connected now, when it was last seen.
 import { Link } from 'react-router';
-import { Badge, Empty, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, Time } from '../../components/ui';
 import type { DeviceSummary } from './queries';
 
 export function DeviceList({ devices }: { devices: DeviceSummary[] }) {
   if (devices.length === 0) return <Empty>No device is paired with this workspace yet.</Empty>;
   return (
     <table aria-label="Paired devices">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Platform</th>
-          <th scope="col">Connection</th>
-          <th scope="col">Status</th>
-          <th scope="col">Last seen</th>
-          <th scope="col">Paired</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Platform', 'Connection', 'Status', 'Last seen', 'Paired']} />
       <tbody>
         {devices.map((device) => (
           <tr key={device.id}>

@@ -1,52 +1,47 @@
 // /devices/:id: one device, what the service knows of it, its directories while it is connected, and
 // revocation (its credential is refused at once and its connection closed).
+import { ConsoleDeviceDocument, ConsoleRevokeDeviceDocument } from '../../../generated/graphql';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
+import { useParams } from 'react-router';
+import { useMutation } from '../../api';
+import { DetailNotice, DetailPage, useDetailQuery } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
+import { Badge, Empty, ErrorNotice, Time } from '../../components/ui';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ConnectionBadge } from './DeviceList';
 import { DirectoryBrowser } from './DirectoryBrowser';
-import { DEVICE, REVOKE_DEVICE, type DeviceInfo } from './queries';
+import { type DeviceInfo } from './queries';
 import { usePolling } from '../../lib/usePolling';
 
 export function DevicePage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(DEVICE, { id }, { skip: !id });
+  const detail = useDetailQuery(ConsoleDeviceDocument, { id }, (data) => data.device, { skip: !id });
+  const { refetch } = detail.query;
   usePolling(refetch, { every: 10_000 });
-  const device = data?.device;
-  const [revoked, setRevoked] = useState(false);
+  const device = detail.item;
   return (
-    <>
-      <p>
-        <Link to="/devices">← Devices</Link>
-      </p>
-      <PageHeader
-        title={device?.name ?? 'Device'}
-        actions={
-          device ? (
-            <>
-              <button type="button" className="secondary" onClick={() => void refetch()}>
-                Refresh
-              </button>
-              {device.status === 'active' ? (
-                <RevokeButton
-                  device={device}
-                  onRevoked={() => {
-                    setRevoked(true);
-                    void refetch();
-                  }}
-                />
-              ) : null}
-            </>
-          ) : null
-        }
-      />
-      {revoked ? <Status>Revoked {device?.name}: its credential is refused from now on.</Status> : null}
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading label="Loading the device…" /> : null}
-      {device ? (
+    <DetailPage
+      detail={detail}
+      title={device?.name ?? 'Device'}
+      back={{ to: '/devices', label: '← Devices' }}
+      loadingLabel="Loading the device…"
+      actions={(device) => (
         <>
+          <button type="button" className="secondary" onClick={() => void refetch()}>
+            Refresh
+          </button>
+          {device.status === 'active' ? (
+            <RevokeButton
+              device={device}
+              onRevoked={() => void detail.saved(`Revoked ${device.name}: its credential is refused from now on.`)}
+            />
+          ) : null}
+        </>
+      )}
+    >
+      {(device) => (
+        <>
+          <DetailNotice detail={detail} />
           <DeviceFacts device={device} />
           {device.status !== 'active' ? (
             <Empty>This device is revoked: it can no longer connect.</Empty>
@@ -61,57 +56,36 @@ export function DevicePage() {
             </section>
           )}
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
 function DeviceFacts({ device }: { device: DeviceInfo }) {
   return (
-    <dl className="facts">
-      <dt>ID</dt>
-      <dd>
-        <code>{device.id}</code>
-      </dd>
-      <dt>Status</dt>
-      <dd>
-        <Badge value={device.status} />
-      </dd>
-      <dt>Connection</dt>
-      <dd>
-        <ConnectionBadge online={device.online} />
-      </dd>
-      <dt>Platform</dt>
-      <dd>{device.platform}</dd>
-      <dt>Last seen</dt>
-      <dd>
-        <Time value={device.lastSeenAt} />
-      </dd>
-      <dt>Paired</dt>
-      <dd>
-        <Time value={device.createdAt} /> by <code>{device.approvedById}</code>
-      </dd>
-      {device.revokedAt ? (
-        <>
-          <dt>Revoked</dt>
-          <dd>
-            <Time value={device.revokedAt} />
-          </dd>
-        </>
-      ) : null}
-      <dt>Public key</dt>
-      <dd>
-        <pre className="code" tabIndex={0} aria-label="Public key">
-          {device.publicKey}
-        </pre>
-      </dd>
-    </dl>
+    <Facts
+      facts={[
+        ['ID', <code>{device.id}</code>],
+        ['Status', <Badge value={device.status} />],
+        ['Connection', <ConnectionBadge online={device.online} />],
+        ['Platform', device.platform],
+        ['Last seen', <Time value={device.lastSeenAt} />],
+        ['Paired', <ChangedBy at={device.createdAt} by={device.approvedById} />],
+        device.revokedAt ? ['Revoked', <Time value={device.revokedAt} />] : null,
+        [
+          'Public key',
+          <pre className="code" tabIndex={0} aria-label="Public key">
+            {device.publicKey}
+          </pre>,
+        ],
+      ]}
+    />
   );
 }
 
 function RevokeButton({ device, onRevoked }: { device: DeviceInfo; onRevoked(): void }) {
   const [asking, setAsking] = useState(false);
-  const [revoke, state, reset] = useMutation(REVOKE_DEVICE);
+  const [revoke, state, reset] = useMutation(ConsoleRevokeDeviceDocument);
   async function confirm() {
     if (!(await revoke({ id: device.id }))) return;
     setAsking(false);

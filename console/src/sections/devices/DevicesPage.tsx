@@ -1,13 +1,14 @@
 // /devices: the pairing requests waiting for an answer, then the paired devices.
+import { ConsoleDevicesDocument } from '../../../generated/graphql';
 import { useQuery } from '../../api';
 import { ErrorNotice, Loading, PageHeader } from '../../components/ui';
 import { DeviceList } from './DeviceList';
 import { PendingPairings } from './PendingPairings';
-import { DEVICES } from './queries';
+
 import { usePolling } from '../../lib/usePolling';
 
 export function DevicesPage() {
-  const { data, error, loading, refetch } = useQuery(DEVICES, {});
+  const { data, error, loading, refetch } = useQuery(ConsoleDevicesDocument, {});
   // Connections come and go; the list follows them without a reload.
   usePolling(refetch, { every: 10_000 });
   return (

@@ -1,17 +1,17 @@
 // Browses a connected device's directories (the service relays each listing over the device's socket).
 // It starts at the roots the daemon serves; the trail of opened directories gives "Up" without the
 // console guessing the device's path rules (it may not be POSIX).
+import { ConsoleDeviceDirectoriesDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useQuery } from '../../api';
-import { Empty, ErrorNotice, Field, Loading } from '../../components/ui';
-import { DEVICE_DIRECTORIES } from './queries';
+import { ColumnHeads, Empty, ErrorNotice, Field, Loading } from '../../components/ui';
 
 export function DirectoryBrowser({ deviceId }: { deviceId: string }) {
   // trail[0] is the roots (null); the last item is the directory shown.
   const [trail, setTrail] = useState<(string | null)[]>([null]);
   const [typed, setTyped] = useState('');
   const path = trail[trail.length - 1] ?? null;
-  const { data, error, loading } = useQuery(DEVICE_DIRECTORIES, { id: deviceId, path });
+  const { data, error, loading } = useQuery(ConsoleDeviceDirectoriesDocument, { id: deviceId, path });
   const listing = data && data.deviceDirectories.path === path ? data.deviceDirectories : undefined;
   const captionId = useId();
 
@@ -42,12 +42,7 @@ export function DirectoryBrowser({ deviceId }: { deviceId: string }) {
       {listing && listing.entries.length > 0 ? (
         <table aria-labelledby={captionId}>
           <caption id={captionId}>{path === null ? 'Roots' : `Subdirectories of ${path}`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Path</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Name', 'Path']} />
           <tbody>
             {listing.entries.map((entry) => (
               <tr key={entry.path}>

@@ -2,11 +2,16 @@
 // (and the name, platform and key fingerprint the daemon sent) with the challenge here before approving.
 // Challenges addressed to this workspace are listed; an unaddressed one shows only when its code is
 // looked up, because only the person in front of the daemon knows it.
+import {
+  ConsoleApproveDevicePairingDocument,
+  ConsoleDevicePairingsDocument,
+  ConsoleRejectDevicePairingDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { Empty, ErrorNotice, Field, Loading, Status, Time } from '../../components/ui';
-import { APPROVE_PAIRING, DEVICE_PAIRINGS, REJECT_PAIRING, type PairingChallenge } from './queries';
+import { type PairingChallenge } from './queries';
 import { usePolling } from '../../lib/usePolling';
 
 type Outcome = { kind: 'approved'; name: string; deviceId: string } | { kind: 'rejected'; name: string };
@@ -15,9 +20,9 @@ export function PendingPairings({ onDevicesChanged }: { onDevicesChanged(): void
   const [typedCode, setTypedCode] = useState('');
   const [userCode, setUserCode] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const { data, error, loading, refetch } = useQuery(DEVICE_PAIRINGS, { userCode });
-  const [approve, approving] = useMutation(APPROVE_PAIRING);
-  const [reject, rejecting] = useMutation(REJECT_PAIRING);
+  const { data, error, loading, refetch } = useQuery(ConsoleDevicePairingsDocument, { userCode });
+  const [approve, approving] = useMutation(ConsoleApproveDevicePairingDocument);
+  const [reject, rejecting] = useMutation(ConsoleRejectDevicePairingDocument);
   usePolling(refetch, { every: 5_000 });
 
   function lookUp(event: FormEvent) {

@@ -1,37 +1,40 @@
 // /environments/:id: one environment — its status (read again after every action), where it is, and
 // the state moves: start a stopped one, stop a ready one, destroy it (both behind a confirmation).
+import {
+  ConsoleDestroyEnvironmentDocument,
+  ConsoleEnvironmentDocument,
+  ConsoleStartEnvironmentDocument,
+  ConsoleStopEnvironmentDocument,
+} from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, JsonView, Loading, PageHeader, Time } from '../../components/ui';
+import { useMutation } from '../../api';
+import { DetailPage, useDetailQuery } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
+import { Badge, ErrorNotice, JsonView, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { labelWords } from '../../lib/labels';
-import { DESTROY_ENVIRONMENT, ENVIRONMENT, START_ENVIRONMENT, STOP_ENVIRONMENT } from './queries';
 
 export function EnvironmentPage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(ENVIRONMENT, { id });
-  const [start, startState] = useMutation(START_ENVIRONMENT);
-  const [stop, stopState] = useMutation(STOP_ENVIRONMENT);
-  const [destroy, destroyState] = useMutation(DESTROY_ENVIRONMENT);
+  const detail = useDetailQuery(ConsoleEnvironmentDocument, { id }, (data) => data.environment);
+  const [start, startState] = useMutation(ConsoleStartEnvironmentDocument);
+  const [stop, stopState] = useMutation(ConsoleStopEnvironmentDocument);
+  const [destroy, destroyState] = useMutation(ConsoleDestroyEnvironmentDocument);
   const [pending, setPending] = useState('');
-  const environment = data?.environment;
   const busy = startState.loading || stopState.loading || destroyState.loading;
 
   // Every action answers the environment, but the page reads it again so every fact shown is current.
   async function act(what: string, action: () => Promise<unknown>) {
     setPending(what);
     await action();
-    await refetch();
+    await detail.query.refetch();
     setPending('');
   }
 
   return (
-    <>
-      <PageHeader title={environment?.name ?? 'Environment'} actions={<Link to="/environments">All environments</Link>} />
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {environment ? (
+    <DetailPage detail={detail} title={detail.item?.name ?? 'Environment'} back={{ to: '/environments', label: 'All environments' }}>
+      {(environment) => (
         <>
           <p role="status" aria-live="polite" className="notice">
             Status: <Badge value={environment.status} />
@@ -73,40 +76,31 @@ export function EnvironmentPage() {
             ) : null}
           </div>
           <ErrorNotice error={startState.error ?? stopState.error ?? destroyState.error} title="The service refused" />
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{environment.id}</code>
-            </dd>
-            <dt>Template</dt>
-            <dd>
-              {environment.template ? (
-                <Link to={`/environments/templates/${environment.template.id}`}>{environment.template.name}</Link>
-              ) : (
-                '—'
-              )}
-            </dd>
-            <dt>Provider</dt>
-            <dd>
-              {environment.provider.name} ({environment.provider.type})
-            </dd>
-            <dt>Instance</dt>
-            <dd>{environment.instanceId ? <code>{environment.instanceId}</code> : '—'}</dd>
-            <dt>Working directory</dt>
-            <dd>{environment.workingDirectory ? <code>{environment.workingDirectory}</code> : '—'}</dd>
-            <dt>Labels</dt>
-            <dd>{labelWords(environment.labelList) || '—'}</dd>
-            <dt>Version</dt>
-            <dd>{environment.version}</dd>
-            <dt>Created</dt>
-            <dd>
-              <Time value={environment.createdAt} />
-            </dd>
-            <dt>Destroyed</dt>
-            <dd>
-              <Time value={environment.destroyedAt} />
-            </dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Id', <code>{environment.id}</code>],
+              [
+                'Template',
+                environment.template ? (
+                  <Link to={`/environments/templates/${environment.template.id}`}>{environment.template.name}</Link>
+                ) : (
+                  '—'
+                ),
+              ],
+              [
+                'Provider',
+                <>
+                  {environment.provider.name} ({environment.provider.type})
+                </>,
+              ],
+              ['Instance', environment.instanceId ? <code>{environment.instanceId}</code> : '—'],
+              ['Working directory', environment.workingDirectory ? <code>{environment.workingDirectory}</code> : '—'],
+              ['Labels', labelWords(environment.labelList) || '—'],
+              ['Version', environment.version],
+              ['Created', <Time value={environment.createdAt} />],
+              ['Destroyed', <Time value={environment.destroyedAt} />],
+            ]}
+          />
           <section aria-labelledby="environment-config">
             <h2 id="environment-config">Configuration</h2>
             <p className="muted">The template's configuration as it was when the environment was made.</p>
@@ -127,7 +121,7 @@ export function EnvironmentPage() {
             )}
           </section>
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }

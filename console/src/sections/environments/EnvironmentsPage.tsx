@@ -1,29 +1,41 @@
 // /environments: the workspace's environment templates (how to make an environment) and its
 // environments (made from them), each with the form that creates one.
+import {
+  ConsoleCreateEnvironmentDocument,
+  ConsoleCreateEnvironmentTemplateDocument,
+  ConsoleEnvironmentProvidersDocument,
+  ConsoleEnvironmentTemplatesDocument,
+  ConsoleEnvironmentsDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, JsonView, Loading, MorePages, PageHeader, Select, TextArea, Time } from '../../components/ui';
+import {
+  Badge,
+  ColumnHeads,
+  Empty,
+  ErrorNotice,
+  Field,
+  JsonView,
+  LabelsField,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  SubmitButton,
+  TextArea,
+  Time,
+} from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseJsonObject } from '../../lib/json';
 import { labelWords, parseLabels } from '../../lib/labels';
-import {
-  CREATE_ENVIRONMENT,
-  CREATE_TEMPLATE,
-  ENVIRONMENT_PROVIDERS,
-  ENVIRONMENT_STATUSES,
-  ENVIRONMENTS,
-  TEMPLATES,
-  type EnvironmentStatus,
-  type EnvironmentView,
-  type TemplateView,
-} from './queries';
+import { ENVIRONMENT_STATUSES, type EnvironmentStatus, type EnvironmentView, type TemplateView } from './queries';
 
 const PAGE = 50;
 
 export function EnvironmentsPage() {
-  const templates = usePagedQuery(TEMPLATES, { first: 100 }, (data) => data.environmentTemplates);
+  const templates = usePagedQuery(ConsoleEnvironmentTemplatesDocument, { first: 100 }, (data) => data.environmentTemplates);
   return (
     <>
       <PageHeader title="Environments">Where runs' tools run commands and keep files, and the templates they are made from.</PageHeader>
@@ -51,15 +63,7 @@ export function EnvironmentsPage() {
 function TemplateTable({ rows }: { rows: TemplateView[] }) {
   return (
     <table aria-label="Environment templates">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Provider</th>
-          <th scope="col">State</th>
-          <th scope="col">Labels</th>
-          <th scope="col">Updated</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Provider', 'State', 'Labels', 'Updated']} />
       <tbody>
         {rows.map((template) => (
           <tr key={template.id}>
@@ -87,7 +91,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
   const { filter, setFilter } = useUrlFilters();
   const status = filter('status') as EnvironmentStatus | '';
   const variables = { first: PAGE, ...(status ? { status } : {}) };
-  const list = usePagedQuery(ENVIRONMENTS, variables, (data) => data.environments);
+  const list = usePagedQuery(ConsoleEnvironmentsDocument, variables, (data) => data.environments);
   return (
     <>
       <section aria-labelledby="environments-heading">
@@ -124,15 +128,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
 function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
   return (
     <table aria-label="Environments">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Status</th>
-          <th scope="col">Template</th>
-          <th scope="col">Provider</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Status', 'Template', 'Provider', 'Created']} />
       <tbody>
         {rows.map((environment) => (
           <tr key={environment.id}>
@@ -164,7 +160,7 @@ function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
 
 function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_ENVIRONMENT);
+  const [create, state] = useMutation(ConsoleCreateEnvironmentDocument);
   // A template page links here with ?template=… to preselect it.
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
@@ -206,17 +202,11 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
             value={name}
             onChange={(event) => setName(event.target.value)}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Provisioning…' : 'Create environment'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Provisioning…">
+            Create environment
+          </SubmitButton>
         </form>
       )}
     </section>
@@ -225,8 +215,8 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
 
 function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const navigate = useNavigate();
-  const providers = useQuery(ENVIRONMENT_PROVIDERS, {});
-  const [create, state] = useMutation(CREATE_TEMPLATE);
+  const providers = useQuery(ConsoleEnvironmentProvidersDocument, {});
+  const [create, state] = useMutation(ConsoleCreateEnvironmentTemplateDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -235,7 +225,9 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const [formError, setFormError] = useState<unknown>(undefined);
   const choices = providers.data?.providers.nodes ?? [];
   const chosen = choices.find((provider) => provider.id === providerId) ?? choices[0];
-  const schema = providers.data?.providerTypes.find((type) => type.type === chosen?.type)?.environmentSchema;
+  const chosenType = providers.data?.providerTypes.find((type) => type.type === chosen?.type);
+  // Only environment provider types describe an environment schema.
+  const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -284,17 +276,11 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
               <JsonView value={schema} label="Environment schema" />
             </details>
           ) : null}
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the template" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create template'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create template
+          </SubmitButton>
         </form>
       ) : null}
     </section>

@@ -1,68 +1,64 @@
 // /environments/templates/:id: one environment template — its configuration and the edit form
 // (enabling and disabling included: a template is retired by disabling it, never deleted).
+import { ConsoleEnvironmentTemplateDocument, ConsoleUpdateEnvironmentTemplateDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
+import { Badge, ErrorNotice, Field, LabelsField, SubmitButton, TextArea, Time } from '../../components/ui';
+import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
-import { TEMPLATE, UPDATE_TEMPLATE, type TemplateView } from './queries';
+import { type TemplateView } from './queries';
 
 export function TemplatePage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(TEMPLATE, { id });
-  const [update, updateState] = useMutation(UPDATE_TEMPLATE);
-  const [notice, setNotice] = useState('');
-  const template = data?.environmentTemplate;
-
-  async function save(input: Record<string, unknown>, done: string) {
-    if (!template) return;
-    const answer = await update({ id: template.id, ifMatch: template.etag, input });
-    if (answer) {
-      await refetch();
-      // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-      setNotice(done);
-    }
-  }
+  const detail = useDetailQuery(ConsoleEnvironmentTemplateDocument, { id }, (data) => data.environmentTemplate);
+  const [update, updateState] = useVersionedMutation(ConsoleUpdateEnvironmentTemplateDocument, detail);
+  const template = detail.item;
 
   return (
-    <>
-      <PageHeader title={template?.name ?? 'Environment template'} actions={<Link to="/environments">All environments</Link>}>
-        {template?.description}
-      </PageHeader>
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {template ? (
+    <DetailPage
+      detail={detail}
+      title={template?.name ?? 'Environment template'}
+      description={template?.description}
+      back={{ to: '/environments', label: 'All environments' }}
+    >
+      {(template) => (
         <>
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{template.id}</code>
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={template.enabled ? 'enabled' : 'disabled'} />{' '}
-              <button
-                type="button"
-                className="secondary"
-                disabled={updateState.loading}
-                onClick={() => void save({ enabled: !template.enabled }, template.enabled ? 'Template disabled.' : 'Template enabled.')}
-              >
-                {template.enabled ? 'Disable template' : 'Enable template'}
-              </button>
-            </dd>
-            <dt>Provider</dt>
-            <dd>
-              {template.provider.name} ({template.provider.type})
-            </dd>
-            <dt>Version</dt>
-            <dd>{template.version}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time value={template.updatedAt} />
-            </dd>
-          </dl>
-          {notice ? <Status>{notice}</Status> : null}
+          <Facts
+            facts={[
+              ['Id', <code>{template.id}</code>],
+              [
+                'State',
+                <>
+                  <Badge value={template.enabled ? 'enabled' : 'disabled'} />{' '}
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={updateState.loading}
+                    onClick={() =>
+                      void update(
+                        { id: template.id, input: { enabled: !template.enabled } },
+                        template.enabled ? 'Template disabled.' : 'Template enabled.',
+                      )
+                    }
+                  >
+                    {template.enabled ? 'Disable template' : 'Enable template'}
+                  </button>
+                </>,
+              ],
+              [
+                'Provider',
+                <>
+                  {template.provider.name} ({template.provider.type})
+                </>,
+              ],
+              ['Version', template.version],
+              ['Updated', <Time value={template.updatedAt} />],
+            ]}
+          />
+          <DetailNotice detail={detail} />
           <p>
             <Link to={`/environments?template=${template.id}`}>Create an environment from it</Link> on the environments page (a disabled
             template refuses new environments).
@@ -72,11 +68,13 @@ export function TemplatePage() {
             template={template}
             saving={updateState.loading}
             error={updateState.error}
-            onSave={(input) => save(input, 'Saved.')}
+            onSave={async (input) => {
+              await update({ id: template.id, input }, 'Saved.');
+            }}
           />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
@@ -89,12 +87,12 @@ function EditTemplate({
   template: TemplateView;
   saving: boolean;
   error: unknown;
-  onSave(input: Record<string, unknown>): Promise<void>;
+  onSave(input: EnvironmentTemplateInput): Promise<void>;
 }) {
   const [name, setName] = useState(template.name);
   const [description, setDescription] = useState(template.description);
   const [config, setConfig] = useState(JSON.stringify(template.config, null, 2));
-  const [labels, setLabels] = useState(formatLabels(template.labels));
+  const [labels, setLabels] = useState(formatLabels(template.labelList));
   const [formError, setFormError] = useState<unknown>(undefined);
 
   async function submit(event: FormEvent) {
@@ -115,11 +113,11 @@ function EditTemplate({
         <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
         <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
         <TextArea label="Configuration (JSON)" rows={6} value={config} onChange={(event) => setConfig(event.target.value)} />
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? error} title="Could not save" />
-        <button type="submit" disabled={saving}>
-          {saving ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={saving} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

@@ -1,14 +1,16 @@
 // Finding analyses, newest first, and the form that starts one.
+import { ConsoleFindingAnalysesDocument } from '../../../generated/graphql';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, PageHeader, Time } from '../../components/ui';
+import { PagedTable } from '../../components/PagedTable';
+import { Badge, ErrorNotice, PageHeader, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { FINDING_ANALYSES } from './documents';
+
 import { AgentLink, useAgentNames } from './agents';
 import { StartAnalysisForm } from './StartAnalysisForm';
 
 export function AnalysesPage() {
   const { agents, nameOf, error: agentsError } = useAgentNames();
-  const list = usePagedQuery(FINDING_ANALYSES, { first: 20 }, (data) => data.findingAnalyses);
+  const list = usePagedQuery(ConsoleFindingAnalysesDocument, { first: 20 }, (data) => data.findingAnalyses);
   return (
     <>
       <PageHeader
@@ -24,45 +26,25 @@ export function AnalysesPage() {
       <ErrorNotice error={agentsError} title="Could not load the agents" />
       <StartAnalysisForm agents={agents} />
       <h2>Analyses</h2>
-      <ErrorNotice error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.nodes.length === 0 ? <Empty>No analyses yet.</Empty> : null}
-      {list.nodes.length > 0 ? (
-        <table aria-label="Analyses">
-          <thead>
-            <tr>
-              <th scope="col">Analysis</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Traces read</th>
-              <th scope="col">Findings</th>
-              <th scope="col">Analyst run</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.nodes.map((analysis) => (
-              <tr key={analysis.id}>
-                <td>
-                  <Link to={`/findings/analyses/${analysis.id}`}>{analysis.id}</Link>
-                </td>
-                <td>
-                  <AgentLink id={analysis.agentId} name={nameOf(analysis.agentId)} />
-                </td>
-                <td>
-                  {analysis.readTraceIds.length}
-                  {analysis.selectionTruncated ? ' (more matched)' : ''}
-                </td>
-                <td>{analysis.findingCount}</td>
-                <td>{analysis.runStatus ? <Badge value={analysis.runStatus} /> : <span className="muted">none</span>}</td>
-                <td>
-                  <Time value={analysis.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        empty="No analyses yet."
+        label="Analyses"
+        columns={[
+          { name: 'Analysis', cell: (analysis) => <Link to={`/findings/analyses/${analysis.id}`}>{analysis.id}</Link> },
+          { name: 'Agent', cell: (analysis) => <AgentLink id={analysis.agentId} name={nameOf(analysis.agentId)} /> },
+          {
+            name: 'Traces read',
+            cell: (analysis) => `${analysis.readTraceIds.length}${analysis.selectionTruncated ? ' (more matched)' : ''}`,
+          },
+          { name: 'Findings', cell: (analysis) => analysis.findingCount },
+          {
+            name: 'Analyst run',
+            cell: (analysis) => (analysis.runStatus ? <Badge value={analysis.runStatus} /> : <span className="muted">none</span>),
+          },
+          { name: 'Started', cell: (analysis) => <Time value={analysis.createdAt} /> },
+        ]}
+      />
     </>
   );
 }

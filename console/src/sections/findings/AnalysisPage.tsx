@@ -2,12 +2,13 @@
 // created or updated — exactly those, as the service recorded them (`FindingAnalysis.findings`),
 // even when a later analysis found the same problems again; narrowed to the created or the
 // found-again ones on request.
+import { ConsoleAnalysisFindingsDocument, ConsoleFindingAnalysisDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ANALYSIS_FINDINGS, FINDING_ANALYSIS } from './documents';
+
 import { AgentLink, useAgentNames } from './agents';
 import { AnalystRun } from './AnalystRun';
 import { ASSESSMENT_LABELS, stateWord } from './words';
@@ -20,12 +21,12 @@ const CHANGE_OPTIONS = [
 
 export function AnalysisPage() {
   const { analysisId = '' } = useParams();
-  const analysis = useQuery(FINDING_ANALYSIS, { id: analysisId }, { skip: !analysisId });
+  const analysis = useQuery(ConsoleFindingAnalysisDocument, { id: analysisId }, { skip: !analysisId });
   const { nameOf } = useAgentNames();
   const data = analysis.data?.findingAnalysis;
   const [change, setChange] = useState('');
   const findings = usePagedQuery(
-    ANALYSIS_FINDINGS,
+    ConsoleAnalysisFindingsDocument,
     { id: analysisId, change: change || null, first: 50 },
     (answer) => answer.findingAnalysis.findings,
     { skip: !analysisId },
@@ -110,16 +111,7 @@ export function AnalysisPage() {
             ) : null}
             {produced.length > 0 ? (
               <table aria-label="Findings it produced">
-                <thead>
-                  <tr>
-                    <th scope="col">Finding</th>
-                    <th scope="col">Severity</th>
-                    <th scope="col">Category</th>
-                    <th scope="col">Assessment</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Last found by</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Finding', 'Severity', 'Category', 'Assessment', 'State', 'Last found by']} />
                 <tbody>
                   {produced.map((finding) => (
                     <tr key={finding.id}>
@@ -154,13 +146,7 @@ export function AnalysisPage() {
               <Empty>No traced run matched.</Empty>
             ) : (
               <table aria-label="Selected traces">
-                <thead>
-                  <tr>
-                    <th scope="col">Run</th>
-                    <th scope="col">Trace</th>
-                    <th scope="col">Read</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Run', 'Trace', 'Read']} />
                 <tbody>
                   {data.selectedTraces.map((trace) => (
                     <tr key={`${trace.runId}:${trace.traceId}`}>

@@ -1,11 +1,11 @@
 // The analysis agent's run of an analysis, followed live: its status as it moves, and — because the
 // analysis takes the run's status (and its findings) just after the run seals, in a step of its own —
 // the analysis is asked again until it shows the sealed status too.
+import { ConsoleAnalystRunStatusDocument } from '../../../generated/graphql';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useSubscription } from '../../api';
 import { Badge, ErrorNotice } from '../../components/ui';
-import { ANALYST_RUN_STATUS } from './documents';
 
 const SETTLED = ['completed', 'failed', 'cancelled', 'waiting'];
 const CATCH_UP_INTERVAL_MS = 2000;
@@ -24,7 +24,9 @@ export function AnalystRun({
 }) {
   const recordedSettled = SETTLED.includes(recordedStatus ?? '');
   const [live, setLive] = useState<string | null>(null);
-  const { error } = useSubscription(ANALYST_RUN_STATUS, { runId }, (data) => setLive(data.runStatus.status), { skip: recordedSettled });
+  const { error } = useSubscription(ConsoleAnalystRunStatusDocument, { runId }, (data) => setLive(data.runStatus.status), {
+    skip: recordedSettled,
+  });
   const settle = useRef(onSettled);
   settle.current = onSettled;
 

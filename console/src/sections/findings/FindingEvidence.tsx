@@ -1,7 +1,7 @@
 // The evidence of a finding: each run that showed the problem, its trace and the spans that show it.
 // Trace retention may have deleted old spans; the ids stay (findings outlive the spans they cite).
 import { Link } from 'react-router';
-import { Empty } from '../../components/ui';
+import { ColumnHeads, Empty } from '../../components/ui';
 import type { FindingDetail } from './documents';
 
 export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidence'] }) {
@@ -12,13 +12,7 @@ export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidenc
         <Empty>No evidence recorded.</Empty>
       ) : (
         <table aria-label="Evidence">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Trace</th>
-              <th scope="col">Spans</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Run', 'Trace', 'Spans']} />
           <tbody>
             {evidence.map((entry) => (
               <tr key={`${entry.runId}:${entry.traceId}`}>

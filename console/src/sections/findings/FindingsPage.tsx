@@ -1,11 +1,13 @@
 // The findings of the workspace, newest first, filtered by severity, category, agent and open or closed.
 // The filter lives in the address, so a filtered list can be linked, reloaded and gone back to.
+import { ConsoleFindingsDocument } from '../../../generated/graphql';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { PagedTable } from '../../components/PagedTable';
+import { Badge, ErrorNotice, Field, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { FINDINGS, KNOWN_CATEGORIES, SEVERITIES } from './documents';
+import { KNOWN_CATEGORIES, SEVERITIES } from './documents';
 import { AgentLink, useAgentNames } from './agents';
 import { ASSESSMENT_LABELS, stateWord } from './words';
 
@@ -19,7 +21,7 @@ export function FindingsPage() {
   const state = filter('state');
   const { agents, nameOf, error: agentsError } = useAgentNames();
   const list = usePagedQuery(
-    FINDINGS,
+    ConsoleFindingsDocument,
     {
       severity: severity || null,
       category: category || null,
@@ -96,51 +98,20 @@ export function FindingsPage() {
         ) : null}
       </form>
       <ErrorNotice error={agentsError} title="Could not load the agents" />
-      <ErrorNotice error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.nodes.length === 0 ? (
-        <Empty>{filtered ? 'No finding matches the filter.' : 'No findings yet: start an analysis.'}</Empty>
-      ) : null}
-      {list.nodes.length > 0 ? (
-        <table aria-busy={list.loading}>
-          <caption className="muted">Findings, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Finding</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Category</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Assessment</th>
-              <th scope="col">State</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.nodes.map((finding) => (
-              <tr key={finding.id}>
-                <td>
-                  <Link to={`/findings/${finding.id}`}>{finding.title}</Link>
-                </td>
-                <td>
-                  <Badge value={finding.severity} />
-                </td>
-                <td>{finding.category}</td>
-                <td>
-                  <AgentLink id={finding.agentId} name={nameOf(finding.agentId)} />
-                </td>
-                <td>{ASSESSMENT_LABELS[finding.assessment] ?? finding.assessment}</td>
-                <td>
-                  <Badge value={stateWord(finding.closed)} />
-                </td>
-                <td>
-                  <Time value={finding.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        empty={filtered ? 'No finding matches the filter.' : 'No findings yet: start an analysis.'}
+        caption="Findings, newest first"
+        columns={[
+          { name: 'Finding', cell: (finding) => <Link to={`/findings/${finding.id}`}>{finding.title}</Link> },
+          { name: 'Severity', cell: (finding) => <Badge value={finding.severity} /> },
+          { name: 'Category', cell: (finding) => finding.category },
+          { name: 'Agent', cell: (finding) => <AgentLink id={finding.agentId} name={nameOf(finding.agentId)} /> },
+          { name: 'Assessment', cell: (finding) => ASSESSMENT_LABELS[finding.assessment] ?? finding.assessment },
+          { name: 'State', cell: (finding) => <Badge value={stateWord(finding.closed)} /> },
+          { name: 'Updated', cell: (finding) => <Time value={finding.updatedAt} /> },
+        ]}
+      />
     </>
   );
 }

@@ -1,16 +1,17 @@
 // The reviewer's part of a finding: the assessment, a note and whether it is closed — all the API lets
 // a reviewer set. The change carries the version the page showed (If-Match), so a review never
 // overwrites one someone else saved meanwhile: the service refuses it and the page says so.
+import { ConsoleUpdateFindingDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Select, Status, TextArea, Checkbox } from '../../components/ui';
-import { ASSESSMENTS, UPDATE_FINDING, type FindingDetail } from './documents';
+import { Checkbox, ErrorNotice, Select, Status, SubmitButton, TextArea } from '../../components/ui';
+import { ASSESSMENTS, type FindingDetail } from './documents';
 import { ASSESSMENT_LABELS } from './words';
 
 const NOTE_LIMIT = 4000;
 
 export function ReviewForm({ finding, onSaved }: { finding: FindingDetail; onSaved(finding: FindingDetail): void }) {
-  const [update, state] = useMutation(UPDATE_FINDING);
+  const [update, state] = useMutation(ConsoleUpdateFindingDocument);
   const [assessment, setAssessment] = useState(finding.assessment);
   const [note, setNote] = useState(finding.assessmentNote);
   const [closed, setClosed] = useState(finding.closed);
@@ -58,9 +59,9 @@ export function ReviewForm({ finding, onSaved }: { finding: FindingDetail; onSav
         </p>
         <ErrorNotice error={state.error} title="Could not save the review" />
         {saved !== null ? <Status>Review saved (version {saved}).</Status> : null}
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save review'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save review
+        </SubmitButton>
       </form>
     </section>
   );

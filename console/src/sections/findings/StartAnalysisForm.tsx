@@ -1,11 +1,12 @@
 // Starting a finding analysis: which agent (or the most recently active one), how many of its newest
 // traces, which detector presets, optionally one trace or a time window. The analysis runs its
 // detectors at once; the page then shows the finished analysis.
+import { ConsoleStartFindingAnalysisDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, Select } from '../../components/ui';
-import { PRESETS, START_FINDING_ANALYSIS, type AgentName, type AnalysisInput } from './documents';
+import { ErrorNotice, Field, Select, SubmitButton } from '../../components/ui';
+import { PRESETS, type AgentName, type AnalysisInput } from './documents';
 import { useIdempotencyKey } from '../../lib/idempotency';
 
 /** A datetime-local value (the browser's time zone) as an ISO timestamp. */
@@ -17,7 +18,7 @@ function isoOf(local: string): string | undefined {
 
 export function StartAnalysisForm({ agents }: { agents: AgentName[] }) {
   const navigate = useNavigate();
-  const [start, state] = useMutation(START_FINDING_ANALYSIS);
+  const [start, state] = useMutation(ConsoleStartFindingAnalysisDocument);
   const [key, renewKey] = useIdempotencyKey();
   const [presets, setPresets] = useState<string[]>(['execution']);
 
@@ -82,9 +83,9 @@ export function StartAnalysisForm({ agents }: { agents: AgentName[] }) {
           When the workspace has a usable model, the analysis also starts the built-in trace analyst; its findings arrive when its run ends.
         </p>
         <ErrorNotice error={state.error} title="Could not start the analysis" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Analysing…' : 'Start analysis'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Analysing…">
+          Start analysis
+        </SubmitButton>
       </form>
     </section>
   );

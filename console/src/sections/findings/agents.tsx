@@ -1,10 +1,11 @@
 // Agent names for the findings pages: findings and analyses carry agent ids; people read names.
+import { ConsoleFindingAgentsDocument } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
-import { AGENT_NAMES, type AgentName } from './documents';
+import { type AgentName } from './documents';
 
 export function useAgentNames(): { agents: AgentName[]; nameOf(id: string | null | undefined): string | undefined; error: unknown } {
-  const { data, error } = useQuery(AGENT_NAMES, {});
+  const { data, error } = useQuery(ConsoleFindingAgentsDocument, {});
   const agents = [...(data?.active.nodes ?? []), ...(data?.archived.nodes ?? [])];
   return { agents, nameOf: (id) => agents.find((agent) => agent.id === id)?.name, error };
 }

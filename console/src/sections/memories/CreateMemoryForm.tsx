@@ -1,25 +1,25 @@
 // Making a memory: its name, description and labels, the memory provider that keeps its records (the
 // built-in one unless the workspace has others) and, optionally, the model that embeds its records for
 // vector search. The choices are the ones the API offers this workspace; the service has the last word.
+import { ConsoleCreateMemoryDocument, ConsoleMemoryChoicesDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
-import { CREATE_MEMORY, MEMORY_CHOICES, type MemoryInput } from './documents';
+import { ErrorNotice, Field, Select, SubmitButton, TextArea } from '../../components/ui';
+import { embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
 import { readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
 export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
   const navigate = useNavigate();
-  const choices = useQuery(MEMORY_CHOICES, {});
-  const [create, state] = useMutation(CREATE_MEMORY);
+  const choices = useQuery(ConsoleMemoryChoicesDocument, {});
+  const [create, state] = useMutation(ConsoleCreateMemoryDocument);
   const [providerId, setProviderId] = useState('');
   const [embeddingModel, setEmbeddingModel] = useState('');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
 
   const providers = choices.data?.providers.nodes ?? [];
   const chosenType = providers.find((provider) => provider.id === providerId)?.type ?? 'builtin';
-  const typeInfo = choices.data?.memoryTypes.find((type) => type.type === chosenType);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,8 +62,8 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
           value={embeddingModel}
           onChange={setEmbeddingModel}
           models={choices.data?.models.nodes ?? []}
-          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
-          required={Boolean(typeInfo?.embeddingModelRequired)}
+          embeddingTypes={embeddingTypes(choices.data)}
+          required={needsEmbeddingModel(choices.data, chosenType)}
         />
         <div className="field checkbox">
           <input id="new-memory-enabled" type="checkbox" name="enabled" defaultChecked />
@@ -72,9 +72,9 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
         <ErrorNotice error={choices.error} title="Could not load the providers and models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not create the memory" />
         <div className="actions">
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create memory'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create memory
+          </SubmitButton>
           <button type="button" className="secondary" onClick={onCancel}>
             Cancel
           </button>

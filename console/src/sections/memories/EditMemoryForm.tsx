@@ -1,20 +1,30 @@
 // Changing a memory: name, description, labels, whether it takes writes, and its embedding model. The
 // change carries the version the page showed (If-Match): when someone changed the memory since, the
 // service refuses it and the page says so instead of overwriting their change.
+import { ConsoleMemoryChoicesDocument, ConsoleUpdateMemoryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, TextArea } from '../../components/ui';
-import { MEMORY_CHOICES, UPDATE_MEMORY, type MemoryDetail } from './documents';
+import { ErrorNotice, Field, SubmitButton, TextArea } from '../../components/ui';
+import { embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
-export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDetail; onSaved(): void; onCancel(): void }) {
-  const choices = useQuery(MEMORY_CHOICES, {});
-  const [update, state] = useMutation(UPDATE_MEMORY);
+/** `onSaved` gets the memory as the service answered the change. */
+export function EditMemoryForm({
+  memory,
+  onSaved,
+  onCancel,
+}: {
+  memory: MemoryDetail;
+  onSaved(saved: MemoryDetail): void;
+  onCancel(): void;
+}) {
+  const choices = useQuery(ConsoleMemoryChoicesDocument, {});
+  const [update, state] = useMutation(ConsoleUpdateMemoryDocument);
   const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const providerType = choices.data?.providers.nodes.find((provider) => provider.id === memory.providerId)?.type;
-  const required = Boolean(choices.data?.memoryTypes.find((type) => type.type === providerType)?.embeddingModelRequired);
+  const required = needsEmbeddingModel(choices.data, providerType);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -33,7 +43,7 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
         embeddingModel: embeddingModel || null,
       },
     });
-    if (data) onSaved();
+    if (data) onSaved(data.updateMemory.memory);
   }
 
   return (
@@ -42,12 +52,12 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
       <form onSubmit={(event) => void submit(event)}>
         <Field label="Name" name="name" required defaultValue={memory.name} autoFocus />
         <TextArea label="Description" name="description" rows={2} defaultValue={memory.description} />
-        <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labels)} hint="One key=value a line" />
+        <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labelList)} hint="One key=value a line" />
         <EmbeddingModelSelect
           value={embeddingModel}
           onChange={setEmbeddingModel}
           models={choices.data?.models.nodes ?? []}
-          embeddingTypes={(choices.data?.modelTypes ?? []).filter((type) => type.embeddingsSupported).map((type) => type.type)}
+          embeddingTypes={embeddingTypes(choices.data)}
           required={required}
         />
         <div className="field checkbox">
@@ -58,9 +68,9 @@ export function EditMemoryForm({ memory, onSaved, onCancel }: { memory: MemoryDe
         <ErrorNotice error={choices.error} title="Could not load the models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not save the memory" />
         <div className="actions">
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Saving…' : 'Save memory'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Saving…">
+            Save memory
+          </SubmitButton>
           <button type="button" className="secondary" onClick={onCancel}>
             Cancel
           </button>

@@ -1,9 +1,11 @@
 // The memories of the workspace: a text and label filter kept in the address (so a filtered list can be
 // linked and survives a reload), newest first, page by page, and the form that makes a new memory.
+import { ConsoleMemoriesDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Time } from '../../components/ui';
-import { MEMORIES } from './documents';
+import { PagedTable } from '../../components/PagedTable';
+import { Badge, Field, PageHeader, Time } from '../../components/ui';
+
 import { parseLabelSelectors } from '../../lib/labels';
 import { LabelList } from './LabelList';
 import { CreateMemoryForm } from './CreateMemoryForm';
@@ -16,7 +18,7 @@ export function MemoriesPage() {
   const labels = filter('labels');
   const [creating, setCreating] = useState(false);
   const list = usePagedQuery(
-    MEMORIES,
+    ConsoleMemoriesDocument,
     { q: q || null, label: labels ? parseLabelSelectors(labels) : null, first: 50 },
     (data) => data.memories,
   );
@@ -50,47 +52,23 @@ export function MemoriesPage() {
           </button>
         ) : null}
       </form>
-      <ErrorNotice error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
-      {list.data && list.nodes.length === 0 ? <Empty>{q || labels ? 'No memory matches the filter.' : 'No memories yet.'}</Empty> : null}
-      {list.nodes.length > 0 ? (
-        <table aria-busy={list.loading}>
-          <caption className="muted">Memories, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Labels</th>
-              <th scope="col">Embedding model</th>
-              <th scope="col">State</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.nodes.map((memory) => (
-              <tr key={memory.id}>
-                <td>
-                  <Link to={`/memories/${memory.id}`}>{memory.name}</Link>
-                </td>
-                <td>{memory.description || <span className="muted">—</span>}</td>
-                <td>
-                  <LabelList labels={memory.labelList} />
-                </td>
-                <td>
-                  {memory.embeddingModel ? <code>{memory.embeddingModel}</code> : <span className="muted">none (lexical search)</span>}
-                </td>
-                <td>
-                  <Badge value={memory.enabled ? 'enabled' : 'disabled'} />
-                </td>
-                <td>
-                  <Time value={memory.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        empty={q || labels ? 'No memory matches the filter.' : 'No memories yet.'}
+        caption="Memories, newest first"
+        columns={[
+          { name: 'Name', cell: (memory) => <Link to={`/memories/${memory.id}`}>{memory.name}</Link> },
+          { name: 'Description', cell: (memory) => memory.description || <span className="muted">—</span> },
+          { name: 'Labels', cell: (memory) => <LabelList labels={memory.labelList} /> },
+          {
+            name: 'Embedding model',
+            cell: (memory) =>
+              memory.embeddingModel ? <code>{memory.embeddingModel}</code> : <span className="muted">none (lexical search)</span>,
+          },
+          { name: 'State', cell: (memory) => <Badge value={memory.enabled ? 'enabled' : 'disabled'} /> },
+          { name: 'Updated', cell: (memory) => <Time value={memory.updatedAt} /> },
+        ]}
+      />
     </>
   );
 }

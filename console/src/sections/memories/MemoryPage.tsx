@@ -1,10 +1,12 @@
 // One memory: what it is (and its edit form), its records page by page with the forms that add and
 // replace them, and search over them with the scores the service gives.
+import { ConsoleMemoryDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { useQuery } from '../../api';
-import { Badge, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
-import { MEMORY } from './documents';
+import { DetailNotice, DetailPage, useDetailQuery } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
+import { Badge } from '../../components/ui';
+
 import { LabelList } from './LabelList';
 import { EditMemoryForm } from './EditMemoryForm';
 import { MemoryRecords } from './MemoryRecords';
@@ -12,88 +14,73 @@ import { MemorySearch } from './MemorySearch';
 
 export function MemoryPage() {
   const { memoryId = '' } = useParams();
-  const memory = useQuery(MEMORY, { id: memoryId }, { skip: !memoryId });
+  const detail = useDetailQuery(ConsoleMemoryDocument, { id: memoryId }, (data) => data.memory, { skip: !memoryId });
   const [editing, setEditing] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const data = memory.data?.memory;
+  const memory = detail.item;
 
   return (
-    <>
-      <PageHeader
-        title={data ? `Memory: ${data.name}` : 'Memory'}
-        actions={
-          data ? (
-            <button
-              type="button"
-              aria-expanded={editing}
-              onClick={() => {
-                setEditing((open) => !open);
-                setSaved(false);
-              }}
-            >
-              {editing ? 'Close the edit form' : 'Edit memory'}
-            </button>
-          ) : null
-        }
-      >
-        {data?.description}
-      </PageHeader>
-      <ErrorNotice error={memory.error} />
-      {memory.loading && !data ? <Loading /> : null}
-      {saved ? <Status>Memory saved (version {data?.version}).</Status> : null}
-      {data ? (
+    <DetailPage
+      detail={detail}
+      title={memory ? `Memory: ${memory.name}` : 'Memory'}
+      description={memory?.description}
+      actions={() => (
+        <button
+          type="button"
+          aria-expanded={editing}
+          onClick={() => {
+            setEditing((open) => !open);
+            detail.setNotice('');
+          }}
+        >
+          {editing ? 'Close the edit form' : 'Edit memory'}
+        </button>
+      )}
+    >
+      {(memory) => (
         <>
+          <DetailNotice detail={detail} />
           {editing ? (
             <EditMemoryForm
-              memory={data}
+              memory={memory}
               onCancel={() => setEditing(false)}
-              onSaved={() => {
+              onSaved={(saved) => {
                 setEditing(false);
-                setSaved(true);
-                void memory.refetch();
+                void detail.saved(`Memory saved (version ${saved.version}).`);
               }}
             />
           ) : null}
           <section aria-labelledby="memory-details-heading">
             <h2 id="memory-details-heading">Details</h2>
-            <dl className="facts">
-              <dt>Id</dt>
-              <dd>
-                <code>{data.id}</code>
-              </dd>
-              <dt>State</dt>
-              <dd>
-                <Badge value={data.enabled ? 'enabled' : 'disabled'} />{' '}
-                {data.enabled ? null : <span className="muted">(writes are refused)</span>}
-              </dd>
-              <dt>Memory provider</dt>
-              <dd>
-                <code>{data.providerId}</code>
-              </dd>
-              <dt>Embedding model</dt>
-              <dd>
-                {data.embeddingModel ? <code>{data.embeddingModel}</code> : <span className="muted">none: search is lexical only</span>}
-              </dd>
-              <dt>Labels</dt>
-              <dd>
-                <LabelList labels={data.labelList} />
-              </dd>
-              <dt>Version</dt>
-              <dd>{data.version}</dd>
-              <dt>Created</dt>
-              <dd>
-                <Time value={data.createdAt} /> by <code>{data.createdById}</code>
-              </dd>
-              <dt>Updated</dt>
-              <dd>
-                <Time value={data.updatedAt} /> by <code>{data.updatedById}</code>
-              </dd>
-            </dl>
+            <Facts
+              facts={[
+                ['Id', <code>{memory.id}</code>],
+                [
+                  'State',
+                  <>
+                    <Badge value={memory.enabled ? 'enabled' : 'disabled'} />{' '}
+                    {memory.enabled ? null : <span className="muted">(writes are refused)</span>}
+                  </>,
+                ],
+                ['Memory provider', <code>{memory.providerId}</code>],
+                [
+                  'Embedding model',
+                  memory.embeddingModel ? (
+                    <code>{memory.embeddingModel}</code>
+                  ) : (
+                    <span className="muted">none: search is lexical only</span>
+                  ),
+                ],
+                ['Labels', <LabelList labels={memory.labelList} />],
+                ['Version', memory.version],
+                ['Created', <ChangedBy at={memory.createdAt} by={memory.createdById} />],
+                ['Updated', <ChangedBy at={memory.updatedAt} by={memory.updatedById} />],
+              ]}
+            />
           </section>
-          <MemorySearch memoryId={data.id} />
-          <MemoryRecords memoryId={data.id} />
+          <MemorySearch memoryId={memory.id} />
+          <MemoryRecords memoryId={memory.id} />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }

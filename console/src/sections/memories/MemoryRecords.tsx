@@ -1,15 +1,20 @@
 // A memory's records in its provider's order, page by page; adding a record (the service names it) and
 // replacing one by id (which writes a new record when the id is new — the API's upsert). "Replace" on a
 // row fills the replace form with that record, so editing one is two clicks.
+import {
+  ConsoleAddMemoryRecordDocument,
+  ConsoleMemoryRecordsDocument,
+  ConsoleReplaceMemoryRecordDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Empty, ErrorNotice, Field, Loading, MorePages, Status, TextArea, Time } from '../../components/ui';
-import { ADD_MEMORY_RECORD, MEMORY_RECORDS, REPLACE_MEMORY_RECORD, type MemoryRecord } from './documents';
+import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { type MemoryRecord } from './documents';
 import { RecordText, Writer } from './RecordCells';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 export function MemoryRecords({ memoryId }: { memoryId: string }) {
-  const records = usePagedQuery(MEMORY_RECORDS, { memoryId, first: 50 }, (data) => data.memoryRecords);
+  const records = usePagedQuery(ConsoleMemoryRecordsDocument, { memoryId, first: 50 }, (data) => data.memoryRecords);
   const [notice, setNotice] = useState('');
   const [replacing, setReplacing] = useState<{ id: string; text: string; key: number }>({ id: '', text: '', key: 0 });
 
@@ -42,16 +47,7 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
       {records.data && records.nodes.length === 0 ? <Empty>No records yet.</Empty> : null}
       {records.nodes.length > 0 ? (
         <table aria-label="Records" aria-busy={records.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Record</th>
-              <th scope="col">Text</th>
-              <th scope="col">Created by</th>
-              <th scope="col">Last written by</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Record', 'Text', 'Created by', 'Last written by', 'Updated', 'Actions']} />
           <tbody>
             {records.nodes.map((record) => (
               <tr key={record.id}>
@@ -86,7 +82,7 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
 }
 
 function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record: MemoryRecord): void }) {
-  const [add, state] = useMutation(ADD_MEMORY_RECORD);
+  const [add, state] = useMutation(ConsoleAddMemoryRecordDocument);
   const [text, setText] = useState('');
 
   async function submit(event: FormEvent) {
@@ -103,9 +99,9 @@ function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record
       <h3 id="add-record-heading">Add a record</h3>
       <TextArea label="Text of the new record" value={text} onChange={(event) => setText(event.target.value)} required rows={3} />
       <ErrorNotice error={state.error} title="Could not add the record" />
-      <button type="submit" disabled={state.loading}>
-        {state.loading ? 'Adding…' : 'Add record'}
-      </button>
+      <SubmitButton busy={state.loading} busyLabel="Adding…">
+        Add record
+      </SubmitButton>
     </form>
   );
 }
@@ -121,7 +117,7 @@ function ReplaceRecordForm({
   focus: boolean;
   onReplaced(record: MemoryRecord): void;
 }) {
-  const [replace, state] = useMutation(REPLACE_MEMORY_RECORD);
+  const [replace, state] = useMutation(ConsoleReplaceMemoryRecordDocument);
   const [recordId, setRecordId] = useState(initial.id);
   const [text, setText] = useState(initial.text);
 
@@ -153,9 +149,9 @@ function ReplaceRecordForm({
         />
       </div>
       <ErrorNotice error={state.error} title="Could not write the record" />
-      <button type="submit" disabled={state.loading}>
-        {state.loading ? 'Writing…' : 'Replace record'}
-      </button>
+      <SubmitButton busy={state.loading} busyLabel="Writing…">
+        Replace record
+      </SubmitButton>
     </form>
   );
 }

@@ -1,13 +1,14 @@
 // Searching a memory's records: the query, how many at most and the lowest score to keep, and the
 // results best first with their rank and the score exactly as the service gives it (similarity in [0, 1]).
+import { ConsoleSearchMemoryRecordsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { Empty, ErrorNotice, Field, Status, TextArea, Time } from '../../components/ui';
-import { SEARCH_MEMORY_RECORDS, type MemoryRecord } from './documents';
+import { ColumnHeads, Empty, ErrorNotice, Field, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { type MemoryRecord } from './documents';
 import { RecordText } from './RecordCells';
 
 export function MemorySearch({ memoryId }: { memoryId: string }) {
-  const [search, state] = useMutation(SEARCH_MEMORY_RECORDS);
+  const [search, state] = useMutation(ConsoleSearchMemoryRecordsDocument);
   const [query, setQuery] = useState('');
   const [limit, setLimit] = useState('10');
   const [minScore, setMinScore] = useState('0.05');
@@ -40,9 +41,9 @@ export function MemorySearch({ memoryId }: { memoryId: string }) {
             value={minScore}
             onChange={(event) => setMinScore(event.target.value)}
           />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Searching…' : 'Search'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Searching…">
+            Search
+          </SubmitButton>
         </div>
       </form>
       <ErrorNotice error={state.error} title="Could not search" />
@@ -54,15 +55,7 @@ export function MemorySearch({ memoryId }: { memoryId: string }) {
       {results && results.records.length === 0 ? <Empty>Nothing scored at least the minimum score.</Empty> : null}
       {results && results.records.length > 0 ? (
         <table aria-label="Search results">
-          <thead>
-            <tr>
-              <th scope="col">Rank</th>
-              <th scope="col">Score</th>
-              <th scope="col">Record</th>
-              <th scope="col">Text</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Rank', 'Score', 'Record', 'Text', 'Updated']} />
           <tbody>
             {results.records.map((record, index) => (
               <tr key={record.id}>

@@ -1,9 +1,9 @@
 // "Add the offline development model": a `development` provider and a model `dev` on it (its scripted
 // `echo` model), so a new user can run an agent before configuring any real model service.
+import { ConsoleCreateModelDocument, ConsoleCreateModelProviderDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useMutation } from '../../api';
 import { ErrorNotice } from '../../components/ui';
-import { CREATE_MODEL, CREATE_MODEL_PROVIDER } from './queries';
 
 export const DEV_MODEL_KEY = 'dev';
 
@@ -15,8 +15,8 @@ export function DevModelButton({
   existingProviderId: string | undefined;
   onDone(key: string): Promise<void>;
 }) {
-  const [createProvider, providerState] = useMutation(CREATE_MODEL_PROVIDER);
-  const [createModel, modelState] = useMutation(CREATE_MODEL);
+  const [createProvider, providerState] = useMutation(ConsoleCreateModelProviderDocument);
+  const [createModel, modelState] = useMutation(ConsoleCreateModelDocument);
   const [busy, setBusy] = useState(false);
   return (
     <div className="dev-model">

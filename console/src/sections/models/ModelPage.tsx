@@ -2,109 +2,86 @@
 // API lets change (provider model, API, name, description, settings, labels; the key and the provider
 // never change). Every change names the ETag the page was read at; a change someone made meanwhile is
 // refused by the service, and the page explains it and offers to reload.
+import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import {
-  Badge,
-  EnabledStatePanel,
-  ErrorNotice,
-  Field,
-  JsonView,
-  Loading,
-  PageHeader,
-  Select,
-  Status,
-  TextArea,
-  Time,
-} from '../../components/ui';
+import { useQuery } from '../../api';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, Select, SubmitButton, TextArea } from '../../components/ui';
+import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
-import { MODEL, MODEL_PROVIDER_TYPES, UPDATE_MODEL, type ModelApiView, type ModelDetail } from './queries';
+import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
 
 export function ModelPage() {
   const { key = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(MODEL, { key });
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState, resetUpdate] = useMutation(UPDATE_MODEL);
-  const [notice, setNotice] = useState('');
-  const model = data?.model;
-  const apis = types.data?.providerTypes.find((type) => type.type === model?.provider.type)?.modelApis ?? [];
-
-  async function saved(message: string) {
-    await refetch();
-    // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-    setNotice(message);
-  }
+  const detail = useDetailQuery(ConsoleModelDocument, { key }, (data) => data.model);
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
+  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
+  const model = detail.item;
+  const apis = modelApisOf(types.data?.providerTypes.find((type) => type.type === model?.provider.type));
 
   // After a refused If-Match: the model as it is now. The edit form is keyed by the ETag, so it starts
   // again from the new version.
-  async function reload() {
-    setNotice('');
+  function reload() {
     resetUpdate();
-    await refetch();
+    void detail.reload();
   }
 
   return (
-    <>
-      <PageHeader title={model ? model.name || model.key : 'Model'} actions={<Link to="/models">All models</Link>}>
-        {model?.description}
-      </PageHeader>
-      <ErrorNotice error={error} title="Could not read the model" />
-      {loading && !data ? <Loading /> : null}
-      {model ? (
+    <DetailPage
+      detail={detail}
+      title={model ? model.name || model.key : 'Model'}
+      description={model?.description}
+      back={{ to: '/models', label: 'All models' }}
+      errorTitle="Could not read the model"
+    >
+      {(model) => (
         <>
-          <dl className="facts">
-            <dt>Key</dt>
-            <dd>
-              <code>{model.key}</code>
-            </dd>
-            <dt>Provider</dt>
-            <dd>
-              <Link to={`/models/providers/${model.provider.id}`}>{model.provider.name}</Link> (<code>{model.provider.type}</code>
-              {model.provider.enabled ? '' : ', disabled'})
-            </dd>
-            <dt>Provider model</dt>
-            <dd>
-              <code>{model.providerModel}</code>
-            </dd>
-            <dt>API</dt>
-            <dd>{model.api}</dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={model.enabled ? 'enabled' : 'disabled'} />
-            </dd>
-            <dt>Version</dt>
-            <dd>{model.version}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time value={model.updatedAt} /> by <code>{model.updatedById}</code>
-            </dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Key', <code>{model.key}</code>],
+              [
+                'Provider',
+                <>
+                  <Link to={`/models/providers/${model.provider.id}`}>{model.provider.name}</Link> (<code>{model.provider.type}</code>
+                  {model.provider.enabled ? '' : ', disabled'})
+                </>,
+              ],
+              ['Provider model', <code>{model.providerModel}</code>],
+              ['API', model.api],
+              ['State', <Badge value={model.enabled ? 'enabled' : 'disabled'} />],
+              ['Version', model.version],
+              ['Updated', <ChangedBy at={model.updatedAt} by={model.updatedById} />],
+            ]}
+          />
           <JsonView value={model.settings} label="Settings" />
-          {notice ? <Status>{notice}</Status> : null}
+          <DetailNotice detail={detail} />
           <EnabledStatePanel
             what="model"
             enabled={model.enabled}
             explanation="A disabled model refuses new use at once: runs that would call it are refused (disabled)."
             error={updateState.error}
             busy={updateState.loading}
-            onReload={() => void reload()}
-            onToggle={async () => {
-              const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
-              if (done) await saved(model.enabled ? 'The model is disabled.' : 'The model is enabled.');
-            }}
+            onReload={reload}
+            onToggle={() =>
+              update(
+                { key: model.key, input: { enabled: !model.enabled } },
+                model.enabled ? 'The model is disabled.' : 'The model is enabled.',
+              )
+            }
           />
-          <EditModel key={model.etag} model={model} apis={apis} onSaved={() => saved('Saved.')} onReload={() => void reload()} />
+          <EditModel key={model.etag} model={model} apis={apis} detail={detail} onReload={reload} />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
 /** The settings members an API reads, in words for the settings field's hint. */
 function settingsHint(api: ModelApiView | undefined): string {
-  const members = Object.keys(api?.settingsSchema?.properties ?? {});
+  const members = Object.keys(jsonSchema(api?.settingsSchema).properties ?? {});
   const example = 'e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.';
   return members.length ? `A JSON object; the ${api!.api} API reads ${members.join(', ')}; ${example}` : `A JSON object, ${example}`;
 }
@@ -112,15 +89,15 @@ function settingsHint(api: ModelApiView | undefined): string {
 function EditModel({
   model,
   apis,
-  onSaved,
+  detail,
   onReload,
 }: {
   model: ModelDetail;
   apis: ModelApiView[];
-  onSaved(): Promise<void>;
+  detail: Detail<ModelDetail>;
   onReload(): void;
 }) {
-  const [update, state] = useMutation(UPDATE_MODEL);
+  const [update, state] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const [providerModel, setProviderModel] = useState(model.providerModel);
   const [api, setApi] = useState(model.api);
   const [name, setName] = useState(model.name);
@@ -129,12 +106,14 @@ function EditModel({
   const [labels, setLabels] = useState(formatLabels(model.labelList));
   const [formError, setFormError] = useState<unknown>(undefined);
   // The model's own API stays a choice even if its type no longer lists it (the service then says why).
-  const choices = apis.some((entry) => entry.api === model.api) ? apis : [{ api: model.api }, ...apis];
+  const choices: ModelApiView[] = apis.some((entry) => entry.api === model.api)
+    ? apis
+    : [{ api: model.api, settingsSchema: null }, ...apis];
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    let input: Record<string, unknown>;
+    let input: ModelInput;
     try {
       input = {
         providerModel,
@@ -148,8 +127,7 @@ function EditModel({
       setFormError(error);
       return;
     }
-    const data = await update({ key: model.key, ifMatch: model.etag, input });
-    if (data) await onSaved();
+    await update({ key: model.key, input }, 'Saved.');
   }
 
   return (
@@ -179,11 +157,11 @@ function EditModel({
           value={settings}
           onChange={(event) => setSettings(event.target.value)}
         />
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'model', onReload }} />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

@@ -1,36 +1,45 @@
 // /models: the workspace's model providers (with the form that adds one of any installed type, and the
 // one-click offline development model) and its models (filtered by text, state and provider; added on
 // a provider; enabled and disabled in place).
+import {
+  ConsoleCreateModelProviderDocument,
+  ConsoleModelProviderTypesDocument,
+  ConsoleModelProvidersDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import type { CreateProviderInput } from '../../../generated/graphql';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
   ErrorNotice,
   Field,
   JsonView,
+  LabelsField,
   Loading,
   MorePages,
   PageHeader,
   Select,
   Status,
+  SubmitButton,
   TextArea,
-  Checkbox,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { DevModelButton } from './DevModelButton';
 import { ModelsSection } from './ModelsSection';
-import { CREATE_MODEL_PROVIDER, MODEL_PROVIDER_TYPES, MODEL_PROVIDERS, type ProviderTypeView, type ProviderView } from './queries';
+import { modelApisOf, type ProviderTypeView, type ProviderView } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
 import { headersFrom, HeaderRows, type HeaderRow } from './ExtraHeaders';
 
 export function ModelsPage() {
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
   // Model providers are few; 100 a page, with "Load more" for a workspace that has more.
-  const providers = usePagedQuery(MODEL_PROVIDERS, { first: 100 }, (data) => data.providers);
+  const providers = usePagedQuery(ConsoleModelProvidersDocument, { first: 100 }, (data) => data.providers);
   const [notice, setNotice] = useState('');
   const [modelChanges, setModelChanges] = useState(0);
   const typeList = types.data?.providerTypes ?? [];
@@ -76,15 +85,7 @@ function ProviderTable({ rows, types }: { rows: ProviderView[]; types: ProviderT
   const titles = new Map(types.map((type) => [type.type, type.title]));
   return (
     <table aria-label="Model providers">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Type</th>
-          <th scope="col">State</th>
-          <th scope="col">Credential</th>
-          <th scope="col">Labels</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Name', 'Type', 'State', 'Credential', 'Labels']} />
       <tbody>
         {rows.map((provider) => (
           <tr key={provider.id}>
@@ -114,7 +115,11 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
         <strong>{type.title}</strong> (<code>{type.type}</code>).{' '}
         {type.credentialRequired ? 'Needs a credential.' : 'A credential is optional or not used.'}{' '}
         {type.testSupported ? 'Test probes the service.' : 'Test is not supported: the first run proves the credential.'}
-        {type.modelApis?.length ? ` Model APIs: ${type.modelApis.map((api) => api.api).join(', ')}.` : ''}
+        {modelApisOf(type).length
+          ? ` Model APIs: ${modelApisOf(type)
+              .map((api) => api.api)
+              .join(', ')}.`
+          : ''}
         {type.setupUrl ? (
           <>
             {' '}
@@ -129,7 +134,7 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
 
 function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(CREATE_MODEL_PROVIDER);
+  const [create, state] = useMutation(ConsoleCreateModelProviderDocument);
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -145,7 +150,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
     event.preventDefault();
     setFormError(undefined);
     if (!chosen) return;
-    let input: Record<string, unknown>;
+    let input: CreateProviderInput;
     try {
       const credential = credentialFrom(secret);
       const extraHeaders = headersFrom(headerRows);
@@ -198,18 +203,12 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             rows={headerRows}
             onChange={setHeaderRows}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the provider" withField />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Creating…' : 'Create provider'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Creating…">
+            Create provider
+          </SubmitButton>
         </form>
       ) : (
         <Loading />

@@ -1,27 +1,31 @@
 // The models list on /models: filtered by text, state and provider (kept in the address), each row
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
+import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import {
   Badge,
+  Checkbox,
+  ColumnHeads,
   Empty,
+  EnabledFilter,
   ErrorNotice,
   Field,
+  LabelsField,
   Loading,
   MorePages,
   Select,
   Status,
+  SubmitButton,
   TextArea,
-  Checkbox,
-  EnabledFilter,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { CREATE_MODEL, MODELS, UPDATE_MODEL, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
+import { modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
 
 const PAGE = 50;
 
@@ -40,7 +44,7 @@ export function ModelsSection({
   const enabled = filter('enabled');
   const providerId = filter('provider');
   const list = usePagedQuery(
-    MODELS,
+    ConsoleModelsDocument,
     {
       first: PAGE,
       ...(q ? { q } : {}),
@@ -115,23 +119,12 @@ function ModelTable({
   providerNames: Map<string, string>;
   onChanged(message: string): Promise<void>;
 }) {
-  const [update, state] = useMutation(UPDATE_MODEL);
+  const [update, state] = useMutation(ConsoleUpdateModelDocument);
   return (
     <>
       <ErrorNotice error={state.error} title="Could not change the model" />
       <table aria-label="Models">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Name</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Provider model</th>
-            <th scope="col">API</th>
-            <th scope="col">State</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Key', 'Name', 'Provider', 'Provider model', 'API', 'State', 'Labels', 'Actions']} />
         <tbody>
           {rows.map((model) => (
             <tr key={model.key}>
@@ -182,7 +175,7 @@ function CreateModel({
   types: ProviderTypeView[];
   onCreated(key: string): Promise<void>;
 }) {
-  const [create, state] = useMutation(CREATE_MODEL);
+  const [create, state] = useMutation(ConsoleCreateModelDocument);
   const [providerId, setProviderId] = useState('');
   const [key, setKey] = useState('');
   const [providerModel, setProviderModel] = useState('');
@@ -194,7 +187,7 @@ function CreateModel({
   const [enabled, setEnabled] = useState(true);
   const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
-  const apis = types.find((type) => type.type === chosen?.type)?.modelApis ?? [];
+  const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -275,18 +268,12 @@ function CreateModel({
             value={settings}
             onChange={(event) => setSettings(event.target.value)}
           />
-          <TextArea
-            label="Labels"
-            hint="One key=value a line."
-            rows={2}
-            value={labels}
-            onChange={(event) => setLabels(event.target.value)}
-          />
+          <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
           <ErrorNotice error={formError ?? state.error} title="Could not add the model" />
-          <button type="submit" disabled={state.loading}>
-            {state.loading ? 'Adding…' : 'Add model'}
-          </button>
+          <SubmitButton busy={state.loading} busyLabel="Adding…">
+            Add model
+          </SubmitButton>
         </form>
       )}
     </section>

@@ -2,161 +2,130 @@
 // disable in one click, and the edit form (a new credential or a new set of extra headers replaces the
 // stored one, which is never shown; every change names the ETag the page was read at, and a change
 // someone made meanwhile is explained with a reload).
-import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, Loading, PageHeader, Status, TextArea, Time } from '../../components/ui';
+import {
+  ConsoleModelProviderDocument,
+  ConsoleModelProviderTypesDocument,
+  ConsoleTestModelProviderDocument,
+  ConsoleUpdateModelProviderDocument,
+} from '../../../generated/graphql';
+import { useState, type FormEvent } from 'react';
+import { useParams } from 'react-router';
+import { useQuery } from '../../api';
+import { TestPanel } from '../../components/TestPanel';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
+import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, SubmitButton, TextArea } from '../../components/ui';
+import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { ProviderTypeDescription } from './ModelsPage';
-import {
-  MODEL_PROVIDER,
-  MODEL_PROVIDER_TYPES,
-  TEST_MODEL_PROVIDER,
-  UPDATE_MODEL_PROVIDER,
-  type ProviderTypeView,
-  type ProviderView,
-} from './queries';
+import { type ProviderTypeView, type ProviderView } from './queries';
 import { credentialFrom, SecretFields, type SecretDraft } from './SecretFields';
 import { ExtraHeadersChoiceSelect, extraHeadersChange, HeaderRows, newHeaderRow, type HeaderRow } from './ExtraHeaders';
 
 export function ProviderPage() {
   const { id = '' } = useParams();
-  const { data, error, loading, refetch } = useQuery(MODEL_PROVIDER, { id });
-  const types = useQuery(MODEL_PROVIDER_TYPES, {});
-  const [update, updateState, resetUpdate] = useMutation(UPDATE_MODEL_PROVIDER);
-  const [notice, setNotice] = useState('');
-  const provider = data?.provider;
+  const detail = useDetailQuery(ConsoleModelProviderDocument, { id }, (data) => data.provider);
+  const types = useQuery(ConsoleModelProviderTypesDocument, {});
+  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
+  const provider = detail.item;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
-
-  async function saved(message: string) {
-    await refetch();
-    // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-    setNotice(message);
-  }
 
   // After a refused If-Match: the provider as it is now. The edit form is keyed by the ETag, so it starts
   // again from the new version; the refusal of the state button is cleared with it.
-  async function reload() {
-    setNotice('');
+  function reload() {
     resetUpdate();
-    await refetch();
+    void detail.reload();
   }
 
   return (
-    <>
-      <PageHeader title={provider?.name ?? 'Model provider'} actions={<Link to="/models">All models</Link>}>
-        {provider?.description}
-      </PageHeader>
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {provider ? (
+    <DetailPage
+      detail={detail}
+      title={provider?.name ?? 'Model provider'}
+      description={provider?.description}
+      back={{ to: '/models', label: 'All models' }}
+    >
+      {(provider) => (
         <>
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{provider.id}</code>
-            </dd>
-            <dt>Type</dt>
-            <dd>
-              {type?.title ?? provider.type} (<code>{provider.type}</code>)
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={provider.enabled ? 'enabled' : 'disabled'} />
-            </dd>
-            <dt>Credential</dt>
-            <dd>{provider.credentialConfigured ? 'stored (never shown)' : 'none'}</dd>
-            <dt>Extra headers</dt>
-            <dd>{provider.extraHeadersConfigured ? 'stored (never shown)' : 'none'}</dd>
-            <dt>Version</dt>
-            <dd>{provider.version}</dd>
-            <dt>Updated</dt>
-            <dd>
-              <Time value={provider.updatedAt} /> by <code>{provider.updatedById}</code>
-            </dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Id', <code>{provider.id}</code>],
+              [
+                'Type',
+                <>
+                  {type?.title ?? provider.type} (<code>{provider.type}</code>)
+                </>,
+              ],
+              ['State', <Badge value={provider.enabled ? 'enabled' : 'disabled'} />],
+              ['Credential', provider.credentialConfigured ? 'stored (never shown)' : 'none'],
+              ['Extra headers', provider.extraHeadersConfigured ? 'stored (never shown)' : 'none'],
+              ['Version', provider.version],
+              ['Updated', <ChangedBy at={provider.updatedAt} by={provider.updatedById} />],
+            ]}
+          />
           <JsonView value={provider.config} label="Configuration" />
-          {notice ? <Status>{notice}</Status> : null}
+          <DetailNotice detail={detail} />
           <EnabledStatePanel
             what="provider"
             enabled={provider.enabled}
             explanation="A disabled provider refuses tests and new runs of its models."
             error={updateState.error}
             busy={updateState.loading}
-            onReload={() => void reload()}
-            onToggle={async () => {
-              const done = await update({ id: provider.id, ifMatch: provider.etag, input: { enabled: !provider.enabled } });
-              if (done) await saved(provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.');
-            }}
+            onReload={reload}
+            onToggle={() =>
+              update(
+                { id: provider.id, input: { enabled: !provider.enabled } },
+                provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.',
+              )
+            }
           />
           <TestProvider id={provider.id} type={type} />
-          <EditProvider
-            key={provider.etag}
-            provider={provider}
-            type={type}
-            onSaved={() => saved('Saved.')}
-            onReload={() => void reload()}
-          />
+          <EditProvider key={provider.etag} provider={provider} type={type} detail={detail} onReload={reload} />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
 function TestProvider({ id, type }: { id: string; type: ProviderTypeView | undefined }) {
-  const [test, state] = useMutation(TEST_MODEL_PROVIDER);
-  const [result, setResult] = useState<{ status: string; message: string | null } | null>(null);
-  useEffect(() => setResult(null), [id]);
   return (
-    <section aria-labelledby="test-heading" className="panel">
-      <h2 id="test-heading">Test</h2>
-      <p className="muted">
-        {type && !type.testSupported
+    <TestPanel
+      document={ConsoleTestModelProviderDocument}
+      variables={{ id }}
+      outcomeOf={(data) => data.testProvider}
+      buttonLabel="Test provider"
+      explanation={
+        type && !type.testSupported
           ? 'This type has no probe: the test answers “unsupported” and the first run proves the credential.'
-          : 'One inexpensive request to the service with the stored credential (usually its model list).'}
-      </p>
-      <button
-        type="button"
-        disabled={state.loading}
-        onClick={async () => {
-          setResult(null);
-          const data = await test({ id });
-          if (data) setResult(data.testProvider);
-        }}
-      >
-        {state.loading ? 'Testing…' : 'Test provider'}
-      </button>
-      <ErrorNotice error={state.error} title="Could not test" />
-      <div role="status" aria-live="polite" className="notice" hidden={!result}>
-        {result ? (
-          <>
-            <Badge value={result.status} /> Test {result.status}
-            {result.message ? `: ${result.message}` : '.'}
-          </>
-        ) : null}
-      </div>
-    </section>
+          : 'One inexpensive request to the service with the stored credential (usually its model list).'
+      }
+      describe={(outcome) => (
+        <>
+          Test {outcome.status}
+          {outcome.message ? `: ${outcome.message}` : '.'}
+        </>
+      )}
+    />
   );
 }
 
 function EditProvider({
   provider,
   type,
-  onSaved,
+  detail,
   onReload,
 }: {
   provider: ProviderView;
   type: ProviderTypeView | undefined;
-  onSaved(): Promise<void>;
+  detail: Detail<ProviderView>;
   onReload(): void;
 }) {
-  const [update, state] = useMutation(UPDATE_MODEL_PROVIDER);
+  const [update, state] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const [name, setName] = useState(provider.name);
   const [description, setDescription] = useState(provider.description);
   const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));
-  const [labels, setLabels] = useState(formatLabels(provider.labels));
+  const [labels, setLabels] = useState(formatLabels(provider.labelList));
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [secret, setSecret] = useState<SecretDraft>({});
   const [headersChoice, setHeadersChoice] = useState<CredentialChoice>('keep');
@@ -166,7 +135,7 @@ function EditProvider({
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFormError(undefined);
-    let input: Record<string, unknown>;
+    let input: UpdateProviderInput;
     try {
       const parsed = parseJsonObject(config, 'Configuration');
       input = { name, description, labels: parseLabels(labels) };
@@ -181,8 +150,7 @@ function EditProvider({
       setFormError(error);
       return;
     }
-    const data = await update({ id: provider.id, ifMatch: provider.etag, input });
-    if (data) await onSaved();
+    await update({ id: provider.id, input }, 'Saved.');
   }
 
   return (
@@ -213,11 +181,11 @@ function EditProvider({
         {headersChoice === 'replace' ? (
           <HeaderRows legend="New extra headers (the whole set; values never shown back)" rows={headerRows} onChange={setHeaderRows} />
         ) : null}
-        <TextArea label="Labels" hint="One key=value a line." rows={2} value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'provider', onReload }} />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

@@ -1,12 +1,13 @@
 // A provider type's credential as password fields, one per member of its credential schema. What is
 // typed is sent once and never shown back; blank fields are left out.
 import { Field } from '../../components/ui';
-import type { JsonSchema } from './queries';
+import { jsonSchema } from './queries';
 
 export type SecretDraft = Record<string, string>;
 
-export function secretMembers(schema: JsonSchema): string[] {
-  return Object.keys(schema.properties ?? {});
+/** The members of a credential schema (a JSON Schema document as the service sent it). */
+export function secretMembers(schema: unknown): string[] {
+  return Object.keys(jsonSchema(schema).properties ?? {});
 }
 
 /** The credential to send, or undefined when nothing was typed. */
@@ -15,7 +16,16 @@ export function credentialFrom(draft: SecretDraft): Record<string, string> | und
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
-export function SecretFields({ schema, draft, onChange }: { schema: JsonSchema; draft: SecretDraft; onChange(next: SecretDraft): void }) {
+export function SecretFields({
+  schema: value,
+  draft,
+  onChange,
+}: {
+  schema: unknown;
+  draft: SecretDraft;
+  onChange(next: SecretDraft): void;
+}) {
+  const schema = jsonSchema(value);
   const members = secretMembers(schema);
   if (!members.length) return <p className="muted">This type takes no credential.</p>;
   const required = new Set(schema.required ?? []);

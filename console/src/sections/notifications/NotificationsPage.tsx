@@ -3,8 +3,15 @@
 // the service's VAPID key, registers the subscription with the service, sends a test, turns it off,
 // lists every subscription the service keeps for the user (other browsers' too, removable), and lists
 // the pushes that arrive while it is open.
+import {
+  ConsoleDeletePushSubscriptionDocument,
+  ConsolePushConfigurationDocument,
+  ConsoleTestPushSubscriptionDocument,
+  ConsoleUpsertPushSubscriptionDocument,
+} from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery } from '../../api';
+import type { ConsoleTestPushSubscriptionMutation } from '../../../generated/graphql';
 import { Empty, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
 import {
   currentBrowserSubscription,
@@ -13,13 +20,7 @@ import {
   subscriptionInput,
   unsupportedReason,
 } from './browserPush';
-import {
-  DELETE_PUSH_SUBSCRIPTION,
-  PUSH_CONFIGURATION,
-  TEST_PUSH_SUBSCRIPTION,
-  UPSERT_PUSH_SUBSCRIPTION,
-  type ServicePushSubscription,
-} from './queries';
+import { type ServicePushSubscription } from './queries';
 import { ReceivedPushes, type ReceivedPush } from './ReceivedPushes';
 import { ServiceSubscriptions } from './ServiceSubscriptions';
 import { usePushActivity } from './usePushActivity';
@@ -31,18 +32,18 @@ type BrowserState =
   | { kind: 'off' }
   | { kind: 'on'; subscription: ServicePushSubscription; browser: PushSubscription };
 
-type TestOutcome = { delivered: boolean; statusCode: number | null; removed: boolean; error: string | null };
+type TestOutcome = ConsoleTestPushSubscriptionMutation['testPushSubscription'];
 
 export function NotificationsPage() {
-  const configuration = useQuery(PUSH_CONFIGURATION, {});
+  const configuration = useQuery(ConsolePushConfigurationDocument, {});
   const [state, setState] = useState<BrowserState>({ kind: 'checking' });
   const [browserError, setBrowserError] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
   const [testOutcome, setTestOutcome] = useState<TestOutcome | null>(null);
   const [received, setReceived] = useState<ReceivedPush[]>([]);
-  const [upsert, upserting] = useMutation(UPSERT_PUSH_SUBSCRIPTION);
-  const [sendTest, testing] = useMutation(TEST_PUSH_SUBSCRIPTION);
-  const [remove, removing] = useMutation(DELETE_PUSH_SUBSCRIPTION);
+  const [upsert, upserting] = useMutation(ConsoleUpsertPushSubscriptionDocument);
+  const [sendTest, testing] = useMutation(ConsoleTestPushSubscriptionDocument);
+  const [remove, removing] = useMutation(ConsoleDeletePushSubscriptionDocument);
 
   /** Registers the browser's subscription (if it has one) with the service: an upsert, so a no-op when known. */
   const register = useCallback(

@@ -2,15 +2,16 @@
 // browser's push subscription without asking the user anything, learns its id from the service (the
 // upsert is idempotent: nothing is written when nothing changed) and records activity while the console
 // is in front of the user. Renders nothing.
+import { ConsoleUpsertPushSubscriptionDocument } from '../../../generated/graphql';
 import { useEffect, useState } from 'react';
 import { useMutation } from '../../api';
 import { currentBrowserSubscription, subscriptionInput, unsupportedReason } from './browserPush';
-import { UPSERT_PUSH_SUBSCRIPTION } from './queries';
+
 import { usePushActivity } from './usePushActivity';
 
 export function PushActivity() {
   const [subscriptionId, setSubscriptionId] = useState<string | null>(null);
-  const [upsert] = useMutation(UPSERT_PUSH_SUBSCRIPTION);
+  const [upsert] = useMutation(ConsoleUpsertPushSubscriptionDocument);
   useEffect(() => {
     if (unsupportedReason()) return;
     let stopped = false;

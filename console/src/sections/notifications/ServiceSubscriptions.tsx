@@ -1,10 +1,11 @@
 // Every push subscription the service keeps for the signed-in principal (pushSubscriptions): this
 // browser's and those of other browsers or earlier visits, which stay until a push service reports
 // them gone. Any of them can be removed here; removing this browser's turns notifications off in it.
+import { ConsoleDeletePushSubscriptionDocument, ConsolePushSubscriptionsDocument } from '../../../generated/graphql';
 import { useEffect } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { Empty, ErrorNotice, Loading, Time } from '../../components/ui';
-import { DELETE_PUSH_SUBSCRIPTION, PUSH_SUBSCRIPTIONS, type ServicePushSubscription } from './queries';
+import { ColumnHeads, Empty, ErrorNotice, Loading, Time } from '../../components/ui';
+import { type ServicePushSubscription } from './queries';
 
 /** The push service's host: the endpoint's path is a capability, not something to show. */
 function pushServiceOf(endpoint: string): string {
@@ -23,8 +24,8 @@ export function ServiceSubscriptions({
   currentId: string | null;
   onRemovedCurrent(): Promise<void>;
 }) {
-  const list = useQuery(PUSH_SUBSCRIPTIONS, {});
-  const [remove, removing, reset] = useMutation(DELETE_PUSH_SUBSCRIPTION);
+  const list = useQuery(ConsolePushSubscriptionsDocument, {});
+  const [remove, removing, reset] = useMutation(ConsoleDeletePushSubscriptionDocument);
   const { refetch } = list;
   // This browser subscribed or unsubscribed: the list changed on the service.
   useEffect(() => {
@@ -51,16 +52,7 @@ export function ServiceSubscriptions({
       {subscriptions && subscriptions.length === 0 ? <Empty>The service keeps no subscription for you.</Empty> : null}
       {subscriptions && subscriptions.length > 0 ? (
         <table aria-label="Your push subscriptions">
-          <thead>
-            <tr>
-              <th scope="col">Subscription</th>
-              <th scope="col">Push service</th>
-              <th scope="col">Subscribed</th>
-              <th scope="col">Last active</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Subscription', 'Push service', 'Subscribed', 'Last active', 'Expires', 'Actions']} />
           <tbody>
             {subscriptions.map((subscription) => (
               <tr key={subscription.id}>

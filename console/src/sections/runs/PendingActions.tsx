@@ -2,11 +2,12 @@
 // reason, when given, goes to the model as the resume's message), each client call's result as JSON,
 // each question's answer (typed, or one of the choices it offers). The service takes only a batch that
 // answers everything pending, so the page asks for all of it before it sends.
+import { ConsoleResumeRunDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, JsonView, Select, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, JsonView, Select, SubmitButton, TextArea } from '../../components/ui';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { RESUME_RUN, textMessage, type PendingToolCall, type RunDetail } from './documents';
+import { textMessage, type PendingToolCall, type RunDetail } from './documents';
 
 interface Answers {
   approvals: Record<string, { action?: 'approve' | 'deny'; reason: string }>;
@@ -162,7 +163,7 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
   };
   // One key per waiting run: sending twice gives the same successor instead of a conflict.
   const [idempotencyKey] = useIdempotencyKey(run.id);
-  const [resume, resumeState] = useMutation(RESUME_RUN);
+  const [resume, resumeState] = useMutation(ConsoleResumeRunDocument);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -205,9 +206,9 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
           </p>
         ) : null}
         <ErrorNotice error={resumeState.error} title="Could not resume" />
-        <button type="submit" disabled={resumeState.loading}>
-          {resumeState.loading ? 'Resuming…' : 'Resume run'}
-        </button>
+        <SubmitButton busy={resumeState.loading} busyLabel="Resuming…">
+          Resume run
+        </SubmitButton>
       </form>
     </section>
   );

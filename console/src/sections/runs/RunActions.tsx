@@ -1,11 +1,12 @@
 // Cancel a run that has not ended, and fork one that has history to fork (sealed or waiting) into a
 // new thread with a new message; the page then moves to the fork's run.
+import { ConsoleCancelRunDocument, ConsoleForkRunDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation } from '../../api';
 import { ErrorNotice, TextArea } from '../../components/ui';
 import { useIdempotencyKey } from '../../lib/idempotency';
-import { CANCEL_RUN, FORK_RUN, SETTLED, textMessage, type RunDetail } from './documents';
+import { SETTLED, textMessage, type RunDetail } from './documents';
 
 const CANCELLABLE = ['accepted', 'running', 'waiting'];
 
@@ -22,7 +23,7 @@ export function RunActions({
   forking: boolean;
   onToggleFork(): void;
 }) {
-  const [cancel, cancelState] = useMutation(CANCEL_RUN);
+  const [cancel, cancelState] = useMutation(ConsoleCancelRunDocument);
   return (
     <>
       {CANCELLABLE.includes(run.status) ? (
@@ -52,7 +53,7 @@ export function ForkForm({ runId, onClose }: { runId: string; onClose(): void })
   const navigate = useNavigate();
   const headingId = useId();
   const [message, setMessage] = useState('');
-  const [fork, forkState] = useMutation(FORK_RUN);
+  const [fork, forkState] = useMutation(ConsoleForkRunDocument);
   const [queued, setQueued] = useState<string | null>(null);
   const [idempotencyKey] = useIdempotencyKey();
   const submit = async (event: FormEvent) => {

@@ -62,7 +62,8 @@ function Arguments({ value }: { value: unknown }) {
 }
 
 function body(item: RunItem): ReactNode {
-  const content = item.content ?? {};
+  // The content is the item's JSON object; which members it has depends on the kind.
+  const content = (item.content ?? {}) as Record<string, any>;
   switch (item.kind) {
     case 'user_message':
       return (

@@ -1,10 +1,10 @@
 // Where a run comes from: the runs before it across resumes (each waiting run and its successor) and
 // forks (the run a forked thread started from), nearest first, each a link.
+import { ConsoleRunLineageDocument } from '../../../generated/graphql';
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
 import { Badge, ErrorNotice, Loading, Time } from '../../components/ui';
-import { RUN_LINEAGE } from './documents';
 
 const HOW: Record<string, string> = {
   root: 'started',
@@ -14,7 +14,7 @@ const HOW: Record<string, string> = {
 };
 
 export function RunLineage({ runId, status }: { runId: string; status: string }) {
-  const { data, error, loading, refetch } = useQuery(RUN_LINEAGE, { runId });
+  const { data, error, loading, refetch } = useQuery(ConsoleRunLineageDocument, { runId });
   // Asked again when the run's status moves, so the statuses listed do not lag behind the page.
   const shown = useRef(status);
   useEffect(() => {

@@ -2,11 +2,12 @@
 // to the successor run the resume created, which goes on live; resumed elsewhere, the page hears it
 // through the run's thread and links to the successor), its transcript, output, usage and failure,
 // its lineage, and cancel and fork.
+import { ConsoleRunDocument, ConsoleRunStatusDocument } from '../../../generated/graphql';
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQuery, useSubscription } from '../../api';
 import { Badge, ErrorNotice, JsonView, Loading, PageHeader, Time } from '../../components/ui';
-import { RUN, RUN_STATUS, SETTLED, type RunDetail } from './documents';
+import { SETTLED, type RunDetail } from './documents';
 import { PendingActions } from './PendingActions';
 import { ForkForm, RunActions, canFork } from './RunActions';
 import { RunLineage } from './RunLineage';
@@ -25,12 +26,12 @@ const newer = (a: RunDetail | undefined, b: RunDetail | undefined) => (!a ? b : 
 
 function RunView({ runId }: { runId: string }) {
   const navigate = useNavigate();
-  const loaded = useQuery(RUN, { id: runId });
+  const loaded = useQuery(ConsoleRunDocument, { id: runId });
   const [live, setLive] = useState<RunDetail | undefined>(undefined);
   const [forking, setForking] = useState(false);
   const run = newer(loaded.data?.run, live);
   const settledAtLoad = loaded.data ? SETTLED.includes(loaded.data.run.status) : true;
-  const status = useSubscription(RUN_STATUS, { runId }, (event) => setLive((previous) => newer(previous, event.runStatus)), {
+  const status = useSubscription(ConsoleRunStatusDocument, { runId }, (event) => setLive((previous) => newer(previous, event.runStatus)), {
     skip: settledAtLoad,
   });
   const onChanged = useCallback((next: RunDetail) => setLive((previous) => newer(previous, next)), []);

@@ -1,12 +1,13 @@
 // The workspace's runs, newest first, filtered by status, agent, thread and creation time. The filters
 // live in the URL query (`/runs?status=waiting&agent=agt_…`), so a filtered list can be linked to and
 // survives a reload; "Load more" pages through the rest.
+import { ConsoleRunAgentChoicesDocument, ConsoleRunsDocument } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery, type Connection, type PageInfo } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { AGENT_CHOICES, RUNS, RUN_STATUSES, type RunFilters, type RunStatus, type RunSummary } from './documents';
+import { RUN_STATUSES, type RunFilters, type RunStatus, type RunSummary } from './documents';
 
 const PAGE_SIZE = 25;
 
@@ -57,7 +58,7 @@ function runsOf(data: { runs: { edges: { node: RunSummary }[]; pageInfo: PageInf
 export function RunsListPage() {
   const { params, filter, setFilter: set } = useUrlFilters();
   const filters = filtersOf(params);
-  const agents = useQuery(AGENT_CHOICES, {});
+  const agents = useQuery(ConsoleRunAgentChoicesDocument, {});
   const {
     nodes: runs,
     hasNextPage,
@@ -66,7 +67,7 @@ export function RunsListPage() {
     error,
     loading,
     refetch,
-  } = usePagedQuery(RUNS, { ...filters, first: PAGE_SIZE }, runsOf);
+  } = usePagedQuery(ConsoleRunsDocument, { ...filters, first: PAGE_SIZE }, runsOf);
   return (
     <>
       <PageHeader
@@ -115,16 +116,7 @@ export function RunsListPage() {
       {runs.length ? (
         <table>
           <caption className="runs-sr-only">Runs, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Thread</th>
-              <th scope="col">Started by</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Run', 'Status', 'Agent', 'Thread', 'Started by', 'Created']} />
           <tbody>
             {runs.map((run) => (
               <tr key={run.id}>

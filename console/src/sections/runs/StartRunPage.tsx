@@ -1,23 +1,24 @@
 // Start a run: an agent (preselected by `?agent=`), a thread to continue (or a new one), the message,
 // and optional labels and run options as JSON; the page then moves to the new run.
+import { ConsoleRunAgentChoicesDocument, ConsoleStartRunDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Loading, PageHeader, Select, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Loading, PageHeader, Select, SubmitButton, TextArea } from '../../components/ui';
 import { readJsonObject } from '../../lib/json';
-import { AGENT_CHOICES, START_RUN, textMessage } from './documents';
+import { textMessage } from './documents';
 
 export function StartRunPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const agents = useQuery(AGENT_CHOICES, {});
+  const agents = useQuery(ConsoleRunAgentChoicesDocument, {});
   const [agentId, setAgentId] = useState(params.get('agent') ?? '');
   const [threadId, setThreadId] = useState(params.get('thread') ?? '');
   const [message, setMessage] = useState('');
   const [labels, setLabels] = useState('');
   const [options, setOptions] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  const [start, startState] = useMutation(START_RUN);
+  const [start, startState] = useMutation(ConsoleStartRunDocument);
 
   const choices = agents.data?.agents.nodes ?? [];
   const chosen = agentId || choices[0]?.id || '';
@@ -92,9 +93,9 @@ export function StartRunPage() {
           </p>
         ) : null}
         <ErrorNotice error={startState.error} title="Could not start the run" />
-        <button type="submit" disabled={startState.loading}>
-          {startState.loading ? 'Starting…' : 'Start run'}
-        </button>
+        <SubmitButton busy={startState.loading} busyLabel="Starting…">
+          Start run
+        </SubmitButton>
       </form>
     </>
   );

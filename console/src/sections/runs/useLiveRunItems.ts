@@ -3,9 +3,10 @@
 // item's whole newest state, so the hook keeps one state per ordinal and takes a state only when its
 // stream position is newer than the one it has (a replay after a reconnect can repeat states). When
 // the subscription breaks, it subscribes again from the highest position received, as the API asks.
+import { ConsoleRunItemsDocument, ConsoleRunItemsLiveDocument } from '../../../generated/graphql';
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { ServiceError, useClient } from '../../api';
-import { RUN_ITEMS, RUN_ITEMS_LIVE, type RunItem } from './documents';
+import { type RunItem } from './documents';
 
 /** The number in a stream position `s<sequence>`; 0 for none. */
 export function streamSequence(position: string | null | undefined): number {
@@ -59,7 +60,7 @@ export function useLiveRunItems(runId: string): LiveItems {
     };
     const follow = async () => {
       try {
-        const baseline = await client.query(RUN_ITEMS, { runId, limit: BASELINE_LIMIT });
+        const baseline = await client.query(ConsoleRunItemsDocument, { runId, limit: BASELINE_LIMIT });
         if (stopped) return;
         note(baseline.runItems.items);
         if (streamSequence(baseline.runItems.position) > streamSequence(highest)) highest = baseline.runItems.position;
@@ -74,7 +75,7 @@ export function useLiveRunItems(runId: string): LiveItems {
       for (let attempt = 0; !stopped; attempt++) {
         setStatus({ loading: false, live: true, complete: false, error: undefined });
         try {
-          subscription = client.subscribe(RUN_ITEMS_LIVE, { runId, position: highest });
+          subscription = client.subscribe(ConsoleRunItemsLiveDocument, { runId, position: highest });
           for await (const event of subscription) {
             if (stopped) return;
             note([event.runItems]);
@@ -104,7 +105,7 @@ export function useLiveRunItems(runId: string): LiveItems {
   // Earlier items are committed history (only the newest can be in progress): read once, not followed.
   const loadEarlier = useCallback(async () => {
     try {
-      const page = await client.query(RUN_ITEMS, { runId, before: firstOrdinal, limit: BASELINE_LIMIT });
+      const page = await client.query(ConsoleRunItemsDocument, { runId, before: firstOrdinal, limit: BASELINE_LIMIT });
       apply(page.runItems.items);
     } catch (error) {
       setStatus((previous) => ({ ...previous, error }));

@@ -3,13 +3,14 @@
 // run's thread (threadUpdated): a resume makes the successor the thread's current and last run, so
 // when the thread's runs move off this one the page re-reads the run, which then names the successor
 // (`resumedById`) and the page offers to continue there.
+import { ConsoleRunThreadUpdatedDocument } from '../../../generated/graphql';
 import { useSubscription } from '../../api';
-import { RUN_THREAD_UPDATED, type RunDetail } from './documents';
+import { type RunDetail } from './documents';
 
 export function useResumedElsewhere(run: RunDetail | undefined, reread: () => void): { error: unknown } {
   const waiting = run?.status === 'waiting' && !run.resumedById;
   return useSubscription(
-    RUN_THREAD_UPDATED,
+    ConsoleRunThreadUpdatedDocument,
     { threadId: run?.threadId ?? '' },
     (event) => {
       const thread = event.threadUpdated;

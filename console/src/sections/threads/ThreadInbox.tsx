@@ -1,14 +1,16 @@
 // The thread's inbox: send a message with a delivery mode, see every entry with its status, and act on
 // pending entries as the API allows (switch queue ↔ steer, edit the text). The API has no way to
 // withdraw an entry, so the page offers none. Each action is followed by a re-read of the page.
+import { ConsoleDeliverDocument, ConsoleThreadAgentsDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
+import { Badge, ColumnHeads, ErrorNotice, Select, Status, TextArea, Time } from '../../components/ui';
+import type { InboxDeliveryMode, UpdateInboxEntryInput } from '../../../generated/graphql';
 import { messageText, textMessage } from './messages';
-import { AGENTS, DELIVER, UPDATE_ENTRY, type InboxEntry } from './queries';
+import { type InboxEntry } from './queries';
 
-const DELIVERY_CHOICES = [
+const DELIVERY_CHOICES: { value: InboxDeliveryMode; label: string }[] = [
   { value: 'queue', label: 'Queue — runs after the current run ends' },
   { value: 'steer', label: 'Steer — joins the current run at its next model request' },
   { value: 'interrupt', label: 'Interrupt — cancels the current run and goes next' },
@@ -46,11 +48,11 @@ function countByStatus(entries: InboxEntry[]): string {
 
 function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   const [text, setText] = useState('');
-  const [delivery, setDelivery] = useState('queue');
+  const [delivery, setDelivery] = useState<InboxDeliveryMode>('queue');
   const [agentId, setAgentId] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const [deliver, delivering] = useMutation(DELIVER);
-  const agents = useQuery(AGENTS, {});
+  const [deliver, delivering] = useMutation(ConsoleDeliverDocument);
+  const agents = useQuery(ConsoleThreadAgentsDocument, {});
   const agentChoices = [
     ...(hasRun ? [{ value: '', label: "The thread's last run's agent" }] : [{ value: '', label: 'Choose an agent' }]),
     ...(agents.data?.agents.nodes ?? []).map((agent) => ({ value: agent.id, label: `${agent.name} (${agent.id})` })),
@@ -73,7 +75,12 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
     <form onSubmit={(event) => void submit(event)} aria-label="Send a message">
       <TextArea label="Message" rows={3} required value={text} onChange={(event) => setText(event.target.value)} />
       <div className="filters">
-        <Select label="Delivery" options={DELIVERY_CHOICES} value={delivery} onChange={(event) => setDelivery(event.target.value)} />
+        <Select
+          label="Delivery"
+          options={DELIVERY_CHOICES}
+          value={delivery}
+          onChange={(event) => setDelivery(event.target.value as InboxDeliveryMode)}
+        />
         <Select label="Agent" options={agentChoices} value={agentId} onChange={(event) => setAgentId(event.target.value)} />
       </div>
       <p className="muted">With no run active on the thread, every delivery starts a run at once.</p>
@@ -87,13 +94,13 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
 }
 
 function InboxTable({ threadId, entries, onChanged }: InboxProps) {
-  const [update, updating] = useMutation(UPDATE_ENTRY);
+  const [update, updating] = useMutation(ConsoleUpdateInboxEntryDocument);
   const [editing, setEditing] = useState<string | null>(null);
   // The thread's ETag when editing began: the page follows the thread live, so the entry's own copy
   // moves with every change; a text written against what the operator saw must be refused if the
   // entry changed meanwhile, not silently overwrite it.
   const [editedFrom, setEditedFrom] = useState<string | null>(null);
-  const change = async (entry: InboxEntry, input: { delivery?: string; payload?: unknown }, ifMatch = entry.threadEtag) => {
+  const change = async (entry: InboxEntry, input: UpdateInboxEntryInput, ifMatch = entry.threadEtag) => {
     // Entries carry their thread's ETag: an edit made against an older thread state is refused (412).
     const done = await update({ threadId, entryId: entry.id, ifMatch, input });
     if (done) setEditing(null);
@@ -103,17 +110,7 @@ function InboxTable({ threadId, entries, onChanged }: InboxProps) {
     <>
       <ErrorNotice error={updating.error} title="Could not change the entry" />
       <table aria-label="Inbox entries, in inbox order">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">Message</th>
-            <th scope="col">Delivery</th>
-            <th scope="col">Status</th>
-            <th scope="col">Run</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['#', 'Message', 'Delivery', 'Status', 'Run', 'Sent', 'Actions']} />
         <tbody>
           {entries.map((entry) => (
             <tr key={entry.id} aria-label={`Entry ${entry.position}`}>

@@ -3,12 +3,18 @@
 // change of the thread or its inbox, whoever made it) and the newest run's status (runStatus), and
 // re-reads its runs and inbox when either moves, so queued, steered and interrupting entries and runs
 // started elsewhere show their effect without a reload — and without polling.
+import {
+  ConsoleArchiveThreadDocument,
+  ConsoleInboxDocument,
+  ConsoleThreadDocument,
+  ConsoleThreadRunsDocument,
+} from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { Badge, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ARCHIVE_THREAD, INBOX, THREAD, THREAD_RUNS, type InboxEntry, type PageInfo, type ThreadDetail, type ThreadRun } from './queries';
+import { type InboxEntry, type PageInfo, type ThreadDetail, type ThreadRun } from './queries';
 import { ThreadInbox } from './ThreadInbox';
 import { ThreadLiveRun } from './ThreadLiveRun';
 import { ThreadPresence } from './ThreadPresence';
@@ -21,9 +27,9 @@ const selectInbox = (data: { inboxEntries: { nodes: InboxEntry[]; pageInfo: Page
 
 export function ThreadPage() {
   const { threadId = '' } = useParams();
-  const thread = useQuery(THREAD, { id: threadId });
-  const runs = usePagedQuery(THREAD_RUNS, { threadId, first: 50 }, selectRuns);
-  const inbox = usePagedQuery(INBOX, { threadId, first: 100 }, selectInbox);
+  const thread = useQuery(ConsoleThreadDocument, { id: threadId });
+  const runs = usePagedQuery(ConsoleThreadRunsDocument, { threadId, first: 50 }, selectRuns);
+  const inbox = usePagedQuery(ConsoleInboxDocument, { threadId, first: 100 }, selectInbox);
   const refreshLists = useCallback(() => {
     void runs.refetch();
     void inbox.refetch();
@@ -145,7 +151,7 @@ function ThreadFacts({ thread }: { thread: ThreadDetail }) {
 }
 
 function ArchiveButton({ thread, onArchived }: { thread: ThreadDetail; onArchived(): void }) {
-  const [archive, archiving] = useMutation(ARCHIVE_THREAD);
+  const [archive, archiving] = useMutation(ConsoleArchiveThreadDocument);
   const [done, setDone] = useState(false);
   if (thread.archivedAt) return done ? <Status>Archived.</Status> : null;
   return (

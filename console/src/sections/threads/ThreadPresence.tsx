@@ -4,16 +4,18 @@
 // once (leavePresence), so the others see it go without waiting for the TTL: on unmount through the
 // client, and when the browser closes or navigates away (`pagehide`) with a `keepalive` DELETE
 // /api/presence, the one request a closing page can still send.
+import {
+  ConsoleLeavePresenceDocument,
+  ConsolePresenceChangedDocument,
+  ConsolePresenceDocument,
+  ConsoleTouchPresenceDocument,
+} from '../../../generated/graphql';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { gql, useClient, useQuery, useSubscription } from '../../api';
+import { useClient, useQuery, useSubscription } from '../../api';
 import { useAuth } from '../../auth';
 import { ErrorNotice, Time } from '../../components/ui';
 import { newTabId, parseParticipant, participantIdFor, touchIntervalMs } from './presence';
-import { PRESENCE, PRESENCE_CHANGED, TOUCH_PRESENCE, type PresenceFrame } from './queries';
-
-const LEAVE_PRESENCE = gql<{ leavePresence: { left: boolean } }, { participantId: string }>(
-  `mutation ConsoleLeavePresence($participantId: String) { leavePresence(participantId: $participantId) { left } }`,
-);
+import { type PresenceFrame } from './queries';
 
 /** Leaves from a page being closed: fetch with keepalive outlives the page (the GraphQL client's requests may not). */
 function leaveOnUnload(participantId: string, credential: { token: string; workspaceId?: string | null }) {
@@ -36,11 +38,11 @@ export function ThreadPresence({ threadId }: { threadId: string }) {
   const accept = useRef((next: PresenceFrame) =>
     setFrame((previous) => (previous && Date.parse(previous.serverTime) > Date.parse(next.serverTime) ? previous : next)),
   ).current;
-  const initial = useQuery(PRESENCE, {});
+  const initial = useQuery(ConsolePresenceDocument, {});
   useEffect(() => {
     if (initial.data) accept(initial.data.presence);
   }, [initial.data, accept]);
-  const { error: liveError } = useSubscription(PRESENCE_CHANGED, {}, (data) => accept(data.presenceChanged));
+  const { error: liveError } = useSubscription(ConsolePresenceChangedDocument, {}, (data) => accept(data.presenceChanged));
 
   // Read when the page closes (a ref: a new credential object must not restart the announcing).
   const credential = useRef(signedIn?.credential);
@@ -61,7 +63,7 @@ export function ThreadPresence({ threadId }: { threadId: string }) {
     const touch = async () => {
       let ttl = 60;
       try {
-        const data = await inTurn(() => client.mutate(TOUCH_PRESENCE, { participantId: me }));
+        const data = await inTurn(() => client.mutate(ConsoleTouchPresenceDocument, { participantId: me }));
         ttl = data.touchPresence.presence.ttlSeconds;
         if (!stopped) {
           accept(data.touchPresence.presence);
@@ -93,7 +95,7 @@ export function ThreadPresence({ threadId }: { threadId: string }) {
       window.removeEventListener('pagehide', onPageHide);
       window.removeEventListener('pageshow', onPageShow);
       // Leaving the page within the console (another route, another thread): leave at once.
-      if (!leftOnUnload) void inTurn(() => client.mutate(LEAVE_PRESENCE, { participantId: me })).catch(() => undefined);
+      if (!leftOnUnload) void inTurn(() => client.mutate(ConsoleLeavePresenceDocument, { participantId: me })).catch(() => undefined);
     };
   }, [client, me, accept]);
 

@@ -1,12 +1,27 @@
 // The threads of the workspace: filters (archived, session, label) kept in the address so a filtered
 // list can be linked, paging, a form that creates a thread, and archiving from the list.
+import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThreadsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import {
+  Badge,
+  ColumnHeads,
+  Empty,
+  ErrorNotice,
+  Field,
+  Loading,
+  MorePages,
+  PageHeader,
+  Select,
+  Status,
+  SubmitButton,
+  TextArea,
+  Time,
+} from '../../components/ui';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ARCHIVE_THREAD, CREATE_THREAD, THREADS, type ThreadSummary } from './queries';
+import { type ThreadSummary } from './queries';
 
 const PAGE_SIZE = 25;
 const selectThreads = (data: { threads: { nodes: ThreadSummary[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }) =>
@@ -29,7 +44,7 @@ export function ThreadsListPage() {
     ...(sessionId ? { sessionId } : {}),
     ...(label ? { label: parseLabelSelectors(label) } : {}),
   };
-  const list = usePagedQuery(THREADS, variables, selectThreads);
+  const list = usePagedQuery(ConsoleThreadsDocument, variables, selectThreads);
   const setFilters = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);
     for (const [name, value] of Object.entries(changes)) {
@@ -85,7 +100,7 @@ function ThreadFilters(props: { archived: string; sessionId: string; label: stri
 }
 
 function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArchived(): void }) {
-  const [archive, archiving] = useMutation(ARCHIVE_THREAD);
+  const [archive, archiving] = useMutation(ConsoleArchiveThreadDocument);
   const [archivedId, setArchivedId] = useState<string | null>(null);
   const onArchive = async (thread: ThreadSummary) => {
     if (await archive({ id: thread.id, ifMatch: thread.etag })) {
@@ -99,16 +114,7 @@ function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArc
       {archivedId ? <Status>Archived {archivedId}.</Status> : null}
       <table>
         <caption className="muted">Threads, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Thread</th>
-            <th scope="col">Session</th>
-            <th scope="col">State</th>
-            <th scope="col">Labels</th>
-            <th scope="col">Updated</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <ColumnHeads names={['Thread', 'Session', 'State', 'Labels', 'Updated', 'Actions']} />
         <tbody>
           {threads.map((thread) => (
             <tr key={thread.id}>
@@ -153,7 +159,7 @@ function CreateThreadForm() {
   const [sessionId, setSessionId] = useState('');
   const [labels, setLabels] = useState('');
   const [labelsProblem, setLabelsProblem] = useState<string | null>(null);
-  const [create, creating] = useMutation(CREATE_THREAD);
+  const [create, creating] = useMutation(ConsoleCreateThreadDocument);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const parsed = readLabels(labels);
@@ -191,9 +197,9 @@ function CreateThreadForm() {
           </div>
         ) : null}
         <ErrorNotice error={creating.error} title="Could not create the thread" />
-        <button type="submit" disabled={creating.loading}>
-          {creating.loading ? 'Creating…' : 'Create thread'}
-        </button>
+        <SubmitButton busy={creating.loading} busyLabel="Creating…">
+          Create thread
+        </SubmitButton>
       </form>
     </section>
   );

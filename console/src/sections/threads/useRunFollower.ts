@@ -1,9 +1,10 @@
 // Follows the thread's newest run with the `runStatus` subscription: keeps its latest state (for the
 // live panel) and tells the page when it changed, so the page re-reads the thread, its runs and its
 // inbox (a steer incorporated, a queued entry's turn, an interrupt's cancel all show up there).
+import { ConsoleThreadRunStatusDocument } from '../../../generated/graphql';
 import { useEffect, useRef, useState } from 'react';
 import { useSubscription } from '../../api';
-import { RUN_STATUS, type LiveRun } from './queries';
+import { type LiveRun } from './queries';
 
 export function useRunFollower(runId: string | null, onChange: () => void): { live: LiveRun | null; error: unknown } {
   const [live, setLive] = useState<LiveRun | null>(null);
@@ -15,7 +16,7 @@ export function useRunFollower(runId: string | null, onChange: () => void): { li
     setLive(null);
   }, [runId]);
   const { error } = useSubscription(
-    RUN_STATUS,
+    ConsoleThreadRunStatusDocument,
     { runId: runId ?? '' },
     (data) => {
       const previous = latest.current;

@@ -3,9 +3,10 @@
 // client, a worker sealing a run and promoting the next queued entry). Each state goes to the page
 // (`onThread`, shown at once) and, when it is news, the page re-reads its runs and inbox, which the
 // event does not carry.
+import { ConsoleThreadUpdatedDocument } from '../../../generated/graphql';
 import { useRef } from 'react';
 import { useSubscription } from '../../api';
-import { THREAD_UPDATED, type ThreadDetail } from './queries';
+import { type ThreadDetail } from './queries';
 
 const signature = (thread: ThreadDetail) => `${thread.version}|${thread.currentRunId}|${thread.lastRunId}|${thread.archivedAt}`;
 
@@ -23,7 +24,7 @@ export function useThreadUpdates(
   shown.current = loaded;
   const heardFrom = useRef<string | null>(null);
   const { error } = useSubscription(
-    THREAD_UPDATED,
+    ConsoleThreadUpdatedDocument,
     { threadId },
     (data) => {
       const thread = data.threadUpdated;

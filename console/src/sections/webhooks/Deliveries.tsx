@@ -3,12 +3,18 @@
 // then, and replaces what the list or the open details show of it (nothing is read again on a timer).
 // A delivery's details (the request's event and every attempt's answer) open below the list, with the
 // redeliver action.
+import {
+  ConsoleRedeliverWebhookDeliveryDocument,
+  ConsoleWebhookDeliveriesDocument,
+  ConsoleWebhookDeliveryDocument,
+  ConsoleWebhookDeliveryUpdatedDocument,
+} from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
-import { Badge, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { DELIVERIES, DELIVERY, DELIVERY_UPDATED, REDELIVER, type AttemptView, type DeliveryView } from './queries';
+import { type AttemptView, type DeliveryView } from './queries';
 
 const PAGE = 50;
 const STATUSES = ['pending', 'succeeded', 'failed'];
@@ -20,7 +26,11 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
   const { filter, setFilter: setParam } = useUrlFilters();
   const status = filter('status');
   const selected = filter('delivery');
-  const list = usePagedQuery(DELIVERIES, { subscriptionId, first: PAGE, ...(status ? { status } : {}) }, (data) => data.webhookDeliveries);
+  const list = usePagedQuery(
+    ConsoleWebhookDeliveriesDocument,
+    { subscriptionId, first: PAGE, ...(status ? { status } : {}) },
+    (data) => data.webhookDeliveries,
+  );
   // The page bumps reloadKey after an action that adds a delivery (a test event).
   const { refetch } = list;
   useEffect(() => {
@@ -34,7 +44,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
       setLive((previous) => ({ ...previous, [data.webhookDeliveryUpdated.id]: data.webhookDeliveryUpdated })),
     [],
   );
-  const following = useSubscription(DELIVERY_UPDATED, { subscriptionId }, accept);
+  const following = useSubscription(ConsoleWebhookDeliveryUpdatedDocument, { subscriptionId }, accept);
   const rows = withLive(list.nodes, live, status, Boolean(list.data));
 
   return (
@@ -159,8 +169,8 @@ function DeliveryDetails({
   onClose(): void;
   onRedelivered(): void;
 }) {
-  const { data, error, loading, refetch } = useQuery(DELIVERY, { id, subscriptionId });
-  const [redeliver, redeliverState] = useMutation(REDELIVER);
+  const { data, error, loading, refetch } = useQuery(ConsoleWebhookDeliveryDocument, { id, subscriptionId });
+  const [redeliver, redeliverState] = useMutation(ConsoleRedeliverWebhookDeliveryDocument);
   const [notice, setNotice] = useState('');
   const delivery = newer(live, data?.webhookDelivery);
   return (
@@ -205,16 +215,7 @@ function DeliveryDetails({
           <h4>Responses</h4>
           {delivery.attempts.length ? (
             <table aria-label="Attempts">
-              <thead>
-                <tr>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">At</th>
-                  <th scope="col">HTTP status</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Response (first KiB)</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Attempt', 'At', 'HTTP status', 'Latency', 'Error', 'Response (first KiB)']} />
               <tbody>
                 {delivery.attempts.map((attempt, index) => (
                   <tr key={`${attempt.at}-${index}`}>

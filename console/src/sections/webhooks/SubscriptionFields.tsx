@@ -1,9 +1,9 @@
 // The fields a subscription is made of, shared by the create and edit forms: the target URL, the
 // event kinds (a group of checkboxes), a description and labels.
+import { ConsoleWebhookEventKindsDocument } from '../../../generated/graphql';
 import { useId } from 'react';
 import { useQuery } from '../../api';
 import { ErrorNotice, Field, Loading, TextArea } from '../../components/ui';
-import { EVENT_KINDS } from './queries';
 
 export interface SubscriptionDraft {
   url: string;
@@ -16,7 +16,7 @@ export interface SubscriptionDraft {
 export function SubscriptionFields({ draft, onChange }: { draft: SubscriptionDraft; onChange(draft: SubscriptionDraft): void }) {
   const id = useId();
   // The kinds come from the service (webhookEventKinds), so the form never offers one it would refuse.
-  const { data, error, loading } = useQuery(EVENT_KINDS, {});
+  const { data, error, loading } = useQuery(ConsoleWebhookEventKindsDocument, {});
   const known = data?.webhookEventKinds ?? [];
   // Kinds the subscription already has but the service no longer lists stay shown (and checked), so saving keeps them visible.
   const kinds = [

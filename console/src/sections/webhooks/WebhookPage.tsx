@@ -1,67 +1,65 @@
 // /webhooks/:id: one subscription — its state, the test event, secret rotation (the new secret shown
 // once), the edit form, deletion (behind a confirmation) and its deliveries.
+import {
+  ConsoleDeleteWebhookSubscriptionDocument,
+  ConsoleRotateWebhookSecretDocument,
+  ConsoleTestWebhookSubscriptionDocument,
+  ConsoleUpdateWebhookSubscriptionDocument,
+  ConsoleWebhookSubscriptionDocument,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, Loading, PageHeader, Status, Time } from '../../components/ui';
+import { useNavigate, useParams } from 'react-router';
+import { useMutation } from '../../api';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
+import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
 import { Deliveries } from './Deliveries';
-import { DELETE_SUBSCRIPTION, ROTATE_SECRET, SUBSCRIPTION, TEST_SUBSCRIPTION, UPDATE_SUBSCRIPTION, type SubscriptionView } from './queries';
+import { type SubscriptionView } from './queries';
 import { SecretOnce, SubscriptionFields } from './SubscriptionFields';
 
 export function WebhookPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const { data, error, loading, refetch } = useQuery(SUBSCRIPTION, { id });
-  const [test, testState] = useMutation(TEST_SUBSCRIPTION);
-  const [remove, removeState] = useMutation(DELETE_SUBSCRIPTION);
-  const [notice, setNotice] = useState('');
+  const detail = useDetailQuery(ConsoleWebhookSubscriptionDocument, { id }, (data) => data.webhookSubscription);
+  const [test, testState] = useMutation(ConsoleTestWebhookSubscriptionDocument);
+  const [remove, removeState] = useMutation(ConsoleDeleteWebhookSubscriptionDocument);
   const [reloadDeliveries, setReloadDeliveries] = useState(0);
-  const subscription = data?.webhookSubscription;
 
   return (
-    <>
-      <PageHeader title="Webhook subscription" actions={<Link to="/webhooks">All subscriptions</Link>}>
-        {subscription?.url}
-      </PageHeader>
-      <ErrorNotice error={error} />
-      {loading && !data ? <Loading /> : null}
-      {subscription ? (
+    <DetailPage
+      detail={detail}
+      title="Webhook subscription"
+      description={detail.item?.url}
+      back={{ to: '/webhooks', label: 'All subscriptions' }}
+    >
+      {(subscription) => (
         <>
-          <dl className="facts">
-            <dt>Id</dt>
-            <dd>
-              <code>{subscription.id}</code>
-            </dd>
-            <dt>Target URL</dt>
-            <dd>
-              <code>{subscription.url}</code>
-            </dd>
-            <dt>State</dt>
-            <dd>
-              <Badge value={subscription.enabled ? 'enabled' : 'disabled'} />
-              {subscription.disabledReason ? (
+          <Facts
+            facts={[
+              ['Id', <code>{subscription.id}</code>],
+              ['Target URL', <code>{subscription.url}</code>],
+              [
+                'State',
                 <>
-                  {' '}
-                  {subscription.disabledReason} (<Time value={subscription.disabledAt} />)
-                </>
-              ) : null}
-            </dd>
-            <dt>Event kinds</dt>
-            <dd>{subscription.eventKinds.join(', ')}</dd>
-            <dt>Failed deliveries in a row</dt>
-            <dd>{subscription.consecutiveFailures}</dd>
-            <dt>Previous secret signs until</dt>
-            <dd>
-              <Time value={subscription.previousSecretExpiresAt} />
-            </dd>
-            <dt>Labels</dt>
-            <dd>{labelWords(subscription.labelList) || '—'}</dd>
-            <dt>Version</dt>
-            <dd>{subscription.version}</dd>
-          </dl>
-          {notice ? <Status>{notice}</Status> : null}
+                  <Badge value={subscription.enabled ? 'enabled' : 'disabled'} />
+                  {subscription.disabledReason ? (
+                    <>
+                      {' '}
+                      {subscription.disabledReason} (<Time value={subscription.disabledAt} />)
+                    </>
+                  ) : null}
+                </>,
+              ],
+              ['Event kinds', subscription.eventKinds.join(', ')],
+              ['Failed deliveries in a row', subscription.consecutiveFailures],
+              ['Previous secret signs until', <Time value={subscription.previousSecretExpiresAt} />],
+              ['Labels', labelWords(subscription.labelList) || '—'],
+              ['Version', subscription.version],
+            ]}
+          />
+          <DetailNotice detail={detail} />
           <div className="actions" role="group" aria-label="Subscription actions">
             <button
               type="button"
@@ -69,7 +67,7 @@ export function WebhookPage() {
               onClick={async () => {
                 const answer = await test({ id: subscription.id });
                 if (answer) {
-                  setNotice(`Test event queued (delivery ${answer.testWebhookSubscription.delivery.id}).`);
+                  detail.setNotice(`Test event queued (delivery ${answer.testWebhookSubscription.delivery.id}).`);
                   setReloadDeliveries((count) => count + 1);
                 }
               }}
@@ -92,25 +90,17 @@ export function WebhookPage() {
             </ConfirmButton>
           </div>
           <ErrorNotice error={testState.error ?? removeState.error} title="The service refused" />
-          <RotateSecret subscription={subscription} onRotated={() => void refetch()} />
-          <EditSubscription
-            key={subscription.etag}
-            subscription={subscription}
-            onSaved={async () => {
-              await refetch();
-              // Said once the page shows the new state (and its new ETag), so the next change starts from it.
-              setNotice('Saved.');
-            }}
-          />
+          <RotateSecret subscription={subscription} detail={detail} />
+          <EditSubscription key={subscription.etag} subscription={subscription} detail={detail} />
           <Deliveries subscriptionId={subscription.id} url={subscription.url} reloadKey={reloadDeliveries} />
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }
 
-function RotateSecret({ subscription, onRotated }: { subscription: SubscriptionView; onRotated(): void }) {
-  const [rotate, state] = useMutation(ROTATE_SECRET);
+function RotateSecret({ subscription, detail }: { subscription: SubscriptionView; detail: Detail<SubscriptionView> }) {
+  const [rotate, state] = useVersionedMutation(ConsoleRotateWebhookSecretDocument, detail);
   const [overlap, setOverlap] = useState('86400');
   const [secret, setSecret] = useState<string | null>(null);
   return (
@@ -135,11 +125,8 @@ function RotateSecret({ subscription, onRotated }: { subscription: SubscriptionV
         disabled={state.loading}
         onConfirm={async () => {
           setSecret(null);
-          const answer = await rotate({ id: subscription.id, ifMatch: subscription.etag, overlapSeconds: Number(overlap) });
-          if (answer) {
-            setSecret(answer.rotateWebhookSubscriptionSecret.webhookSubscription.secret);
-            onRotated();
-          }
+          const answer = await rotate({ id: subscription.id, overlapSeconds: Number(overlap) });
+          if (answer) setSecret(answer.rotateWebhookSubscriptionSecret.webhookSubscription.secret);
         }}
       >
         <p>The receiver must switch to the new secret within {overlap || 0} seconds; the new secret is shown once.</p>
@@ -148,13 +135,13 @@ function RotateSecret({ subscription, onRotated }: { subscription: SubscriptionV
   );
 }
 
-function EditSubscription({ subscription, onSaved }: { subscription: SubscriptionView; onSaved(): Promise<void> }) {
-  const [update, state] = useMutation(UPDATE_SUBSCRIPTION);
+function EditSubscription({ subscription, detail }: { subscription: SubscriptionView; detail: Detail<SubscriptionView> }) {
+  const [update, state] = useVersionedMutation(ConsoleUpdateWebhookSubscriptionDocument, detail);
   const [draft, setDraft] = useState({
     url: subscription.url,
     eventKinds: subscription.eventKinds,
     description: subscription.description,
-    labels: formatLabels(subscription.labels),
+    labels: formatLabels(subscription.labelList),
     enabled: subscription.enabled,
   });
   const [formError, setFormError] = useState<unknown>(undefined);
@@ -169,12 +156,13 @@ function EditSubscription({ subscription, onSaved }: { subscription: Subscriptio
       setFormError(error);
       return;
     }
-    const answer = await update({
-      id: subscription.id,
-      ifMatch: subscription.etag,
-      input: { url: draft.url.trim(), eventKinds: draft.eventKinds, description: draft.description, enabled: draft.enabled, labels },
-    });
-    if (answer) await onSaved();
+    await update(
+      {
+        id: subscription.id,
+        input: { url: draft.url.trim(), eventKinds: draft.eventKinds, description: draft.description, enabled: draft.enabled, labels },
+      },
+      'Saved.',
+    );
   }
 
   return (
@@ -183,9 +171,9 @@ function EditSubscription({ subscription, onSaved }: { subscription: Subscriptio
       <form onSubmit={submit} aria-label="Edit subscription">
         <SubscriptionFields draft={draft} onChange={setDraft} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Saving…' : 'Save changes'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Saving…">
+          Save changes
+        </SubmitButton>
       </form>
     </section>
   );

@@ -1,13 +1,14 @@
 // /webhooks: the workspace's webhook subscriptions and the form that creates one. A new subscription's
 // signing secret is shown here once, right after creation (the service never answers it again).
+import { ConsoleCreateWebhookSubscriptionDocument, ConsoleWebhookSubscriptionsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, SubmitButton } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseLabels } from '../../lib/labels';
-import { CREATE_SUBSCRIPTION, SUBSCRIPTIONS, type SubscriptionView } from './queries';
+import { type SubscriptionView } from './queries';
 import { SecretOnce, SubscriptionFields, type SubscriptionDraft } from './SubscriptionFields';
 
 const PAGE = 50;
@@ -17,7 +18,7 @@ export function WebhooksPage() {
   const q = filter('q');
   const enabled = filter('enabled');
   const filters = { ...(q ? { q } : {}), ...(enabled ? { enabled: enabled === 'true' } : {}) };
-  const list = usePagedQuery(SUBSCRIPTIONS, { first: PAGE, ...filters }, (data) => data.webhookSubscriptions);
+  const list = usePagedQuery(ConsoleWebhookSubscriptionsDocument, { first: PAGE, ...filters }, (data) => data.webhookSubscriptions);
 
   return (
     <>
@@ -60,15 +61,7 @@ export function WebhooksPage() {
 function SubscriptionTable({ rows }: { rows: SubscriptionView[] }) {
   return (
     <table aria-label="Webhook subscriptions">
-      <thead>
-        <tr>
-          <th scope="col">Target URL</th>
-          <th scope="col">Event kinds</th>
-          <th scope="col">State</th>
-          <th scope="col">Failures in a row</th>
-          <th scope="col">Description</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Target URL', 'Event kinds', 'State', 'Failures in a row', 'Description']} />
       <tbody>
         {rows.map((subscription) => (
           <tr key={subscription.id}>
@@ -92,7 +85,7 @@ function SubscriptionTable({ rows }: { rows: SubscriptionView[] }) {
 const emptyDraft: SubscriptionDraft = { url: '', eventKinds: [], description: '', labels: '', enabled: true };
 
 function CreateSubscription({ onCreated }: { onCreated(): void }) {
-  const [create, state] = useMutation(CREATE_SUBSCRIPTION);
+  const [create, state] = useMutation(ConsoleCreateWebhookSubscriptionDocument);
   const [draft, setDraft] = useState(emptyDraft);
   const [formError, setFormError] = useState<unknown>(undefined);
   const [created, setCreated] = useState<{ id: string; url: string; secret: string | null } | null>(null);
@@ -132,9 +125,9 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
       <form onSubmit={submit} aria-label="New subscription">
         <SubscriptionFields draft={draft} onChange={setDraft} />
         <ErrorNotice error={formError ?? state.error} title="Could not create the subscription" />
-        <button type="submit" disabled={state.loading}>
-          {state.loading ? 'Creating…' : 'Create subscription'}
-        </button>
+        <SubmitButton busy={state.loading} busyLabel="Creating…">
+          Create subscription
+        </SubmitButton>
       </form>
     </section>
   );

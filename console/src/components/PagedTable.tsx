@@ -1,0 +1,51 @@
+// A cursor-paged list as a table, the same on every list page: the refusal, "Loading…" until the
+// first page, what an empty list means, one row a node with a cell a column, and "Load more".
+import type { ReactNode } from 'react';
+import type { PagedQuery } from '../lib/usePagedQuery';
+import { ColumnHeads, Empty, ErrorNotice, Loading, MorePages } from './ui';
+
+export interface Column<N> {
+  /** The column's heading (also the cell's key). */
+  name: string;
+  cell(node: N): ReactNode;
+}
+
+export function PagedTable<N extends { id: string }>({
+  list,
+  columns,
+  empty,
+  caption,
+  label,
+}: {
+  list: PagedQuery<unknown, N>;
+  columns: Column<N>[];
+  /** What an empty answer says ("No memories yet.", "No memory matches the filter."). */
+  empty: ReactNode;
+  /** A visible caption; else `label` names the table for assistive technology. */
+  caption?: string;
+  label?: string;
+}) {
+  return (
+    <>
+      <ErrorNotice error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data && list.nodes.length === 0 ? <Empty>{empty}</Empty> : null}
+      {list.nodes.length > 0 ? (
+        <table aria-busy={list.loading} aria-label={label}>
+          {caption ? <caption className="muted">{caption}</caption> : null}
+          <ColumnHeads names={columns.map((column) => column.name)} />
+          <tbody>
+            {list.nodes.map((node) => (
+              <tr key={node.id}>
+                {columns.map((column) => (
+                  <td key={column.name}>{column.cell(node)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
+    </>
+  );
+}
