@@ -59,6 +59,30 @@ export function webType(definition: WebTypeDefinition): ProviderType {
   return { kind: 'web', ...definition, operations };
 }
 
+export interface HostedWebTypeDefinition extends Pick<WebTypeDefinition, 'type' | 'title' | 'setupUrl' | 'web'> {
+  /** The vendor's API root, the default of `base_url`. */
+  root: string;
+  /** The type's own configuration members, beside `base_url` and `max_results`. */
+  configuration?: Record<string, unknown>;
+}
+
+/**
+ * A web type of a hosted vendor: an API key is required, and `base_url` (the vendor's API root by
+ * default) is its one endpoint member.
+ */
+export function hostedWebType({ type, title, setupUrl, root, configuration, web }: HostedWebTypeDefinition): ProviderType {
+  return webType({
+    type,
+    title,
+    setupUrl,
+    configurationSchema: webConfig(root, configuration),
+    credentialSchema: apiKeyCredential,
+    credentialRequired: true,
+    endpointFields: ['base_url'],
+    web,
+  });
+}
+
 /** The configured API root, or the vendor's. */
 export const baseUrl = (ctx: ProviderContext, fallback: string, field = 'base_url') => trimSlash(str(ctx.config[field]) || fallback);
 export const apiKeyOf = (ctx: ProviderContext) => str(ctx.credential?.api_key);
