@@ -4,20 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
 import { PROBE_TIMEOUT_MS, probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult, type ProviderContext } from './registry.js';
+import { apiKeyCredential, noConfiguration, noCredential } from './common-schemas.js';
 import { openPineconeStore, PINECONE_API_VERSION } from '../memory-stores/pinecone.js';
 import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
 import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
 import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
-
-const apiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  required: ['api_key'],
-  additionalProperties: false,
-};
-const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 // ── web: src/providers/web ──
 
@@ -108,7 +101,7 @@ registerProviderType({
   kind: 'environment',
   type: 'local',
   title: 'Local machine (development only)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   offeredWhen: (deployment) => deployment.allowLocalEnvironments,
@@ -145,7 +138,7 @@ registerProviderType({
   kind: 'environment',
   type: 'envd',
   title: 'Paired device (envd daemon)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   environment: {
@@ -316,7 +309,7 @@ registerProviderType({
   kind: 'memory',
   type: 'builtin',
   title: 'Built-in (records in this service’s database)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   records: { embeddingModelRequired: false, open: openBuiltinStore, listMany: listBuiltinPages },

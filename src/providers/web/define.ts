@@ -1,22 +1,11 @@
-// The pieces every web type shares: its credential and configuration schemas (a `base_url` that
-// defaults to the vendor's API, a default number of results) and how a type is declared.
+// The pieces every web type shares: its configuration schema (a `base_url` that defaults to the
+// vendor's API, a default number of results) and how a type is declared. The credential schemas are
+// those of every provider kind (../credential-schemas.ts).
 import type { JsonSchema, ProviderContext, ProviderType } from '../registry.js';
+import { apiKeyCredential } from '../common-schemas.js';
 import { convert } from 'html-to-text';
 import { str, trimSlash } from './http.js';
 import type { WebOperation, WebOperations } from './types.js';
-
-export const apiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  required: ['api_key'],
-  additionalProperties: false,
-};
-export const optionalApiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  additionalProperties: false,
-};
-export const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 const maxResults = {
   type: 'integer',

@@ -1,7 +1,8 @@
 // Jina Reader: GET {reader}/{url} reads a page, GET {search}/?q= searches; JSON answers
 // (`Accept: application/json`), the optional key as a bearer token (without one Jina's free rate
 // limit applies). Search asks for results without their pages' contents (`X-Respond-With: no-content`).
-import { apiKeyOf, baseUrl, optionalApiKeyCredential, webConfig, webType } from './define.js';
+import { apiKeyOf, baseUrl, webConfig, webType } from './define.js';
+import { optionalApiKeyCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
 import { searchResults } from './search-results.js';
 import type { ProviderContext } from '../registry.js';

@@ -1,6 +1,7 @@
 // SearXNG, a metasearch engine that users host: GET {base_url}/search?format=json (the instance must
 // have the JSON format enabled in its settings). No credential; the instance's address is required.
-import { baseUrl, noCredential, webConfig, webType } from './define.js';
+import { baseUrl, webConfig, webType } from './define.js';
+import { noCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
 import { searchResults } from './search-results.js';
 
