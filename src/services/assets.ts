@@ -237,11 +237,9 @@ export async function listAssets(
   if (mediaType && !/^[a-z]+\/(\*|[a-z0-9][a-z0-9.+-]*)$/.test(mediaType))
     throw invalidArgument('media_type must be a media type (image/png) or a top-level type (image/*)', 'media_type');
   const rows = await call.db.asset.findMany({
-    where: query.where(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
+    ...query.findArgs(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
     // The bytes stay where they are: a page of views never reads them.
     omit: { content: true },
-    orderBy: query.orderBy,
-    take: query.take,
   });
   return query.page(rows as Asset[]);
 }

@@ -124,8 +124,8 @@ export async function listAuditEvents(
   if (args.createdAfter && args.createdBefore && args.createdAfter >= args.createdBefore) {
     throw invalidArgument('created_after must be earlier than created_before', 'created_after');
   }
-  const rows = await call.db.auditEvent.findMany({
-    where: query.where({
+  const rows = await call.db.auditEvent.findMany(
+    query.findArgs({
       ...(args.resourceId ? { resourceId: args.resourceId } : {}),
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
@@ -139,8 +139,6 @@ export async function listAuditEvents(
           }
         : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }

@@ -146,14 +146,12 @@ export async function listConnections(
 ) {
   requirePermission(call.actor, 'read');
   const query = listQuery(newestFirst('connections', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.connection.findMany({
-    where: query.where({
+  const rows = await call.db.connection.findMany(
+    query.findArgs({
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
       ...(args.providerId ? { providerId: args.providerId } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

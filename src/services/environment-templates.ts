@@ -115,11 +115,7 @@ export async function listEnvironmentTemplates(
   const { actor } = call;
   requirePermission(actor, 'read');
   const query = listQuery(newestFirst('environment_templates', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.environmentTemplate.findMany({
-    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.environmentTemplate.findMany(query.findArgs(args.enabled != null ? { enabled: args.enabled } : {}));
   return query.page(rows);
 }
 

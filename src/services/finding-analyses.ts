@@ -264,7 +264,7 @@ export async function listFindingAnalyses(call: CallContext, args: { limit?: num
   requirePermission(call.actor, 'read');
   const shape = newestFirst('finding-analyses', { sizes: { default: 20, max: 100 } });
   const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
-  const rows = await call.db.findingAnalysis.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.findingAnalysis.findMany(query.findArgs());
   return query.page(rows);
 }
 

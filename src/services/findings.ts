@@ -51,16 +51,14 @@ export async function listFindings(call: CallContext, args: FindingListArgs) {
     ['category', args.category],
   ] as const)
     if (value != null) checkText(value, field);
-  const rows = await call.db.finding.findMany({
-    where: query.where({
+  const rows = await call.db.finding.findMany(
+    query.findArgs({
       ...(args.agentId != null ? { agentId: args.agentId } : {}),
       ...(args.severity != null ? { severity: args.severity } : {}),
       ...(args.category != null ? { category: args.category } : {}),
       ...(args.closed != null ? { closed: args.closed } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

@@ -125,7 +125,7 @@ export async function listMemories(
   const { actor } = call;
   requirePermission(actor, 'read');
   const query = listQuery(newestFirst('memories', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.memory.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.memory.findMany(query.findArgs());
   return query.page(rows);
 }
 

@@ -111,14 +111,12 @@ export async function listModels(
   requirePermission(actor, 'read');
   // Keyed by the workspace's own model keys, so the list reads in key order.
   const query = listQuery({ list: 'models', sort: { field: 'key', direction: 'asc' }, search: ['key', 'name', 'description'] }, call, args);
-  const rows = await call.db.model.findMany({
-    where: query.where({
+  const rows = await call.db.model.findMany(
+    query.findArgs({
       ...(args.providerId ? { providerId: args.providerId } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

@@ -216,15 +216,13 @@ export async function listProviders(
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const query = listQuery(newestFirst(`providers:${kind}`, { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.provider.findMany({
-    where: query.where({
+  const rows = await call.db.provider.findMany(
+    query.findArgs({
       kind,
       ...(args.type ? { type: args.type } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

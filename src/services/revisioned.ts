@@ -105,11 +105,7 @@ export async function listRevisions<R extends RevisionRow>(
     call,
     args,
   );
-  const rows = (await spec.revisionDelegate(call.db).findMany({
-    where: query.where({ [spec.headKey]: headId }),
-    orderBy: query.orderBy,
-    take: query.take,
-  })) as R[];
+  const rows = (await spec.revisionDelegate(call.db).findMany(query.findArgs({ [spec.headKey]: headId }))) as R[];
   return query.page(rows);
 }
 
@@ -209,6 +205,37 @@ export async function setDefaultRevision<H extends HeadRow>(
     if (!revision || revision[spec.headKey] !== head.id) throw notFound(`${spec.kind} revision`, revisionId);
     return { defaultRevisionId: revisionId };
   });
+}
+
+type IfMatch = string | null | undefined;
+
+/**
+ * The operations of a revisioned kind that every kind offers as they are, bound to the kind: its
+ * module exports them under its own names (`getAgent`, `archiveSkill`, …) without a wrapper each.
+ */
+export function headOperations<H extends HeadRow, R extends RevisionRow>(spec: RevisionedKind<H, R>) {
+  return {
+    get: async (call: CallContext, id: string): Promise<H> => {
+      requirePermission(call.actor, 'read');
+      return getHead(spec, call, id);
+    },
+    archive: (call: CallContext, id: string, ifMatch: IfMatch) => archiveHead(spec, call, id, ifMatch),
+    unarchive: (call: CallContext, id: string, ifMatch: IfMatch) => unarchiveHead(spec, call, id, ifMatch),
+    setDefault: (call: CallContext, id: string, revisionId: string, ifMatch: IfMatch) =>
+      setDefaultRevision(spec, call, id, revisionId, ifMatch),
+    getRevision: (call: CallContext, headId: string, revisionId: string) => getRevision(spec, call, headId, revisionId),
+    listRevisions: (call: CallContext, headId: string, args: { limit?: number | null; cursor?: string | null }) =>
+      listRevisions(spec, call, headId, args),
+  };
+}
+
+/** A new head's name, description (default empty) and labels (default none), checked in that order. */
+export function validateNewHead(input: { name: unknown; description?: unknown; labels?: unknown }) {
+  return {
+    name: validateName(input.name),
+    description: input.description === undefined || input.description === null ? '' : validateDescription(input.description),
+    labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
+  };
 }
 
 export interface PublishResult<H, R> {

@@ -65,7 +65,7 @@ export async function listSessions(
 ) {
   requirePermission(call.actor, 'read');
   const query = listQuery(newestFirst('sessions'), call, args);
-  const rows = await call.db.session.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.session.findMany(query.findArgs());
   return query.page(rows);
 }
 
@@ -141,11 +141,7 @@ export async function listThreads(
   requirePermission(call.actor, 'read');
   // Without `archived`, a thread list shows open and archived threads alike.
   const query = listQuery(newestFirst('threads', { archived: { field: 'archivedAt', unset: 'any' } }), call, args);
-  const rows = await call.db.thread.findMany({
-    where: query.where(args.sessionId ? { sessionId: args.sessionId } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.thread.findMany(query.findArgs(args.sessionId ? { sessionId: args.sessionId } : {}));
   return query.page(rows);
 }
 

@@ -112,11 +112,7 @@ export async function listSubscriptions(
   requirePermission(call.actor, 'admin');
   // A subscription has no name: `q` reads its URL.
   const query = listQuery(newestFirst('webhook-subscriptions', { search: ['url', 'description'] }), call, args);
-  const rows = await call.db.webhookSubscription.findMany({
-    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.webhookSubscription.findMany(query.findArgs(args.enabled != null ? { enabled: args.enabled } : {}));
   return query.page(rows);
 }
 
@@ -233,11 +229,7 @@ export async function listDeliveries(
   // Scoped by the subscription, found in the caller's workspace above; `status` is checked before the page arguments.
   const shape = newestFirst('webhook-deliveries', { workspaceScoped: false });
   const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
-  const rows = await call.db.webhookDelivery.findMany({
-    where: query.where({ subscriptionId, ...(args.status ? { status: args.status } : {}) }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.webhookDelivery.findMany(query.findArgs({ subscriptionId, ...(args.status ? { status: args.status } : {}) }));
   return query.page(rows);
 }
 
