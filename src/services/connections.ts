@@ -19,6 +19,7 @@ import { requirePermission } from './permissions.js';
 import { checkEndpointPolicy, validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 const RESOURCE_KIND = 'connection';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -85,9 +86,7 @@ async function connectorProvider(call: CallContext, providerId: unknown): Promis
 
 export async function getConnection(call: CallContext, id: string): Promise<Connection> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.connection.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('connection', id);
-  return row;
+  return inCallersWorkspace(call, 'connection', id, await call.db.connection.findUnique({ where: { id } }));
 }
 
 export async function createConnection(call: CallContext, input: ConnectionInput): Promise<Connection> {

@@ -3,7 +3,7 @@
 // `enabled: false` stops new use (new environments, runs that would provision one) with `disabled`.
 import type { EnvironmentTemplate, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { AppError, invalidArgument, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
@@ -15,6 +15,7 @@ import { requirePermission } from './permissions.js';
 import { validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 export interface EnvironmentTemplateInput {
   name?: unknown;
@@ -28,9 +29,7 @@ export interface EnvironmentTemplateInput {
 export async function getEnvironmentTemplate(call: CallContext, id: string): Promise<EnvironmentTemplate> {
   const { db, actor } = call;
   requirePermission(actor, 'read');
-  const row = await db.environmentTemplate.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('environment template', id);
-  return row;
+  return inCallersWorkspace(call, 'environment template', id, await db.environmentTemplate.findUnique({ where: { id } }));
 }
 
 /** The environment provider a template names, in the caller's workspace, with its installed type. */

@@ -19,6 +19,7 @@ import { recordFindings } from './findings.js';
 import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -270,7 +271,5 @@ export async function listFindingAnalyses(call: CallContext, args: { limit?: num
 
 export async function getFindingAnalysis(call: CallContext, id: string): Promise<FindingAnalysis> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.findingAnalysis.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('finding analysis', id);
-  return row;
+  return inCallersWorkspace(call, 'finding analysis', id, await call.db.findingAnalysis.findUnique({ where: { id } }));
 }

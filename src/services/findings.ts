@@ -5,7 +5,7 @@
 // however many traces were read.
 import type { Finding } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
 import type { CallContext } from './call-context.js';
@@ -16,6 +16,7 @@ import { findingsChanged } from './finding-events.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 const RESOURCE_KIND = 'finding';
 
@@ -25,9 +26,7 @@ export const MAX_ASSESSMENT_NOTE = 4000;
 
 export async function getFinding(call: CallContext, id: string): Promise<Finding> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.finding.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('finding', id);
-  return row;
+  return inCallersWorkspace(call, 'finding', id, await call.db.finding.findUnique({ where: { id } }));
 }
 
 export interface FindingListArgs {

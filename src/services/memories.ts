@@ -18,6 +18,7 @@ import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../memo
 import { memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -29,9 +30,7 @@ const MAX_RECORD_ID = 256;
 export async function getMemory(call: CallContext, id: string): Promise<Memory> {
   const { db, actor } = call;
   requirePermission(actor, 'read');
-  const row = await db.memory.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('memory', id);
-  return row;
+  return inCallersWorkspace(call, 'memory', id, await db.memory.findUnique({ where: { id } }));
 }
 
 /** The workspace's built-in memory provider, created on first need. */

@@ -16,6 +16,7 @@ import { changeVersioned } from './versioned.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -66,9 +67,7 @@ export { validateDescription, validateName, validateNote } from '../lib/text-fie
 import { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
 
 export async function getHead<H extends HeadRow>(spec: RevisionedKind<H, any>, call: CallContext, id: string): Promise<H> {
-  const row = (await spec.headDelegate(call.db).findUnique({ where: { id } })) as H | null;
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound(spec.kind, id);
-  return row;
+  return inCallersWorkspace(call, spec.kind, id, (await spec.headDelegate(call.db).findUnique({ where: { id } })) as H | null);
 }
 
 /** Locks the head row for the rest of the transaction (publishers and default switches serialise here). */

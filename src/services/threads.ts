@@ -1,6 +1,6 @@
 // Sessions and threads: a session groups threads; a thread holds the conversation (message
 // history) that its runs continue, and an inbox of entries delivered to runs.
-import { invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument } from '../lib/errors.js';
 import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
@@ -10,6 +10,7 @@ import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { announceThreadChanged } from './event-topics.js';
 import { listQuery, newestFirst } from './list-query.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -54,9 +55,7 @@ export async function createSession(call: CallContext, input: { title?: unknown;
 
 export async function getSession(call: CallContext, id: string) {
   requirePermission(call.actor, 'read');
-  const row = await call.db.session.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('session', id);
-  return row;
+  return inCallersWorkspace(call, 'session', id, await call.db.session.findUnique({ where: { id } }));
 }
 
 export async function listSessions(
@@ -123,9 +122,7 @@ export async function createThread(call: CallContext, input: { sessionId?: strin
 
 export async function getThread(call: CallContext, id: string) {
   requirePermission(call.actor, 'read');
-  const row = await call.db.thread.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('thread', id);
-  return row;
+  return inCallersWorkspace(call, 'thread', id, await call.db.thread.findUnique({ where: { id } }));
 }
 
 export async function listThreads(
