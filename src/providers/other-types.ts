@@ -11,6 +11,7 @@ import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
 import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
+import { envMember, imageMember, workingDirectoryMember } from './environments/template-schema.js';
 
 // ── web: src/providers/web ──
 
@@ -44,24 +45,11 @@ const dockerEnvironmentSchema: JsonSchema = {
   required: ['image'],
   additionalProperties: false,
   properties: {
-    image: {
-      description: 'the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20',
-      minLength: 1,
-      maxLength: 512,
-      type: 'string',
-    },
-    working_directory: {
-      description: 'an absolute path inside the container where commands start (default /workspace; created by the engine)',
-      maxLength: 1024,
-      pattern: '^/',
-      type: 'string',
-    },
-    env: {
-      description: 'environment variables of the container and every command',
-      maxProperties: 100,
-      type: 'object',
-      additionalProperties: { type: 'string' },
-    },
+    image: imageMember('the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20'),
+    working_directory: workingDirectoryMember(
+      'an absolute path inside the container where commands start (default /workspace; created by the engine)',
+    ),
+    env: envMember('environment variables of the container and every command'),
     cpu: { description: 'CPUs the container may use (e.g. 1.5)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
     memory_mb: { description: 'memory limit in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
   },
