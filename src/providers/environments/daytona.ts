@@ -32,7 +32,7 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
+import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
@@ -302,10 +302,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         service: TOOLBOX_SERVICE,
       });
       if (response.status !== 200) await fileProblem(response, path, 'reading');
-      const content = await readAtMost(response, options.maxBytes + 1, TOOLBOX_SERVICE);
-      const kept = content.subarray(0, options.maxBytes);
-      const sizeBytes = Math.max(Number(found.size ?? 0), content.length);
-      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+      return await boundedFileRead(response, options.maxBytes, found.size, TOOLBOX_SERVICE);
     } catch (error) {
       throw toolboxProblem(ctx, instance, error);
     }

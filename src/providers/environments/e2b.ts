@@ -29,7 +29,7 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { readAtMost, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { boundedFileRead, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
@@ -314,11 +314,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
       if (response.status === 400) throw new EnvironmentDriverError('not_a_file', `${path}: ${(await response.text()).slice(0, 300)}`);
       if (response.status !== 200)
         throw new EnvironmentDriverError('unavailable', `the E2B sandbox answered ${response.status} reading ${path}`);
-      // One byte more than asked says whether there was more, even when the size changed since.
-      const content = await readAtMost(response, options.maxBytes + 1, SANDBOX_SERVICE);
-      const kept = content.subarray(0, options.maxBytes);
-      const sizeBytes = Math.max(Number(entry.size ?? 0), content.length);
-      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+      return await boundedFileRead(response, options.maxBytes, entry.size, SANDBOX_SERVICE);
     } catch (error) {
       throw envdProblem(ctx, instance, error);
     }

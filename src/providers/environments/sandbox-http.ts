@@ -151,3 +151,14 @@ export function controlPlaneApi(plane: ControlPlane) {
     }
   };
 }
+
+/**
+ * A file read's answer: at most `maxBytes` of the body — one byte more is read, so a file that grew
+ * since it was listed still says it was cut — and its size, the larger of the listed and the read.
+ */
+export async function boundedFileRead(response: Response, maxBytes: number, listedSize: unknown, service: string) {
+  const content = await readAtMost(response, maxBytes + 1, service);
+  const kept = content.subarray(0, maxBytes);
+  const sizeBytes = Math.max(Number(listedSize ?? 0), content.length);
+  return { content: kept, sizeBytes, truncated: content.length > maxBytes || sizeBytes > kept.length };
+}
