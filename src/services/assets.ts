@@ -14,7 +14,7 @@ import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../lib/ass
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import type { Deps } from './deps.js';
 import { isAssetPart, type MessageContent } from './run-input.js';
@@ -99,16 +99,10 @@ async function writeAsset(
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: RESOURCE_KIND,
-    resourceId: asset.id,
-    version: 1,
-    changes: {
-      media_type: { from: null, to: asset.mediaType },
-      size_bytes: { from: null, to: asset.sizeBytes },
-      sha256: { from: null, to: asset.sha256 },
-    },
+  await recordCreation(call, RESOURCE_KIND, asset.id, {
+    media_type: { from: null, to: asset.mediaType },
+    size_bytes: { from: null, to: asset.sizeBytes },
+    sha256: { from: null, to: asset.sha256 },
   });
   return asset;
 }

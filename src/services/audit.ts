@@ -84,6 +84,16 @@ export async function recordAudit(call: Pick<CallContext<Actor | null>, 'db' | '
   if (event) await enqueueWebhookEvent(call.db, workspaceId, event.kind, event.data);
 }
 
+/** The audit row of a resource just created: action `create`, version 1, the fields it was made with. */
+export function recordCreation(
+  call: Pick<CallContext<Actor | null>, 'db' | 'actor' | 'requestId'>,
+  resourceKind: string,
+  resourceId: string,
+  changes: AuditInput['changes'],
+): Promise<void> {
+  return recordAudit(call, { action: 'create', resourceKind, resourceId, version: 1, changes });
+}
+
 /**
  * The row recordAudit writes, as a VALUES tuple for statements that create several resources at
  * once (the run hot path). Configuration kinds must go through recordAudit, which also announces

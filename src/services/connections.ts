@@ -11,7 +11,7 @@ import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { providerType, type ProviderType } from '../providers/index.js';
 import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../providers/mcp-client.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { configGeneration, GenerationCache } from './config-cache.js';
 import type { Deps } from './deps.js';
@@ -116,17 +116,11 @@ export async function createConnection(call: CallContext, input: ConnectionInput
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: RESOURCE_KIND,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        provider_id: { from: null, to: provider.id },
-        name: { from: null, to: name },
-        config: { from: null, to: config },
-        ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
-      },
+    await recordCreation(bound, RESOURCE_KIND, row.id, {
+      provider_id: { from: null, to: provider.id },
+      name: { from: null, to: name },
+      config: { from: null, to: config },
+      ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
     return row;
   });

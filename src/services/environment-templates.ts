@@ -9,7 +9,7 @@ import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { isOffered, providerType, type ProviderType } from '../providers/index.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { validateAgainst } from './providers.js';
@@ -96,12 +96,10 @@ export async function createEnvironmentTemplate(call: CallContext, input: Enviro
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'environment_template',
-      resourceId: row.id,
-      version: 1,
-      changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id }, config: { from: null, to: config } },
+    await recordCreation(bound, 'environment_template', row.id, {
+      name: { from: null, to: name },
+      provider_id: { from: null, to: provider.id },
+      config: { from: null, to: config },
     });
     return row;
   });

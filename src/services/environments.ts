@@ -21,7 +21,7 @@ import {
   type ExecRequest,
   type ProviderType,
 } from '../providers/index.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
 import { requirePermission } from './permissions.js';
@@ -115,16 +115,10 @@ export async function createEnvironment(call: CallContext, input: CreateEnvironm
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'environment',
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        name: { from: null, to: name },
-        template_id: { from: null, to: template.id },
-        provider_id: { from: null, to: provider.id },
-      },
+    await recordCreation(bound, 'environment', row.id, {
+      name: { from: null, to: name },
+      template_id: { from: null, to: template.id },
+      provider_id: { from: null, to: provider.id },
     });
     return { row, provider, type };
   });

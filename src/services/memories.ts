@@ -8,7 +8,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
@@ -106,13 +106,7 @@ export async function createMemory(call: CallContext, input: MemoryInput) {
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'memory',
-      resourceId: id,
-      version: 1,
-      changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } },
-    });
+    await recordCreation(bound, 'memory', id, { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } });
     return row;
   });
 }

@@ -9,7 +9,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { isMediaKind, MEDIA_KINDS } from '../lib/media.js';
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { validateLabels } from '../lib/labels.js';
-import { diffFields, recordAudit } from './audit.js';
+import { diffFields, recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { getProvider } from './providers.js';
@@ -85,12 +85,9 @@ export async function createModel(call: CallContext, input: CreateModelInput) {
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'model',
-      resourceId: row.key,
-      version: 1,
-      changes: { provider_id: { from: null, to: provider.id }, provider_model: { from: null, to: row.providerModel } },
+    await recordCreation(bound, 'model', row.key, {
+      provider_id: { from: null, to: provider.id },
+      provider_model: { from: null, to: row.providerModel },
     });
     return row;
   });

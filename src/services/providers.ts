@@ -21,7 +21,7 @@ import {
   type ProviderKind,
   type ProviderType,
 } from '../providers/index.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordCreation } from './audit.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -184,17 +184,11 @@ export async function createProvider(call: CallContext, kindName: string, input:
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: `${kind}_provider`,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        type: { from: null, to: t.type },
-        name: { from: null, to: row.name },
-        config: { from: null, to: config },
-        ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
-      },
+    await recordCreation(bound, `${kind}_provider`, row.id, {
+      type: { from: null, to: t.type },
+      name: { from: null, to: row.name },
+      config: { from: null, to: config },
+      ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
     return row;
   });

@@ -10,7 +10,7 @@ import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId, type IdKind } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst, type ListShape } from './list-query.js';
 import { changeVersioned } from './versioned.js';
 import type { Deps } from './deps.js';
@@ -348,12 +348,9 @@ export async function insertHeadWithFirstRevision<H extends HeadRow, R extends R
   })) as R;
   await spec.afterInsert?.(call.db, revision, content);
   const head = (await spec.headDelegate(call.db).findUniqueOrThrow({ where: { id: headId } })) as H;
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: spec.kind,
-    resourceId: headId,
-    version: 1,
-    changes: { name: { from: null, to: head.name }, default_revision_id: { from: null, to: revisionId } },
+  await recordCreation(call, spec.kind, headId, {
+    name: { from: null, to: head.name },
+    default_revision_id: { from: null, to: revisionId },
   });
   return { head, revision };
 }

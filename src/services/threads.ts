@@ -4,7 +4,7 @@ import { invalidArgument } from '../lib/errors.js';
 import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { changeVersioned } from './versioned.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -105,13 +105,7 @@ export async function createThreadRow(
       updatedById: call.actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: 'thread',
-    resourceId: thread.id,
-    version: 1,
-    changes: { session_id: { from: null, to: session.id } },
-  });
+  await recordCreation(call, 'thread', thread.id, { session_id: { from: null, to: session.id } });
   return thread;
 }
 

@@ -9,7 +9,7 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription } from '../lib/text-fields.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { checkEndpointUrl } from './providers.js';
@@ -89,17 +89,11 @@ export async function createSubscription(call: CallContext, input: SubscriptionI
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: RESOURCE_KIND,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        url: { from: null, to: url },
-        event_kinds: { from: null, to: eventKinds },
-        enabled: { from: null, to: row.enabled },
-        secret: { from: REDACTED, to: REDACTED },
-      },
+    await recordCreation(bound, RESOURCE_KIND, row.id, {
+      url: { from: null, to: url },
+      event_kinds: { from: null, to: eventKinds },
+      enabled: { from: null, to: row.enabled },
+      secret: { from: REDACTED, to: REDACTED },
     });
     return { ...row, secret };
   });
