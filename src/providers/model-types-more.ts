@@ -15,18 +15,23 @@ import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { OAuth2Client } from 'google-auth-library';
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
-import { apiKeyCredential, baseUrl, commonSettings, key } from './model-types.js';
-import { probeGet, trimSlash } from './http-probe.js';
+import { apiRoot, baseUrl, commonSettings, key, optionalBearer, probeWithKey, selfHostedModelType } from './model-types.js';
+import { apiKeyCredential } from './common-schemas.js';
 import { registerProviderType as register, type ProviderContext, type ProviderType } from './registry.js';
 
 // Listed after the seven model types of the first published catalogue (see registry.ts, listGroup).
 const registerProviderType = (type: ProviderType) => register({ listGroup: 1, ...type });
 
 type Ctx = Omit<ProviderContext, 'signal'>;
-type Client = { base: string | undefined; apiKey: string; headers: Record<string, string> };
-const client = (ctx: Ctx): Client => ({
-  base: ctx.config.base_url ? String(ctx.config.base_url) : undefined,
+/** What the factory of every AI SDK vendor package takes: the key, the API root (absent: the vendor's) and extra headers. */
+interface SdkSettings {
+  apiKey: string;
+  baseURL: string | undefined;
+  headers: Record<string, string>;
+}
+const sdkSettings = (ctx: Ctx): SdkSettings => ({
   apiKey: key(ctx.credential),
+  baseURL: ctx.config.base_url ? String(ctx.config.base_url) : undefined,
   headers: ctx.extraHeaders,
 });
 
@@ -34,30 +39,23 @@ const client = (ctx: Ctx): Client => ({
 const bearerModelsProbe =
   (defaultBase: string, path = '/models') =>
   (ctx: ProviderContext) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url ?? defaultBase))}${path}`,
-      { authorization: `Bearer ${key(ctx.credential)}`, ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    );
-
-/** A vendor's OpenAI-style chat completions route, through the AI SDK's OpenAI-compatible package. */
-const openAICompatibleChat = (name: string, defaultBase: string) => (c: Client, model: string) =>
-  createOpenAICompatible({ name, baseURL: c.base ?? defaultBase, apiKey: c.apiKey, headers: c.headers }).chatModel(model);
+    probeWithKey(ctx, `${apiRoot(ctx, defaultBase)}${path}`, { authorization: `Bearer ${key(ctx.credential)}` });
 
 /**
  * One hosted vendor reached with an API key: configuration `{base_url?}` (the vendor's API root by
  * default), credential `{api_key}`, a chat model API and, where the vendor embeds text, embeddings.
+ * `sdk` is the vendor's AI SDK factory; `chat` and `embedding` pick the model from what it made.
  */
-function hostedVendor(spec: {
+function hostedVendor<Sdk>(spec: {
   type: string;
   title: string;
   defaultBase: string;
   setupUrl: string;
   probePath?: string;
   probe?: (ctx: ProviderContext) => Promise<{ status: 'succeeded' | 'failed' | 'unsupported'; message?: string }>;
-  chat: (client: Client, model: string) => LanguageModelV4;
-  embedding?: (client: Client, model: string) => EmbeddingModelV4;
+  sdk: (settings: SdkSettings) => Sdk;
+  chat: (sdk: Sdk, model: string) => LanguageModelV4;
+  embedding?: (sdk: Sdk, model: string) => EmbeddingModelV4;
 }) {
   const embedding = spec.embedding;
   registerProviderType({
@@ -75,8 +73,10 @@ function hostedVendor(spec: {
     endpointFields: ['base_url'],
     modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
     probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath),
-    languageModel: (ctx, model) => spec.chat(client(ctx), model.providerModel),
-    ...(embedding ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(client(ctx), model.providerModel) } : {}),
+    languageModel: (ctx, model) => spec.chat(spec.sdk(sdkSettings(ctx)), model.providerModel),
+    ...(embedding
+      ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(spec.sdk(sdkSettings(ctx)), model.providerModel) }
+      : {}),
   });
 }
 
@@ -87,8 +87,9 @@ hostedVendor({
   title: 'Mistral AI',
   defaultBase: 'https://api.mistral.ai/v1',
   setupUrl: 'https://console.mistral.ai/api-keys',
-  chat: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
-  embedding: (c, m) => createMistral({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
+  sdk: createMistral,
+  chat: (sdk, m) => sdk.chat(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
 });
 
 hostedVendor({
@@ -96,7 +97,8 @@ hostedVendor({
   title: 'Groq',
   defaultBase: 'https://api.groq.com/openai/v1',
   setupUrl: 'https://console.groq.com/keys',
-  chat: (c, m) => createGroq({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).languageModel(m),
+  sdk: createGroq,
+  chat: (sdk, m) => sdk.languageModel(m),
 });
 
 // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
@@ -106,7 +108,10 @@ hostedVendor({
   title: 'xAI (Grok)',
   defaultBase: 'https://api.x.ai/v1',
   setupUrl: 'https://console.x.ai/',
-  chat: openAICompatibleChat('xai', 'https://api.x.ai/v1'),
+  // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
+  // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
+  sdk: (settings) => createOpenAICompatible({ ...settings, name: 'xai', baseURL: settings.baseURL ?? 'https://api.x.ai/v1' }),
+  chat: (sdk, m) => sdk.chatModel(m),
 });
 
 hostedVendor({
@@ -114,7 +119,8 @@ hostedVendor({
   title: 'DeepSeek',
   defaultBase: 'https://api.deepseek.com',
   setupUrl: 'https://platform.deepseek.com/api_keys',
-  chat: (c, m) => createDeepSeek({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
+  sdk: createDeepSeek,
+  chat: (sdk, m) => sdk.chat(m),
 });
 
 hostedVendor({
@@ -122,8 +128,9 @@ hostedVendor({
   title: 'Together AI',
   defaultBase: 'https://api.together.xyz/v1',
   setupUrl: 'https://api.together.ai/settings/api-keys',
-  chat: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
-  embedding: (c, m) => createTogetherAI({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
+  sdk: createTogetherAI,
+  chat: (sdk, m) => sdk.chatModel(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
 });
 
 hostedVendor({
@@ -131,8 +138,9 @@ hostedVendor({
   title: 'Fireworks AI',
   defaultBase: 'https://api.fireworks.ai/inference/v1',
   setupUrl: 'https://fireworks.ai/account/api-keys',
-  chat: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chatModel(m),
-  embedding: (c, m) => createFireworks({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
+  sdk: createFireworks,
+  chat: (sdk, m) => sdk.chatModel(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
 });
 
 // OpenRouter's model list is public: `GET /key` (the key's own limits) is what proves the key.
@@ -142,8 +150,9 @@ hostedVendor({
   defaultBase: 'https://openrouter.ai/api/v1',
   setupUrl: 'https://openrouter.ai/settings/keys',
   probePath: '/key',
-  chat: (c, m) => createOpenRouter({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).chat(m),
-  embedding: (c, m) => createOpenRouter({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).textEmbeddingModel(m),
+  sdk: createOpenRouter,
+  chat: (sdk, m) => sdk.chat(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
 });
 
 // ── vendors with protocols of their own ──
@@ -155,14 +164,12 @@ hostedVendor({
   defaultBase: 'https://api.cohere.com/v2',
   setupUrl: 'https://dashboard.cohere.com/api-keys',
   probe: (ctx) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url ?? 'https://api.cohere.com/v2')).replace(/\/v2$/, '')}/v1/models?page_size=1`,
-      { authorization: `Bearer ${key(ctx.credential)}`, ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    ),
-  chat: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers })(m),
-  embedding: (c, m) => createCohere({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers }).embeddingModel(m),
+    probeWithKey(ctx, `${apiRoot(ctx, 'https://api.cohere.com/v2').replace(/\/v2$/, '')}/v1/models?page_size=1`, {
+      authorization: `Bearer ${key(ctx.credential)}`,
+    }),
+  sdk: createCohere,
+  chat: (sdk, m) => sdk(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
 });
 
 // Hugging Face's inference router, through its OpenAI-compatible chat completions route. (Its AI SDK
@@ -173,43 +180,26 @@ hostedVendor({
   title: 'Hugging Face (Inference Providers)',
   defaultBase: 'https://router.huggingface.co/v1',
   setupUrl: 'https://huggingface.co/settings/tokens',
-  chat: openAICompatibleChat('huggingface', 'https://router.huggingface.co/v1'),
+  sdk: (settings) =>
+    createOpenAICompatible({ ...settings, name: 'huggingface', baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1' }),
+  chat: (sdk, m) => sdk.chatModel(m),
 });
 
 // A self-hosted Ollama server through its native API (`/api/chat`, `/api/embed`); no default: the
 // server is the user's, so its address is required (plain HTTP needs the operator's allowance).
-registerProviderType({
-  kind: 'model',
-  type: 'ollama',
-  title: 'Ollama (self-hosted)',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('the server’s API root, e.g. http://127.0.0.1:11434/api') },
-    required: ['base_url'],
-    additionalProperties: false,
-  },
-  // Ollama has no keys of its own; a bearer token is for a server behind an authenticating proxy.
-  credentialSchema: {
-    type: 'object',
-    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-    additionalProperties: false,
-  },
-  credentialRequired: false,
-  endpointFields: ['base_url'],
-  modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
-  probe: (ctx) =>
-    probeGet(`${trimSlash(String(ctx.config.base_url))}/tags`, { ...ollamaAuth(ctx), ...ctx.extraHeaders }, ctx.signal, [
-      key(ctx.credential),
-    ]),
-  languageModel: (ctx, model) =>
-    createOllama({ baseURL: String(ctx.config.base_url), headers: { ...ollamaAuth(ctx), ...ctx.extraHeaders } }).chat(model.providerModel),
-  embeddingModel: (ctx, model) =>
-    createOllama({ baseURL: String(ctx.config.base_url), headers: { ...ollamaAuth(ctx), ...ctx.extraHeaders } }).textEmbeddingModel(
-      model.providerModel,
-    ),
-});
-function ollamaAuth(ctx: { credential: Record<string, unknown> | null }): Record<string, string> {
-  return ctx.credential?.api_key ? { authorization: `Bearer ${key(ctx.credential)}` } : {};
+// Ollama has no keys of its own; a bearer token is for a server behind an authenticating proxy.
+registerProviderType(
+  selfHostedModelType({
+    type: 'ollama',
+    title: 'Ollama (self-hosted)',
+    baseUrlDescription: 'the server’s API root, e.g. http://127.0.0.1:11434/api',
+    probePath: '/tags',
+    languageModel: (ctx, model) => ollamaClient(ctx).chat(model.providerModel),
+    embeddingModel: (ctx, model) => ollamaClient(ctx).textEmbeddingModel(model.providerModel),
+  }),
+);
+function ollamaClient(ctx: Ctx) {
+  return createOllama({ baseURL: String(ctx.config.base_url), headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders } });
 }
 
 // ── the types the contract answers `unsupported` to a test (no probe) ──
@@ -294,8 +284,7 @@ registerProviderType({
   embeddingModel: (ctx, model) => gatewayClient(ctx).embeddingModel(model.providerModel),
 });
 function gatewayClient(ctx: Ctx) {
-  const c = client(ctx);
-  return createGateway({ apiKey: c.apiKey, baseURL: c.base, headers: c.headers });
+  return createGateway(sdkSettings(ctx));
 }
 
 // A ChatGPT subscription (Plus, Pro, Team) through the Codex backend's Responses API: the access

@@ -1,21 +1,16 @@
 // Model provider types: the AI SDK adapters (real wire protocols) and the offline development model.
-import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
-import { createAzure } from '@ai-sdk/azure';
+import { createAzure, type AzureOpenAIProvider } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
 import { createHashEmbeddingModel } from './hash-embeddings.js';
 import { probeGet, trimSlash } from './http-probe.js';
-import { registerProviderType, type JsonSchema } from './registry.js';
+import { registerProviderType, type JsonSchema, type ProviderContext, type ProviderType } from './registry.js';
+import { apiKeyCredential, noConfiguration, noCredential, optionalApiKeyCredential } from './common-schemas.js';
 
-export const apiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  required: ['api_key'],
-  additionalProperties: false,
-};
 export const commonSettings: JsonSchema = {
   type: 'object',
   properties: {
@@ -27,13 +22,33 @@ export const commonSettings: JsonSchema = {
 };
 export const baseUrl = (description: string) => ({ type: 'string', format: 'uri', description });
 export const key = (credential: Record<string, unknown> | null) => String(credential?.api_key ?? '');
+/** The configured `base_url`, or the vendor's API root, without a trailing slash. */
+export const apiRoot = (ctx: ProviderContext, vendorRoot: string) => trimSlash(String(ctx.config.base_url ?? vendorRoot));
+/** A bearer key where the credential has one (servers that need none may sit behind a proxy that does). */
+export const optionalBearer = (credential: Record<string, unknown> | null): Record<string, string> =>
+  credential?.api_key ? { authorization: `Bearer ${key(credential)}` } : {};
+/**
+ * A probe's one GET: the vendor's authentication headers with the provider's extra headers, the key
+ * kept out of any message.
+ */
+export const probeWithKey = (ctx: ProviderContext, url: string, auth: Record<string, string>) =>
+  probeGet(url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
+
+/** OpenAI's two model APIs, which Azure OpenAI serves too. */
+const openAIModelApis: NonNullable<ProviderType['modelApis']> = [
+  { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
+  { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
+];
+/** The model of an OpenAI-style client for the model's API: chat completions or the Responses API. */
+const chatOrResponses = (provider: OpenAIProvider | AzureOpenAIProvider, model: { api: string; providerModel: string }) =>
+  model.api === 'chat' ? provider.chat(model.providerModel) : provider.responses(model.providerModel);
 
 registerProviderType({
   kind: 'model',
   type: 'development',
   title: 'Development (offline scripted model)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
-  credentialSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
+  credentialSchema: noCredential,
   credentialRequired: false,
   // For trying the service and for tests: a production deployment offers it only when it says so.
   offeredWhen: (deployment) => deployment.allowDevelopmentModels,
@@ -61,17 +76,9 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://platform.openai.com/api-keys',
   endpointFields: ['base_url'],
-  modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
-  ],
+  modelApis: openAIModelApis,
   probe: (ctx) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url ?? 'https://api.openai.com/v1'))}/models`,
-      { authorization: `Bearer ${key(ctx.credential)}`, ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    ),
+    probeWithKey(ctx, `${apiRoot(ctx, 'https://api.openai.com/v1')}/models`, { authorization: `Bearer ${key(ctx.credential)}` }),
   languageModel: (ctx, model) => {
     const provider = createOpenAI({
       apiKey: key(ctx.credential),
@@ -80,7 +87,7 @@ registerProviderType({
       project: ctx.config.project as string | undefined,
       headers: ctx.extraHeaders,
     });
-    return model.api === 'chat' ? provider.chat(model.providerModel) : provider.responses(model.providerModel);
+    return chatOrResponses(provider, model);
   },
   embeddingModel: (ctx, model) =>
     createOpenAI({
@@ -104,36 +111,50 @@ function openAICompatibleClient(ctx: {
   });
 }
 
-registerProviderType({
-  kind: 'model',
-  type: 'openai_compatible',
-  title: 'OpenAI-compatible (Ollama, vLLM, LM Studio, Groq, Together, OpenRouter, DeepSeek, Mistral…)',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('the API root, e.g. http://127.0.0.1:11434/v1') },
-    required: ['base_url'],
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-    additionalProperties: false,
-  },
-  credentialRequired: false,
-  endpointFields: ['base_url'],
-  // Text only: an OpenAI-compatible server promises nothing more (a vision model behind one says so
-  // with `settings.input_media`).
-  modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
-  probe: (ctx) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url))}/models`,
-      { ...(ctx.credential?.api_key ? { authorization: `Bearer ${key(ctx.credential)}` } : {}), ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    ),
-  languageModel: (ctx, model) => openAICompatibleClient(ctx).chatModel(model.providerModel),
-  embeddingModel: (ctx, model) => openAICompatibleClient(ctx).embeddingModel(model.providerModel),
-});
+/**
+ * A model server its user runs (vLLM, LM Studio, Ollama, …): its API root is required (no default),
+ * a bearer key is optional (for a server behind an authenticating proxy), and it offers one chat
+ * model API, text only — such a server promises nothing more (a vision model behind one says so with
+ * `settings.input_media`). The probe reads `probePath` under the root.
+ */
+export function selfHostedModelType(spec: {
+  type: string;
+  title: string;
+  baseUrlDescription: string;
+  probePath: string;
+  languageModel: NonNullable<ProviderType['languageModel']>;
+  embeddingModel: NonNullable<ProviderType['embeddingModel']>;
+}): ProviderType {
+  return {
+    kind: 'model',
+    type: spec.type,
+    title: spec.title,
+    configurationSchema: {
+      type: 'object',
+      properties: { base_url: baseUrl(spec.baseUrlDescription) },
+      required: ['base_url'],
+      additionalProperties: false,
+    },
+    credentialSchema: optionalApiKeyCredential,
+    credentialRequired: false,
+    endpointFields: ['base_url'],
+    modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+    probe: (ctx) => probeWithKey(ctx, `${trimSlash(String(ctx.config.base_url))}${spec.probePath}`, optionalBearer(ctx.credential)),
+    languageModel: spec.languageModel,
+    embeddingModel: spec.embeddingModel,
+  };
+}
+
+registerProviderType(
+  selfHostedModelType({
+    type: 'openai_compatible',
+    title: 'OpenAI-compatible (Ollama, vLLM, LM Studio, Groq, Together, OpenRouter, DeepSeek, Mistral…)',
+    baseUrlDescription: 'the API root, e.g. http://127.0.0.1:11434/v1',
+    probePath: '/models',
+    languageModel: (ctx, model) => openAICompatibleClient(ctx).chatModel(model.providerModel),
+    embeddingModel: (ctx, model) => openAICompatibleClient(ctx).embeddingModel(model.providerModel),
+  }),
+);
 
 registerProviderType({
   kind: 'model',
@@ -150,12 +171,10 @@ registerProviderType({
   endpointFields: ['base_url'],
   modelApis: [{ api: 'messages', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
   probe: (ctx) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url ?? 'https://api.anthropic.com/v1'))}/models?limit=1`,
-      { 'x-api-key': key(ctx.credential), 'anthropic-version': '2023-06-01', ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    ),
+    probeWithKey(ctx, `${apiRoot(ctx, 'https://api.anthropic.com/v1')}/models?limit=1`, {
+      'x-api-key': key(ctx.credential),
+      'anthropic-version': '2023-06-01',
+    }),
   languageModel: (ctx, model) =>
     createAnthropic({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, headers: ctx.extraHeaders })(
       model.providerModel,
@@ -177,12 +196,9 @@ registerProviderType({
   endpointFields: ['base_url'],
   modelApis: [{ api: 'generate_content', settingsSchema: commonSettings, inputMedia: ['image', 'audio', 'video'] }],
   probe: (ctx) =>
-    probeGet(
-      `${trimSlash(String(ctx.config.base_url ?? 'https://generativelanguage.googleapis.com/v1beta'))}/models?pageSize=1`,
-      { 'x-goog-api-key': key(ctx.credential), ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    ),
+    probeWithKey(ctx, `${apiRoot(ctx, 'https://generativelanguage.googleapis.com/v1beta')}/models?pageSize=1`, {
+      'x-goog-api-key': key(ctx.credential),
+    }),
   languageModel: (ctx, model) =>
     createGoogle({
       apiKey: key(ctx.credential),
@@ -215,20 +231,14 @@ registerProviderType({
   credentialRequired: true,
   setupUrl: 'https://portal.azure.com/',
   endpointFields: ['base_url'],
-  modelApis: [
-    { api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'], jsonSchemaResponse: true },
-    { api: 'chat', settingsSchema: commonSettings, inputMedia: ['image', 'audio'], jsonSchemaResponse: true },
-  ],
+  modelApis: openAIModelApis,
   probe: (ctx) => {
     const root = ctx.config.base_url
       ? trimSlash(String(ctx.config.base_url))
       : `https://${String(ctx.config.resource_name)}.openai.azure.com/openai`;
-    return probeGet(
-      `${root}/models?api-version=${encodeURIComponent(String(ctx.config.api_version ?? '2024-10-21'))}`,
-      { 'api-key': key(ctx.credential), ...ctx.extraHeaders },
-      ctx.signal,
-      [key(ctx.credential)],
-    );
+    return probeWithKey(ctx, `${root}/models?api-version=${encodeURIComponent(String(ctx.config.api_version ?? '2024-10-21'))}`, {
+      'api-key': key(ctx.credential),
+    });
   },
   languageModel: (ctx, model) => {
     const provider = createAzure({
@@ -238,7 +248,7 @@ registerProviderType({
       apiVersion: ctx.config.api_version as string | undefined,
       headers: ctx.extraHeaders,
     });
-    return model.api === 'chat' ? provider.chat(model.providerModel) : provider.responses(model.providerModel);
+    return chatOrResponses(provider, model);
   },
 });
 

@@ -4,20 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
 import { PROBE_TIMEOUT_MS, probeGet, trimSlash } from './http-probe.js';
 import { registerProviderType, type JsonSchema, type ProbeResult, type ProviderContext } from './registry.js';
+import { apiKeyCredential, noConfiguration, noCredential } from './common-schemas.js';
 import { openPineconeStore, PINECONE_API_VERSION } from '../memory-stores/pinecone.js';
 import { listBuiltinPages, openBuiltinStore } from '../memory-stores/builtin.js';
 import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
 import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
-
-const apiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  required: ['api_key'],
-  additionalProperties: false,
-};
-const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
+import { envMember, imageMember, workingDirectoryMember } from './environments/template-schema.js';
 
 // ── web: src/providers/web ──
 
@@ -51,24 +45,11 @@ const dockerEnvironmentSchema: JsonSchema = {
   required: ['image'],
   additionalProperties: false,
   properties: {
-    image: {
-      description: 'the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20',
-      minLength: 1,
-      maxLength: 512,
-      type: 'string',
-    },
-    working_directory: {
-      description: 'an absolute path inside the container where commands start (default /workspace; created by the engine)',
-      maxLength: 1024,
-      pattern: '^/',
-      type: 'string',
-    },
-    env: {
-      description: 'environment variables of the container and every command',
-      maxProperties: 100,
-      type: 'object',
-      additionalProperties: { type: 'string' },
-    },
+    image: imageMember('the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20'),
+    working_directory: workingDirectoryMember(
+      'an absolute path inside the container where commands start (default /workspace; created by the engine)',
+    ),
+    env: envMember('environment variables of the container and every command'),
     cpu: { description: 'CPUs the container may use (e.g. 1.5)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
     memory_mb: { description: 'memory limit in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
   },
@@ -108,7 +89,7 @@ registerProviderType({
   kind: 'environment',
   type: 'local',
   title: 'Local machine (development only)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   offeredWhen: (deployment) => deployment.allowLocalEnvironments,
@@ -145,7 +126,7 @@ registerProviderType({
   kind: 'environment',
   type: 'envd',
   title: 'Paired device (envd daemon)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   environment: {
@@ -316,7 +297,7 @@ registerProviderType({
   kind: 'memory',
   type: 'builtin',
   title: 'Built-in (records in this service’s database)',
-  configurationSchema: { type: 'object', properties: {}, additionalProperties: false },
+  configurationSchema: noConfiguration,
   credentialSchema: noCredential,
   credentialRequired: false,
   records: { embeddingModelRequired: false, open: openBuiltinStore, listMany: listBuiltinPages },

@@ -11,25 +11,21 @@ import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import {
-  archiveHead,
   changeHead,
   getHead,
-  getRevision,
   headList,
+  headOperations,
   insertHeadWithFirstRevision,
-  listRevisions,
   publishRevision,
-  setDefaultRevision,
   unarchiveHead,
-  validateDescription,
   validateHeadPatch,
-  validateName,
+  validateNewHead,
   validateNote,
   type HeadListArgs,
   type RevisionedKind,
 } from './revisioned.js';
 import { listQuery } from './list-query.js';
-import { storedLabels, validateLabels } from '../lib/labels.js';
+import { storedLabels } from '../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from './assets.js';
 import { checkSkillReferences, configuredSkills } from './skill-references.js';
 
@@ -60,6 +56,15 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
     });
   },
 };
+
+export const {
+  get: getAgent,
+  archive: archiveAgent,
+  unarchive: unarchiveAgent,
+  setDefault: setDefaultAgentRevision,
+  getRevision: getAgentRevision,
+  listRevisions: listAgentRevisions,
+} = headOperations(AGENTS);
 
 /**
  * Every reference in a configuration must name a resource of the caller's workspace; anything else
@@ -183,9 +188,7 @@ export interface CreateAgentInput {
 
 export async function createAgent(call: CallContext, input: CreateAgentInput) {
   requirePermission(call.actor, 'write');
-  const name = validateName(input.name);
-  const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
-  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const { name, description, labels } = validateNewHead(input);
   const imageUrl = input.imageUrl === undefined ? null : validateImageUrl(input.imageUrl);
   const config = normalizeAgentConfig(input.config);
   const note = validateNote(input.note);
@@ -208,11 +211,6 @@ export async function createAgent(call: CallContext, input: CreateAgentInput) {
     );
     return head;
   });
-}
-
-export async function getAgent(call: CallContext, id: string) {
-  requirePermission(call.actor, 'read');
-  return getHead(AGENTS, call, id);
 }
 
 export interface AgentListArgs extends HeadListArgs {
@@ -240,15 +238,13 @@ export async function listAgents(call: CallContext, args: AgentListArgs) {
           },
         }
       : {};
-  const rows = await call.db.agent.findMany({
-    where: query.where({
+  const rows = await call.db.agent.findMany(
+    query.findArgs({
       ...(args.source ? { source: args.source } : {}),
       ...(args.presetKind ? { presetKind: args.presetKind } : {}),
       ...pins,
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 
@@ -262,12 +258,6 @@ export async function updateAgent(
   if (patch.imageUrl !== undefined) data.imageUrl = validateImageUrl(patch.imageUrl);
   return changeHead(AGENTS, call, id, ifMatch, 'update', () => data);
 }
-
-export const archiveAgent = (call: CallContext, id: string, ifMatch: string | null | undefined) => archiveHead(AGENTS, call, id, ifMatch);
-export const unarchiveAgent = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
-  unarchiveHead(AGENTS, call, id, ifMatch);
-export const setDefaultAgentRevision = (call: CallContext, id: string, revisionId: string, ifMatch: string | null | undefined) =>
-  setDefaultRevision(AGENTS, call, id, revisionId, ifMatch);
 
 /** DELETE avatar: If-Match optional (spec), a stale one is still refused. */
 export const deleteAgentAvatar = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
@@ -284,10 +274,6 @@ export async function publishAgentRevision(
   await checkConfigReferences(call, config);
   return publishRevision(AGENTS, call, id, ifMatch, { content: config, note: input.note, makeDefault: input.makeDefault });
 }
-
-export const getAgentRevision = (call: CallContext, agentId: string, revisionId: string) => getRevision(AGENTS, call, agentId, revisionId);
-export const listAgentRevisions = (call: CallContext, agentId: string, args: { limit?: number | null; cursor?: string | null }) =>
-  listRevisions(AGENTS, call, agentId, args);
 
 /** For runs: the head if it may start new runs (archived → failed_precondition). */
 export async function agentForNewRun(call: CallContext, id: string) {

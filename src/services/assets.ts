@@ -13,7 +13,7 @@ import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../lib/ass
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import type { Deps } from './deps.js';
 import { isAssetPart, type MessageContent } from './run-input.js';
@@ -100,16 +100,10 @@ async function writeAsset(
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: RESOURCE_KIND,
-    resourceId: asset.id,
-    version: 1,
-    changes: {
-      media_type: { from: null, to: asset.mediaType },
-      size_bytes: { from: null, to: asset.sizeBytes },
-      sha256: { from: null, to: asset.sha256 },
-    },
+  await recordCreation(call, RESOURCE_KIND, asset.id, {
+    media_type: { from: null, to: asset.mediaType },
+    size_bytes: { from: null, to: asset.sizeBytes },
+    sha256: { from: null, to: asset.sha256 },
   });
   return asset;
 }
@@ -238,11 +232,9 @@ export async function listAssets(
   if (mediaType && !/^[a-z]+\/(\*|[a-z0-9][a-z0-9.+-]*)$/.test(mediaType))
     throw invalidArgument('media_type must be a media type (image/png) or a top-level type (image/*)', 'media_type');
   const rows = await call.db.asset.findMany({
-    where: query.where(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
+    ...query.findArgs(mediaType ? { mediaType: mediaType.endsWith('/*') ? { startsWith: mediaType.slice(0, -1) } : mediaType } : {}),
     // The bytes stay where they are: a page of views never reads them.
     omit: { content: true },
-    orderBy: query.orderBy,
-    take: query.take,
   });
   return query.page(rows as Asset[]);
 }

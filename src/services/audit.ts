@@ -84,6 +84,16 @@ export async function recordAudit(call: Pick<CallContext<Actor | null>, 'db' | '
   if (event) await enqueueWebhookEvent(call.db, workspaceId, event.kind, event.data);
 }
 
+/** The audit row of a resource just created: action `create`, version 1, the fields it was made with. */
+export function recordCreation(
+  call: Pick<CallContext<Actor | null>, 'db' | 'actor' | 'requestId'>,
+  resourceKind: string,
+  resourceId: string,
+  changes: AuditInput['changes'],
+): Promise<void> {
+  return recordAudit(call, { action: 'create', resourceKind, resourceId, version: 1, changes });
+}
+
 /**
  * The row recordAudit writes, as a VALUES tuple for statements that create several resources at
  * once (the run hot path). Configuration kinds must go through recordAudit, which also announces
@@ -124,16 +134,14 @@ export async function listAuditEvents(
   if (args.createdAfter && args.createdBefore && args.createdAfter >= args.createdBefore) {
     throw invalidArgument('created_after must be earlier than created_before', 'created_after');
   }
-  const rows = await call.db.auditEvent.findMany({
-    where: query.where({
+  const rows = await call.db.auditEvent.findMany(
+    query.findArgs({
       ...(args.resourceId ? { resourceId: args.resourceId } : {}),
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.action ? { action: args.action } : {}),
       ...createdWhere(args.createdAfter, args.createdBefore),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }

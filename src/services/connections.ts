@@ -12,7 +12,7 @@ import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { providerType, type ProviderType } from '../providers/index.js';
 import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../providers/mcp-client.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { configGeneration, GenerationCache } from './config-cache.js';
 import type { Deps } from './deps.js';
@@ -21,6 +21,7 @@ import { checkEndpointPolicy, validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 const RESOURCE_KIND = 'connection';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -91,9 +92,7 @@ async function connectorProvider(call: CallContext, providerId: unknown): Promis
 
 export async function getConnection(call: CallContext, id: string): Promise<Connection> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.connection.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('connection', id);
-  return row;
+  return inCallersWorkspace(call, 'connection', id, await call.db.connection.findUnique({ where: { id } }));
 }
 
 export async function createConnection(call: CallContext, input: ConnectionInput): Promise<Connection> {
@@ -123,17 +122,11 @@ export async function createConnection(call: CallContext, input: ConnectionInput
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: RESOURCE_KIND,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        provider_id: { from: null, to: provider.id },
-        name: { from: null, to: name },
-        config: { from: null, to: config },
-        ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
-      },
+    await recordCreation(bound, RESOURCE_KIND, row.id, {
+      provider_id: { from: null, to: provider.id },
+      name: { from: null, to: name },
+      config: { from: null, to: config },
+      ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
     return row;
   });
@@ -152,14 +145,12 @@ export async function listConnections(
 ) {
   requirePermission(call.actor, 'read');
   const query = listQuery(newestFirst('connections', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.connection.findMany({
-    where: query.where({
+  const rows = await call.db.connection.findMany(
+    query.findArgs({
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
       ...(args.providerId ? { providerId: args.providerId } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

@@ -3,19 +3,20 @@
 // `enabled: false` stops new use (new environments, runs that would provision one) with `disabled`.
 import type { EnvironmentTemplate, Provider } from '../generated/prisma/client.js';
 import type { Prisma } from '../db.js';
-import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { AppError, invalidArgument, quoteInput } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { isOffered, providerType, type ProviderType } from '../providers/index.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { validateAgainst } from './providers.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 export interface EnvironmentTemplateInput {
   name?: unknown;
@@ -29,9 +30,7 @@ export interface EnvironmentTemplateInput {
 export async function getEnvironmentTemplate(call: CallContext, id: string): Promise<EnvironmentTemplate> {
   const { db, actor } = call;
   requirePermission(actor, 'read');
-  const row = await db.environmentTemplate.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('environment template', id);
-  return row;
+  return inCallersWorkspace(call, 'environment template', id, await db.environmentTemplate.findUnique({ where: { id } }));
 }
 
 /** The environment provider a template names, in the caller's workspace, with its installed type. */
@@ -98,12 +97,10 @@ export async function createEnvironmentTemplate(call: CallContext, input: Enviro
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'environment_template',
-      resourceId: row.id,
-      version: 1,
-      changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id }, config: { from: null, to: config } },
+    await recordCreation(bound, 'environment_template', row.id, {
+      name: { from: null, to: name },
+      provider_id: { from: null, to: provider.id },
+      config: { from: null, to: config },
     });
     return row;
   });
@@ -116,11 +113,7 @@ export async function listEnvironmentTemplates(
   const { actor } = call;
   requirePermission(actor, 'read');
   const query = listQuery(newestFirst('environment_templates', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.environmentTemplate.findMany({
-    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.environmentTemplate.findMany(query.findArgs(args.enabled != null ? { enabled: args.enabled } : {}));
   return query.page(rows);
 }
 

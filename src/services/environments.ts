@@ -7,7 +7,7 @@
 // still maintained). `openEnvironment` hands callers that work inside an environment (run mounts,
 // the platform tools) the driver bound to the instance.
 import { Prisma, type Environment, type Provider } from '../generated/prisma/client.js';
-import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.js';
+import { AppError, invalidArgument, quoteInput } from '../lib/errors.js';
 import { deviceBridgeOf } from '../providers/device-bridge.js';
 import { newId } from '../lib/ids.js';
 import { JsonObjectDocument, readDocument } from '../lib/json-documents.js';
@@ -22,7 +22,7 @@ import {
   type ExecRequest,
   type ProviderType,
 } from '../providers/index.js';
-import { recordAudit } from './audit.js';
+import { recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
 import { providerConfig } from './providers.js';
@@ -30,6 +30,7 @@ import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 export const ENVIRONMENT_STATUSES = ['provisioning', 'ready', 'stopped', 'failed', 'destroyed'] as const;
 export type EnvironmentStatus = (typeof ENVIRONMENT_STATUSES)[number];
@@ -37,9 +38,7 @@ export type EnvironmentStatus = (typeof ENVIRONMENT_STATUSES)[number];
 export async function getEnvironment(call: CallContext, id: string): Promise<Environment> {
   const { db, actor } = call;
   requirePermission(actor, 'read');
-  const row = await db.environment.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('environment', id);
-  return row;
+  return inCallersWorkspace(call, 'environment', id, await db.environment.findUnique({ where: { id } }));
 }
 
 export interface CreateEnvironmentInput {
@@ -123,16 +122,10 @@ export async function createEnvironment(call: CallContext, input: CreateEnvironm
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'environment',
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        name: { from: null, to: name },
-        template_id: { from: null, to: template.id },
-        provider_id: { from: null, to: provider.id },
-      },
+    await recordCreation(bound, 'environment', row.id, {
+      name: { from: null, to: name },
+      template_id: { from: null, to: template.id },
+      provider_id: { from: null, to: provider.id },
     });
     return { row, provider, type };
   });
@@ -186,14 +179,12 @@ export async function listEnvironments(
   const query = listQuery(newestFirst('environments'), call, args);
   if (args.status != null && !(ENVIRONMENT_STATUSES as readonly string[]).includes(args.status))
     throw invalidArgument(`status must be one of ${ENVIRONMENT_STATUSES.join(', ')}`, 'status');
-  const rows = await call.db.environment.findMany({
-    where: query.where({
+  const rows = await call.db.environment.findMany(
+    query.findArgs({
       ...(args.status != null ? { status: args.status } : {}),
       ...(args.templateId ? { templateId: args.templateId } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 
@@ -202,6 +193,26 @@ async function maintainer(call: CallContext, row: Environment) {
   const provider = await call.db.provider.findUniqueOrThrow({ where: { id: row.providerId } });
   const type = providerType('environment', provider.type);
   return { provider, driver: type?.environment?.driver ?? null };
+}
+
+/**
+ * Records what the driver did to an environment's instance (stopped, started, destroyed): the row's
+ * new state with a new version and an audit row. No If-Match: maintenance is not an edit of the
+ * environment's description, so a client never needs the current version to ask for it.
+ */
+function recordMaintenance(call: CallContext, row: Environment, action: 'stop' | 'start' | 'delete', data: Prisma.EnvironmentUpdateInput) {
+  return inTransaction(call, async (bound) =>
+    changeVersioned({
+      call: bound,
+      delegate: bound.db.environment,
+      row,
+      ifMatch: null,
+      ifMatchRequired: false,
+      resourceKind: 'environment',
+      action,
+      data,
+    }),
+  );
 }
 
 /** Ends what runs in a ready environment; its files stay. A stopped, failed or destroyed one is left as it is. */
@@ -215,18 +226,7 @@ export async function stopEnvironment(call: CallContext, id: string): Promise<En
     throw new AppError('failed_precondition', `environments of type ${provider.type} cannot be stopped: destroy the environment instead`);
   if (driver && row.externalId)
     await driver.stop(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
-  return inTransaction(call, async (bound) =>
-    changeVersioned({
-      call: bound,
-      delegate: bound.db.environment,
-      row,
-      ifMatch: null,
-      ifMatchRequired: false,
-      resourceKind: 'environment',
-      action: 'stop',
-      data: { status: 'stopped' },
-    }),
-  );
+  return recordMaintenance(call, row, 'stop', { status: 'stopped' });
 }
 
 /**
@@ -251,18 +251,11 @@ export async function startEnvironment(call: CallContext, id: string): Promise<E
   if (!driver.start)
     throw new AppError('failed_precondition', `the environment type ${provider.type} cannot start a stopped environment again`);
   const instance = await driver.start(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
-  return inTransaction(call, async (bound) =>
-    changeVersioned({
-      call: bound,
-      delegate: bound.db.environment,
-      row,
-      ifMatch: null,
-      ifMatchRequired: false,
-      resourceKind: 'environment',
-      action: 'start',
-      data: { status: 'ready', externalId: instance.instanceId, workingDirectory: instance.workingDirectory },
-    }),
-  );
+  return recordMaintenance(call, row, 'start', {
+    status: 'ready',
+    externalId: instance.instanceId,
+    workingDirectory: instance.workingDirectory,
+  });
 }
 
 /** DELETE: destroys the instance (its files too) and marks the row `destroyed`; destroying a destroyed environment changes nothing. */
@@ -272,18 +265,7 @@ export async function destroyEnvironment(call: CallContext, id: string): Promise
   if (row.status === 'destroyed') return row;
   const { provider, driver } = await maintainer(call, row);
   if (driver) await driver.destroy(driverContext(call, provider, row), instanceOf(row)).catch((error: unknown) => driverProblem(error));
-  return inTransaction(call, async (bound) =>
-    changeVersioned({
-      call: bound,
-      delegate: bound.db.environment,
-      row,
-      ifMatch: null,
-      ifMatchRequired: false,
-      resourceKind: 'environment',
-      action: 'delete',
-      data: { status: 'destroyed', deletedAt: new Date() },
-    }),
-  );
+  return recordMaintenance(call, row, 'delete', { status: 'destroyed', deletedAt: new Date() });
 }
 
 /** The runs that mount each environment (newest first, at most `perEnvironment` each), in one statement. */

@@ -20,6 +20,7 @@ import { validateIdempotencyKey, withIdempotency } from './idempotency.js';
 import { requirePermission } from './permissions.js';
 import { listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -255,15 +256,13 @@ export async function listFindingAnalyses(call: CallContext, args: { limit?: num
   requirePermission(call.actor, 'read');
   const shape = newestFirst('finding-analyses', { sizes: { default: 20, max: 100 } });
   const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
-  const rows = await call.db.findingAnalysis.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.findingAnalysis.findMany(query.findArgs());
   return query.page(rows);
 }
 
 export async function getFindingAnalysis(call: CallContext, id: string): Promise<FindingAnalysis> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.findingAnalysis.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('finding analysis', id);
-  return row;
+  return inCallersWorkspace(call, 'finding analysis', id, await call.db.findingAnalysis.findUnique({ where: { id } }));
 }
 
 /** A trace a finding analysis selected: the root run and its trace. */

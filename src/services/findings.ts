@@ -4,7 +4,7 @@
 // agent already has updates that finding, any other draft adds one — a constant number of statements
 // however many traces were read.
 import type { Prisma } from '../db.js';
-import { invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { checkText } from '../lib/input-rules.js';
 import type { CallContext } from './call-context.js';
@@ -18,6 +18,7 @@ import { changeVersioned } from './versioned.js';
 import { listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 import type { Finding } from '../generated/prisma/client.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 const RESOURCE_KIND = 'finding';
 
@@ -27,9 +28,7 @@ export const MAX_ASSESSMENT_NOTE = 4000;
 
 export async function getFinding(call: CallContext, id: string): Promise<Finding> {
   requirePermission(call.actor, 'read');
-  const row = await call.db.finding.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('finding', id);
-  return row;
+  return inCallersWorkspace(call, 'finding', id, await call.db.finding.findUnique({ where: { id } }));
 }
 
 export interface FindingListArgs {
@@ -53,16 +52,14 @@ export async function listFindings(call: CallContext, args: FindingListArgs) {
     ['category', args.category],
   ] as const)
     if (value != null) checkText(value, field);
-  const rows = await call.db.finding.findMany({
-    where: query.where({
+  const rows = await call.db.finding.findMany(
+    query.findArgs({
       ...(args.agentId != null ? { agentId: args.agentId } : {}),
       ...(args.severity != null ? { severity: args.severity } : {}),
       ...(args.category != null ? { category: args.category } : {}),
       ...(args.closed != null ? { closed: args.closed } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

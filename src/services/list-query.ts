@@ -59,6 +59,8 @@ export interface ListQuery<K extends string> {
    * `OR`, `AND` or the sort column, which the shared parts own.
    */
   where<W extends object>(filters?: W): W;
+  /** What a list's `findMany` takes for the page: `where(filters)`, the sort and the `size + 1` rows. */
+  findArgs<W extends object>(filters?: W): { where: W; orderBy: { [P in K]: 'asc' | 'desc' }; take: number };
   /** The page of `size + 1` rows fetched with this query. */
   page<R extends Row<K>>(rows: R[]): Page<R>;
 }
@@ -88,6 +90,9 @@ export function listQuery<K extends string>(shape: ListShape<K>, call: CallConte
         ...labelsWhere(parseLabelSelectors(args.label)),
         ...(after ? { [field]: keysetBound(direction, numeric ? Number(after[0]) : String(after[0])) } : {}),
       } as W;
+    },
+    findArgs(filters) {
+      return { where: this.where(filters), orderBy, take: size + 1 };
     },
     page: (rows) => toPage(rows, size, shape.list, (row) => [row[field]]),
   };

@@ -8,7 +8,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { validateDescription, validateName } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { changeVersioned } from './versioned.js';
@@ -19,6 +19,7 @@ import { memoryConfig, memoryEmbedder } from './memory-embeddings.js';
 import { principalName } from './principals.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -30,9 +31,7 @@ const MAX_RECORD_ID = 256;
 export async function getMemory(call: CallContext, id: string): Promise<Memory> {
   const { db, actor } = call;
   requirePermission(actor, 'read');
-  const row = await db.memory.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('memory', id);
-  return row;
+  return inCallersWorkspace(call, 'memory', id, await db.memory.findUnique({ where: { id } }));
 }
 
 /** The workspace's built-in memory provider, created on first need. */
@@ -108,13 +107,7 @@ export async function createMemory(call: CallContext, input: MemoryInput) {
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'memory',
-      resourceId: id,
-      version: 1,
-      changes: { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } },
-    });
+    await recordCreation(bound, 'memory', id, { name: { from: null, to: name }, provider_id: { from: null, to: provider.id } });
     return row;
   });
 }
@@ -126,7 +119,7 @@ export async function listMemories(
   const { actor } = call;
   requirePermission(actor, 'read');
   const query = listQuery(newestFirst('memories', { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.memory.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.memory.findMany(query.findArgs());
   return query.page(rows);
 }
 

@@ -9,7 +9,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../lib/errors.j
 import { isMediaKind, MEDIA_KINDS } from '../lib/media.js';
 import { validateDescription, validateOptionalName, validateProviderModel } from '../lib/text-fields.js';
 import { validateLabels } from '../lib/labels.js';
-import { diffFields, recordAudit } from './audit.js';
+import { diffFields, recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { getProvider } from './providers.js';
@@ -86,12 +86,9 @@ export async function createModel(call: CallContext, input: CreateModelInput) {
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: 'model',
-      resourceId: row.key,
-      version: 1,
-      changes: { provider_id: { from: null, to: provider.id }, provider_model: { from: null, to: row.providerModel } },
+    await recordCreation(bound, 'model', row.key, {
+      provider_id: { from: null, to: provider.id },
+      provider_model: { from: null, to: row.providerModel },
     });
     return row;
   });
@@ -112,14 +109,12 @@ export async function listModels(
   requirePermission(actor, 'read');
   // Keyed by the workspace's own model keys, so the list reads in key order.
   const query = listQuery({ list: 'models', sort: { field: 'key', direction: 'asc' }, search: ['key', 'name', 'description'] }, call, args);
-  const rows = await call.db.model.findMany({
-    where: query.where({
+  const rows = await call.db.model.findMany(
+    query.findArgs({
       ...(args.providerId ? { providerId: args.providerId } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

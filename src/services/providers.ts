@@ -21,7 +21,7 @@ import {
   type ProviderKind,
   type ProviderType,
 } from '../providers/index.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordCreation } from './audit.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -190,17 +190,11 @@ export async function createProvider(call: CallContext, kindName: string, input:
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: `${kind}_provider`,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        type: { from: null, to: t.type },
-        name: { from: null, to: row.name },
-        config: { from: null, to: config },
-        ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
-      },
+    await recordCreation(bound, `${kind}_provider`, row.id, {
+      type: { from: null, to: t.type },
+      name: { from: null, to: row.name },
+      config: { from: null, to: config },
+      ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
     return row;
   });
@@ -222,15 +216,13 @@ export async function listProviders(
   requirePermission(actor, 'read');
   const kind = parseKind(kindName);
   const query = listQuery(newestFirst(`providers:${kind}`, { search: NAME_AND_DESCRIPTION }), call, args);
-  const rows = await call.db.provider.findMany({
-    where: query.where({
+  const rows = await call.db.provider.findMany(
+    query.findArgs({
       kind,
       ...(args.type ? { type: args.type } : {}),
       ...(args.enabled != null ? { enabled: args.enabled } : {}),
     }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  );
   return query.page(rows);
 }
 

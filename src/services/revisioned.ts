@@ -10,12 +10,13 @@ import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId, type IdKind } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst, type ListShape } from './list-query.js';
 import { changeVersioned } from './versioned.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -66,9 +67,7 @@ export { validateDescription, validateName, validateNote } from '../lib/text-fie
 import { validateDescription, validateName, validateNote } from '../lib/text-fields.js';
 
 export async function getHead<H extends HeadRow>(spec: RevisionedKind<H, any>, call: CallContext, id: string): Promise<H> {
-  const row = (await spec.headDelegate(call.db).findUnique({ where: { id } })) as H | null;
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound(spec.kind, id);
-  return row;
+  return inCallersWorkspace(call, spec.kind, id, (await spec.headDelegate(call.db).findUnique({ where: { id } })) as H | null);
 }
 
 /** Locks the head row for the rest of the transaction (publishers and default switches serialise here). */
@@ -105,11 +104,7 @@ export async function listRevisions<R extends RevisionRow>(
     call,
     args,
   );
-  const rows = (await spec.revisionDelegate(call.db).findMany({
-    where: query.where({ [spec.headKey]: headId }),
-    orderBy: query.orderBy,
-    take: query.take,
-  })) as R[];
+  const rows = (await spec.revisionDelegate(call.db).findMany(query.findArgs({ [spec.headKey]: headId }))) as R[];
   return query.page(rows);
 }
 
@@ -209,6 +204,37 @@ export async function setDefaultRevision<H extends HeadRow>(
     if (!revision || revision[spec.headKey] !== head.id) throw notFound(`${spec.kind} revision`, revisionId);
     return { defaultRevisionId: revisionId };
   });
+}
+
+type IfMatch = string | null | undefined;
+
+/**
+ * The operations of a revisioned kind that every kind offers as they are, bound to the kind: its
+ * module exports them under its own names (`getAgent`, `archiveSkill`, …) without a wrapper each.
+ */
+export function headOperations<H extends HeadRow, R extends RevisionRow>(spec: RevisionedKind<H, R>) {
+  return {
+    get: async (call: CallContext, id: string): Promise<H> => {
+      requirePermission(call.actor, 'read');
+      return getHead(spec, call, id);
+    },
+    archive: (call: CallContext, id: string, ifMatch: IfMatch) => archiveHead(spec, call, id, ifMatch),
+    unarchive: (call: CallContext, id: string, ifMatch: IfMatch) => unarchiveHead(spec, call, id, ifMatch),
+    setDefault: (call: CallContext, id: string, revisionId: string, ifMatch: IfMatch) =>
+      setDefaultRevision(spec, call, id, revisionId, ifMatch),
+    getRevision: (call: CallContext, headId: string, revisionId: string) => getRevision(spec, call, headId, revisionId),
+    listRevisions: (call: CallContext, headId: string, args: { limit?: number | null; cursor?: string | null }) =>
+      listRevisions(spec, call, headId, args),
+  };
+}
+
+/** A new head's name, description (default empty) and labels (default none), checked in that order. */
+export function validateNewHead(input: { name: unknown; description?: unknown; labels?: unknown }) {
+  return {
+    name: validateName(input.name),
+    description: input.description === undefined || input.description === null ? '' : validateDescription(input.description),
+    labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
+  };
 }
 
 export interface PublishResult<H, R> {
@@ -322,12 +348,9 @@ export async function insertHeadWithFirstRevision<H extends HeadRow, R extends R
   })) as R;
   await spec.afterInsert?.(call.db, revision, content);
   const head = (await spec.headDelegate(call.db).findUniqueOrThrow({ where: { id: headId } })) as H;
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: spec.kind,
-    resourceId: headId,
-    version: 1,
-    changes: { name: { from: null, to: head.name }, default_revision_id: { from: null, to: revisionId } },
+  await recordCreation(call, spec.kind, headId, {
+    name: { from: null, to: head.name },
+    default_revision_id: { from: null, to: revisionId },
   });
   return { head, revision };
 }

@@ -5,23 +5,16 @@ import Type, { type Static } from 'typebox';
 import { invalidArgument, quoteInput } from '../lib/errors.js';
 import { readDocument } from '../lib/json-documents.js';
 import { newId } from '../lib/ids.js';
-import { validateLabels } from '../lib/labels.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import {
-  archiveHead,
   changeHead,
-  getHead,
-  getRevision,
   headList,
+  headOperations,
   insertHeadWithFirstRevision,
-  listRevisions,
   publishRevision,
-  setDefaultRevision,
-  unarchiveHead,
-  validateDescription,
   validateHeadPatch,
-  validateName,
+  validateNewHead,
   validateNote,
   type HeadListArgs,
   type RevisionedKind,
@@ -37,6 +30,15 @@ export const SKILLS: RevisionedKind<Skill, SkillRevision> = {
   headKey: 'skillId',
   contentField: 'content',
 };
+
+export const {
+  get: getSkill,
+  archive: archiveSkill,
+  unarchive: unarchiveSkill,
+  setDefault: setDefaultSkillRevision,
+  getRevision: getSkillRevision,
+  listRevisions: listSkillRevisions,
+} = headOperations(SKILLS);
 
 const MAX_FILES = 64;
 const MAX_TOTAL_BYTES = 1024 * 1024;
@@ -114,9 +116,7 @@ export async function createSkill(
   input: { name: unknown; description?: unknown; labels?: unknown; content?: unknown; note?: unknown },
 ) {
   requirePermission(call.actor, 'write');
-  const name = validateName(input.name);
-  const description = input.description === undefined || input.description === null ? '' : validateDescription(input.description);
-  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const { name, description, labels } = validateNewHead(input);
   const content = normalizeSkillContent(input.content);
   const note = validateNote(input.note);
   return inTransaction(call, async (call) => {
@@ -131,15 +131,10 @@ export async function createSkill(
   });
 }
 
-export async function getSkill(call: CallContext, id: string) {
-  requirePermission(call.actor, 'read');
-  return getHead(SKILLS, call, id);
-}
-
 export async function listSkills(call: CallContext, args: HeadListArgs) {
   requirePermission(call.actor, 'read');
   const query = listQuery(headList('skills'), call, args);
-  return query.page(await call.db.skill.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take }));
+  return query.page(await call.db.skill.findMany(query.findArgs()));
 }
 
 export const updateSkill = (
@@ -148,14 +143,6 @@ export const updateSkill = (
   ifMatch: string | null | undefined,
   patch: { name?: unknown; description?: unknown; labels?: unknown },
 ) => changeHead(SKILLS, call, id, ifMatch, 'update', () => validateHeadPatch(patch));
-export const archiveSkill = (call: CallContext, id: string, ifMatch: string | null | undefined) => archiveHead(SKILLS, call, id, ifMatch);
-export const unarchiveSkill = (call: CallContext, id: string, ifMatch: string | null | undefined) =>
-  unarchiveHead(SKILLS, call, id, ifMatch);
-export const setDefaultSkillRevision = (call: CallContext, id: string, revisionId: string, ifMatch: string | null | undefined) =>
-  setDefaultRevision(SKILLS, call, id, revisionId, ifMatch);
-export const getSkillRevision = (call: CallContext, skillId: string, revisionId: string) => getRevision(SKILLS, call, skillId, revisionId);
-export const listSkillRevisions = (call: CallContext, skillId: string, args: { limit?: number | null; cursor?: string | null }) =>
-  listRevisions(SKILLS, call, skillId, args);
 
 export async function publishSkillRevision(
   call: CallContext,

@@ -8,6 +8,7 @@ import { closableStream, onClose } from '../lib/closable-stream.js';
 import { listenTo } from './event-topics.js';
 import type { CallContext } from './call-context.js';
 import { getThread } from './threads.js';
+import { Wakeup } from '../lib/wakeup.js';
 
 /**
  * Emits the thread as it is now, then as it is after each announced change, until the client
@@ -18,12 +19,8 @@ import { getThread } from './threads.js';
 export function watchThread(call: CallContext, threadId: string): AsyncGenerator<Thread, void, undefined> {
   return closableStream(async function* (closed) {
     let pending = false;
-    let notify: (() => void) | null = null;
-    const wake = () => {
-      const resolve = notify;
-      notify = null;
-      resolve?.();
-    };
+    const wakeup = new Wakeup();
+    const { wake } = wakeup;
     const announced = () => {
       pending = true;
       wake();
@@ -37,7 +34,7 @@ export function watchThread(call: CallContext, threadId: string): AsyncGenerator
       yield await getThread(call, threadId);
       while (!closed.aborted) {
         if (!pending) {
-          await new Promise<void>((resolve) => (notify = resolve));
+          await wakeup.wait();
           continue;
         }
         pending = false;

@@ -1,10 +1,10 @@
 // Sessions and threads: a session groups threads; a thread holds the conversation (message
 // history) that its runs continue, and an inbox of entries delivered to runs.
-import { invalidArgument, notFound } from '../lib/errors.js';
+import { invalidArgument } from '../lib/errors.js';
 import { validateTitle } from '../lib/text-fields.js';
 import { newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordCreation } from './audit.js';
 import { changeVersioned } from './versioned.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
@@ -12,6 +12,7 @@ import { announceThreadChanged } from './event-topics.js';
 import { listQuery, newestFirst } from './list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from './nodes.js';
 import type { Thread, Session } from '../generated/prisma/client.js';
+import { inCallersWorkspace } from './workspace-rows.js';
 
 function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -56,9 +57,7 @@ export async function createSession(call: CallContext, input: { title?: unknown;
 
 export async function getSession(call: CallContext, id: string) {
   requirePermission(call.actor, 'read');
-  const row = await call.db.session.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('session', id);
-  return row;
+  return inCallersWorkspace(call, 'session', id, await call.db.session.findUnique({ where: { id } }));
 }
 
 export async function listSessions(
@@ -67,7 +66,7 @@ export async function listSessions(
 ) {
   requirePermission(call.actor, 'read');
   const query = listQuery(newestFirst('sessions'), call, args);
-  const rows = await call.db.session.findMany({ where: query.where(), orderBy: query.orderBy, take: query.take });
+  const rows = await call.db.session.findMany(query.findArgs());
   return query.page(rows);
 }
 
@@ -108,13 +107,7 @@ export async function createThreadRow(
       updatedById: call.actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: 'thread',
-    resourceId: thread.id,
-    version: 1,
-    changes: { session_id: { from: null, to: session.id } },
-  });
+  await recordCreation(call, 'thread', thread.id, { session_id: { from: null, to: session.id } });
   return thread;
 }
 
@@ -125,9 +118,7 @@ export async function createThread(call: CallContext, input: { sessionId?: strin
 
 export async function getThread(call: CallContext, id: string) {
   requirePermission(call.actor, 'read');
-  const row = await call.db.thread.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== call.actor.workspaceId) throw notFound('thread', id);
-  return row;
+  return inCallersWorkspace(call, 'thread', id, await call.db.thread.findUnique({ where: { id } }));
 }
 
 export async function listThreads(
@@ -143,11 +134,7 @@ export async function listThreads(
   requirePermission(call.actor, 'read');
   // Without `archived`, a thread list shows open and archived threads alike.
   const query = listQuery(newestFirst('threads', { archived: { field: 'archivedAt', unset: 'any' } }), call, args);
-  const rows = await call.db.thread.findMany({
-    where: query.where(args.sessionId ? { sessionId: args.sessionId } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.thread.findMany(query.findArgs(args.sessionId ? { sessionId: args.sessionId } : {}));
   return query.page(rows);
 }
 

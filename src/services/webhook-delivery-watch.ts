@@ -19,6 +19,7 @@ import { listenTo } from './event-topics.js';
 import type { CallContext } from './call-context.js';
 import type { Deps } from './deps.js';
 import { getSubscription } from './webhook-subscriptions.js';
+import { Wakeup } from '../lib/wakeup.js';
 
 /** Delivery states remembered per follower, to drop a repeat; the oldest are forgotten beyond this. */
 const REMEMBERED_STATES = 1_000;
@@ -96,12 +97,8 @@ export async function watchWebhookDeliveries(call: CallContext, subscriptionId: 
   return closableStream(async function* (closed) {
     const named = new Set<string>();
     let resync = false;
-    let notify: (() => void) | null = null;
-    const wake = () => {
-      const resolve = notify;
-      notify = null;
-      resolve?.();
-    };
+    const wakeup = new Wakeup();
+    const { wake } = wakeup;
     const heard = (deliveryId: string) => {
       named.add(deliveryId);
       wake();
@@ -121,7 +118,7 @@ export async function watchWebhookDeliveries(call: CallContext, subscriptionId: 
       await subscriptionsActive(deps.events);
       while (!closed.aborted) {
         if (!named.size && !resync) {
-          await new Promise<void>((resolve) => (notify = resolve));
+          await wakeup.wait();
           continue;
         }
         const ids = [...named];

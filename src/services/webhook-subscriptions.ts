@@ -9,7 +9,7 @@ import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { looksLikeId, newId } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
 import { validateDescription } from '../lib/text-fields.js';
-import { REDACTED, recordAudit } from './audit.js';
+import { REDACTED, recordAudit, recordCreation } from './audit.js';
 import { inTransaction, type CallContext } from './call-context.js';
 import { requirePermission } from './permissions.js';
 import { checkEndpointUrl } from './providers.js';
@@ -89,17 +89,11 @@ export async function createSubscription(call: CallContext, input: SubscriptionI
         updatedById: actor.principalId,
       },
     });
-    await recordAudit(bound, {
-      action: 'create',
-      resourceKind: RESOURCE_KIND,
-      resourceId: row.id,
-      version: 1,
-      changes: {
-        url: { from: null, to: url },
-        event_kinds: { from: null, to: eventKinds },
-        enabled: { from: null, to: row.enabled },
-        secret: { from: REDACTED, to: REDACTED },
-      },
+    await recordCreation(bound, RESOURCE_KIND, row.id, {
+      url: { from: null, to: url },
+      event_kinds: { from: null, to: eventKinds },
+      enabled: { from: null, to: row.enabled },
+      secret: { from: REDACTED, to: REDACTED },
     });
     return { ...row, secret };
   });
@@ -112,11 +106,7 @@ export async function listSubscriptions(
   requirePermission(call.actor, 'admin');
   // A subscription has no name: `q` reads its URL.
   const query = listQuery(newestFirst('webhook-subscriptions', { search: ['url', 'description'] }), call, args);
-  const rows = await call.db.webhookSubscription.findMany({
-    where: query.where(args.enabled != null ? { enabled: args.enabled } : {}),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.webhookSubscription.findMany(query.findArgs(args.enabled != null ? { enabled: args.enabled } : {}));
   return query.page(rows);
 }
 
@@ -233,11 +223,7 @@ export async function listDeliveries(
   // Scoped by the subscription, found in the caller's workspace above; `status` is checked before the page arguments.
   const shape = newestFirst('webhook-deliveries', { workspaceScoped: false });
   const query = listQuery(shape, call, { limit: args.limit, cursor: args.cursor });
-  const rows = await call.db.webhookDelivery.findMany({
-    where: query.where({ subscriptionId, ...(args.status ? { status: args.status } : {}) }),
-    orderBy: query.orderBy,
-    take: query.take,
-  });
+  const rows = await call.db.webhookDelivery.findMany(query.findArgs({ subscriptionId, ...(args.status ? { status: args.status } : {}) }));
   return query.page(rows);
 }
 

@@ -9,6 +9,7 @@ import type { Deps } from '../services/deps.js';
 import { inTransaction, type CallContext } from '../services/call-context.js';
 import { requirePermission } from '../services/permissions.js';
 import { supportRuntime } from './runtime.js';
+import { inCallersWorkspace } from '../services/workspace-rows.js';
 
 export function deviceSummary(deps: Deps, row: Device) {
   return {
@@ -34,11 +35,8 @@ export function deviceInfo(deps: Deps, row: Device) {
 }
 
 async function findDevice(call: CallContext, id: string): Promise<Device> {
-  const { actor } = call;
   if (!looksLikeId('device', id)) throw notFound('device', id);
-  const row = await call.db.device.findUnique({ where: { id } });
-  if (!row || row.workspaceId !== actor.workspaceId) throw notFound('device', id);
-  return row;
+  return inCallersWorkspace(call, 'device', id, await call.db.device.findUnique({ where: { id } }));
 }
 
 export async function listDevices(call: CallContext) {

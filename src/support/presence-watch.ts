@@ -13,6 +13,7 @@ import type { CallContext } from '../services/call-context.js';
 import { listenTo } from '../services/event-topics.js';
 import { requirePermission } from '../services/permissions.js';
 import { readPresence, type PresenceFrame } from './presence.js';
+import { Wakeup } from '../lib/wakeup.js';
 
 /** Per app instance (its Deps): workspace id → the watcher its presenceChanged subscriptions share. */
 const watchersByInstance = new WeakMap<Deps, Map<string, PresenceWatcher>>();
@@ -170,12 +171,8 @@ export function watchPresence(call: CallContext): AsyncGenerator<PresenceFrame, 
   const { deps, actor } = call;
   return closableStream(async function* (closed) {
     let next: PresenceFrame | null = null;
-    let notify: (() => void) | null = null;
-    const wake = () => {
-      const resolve = notify;
-      notify = null;
-      resolve?.();
-    };
+    const wakeup = new Wakeup();
+    const { wake } = wakeup;
     const watchers = watchersOf(deps);
     let watcher = watchers.get(actor.workspaceId);
     if (!watcher) watchers.set(actor.workspaceId, (watcher = new PresenceWatcher(deps, actor.workspaceId)));
@@ -190,7 +187,7 @@ export function watchPresence(call: CallContext): AsyncGenerator<PresenceFrame, 
     try {
       while (!closed.aborted) {
         if (!next) {
-          await new Promise<void>((resolve) => (notify = resolve));
+          await wakeup.wait();
           continue;
         }
         const frame: PresenceFrame = next;

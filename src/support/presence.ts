@@ -97,22 +97,33 @@ function announce(call: CallContext, participantId: string) {
   call.events.publish('presenceChanged', call.actor.workspaceId, { participantId });
 }
 
-/** Registers the caller's participant as present (default participant: the caller's principal id) and returns the frame. */
-export async function touchPresence(call: CallContext, participantId: string | null | undefined): Promise<PresenceFrame> {
+/**
+ * What a touch and a leave share: the caller may read the workspace, the participant (default: the
+ * caller's principal id), the caller's own entry of it, and the first part of both statements — the
+ * workspace's expired entries deleted, except the caller's own, whose fate the statement decides.
+ */
+function participantChange(call: CallContext, participantId: string | null | undefined) {
   const { deps, actor } = call;
   requirePermission(actor, 'read');
   const participant = validateParticipantId(participantId) ?? actor.principalId;
   const ttl = ttlOf(deps);
   const workspace = actor.workspaceId;
   const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
+  const deleteExpired = Prisma.sql`
+    DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
+    RETURNING 1`;
+  return { participant, ttl, workspace, own, deleteExpired };
+}
+
+/** Registers the caller's participant as present (default participant: the caller's principal id) and returns the frame. */
+export async function touchPresence(call: CallContext, participantId: string | null | undefined): Promise<PresenceFrame> {
+  const { actor } = call;
+  const { participant, ttl, workspace, deleteExpired } = participantChange(call, participantId);
   // One statement: the workspace's expired rows go and the caller's row is written (an expired one of
   // its own comes back as a new arrival). `arrived`: the row is new (first seen now) — a touch of a
   // present participant only moves its last-seen time.
   const rows = await call.db.$queryRaw<{ expired: number; arrived: boolean }[]>`
-    WITH expired AS (
-      DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
-      RETURNING 1
-    ), touched AS (
+    WITH expired AS (${deleteExpired}), touched AS (
       INSERT INTO presence_entries AS e (workspace_id, principal_id, participant_id, principal_kind, first_seen_at, last_seen_at)
       VALUES (${workspace}, ${actor.principalId}, ${participant}, ${actor.principalKind}, now(), now())
       ON CONFLICT (workspace_id, principal_id, participant_id) DO UPDATE SET
@@ -137,17 +148,9 @@ export async function leavePresence(
   call: CallContext,
   participantId: string | null | undefined,
 ): Promise<{ left: boolean; presence: PresenceFrame }> {
-  const { deps, actor } = call;
-  requirePermission(actor, 'read');
-  const participant = validateParticipantId(participantId) ?? actor.principalId;
-  const ttl = ttlOf(deps);
-  const workspace = actor.workspaceId;
-  const own = Prisma.sql`principal_id = ${actor.principalId} AND participant_id = ${participant}`;
+  const { participant, ttl, workspace, own, deleteExpired } = participantChange(call, participantId);
   const rows = await call.db.$queryRaw<{ removed: number; left: boolean }[]>`
-    WITH expired AS (
-      DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND last_seen_at <= now() - ${ttl} AND NOT (${own})
-      RETURNING 1
-    ), gone AS (
+    WITH expired AS (${deleteExpired}), gone AS (
       DELETE FROM presence_entries WHERE workspace_id = ${workspace} AND ${own}
       RETURNING last_seen_at > now() - ${ttl} AS present
     )

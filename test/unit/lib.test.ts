@@ -16,6 +16,7 @@ import { createSecretBox, hashPassword, keyFromSecret, newToken, verifyPassword 
 import { looksLikeId, newId } from '../../src/lib/ids.js';
 import { isAppError, statusForCode } from '../../src/lib/errors.js';
 import { loadConfig } from '../../src/config.js';
+import { Wakeup } from '../../src/lib/wakeup.js';
 
 const codeOf = (fn: () => unknown) => {
   try {
@@ -227,5 +228,27 @@ describe('error table and config', () => {
     expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '0' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
     expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: '1.5' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
     expect(() => loadConfig({ WEBHOOK_RETENTION_DAYS: 'forever' })).toThrow(/WEBHOOK_RETENTION_DAYS/);
+  });
+});
+
+describe('wakeup', () => {
+  it('ends the wait under way once, and keeps no wake given while nobody waits', async () => {
+    const wakeup = new Wakeup();
+    wakeup.wake(); // nobody waits: not kept
+    let woken = 0;
+    const first = wakeup.wait().then(() => woken++);
+    await Promise.resolve();
+    expect(woken).toBe(0);
+    wakeup.wake();
+    wakeup.wake(); // a second wake ends no further wait
+    await first;
+    expect(woken).toBe(1);
+    const second = wakeup.wait().then(() => woken++);
+    const timeout = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 20));
+    expect(await Promise.race([second.then(() => 'woken'), timeout])).toBe('still waiting');
+    const { wake } = wakeup; // bound: handed to listeners as it is
+    wake();
+    await second;
+    expect(woken).toBe(2);
   });
 });

@@ -8,7 +8,7 @@
 //     `POST /files/upload`, `POST /files/folder`.
 import { setTimeout as delay } from 'node:timers/promises';
 import { EnvironmentDriverError, type EnvironmentDriverContext } from '../environment-driver.js';
-import { SandboxApiError, sandboxJson } from './sandbox-http.js';
+import { controlPlaneApi, SandboxApiError } from './sandbox-http.js';
 
 export const DEFAULT_DAYTONA_API_URL = 'https://app.daytona.io/api';
 const API_SERVICE = 'the Daytona API';
@@ -39,26 +39,13 @@ export function daytonaHeaders(ctx: EnvironmentDriverContext): Record<string, st
   };
 }
 
-/** An API call; a refused key says so in words the caller can act on. */
-export async function daytonaApi<T>(
-  ctx: EnvironmentDriverContext,
-  method: string,
-  path: string,
-  ok: number[],
-  json?: unknown,
-  signal?: AbortSignal,
-): Promise<{ status: number; body: T }> {
-  try {
-    return await sandboxJson<T>(
-      { method, url: `${apiUrlOf(ctx)}${path}`, headers: daytonaHeaders(ctx), json, signal, service: API_SERVICE },
-      ok,
-    );
-  } catch (error) {
-    if (error instanceof SandboxApiError && (error.status === 401 || error.status === 403))
-      throw new EnvironmentDriverError('unavailable', `Daytona refused the API key: ${error.message}`);
-    throw error;
-  }
-}
+/** One control-plane call (see controlPlaneApi). */
+export const daytonaApi = controlPlaneApi({
+  vendor: 'Daytona',
+  service: API_SERVICE,
+  apiUrl: (ctx) => apiUrlOf(ctx),
+  headers: (ctx) => daytonaHeaders(ctx),
+});
 
 /** A sandbox by id or name, or null when Daytona has none. */
 export async function getSandbox(ctx: EnvironmentDriverContext, idOrName: string, signal?: AbortSignal): Promise<DaytonaSandbox | null> {

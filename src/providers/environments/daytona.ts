@@ -17,7 +17,7 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
-import { registerProviderType, type JsonSchema } from '../registry.js';
+import { registerProviderType } from '../registry.js';
 import {
   daytonaApi,
   daytonaHeaders,
@@ -32,7 +32,8 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { messageOfBody, readAtMost, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
+import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
+import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
 export const DAYTONA_ENVIRONMENT_LABEL = 'workspace-agent-service.environment-id';
@@ -301,10 +302,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         service: TOOLBOX_SERVICE,
       });
       if (response.status !== 200) await fileProblem(response, path, 'reading');
-      const content = await readAtMost(response, options.maxBytes + 1, TOOLBOX_SERVICE);
-      const kept = content.subarray(0, options.maxBytes);
-      const sizeBytes = Math.max(Number(found.size ?? 0), content.length);
-      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+      return await boundedFileRead(response, options.maxBytes, found.size, TOOLBOX_SERVICE);
     } catch (error) {
       throw toolboxProblem(ctx, instance, error);
     }
@@ -431,12 +429,6 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
 };
 
 // ── registration ──
-const stringMap = (description: string, maxProperties: number): JsonSchema => ({
-  description,
-  maxProperties,
-  type: 'object',
-  additionalProperties: { type: 'string', maxLength: 32768 },
-});
 
 registerProviderType({
   kind: 'environment',
@@ -485,8 +477,8 @@ registerProviderType({
           description:
             'an absolute path inside the sandbox where commands start (default: the sandbox’s working directory; created on provisioning)',
         },
-        env: stringMap('environment variables of the sandbox and so of every command', 100),
-        labels: stringMap('labels of the sandbox in Daytona', 50),
+        env: stringMapMember('environment variables of the sandbox and so of every command', 100),
+        labels: stringMapMember('labels of the sandbox in Daytona', 50),
         user: { type: 'string', minLength: 1, maxLength: 64, description: 'the sandbox user (default: the snapshot’s)' },
         cpu: { type: 'integer', minimum: 1, maximum: 64, description: 'CPUs (with image only)' },
         memory_gb: { type: 'integer', minimum: 1, maximum: 256, description: 'memory in GiB (with image only)' },

@@ -9,7 +9,7 @@
 //     sandbox host (and a self-hosted proxy) routes them.
 import type { EnvironmentDriverContext } from '../environment-driver.js';
 import { EnvironmentDriverError } from '../environment-driver.js';
-import { SandboxApiError, sandboxJson } from './sandbox-http.js';
+import { controlPlaneApi, SandboxApiError } from './sandbox-http.js';
 
 /** The port envd listens on inside every sandbox. */
 export const ENVD_PORT = 49983;
@@ -46,26 +46,13 @@ function apiKeyOf(ctx: EnvironmentDriverContext): string {
   return key;
 }
 
-/** One control-plane call; a refused key says so in words the caller can act on. */
-export async function e2bApi<T>(
-  ctx: EnvironmentDriverContext,
-  method: string,
-  path: string,
-  ok: number[],
-  json?: unknown,
-  signal?: AbortSignal,
-): Promise<{ status: number; body: T }> {
-  try {
-    return await sandboxJson<T>(
-      { method, url: `${apiUrlOf(ctx)}${path}`, headers: { 'x-api-key': apiKeyOf(ctx) }, json, signal, service: API_SERVICE },
-      ok,
-    );
-  } catch (error) {
-    if (error instanceof SandboxApiError && (error.status === 401 || error.status === 403))
-      throw new EnvironmentDriverError('unavailable', `E2B refused the API key: ${error.message}`);
-    throw error;
-  }
-}
+/** One control-plane call (see controlPlaneApi). */
+export const e2bApi = controlPlaneApi({
+  vendor: 'E2B',
+  service: API_SERVICE,
+  apiUrl: (ctx) => apiUrlOf(ctx),
+  headers: (ctx) => ({ 'x-api-key': apiKeyOf(ctx) }),
+});
 
 /** How to reach one sandbox's envd: its base URL and the headers every request carries. */
 export interface EnvdAccess {

@@ -14,7 +14,7 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
-import { registerProviderType, type JsonSchema } from '../registry.js';
+import { registerProviderType } from '../registry.js';
 import { ConnectError, connectServerStream, connectUnary } from './connect-rpc.js';
 import {
   DEFAULT_E2B_USER,
@@ -29,7 +29,8 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { readAtMost, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { boundedFileRead, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
 export const DEFAULT_E2B_WORKING_DIRECTORY = '/home/user';
@@ -313,11 +314,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
       if (response.status === 400) throw new EnvironmentDriverError('not_a_file', `${path}: ${(await response.text()).slice(0, 300)}`);
       if (response.status !== 200)
         throw new EnvironmentDriverError('unavailable', `the E2B sandbox answered ${response.status} reading ${path}`);
-      // One byte more than asked says whether there was more, even when the size changed since.
-      const content = await readAtMost(response, options.maxBytes + 1, SANDBOX_SERVICE);
-      const kept = content.subarray(0, options.maxBytes);
-      const sizeBytes = Math.max(Number(entry.size ?? 0), content.length);
-      return { content: kept, sizeBytes, truncated: content.length > options.maxBytes || sizeBytes > kept.length };
+      return await boundedFileRead(response, options.maxBytes, entry.size, SANDBOX_SERVICE);
     } catch (error) {
       throw envdProblem(ctx, instance, error);
     }
@@ -422,12 +419,6 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
 };
 
 // ── registration ──
-const stringMap = (description: string, maxProperties: number): JsonSchema => ({
-  description,
-  maxProperties,
-  type: 'object',
-  additionalProperties: { type: 'string', maxLength: 32768 },
-});
 
 registerProviderType({
   kind: 'environment',
@@ -480,8 +471,8 @@ registerProviderType({
           description: `how long the sandbox lives after it is made or started again (default ${DEFAULT_E2B_TIMEOUT_SECONDS}); E2B kills it then, or pauses it with auto_pause`,
         },
         auto_pause: { type: 'boolean', description: 'pause the sandbox at its timeout instead of killing it (default false)' },
-        metadata: stringMap('metadata stored with the sandbox in E2B', 50),
-        env: stringMap('environment variables of the sandbox and so of every command', 100),
+        metadata: stringMapMember('metadata stored with the sandbox in E2B', 50),
+        env: stringMapMember('environment variables of the sandbox and so of every command', 100),
         working_directory: {
           type: 'string',
           maxLength: 1024,

@@ -31,6 +31,7 @@ import {
   type ShellCommand,
 } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
+import { imageMember, workingDirectoryMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`. */
 export const DEFAULT_SANDBOX_WORKING_DIRECTORY = '/workspace';
@@ -494,19 +495,12 @@ const modalEnvironmentSchema: JsonSchema = {
   required: ['image'],
   additionalProperties: false,
   properties: {
-    image: {
-      description: 'a registry image the sandbox starts from (Modal builds it), e.g. python:3.12-slim; it must have /bin/sh',
-      minLength: 1,
-      maxLength: 512,
+    image: imageMember('a registry image the sandbox starts from (Modal builds it), e.g. python:3.12-slim; it must have /bin/sh', {
       pattern: '^[^\\s]+$',
-      type: 'string',
-    },
-    working_directory: {
-      description: 'an absolute path inside the sandbox where commands start (default /workspace; created on provisioning)',
-      maxLength: 1024,
-      pattern: '^/',
-      type: 'string',
-    },
+    }),
+    working_directory: workingDirectoryMember(
+      'an absolute path inside the sandbox where commands start (default /workspace; created on provisioning)',
+    ),
     env: {
       description: 'environment variables of the sandbox and every command',
       maxProperties: 100,

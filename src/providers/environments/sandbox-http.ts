@@ -1,7 +1,7 @@
 // The HTTP plumbing the hosted sandbox drivers (E2B, Daytona) share: a JSON call to a vendor's API
 // whose transport failures become `unavailable` driver errors naming the service, and the reading of
 // a vendor's error body into one sentence.
-import { EnvironmentDriverError } from '../environment-driver.js';
+import { EnvironmentDriverError, type EnvironmentDriverContext } from '../environment-driver.js';
 
 /** Calls to a vendor's control plane or a sandbox's daemon give up after this long unless told otherwise. */
 export const SANDBOX_HTTP_TIMEOUT_MS = 60_000;
@@ -114,4 +114,51 @@ export async function readAtMost(response: Response, maxBytes: number, service: 
     await reader.cancel().catch(() => undefined);
   }
   return Buffer.concat(chunks);
+}
+
+/** How a hosted sandbox vendor's control plane is reached with the provider's configuration and key. */
+export interface ControlPlane {
+  /** The vendor's name in messages ("Daytona refused the API key: …"). */
+  vendor: string;
+  /** Names the API in transport failures (`could not reach <service>: …`). */
+  service: string;
+  apiUrl(ctx: EnvironmentDriverContext): string;
+  headers(ctx: EnvironmentDriverContext): Record<string, string>;
+}
+
+/**
+ * The JSON call of one vendor's control plane: `(ctx, method, path, ok statuses, json?, signal?)`. A key
+ * the vendor refuses (401, 403) makes the environment `unavailable`, in words the caller can act on.
+ */
+export function controlPlaneApi(plane: ControlPlane) {
+  return async function call<T>(
+    ctx: EnvironmentDriverContext,
+    method: string,
+    path: string,
+    ok: number[],
+    json?: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; body: T }> {
+    try {
+      return await sandboxJson<T>(
+        { method, url: `${plane.apiUrl(ctx)}${path}`, headers: plane.headers(ctx), json, signal, service: plane.service },
+        ok,
+      );
+    } catch (error) {
+      if (error instanceof SandboxApiError && (error.status === 401 || error.status === 403))
+        throw new EnvironmentDriverError('unavailable', `${plane.vendor} refused the API key: ${error.message}`);
+      throw error;
+    }
+  };
+}
+
+/**
+ * A file read's answer: at most `maxBytes` of the body — one byte more is read, so a file that grew
+ * since it was listed still says it was cut — and its size, the larger of the listed and the read.
+ */
+export async function boundedFileRead(response: Response, maxBytes: number, listedSize: unknown, service: string) {
+  const content = await readAtMost(response, maxBytes + 1, service);
+  const kept = content.subarray(0, maxBytes);
+  const sizeBytes = Math.max(Number(listedSize ?? 0), content.length);
+  return { content: kept, sizeBytes, truncated: content.length > maxBytes || sizeBytes > kept.length };
 }

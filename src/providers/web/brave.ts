@@ -1,43 +1,36 @@
 // Brave Search: GET /res/v1/web/search, the key in X-Subscription-Token.
-import { apiKeyCredential, apiKeyOf, baseUrl, plain, webConfig, webType } from './define.js';
-import { callWebApi, str } from './http.js';
+import { hostedWebType, plain } from './define.js';
+import { str } from './http.js';
+import { searchResults } from './search-results.js';
+import { vendorApi } from './vendor-api.js';
 
-const API = 'https://api.search.brave.com';
+const api = vendorApi({ vendor: 'Brave Search', root: 'https://api.search.brave.com', key: { header: 'x-subscription-token' } });
 
 interface SearchAnswer {
   web?: { results?: { title?: string; url?: string; description?: string; page_age?: string; age?: string }[] };
 }
 
-export const brave = webType({
+export const brave = hostedWebType({
   type: 'brave',
   title: 'Brave Search',
   setupUrl: 'https://api-dashboard.search.brave.com/',
-  configurationSchema: webConfig(API, {
+  root: api.root,
+  configuration: {
     country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
     safesearch: { enum: ['off', 'moderate', 'strict'] },
-  }),
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  endpointFields: ['base_url'],
+  },
   web: {
     async search(ctx, { query, maxResults }) {
-      const key = apiKeyOf(ctx);
       const params = new URLSearchParams({ q: query, count: String(Math.min(maxResults, 20)) });
       if (ctx.config.country) params.set('country', str(ctx.config.country));
       if (ctx.config.safesearch) params.set('safesearch', str(ctx.config.safesearch));
-      const answer = await callWebApi<SearchAnswer>({
-        vendor: 'Brave Search',
-        method: 'GET',
-        url: `${baseUrl(ctx, API)}/res/v1/web/search?${params}`,
-        headers: { 'x-subscription-token': key },
-        signal: ctx.signal,
-        secrets: [key],
-      });
-      return (answer.web?.results ?? []).slice(0, maxResults).map((r) => ({
+      const answer = await api.call<SearchAnswer>(ctx, { method: 'GET', path: '/res/v1/web/search', query: params });
+      // Brave marks the matches in titles and snippets with HTML.
+      return searchResults(answer.web?.results, maxResults, (r) => ({
         title: plain(r.title),
-        url: str(r.url),
+        url: r.url,
         snippet: plain(r.description),
-        ...(r.page_age || r.age ? { published_at: str(r.page_age || r.age) } : {}),
+        published: r.page_age || r.age,
       }));
     },
   },

@@ -1,22 +1,11 @@
-// The pieces every web type shares: its credential and configuration schemas (a `base_url` that
-// defaults to the vendor's API, a default number of results) and how a type is declared.
+// The pieces every web type shares: its configuration schema (a `base_url` that defaults to the
+// vendor's API, a default number of results) and how a type is declared. The credential schemas are
+// those of every provider kind (../credential-schemas.ts).
 import type { JsonSchema, ProviderContext, ProviderType } from '../registry.js';
+import { apiKeyCredential } from '../common-schemas.js';
 import { convert } from 'html-to-text';
 import { str, trimSlash } from './http.js';
 import type { WebOperation, WebOperations } from './types.js';
-
-export const apiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  required: ['api_key'],
-  additionalProperties: false,
-};
-export const optionalApiKeyCredential: JsonSchema = {
-  type: 'object',
-  properties: { api_key: { type: 'string', minLength: 1, writeOnly: true } },
-  additionalProperties: false,
-};
-export const noCredential: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 const maxResults = {
   type: 'integer',
@@ -57,6 +46,30 @@ export interface WebTypeDefinition {
 export function webType(definition: WebTypeDefinition): ProviderType {
   const operations = (['search', 'fetch'] as WebOperation[]).filter((operation) => definition.web[operation]);
   return { kind: 'web', ...definition, operations };
+}
+
+export interface HostedWebTypeDefinition extends Pick<WebTypeDefinition, 'type' | 'title' | 'setupUrl' | 'web'> {
+  /** The vendor's API root, the default of `base_url`. */
+  root: string;
+  /** The type's own configuration members, beside `base_url` and `max_results`. */
+  configuration?: Record<string, unknown>;
+}
+
+/**
+ * A web type of a hosted vendor: an API key is required, and `base_url` (the vendor's API root by
+ * default) is its one endpoint member.
+ */
+export function hostedWebType({ type, title, setupUrl, root, configuration, web }: HostedWebTypeDefinition): ProviderType {
+  return webType({
+    type,
+    title,
+    setupUrl,
+    configurationSchema: webConfig(root, configuration),
+    credentialSchema: apiKeyCredential,
+    credentialRequired: true,
+    endpointFields: ['base_url'],
+    web,
+  });
 }
 
 /** The configured API root, or the vendor's. */

@@ -1,8 +1,10 @@
 // Exa: POST /search (with a short text of each result) and POST /contents, the key in x-api-key.
-import { apiKeyCredential, apiKeyOf, baseUrl, webConfig, webType } from './define.js';
-import { WebApiError, callWebApi, str } from './http.js';
+import { hostedWebType } from './define.js';
+import { WebApiError, str } from './http.js';
+import { searchResults } from './search-results.js';
+import { vendorApi } from './vendor-api.js';
 
-const API = 'https://api.exa.ai';
+const api = vendorApi({ vendor: 'Exa', root: 'https://api.exa.ai', key: { header: 'x-api-key' } });
 const SNIPPET_CHARS = 500;
 
 interface Result {
@@ -16,49 +18,33 @@ interface ContentsAnswer {
   statuses?: { id?: string; status?: string; error?: { tag?: string; httpStatusCode?: number } }[];
 }
 
-export const exa = webType({
+export const exa = hostedWebType({
   type: 'exa',
   title: 'Exa',
   setupUrl: 'https://dashboard.exa.ai/',
-  configurationSchema: webConfig(API, { search_type: { enum: ['auto', 'neural', 'keyword', 'fast'], description: 'default auto' } }),
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  endpointFields: ['base_url'],
+  root: api.root,
+  configuration: { search_type: { enum: ['auto', 'neural', 'keyword', 'fast'], description: 'default auto' } },
   web: {
     async search(ctx, { query, maxResults }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<{ results?: Result[] }>({
-        vendor: 'Exa',
+      const answer = await api.call<{ results?: Result[] }>(ctx, {
         method: 'POST',
-        url: `${baseUrl(ctx, API)}/search`,
-        headers: { 'x-api-key': key },
+        path: '/search',
         body: {
           query,
           numResults: maxResults,
           type: str(ctx.config.search_type) || 'auto',
           contents: { text: { maxCharacters: SNIPPET_CHARS } },
         },
-        signal: ctx.signal,
-        secrets: [key],
       });
-      return (answer.results ?? []).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.text),
-        ...(r.publishedDate ? { published_at: r.publishedDate } : {}),
+      return searchResults(answer.results, maxResults, (r) => ({
+        title: r.title,
+        url: r.url,
+        snippet: r.text,
+        published: r.publishedDate,
       }));
     },
     async fetch(ctx, { url }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<ContentsAnswer>({
-        vendor: 'Exa',
-        method: 'POST',
-        url: `${baseUrl(ctx, API)}/contents`,
-        headers: { 'x-api-key': key },
-        body: { urls: [url], text: true },
-        signal: ctx.signal,
-        secrets: [key],
-      });
+      const answer = await api.call<ContentsAnswer>(ctx, { method: 'POST', path: '/contents', body: { urls: [url], text: true } });
       const page = answer.results?.[0];
       if (!page) {
         const error = answer.statuses?.[0]?.error;

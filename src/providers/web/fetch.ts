@@ -1,5 +1,6 @@
 // Direct HTTP fetch: no vendor, the service reads pages itself (see direct-fetch.ts).
-import { noCredential, webType } from './define.js';
+import { webType } from './define.js';
+import { noCredential } from '../common-schemas.js';
 import { directFetch } from './direct-fetch.js';
 
 export const fetchType = webType({

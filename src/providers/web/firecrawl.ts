@@ -1,9 +1,11 @@
 // Firecrawl: POST /v1/scrape (the page as Markdown, main content only) and POST /v1/search, the key
 // as a bearer token. Firecrawl answers `success: false` with an `error` sentence when it fails.
-import { apiKeyCredential, apiKeyOf, baseUrl, webConfig, webType } from './define.js';
-import { WebApiError, callWebApi, str } from './http.js';
+import { hostedWebType } from './define.js';
+import { WebApiError, str } from './http.js';
+import { searchResults } from './search-results.js';
+import { vendorApi } from './vendor-api.js';
 
-const API = 'https://api.firecrawl.dev';
+const api = vendorApi({ vendor: 'Firecrawl', root: 'https://api.firecrawl.dev', key: { bearer: true } });
 
 interface ScrapeAnswer {
   success?: boolean;
@@ -16,39 +18,23 @@ interface SearchAnswer {
   data?: { url?: string; title?: string; description?: string }[];
 }
 
-export const firecrawl = webType({
+export const firecrawl = hostedWebType({
   type: 'firecrawl',
   title: 'Firecrawl',
   setupUrl: 'https://www.firecrawl.dev/app',
-  configurationSchema: webConfig(API, { only_main_content: { type: 'boolean', description: 'default true' } }),
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  endpointFields: ['base_url'],
+  root: api.root,
+  configuration: { only_main_content: { type: 'boolean', description: 'default true' } },
   web: {
     async search(ctx, { query, maxResults }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<SearchAnswer>({
-        vendor: 'Firecrawl',
-        method: 'POST',
-        url: `${baseUrl(ctx, API)}/v1/search`,
-        headers: { authorization: `Bearer ${key}` },
-        body: { query, limit: maxResults },
-        signal: ctx.signal,
-        secrets: [key],
-      });
+      const answer = await api.call<SearchAnswer>(ctx, { method: 'POST', path: '/v1/search', body: { query, limit: maxResults } });
       if (answer.success === false) throw new WebApiError(`Firecrawl: ${str(answer.error).slice(0, 300) || 'the search failed'}`);
-      return (answer.data ?? []).map((r) => ({ title: str(r.title), url: str(r.url), snippet: str(r.description) }));
+      return searchResults(answer.data, maxResults, (r) => ({ title: r.title, url: r.url, snippet: r.description }));
     },
     async fetch(ctx, { url }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<ScrapeAnswer>({
-        vendor: 'Firecrawl',
+      const answer = await api.call<ScrapeAnswer>(ctx, {
         method: 'POST',
-        url: `${baseUrl(ctx, API)}/v1/scrape`,
-        headers: { authorization: `Bearer ${key}` },
+        path: '/v1/scrape',
         body: { url, formats: ['markdown'], onlyMainContent: ctx.config.only_main_content !== false },
-        signal: ctx.signal,
-        secrets: [key],
       });
       if (answer.success === false || !answer.data)
         throw new WebApiError(`Firecrawl could not read ${url}: ${str(answer.error).slice(0, 300) || 'no content'}`);

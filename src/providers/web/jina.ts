@@ -1,8 +1,10 @@
 // Jina Reader: GET {reader}/{url} reads a page, GET {search}/?q= searches; JSON answers
 // (`Accept: application/json`), the optional key as a bearer token (without one Jina's free rate
 // limit applies). Search asks for results without their pages' contents (`X-Respond-With: no-content`).
-import { apiKeyOf, baseUrl, optionalApiKeyCredential, webConfig, webType } from './define.js';
+import { apiKeyOf, baseUrl, webConfig, webType } from './define.js';
+import { optionalApiKeyCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
+import { searchResults } from './search-results.js';
 import type { ProviderContext } from '../registry.js';
 
 const READER = 'https://r.jina.ai';
@@ -38,11 +40,11 @@ export const jina = webType({
         signal: ctx.signal,
         secrets: [apiKeyOf(ctx)],
       });
-      return (answer.data ?? []).slice(0, maxResults).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.description || r.content),
-        ...(r.date ? { published_at: r.date } : {}),
+      return searchResults(answer.data, maxResults, (r) => ({
+        title: r.title,
+        url: r.url,
+        snippet: r.description || r.content,
+        published: r.date,
       }));
     },
     async fetch(ctx, { url }) {

@@ -1,7 +1,9 @@
 // SearXNG, a metasearch engine that users host: GET {base_url}/search?format=json (the instance must
 // have the JSON format enabled in its settings). No credential; the instance's address is required.
-import { baseUrl, noCredential, webConfig, webType } from './define.js';
+import { baseUrl, webConfig, webType } from './define.js';
+import { noCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
+import { searchResults } from './search-results.js';
 
 interface SearchAnswer {
   results?: { title?: string; url?: string; content?: string; publishedDate?: string | null }[];
@@ -35,11 +37,11 @@ export const searxng = webType({
         signal: ctx.signal,
         secrets: [],
       });
-      return (answer.results ?? []).slice(0, maxResults).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.content),
-        ...(r.publishedDate ? { published_at: r.publishedDate } : {}),
+      return searchResults(answer.results, maxResults, (r) => ({
+        title: r.title,
+        url: r.url,
+        snippet: r.content,
+        published: r.publishedDate,
       }));
     },
   },

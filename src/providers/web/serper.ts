@@ -1,47 +1,36 @@
 // Serper (Google results): POST /search, the key in X-API-KEY.
-import { apiKeyCredential, apiKeyOf, baseUrl, webConfig, webType } from './define.js';
-import { callWebApi, str } from './http.js';
+import { hostedWebType } from './define.js';
+import { searchResults } from './search-results.js';
+import { vendorApi } from './vendor-api.js';
 
-const API = 'https://google.serper.dev';
+const api = vendorApi({ vendor: 'Serper', root: 'https://google.serper.dev', key: { header: 'x-api-key' } });
 
 interface SearchAnswer {
   organic?: { title?: string; link?: string; snippet?: string; date?: string }[];
 }
 
-export const serper = webType({
+export const serper = hostedWebType({
   type: 'serper',
   title: 'Serper (Google results)',
   setupUrl: 'https://serper.dev/',
-  configurationSchema: webConfig(API, {
+  root: api.root,
+  configuration: {
     gl: { type: 'string', description: 'country code, e.g. us' },
     hl: { type: 'string', description: 'language, e.g. en' },
-  }),
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  endpointFields: ['base_url'],
+  },
   web: {
     async search(ctx, { query, maxResults }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<SearchAnswer>({
-        vendor: 'Serper',
+      const answer = await api.call<SearchAnswer>(ctx, {
         method: 'POST',
-        url: `${baseUrl(ctx, API)}/search`,
-        headers: { 'x-api-key': key },
+        path: '/search',
         body: {
           q: query,
           num: maxResults,
           ...(ctx.config.gl ? { gl: ctx.config.gl } : {}),
           ...(ctx.config.hl ? { hl: ctx.config.hl } : {}),
         },
-        signal: ctx.signal,
-        secrets: [key],
       });
-      return (answer.organic ?? []).slice(0, maxResults).map((r) => ({
-        title: str(r.title),
-        url: str(r.link),
-        snippet: str(r.snippet),
-        ...(r.date ? { published_at: r.date } : {}),
-      }));
+      return searchResults(answer.organic, maxResults, (r) => ({ title: r.title, url: r.link, snippet: r.snippet, published: r.date }));
     },
   },
 });

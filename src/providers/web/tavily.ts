@@ -1,8 +1,10 @@
 // Tavily: POST /search and POST /extract, the key as a bearer token.
-import { apiKeyCredential, apiKeyOf, baseUrl, webConfig, webType } from './define.js';
-import { WebApiError, callWebApi, str } from './http.js';
+import { hostedWebType } from './define.js';
+import { WebApiError, str } from './http.js';
+import { searchResults } from './search-results.js';
+import { vendorApi } from './vendor-api.js';
 
-const API = 'https://api.tavily.com';
+const api = vendorApi({ vendor: 'Tavily', root: 'https://api.tavily.com', key: { bearer: true } });
 
 interface SearchAnswer {
   results?: { title?: string; url?: string; content?: string; published_date?: string }[];
@@ -12,44 +14,28 @@ interface ExtractAnswer {
   failed_results?: { url?: string; error?: string }[];
 }
 
-export const tavily = webType({
+export const tavily = hostedWebType({
   type: 'tavily',
   title: 'Tavily',
   setupUrl: 'https://app.tavily.com/',
-  configurationSchema: webConfig(API, { search_depth: { enum: ['basic', 'advanced'], description: 'default basic' } }),
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  endpointFields: ['base_url'],
+  root: api.root,
+  configuration: { search_depth: { enum: ['basic', 'advanced'], description: 'default basic' } },
   web: {
     async search(ctx, { query, maxResults }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<SearchAnswer>({
-        vendor: 'Tavily',
+      const answer = await api.call<SearchAnswer>(ctx, {
         method: 'POST',
-        url: `${baseUrl(ctx, API)}/search`,
-        headers: { authorization: `Bearer ${key}` },
+        path: '/search',
         body: { query, max_results: maxResults, search_depth: str(ctx.config.search_depth) || 'basic' },
-        signal: ctx.signal,
-        secrets: [key],
       });
-      return (answer.results ?? []).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.content),
-        ...(r.published_date ? { published_at: r.published_date } : {}),
+      return searchResults(answer.results, maxResults, (r) => ({
+        title: r.title,
+        url: r.url,
+        snippet: r.content,
+        published: r.published_date,
       }));
     },
     async fetch(ctx, { url }) {
-      const key = apiKeyOf(ctx);
-      const answer = await callWebApi<ExtractAnswer>({
-        vendor: 'Tavily',
-        method: 'POST',
-        url: `${baseUrl(ctx, API)}/extract`,
-        headers: { authorization: `Bearer ${key}` },
-        body: { urls: [url], format: 'markdown' },
-        signal: ctx.signal,
-        secrets: [key],
-      });
+      const answer = await api.call<ExtractAnswer>(ctx, { method: 'POST', path: '/extract', body: { urls: [url], format: 'markdown' } });
       const page = answer.results?.[0];
       if (!page)
         throw new WebApiError(
