@@ -21,7 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/lib/logger.js';
 import { newId } from '../src/lib/ids.js';
 import { hashEmbedding } from '../src/providers/hash-embeddings.js';
-import { createMemory, searchRecords, writeRecord } from '../src/services/memories.js';
+import { createMemory, searchRecords, writeRecord } from '../src/features/memories/memories.js';
 import { vectorIndexFor } from '../src/memory-stores/builtin.js';
 import type { Actor } from '../src/services/deps.js';
 import { callContext } from '../src/services/call-context.js';

@@ -765,7 +765,7 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
           ? `**Deprecated** since ${route.deprecated.since}; may be removed after ${route.deprecated.sunset}` +
             `${route.deprecated.successor ? `; use ${route.deprecated.successor}` : ''}.\n\n`
           : '') +
-        `Runs the GraphQL ${operation.operation} \`${route.operation}\` (rest-shim/operations/${route.operation}.graphql).`,
+        `Runs the GraphQL ${operation.operation} \`${route.operation}\` (${compiled.source}).`,
       ...(route.deprecated ? { deprecated: true } : {}),
       ...(open ? { security: [] } : {}),
       ...(parameters.length ? { parameters } : {}),

@@ -1,4 +1,4 @@
-// The pieces every rows file of the REST table shares (routes/*.ts, concatenated by routes.ts): what a
+// The pieces every rows file of the REST table shares (src/features/*/rest/*.ts, concatenated by routes.ts): what a
 // row is (`Route`), what it reads a request through (`RouteRequest`), and the helpers several domains'
 // rows use (page arguments, `If-Match`, label selectors, the rows of a revisioned kind).
 
@@ -19,7 +19,7 @@ export interface RouteRequest {
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
-  /** File name (without .graphql) and operation name in operations/. */
+  /** File name (without .graphql) and operation name in its feature's rest/operations/. */
   operation: string;
   surface: Surface;
   /** Variables from path, query and headers. */

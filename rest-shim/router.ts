@@ -2,8 +2,8 @@
 // instance (its enveloped pipeline, `yoga.getEnveloped`), so REST callers get exactly the GraphQL
 // plugins, context, auth, services and error codes. This file knows HTTP and GraphQL documents, nothing of the domain.
 import express, { type Request, type Response, type Router } from 'express';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Kind,
@@ -26,7 +26,24 @@ import { routes as defaultRoutes, type Route, type RouteRequest, type Surface } 
 import { spoolUpload, type SpooledUpload, type UploadLimits } from './uploads.js';
 import { deprecationHeaders } from './deprecation.js';
 
-const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
+// Each feature keeps the REST operations it serves in its own folder (src/features/<feature>/rest/operations,
+// fragments beside them in fragments/); the fragments every feature shares stay in operations/fragments here.
+const SHARED_FRAGMENTS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations', 'fragments');
+const FEATURES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'features');
+
+/** The folders holding REST operation documents: one per feature that serves REST routes. */
+function featureOperationDirs(): string[] {
+  return readdirSync(FEATURES_DIR)
+    .map((feature) => join(FEATURES_DIR, feature, 'rest', 'operations'))
+    .filter((dir) => existsSync(dir));
+}
+
+const graphqlFiles = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.graphql'))
+        .map((f) => join(dir, f))
+    : [];
 
 export interface EnvelopedGraphQL {
   getEnveloped(initial: Record<string, unknown>): {
@@ -45,25 +62,35 @@ export interface EnvelopedGraphQL {
 interface CompiledOperation {
   text: string;
   document: DocumentNode;
+  /** Where the operation's document is, relative to the repository (for the API reference). */
+  source: string;
 }
+
+const REPOSITORY_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const snakeToCamel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 const camelToSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
-/** Loads operations/*.graphql, appending the fragments each one uses (and only those). */
-export function loadOperations(dir = OPERATIONS_DIR): Map<string, CompiledOperation> {
+/**
+ * Loads every feature's operations (`<Name>.graphql`, named as the route names them), appending the
+ * fragments each one uses (and only those). Two operations or fragments of one name are an error.
+ */
+export function loadOperations(dirs = featureOperationDirs()): Map<string, CompiledOperation> {
   const fragments = new Map<string, string>();
-  for (const file of readdirSync(join(dir, 'fragments')).filter((f) => f.endsWith('.graphql'))) {
-    const text = readFileSync(join(dir, 'fragments', file), 'utf8');
+  for (const file of [SHARED_FRAGMENTS_DIR, ...dirs.map((dir) => join(dir, 'fragments'))].flatMap(graphqlFiles)) {
+    const text = readFileSync(file, 'utf8');
     for (const definition of parse(text).definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, text);
+      if (definition.kind !== Kind.FRAGMENT_DEFINITION) continue;
+      if (fragments.has(definition.name.value)) throw new Error(`fragment ${definition.name.value} is defined twice (${file})`);
+      fragments.set(definition.name.value, text);
     }
   }
   const spreads = (text: string) =>
     [...text.matchAll(/\.\.\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!).filter((name) => name !== 'on');
   const operations = new Map<string, CompiledOperation>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql'))) {
-    const own = readFileSync(join(dir, file), 'utf8');
+  for (const path of dirs.flatMap(graphqlFiles)) {
+    const file = basename(path);
+    const own = readFileSync(path, 'utf8');
     const included = new Set<string>();
     const queue = spreads(own);
     while (queue.length) {
@@ -74,7 +101,9 @@ export function loadOperations(dir = OPERATIONS_DIR): Map<string, CompiledOperat
       queue.push(...spreads(fragment));
     }
     const text = [own, ...included].join('\n');
-    operations.set(file.replace(/\.graphql$/, ''), { text, document: parse(text) });
+    const name = file.replace(/\.graphql$/, '');
+    if (operations.has(name)) throw new Error(`operation ${name} is defined twice (${path})`);
+    operations.set(name, { text, document: parse(text), source: relative(REPOSITORY_ROOT, path) });
   }
   return operations;
 }

@@ -9,9 +9,9 @@ import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
 import type { EventTopics } from './services/event-topics.js';
 import { registerSealHook } from './services/run-hooks.js';
-import { analysisOnSeal } from './services/analysis-agent.js';
-import { inboxPromotionOnSeal } from './services/inbox-promotion.js';
-import { pushOnSeal } from './support/push.js';
+import { analysisOnSeal } from './features/findings/analysis-agent.js';
+import { inboxPromotionOnSeal } from './features/runs/inbox-promotion.js';
+import { pushOnSeal } from './features/support-api/push.js';
 import { RunTracer } from './traces/run-tracer.js';
 
 /**

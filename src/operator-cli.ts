@@ -11,7 +11,7 @@ import type { EventTopics } from './services/event-topics.js';
 import { AppError, isAppError } from './lib/errors.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
-import { createApiKey, createUser, createWorkspace, revokeApiKey } from './services/admin.js';
+import { createApiKey, createUser, createWorkspace, revokeApiKey } from './features/access/admin.js';
 
 const USAGE = `usage: npm run cli -- <command> [options] [--json]
 

@@ -12,7 +12,7 @@ import { stopOnSignals } from './lib/shutdown.js';
 import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
 import { registerDeviceBridge } from './providers/device-bridge.js';
-import { createDeviceBridge } from './support/device-bridge.js';
+import { createDeviceBridge } from './features/support-api/device-bridge.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);

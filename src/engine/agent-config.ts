@@ -2,12 +2,12 @@
 // overrides applied, read as the fields the engine uses. Revisions never change once published, so
 // their configurations are kept by id.
 import type { Run } from '../services/rows.js';
-import { applyOverrides, runOptionsSchema, type AgentConfig } from '../agents/config-schema.js';
+import { applyOverrides, runOptionsSchema, type AgentConfig } from '../features/agents/documents/config-schema.js';
 import { readStored } from '../lib/document-read.js';
 import type { Deps } from '../services/deps.js';
-import { agentRevisionConfig } from '../services/agents.js';
+import { agentRevisionConfig } from '../features/agents/agents.js';
 
-export type { OutputSpec, OutputVariant } from '../agents/output-spec.js';
+export type { OutputSpec, OutputVariant } from '../features/agents/documents/output-spec.js';
 
 // The engine's names for the members it reads; the types come from the configuration's schema.
 /** The agent configuration a run executes with (the whole document: `agentConfigSchema`). */

@@ -6,7 +6,7 @@
 // retired (or a later run of the same thread) keeps seeing it; only new attachments are refused.
 import type { ModelMessage } from 'ai';
 import type { CallContext } from '../services/call-context.js';
-import { readAssetForRun } from '../services/assets.js';
+import { readAssetForRun } from '../features/assets/assets.js';
 
 const REF = /^asset:(ast_[0-9A-HJKMNP-TV-Z]{26})$/;
 

@@ -5,7 +5,7 @@
 // Names and attributes: docs/api/traces.md.
 import { SpanKind, SpanStatusCode, type Attributes, type Link, type Span } from '@opentelemetry/api';
 import type { Run } from '../services/rows.js';
-import type { SealOutcome } from '../services/run-lifecycle.js';
+import type { SealOutcome } from '../features/runs/run-lifecycle.js';
 import type { RunTracer } from '../traces/run-tracer.js';
 import { ATTR, EVENT } from '../traces/names.js';
 import type { ResolvedModel } from './models.js';

@@ -9,7 +9,7 @@
 // dispatch decides each call's outcome and its ToolCallRecord (tool-call-record.ts) records it.
 import type { ToolResultPart } from 'ai';
 import type { AttemptTrace } from './attempt-trace.js';
-import type { PendingEntry } from '../services/run-lifecycle.js';
+import type { PendingEntry } from '../features/runs/run-lifecycle.js';
 import { describeError } from './attempt-errors.js';
 import type { RunItemStream } from './items.js';
 import type { ToolCall } from './model-turn.js';

@@ -5,10 +5,10 @@
 // with `lazy_environment: true` only when something first needs it (`RunEnvironments.open`). Tools
 // that work in an environment (the platform tools) take it from here, so they never provision or
 // look environments up themselves.
-import { recordEnvironmentMounts } from '../services/run-lifecycle.js';
-import { parentEnvironmentMounts } from '../services/run-inheritance.js';
-import { readEnvironmentMounts, type EnvironmentMount } from '../services/run-members.js';
-import { createEnvironment, openEnvironment, type OpenEnvironment } from '../services/environments.js';
+import { recordEnvironmentMounts } from '../features/runs/run-lifecycle.js';
+import { parentEnvironmentMounts } from '../features/runs/run-inheritance.js';
+import { readEnvironmentMounts, type EnvironmentMount } from '../features/runs/run-members.js';
+import { createEnvironment, openEnvironment, type OpenEnvironment } from '../features/environments/environments.js';
 import { AppError } from '../lib/errors.js';
 import type { RunAgentConfig } from './agent-config.js';
 import type { Run } from '../services/rows.js';

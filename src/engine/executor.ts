@@ -8,8 +8,8 @@
 import { AssetReader } from './asset-content.js';
 import type { ModelMessage } from 'ai';
 import { newId } from '../lib/ids.js';
-import type { SealOutcome } from '../services/run-lifecycle.js';
-import { takeSteerEntries } from '../services/inbox.js';
+import type { SealOutcome } from '../features/runs/run-lifecycle.js';
+import { takeSteerEntries } from '../features/runs/inbox.js';
 import type { RunAgentConfig } from './agent-config.js';
 import { dispatchToolCalls, type Dispatched } from './dispatch.js';
 import type { Recalled } from './memory-mounts.js';

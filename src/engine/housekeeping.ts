@@ -5,9 +5,9 @@
 // hour per process, is bounded (a few batches per pass; the next pass continues), and fails alone:
 // a failing sweep is logged and the others still run.
 import type { Deps } from '../services/deps.js';
-import { deleteExpiredSpans } from '../services/traces.js';
-import { deleteExpiredDeliveries, deleteExpiredEvents } from '../services/webhook-retention.js';
-import { deleteExpiredPresence } from '../support/presence.js';
+import { deleteExpiredSpans } from '../features/traces/traces.js';
+import { deleteExpiredDeliveries, deleteExpiredEvents } from '../features/webhooks/webhook-retention.js';
+import { deleteExpiredPresence } from '../features/support-api/presence.js';
 
 /** How often the trace spans older than TRACE_RETENTION_DAYS are deleted. */
 const TRACE_SWEEP_MS = 3_600_000;

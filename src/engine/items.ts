@@ -1,17 +1,17 @@
 // Run items as a run streams them. Every change is published to subscribers at once (the pubsub
 // never waits for the database); database writes are batched and flushed shortly after, and always
 // before the run changes status, so a reader that sees a status also sees every item before it.
-// What is published but not yet written stays readable in the run's tail (src/services/run-tail.ts),
+// What is published but not yet written stays readable in the run's tail (src/features/runs/run-tail.ts),
 // so a subscriber that arrives mid-run never waits for the writer.
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
-import { upsertItems, writeItems, type ItemsWrite, type RunItemState } from '../services/attempt-items.js';
-import { contentRefId, publicRefs, streamId } from '../services/run-items.js';
-import { runTail } from '../services/run-tail.js';
-import { storeRunOutput } from '../services/assets.js';
+import { upsertItems, writeItems, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
+import { contentRefId, publicRefs, streamId } from '../features/runs/run-items.js';
+import { runTail } from '../features/runs/run-tail.js';
+import { storeRunOutput } from '../features/assets/assets.js';
 import { callContext, principalActor } from '../services/call-context.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;

@@ -22,7 +22,7 @@ import { isAppError } from '../lib/errors.js';
 import type { MediaKind } from '../lib/media.js';
 import type { CallContext } from '../services/call-context.js';
 import type { Deps } from '../services/deps.js';
-import { findMediaDescription, rememberMediaDescription } from '../services/media-descriptions.js';
+import { findMediaDescription, rememberMediaDescription } from '../features/assets/media-descriptions.js';
 import type { RunAgentConfig } from './agent-config.js';
 import type { RunItemStream } from './items.js';
 import type { Usage } from './model-turn.js';

@@ -2,7 +2,7 @@
 // input go into the model's context). The mounts' tools are in tools/memory-tools.ts.
 import type { CallContext } from '../services/call-context.js';
 import type { MemoryMountConfig } from './agent-config.js';
-import { memoryNames, searchRecords } from '../services/memories.js';
+import { memoryNames, searchRecords } from '../features/memories/memories.js';
 
 export interface Mount {
   memory_id: string;

@@ -2,8 +2,14 @@
 // answers a resume brings), tool results, and the text of a message content.
 import type { FilePart, ModelMessage, TextPart, ToolResultPart, UserContent } from 'ai';
 import type { Run } from '../services/rows.js';
-import type { PendingEntry, RunPending } from '../services/run-lifecycle.js';
-import { isAssetPart, mediaContentOf, type MediaPart, type MessagePart, type TextPart as InputTextPart } from '../services/run-input.js';
+import type { PendingEntry, RunPending } from '../features/runs/run-lifecycle.js';
+import {
+  isAssetPart,
+  mediaContentOf,
+  type MediaPart,
+  type MessagePart,
+  type TextPart as InputTextPart,
+} from '../features/runs/run-input.js';
 import { assetRef } from './asset-content.js';
 import { imageFilePart } from './stored-history.js';
 import { errorResult, jsonResult, toldNow, USER_DENIAL } from './tool-call-record.js';

@@ -4,7 +4,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { AppError } from '../lib/errors.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
-import { usableModel } from '../services/usable-models.js';
+import { usableModel } from '../features/models/usable-models.js';
 
 export interface ResolvedModel {
   key: string;

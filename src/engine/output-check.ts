@@ -5,7 +5,7 @@ import { ValidatorCache } from '../lib/json-schema-drafts.js';
 import type { Logger } from '../lib/logger.js';
 import type { JSONSchema7, LanguageModelV4CallOptions, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { wrapLanguageModel } from 'ai';
-import type { OutputSpec, OutputVariant } from '../agents/output-spec.js';
+import type { OutputSpec, OutputVariant } from '../features/agents/documents/output-spec.js';
 import type { ResolvedModel } from './models.js';
 
 type JsonResponseFormat = Extract<NonNullable<LanguageModelV4CallOptions['responseFormat']>, { type: 'json' }>;

@@ -7,7 +7,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { JSONValue } from '@ai-sdk/provider';
 import type { ToolResultPart } from 'ai';
-import type { PendingEntry } from '../services/run-lifecycle.js';
+import type { PendingEntry } from '../features/runs/run-lifecycle.js';
 import { ATTR } from '../traces/names.js';
 import { AttemptTrace, endTool, recordVerdict, type ToolSpanEnd } from './attempt-trace.js';
 import type { RunItemState, RunItemStream } from './items.js';

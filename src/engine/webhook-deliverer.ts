@@ -4,8 +4,8 @@
 // never polls fast. Several processes share the work through the claims (webhook-delivery.ts).
 import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
-import { attemptDelivery, claimDueDeliveries, nextDueAt } from '../services/webhook-delivery.js';
-import { WEBHOOK_CHANNEL } from '../services/webhook-events.js';
+import { attemptDelivery, claimDueDeliveries, nextDueAt } from '../features/webhooks/webhook-delivery.js';
+import { WEBHOOK_CHANNEL } from '../features/webhooks/webhook-events.js';
 
 /** Even with nothing due, look again after this long (a safety net for a missed notification). */
 const IDLE_CHECK_MS = 60_000;

@@ -35,13 +35,13 @@ import {
   sealRun,
   takeOverExpired,
   type SpanLink,
-} from '../services/run-lifecycle.js';
+} from '../features/runs/run-lifecycle.js';
 import { AttemptTrace } from './attempt-trace.js';
 import { newTraceId } from '../traces/run-tracer.js';
 import { isAppError } from '../lib/errors.js';
 import { announceThreadChanged } from '../services/event-topics.js';
 import { runSealHooks } from '../services/run-hooks.js';
-import { itemsLeftInProgress, lastItemOrdinal } from '../services/attempt-items.js';
+import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;

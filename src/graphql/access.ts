@@ -14,7 +14,7 @@ import { GraphQLError, Kind, parse, type DocumentNode, type GraphQLObjectType, t
 import type { Plugin } from 'graphql-yoga';
 import { invalidArgument, isAppError } from '../lib/errors.js';
 import type { Actor, Deps } from '../services/deps.js';
-import { authenticate } from '../services/auth.js';
+import { authenticate } from '../features/access/auth.js';
 
 /** Field extension marking a root field that needs no credential (or checks its own). */
 export const PUBLIC_FIELD = { publicAccess: true } as const;

@@ -2,7 +2,7 @@
 // lazily and once: operations that need no caller (login) never touch the credential.
 import { randomUUID } from 'node:crypto';
 import type { Deps, Actor } from '../services/deps.js';
-import { authenticate } from '../services/auth.js';
+import { authenticate } from '../features/access/auth.js';
 import { callContext, withActor, type CallContext } from '../services/call-context.js';
 
 /** Internal header carrying the client's socket address to the context; app.ts and the REST shim set it, callers never can. */

@@ -22,8 +22,8 @@
 // document (snake_case members, entries back into maps), which is then validated with the schema.
 import type { SchemaTypes } from '@pothos/core';
 import type { TSchema } from 'typebox';
-import type { GraphqlHints } from '../agents/schema-parts.js';
-import { entriesByKey } from '../agents/config-document.js';
+import type { GraphqlHints } from '../features/agents/documents/schema-parts.js';
+import { entriesByKey } from '../features/agents/documents/config-document.js';
 
 /** The parts of JSON Schema the converter reads. */
 interface JsonSchema {

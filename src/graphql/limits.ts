@@ -26,7 +26,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { Config, GraphQLLimits } from '../config.js';
 import { AppError } from '../lib/errors.js';
-import { MAX_WAIT_SECONDS } from '../services/run-watch.js';
+import { MAX_WAIT_SECONDS } from '../features/runs/run-watch.js';
 import { rootResponseKeys } from './access.js';
 
 /** Root fields per query and per mutation, and at most one `__schema` per operation. */
@@ -79,7 +79,7 @@ export function useDocumentLimits(config: Pick<Config, 'graphqlLimits' | 'graphq
  * resolver starts) and the caller gets 504 `deadline_exceeded`. Work already handed to a service
  * finishes on its own (a mutation's transaction may still commit), so a caller that hit the
  * deadline reads the state back. Subscriptions are long-lived and not bounded. A root field's
- * `wait` argument (seconds, see src/services/run-watch.ts) extends the deadline by that wait.
+ * `wait` argument (seconds, see src/features/runs/run-watch.ts) extends the deadline by that wait.
  */
 export function useExecutionDeadline(timeoutMs: number): Plugin {
   return {

@@ -16,7 +16,7 @@ import {
 import { isAppError } from '../lib/errors.js';
 import { unavailableFromError } from '../lib/unavailable.js';
 import type { Deps } from '../services/deps.js';
-import { authenticate } from '../services/auth.js';
+import { authenticate } from '../features/access/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
 

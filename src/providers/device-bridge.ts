@@ -1,8 +1,8 @@
 // The seam between environment drivers and paired devices. A driver that runs environments on a
 // paired device (the `envd` type) needs the device's live connection, which belongs to the support
-// layer (src/support/device-socket.ts). Instead of importing it, drivers receive a DeviceBridge in
+// layer (src/features/support-api/device-socket.ts). Instead of importing it, drivers receive a DeviceBridge in
 // their context; the app registers the support layer's bridge for its deps when it starts
-// (src/support/device-bridge.ts), and the services put it in every driver context.
+// (src/features/support-api/device-bridge.ts), and the services put it in every driver context.
 
 /** What the bridge knows of a device of a workspace. */
 export interface BridgedDevice {

@@ -8,7 +8,7 @@
 // This module is the mechanism only: each domain's service defines its own loader (`loadRuns` in
 // runs.ts, …), and its GraphQL module hands it to `asNode` beside the type.
 import type { CallContext } from './call-context.js';
-import { requirePermission } from './permissions.js';
+import { requirePermission } from '../features/access/permissions.js';
 import type { HeadRow, RevisionedKind, RevisionRow } from './revisioned.js';
 
 /** Reading nodes needs `read`, like every other read; checked before any id is looked at. */

@@ -21,9 +21,9 @@ import { returningColumns } from '../storage/columns.js';
 import { firstRowsPerParent, rowsByParent, type PerParentQuery } from '../storage/per-parent.js';
 import type { CallContext } from './call-context.js';
 import type { ItemView } from './event-topics.js';
-import { ENTRY_STATUSES, type InboxEntryView } from './inbox.js';
-import { requirePermission } from './permissions.js';
-import { publicRefs } from './run-items.js';
+import { ENTRY_STATUSES, type InboxEntryView } from '../features/runs/inbox.js';
+import { requirePermission } from '../features/access/permissions.js';
+import { publicRefs } from '../features/runs/run-items.js';
 
 export interface RelationPageArgs {
   limit?: number | null;

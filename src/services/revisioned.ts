@@ -10,12 +10,12 @@ import { checkIfMatch } from '../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../lib/errors.js';
 import { newId, type IdKind } from '../lib/ids.js';
 import { validateLabels } from '../lib/labels.js';
-import { recordAudit, recordCreation } from './audit.js';
+import { recordAudit, recordCreation } from '../features/audit/audit.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst, type ListShape } from './list-query.js';
 import { changeVersioned } from './versioned.js';
 import type { Deps } from './deps.js';
 import { inTransaction, type CallContext } from './call-context.js';
-import { requirePermission } from './permissions.js';
+import { requirePermission } from '../features/access/permissions.js';
 import { inCallersWorkspace } from './workspace-rows.js';
 
 type Tx = Prisma.TransactionClient;

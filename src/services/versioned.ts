@@ -2,7 +2,7 @@
 // comparison), compare-and-set version bump, one audit row — all inside the caller's transaction.
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError } from '../lib/errors.js';
-import { diffFields, recordAudit } from './audit.js';
+import { diffFields, recordAudit } from '../features/audit/audit.js';
 import type { CallContext } from './call-context.js';
 
 interface VersionedRow {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel, insertWorkspaceResource } from '../helpers/fixtures.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let other: { id: string; apiKey: string };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { settleRun } from '../helpers/runs.js';
 import { startAnthropicServer, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 // A minimal PDF: enough for the signature and for the model API's document block.

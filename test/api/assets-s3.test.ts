@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
-import { assetFiles } from '../../src/services/assets.js';
+import { assetFiles } from '../../src/features/assets/assets.js';
 import { newId } from '../../src/lib/ids.js';
 
 const INLINE_MAX = 4096;

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 import { insertModel } from '../helpers/fixtures.js';
 
 // A 1×1 PNG and the start of a JPEG.

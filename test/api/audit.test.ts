@@ -1,7 +1,7 @@
 // The audit trail's read interface: tenancy, filters and keyset paging.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let other: { id: string; apiKey: string };

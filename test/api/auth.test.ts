@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createApiKey, createUser, createWorkspace, revokeApiKey } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace, revokeApiKey } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let otherWorkspace: { id: string; apiKey: string };

@@ -85,7 +85,7 @@ describe('1. NUL bytes never reach PostgreSQL', () => {
   });
 
   it('refuses an X-Workspace-ID with NUL sent by a graphql-ws-style caller (the check is in authentication)', async () => {
-    const { authenticate } = await import('../../src/services/auth.js');
+    const { authenticate } = await import('../../src/features/access/auth.js');
     await expect(authenticate(t.app.deps, `Bearer ${t.apiKey}`, 'wsp_\u0000')).rejects.toMatchObject({
       code: 'invalid_argument',
       details: { field: 'X-Workspace-ID' },

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { everythingStdioConfig, startEverythingServer, type McpTestServer } from '../helpers/mcp-servers.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 const TOKEN = 'mcp-secret-token-0123456789';
 let t: TestApp;

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startE2bServer, type E2bServer } from '../helpers/e2b-server.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
 import { e2bEnvironmentDriver } from '../../src/providers/environments/e2b.js';

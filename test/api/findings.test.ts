@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 /** A second instance on the same database without workers: its statement count is the request's alone. */

@@ -17,7 +17,7 @@ import { startFlyMachinesServer, type FlyMachinesServer } from '../helpers/fly-m
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
 import { flyEnvironmentDriver } from '../../src/providers/environments/fly.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let fly: FlyMachinesServer;

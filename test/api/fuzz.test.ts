@@ -15,7 +15,7 @@ import { routes, type Route, type RouteRequest } from '../../rest-shim/routes.js
 import { fuzzKnown, fuzzTemplates } from './fixtures/index.js';
 import { loadOperations } from '../../rest-shim/router.js';
 import { ERROR_STATUS } from '../../src/lib/errors.js';
-import { createApiKey } from '../../src/services/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 
 const BATCH = 8; // requests in flight at once
 // The default tier sends 50 × 8 = 400 requests; the slow tier (npm run test:slow) 250 × 8 = 2,000.

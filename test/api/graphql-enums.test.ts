@@ -3,8 +3,8 @@
 // naming the field, the message the services gave before), in a variable and in a literal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { RUN_STATUSES, WAIT_REASONS } from '../../src/services/run-lifecycle.js';
-import { DELIVERIES } from '../../src/services/run-plan.js';
+import { RUN_STATUSES, WAIT_REASONS } from '../../src/features/runs/run-lifecycle.js';
+import { DELIVERIES } from '../../src/features/runs/run-plan.js';
 
 let t: TestApp;
 beforeAll(async () => {

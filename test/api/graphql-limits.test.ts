@@ -9,7 +9,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { getIntrospectionQuery } from 'graphql';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createUser } from '../../src/services/admin.js';
+import { createUser } from '../../src/features/access/admin.js';
 import { GRAPHIQL_AUTHORIZATION_PLACEHOLDER } from '../../src/graphql/graphiql.js';
 
 let t: TestApp;

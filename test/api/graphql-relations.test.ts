@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
-import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
 import { newId } from '../../src/lib/ids.js';
 
 let t: TestApp;

@@ -17,7 +17,7 @@ import { makeEngineCertificates } from '../helpers/docker-engine-server.js';
 import { startKubernetesApiServer, type KubernetesApiServer } from '../helpers/kubernetes-api-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const IMAGE = 'alpine:3.20';
 let t: TestApp;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { LEXICAL_CANDIDATE_CAP } from '../../src/memory-stores/builtin.js';
-import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
 import { sha256Hex } from '../../src/lib/canonical-json.js';
 
 let t: TestApp;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { startVectorDbServer, type VectorDbServer } from '../helpers/vector-db-server.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 import { openPineconeStore, PINECONE_API_VERSION } from '../../src/memory-stores/pinecone.js';
 import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 import { rememberingRun } from '../helpers/memory-runs.js';

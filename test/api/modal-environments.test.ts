@@ -14,7 +14,7 @@ import { startModalServer, type ModalServer } from '../helpers/modal-server.js';
 import { RunEnvironments } from '../../src/engine/environment-mounts.js';
 import { runCallContext } from '../../src/engine/run-context.js';
 import { modalEnvironmentDriver } from '../../src/providers/environments/modal.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let modal: ModalServer;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { settleRun } from '../helpers/runs.js';
 import { startAnthropicServer, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let openai: ModelServer;

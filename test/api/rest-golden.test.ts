@@ -26,7 +26,7 @@ import webpush from 'web-push';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startPushService, type PushService } from '../helpers/push-service.js';
 import { routes } from '../../rest-shim/routes.js';
-import { createUser } from '../../src/services/admin.js';
+import { createUser } from '../../src/features/access/admin.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
 

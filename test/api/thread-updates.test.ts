@@ -14,7 +14,7 @@ import { insertModel } from '../helpers/fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
 import { redisReachable, redisUrl } from '../helpers/redis.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 const THREAD_FIELDS = 'id version currentRunId lastRunId archivedAt';

@@ -19,7 +19,7 @@ import {
   type RunItemsLiveSubscription,
 } from '@workspace-agent-service/client';
 import { GENERATED, generateClient } from '../../client/scripts/codegen.js';
-import { createUser, createWorkspace } from '../../src/services/admin.js';
+import { createUser, createWorkspace } from '../../src/features/access/admin.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 

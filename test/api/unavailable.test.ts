@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { createTestDatabase } from '../helpers/app.js';
 import { RETRY_AFTER_SECONDS } from '../../src/lib/errors.js';
-import { createApiKey } from '../../src/services/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 import WebSocket from 'ws';
 
 let proxy: TcpProxy;

@@ -15,8 +15,8 @@ import { insertModel } from '../helpers/fixtures.js';
 import { redisReachable, redisUrl } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWebhookReceiver, type Answer, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
-import { dueDeliveryFollowers } from '../../src/services/webhook-delivery-watch.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
+import { dueDeliveryFollowers } from '../../src/features/webhooks/webhook-delivery-watch.js';
 
 const FIELDS = 'id subscriptionId eventKind status attemptCount lastStatusCode attempts { attempt statusCode }';
 

@@ -12,8 +12,8 @@ import { Prisma } from '../../src/generated/prisma/client.js';
 import { restClient, startTestApp, type Rest, type TestApp } from '../helpers/app.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/services/admin.js';
-import { expiredDeliveriesStatement, expiredEventsStatement } from '../../src/services/webhook-retention.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
+import { expiredDeliveriesStatement, expiredEventsStatement } from '../../src/features/webhooks/webhook-retention.js';
 
 let t: TestApp;
 let other: Rest;

@@ -11,8 +11,8 @@ import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startWebhookReceiver, verifyHook, type ReceivedHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
-import { enqueueWebhookEvent, WEBHOOK_EVENT_KINDS } from '../../src/services/webhook-events.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
+import { enqueueWebhookEvent, WEBHOOK_EVENT_KINDS } from '../../src/features/webhooks/webhook-events.js';
 
 let t: TestApp;
 let otherAdmin: string;

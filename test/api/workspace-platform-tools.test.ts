@@ -6,7 +6,7 @@
 // a tool error the model sees and the run goes on; an unknown group is refused where configurations
 // are taken.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';

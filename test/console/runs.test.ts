@@ -11,7 +11,7 @@ import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js'
 import { insertModel } from '../helpers/fixtures.js';
 import { streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
-import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
 
 let app: ConsoleTestApp;
 let t: TestApp;

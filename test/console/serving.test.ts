@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { consoleRouter } from '../../src/console/serve.js';
+import { consoleRouter } from '../../src/console-bundle/serve.js';
 
 let t: TestApp;
 beforeAll(async () => {

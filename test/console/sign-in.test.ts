@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js';
 import { browserAvailable, screenshot, signInWithApiKey, signInWithPassword, type ConsoleBrowser } from '../helpers/browser.js';
-import { createUser, createWorkspace } from '../../src/services/admin.js';
+import { createUser, createWorkspace } from '../../src/features/access/admin.js';
 
 let app: ConsoleTestApp;
 let t: TestApp;

@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js';
 import { browserAvailable, screenshot, signInWithApiKey, type ConsoleBrowser } from '../helpers/browser.js';
-import { createApiKey } from '../../src/services/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 import { startWebhookReceiver, verifyHook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
-import { dueDeliveryFollowers } from '../../src/services/webhook-delivery-watch.js';
+import { dueDeliveryFollowers } from '../../src/features/webhooks/webhook-delivery-watch.js';
 
 let app: ConsoleTestApp;
 let t: TestApp;

@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startDockerEngineServer, type DockerEngineServer } from '../helpers/docker-engine-server.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let engine: DockerEngineServer;

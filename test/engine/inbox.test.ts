@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 import { waitFor } from '../helpers/wait.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, userTexts, type ModelServer } from '../helpers/model-servers.js';
 

@@ -11,7 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { redisReachable, redisUrl } from '../helpers/redis.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const redisAvailable = await redisReachable();
 

@@ -18,7 +18,7 @@ import {
 } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const TOKEN = 'mcp-run-secret-token-42';
 let t: TestApp;

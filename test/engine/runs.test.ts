@@ -8,7 +8,7 @@ import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
-import { createApiKey } from '../../src/services/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let loopback: ModelServer;

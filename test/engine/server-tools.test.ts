@@ -18,7 +18,7 @@ import {
   type ModelServer,
 } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 interface Target {
   url: string;

@@ -9,8 +9,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { startAnthropicServer, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
-import { createWorkspace } from '../../src/services/admin.js';
-import { builtinSkills } from '../../src/services/builtin-skills.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
+import { builtinSkills } from '../../src/features/agents/builtin-skills.js';
 
 let t: TestApp;
 let openai: ModelServer;

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from './app.js';
 import { launchConsoleBrowser, signInWithApiKey, signInWithPassword, type ConsoleBrowser } from './browser.js';
-import { createUser } from '../../src/services/admin.js';
+import { createUser } from '../../src/features/access/admin.js';
 import { insertModel } from './fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, type ModelServer } from './model-servers.js';
 

@@ -1,7 +1,7 @@
 // Resources tests need before the part they test. Models are made through the public API, as a client
 // would; environment templates have no API yet, so their rows (and connections for reference checks) are inserted directly.
 import type { RestResponse, TestApp } from './app.js';
-import { createApiKey } from '../../src/services/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 import { newId } from '../../src/lib/ids.js';
 
 /** An API key of `workspaceId` (the test app's own key for its workspace), minted once per workspace as the operator CLI does. */

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { validateIdempotencyKey, withIdempotency } from '../../src/services/idempotency.js';
-import { recordAudit } from '../../src/services/audit.js';
+import { recordAudit } from '../../src/features/audit/audit.js';
 import { isAppError } from '../../src/lib/errors.js';
 import { callContext } from '../../src/services/call-context.js';
 

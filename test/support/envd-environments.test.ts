@@ -14,9 +14,9 @@ import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { pairEnvd, startEnvd, type Daemon } from '../helpers/envd.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 import { callContext, principalActor } from '../../src/services/call-context.js';
-import { openEnvironment } from '../../src/services/environments.js';
+import { openEnvironment } from '../../src/features/environments/environments.js';
 import { deviceBridgeOf } from '../../src/providers/device-bridge.js';
 import { envdEnvironmentDriver } from '../../src/providers/environments/envd.js';
 

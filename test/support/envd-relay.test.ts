@@ -14,7 +14,7 @@ import { settleRun } from '../helpers/runs.js';
 import { pairEnvd, startEnvd, type Daemon } from '../helpers/envd.js';
 import { waitFor } from '../helpers/wait.js';
 import { callContext, principalActor } from '../../src/services/call-context.js';
-import { openEnvironment } from '../../src/services/environments.js';
+import { openEnvironment } from '../../src/features/environments/environments.js';
 
 const available = await redisReachable();
 if (!available) console.warn(`Redis not reachable at ${redisUrl}: multi-instance tests skipped (.ci/run provides Redis)`);

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

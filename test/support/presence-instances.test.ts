@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { redisReachable, redisUrl } from '../helpers/redis.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/services/admin.js';
+import { createWorkspace } from '../../src/features/access/admin.js';
 
 const available = await redisReachable();
 if (!available) console.warn(`Redis not reachable at ${redisUrl}: multi-instance presence tests skipped (.ci/run provides Redis)`);

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { createECDH, randomBytes } from 'node:crypto';
 import { waitFor } from '../helpers/wait.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createApiKey, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let second: string; // another principal of the same workspace

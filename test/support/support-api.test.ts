@@ -7,7 +7,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { waitFor } from '../helpers/wait.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
-import { createApiKey, createUser, createWorkspace } from '../../src/services/admin.js';
+import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let reader: string;

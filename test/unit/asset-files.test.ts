@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssetFiles } from '../../src/lib/asset-files.js';
-import { declaredMediaType, settleMediaType } from '../../src/services/assets.js';
+import { declaredMediaType, settleMediaType } from '../../src/features/assets/assets.js';
 
 const root = mkdtempSync(join(tmpdir(), 'asset-files-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // same rules as a workspace skill's content, and the catalogue the system prompt carries lists
 // names and descriptions only.
 import { describe, expect, it } from 'vitest';
-import { builtinSkills, parseSkillFile } from '../../src/services/builtin-skills.js';
+import { builtinSkills, parseSkillFile } from '../../src/features/agents/builtin-skills.js';
 import { skillCatalogue } from '../../src/engine/tools/skills.js';
 
 describe('built-in skills', () => {

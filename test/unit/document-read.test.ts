@@ -1,7 +1,7 @@
 // readStored (src/lib/document-read.ts): a stored document read as its schema's type, checked in tests.
 import { describe, expect, it } from 'vitest';
 import { readStored } from '../../src/lib/document-read.js';
-import { runOptionsSchema } from '../../src/agents/config-schema.js';
+import { runOptionsSchema } from '../../src/features/agents/documents/config-schema.js';
 
 describe('readStored', () => {
   it('answers a document that matches its schema as it is', () => {

@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { graphql, lexicographicSortSchema, printType, type GraphQLSchema } from 'graphql';
 import { DocumentTypes } from '../../src/graphql/document-types.js';
-import { closed, freeForm, mapOf, oneOf } from '../../src/agents/schema-parts.js';
+import { closed, freeForm, mapOf, oneOf } from '../../src/features/agents/documents/schema-parts.js';
 
 const rule = closed({ level: Type.Optional(oneOf(['low', 'high'], { title: 'Level' })) }, { title: 'Rule', description: 'One rule.' });
 const widgetSchema = closed(

@@ -14,9 +14,9 @@ import { buildToolset, Toolset } from '../../src/engine/tools/toolset.js';
 import type { RunTool, ToolSource } from '../../src/engine/tools/tool.js';
 import { resolvePermission } from '../../src/engine/tools/permissions.js';
 import { modelPreview, presentOutput, TOOL_OUTPUT_INLINE_BYTES, TOOL_OUTPUT_STORED_BYTES } from '../../src/engine/tools/tool-output.js';
-import { pageOf } from '../../src/services/run-item-content.js';
+import { pageOf } from '../../src/features/runs/run-item-content.js';
 import { PLUGIN_TOOLS } from '../../src/engine/tools/plugins/registry.js';
-import { PLUGINS } from '../../src/agents/plugins.js';
+import { PLUGINS } from '../../src/features/agents/documents/plugins.js';
 
 const run = { id: 'run_1', workspaceId: 'ws_1', principalId: 'key_1', currentAttemptId: 'att_1', labels: {} } as Run;
 // Building a toolset reads no service: the memory tools use `deps` and `call` only when a call is carried out.

@@ -3,7 +3,7 @@
 // own median only with enough history and a real excess.
 import { describe, expect, it } from 'vitest';
 import type { TraceSpan } from '../../src/generated/prisma/client.js';
-import { DETECTORS, PRESETS, runDetectors, type Detector, type DetectorRun } from '../../src/services/finding-detectors.js';
+import { DETECTORS, PRESETS, runDetectors, type Detector, type DetectorRun } from '../../src/features/findings/finding-detectors.js';
 
 const all = new Set<Detector>(DETECTORS);
 

@@ -94,10 +94,16 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 // ── What each part may import ──
-// A part is a top-level folder or file of src/, or the REST shim. A rule names the parts (or single
-// modules) a part may import besides itself; the layer table in docs/ARCHITECTURE.md says the same
-// in words. A new folder fails the test until it has a rule here.
-const SHARED = ['src/lib', 'src/config.ts', 'src/agents'];
+// A part is a top-level folder or file of src/, the REST shim, or one role of the feature folders: each
+// feature (src/features/<feature>/) holds its service modules at its top, its GraphQL module(s) in
+// graphql/, its REST rows and operations in rest/ and, for the agents, the configuration document in
+// documents/. A rule names the parts (or single modules) a part may import besides itself; the layer
+// table in docs/ARCHITECTURE.md says the same in words. A new folder fails the test until it has a rule.
+const FEATURE_DOCUMENTS = 'src/features/*/documents';
+const FEATURE_SERVICES = 'src/features/*';
+const FEATURE_GRAPHQL = 'src/features/*/graphql';
+const FEATURE_REST = 'src/features/*/rest';
+const SHARED = ['src/lib', 'src/config.ts', FEATURE_DOCUMENTS];
 const STORAGE = ['src/generated', 'src/storage', 'src/db.ts', 'src/secrets.ts', 'src/traces'];
 const PROVIDERS = ['src/memory-stores', 'src/providers'];
 /** Entry points wire the layers together: they may import anything. */
@@ -107,7 +113,7 @@ const RULES: Record<string, readonly string[]> = {
   // shared pieces: documents and small helpers, no I/O of the service's own
   'src/lib': [],
   'src/config.ts': ['src/lib'],
-  'src/agents': ['src/lib'],
+  [FEATURE_DOCUMENTS]: ['src/lib'],
   // storage: the database, its client programs and what is stored beside the runs (trace spans)
   'src/generated': [],
   'src/storage': ['src/lib', 'src/config.ts', 'src/generated'],
@@ -117,21 +123,25 @@ const RULES: Record<string, readonly string[]> = {
   // providers: the vector database clients below the provider type registry that offers them
   'src/memory-stores': [...SHARED, ...STORAGE],
   'src/providers': [...SHARED, ...STORAGE, 'src/memory-stores'],
-  // services: the workspace API's rules, then the support API's, which build on them
-  'src/services': [...SHARED, ...STORAGE, ...PROVIDERS],
-  'src/support': [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services'],
+  // services: the kernel every feature builds on (call context, lists, versions, nodes, seal hooks),
+  // then the features' rules, which may use each other's (the cycle test keeps them a tree)
+  'src/services': [...SHARED, ...STORAGE, ...PROVIDERS, FEATURE_SERVICES],
+  [FEATURE_SERVICES]: [...SHARED, ...STORAGE, ...PROVIDERS, 'src/services'],
   // the engine reaches the database through services only: never the Prisma client (its row types
   // come from src/services/rows.ts), src/db.ts or src/storage; the run tracer's spans are its own
-  'src/engine': [...SHARED, 'src/traces', ...PROVIDERS, 'src/services', 'src/support'],
+  'src/engine': [...SHARED, 'src/traces', ...PROVIDERS, 'src/services', FEATURE_SERVICES],
   // GraphQL reaches the rules through the services only (Prisma's generated types for Pothos aside)
-  'src/graphql': [...SHARED, 'src/generated', 'src/services', 'src/support'],
-  // the REST shim executes GraphQL documents: the GraphQL context's constants, never a service
-  'rest-shim': ['src/lib', 'src/graphql/context.ts'],
+  'src/graphql': [...SHARED, 'src/generated', 'src/services', FEATURE_SERVICES, FEATURE_GRAPHQL],
+  [FEATURE_GRAPHQL]: [...SHARED, 'src/generated', 'src/services', FEATURE_SERVICES, 'src/graphql'],
+  // the REST shim executes GraphQL documents: the GraphQL context's constants, never a service; a
+  // feature's REST rows are data for it, written with the row type and nothing else
+  'rest-shim': ['src/lib', 'src/graphql/context.ts', FEATURE_REST],
+  [FEATURE_REST]: ['src/lib', 'rest-shim/route-table.ts'],
   // the device daemon is a program of its own that talks to the service over the network only
   'src/envd': ['src/lib'],
   // entry points
   'src/api-reference': EVERYTHING,
-  'src/console': EVERYTHING,
+  'src/console-bundle': EVERYTHING,
   'src/app.ts': EVERYTHING,
   'src/server.ts': EVERYTHING,
   'src/worker.ts': EVERYTHING,
@@ -141,21 +151,27 @@ const RULES: Record<string, readonly string[]> = {
   'src/operator-cli.ts': EVERYTHING,
 };
 
-/** The part a module belongs to: `src/<folder>`, `src/<file>.ts` or `rest-shim`. */
+/** The part a module belongs to: `src/<folder>`, `src/<file>.ts`, `rest-shim`, or a feature's role. */
 function partOf(path: string): string {
-  const [top, second] = path.split('/');
+  const [top, second, , role] = path.split('/');
+  if (top === 'src' && second === 'features') {
+    if (role === 'documents' || role === 'graphql' || role === 'rest') return `src/features/*/${role}`;
+    return FEATURE_SERVICES;
+  }
   return top === 'src' ? `src/${second}` : top!;
 }
 
 /**
- * The parts present in the tree: every folder and module directly under src/, and the REST shim.
- * The generated Prisma client counts whether or not it has been generated yet (git does not keep it).
+ * The parts present in the tree: every folder and module directly under src/ (the feature folders by
+ * the roles their files have), and the REST shim. The generated Prisma client counts whether or not
+ * it has been generated yet (git does not keep it).
  */
 function parts(): string[] {
   const found = readdirSync(src)
-    .filter((name) => statSync(join(src, name)).isDirectory() || name.endsWith('.ts'))
+    .filter((name) => name !== 'features' && (statSync(join(src, name)).isDirectory() || name.endsWith('.ts')))
     .map((name) => `src/${name}`);
-  return [...new Set([...found, 'src/generated', 'rest-shim'])].sort();
+  const featureParts = sourceFiles(join(src, 'features')).map((file) => partOf(relative(root, file)));
+  return [...new Set([...found, ...featureParts, 'src/generated', 'rest-shim'])].sort();
 }
 
 /** Parts without a rule. */
@@ -163,7 +179,8 @@ const unruled = (present: string[], rules: Record<string, readonly string[]>) =>
 
 /** Every import a rule does not allow, as `from → to`. */
 function forbidden(graph: Map<string, string[]>, rules: Record<string, readonly string[]>): string[] {
-  const within = (target: string, allowed: string) => target === allowed || target.startsWith(`${allowed}/`);
+  const within = (target: string, allowed: string) =>
+    allowed.includes('*') ? partOf(target) === allowed : target === allowed || target.startsWith(`${allowed}/`);
   return [...graph].flatMap(([file, targets]) => {
     const part = partOf(file);
     const allowed = rules[part] ?? [];
@@ -178,7 +195,7 @@ const graph = importGraph();
 describe('layers of src/', () => {
   it('reads the import graph (the test itself can see imports)', () => {
     expect(graph.size).toBeGreaterThan(50);
-    expect(graph.get('src/engine/worker.ts')).toContain('src/services/run-lifecycle.ts');
+    expect(graph.get('src/engine/worker.ts')).toContain('src/features/runs/run-lifecycle.ts');
     expect(graph.get('rest-shim/router.ts')).toContain('src/graphql/context.ts');
   });
 
@@ -205,7 +222,7 @@ describe('layers of src/', () => {
     const writers = sourceFiles(src)
       .filter((file) => RUN_WRITES.test(readFileSync(file, 'utf8')))
       .map((file) => relative(src, file));
-    expect(writers).toEqual(['services/run-lifecycle.ts']);
+    expect(writers).toEqual(['features/runs/run-lifecycle.ts']);
   });
 
   it('the engine queries nothing itself: every statement it needs is a service function', () => {
@@ -260,13 +277,17 @@ describe('layers of src/', () => {
     expect(
       forbidden(
         new Map([
-          ['src/agents/a.ts', ['src/lib/b.ts', 'src/agents/c.ts', 'src/services/d.ts']],
+          ['src/features/agents/documents/a.ts', ['src/lib/b.ts', 'src/features/agents/documents/c.ts', 'src/services/d.ts']],
           ['rest-shim/e.ts', ['src/graphql/context.ts', 'src/graphql/schema.ts']],
           ['src/widgets/f.ts', ['src/lib/b.ts']],
         ]),
         RULES,
       ),
-    ).toEqual(['src/agents/a.ts → src/services/d.ts', 'rest-shim/e.ts → src/graphql/schema.ts', 'src/widgets/f.ts → src/lib/b.ts']);
+    ).toEqual([
+      'src/features/agents/documents/a.ts → src/services/d.ts',
+      'rest-shim/e.ts → src/graphql/schema.ts',
+      'src/widgets/f.ts → src/lib/b.ts',
+    ]);
     expect(unruled(['src/lib', 'src/widgets', 'src/app.ts'], RULES)).toEqual(['src/widgets']);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { userContent } from '../../src/engine/messages.js';
 import { describedPart, mediaOfPart } from '../../src/engine/media-understanding.js';
 import { inputMediaOf } from '../../src/engine/models.js';
-import { validateMessage } from '../../src/services/run-input.js';
+import { validateMessage } from '../../src/features/runs/run-input.js';
 
 describe('media parts', () => {
   it('keeps text-only content a string and turns media parts into file parts', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isObjectType } from 'graphql';
 import { ID_PREFIX, newId, type IdKind } from '../../src/lib/ids.js';
 import { nodeTypesByPrefix, parseNodeId, registerNodeType } from '../../src/lib/node-ids.js';
-import { modelNodeId, parseModelNodeId } from '../../src/services/models.js';
+import { modelNodeId, parseModelNodeId } from '../../src/features/models/models.js';
 // The node types register themselves (asNode) as the schema's modules are imported.
 import { getSchema } from '../../src/graphql/schema.js';
 

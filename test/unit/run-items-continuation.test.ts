@@ -8,7 +8,7 @@ import {
   openParts,
   pendingFragments,
   type PageItem,
-} from '../../src/services/run-items-continuation.js';
+} from '../../src/features/runs/run-items-continuation.js';
 
 const item = (ordinal: number, state: string, content: unknown = {}, contentRefs: unknown = {}): PageItem => ({
   id: `itm_${ordinal}`,

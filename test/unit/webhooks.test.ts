@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config.js';
-import { eventBody, retryDelayMs } from '../../src/services/webhook-delivery.js';
-import { auditWebhookEvent } from '../../src/services/webhook-events.js';
-import { newWebhookSecret } from '../../src/services/webhook-subscriptions.js';
+import { eventBody, retryDelayMs } from '../../src/features/webhooks/webhook-delivery.js';
+import { auditWebhookEvent } from '../../src/features/webhooks/webhook-events.js';
+import { newWebhookSecret } from '../../src/features/webhooks/webhook-subscriptions.js';
 import { guardedLookup, isPrivateAddress } from '../../src/lib/private-addresses.js';
-import { privateTargetRefusal } from '../../src/services/webhook-http.js';
+import { privateTargetRefusal } from '../../src/features/webhooks/webhook-http.js';
 
 describe('webhook retries', () => {
   it('follow the schedule with ±20 % jitter, and end when it is spent', () => {

@@ -19,7 +19,7 @@ import { ATTR } from '../../traces/names.js';
 import type { Run } from '../../services/rows.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
-import { addContextState, latestContextState, type ThreadContextState } from '../../services/thread-compactions.js';
+import { addContextState, latestContextState, type ThreadContextState } from '../../features/threads/thread-compactions.js';
 import type { RunAgentConfig } from '../agent-config.js';
 import type { AttemptTrace } from '../attempt-trace.js';
 import type { RunItemStream } from '../items.js';

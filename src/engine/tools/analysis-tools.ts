@@ -1,13 +1,13 @@
-// The analysis tools: what the builtin trace analyst (src/agents/analyst.ts) reads the traces of its
+// The analysis tools: what the builtin trace analyst (src/features/findings/analyst-config.ts) reads the traces of its
 // finding analysis with. Offered only to a run of the workspace's analyst that carries the
 // `finding-analysis` label naming an analysis of its workspace; they read that analysis's selected
 // traces and nothing else. Both only read stored rows: allowed without review.
-import { ANALYSIS_LABEL } from '../../agents/analyst.js';
+import { ANALYSIS_LABEL } from '../../features/findings/analyst-config.js';
 import { AppError } from '../../lib/errors.js';
-import { analystRunSelection } from '../../services/finding-analyses.js';
-import { traceSpansFrom } from '../../services/traces.js';
+import { analystRunSelection } from '../../features/findings/finding-analyses.js';
+import { traceSpansFrom } from '../../features/traces/traces.js';
 import { storedLabels } from '../../lib/labels.js';
-import { spanAttributes, spanEvents } from '../../services/traces.js';
+import { spanAttributes, spanEvents } from '../../features/traces/traces.js';
 import type { SpanAttributes } from '../../traces/span-documents.js';
 import type { RunTool, ToolSource } from './tool.js';
 

@@ -11,7 +11,7 @@
 // fails it with a clear error.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { runOptionsSchema } from '../../agents/config-schema.js';
+import { runOptionsSchema } from '../../features/agents/documents/config-schema.js';
 import { digestOf } from '../../lib/canonical-json.js';
 import { AppError } from '../../lib/errors.js';
 import { isHostAllowed } from '../../lib/allowed-hosts.js';
@@ -25,8 +25,8 @@ import {
   type McpEndpoint,
   type McpTool,
 } from '../../providers/mcp-client.js';
-import { connectionForUse, type ConnectionForUse } from '../../services/connections.js';
-import { threadMcpHeaders } from '../../services/run-inheritance.js';
+import { connectionForUse, type ConnectionForUse } from '../../features/tools/connections.js';
+import { threadMcpHeaders } from '../../features/runs/run-inheritance.js';
 import type { ConnectionToolsConfig } from '../agent-config.js';
 import { mcpPool } from './mcp-pool.js';
 import { resolvePermission } from './permissions.js';

@@ -3,7 +3,7 @@
 // provenance (run, attempt, tool call). A read-only mount's write tools are not offered, but a call
 // to one is answered that the memory is read-only.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { searchRecords, writeRecord } from '../../services/memories.js';
+import { searchRecords, writeRecord } from '../../features/memories/memories.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 const slug = (name: string) =>

@@ -5,7 +5,7 @@
 // Uses the platform `fetch` (undici).
 import { isHostAllowed } from '../../lib/allowed-hosts.js';
 import { describeError } from '../attempt-errors.js';
-import { checkEndpointUrl } from '../../services/providers.js';
+import { checkEndpointUrl } from '../../features/models/providers.js';
 import type { Deps } from '../../services/deps.js';
 
 const MAX_REDIRECTS = 5;

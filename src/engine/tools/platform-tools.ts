@@ -1,7 +1,7 @@
 // The platform tools (`platform_tools`). The environment groups work in the run's mounted
 // environment: `shell` (`run_command`), `files` (`read_file`, `list_files`, `write_file`, `edit_file`)
 // and `search` (`grep`, `glob`). The workspace groups (agents, skills, models, connections, memories,
-// environment templates; see workspace/) need no environment and are offered without one.
+// environment templates; see workspace-resources/: tools over the workspace's resources) need no environment and are offered without one.
 // Reads take `read_permission`, writes `write_permission` (a command is a write: it can change
 // anything). Every environment tool works through the environment driver (RunEnvironments.open), so a
 // path that leaves the environment is refused by the driver, and a lazy environment is provisioned
@@ -10,14 +10,14 @@ import { posix } from 'node:path';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import { minimatch } from 'minimatch';
-import type { EnvironmentToolGroup } from '../../agents/platform-tool-groups.js';
+import type { EnvironmentToolGroup } from '../../features/agents/documents/platform-tool-groups.js';
 import { AppError } from '../../lib/errors.js';
 import type { RunEnvironments } from '../environment-mounts.js';
 import { resolvePermission } from './permissions.js';
 import { SkillSync } from './skill-sync.js';
 import { runSkillsOf } from './skills.js';
 import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
-import { workspaceTools } from './workspace/index.js';
+import { workspaceTools } from './workspace-resources/index.js';
 
 export const COMMAND_TIMEOUT_DEFAULT_SECONDS = 60;
 export const COMMAND_TIMEOUT_MAX_SECONDS = 600;
@@ -51,16 +51,16 @@ interface PlatformToolDefinition<S extends TObject = TObject> {
    * Carries out a call whose arguments passed the check against `inputSchema`. A method (not a
    * function member), so a definition of any schema is one of the list's.
    */
-  execute(workspace: Workspace, args: Static<S>, signal: AbortSignal): Promise<unknown>;
+  execute(mount: OpenedMount, args: Static<S>, signal: AbortSignal): Promise<unknown>;
 }
 
 /** A tool's definition, its handler's arguments typed by its own schema. */
 const platformTool = <S extends TObject>(definition: PlatformToolDefinition<S>): PlatformToolDefinition<S> => definition;
 
 /** One mounted environment opened for a call, with paths resolved against the mount's working directory. */
-type Workspace = Awaited<ReturnType<RunEnvironments['open']>> & { at(path: unknown): string };
+type OpenedMount = Awaited<ReturnType<RunEnvironments['open']>> & { at(path: unknown): string };
 
-async function openWorkspace(environments: RunEnvironments, args: Record<string, unknown>): Promise<Workspace> {
+async function openMount(environments: RunEnvironments, args: Record<string, unknown>): Promise<OpenedMount> {
   const opened = await environments.open(typeof args.mount === 'string' ? args.mount : undefined);
   const base = opened.mount.working_directory;
   // Relative paths start at the mount's directory; absolute ones go to the driver as they are (it
@@ -81,11 +81,11 @@ const bounded = (value: unknown, fallback: number, max: number): number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.floor(value), max) : fallback;
 
 /** A directory or file the driver accepts (inside the environment, existing): what `grep` may search. */
-async function confined(workspace: Workspace, path: string): Promise<void> {
+async function confined(mount: OpenedMount, path: string): Promise<void> {
   try {
-    await workspace.listFiles(path, { depth: 0, limit: 0 });
+    await mount.listFiles(path, { depth: 0, limit: 0 });
   } catch {
-    await workspace.readFile(path, { maxBytes: 0 });
+    await mount.readFile(path, { maxBytes: 0 });
   }
 }
 
@@ -108,10 +108,10 @@ const DEFINITIONS: PlatformToolDefinition[] = [
         Type.Integer({ minimum: 1, maximum: OUTPUT_MAX_BYTES, description: `Bytes kept of each stream; default ${OUTPUT_DEFAULT_BYTES}.` }),
       ),
     }),
-    async execute(workspace, args, signal) {
-      const result = await workspace.exec({
+    async execute(mount, args, signal) {
+      const result = await mount.exec({
         command: text(args.command, 'command'),
-        cwd: workspace.at(args.cwd),
+        cwd: mount.at(args.cwd),
         timeoutMs: bounded(args.timeout_seconds, COMMAND_TIMEOUT_DEFAULT_SECONDS, COMMAND_TIMEOUT_MAX_SECONDS) * 1000,
         maxOutputBytes: bounded(args.max_output_bytes, OUTPUT_DEFAULT_BYTES, OUTPUT_MAX_BYTES),
         signal,
@@ -138,9 +138,9 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       path: PATH('The file'),
       max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: FILE_MAX_BYTES, description: `Default ${FILE_MAX_BYTES}.` })),
     }),
-    async execute(workspace, args) {
+    async execute(mount, args) {
       const path = text(args.path, 'path');
-      const read = await workspace.readFile(workspace.at(path), { maxBytes: bounded(args.max_bytes, FILE_MAX_BYTES, FILE_MAX_BYTES) });
+      const read = await mount.readFile(mount.at(path), { maxBytes: bounded(args.max_bytes, FILE_MAX_BYTES, FILE_MAX_BYTES) });
       return { path, content: read.content.toString('utf8'), size_bytes: read.sizeBytes, truncated: read.truncated };
     },
   }),
@@ -156,8 +156,8 @@ const DEFINITIONS: PlatformToolDefinition[] = [
         Type.Integer({ minimum: 1, maximum: LIST_MAX_ENTRIES, description: 'At most this many entries (default 500).' }),
       ),
     }),
-    async execute(workspace, args) {
-      const listed = await workspace.listFiles(workspace.at(args.path), {
+    async execute(mount, args) {
+      const listed = await mount.listFiles(mount.at(args.path), {
         depth: bounded(args.depth, 2, 10),
         limit: bounded(args.limit, 500, LIST_MAX_ENTRIES),
       });
@@ -173,9 +173,9 @@ const DEFINITIONS: PlatformToolDefinition[] = [
     write: true,
     description: 'Create or replace a file of the environment (its directories are created).',
     inputSchema: schema({ path: PATH('The file'), content: Type.String({ description: 'The whole new content.' }) }),
-    async execute(workspace, args) {
+    async execute(mount, args) {
       const path = text(args.path, 'path');
-      const written = await workspace.writeFile(workspace.at(path), text(args.content, 'content'));
+      const written = await mount.writeFile(mount.at(path), text(args.content, 'content'));
       return { path, size_bytes: written.sizeBytes };
     },
   }),
@@ -190,13 +190,13 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       new_string: Type.String({ description: 'Its replacement.' }),
       replace_all: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
     }),
-    async execute(workspace, args) {
+    async execute(mount, args) {
       const path = text(args.path, 'path');
       const oldString = text(args.old_string, 'old_string');
       const newString = text(args.new_string, 'new_string');
       if (!oldString) throw new AppError('invalid_argument', 'old_string must not be empty');
-      const file = workspace.at(path);
-      const read = await workspace.readFile(file, { maxBytes: FILE_MAX_BYTES });
+      const file = mount.at(path);
+      const read = await mount.readFile(file, { maxBytes: FILE_MAX_BYTES });
       if (read.truncated) throw new AppError('invalid_argument', `${path} is larger than ${FILE_MAX_BYTES} bytes; edit it with a command`);
       const content = read.content.toString('utf8');
       const occurrences = content.split(oldString).length - 1;
@@ -205,7 +205,7 @@ const DEFINITIONS: PlatformToolDefinition[] = [
         throw new AppError('invalid_argument', `old_string occurs ${occurrences} times in ${path}; make it unique or set replace_all`);
       // split/join replaces literally: no `$` patterns as String.replace would read them.
       const edited = args.replace_all === true ? content.split(oldString).join(newString) : content.replace(oldString, () => newString);
-      const written = await workspace.writeFile(file, edited);
+      const written = await mount.writeFile(file, edited);
       return { path, replacements: args.replace_all === true ? occurrences : 1, size_bytes: written.sizeBytes };
     },
   }),
@@ -223,18 +223,18 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       ignore_case: Type.Optional(Type.Boolean()),
       max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' })),
     }),
-    async execute(workspace, args, signal) {
+    async execute(mount, args, signal) {
       const pattern = text(args.pattern, 'pattern');
       const path = typeof args.path === 'string' && args.path !== '' ? args.path : '.';
       // The driver checks the path first (inside the environment, symbolic links included); grep
       // itself does not follow links while it recurses.
-      await confined(workspace, workspace.at(path));
+      await confined(mount, mount.at(path));
       const argv = ['grep', '-r', '-n', '-I', '-E', ...(args.ignore_case === true ? ['-i'] : [])];
       if (typeof args.include === 'string' && args.include) argv.push(`--include=${args.include}`);
       argv.push('--', pattern, path);
-      const result = await workspace.exec({
+      const result = await mount.exec({
         command: argv,
-        cwd: workspace.at('.'),
+        cwd: mount.at('.'),
         timeoutMs: COMMAND_TIMEOUT_DEFAULT_SECONDS * 1000,
         maxOutputBytes: OUTPUT_MAX_BYTES,
         signal,
@@ -260,9 +260,9 @@ const DEFINITIONS: PlatformToolDefinition[] = [
       path: Type.Optional(PATH('The directory to search (default: the mount’s working directory)')),
       max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_RESULTS, description: 'Default 200.' })),
     }),
-    async execute(workspace, args) {
+    async execute(mount, args) {
       const pattern = text(args.pattern, 'pattern');
-      const listed = await workspace.listFiles(workspace.at(args.path), { depth: GLOB_SCAN_DEPTH, limit: GLOB_SCAN_ENTRIES });
+      const listed = await mount.listFiles(mount.at(args.path), { depth: GLOB_SCAN_DEPTH, limit: GLOB_SCAN_ENTRIES });
       const max = bounded(args.max_results, 200, SEARCH_MAX_RESULTS);
       const found = listed.entries.filter((e) => e.kind !== 'directory' && minimatch(e.path, pattern)).map((e) => e.path);
       return { paths: found.slice(0, max), truncated: found.length > max || listed.truncated };
@@ -298,9 +298,9 @@ function environmentTools(context: ToolSourceContext): RunTool[] {
     execution: {
       kind: 'server',
       execute: async (args, call) => {
-        const workspace = await openWorkspace(environments, args);
-        await sync?.ensure(workspace);
-        return definition.execute(workspace, args, call.signal);
+        const mount = await openMount(environments, args);
+        await sync?.ensure(mount);
+        return definition.execute(mount, args, call.signal);
       },
     },
   }));

@@ -1,7 +1,7 @@
 // The tools of the agent's `plugins`: each instance's tools, with the permission its config names
 // (`permission` for all its tools, `permissions` per tool; `inherit` → the agent's default) and the
 // instance's name as namespace (two instances of one plugin are told apart as `<instance>__<tool>`).
-import type { RunOptions } from '../../agents/config-schema.js';
+import type { RunOptions } from '../../features/agents/documents/config-schema.js';
 import { resolvePermission, type PermissionSettings } from './permissions.js';
 import { PLUGIN_TOOLS } from './plugins/registry.js';
 import type { RunTool, ToolSource } from './tool.js';

@@ -5,7 +5,7 @@
 // waiting, failed, cancelled: the executor runs the seal work on its own endings, the worker on errors
 // and cancellations).
 import { posix } from 'node:path';
-import type { RunSkill } from '../../services/run-skills.js';
+import type { RunSkill } from '../../features/runs/run-skills.js';
 import type { RunEnvironments } from '../environment-mounts.js';
 
 export const SKILLS_DIRECTORY = '.skills';

@@ -4,8 +4,8 @@
 // The skills are resolved once per run (its first attempt) and recorded on the run, so later attempts
 // use the same revisions and the run's agent view shows them.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { recordResolvedSkills } from '../../services/run-lifecycle.js';
-import { loadRecordedSkills, recordedForm, resolveRunSkills, type ResolvedSkill, type RunSkill } from '../../services/run-skills.js';
+import { recordResolvedSkills } from '../../features/runs/run-lifecycle.js';
+import { loadRecordedSkills, recordedForm, resolveRunSkills, type ResolvedSkill, type RunSkill } from '../../features/runs/run-skills.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 export const LOAD_SKILL_TOOL = 'load_skill';

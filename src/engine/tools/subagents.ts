@@ -14,13 +14,13 @@ import type { Run } from '../../services/rows.js';
 import type { SubagentMode } from '../agent-config.js';
 import { describeError } from '../attempt-errors.js';
 import type { RunItemState, RunItemStream } from '../items.js';
-import { cancelRun, getRun } from '../../services/runs.js';
-import { streamRunItems, type ItemView } from '../../services/run-items.js';
-import { startSubagentRun } from '../../services/subagent-runs.js';
+import { cancelRun, getRun } from '../../features/runs/runs.js';
+import { streamRunItems, type ItemView } from '../../features/runs/run-items.js';
+import { startSubagentRun } from '../../features/runs/subagent-runs.js';
 import type { CallContext } from '../../services/call-context.js';
 import { resolvePermission } from './permissions.js';
 import type { RunTool, ToolSource } from './tool.js';
-import { readFailure } from '../../services/run-members.js';
+import { readFailure } from '../../features/runs/run-members.js';
 
 export const DELEGATE_TOOL_PREFIX = 'delegate_to_';
 

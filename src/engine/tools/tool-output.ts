@@ -4,7 +4,7 @@
 // `content.result` keeps a preview) and the model gets the first TOOL_OUTPUT_MODEL_PREVIEW characters
 // with a note naming the ref: it reads on with `read_tool_output`, clients with `runItemContent`.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { pageOf, readItemContent } from '../../services/run-item-content.js';
+import { pageOf, readItemContent } from '../../features/runs/run-item-content.js';
 import type { RunTool, ToolSource } from './tool.js';
 
 export const TOOL_OUTPUT_INLINE_BYTES = 16 * 1024;

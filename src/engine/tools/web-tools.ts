@@ -4,13 +4,13 @@
 // pass the run's `allowed_hosts` and the deployment's endpoint policy (every redirect too), pages are
 // read up to a byte limit and their text cut at a character limit, and every call has a time limit.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { runOptionsSchema } from '../../agents/config-schema.js';
+import { runOptionsSchema } from '../../features/agents/documents/config-schema.js';
 import { describeError } from '../attempt-errors.js';
 import { urlRefusal } from '../../lib/host-allowance.js';
 import type { ProviderContext } from '../../providers/index.js';
 import { directFetch } from '../../providers/web/direct-fetch.js';
 import type { WebPage } from '../../providers/web/types.js';
-import { usableWebProvider, type UsableWebProvider } from '../../services/web-providers.js';
+import { usableWebProvider, type UsableWebProvider } from '../../features/tools/web-providers.js';
 import type { ToolsetConfig } from '../agent-config.js';
 import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
 import { readStored } from '../../lib/document-read.js';

@@ -6,16 +6,16 @@
 import type { EnumRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../builder.js';
 import { registerClosedSet } from '../closed-sets.js';
-import { PROVIDER_KINDS } from '../../services/provider-types.js';
+import { PROVIDER_KINDS } from '../../features/models/provider-types.js';
 import { MEDIA_KINDS } from '../../lib/media.js';
 import { PERMISSIONS, ROLES } from '../../services/deps.js';
-import { ENTRY_STATUSES } from '../../services/inbox.js';
-import { DELIVERIES, LINEAGES, TRIGGERS } from '../../services/run-plan.js';
-import { RUN_STATUSES, WAIT_REASONS } from '../../services/run-lifecycle.js';
-import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../services/resume.js';
-import { MEMORY_ACCESS } from '../../agents/config-schema.js';
-import { SKILL_SOURCES } from '../../services/run-skills.js';
-import { ENVIRONMENT_STATUSES } from '../../services/environments.js';
+import { ENTRY_STATUSES } from '../../features/runs/inbox.js';
+import { DELIVERIES, LINEAGES, TRIGGERS } from '../../features/runs/run-plan.js';
+import { RUN_STATUSES, WAIT_REASONS } from '../../features/runs/run-lifecycle.js';
+import { APPROVAL_ACTIONS, CALL_STATUSES } from '../../features/runs/resume.js';
+import { MEMORY_ACCESS } from '../../features/agents/documents/config-schema.js';
+import { SKILL_SOURCES } from '../../features/runs/run-skills.js';
+import { ENVIRONMENT_STATUSES } from '../../features/environments/environments.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
 function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {

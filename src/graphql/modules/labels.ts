@@ -4,7 +4,7 @@
 import type { ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import type { Types } from './common.js';
-import { entriesByKey } from '../../agents/config-document.js';
+import { entriesByKey } from '../../features/agents/documents/config-document.js';
 
 export interface Label {
   key: string;

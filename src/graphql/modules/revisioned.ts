@@ -12,7 +12,7 @@ import { ID_PREFIX } from '../../lib/ids.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
-import { DOCUMENT_DESCRIPTION } from './agent-config.js';
+import { DOCUMENT_DESCRIPTION } from '../../features/agents/graphql/agent-config.js';
 import { capitalize, payloadOf } from './payloads.js';
 import { formatEtag } from '../../lib/etag.js';
 import type { Page } from '../../lib/cursor.js';
@@ -21,7 +21,7 @@ import type { HeadListArgs, HeadRow, PublishResult, RevisionedKind, RevisionRow 
 
 type IfMatch = string | null | undefined;
 
-/** The service functions of one kind (src/services/agents.ts, skills.ts). */
+/** The service functions of one kind (src/features/agents/agents.ts, skills.ts). */
 export interface RevisionedService<H, R> {
   get(call: CallContext, id: string): Promise<H>;
   list(call: CallContext, args: HeadListArgs): Promise<Page<H>>;

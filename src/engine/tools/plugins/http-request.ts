@@ -5,7 +5,7 @@
 // A non-2xx status is a result (the model reads it); an unreachable host, a refused URL or a timeout
 // is an error.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { HTTP_METHODS, HTTP_REQUEST_LIMITS } from '../../../agents/plugins.js';
+import { HTTP_METHODS, HTTP_REQUEST_LIMITS } from '../../../features/agents/documents/plugins.js';
 import { outboundFetch } from '../outbound.js';
 import type { PluginTools } from './types.js';
 

@@ -1,4 +1,4 @@
-// The plugins' tools, by `plugin_key`: the engine half of the plugin catalog (src/agents/plugins.ts
+// The plugins' tools, by `plugin_key`: the engine half of the plugin catalog (src/features/agents/documents/plugins.ts
 // describes each key and validates its config). A new plugin is a catalog entry and a line here.
 import { httpRequestPlugin } from './http-request.js';
 import type { PluginTools } from './types.js';

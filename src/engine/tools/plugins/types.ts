@@ -1,5 +1,5 @@
 // What a plugin implementation is: a function from one configured instance (and the run) to tools.
-import type { RunOptions } from '../../../agents/config-schema.js';
+import type { RunOptions } from '../../../features/agents/documents/config-schema.js';
 import type { Run } from '../../../services/rows.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Deps } from '../../../services/deps.js';

@@ -1,0 +1,78 @@
+// The plugin catalog: every `plugin_key` an agent configuration may name, with the JSON Schema of its
+// `config`. Plugins are server-side tool packs registered in code; their tools are built by the
+// engine (src/engine/tools/plugins/), this module only describes them so that a configuration naming
+// an unknown key or an invalid config is refused when it is written (400 `invalid_argument`).
+// Every plugin's config also takes `permission` and `permissions` (the permission of its tools).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { AnySchema, ValidateFunction } from 'ajv';
+import { invalidArgument, quoteInput } from '../../../lib/errors.js';
+import { PERMISSIONS } from './permission-values.js';
+
+export interface PluginDefinition {
+  key: string;
+  description: string;
+  /** The members of `config` the plugin itself reads (`permission` and `permissions` are added). */
+  configProperties: Record<string, unknown>;
+}
+
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const HTTP_REQUEST_LIMITS = {
+  maxResponseBytes: { default: 1_048_576, max: 4_194_304 },
+  timeoutSeconds: { default: 30, max: 120 },
+  maxRequestBodyBytes: 1_048_576,
+} as const;
+
+export const PLUGINS: readonly PluginDefinition[] = [
+  {
+    key: 'http_request',
+    description:
+      "An `http_request` tool: method, url, headers, body; bounded by the run's `configuration.allowed_hosts` and the endpoint policy, with size and time limits.",
+    configProperties: {
+      description: { type: 'string', maxLength: 2000 },
+      methods: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: HTTP_METHODS } },
+      max_response_bytes: { type: 'integer', minimum: 1, maximum: HTTP_REQUEST_LIMITS.maxResponseBytes.max },
+      timeout_seconds: { type: 'integer', minimum: 1, maximum: HTTP_REQUEST_LIMITS.timeoutSeconds.max },
+    },
+  },
+];
+
+const permission = { enum: PERMISSIONS };
+const ajv = new Ajv2020({ allErrors: false, strict: false });
+const validators = new Map<string, ValidateFunction>(
+  PLUGINS.map((plugin) => [
+    plugin.key,
+    ajv.compile({
+      type: 'object',
+      properties: { ...plugin.configProperties, permission, permissions: { type: 'object', additionalProperties: permission } },
+      additionalProperties: false,
+    } as AnySchema),
+  ]),
+);
+
+export const pluginDefinition = (key: string) => PLUGINS.find((plugin) => plugin.key === key);
+
+/** Refuses an unknown `plugin_key` and a `config` its plugin does not accept, naming the field. */
+export function validatePlugins(plugins: unknown, prefix: string) {
+  if (!Array.isArray(plugins)) return;
+  for (const [index, entry] of plugins.entries()) {
+    const { plugin_key: key, config } = entry as { plugin_key: string; config?: unknown };
+    const validate = validators.get(key);
+    if (!validate)
+      throw invalidArgument(
+        `unknown plugin_key ${quoteInput(key)}; known: ${PLUGINS.map((p) => p.key).join(', ')}`,
+        `${prefix}[${index}].plugin_key`,
+      );
+    if (config !== undefined && !validate(config)) {
+      const error = validate.errors![0]!;
+      const path = error.instancePath
+        .split('/')
+        .slice(1)
+        .concat(error.keyword === 'additionalProperties' ? [String(error.params.additionalProperty)] : [])
+        .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+        .join('');
+      const field = `${prefix}[${index}].config${path}`;
+      const problem = error.keyword === 'additionalProperties' ? 'is not a known field' : (error.message ?? 'is invalid');
+      throw invalidArgument(`${field} ${problem}`, field);
+    }
+  }
+}

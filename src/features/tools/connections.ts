@@ -1,0 +1,294 @@
+// Connections: a workspace's configured servers of a connector provider (MCP servers: streamable
+// HTTP, or a local process over stdio where the deployment allows it). A live resource: changed in
+// place, disabled with `enabled` false, its credential (a bearer token and/or headers) write-only,
+// sealed, replaced or removed by PATCH under the providers' rule, and removed by revoke. Runs reach
+// a connection through `connectionForUse`, which refuses a disabled connection (or provider).
+import type { Connection, Provider } from '../../generated/prisma/client.js';
+import type { Prisma } from '../../db.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { JsonObjectDocument, readDocument } from '../../lib/json-documents.js';
+import { validateLabels } from '../../lib/labels.js';
+import { validateDescription, validateName } from '../../lib/text-fields.js';
+import { providerType, type ProviderType } from '../../providers/index.js';
+import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
+import { REDACTED, recordCreation } from '../audit/audit.js';
+import { inTransaction, type CallContext } from '../../services/call-context.js';
+import { configGeneration, GenerationCache } from '../../services/config-cache.js';
+import type { Deps } from '../../services/deps.js';
+import { requirePermission } from '../access/permissions.js';
+import { checkEndpointPolicy, validateAgainst } from '../models/providers.js';
+import { changeVersioned } from '../../services/versioned.js';
+import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
+import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
+import { inCallersWorkspace } from '../../services/workspace-rows.js';
+
+const RESOURCE_KIND = 'connection';
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+/** Headers the HTTP client sets itself: a credential may not name them. */
+const RESERVED_HEADER = /^(host|content-length|content-type|transfer-encoding|connection|accept|mcp-session-id|mcp-protocol-version)$/i;
+
+export interface ConnectionInput {
+  providerId?: string | null;
+  name?: unknown;
+  description?: unknown;
+  config?: unknown;
+  /** A value replaces, null removes, undefined keeps (PATCH); on create, absent or null: none. */
+  credential?: unknown;
+  labels?: unknown;
+  enabled?: boolean | null;
+}
+
+export interface ConnectionTestResult {
+  status: 'succeeded' | 'failed';
+  message: string | null;
+  toolCount: number | null;
+}
+
+function validateObject(value: unknown, field: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(`${field} must be an object`, field);
+  return value as Record<string, unknown>;
+}
+
+/** A connection's config (checked against its connector type's schema when written; here only as an object). */
+export const connectionConfig = (row: Pick<Connection, 'config'>): JsonObjectDocument =>
+  readDocument(JsonObjectDocument, row.config, 'connections.config');
+
+/** The connector type of a provider, or why it cannot serve connections. */
+function connectorType(provider: Provider): ProviderType {
+  const t = providerType('connector', provider.type);
+  if (!t) throw new AppError('failed_precondition', `connector provider type ${provider.type} is not installed`);
+  return t;
+}
+
+function validateConfig(deps: Deps, t: ProviderType, value: unknown): Record<string, unknown> {
+  const config = validateObject(value ?? {}, 'config');
+  validateAgainst(t.configurationSchema, config, 'config');
+  checkEndpointPolicy(deps, t, config);
+  return config;
+}
+
+function validateCredential(t: ProviderType, value: unknown): Record<string, unknown> {
+  const credential = validateObject(value, 'credential');
+  validateAgainst(t.credentialSchema, credential, 'credential');
+  for (const [name, header] of Object.entries((credential.headers as Record<string, unknown> | undefined) ?? {})) {
+    if (!HEADER_NAME.test(name) || RESERVED_HEADER.test(name))
+      throw invalidArgument(`credential.headers.${name} is not an allowed header name`, `credential.headers.${name}`);
+    if (typeof header !== 'string' || /[\r\n]/.test(header) || header.length > 4096)
+      throw invalidArgument(`credential.headers.${name} must be a single-line string`, `credential.headers.${name}`);
+  }
+  if (typeof credential.bearer_token === 'string' && (credential.bearer_token === '' || /[\r\n]/.test(credential.bearer_token)))
+    throw invalidArgument('credential.bearer_token must be a non-empty single-line string', 'credential.bearer_token');
+  return credential;
+}
+
+async function connectorProvider(call: CallContext, providerId: unknown): Promise<Provider> {
+  if (typeof providerId !== 'string' || !providerId) throw invalidArgument('provider_id is required', 'provider_id');
+  const provider = await call.db.provider.findUnique({ where: { id: providerId } });
+  if (!provider || provider.workspaceId !== call.actor.workspaceId || provider.kind !== 'connector')
+    throw new AppError('not_found', `connector provider ${quoteInput(providerId)} not found`, { field: 'provider_id' });
+  return provider;
+}
+
+export async function getConnection(call: CallContext, id: string): Promise<Connection> {
+  requirePermission(call.actor, 'read');
+  return inCallersWorkspace(call, 'connection', id, await call.db.connection.findUnique({ where: { id } }));
+}
+
+export async function createConnection(call: CallContext, input: ConnectionInput): Promise<Connection> {
+  const { deps, actor } = call;
+  requirePermission(actor, 'write');
+  const name = validateName(input.name);
+  const description = validateDescription(input.description);
+  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  return inTransaction(call, async (bound) => {
+    const provider = await connectorProvider(bound, input.providerId);
+    if (!provider.enabled) throw new AppError('disabled', 'the connector provider is disabled', { field: 'provider_id' });
+    const t = connectorType(provider);
+    const config = validateConfig(deps, t, input.config);
+    const credential = input.credential === undefined || input.credential === null ? null : validateCredential(t, input.credential);
+    const row = await bound.db.connection.create({
+      data: {
+        id: newId('connection'),
+        workspaceId: actor.workspaceId,
+        providerId: provider.id,
+        name,
+        description,
+        labels,
+        config: config as Prisma.InputJsonValue,
+        credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
+        enabled: input.enabled ?? true,
+        createdById: actor.principalId,
+        updatedById: actor.principalId,
+      },
+    });
+    await recordCreation(bound, RESOURCE_KIND, row.id, {
+      provider_id: { from: null, to: provider.id },
+      name: { from: null, to: name },
+      config: { from: null, to: config },
+      ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
+    });
+    return row;
+  });
+}
+
+export async function listConnections(
+  call: CallContext,
+  args: {
+    label?: readonly string[] | null;
+    q?: string | null;
+    enabled?: boolean | null;
+    providerId?: string | null;
+    limit?: number | null;
+    cursor?: string | null;
+  },
+) {
+  requirePermission(call.actor, 'read');
+  const query = listQuery(newestFirst('connections', { search: NAME_AND_DESCRIPTION }), call, args);
+  const rows = await call.db.connection.findMany(
+    query.findArgs({
+      ...(args.enabled != null ? { enabled: args.enabled } : {}),
+      ...(args.providerId ? { providerId: args.providerId } : {}),
+    }),
+  );
+  return query.page(rows);
+}
+
+export async function updateConnection(
+  call: CallContext,
+  id: string,
+  ifMatch: string | null | undefined,
+  patch: ConnectionInput,
+  present: { credential: boolean },
+): Promise<Connection> {
+  const { deps, actor } = call;
+  requirePermission(actor, 'write');
+  return inTransaction(call, async (bound) => {
+    const row = await getConnection(bound, id);
+    if (patch.providerId !== undefined && patch.providerId !== null && patch.providerId !== row.providerId)
+      throw invalidArgument('a connection stays with its provider', 'provider_id');
+    const t = connectorType(await bound.db.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
+    const data: Record<string, unknown> = {};
+    if (patch.name !== undefined) data.name = validateName(patch.name);
+    if (patch.description !== undefined) data.description = validateDescription(patch.description);
+    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
+    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    let configChanged = false;
+    if (patch.config !== undefined) {
+      const config = validateConfig(deps, t, patch.config);
+      data.config = config;
+      configChanged = JSON.stringify(config) !== JSON.stringify(row.config);
+    }
+    // The providers' rule 3: a new endpoint must not inherit a credential meant for the old one, so a
+    // config change while a credential is stored must replace or remove it in the same change.
+    if (configChanged && row.credentialCiphertext && !present.credential)
+      throw invalidArgument(
+        'changing config while a credential is stored needs the credential replaced or removed (null) too',
+        'credential',
+        {
+          missing: ['credential'],
+        },
+      );
+    if (present.credential)
+      data.credentialCiphertext =
+        patch.credential === null || patch.credential === undefined
+          ? null
+          : deps.secrets.encryptJson(validateCredential(t, patch.credential));
+    return changeVersioned({
+      call: bound,
+      delegate: bound.db.connection,
+      row,
+      ifMatch,
+      resourceKind: RESOURCE_KIND,
+      action: 'update',
+      data,
+      secretFields: ['credentialCiphertext'],
+    });
+  });
+}
+
+/** Removes the stored credential (audited as `revoke`); a connection without one is left as it is. If-Match is optional. */
+export async function revokeConnection(call: CallContext, id: string, ifMatch: string | null | undefined): Promise<Connection> {
+  requirePermission(call.actor, 'write');
+  return inTransaction(call, async (bound) => {
+    const row = await getConnection(bound, id);
+    return changeVersioned({
+      call: bound,
+      delegate: bound.db.connection,
+      row,
+      ifMatch,
+      ifMatchRequired: false,
+      resourceKind: RESOURCE_KIND,
+      action: 'revoke',
+      data: { credentialCiphertext: null },
+      secretFields: ['credentialCiphertext'],
+    });
+  });
+}
+
+/** A connection as the engine uses it: its endpoint (configuration and credential) and what it is called. */
+export interface ConnectionForUse {
+  id: string;
+  name: string;
+  version: number;
+  config: Record<string, unknown>;
+  credential: Record<string, unknown> | null;
+  /** Changes with every new credential: part of the key clients are pooled under. */
+  credentialCiphertext: string | null;
+}
+
+const forUseCache = new GenerationCache<{ row: Connection; providerEnabled: boolean } | null>();
+
+/**
+ * For the engine (and the test operation): the connection `id` of `workspaceId` ready to be used —
+ * refused with `not_found` when there is none, `disabled` when it or its provider is disabled.
+ * Read through the configuration cache, so every change (a disable, a revoke) is seen at once.
+ */
+export async function connectionForUse(deps: Deps, workspaceId: string, id: string): Promise<ConnectionForUse> {
+  let found = forUseCache.get(id);
+  if (found === undefined) {
+    const generation = configGeneration();
+    const row = await deps.db.connection.findUnique({ where: { id } });
+    const provider = row && (await deps.db.provider.findUnique({ where: { id: row.providerId }, select: { enabled: true } }));
+    found = row ? { row, providerEnabled: provider?.enabled ?? false } : null;
+    forUseCache.set(id, found, generation);
+  }
+  if (!found || found.row.workspaceId !== workspaceId) throw notFound('connection', id);
+  const { row } = found;
+  if (!row.enabled) throw new AppError('disabled', `the connection "${row.name}" (${row.id}) is disabled`);
+  if (!found.providerEnabled)
+    throw new AppError('disabled', `the connector provider of the connection "${row.name}" (${row.id}) is disabled`);
+  if (connectionConfig(row).transport === 'stdio' && !deps.config.allowStdioConnectors)
+    throw new AppError('failed_precondition', `the connection "${row.name}" runs a local process, which this deployment no longer allows`);
+  return {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    config: connectionConfig(row),
+    credential: row.credentialCiphertext ? deps.secrets.decryptJson<Record<string, unknown>>(row.credentialCiphertext) : null,
+    credentialCiphertext: row.credentialCiphertext,
+  };
+}
+
+/** Needs `run`: connects, lists the server's tools and disconnects. `failed` carries a message without secrets. */
+export async function testConnection(call: CallContext, id: string): Promise<ConnectionTestResult> {
+  requirePermission(call.actor, 'run');
+  await getConnection(call, id);
+  const connection = await connectionForUse(call.deps, call.actor.workspaceId, id);
+  const endpoint: McpEndpoint = { config: connection.config, credential: connection.credential };
+  let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
+  try {
+    client = await connectMcpClient(endpoint);
+    const tools = await listMcpTools(client);
+    return { status: 'succeeded', message: null, toolCount: tools.length };
+  } catch (error) {
+    const message = redactSecrets((error as Error).message, endpoint).slice(0, 500);
+    call.logger.info({ connectionId: id, error: message }, 'connection test failed');
+    return { status: 'failed', message: `the MCP server did not answer: ${message}`, toolCount: null };
+  } finally {
+    await client?.close().catch(() => undefined);
+  }
+}
+
+/** Connections by id for `node(id)` (src/services/nodes.ts). */
+export const loadConnections: NodeRowsLoader<Connection> = (call, ids) => call.db.connection.findMany({ where: idsInWorkspace(call, ids) });

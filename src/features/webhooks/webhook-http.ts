@@ -1,0 +1,80 @@
+// One webhook request on the wire: node:http(s) rather than fetch, because the connection must go
+// through a `lookup` that refuses private addresses (checked on the address actually connected to),
+// and the attempt is bounded as a whole — connecting, sending, the answer and its body — with at
+// most `maxBytes` of the body read before the connection is closed. Redirects are not followed.
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import {
+  guardedLookup,
+  isPrivateAddress,
+  PrivateTargetError,
+  privateTargetAllowed,
+  type PrivateTargetAllowance,
+} from '../../lib/private-addresses.js';
+
+export class AttemptTimeoutError extends Error {
+  override name = 'AttemptTimeoutError';
+}
+
+export interface WebhookAnswer {
+  status: number;
+  body: string;
+}
+
+/** Refuses a URL whose host is a private address literal (or `localhost`) the deployment does not allow. */
+export function privateTargetRefusal(url: URL, allowance: PrivateTargetAllowance): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (privateTargetAllowed(allowance, host)) return null;
+  if ((isIP(host) && isPrivateAddress(host)) || /^localhost\.?$/i.test(host) || /\.localhost\.?$/i.test(host))
+    return `${url.host} is a private or loopback address, which this deployment does not allow as a webhook target (WEBHOOK_ALLOW_PRIVATE_TARGETS)`;
+  return null;
+}
+
+export function postWebhook(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; maxBytes: number; allowance: PrivateTargetAllowance },
+): Promise<WebhookAnswer> {
+  const refusal = privateTargetRefusal(url, options.allowance);
+  if (refusal) return Promise.reject(new PrivateTargetError(refusal));
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const done = (error: Error | null, answer?: WebhookAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      request.destroy();
+      if (error) reject(error);
+      else resolve(answer!);
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup(options.allowance) as never,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () =>
+          done(null, { status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, options.maxBytes).toString('utf8') });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          // Enough read: the rest is not waited for (the connection is closed).
+          if (size >= options.maxBytes) finish();
+        });
+        response.on('end', finish);
+        response.on('error', (error) => done(error));
+        response.on('close', finish);
+      },
+    );
+    const timer = setTimeout(() => done(new AttemptTimeoutError(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on('error', (error) => done(error));
+    request.end(body);
+  });
+}
