@@ -91,6 +91,8 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   for (const [key, field] of modelRefs) if (!models.has(key)) throw missing('model', key, field);
 
   await checkSkillReferences(call, config, prefix);
+  /** The query arguments that find which of the ids are rows of the caller's workspace. */
+  const idsInWorkspace = (ids: string[]) => ({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }) as const;
   const checkIds = async (
     ids: string[],
     field: (index: number) => string,
@@ -103,27 +105,30 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
       if (!found.has(id)) throw missing(kind, id, field(index));
     });
   };
-  const connections = ((config.connection_tools as { connection_id: string }[] | undefined) ?? []).map((c) => c.connection_id);
-  await checkIds(
-    connections,
-    (i) => `${prefix}.connection_tools[${i}].connection_id`,
-    'connection',
-    (ids) => db.connection.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
-  );
-  const memories = ((config.memory_mounts as { memory_id: string }[] | undefined) ?? []).map((m) => m.memory_id);
-  await checkIds(
-    memories,
-    (i) => `${prefix}.memory_mounts[${i}].memory_id`,
-    'memory',
-    (ids) => db.memory.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
-  );
+  /** Checks the id each entry of a list of the configuration names (`<list>[i].<idKey>`). */
+  const checkListedIds = (
+    list: 'connection_tools' | 'memory_mounts',
+    idKey: string,
+    kind: string,
+    query: (ids: string[]) => Promise<{ id: string }[]>,
+  ) => {
+    const entries = (config[list] as unknown as Record<string, string>[] | undefined) ?? [];
+    return checkIds(
+      entries.map((entry) => entry[idKey]!),
+      (i) => `${prefix}.${list}[${i}].${idKey}`,
+      kind,
+      query,
+    );
+  };
+  await checkListedIds('connection_tools', 'connection_id', 'connection', (ids) => db.connection.findMany(idsInWorkspace(ids)));
+  await checkListedIds('memory_mounts', 'memory_id', 'memory', (ids) => db.memory.findMany(idsInWorkspace(ids)));
   const template = config.default_environment_template_id as string | undefined;
   if (template) {
     await checkIds(
       [template],
       () => `${prefix}.default_environment_template_id`,
       'environment template',
-      (ids) => db.environmentTemplate.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+      (ids) => db.environmentTemplate.findMany(idsInWorkspace(ids)),
     );
   }
   // Subagents: agents of the workspace (another workspace's agent is not found), and a named
@@ -133,7 +138,7 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
     subagents.map(([, subagent]) => subagent.agent_id),
     (i) => `${prefix}.subagents.${subagents[i]![0]}.agent_id`,
     'agent',
-    (ids) => db.agent.findMany({ where: { workspaceId: ws, id: { in: ids } }, select: { id: true } }),
+    (ids) => db.agent.findMany(idsInWorkspace(ids)),
   );
   const pinned = subagents.filter(([, subagent]) => subagent.revision_id);
   // A subagent's overrides name workspace resources too (a model, memories, nested subagents…). Their

@@ -4,7 +4,7 @@ import { invalidArgument } from '../../lib/errors.js';
 import { validateTitle } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { validateLabels } from '../../lib/labels.js';
-import { recordAudit, recordCreation } from '../audit/audit.js';
+import { recordCreation } from '../audit/audit.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
@@ -41,12 +41,7 @@ export async function createSessionRow(call: CallContext, input: { title?: unkno
       updatedById: call.actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: 'session',
-    resourceId: session.id,
-    version: 1,
-  });
+  await recordCreation(call, 'session', session.id, {});
   return session;
 }
 

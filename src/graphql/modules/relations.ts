@@ -82,3 +82,12 @@ export function relation<P, T>(parent: ObjectRef<Types, P>, name: string, option
         }),
   );
 }
+
+/** Nullable relations of `parent` to rows of one `type`, declared as a table: field name → [its reference, its description]. */
+export function nullableRelations<P, T>(
+  parent: ObjectRef<Types, P>,
+  type: ObjectRef<Types, T> | InterfaceRef<Types, T>,
+  fields: Record<string, [id: (parent: P) => string | null, description: string]>,
+): void {
+  for (const [name, [id, description]] of Object.entries(fields)) relation(parent, name, { type, nullable: true, id, description });
+}

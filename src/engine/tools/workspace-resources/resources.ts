@@ -42,6 +42,15 @@ const skillSummary = (skill: Skill) => ({
   archived: skill.archivedAt !== null,
 });
 
+/** The fields a connection, memory or environment template is listed with first, in this order. */
+const providedResourceSummary = (row: Pick<Memory, 'id' | 'name' | 'description' | 'labels' | 'providerId'>) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  labels: row.labels,
+  provider_id: row.providerId,
+});
+
 /** Where a connection points, without anything that may carry a secret (user info, query, fragment). */
 function connectionServer(config: Record<string, unknown>): { transport: string; server: string | null } {
   const transport = typeof config.transport === 'string' ? config.transport : 'streamable_http';
@@ -127,11 +136,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     async execute(call, args) {
       const page = await listConnections(call, enabledListArgs(args));
       return providerPage(call, 'connections', page, (connection: Connection, provider) => ({
-        id: connection.id,
-        name: connection.name,
-        description: connection.description,
-        labels: connection.labels,
-        provider_id: connection.providerId,
+        ...providedResourceSummary(connection),
         provider_type: provider?.type ?? null,
         ...connectionServer(connectionConfig(connection)),
         enabled: connection.enabled,
@@ -148,11 +153,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     inputSchema: objectSchema(LIST_PROPERTIES),
     async execute(call, args) {
       return pageResult('memories', await listMemories(call, listArgs(args)), (memory: Memory) => ({
-        id: memory.id,
-        name: memory.name,
-        description: memory.description,
-        labels: memory.labels,
-        provider_id: memory.providerId,
+        ...providedResourceSummary(memory),
         enabled: memory.enabled,
       }));
     },
@@ -168,11 +169,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     async execute(call, args) {
       const page = await listEnvironmentTemplates(call, enabledListArgs(args));
       return providerPage(call, 'environment_templates', page, (template: EnvironmentTemplate, provider) => ({
-        id: template.id,
-        name: template.name,
-        description: template.description,
-        labels: template.labels,
-        provider_id: template.providerId,
+        ...providedResourceSummary(template),
         provider_type: provider?.type ?? null,
         enabled: template.enabled,
       }));

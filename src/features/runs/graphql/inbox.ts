@@ -26,7 +26,7 @@ import { FailureRef } from './run-members.js';
 import { DOCUMENT_DESCRIPTION, RunOptionsRef } from '../../agents/graphql/agent-config.js';
 import { runOptionsSchema } from '../../agents/documents/config-schema.js';
 import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, storedValue } from '../../../graphql/modules/enums.js';
-import { relation } from '../../../graphql/modules/relations.js';
+import { nullableRelations } from '../../../graphql/modules/relations.js';
 import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from '../../../graphql/modules/list-relations.js';
 import { threadInboxPages } from '../../../services/relation-pages.js';
 import { readStored } from '../../../lib/document-read.js';
@@ -191,17 +191,9 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-relation(InboxEntryRef, 'assignedRun', {
-  type: RunRef,
-  nullable: true,
-  id: (entry) => entry.assignedRunId,
-  description: 'the run the entry was assigned to (assignedRunId); null while it waits in the queue',
-});
-relation(InboxEntryRef, 'childRun', {
-  type: RunRef,
-  nullable: true,
-  id: (entry) => entry.childRunId,
-  description: "the latest subagent run the entry's run started (childRunId); null when it delegated nothing",
+nullableRelations(InboxEntryRef, RunRef, {
+  assignedRun: [(entry) => entry.assignedRunId, 'the run the entry was assigned to (assignedRunId); null while it waits in the queue'],
+  childRun: [(entry) => entry.childRunId, "the latest subagent run the entry's run started (childRunId); null when it delegated nothing"],
 });
 
 builder.objectField(ThreadRef, 'inbox', (t) =>

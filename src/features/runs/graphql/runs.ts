@@ -28,7 +28,7 @@ import {
   WaitReasonEnum,
   storedValue,
 } from '../../../graphql/modules/enums.js';
-import { relation } from '../../../graphql/modules/relations.js';
+import { nullableRelations, relation } from '../../../graphql/modules/relations.js';
 import { childConnection } from '../../../graphql/modules/list-relations.js';
 import { SessionRef } from '../../threads/graphql/sessions.js';
 import { ThreadRef } from '../../threads/graphql/threads.js';
@@ -282,29 +282,19 @@ relation(RunRef, 'revision', {
 });
 relation(RunRef, 'thread', { type: ThreadRef, id: (run) => run.threadId, description: 'the thread the run belongs to (threadId)' });
 relation(RunRef, 'session', { type: SessionRef, id: (run) => run.sessionId, description: "the session of the run's thread (sessionId)" });
-relation(RunRef, 'parent', {
-  type: RunRef,
-  nullable: true,
-  id: (run) => run.parentRunId,
-  description: 'the run this one resumes, was forked from, or was delegated by as a subagent (parentRunId); null for a root run',
+nullableRelations(RunRef, RunRef, {
+  parent: [
+    (run) => run.parentRunId,
+    'the run this one resumes, was forked from, or was delegated by as a subagent (parentRunId); null for a root run',
+  ],
+  resumedBy: [(run) => run.resumedById, 'the successor run that answered this waiting run (resumedById); null until it is resumed'],
 });
-relation(RunRef, 'resumedBy', {
-  type: RunRef,
-  nullable: true,
-  id: (run) => run.resumedById,
-  description: 'the successor run that answered this waiting run (resumedById); null until it is resumed',
-});
-relation(ThreadRef, 'currentRun', {
-  type: RunRef,
-  nullable: true,
-  id: (thread) => thread.currentRunId,
-  description: 'the run working on the thread now (currentRunId); null when none is',
-});
-relation(ThreadRef, 'originRun', {
-  type: RunRef,
-  nullable: true,
-  id: (thread) => thread.originRunId,
-  description: 'the run the thread was forked from, or whose subagent call opened it (originRunId); null for a new thread',
+nullableRelations(ThreadRef, RunRef, {
+  currentRun: [(thread) => thread.currentRunId, 'the run working on the thread now (currentRunId); null when none is'],
+  originRun: [
+    (thread) => thread.originRunId,
+    'the run the thread was forked from, or whose subagent call opened it (originRunId); null for a new thread',
+  ],
 });
 
 childConnection(ThreadRef, 'runs', {
