@@ -8,7 +8,7 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/error
 import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { validateLabels } from '../../lib/labels.js';
-import { recordAudit, recordCreation } from '../audit/audit.js';
+import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
@@ -54,12 +54,7 @@ async function builtinProvider(call: CallContext) {
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: 'memory_provider',
-    resourceId: created.id,
-    version: 1,
-  });
+  await recordCreation(call, 'memory_provider', created.id, {});
   return created;
 }
 
