@@ -11,6 +11,7 @@ import { isOffered, providerType, type ProviderType } from '../../providers/inde
 import { deviceBridgeOf } from '../../providers/device-bridge.js';
 import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
+import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { validateAgainst } from '../models/providers.js';
 import { changeVersioned } from '../../services/versioned.js';
@@ -127,11 +128,7 @@ export async function updateEnvironmentTemplate(
   requirePermission(actor, 'write');
   return inTransaction(call, async (bound) => {
     const row = await getEnvironmentTemplate(bound, id);
-    const data: Record<string, unknown> = {};
-    if (patch.name !== undefined) data.name = validateName(patch.name);
-    if (patch.description !== undefined) data.description = validateDescription(patch.description);
-    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    const data = namedPatchData(patch);
     // A new provider or config is checked against the (new) provider's type; a config kept while the
     // provider changes must suit the new type too.
     if ((patch.providerId !== undefined && patch.providerId !== null) || patch.config !== undefined) {

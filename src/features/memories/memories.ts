@@ -8,8 +8,9 @@ import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/error
 import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { validateLabels } from '../../lib/labels.js';
-import { recordAudit, recordCreation } from '../audit/audit.js';
+import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
+import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { providerForUse } from '../models/providers.js';
@@ -53,12 +54,7 @@ async function builtinProvider(call: CallContext) {
       updatedById: actor.principalId,
     },
   });
-  await recordAudit(call, {
-    action: 'create',
-    resourceKind: 'memory_provider',
-    resourceId: created.id,
-    version: 1,
-  });
+  await recordCreation(call, 'memory_provider', created.id, {});
   return created;
 }
 
@@ -129,11 +125,7 @@ export async function updateMemory(call: CallContext, id: string, ifMatch: strin
   return inTransaction(call, async (bound) => {
     const tx = bound.db;
     const row = await getMemory(bound, id);
-    const data: Record<string, unknown> = {};
-    if (patch.name !== undefined) data.name = validateName(patch.name);
-    if (patch.description !== undefined) data.description = validateDescription(patch.description);
-    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    const data = namedPatchData(patch);
     if (patch.providerId !== undefined && patch.providerId !== row.providerId)
       throw invalidArgument('a memory stays with its provider', 'provider_id');
     if (patch.embeddingModel !== undefined) {

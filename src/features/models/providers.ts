@@ -24,6 +24,7 @@ import {
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import type { Deps } from '../../services/deps.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
+import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
@@ -253,13 +254,7 @@ export async function updateProvider(
     const row = await getProvider(bound, kind, id);
     const t = providerType(kind, row.type);
     if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is no longer installed`);
-    const data: Record<string, unknown> = {};
-    if (patch.name !== undefined) {
-      data.name = validateName(patch.name);
-    }
-    if (patch.description !== undefined) data.description = validateDescription(patch.description);
-    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    const data = namedPatchData(patch);
     let configChanged = false;
     if (patch.config !== undefined) {
       const config = validateObject(patch.config, 'config');

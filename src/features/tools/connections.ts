@@ -14,6 +14,7 @@ import { providerType, type ProviderType } from '../../providers/index.js';
 import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
+import { namedPatchData } from '../../services/named-patch.js';
 import { configGeneration, GenerationCache } from '../../services/config-cache.js';
 import type { Deps } from '../../services/deps.js';
 import { requirePermission } from '../access/permissions.js';
@@ -168,11 +169,7 @@ export async function updateConnection(
     if (patch.providerId !== undefined && patch.providerId !== null && patch.providerId !== row.providerId)
       throw invalidArgument('a connection stays with its provider', 'provider_id');
     const t = connectorType(await bound.db.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
-    const data: Record<string, unknown> = {};
-    if (patch.name !== undefined) data.name = validateName(patch.name);
-    if (patch.description !== undefined) data.description = validateDescription(patch.description);
-    if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
-    if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
+    const data = namedPatchData(patch);
     let configChanged = false;
     if (patch.config !== undefined) {
       const config = validateConfig(deps, t, patch.config);

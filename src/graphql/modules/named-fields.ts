@@ -38,3 +38,25 @@ export function withNamedResourceFields<T extends NamedRow & { workspaceId: stri
 export function nameAndLabelInputs(t: InputFieldBuilder<Types, 'InputObject'>) {
   return { name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }) };
 }
+
+interface ConfiguredRow {
+  config: unknown;
+  enabled: boolean;
+  credentialCiphertext: string | null;
+}
+
+/**
+ * The `config`, `enabled` and `credentialConfigured` fields of a resource holding a configuration
+ * and a write-only credential (providers, connections): the credential itself is never shown, only
+ * whether one is stored.
+ */
+export function withConfigAndCredential<T extends ConfiguredRow>(ref: ObjectRef<Types, T>): void {
+  builder.objectFields(ref as unknown as ObjectRef<Types, ConfiguredRow>, (t) => ({
+    config: t.expose('config', { type: 'JSON' }),
+    enabled: t.exposeBoolean('enabled'),
+    credentialConfigured: t.boolean({
+      description: 'the credential itself is never returned',
+      resolve: (row) => row.credentialCiphertext !== null,
+    }),
+  }));
+}

@@ -4,7 +4,7 @@ import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery } from '../../../graphql/modules/query-fields.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
-import { nameAndLabelInputs, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
+import { nameAndLabelInputs, withConfigAndCredential, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
 import { ID_PREFIX } from '../../../lib/ids.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
@@ -26,12 +26,6 @@ export const ProviderRef = builder.prismaObject('Provider', {
   fields: (t) => ({
     kind: t.field({ type: ProviderKindEnum, resolve: (r) => storedValue(ProviderKindEnum, r.kind) }),
     type: t.exposeString('type'),
-    config: t.expose('config', { type: 'JSON' }),
-    enabled: t.exposeBoolean('enabled'),
-    credentialConfigured: t.boolean({
-      description: 'the credential itself is never returned',
-      resolve: (p) => p.credentialCiphertext !== null,
-    }),
     extraHeadersConfigured: t.boolean({ resolve: (p) => p.extraHeadersCiphertext !== null }),
   }),
 });
@@ -50,6 +44,7 @@ export const ModelRef = builder.prismaObject('Model', {
 
 asNode(ProviderRef, { prefix: ID_PREFIX.provider, load: loadProviders });
 withNamedResourceFields(ProviderRef);
+withConfigAndCredential(ProviderRef);
 withNamedResourceFields(ModelRef);
 // Models have no stored id: their global ids have a shape of their own (services/models.ts).
 asNode(ModelRef, {

@@ -5,7 +5,7 @@ import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { idMutation, resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fields.js';
-import { nameAndLabelInputs, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
+import { nameAndLabelInputs, withConfigAndCredential, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
 import { ID_PREFIX } from '../../../lib/ids.js';
 import { loadConnections } from '../connections.js';
 import {
@@ -22,16 +22,11 @@ const ConnectionRef = builder.prismaObject('Connection', {
   interfaces: [VersionedRef],
   fields: (t) => ({
     providerId: t.exposeString('providerId'),
-    config: t.expose('config', { type: 'JSON' }),
-    enabled: t.exposeBoolean('enabled'),
-    credentialConfigured: t.boolean({
-      description: 'the credential itself is never returned',
-      resolve: (c) => c.credentialCiphertext !== null,
-    }),
   }),
 });
 asNode(ConnectionRef, { prefix: ID_PREFIX.connection, load: loadConnections });
 withNamedResourceFields(ConnectionRef);
+withConfigAndCredential(ConnectionRef);
 
 // Relay's naming: the connection (list) of Connection objects.
 const ConnectionConnection = connectionOf('Connection', ConnectionRef);
