@@ -32,7 +32,15 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
+import {
+  boundedFileRead,
+  messageOfBody,
+  SandboxApiError,
+  sandboxFetch,
+  sandboxIdToDestroy,
+  sandboxJson,
+  vendorProblem,
+} from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
@@ -112,10 +120,7 @@ const pathIn = (instance: EnvironmentInstance, path: string | undefined) => inst
 /** A toolbox problem during work as a driver error; the toolbox address is asked for again next time. */
 function toolboxProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
   forgetToolbox(ctx, instance.instanceId);
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
+  return vendorProblem('the Daytona sandbox', error);
 }
 
 /** One toolbox call answering JSON. */
@@ -218,12 +223,7 @@ async function fileProblem(response: Response, path: string, action: string): Pr
   throw new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${response.status} ${action} ${path}: ${message}`);
 }
 
-function apiProblem(error: unknown): EnvironmentDriverError {
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the Daytona API answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
-}
+const apiProblem = (error: unknown) => vendorProblem('the Daytona API', error);
 
 /** The create request for a template's config. */
 function createBody(environmentId: string, config: Record<string, unknown>, providerConfig: Record<string, unknown>) {
@@ -413,14 +413,9 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
   async destroy(ctx, instance) {
     forgetToolbox(ctx, instance.instanceId);
     try {
-      // An environment whose provisioning failed before the sandbox's id was recorded is named by its
-      // own id: the sandbox Daytona may have made carries the name `wsa-<environment id>`.
-      let sandboxId = instance.instanceId;
-      if (sandboxId.startsWith('env_')) {
-        const found = await getSandbox(ctx, nameOf(sandboxId));
-        if (!found) return;
-        sandboxId = found.id;
-      }
+      // The sandbox Daytona may have made for an environment not yet recorded carries the name `wsa-<environment id>`.
+      const sandboxId = await sandboxIdToDestroy(instance.instanceId, async (id) => (await getSandbox(ctx, nameOf(id)))?.id ?? null);
+      if (!sandboxId) return;
       await daytonaApi(ctx, 'DELETE', `/sandbox/${encodeURIComponent(sandboxId)}`, [200, 204, 404]);
     } catch (error) {
       throw apiProblem(error);

@@ -29,7 +29,7 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { boundedFileRead, SandboxApiError, sandboxFetch, sandboxIdToDestroy, unreachable, vendorProblem } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
@@ -213,12 +213,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
 }
 
 /** A control-plane problem during stop, start or destroy as a driver error. */
-function apiProblem(error: unknown): EnvironmentDriverError {
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the E2B API answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
-}
+const apiProblem = (error: unknown) => vendorProblem('the E2B API', error);
 
 /** The sandbox an environment already has (provisioning is idempotent per environment id), or null. */
 async function findSandbox(ctx: EnvironmentDriverContext, environmentId: string, signal?: AbortSignal): Promise<E2bSandbox | null> {
@@ -403,14 +398,9 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
   async destroy(ctx, instance) {
     forgetAccess(ctx, instance.instanceId);
     try {
-      // An environment whose provisioning failed before the sandbox's id was recorded is named by
-      // its own id: the sandbox E2B may still have made is found by its metadata.
-      let sandboxId = instance.instanceId;
-      if (sandboxId.startsWith('env_')) {
-        const found = await findSandbox(ctx, sandboxId);
-        if (!found) return;
-        sandboxId = found.sandboxID;
-      }
+      // The sandbox E2B may have made for an environment not yet recorded is found by its metadata.
+      const sandboxId = await sandboxIdToDestroy(instance.instanceId, async (id) => (await findSandbox(ctx, id))?.sandboxID ?? null);
+      if (!sandboxId) return;
       await e2bApi(ctx, 'DELETE', `/sandboxes/${encodeURIComponent(sandboxId)}`, [204, 404]);
     } catch (error) {
       throw apiProblem(error);

@@ -51,6 +51,29 @@ export function unreachable(service: string, error: unknown): EnvironmentDriverE
   return new EnvironmentDriverError('unavailable', `could not reach ${service}: ${reason}`);
 }
 
+/**
+ * An error met while working with a vendor (`who`: "the E2B API", "the Daytona sandbox") as a driver
+ * error: a driver error stays as it is, an unexpected status names the vendor, anything else is `unavailable`.
+ */
+export function vendorProblem(who: string, error: unknown): EnvironmentDriverError {
+  if (error instanceof EnvironmentDriverError) return error;
+  if (error instanceof SandboxApiError)
+    return new EnvironmentDriverError('unavailable', `${who} answered ${error.status}: ${error.message}`);
+  return new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/**
+ * The id of the vendor's sandbox to destroy. An environment whose provisioning failed before the
+ * sandbox's id was recorded is named by its own id (`env_…`): `find` looks for the sandbox the vendor
+ * may still have made for it (null: there is none, nothing to destroy).
+ */
+export async function sandboxIdToDestroy(
+  instanceId: string,
+  find: (environmentId: string) => Promise<string | null>,
+): Promise<string | null> {
+  return instanceId.startsWith('env_') ? find(instanceId) : instanceId;
+}
+
 /** Sends a request; answers the response whatever its status (the caller decides), or throws `unavailable`. */
 export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
   const timeout = AbortSignal.timeout(req.timeoutMs ?? SANDBOX_HTTP_TIMEOUT_MS);
