@@ -23,7 +23,7 @@ import {
 import { workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
-import { envMember, imageMember, workingDirectoryMember } from './template-schema.js';
+import { imageTemplateSchema } from './template-schema.js';
 
 export const FLY_DEFAULT_WORKING_DIRECTORY = '/workspace';
 /** API calls other than a command's exec give up after this long. */
@@ -224,16 +224,13 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
 };
 
 // The template's config. Unknown members are refused.
-const flyEnvironmentSchema: JsonSchema = {
-  type: 'object',
-  required: ['image'],
-  additionalProperties: false,
-  properties: {
-    image: imageMember('the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>'),
-    working_directory: workingDirectoryMember(
-      'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
-    ),
-    env: envMember('environment variables of the machine and every command'),
+const flyEnvironmentSchema: JsonSchema = imageTemplateSchema(
+  {
+    image: 'the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>',
+    workingDirectory: 'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
+    env: 'environment variables of the machine and every command',
+  },
+  {
     cpu_kind: { description: 'shared (default) or performance', enum: ['shared', 'performance'] },
     cpus: { description: 'CPUs of the machine (default 1)', minimum: 1, maximum: 16, type: 'integer' },
     memory_mb: { description: 'memory of the machine in MiB (default 256)', minimum: 256, maximum: 131072, type: 'integer' },
@@ -243,7 +240,7 @@ const flyEnvironmentSchema: JsonSchema = {
       type: 'string',
     },
   },
-};
+);
 
 registerProviderType({
   kind: 'environment',
