@@ -31,16 +31,8 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
-import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import {
-  boundedFileRead,
-  messageOfBody,
-  SandboxApiError,
-  sandboxFetch,
-  sandboxIdToDestroy,
-  sandboxJson,
-  vendorProblem,
-} from './sandbox-http.js';
+import { breadthFirst, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson, vendorProblem } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
@@ -414,7 +406,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     forgetToolbox(ctx, instance.instanceId);
     try {
       // The sandbox Daytona may have made for an environment not yet recorded carries the name `wsa-<environment id>`.
-      const sandboxId = await sandboxIdToDestroy(instance.instanceId, async (id) => (await getSandbox(ctx, nameOf(id)))?.id ?? null);
+      const sandboxId = await vendorIdOf(instance.instanceId, async (id) => (await getSandbox(ctx, nameOf(id)))?.id ?? null);
       if (!sandboxId) return;
       await daytonaApi(ctx, 'DELETE', `/sandbox/${encodeURIComponent(sandboxId)}`, [200, 204, 404]);
     } catch (error) {

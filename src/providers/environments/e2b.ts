@@ -28,8 +28,8 @@ import {
 } from './e2b-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
-import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, SandboxApiError, sandboxFetch, sandboxIdToDestroy, unreachable, vendorProblem } from './sandbox-http.js';
+import { breadthFirst, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { boundedFileRead, SandboxApiError, sandboxFetch, unreachable, vendorProblem } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
@@ -399,7 +399,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
     forgetAccess(ctx, instance.instanceId);
     try {
       // The sandbox E2B may have made for an environment not yet recorded is found by its metadata.
-      const sandboxId = await sandboxIdToDestroy(instance.instanceId, async (id) => (await findSandbox(ctx, id))?.sandboxID ?? null);
+      const sandboxId = await vendorIdOf(instance.instanceId, async (id) => (await findSandbox(ctx, id))?.sandboxID ?? null);
       if (!sandboxId) return;
       await e2bApi(ctx, 'DELETE', `/sandboxes/${encodeURIComponent(sandboxId)}`, [204, 404]);
     } catch (error) {

@@ -20,7 +20,7 @@ import {
   type FlyMachine,
   type FlyTarget,
 } from './fly-machines.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
 import { imageTemplateSchema } from './template-schema.js';
@@ -67,9 +67,10 @@ function apiProblem(error: unknown): never {
  * the machine's id was recorded (the service then passes the environment's id) — the one named for it.
  */
 async function machineIdOf(target: FlyTarget, instance: EnvironmentInstance): Promise<string | null> {
-  if (!instance.instanceId.startsWith('env_')) return instance.instanceId;
-  const machines = await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS });
-  return (machines ?? []).find((m) => m.name === machineName(instance.instanceId))?.id ?? null;
+  return vendorIdOf(instance.instanceId, async (environmentId) => {
+    const machines = await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS });
+    return (machines ?? []).find((m) => m.name === machineName(environmentId))?.id ?? null;
+  });
 }
 
 /** Waits (in calls of at most a minute: the API answers 408 when the state did not come) until the machine is in `state`. */

@@ -62,18 +62,6 @@ export function vendorProblem(who: string, error: unknown): EnvironmentDriverErr
   return new EnvironmentDriverError('unavailable', (error as Error).message);
 }
 
-/**
- * The id of the vendor's sandbox to destroy. An environment whose provisioning failed before the
- * sandbox's id was recorded is named by its own id (`env_…`): `find` looks for the sandbox the vendor
- * may still have made for it (null: there is none, nothing to destroy).
- */
-export async function sandboxIdToDestroy(
-  instanceId: string,
-  find: (environmentId: string) => Promise<string | null>,
-): Promise<string | null> {
-  return instanceId.startsWith('env_') ? find(instanceId) : instanceId;
-}
-
 /** Sends a request; answers the response whatever its status (the caller decides), or throws `unavailable`. */
 export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
   const timeout = AbortSignal.timeout(req.timeoutMs ?? SANDBOX_HTTP_TIMEOUT_MS);
