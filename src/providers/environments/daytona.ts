@@ -32,7 +32,15 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
 import { breadthFirst, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson, vendorProblem } from './sandbox-http.js';
+import {
+  boundedFileRead,
+  controlPlaneWork,
+  messageOfBody,
+  SandboxApiError,
+  sandboxFetch,
+  sandboxJson,
+  vendorProblem,
+} from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
@@ -215,7 +223,9 @@ async function fileProblem(response: Response, path: string, action: string): Pr
   throw new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${response.status} ${action} ${path}: ${message}`);
 }
 
-const apiProblem = (error: unknown) => vendorProblem('the Daytona API', error);
+/** Stop, start or destroy work through Daytona's API (the toolbox address is asked for again next time). */
+const controlPlane = <T>(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, work: () => Promise<T>) =>
+  controlPlaneWork('the Daytona API', () => forgetToolbox(ctx, instance.instanceId), work);
 
 /** The create request for a template's config. */
 function createBody(environmentId: string, config: Record<string, unknown>, providerConfig: Record<string, unknown>) {
@@ -377,41 +387,32 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     return breadthFirst(all, options.limit, truncated);
   },
   async stop(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       const sandbox = await getSandbox(ctx, instance.instanceId);
       // Gone, or stopped already: nothing runs in it.
       if (!sandbox || ['stopped', 'archived', 'destroyed', 'destroying'].includes(sandbox.state ?? '')) return;
       await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/stop`, [200, 201]);
       await waitForState(ctx, sandbox.id, ['stopped', 'archived', 'destroyed']);
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
   async start(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       const sandbox = await getSandbox(ctx, instance.instanceId);
       if (!sandbox) throw new EnvironmentDriverError('unavailable', `the Daytona sandbox ${instance.instanceId} no longer exists`);
       if (sandbox.state !== 'started') {
         await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/start`, [200, 201]);
         await waitForState(ctx, sandbox.id, ['started']);
       }
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
     return instance;
   },
   async destroy(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       // The sandbox Daytona may have made for an environment not yet recorded carries the name `wsa-<environment id>`.
       const sandboxId = await vendorIdOf(instance.instanceId, async (id) => (await getSandbox(ctx, nameOf(id)))?.id ?? null);
       if (!sandboxId) return;
       await daytonaApi(ctx, 'DELETE', `/sandbox/${encodeURIComponent(sandboxId)}`, [200, 204, 404]);
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
 };
 

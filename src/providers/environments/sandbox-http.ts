@@ -62,6 +62,20 @@ export function vendorProblem(who: string, error: unknown): EnvironmentDriverErr
   return new EnvironmentDriverError('unavailable', (error as Error).message);
 }
 
+/**
+ * Stop, start or destroy work on a vendor's control plane for one instance: `forget` first drops the
+ * instance's cached daemon address (it is asked for again next time), and a problem becomes a driver
+ * error naming the API (`api`, as vendorProblem).
+ */
+export async function controlPlaneWork<T>(api: string, forget: () => void, work: () => Promise<T>): Promise<T> {
+  forget();
+  try {
+    return await work();
+  } catch (error) {
+    throw vendorProblem(api, error);
+  }
+}
+
 /** Sends a request; answers the response whatever its status (the caller decides), or throws `unavailable`. */
 export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
   const timeout = AbortSignal.timeout(req.timeoutMs ?? SANDBOX_HTTP_TIMEOUT_MS);
