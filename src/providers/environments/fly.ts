@@ -20,7 +20,7 @@ import {
   type FlyMachine,
   type FlyTarget,
 } from './fly-machines.js';
-import { vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { imageOf, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
 import { imageTemplateSchema } from './template-schema.js';
@@ -124,8 +124,7 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
     const config = request.config;
-    const image = typeof config.image === 'string' ? config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(config);
     const workingDirectory = workingDirectoryOf(config, FLY_DEFAULT_WORKING_DIRECTORY);
     const name = machineName(request.environmentId);
     const region = (config.region as string | undefined) ?? (ctx.providerConfig.region as string | undefined);

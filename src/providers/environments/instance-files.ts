@@ -13,6 +13,13 @@ export function instancePath(base: string, path: string | undefined): string {
   return posix.resolve(base || '/', value || '.');
 }
 
+/** The image a template's config names (the types that start from an image require one). */
+export function imageOf(config: Record<string, unknown>): string {
+  const image = typeof config.image === 'string' ? config.image : '';
+  if (!image) throw new Error('the template names no image');
+  return image;
+}
+
 /**
  * The absolute working directory a template's config names, normalized, or `fallback` when it names
  * none. `place` names the instance in the refusal of a relative path (the container, the sandbox).

@@ -11,7 +11,7 @@ import {
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
 import { execStream, KubeError, kubeCall, KubeUnreachable, type KubeTarget } from './kubernetes-api.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { imageOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
 import { imageTemplateSchema } from './template-schema.js';
@@ -151,8 +151,7 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
     const config = request.config;
-    const image = typeof config.image === 'string' ? config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(config);
     const workingDirectory = workingDirectoryOf(config, KUBERNETES_DEFAULT_WORKING_DIRECTORY);
     const namespace = namespaceOf(ctx);
     const name = podName(request.environmentId);
