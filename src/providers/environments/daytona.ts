@@ -31,7 +31,7 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
-import { breadthFirst, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import {
   boundedFileRead,
   controlPlaneWork,
@@ -310,8 +310,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     }
   },
   async writeFile(ctx, instance, path, content) {
-    const file = pathIn(instance, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const file = fileToWrite(instance.workingDirectory, path);
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const base = await toolboxUrl(ctx, instance.instanceId);

@@ -28,7 +28,7 @@ import {
 } from './e2b-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
-import { breadthFirst, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { boundedFileRead, controlPlaneWork, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
@@ -317,8 +317,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
     }
   },
   async writeFile(ctx, instance, path, content) {
-    const file = pathIn(instance, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const file = fileToWrite(instance.workingDirectory, path);
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const access = await sandboxAccess(ctx, instance.instanceId);

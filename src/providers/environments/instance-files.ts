@@ -13,6 +13,13 @@ export function instancePath(base: string, path: string | undefined): string {
   return posix.resolve(base || '/', value || '.');
 }
 
+/** The file a write goes to: a path inside the instance (as instancePath); the instance's root is not a file. */
+export function fileToWrite(base: string, path: string): string {
+  const file = instancePath(base, path);
+  if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+  return file;
+}
+
 /** The image a template's config names (the types that start from an image require one). */
 export function imageOf(config: Record<string, unknown>): string {
   const image = typeof config.image === 'string' ? config.image : '';
