@@ -8,7 +8,7 @@ import { localEnvironmentDriver } from './environments/local.js';
 import { dockerEnvironmentDriver } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
 import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
-import { envMember, imageMember, workingDirectoryMember } from './environments/template-schema.js';
+import { imageTemplateSchema } from './environments/template-schema.js';
 
 async function dockerPing(ctx: ProviderContext): Promise<ProbeResult> {
   const credential = ctx.credential ?? {};
@@ -33,20 +33,17 @@ async function dockerPing(ctx: ProviderContext): Promise<ProbeResult> {
 }
 // The container engine's template config. Members are ordered so the type's description only grows
 // (the REST golden file compares it member by member).
-const dockerEnvironmentSchema: JsonSchema = {
-  type: 'object',
-  required: ['image'],
-  additionalProperties: false,
-  properties: {
-    image: imageMember('the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20'),
-    working_directory: workingDirectoryMember(
-      'an absolute path inside the container where commands start (default /workspace; created by the engine)',
-    ),
-    env: envMember('environment variables of the container and every command'),
+const dockerEnvironmentSchema: JsonSchema = imageTemplateSchema(
+  {
+    image: 'the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20',
+    workingDirectory: 'an absolute path inside the container where commands start (default /workspace; created by the engine)',
+    env: 'environment variables of the container and every command',
+  },
+  {
     cpu: { description: 'CPUs the container may use (e.g. 1.5)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
     memory_mb: { description: 'memory limit in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
   },
-};
+);
 registerProviderType({
   kind: 'environment',
   type: 'docker',

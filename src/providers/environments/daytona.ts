@@ -31,8 +31,16 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { execResultOf } from './shell-commands.js';
-import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, messageOfBody, SandboxApiError, sandboxFetch, sandboxJson } from './sandbox-http.js';
+import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import {
+  boundedFileRead,
+  controlPlaneWork,
+  messageOfBody,
+  SandboxApiError,
+  sandboxFetch,
+  sandboxJson,
+  vendorProblem,
+} from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
@@ -112,10 +120,7 @@ const pathIn = (instance: EnvironmentInstance, path: string | undefined) => inst
 /** A toolbox problem during work as a driver error; the toolbox address is asked for again next time. */
 function toolboxProblem(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, error: unknown): EnvironmentDriverError {
   forgetToolbox(ctx, instance.instanceId);
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
+  return vendorProblem('the Daytona sandbox', error);
 }
 
 /** One toolbox call answering JSON. */
@@ -218,12 +223,9 @@ async function fileProblem(response: Response, path: string, action: string): Pr
   throw new EnvironmentDriverError('unavailable', `the Daytona sandbox answered ${response.status} ${action} ${path}: ${message}`);
 }
 
-function apiProblem(error: unknown): EnvironmentDriverError {
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the Daytona API answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
-}
+/** Stop, start or destroy work through Daytona's API (the toolbox address is asked for again next time). */
+const controlPlane = <T>(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, work: () => Promise<T>) =>
+  controlPlaneWork('the Daytona API', () => forgetToolbox(ctx, instance.instanceId), work);
 
 /** The create request for a template's config. */
 function createBody(environmentId: string, config: Record<string, unknown>, providerConfig: Record<string, unknown>) {
@@ -308,8 +310,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     }
   },
   async writeFile(ctx, instance, path, content) {
-    const file = pathIn(instance, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const file = fileToWrite(instance.workingDirectory, path);
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const base = await toolboxUrl(ctx, instance.instanceId);
@@ -385,46 +386,32 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
     return breadthFirst(all, options.limit, truncated);
   },
   async stop(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       const sandbox = await getSandbox(ctx, instance.instanceId);
       // Gone, or stopped already: nothing runs in it.
       if (!sandbox || ['stopped', 'archived', 'destroyed', 'destroying'].includes(sandbox.state ?? '')) return;
       await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/stop`, [200, 201]);
       await waitForState(ctx, sandbox.id, ['stopped', 'archived', 'destroyed']);
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
   async start(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       const sandbox = await getSandbox(ctx, instance.instanceId);
       if (!sandbox) throw new EnvironmentDriverError('unavailable', `the Daytona sandbox ${instance.instanceId} no longer exists`);
       if (sandbox.state !== 'started') {
         await daytonaApi(ctx, 'POST', `/sandbox/${encodeURIComponent(sandbox.id)}/start`, [200, 201]);
         await waitForState(ctx, sandbox.id, ['started']);
       }
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
     return instance;
   },
   async destroy(ctx, instance) {
-    forgetToolbox(ctx, instance.instanceId);
-    try {
-      // An environment whose provisioning failed before the sandbox's id was recorded is named by its
-      // own id: the sandbox Daytona may have made carries the name `wsa-<environment id>`.
-      let sandboxId = instance.instanceId;
-      if (sandboxId.startsWith('env_')) {
-        const found = await getSandbox(ctx, nameOf(sandboxId));
-        if (!found) return;
-        sandboxId = found.id;
-      }
+    await controlPlane(ctx, instance, async () => {
+      // The sandbox Daytona may have made for an environment not yet recorded carries the name `wsa-<environment id>`.
+      const sandboxId = await vendorIdOf(instance.instanceId, async (id) => (await getSandbox(ctx, nameOf(id)))?.id ?? null);
+      if (!sandboxId) return;
       await daytonaApi(ctx, 'DELETE', `/sandbox/${encodeURIComponent(sandboxId)}`, [200, 204, 404]);
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
 };
 

@@ -20,7 +20,7 @@ import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { imageOf, workingDirectoryOf } from './instance-files.js';
 import { execResultOf, IDLE_PROCESS, killTreeCommand, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
 
@@ -277,8 +277,7 @@ async function containerByName(target: EngineEndpoint, name: string): Promise<st
 export const dockerEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = endpointOf(ctx);
-    const image = typeof request.config.image === 'string' ? request.config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(request.config);
     const workingDirectory = workingDirectoryOf(request.config, DEFAULT_CONTAINER_WORKING_DIRECTORY, 'container');
     const name = `wsa-${request.environmentId}`;
     const cpu = typeof request.config.cpu === 'number' ? request.config.cpu : undefined;

@@ -28,8 +28,8 @@ import {
 } from './e2b-api.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
-import { breadthFirst, instancePath, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { boundedFileRead, controlPlaneWork, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
@@ -213,12 +213,9 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
 }
 
 /** A control-plane problem during stop, start or destroy as a driver error. */
-function apiProblem(error: unknown): EnvironmentDriverError {
-  if (error instanceof EnvironmentDriverError) return error;
-  if (error instanceof SandboxApiError)
-    return new EnvironmentDriverError('unavailable', `the E2B API answered ${error.status}: ${error.message}`);
-  return new EnvironmentDriverError('unavailable', (error as Error).message);
-}
+/** Stop, start or destroy work through E2B's API (the sandbox's daemon access is asked for again next time). */
+const controlPlane = <T>(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, work: () => Promise<T>) =>
+  controlPlaneWork('the E2B API', () => forgetAccess(ctx, instance.instanceId), work);
 
 /** The sandbox an environment already has (provisioning is idempotent per environment id), or null. */
 async function findSandbox(ctx: EnvironmentDriverContext, environmentId: string, signal?: AbortSignal): Promise<E2bSandbox | null> {
@@ -320,8 +317,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
     }
   },
   async writeFile(ctx, instance, path, content) {
-    const file = pathIn(instance, path);
-    if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+    const file = fileToWrite(instance.workingDirectory, path);
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const access = await sandboxAccess(ctx, instance.instanceId);
@@ -380,41 +376,29 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
     return breadthFirst(all, options.limit);
   },
   async stop(ctx, instance) {
-    forgetAccess(ctx, instance.instanceId);
-    try {
+    await controlPlane(ctx, instance, async () => {
       // 204 paused; 409 already paused; 404 gone (nothing runs in it either way).
       await e2bApi(ctx, 'POST', `/sandboxes/${encodeURIComponent(instance.instanceId)}/pause`, [204, 404, 409], {});
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
   async start(ctx, instance) {
-    forgetAccess(ctx, instance.instanceId);
-    try {
-      const sandbox = await connectSandbox(ctx, instance.instanceId);
+    await controlPlane(ctx, instance, async () => {
+      const sandbox = await connectSandbox(ctx, instance.instanceId).catch((error: unknown) => {
+        if (error instanceof SandboxApiError && error.status === 404)
+          throw new EnvironmentDriverError('unavailable', `the E2B sandbox ${instance.instanceId} no longer exists`);
+        throw error;
+      });
       if (sandbox?.envdAccessToken !== undefined) rememberAccess(ctx, sandbox);
-    } catch (error) {
-      if (error instanceof SandboxApiError && error.status === 404)
-        throw new EnvironmentDriverError('unavailable', `the E2B sandbox ${instance.instanceId} no longer exists`);
-      throw apiProblem(error);
-    }
+    });
     return instance;
   },
   async destroy(ctx, instance) {
-    forgetAccess(ctx, instance.instanceId);
-    try {
-      // An environment whose provisioning failed before the sandbox's id was recorded is named by
-      // its own id: the sandbox E2B may still have made is found by its metadata.
-      let sandboxId = instance.instanceId;
-      if (sandboxId.startsWith('env_')) {
-        const found = await findSandbox(ctx, sandboxId);
-        if (!found) return;
-        sandboxId = found.sandboxID;
-      }
+    await controlPlane(ctx, instance, async () => {
+      // The sandbox E2B may have made for an environment not yet recorded is found by its metadata.
+      const sandboxId = await vendorIdOf(instance.instanceId, async (id) => (await findSandbox(ctx, id))?.sandboxID ?? null);
+      if (!sandboxId) return;
       await e2bApi(ctx, 'DELETE', `/sandboxes/${encodeURIComponent(sandboxId)}`, [204, 404]);
-    } catch (error) {
-      throw apiProblem(error);
-    }
+    });
   },
 };
 

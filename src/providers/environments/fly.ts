@@ -20,10 +20,10 @@ import {
   type FlyMachine,
   type FlyTarget,
 } from './fly-machines.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { imageOf, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
-import { envMember, imageMember, workingDirectoryMember } from './template-schema.js';
+import { imageTemplateSchema } from './template-schema.js';
 
 export const FLY_DEFAULT_WORKING_DIRECTORY = '/workspace';
 /** API calls other than a command's exec give up after this long. */
@@ -67,9 +67,10 @@ function apiProblem(error: unknown): never {
  * the machine's id was recorded (the service then passes the environment's id) — the one named for it.
  */
 async function machineIdOf(target: FlyTarget, instance: EnvironmentInstance): Promise<string | null> {
-  if (!instance.instanceId.startsWith('env_')) return instance.instanceId;
-  const machines = await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS });
-  return (machines ?? []).find((m) => m.name === machineName(instance.instanceId))?.id ?? null;
+  return vendorIdOf(instance.instanceId, async (environmentId) => {
+    const machines = await flyCall<FlyMachine[]>(target, 'GET', '/machines', { timeoutMs: API_TIMEOUT_MS });
+    return (machines ?? []).find((m) => m.name === machineName(environmentId))?.id ?? null;
+  });
 }
 
 /** Waits (in calls of at most a minute: the API answers 408 when the state did not come) until the machine is in `state`. */
@@ -123,8 +124,7 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
     const config = request.config;
-    const image = typeof config.image === 'string' ? config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(config);
     const workingDirectory = workingDirectoryOf(config, FLY_DEFAULT_WORKING_DIRECTORY);
     const name = machineName(request.environmentId);
     const region = (config.region as string | undefined) ?? (ctx.providerConfig.region as string | undefined);
@@ -224,16 +224,13 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
 };
 
 // The template's config. Unknown members are refused.
-const flyEnvironmentSchema: JsonSchema = {
-  type: 'object',
-  required: ['image'],
-  additionalProperties: false,
-  properties: {
-    image: imageMember('the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>'),
-    working_directory: workingDirectoryMember(
-      'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
-    ),
-    env: envMember('environment variables of the machine and every command'),
+const flyEnvironmentSchema: JsonSchema = imageTemplateSchema(
+  {
+    image: 'the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>',
+    workingDirectory: 'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
+    env: 'environment variables of the machine and every command',
+  },
+  {
     cpu_kind: { description: 'shared (default) or performance', enum: ['shared', 'performance'] },
     cpus: { description: 'CPUs of the machine (default 1)', minimum: 1, maximum: 16, type: 'integer' },
     memory_mb: { description: 'memory of the machine in MiB (default 256)', minimum: 256, maximum: 131072, type: 'integer' },
@@ -243,7 +240,7 @@ const flyEnvironmentSchema: JsonSchema = {
       type: 'string',
     },
   },
-};
+);
 
 registerProviderType({
   kind: 'environment',

@@ -1,5 +1,6 @@
 // What every type that reaches an instance's files by path shares: where a caller's path points
-// inside the instance, the working directory a template names, and the order a listing answers in.
+// inside the instance, the working directory a template names, the order a listing answers in, and
+// the vendor id of an instance whose own id was never recorded.
 // (The `local` and `envd` types confine paths to a directory of a real machine instead: ./local.ts,
 // ../../envd/.)
 import { posix } from 'node:path';
@@ -10,6 +11,20 @@ export function instancePath(base: string, path: string | undefined): string {
   const value = path ?? '.';
   if (value.includes('\0')) throw new EnvironmentDriverError('invalid_path', 'a path cannot contain NUL');
   return posix.resolve(base || '/', value || '.');
+}
+
+/** The file a write goes to: a path inside the instance (as instancePath); the instance's root is not a file. */
+export function fileToWrite(base: string, path: string): string {
+  const file = instancePath(base, path);
+  if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+  return file;
+}
+
+/** The image a template's config names (the types that start from an image require one). */
+export function imageOf(config: Record<string, unknown>): string {
+  const image = typeof config.image === 'string' ? config.image : '';
+  if (!image) throw new Error('the template names no image');
+  return image;
 }
 
 /**
@@ -37,4 +52,13 @@ export function breadthFirst(all: FileEntry[], limit: number, truncated = false)
   const depthOf = (entry: FileEntry) => entry.path.split('/').length;
   all.sort((a, b) => depthOf(a) - depthOf(b) || a.path.localeCompare(b.path));
   return { entries: all.slice(0, limit), truncated: truncated || all.length > limit };
+}
+
+/**
+ * The vendor's id of what an instance names (a sandbox, a machine): its recorded id, or — for an
+ * environment whose provisioning failed before that id was recorded (the service then passes the
+ * environment's own id, `env_…`) — the one `find` finds made for that environment (null: none).
+ */
+export async function vendorIdOf(instanceId: string, find: (environmentId: string) => Promise<string | null>): Promise<string | null> {
+  return instanceId.startsWith('env_') ? find(instanceId) : instanceId;
 }

@@ -11,10 +11,10 @@ import {
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
 import { execStream, KubeError, kubeCall, KubeUnreachable, type KubeTarget } from './kubernetes-api.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { imageOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
-import { envMember, imageMember, workingDirectoryMember } from './template-schema.js';
+import { imageTemplateSchema } from './template-schema.js';
 
 export const KUBERNETES_DEFAULT_WORKING_DIRECTORY = '/workspace';
 const DEFAULT_NAMESPACE = 'default';
@@ -151,8 +151,7 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
     const config = request.config;
-    const image = typeof config.image === 'string' ? config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(config);
     const workingDirectory = workingDirectoryOf(config, KUBERNETES_DEFAULT_WORKING_DIRECTORY);
     const namespace = namespaceOf(ctx);
     const name = podName(request.environmentId);
@@ -220,20 +219,17 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
   },
 };
 
-const kubernetesEnvironmentSchema: JsonSchema = {
-  type: 'object',
-  required: ['image'],
-  additionalProperties: false,
-  properties: {
-    image: imageMember('the image of the pod’s container, e.g. alpine:3.20'),
-    working_directory: workingDirectoryMember(
-      'an absolute path inside the container where commands start (default /workspace; made when the pod starts)',
-    ),
-    env: envMember('environment variables of the container and every command'),
+const kubernetesEnvironmentSchema: JsonSchema = imageTemplateSchema(
+  {
+    image: 'the image of the pod’s container, e.g. alpine:3.20',
+    workingDirectory: 'an absolute path inside the container where commands start (default /workspace; made when the pod starts)',
+    env: 'environment variables of the container and every command',
+  },
+  {
     cpu: { description: 'CPUs the container may use (e.g. 1.5; its limit and request)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
     memory_mb: { description: 'memory limit (and request) in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
   },
-};
+);
 
 registerProviderType({
   kind: 'environment',

@@ -20,7 +20,7 @@ import { registerProviderType, type JsonSchema } from '../registry.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
-import { workingDirectoryOf } from './instance-files.js';
+import { imageOf, workingDirectoryOf } from './instance-files.js';
 import {
   ENV_NAME,
   execResultOf,
@@ -376,8 +376,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     const api = apiOf(ctx);
     const settings = settingsOf(ctx);
     const config = request.config;
-    const image = typeof config.image === 'string' ? config.image : '';
-    if (!image) throw new Error('the template names no image');
+    const image = imageOf(config);
     const workingDirectory = workingDirectoryOf(config, DEFAULT_SANDBOX_WORKING_DIRECTORY, 'sandbox');
     const signal = request.signal;
     // The environment's settings carry the image builder version images are built with.

@@ -51,6 +51,31 @@ export function unreachable(service: string, error: unknown): EnvironmentDriverE
   return new EnvironmentDriverError('unavailable', `could not reach ${service}: ${reason}`);
 }
 
+/**
+ * An error met while working with a vendor (`who`: "the E2B API", "the Daytona sandbox") as a driver
+ * error: a driver error stays as it is, an unexpected status names the vendor, anything else is `unavailable`.
+ */
+export function vendorProblem(who: string, error: unknown): EnvironmentDriverError {
+  if (error instanceof EnvironmentDriverError) return error;
+  if (error instanceof SandboxApiError)
+    return new EnvironmentDriverError('unavailable', `${who} answered ${error.status}: ${error.message}`);
+  return new EnvironmentDriverError('unavailable', (error as Error).message);
+}
+
+/**
+ * Stop, start or destroy work on a vendor's control plane for one instance: `forget` first drops the
+ * instance's cached daemon address (it is asked for again next time), and a problem becomes a driver
+ * error naming the API (`api`, as vendorProblem).
+ */
+export async function controlPlaneWork<T>(api: string, forget: () => void, work: () => Promise<T>): Promise<T> {
+  forget();
+  try {
+    return await work();
+  } catch (error) {
+    throw vendorProblem(api, error);
+  }
+}
+
 /** Sends a request; answers the response whatever its status (the caller decides), or throws `unavailable`. */
 export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
   const timeout = AbortSignal.timeout(req.timeoutMs ?? SANDBOX_HTTP_TIMEOUT_MS);

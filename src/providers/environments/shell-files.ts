@@ -12,7 +12,7 @@
 import { EnvironmentDriverError } from '../environment-driver.js';
 import type { EnvironmentDriver, EnvironmentDriverContext, EnvironmentInstance, FileEntry } from '../environment-driver.js';
 import type { OutputBuffer } from '../../lib/output-buffer.js';
-import { breadthFirst, instancePath } from './instance-files.js';
+import { breadthFirst, fileToWrite, instancePath } from './instance-files.js';
 
 /** File operations are bounded: an instance that does not answer in time is unavailable. */
 const FILE_TIMEOUT_MS = 60_000;
@@ -145,8 +145,7 @@ export function shellFiles(options: ShellFilesOptions): Pick<EnvironmentDriver, 
       return { content, sizeBytes, truncated: sizeBytes > content.length };
     },
     async writeFile(ctx, instance, path, content) {
-      const file = instancePath(instance.workingDirectory, path);
-      if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
+      const file = fileToWrite(instance.workingDirectory, path);
       const bytes = Buffer.from(content);
       await run(ctx, instance, writeScript(base64 ? 'base64 -d' : 'cat'), [fromRoot(file)], {
         stdin: base64 ? Buffer.from(bytes.toString('base64')) : bytes,

@@ -36,3 +36,26 @@ export const stringMapMember = (description: string, maxProperties: number): Jso
   type: 'object',
   additionalProperties: { type: 'string', maxLength: 32768 },
 });
+
+/** What an image-based template's common members say about its type's instances. */
+export interface ImageTemplateDescriptions {
+  image: string;
+  workingDirectory: string;
+  env: string;
+}
+
+/**
+ * The config of a template whose instances start from an image (a container, pod or machine):
+ * `image` (required), `working_directory` and `env`, then the type's own members; unknown members are refused.
+ */
+export const imageTemplateSchema = (described: ImageTemplateDescriptions, own: Record<string, JsonSchema>): JsonSchema => ({
+  type: 'object',
+  required: ['image'],
+  additionalProperties: false,
+  properties: {
+    image: imageMember(described.image),
+    working_directory: workingDirectoryMember(described.workingDirectory),
+    env: envMember(described.env),
+    ...own,
+  },
+});
