@@ -8,20 +8,18 @@ import type { CreateConnectionInput } from '../../../generated/graphql';
 import {
   Badge,
   Checkbox,
-  ColumnHeads,
   Empty,
   EnabledFilter,
   ErrorNotice,
   Field,
   LabelsField,
-  Loading,
-  MorePages,
   PageHeader,
   Select,
   SubmitButton,
   Time,
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { type ConnectionView } from './queries';
@@ -70,51 +68,23 @@ export function ConnectionsPage() {
             options={[{ value: '', label: 'Any' }, ...(providers.data?.providers.nodes ?? []).map((p) => ({ value: p.id, label: p.name }))]}
           />
         </form>
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data ? (
-          list.nodes.length ? (
-            <>
-              <ConnectionTable rows={list.nodes} providerNames={providerNames} />
-              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
-            </>
-          ) : (
-            <Empty>No connections match.</Empty>
-          )
-        ) : null}
+        <PagedTable list={list} columns={connectionColumns(providerNames)} empty="No connections match." label="Connections" />
       </section>
       <CreateConnection providers={providers.data?.providers.nodes ?? []} />
     </>
   );
 }
 
-function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; providerNames: Map<string, string> }) {
-  return (
-    <table aria-label="Connections">
-      <ColumnHeads names={['Name', 'Server', 'Provider', 'State', 'Credential', 'Labels', 'Updated']} />
-      <tbody>
-        {rows.map((connection) => (
-          <tr key={connection.id}>
-            <td>
-              <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
-            </td>
-            <td>
-              <code>{serverSummary(connection.config)}</code>
-            </td>
-            <td>{providerNames.get(connection.providerId) ?? connection.providerId}</td>
-            <td>
-              <Badge value={connection.enabled ? 'enabled' : 'disabled'} />
-            </td>
-            <td>{connection.credentialConfigured ? 'stored' : 'none'}</td>
-            <td>{labelWords(connection.labelList)}</td>
-            <td>
-              <Time value={connection.updatedAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+function connectionColumns(providerNames: Map<string, string>): Column<ConnectionView>[] {
+  return [
+    { name: 'Name', cell: (connection) => <Link to={`/connections/${connection.id}`}>{connection.name}</Link> },
+    { name: 'Server', cell: (connection) => <code>{serverSummary(connection.config)}</code> },
+    { name: 'Provider', cell: (connection) => providerNames.get(connection.providerId) ?? connection.providerId },
+    { name: 'State', cell: (connection) => <Badge value={connection.enabled ? 'enabled' : 'disabled'} /> },
+    { name: 'Credential', cell: (connection) => (connection.credentialConfigured ? 'stored' : 'none') },
+    { name: 'Labels', cell: (connection) => labelWords(connection.labelList) },
+    { name: 'Updated', cell: (connection) => <Time value={connection.updatedAt} /> },
+  ];
 }
 
 function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
