@@ -5,23 +5,11 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import type { CreateConnectionInput } from '../../../generated/graphql';
-import {
-  Badge,
-  Checkbox,
-  Empty,
-  EnabledFilter,
-  ErrorNotice,
-  Field,
-  LabelsField,
-  PageHeader,
-  Select,
-  SubmitButton,
-  Time,
-} from '../../components/ui';
+import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, PageHeader, Select, SubmitButton, Time } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { useUrlFilters } from '../../lib/useUrlFilters';
+import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -36,21 +24,9 @@ import {
 const PAGE = 50;
 
 export function ConnectionsPage() {
-  const { filter, setFilter } = useUrlFilters();
-  const q = filter('q');
-  const enabled = filter('enabled');
-  const providerId = filter('provider');
+  const filters = useProviderFilters();
   const providers = useQuery(ConsoleConnectorProvidersDocument, {});
-  const list = usePagedQuery(
-    ConsoleConnectionsDocument,
-    {
-      first: PAGE,
-      ...(q ? { q } : {}),
-      ...(enabled ? { enabled: enabled === 'true' } : {}),
-      ...(providerId ? { providerId } : {}),
-    },
-    (data) => data.connections,
-  );
+  const list = usePagedQuery(ConsoleConnectionsDocument, { first: PAGE, ...filters.variables }, (data) => data.connections);
 
   const providerNames = new Map((providers.data?.providers.nodes ?? []).map((provider) => [provider.id, provider.name]));
   return (
@@ -58,16 +34,7 @@ export function ConnectionsPage() {
       <PageHeader title="Connections">MCP servers the workspace’s agents reach through their connection tools.</PageHeader>
       <section aria-labelledby="connections-list">
         <h2 id="connections-list">Connections</h2>
-        <form className="filters" role="search" aria-label="Filter connections" onSubmit={(event) => event.preventDefault()}>
-          <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
-          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
-          <Select
-            label="Provider"
-            value={providerId}
-            onChange={(event) => setFilter('provider', event.target.value)}
-            options={[{ value: '', label: 'Any' }, ...(providers.data?.providers.nodes ?? []).map((p) => ({ value: p.id, label: p.name }))]}
-          />
-        </form>
+        <ProviderFilters label="Filter connections" filters={filters} providers={providers.data?.providers.nodes ?? []} />
         <PagedTable list={list} columns={connectionColumns(providerNames)} empty="No connections match." label="Connections" />
       </section>
       <CreateConnection providers={providers.data?.providers.nodes ?? []} />
