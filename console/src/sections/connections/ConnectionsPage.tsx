@@ -1,9 +1,10 @@
 // /connections: the workspace's MCP connections, filtered by text, state and provider, and the form
 // that creates one (its credential typed as a secret and never shown back).
 import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateConnectionInput } from '../../../generated/graphql';
 import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, PageHeader, Select, SubmitButton, Time } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
@@ -64,16 +65,12 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   const [enabled, setEnabled] = useState(true);
   const [server, setServer] = useState<ServerDraft>({ transport: 'streamable_http', url: '', command: '', args: '' });
   const [credential, setCredential] = useState(emptyCredential);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosenProvider = providerId || providers[0]?.id || '';
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: CreateConnectionInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
       const secret = credentialFrom(credential);
-      input = {
+      const input: CreateConnectionInput = {
         providerId: chosenProvider,
         name,
         description,
@@ -82,13 +79,13 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
         config: configFrom(server),
         ...(secret ? { credential: secret } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) navigate(`/connections/${data.createConnection.connection.id}`);
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) navigate(`/connections/${data.createConnection.connection.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-connection" className="panel infra-panel">

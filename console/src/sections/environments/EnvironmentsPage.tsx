@@ -7,9 +7,10 @@ import {
   ConsoleEnvironmentTemplatesDocument,
   ConsoleEnvironmentsDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import {
   Badge,
   Empty,
@@ -120,23 +121,19 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
   const [labels, setLabels] = useState('');
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = templates.some((template) => template.id === templateId) ? templateId : (templates[0]?.id ?? '');
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let parsed: Record<string, string>;
-    try {
-      parsed = parseLabels(labels);
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
-    // Creating provisions at once: the environment page shows it ready, or failed with the reason.
-    if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
-  }
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const parsed: Record<string, string> = parseLabels(labels);
+      return parsed;
+    },
+    async (parsed) => {
+      const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
+      // Creating provisions at once: the environment page shows it ready, or failed with the reason.
+      if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-environment" className="panel infra-panel">
@@ -177,29 +174,31 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const [description, setDescription] = useState('');
   const [config, setConfig] = useState('{}');
   const [labels, setLabels] = useState('');
-  const [formError, setFormError] = useState<unknown>(undefined);
   const choices = providers.data?.providers.nodes ?? [];
   const chosen = choices.find((provider) => provider.id === providerId) ?? choices[0];
   const chosenType = providers.data?.providerTypes.find((type) => type.type === chosen?.type);
   // Only environment provider types describe an environment schema.
   const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: Record<string, unknown>;
-    try {
-      input = { providerId: chosen?.id, name, description, config: parseJsonObject(config, 'Configuration'), labels: parseLabels(labels) };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) {
-      onCreated();
-      navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
-    }
-  }
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const input: Record<string, unknown> = {
+        providerId: chosen?.id,
+        name,
+        description,
+        config: parseJsonObject(config, 'Configuration'),
+        labels: parseLabels(labels),
+      };
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) {
+        onCreated();
+        navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
+      }
+    },
+  );
 
   return (
     <section aria-labelledby="new-template" className="panel infra-panel">

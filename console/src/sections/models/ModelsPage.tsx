@@ -6,9 +6,10 @@ import {
   ConsoleModelProviderTypesDocument,
   ConsoleModelProvidersDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import {
   Badge,
@@ -128,18 +129,14 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const [labels, setLabels] = useState('');
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
   const [enabled, setEnabled] = useState(true);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = types.find((type) => type.type === typeName) ?? types[0];
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    if (!chosen) return;
-    let input: CreateProviderInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
+      if (!chosen) return undefined;
       const credential = credentialFrom(secret);
       const extraHeaders = headersFrom(headerRows);
-      input = {
+      const input: CreateProviderInput = {
         type: chosen.type,
         name,
         description,
@@ -149,13 +146,13 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
         ...(credential ? { credential } : {}),
         ...(Object.keys(extraHeaders).length ? { extraHeaders } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-provider" className="panel">

@@ -2,9 +2,10 @@
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
 import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, SubmitButton, TextArea } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -136,17 +137,13 @@ function CreateModel({
   const [settings, setSettings] = useState('');
   const [labels, setLabels] = useState('');
   const [enabled, setEnabled] = useState(true);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
   const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    if (!chosen) return;
-    let input: Record<string, unknown>;
-    try {
-      input = {
+  const { formError, submit } = useFormSubmit(
+    () => {
+      if (!chosen) return undefined;
+      const input: Record<string, unknown> = {
         key,
         providerId: chosen.id,
         providerModel,
@@ -158,21 +155,21 @@ function CreateModel({
         // Left out, the service takes the type's first (default) API.
         ...(api && apis.some((entry) => entry.api === api) ? { api } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) {
-      setKey('');
-      setProviderModel('');
-      setName('');
-      setDescription('');
-      setSettings('');
-      setLabels('');
-      await onCreated(data.createModel.model.key);
-    }
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) {
+        setKey('');
+        setProviderModel('');
+        setName('');
+        setDescription('');
+        setSettings('');
+        setLabels('');
+        await onCreated(data.createModel.model.key);
+      }
+    },
+  );
 
   return (
     <section aria-labelledby="new-model" className="panel">
