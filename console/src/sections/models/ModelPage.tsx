@@ -63,15 +63,9 @@ export function ModelPage() {
             what="model"
             enabled={model.enabled}
             explanation="A disabled model refuses new use at once: runs that would call it are refused (disabled)."
-            error={updateState.error}
-            busy={updateState.loading}
+            state={updateState}
             onReload={reload}
-            onToggle={() =>
-              update(
-                { key: model.key, input: { enabled: !model.enabled } },
-                model.enabled ? 'The model is disabled.' : 'The model is enabled.',
-              )
-            }
+            setEnabled={(enabled, notice) => update({ key: model.key, input: { enabled } }, notice)}
           />
           <EditModel key={model.etag} model={model} apis={apis} detail={detail} onReload={reload} />
         </>

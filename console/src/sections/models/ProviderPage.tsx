@@ -71,15 +71,9 @@ export function ProviderPage() {
             what="provider"
             enabled={provider.enabled}
             explanation="A disabled provider refuses tests and new runs of its models."
-            error={updateState.error}
-            busy={updateState.loading}
+            state={updateState}
             onReload={reload}
-            onToggle={() =>
-              update(
-                { id: provider.id, input: { enabled: !provider.enabled } },
-                provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.',
-              )
-            }
+            setEnabled={(enabled, notice) => update({ id: provider.id, input: { enabled } }, notice)}
           />
           <TestProvider id={provider.id} type={type} />
           <EditProvider key={provider.etag} provider={provider} type={type} detail={detail} onReload={reload} />
