@@ -31,21 +31,40 @@ export function PagedTable<N extends { id: string }>({
       {list.loading && !list.data ? <Loading /> : null}
       {list.data && list.nodes.length === 0 ? <Empty>{empty}</Empty> : null}
       {list.nodes.length > 0 ? (
-        <table aria-busy={list.loading} aria-label={label}>
-          {caption ? <caption className="muted">{caption}</caption> : null}
-          <ColumnHeads names={columns.map((column) => column.name)} />
-          <tbody>
-            {list.nodes.map((node) => (
-              <tr key={node.id}>
-                {columns.map((column) => (
-                  <td key={column.name}>{column.cell(node)}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ColumnTable rows={list.nodes} columns={columns} caption={caption} label={label} busy={list.loading} />
       ) : null}
       <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
     </>
+  );
+}
+
+/** Rows as a table, a row a node (keyed by its id) and a cell a column. */
+export function ColumnTable<N extends { id: string }>({
+  rows,
+  columns,
+  caption,
+  label,
+  busy,
+}: {
+  rows: N[];
+  columns: Column<N>[];
+  caption?: string;
+  label?: string;
+  busy?: boolean;
+}) {
+  return (
+    <table aria-busy={busy} aria-label={label}>
+      {caption ? <caption className="muted">{caption}</caption> : null}
+      <ColumnHeads names={columns.map((column) => column.name)} />
+      <tbody>
+        {rows.map((node) => (
+          <tr key={node.id}>
+            {columns.map((column) => (
+              <td key={column.name}>{column.cell(node)}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -246,18 +246,18 @@ export function EnabledStatePanel({
   what,
   enabled,
   explanation,
-  error,
-  busy,
-  onToggle,
+  state,
+  setEnabled,
   onReload,
 }: {
   /** The resource, as the button and messages name it: "model", "provider". */
   what: string;
   enabled: boolean;
   explanation: string;
-  error: unknown;
-  busy: boolean;
-  onToggle(): void;
+  /** The state change's mutation: its refusal and whether it is under way. */
+  state: { error: unknown; loading: boolean };
+  /** Makes the change; `notice` says what it did ("The model is disabled."). */
+  setEnabled(enabled: boolean, notice: string): void;
   onReload(): void;
 }) {
   const headingId = `${what}-state-heading`;
@@ -265,8 +265,12 @@ export function EnabledStatePanel({
     <section aria-labelledby={headingId} className="panel">
       <h2 id={headingId}>State</h2>
       <p className="muted">{explanation}</p>
-      <ErrorNotice error={error} title="Could not change the state" stale={{ what, onReload }} />
-      <button type="button" disabled={busy} onClick={onToggle}>
+      <ErrorNotice error={state.error} title="Could not change the state" stale={{ what, onReload }} />
+      <button
+        type="button"
+        disabled={state.loading}
+        onClick={() => setEnabled(!enabled, `The ${what} is ${enabled ? 'disabled' : 'enabled'}.`)}
+      >
         {enabled ? `Disable ${what}` : `Enable ${what}`}
       </button>
     </section>

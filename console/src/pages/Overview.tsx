@@ -2,11 +2,21 @@
 // approval, a client tool result or an answer), newest first, each a link to where it is answered.
 import { Link } from 'react-router';
 import { useQuery } from '../api';
-import { ConsoleOverviewDocument } from '../../generated/graphql';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
+import { ConsoleOverviewDocument, type ConsoleOverviewQuery } from '../../generated/graphql';
+import { Badge, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
+import { ColumnTable, type Column } from '../components/PagedTable';
 
 const count = (list: { edges: unknown[]; pageInfo: { hasNextPage: boolean } }) =>
   list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length);
+
+type WaitingRun = ConsoleOverviewQuery['waiting']['edges'][number]['node'];
+
+const WAITING_COLUMNS: Column<WaitingRun>[] = [
+  { name: 'Run', cell: (run) => <Link to={`/runs/${run.id}`}>{run.id}</Link> },
+  { name: 'Agent', cell: (run) => <Link to={`/agents/${run.agent.id}`}>{run.agent.name}</Link> },
+  { name: 'Waiting for', cell: (run) => (run.waitReason ? <Badge value={run.waitReason} /> : null) },
+  { name: 'Started', cell: (run) => <Time value={run.createdAt} /> },
+];
 
 export function OverviewPage() {
   const { data, error, loading } = useQuery(ConsoleOverviewDocument, {});
@@ -37,25 +47,7 @@ export function OverviewPage() {
           {waiting.length === 0 ? (
             <Empty>No run is waiting for an answer.</Empty>
           ) : (
-            <table aria-label="Runs waiting for someone">
-              <ColumnHeads names={['Run', 'Agent', 'Waiting for', 'Started']} />
-              <tbody>
-                {waiting.map((run) => (
-                  <tr key={run.id}>
-                    <td>
-                      <Link to={`/runs/${run.id}`}>{run.id}</Link>
-                    </td>
-                    <td>
-                      <Link to={`/agents/${run.agent.id}`}>{run.agent.name}</Link>
-                    </td>
-                    <td>{run.waitReason ? <Badge value={run.waitReason} /> : null}</td>
-                    <td>
-                      <Time value={run.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ColumnTable rows={waiting} columns={WAITING_COLUMNS} label="Runs waiting for someone" />
           )}
           {data.waiting.pageInfo.hasNextPage ? <Link to="/runs?status=waiting">All waiting runs</Link> : null}
         </>

@@ -7,7 +7,7 @@ import {
   ConsoleTestConnectionDocument,
   ConsoleUpdateConnectionDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
@@ -17,6 +17,7 @@ import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, SubmitButto
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, parseLabels } from '../../lib/labels';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -107,15 +108,11 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
   const [server, setServer] = useState(serverDraftFrom(connection.config));
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [credential, setCredential] = useState(emptyCredential);
-  const [formError, setFormError] = useState<unknown>(undefined);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: UpdateConnectionInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
       const config = configFrom(server);
-      input = { name, description, enabled, labels: parseLabels(labels) };
+      const input: UpdateConnectionInput = { name, description, enabled, labels: parseLabels(labels) };
       // Config is sent only when it changed: the service asks for the credential with a config change.
       if (JSON.stringify(config) !== JSON.stringify(configFrom(serverDraftFrom(connection.config)))) input.config = config;
       Object.assign(
@@ -126,12 +123,12 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
           'Enter the new credential (a bearer token or headers), or keep the stored one',
         ),
       );
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    await update({ id: connection.id, input }, 'Saved.');
-  }
+      return input;
+    },
+    async (input) => {
+      await update({ id: connection.id, input }, 'Saved.');
+    },
+  );
 
   return (
     <section aria-labelledby="edit-connection" className="panel infra-panel">

@@ -1,29 +1,16 @@
 // /connections: the workspace's MCP connections, filtered by text, state and provider, and the form
 // that creates one (its credential typed as a secret and never shown back).
 import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateConnectionInput } from '../../../generated/graphql';
-import {
-  Badge,
-  Checkbox,
-  ColumnHeads,
-  Empty,
-  EnabledFilter,
-  ErrorNotice,
-  Field,
-  LabelsField,
-  Loading,
-  MorePages,
-  PageHeader,
-  Select,
-  SubmitButton,
-  Time,
-} from '../../components/ui';
+import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, PageHeader, Select, SubmitButton, Time } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { useUrlFilters } from '../../lib/useUrlFilters';
+import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -38,21 +25,9 @@ import {
 const PAGE = 50;
 
 export function ConnectionsPage() {
-  const { filter, setFilter } = useUrlFilters();
-  const q = filter('q');
-  const enabled = filter('enabled');
-  const providerId = filter('provider');
+  const filters = useProviderFilters();
   const providers = useQuery(ConsoleConnectorProvidersDocument, {});
-  const list = usePagedQuery(
-    ConsoleConnectionsDocument,
-    {
-      first: PAGE,
-      ...(q ? { q } : {}),
-      ...(enabled ? { enabled: enabled === 'true' } : {}),
-      ...(providerId ? { providerId } : {}),
-    },
-    (data) => data.connections,
-  );
+  const list = usePagedQuery(ConsoleConnectionsDocument, { first: PAGE, ...filters.variables }, (data) => data.connections);
 
   const providerNames = new Map((providers.data?.providers.nodes ?? []).map((provider) => [provider.id, provider.name]));
   return (
@@ -60,61 +35,24 @@ export function ConnectionsPage() {
       <PageHeader title="Connections">MCP servers the workspace’s agents reach through their connection tools.</PageHeader>
       <section aria-labelledby="connections-list">
         <h2 id="connections-list">Connections</h2>
-        <form className="filters" role="search" aria-label="Filter connections" onSubmit={(event) => event.preventDefault()}>
-          <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
-          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
-          <Select
-            label="Provider"
-            value={providerId}
-            onChange={(event) => setFilter('provider', event.target.value)}
-            options={[{ value: '', label: 'Any' }, ...(providers.data?.providers.nodes ?? []).map((p) => ({ value: p.id, label: p.name }))]}
-          />
-        </form>
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data ? (
-          list.nodes.length ? (
-            <>
-              <ConnectionTable rows={list.nodes} providerNames={providerNames} />
-              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
-            </>
-          ) : (
-            <Empty>No connections match.</Empty>
-          )
-        ) : null}
+        <ProviderFilters label="Filter connections" filters={filters} providers={providers.data?.providers.nodes ?? []} />
+        <PagedTable list={list} columns={connectionColumns(providerNames)} empty="No connections match." label="Connections" />
       </section>
       <CreateConnection providers={providers.data?.providers.nodes ?? []} />
     </>
   );
 }
 
-function ConnectionTable({ rows, providerNames }: { rows: ConnectionView[]; providerNames: Map<string, string> }) {
-  return (
-    <table aria-label="Connections">
-      <ColumnHeads names={['Name', 'Server', 'Provider', 'State', 'Credential', 'Labels', 'Updated']} />
-      <tbody>
-        {rows.map((connection) => (
-          <tr key={connection.id}>
-            <td>
-              <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
-            </td>
-            <td>
-              <code>{serverSummary(connection.config)}</code>
-            </td>
-            <td>{providerNames.get(connection.providerId) ?? connection.providerId}</td>
-            <td>
-              <Badge value={connection.enabled ? 'enabled' : 'disabled'} />
-            </td>
-            <td>{connection.credentialConfigured ? 'stored' : 'none'}</td>
-            <td>{labelWords(connection.labelList)}</td>
-            <td>
-              <Time value={connection.updatedAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+function connectionColumns(providerNames: Map<string, string>): Column<ConnectionView>[] {
+  return [
+    { name: 'Name', cell: (connection) => <Link to={`/connections/${connection.id}`}>{connection.name}</Link> },
+    { name: 'Server', cell: (connection) => <code>{serverSummary(connection.config)}</code> },
+    { name: 'Provider', cell: (connection) => providerNames.get(connection.providerId) ?? connection.providerId },
+    { name: 'State', cell: (connection) => <Badge value={connection.enabled ? 'enabled' : 'disabled'} /> },
+    { name: 'Credential', cell: (connection) => (connection.credentialConfigured ? 'stored' : 'none') },
+    { name: 'Labels', cell: (connection) => labelWords(connection.labelList) },
+    { name: 'Updated', cell: (connection) => <Time value={connection.updatedAt} /> },
+  ];
 }
 
 function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
@@ -127,16 +65,12 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   const [enabled, setEnabled] = useState(true);
   const [server, setServer] = useState<ServerDraft>({ transport: 'streamable_http', url: '', command: '', args: '' });
   const [credential, setCredential] = useState(emptyCredential);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosenProvider = providerId || providers[0]?.id || '';
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: CreateConnectionInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
       const secret = credentialFrom(credential);
-      input = {
+      const input: CreateConnectionInput = {
         providerId: chosenProvider,
         name,
         description,
@@ -145,13 +79,13 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
         config: configFrom(server),
         ...(secret ? { credential: secret } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) navigate(`/connections/${data.createConnection.connection.id}`);
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) navigate(`/connections/${data.createConnection.connection.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-connection" className="panel infra-panel">

@@ -7,25 +7,24 @@ import {
   ConsoleEnvironmentTemplatesDocument,
   ConsoleEnvironmentsDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import {
   Badge,
-  ColumnHeads,
   Empty,
   ErrorNotice,
   Field,
   JsonView,
   LabelsField,
-  Loading,
-  MorePages,
   PageHeader,
   Select,
   SubmitButton,
   TextArea,
   Time,
 } from '../../components/ui';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseJsonObject } from '../../lib/json';
@@ -42,50 +41,27 @@ export function EnvironmentsPage() {
       <EnvironmentList templates={templates.nodes} />
       <section aria-labelledby="templates-heading">
         <h2 id="templates-heading">Templates</h2>
-        <ErrorNotice error={templates.error} />
-        {templates.loading && !templates.data ? <Loading /> : null}
-        {templates.data ? (
-          templates.nodes.length ? (
-            <>
-              <TemplateTable rows={templates.nodes} />
-              <MorePages hasNextPage={templates.hasNextPage} loading={templates.loadingMore} onMore={templates.loadMore} />
-            </>
-          ) : (
-            <Empty>No templates yet.</Empty>
-          )
-        ) : null}
+        <PagedTable list={templates} columns={TEMPLATE_COLUMNS} empty="No templates yet." label="Environment templates" />
       </section>
       <CreateTemplate onCreated={() => void templates.refetch()} />
     </>
   );
 }
 
-function TemplateTable({ rows }: { rows: TemplateView[] }) {
-  return (
-    <table aria-label="Environment templates">
-      <ColumnHeads names={['Name', 'Provider', 'State', 'Labels', 'Updated']} />
-      <tbody>
-        {rows.map((template) => (
-          <tr key={template.id}>
-            <td>
-              <Link to={`/environments/templates/${template.id}`}>{template.name}</Link>
-            </td>
-            <td>
-              {template.provider.name} <span className="muted">({template.provider.type})</span>
-            </td>
-            <td>
-              <Badge value={template.enabled ? 'enabled' : 'disabled'} />
-            </td>
-            <td>{labelWords(template.labelList)}</td>
-            <td>
-              <Time value={template.updatedAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const TEMPLATE_COLUMNS: Column<TemplateView>[] = [
+  { name: 'Name', cell: (template) => <Link to={`/environments/templates/${template.id}`}>{template.name}</Link> },
+  {
+    name: 'Provider',
+    cell: (template) => (
+      <>
+        {template.provider.name} <span className="muted">({template.provider.type})</span>
+      </>
+    ),
+  },
+  { name: 'State', cell: (template) => <Badge value={template.enabled ? 'enabled' : 'disabled'} /> },
+  { name: 'Labels', cell: (template) => labelWords(template.labelList) },
+  { name: 'Updated', cell: (template) => <Time value={template.updatedAt} /> },
+];
 
 function EnvironmentList({ templates }: { templates: TemplateView[] }) {
   const { filter, setFilter } = useUrlFilters();
@@ -107,56 +83,36 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
             Refresh
           </button>
         </form>
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data ? (
-          list.nodes.length ? (
-            <>
-              <EnvironmentTable rows={list.nodes} />
-              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
-            </>
-          ) : (
-            <Empty>No environments{status ? ` are ${status}` : ''}.</Empty>
-          )
-        ) : null}
+        <PagedTable
+          list={list}
+          columns={ENVIRONMENT_COLUMNS}
+          empty={<>No environments{status ? ` are ${status}` : ''}.</>}
+          label="Environments"
+        />
       </section>
       <CreateEnvironment templates={templates.filter((template) => template.enabled)} initialTemplateId={filter('template')} />
     </>
   );
 }
 
-function EnvironmentTable({ rows }: { rows: EnvironmentView[] }) {
-  return (
-    <table aria-label="Environments">
-      <ColumnHeads names={['Name', 'Status', 'Template', 'Provider', 'Created']} />
-      <tbody>
-        {rows.map((environment) => (
-          <tr key={environment.id}>
-            <td>
-              <Link to={`/environments/${environment.id}`}>{environment.name}</Link>
-            </td>
-            <td>
-              <Badge value={environment.status} />
-            </td>
-            <td>
-              {environment.template ? (
-                <Link to={`/environments/templates/${environment.template.id}`}>{environment.template.name}</Link>
-              ) : (
-                '—'
-              )}
-            </td>
-            <td>
-              {environment.provider.name} <span className="muted">({environment.provider.type})</span>
-            </td>
-            <td>
-              <Time value={environment.createdAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const ENVIRONMENT_COLUMNS: Column<EnvironmentView>[] = [
+  { name: 'Name', cell: (environment) => <Link to={`/environments/${environment.id}`}>{environment.name}</Link> },
+  { name: 'Status', cell: (environment) => <Badge value={environment.status} /> },
+  {
+    name: 'Template',
+    cell: (environment) =>
+      environment.template ? <Link to={`/environments/templates/${environment.template.id}`}>{environment.template.name}</Link> : '—',
+  },
+  {
+    name: 'Provider',
+    cell: (environment) => (
+      <>
+        {environment.provider.name} <span className="muted">({environment.provider.type})</span>
+      </>
+    ),
+  },
+  { name: 'Created', cell: (environment) => <Time value={environment.createdAt} /> },
+];
 
 function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
   const navigate = useNavigate();
@@ -165,23 +121,19 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
   const [labels, setLabels] = useState('');
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = templates.some((template) => template.id === templateId) ? templateId : (templates[0]?.id ?? '');
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let parsed: Record<string, string>;
-    try {
-      parsed = parseLabels(labels);
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
-    // Creating provisions at once: the environment page shows it ready, or failed with the reason.
-    if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
-  }
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const parsed: Record<string, string> = parseLabels(labels);
+      return parsed;
+    },
+    async (parsed) => {
+      const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
+      // Creating provisions at once: the environment page shows it ready, or failed with the reason.
+      if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-environment" className="panel infra-panel">
@@ -222,29 +174,31 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const [description, setDescription] = useState('');
   const [config, setConfig] = useState('{}');
   const [labels, setLabels] = useState('');
-  const [formError, setFormError] = useState<unknown>(undefined);
   const choices = providers.data?.providers.nodes ?? [];
   const chosen = choices.find((provider) => provider.id === providerId) ?? choices[0];
   const chosenType = providers.data?.providerTypes.find((type) => type.type === chosen?.type);
   // Only environment provider types describe an environment schema.
   const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: Record<string, unknown>;
-    try {
-      input = { providerId: chosen?.id, name, description, config: parseJsonObject(config, 'Configuration'), labels: parseLabels(labels) };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) {
-      onCreated();
-      navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
-    }
-  }
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const input: Record<string, unknown> = {
+        providerId: chosen?.id,
+        name,
+        description,
+        config: parseJsonObject(config, 'Configuration'),
+        labels: parseLabels(labels),
+      };
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) {
+        onCreated();
+        navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
+      }
+    },
+  );
 
   return (
     <section aria-labelledby="new-template" className="panel infra-panel">

@@ -5,9 +5,9 @@ import { ConsoleCreateMemoryDocument, ConsoleMemoryChoicesDocument } from '../..
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Select, SubmitButton, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
 import { embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
-import { readLabels } from '../../lib/labels';
+import { AcceptsWritesBox, readMemoryFields, SubmitOrCancel } from './MemoryFormParts';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
 export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
@@ -24,14 +24,11 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const labels = readLabels(String(form.get('labels') ?? ''));
-    setLabelsProblem('error' in labels ? labels.error : undefined);
-    if ('error' in labels) return;
+    const read = readMemoryFields(form);
+    setLabelsProblem('error' in read ? read.error : undefined);
+    if ('error' in read) return;
     const input: MemoryInput = {
-      name: String(form.get('name') ?? '').trim(),
-      description: String(form.get('description') ?? ''),
-      labels: labels.labels,
-      enabled: form.get('enabled') === 'on',
+      ...read.fields,
       ...(providerId ? { providerId } : {}),
       ...(embeddingModel ? { embeddingModel } : {}),
     };
@@ -65,20 +62,12 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
           embeddingTypes={embeddingTypes(choices.data)}
           required={needsEmbeddingModel(choices.data, chosenType)}
         />
-        <div className="field checkbox">
-          <input id="new-memory-enabled" type="checkbox" name="enabled" defaultChecked />
-          <label htmlFor="new-memory-enabled">Enabled (accepts writes)</label>
-        </div>
+        <AcceptsWritesBox id="new-memory-enabled" defaultChecked />
         <ErrorNotice error={choices.error} title="Could not load the providers and models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not create the memory" />
-        <div className="actions">
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
-            Create memory
-          </SubmitButton>
-          <button type="button" className="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel busy={state.loading} busyLabel="Creating…" onCancel={onCancel}>
+          Create memory
+        </SubmitOrCancel>
       </form>
     </section>
   );

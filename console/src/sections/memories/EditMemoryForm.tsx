@@ -4,9 +4,10 @@
 import { ConsoleMemoryChoicesDocument, ConsoleUpdateMemoryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, SubmitButton, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, TextArea } from '../../components/ui';
 import { embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
-import { formatLabels, readLabels } from '../../lib/labels';
+import { formatLabels } from '../../lib/labels';
+import { AcceptsWritesBox, readMemoryFields, SubmitOrCancel } from './MemoryFormParts';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
 /** `onSaved` gets the memory as the service answered the change. */
@@ -29,17 +30,14 @@ export function EditMemoryForm({
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const labels = readLabels(String(form.get('labels') ?? ''));
-    setLabelsProblem('error' in labels ? labels.error : undefined);
-    if ('error' in labels) return;
+    const read = readMemoryFields(form);
+    setLabelsProblem('error' in read ? read.error : undefined);
+    if ('error' in read) return;
     const data = await update({
       id: memory.id,
       ifMatch: memory.etag,
       input: {
-        name: String(form.get('name') ?? '').trim(),
-        description: String(form.get('description') ?? ''),
-        labels: labels.labels,
-        enabled: form.get('enabled') === 'on',
+        ...read.fields,
         embeddingModel: embeddingModel || null,
       },
     });
@@ -60,21 +58,13 @@ export function EditMemoryForm({
           embeddingTypes={embeddingTypes(choices.data)}
           required={required}
         />
-        <div className="field checkbox">
-          <input id="edit-memory-enabled" type="checkbox" name="enabled" defaultChecked={memory.enabled} />
-          <label htmlFor="edit-memory-enabled">Enabled (accepts writes)</label>
-        </div>
+        <AcceptsWritesBox id="edit-memory-enabled" defaultChecked={memory.enabled} />
         <p className="muted">Changing the embedding model does not embed the existing records again.</p>
         <ErrorNotice error={choices.error} title="Could not load the models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not save the memory" />
-        <div className="actions">
-          <SubmitButton busy={state.loading} busyLabel="Saving…">
-            Save memory
-          </SubmitButton>
-          <button type="button" className="secondary" onClick={onCancel}>
-            Cancel
-          </button>
-        </div>
+        <SubmitOrCancel busy={state.loading} busyLabel="Saving…" onCancel={onCancel}>
+          Save memory
+        </SubmitOrCancel>
       </form>
     </section>
   );

@@ -3,9 +3,10 @@
 // never change). Every change names the ETag the page was read at; a change someone made meanwhile is
 // refused by the service, and the page explains it and offers to reload.
 import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, Select, SubmitButton, TextArea } from '../../components/ui';
@@ -62,15 +63,9 @@ export function ModelPage() {
             what="model"
             enabled={model.enabled}
             explanation="A disabled model refuses new use at once: runs that would call it are refused (disabled)."
-            error={updateState.error}
-            busy={updateState.loading}
+            state={updateState}
             onReload={reload}
-            onToggle={() =>
-              update(
-                { key: model.key, input: { enabled: !model.enabled } },
-                model.enabled ? 'The model is disabled.' : 'The model is enabled.',
-              )
-            }
+            setEnabled={(enabled, notice) => update({ key: model.key, input: { enabled } }, notice)}
           />
           <EditModel key={model.etag} model={model} apis={apis} detail={detail} onReload={reload} />
         </>
@@ -104,18 +99,14 @@ function EditModel({
   const [description, setDescription] = useState(model.description);
   const [settings, setSettings] = useState(JSON.stringify(model.settings, null, 2));
   const [labels, setLabels] = useState(formatLabels(model.labelList));
-  const [formError, setFormError] = useState<unknown>(undefined);
   // The model's own API stays a choice even if its type no longer lists it (the service then says why).
   const choices: ModelApiView[] = apis.some((entry) => entry.api === model.api)
     ? apis
     : [{ api: model.api, settingsSchema: null }, ...apis];
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: ModelInput;
-    try {
-      input = {
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const input: ModelInput = {
         providerModel,
         api,
         name,
@@ -123,12 +114,12 @@ function EditModel({
         settings: parseJsonObject(settings, 'Settings'),
         labels: parseLabels(labels),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    await update({ key: model.key, input }, 'Saved.');
-  }
+      return input;
+    },
+    async (input) => {
+      await update({ key: model.key, input }, 'Saved.');
+    },
+  );
 
   return (
     <section aria-labelledby="edit-model" className="panel">

@@ -6,21 +6,19 @@ import {
   ConsoleModelProviderTypesDocument,
   ConsoleModelProvidersDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import {
   Badge,
   Checkbox,
-  ColumnHeads,
-  Empty,
   ErrorNotice,
   Field,
   JsonView,
   LabelsField,
   Loading,
-  MorePages,
   PageHeader,
   Select,
   Status,
@@ -29,6 +27,7 @@ import {
 } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { DevModelButton } from './DevModelButton';
 import { ModelsSection } from './ModelsSection';
@@ -60,20 +59,15 @@ export function ModelsPage() {
             }}
           />
         ) : null}
-        <ErrorNotice error={providers.error ?? types.error} />
-        {providers.loading && !providers.data ? <Loading /> : null}
-        {providers.data ? (
-          providers.nodes.length ? (
-            <>
-              <ProviderTable rows={providers.nodes} types={typeList} />
-              <MorePages hasNextPage={providers.hasNextPage} loading={providers.loadingMore} onMore={providers.loadMore} />
-            </>
-          ) : (
-            <Empty>
-              No model provider yet: add one below{hasDevType ? ', or add the offline development model to try an agent at once' : ''}.
-            </Empty>
-          )
-        ) : null}
+        <ErrorNotice error={types.error} />
+        <PagedTable
+          list={providers}
+          columns={providerColumns(typeList)}
+          empty={
+            <>No model provider yet: add one below{hasDevType ? ', or add the offline development model to try an agent at once' : ''}.</>
+          }
+          label="Model providers"
+        />
       </section>
       <ModelsSection providers={providers.nodes} types={typeList} changes={modelChanges} />
       <CreateProvider types={typeList} />
@@ -81,30 +75,22 @@ export function ModelsPage() {
   );
 }
 
-function ProviderTable({ rows, types }: { rows: ProviderView[]; types: ProviderTypeView[] }) {
+function providerColumns(types: ProviderTypeView[]): Column<ProviderView>[] {
   const titles = new Map(types.map((type) => [type.type, type.title]));
-  return (
-    <table aria-label="Model providers">
-      <ColumnHeads names={['Name', 'Type', 'State', 'Credential', 'Labels']} />
-      <tbody>
-        {rows.map((provider) => (
-          <tr key={provider.id}>
-            <td>
-              <Link to={`/models/providers/${provider.id}`}>{provider.name}</Link>
-            </td>
-            <td>
-              {titles.get(provider.type) ?? provider.type} (<code>{provider.type}</code>)
-            </td>
-            <td>
-              <Badge value={provider.enabled ? 'enabled' : 'disabled'} />
-            </td>
-            <td>{provider.credentialConfigured ? 'stored' : 'none'}</td>
-            <td>{labelWords(provider.labelList)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return [
+    { name: 'Name', cell: (provider) => <Link to={`/models/providers/${provider.id}`}>{provider.name}</Link> },
+    {
+      name: 'Type',
+      cell: (provider) => (
+        <>
+          {titles.get(provider.type) ?? provider.type} (<code>{provider.type}</code>)
+        </>
+      ),
+    },
+    { name: 'State', cell: (provider) => <Badge value={provider.enabled ? 'enabled' : 'disabled'} /> },
+    { name: 'Credential', cell: (provider) => (provider.credentialConfigured ? 'stored' : 'none') },
+    { name: 'Labels', cell: (provider) => labelWords(provider.labelList) },
+  ];
 }
 
 /** The type's description: its title, where to get a credential, what it probes, its schemas. */
@@ -143,18 +129,14 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const [labels, setLabels] = useState('');
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
   const [enabled, setEnabled] = useState(true);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = types.find((type) => type.type === typeName) ?? types[0];
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    if (!chosen) return;
-    let input: CreateProviderInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
+      if (!chosen) return undefined;
       const credential = credentialFrom(secret);
       const extraHeaders = headersFrom(headerRows);
-      input = {
+      const input: CreateProviderInput = {
         type: chosen.type,
         name,
         description,
@@ -164,13 +146,13 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
         ...(credential ? { credential } : {}),
         ...(Object.keys(extraHeaders).length ? { extraHeaders } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
+    },
+  );
 
   return (
     <section aria-labelledby="new-provider" className="panel">

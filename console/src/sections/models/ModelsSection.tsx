@@ -2,29 +2,16 @@
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
 import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import {
-  Badge,
-  Checkbox,
-  ColumnHeads,
-  Empty,
-  EnabledFilter,
-  ErrorNotice,
-  Field,
-  LabelsField,
-  Loading,
-  MorePages,
-  Select,
-  Status,
-  SubmitButton,
-  TextArea,
-} from '../../components/ui';
+import { useFormSubmit } from '../../lib/useFormSubmit';
+import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, SubmitButton, TextArea } from '../../components/ui';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
-import { usePagedQuery } from '../../lib/usePagedQuery';
-import { useUrlFilters } from '../../lib/useUrlFilters';
+import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
+import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
 
 const PAGE = 50;
@@ -39,20 +26,8 @@ export function ModelsSection({
   /** Counts models added elsewhere on the page (the development model button): each change reads the list again. */
   changes: number;
 }) {
-  const { filter, setFilter } = useUrlFilters();
-  const q = filter('q');
-  const enabled = filter('enabled');
-  const providerId = filter('provider');
-  const list = usePagedQuery(
-    ConsoleModelsDocument,
-    {
-      first: PAGE,
-      ...(q ? { q } : {}),
-      ...(enabled ? { enabled: enabled === 'true' } : {}),
-      ...(providerId ? { providerId } : {}),
-    },
-    (data) => data.models,
-  );
+  const filters = useProviderFilters();
+  const list = usePagedQuery(ConsoleModelsDocument, { first: PAGE, ...filters.variables }, (data) => data.models);
   const [notice, setNotice] = useState('');
   const { refetch } = list;
   const seenChanges = useRef(changes);
@@ -66,37 +41,17 @@ export function ModelsSection({
     <>
       <section aria-labelledby="models-list">
         <h2 id="models-list">Models</h2>
-        <form className="filters" role="search" aria-label="Filter models" onSubmit={(event) => event.preventDefault()}>
-          <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
-          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
-          <Select
-            label="Provider"
-            value={providerId}
-            onChange={(event) => setFilter('provider', event.target.value)}
-            options={[{ value: '', label: 'Any' }, ...providers.map((p) => ({ value: p.id, label: p.name }))]}
-          />
-        </form>
+        <ProviderFilters label="Filter models" filters={filters} providers={providers} />
         {notice ? <Status>{notice}</Status> : null}
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data ? (
-          list.nodes.length ? (
-            <>
-              <ModelTable
-                rows={list.nodes}
-                providerNames={providerNames}
-                onChanged={async (message) => {
-                  await list.refetch();
-                  // Said once the list shows the new state (and its new ETags).
-                  setNotice(message);
-                }}
-              />
-              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
-            </>
-          ) : (
-            <Empty>No models match.</Empty>
-          )
-        ) : null}
+        <ModelTable
+          list={list}
+          providerNames={providerNames}
+          onChanged={async (message) => {
+            await list.refetch();
+            // Said once the list shows the new state (and its new ETags).
+            setNotice(message);
+          }}
+        />
       </section>
       <CreateModel
         providers={providers}
@@ -111,57 +66,54 @@ export function ModelsSection({
 }
 
 function ModelTable({
-  rows,
+  list,
   providerNames,
   onChanged,
 }: {
-  rows: ModelView[];
+  list: PagedQuery<unknown, ModelView>;
   providerNames: Map<string, string>;
   onChanged(message: string): Promise<void>;
 }) {
   const [update, state] = useMutation(ConsoleUpdateModelDocument);
+  const columns: Column<ModelView>[] = [
+    {
+      name: 'Key',
+      cell: (model) => (
+        <Link to={`/models/${encodeURIComponent(model.key)}`}>
+          <code>{model.key}</code>
+        </Link>
+      ),
+    },
+    { name: 'Name', cell: (model) => model.name },
+    {
+      name: 'Provider',
+      cell: (model) => <Link to={`/models/providers/${model.providerId}`}>{providerNames.get(model.providerId) ?? model.providerId}</Link>,
+    },
+    { name: 'Provider model', cell: (model) => <code>{model.providerModel}</code> },
+    { name: 'API', cell: (model) => model.api },
+    { name: 'State', cell: (model) => <Badge value={model.enabled ? 'enabled' : 'disabled'} /> },
+    { name: 'Labels', cell: (model) => labelWords(model.labelList) },
+    {
+      name: 'Actions',
+      cell: (model) => (
+        <button
+          type="button"
+          disabled={state.loading}
+          aria-label={`${model.enabled ? 'Disable' : 'Enable'} ${model.key}`}
+          onClick={async () => {
+            const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
+            if (done) await onChanged(`Model ${model.key} is ${model.enabled ? 'disabled' : 'enabled'}.`);
+          }}
+        >
+          {model.enabled ? 'Disable' : 'Enable'}
+        </button>
+      ),
+    },
+  ];
   return (
     <>
       <ErrorNotice error={state.error} title="Could not change the model" />
-      <table aria-label="Models">
-        <ColumnHeads names={['Key', 'Name', 'Provider', 'Provider model', 'API', 'State', 'Labels', 'Actions']} />
-        <tbody>
-          {rows.map((model) => (
-            <tr key={model.key}>
-              <td>
-                <Link to={`/models/${encodeURIComponent(model.key)}`}>
-                  <code>{model.key}</code>
-                </Link>
-              </td>
-              <td>{model.name}</td>
-              <td>
-                <Link to={`/models/providers/${model.providerId}`}>{providerNames.get(model.providerId) ?? model.providerId}</Link>
-              </td>
-              <td>
-                <code>{model.providerModel}</code>
-              </td>
-              <td>{model.api}</td>
-              <td>
-                <Badge value={model.enabled ? 'enabled' : 'disabled'} />
-              </td>
-              <td>{labelWords(model.labelList)}</td>
-              <td>
-                <button
-                  type="button"
-                  disabled={state.loading}
-                  aria-label={`${model.enabled ? 'Disable' : 'Enable'} ${model.key}`}
-                  onClick={async () => {
-                    const done = await update({ key: model.key, ifMatch: model.etag, input: { enabled: !model.enabled } });
-                    if (done) await onChanged(`Model ${model.key} is ${model.enabled ? 'disabled' : 'enabled'}.`);
-                  }}
-                >
-                  {model.enabled ? 'Disable' : 'Enable'}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PagedTable list={list} columns={columns} empty="No models match." label="Models" />
     </>
   );
 }
@@ -185,17 +137,13 @@ function CreateModel({
   const [settings, setSettings] = useState('');
   const [labels, setLabels] = useState('');
   const [enabled, setEnabled] = useState(true);
-  const [formError, setFormError] = useState<unknown>(undefined);
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
   const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    if (!chosen) return;
-    let input: Record<string, unknown>;
-    try {
-      input = {
+  const { formError, submit } = useFormSubmit(
+    () => {
+      if (!chosen) return undefined;
+      const input: Record<string, unknown> = {
         key,
         providerId: chosen.id,
         providerModel,
@@ -207,21 +155,21 @@ function CreateModel({
         // Left out, the service takes the type's first (default) API.
         ...(api && apis.some((entry) => entry.api === api) ? { api } : {}),
       };
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    const data = await create({ input });
-    if (data) {
-      setKey('');
-      setProviderModel('');
-      setName('');
-      setDescription('');
-      setSettings('');
-      setLabels('');
-      await onCreated(data.createModel.model.key);
-    }
-  }
+      return input;
+    },
+    async (input) => {
+      const data = await create({ input });
+      if (data) {
+        setKey('');
+        setProviderModel('');
+        setName('');
+        setDescription('');
+        setSettings('');
+        setLabels('');
+        await onCreated(data.createModel.model.key);
+      }
+    },
+  );
 
   return (
     <section aria-labelledby="new-model" className="panel">

@@ -8,9 +8,10 @@ import {
   ConsoleTestModelProviderDocument,
   ConsoleUpdateModelProviderDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useQuery } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
@@ -70,15 +71,9 @@ export function ProviderPage() {
             what="provider"
             enabled={provider.enabled}
             explanation="A disabled provider refuses tests and new runs of its models."
-            error={updateState.error}
-            busy={updateState.loading}
+            state={updateState}
             onReload={reload}
-            onToggle={() =>
-              update(
-                { id: provider.id, input: { enabled: !provider.enabled } },
-                provider.enabled ? 'The provider is disabled.' : 'The provider is enabled.',
-              )
-            }
+            setEnabled={(enabled, notice) => update({ id: provider.id, input: { enabled } }, notice)}
           />
           <TestProvider id={provider.id} type={type} />
           <EditProvider key={provider.etag} provider={provider} type={type} detail={detail} onReload={reload} />
@@ -130,15 +125,11 @@ function EditProvider({
   const [secret, setSecret] = useState<SecretDraft>({});
   const [headersChoice, setHeadersChoice] = useState<CredentialChoice>('keep');
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
-  const [formError, setFormError] = useState<unknown>(undefined);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let input: UpdateProviderInput;
-    try {
+  const { formError, submit } = useFormSubmit(
+    () => {
       const parsed = parseJsonObject(config, 'Configuration');
-      input = { name, description, labels: parseLabels(labels) };
+      const input: UpdateProviderInput = { name, description, labels: parseLabels(labels) };
       // Config is sent only when it changed: the service then asks for the credential to be replaced or removed too.
       if (JSON.stringify(parsed) !== JSON.stringify(provider.config)) input.config = parsed;
       Object.assign(
@@ -146,12 +137,12 @@ function EditProvider({
         credentialChange(choice, choice === 'replace' ? credentialFrom(secret) : null, 'Enter the new credential, or keep the stored one.'),
         extraHeadersChange(headersChoice, headerRows),
       );
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    await update({ id: provider.id, input }, 'Saved.');
-  }
+      return input;
+    },
+    async (input) => {
+      await update({ id: provider.id, input }, 'Saved.');
+    },
+  );
 
   return (
     <section aria-labelledby="edit-provider" className="panel">

@@ -4,23 +4,10 @@ import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThrea
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
-import {
-  Badge,
-  ColumnHeads,
-  Empty,
-  ErrorNotice,
-  Field,
-  Loading,
-  MorePages,
-  PageHeader,
-  Select,
-  Status,
-  SubmitButton,
-  TextArea,
-  Time,
-} from '../../components/ui';
+import { Badge, ErrorNotice, Field, PageHeader, Select, Status, SubmitButton, TextArea, Time } from '../../components/ui';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
-import { usePagedQuery } from '../../lib/usePagedQuery';
+import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { type ThreadSummary } from './queries';
 
 const PAGE_SIZE = 25;
@@ -60,11 +47,7 @@ export function ThreadsListPage() {
       <section aria-labelledby="threads-list-heading">
         <h2 id="threads-list-heading">Threads</h2>
         <ThreadFilters archived={archived} sessionId={sessionId} label={label} onChange={setFilters} />
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data && list.nodes.length === 0 ? <Empty>No threads match.</Empty> : null}
-        {list.nodes.length > 0 ? <ThreadsTable threads={list.nodes} onArchived={() => void list.refetch()} /> : null}
-        <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={() => list.loadMore()} />
+        <ThreadsTable list={list} onArchived={() => void list.refetch()} />
       </section>
     </>
   );
@@ -99,7 +82,7 @@ function ThreadFilters(props: { archived: string; sessionId: string; label: stri
   );
 }
 
-function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArchived(): void }) {
+function ThreadsTable({ list, onArchived }: { list: PagedQuery<unknown, ThreadSummary>; onArchived(): void }) {
   const [archive, archiving] = useMutation(ConsoleArchiveThreadDocument);
   const [archivedId, setArchivedId] = useState<string | null>(null);
   const onArchive = async (thread: ThreadSummary) => {
@@ -108,48 +91,43 @@ function ThreadsTable({ threads, onArchived }: { threads: ThreadSummary[]; onArc
       onArchived();
     }
   };
+  const columns: Column<ThreadSummary>[] = [
+    {
+      name: 'Thread',
+      cell: (thread) => (
+        <Link to={`/threads/${thread.id}`}>
+          <code>{thread.id}</code>
+        </Link>
+      ),
+    },
+    { name: 'Session', cell: (thread) => <code>{thread.sessionId}</code> },
+    { name: 'State', cell: (thread) => <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} /> },
+    {
+      name: 'Labels',
+      cell: (thread) => thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">—</span>,
+    },
+    { name: 'Updated', cell: (thread) => <Time value={thread.updatedAt} /> },
+    {
+      name: 'Actions',
+      cell: (thread) =>
+        thread.archivedAt ? null : (
+          <button
+            type="button"
+            className="secondary"
+            aria-label={`Archive ${thread.id}`}
+            disabled={archiving.loading}
+            onClick={() => void onArchive(thread)}
+          >
+            Archive
+          </button>
+        ),
+    },
+  ];
   return (
     <>
       <ErrorNotice error={archiving.error} title="Could not archive" />
       {archivedId ? <Status>Archived {archivedId}.</Status> : null}
-      <table>
-        <caption className="muted">Threads, newest first</caption>
-        <ColumnHeads names={['Thread', 'Session', 'State', 'Labels', 'Updated', 'Actions']} />
-        <tbody>
-          {threads.map((thread) => (
-            <tr key={thread.id}>
-              <td>
-                <Link to={`/threads/${thread.id}`}>
-                  <code>{thread.id}</code>
-                </Link>
-              </td>
-              <td>
-                <code>{thread.sessionId}</code>
-              </td>
-              <td>
-                <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} />
-              </td>
-              <td>{thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">—</span>}</td>
-              <td>
-                <Time value={thread.updatedAt} />
-              </td>
-              <td>
-                {thread.archivedAt ? null : (
-                  <button
-                    type="button"
-                    className="secondary"
-                    aria-label={`Archive ${thread.id}`}
-                    disabled={archiving.loading}
-                    onClick={() => void onArchive(thread)}
-                  >
-                    Archive
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PagedTable list={list} columns={columns} empty="No threads match." caption="Threads, newest first" />
     </>
   );
 }

@@ -7,9 +7,10 @@ import {
   ConsoleUpdateWebhookSubscriptionDocument,
   ConsoleWebhookSubscriptionDocument,
 } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useMutation } from '../../api';
+import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
 import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/ui';
@@ -144,26 +145,22 @@ function EditSubscription({ subscription, detail }: { subscription: Subscription
     labels: formatLabels(subscription.labelList),
     enabled: subscription.enabled,
   });
-  const [formError, setFormError] = useState<unknown>(undefined);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    let labels: Record<string, string>;
-    try {
-      labels = parseLabels(draft.labels);
-    } catch (error) {
-      setFormError(error);
-      return;
-    }
-    await update(
-      {
-        id: subscription.id,
-        input: { url: draft.url.trim(), eventKinds: draft.eventKinds, description: draft.description, enabled: draft.enabled, labels },
-      },
-      'Saved.',
-    );
-  }
+  const { formError, submit } = useFormSubmit(
+    () => {
+      const labels: Record<string, string> = parseLabels(draft.labels);
+      return labels;
+    },
+    async (labels) => {
+      await update(
+        {
+          id: subscription.id,
+          input: { url: draft.url.trim(), eventKinds: draft.eventKinds, description: draft.description, enabled: draft.enabled, labels },
+        },
+        'Saved.',
+      );
+    },
+  );
 
   return (
     <section aria-labelledby="edit-subscription" className="panel infra-panel">

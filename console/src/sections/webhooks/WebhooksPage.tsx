@@ -4,7 +4,8 @@ import { ConsoleCreateWebhookSubscriptionDocument, ConsoleWebhookSubscriptionsDo
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, SubmitButton } from '../../components/ui';
+import { Badge, EnabledFilter, ErrorNotice, Field, PageHeader, SubmitButton } from '../../components/ui';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseLabels } from '../../lib/labels';
@@ -30,57 +31,29 @@ export function WebhooksPage() {
         <h2 id="subscriptions-heading">Subscriptions</h2>
         <form className="filters" role="search" aria-label="Filter subscriptions" onSubmit={(event) => event.preventDefault()}>
           <Field label="Search" type="search" value={q} onChange={(event) => setFilter('q', event.target.value)} />
-          <Select
-            label="State"
-            value={enabled}
-            onChange={(event) => setFilter('enabled', event.target.value)}
-            options={[
-              { value: '', label: 'Any' },
-              { value: 'true', label: 'Enabled' },
-              { value: 'false', label: 'Disabled' },
-            ]}
-          />
+          <EnabledFilter value={enabled} onChange={(value) => setFilter('enabled', value)} />
         </form>
-        <ErrorNotice error={list.error} />
-        {list.loading && !list.data ? <Loading /> : null}
-        {list.data ? (
-          list.nodes.length ? (
-            <>
-              <SubscriptionTable rows={list.nodes} />
-              <MorePages hasNextPage={list.hasNextPage} loading={list.loadingMore} onMore={list.loadMore} />
-            </>
-          ) : (
-            <Empty>No subscriptions match.</Empty>
-          )
-        ) : null}
+        <PagedTable list={list} columns={SUBSCRIPTION_COLUMNS} empty="No subscriptions match." label="Webhook subscriptions" />
       </section>
     </>
   );
 }
 
-function SubscriptionTable({ rows }: { rows: SubscriptionView[] }) {
-  return (
-    <table aria-label="Webhook subscriptions">
-      <ColumnHeads names={['Target URL', 'Event kinds', 'State', 'Failures in a row', 'Description']} />
-      <tbody>
-        {rows.map((subscription) => (
-          <tr key={subscription.id}>
-            <td>
-              <Link to={`/webhooks/${subscription.id}`}>{subscription.url}</Link>
-            </td>
-            <td>{subscription.eventKinds.join(', ')}</td>
-            <td>
-              <Badge value={subscription.enabled ? 'enabled' : 'disabled'} />
-              {subscription.disabledReason ? <small className="muted"> {subscription.disabledReason}</small> : null}
-            </td>
-            <td>{subscription.consecutiveFailures}</td>
-            <td>{subscription.description}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+const SUBSCRIPTION_COLUMNS: Column<SubscriptionView>[] = [
+  { name: 'Target URL', cell: (subscription) => <Link to={`/webhooks/${subscription.id}`}>{subscription.url}</Link> },
+  { name: 'Event kinds', cell: (subscription) => subscription.eventKinds.join(', ') },
+  {
+    name: 'State',
+    cell: (subscription) => (
+      <>
+        <Badge value={subscription.enabled ? 'enabled' : 'disabled'} />
+        {subscription.disabledReason ? <small className="muted"> {subscription.disabledReason}</small> : null}
+      </>
+    ),
+  },
+  { name: 'Failures in a row', cell: (subscription) => subscription.consecutiveFailures },
+  { name: 'Description', cell: (subscription) => subscription.description },
+];
 
 const emptyDraft: SubscriptionDraft = { url: '', eventKinds: [], description: '', labels: '', enabled: true };
 
