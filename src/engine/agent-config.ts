@@ -3,7 +3,7 @@
 // their configurations are kept by id.
 import type { Run } from '../services/rows.js';
 import { applyOverrides, runOptionsSchema, type AgentConfig } from '../features/agents/documents/config-schema.js';
-import { readStored } from '../lib/document-read.js';
+import { readDocument } from '../lib/json-documents.js';
 import type { Deps } from '../services/deps.js';
 import { agentRevisionConfig } from '../features/agents/agents.js';
 
@@ -37,6 +37,6 @@ async function revisionConfig(deps: Deps, revisionId: string): Promise<AgentConf
 export async function runAgentConfig(deps: Deps, run: Run): Promise<RunAgentConfig> {
   // The run's overrides were checked against the configuration's schema when the run was created
   // (normalizeRunOptions): with them applied, the configuration is still one.
-  const options = readStored(runOptionsSchema, run.options);
+  const options = readDocument(runOptionsSchema, run.options, 'runs.options');
   return applyOverrides(await revisionConfig(deps, run.agentRevisionId), options.overrides);
 }

@@ -25,7 +25,7 @@ import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
 
 /** A pending entry (what a parent waited for) as the record names the call. */
 const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
-import { readStored } from '../lib/document-read.js';
+import { readDocument } from '../lib/json-documents.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -107,7 +107,7 @@ async function parentPendingOf(ctx: ExecutionContext): Promise<Pending | null> {
 
 export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAttempt> {
   const { deps, run, items } = ctx;
-  const options = readStored(runOptionsSchema, run.options);
+  const options = readDocument(runOptionsSchema, run.options, 'runs.options');
   const config = await runAgentConfig(deps, run);
   const history = await historyOf(ctx);
   const { messages, approvedCalls, deniedCalls } = startingMessages(run, history, await parentPendingOf(ctx));

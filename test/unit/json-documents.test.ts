@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import Type from 'typebox';
 import { matchesDocument, readDocument, StoredDocumentError } from '../../src/lib/json-documents.js';
+import { runOptionsSchema } from '../../src/features/agents/documents/config-schema.js';
 
 const Evidence = Type.Array(Type.Object({ run_id: Type.String(), span_ids: Type.Optional(Type.Array(Type.String())) }));
 
@@ -47,6 +48,16 @@ describe('readDocument', () => {
     } catch (error) {
       expect((error as { isAppError?: boolean }).isAppError).toBeUndefined();
     }
+  });
+});
+
+describe('readDocument of the run options (the agent configuration schema’s part)', () => {
+  it('answers stored options that match as they are, and refuses others naming the column and the place', () => {
+    const stored = { labels: { team: 'core' }, overrides: { model: 'dev', retries: { output: 2 } } };
+    expect(readDocument(runOptionsSchema, stored, 'runs.options')).toBe(stored);
+    expect(() => readDocument(runOptionsSchema, { max_usage: { requests: 0 } }, 'runs.options')).toThrow(
+      /the stored runs\.options document does not match its schema: \/max_usage\/requests/,
+    );
   });
 });
 

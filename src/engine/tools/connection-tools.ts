@@ -31,7 +31,7 @@ import type { ConnectionToolsConfig } from '../agent-config.js';
 import { mcpPool } from './mcp-pool.js';
 import { resolvePermission } from './permissions.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 
 export const SEARCH_TOOLS_TOOL = 'search_tools';
 const MAX_NAME = 64;
@@ -78,7 +78,7 @@ interface Listed {
 async function listConnection(context: ToolSourceContext, entry: ConnectionToolsConfig, headers: Record<string, string> | undefined) {
   const { deps, run } = context;
   const connection = await connectionForUse(deps, run.workspaceId, entry.connection_id);
-  checkAllowedHost(connection, readStored(runOptionsSchema, run.options).configuration?.allowed_hosts);
+  checkAllowedHost(connection, readDocument(runOptionsSchema, run.options, 'runs.options').configuration?.allowed_hosts);
   const { endpoint, key } = endpointFor(connection, headers);
   try {
     const tools = await mcpPool(deps).use(key, endpoint, (client) => listMcpTools(client));
@@ -113,7 +113,7 @@ function mcpRunTool(context: ToolSourceContext, listed: Listed, tool: McpTool, h
             'failed_precondition',
             `the credential of the connection "${current.name}" was revoked: its tools cannot be used until a new credential is stored`,
           );
-        checkAllowedHost(current, readStored(runOptionsSchema, run.options).configuration?.allowed_hosts);
+        checkAllowedHost(current, readDocument(runOptionsSchema, run.options, 'runs.options').configuration?.allowed_hosts);
         const { endpoint, key } = endpointFor(current, headers);
         let result;
         try {

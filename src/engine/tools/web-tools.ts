@@ -13,7 +13,7 @@ import type { WebPage } from '../../providers/web/types.js';
 import { usableWebProvider, type UsableWebProvider } from '../../features/tools/web-providers.js';
 import type { ToolsetConfig } from '../agent-config.js';
 import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 
 export const WEB_SEARCH_TOOL = 'web_search';
 export const WEB_FETCH_TOOL = 'web_fetch';
@@ -103,7 +103,7 @@ export const webTools: ToolSource = async (context) => {
     : search && 'provider' in search && search.provider.type.web?.fetch
       ? search
       : null;
-  const options = readStored(runOptionsSchema, context.run.options ?? {});
+  const options = readDocument(runOptionsSchema, context.run.options ?? {}, 'runs.options');
   const rules = { allowedHosts: options.configuration?.allowed_hosts, plainHttp: context.deps.config.allowPlainHttpEndpoints };
   const tools: RunTool[] = [];
 

@@ -2,7 +2,7 @@
 import type { Agent, AgentRevision } from '../../generated/prisma/client.js';
 import type { Prisma } from '../../db.js';
 import { agentConfigSchema, applyOverrides, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from './documents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -303,7 +303,10 @@ export async function revisionForNewRun(
   if (!revision || revision.agentId !== agent.id || revision.workspaceId !== call.actor.workspaceId) throw notFound('agent revision', id);
   // A revision's configuration and the run's overrides were each checked against the agent
   // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
-  return { revision, effective: applyOverrides(readStored(agentConfigSchema, revision.config), overrides ?? undefined) };
+  return {
+    revision,
+    effective: applyOverrides(readDocument(agentConfigSchema, revision.config, 'agent_revisions.config'), overrides ?? undefined),
+  };
 }
 
 /** An archived agent refuses new runs. */
@@ -417,5 +420,5 @@ export async function uploadAgentAvatar(
 export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<AgentConfig> {
   const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
   // Validated against agentConfigSchema when it was published (normalizeAgentConfig).
-  return readStored(agentConfigSchema, revision.config);
+  return readDocument(agentConfigSchema, revision.config, 'agent_revisions.config');
 }

@@ -12,7 +12,7 @@ import { planNewRun } from './run-plan.js';
 import { enqueueWebhookEvent } from '../webhooks/webhook-events.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import type { SealHook } from '../../services/run-hooks.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -45,7 +45,7 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
       entryFailed = true;
       return null;
     }
-    const options = readStored(runOptionsSchema, entry.options);
+    const options = readDocument(runOptionsSchema, entry.options, 'runs.options');
     // The run is the entry's sender's, started by the request that delivered the entry.
     const sender = actingFor(bound, entry, entry.requestId);
     return writeNewRun(

@@ -14,7 +14,7 @@ import { attachAssets } from '../assets/assets.js';
 import { storedPending, writeNewRun, type PendingEntry } from './run-lifecycle.js';
 import { planNewRun } from './run-plan.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 
 /** How a resume answers a pending approval. */
 export const APPROVAL_ACTIONS = ['approve', 'deny'] as const;
@@ -110,7 +110,7 @@ export async function resumeRun(
           pinned: true,
           input: input ?? { content: [] },
           // The options column holds only what normalizeRunOptions returned when the run was created.
-          options: readStored(runOptionsSchema, run.options),
+          options: readDocument(runOptionsSchema, run.options, 'runs.options'),
           labels: storedLabels(run.labels, 'runs.labels'),
           trigger: 'resume',
           lineage: 'resume',

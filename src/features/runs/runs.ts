@@ -24,7 +24,7 @@ import { RUN_COLUMNS } from '../../storage/columns.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import { createdWhere, listQuery, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
-import { readStored } from '../../lib/document-read.js';
+import { readDocument } from '../../lib/json-documents.js';
 
 /** New use of a disabled model or provider (in the caller's workspace) is refused at once with `disabled`. */
 export async function assertModelUsable(call: CallContext, key: string) {
@@ -289,8 +289,8 @@ export async function runLineage(
 export async function runAgentView(call: CallContext, id: string) {
   const run = await getRun(call, id);
   const revision = await call.db.agentRevision.findUniqueOrThrow({ where: { id: run.agentRevisionId } });
-  const { overrides } = readStored(runOptionsSchema, run.options);
-  const config = applyOverrides(readStored(agentConfigSchema, revision.config), overrides);
+  const { overrides } = readDocument(runOptionsSchema, run.options, 'runs.options');
+  const config = applyOverrides(readDocument(agentConfigSchema, revision.config, 'agent_revisions.config'), overrides);
   const { pins, builtin } = configuredSkills(config);
   const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
   return { config, revision, resolvedSkills };

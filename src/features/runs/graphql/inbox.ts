@@ -29,7 +29,7 @@ import { InboxDeliveryModeEnum, InboxEntryKindEnum, InboxEntryStatusEnum, stored
 import { nullableRelations } from '../../../graphql/modules/relations.js';
 import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from '../../../graphql/modules/list-relations.js';
 import { threadInboxPages } from '../../../services/relation-pages.js';
-import { readStored } from '../../../lib/document-read.js';
+import { readDocument } from '../../../lib/json-documents.js';
 
 export const InboxEntryRef = builder.prismaObject('InboxEntry', {
   fields: (t) => ({
@@ -42,7 +42,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
     options: t.field({
       type: RunOptionsRef,
       description: "the options the entry's run starts with",
-      resolve: (e) => readStored(runOptionsSchema, e.options),
+      resolve: (e) => readDocument(runOptionsSchema, e.options, 'runs.options'),
     }),
     optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     agentId: t.exposeString('agentId', { nullable: true }),

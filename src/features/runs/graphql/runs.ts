@@ -18,7 +18,7 @@ import { MAX_WAIT_SECONDS, checkWait, waitAfterListening, waitForRun, watchRun }
 import { readEnvironmentMounts, readFailure, readMemoryMounts, readPending, readResume, readUsage } from '../run-members.js';
 import { EnvironmentMountRef, FailureRef, MemoryMountRef, RunPendingRef, RunResumeRef, RunUsageRef } from './run-members.js';
 import type { ResolvedSkill } from '../run-skills.js';
-import { readStored } from '../../../lib/document-read.js';
+import { readDocument } from '../../../lib/json-documents.js';
 import {
   SkillSourceEnum,
   RevisionSelectionEnum,
@@ -72,7 +72,7 @@ export const RunRef = builder.prismaObject('Run', {
       description: 'empty until the first attempt resolved the mounts of the agent configuration',
       resolve: (r) => readMemoryMounts(r.memoryMounts),
     }),
-    options: t.field({ type: RunOptionsRef, resolve: (r) => readStored(runOptionsSchema, r.options) }),
+    options: t.field({ type: RunOptionsRef, resolve: (r) => readDocument(runOptionsSchema, r.options, 'runs.options') }),
     optionsDocument: t.expose('options', { type: 'JSON', description: `the options: ${DOCUMENT_DESCRIPTION}` }),
     pending: t.field({ type: RunPendingRef, resolve: (r) => readPending(r.pending) }),
     pendingDocument: t.expose('pending', {
