@@ -37,6 +37,13 @@ describe('the Redis event bus while Redis is away', () => {
         (status) => status === 'ready',
         'the publisher connected',
       );
+      // subscriptionsActive answers at once while the subscribing connection is still connecting (its
+      // SUBSCRIBE then waits for the connection): wait for it to be up, so the PING proves the SUBSCRIBE.
+      await waitFor(
+        async () => redisClientsOf(subscriber)!.subscribe.status,
+        (status) => status === 'ready',
+        'the subscriber connected',
+      );
       await subscriptionsActive(subscriber);
       publisher.publish('tick', 'a', { n: 0 });
       await waitFor(
