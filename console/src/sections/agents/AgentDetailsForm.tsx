@@ -36,8 +36,8 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
   return (
     <form className="panel" aria-labelledby="details-heading" onSubmit={submit}>
       <h2 id="details-heading">Name, description and labels</h2>
-      <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-      <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
+      <Field label="Name" required maxLength={200} value={name} onValue={setName} />
+      <TextArea label="Description" rows={2} value={description} onValue={setDescription} />
       <LabelsField value={labels} onChange={setLabels} hint="one key:value per line" />
       {labelsProblem ? (
         <div role="alert" className="notice error">

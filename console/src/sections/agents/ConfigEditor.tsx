@@ -33,7 +33,7 @@ export function ConfigEditor({
         label={label}
         hint='The agent configuration as JSON, e.g. {"model": "…", "instructions": "…"}; "model" is required.'
         value={value}
-        onChange={(event) => onChange(event.target.value)}
+        onValue={onChange}
         rows={Math.min(30, Math.max(8, value.split('\n').length + 1))}
         spellCheck={false}
         autoFocus={autoFocus}

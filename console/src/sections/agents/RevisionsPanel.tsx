@@ -102,8 +102,8 @@ function CompareRevisions({ revisions }: { revisions: Revision[] }) {
     <section aria-labelledby="compare-heading">
       <h3 id="compare-heading">Compare revisions</h3>
       <div className="filters">
-        <Select label="From revision" value={from.id} options={options} onChange={(event) => setFromId(event.target.value)} />
-        <Select label="To revision" value={to.id} options={options} onChange={(event) => setToId(event.target.value)} />
+        <Select label="From revision" value={from.id} options={options} onValue={setFromId} />
+        <Select label="To revision" value={to.id} options={options} onValue={setToId} />
       </div>
       <RevisionDiff from={from} to={to} />
     </section>

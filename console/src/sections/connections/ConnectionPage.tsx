@@ -134,8 +134,8 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
     <section aria-labelledby="edit-connection" className="panel infra-panel">
       <h2 id="edit-connection">Edit</h2>
       <form onSubmit={submit} aria-label="Edit connection">
-        <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+        <Field label="Name" required value={name} onValue={setName} />
+        <Field label="Description" value={description} onValue={setDescription} />
         <ServerFields draft={server} onChange={setServer} />
         <CredentialChoiceSelect stored={connection.credentialConfigured} value={choice} onChange={setChoice} />
         {choice === 'replace' ? <CredentialFields draft={credential} onChange={setCredential} /> : null}

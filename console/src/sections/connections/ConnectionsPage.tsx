@@ -97,11 +97,11 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
           <Select
             label="Connector provider"
             value={chosenProvider}
-            onChange={(event) => setProviderId(event.target.value)}
+            onValue={setProviderId}
             options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
           />
-          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <Field label="Name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
           <ServerFields draft={server} onChange={setServer} />
           <CredentialFields draft={credential} onChange={setCredential} />
           <LabelsField value={labels} onChange={setLabels} />

@@ -145,15 +145,10 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
           <Select
             label="Template"
             value={chosen}
-            onChange={(event) => setTemplateId(event.target.value)}
+            onValue={setTemplateId}
             options={templates.map((template) => ({ value: template.id, label: template.name }))}
           />
-          <Field
-            label="Environment name"
-            hint="Default: the template's name."
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-          />
+          <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
           <LabelsField value={labels} onChange={setLabels} />
           <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
           <SubmitButton busy={state.loading} busyLabel="Provisioning…">
@@ -212,17 +207,17 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
           <Select
             label="Environment provider"
             value={chosen?.id ?? ''}
-            onChange={(event) => setProviderId(event.target.value)}
+            onValue={setProviderId}
             options={choices.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
           />
-          <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <Field label="Template name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
           <TextArea
             label="Configuration (JSON)"
             hint="What the provider type's environment schema describes."
             rows={4}
             value={config}
-            onChange={(event) => setConfig(event.target.value)}
+            onValue={setConfig}
           />
           {schema ? (
             <details>

@@ -110,9 +110,9 @@ function EditTemplate({
     <section aria-labelledby="edit-template" className="panel infra-panel">
       <h2 id="edit-template">Edit</h2>
       <form onSubmit={submit} aria-label="Edit template">
-        <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <TextArea label="Configuration (JSON)" rows={6} value={config} onChange={(event) => setConfig(event.target.value)} />
+        <Field label="Template name" required value={name} onValue={setName} />
+        <Field label="Description" value={description} onValue={setDescription} />
+        <TextArea label="Configuration (JSON)" rows={6} value={config} onValue={setConfig} />
         <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? error} title="Could not save" />
         <SubmitButton busy={saving} busyLabel="Saving…">

@@ -103,7 +103,7 @@ export function AnalysisPage() {
           </section>
           <section aria-labelledby="analysis-findings-heading">
             <h2 id="analysis-findings-heading">Findings it produced</h2>
-            <Select label="Show" value={change} onChange={(event) => setChange(event.target.value)} options={CHANGE_OPTIONS} />
+            <Select label="Show" value={change} onValue={setChange} options={CHANGE_OPTIONS} />
             <ErrorNotice error={findings.error} />
             {findings.loading && !findings.data ? <Loading label="Loading findings…" /> : null}
             {findings.data && produced.length === 0 && !findings.hasNextPage ? (

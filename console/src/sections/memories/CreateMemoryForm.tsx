@@ -46,7 +46,7 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
         <Select
           label="Memory provider"
           value={providerId}
-          onChange={(event) => setProviderId(event.target.value)}
+          onValue={setProviderId}
           options={[
             { value: '', label: 'Built-in (this service’s database; the default)' },
             ...providers.map((provider) => ({

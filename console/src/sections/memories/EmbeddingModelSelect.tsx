@@ -24,7 +24,7 @@ export function EmbeddingModelSelect({
       label={required ? 'Embedding model (required by this provider)' : 'Embedding model'}
       value={value}
       required={required}
-      onChange={(event) => onChange(event.target.value)}
+      onValue={onChange}
       options={[
         { value: '', label: required ? 'Choose a model' : 'None: lexical search only' },
         ...listed,

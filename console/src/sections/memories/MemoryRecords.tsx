@@ -130,13 +130,7 @@ function ReplaceRecordForm({
   return (
     <form className="panel" aria-labelledby="replace-record-heading" onSubmit={(event) => void submit(event)}>
       <h3 id="replace-record-heading">Replace a record</h3>
-      <Field
-        label="Record id"
-        value={recordId}
-        onChange={(event) => setRecordId(event.target.value)}
-        required
-        hint="A new id writes a new record under it"
-      />
+      <Field label="Record id" value={recordId} onValue={setRecordId} required hint="A new id writes a new record under it" />
       <div className="field">
         <label htmlFor="replace-record-text">New text</label>
         <textarea

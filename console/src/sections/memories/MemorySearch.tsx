@@ -29,18 +29,10 @@ export function MemorySearch({ memoryId }: { memoryId: string }) {
     <section aria-labelledby="memory-search-heading">
       <h2 id="memory-search-heading">Search</h2>
       <form className="panel" role="search" aria-label="Search records" onSubmit={(event) => void submit(event)}>
-        <TextArea label="Search query" value={query} onChange={(event) => setQuery(event.target.value)} required rows={2} />
+        <TextArea label="Search query" value={query} onValue={setQuery} required rows={2} />
         <div className="filters">
-          <Field label="At most" type="number" min={1} max={100} value={limit} onChange={(event) => setLimit(event.target.value)} />
-          <Field
-            label="Minimum score"
-            type="number"
-            min={0}
-            max={1}
-            step="any"
-            value={minScore}
-            onChange={(event) => setMinScore(event.target.value)}
-          />
+          <Field label="At most" type="number" min={1} max={100} value={limit} onValue={setLimit} />
+          <Field label="Minimum score" type="number" min={0} max={1} step="any" value={minScore} onValue={setMinScore} />
           <SubmitButton busy={state.loading} busyLabel="Searching…">
             Search
           </SubmitButton>

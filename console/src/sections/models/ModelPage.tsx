@@ -131,22 +131,17 @@ function EditModel({
           required
           hint="The model's name at the provider, e.g. gpt-4.1-mini."
           value={providerModel}
-          onChange={(event) => setProviderModel(event.target.value)}
+          onValue={setProviderModel}
         />
-        <Select
-          label="API"
-          value={api}
-          onChange={(event) => setApi(event.target.value)}
-          options={choices.map((entry) => ({ value: entry.api, label: entry.api }))}
-        />
-        <Field label="Name" value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+        <Select label="API" value={api} onValue={setApi} options={choices.map((entry) => ({ value: entry.api, label: entry.api }))} />
+        <Field label="Name" value={name} onValue={setName} />
+        <Field label="Description" value={description} onValue={setDescription} />
         <TextArea
           label="Settings (JSON)"
           hint={settingsHint(choices.find((entry) => entry.api === api))}
           rows={5}
           value={settings}
-          onChange={(event) => setSettings(event.target.value)}
+          onValue={setSettings}
         />
         <LabelsField value={labels} onChange={setLabels} />
         <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'model', onReload }} />

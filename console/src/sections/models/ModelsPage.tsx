@@ -170,14 +170,14 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             options={types.map((type) => ({ value: type.type, label: `${type.title} (${type.type})` }))}
           />
           <ProviderTypeDescription type={chosen} />
-          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <Field label="Name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
           <TextArea
             label="Configuration (JSON)"
             hint='A JSON object matching the configuration schema above, e.g. {"base_url": "https://…"}; blank for none.'
             rows={4}
             value={config}
-            onChange={(event) => setConfig(event.target.value)}
+            onValue={setConfig}
           />
           <SecretFields key={chosen.type} schema={chosen.credentialSchema} draft={secret} onChange={setSecret} />
           <HeaderRows

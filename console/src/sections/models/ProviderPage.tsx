@@ -149,14 +149,14 @@ function EditProvider({
       <h2 id="edit-provider">Edit</h2>
       {type ? <ProviderTypeDescription type={type} /> : null}
       <form onSubmit={submit} aria-label="Edit provider">
-        <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+        <Field label="Name" required value={name} onValue={setName} />
+        <Field label="Description" value={description} onValue={setDescription} />
         <TextArea
           label="Configuration (JSON)"
           hint="Changing it while a credential or extra headers are stored needs each of them replaced or removed in the same save."
           rows={4}
           value={config}
-          onChange={(event) => setConfig(event.target.value)}
+          onValue={setConfig}
         />
         <CredentialChoiceSelect stored={provider.credentialConfigured} value={choice} onChange={setChoice} />
         {choice === 'replace' && type ? <SecretFields schema={type.credentialSchema} draft={secret} onChange={setSecret} /> : null}

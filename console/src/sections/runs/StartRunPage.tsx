@@ -57,7 +57,7 @@ export function StartRunPage() {
         <Select
           label="Agent"
           value={chosen}
-          onChange={(event) => setAgentId(event.target.value)}
+          onValue={setAgentId}
           options={[
             ...choices.map((agent) => ({ value: agent.id, label: agent.name })),
             // The agent the address names stays chosen while the list loads (or when it is not listed).
@@ -70,22 +70,22 @@ export function StartRunPage() {
           hint="Continue a thread by its id; leave empty to start a new thread."
           placeholder="thr_…"
           value={threadId}
-          onChange={(event) => setThreadId(event.target.value)}
+          onValue={setThreadId}
         />
-        <TextArea label="Message" rows={5} value={message} onChange={(event) => setMessage(event.target.value)} />
+        <TextArea label="Message" rows={5} value={message} onValue={setMessage} />
         <TextArea
           label="Labels (JSON, optional)"
           hint='Metadata for the run, e.g. {"ticket": "T-42"}.'
           rows={2}
           value={labels}
-          onChange={(event) => setLabels(event.target.value)}
+          onValue={setLabels}
         />
         <TextArea
           label="Options (JSON, optional)"
           hint='Run options, e.g. {"max_usage": {"requests": 5}}.'
           rows={2}
           value={options}
-          onChange={(event) => setOptions(event.target.value)}
+          onValue={setOptions}
         />
         {problem ? (
           <p role="alert" className="notice error">

@@ -69,14 +69,8 @@ function ThreadFilters(props: { archived: string; sessionId: string; label: stri
         value={props.archived}
         onChange={(event) => props.onChange({ archived: event.target.value })}
       />
-      <Field label="Session" placeholder="ses_…" value={sessionId} onChange={(event) => setSessionId(event.target.value)} />
-      <Field
-        label="Label"
-        placeholder="team:ops"
-        hint="key:value, comma-separated; all must match"
-        value={label}
-        onChange={(event) => setLabel(event.target.value)}
-      />
+      <Field label="Session" placeholder="ses_…" value={sessionId} onValue={setSessionId} />
+      <Field label="Label" placeholder="team:ops" hint="key:value, comma-separated; all must match" value={label} onValue={setLabel} />
       <button type="submit">Apply filters</button>
     </form>
   );
@@ -160,14 +154,14 @@ function CreateThreadForm() {
           hint="Leave empty to open a new session"
           placeholder="ses_…"
           value={sessionId}
-          onChange={(event) => setSessionId(event.target.value)}
+          onValue={setSessionId}
         />
         <TextArea
           label="Labels for the new thread"
           hint="key:value, one a line or comma-separated"
           rows={2}
           value={labels}
-          onChange={(event) => setLabels(event.target.value)}
+          onValue={setLabels}
         />
         {labelsProblem ? (
           <div role="alert" className="notice error">

@@ -116,7 +116,7 @@ function RotateSecret({ subscription, detail }: { subscription: SubscriptionView
         max={604800}
         hint="How long the replaced secret still signs (0 ends it at once; at most 604800)."
         value={overlap}
-        onChange={(event) => setOverlap(event.target.value)}
+        onValue={setOverlap}
       />
       <ErrorNotice error={state.error} title="Could not rotate the secret" />
       <ConfirmButton
