@@ -1,6 +1,6 @@
 // Start a run: an agent (preselected by `?agent=`), a thread to continue (or a new one), the message,
 // and optional labels and run options as JSON; the page then moves to the new run.
-import { ConsoleRunAgentChoicesDocument, ConsoleStartRunDocument } from '../../../generated/graphql';
+import { ConsoleAgentChoicesDocument, ConsoleStartRunDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -11,7 +11,7 @@ import { textMessage } from './documents';
 export function StartRunPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const agents = useQuery(ConsoleRunAgentChoicesDocument, {});
+  const agents = useQuery(ConsoleAgentChoicesDocument, {});
   const [agentId, setAgentId] = useState(params.get('agent') ?? '');
   const [threadId, setThreadId] = useState(params.get('thread') ?? '');
   const [message, setMessage] = useState('');

@@ -1,7 +1,7 @@
 // The thread's inbox: send a message with a delivery mode, see every entry with its status, and act on
 // pending entries as the API allows (switch queue ↔ steer, edit the text). The API has no way to
 // withdraw an entry, so the page offers none. Each action is followed by a re-read of the page.
-import { ConsoleDeliverDocument, ConsoleThreadAgentsDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
+import { ConsoleDeliverDocument, ConsoleAgentChoicesDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -52,7 +52,7 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   const [agentId, setAgentId] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const [deliver, delivering] = useMutation(ConsoleDeliverDocument);
-  const agents = useQuery(ConsoleThreadAgentsDocument, {});
+  const agents = useQuery(ConsoleAgentChoicesDocument, {});
   const agentChoices = [
     ...(hasRun ? [{ value: '', label: "The thread's last run's agent" }] : [{ value: '', label: 'Choose an agent' }]),
     ...(agents.data?.agents.nodes ?? []).map((agent) => ({ value: agent.id, label: `${agent.name} (${agent.id})` })),
