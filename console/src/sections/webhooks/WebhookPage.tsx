@@ -13,7 +13,8 @@ import { useMutation } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/ui';
+import { EditPanel } from '../../components/Forms';
+import { Badge, ErrorNotice, Field, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
 import { Deliveries } from './Deliveries';
@@ -163,15 +164,8 @@ function EditSubscription({ subscription, detail }: { subscription: Subscription
   );
 
   return (
-    <section aria-labelledby="edit-subscription" className="panel infra-panel">
-      <h2 id="edit-subscription">Edit</h2>
-      <form onSubmit={submit} aria-label="Edit subscription">
-        <SubscriptionFields draft={draft} onChange={setDraft} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <SubmitButton busy={state.loading} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel what="subscription" className="panel infra-panel" onSubmit={submit} error={formError ?? state.error} busy={state.loading}>
+      <SubscriptionFields draft={draft} onChange={setDraft} />
+    </EditPanel>
   );
 }

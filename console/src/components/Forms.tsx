@@ -1,0 +1,65 @@
+// The frame forms share: how a form ends (why the last submit was refused, then the submit button
+// that says when it is busy) and the edit panel every detail page has, so each form holds only its
+// own fields and what it sends.
+import type { FormEvent, ReactNode } from 'react';
+import { ErrorNotice, SubmitButton } from './ui';
+
+export interface FormEndProps {
+  /** The refusal to show: the form's own (a field it could not read) or the service's. */
+  error: unknown;
+  errorTitle: string;
+  /** Name the member the service points at (`config.model`). */
+  withField?: boolean;
+  /** Explain a refused If-Match and offer a reload (see ErrorNotice). */
+  stale?: { what: string; onReload?: () => void };
+  busy: boolean;
+  busyLabel: string;
+  /** The submit button's words. */
+  children: ReactNode;
+}
+
+/** A form's last lines: the refusal of the last submit, then the submit button. */
+export function FormEnd({ error, errorTitle, withField, stale, busy, busyLabel, children }: FormEndProps) {
+  return (
+    <>
+      <ErrorNotice error={error} title={errorTitle} withField={withField} stale={stale} />
+      <SubmitButton busy={busy} busyLabel={busyLabel}>
+        {children}
+      </SubmitButton>
+    </>
+  );
+}
+
+/**
+ * The "Edit" panel of a detail page: its heading, what to know first (`intro`), the form named
+ * "Edit <what>" with its fields, and "Save changes".
+ */
+export function EditPanel({
+  what,
+  className = 'panel',
+  intro,
+  onSubmit,
+  children,
+  ...end
+}: {
+  /** The thing edited, as the form's name says it: "connection", "model". */
+  what: string;
+  className?: string;
+  intro?: ReactNode;
+  onSubmit(event: FormEvent): void;
+  children: ReactNode;
+} & Omit<FormEndProps, 'errorTitle' | 'busyLabel' | 'children'>) {
+  const headingId = `edit-${what}`;
+  return (
+    <section aria-labelledby={headingId} className={className}>
+      <h2 id={headingId}>Edit</h2>
+      {intro}
+      <form onSubmit={onSubmit} aria-label={`Edit ${what}`}>
+        {children}
+        <FormEnd {...end} errorTitle="Could not save" busyLabel="Saving…">
+          Save changes
+        </FormEnd>
+      </form>
+    </section>
+  );
+}
