@@ -11,19 +11,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import {
-  Badge,
-  Empty,
-  ErrorNotice,
-  Field,
-  JsonView,
-  LabelsField,
-  PageHeader,
-  Select,
-  SubmitButton,
-  TextArea,
-  Time,
-} from '../../components/ui';
+import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, TextArea, Time } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -150,10 +139,14 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
           />
           <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
           <LabelsField value={labels} onChange={setLabels} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
-          <SubmitButton busy={state.loading} busyLabel="Provisioning…">
+          <FormEnd
+            error={formError ?? state.error}
+            errorTitle="Could not create the environment"
+            busy={state.loading}
+            busyLabel="Provisioning…"
+          >
             Create environment
-          </SubmitButton>
+          </FormEnd>
         </form>
       )}
     </section>
@@ -226,10 +219,9 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
             </details>
           ) : null}
           <LabelsField value={labels} onChange={setLabels} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the template" />
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
+          <FormEnd error={formError ?? state.error} errorTitle="Could not create the template" busy={state.loading} busyLabel="Creating…">
             Create template
-          </SubmitButton>
+          </FormEnd>
         </form>
       ) : null}
     </section>

@@ -8,7 +8,8 @@ import {
 } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, TextArea, Time } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { type MemoryRecord } from './documents';
 import { RecordText, Writer } from './RecordCells';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -98,10 +99,9 @@ function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record
     <form className="panel" aria-labelledby="add-record-heading" onSubmit={(event) => void submit(event)}>
       <h3 id="add-record-heading">Add a record</h3>
       <TextArea label="Text of the new record" value={text} onChange={(event) => setText(event.target.value)} required rows={3} />
-      <ErrorNotice error={state.error} title="Could not add the record" />
-      <SubmitButton busy={state.loading} busyLabel="Adding…">
+      <FormEnd error={state.error} errorTitle="Could not add the record" busy={state.loading} busyLabel="Adding…">
         Add record
-      </SubmitButton>
+      </FormEnd>
     </form>
   );
 }
@@ -142,10 +142,9 @@ function ReplaceRecordForm({
           rows={3}
         />
       </div>
-      <ErrorNotice error={state.error} title="Could not write the record" />
-      <SubmitButton busy={state.loading} busyLabel="Writing…">
+      <FormEnd error={state.error} errorTitle="Could not write the record" busy={state.loading} busyLabel="Writing…">
         Replace record
-      </SubmitButton>
+      </FormEnd>
     </form>
   );
 }

@@ -22,9 +22,9 @@ import {
   PageHeader,
   Select,
   Status,
-  SubmitButton,
   TextArea,
 } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -187,10 +187,15 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the provider" withField />
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
+          <FormEnd
+            error={formError ?? state.error}
+            errorTitle="Could not create the provider"
+            withField
+            busy={state.loading}
+            busyLabel="Creating…"
+          >
             Create provider
-          </SubmitButton>
+          </FormEnd>
         </form>
       ) : (
         <Loading />

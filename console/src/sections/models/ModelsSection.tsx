@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, SubmitButton, TextArea } from '../../components/ui';
+import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
@@ -218,10 +219,9 @@ function CreateModel({
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not add the model" />
-          <SubmitButton busy={state.loading} busyLabel="Adding…">
+          <FormEnd error={formError ?? state.error} errorTitle="Could not add the model" busy={state.loading} busyLabel="Adding…">
             Add model
-          </SubmitButton>
+          </FormEnd>
         </form>
       )}
     </section>

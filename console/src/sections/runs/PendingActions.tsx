@@ -5,7 +5,8 @@
 import { ConsoleResumeRunDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, JsonView, Select, SubmitButton, TextArea } from '../../components/ui';
+import { Field, JsonView, Select, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { textMessage, type PendingToolCall, type RunDetail } from './documents';
 
@@ -205,10 +206,9 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
             {problem}
           </p>
         ) : null}
-        <ErrorNotice error={resumeState.error} title="Could not resume" />
-        <SubmitButton busy={resumeState.loading} busyLabel="Resuming…">
+        <FormEnd error={resumeState.error} errorTitle="Could not resume" busy={resumeState.loading} busyLabel="Resuming…">
           Resume run
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );

@@ -4,7 +4,8 @@ import { ConsoleAgentChoicesDocument, ConsoleStartRunDocument } from '../../../g
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Loading, PageHeader, Select, SubmitButton, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Loading, PageHeader, Select, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { readJsonObject } from '../../lib/json';
 import { textMessage } from './documents';
 
@@ -92,10 +93,9 @@ export function StartRunPage() {
             {problem}
           </p>
         ) : null}
-        <ErrorNotice error={startState.error} title="Could not start the run" />
-        <SubmitButton busy={startState.loading} busyLabel="Starting…">
+        <FormEnd error={startState.error} errorTitle="Could not start the run" busy={startState.loading} busyLabel="Starting…">
           Start run
-        </SubmitButton>
+        </FormEnd>
       </form>
     </>
   );

@@ -4,7 +4,8 @@ import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThrea
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, ErrorNotice, Field, PageHeader, Select, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -168,10 +169,9 @@ function CreateThreadForm() {
             {labelsProblem}
           </div>
         ) : null}
-        <ErrorNotice error={creating.error} title="Could not create the thread" />
-        <SubmitButton busy={creating.loading} busyLabel="Creating…">
+        <FormEnd error={creating.error} errorTitle="Could not create the thread" busy={creating.loading} busyLabel="Creating…">
           Create thread
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );
