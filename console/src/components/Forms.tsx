@@ -2,9 +2,11 @@
 // that says when it is busy) and the edit panel every detail page has, so each form holds only its
 // own fields and what it sends.
 import type { FormEvent, ReactNode } from 'react';
-import { ErrorNotice, SubmitButton } from './ui';
+import { ErrorNotice, Problem, SubmitButton } from './ui';
 
 export interface FormEndProps {
+  /** What the form itself could not read (labels, JSON), before anything was sent. */
+  problem?: ReactNode;
   /** The refusal to show: the form's own (a field it could not read) or the service's. */
   error: unknown;
   errorTitle: string;
@@ -18,10 +20,11 @@ export interface FormEndProps {
   children: ReactNode;
 }
 
-/** A form's last lines: the refusal of the last submit, then the submit button. */
-export function FormEnd({ error, errorTitle, withField, stale, busy, busyLabel, children }: FormEndProps) {
+/** A form's last lines: its own problem and the refusal of the last submit, then the submit button. */
+export function FormEnd({ problem, error, errorTitle, withField, stale, busy, busyLabel, children }: FormEndProps) {
   return (
     <>
+      <Problem>{problem}</Problem>
       <ErrorNotice error={error} title={errorTitle} withField={withField} stale={stale} />
       <SubmitButton busy={busy} busyLabel={busyLabel}>
         {children}

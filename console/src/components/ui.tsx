@@ -66,6 +66,18 @@ export function isStaleVersion(error: unknown): boolean {
   return error instanceof ServiceError && (error.code === 'precondition_failed' || error.status === 412);
 }
 
+/**
+ * A problem with what the user entered (labels or JSON that do not read), announced as it appears;
+ * nothing when there is none.
+ */
+export function Problem({ children }: { children: ReactNode }) {
+  return children ? (
+    <div role="alert" className="notice error">
+      {children}
+    </div>
+  ) : null;
+}
+
 /** A status line that screen readers announce politely (saved, sent, loading). */
 export function Status({ children }: { children: ReactNode }) {
   return (

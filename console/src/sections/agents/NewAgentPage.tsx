@@ -4,7 +4,7 @@ import { ConsoleCreateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation } from '../../api';
-import { Field, PageHeader, TextArea, ErrorNotice } from '../../components/ui';
+import { ErrorNotice, Field, PageHeader, Problem, TextArea } from '../../components/ui';
 import { Composer } from './Composer';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
@@ -73,11 +73,7 @@ export function NewAgentPage() {
           onValue={setLabels}
           aria-invalid={problem.labels ? true : undefined}
         />
-        {problem.labels ? (
-          <div role="alert" className="notice error">
-            {problem.labels}
-          </div>
-        ) : null}
+        <Problem>{problem.labels}</Problem>
         <ConfigEditor value={configText} onChange={setConfigText} problem={problem.config} />
         <Field label="Revision note" hint="optional: why this configuration" value={note} onValue={setNote} />
         {alreadyCreated ? (

@@ -201,12 +201,7 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
             />
           );
         })}
-        {problem ? (
-          <p role="alert" className="notice error">
-            {problem}
-          </p>
-        ) : null}
-        <FormEnd error={resumeState.error} errorTitle="Could not resume" busy={resumeState.loading} busyLabel="Resuming…">
+        <FormEnd problem={problem} error={resumeState.error} errorTitle="Could not resume" busy={resumeState.loading} busyLabel="Resuming…">
           Resume run
         </FormEnd>
       </form>

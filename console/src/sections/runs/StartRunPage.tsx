@@ -88,12 +88,13 @@ export function StartRunPage() {
           value={options}
           onValue={setOptions}
         />
-        {problem ? (
-          <p role="alert" className="notice error">
-            {problem}
-          </p>
-        ) : null}
-        <FormEnd error={startState.error} errorTitle="Could not start the run" busy={startState.loading} busyLabel="Starting…">
+        <FormEnd
+          problem={problem}
+          error={startState.error}
+          errorTitle="Could not start the run"
+          busy={startState.loading}
+          busyLabel="Starting…"
+        >
           Start run
         </FormEnd>
       </form>

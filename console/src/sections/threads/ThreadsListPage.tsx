@@ -164,12 +164,13 @@ function CreateThreadForm() {
           value={labels}
           onValue={setLabels}
         />
-        {labelsProblem ? (
-          <div role="alert" className="notice error">
-            {labelsProblem}
-          </div>
-        ) : null}
-        <FormEnd error={creating.error} errorTitle="Could not create the thread" busy={creating.loading} busyLabel="Creating…">
+        <FormEnd
+          problem={labelsProblem}
+          error={creating.error}
+          errorTitle="Could not create the thread"
+          busy={creating.loading}
+          busyLabel="Creating…"
+        >
           Create thread
         </FormEnd>
       </form>
