@@ -8,10 +8,11 @@ import {
 } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, TextArea, Time } from '../../components/ui';
+import { Field, Status, TextArea } from '../../components/ui';
 import { FormEnd } from '../../components/Forms';
 import { type MemoryRecord } from './documents';
-import { RecordText, Writer } from './RecordCells';
+import { recordColumns, Writer } from './RecordCells';
+import { PagedTable } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 export function MemoryRecords({ memoryId }: { memoryId: string }) {
@@ -43,41 +44,27 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
           onReplaced={(record) => written(`Record ${record.id} written.`)}
         />
       </div>
-      <ErrorNotice error={records.error} />
-      {records.loading && !records.data ? <Loading label="Loading records…" /> : null}
-      {records.data && records.nodes.length === 0 ? <Empty>No records yet.</Empty> : null}
-      {records.nodes.length > 0 ? (
-        <table aria-label="Records" aria-busy={records.loading}>
-          <ColumnHeads names={['Record', 'Text', 'Created by', 'Last written by', 'Updated', 'Actions']} />
-          <tbody>
-            {records.nodes.map((record) => (
-              <tr key={record.id}>
-                <td>
-                  <code>{record.id}</code>
-                </td>
-                <td>
-                  <RecordText record={record} />
-                </td>
-                <td>
-                  <Writer stamp={record.provenance.created} />
-                </td>
-                <td>
-                  <Writer stamp={record.provenance.lastWrite} />
-                </td>
-                <td>
-                  <Time value={record.updatedAt} />
-                </td>
-                <td>
-                  <button type="button" className="secondary" aria-label={`Replace ${record.id}`} onClick={() => startReplacing(record)}>
-                    Replace
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={records.hasNextPage} loading={records.loadingMore} onMore={records.loadMore} />
+      <PagedTable
+        list={records}
+        label="Records"
+        loadingLabel="Loading records…"
+        empty="No records yet."
+        columns={[
+          recordColumns.id,
+          recordColumns.text,
+          { name: 'Created by', cell: (record) => <Writer stamp={record.provenance.created} /> },
+          { name: 'Last written by', cell: (record) => <Writer stamp={record.provenance.lastWrite} /> },
+          recordColumns.updated,
+          {
+            name: 'Actions',
+            cell: (record) => (
+              <button type="button" className="secondary" aria-label={`Replace ${record.id}`} onClick={() => startReplacing(record)}>
+                Replace
+              </button>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }
