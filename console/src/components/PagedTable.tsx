@@ -9,6 +9,8 @@ export interface Column<N> {
   name: string;
   /** The cell of `node`, the `index`th row (from 0). */
   cell(node: N, index: number): ReactNode;
+  /** The cell names its row (a revision's number): a row header rather than a data cell. */
+  rowHeader?: boolean;
 }
 
 export function PagedTable<N extends { id: string }>({
@@ -63,9 +65,15 @@ export function ColumnTable<N extends { id: string }>({
       <tbody>
         {rows.map((node, index) => (
           <tr key={node.id}>
-            {columns.map((column) => (
-              <td key={column.name}>{column.cell(node, index)}</td>
-            ))}
+            {columns.map((column) =>
+              column.rowHeader ? (
+                <th key={column.name} scope="row">
+                  {column.cell(node, index)}
+                </th>
+              ) : (
+                <td key={column.name}>{column.cell(node, index)}</td>
+              ),
+            )}
           </tr>
         ))}
       </tbody>
