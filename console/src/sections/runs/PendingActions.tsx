@@ -15,15 +15,14 @@ interface Answers {
   calls: Record<string, { status: 'returned' | 'error'; text: string; choice?: string }>;
 }
 
-function ApprovalControl({
-  call,
-  value,
-  onChange,
-}: {
+/** What every answer control takes: the pending call, its answer so far and where a new answer goes. */
+interface AnswerControlProps<A> {
   call: PendingToolCall;
-  value: Answers['approvals'][string];
-  onChange(value: Answers['approvals'][string]): void;
-}) {
+  value: A;
+  onChange(value: A): void;
+}
+
+function ApprovalControl({ call, value, onChange }: AnswerControlProps<Answers['approvals'][string]>) {
   const name = useId();
   return (
     <fieldset className="panel">
@@ -45,15 +44,7 @@ function ApprovalControl({
   );
 }
 
-function ClientCallControl({
-  call,
-  value,
-  onChange,
-}: {
-  call: PendingToolCall;
-  value: Answers['calls'][string];
-  onChange(value: Answers['calls'][string]): void;
-}) {
+function ClientCallControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
   return (
     <fieldset className="panel">
       <legend>
@@ -81,15 +72,7 @@ function ClientCallControl({
   );
 }
 
-function QuestionControl({
-  call,
-  value,
-  onChange,
-}: {
-  call: PendingToolCall;
-  value: Answers['calls'][string];
-  onChange(value: Answers['calls'][string]): void;
-}) {
+function QuestionControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
   const name = useId();
   const choices = call.presentation.choices ?? [];
   const question = call.presentation.question ?? String((call.arguments as { question?: unknown })?.question ?? '');
