@@ -2,7 +2,7 @@
 // that says when it is busy) and the edit panel every detail page has, so each form holds only its
 // own fields and what it sends.
 import type { FormEvent, ReactNode } from 'react';
-import { ErrorNotice, Problem, SubmitButton } from './ui';
+import { ErrorNotice, Problem, SubmitButton, TextArea } from './ui';
 
 export interface FormEndProps {
   /** What the form itself could not read (labels, JSON), before anything was sent. */
@@ -65,4 +65,22 @@ export function EditPanel({
       </form>
     </section>
   );
+}
+
+/**
+ * A provider's or template's configuration as JSON text (the form reads it with parseJsonObject when
+ * it is sent); `hint` says what it must hold or what changing it means.
+ */
+export function ConfigField({
+  hint,
+  rows = 4,
+  value,
+  onValue,
+}: {
+  hint?: string;
+  rows?: number;
+  value: string;
+  onValue(value: string): void;
+}) {
+  return <TextArea label="Configuration (JSON)" hint={hint} rows={rows} value={value} onValue={onValue} />;
 }

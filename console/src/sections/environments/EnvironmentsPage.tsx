@@ -11,8 +11,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, TextArea, Time } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
+import { ConfigField, FormEnd } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -205,13 +205,7 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
           />
           <Field label="Template name" required value={name} onValue={setName} />
           <Field label="Description" value={description} onValue={setDescription} />
-          <TextArea
-            label="Configuration (JSON)"
-            hint="What the provider type's environment schema describes."
-            rows={4}
-            value={config}
-            onValue={setConfig}
-          />
+          <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
           {schema ? (
             <details>
               <summary>Environment schema of the {chosen?.type} type</summary>

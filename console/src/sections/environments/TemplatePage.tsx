@@ -5,8 +5,8 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { EditPanel } from '../../components/Forms';
-import { Badge, Field, LabelsField, TextArea, Time } from '../../components/ui';
+import { ConfigField, EditPanel } from '../../components/Forms';
+import { Badge, Field, LabelsField, Time } from '../../components/ui';
 import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -111,7 +111,7 @@ function EditTemplate({
     <EditPanel what="template" className="panel infra-panel" onSubmit={submit} error={formError ?? error} busy={saving}>
       <Field label="Template name" required value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />
-      <TextArea label="Configuration (JSON)" rows={6} value={config} onValue={setConfig} />
+      <ConfigField rows={6} value={config} onValue={setConfig} />
       <LabelsField value={labels} onChange={setLabels} />
     </EditPanel>
   );

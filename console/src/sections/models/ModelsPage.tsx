@@ -11,20 +11,8 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateProviderInput } from '../../../generated/graphql';
-import {
-  Badge,
-  Checkbox,
-  ErrorNotice,
-  Field,
-  JsonView,
-  LabelsField,
-  Loading,
-  PageHeader,
-  Select,
-  Status,
-  TextArea,
-} from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Loading, PageHeader, Select, Status } from '../../components/ui';
+import { ConfigField, FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -172,10 +160,8 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
           <ProviderTypeDescription type={chosen} />
           <Field label="Name" required value={name} onValue={setName} />
           <Field label="Description" value={description} onValue={setDescription} />
-          <TextArea
-            label="Configuration (JSON)"
+          <ConfigField
             hint='A JSON object matching the configuration schema above, e.g. {"base_url": "https://…"}; blank for none.'
-            rows={4}
             value={config}
             onValue={setConfig}
           />

@@ -15,8 +15,8 @@ import { useFormSubmit } from '../../lib/useFormSubmit';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { EditPanel } from '../../components/Forms';
-import { Badge, EnabledStatePanel, Field, JsonView, LabelsField, TextArea } from '../../components/ui';
+import { ConfigField, EditPanel } from '../../components/Forms';
+import { Badge, EnabledStatePanel, Field, JsonView, LabelsField } from '../../components/ui';
 import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -157,10 +157,8 @@ function EditProvider({
     >
       <Field label="Name" required value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />
-      <TextArea
-        label="Configuration (JSON)"
+      <ConfigField
         hint="Changing it while a credential or extra headers are stored needs each of them replaced or removed in the same save."
-        rows={4}
         value={config}
         onValue={setConfig}
       />
