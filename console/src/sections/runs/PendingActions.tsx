@@ -6,6 +6,7 @@ import { ConsoleResumeRunDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { Field, JsonView, Select, TextArea } from '../../components/ui';
+import { draftBinder } from '../../lib/draft';
 import { FormEnd } from '../../components/Forms';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { textMessage, type PendingToolCall, type RunDetail } from './documents';
@@ -23,6 +24,7 @@ interface AnswerControlProps<A> {
 }
 
 function ApprovalControl({ call, value, onChange }: AnswerControlProps<Answers['approvals'][string]>) {
+  const bind = draftBinder(value, onChange);
   const name = useId();
   return (
     <fieldset className="panel">
@@ -39,12 +41,13 @@ function ApprovalControl({ call, value, onChange }: AnswerControlProps<Answers['
           </label>
         ))}
       </div>
-      <Field label="Reason (optional)" value={value.reason} onChange={(event) => onChange({ ...value, reason: event.target.value })} />
+      <Field label="Reason (optional)" {...bind('reason')} />
     </fieldset>
   );
 }
 
 function ClientCallControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
+  const bind = draftBinder(value, onChange);
   return (
     <fieldset className="panel">
       <legend>
@@ -65,14 +68,14 @@ function ClientCallControl({ call, value, onChange }: AnswerControlProps<Answers
         label={`Result of ${call.toolName} (JSON)`}
         hint="Any JSON value: an object, a string in quotes, a number…"
         rows={4}
-        value={value.text}
-        onChange={(event) => onChange({ ...value, text: event.target.value })}
+        {...bind('text')}
       />
     </fieldset>
   );
 }
 
 function QuestionControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
+  const bind = draftBinder(value, onChange);
   const name = useId();
   const choices = call.presentation.choices ?? [];
   const question = call.presentation.question ?? String((call.arguments as { question?: unknown })?.question ?? '');
@@ -94,11 +97,7 @@ function QuestionControl({ call, value, onChange }: AnswerControlProps<Answers['
           ))}
         </div>
       ) : null}
-      <Field
-        label={choices.length ? 'Or type an answer' : 'Your answer'}
-        value={value.text}
-        onChange={(event) => onChange({ ...value, text: event.target.value })}
-      />
+      <Field label={choices.length ? 'Or type an answer' : 'Your answer'} {...bind('text')} />
     </fieldset>
   );
 }
