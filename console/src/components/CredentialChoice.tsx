@@ -5,27 +5,55 @@ import { Select } from './ui';
 
 export type CredentialChoice = 'keep' | 'replace' | 'remove';
 
-export function CredentialChoiceSelect({
+/** What the keep / replace / remove choice says for one kind of stored secret. */
+export interface StoredSecretWords {
+  label: string;
+  keep: string;
+  /** "Keep" when nothing is stored: there is nothing to keep. */
+  none: string;
+  replace: string;
+  /** "Replace" when nothing is stored yet. */
+  store: string;
+  remove: string;
+}
+
+const CREDENTIAL_WORDS: StoredSecretWords = {
+  label: 'Credential',
+  keep: 'Keep the stored credential',
+  none: 'No credential',
+  replace: 'Store a new credential',
+  store: 'Store a new credential',
+  remove: 'Remove the stored credential',
+};
+
+/** Keep, replace or remove a stored secret that is never shown (removing only when one is stored). */
+export function StoredSecretChoiceSelect({
+  words,
   stored,
   value,
   onChange,
 }: {
+  words: StoredSecretWords;
   stored: boolean;
   value: CredentialChoice;
   onChange(choice: CredentialChoice): void;
 }) {
   return (
     <Select
-      label="Credential"
+      label={words.label}
       value={value}
-      onChange={(event) => onChange(event.target.value as CredentialChoice)}
+      onValue={(choice) => onChange(choice as CredentialChoice)}
       options={[
-        { value: 'keep', label: stored ? 'Keep the stored credential' : 'No credential' },
-        { value: 'replace', label: 'Store a new credential' },
-        ...(stored ? [{ value: 'remove', label: 'Remove the stored credential' }] : []),
+        { value: 'keep', label: stored ? words.keep : words.none },
+        { value: 'replace', label: stored ? words.replace : words.store },
+        ...(stored ? [{ value: 'remove', label: words.remove }] : []),
       ]}
     />
   );
+}
+
+export function CredentialChoiceSelect(props: { stored: boolean; value: CredentialChoice; onChange(choice: CredentialChoice): void }) {
+  return <StoredSecretChoiceSelect words={CREDENTIAL_WORDS} {...props} />;
 }
 
 /**

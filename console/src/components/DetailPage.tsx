@@ -81,7 +81,11 @@ export function DetailNotice({ detail }: { detail: Detail<unknown> }) {
 }
 
 export interface DetailPageProps<T> {
-  detail: Detail<T>;
+  /**
+   * The thing and its read. A page that merges the read with live updates (a run, a thread) passes
+   * the merged thing with the query that read it.
+   */
+  detail: Pick<Detail<T>, 'item' | 'query'>;
   /** The heading: the thing's name once read, else what it is ("Connection"). */
   title: string;
   /** The line under the heading (a description, a URL). */

@@ -7,7 +7,10 @@ import { ColumnHeads, Empty, ErrorNotice, Loading, MorePages } from './ui';
 export interface Column<N> {
   /** The column's heading (also the cell's key). */
   name: string;
-  cell(node: N): ReactNode;
+  /** The cell of `node`, the `index`th row (from 0). */
+  cell(node: N, index: number): ReactNode;
+  /** The cell names its row (a revision's number): a row header rather than a data cell. */
+  rowHeader?: boolean;
 }
 
 export function PagedTable<N extends { id: string }>({
@@ -16,6 +19,7 @@ export function PagedTable<N extends { id: string }>({
   empty,
   caption,
   label,
+  loadingLabel,
 }: {
   list: PagedQuery<unknown, N>;
   columns: Column<N>[];
@@ -24,11 +28,13 @@ export function PagedTable<N extends { id: string }>({
   /** A visible caption; else `label` names the table for assistive technology. */
   caption?: string;
   label?: string;
+  /** What the status says until the first page ("Loading records…"). */
+  loadingLabel?: string;
 }) {
   return (
     <>
       <ErrorNotice error={list.error} />
-      {list.loading && !list.data ? <Loading /> : null}
+      {list.loading && !list.data ? <Loading label={loadingLabel} /> : null}
       {list.data && list.nodes.length === 0 ? <Empty>{empty}</Empty> : null}
       {list.nodes.length > 0 ? (
         <ColumnTable rows={list.nodes} columns={columns} caption={caption} label={label} busy={list.loading} />
@@ -57,11 +63,17 @@ export function ColumnTable<N extends { id: string }>({
       {caption ? <caption className="muted">{caption}</caption> : null}
       <ColumnHeads names={columns.map((column) => column.name)} />
       <tbody>
-        {rows.map((node) => (
+        {rows.map((node, index) => (
           <tr key={node.id}>
-            {columns.map((column) => (
-              <td key={column.name}>{column.cell(node)}</td>
-            ))}
+            {columns.map((column) =>
+              column.rowHeader ? (
+                <th key={column.name} scope="row">
+                  {column.cell(node, index)}
+                </th>
+              ) : (
+                <td key={column.name}>{column.cell(node, index)}</td>
+              ),
+            )}
           </tr>
         ))}
       </tbody>

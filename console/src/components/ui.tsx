@@ -66,6 +66,18 @@ export function isStaleVersion(error: unknown): boolean {
   return error instanceof ServiceError && (error.code === 'precondition_failed' || error.status === 412);
 }
 
+/**
+ * A problem with what the user entered (labels or JSON that do not read), announced as it appears;
+ * nothing when there is none.
+ */
+export function Problem({ children }: { children: ReactNode }) {
+  return children ? (
+    <div role="alert" className="notice error">
+      {children}
+    </div>
+  ) : null;
+}
+
 /** A status line that screen readers announce politely (saved, sent, loading). */
 export function Status({ children }: { children: ReactNode }) {
   return (
@@ -87,13 +99,37 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="muted empty">{children}</p>;
 }
 
-/** A labelled input; every form control in the console has a visible label. */
-export function Field({ label, hint, ...input }: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
-  return <Labelled label={label} hint={hint} control={(props) => <input {...props} {...input} />} />;
+/**
+ * What a labelled text control takes besides its element's own attributes: `onValue` hears the new
+ * text, so a form binds a control to its state as `onValue={setName}` rather than unwrapping the event
+ * at every field.
+ */
+interface LabelledProps {
+  label: string;
+  hint?: string;
+  onValue?(value: string): void;
 }
 
-export function TextArea({ label, hint, ...area }: { label: string; hint?: string } & TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  return <Labelled label={label} hint={hint} control={(props) => <textarea {...props} {...area} />} />;
+/** The element's change handler for `onValue` (or the one given, when the form wants the event). */
+function changeHandler<E extends { target: { value: string } }>(onValue: LabelledProps['onValue'], onChange?: (event: E) => void) {
+  return onValue ? (event: E) => onValue(event.target.value) : onChange;
+}
+
+/** A labelled input; every form control in the console has a visible label. */
+export function Field({ label, hint, onValue, onChange, ...input }: LabelledProps & InputHTMLAttributes<HTMLInputElement>) {
+  return (
+    <Labelled label={label} hint={hint} control={(props) => <input {...props} {...input} onChange={changeHandler(onValue, onChange)} />} />
+  );
+}
+
+export function TextArea({ label, hint, onValue, onChange, ...area }: LabelledProps & TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  return (
+    <Labelled
+      label={label}
+      hint={hint}
+      control={(props) => <textarea {...props} {...area} onChange={changeHandler(onValue, onChange)} />}
+    />
+  );
 }
 
 /** A form control with its visible label and, when given, a hint the control is described by. */
@@ -130,7 +166,7 @@ export function LabelsField({
   onChange(value: string): void;
   hint?: string;
 }) {
-  return <TextArea label="Labels" hint={hint} rows={2} value={value} onChange={(event) => onChange(event.target.value)} />;
+  return <TextArea label="Labels" hint={hint} rows={2} value={value} onValue={onChange} />;
 }
 
 /** A form's submit button: disabled while its request runs, and saying so ("Saving…"). */
@@ -160,13 +196,19 @@ export function ColumnHeads({ names }: { names: string[] }) {
 export function Select({
   label,
   options,
+  onValue,
+  onChange,
   ...select
-}: { label: string; options: { value: string; label: string }[] } & SelectHTMLAttributes<HTMLSelectElement>) {
+}: {
+  label: string;
+  options: { value: string; label: string }[];
+  onValue?(value: string): void;
+} & SelectHTMLAttributes<HTMLSelectElement>) {
   const id = useId();
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} {...select}>
+      <select id={id} {...select} onChange={changeHandler(onValue, onChange)}>
         {options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
@@ -228,7 +270,7 @@ export function EnabledFilter({ value, onChange }: { value: string; onChange(val
     <Select
       label="State"
       value={value}
-      onChange={(event) => onChange(event.target.value)}
+      onValue={onChange}
       options={[
         { value: '', label: 'Any' },
         { value: 'true', label: 'Enabled' },

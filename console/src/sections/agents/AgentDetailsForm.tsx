@@ -4,7 +4,7 @@
 import { ConsoleUpdateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, LabelsField, Status, SubmitButton, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, LabelsField, Problem, Status, SubmitButton, TextArea } from '../../components/ui';
 import { type AgentHead } from './documents';
 import { formatLabels, readLabels } from '../../lib/labels';
 
@@ -36,14 +36,10 @@ export function AgentDetailsForm({ agent, onSaved, onReload }: { agent: AgentHea
   return (
     <form className="panel" aria-labelledby="details-heading" onSubmit={submit}>
       <h2 id="details-heading">Name, description and labels</h2>
-      <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-      <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
+      <Field label="Name" required maxLength={200} value={name} onValue={setName} />
+      <TextArea label="Description" rows={2} value={description} onValue={setDescription} />
       <LabelsField value={labels} onChange={setLabels} hint="one key:value per line" />
-      {labelsProblem ? (
-        <div role="alert" className="notice error">
-          {labelsProblem}
-        </div>
-      ) : null}
+      <Problem>{labelsProblem}</Problem>
       <ErrorNotice error={updateState.error} title="Could not save" stale={{ what: 'agent', onReload }} withField />
       {saved ? <Status>Saved.</Status> : null}
       <SubmitButton busy={updateState.loading} busyLabel="Saving…">

@@ -111,7 +111,7 @@ export function Composer({ onUse }: { onUse(proposal: AgentProposal, applied: Cr
           label="Describe the agent"
           rows={3}
           value={request}
-          onChange={(event) => setRequest(event.target.value)}
+          onValue={setRequest}
           placeholder="An agent that answers questions about our billing API, politely and briefly."
         />
         <button type="submit" disabled={busy || !request.trim()}>

@@ -93,5 +93,5 @@ function Question({ call, value, onChange }: { call: PendingCall; value: string;
         ))}
       </fieldset>
     );
-  return <TextArea label={question} rows={2} value={value} onChange={(event) => onChange(event.target.value)} />;
+  return <TextArea label={question} rows={2} value={value} onValue={onChange} />;
 }

@@ -3,7 +3,7 @@
 // form that sends it, with the member the service names.
 import { ConsoleAgentModelKeysDocument } from '../../../generated/graphql';
 import { useQuery } from '../../api';
-import { TextArea } from '../../components/ui';
+import { Problem, TextArea } from '../../components/ui';
 import { readJsonObject } from '../../lib/json';
 
 export function parseConfig(text: string): { config: Record<string, unknown> } | { error: string } {
@@ -33,7 +33,7 @@ export function ConfigEditor({
         label={label}
         hint='The agent configuration as JSON, e.g. {"model": "…", "instructions": "…"}; "model" is required.'
         value={value}
-        onChange={(event) => onChange(event.target.value)}
+        onValue={onChange}
         rows={Math.min(30, Math.max(8, value.split('\n').length + 1))}
         spellCheck={false}
         autoFocus={autoFocus}
@@ -41,11 +41,7 @@ export function ConfigEditor({
         aria-invalid={problem ? true : undefined}
       />
       <ModelKeys />
-      {problem ? (
-        <div role="alert" className="notice error">
-          {problem}
-        </div>
-      ) : null}
+      <Problem>{problem}</Problem>
     </>
   );
 }

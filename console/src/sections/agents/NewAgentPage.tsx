@@ -4,7 +4,7 @@ import { ConsoleCreateAgentDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation } from '../../api';
-import { Field, PageHeader, TextArea, ErrorNotice } from '../../components/ui';
+import { ErrorNotice, Field, PageHeader, Problem, TextArea } from '../../components/ui';
 import { Composer } from './Composer';
 import { ConfigEditor, parseConfig } from './ConfigEditor';
 import { canonicalJson } from './configDiff';
@@ -63,28 +63,19 @@ export function NewAgentPage() {
       />
       <form className="panel" aria-labelledby="new-agent-heading" onSubmit={submit}>
         <h2 id="new-agent-heading">Agent</h2>
-        <Field label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.target.value)} />
-        <TextArea label="Description" rows={2} value={description} onChange={(event) => setDescription(event.target.value)} />
+        <Field label="Name" required maxLength={200} value={name} onValue={setName} />
+        <TextArea label="Description" rows={2} value={description} onValue={setDescription} />
         <TextArea
           label="Labels"
           hint="one key:value per line"
           rows={2}
           value={labels}
-          onChange={(event) => setLabels(event.target.value)}
+          onValue={setLabels}
           aria-invalid={problem.labels ? true : undefined}
         />
-        {problem.labels ? (
-          <div role="alert" className="notice error">
-            {problem.labels}
-          </div>
-        ) : null}
+        <Problem>{problem.labels}</Problem>
         <ConfigEditor value={configText} onChange={setConfigText} problem={problem.config} />
-        <Field
-          label="Revision note"
-          hint="optional: why this configuration"
-          value={note}
-          onChange={(event) => setNote(event.target.value)}
-        />
+        <Field label="Revision note" hint="optional: why this configuration" value={note} onValue={setNote} />
         {alreadyCreated ? (
           <div role="status" className="notice">
             Applied: the composer already created this proposal as the agent <Link to={`/agents/${applied.id}`}>{applied.name}</Link>.

@@ -65,7 +65,7 @@ export function PublishRevisionForm({
         problem={problem}
         autoFocus={startedFrom !== undefined}
       />
-      <Field label="Note" hint="optional: what changed and why" value={note} onChange={(event) => setNote(event.target.value)} />
+      <Field label="Note" hint="optional: what changed and why" value={note} onValue={setNote} />
       <div className="field checkbox">
         <label>
           <input type="checkbox" checked={makeDefault} onChange={(event) => setMakeDefault(event.target.checked)} /> Make it the default

@@ -3,7 +3,8 @@
 import { ConsoleSetDefaultAgentRevisionDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { useMutation } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Select, Time } from '../../components/ui';
+import { PagedTable } from '../../components/PagedTable';
 import { type AgentHead, type Revision } from './documents';
 import { RevisionDiff } from './RevisionDiff';
 import type { PagedQuery } from '../../lib/usePagedQuery';
@@ -29,59 +30,52 @@ export function RevisionsPanel({
   return (
     <section className="panel" aria-labelledby="revisions-heading">
       <h2 id="revisions-heading">Revisions</h2>
-      <ErrorNotice error={revisions.error} title="Could not list the revisions" />
-      {revisions.loading && !revisions.data ? <Loading label="Loading revisions…" /> : null}
-      {revisions.data && nodes.length === 0 ? <Empty>No revisions.</Empty> : null}
       <ErrorNotice error={setDefaultState.error} title="Could not set the default revision" stale={{ what: 'agent', onReload }} withField />
-      {nodes.length > 0 ? (
-        <table>
-          <caption className="muted">Revisions of {agent.name}, newest first</caption>
-          <ColumnHeads names={['Revision', 'Note', 'Digest', 'Created', 'Default', 'Configuration']} />
-          <tbody>
-            {nodes.map((revision) => (
-              <tr key={revision.id}>
-                <th scope="row">#{revision.number}</th>
-                <td>{revision.note || <span className="muted">—</span>}</td>
-                <td>
-                  <code title={revision.digest}>{revision.digest.slice(0, 19)}…</code>
-                </td>
-                <td>
-                  <Time value={revision.createdAt} />
-                </td>
-                <td>
-                  {revision.id === agent.defaultRevisionId ? (
-                    <Badge value="default" />
-                  ) : (
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={`Make revision #${revision.number} the default`}
-                      disabled={setDefaultState.loading}
-                      onClick={async () => {
-                        const done = await setDefault({ agentId: agent.id, ifMatch: agent.etag, revisionId: revision.id });
-                        if (done) onChanged();
-                      }}
-                    >
-                      Make default
-                    </button>
-                  )}
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    className="secondary"
-                    aria-label={`Edit a copy of revision #${revision.number}`}
-                    onClick={() => onEditCopy(revision)}
-                  >
-                    Edit a copy
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={revisions.hasNextPage} loading={revisions.loadingMore} onMore={() => void revisions.loadMore()} />
+      <PagedTable
+        list={revisions}
+        caption={`Revisions of ${agent.name}, newest first`}
+        loadingLabel="Loading revisions…"
+        empty="No revisions."
+        columns={[
+          { name: 'Revision', rowHeader: true, cell: (revision) => `#${revision.number}` },
+          { name: 'Note', cell: (revision) => revision.note || <span className="muted">—</span> },
+          { name: 'Digest', cell: (revision) => <code title={revision.digest}>{revision.digest.slice(0, 19)}…</code> },
+          { name: 'Created', cell: (revision) => <Time value={revision.createdAt} /> },
+          {
+            name: 'Default',
+            cell: (revision) =>
+              revision.id === agent.defaultRevisionId ? (
+                <Badge value="default" />
+              ) : (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Make revision #${revision.number} the default`}
+                  disabled={setDefaultState.loading}
+                  onClick={async () => {
+                    const done = await setDefault({ agentId: agent.id, ifMatch: agent.etag, revisionId: revision.id });
+                    if (done) onChanged();
+                  }}
+                >
+                  Make default
+                </button>
+              ),
+          },
+          {
+            name: 'Configuration',
+            cell: (revision) => (
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Edit a copy of revision #${revision.number}`}
+                onClick={() => onEditCopy(revision)}
+              >
+                Edit a copy
+              </button>
+            ),
+          },
+        ]}
+      />
       {nodes.length > 1 ? <CompareRevisions revisions={nodes} /> : null}
     </section>
   );
@@ -102,8 +96,8 @@ function CompareRevisions({ revisions }: { revisions: Revision[] }) {
     <section aria-labelledby="compare-heading">
       <h3 id="compare-heading">Compare revisions</h3>
       <div className="filters">
-        <Select label="From revision" value={from.id} options={options} onChange={(event) => setFromId(event.target.value)} />
-        <Select label="To revision" value={to.id} options={options} onChange={(event) => setToId(event.target.value)} />
+        <Select label="From revision" value={from.id} options={options} onValue={setFromId} />
+        <Select label="To revision" value={to.id} options={options} onValue={setToId} />
       </div>
       <RevisionDiff from={from} to={to} />
     </section>

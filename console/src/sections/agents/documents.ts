@@ -4,7 +4,7 @@ import type {
   AgentHeadFragment,
   AgentRevisionFieldsFragment,
   AgentSummaryFragment,
-  ComposerPendingCallFragment,
+  PendingToolCallFragment,
   ComposerRunFragment,
   ConsoleAgentsQueryVariables,
   ConsoleCreateAgentMutationVariables,
@@ -19,7 +19,7 @@ export type AgentListVariables = ConsoleAgentsQueryVariables;
 
 export type CreateAgentVariables = ConsoleCreateAgentMutationVariables;
 
-export type PendingCall = ComposerPendingCallFragment;
+export type PendingCall = PendingToolCallFragment;
 export type ComposerRun = ComposerRunFragment;
 
 export interface ResumeAnswers {

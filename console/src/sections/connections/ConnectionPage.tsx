@@ -13,9 +13,10 @@ import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import type { UpdateConnectionInput } from '../../../generated/graphql';
-import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, SubmitButton } from '../../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField } from '../../components/ui';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
+import { EditPanel } from '../../components/Forms';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { type ConnectionView } from './queries';
@@ -131,21 +132,14 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
   );
 
   return (
-    <section aria-labelledby="edit-connection" className="panel infra-panel">
-      <h2 id="edit-connection">Edit</h2>
-      <form onSubmit={submit} aria-label="Edit connection">
-        <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <ServerFields draft={server} onChange={setServer} />
-        <CredentialChoiceSelect stored={connection.credentialConfigured} value={choice} onChange={setChoice} />
-        {choice === 'replace' ? <CredentialFields draft={credential} onChange={setCredential} /> : null}
-        <LabelsField value={labels} onChange={setLabels} />
-        <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <SubmitButton busy={state.loading} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel what="connection" className="panel infra-panel" onSubmit={submit} error={formError ?? state.error} busy={state.loading}>
+      <Field label="Name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ServerFields draft={server} onChange={setServer} />
+      <CredentialChoiceSelect stored={connection.credentialConfigured} value={choice} onChange={setChoice} />
+      {choice === 'replace' ? <CredentialFields draft={credential} onChange={setCredential} /> : null}
+      <LabelsField value={labels} onChange={setLabels} />
+      <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+    </EditPanel>
   );
 }

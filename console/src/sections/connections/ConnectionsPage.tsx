@@ -6,7 +6,8 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateConnectionInput } from '../../../generated/graphql';
-import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, PageHeader, Select, SubmitButton, Time } from '../../components/ui';
+import { Badge, Checkbox, Empty, Field, LabelsField, PageHeader, Select, Time } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -97,19 +98,18 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
           <Select
             label="Connector provider"
             value={chosenProvider}
-            onChange={(event) => setProviderId(event.target.value)}
+            onValue={setProviderId}
             options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
           />
-          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <Field label="Name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
           <ServerFields draft={server} onChange={setServer} />
           <CredentialFields draft={credential} onChange={setCredential} />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the connection" />
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
+          <FormEnd error={formError ?? state.error} errorTitle="Could not create the connection" busy={state.loading} busyLabel="Creating…">
             Create connection
-          </SubmitButton>
+          </FormEnd>
         </form>
       )}
     </section>

@@ -1,6 +1,7 @@
 // The MCP server a connection points at (its `config`) and the write-only credential, as form fields.
 // The credential fields start empty on every form: the service never answers a stored credential.
 import { Field, Select, TextArea } from '../../components/ui';
+import { draftBinder } from '../../lib/draft';
 import { jsonObject } from '../../lib/json';
 
 export interface ServerDraft {
@@ -67,6 +68,7 @@ export function serverSummary(value: unknown): string {
 }
 
 export function ServerFields({ draft, onChange }: { draft: ServerDraft; onChange(draft: ServerDraft): void }) {
+  const bind = draftBinder(draft, onChange);
   return (
     <>
       <Select
@@ -80,30 +82,18 @@ export function ServerFields({ draft, onChange }: { draft: ServerDraft; onChange
       />
       {draft.transport === 'stdio' ? (
         <>
-          <Field label="Command" required value={draft.command} onChange={(event) => onChange({ ...draft, command: event.target.value })} />
-          <TextArea
-            label="Arguments"
-            hint="One argument a line."
-            rows={3}
-            value={draft.args}
-            onChange={(event) => onChange({ ...draft, args: event.target.value })}
-          />
+          <Field label="Command" required {...bind('command')} />
+          <TextArea label="Arguments" hint="One argument a line." rows={3} {...bind('args')} />
         </>
       ) : (
-        <Field
-          label="Server URL"
-          type="url"
-          required
-          hint="https://, or http:// where the deployment allows the host."
-          value={draft.url}
-          onChange={(event) => onChange({ ...draft, url: event.target.value })}
-        />
+        <Field label="Server URL" type="url" required hint="https://, or http:// where the deployment allows the host." {...bind('url')} />
       )}
     </>
   );
 }
 
 export function CredentialFields({ draft, onChange }: { draft: CredentialDraft; onChange(draft: CredentialDraft): void }) {
+  const bind = draftBinder(draft, onChange);
   return (
     <>
       <Field
@@ -111,17 +101,9 @@ export function CredentialFields({ draft, onChange }: { draft: CredentialDraft; 
         type="password"
         autoComplete="off"
         hint="Write-only: sent as Authorization: Bearer …, never shown again."
-        value={draft.bearerToken}
-        onChange={(event) => onChange({ ...draft, bearerToken: event.target.value })}
+        {...bind('bearerToken')}
       />
-      <TextArea
-        label="Credential headers"
-        hint="Write-only. One “Name: value” a line."
-        rows={2}
-        autoComplete="off"
-        value={draft.headers}
-        onChange={(event) => onChange({ ...draft, headers: event.target.value })}
-      />
+      <TextArea label="Credential headers" hint="Write-only. One “Name: value” a line." rows={2} autoComplete="off" {...bind('headers')} />
     </>
   );
 }

@@ -33,7 +33,7 @@ export function DirectoryBrowser({ deviceId }: { deviceId: string }) {
         <span aria-live="polite">{path === null ? 'The directories this device serves' : <code>{path}</code>}</span>
       </div>
       <form className="filters" onSubmit={goTo} aria-label="Open a directory by its path">
-        <Field label="Path on the device" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="/home/me/src" />
+        <Field label="Path on the device" value={typed} onValue={setTyped} placeholder="/home/me/src" />
         <button type="submit">Open</button>
       </form>
       <ErrorNotice error={error} title="Could not list the directory" />

@@ -59,7 +59,7 @@ export function PendingPairings({ onDevicesChanged }: { onDevicesChanged(): void
         <Field
           label="User code"
           value={typedCode}
-          onChange={(event) => setTypedCode(event.target.value)}
+          onValue={setTypedCode}
           placeholder="BCDF-2345"
           autoComplete="off"
           hint="Needed when the device did not name this workspace."

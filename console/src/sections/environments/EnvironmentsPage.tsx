@@ -11,19 +11,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import {
-  Badge,
-  Empty,
-  ErrorNotice,
-  Field,
-  JsonView,
-  LabelsField,
-  PageHeader,
-  Select,
-  SubmitButton,
-  TextArea,
-  Time,
-} from '../../components/ui';
+import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
+import { ConfigField, FormEnd } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -145,20 +134,19 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
           <Select
             label="Template"
             value={chosen}
-            onChange={(event) => setTemplateId(event.target.value)}
+            onValue={setTemplateId}
             options={templates.map((template) => ({ value: template.id, label: template.name }))}
           />
-          <Field
-            label="Environment name"
-            hint="Default: the template's name."
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-          />
+          <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
           <LabelsField value={labels} onChange={setLabels} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the environment" />
-          <SubmitButton busy={state.loading} busyLabel="Provisioning…">
+          <FormEnd
+            error={formError ?? state.error}
+            errorTitle="Could not create the environment"
+            busy={state.loading}
+            busyLabel="Provisioning…"
+          >
             Create environment
-          </SubmitButton>
+          </FormEnd>
         </form>
       )}
     </section>
@@ -212,18 +200,12 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
           <Select
             label="Environment provider"
             value={chosen?.id ?? ''}
-            onChange={(event) => setProviderId(event.target.value)}
+            onValue={setProviderId}
             options={choices.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
           />
-          <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-          <TextArea
-            label="Configuration (JSON)"
-            hint="What the provider type's environment schema describes."
-            rows={4}
-            value={config}
-            onChange={(event) => setConfig(event.target.value)}
-          />
+          <Field label="Template name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
+          <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
           {schema ? (
             <details>
               <summary>Environment schema of the {chosen?.type} type</summary>
@@ -231,10 +213,9 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
             </details>
           ) : null}
           <LabelsField value={labels} onChange={setLabels} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the template" />
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
+          <FormEnd error={formError ?? state.error} errorTitle="Could not create the template" busy={state.loading} busyLabel="Creating…">
             Create template
-          </SubmitButton>
+          </FormEnd>
         </form>
       ) : null}
     </section>

@@ -5,7 +5,8 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { Badge, ErrorNotice, Field, LabelsField, SubmitButton, TextArea, Time } from '../../components/ui';
+import { ConfigField, EditPanel } from '../../components/Forms';
+import { Badge, Field, LabelsField, Time } from '../../components/ui';
 import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -107,18 +108,11 @@ function EditTemplate({
   }
 
   return (
-    <section aria-labelledby="edit-template" className="panel infra-panel">
-      <h2 id="edit-template">Edit</h2>
-      <form onSubmit={submit} aria-label="Edit template">
-        <Field label="Template name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <TextArea label="Configuration (JSON)" rows={6} value={config} onChange={(event) => setConfig(event.target.value)} />
-        <LabelsField value={labels} onChange={setLabels} />
-        <ErrorNotice error={formError ?? error} title="Could not save" />
-        <SubmitButton busy={saving} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel what="template" className="panel infra-panel" onSubmit={submit} error={formError ?? error} busy={saving}>
+      <Field label="Template name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ConfigField rows={6} value={config} onValue={setConfig} />
+      <LabelsField value={labels} onChange={setLabels} />
+    </EditPanel>
   );
 }

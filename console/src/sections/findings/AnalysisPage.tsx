@@ -6,7 +6,9 @@ import { ConsoleAnalysisFindingsDocument, ConsoleFindingAnalysisDocument } from 
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
+import { DetailPage } from '../../components/DetailPage';
+import { ChangedBy, Facts } from '../../components/Facts';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 import { AgentLink, useAgentNames } from './agents';
@@ -39,71 +41,60 @@ export function AnalysisPage() {
   }
 
   return (
-    <>
-      <PageHeader
-        title={data ? `Analysis ${data.id}` : 'Analysis'}
-        actions={
-          <button type="button" className="secondary" onClick={refresh}>
-            Refresh
-          </button>
-        }
-      />
-      <p>
-        <Link to="/findings/analyses">All analyses</Link> · <Link to="/findings">All findings</Link>
-      </p>
-      <ErrorNotice error={analysis.error} />
-      {analysis.loading && !data ? <Loading /> : null}
-      {data ? (
+    <DetailPage
+      detail={{ item: data, query: analysis }}
+      title={data ? `Analysis ${data.id}` : 'Analysis'}
+      description={
+        <>
+          <Link to="/findings/analyses">All analyses</Link> · <Link to="/findings">All findings</Link>
+        </>
+      }
+      actions={() => (
+        <button type="button" className="secondary" onClick={refresh}>
+          Refresh
+        </button>
+      )}
+    >
+      {(data) => (
         <>
           <section aria-labelledby="analysis-summary-heading">
             <h2 id="analysis-summary-heading">Summary</h2>
-            <dl className="facts">
-              <dt>Agent</dt>
-              <dd>
-                <AgentLink id={data.agentId} name={nameOf(data.agentId)} />
-              </dd>
-              <dt>Started</dt>
-              <dd>
-                <Time value={data.createdAt} /> by <code>{data.createdById}</code>
-              </dd>
-              <dt>Detectors</dt>
-              <dd>{data.selection.presets.join(', ')}</dd>
-              <dt>Traces</dt>
-              <dd>
-                {data.readTraceIds.length} read (at most {data.selection.maxTraces}
-                {data.selectionTruncated ? '; more matched' : ''}), {data.citedTraceCount} cited by its findings
-              </dd>
-              {data.selection.traceId ? (
-                <>
-                  <dt>Only the trace</dt>
-                  <dd>
-                    <code>{data.selection.traceId}</code>
-                  </dd>
-                </>
-              ) : null}
-              {data.selection.startedAfter || data.selection.startedBefore ? (
-                <>
-                  <dt>Runs started</dt>
-                  <dd>
-                    after <Time value={data.selection.startedAfter} />, before <Time value={data.selection.startedBefore} />
-                  </dd>
-                </>
-              ) : null}
-              <dt>Findings created or updated</dt>
-              <dd>{data.findingCount}</dd>
-              <dt>Analyst run</dt>
-              <dd>
-                {data.runId ? (
-                  <AnalystRun runId={data.runId} recordedStatus={data.runStatus} onSettled={refresh} />
-                ) : (
-                  <span className="muted">none (no usable model, or nothing to read): detectors only</span>
-                )}
-              </dd>
-            </dl>
+            <Facts
+              facts={[
+                ['Agent', <AgentLink id={data.agentId} name={nameOf(data.agentId)} />],
+                ['Started', <ChangedBy at={data.createdAt} by={data.createdById} />],
+                ['Detectors', data.selection.presets.join(', ')],
+                [
+                  'Traces',
+                  <>
+                    {data.readTraceIds.length} read (at most {data.selection.maxTraces}
+                    {data.selectionTruncated ? '; more matched' : ''}), {data.citedTraceCount} cited by its findings
+                  </>,
+                ],
+                data.selection.traceId ? ['Only the trace', <code>{data.selection.traceId}</code>] : null,
+                data.selection.startedAfter || data.selection.startedBefore
+                  ? [
+                      'Runs started',
+                      <>
+                        after <Time value={data.selection.startedAfter} />, before <Time value={data.selection.startedBefore} />
+                      </>,
+                    ]
+                  : null,
+                ['Findings created or updated', data.findingCount],
+                [
+                  'Analyst run',
+                  data.runId ? (
+                    <AnalystRun runId={data.runId} recordedStatus={data.runStatus} onSettled={refresh} />
+                  ) : (
+                    <span className="muted">none (no usable model, or nothing to read): detectors only</span>
+                  ),
+                ],
+              ]}
+            />
           </section>
           <section aria-labelledby="analysis-findings-heading">
             <h2 id="analysis-findings-heading">Findings it produced</h2>
-            <Select label="Show" value={change} onChange={(event) => setChange(event.target.value)} options={CHANGE_OPTIONS} />
+            <Select label="Show" value={change} onValue={setChange} options={CHANGE_OPTIONS} />
             <ErrorNotice error={findings.error} />
             {findings.loading && !findings.data ? <Loading label="Loading findings…" /> : null}
             {findings.data && produced.length === 0 && !findings.hasNextPage ? (
@@ -164,7 +155,7 @@ export function AnalysisPage() {
             )}
           </section>
         </>
-      ) : null}
-    </>
+      )}
+    </DetailPage>
   );
 }

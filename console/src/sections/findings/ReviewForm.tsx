@@ -41,14 +41,14 @@ export function ReviewForm({ finding, onSaved }: { finding: FindingDetail; onSav
         <Select
           label="Assessment"
           value={assessment}
-          onChange={(event) => setAssessment(event.target.value)}
+          onValue={setAssessment}
           options={ASSESSMENTS.map((value) => ({ value, label: ASSESSMENT_LABELS[value] ?? value }))}
         />
         <TextArea
           label="Assessment note"
           value={note}
           maxLength={NOTE_LIMIT}
-          onChange={(event) => setNote(event.target.value)}
+          onValue={setNote}
           rows={3}
           hint={`${note.length} of ${NOTE_LIMIT} characters`}
         />

@@ -5,7 +5,8 @@ import { ConsoleStartFindingAnalysisDocument } from '../../../generated/graphql'
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, Select, SubmitButton } from '../../components/ui';
+import { Field, Select } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { PRESETS, type AgentName, type AnalysisInput } from './documents';
 import { useIdempotencyKey } from '../../lib/idempotency';
 
@@ -82,10 +83,9 @@ export function StartAnalysisForm({ agents }: { agents: AgentName[] }) {
         <p className="muted">
           When the workspace has a usable model, the analysis also starts the built-in trace analyst; its findings arrive when its run ends.
         </p>
-        <ErrorNotice error={state.error} title="Could not start the analysis" />
-        <SubmitButton busy={state.loading} busyLabel="Analysing…">
+        <FormEnd error={state.error} errorTitle="Could not start the analysis" busy={state.loading} busyLabel="Analysing…">
           Start analysis
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, Select, TextArea } from '../../components/ui';
-import { embeddingTypes, needsEmbeddingModel, type MemoryInput } from './documents';
+import { type MemoryInput } from './documents';
 import { AcceptsWritesBox, readMemoryFields, SubmitOrCancel } from './MemoryFormParts';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
 
@@ -46,7 +46,7 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
         <Select
           label="Memory provider"
           value={providerId}
-          onChange={(event) => setProviderId(event.target.value)}
+          onValue={setProviderId}
           options={[
             { value: '', label: 'Built-in (this service’s database; the default)' },
             ...providers.map((provider) => ({
@@ -55,13 +55,7 @@ export function CreateMemoryForm({ onCancel }: { onCancel(): void }) {
             })),
           ]}
         />
-        <EmbeddingModelSelect
-          value={embeddingModel}
-          onChange={setEmbeddingModel}
-          models={choices.data?.models.nodes ?? []}
-          embeddingTypes={embeddingTypes(choices.data)}
-          required={needsEmbeddingModel(choices.data, chosenType)}
-        />
+        <EmbeddingModelSelect value={embeddingModel} onChange={setEmbeddingModel} choices={choices.data} providerType={chosenType} />
         <AcceptsWritesBox id="new-memory-enabled" defaultChecked />
         <ErrorNotice error={choices.error} title="Could not load the providers and models" />
         <ErrorNotice error={labelsProblem ? new Error(labelsProblem) : state.error} title="Could not create the memory" />

@@ -5,7 +5,7 @@ import { ConsoleMemoryChoicesDocument, ConsoleUpdateMemoryDocument } from '../..
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, TextArea } from '../../components/ui';
-import { embeddingTypes, needsEmbeddingModel, type MemoryDetail } from './documents';
+import { type MemoryDetail } from './documents';
 import { formatLabels } from '../../lib/labels';
 import { AcceptsWritesBox, readMemoryFields, SubmitOrCancel } from './MemoryFormParts';
 import { EmbeddingModelSelect } from './EmbeddingModelSelect';
@@ -25,7 +25,6 @@ export function EditMemoryForm({
   const [embeddingModel, setEmbeddingModel] = useState(memory.embeddingModel ?? '');
   const [labelsProblem, setLabelsProblem] = useState<string | undefined>();
   const providerType = choices.data?.providers.nodes.find((provider) => provider.id === memory.providerId)?.type;
-  const required = needsEmbeddingModel(choices.data, providerType);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -51,13 +50,7 @@ export function EditMemoryForm({
         <Field label="Name" name="name" required defaultValue={memory.name} autoFocus />
         <TextArea label="Description" name="description" rows={2} defaultValue={memory.description} />
         <TextArea label="Labels" name="labels" rows={2} defaultValue={formatLabels(memory.labelList)} hint="One key=value a line" />
-        <EmbeddingModelSelect
-          value={embeddingModel}
-          onChange={setEmbeddingModel}
-          models={choices.data?.models.nodes ?? []}
-          embeddingTypes={embeddingTypes(choices.data)}
-          required={required}
-        />
+        <EmbeddingModelSelect value={embeddingModel} onChange={setEmbeddingModel} choices={choices.data} providerType={providerType} />
         <AcceptsWritesBox id="edit-memory-enabled" defaultChecked={memory.enabled} />
         <p className="muted">Changing the embedding model does not embed the existing records again.</p>
         <ErrorNotice error={choices.error} title="Could not load the models" />

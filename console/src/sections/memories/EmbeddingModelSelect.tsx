@@ -1,22 +1,23 @@
 // The embedding model of a memory: none (lexical search only) or a model whose provider type embeds
 // text. A provider type that needs one (a vector database) marks the choice required.
 import { Select } from '../../components/ui';
-import type { ModelChoice } from './documents';
+import { embeddingTypes, needsEmbeddingModel, type MemoryChoices } from './documents';
 
+/** `choices` are the memory choices as read (the models, and which provider types embed text); `providerType` the memory's provider's. */
 export function EmbeddingModelSelect({
   value,
   onChange,
-  models,
-  embeddingTypes,
-  required,
+  choices,
+  providerType,
 }: {
   value: string;
   onChange(value: string): void;
-  models: ModelChoice[];
-  embeddingTypes: string[];
-  required: boolean;
+  choices: MemoryChoices;
+  providerType: string | undefined;
 }) {
-  const embedding = models.filter((model) => embeddingTypes.includes(model.provider.type));
+  const required = needsEmbeddingModel(choices, providerType);
+  const types = embeddingTypes(choices);
+  const embedding = (choices?.models.nodes ?? []).filter((model) => types.includes(model.provider.type));
   // Keep the current value listed even when the model no longer qualifies (disabled, removed from the first page).
   const listed = value && !embedding.some((model) => model.key === value) ? [{ value, label: value }] : [];
   return (
@@ -24,7 +25,7 @@ export function EmbeddingModelSelect({
       label={required ? 'Embedding model (required by this provider)' : 'Embedding model'}
       value={value}
       required={required}
-      onChange={(event) => onChange(event.target.value)}
+      onValue={onChange}
       options={[
         { value: '', label: required ? 'Choose a model' : 'None: lexical search only' },
         ...listed,

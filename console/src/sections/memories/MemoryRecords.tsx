@@ -8,9 +8,11 @@ import {
 } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { Field, Status, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { type MemoryRecord } from './documents';
-import { RecordText, Writer } from './RecordCells';
+import { recordColumns, Writer } from './RecordCells';
+import { PagedTable } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 export function MemoryRecords({ memoryId }: { memoryId: string }) {
@@ -42,41 +44,27 @@ export function MemoryRecords({ memoryId }: { memoryId: string }) {
           onReplaced={(record) => written(`Record ${record.id} written.`)}
         />
       </div>
-      <ErrorNotice error={records.error} />
-      {records.loading && !records.data ? <Loading label="Loading records…" /> : null}
-      {records.data && records.nodes.length === 0 ? <Empty>No records yet.</Empty> : null}
-      {records.nodes.length > 0 ? (
-        <table aria-label="Records" aria-busy={records.loading}>
-          <ColumnHeads names={['Record', 'Text', 'Created by', 'Last written by', 'Updated', 'Actions']} />
-          <tbody>
-            {records.nodes.map((record) => (
-              <tr key={record.id}>
-                <td>
-                  <code>{record.id}</code>
-                </td>
-                <td>
-                  <RecordText record={record} />
-                </td>
-                <td>
-                  <Writer stamp={record.provenance.created} />
-                </td>
-                <td>
-                  <Writer stamp={record.provenance.lastWrite} />
-                </td>
-                <td>
-                  <Time value={record.updatedAt} />
-                </td>
-                <td>
-                  <button type="button" className="secondary" aria-label={`Replace ${record.id}`} onClick={() => startReplacing(record)}>
-                    Replace
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={records.hasNextPage} loading={records.loadingMore} onMore={records.loadMore} />
+      <PagedTable
+        list={records}
+        label="Records"
+        loadingLabel="Loading records…"
+        empty="No records yet."
+        columns={[
+          recordColumns.id,
+          recordColumns.text,
+          { name: 'Created by', cell: (record) => <Writer stamp={record.provenance.created} /> },
+          { name: 'Last written by', cell: (record) => <Writer stamp={record.provenance.lastWrite} /> },
+          recordColumns.updated,
+          {
+            name: 'Actions',
+            cell: (record) => (
+              <button type="button" className="secondary" aria-label={`Replace ${record.id}`} onClick={() => startReplacing(record)}>
+                Replace
+              </button>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }
@@ -98,10 +86,9 @@ function AddRecordForm({ memoryId, onAdded }: { memoryId: string; onAdded(record
     <form className="panel" aria-labelledby="add-record-heading" onSubmit={(event) => void submit(event)}>
       <h3 id="add-record-heading">Add a record</h3>
       <TextArea label="Text of the new record" value={text} onChange={(event) => setText(event.target.value)} required rows={3} />
-      <ErrorNotice error={state.error} title="Could not add the record" />
-      <SubmitButton busy={state.loading} busyLabel="Adding…">
+      <FormEnd error={state.error} errorTitle="Could not add the record" busy={state.loading} busyLabel="Adding…">
         Add record
-      </SubmitButton>
+      </FormEnd>
     </form>
   );
 }
@@ -130,13 +117,7 @@ function ReplaceRecordForm({
   return (
     <form className="panel" aria-labelledby="replace-record-heading" onSubmit={(event) => void submit(event)}>
       <h3 id="replace-record-heading">Replace a record</h3>
-      <Field
-        label="Record id"
-        value={recordId}
-        onChange={(event) => setRecordId(event.target.value)}
-        required
-        hint="A new id writes a new record under it"
-      />
+      <Field label="Record id" value={recordId} onValue={setRecordId} required hint="A new id writes a new record under it" />
       <div className="field">
         <label htmlFor="replace-record-text">New text</label>
         <textarea
@@ -148,10 +129,9 @@ function ReplaceRecordForm({
           rows={3}
         />
       </div>
-      <ErrorNotice error={state.error} title="Could not write the record" />
-      <SubmitButton busy={state.loading} busyLabel="Writing…">
+      <FormEnd error={state.error} errorTitle="Could not write the record" busy={state.loading} busyLabel="Writing…">
         Replace record
-      </SubmitButton>
+      </FormEnd>
     </form>
   );
 }

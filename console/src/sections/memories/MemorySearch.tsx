@@ -3,9 +3,10 @@
 import { ConsoleSearchMemoryRecordsDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ColumnHeads, Empty, ErrorNotice, Field, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { Empty, ErrorNotice, Field, Status, SubmitButton, TextArea } from '../../components/ui';
 import { type MemoryRecord } from './documents';
-import { RecordText } from './RecordCells';
+import { recordColumns } from './RecordCells';
+import { ColumnTable } from '../../components/PagedTable';
 
 export function MemorySearch({ memoryId }: { memoryId: string }) {
   const [search, state] = useMutation(ConsoleSearchMemoryRecordsDocument);
@@ -29,18 +30,10 @@ export function MemorySearch({ memoryId }: { memoryId: string }) {
     <section aria-labelledby="memory-search-heading">
       <h2 id="memory-search-heading">Search</h2>
       <form className="panel" role="search" aria-label="Search records" onSubmit={(event) => void submit(event)}>
-        <TextArea label="Search query" value={query} onChange={(event) => setQuery(event.target.value)} required rows={2} />
+        <TextArea label="Search query" value={query} onValue={setQuery} required rows={2} />
         <div className="filters">
-          <Field label="At most" type="number" min={1} max={100} value={limit} onChange={(event) => setLimit(event.target.value)} />
-          <Field
-            label="Minimum score"
-            type="number"
-            min={0}
-            max={1}
-            step="any"
-            value={minScore}
-            onChange={(event) => setMinScore(event.target.value)}
-          />
+          <Field label="At most" type="number" min={1} max={100} value={limit} onValue={setLimit} />
+          <Field label="Minimum score" type="number" min={0} max={1} step="any" value={minScore} onValue={setMinScore} />
           <SubmitButton busy={state.loading} busyLabel="Searching…">
             Search
           </SubmitButton>
@@ -54,28 +47,24 @@ export function MemorySearch({ memoryId }: { memoryId: string }) {
       ) : null}
       {results && results.records.length === 0 ? <Empty>Nothing scored at least the minimum score.</Empty> : null}
       {results && results.records.length > 0 ? (
-        <table aria-label="Search results">
-          <ColumnHeads names={['Rank', 'Score', 'Record', 'Text', 'Updated']} />
-          <tbody>
-            {results.records.map((record, index) => (
-              <tr key={record.id}>
-                <td>{index + 1}</td>
-                <td>
+        <ColumnTable
+          label="Search results"
+          rows={results.records}
+          columns={[
+            { name: 'Rank', cell: (_record, index) => index + 1 },
+            {
+              name: 'Score',
+              cell: (record) => (
+                <>
                   <meter min={0} max={1} value={record.score} aria-hidden="true" /> <data value={record.score}>{record.score}</data>
-                </td>
-                <td>
-                  <code>{record.id}</code>
-                </td>
-                <td>
-                  <RecordText record={record} />
-                </td>
-                <td>
-                  <Time value={record.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            recordColumns.id,
+            recordColumns.text,
+            recordColumns.updated,
+          ]}
+        />
       ) : null}
     </section>
   );

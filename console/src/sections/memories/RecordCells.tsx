@@ -1,7 +1,15 @@
 // How a record's text and provenance read in the records table and the search results.
 import { Link } from 'react-router';
-import { Badge } from '../../components/ui';
+import type { Column } from '../../components/PagedTable';
+import { Badge, Time } from '../../components/ui';
 import type { MemoryRecord, WriterStamp } from './documents';
+
+/** The columns both tables show: the record's id, its text and when it was last written. */
+export const recordColumns: Record<'id' | 'text' | 'updated', Column<MemoryRecord>> = {
+  id: { name: 'Record', cell: (record) => <code>{record.id}</code> },
+  text: { name: 'Text', cell: (record) => <RecordText record={record} /> },
+  updated: { name: 'Updated', cell: (record) => <Time value={record.updatedAt} /> },
+};
 
 /** Who wrote: the principal's name then (an API key's name may be empty), and the run when a run's memory tool wrote. */
 export function Writer({ stamp }: { stamp: WriterStamp | null }) {

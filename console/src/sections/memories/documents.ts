@@ -22,7 +22,8 @@ export type MemoryListVariables = ConsoleMemoriesQueryVariables;
 export type ProviderChoice = ConsoleMemoryChoicesQuery['providers']['nodes'][number];
 
 export type MemoryProviderType = ConsoleMemoryChoicesQuery['memoryTypes'][number];
-type MemoryChoices = ConsoleMemoryChoicesQuery | undefined;
+/** The memory choices as read (undefined until they arrive). */
+export type MemoryChoices = ConsoleMemoryChoicesQuery | undefined;
 
 /** The model provider types whose models can embed text (the embedding model choices). */
 export function embeddingTypes(choices: MemoryChoices): string[] {

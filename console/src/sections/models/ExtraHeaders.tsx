@@ -2,8 +2,8 @@
 // model service. The service stores them sealed and never returns them (only whether some are stored),
 // so, like a credential, an edit keeps them, replaces the whole set with the rows typed here, or removes
 // them; values are typed in password fields because they often carry keys.
-import { Field, Select } from '../../components/ui';
-import type { CredentialChoice } from '../../components/CredentialChoice';
+import { Field } from '../../components/ui';
+import { StoredSecretChoiceSelect, type CredentialChoice, type StoredSecretWords } from '../../components/CredentialChoice';
 
 export interface HeaderRow {
   /** Stable across edits, so removing a row keeps the others' inputs (and focus) in place. */
@@ -45,27 +45,17 @@ export function extraHeadersChange(choice: CredentialChoice, rows: HeaderRow[]):
   return { extraHeaders: headers };
 }
 
-export function ExtraHeadersChoiceSelect({
-  stored,
-  value,
-  onChange,
-}: {
-  stored: boolean;
-  value: CredentialChoice;
-  onChange(choice: CredentialChoice): void;
-}) {
-  return (
-    <Select
-      label="Extra headers"
-      value={value}
-      onChange={(event) => onChange(event.target.value as CredentialChoice)}
-      options={[
-        { value: 'keep', label: stored ? 'Keep the stored extra headers' : 'No extra headers' },
-        { value: 'replace', label: stored ? 'Replace them with new extra headers' : 'Store extra headers' },
-        ...(stored ? [{ value: 'remove', label: 'Remove the stored extra headers' }] : []),
-      ]}
-    />
-  );
+const EXTRA_HEADERS_WORDS: StoredSecretWords = {
+  label: 'Extra headers',
+  keep: 'Keep the stored extra headers',
+  none: 'No extra headers',
+  replace: 'Replace them with new extra headers',
+  store: 'Store extra headers',
+  remove: 'Remove the stored extra headers',
+};
+
+export function ExtraHeadersChoiceSelect(props: { stored: boolean; value: CredentialChoice; onChange(choice: CredentialChoice): void }) {
+  return <StoredSecretChoiceSelect words={EXTRA_HEADERS_WORDS} {...props} />;
 }
 
 export function HeaderRows({ legend, rows, onChange }: { legend: string; rows: HeaderRow[]; onChange(rows: HeaderRow[]): void }) {

@@ -9,7 +9,8 @@ import { useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, Select, SubmitButton, TextArea } from '../../components/ui';
+import { EditPanel } from '../../components/Forms';
+import { Badge, EnabledStatePanel, Field, JsonView, LabelsField, Select, TextArea } from '../../components/ui';
 import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -122,38 +123,33 @@ function EditModel({
   );
 
   return (
-    <section aria-labelledby="edit-model" className="panel">
-      <h2 id="edit-model">Edit</h2>
-      <p className="muted">The key and the provider never change: for another provider, add a new model.</p>
-      <form onSubmit={submit} aria-label="Edit model">
-        <Field
-          label="Provider model"
-          required
-          hint="The model's name at the provider, e.g. gpt-4.1-mini."
-          value={providerModel}
-          onChange={(event) => setProviderModel(event.target.value)}
-        />
-        <Select
-          label="API"
-          value={api}
-          onChange={(event) => setApi(event.target.value)}
-          options={choices.map((entry) => ({ value: entry.api, label: entry.api }))}
-        />
-        <Field label="Name" value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <TextArea
-          label="Settings (JSON)"
-          hint={settingsHint(choices.find((entry) => entry.api === api))}
-          rows={5}
-          value={settings}
-          onChange={(event) => setSettings(event.target.value)}
-        />
-        <LabelsField value={labels} onChange={setLabels} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'model', onReload }} />
-        <SubmitButton busy={state.loading} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel
+      what="model"
+      intro={<p className="muted">The key and the provider never change: for another provider, add a new model.</p>}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      withField
+      stale={{ what: 'model', onReload }}
+      busy={state.loading}
+    >
+      <Field
+        label="Provider model"
+        required
+        hint="The model's name at the provider, e.g. gpt-4.1-mini."
+        value={providerModel}
+        onValue={setProviderModel}
+      />
+      <Select label="API" value={api} onValue={setApi} options={choices.map((entry) => ({ value: entry.api, label: entry.api }))} />
+      <Field label="Name" value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <TextArea
+        label="Settings (JSON)"
+        hint={settingsHint(choices.find((entry) => entry.api === api))}
+        rows={5}
+        value={settings}
+        onValue={setSettings}
+      />
+      <LabelsField value={labels} onChange={setLabels} />
+    </EditPanel>
   );
 }

@@ -11,20 +11,8 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateProviderInput } from '../../../generated/graphql';
-import {
-  Badge,
-  Checkbox,
-  ErrorNotice,
-  Field,
-  JsonView,
-  LabelsField,
-  Loading,
-  PageHeader,
-  Select,
-  Status,
-  SubmitButton,
-  TextArea,
-} from '../../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Loading, PageHeader, Select, Status } from '../../components/ui';
+import { ConfigField, FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -170,14 +158,12 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
             options={types.map((type) => ({ value: type.type, label: `${type.title} (${type.type})` }))}
           />
           <ProviderTypeDescription type={chosen} />
-          <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-          <TextArea
-            label="Configuration (JSON)"
+          <Field label="Name" required value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
+          <ConfigField
             hint='A JSON object matching the configuration schema above, e.g. {"base_url": "https://…"}; blank for none.'
-            rows={4}
             value={config}
-            onChange={(event) => setConfig(event.target.value)}
+            onValue={setConfig}
           />
           <SecretFields key={chosen.type} schema={chosen.credentialSchema} draft={secret} onChange={setSecret} />
           <HeaderRows
@@ -187,10 +173,15 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not create the provider" withField />
-          <SubmitButton busy={state.loading} busyLabel="Creating…">
+          <FormEnd
+            error={formError ?? state.error}
+            errorTitle="Could not create the provider"
+            withField
+            busy={state.loading}
+            busyLabel="Creating…"
+          >
             Create provider
-          </SubmitButton>
+          </FormEnd>
         </form>
       ) : (
         <Loading />

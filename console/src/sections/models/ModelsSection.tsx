@@ -6,7 +6,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, SubmitButton, TextArea } from '../../components/ui';
+import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
@@ -183,12 +184,12 @@ function CreateModel({
             required
             hint="What agents name the model by: lower-case letters, digits, dots and dashes."
             value={key}
-            onChange={(event) => setKey(event.target.value)}
+            onValue={setKey}
           />
           <Select
             label="Model provider"
             value={chosen?.id ?? ''}
-            onChange={(event) => setProviderId(event.target.value)}
+            onValue={setProviderId}
             options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
           />
           <Field
@@ -196,32 +197,31 @@ function CreateModel({
             required
             hint="The model's name at the provider, e.g. gpt-4.1-mini."
             value={providerModel}
-            onChange={(event) => setProviderModel(event.target.value)}
+            onValue={setProviderModel}
           />
           <Select
             label="API"
             value={api}
-            onChange={(event) => setApi(event.target.value)}
+            onValue={setApi}
             options={[
               { value: '', label: `Default${apis[0] ? ` (${apis[0].api})` : ''}` },
               ...apis.map((a) => ({ value: a.api, label: a.api })),
             ]}
           />
-          <Field label="Name" value={name} onChange={(event) => setName(event.target.value)} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
+          <Field label="Name" value={name} onValue={setName} />
+          <Field label="Description" value={description} onValue={setDescription} />
           <TextArea
             label="Settings (JSON)"
             hint='e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.'
             rows={3}
             value={settings}
-            onChange={(event) => setSettings(event.target.value)}
+            onValue={setSettings}
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <ErrorNotice error={formError ?? state.error} title="Could not add the model" />
-          <SubmitButton busy={state.loading} busyLabel="Adding…">
+          <FormEnd error={formError ?? state.error} errorTitle="Could not add the model" busy={state.loading} busyLabel="Adding…">
             Add model
-          </SubmitButton>
+          </FormEnd>
         </form>
       )}
     </section>

@@ -15,7 +15,8 @@ import { useFormSubmit } from '../../lib/useFormSubmit';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge, EnabledStatePanel, ErrorNotice, Field, JsonView, LabelsField, SubmitButton, TextArea } from '../../components/ui';
+import { ConfigField, EditPanel } from '../../components/Forms';
+import { Badge, EnabledStatePanel, Field, JsonView, LabelsField } from '../../components/ui';
 import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { formatLabels, parseLabels } from '../../lib/labels';
@@ -145,39 +146,37 @@ function EditProvider({
   );
 
   return (
-    <section aria-labelledby="edit-provider" className="panel">
-      <h2 id="edit-provider">Edit</h2>
-      {type ? <ProviderTypeDescription type={type} /> : null}
-      <form onSubmit={submit} aria-label="Edit provider">
-        <Field label="Name" required value={name} onChange={(event) => setName(event.target.value)} />
-        <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} />
-        <TextArea
-          label="Configuration (JSON)"
-          hint="Changing it while a credential or extra headers are stored needs each of them replaced or removed in the same save."
-          rows={4}
-          value={config}
-          onChange={(event) => setConfig(event.target.value)}
-        />
-        <CredentialChoiceSelect stored={provider.credentialConfigured} value={choice} onChange={setChoice} />
-        {choice === 'replace' && type ? <SecretFields schema={type.credentialSchema} draft={secret} onChange={setSecret} /> : null}
-        <ExtraHeadersChoiceSelect
-          stored={provider.extraHeadersConfigured}
-          value={headersChoice}
-          onChange={(next) => {
-            setHeadersChoice(next);
-            // Replacing starts with one empty row to fill.
-            if (next === 'replace' && !headerRows.length) setHeaderRows([newHeaderRow()]);
-          }}
-        />
-        {headersChoice === 'replace' ? (
-          <HeaderRows legend="New extra headers (the whole set; values never shown back)" rows={headerRows} onChange={setHeaderRows} />
-        ) : null}
-        <LabelsField value={labels} onChange={setLabels} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" withField stale={{ what: 'provider', onReload }} />
-        <SubmitButton busy={state.loading} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel
+      what="provider"
+      intro={type ? <ProviderTypeDescription type={type} /> : null}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      withField
+      stale={{ what: 'provider', onReload }}
+      busy={state.loading}
+    >
+      <Field label="Name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ConfigField
+        hint="Changing it while a credential or extra headers are stored needs each of them replaced or removed in the same save."
+        value={config}
+        onValue={setConfig}
+      />
+      <CredentialChoiceSelect stored={provider.credentialConfigured} value={choice} onChange={setChoice} />
+      {choice === 'replace' && type ? <SecretFields schema={type.credentialSchema} draft={secret} onChange={setSecret} /> : null}
+      <ExtraHeadersChoiceSelect
+        stored={provider.extraHeadersConfigured}
+        value={headersChoice}
+        onChange={(next) => {
+          setHeadersChoice(next);
+          // Replacing starts with one empty row to fill.
+          if (next === 'replace' && !headerRows.length) setHeaderRows([newHeaderRow()]);
+        }}
+      />
+      {headersChoice === 'replace' ? (
+        <HeaderRows legend="New extra headers (the whole set; values never shown back)" rows={headerRows} onChange={setHeaderRows} />
+      ) : null}
+      <LabelsField value={labels} onChange={setLabels} />
+    </EditPanel>
   );
 }

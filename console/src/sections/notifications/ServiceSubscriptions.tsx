@@ -4,7 +4,8 @@
 import { ConsoleDeletePushSubscriptionDocument, ConsolePushSubscriptionsDocument } from '../../../generated/graphql';
 import { useEffect } from 'react';
 import { useMutation, useQuery } from '../../api';
-import { ColumnHeads, Empty, ErrorNotice, Loading, Time } from '../../components/ui';
+import { Empty, ErrorNotice, Loading, Time } from '../../components/ui';
+import { ColumnTable } from '../../components/PagedTable';
 import { type ServicePushSubscription } from './queries';
 
 /** The push service's host: the endpoint's path is a capability, not something to show. */
@@ -51,40 +52,47 @@ export function ServiceSubscriptions({
       {list.loading && !subscriptions ? <Loading label="Loading your subscriptions…" /> : null}
       {subscriptions && subscriptions.length === 0 ? <Empty>The service keeps no subscription for you.</Empty> : null}
       {subscriptions && subscriptions.length > 0 ? (
-        <table aria-label="Your push subscriptions">
-          <ColumnHeads names={['Subscription', 'Push service', 'Subscribed', 'Last active', 'Expires', 'Actions']} />
-          <tbody>
-            {subscriptions.map((subscription) => (
-              <tr key={subscription.id}>
-                <td>
+        <ColumnTable
+          label="Your push subscriptions"
+          rows={subscriptions}
+          columns={[
+            {
+              name: 'Subscription',
+              cell: (subscription) => (
+                <>
                   <code>{subscription.id}</code>
                   {subscription.id === currentId ? <strong> (this browser)</strong> : null}
-                </td>
-                <td>
-                  <code>{pushServiceOf(subscription.endpoint)}</code>
-                </td>
-                <td>
-                  <Time value={subscription.createdAt} />
-                </td>
-                <td>{subscription.lastActiveAt ? <Time value={subscription.lastActiveAt} /> : <span className="muted">never</span>}</td>
-                <td>
-                  {subscription.expirationTime ? <Time value={subscription.expirationTime} /> : <span className="muted">no expiry</span>}
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Remove subscription ${subscription.id}`}
-                    disabled={removing.loading}
-                    onClick={() => void removeOne(subscription)}
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </>
+              ),
+            },
+            { name: 'Push service', cell: (subscription) => <code>{pushServiceOf(subscription.endpoint)}</code> },
+            { name: 'Subscribed', cell: (subscription) => <Time value={subscription.createdAt} /> },
+            {
+              name: 'Last active',
+              cell: (subscription) =>
+                subscription.lastActiveAt ? <Time value={subscription.lastActiveAt} /> : <span className="muted">never</span>,
+            },
+            {
+              name: 'Expires',
+              cell: (subscription) =>
+                subscription.expirationTime ? <Time value={subscription.expirationTime} /> : <span className="muted">no expiry</span>,
+            },
+            {
+              name: 'Actions',
+              cell: (subscription) => (
+                <button
+                  type="button"
+                  className="danger"
+                  aria-label={`Remove subscription ${subscription.id}`}
+                  disabled={removing.loading}
+                  onClick={() => void removeOne(subscription)}
+                >
+                  Remove
+                </button>
+              ),
+            },
+          ]}
+        />
       ) : null}
     </section>
   );

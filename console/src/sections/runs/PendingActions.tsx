@@ -5,7 +5,9 @@
 import { ConsoleResumeRunDocument } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
-import { ErrorNotice, Field, JsonView, Select, SubmitButton, TextArea } from '../../components/ui';
+import { Field, JsonView, Select, TextArea } from '../../components/ui';
+import { draftBinder } from '../../lib/draft';
+import { FormEnd } from '../../components/Forms';
 import { useIdempotencyKey } from '../../lib/idempotency';
 import { textMessage, type PendingToolCall, type RunDetail } from './documents';
 
@@ -14,15 +16,15 @@ interface Answers {
   calls: Record<string, { status: 'returned' | 'error'; text: string; choice?: string }>;
 }
 
-function ApprovalControl({
-  call,
-  value,
-  onChange,
-}: {
+/** What every answer control takes: the pending call, its answer so far and where a new answer goes. */
+interface AnswerControlProps<A> {
   call: PendingToolCall;
-  value: Answers['approvals'][string];
-  onChange(value: Answers['approvals'][string]): void;
-}) {
+  value: A;
+  onChange(value: A): void;
+}
+
+function ApprovalControl({ call, value, onChange }: AnswerControlProps<Answers['approvals'][string]>) {
+  const bind = draftBinder(value, onChange);
   const name = useId();
   return (
     <fieldset className="panel">
@@ -39,20 +41,13 @@ function ApprovalControl({
           </label>
         ))}
       </div>
-      <Field label="Reason (optional)" value={value.reason} onChange={(event) => onChange({ ...value, reason: event.target.value })} />
+      <Field label="Reason (optional)" {...bind('reason')} />
     </fieldset>
   );
 }
 
-function ClientCallControl({
-  call,
-  value,
-  onChange,
-}: {
-  call: PendingToolCall;
-  value: Answers['calls'][string];
-  onChange(value: Answers['calls'][string]): void;
-}) {
+function ClientCallControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
+  const bind = draftBinder(value, onChange);
   return (
     <fieldset className="panel">
       <legend>
@@ -73,22 +68,14 @@ function ClientCallControl({
         label={`Result of ${call.toolName} (JSON)`}
         hint="Any JSON value: an object, a string in quotes, a number…"
         rows={4}
-        value={value.text}
-        onChange={(event) => onChange({ ...value, text: event.target.value })}
+        {...bind('text')}
       />
     </fieldset>
   );
 }
 
-function QuestionControl({
-  call,
-  value,
-  onChange,
-}: {
-  call: PendingToolCall;
-  value: Answers['calls'][string];
-  onChange(value: Answers['calls'][string]): void;
-}) {
+function QuestionControl({ call, value, onChange }: AnswerControlProps<Answers['calls'][string]>) {
+  const bind = draftBinder(value, onChange);
   const name = useId();
   const choices = call.presentation.choices ?? [];
   const question = call.presentation.question ?? String((call.arguments as { question?: unknown })?.question ?? '');
@@ -110,11 +97,7 @@ function QuestionControl({
           ))}
         </div>
       ) : null}
-      <Field
-        label={choices.length ? 'Or type an answer' : 'Your answer'}
-        value={value.text}
-        onChange={(event) => onChange({ ...value, text: event.target.value })}
-      />
+      <Field label={choices.length ? 'Or type an answer' : 'Your answer'} {...bind('text')} />
     </fieldset>
   );
 }
@@ -200,15 +183,9 @@ export function PendingActions({ run, onResumed }: { run: RunDetail; onResumed(s
             />
           );
         })}
-        {problem ? (
-          <p role="alert" className="notice error">
-            {problem}
-          </p>
-        ) : null}
-        <ErrorNotice error={resumeState.error} title="Could not resume" />
-        <SubmitButton busy={resumeState.loading} busyLabel="Resuming…">
+        <FormEnd problem={problem} error={resumeState.error} errorTitle="Could not resume" busy={resumeState.loading} busyLabel="Resuming…">
           Resume run
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );

@@ -67,14 +67,7 @@ export function ForkForm({ runId, onClose }: { runId: string; onClose(): void })
     <form className="panel runs-fork" aria-labelledby={headingId} onSubmit={(event) => void submit(event)}>
       <h2 id={headingId}>Fork this run</h2>
       <p className="muted">A new thread continues this run's history with your message.</p>
-      <TextArea
-        label="Message for the fork"
-        rows={3}
-        required
-        value={message}
-        onChange={(event) => setMessage(event.target.value)}
-        autoFocus
-      />
+      <TextArea label="Message for the fork" rows={3} required value={message} onValue={setMessage} autoFocus />
       <ErrorNotice error={forkState.error} title="Could not fork" />
       {queued ? <p role="status">{queued}</p> : null}
       <button type="submit" disabled={forkState.loading || !message.trim()}>

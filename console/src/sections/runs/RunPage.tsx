@@ -6,7 +6,9 @@ import { ConsoleRunDocument, ConsoleRunStatusDocument } from '../../../generated
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQuery, useSubscription } from '../../api';
-import { Badge, ErrorNotice, JsonView, Loading, PageHeader, Time } from '../../components/ui';
+import { Badge, ErrorNotice, JsonView, Time } from '../../components/ui';
+import { DetailPage } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
 import { SETTLED, type RunDetail } from './documents';
 import { PendingActions } from './PendingActions';
 import { ForkForm, RunActions, canFork } from './RunActions';
@@ -39,96 +41,79 @@ function RunView({ runId }: { runId: string }) {
   const reread = useCallback(() => void loaded.refetch(), [loaded.refetch]);
   const thread = useResumedElsewhere(run, reread);
 
-  if (!run)
-    return (
-      <>
-        <PageHeader title="Run" />
-        <ErrorNotice error={loaded.error} />
-        {loaded.loading ? <Loading /> : null}
-      </>
-    );
-
-  const waitingForAnswers = run.status === 'waiting' && !run.resumedById;
   return (
-    <>
-      <PageHeader
-        title={`Run ${run.id}`}
-        actions={<RunActions run={run} onChanged={onChanged} forking={forking} onToggleFork={() => setForking(!forking)} />}
-      >
-        <Link to="/runs">All runs</Link>
-      </PageHeader>
-      <p role="status" className="runs-status">
-        Status: <Badge value={run.status} />
-        {run.waitReason && run.status === 'waiting' ? <> waiting for {run.waitReason.replace(/_/g, ' ')}</> : null}
-        {run.cancelRequestedAt && !SETTLED.includes(run.status) ? <> (cancel requested)</> : null}
-      </p>
-      <ErrorNotice error={status.error} title="Following the status" />
-      <ErrorNotice error={thread.error} title="Following the thread" />
-      {forking && canFork(run) ? <ForkForm runId={run.id} onClose={() => setForking(false)} /> : null}
-      {/* A live region: a resume made elsewhere while the page is open is announced. */}
-      <div role="status" aria-live="polite">
-        {run.resumedById ? (
-          <p className="notice">
-            This run was resumed: <Link to={`/runs/${run.resumedById}`}>continue to run {run.resumedById}</Link>
+    <DetailPage
+      detail={{ item: run, query: loaded }}
+      title={run ? `Run ${run.id}` : 'Run'}
+      back={{ to: '/runs', label: 'All runs' }}
+      actions={(run) => <RunActions run={run} onChanged={onChanged} forking={forking} onToggleFork={() => setForking(!forking)} />}
+    >
+      {(run) => (
+        <>
+          <p role="status" className="runs-status">
+            Status: <Badge value={run.status} />
+            {run.waitReason && run.status === 'waiting' ? <> waiting for {run.waitReason.replace(/_/g, ' ')}</> : null}
+            {run.cancelRequestedAt && !SETTLED.includes(run.status) ? <> (cancel requested)</> : null}
           </p>
-        ) : null}
-      </div>
-      {waitingForAnswers && run.pending.approvals.length + run.pending.calls.length > 0 ? (
-        <PendingActions run={run} onResumed={follow} />
-      ) : null}
-      <dl className="facts">
-        <dt>Agent</dt>
-        <dd>
-          <Link to={`/agents/${run.agentId}`}>{run.agent.name}</Link> <code>{run.agentId}</code>
-        </dd>
-        <dt>Thread</dt>
-        <dd>
-          <Link to={`/threads/${run.threadId}`}>{run.threadId}</Link>
-        </dd>
-        <dt>Started by</dt>
-        <dd>
-          {run.trigger} ({run.lineage})
-          {run.parentRunId ? (
-            <>
-              {' '}
-              after <Link to={`/runs/${run.parentRunId}`}>{run.parentRunId}</Link>
-            </>
+          <ErrorNotice error={status.error} title="Following the status" />
+          <ErrorNotice error={thread.error} title="Following the thread" />
+          {forking && canFork(run) ? <ForkForm runId={run.id} onClose={() => setForking(false)} /> : null}
+          {/* A live region: a resume made elsewhere while the page is open is announced. */}
+          <div role="status" aria-live="polite">
+            {run.resumedById ? (
+              <p className="notice">
+                This run was resumed: <Link to={`/runs/${run.resumedById}`}>continue to run {run.resumedById}</Link>
+              </p>
+            ) : null}
+          </div>
+          {run.status === 'waiting' && !run.resumedById && run.pending.approvals.length + run.pending.calls.length > 0 ? (
+            <PendingActions run={run} onResumed={follow} />
           ) : null}
-        </dd>
-        <dt>Created</dt>
-        <dd>
-          <Time value={run.createdAt} />
-        </dd>
-        <dt>Started</dt>
-        <dd>
-          <Time value={run.startedAt} />
-        </dd>
-        <dt>Sealed</dt>
-        <dd>
-          <Time value={run.sealedAt} />
-        </dd>
-        <dt>Attempts</dt>
-        <dd>
-          {run.attempts} of at most {run.maxAttempts}
-        </dd>
-        {run.traceId ? (
+          <RunFacts run={run} />
+          {run.resumeDocument ? (
+            <details className="panel">
+              <summary>The answers this run continues from</summary>
+              <JsonView value={run.resumeDocument} label="Resume answers" />
+            </details>
+          ) : null}
+          <RunOutcome run={run} />
+          <RunTranscript runId={run.id} />
+          <RunLineage runId={run.id} status={run.status} />
+        </>
+      )}
+    </DetailPage>
+  );
+}
+
+function RunFacts({ run }: { run: RunDetail }) {
+  return (
+    <Facts
+      facts={[
+        [
+          'Agent',
           <>
-            <dt>Trace</dt>
-            <dd>
-              <code>{run.traceId}</code>
-            </dd>
-          </>
-        ) : null}
-      </dl>
-      {run.resumeDocument ? (
-        <details className="panel">
-          <summary>The answers this run continues from</summary>
-          <JsonView value={run.resumeDocument} label="Resume answers" />
-        </details>
-      ) : null}
-      <RunOutcome run={run} />
-      <RunTranscript runId={run.id} />
-      <RunLineage runId={run.id} status={run.status} />
-    </>
+            <Link to={`/agents/${run.agentId}`}>{run.agent.name}</Link> <code>{run.agentId}</code>
+          </>,
+        ],
+        ['Thread', <Link to={`/threads/${run.threadId}`}>{run.threadId}</Link>],
+        [
+          'Started by',
+          <>
+            {run.trigger} ({run.lineage})
+            {run.parentRunId ? (
+              <>
+                {' '}
+                after <Link to={`/runs/${run.parentRunId}`}>{run.parentRunId}</Link>
+              </>
+            ) : null}
+          </>,
+        ],
+        ['Created', <Time value={run.createdAt} />],
+        ['Started', <Time value={run.startedAt} />],
+        ['Sealed', <Time value={run.sealedAt} />],
+        ['Attempts', `${run.attempts} of at most ${run.maxAttempts}`],
+        run.traceId ? ['Trace', <code>{run.traceId}</code>] : null,
+      ]}
+    />
   );
 }

@@ -1,7 +1,7 @@
 // The workspace's runs, newest first, filtered by status, agent, thread and creation time. The filters
 // live in the URL query (`/runs?status=waiting&agent=agt_…`), so a filtered list can be linked to and
 // survives a reload; "Load more" pages through the rest.
-import { ConsoleRunAgentChoicesDocument, ConsoleRunsDocument } from '../../../generated/graphql';
+import { ConsoleAgentChoicesDocument, ConsoleRunsDocument } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
 import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
@@ -58,7 +58,7 @@ function runsOf(data: { runs: { edges: { node: RunSummary }[]; pageInfo: PageInf
 export function RunsListPage() {
   const { params, filter, setFilter: set } = useUrlFilters();
   const filters = filtersOf(params);
-  const agents = useQuery(ConsoleRunAgentChoicesDocument, {});
+  const agents = useQuery(ConsoleAgentChoicesDocument, {});
   const {
     nodes: runs,
     hasNextPage,

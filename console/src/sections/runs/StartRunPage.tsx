@@ -1,17 +1,18 @@
 // Start a run: an agent (preselected by `?agent=`), a thread to continue (or a new one), the message,
 // and optional labels and run options as JSON; the page then moves to the new run.
-import { ConsoleRunAgentChoicesDocument, ConsoleStartRunDocument } from '../../../generated/graphql';
+import { ConsoleAgentChoicesDocument, ConsoleStartRunDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { ErrorNotice, Field, Loading, PageHeader, Select, SubmitButton, TextArea } from '../../components/ui';
+import { ErrorNotice, Field, Loading, PageHeader, Select, TextArea } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { readJsonObject } from '../../lib/json';
 import { textMessage } from './documents';
 
 export function StartRunPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const agents = useQuery(ConsoleRunAgentChoicesDocument, {});
+  const agents = useQuery(ConsoleAgentChoicesDocument, {});
   const [agentId, setAgentId] = useState(params.get('agent') ?? '');
   const [threadId, setThreadId] = useState(params.get('thread') ?? '');
   const [message, setMessage] = useState('');
@@ -57,7 +58,7 @@ export function StartRunPage() {
         <Select
           label="Agent"
           value={chosen}
-          onChange={(event) => setAgentId(event.target.value)}
+          onValue={setAgentId}
           options={[
             ...choices.map((agent) => ({ value: agent.id, label: agent.name })),
             // The agent the address names stays chosen while the list loads (or when it is not listed).
@@ -70,32 +71,32 @@ export function StartRunPage() {
           hint="Continue a thread by its id; leave empty to start a new thread."
           placeholder="thr_…"
           value={threadId}
-          onChange={(event) => setThreadId(event.target.value)}
+          onValue={setThreadId}
         />
-        <TextArea label="Message" rows={5} value={message} onChange={(event) => setMessage(event.target.value)} />
+        <TextArea label="Message" rows={5} value={message} onValue={setMessage} />
         <TextArea
           label="Labels (JSON, optional)"
           hint='Metadata for the run, e.g. {"ticket": "T-42"}.'
           rows={2}
           value={labels}
-          onChange={(event) => setLabels(event.target.value)}
+          onValue={setLabels}
         />
         <TextArea
           label="Options (JSON, optional)"
           hint='Run options, e.g. {"max_usage": {"requests": 5}}.'
           rows={2}
           value={options}
-          onChange={(event) => setOptions(event.target.value)}
+          onValue={setOptions}
         />
-        {problem ? (
-          <p role="alert" className="notice error">
-            {problem}
-          </p>
-        ) : null}
-        <ErrorNotice error={startState.error} title="Could not start the run" />
-        <SubmitButton busy={startState.loading} busyLabel="Starting…">
+        <FormEnd
+          problem={problem}
+          error={startState.error}
+          errorTitle="Could not start the run"
+          busy={startState.loading}
+          busyLabel="Starting…"
+        >
           Start run
-        </SubmitButton>
+        </FormEnd>
       </form>
     </>
   );

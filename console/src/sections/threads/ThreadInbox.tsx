@@ -1,7 +1,7 @@
 // The thread's inbox: send a message with a delivery mode, see every entry with its status, and act on
 // pending entries as the API allows (switch queue ↔ steer, edit the text). The API has no way to
 // withdraw an entry, so the page offers none. Each action is followed by a re-read of the page.
-import { ConsoleDeliverDocument, ConsoleThreadAgentsDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
+import { ConsoleDeliverDocument, ConsoleAgentChoicesDocument, ConsoleUpdateInboxEntryDocument } from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
@@ -52,7 +52,7 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   const [agentId, setAgentId] = useState('');
   const [sent, setSent] = useState<string | null>(null);
   const [deliver, delivering] = useMutation(ConsoleDeliverDocument);
-  const agents = useQuery(ConsoleThreadAgentsDocument, {});
+  const agents = useQuery(ConsoleAgentChoicesDocument, {});
   const agentChoices = [
     ...(hasRun ? [{ value: '', label: "The thread's last run's agent" }] : [{ value: '', label: 'Choose an agent' }]),
     ...(agents.data?.agents.nodes ?? []).map((agent) => ({ value: agent.id, label: `${agent.name} (${agent.id})` })),
@@ -73,7 +73,7 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
   };
   return (
     <form onSubmit={(event) => void submit(event)} aria-label="Send a message">
-      <TextArea label="Message" rows={3} required value={text} onChange={(event) => setText(event.target.value)} />
+      <TextArea label="Message" rows={3} required value={text} onValue={setText} />
       <div className="filters">
         <Select
           label="Delivery"
@@ -81,7 +81,7 @@ function SendMessageForm({ threadId, hasRun, onChanged }: InboxProps) {
           value={delivery}
           onChange={(event) => setDelivery(event.target.value as InboxDeliveryMode)}
         />
-        <Select label="Agent" options={agentChoices} value={agentId} onChange={(event) => setAgentId(event.target.value)} />
+        <Select label="Agent" options={agentChoices} value={agentId} onValue={setAgentId} />
       </div>
       <p className="muted">With no run active on the thread, every delivery starts a run at once.</p>
       <ErrorNotice error={delivering.error ?? agents.error} title="Could not send" />
@@ -207,13 +207,7 @@ function EditEntryForm({
         onSave(text);
       }}
     >
-      <TextArea
-        label={`New text of entry ${entry.position}`}
-        rows={2}
-        autoFocus
-        value={text}
-        onChange={(event) => setText(event.target.value)}
-      />
+      <TextArea label={`New text of entry ${entry.position}`} rows={2} autoFocus value={text} onValue={setText} />
       <button type="submit" disabled={busy || !text.trim()}>
         Save
       </button>{' '}

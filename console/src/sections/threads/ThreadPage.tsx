@@ -12,7 +12,9 @@ import {
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
-import { Badge, ErrorNotice, Loading, PageHeader, Status, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Status, Time } from '../../components/ui';
+import { DetailPage } from '../../components/DetailPage';
+import { Facts } from '../../components/Facts';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { type InboxEntry, type PageInfo, type ThreadDetail, type ThreadRun } from './queries';
 import { ThreadInbox } from './ThreadInbox';
@@ -46,46 +48,43 @@ export function ThreadPage() {
   const newestRunId = detail?.currentRunId ?? runs.nodes[0]?.id ?? detail?.lastRunId ?? null;
   const follower = useRunFollower(newestRunId, refreshLists);
 
-  if (!detail)
-    return (
-      <>
-        <PageHeader title="Thread" />
-        <ErrorNotice error={thread.error} />
-        {thread.loading ? <Loading /> : null}
-      </>
-    );
   return (
-    <>
-      <PageHeader title={`Thread ${detail.id}`} actions={<ArchiveButton thread={detail} onArchived={refreshLists} />}>
-        <Link to="/threads">All threads</Link>
-      </PageHeader>
-      <ErrorNotice error={thread.error} />
-      <ErrorNotice error={updates.error} title="Following the thread" />
-      <ThreadFacts thread={detail} />
-      <ThreadPresence threadId={detail.id} />
-      <ErrorNotice error={runs.error} title="Runs" />
-      <ThreadRuns
-        runs={runs.nodes}
-        loaded={runs.data !== undefined}
-        hasEarlier={runs.hasNextPage}
-        loading={runs.loadingMore}
-        onEarlier={() => runs.loadMore()}
-      />
-      {newestRunId ? (
-        <section aria-labelledby="thread-live-heading" className="panel">
-          <h2 id="thread-live-heading">Newest run, live</h2>
-          <ThreadLiveRun runId={newestRunId} live={follower.live?.id === newestRunId ? follower.live : null} error={follower.error} />
-        </section>
-      ) : null}
-      <ErrorNotice error={inbox.error} title="Inbox" />
-      <ThreadInbox
-        threadId={detail.id}
-        entries={inbox.nodes}
-        archived={Boolean(detail.archivedAt)}
-        hasRun={Boolean(detail.lastRunId)}
-        onChanged={refreshLists}
-      />
-    </>
+    <DetailPage
+      detail={{ item: detail, query: thread }}
+      title={detail ? `Thread ${detail.id}` : 'Thread'}
+      back={{ to: '/threads', label: 'All threads' }}
+      actions={(detail) => <ArchiveButton thread={detail} onArchived={refreshLists} />}
+    >
+      {(detail) => (
+        <>
+          <ErrorNotice error={updates.error} title="Following the thread" />
+          <ThreadFacts thread={detail} />
+          <ThreadPresence threadId={detail.id} />
+          <ErrorNotice error={runs.error} title="Runs" />
+          <ThreadRuns
+            runs={runs.nodes}
+            loaded={runs.data !== undefined}
+            hasEarlier={runs.hasNextPage}
+            loading={runs.loadingMore}
+            onEarlier={() => runs.loadMore()}
+          />
+          {newestRunId ? (
+            <section aria-labelledby="thread-live-heading" className="panel">
+              <h2 id="thread-live-heading">Newest run, live</h2>
+              <ThreadLiveRun runId={newestRunId} live={follower.live?.id === newestRunId ? follower.live : null} error={follower.error} />
+            </section>
+          ) : null}
+          <ErrorNotice error={inbox.error} title="Inbox" />
+          <ThreadInbox
+            threadId={detail.id}
+            entries={inbox.nodes}
+            archived={Boolean(detail.archivedAt)}
+            hasRun={Boolean(detail.lastRunId)}
+            onChanged={refreshLists}
+          />
+        </>
+      )}
+    </DetailPage>
   );
 }
 
@@ -100,53 +99,40 @@ function newerThread(previous: ThreadDetail | undefined, next: ThreadDetail): Th
 
 function ThreadFacts({ thread }: { thread: ThreadDetail }) {
   return (
-    <dl className="facts">
-      <dt>State</dt>
-      <dd>
-        <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} />
-      </dd>
-      <dt>Session</dt>
-      <dd>
-        <Link to={`/threads?session=${encodeURIComponent(thread.sessionId)}`}>
-          <code>{thread.sessionId}</code>
-        </Link>
-      </dd>
-      <dt>Origin</dt>
-      <dd>
-        {thread.origin}
-        {thread.originRunId ? (
+    <Facts
+      facts={[
+        ['State', <Badge value={thread.archivedAt ? 'archived' : thread.currentRunId ? 'running' : 'idle'} />],
+        [
+          'Session',
+          <Link to={`/threads?session=${encodeURIComponent(thread.sessionId)}`}>
+            <code>{thread.sessionId}</code>
+          </Link>,
+        ],
+        [
+          'Origin',
           <>
-            {' '}
-            from run <Link to={`/runs/${thread.originRunId}`}>{thread.originRunId}</Link>
-          </>
-        ) : null}
-        {thread.originThreadId ? (
-          <>
-            {' '}
-            of thread <Link to={`/threads/${thread.originThreadId}`}>{thread.originThreadId}</Link>
-          </>
-        ) : null}
-        {thread.subagent ? <> (subagent {thread.subagent})</> : null}
-      </dd>
-      <dt>Labels</dt>
-      <dd>{thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">none</span>}</dd>
-      <dt>Created</dt>
-      <dd>
-        <Time value={thread.createdAt} />
-      </dd>
-      <dt>Updated</dt>
-      <dd>
-        <Time value={thread.updatedAt} />
-      </dd>
-      {thread.archivedAt ? (
-        <>
-          <dt>Archived</dt>
-          <dd>
-            <Time value={thread.archivedAt} />
-          </dd>
-        </>
-      ) : null}
-    </dl>
+            {thread.origin}
+            {thread.originRunId ? (
+              <>
+                {' '}
+                from run <Link to={`/runs/${thread.originRunId}`}>{thread.originRunId}</Link>
+              </>
+            ) : null}
+            {thread.originThreadId ? (
+              <>
+                {' '}
+                of thread <Link to={`/threads/${thread.originThreadId}`}>{thread.originThreadId}</Link>
+              </>
+            ) : null}
+            {thread.subagent ? <> (subagent {thread.subagent})</> : null}
+          </>,
+        ],
+        ['Labels', thread.labelList.map((pair) => `${pair.key}:${pair.value}`).join(', ') || <span className="muted">none</span>],
+        ['Created', <Time value={thread.createdAt} />],
+        ['Updated', <Time value={thread.updatedAt} />],
+        thread.archivedAt ? ['Archived', <Time value={thread.archivedAt} />] : null,
+      ]}
+    />
   );
 }
 

@@ -4,7 +4,8 @@ import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThrea
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, ErrorNotice, Field, PageHeader, Select, Status, SubmitButton, TextArea, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -69,14 +70,8 @@ function ThreadFilters(props: { archived: string; sessionId: string; label: stri
         value={props.archived}
         onChange={(event) => props.onChange({ archived: event.target.value })}
       />
-      <Field label="Session" placeholder="ses_…" value={sessionId} onChange={(event) => setSessionId(event.target.value)} />
-      <Field
-        label="Label"
-        placeholder="team:ops"
-        hint="key:value, comma-separated; all must match"
-        value={label}
-        onChange={(event) => setLabel(event.target.value)}
-      />
+      <Field label="Session" placeholder="ses_…" value={sessionId} onValue={setSessionId} />
+      <Field label="Label" placeholder="team:ops" hint="key:value, comma-separated; all must match" value={label} onValue={setLabel} />
       <button type="submit">Apply filters</button>
     </form>
   );
@@ -160,24 +155,24 @@ function CreateThreadForm() {
           hint="Leave empty to open a new session"
           placeholder="ses_…"
           value={sessionId}
-          onChange={(event) => setSessionId(event.target.value)}
+          onValue={setSessionId}
         />
         <TextArea
           label="Labels for the new thread"
           hint="key:value, one a line or comma-separated"
           rows={2}
           value={labels}
-          onChange={(event) => setLabels(event.target.value)}
+          onValue={setLabels}
         />
-        {labelsProblem ? (
-          <div role="alert" className="notice error">
-            {labelsProblem}
-          </div>
-        ) : null}
-        <ErrorNotice error={creating.error} title="Could not create the thread" />
-        <SubmitButton busy={creating.loading} busyLabel="Creating…">
+        <FormEnd
+          problem={labelsProblem}
+          error={creating.error}
+          errorTitle="Could not create the thread"
+          busy={creating.loading}
+          busyLabel="Creating…"
+        >
           Create thread
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );

@@ -3,7 +3,8 @@
 import { ConsoleWebhookEventKindsDocument } from '../../../generated/graphql';
 import { useId } from 'react';
 import { useQuery } from '../../api';
-import { ErrorNotice, Field, Loading, TextArea } from '../../components/ui';
+import { Checkbox, ErrorNotice, Field, LabelsField, Loading } from '../../components/ui';
+import { draftBinder } from '../../lib/draft';
 
 export interface SubscriptionDraft {
   url: string;
@@ -15,6 +16,7 @@ export interface SubscriptionDraft {
 
 export function SubscriptionFields({ draft, onChange }: { draft: SubscriptionDraft; onChange(draft: SubscriptionDraft): void }) {
   const id = useId();
+  const bind = draftBinder(draft, onChange);
   // The kinds come from the service (webhookEventKinds), so the form never offers one it would refuse.
   const { data, error, loading } = useQuery(ConsoleWebhookEventKindsDocument, {});
   const known = data?.webhookEventKinds ?? [];
@@ -30,8 +32,7 @@ export function SubscriptionFields({ draft, onChange }: { draft: SubscriptionDra
         type="url"
         required
         hint="https://, or http:// where the deployment allows it. Private addresses only where the deployment allows them."
-        value={draft.url}
-        onChange={(event) => onChange({ ...draft, url: event.target.value })}
+        {...bind('url')}
       />
       <fieldset className="event-kinds">
         <legend>Event kinds</legend>
@@ -60,23 +61,9 @@ export function SubscriptionFields({ draft, onChange }: { draft: SubscriptionDra
           </div>
         ))}
       </fieldset>
-      <Field label="Description" value={draft.description} onChange={(event) => onChange({ ...draft, description: event.target.value })} />
-      <TextArea
-        label="Labels"
-        hint="One key=value a line."
-        rows={2}
-        value={draft.labels}
-        onChange={(event) => onChange({ ...draft, labels: event.target.value })}
-      />
-      <div className="field checkbox">
-        <input
-          id={`${id}-enabled`}
-          type="checkbox"
-          checked={draft.enabled}
-          onChange={(event) => onChange({ ...draft, enabled: event.target.checked })}
-        />
-        <label htmlFor={`${id}-enabled`}>Enabled</label>
-      </div>
+      <Field label="Description" {...bind('description')} />
+      <LabelsField value={draft.labels} onChange={(labels) => onChange({ ...draft, labels })} />
+      <Checkbox label="Enabled" checked={draft.enabled} onChange={(enabled) => onChange({ ...draft, enabled })} />
     </>
   );
 }

@@ -13,7 +13,8 @@ import { useMutation } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { Badge, ErrorNotice, Field, SubmitButton, Time } from '../../components/ui';
+import { EditPanel } from '../../components/Forms';
+import { Badge, ErrorNotice, Field, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
 import { Deliveries } from './Deliveries';
@@ -116,7 +117,7 @@ function RotateSecret({ subscription, detail }: { subscription: SubscriptionView
         max={604800}
         hint="How long the replaced secret still signs (0 ends it at once; at most 604800)."
         value={overlap}
-        onChange={(event) => setOverlap(event.target.value)}
+        onValue={setOverlap}
       />
       <ErrorNotice error={state.error} title="Could not rotate the secret" />
       <ConfirmButton
@@ -163,15 +164,8 @@ function EditSubscription({ subscription, detail }: { subscription: Subscription
   );
 
   return (
-    <section aria-labelledby="edit-subscription" className="panel infra-panel">
-      <h2 id="edit-subscription">Edit</h2>
-      <form onSubmit={submit} aria-label="Edit subscription">
-        <SubscriptionFields draft={draft} onChange={setDraft} />
-        <ErrorNotice error={formError ?? state.error} title="Could not save" />
-        <SubmitButton busy={state.loading} busyLabel="Saving…">
-          Save changes
-        </SubmitButton>
-      </form>
-    </section>
+    <EditPanel what="subscription" className="panel infra-panel" onSubmit={submit} error={formError ?? state.error} busy={state.loading}>
+      <SubscriptionFields draft={draft} onChange={setDraft} />
+    </EditPanel>
   );
 }

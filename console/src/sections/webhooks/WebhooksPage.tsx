@@ -4,7 +4,8 @@ import { ConsoleCreateWebhookSubscriptionDocument, ConsoleWebhookSubscriptionsDo
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { Badge, EnabledFilter, ErrorNotice, Field, PageHeader, SubmitButton } from '../../components/ui';
+import { Badge, EnabledFilter, Field, PageHeader } from '../../components/ui';
+import { FormEnd } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -97,10 +98,9 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
       ) : null}
       <form onSubmit={submit} aria-label="New subscription">
         <SubscriptionFields draft={draft} onChange={setDraft} />
-        <ErrorNotice error={formError ?? state.error} title="Could not create the subscription" />
-        <SubmitButton busy={state.loading} busyLabel="Creating…">
+        <FormEnd error={formError ?? state.error} errorTitle="Could not create the subscription" busy={state.loading} busyLabel="Creating…">
           Create subscription
-        </SubmitButton>
+        </FormEnd>
       </form>
     </section>
   );
