@@ -85,14 +85,23 @@ export function memoryOf(pids: number[]): Memory {
  * auxiliary processes count, and reaped children do not (they may belong to other databases).
  */
 export class ServiceProcesses {
+  /** The node processes: the service's, and any worker processes (`npm run worker`) added later. */
+  private readonly nodePids: number[];
+
   constructor(
-    private readonly nodePid: number,
+    nodePid: number,
     private readonly postmasterPid: number,
     private readonly sharedServerDatabase: string | null,
-  ) {}
+  ) {
+    this.nodePids = [nodePid];
+  }
+
+  addNodeProcess(pid: number): void {
+    this.nodePids.push(pid);
+  }
 
   private nodeTree() {
-    return processTree(this.nodePid).filter((stat) => stat.comm !== 'postgres');
+    return this.nodePids.flatMap((pid) => processTree(pid)).filter((stat) => stat.comm !== 'postgres');
   }
 
   private postgresTree() {
