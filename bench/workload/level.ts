@@ -76,7 +76,7 @@ async function converse(ctx: LevelContext, conversation: Conversation): Promise<
       if (state.status === 'completed') break;
       const calls: { tool_call_id: string }[] = state.pending?.calls ?? [];
       if (state.status !== 'waiting' || calls.length === 0) {
-        conversation.errors.push(`run ${state.status}: ${JSON.stringify(state.error ?? state.wait_reason ?? null).slice(0, 200)}`);
+        conversation.errors.push(`run ${state.status}: ${JSON.stringify(state.failure ?? state.wait_reason ?? null).slice(0, 200)}`);
         break;
       }
       // The bench is the client: it answers its tool as an application would, through the public API.

@@ -154,4 +154,8 @@ const http = createServer((req, res) => {
     res.writeHead(404).end();
   });
 });
+// Idle connections stay open longer than the service's HTTP clients keep theirs (undici: 4 s), so the
+// client is the side that closes them: with Node's default of 5 s a request sent as the server closes
+// the connection fails with "other side closed", which is this process's fault, not the service's.
+http.keepAliveTimeout = 65_000;
 http.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (http.address() as AddressInfo).port })}\n`));
