@@ -122,6 +122,23 @@ export class ServiceProcesses {
     return { nodeMs: sum(this.nodeTree(), false), postgresMs: sum(this.postgresTree(), !this.sharedServerDatabase) };
   }
 
+  /**
+   * Time the service's live processes spent runnable but waiting for a core (/proc/<pid>/schedstat, its
+   * second field, over all their threads), in ms. Far above their CPU time, the machine is oversubscribed:
+   * delays then measure the machine's other load as much as the service.
+   */
+  runQueueWaitMs(): number {
+    let waited = 0;
+    for (const stat of [...this.nodeTree(), ...this.postgresTree()]) {
+      try {
+        waited += Number(readFileSync(`/proc/${stat.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+      } catch {
+        // exited meanwhile
+      }
+    }
+    return waited;
+  }
+
   memory(): { node: Memory; postgres: Memory } {
     return {
       node: memoryOf(this.nodeTree().map((stat) => stat.pid)),

@@ -48,6 +48,8 @@ export interface LevelResult {
   errors: string[];
   held: Held;
   serverCpuMs: { node: number; postgres: number };
+  /** Time the service's processes waited for a core (run queue), ms. */
+  runQueueWaitMs: number;
   benchCpuMs: number;
   loopbackCpuMs: number;
   memoryPerRunMb: { node: number; postgres: number };
@@ -119,6 +121,7 @@ export async function runLevel(ctx: LevelContext, n: number, log: (step: string)
   const idle: { node: Memory; postgres: Memory } = ctx.service.processes.memory();
   const metricsStart = await scrape(ctx.service.url, ctx.metricsToken);
   const cpuBefore = ctx.service.processes.cpu();
+  const waitBefore = ctx.service.processes.runQueueWaitMs();
   const benchBefore = process.cpuUsage();
   const loopbackBefore = ctx.loopback.cpuMs();
   const stopPeak = peakMemory(ctx.service);
@@ -137,6 +140,7 @@ export async function runLevel(ctx: LevelContext, n: number, log: (step: string)
   const wallSeconds = (performance.now() - started) / 1000;
   const benchAfter = process.cpuUsage(benchBefore);
   const cpuAfter = ctx.service.processes.cpu();
+  const runQueueWaitMs = ctx.service.processes.runQueueWaitMs() - waitBefore;
   const loopbackCpuMs = ctx.loopback.cpuMs() - loopbackBefore;
   const metricsEnd = await scrape(ctx.service.url, ctx.metricsToken);
   const peak = stopPeak();
@@ -176,6 +180,7 @@ export async function runLevel(ctx: LevelContext, n: number, log: (step: string)
     errors,
     held: judgeLevel({ runs: n, p99DelayMs, errors: errors.length, streamingAtOnce, atPace, limits: ctx.limits }),
     serverCpuMs: { node: cpuAfter.nodeMs - cpuBefore.nodeMs, postgres: cpuAfter.postgresMs - cpuBefore.postgresMs },
+    runQueueWaitMs,
     benchCpuMs: (benchAfter.user + benchAfter.system) / 1000,
     loopbackCpuMs,
     memoryPerRunMb: { node: (peak.node.pssMb - idle.node.pssMb) / n, postgres: (peak.postgres.pssMb - idle.postgres.pssMb) / n },

@@ -20,6 +20,10 @@ const ROWS: [string, (r: LevelResult) => string][] = [
   ],
   ['server CPU, cores busy on average', (r) => fixed((r.serverCpuMs.node + r.serverCpuMs.postgres) / 1000 / r.wallSeconds, 2)],
   [
+    'service run-queue wait ÷ its CPU time (≫ 1: the machine is oversubscribed)',
+    (r) => fixed(r.runQueueWaitMs / (r.serverCpuMs.node + r.serverCpuMs.postgres), 2),
+  ],
+  [
     'node / PostgreSQL MB per live run (PSS, peak − idle)',
     (r) => `${fixed(r.memoryPerRunMb.node, 2)} / ${fixed(r.memoryPerRunMb.postgres, 2)}`,
   ],
