@@ -38,6 +38,8 @@ import { stopSupportRuntime, supportRuntime } from './features/support-api/runti
 import { createDeviceBridge } from './features/support-api/device-bridge.js';
 import { registerDeviceBridge } from './providers/device-bridge.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
+import { Metrics } from './lib/metrics.js';
+import { metricsHandler } from './lib/metrics-route.js';
 
 /** How long an idle HTTP connection is kept open (longer than proxies keep theirs; see `start`). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -261,6 +263,10 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     });
   });
 
+  // Operator metrics (Prometheus text), only with METRICS_TOKEN and only for a caller bearing it.
+  const metrics = new Metrics(database.poolWaits);
+  app.get('/metrics', metricsHandler(metrics, config.metricsToken));
+
   app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
   // The OpenAPI documents of both REST surfaces and the API reference page (/docs).
   app.use(apiReferenceRouter(yoga.getEnveloped({}).schema));
@@ -354,6 +360,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       return result.url;
     },
     async stop() {
+      metrics.stop();
       // Requests waiting for runs (`wait`, `Prefer: wait=N`) answer now, with the runs as they are.
       releaseRunWaits(deps.events);
       // Their answers are written in the continuations of the released waits (no I/O between): let those

@@ -29,6 +29,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve the operator console (the web UI) at `/`. */
   consoleEnabled: boolean;
+  /** The bearer token of GET /metrics (operator metrics); null: the endpoint answers 404. */
+  metricsToken: string | null;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
   /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
@@ -189,6 +191,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   return value;
 }
 
+/** METRICS_TOKEN: at least 16 characters, so that a short guessable token cannot open the endpoint. */
+function metricsToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.METRICS_TOKEN?.trim();
+  if (!raw) return null;
+  if (!/^[!-~]{16,256}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  return raw;
+}
+
 function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -309,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     consoleEnabled: boolean(env, 'CONSOLE_ENABLED', true),
+    metricsToken: metricsToken(env),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
     graphqlLimits: graphqlLimits(env),

@@ -1,9 +1,11 @@
 // The one Prisma client: on an embedded PostgreSQL (default) or a PostgreSQL server (DATABASE_URL),
 // through the same driver adapter, schema and migrations.
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import type { Config } from './config.js';
 import type { Logger } from './lib/logger.js';
+import { PoolWaits } from './lib/metrics.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
 import { applyMigrations, pendingMigrationCount } from './storage/migrate.js';
 import { preparedStatementNames } from './storage/prepared-statements.js';
@@ -17,6 +19,8 @@ export interface Database {
   url: string;
   /** Prisma operations run so far (tests use it to prove lists make no per-row queries). */
   operationCount(): number;
+  /** The pool's connection waits and sizes (the operator metrics read them). */
+  poolWaits: PoolWaits;
   /** Migrations applied by this start (empty when the schema was current). */
   appliedMigrations: string[];
   ready(): Promise<{ ok: boolean; pendingMigrations: number; error?: string }>;
@@ -43,14 +47,16 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
     // drops is reported here: logged once per outage, never thrown (pg's pool would otherwise emit an
     // `error` nobody handles).
     const connectionLost = onceUntilQuiet((err: Error) => logger.warn({ err }, 'a database connection was lost; the pool reconnects'));
-    const adapter = new PrismaPg(
-      { connectionString: url, max: config.databasePoolSize },
-      {
-        onPoolError: connectionLost,
-        onConnectionError: connectionLost,
-        ...(config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : {}),
-      },
-    );
+    // The pool is ours (not the adapter's own) so that the metrics can time how long queries wait for a
+    // connection; the adapter still ends it on disconnect.
+    const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize });
+    const poolWaits = new PoolWaits(pool);
+    const adapter = new PrismaPg(pool, {
+      disposeExternalPool: true,
+      onPoolError: connectionLost,
+      onConnectionError: connectionLost,
+      ...(config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : {}),
+    });
     const base = new PrismaClient({ adapter });
     await base.$connect();
     let operations = 0;
@@ -69,6 +75,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
       mode: embedded ? 'embedded' : 'server',
       url,
       appliedMigrations: applied,
+      poolWaits,
       operationCount: () => operations,
       async ready() {
         try {

@@ -1,7 +1,8 @@
 // The clients the bench drives the service with: REST over HTTP (fetch), GraphQL subscriptions over
 // graphql-ws through the repository's typed client package (a few WebSocket connections, subscriptions
 // spread over them as many UIs would be) and over server-sent events (the same generated document).
-import { print } from 'graphql';
+import { print, type DocumentNode } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import WebSocket from 'ws';
 import { createClient, RunItemsLiveDocument, type Client, type RunItem } from '@workspace-agent-service/client';
 
@@ -60,6 +61,11 @@ export class Subscribers {
    */
   async runItems(runId: string, onItem: (item: RunItemEvent) => void = () => undefined): Promise<void> {
     for await (const item of this.client().runItems(runId)) onItem(item as RunItemEvent);
+  }
+
+  /** Any subscription document, over the same connections; resolves when the subscription completes. */
+  async subscribe<R>(document: DocumentNode, variables: Record<string, unknown>, onEvent: (event: R) => void): Promise<void> {
+    for await (const event of this.client().subscribe(document as TypedDocumentNode<R, Record<string, unknown>>, variables)) onEvent(event);
   }
 
   async close(): Promise<void> {

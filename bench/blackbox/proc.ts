@@ -85,14 +85,23 @@ export function memoryOf(pids: number[]): Memory {
  * auxiliary processes count, and reaped children do not (they may belong to other databases).
  */
 export class ServiceProcesses {
+  /** The node processes: the service's, and any worker processes (`npm run worker`) added later. */
+  private readonly nodePids: number[];
+
   constructor(
-    private readonly nodePid: number,
+    nodePid: number,
     private readonly postmasterPid: number,
     private readonly sharedServerDatabase: string | null,
-  ) {}
+  ) {
+    this.nodePids = [nodePid];
+  }
+
+  addNodeProcess(pid: number): void {
+    this.nodePids.push(pid);
+  }
 
   private nodeTree() {
-    return processTree(this.nodePid).filter((stat) => stat.comm !== 'postgres');
+    return this.nodePids.flatMap((pid) => processTree(pid)).filter((stat) => stat.comm !== 'postgres');
   }
 
   private postgresTree() {
@@ -111,6 +120,23 @@ export class ServiceProcesses {
     const sum = (stats: ProcStat[], withChildren: boolean) =>
       stats.reduce((total, stat) => total + stat.cpuMs + (withChildren ? stat.childCpuMs : 0), 0);
     return { nodeMs: sum(this.nodeTree(), false), postgresMs: sum(this.postgresTree(), !this.sharedServerDatabase) };
+  }
+
+  /**
+   * Time the service's live processes spent runnable but waiting for a core (/proc/<pid>/schedstat, its
+   * second field, over all their threads), in ms. Far above their CPU time, the machine is oversubscribed:
+   * delays then measure the machine's other load as much as the service.
+   */
+  runQueueWaitMs(): number {
+    let waited = 0;
+    for (const stat of [...this.nodeTree(), ...this.postgresTree()]) {
+      try {
+        waited += Number(readFileSync(`/proc/${stat.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+      } catch {
+        // exited meanwhile
+      }
+    }
+    return waited;
   }
 
   memory(): { node: Memory; postgres: Memory } {

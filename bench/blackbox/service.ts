@@ -22,6 +22,12 @@ export interface ServiceOptions {
   /** A database URL on a PostgreSQL server (the service's DATABASE_URL), or null for the embedded one. */
   databaseUrl: string | null;
   env?: Record<string, string>;
+  /**
+   * Worker processes (`npm run worker`) beside the service, on the same database and environment (a
+   * server database only: they share its SECRET_KEY); the service itself then usually runs with
+   * RUN_WORKERS=0 and both with REDIS_URL. Their CPU and memory count as the service's.
+   */
+  workers?: { count: number; env?: Record<string, string> };
 }
 
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
@@ -56,23 +62,21 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const port = await freePort();
   const apiKey = `wsk_bench${randomBytes(16).toString('hex')}`;
   // `npm start` runs `node --import tsx src/server.ts`; npm's own process is left out of the tree.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_API_KEY: apiKey,
-      ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
-      // The benchmark's agents run on the offline development model, on a server database too.
-      ALLOW_DEVELOPMENT_MODELS: 'true',
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const serviceEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    BOOTSTRAP_API_KEY: apiKey,
+    ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
+    // The benchmark's agents run on the offline development model, on a server database too.
+    ALLOW_DEVELOPMENT_MODELS: 'true',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
+    ...options.env,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
@@ -87,17 +91,60 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const databaseUrl = options.databaseUrl ?? embeddedUrl(dataDir);
   const postmaster = await postmasterPid(databaseUrl);
   const sharedDatabase = options.databaseUrl ? new URL(options.databaseUrl).pathname.slice(1) : null;
+  const processes = new ServiceProcesses(child.pid!, postmaster, sharedDatabase);
+  const workers: { child: ChildProcess; exited: Promise<void> }[] = [];
+  try {
+    for (let i = 0; i < (options.workers?.count ?? 0); i++) {
+      if (!options.databaseUrl) throw new Error('worker processes need a PostgreSQL server database');
+      const worker = await startWorker({ ...serviceEnv, ...options.workers?.env });
+      workers.push(worker);
+      processes.addNodeProcess(worker.child.pid!);
+    }
+  } catch (error) {
+    for (const worker of workers) worker.child.kill('SIGKILL');
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     url,
     apiKey,
     databaseUrl,
-    processes: new ServiceProcesses(child.pid!, postmaster, sharedDatabase),
+    processes,
     async stop() {
+      for (const worker of workers) worker.child.kill('SIGTERM');
+      await Promise.all(workers.map((worker) => worker.exited));
       child.kill('SIGTERM'); // the service stops its workers, then the embedded PostgreSQL
       await exited;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** `npm run worker` as a child process; ready when it logs that its run workers started. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    env: { ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the worker did not start in 120 s:\n${output}`)), 120_000);
+    const seen = (chunk: Buffer) => {
+      output = (output + chunk).slice(-20_000);
+      if (output.includes('run worker started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the worker exited (${code}) at start:\n${output}`))));
+  });
+  // Keep draining its output (an unread pipe would stall the worker once full).
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return { child, exited };
 }
 
 /** The embedded database's URL, as `npm run db` finds it: the password file and postmaster.pid under DATA_DIR. */

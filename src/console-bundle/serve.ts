@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 export const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist', import.meta.url));
 
 /** Paths that belong to the API and the service, never to the console. */
-const SERVICE_PREFIXES = ['/api', '/graphql', '/docs', '/healthz', '/readyz'];
+const SERVICE_PREFIXES = ['/api', '/graphql', '/docs', '/healthz', '/readyz', '/metrics'];
 
 export const CONSOLE_CSP = [
   "default-src 'self'",
