@@ -1,0 +1,89 @@
+// Run-item retention (RUN_ITEM_RETENTION_DAYS): the items of sealed runs are removed once the run
+// sealed longer ago than the retention, in two steps that are each bounded:
+//
+// 1. Marking: a batch of eligible runs (oldest seal first) gets `items_removed_at` and a row in
+//    `run_data_purges`, in one statement. From then on the run's items answer as removed
+//    (docs/api/runs.md, "Retention"), whatever rows are still stored.
+// 2. Purging: the rows of the queued runs are deleted from every per-run table in batches of at most
+//    `batch` rows, and a queued run leaves the queue once none of its rows is left.
+//
+// The run itself stays (its output, usage, lineage), and so does its thread's history: what a resume or
+// a fork reads is on the run and the thread, never in the items.
+//
+// Which runs keep their items whatever their age (the protection):
+// - a waiting run nobody resumed yet (`waiting`, no `resumed_by_id`): a client can still resume it and
+//   renders what it waits for from its items — also in an archived thread, since a resume is accepted there;
+// - the latest run of an open thread (`threads.last_run_id`): a client reopening the conversation sees
+//   its last exchange. Archiving the thread lifts this protection.
+import { Prisma } from '../../generated/prisma/client.js';
+import type { Db } from '../../db.js';
+
+/**
+ * The tables that hold rows per run which retention removes with the run's items: each has a
+ * `run_id` column and an index that starts with it. A new per-run table (stored appends of streamed
+ * text, say) joins retention by one line here.
+ */
+export const RUN_DATA_TABLES = ['run_items'] as const;
+
+/** Where the marking continues in one sweep: after this run, by (sealed_at, id). */
+export interface MarkCursor {
+  sealedAt: Date;
+  id: string;
+}
+
+/**
+ * The statement marking up to `batch` runs whose items expired: sealed longer than `retentionDays`
+ * ago, not marked yet, not protected (see above), after `cursor` when given (so one sweep never
+ * reads the protected runs it passed again). Read through `runs_items_kept_idx`, oldest seal first.
+ * Rows another transaction holds (a resume in progress) are skipped, and left for a later sweep.
+ */
+export const markExpiredRunsStatement = (retentionDays: number, batch: number, cursor: MarkCursor | null) => Prisma.sql`
+  WITH picked AS (
+    SELECT r.id FROM runs r
+    WHERE r.items_removed_at IS NULL AND r.sealed_at IS NOT NULL
+      AND r.sealed_at < now() - make_interval(days => ${retentionDays}::int)
+      ${cursor ? Prisma.sql`AND (r.sealed_at, r.id) > (${cursor.sealedAt}::timestamptz, ${cursor.id})` : Prisma.empty}
+      AND NOT (r.status = 'waiting' AND r.resumed_by_id IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = r.thread_id AND t.last_run_id = r.id AND t.archived_at IS NULL)
+    ORDER BY r.sealed_at, r.id
+    LIMIT ${batch}::int
+    FOR UPDATE OF r SKIP LOCKED
+  ), marked AS (
+    UPDATE runs SET items_removed_at = now() WHERE id IN (SELECT id FROM picked) RETURNING id, sealed_at
+  ), queued AS (
+    INSERT INTO run_data_purges (run_id) SELECT id FROM marked ON CONFLICT DO NOTHING
+  )
+  SELECT id, sealed_at AS "sealedAt" FROM marked ORDER BY sealed_at, id`;
+
+/**
+ * The statement deleting up to `batch` rows of `table` that belong to queued runs. The rows are
+ * named by their physical address (`ctid = ANY(ARRAY(…))`: a TID scan), so any per-run table works
+ * without knowing its key, and each row is found through the table's `run_id` index.
+ */
+export const purgeStatement = (table: (typeof RUN_DATA_TABLES)[number], batch: number) => Prisma.sql`
+  DELETE FROM ${Prisma.raw(table)} WHERE ctid = ANY(ARRAY(
+    SELECT d.ctid FROM run_data_purges q JOIN ${Prisma.raw(table)} d ON d.run_id = q.run_id
+    LIMIT ${batch}::int
+  ))`;
+
+/** The statement taking up to `batch` runs out of the queue that have no row left in any per-run table. */
+export const finishPurgesStatement = (batch: number) => Prisma.sql`
+  DELETE FROM run_data_purges WHERE run_id IN (
+    SELECT q.run_id FROM run_data_purges q
+    WHERE ${Prisma.join(
+      RUN_DATA_TABLES.map((table) => Prisma.sql`NOT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} d WHERE d.run_id = q.run_id)`),
+      ' AND ',
+    )}
+    LIMIT ${batch}::int
+  )`;
+
+/** Marks up to `batch` expired runs (step 1). Returns them, oldest seal first: the last is the next cursor. */
+export const markExpiredRuns = (db: Db, retentionDays: number, batch: number, cursor: MarkCursor | null) =>
+  db.$queryRaw<MarkCursor[]>(markExpiredRunsStatement(retentionDays, batch, cursor));
+
+/** Deletes up to `batch` rows of one per-run table of the queued runs (step 2). Returns how many went. */
+export const purgeBatch = (db: Db, table: (typeof RUN_DATA_TABLES)[number], batch: number): Promise<number> =>
+  db.$executeRaw(purgeStatement(table, batch));
+
+/** Takes the runs whose rows are all gone out of the queue. Returns how many left it. */
+export const finishPurges = (db: Db, batch: number): Promise<number> => db.$executeRaw(finishPurgesStatement(batch));
