@@ -9,7 +9,7 @@ import type { Deps } from '../services/deps.js';
 import { deleteExpiredSpans } from '../features/traces/traces.js';
 import { deleteExpiredDeliveries, deleteExpiredEvents } from '../features/webhooks/webhook-retention.js';
 import { deleteExpiredPresence } from '../features/support-api/presence.js';
-import { Prisma } from '../generated/prisma/client.js';
+import { claimSweep } from '../services/sweep-claims.js';
 import { finishPurges, markExpiredRuns, purgeBatch, RUN_DATA_TABLES, type MarkCursor } from '../features/runs/run-item-retention.js';
 import { deleteExpiredEntries, type EntryCursor } from '../features/runs/inbox-retention.js';
 import { deleteExpiredAudit } from '../features/audit/audit-retention.js';
@@ -25,7 +25,7 @@ const WEBHOOK_SWEEP_MS = 3_600_000;
 const PRESENCE_SWEEP_MS = 3_600_000;
 /**
  * How often run items, inbox entries and audit rows past their retention are removed. Unlike the
- * sweeps above, these are claimed in the database (see claimSweep): with several instances, one of
+ * sweeps above, these are claimed in the database (src/services/sweep-claims.ts): with several instances, one of
  * them runs each per interval, not every instance.
  */
 const RETENTION_SWEEP_MS = 3_600_000;
@@ -151,7 +151,7 @@ export class Housekeeping {
     const days = this.deps.config.runItemRetentionDays;
     if (!days || now - this.lastRunItemSweep < RETENTION_SWEEP_MS) return null;
     this.lastRunItemSweep = now;
-    if (!(await this.claimSweep('run_items', now))) return null;
+    if (!(await claimSweep(this.deps.db, 'run_items', now, RETENTION_SWEEP_MS))) return null;
     const done: RunItemSweep = { runs: 0, rows: Object.fromEntries(RUN_DATA_TABLES.map((t) => [t, 0])), statements: 0 };
     const purge = async () => {
       for (const table of RUN_DATA_TABLES) {
@@ -187,7 +187,7 @@ export class Housekeeping {
     const days = this.deps.config.inboxRetentionDays;
     if (!days || now - this.lastInboxSweep < RETENTION_SWEEP_MS) return null;
     this.lastInboxSweep = now;
-    if (!(await this.claimSweep('inbox_entries', now))) return null;
+    if (!(await claimSweep(this.deps.db, 'inbox_entries', now, RETENTION_SWEEP_MS))) return null;
     let cursor: EntryCursor | null = null;
     let deleted = 0;
     for (let pass = 0; pass < RETENTION_PASSES; pass++) {
@@ -211,27 +211,10 @@ export class Housekeeping {
     const days = this.deps.config.auditRetentionDays;
     if (!days || now - this.lastAuditSweep < RETENTION_SWEEP_MS) return null;
     this.lastAuditSweep = now;
-    if (!(await this.claimSweep('audit_events', now))) return null;
+    if (!(await claimSweep(this.deps.db, 'audit_events', now, RETENTION_SWEEP_MS))) return null;
     const deleted = await inBatches(() => deleteExpiredAudit(this.deps.db, days, RETENTION_BATCH));
     if (deleted) this.deps.logger.info({ deleted, retentionDays: days }, 'expired audit rows deleted');
     return deleted;
-  }
-
-  /**
-   * Claims a sweep for this interval across every instance sharing the database: the row
-   * `housekeeping.<sweep>` in service_settings remembers when it last ran, and only the instance
-   * whose statement moves it on (it ran more than RETENTION_SWEEP_MS before `now`) runs the sweep.
-   * One atomic statement, no lock held during the sweep: a claimer that dies mid-sweep leaves the
-   * rest to the next interval, which the bounded statements make safe.
-   */
-  private async claimSweep(sweep: string, now: number): Promise<boolean> {
-    const at = new Date(now);
-    const claimed = await this.deps.db.$queryRaw<unknown[]>(Prisma.sql`
-      INSERT INTO service_settings (key, value, updated_at) VALUES (${`housekeeping.${sweep}`}, '{}'::jsonb, ${at}::timestamptz)
-      ON CONFLICT (key) DO UPDATE SET updated_at = EXCLUDED.updated_at
-        WHERE service_settings.updated_at <= ${new Date(now - RETENTION_SWEEP_MS)}::timestamptz
-      RETURNING key`);
-    return claimed.length > 0;
   }
 }
 

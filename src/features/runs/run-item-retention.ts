@@ -18,42 +18,15 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db.js';
 
+// Step 1 writes the runs table, so it lives with every other write of a run, in the run lifecycle.
+export { markExpiredRuns, markExpiredRunsStatement, type MarkCursor } from './run-lifecycle.js';
+
 /**
  * The tables that hold rows per run which retention removes with the run's items: each has a
  * `run_id` column and an index that starts with it. A new per-run table (stored appends of streamed
  * text, say) joins retention by one line here.
  */
 export const RUN_DATA_TABLES = ['run_items'] as const;
-
-/** Where the marking continues in one sweep: after this run, by (sealed_at, id). */
-export interface MarkCursor {
-  sealedAt: Date;
-  id: string;
-}
-
-/**
- * The statement marking up to `batch` runs whose items expired: sealed longer than `retentionDays`
- * ago, not marked yet, not protected (see above), after `cursor` when given (so one sweep never
- * reads the protected runs it passed again). Read through `runs_items_kept_idx`, oldest seal first.
- * Rows another transaction holds (a resume in progress) are skipped, and left for a later sweep.
- */
-export const markExpiredRunsStatement = (retentionDays: number, batch: number, cursor: MarkCursor | null) => Prisma.sql`
-  WITH picked AS (
-    SELECT r.id FROM runs r
-    WHERE r.items_removed_at IS NULL AND r.sealed_at IS NOT NULL
-      AND r.sealed_at < now() - make_interval(days => ${retentionDays}::int)
-      ${cursor ? Prisma.sql`AND (r.sealed_at, r.id) > (${cursor.sealedAt}::timestamptz, ${cursor.id})` : Prisma.empty}
-      AND NOT (r.status = 'waiting' AND r.resumed_by_id IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = r.thread_id AND t.last_run_id = r.id AND t.archived_at IS NULL)
-    ORDER BY r.sealed_at, r.id
-    LIMIT ${batch}::int
-    FOR UPDATE OF r SKIP LOCKED
-  ), marked AS (
-    UPDATE runs SET items_removed_at = now() WHERE id IN (SELECT id FROM picked) RETURNING id, sealed_at
-  ), queued AS (
-    INSERT INTO run_data_purges (run_id) SELECT id FROM marked ON CONFLICT DO NOTHING
-  )
-  SELECT id, sealed_at AS "sealedAt" FROM marked ORDER BY sealed_at, id`;
 
 /**
  * The statement deleting up to `batch` rows of `table` that belong to queued runs. The rows are
@@ -76,10 +49,6 @@ export const finishPurgesStatement = (batch: number) => Prisma.sql`
     )}
     LIMIT ${batch}::int
   )`;
-
-/** Marks up to `batch` expired runs (step 1). Returns them, oldest seal first: the last is the next cursor. */
-export const markExpiredRuns = (db: Db, retentionDays: number, batch: number, cursor: MarkCursor | null) =>
-  db.$queryRaw<MarkCursor[]>(markExpiredRunsStatement(retentionDays, batch, cursor));
 
 /** Deletes up to `batch` rows of one per-run table of the queued runs (step 2). Returns how many went. */
 export const purgeBatch = (db: Db, table: (typeof RUN_DATA_TABLES)[number], batch: number): Promise<number> =>
