@@ -17,7 +17,7 @@
 //    a bounded delete slows down as the table grows — the question partitioning would answer.
 //
 // Env: BENCH_DATABASE_URL (an admin URL of the server; default postgresql://postgres@127.0.0.1:5432/postgres),
-// BENCH_RETENTION_RUNS (2000,20000), BENCH_REAL_RUNS (50).
+// BENCH_RETENTION_RUNS (5000,30000), BENCH_REAL_RUNS (200).
 import pg from 'pg';
 import type { Prisma } from '../src/generated/prisma/client.js';
 import { Rest } from './blackbox/clients.js';
@@ -27,8 +27,8 @@ import { expiredEntriesStatement } from '../src/features/runs/inbox-retention.js
 import { RETENTION_BATCH, RUN_MARK_BATCH } from '../src/engine/housekeeping.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const STEPS = (process.env.BENCH_RETENTION_RUNS ?? '2000,20000').split(',').map(Number);
-const REAL_RUNS = Number(process.env.BENCH_REAL_RUNS ?? 50);
+const STEPS = (process.env.BENCH_RETENTION_RUNS ?? '5000,30000').split(',').map(Number);
+const REAL_RUNS = Number(process.env.BENCH_REAL_RUNS ?? 200);
 const ITEMS_PER_RUN = 10;
 const TABLES = ['runs', 'run_items', 'inbox_entries', 'audit_events', 'threads'] as const;
 
@@ -113,7 +113,7 @@ async function seed(
   );
   // Each thread's latest run is its last_run_id: the protection retention keeps.
   await db.query(
-    `UPDATE threads t SET last_run_id = 'run_bench' || lpad(LEAST(t.n * 10 + 9, $2::int)::text, 9, '0')
+    `UPDATE threads t SET last_run_id = 'run_bench' || lpad(LEAST(x.n * 10 + 9, $2::int)::text, 9, '0')
      FROM (SELECT id, substr(id, 10)::int AS n FROM threads WHERE id LIKE 'thr_bench%') x(id, n)
      WHERE t.id = x.id AND x.n BETWEEN $1::int / 10 AND $2::int / 10`,
     [first, last],
