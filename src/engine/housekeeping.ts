@@ -35,6 +35,13 @@ const FIRST_SWEEP_MS = 300_000;
 export const RETENTION_BATCH = 5_000;
 export const RETENTION_PASSES = 10;
 /**
+ * Batches the run-item, inbox and audit sweeps make at most per hour: 100 × 500 runs, 50,000 runs an
+ * hour (about 1.2 million a day) before a backlog carries over to the next hour. Each batch is a
+ * short statement, so more of them never hold a lock longer; bench:retention measured about a second
+ * of database time per 1,000 runs removed (docs/operations.md, "Retention").
+ */
+export const RUN_DATA_PASSES = 100;
+/**
  * Runs one marking statement of run-item retention marks at once. Smaller than RETENTION_BATCH: a
  * marked run's items (about ten per run, see docs/operations.md) are then deleted in batches of
  * RETENTION_BATCH rows, so one mark batch is about one or two item batches.
@@ -144,7 +151,7 @@ export class Housekeeping {
   /**
    * Run-item retention (RUN_ITEM_RETENTION_DAYS; 0 keeps items forever): about once an hour across
    * all instances, first the rows of runs marked before (a sweep that stopped half-way) are purged,
-   * then up to RETENTION_PASSES batches of expired runs are marked and purged, each statement bounded
+   * then up to RUN_DATA_PASSES batches of expired runs are marked and purged, each statement bounded
    * (RUN_MARK_BATCH runs, RETENTION_BATCH rows). Returns what it did, or null when it was not its turn.
    */
   async sweepRunItems(now = Date.now()): Promise<RunItemSweep | null> {
@@ -165,7 +172,7 @@ export class Housekeeping {
     };
     await purge();
     let cursor: MarkCursor | null = null;
-    for (let pass = 0; pass < RETENTION_PASSES; pass++) {
+    for (let pass = 0; pass < RUN_DATA_PASSES; pass++) {
       done.statements++;
       const marked = await markExpiredRuns(this.deps.db, days, RUN_MARK_BATCH, cursor);
       if (!marked.length) break;
@@ -190,7 +197,7 @@ export class Housekeeping {
     if (!(await claimSweep(this.deps.db, 'inbox_entries', now, RETENTION_SWEEP_MS))) return null;
     let cursor: EntryCursor | null = null;
     let deleted = 0;
-    for (let pass = 0; pass < RETENTION_PASSES; pass++) {
+    for (let pass = 0; pass < RUN_DATA_PASSES; pass++) {
       const batch = await deleteExpiredEntries(this.deps.db, days, RETENTION_BATCH, cursor);
       deleted += batch.length;
       if (batch.length < RETENTION_BATCH) break;
@@ -212,16 +219,16 @@ export class Housekeeping {
     if (!days || now - this.lastAuditSweep < RETENTION_SWEEP_MS) return null;
     this.lastAuditSweep = now;
     if (!(await claimSweep(this.deps.db, 'audit_events', now, RETENTION_SWEEP_MS))) return null;
-    const deleted = await inBatches(() => deleteExpiredAudit(this.deps.db, days, RETENTION_BATCH));
+    const deleted = await inBatches(() => deleteExpiredAudit(this.deps.db, days, RETENTION_BATCH), RUN_DATA_PASSES);
     if (deleted) this.deps.logger.info({ deleted, retentionDays: days }, 'expired audit rows deleted');
     return deleted;
   }
 }
 
-/** Runs a bounded delete until it deletes less than a whole batch, at most RETENTION_PASSES times. Returns the total. */
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+/** Runs a bounded delete until it deletes less than a whole batch, at most `passes` times. Returns the total. */
+async function inBatches(deleteBatch: () => Promise<number>, passes = RETENTION_PASSES): Promise<number> {
   let deleted = 0;
-  for (let pass = 0; pass < RETENTION_PASSES; pass++) {
+  for (let pass = 0; pass < passes; pass++) {
     const count = await deleteBatch();
     deleted += count;
     if (count < RETENTION_BATCH) break;

@@ -24,8 +24,9 @@ export const expiredEntriesStatement = (retentionDays: number, batch: number, cu
     SELECT e.id FROM inbox_entries e
     WHERE e.finished_at IS NOT NULL AND e.finished_at < now() - make_interval(days => ${retentionDays}::int)
       ${cursor ? Prisma.sql`AND (e.finished_at, e.id) > (${cursor.finishedAt}::timestamptz, ${cursor.id})` : Prisma.empty}
-      AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = e.assigned_run_id AND r.status = 'waiting' AND r.resumed_by_id IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = e.thread_id AND t.last_run_id = e.assigned_run_id AND t.archived_at IS NULL)
+      -- Scalar subqueries: primary-key probes per candidate, never a join over all runs or threads.
+      AND (SELECT r.status = 'waiting' AND r.resumed_by_id IS NULL FROM runs r WHERE r.id = e.assigned_run_id) IS NOT TRUE
+      AND (e.assigned_run_id = (SELECT t.last_run_id FROM threads t WHERE t.id = e.thread_id AND t.archived_at IS NULL)) IS NOT TRUE
     ORDER BY e.finished_at, e.id
     LIMIT ${batch}::int
     FOR UPDATE OF e SKIP LOCKED

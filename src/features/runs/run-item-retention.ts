@@ -31,20 +31,27 @@ export const RUN_DATA_TABLES = ['run_items'] as const;
 /**
  * The statement deleting up to `batch` rows of `table` that belong to queued runs. The rows are
  * named by their physical address (`ctid = ANY(ARRAY(…))`: a TID scan), so any per-run table works
- * without knowing its key, and each row is found through the table's `run_id` index.
+ * without knowing its key. Each queued run's rows are read through the table's `run_id` index (a
+ * LATERAL per queued run: a plain join could be planned as a hash join over the whole table when the
+ * queue's statistics say it is empty — bench:retention saw that cost grow with the table).
  */
 export const purgeStatement = (table: (typeof RUN_DATA_TABLES)[number], batch: number) => Prisma.sql`
   DELETE FROM ${Prisma.raw(table)} WHERE ctid = ANY(ARRAY(
-    SELECT d.ctid FROM run_data_purges q JOIN ${Prisma.raw(table)} d ON d.run_id = q.run_id
+    SELECT d.ctid FROM run_data_purges q
+    CROSS JOIN LATERAL (SELECT ctid FROM ${Prisma.raw(table)} WHERE run_id = q.run_id LIMIT ${batch}::int) d
     LIMIT ${batch}::int
   ))`;
 
-/** The statement taking up to `batch` runs out of the queue that have no row left in any per-run table. */
+/**
+ * The statement taking up to `batch` runs out of the queue that have no row left in any per-run table.
+ * Each check is a scalar subquery per queued run, so it stays an index probe: as a join the planner
+ * may hash the whole table when the (small, rarely analysed) queue looks empty to it.
+ */
 export const finishPurgesStatement = (batch: number) => Prisma.sql`
   DELETE FROM run_data_purges WHERE run_id IN (
     SELECT q.run_id FROM run_data_purges q
     WHERE ${Prisma.join(
-      RUN_DATA_TABLES.map((table) => Prisma.sql`NOT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} d WHERE d.run_id = q.run_id)`),
+      RUN_DATA_TABLES.map((table) => Prisma.sql`(SELECT d.run_id FROM ${Prisma.raw(table)} d WHERE d.run_id = q.run_id LIMIT 1) IS NULL`),
       ' AND ',
     )}
     LIMIT ${batch}::int

@@ -554,7 +554,8 @@ export const markExpiredRunsStatement = (retentionDays: number, batch: number, c
       AND r.sealed_at < now() - make_interval(days => ${retentionDays}::int)
       ${cursor ? PrismaSql.sql`AND (r.sealed_at, r.id) > (${cursor.sealedAt}::timestamptz, ${cursor.id})` : PrismaSql.empty}
       AND NOT (r.status = 'waiting' AND r.resumed_by_id IS NULL)
-      AND NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = r.thread_id AND t.last_run_id = r.id AND t.archived_at IS NULL)
+      -- A scalar subquery: one primary-key probe per candidate, never a join over all threads.
+      AND r.id IS DISTINCT FROM (SELECT t.last_run_id FROM threads t WHERE t.id = r.thread_id AND t.archived_at IS NULL)
     ORDER BY r.sealed_at, r.id
     LIMIT ${batch}::int
     FOR UPDATE OF r SKIP LOCKED
