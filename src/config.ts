@@ -112,6 +112,16 @@ export interface Config {
   otelServiceName: string;
   /** Stored trace spans older than this many days are deleted by the workers' maintenance (TRACE_RETENTION_DAYS). */
   traceRetentionDays: number;
+  /**
+   * The items of a sealed run are removed this many days after it sealed, unless a client can still
+   * resume the run or it is the latest run of an open thread (RUN_ITEM_RETENTION_DAYS); 0 keeps them
+   * forever. The run itself, its output and its thread's history stay.
+   */
+  runItemRetentionDays: number;
+  /** Finished inbox entries are deleted this many days after they finished (INBOX_RETENTION_DAYS); 0 keeps them forever. */
+  inboxRetentionDays: number;
+  /** Audit rows older than this many days are deleted (AUDIT_RETENTION_DAYS); 0 keeps them forever. */
+  auditRetentionDays: number;
 }
 
 export interface GraphQLLimits {
@@ -354,6 +364,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     otlpTracesEndpoint: otlpTracesEndpoint(env),
     otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'workspace-agent-service',
     traceRetentionDays: integer(env, 'TRACE_RETENTION_DAYS', 30, 1, 36_500),
+    // 0 (keep forever) is allowed for these three: an operator may have to keep them for good.
+    runItemRetentionDays: integer(env, 'RUN_ITEM_RETENTION_DAYS', 90, 0, 36_500),
+    inboxRetentionDays: integer(env, 'INBOX_RETENTION_DAYS', 90, 0, 36_500),
+    auditRetentionDays: integer(env, 'AUDIT_RETENTION_DAYS', 365, 0, 36_500),
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 // Housekeeping: the periodic deletes that keep stored data within its retention — trace spans,
-// settled webhook deliveries and their events, and expired presence entries. They have nothing to do
+// settled webhook deliveries and their events, run items of old runs, finished inbox entries, audit
+// rows, and expired presence entries. They have nothing to do
 // with executing runs, so they are scheduled here, in one place, beside the run workers (wherever a
 // process runs workers, it keeps house too) rather than inside them. Each sweep runs about once an
 // hour per process, is bounded (a few batches per pass; the next pass continues), and fails alone:
@@ -8,6 +9,10 @@ import type { Deps } from '../services/deps.js';
 import { deleteExpiredSpans } from '../features/traces/traces.js';
 import { deleteExpiredDeliveries, deleteExpiredEvents } from '../features/webhooks/webhook-retention.js';
 import { deleteExpiredPresence } from '../features/support-api/presence.js';
+import { claimSweep } from '../services/sweep-claims.js';
+import { finishPurges, markExpiredRuns, purgeBatch, RUN_DATA_TABLES, type MarkCursor } from '../features/runs/run-item-retention.js';
+import { deleteExpiredEntries, type EntryCursor } from '../features/runs/inbox-retention.js';
+import { deleteExpiredAudit } from '../features/audit/audit-retention.js';
 
 /** How often the trace spans older than TRACE_RETENTION_DAYS are deleted. */
 const TRACE_SWEEP_MS = 3_600_000;
@@ -18,11 +23,37 @@ const WEBHOOK_SWEEP_MS = 3_600_000;
  * expired entries; this is for the workspaces nobody reads any more.
  */
 const PRESENCE_SWEEP_MS = 3_600_000;
+/**
+ * How often run items, inbox entries and audit rows past their retention are removed. Unlike the
+ * sweeps above, these are claimed in the database (src/services/sweep-claims.ts): with several instances, one of
+ * them runs each per interval, not every instance.
+ */
+const RETENTION_SWEEP_MS = 3_600_000;
 /** The first trace and webhook sweeps come this long after the start: a start (or a test) does not begin with a scan. */
 const FIRST_SWEEP_MS = 300_000;
 /** Rows a retention statement deletes at once, and statements a sweep runs at most per kind (the next hour continues). */
-const RETENTION_BATCH = 5_000;
-const RETENTION_PASSES = 10;
+export const RETENTION_BATCH = 5_000;
+export const RETENTION_PASSES = 10;
+/**
+ * Batches the run-item, inbox and audit sweeps make at most per hour: 100 × 500 runs, 50,000 runs an
+ * hour (about 1.2 million a day) before a backlog carries over to the next hour. Each batch is a
+ * short statement, so more of them never hold a lock longer; bench:retention measured about a second
+ * of database time per 1,000 runs removed (docs/operations.md, "Retention").
+ */
+export const RUN_DATA_PASSES = 100;
+/**
+ * Runs one marking statement of run-item retention marks at once. Smaller than RETENTION_BATCH: a
+ * marked run's items (about ten per run, see docs/operations.md) are then deleted in batches of
+ * RETENTION_BATCH rows, so one mark batch is about one or two item batches.
+ */
+export const RUN_MARK_BATCH = 500;
+
+/** What one run-item retention sweep did. */
+export interface RunItemSweep {
+  runs: number;
+  rows: Record<string, number>;
+  statements: number;
+}
 
 export interface HousekeepingOptions {
   /** How often the schedule looks for a sweep that is due (the sweeps themselves come hourly). */
@@ -36,6 +67,9 @@ export class Housekeeping {
   private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_SWEEP_MS;
   private lastWebhookSweep = Date.now() - WEBHOOK_SWEEP_MS + FIRST_SWEEP_MS;
   private lastPresenceSweep = Date.now();
+  private lastRunItemSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
+  private lastInboxSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
+  private lastAuditSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
 
   constructor(
     private readonly deps: Deps,
@@ -67,6 +101,9 @@ export class Housekeeping {
       ['trace spans', () => this.sweepTraces(now)],
       ['webhook deliveries and events', () => this.sweepWebhooks(now)],
       ['presence entries', () => this.sweepPresence(now)],
+      ['run items', () => this.sweepRunItems(now)],
+      ['inbox entries', () => this.sweepInbox(now)],
+      ['audit rows', () => this.sweepAudit(now)],
     ];
     for (const [what, sweep] of sweeps) {
       await sweep().catch((error) => this.deps.logger.error({ err: error, sweep: what }, 'housekeeping sweep failed'));
@@ -110,12 +147,88 @@ export class Housekeeping {
     this.lastPresenceSweep = now;
     return inBatches(() => deleteExpiredPresence(this.deps, RETENTION_BATCH));
   }
+
+  /**
+   * Run-item retention (RUN_ITEM_RETENTION_DAYS; 0 keeps items forever): about once an hour across
+   * all instances, first the rows of runs marked before (a sweep that stopped half-way) are purged,
+   * then up to RUN_DATA_PASSES batches of expired runs are marked and purged, each statement bounded
+   * (RUN_MARK_BATCH runs, RETENTION_BATCH rows). Returns what it did, or null when it was not its turn.
+   */
+  async sweepRunItems(now = Date.now()): Promise<RunItemSweep | null> {
+    const days = this.deps.config.runItemRetentionDays;
+    if (!days || now - this.lastRunItemSweep < RETENTION_SWEEP_MS) return null;
+    this.lastRunItemSweep = now;
+    if (!(await claimSweep(this.deps.db, 'run_items', now, RETENTION_SWEEP_MS))) return null;
+    const done: RunItemSweep = { runs: 0, rows: Object.fromEntries(RUN_DATA_TABLES.map((t) => [t, 0])), statements: 0 };
+    const purge = async () => {
+      for (const table of RUN_DATA_TABLES) {
+        done.rows[table]! += await inBatches(() => {
+          done.statements++;
+          return purgeBatch(this.deps.db, table, RETENTION_BATCH);
+        });
+      }
+      done.statements++;
+      await finishPurges(this.deps.db, RUN_MARK_BATCH);
+    };
+    await purge();
+    let cursor: MarkCursor | null = null;
+    for (let pass = 0; pass < RUN_DATA_PASSES; pass++) {
+      done.statements++;
+      const marked = await markExpiredRuns(this.deps.db, days, RUN_MARK_BATCH, cursor);
+      if (!marked.length) break;
+      done.runs += marked.length;
+      cursor = marked[marked.length - 1]!;
+      await purge();
+      if (marked.length < RUN_MARK_BATCH) break;
+    }
+    if (done.runs) this.deps.logger.info({ ...done, retentionDays: days }, 'expired run items removed');
+    return done;
+  }
+
+  /**
+   * Inbox retention (INBOX_RETENTION_DAYS; 0 keeps entries forever): finished entries older than the
+   * retention, about once an hour across all instances, in bounded batches. Returns how many went, or
+   * null when it was not its turn.
+   */
+  async sweepInbox(now = Date.now()): Promise<number | null> {
+    const days = this.deps.config.inboxRetentionDays;
+    if (!days || now - this.lastInboxSweep < RETENTION_SWEEP_MS) return null;
+    this.lastInboxSweep = now;
+    if (!(await claimSweep(this.deps.db, 'inbox_entries', now, RETENTION_SWEEP_MS))) return null;
+    let cursor: EntryCursor | null = null;
+    let deleted = 0;
+    for (let pass = 0; pass < RUN_DATA_PASSES; pass++) {
+      const batch = await deleteExpiredEntries(this.deps.db, days, RETENTION_BATCH, cursor);
+      deleted += batch.length;
+      if (batch.length < RETENTION_BATCH) break;
+      cursor = batch.reduce((a, b) =>
+        a.finishedAt.getTime() > b.finishedAt.getTime() || (a.finishedAt.getTime() === b.finishedAt.getTime() && a.id > b.id) ? a : b,
+      );
+    }
+    if (deleted) this.deps.logger.info({ deleted, retentionDays: days }, 'expired inbox entries deleted');
+    return deleted;
+  }
+
+  /**
+   * Audit retention (AUDIT_RETENTION_DAYS; 0 keeps the trail forever): rows older than the retention,
+   * about once an hour across all instances, in bounded batches. Returns how many went, or null when
+   * it was not its turn.
+   */
+  async sweepAudit(now = Date.now()): Promise<number | null> {
+    const days = this.deps.config.auditRetentionDays;
+    if (!days || now - this.lastAuditSweep < RETENTION_SWEEP_MS) return null;
+    this.lastAuditSweep = now;
+    if (!(await claimSweep(this.deps.db, 'audit_events', now, RETENTION_SWEEP_MS))) return null;
+    const deleted = await inBatches(() => deleteExpiredAudit(this.deps.db, days, RETENTION_BATCH), RUN_DATA_PASSES);
+    if (deleted) this.deps.logger.info({ deleted, retentionDays: days }, 'expired audit rows deleted');
+    return deleted;
+  }
 }
 
-/** Runs a bounded delete until it deletes less than a whole batch, at most RETENTION_PASSES times. Returns the total. */
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+/** Runs a bounded delete until it deletes less than a whole batch, at most `passes` times. Returns the total. */
+async function inBatches(deleteBatch: () => Promise<number>, passes = RETENTION_PASSES): Promise<number> {
   let deleted = 0;
-  for (let pass = 0; pass < RETENTION_PASSES; pass++) {
+  for (let pass = 0; pass < passes; pass++) {
     const count = await deleteBatch();
     deleted += count;
     if (count < RETENTION_BATCH) break;

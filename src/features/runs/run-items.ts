@@ -1,6 +1,6 @@
 // Reading run items: the paged items response (GET /runs/{id}/items) and the live feed behind the
 // runItems subscription — replay from the database, then live changes, each change delivered once.
-import { Prisma, type RunItem } from '../../generated/prisma/client.js';
+import { Prisma, type Run, type RunItem } from '../../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../../lib/errors.js';
 import { onReconnected, subscriptionsActive } from '../../lib/events.js';
 import { returningColumns } from '../../storage/columns.js';
@@ -97,6 +97,9 @@ export async function listRunItems(
     const value = args[name];
     if (value != null && (!Number.isInteger(value) || value < 0)) throw invalidArgument(`${name} must be a non-negative ordinal`, name);
   }
+  // Items that retention removed answer as none at all, with the marker (`itemsRemovedAt`), from the
+  // moment the run is marked — also while the sweep is still deleting its rows.
+  if (run.itemsRemovedAt) return removedItemsPage(call, run, run.itemsRemovedAt, args);
   // The run was read first: when it had settled then, every item write had already completed.
   const firstOpen = await call.db.runItem.findFirst({
     where: { runId, state: 'in_progress' },
@@ -173,7 +176,8 @@ export async function listRunItems(
     baseline: args.before == null && args.after == null,
     // A property of the run, the same on every page: it has settled and none of its items is still open.
     complete: settled(run.status) && !firstOpen,
-    items: items.map((item) => ({ ...item, contentRefs: publicRefs(item.contentRefs) })),
+    itemsRemovedAt: null as Date | null,
+    items: items.map(publicItem),
     position: position ? `s${position}` : '',
     resumeAfter: items.length ? String(items[items.length - 1]!.ordinal) : String(args.after ?? 0),
     run,
@@ -181,12 +185,52 @@ export async function listRunItems(
   };
 }
 
+/**
+ * The page of a run whose items retention removed (docs/api/runs.md, "Retention"): no items, `complete`
+ * (only sealed runs lose their items), the continuation of a run without items, and the marker.
+ */
+async function removedItemsPage(call: CallContext, run: Run, removedAt: Date, args: { before?: number | null; after?: number | null }) {
+  const children = await subagentChildren(call, run.id);
+  const continuation: RunItemsContinuation = {
+    arguments: { at: null, event: null, key: null, sequence: 0, size: 0, stream: null },
+    fragments: { gap: false, max_bytes: MAX_PENDING_BYTES, max_pending: MAX_PENDING, pending: {} },
+    full_content: true,
+    memory_sources: {},
+    next_ordinal: 1,
+    observer: {
+      run_id: run.id,
+      thread_id: run.threadId,
+      state: {
+        children,
+        parts: [],
+        request_index: readUsage(run.usageAtSeal)?.requests ?? 0,
+        threads: children.map((child) => child.thread_id),
+      },
+    },
+    position: { attempt: run.attempts, sequence: 0 },
+    response_groups: {},
+    run_id: run.id,
+  };
+  return {
+    baseline: args.before == null && args.after == null,
+    complete: true,
+    itemsRemovedAt: removedAt as Date | null,
+    items: [] as ReturnType<typeof publicItem>[],
+    position: '',
+    resumeAfter: String(args.after ?? 0),
+    run,
+    continuation,
+  };
+}
+
+const publicItem = (item: RunItem) => ({ ...item, contentRefs: publicRefs(item.contentRefs) });
+
 /** The run's status and its stored items after `after`, in one statement (the feed's only query). */
 async function readFeedStart(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
   requirePermission(call.actor, 'read');
   const rows = await call.db.$queryRaw<(RunItem & { runStatus: string; runWorkspaceId: string })[]>`
     SELECT r.status AS "runStatus", r.workspace_id AS "runWorkspaceId", ${ITEM_COLUMNS}
-    FROM runs r LEFT JOIN run_items i ON i.run_id = r.id AND i.ordinal > ${after}
+    FROM runs r LEFT JOIN run_items i ON i.run_id = r.id AND i.ordinal > ${after} AND r.items_removed_at IS NULL
     WHERE r.id = ${runId}
     ORDER BY i.ordinal`;
   const first = rows[0];

@@ -532,3 +532,40 @@ export async function sealRun(
   const { webhookEvents: _events, ...sealed } = rows[0] as (typeof rows)[0] & { webhookEvents?: number };
   return sealed;
 }
+
+// ───────────── run-item retention: marking the runs whose items expired (run-item-retention.ts) ─────────────
+
+/** Where the marking continues in one sweep: after this run, by (sealed_at, id). */
+export interface MarkCursor {
+  sealedAt: Date;
+  id: string;
+}
+
+/**
+ * The statement marking up to `batch` runs whose items expired: sealed longer than `retentionDays`
+ * ago, not marked yet, not protected (see run-item-retention.ts), after `cursor` when given (so one sweep never
+ * reads the protected runs it passed again). Read through `runs_items_kept_idx`, oldest seal first.
+ * Rows another transaction holds (a resume in progress) are skipped, and left for a later sweep.
+ */
+export const markExpiredRunsStatement = (retentionDays: number, batch: number, cursor: MarkCursor | null) => PrismaSql.sql`
+  WITH picked AS (
+    SELECT r.id FROM runs r
+    WHERE r.items_removed_at IS NULL AND r.sealed_at IS NOT NULL
+      AND r.sealed_at < now() - make_interval(days => ${retentionDays}::int)
+      ${cursor ? PrismaSql.sql`AND (r.sealed_at, r.id) > (${cursor.sealedAt}::timestamptz, ${cursor.id})` : PrismaSql.empty}
+      AND NOT (r.status = 'waiting' AND r.resumed_by_id IS NULL)
+      -- A scalar subquery: one primary-key probe per candidate, never a join over all threads.
+      AND r.id IS DISTINCT FROM (SELECT t.last_run_id FROM threads t WHERE t.id = r.thread_id AND t.archived_at IS NULL)
+    ORDER BY r.sealed_at, r.id
+    LIMIT ${batch}::int
+    FOR UPDATE OF r SKIP LOCKED
+  ), marked AS (
+    UPDATE runs SET items_removed_at = now() WHERE id IN (SELECT id FROM picked) RETURNING id, sealed_at
+  ), queued AS (
+    INSERT INTO run_data_purges (run_id) SELECT id FROM marked ON CONFLICT DO NOTHING
+  )
+  SELECT id, sealed_at AS "sealedAt" FROM marked ORDER BY sealed_at, id`;
+
+/** Marks up to `batch` expired runs (step 1). Returns them, oldest seal first: the last is the next cursor. */
+export const markExpiredRuns = (db: Db, retentionDays: number, batch: number, cursor: MarkCursor | null) =>
+  db.$queryRaw<MarkCursor[]>(markExpiredRunsStatement(retentionDays, batch, cursor));

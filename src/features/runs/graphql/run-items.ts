@@ -63,6 +63,12 @@ const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItem
   fields: (t) => ({
     baseline: t.exposeBoolean('baseline'),
     complete: t.exposeBoolean('complete'),
+    itemsRemovedAt: t.expose('itemsRemovedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description:
+        "when retention removed the run's items (RUN_ITEM_RETENTION_DAYS): the page then holds no items; null while they are kept",
+    }),
     items: t.field({ type: [RunItemRef], resolve: (r) => r.items }),
     position: t.exposeString('position'),
     resumeAfter: t.exposeString('resumeAfter'),
