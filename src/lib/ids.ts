@@ -1,7 +1,7 @@
 // Kind-prefixed, time-sortable identifiers: `<prefix>_<ULID>`. ULIDs sort by creation time and
 // are monotonic within a millisecond in one process, so ids double as keyset positions.
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory, TIME_MAX } from 'ulid';
 
 export const ID_PREFIX = {
   organization: 'org',
@@ -65,4 +65,14 @@ const ID_SHAPE = /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** True when `id` has the shape of an id of `kind` (used to answer 404 early on garbage ids). */
 export function looksLikeId(kind: IdKind, id: string): boolean {
   return ID_SHAPE.test(id) && id.startsWith(`${ID_PREFIX[kind]}_`);
+}
+
+/**
+ * The smallest (`floor`) or largest (`ceiling`) id of `kind` a process could have generated at epoch
+ * millisecond `ms`: the ULID's time part followed by the lowest or highest random part. Lists filtered
+ * by creation time bound their id keyset with it (see createdWhere in src/services/list-query.ts).
+ */
+export function idBoundAt(kind: IdKind, ms: number, side: 'floor' | 'ceiling'): string {
+  const time = encodeTime(Math.min(Math.max(0, Math.floor(ms)), TIME_MAX), 10);
+  return `${ID_PREFIX[kind]}_${time}${(side === 'floor' ? '0' : 'Z').repeat(16)}`;
 }

@@ -3,6 +3,7 @@
 // its page sizes and its `{items, nextCursor}` page. A list adds only its own filters.
 import { decodeCursor, pageSize, toPage, type Page, type PageSizeRange } from '../lib/cursor.js';
 import { labelsWhere, parseLabelSelectors } from '../lib/labels.js';
+import { idBoundAt, type IdKind } from '../lib/ids.js';
 import type { CallContext } from './call-context.js';
 
 /** The arguments the shared pieces read; a list's own filters travel beside them. */
@@ -87,7 +88,7 @@ export function listQuery<K extends string>(shape: ListShape<K>, call: CallConte
         ...(shape.archived ? archivedWhere(shape.archived, args.archived) : {}),
         ...filters,
         ...(q ? searchWhere(shape.search!, q) : {}),
-        ...labelsWhere(parseLabelSelectors(args.label)),
+        ...andOf(filters, labelsWhere(parseLabelSelectors(args.label))),
         ...(after ? { [field]: keysetBound(direction, numeric ? Number(after[0]) : String(after[0])) } : {}),
       } as W;
     },
@@ -98,6 +99,12 @@ export function listQuery<K extends string>(shape: ListShape<K>, call: CallConte
   };
 }
 
+/** The conditions of the filters' and the label selectors' `AND` lists together (neither replaces the other). */
+function andOf(filters: object | undefined, labels: { AND?: object[] }): { AND?: object[] } {
+  const and = [...((filters as { AND?: object[] } | undefined)?.AND ?? []), ...(labels.AND ?? [])];
+  return and.length > 0 ? { AND: and } : {};
+}
+
 /** The `archived` switch over a timestamp column (see `ListShape.archived`). */
 export function archivedWhere(column: { field: string; unset: 'open' | 'any' }, archived: boolean | null | undefined) {
   if (archived === true) return { [column.field]: { not: null } };
@@ -105,10 +112,31 @@ export function archivedWhere(column: { field: string; unset: 'open' | 'any' }, 
   return {};
 }
 
-/** `created_after` / `created_before`: rows created strictly between them (either bound may be absent). */
-export function createdWhere(after: Date | null | undefined, before: Date | null | undefined) {
+/**
+ * How far apart a row's id time (the clock of the process that generated the id) and its `created_at`
+ * (PostgreSQL's clock at its transaction's start) may be: clock skew between the service and the
+ * database plus the time between generating the id and the transaction's start. docs/operations.md
+ * asks for clocks within this of each other.
+ */
+export const ID_CLOCK_SLACK_MS = 15 * 60_000;
+
+/**
+ * `created_after` / `created_before`: rows created strictly between them (either bound may be absent).
+ * With `idKind`, for lists in id order: the same window as an id range widened by ID_CLOCK_SLACK_MS,
+ * besides the exact `created_at` bounds. Ids are time-sortable, so the list's walk down its
+ * (workspace_id, …, id) index starts and ends near the window instead of at the newest row (a window
+ * a month back read every newer row first: the whole table at a million runs).
+ */
+export function createdWhere(after: Date | null | undefined, before: Date | null | undefined, idKind?: IdKind) {
   if (!after && !before) return {};
-  return { createdAt: { ...(after ? { gt: after } : {}), ...(before ? { lt: before } : {}) } };
+  const created = { createdAt: { ...(after ? { gt: after } : {}), ...(before ? { lt: before } : {}) } };
+  if (!idKind) return created;
+  const id = {
+    ...(after ? { gt: idBoundAt(idKind, after.getTime() - ID_CLOCK_SLACK_MS, 'floor') } : {}),
+    ...(before ? { lt: idBoundAt(idKind, before.getTime() + ID_CLOCK_SLACK_MS, 'ceiling') } : {}),
+  };
+  // Inside AND: the list's own keyset bound (a cursor) is a condition on `id` too, and both hold.
+  return { ...created, AND: [{ id }] };
 }
 
 /** `q`: a case-insensitive substring of any of the columns. */

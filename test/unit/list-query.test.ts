@@ -2,7 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../src/lib/cursor.js';
 import { isAppError } from '../../src/lib/errors.js';
-import { archivedWhere, keysetBound, listQuery, NAME_AND_DESCRIPTION, newestFirst, searchWhere } from '../../src/services/list-query.js';
+import { encodeTime } from 'ulid';
+import { idBoundAt, newId } from '../../src/lib/ids.js';
+import {
+  archivedWhere,
+  createdWhere,
+  ID_CLOCK_SLACK_MS,
+  keysetBound,
+  listQuery,
+  NAME_AND_DESCRIPTION,
+  newestFirst,
+  searchWhere,
+} from '../../src/services/list-query.js';
 import type { CallContext } from '../../src/services/call-context.js';
 
 const call = { actor: { workspaceId: 'ws_1' } } as unknown as CallContext;
@@ -97,5 +108,36 @@ describe('the shared where parts', () => {
     expect(searchWhere(['url'], 'x')).toEqual({ OR: [{ url: { contains: 'x', mode: 'insensitive' } }] });
     expect(keysetBound('desc', 'b')).toEqual({ lt: 'b' });
     expect(keysetBound('asc', 3)).toEqual({ gt: 3 });
+  });
+});
+
+describe('createdWhere with an id kind', () => {
+  it('bounds the id keyset by the window widened by the clock slack, beside the exact created_at bounds', () => {
+    const after = new Date('2026-11-01T00:00:00.000Z');
+    const before = new Date('2026-11-02T00:00:00.000Z');
+    const where = createdWhere(after, before, 'run') as { createdAt: unknown; AND: { id: { gt: string; lt: string } }[] };
+    expect(where.createdAt).toEqual({ gt: after, lt: before });
+    const { gt, lt } = where.AND[0]!.id;
+    expect(gt).toBe(idBoundAt('run', after.getTime() - ID_CLOCK_SLACK_MS, 'floor'));
+    expect(lt).toBe(idBoundAt('run', before.getTime() + ID_CLOCK_SLACK_MS, 'ceiling'));
+    // Every id made inside the window (whatever its random part) lies inside the bounds.
+    expect(newId('run') > lt).toBe(true); // made now, weeks after the window
+    expect(`run_${encodeTime(after.getTime() + 1, 10)}${'0'.repeat(16)}` > gt).toBe(true);
+    expect(`run_${encodeTime(before.getTime() - 1, 10)}${'Z'.repeat(16)}` < lt).toBe(true);
+  });
+
+  it('keeps the id bounds beside the cursor and the label selectors (all in force together)', () => {
+    const cursor = encodeCursor('runs', ['run_01M8EX0PGEBJE4VDZ14MYGV2MF']);
+    const query = listQuery(newestFirst('runs'), call, { cursor, label: ['team:a'] });
+    const where = query.where(createdWhere(new Date('2026-11-01T00:00:00Z'), null, 'run')) as { id: unknown; AND: unknown[] };
+    expect(where.id).toEqual({ lt: 'run_01M8EX0PGEBJE4VDZ14MYGV2MF' });
+    expect(where.AND).toHaveLength(2);
+    expect(where.AND[0]).toEqual({ id: { gt: idBoundAt('run', Date.parse('2026-11-01T00:00:00Z') - ID_CLOCK_SLACK_MS, 'floor') } });
+    expect(where.AND[1]).toEqual({ labels: { path: ['team'], equals: 'a' } });
+  });
+
+  it('without an id kind, or without bounds, is what it was', () => {
+    expect(createdWhere(null, null, 'run')).toEqual({});
+    expect(createdWhere(new Date(0), null)).toEqual({ createdAt: { gt: new Date(0) } });
   });
 });

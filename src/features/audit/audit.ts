@@ -140,7 +140,7 @@ export async function listAuditEvents(
       ...(args.resourceKind ? { resourceKind: args.resourceKind } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.action ? { action: args.action } : {}),
-      ...createdWhere(args.createdAfter, args.createdBefore),
+      ...createdWhere(args.createdAfter, args.createdBefore, 'auditEvent'),
     }),
   );
   return query.page(rows);

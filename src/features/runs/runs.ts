@@ -196,7 +196,7 @@ export async function listRuns(call: CallContext, args: RunListArgs) {
       ...(args.threadId ? { threadId: args.threadId } : {}),
       ...(args.principalId ? { principalId: args.principalId } : {}),
       ...(args.status?.length ? { status: { in: [...args.status] } } : {}),
-      ...createdWhere(args.createdAfter, args.createdBefore),
+      ...createdWhere(args.createdAfter, args.createdBefore, 'run'),
     }),
     orderBy: query.orderBy,
     take: query.take,
