@@ -102,6 +102,92 @@ export const labelMap = (values: string[] | null): Record<string, string> | stri
   return Object.fromEntries(values.map((value) => [value.slice(0, value.indexOf(':')), value.slice(value.indexOf(':') + 1)]));
 };
 
+// The rows most kinds of resource have, written once. A row about one resource reads its id from the
+// last parameter of its path (`/api/v1/memories/:memory_id/archive` → `$id` from `memory_id`).
+const lastParam = (path: string): string => {
+  const param = [...path.matchAll(/:([A-Za-z_]+)/g)].at(-1)?.[1];
+  if (!param) throw new Error(`the route ${path} names no resource`);
+  return param;
+};
+const idOf = (path: string) => {
+  const param = lastParam(path);
+  return (req: RouteRequest) => ({ id: req.path(param) });
+};
+
+/** `POST <collection>`: creates one from the JSON body as `$input`, answered 201. */
+export const createRow = (path: string, operation: string, result: string, more: Partial<Route> = {}): Route => ({
+  method: 'POST',
+  path,
+  operation,
+  surface: 'v1',
+  body: { input: 'input', required: true },
+  result,
+  status: 201,
+  ...more,
+});
+
+/** `GET <collection>`: a page of the connection `result`, with the filters read from the query. */
+export const listRow = (
+  path: string,
+  operation: string,
+  result: string,
+  filters: (req: RouteRequest) => Record<string, unknown> = () => ({}),
+): Route => ({
+  method: 'GET',
+  path,
+  operation,
+  surface: 'v1',
+  variables: (req) => ({ ...filters(req), ...pageArgs(req) }),
+  result,
+  connection: true,
+});
+
+/** `GET <resource>`: the resource as `result`. */
+export const getRow = (path: string, operation: string, result: string, more: Partial<Route> = {}): Route => ({
+  method: 'GET',
+  path,
+  operation,
+  surface: 'v1',
+  variables: idOf(path),
+  result,
+  ...more,
+});
+
+/** `PATCH <resource>`: changes it with the JSON body as `$input`, against its `If-Match` version. */
+export const updateRow = (path: string, operation: string, result: string): Route => {
+  const id = idOf(path);
+  return {
+    method: 'PATCH',
+    path,
+    operation,
+    surface: 'v1',
+    variables: (req) => ({ ...id(req), ...ifMatch(req) }),
+    body: { input: 'input', required: true },
+    result,
+  };
+};
+
+/** `POST <resource>/<action>` (or `DELETE <resource>`) without a body: an action that needs no version. */
+export const actionRow = (
+  method: 'POST' | 'DELETE',
+  path: string,
+  operation: string,
+  result: string,
+  more: Partial<Route> = {},
+): Route => ({ method, path, operation, surface: 'v1', variables: idOf(path), body: 'none', result, ...more });
+
+/** An action without a body against the resource's `If-Match` version (archive, revoke). */
+export const guardedActionRow = (
+  method: 'POST' | 'DELETE',
+  path: string,
+  operation: string,
+  result: string,
+  more: Partial<Route> = {},
+): Route => {
+  const id = idOf(path);
+  return actionRow(method, path, operation, result, { variables: (req) => ({ ...id(req), ...ifMatch(req) }), ...more });
+};
+
 /** The routes every revisioned kind (agents, skills) has, with its operation names. */
 export function revisionedRoutes(
   base: string,
@@ -115,60 +201,12 @@ export function revisionedRoutes(
   const plural = op === 'Agent' ? 'Agents' : `${op}s`;
   const mutationPrefix = op.charAt(0).toLowerCase() + op.slice(1);
   return [
-    {
-      method: 'POST',
-      path: base,
-      operation: `${op}Create`,
-      surface: 'v1',
-      body: { input: 'input', required: true },
-      result: `create${op}.${mutationPrefix}`,
-      status: 201,
-    },
-    {
-      method: 'GET',
-      path: base,
-      operation: `${plural}List`,
-      surface: 'v1',
-      variables: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }),
-      result: `${mutationPrefix}s`,
-      connection: true,
-    },
-    {
-      method: 'GET',
-      path: head,
-      operation: `${op}Get`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param) }),
-      result: mutationPrefix,
-    },
-    {
-      method: 'PATCH',
-      path: head,
-      operation: `${op}Update`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: { input: 'input', required: true },
-      result: `update${op}.${mutationPrefix}`,
-    },
-    {
-      method: 'POST',
-      path: `${head}/archive`,
-      operation: `${op}Archive`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: 'none',
-      result: `archive${op}.${mutationPrefix}`,
-    },
-    {
-      method: 'POST',
-      path: `${head}/unarchive`,
-      ifMatchOptional: true,
-      operation: `${op}Unarchive`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: 'none',
-      result: `unarchive${op}.${mutationPrefix}`,
-    },
+    createRow(base, `${op}Create`, `create${op}.${mutationPrefix}`),
+    listRow(base, `${plural}List`, `${mutationPrefix}s`, (req) => ({ ...headListArgs(req), ...extraListArgs(req) })),
+    getRow(head, `${op}Get`, mutationPrefix),
+    updateRow(head, `${op}Update`, `update${op}.${mutationPrefix}`),
+    guardedActionRow('POST', `${head}/archive`, `${op}Archive`, `archive${op}.${mutationPrefix}`),
+    guardedActionRow('POST', `${head}/unarchive`, `${op}Unarchive`, `unarchive${op}.${mutationPrefix}`, { ifMatchOptional: true }),
     {
       method: 'POST',
       path: `${head}/revisions`,
@@ -179,15 +217,7 @@ export function revisionedRoutes(
       result: `publish${op}Revision.revision`,
       status: 201,
     },
-    {
-      method: 'GET',
-      path: `${head}/revisions`,
-      operation: `${op}RevisionsList`,
-      surface: 'v1',
-      variables: (req) => ({ ...id(req), ...pageArgs(req) }),
-      result: `${mutationPrefix}Revisions`,
-      connection: true,
-    },
+    listRow(`${head}/revisions`, `${op}RevisionsList`, `${mutationPrefix}Revisions`, id),
     {
       method: 'GET',
       path: `${head}/revisions/:revision_id`,
