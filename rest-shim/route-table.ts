@@ -94,6 +94,12 @@ export const headListArgs = (req: RouteRequest) => ({
   archived: req.queryBool('archived'),
   ...pageArgs(req),
 });
+/** The filters of a kind that can be switched off: labels, a text search and `enabled`. */
+export const enabledHeadFilters = (req: RouteRequest) => ({
+  label: req.queryList('label'),
+  q: req.query('q'),
+  enabled: req.queryBool('enabled'),
+});
 export const ifMatch = (req: RouteRequest) => ({ ifMatch: req.header('if-match') });
 /** `label=key:value` query values as a labels map (null when none); a value without `:` is passed on for the service to refuse. */
 export const labelMap = (values: string[] | null): Record<string, string> | string[] | null => {
@@ -188,6 +194,43 @@ export const guardedActionRow = (
   return actionRow(method, path, operation, result, { variables: (req) => ({ ...id(req), ...ifMatch(req) }), ...more });
 };
 
+const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
+
+const KIND_ROWS = ['create', 'list', 'get', 'update'] as const;
+type KindRow = (typeof KIND_ROWS)[number];
+
+export interface KindRowsOptions {
+  /** The plural of the type name, when it is not the type name and `s`. */
+  plural?: string;
+  /** The query filters of the list, besides its page. */
+  filters?: (req: RouteRequest) => Record<string, unknown>;
+  /** Rows the kind does not have. */
+  omit?: readonly KindRow[];
+  /** Members the kind's create row has besides (or instead of) the usual ones. */
+  create?: Partial<Route>;
+  /** Members the kind's get row has besides the usual ones. */
+  get?: Partial<Route>;
+}
+
+/**
+ * The rows of a kind's collection `base` and of one of it, `base/:param`, named by the kind's GraphQL
+ * type: for `Memory`, `POST` MemoryCreate → createMemory.memory, `GET` MemoriesList → memories,
+ * `GET /:memory_id` MemoryGet → memory and `PATCH /:memory_id` MemoryUpdate → updateMemory.memory.
+ */
+export function kindRows(base: string, param: string, type: string, options: KindRowsOptions = {}): Route[] {
+  const one = `${base}/:${param}`;
+  const field = lowerFirst(type);
+  const plural = options.plural ?? `${type}s`;
+  const omit = new Set(options.omit ?? []);
+  const rows: Record<KindRow, () => Route> = {
+    create: () => createRow(base, `${type}Create`, `create${type}.${field}`, options.create),
+    list: () => listRow(base, `${plural}List`, lowerFirst(plural), options.filters),
+    get: () => getRow(one, `${type}Get`, field, options.get),
+    update: () => updateRow(one, `${type}Update`, `update${type}.${field}`),
+  };
+  return KIND_ROWS.filter((name) => !omit.has(name)).map((name) => rows[name]());
+}
+
 /** The routes every revisioned kind (agents, skills) has, with its operation names. */
 export function revisionedRoutes(
   base: string,
@@ -198,13 +241,9 @@ export function revisionedRoutes(
 ): Route[] {
   const head = `${base}/:${param}`;
   const id = (req: RouteRequest) => ({ [idVar]: req.path(param) });
-  const plural = op === 'Agent' ? 'Agents' : `${op}s`;
-  const mutationPrefix = op.charAt(0).toLowerCase() + op.slice(1);
+  const mutationPrefix = lowerFirst(op);
   return [
-    createRow(base, `${op}Create`, `create${op}.${mutationPrefix}`),
-    listRow(base, `${plural}List`, `${mutationPrefix}s`, (req) => ({ ...headListArgs(req), ...extraListArgs(req) })),
-    getRow(head, `${op}Get`, mutationPrefix),
-    updateRow(head, `${op}Update`, `update${op}.${mutationPrefix}`),
+    ...kindRows(base, param, op, { filters: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }) }),
     guardedActionRow('POST', `${head}/archive`, `${op}Archive`, `archive${op}.${mutationPrefix}`),
     guardedActionRow('POST', `${head}/unarchive`, `${op}Unarchive`, `unarchive${op}.${mutationPrefix}`, { ifMatchOptional: true }),
     {

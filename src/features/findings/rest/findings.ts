@@ -1,6 +1,6 @@
 // REST rows — Finding analyses and findings.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { getRow, listRow, pageArgs, updateRow, type Route } from '../../../../rest-shim/route-table.js';
+import { kindRows, listRow, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const findingRoutes: Route[] = [
   {
@@ -23,12 +23,13 @@ export const findingRoutes: Route[] = [
     connection: true,
     variables: (req) => ({ id: req.path('analysis_id'), change: req.query('change'), ...pageArgs(req) }),
   },
-  listRow('/api/v1/findings', 'FindingsList', 'findings', (req) => ({
-    agentId: req.query('agent_id'),
-    severity: req.query('severity'),
-    category: req.query('category'),
-    closed: req.queryBool('closed'),
-  })),
-  getRow('/api/v1/findings/:finding_id', 'FindingGet', 'finding'),
-  updateRow('/api/v1/findings/:finding_id', 'FindingUpdate', 'updateFinding.finding'),
+  ...kindRows('/api/v1/findings', 'finding_id', 'Finding', {
+    omit: ['create'],
+    filters: (req) => ({
+      agentId: req.query('agent_id'),
+      severity: req.query('severity'),
+      category: req.query('category'),
+      closed: req.queryBool('closed'),
+    }),
+  }),
 ];

@@ -1,12 +1,12 @@
 // REST rows — Memories and their records.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { createRow, getRow, listRow, pageArgs, updateRow, type Route } from '../../../../rest-shim/route-table.js';
+import { kindRows, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const memoryRoutes: Route[] = [
-  createRow('/api/v1/memories', 'MemoryCreate', 'createMemory.memory'),
-  listRow('/api/v1/memories', 'MemoriesList', 'memories', (req) => ({ label: req.queryList('label'), q: req.query('q') })),
-  getRow('/api/v1/memories/:memory_id', 'MemoryGet', 'memory'),
-  updateRow('/api/v1/memories/:memory_id', 'MemoryUpdate', 'updateMemory.memory'),
+  ...kindRows('/api/v1/memories', 'memory_id', 'Memory', {
+    plural: 'Memories',
+    filters: (req) => ({ label: req.queryList('label'), q: req.query('q') }),
+  }),
   {
     method: 'GET',
     path: '/api/v1/memories/:memory_id/records',

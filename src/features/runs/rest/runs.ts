@@ -1,22 +1,24 @@
 // REST rows — Runs: starting, reading, changing, cancelling, resuming and forking them, and what a run
 // shows (lineage, trace, items, stored content, agent).
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { actionRow, createRow, getRow, listRow, pageArgs, updateRow, type Route } from '../../../../rest-shim/route-table.js';
+import { actionRow, createRow, kindRows, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const runRoutes: Route[] = [
   createRow('/api/v1/runs', 'RunStart', 'startRun.run', { wait: true }),
-  listRow('/api/v1/runs', 'RunsList', 'runs', (req) => ({
-    agentId: req.query('agent_id'),
-    sessionId: req.query('session_id'),
-    threadId: req.query('thread_id'),
-    principalId: req.query('principal_id'),
-    status: req.queryList('status')?.flatMap((value) => value.split(',')) ?? null,
-    createdAfter: req.queryDate('created_after'),
-    createdBefore: req.queryDate('created_before'),
-    label: req.queryList('label'),
-  })),
-  getRow('/api/v1/runs/:run_id', 'RunGet', 'run', { wait: true }),
-  updateRow('/api/v1/runs/:run_id', 'RunUpdate', 'updateRun.run'),
+  ...kindRows('/api/v1/runs', 'run_id', 'Run', {
+    omit: ['create'],
+    filters: (req) => ({
+      agentId: req.query('agent_id'),
+      sessionId: req.query('session_id'),
+      threadId: req.query('thread_id'),
+      principalId: req.query('principal_id'),
+      status: req.queryList('status')?.flatMap((value) => value.split(',')) ?? null,
+      createdAfter: req.queryDate('created_after'),
+      createdBefore: req.queryDate('created_before'),
+      label: req.queryList('label'),
+    }),
+    get: { wait: true },
+  }),
   actionRow('POST', '/api/v1/runs/:run_id/cancel', 'RunCancel', 'cancelRun.run'),
   {
     method: 'POST',

@@ -3,13 +3,11 @@
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
 import {
   actionRow,
-  createRow,
-  getRow,
+  enabledHeadFilters,
   guardedActionRow,
   ifMatch,
-  listRow,
+  kindRows,
   pageArgs,
-  updateRow,
   type Route,
 } from '../../../../rest-shim/route-table.js';
 
@@ -22,14 +20,7 @@ export const webhookRoutes: Route[] = [
     result: 'webhookEventKinds',
     wrapItems: true,
   },
-  createRow('/api/v1/webhook-subscriptions', 'WebhookSubscriptionCreate', 'createWebhookSubscription.webhookSubscription'),
-  listRow('/api/v1/webhook-subscriptions', 'WebhookSubscriptionsList', 'webhookSubscriptions', (req) => ({
-    label: req.queryList('label'),
-    q: req.query('q'),
-    enabled: req.queryBool('enabled'),
-  })),
-  getRow('/api/v1/webhook-subscriptions/:subscription_id', 'WebhookSubscriptionGet', 'webhookSubscription'),
-  updateRow('/api/v1/webhook-subscriptions/:subscription_id', 'WebhookSubscriptionUpdate', 'updateWebhookSubscription.webhookSubscription'),
+  ...kindRows('/api/v1/webhook-subscriptions', 'subscription_id', 'WebhookSubscription', { filters: enabledHeadFilters }),
   guardedActionRow(
     'DELETE',
     '/api/v1/webhook-subscriptions/:subscription_id',
