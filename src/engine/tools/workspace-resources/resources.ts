@@ -11,9 +11,19 @@ import { providerSummaries } from '../../../features/models/providers.js';
 import { getSkill, getSkillRevision, listSkills, skillContent } from '../../../features/agents/skills.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Page } from '../../../lib/cursor.js';
-import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
+import Type from 'typebox';
+import {
+  idArg,
+  LIST_PROPERTIES,
+  listArgs,
+  objectSchema,
+  optionalBoolean,
+  pageResult,
+  workspaceTool,
+  type WorkspaceToolDefinition,
+} from './definition.js';
 
-const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
+const ENABLED = Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) rows.' }));
 
 /** List arguments with the `enabled` filter. */
 const enabledListArgs = (args: Record<string, unknown>) => ({ ...listArgs(args), enabled: optionalBoolean(args.enabled) });
@@ -64,22 +74,25 @@ function connectionServer(config: Record<string, unknown>): { transport: string;
 }
 
 export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
-  {
+  workspaceTool({
     name: 'list_skills',
     group: 'skills',
     write: false,
     description: 'List the skills of this workspace, newest first: id, name, description, labels, source and default revision.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, archived: { type: 'boolean', description: 'List archived skills instead.' } }),
+    inputSchema: objectSchema({
+      ...LIST_PROPERTIES,
+      archived: Type.Optional(Type.Boolean({ description: 'List archived skills instead.' })),
+    }),
     async execute(call, args) {
       return pageResult('skills', await listSkills(call, { ...listArgs(args), archived: optionalBoolean(args.archived) }), skillSummary);
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'get_skill',
     group: 'skills',
     write: false,
     description: 'Read one skill of this workspace: its default revision’s name, description, instructions and file paths.',
-    inputSchema: objectSchema({ skill_id: { type: 'string' } }, ['skill_id']),
+    inputSchema: objectSchema({ skill_id: Type.String() }),
     async execute(call, args) {
       const skill = await getSkill(call, idArg(args, 'skill_id'));
       const revision = skill.defaultRevisionId ? await getSkillRevision(call, skill.id, skill.defaultRevisionId) : null;
@@ -99,8 +112,8 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
             : null,
       };
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_models',
     group: 'models',
     write: false,
@@ -123,8 +136,8 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         usable: model.enabled && provider?.enabled === true,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_connections',
     group: 'connections',
     write: false,
@@ -142,8 +155,8 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         enabled: connection.enabled,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_memories',
     group: 'memories',
     write: false,
@@ -157,8 +170,8 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         enabled: memory.enabled,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_environment_templates',
     group: 'environment_templates',
     write: false,
@@ -174,5 +187,5 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         enabled: template.enabled,
       }));
     },
-  },
+  }),
 ];
