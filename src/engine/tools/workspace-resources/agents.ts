@@ -4,16 +4,7 @@ import type { Agent } from '../../../services/rows.js';
 import { createAgent, getAgent, getAgentRevision, listAgents, publishAgentRevision } from '../../../features/agents/agents.js';
 import { formatEtag } from '../../../lib/etag.js';
 import Type from 'typebox';
-import {
-  idArg,
-  LIST_PROPERTIES,
-  listArgs,
-  objectSchema,
-  optionalBoolean,
-  pageResult,
-  workspaceTool,
-  type WorkspaceToolDefinition,
-} from './definition.js';
+import { idArg, listArgs, listSchema, objectSchema, optionalBoolean, pageResult, workspaceTool } from './definition.js';
 
 const agentSummary = (agent: Agent) => ({
   id: agent.id,
@@ -30,7 +21,7 @@ const agentSummary = (agent: Agent) => ({
 const CONFIG = Type.Object({}, { description: 'A whole agent configuration (docs: "Agent configuration"); `model` is required.' });
 const NOTE = Type.Optional(Type.String({ description: 'A note kept with the revision.' }));
 
-export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
+export const AGENT_TOOLS = [
   workspaceTool({
     name: 'list_agents',
     group: 'agents',
@@ -38,10 +29,7 @@ export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
     description:
       'List the agents of this workspace, newest first: id, name, description, labels, source, default revision and whether archived. ' +
       'Archived agents are listed only with `archived: true`.',
-    inputSchema: objectSchema({
-      ...LIST_PROPERTIES,
-      archived: Type.Optional(Type.Boolean({ description: 'List archived agents instead.' })),
-    }),
+    inputSchema: listSchema({ archived: Type.Optional(Type.Boolean({ description: 'List archived agents instead.' })) }),
     async execute(call, args) {
       const page = await listAgents(call, { ...listArgs(args), archived: optionalBoolean(args.archived) });
       return pageResult('agents', page, agentSummary);

@@ -33,13 +33,16 @@ export const LIST_DEFAULT_LIMIT = 20;
 export const objectSchema = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
 /** The paging and search members every list tool takes. */
-export const LIST_PROPERTIES = {
+const LIST_PROPERTIES = {
   q: Type.Optional(Type.String({ description: 'Only rows whose name or description contains this text (any case).' })),
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, description: `At most this many rows (default ${LIST_DEFAULT_LIMIT}).` }),
   ),
   cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page, for the next one.' })),
 };
+
+/** A list tool's arguments: paging and search, and the tool's own filters. */
+export const listSchema = <P extends TProperties>(filters: P) => objectSchema({ ...LIST_PROPERTIES, ...filters });
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const limitOf = (value: unknown): number =>

@@ -12,16 +12,7 @@ import { getSkill, getSkillRevision, listSkills, skillContent } from '../../../f
 import type { CallContext } from '../../../services/call-context.js';
 import type { Page } from '../../../lib/cursor.js';
 import Type from 'typebox';
-import {
-  idArg,
-  LIST_PROPERTIES,
-  listArgs,
-  objectSchema,
-  optionalBoolean,
-  pageResult,
-  workspaceTool,
-  type WorkspaceToolDefinition,
-} from './definition.js';
+import { idArg, listArgs, listSchema, objectSchema, optionalBoolean, pageResult, workspaceTool } from './definition.js';
 
 const ENABLED = Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) rows.' }));
 
@@ -73,16 +64,13 @@ function connectionServer(config: Record<string, unknown>): { transport: string;
   }
 }
 
-export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
+export const RESOURCE_TOOLS = [
   workspaceTool({
     name: 'list_skills',
     group: 'skills',
     write: false,
     description: 'List the skills of this workspace, newest first: id, name, description, labels, source and default revision.',
-    inputSchema: objectSchema({
-      ...LIST_PROPERTIES,
-      archived: Type.Optional(Type.Boolean({ description: 'List archived skills instead.' })),
-    }),
+    inputSchema: listSchema({ archived: Type.Optional(Type.Boolean({ description: 'List archived skills instead.' })) }),
     async execute(call, args) {
       return pageResult('skills', await listSkills(call, { ...listArgs(args), archived: optionalBoolean(args.archived) }), skillSummary);
     },
@@ -120,7 +108,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     description:
       'List the models of this workspace by key: name, description, provider type, upstream model, characteristics, whether enabled, ' +
       'and `usable` (enabled and its provider enabled: what an agent’s `model` may name and run with).',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       return providerPage(call, 'models', await listModels(call, enabledListArgs(args)), (model: Model, provider) => ({
         key: model.key,
@@ -145,7 +133,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'List the connections (MCP servers) of this workspace, newest first: id, name, description, provider type, transport, ' +
       'the server it reaches and whether enabled. Their tools are not listed (that means contacting each server); an agent names ' +
       'a connection in `connection_tools`.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       const page = await listConnections(call, enabledListArgs(args));
       return providerPage(call, 'connections', page, (connection: Connection, provider) => ({
@@ -163,7 +151,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     description:
       'List the memories of this workspace, newest first: id, name, description, labels and whether enabled. ' +
       'An agent mounts one in `memory_mounts`.',
-    inputSchema: objectSchema(LIST_PROPERTIES),
+    inputSchema: listSchema({}),
     async execute(call, args) {
       return pageResult('memories', await listMemories(call, listArgs(args)), (memory: Memory) => ({
         ...providedResourceSummary(memory),
@@ -178,7 +166,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
     description:
       'List the environment templates of this workspace, newest first: id, name, description, provider type and whether enabled. ' +
       'An agent names one in `default_environment_template_id`.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       const page = await listEnvironmentTemplates(call, enabledListArgs(args));
       return providerPage(call, 'environment_templates', page, (template: EnvironmentTemplate, provider) => ({
