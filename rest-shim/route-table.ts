@@ -94,6 +94,12 @@ export const headListArgs = (req: RouteRequest) => ({
   archived: req.queryBool('archived'),
   ...pageArgs(req),
 });
+/** The filters of a kind that can be switched off: labels, a text search and `enabled`. */
+export const enabledHeadFilters = (req: RouteRequest) => ({
+  label: req.queryList('label'),
+  q: req.query('q'),
+  enabled: req.queryBool('enabled'),
+});
 export const ifMatch = (req: RouteRequest) => ({ ifMatch: req.header('if-match') });
 /** `label=key:value` query values as a labels map (null when none); a value without `:` is passed on for the service to refuse. */
 export const labelMap = (values: string[] | null): Record<string, string> | string[] | null => {
@@ -101,6 +107,129 @@ export const labelMap = (values: string[] | null): Record<string, string> | stri
   if (values.some((value) => !value.includes(':'))) return values;
   return Object.fromEntries(values.map((value) => [value.slice(0, value.indexOf(':')), value.slice(value.indexOf(':') + 1)]));
 };
+
+// The rows most kinds of resource have, written once. A row about one resource reads its id from the
+// last parameter of its path (`/api/v1/memories/:memory_id/archive` → `$id` from `memory_id`).
+const lastParam = (path: string): string => {
+  const param = [...path.matchAll(/:([A-Za-z_]+)/g)].at(-1)?.[1];
+  if (!param) throw new Error(`the route ${path} names no resource`);
+  return param;
+};
+const idOf = (path: string) => {
+  const param = lastParam(path);
+  return (req: RouteRequest) => ({ id: req.path(param) });
+};
+
+/** `POST <collection>`: creates one from the JSON body as `$input`, answered 201. */
+export const createRow = (path: string, operation: string, result: string, more: Partial<Route> = {}): Route => ({
+  method: 'POST',
+  path,
+  operation,
+  surface: 'v1',
+  body: { input: 'input', required: true },
+  result,
+  status: 201,
+  ...more,
+});
+
+/** `GET <collection>`: a page of the connection `result`, with the filters read from the query. */
+export const listRow = (
+  path: string,
+  operation: string,
+  result: string,
+  filters: (req: RouteRequest) => Record<string, unknown> = () => ({}),
+): Route => ({
+  method: 'GET',
+  path,
+  operation,
+  surface: 'v1',
+  variables: (req) => ({ ...filters(req), ...pageArgs(req) }),
+  result,
+  connection: true,
+});
+
+/** `GET <resource>`: the resource as `result`. */
+export const getRow = (path: string, operation: string, result: string, more: Partial<Route> = {}): Route => ({
+  method: 'GET',
+  path,
+  operation,
+  surface: 'v1',
+  variables: idOf(path),
+  result,
+  ...more,
+});
+
+/** `PATCH <resource>`: changes it with the JSON body as `$input`, against its `If-Match` version. */
+export const updateRow = (path: string, operation: string, result: string): Route => {
+  const id = idOf(path);
+  return {
+    method: 'PATCH',
+    path,
+    operation,
+    surface: 'v1',
+    variables: (req) => ({ ...id(req), ...ifMatch(req) }),
+    body: { input: 'input', required: true },
+    result,
+  };
+};
+
+/** `POST <resource>/<action>` (or `DELETE <resource>`) without a body: an action that needs no version. */
+export const actionRow = (
+  method: 'POST' | 'DELETE',
+  path: string,
+  operation: string,
+  result: string,
+  more: Partial<Route> = {},
+): Route => ({ method, path, operation, surface: 'v1', variables: idOf(path), body: 'none', result, ...more });
+
+/** An action without a body against the resource's `If-Match` version (archive, revoke). */
+export const guardedActionRow = (
+  method: 'POST' | 'DELETE',
+  path: string,
+  operation: string,
+  result: string,
+  more: Partial<Route> = {},
+): Route => {
+  const id = idOf(path);
+  return actionRow(method, path, operation, result, { variables: (req) => ({ ...id(req), ...ifMatch(req) }), ...more });
+};
+
+const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
+
+const KIND_ROWS = ['create', 'list', 'get', 'update'] as const;
+type KindRow = (typeof KIND_ROWS)[number];
+
+export interface KindRowsOptions {
+  /** The plural of the type name, when it is not the type name and `s`. */
+  plural?: string;
+  /** The query filters of the list, besides its page. */
+  filters?: (req: RouteRequest) => Record<string, unknown>;
+  /** Rows the kind does not have. */
+  omit?: readonly KindRow[];
+  /** Members the kind's create row has besides (or instead of) the usual ones. */
+  create?: Partial<Route>;
+  /** Members the kind's get row has besides the usual ones. */
+  get?: Partial<Route>;
+}
+
+/**
+ * The rows of a kind's collection `base` and of one of it, `base/:param`, named by the kind's GraphQL
+ * type: for `Memory`, `POST` MemoryCreate → createMemory.memory, `GET` MemoriesList → memories,
+ * `GET /:memory_id` MemoryGet → memory and `PATCH /:memory_id` MemoryUpdate → updateMemory.memory.
+ */
+export function kindRows(base: string, param: string, type: string, options: KindRowsOptions = {}): Route[] {
+  const one = `${base}/:${param}`;
+  const field = lowerFirst(type);
+  const plural = options.plural ?? `${type}s`;
+  const omit = new Set(options.omit ?? []);
+  const rows: Record<KindRow, () => Route> = {
+    create: () => createRow(base, `${type}Create`, `create${type}.${field}`, options.create),
+    list: () => listRow(base, `${plural}List`, lowerFirst(plural), options.filters),
+    get: () => getRow(one, `${type}Get`, field, options.get),
+    update: () => updateRow(one, `${type}Update`, `update${type}.${field}`),
+  };
+  return KIND_ROWS.filter((name) => !omit.has(name)).map((name) => rows[name]());
+}
 
 /** The routes every revisioned kind (agents, skills) has, with its operation names. */
 export function revisionedRoutes(
@@ -112,63 +241,11 @@ export function revisionedRoutes(
 ): Route[] {
   const head = `${base}/:${param}`;
   const id = (req: RouteRequest) => ({ [idVar]: req.path(param) });
-  const plural = op === 'Agent' ? 'Agents' : `${op}s`;
-  const mutationPrefix = op.charAt(0).toLowerCase() + op.slice(1);
+  const mutationPrefix = lowerFirst(op);
   return [
-    {
-      method: 'POST',
-      path: base,
-      operation: `${op}Create`,
-      surface: 'v1',
-      body: { input: 'input', required: true },
-      result: `create${op}.${mutationPrefix}`,
-      status: 201,
-    },
-    {
-      method: 'GET',
-      path: base,
-      operation: `${plural}List`,
-      surface: 'v1',
-      variables: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }),
-      result: `${mutationPrefix}s`,
-      connection: true,
-    },
-    {
-      method: 'GET',
-      path: head,
-      operation: `${op}Get`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param) }),
-      result: mutationPrefix,
-    },
-    {
-      method: 'PATCH',
-      path: head,
-      operation: `${op}Update`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: { input: 'input', required: true },
-      result: `update${op}.${mutationPrefix}`,
-    },
-    {
-      method: 'POST',
-      path: `${head}/archive`,
-      operation: `${op}Archive`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: 'none',
-      result: `archive${op}.${mutationPrefix}`,
-    },
-    {
-      method: 'POST',
-      path: `${head}/unarchive`,
-      ifMatchOptional: true,
-      operation: `${op}Unarchive`,
-      surface: 'v1',
-      variables: (req) => ({ id: req.path(param), ...ifMatch(req) }),
-      body: 'none',
-      result: `unarchive${op}.${mutationPrefix}`,
-    },
+    ...kindRows(base, param, op, { filters: (req) => ({ ...headListArgs(req), ...extraListArgs(req) }) }),
+    guardedActionRow('POST', `${head}/archive`, `${op}Archive`, `archive${op}.${mutationPrefix}`),
+    guardedActionRow('POST', `${head}/unarchive`, `${op}Unarchive`, `unarchive${op}.${mutationPrefix}`, { ifMatchOptional: true }),
     {
       method: 'POST',
       path: `${head}/revisions`,
@@ -179,15 +256,7 @@ export function revisionedRoutes(
       result: `publish${op}Revision.revision`,
       status: 201,
     },
-    {
-      method: 'GET',
-      path: `${head}/revisions`,
-      operation: `${op}RevisionsList`,
-      surface: 'v1',
-      variables: (req) => ({ ...id(req), ...pageArgs(req) }),
-      result: `${mutationPrefix}Revisions`,
-      connection: true,
-    },
+    listRow(`${head}/revisions`, `${op}RevisionsList`, `${mutationPrefix}Revisions`, id),
     {
       method: 'GET',
       path: `${head}/revisions/:revision_id`,

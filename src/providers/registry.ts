@@ -2,12 +2,20 @@
 // configuration and credential, and what it offers (model APIs, web operations, environment
 // capabilities). Types are lowercase vendor-named identifiers.
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
+import type { TSchema } from 'typebox';
 import type { MediaKind } from '../lib/media.js';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A schema defined with TypeBox, as the registry keeps and publishes it: its JSON Schema members
+ * (TypeBox's own markers are not enumerable, so they stay behind). Members come in TypeBox's order:
+ * `type` first, an object's `required` before its `properties`.
+ */
+export const jsonSchemaOf = (schema: TSchema): JsonSchema => ({ ...schema });
 
 export interface ProbeResult {
   status: 'succeeded' | 'failed' | 'unsupported';

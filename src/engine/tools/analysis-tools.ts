@@ -9,7 +9,14 @@ import { traceSpansFrom } from '../../features/traces/traces.js';
 import { storedLabels } from '../../lib/labels.js';
 import { spanAttributes, spanEvents } from '../../features/traces/traces.js';
 import type { SpanAttributes } from '../../traces/span-documents.js';
-import type { RunTool, ToolSource } from './tool.js';
+import Type from 'typebox';
+import { checkedExecution, toolInputSchema, type RunTool, type ToolSource } from './tool.js';
+
+const LIST_SCHEMA = Type.Object({}, { additionalProperties: false });
+const READ_SCHEMA = Type.Object(
+  { trace_id: Type.String({ description: 'A trace id from list_selected_traces.' }) },
+  { additionalProperties: false },
+);
 
 /** The most spans read_trace returns for one trace (the oldest first); longer traces say they were cut. */
 export const READ_TRACE_MAX_SPANS = 500;
@@ -41,42 +48,34 @@ export const analysisTools: ToolSource = async ({ call, run }) => {
     tool({
       name: 'list_selected_traces',
       description: 'The traces this analysis selected: each root run id and its trace id, newest first.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      inputSchema: toolInputSchema(LIST_SCHEMA),
       execution: { kind: 'server', execute: async () => ({ traces: selected }) },
     }),
     tool({
       name: 'read_trace',
       description:
         'The spans of one selected trace, oldest first: span id, parent span id, run id, name, status, duration, attributes (long values cut) and event names.',
-      inputSchema: {
-        type: 'object',
-        properties: { trace_id: { type: 'string', description: 'A trace id from list_selected_traces.' } },
-        required: ['trace_id'],
-        additionalProperties: false,
-      },
-      execution: {
-        kind: 'server',
-        execute: async (args) => {
-          const traceId = String(args.trace_id ?? '');
-          if (!traceIds.has(traceId)) throw new AppError('not_found', 'trace_id is not one of the traces this analysis selected');
-          const spans = await traceSpansFrom(call, run.workspaceId, traceId, READ_TRACE_MAX_SPANS + 1);
-          return {
-            trace_id: traceId,
-            truncated: spans.length > READ_TRACE_MAX_SPANS,
-            spans: spans.slice(0, READ_TRACE_MAX_SPANS).map((s) => ({
-              span_id: s.spanId,
-              parent_span_id: s.parentSpanId,
-              run_id: s.runId,
-              name: s.name,
-              status: s.statusCode,
-              ...(s.statusMessage ? { status_message: s.statusMessage } : {}),
-              duration_ms: Number((s.endTimeUnixNano - s.startTimeUnixNano) / 1_000_000n),
-              attributes: compactAttributes(spanAttributes(s)),
-              events: spanEvents(s).map((e) => e.name),
-            })),
-          };
-        },
-      },
+      inputSchema: toolInputSchema(READ_SCHEMA),
+      execution: checkedExecution(READ_SCHEMA, async (args) => {
+        const traceId = args.trace_id;
+        if (!traceIds.has(traceId)) throw new AppError('not_found', 'trace_id is not one of the traces this analysis selected');
+        const spans = await traceSpansFrom(call, run.workspaceId, traceId, READ_TRACE_MAX_SPANS + 1);
+        return {
+          trace_id: traceId,
+          truncated: spans.length > READ_TRACE_MAX_SPANS,
+          spans: spans.slice(0, READ_TRACE_MAX_SPANS).map((s) => ({
+            span_id: s.spanId,
+            parent_span_id: s.parentSpanId,
+            run_id: s.runId,
+            name: s.name,
+            status: s.statusCode,
+            ...(s.statusMessage ? { status_message: s.statusMessage } : {}),
+            duration_ms: Number((s.endTimeUnixNano - s.startTimeUnixNano) / 1_000_000n),
+            attributes: compactAttributes(spanAttributes(s)),
+            events: spanEvents(s).map((e) => e.name),
+          })),
+        };
+      }),
     }),
   ];
 };

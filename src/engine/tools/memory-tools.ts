@@ -2,9 +2,9 @@
 // mount, `add_memory_<name>` and `replace_memory_<name>` for `write` mounts. Writes carry the run's
 // provenance (run, attempt, tool call). A read-only mount's write tools are not offered, but a call
 // to one is answered that the memory is read-only.
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import Type, { type Static } from 'typebox';
 import { searchRecords, writeRecord } from '../../features/memories/memories.js';
-import type { RunTool, ToolSource } from './tool.js';
+import { checkedExecution, toolInputSchema, type RunTool, type ToolSource } from './tool.js';
 
 const slug = (name: string) =>
   name
@@ -13,17 +13,11 @@ const slug = (name: string) =>
     .replace(/^_|_$/g, '')
     .slice(0, 40) || 'memory';
 
-const SEARCH_SCHEMA: JSONSchema7 = {
-  type: 'object',
-  properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 20 } },
-  required: ['query'],
-};
-const ADD_SCHEMA: JSONSchema7 = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
-const REPLACE_SCHEMA: JSONSchema7 = {
-  type: 'object',
-  properties: { record_id: { type: 'string' }, text: { type: 'string' } },
-  required: ['record_id', 'text'],
-};
+const SEARCH_SCHEMA = Type.Object({ query: Type.String(), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })) });
+const ADD_SCHEMA = Type.Object({ text: Type.String() });
+const REPLACE_SCHEMA = Type.Object({ record_id: Type.String(), text: Type.String() });
+/** What both write tools take: the record's text, and the record a replacement replaces. */
+type WriteArgs = Static<typeof ADD_SCHEMA> & Partial<Static<typeof REPLACE_SCHEMA>>;
 
 export const memoryTools: ToolSource = ({ call, run, mounts }) => {
   const writer = (toolCallId: string) => ({ principalId: run.principalId, runId: run.id, attemptId: run.currentAttemptId, toolCallId });
@@ -37,39 +31,36 @@ export const memoryTools: ToolSource = ({ call, run, mounts }) => {
     const writeTool = (
       toolName: string,
       description: string,
-      inputSchema: JSONSchema7,
-      recordId: (args: Record<string, unknown>) => string | null,
+      inputSchema: typeof ADD_SCHEMA | typeof REPLACE_SCHEMA,
+      recordId: (args: WriteArgs) => string | null,
     ): RunTool => ({
       name: toolName,
       description,
-      inputSchema,
+      inputSchema: toolInputSchema(inputSchema),
       permission: 'allow',
       namespace: `memory_${name}`,
       offered: writable,
-      execution: {
-        kind: 'server',
-        execute: writable
-          ? async (args, toolCall) => ({
-              id: (await writeRecord(call, mount.memory_id, recordId(args), args.text, writer(toolCall.toolCallId))).id,
-            })
-          : readOnly,
-      },
+      execution: writable
+        ? checkedExecution(inputSchema, async (args: WriteArgs, toolCall) => ({
+            id: (await writeRecord(call, mount.memory_id, recordId(args), args.text, writer(toolCall.toolCallId))).id,
+          }))
+        : { kind: 'server', execute: readOnly },
     });
     return [
       {
         name: `search_memory_${name}`,
         description: `Search the memory "${mount.name}" for records similar to a query.`,
-        inputSchema: SEARCH_SCHEMA,
+        inputSchema: toolInputSchema(SEARCH_SCHEMA),
         permission: 'allow',
         namespace: `memory_${name}`,
         offered: true,
-        execution: {
-          kind: 'server',
-          execute: async (args) =>
-            (await searchRecords(call, mount.memory_id, { query: args.query, limit: (args.limit as number | undefined) ?? 5 })).map(
-              (r) => ({ id: r.id, text: r.text, score: r.score }),
-            ),
-        },
+        execution: checkedExecution(SEARCH_SCHEMA, async (args) =>
+          (await searchRecords(call, mount.memory_id, { query: args.query, limit: args.limit ?? 5 })).map((r) => ({
+            id: r.id,
+            text: r.text,
+            score: r.score,
+          })),
+        ),
       },
       writeTool(`add_memory_${name}`, `Add a record to the memory "${mount.name}".`, ADD_SCHEMA, () => null),
       writeTool(`replace_memory_${name}`, `Replace the text of a record of the memory "${mount.name}".`, REPLACE_SCHEMA, (args) =>

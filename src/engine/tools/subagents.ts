@@ -9,7 +9,7 @@
 // `thread` the child's items stay in its own thread. A cancelled (or handed-over) parent cancels its
 // child. A child that stops to wait (an approval, a client tool, a question) is refused: it is
 // cancelled and the call fails, since nobody answers a subagent's questions.
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import Type from 'typebox';
 import type { Run } from '../../services/rows.js';
 import type { SubagentMode } from '../agent-config.js';
 import { describeError } from '../attempt-errors.js';
@@ -19,21 +19,16 @@ import { streamRunItems, type ItemView } from '../../features/runs/run-items.js'
 import { startSubagentRun } from '../../features/runs/subagent-runs.js';
 import type { CallContext } from '../../services/call-context.js';
 import { resolvePermission } from './permissions.js';
-import type { RunTool, ToolSource } from './tool.js';
+import { checkedExecution, toolInputSchema, type RunTool, type ToolSource } from './tool.js';
 import { readFailure } from '../../features/runs/run-members.js';
 
 export const DELEGATE_TOOL_PREFIX = 'delegate_to_';
 
-const inputSchema: JSONSchema7 = {
-  type: 'object',
-  properties: {
-    task: {
-      type: 'string',
-      description: 'Everything the subagent needs to know to do the task: it sees nothing of this conversation but this text.',
-    },
-  },
-  required: ['task'],
-};
+const inputSchema = Type.Object({
+  task: Type.String({
+    description: 'Everything the subagent needs to know to do the task: it sees nothing of this conversation but this text.',
+  }),
+});
 
 /** Where a mirrored item came from: the child run and the item's ordinal there. */
 interface ChildOrigin {
@@ -122,41 +117,38 @@ export const subagentTools: ToolSource = ({ call, run, config, items, park }) =>
       description:
         `Delegate a task to the subagent "${name}"${subagent.description ? `: ${subagent.description}` : ''}. ` +
         'It works on the task by itself and its final answer is the result of this call.',
-      inputSchema,
+      inputSchema: toolInputSchema(inputSchema),
       permission: resolvePermission(toolName, { permission: subagent.permission }),
       offered: true,
-      execution: {
-        kind: 'server',
-        execute: async (args, { toolCallId, signal, span }) => {
-          const task = typeof args.task === 'string' ? args.task.trim() : '';
-          if (!task) throw new Error('task is required: the text the subagent works on');
-          const child = await startSubagentRun(call, {
-            parent: run,
-            name,
-            toolCallId,
-            agentId: subagent.agent_id,
-            revisionId: subagent.revision_id,
-            overrides: subagent.overrides,
-            task,
-            span,
-          });
-          const origin: ChildOrigin = { name, run_id: child.id, thread_id: child.threadId, tool_call_id: toolCallId };
-          const record = items?.open('subagent_run', { ...origin, mode, status: child.status });
-          try {
-            const wait = followChild(call, child, signal, mode === 'inline' && items ? new ChildMirror(items, origin) : null);
-            const settled = await (park ? park(wait) : wait);
-            if (settled.status === 'waiting') await cancelChild(call, child.id);
-            const status = settled.status === 'waiting' ? 'cancelled' : settled.status;
-            if (record) items!.complete(record, { status }, status === 'completed' ? 'completed' : 'failed');
-            return resultOf(name, settled);
-          } catch (error) {
-            if (record?.state === 'in_progress') items!.complete(record, { status: 'cancelled', error: describeError(error) }, 'failed');
-            // The parent stops (cancel, hand-over): its child stops with it.
-            if (signal.aborted) await cancelChild(call, child.id);
-            throw error;
-          }
-        },
-      },
+      execution: checkedExecution(inputSchema, async (args, { toolCallId, signal, span }) => {
+        const task = args.task.trim();
+        if (!task) throw new Error('task is required: the text the subagent works on');
+        const child = await startSubagentRun(call, {
+          parent: run,
+          name,
+          toolCallId,
+          agentId: subagent.agent_id,
+          revisionId: subagent.revision_id,
+          overrides: subagent.overrides,
+          task,
+          span,
+        });
+        const origin: ChildOrigin = { name, run_id: child.id, thread_id: child.threadId, tool_call_id: toolCallId };
+        const record = items?.open('subagent_run', { ...origin, mode, status: child.status });
+        try {
+          const wait = followChild(call, child, signal, mode === 'inline' && items ? new ChildMirror(items, origin) : null);
+          const settled = await (park ? park(wait) : wait);
+          if (settled.status === 'waiting') await cancelChild(call, child.id);
+          const status = settled.status === 'waiting' ? 'cancelled' : settled.status;
+          if (record) items!.complete(record, { status }, status === 'completed' ? 'completed' : 'failed');
+          return resultOf(name, settled);
+        } catch (error) {
+          if (record?.state === 'in_progress') items!.complete(record, { status: 'cancelled', error: describeError(error) }, 'failed');
+          // The parent stops (cancel, hand-over): its child stops with it.
+          if (signal.aborted) await cancelChild(call, child.id);
+          throw error;
+        }
+      }),
     };
   });
 };

@@ -4,6 +4,7 @@
 // `RunTool`s. The turn loop (executor.ts) never names a kind: it offers the toolset to the model
 // and hands the calls to dispatch.ts, which decides by `permission` and `execution` alone.
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { Static, TObject } from 'typebox';
 import type { Run } from '../../services/rows.js';
 import type { CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
@@ -70,6 +71,25 @@ export interface RunTool {
   shell?: boolean;
   /** A tool that only reads what the run already holds: the reviewer does not rate its calls. */
   skipReview?: boolean;
+}
+
+/**
+ * A tool's input schema, defined once as a TypeBox object: the JSON Schema the model is offered and
+ * dispatch checks every call's arguments against (argument-check.ts), and, through `Static`, the type
+ * of the arguments its execution reads. A TypeBox schema is plain JSON Schema (its own markers are not
+ * enumerable).
+ */
+export const toolInputSchema = (schema: TObject): JSONSchema7 => schema as JSONSchema7;
+
+/**
+ * A server execution whose arguments are typed by the tool's input schema. Dispatch runs an execution
+ * only with arguments that passed the check against that schema, so they are its `Static` type.
+ */
+export function checkedExecution<S extends TObject>(
+  _inputSchema: S,
+  execute: (args: Static<S>, call: ToolCallContext) => Promise<unknown>,
+): Extract<ToolExecution, { kind: 'server' }> {
+  return { kind: 'server', execute: (args, call) => execute(args as Static<S>, call) };
 }
 
 /** A tool the server carries out. */

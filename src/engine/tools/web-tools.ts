@@ -3,7 +3,7 @@
 // reads pages, or else the service's own direct fetch. Both are server tools. A fetched address must
 // pass the run's `allowed_hosts` and the deployment's endpoint policy (every redirect too), pages are
 // read up to a byte limit and their text cut at a character limit, and every call has a time limit.
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import Type from 'typebox';
 import { runOptionsSchema } from '../../features/agents/documents/config-schema.js';
 import { describeError } from '../attempt-errors.js';
 import { urlRefusal } from '../../lib/host-allowance.js';
@@ -12,7 +12,7 @@ import { directFetch } from '../../providers/web/direct-fetch.js';
 import type { WebPage } from '../../providers/web/types.js';
 import { usableWebProvider, type UsableWebProvider } from '../../features/tools/web-providers.js';
 import type { ToolsetConfig } from '../agent-config.js';
-import type { RunTool, ToolPermission, ToolSource, ToolSourceContext } from './tool.js';
+import { checkedExecution, toolInputSchema, type RunTool, type ToolPermission, type ToolSource, type ToolSourceContext } from './tool.js';
 import { readDocument } from '../../lib/json-documents.js';
 
 export const WEB_SEARCH_TOOL = 'web_search';
@@ -23,19 +23,11 @@ export const WEB_DEFAULTS = { maxResults: 5, maxPageBytes: 2 * 1024 * 1024, maxT
 const MAX_QUERY_CHARS = 400;
 const MAX_SNIPPET_CHARS = 1_000;
 
-const SEARCH_SCHEMA: JSONSchema7 = {
-  type: 'object',
-  properties: {
-    query: { type: 'string', minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'what to search the web for' },
-    max_results: { type: 'integer', minimum: 1, maximum: 20, description: 'how many results (default set by the agent)' },
-  },
-  required: ['query'],
-};
-const FETCH_SCHEMA: JSONSchema7 = {
-  type: 'object',
-  properties: { url: { type: 'string', description: 'the http(s) address of the page' } },
-  required: ['url'],
-};
+const SEARCH_SCHEMA = Type.Object({
+  query: Type.String({ minLength: 1, maxLength: MAX_QUERY_CHARS, description: 'what to search the web for' }),
+  max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'how many results (default set by the agent)' })),
+});
+const FETCH_SCHEMA = Type.Object({ url: Type.String({ description: 'the http(s) address of the page' }) });
 
 interface WebSettings {
   providerId?: string;
@@ -113,31 +105,25 @@ export const webTools: ToolSource = async (context) => {
     tools.push({
       name: WEB_SEARCH_TOOL,
       description: 'Search the web. Returns the title, address and a short excerpt of each result.',
-      inputSchema: SEARCH_SCHEMA,
+      inputSchema: toolInputSchema(SEARCH_SCHEMA),
       permission: permissionOf(tuning.web_search?.permission),
       offered: true,
-      execution: {
-        kind: 'server',
-        execute: async (args, call) => {
-          if ('error' in search) throw new Error(search.error);
-          const { provider } = search;
-          const query = typeof args.query === 'string' ? args.query.trim() : '';
-          if (!query) throw new Error('query must be a non-empty string');
-          if (query.length > MAX_QUERY_CHARS) throw new Error(`query must be at most ${MAX_QUERY_CHARS} characters`);
-          const wanted =
-            typeof args.max_results === 'number'
-              ? args.max_results
-              : (settings.maxResults ?? Number(provider.config.max_results ?? WEB_DEFAULTS.maxResults));
-          const maxResults = Math.max(1, Math.min(20, Math.floor(wanted) || WEB_DEFAULTS.maxResults));
-          const results = await withinTime(settings.timeoutMs, call.signal, `the web provider "${provider.name}"`, (signal) =>
-            provider.type.web!.search!(providerContext(provider, signal), { query, maxResults }),
-          );
-          return {
-            query,
-            results: results.slice(0, maxResults).map((r) => ({ ...r, snippet: r.snippet.slice(0, MAX_SNIPPET_CHARS) })),
-          };
-        },
-      },
+      execution: checkedExecution(SEARCH_SCHEMA, async (args, call) => {
+        if ('error' in search) throw new Error(search.error);
+        const { provider } = search;
+        const query = args.query.trim();
+        if (!query) throw new Error('query must be a non-empty string');
+        if (query.length > MAX_QUERY_CHARS) throw new Error(`query must be at most ${MAX_QUERY_CHARS} characters`);
+        const wanted = args.max_results ?? settings.maxResults ?? Number(provider.config.max_results ?? WEB_DEFAULTS.maxResults);
+        const maxResults = Math.max(1, Math.min(20, Math.floor(wanted) || WEB_DEFAULTS.maxResults));
+        const results = await withinTime(settings.timeoutMs, call.signal, `the web provider "${provider.name}"`, (signal) =>
+          provider.type.web!.search!(providerContext(provider, signal), { query, maxResults }),
+        );
+        return {
+          query,
+          results: results.slice(0, maxResults).map((r) => ({ ...r, snippet: r.snippet.slice(0, MAX_SNIPPET_CHARS) })),
+        };
+      }),
     });
   }
 
@@ -145,36 +131,31 @@ export const webTools: ToolSource = async (context) => {
     tools.push({
       name: WEB_FETCH_TOOL,
       description: `Fetch a web page and read it as text (at most ${settings.maxTextChars} characters; longer pages are cut and marked truncated).`,
-      inputSchema: FETCH_SCHEMA,
+      inputSchema: toolInputSchema(FETCH_SCHEMA),
       permission: permissionOf(tuning.web_fetch?.permission),
       offered: true,
-      execution: {
-        kind: 'server',
-        execute: async (args, call) => {
-          const url = typeof args.url === 'string' ? args.url.trim() : '';
-          const checkUrl = (address: string) => {
-            const refusal = urlRefusal(address, rules);
-            if (refusal) throw new Error(refusal);
-          };
-          checkUrl(url);
-          if (fetchProvider && 'error' in fetchProvider) throw new Error(fetchProvider.error);
-          const provider = fetchProvider?.provider;
-          if (provider && !provider.type.web?.fetch)
-            throw new Error(`the web provider "${provider.name}" (${provider.type.type}) does not fetch pages`);
-          const request = { url, maxBytes: settings.maxPageBytes, checkUrl };
-          const page: WebPage = await withinTime(
-            settings.timeoutMs,
-            call.signal,
-            provider ? `the web provider "${provider.name}"` : url,
-            (signal) =>
-              provider
-                ? provider.type.web!.fetch!(providerContext(provider, signal), request)
-                : directFetch({ config: {}, signal }, request),
-          );
-          const cut = page.text.length > settings.maxTextChars;
-          return { ...page, text: cut ? page.text.slice(0, settings.maxTextChars) : page.text, truncated: page.truncated || cut };
-        },
-      },
+      execution: checkedExecution(FETCH_SCHEMA, async (args, call) => {
+        const url = args.url.trim();
+        const checkUrl = (address: string) => {
+          const refusal = urlRefusal(address, rules);
+          if (refusal) throw new Error(refusal);
+        };
+        checkUrl(url);
+        if (fetchProvider && 'error' in fetchProvider) throw new Error(fetchProvider.error);
+        const provider = fetchProvider?.provider;
+        if (provider && !provider.type.web?.fetch)
+          throw new Error(`the web provider "${provider.name}" (${provider.type.type}) does not fetch pages`);
+        const request = { url, maxBytes: settings.maxPageBytes, checkUrl };
+        const page: WebPage = await withinTime(
+          settings.timeoutMs,
+          call.signal,
+          provider ? `the web provider "${provider.name}"` : url,
+          (signal) =>
+            provider ? provider.type.web!.fetch!(providerContext(provider, signal), request) : directFetch({ config: {}, signal }, request),
+        );
+        const cut = page.text.length > settings.maxTextChars;
+        return { ...page, text: cut ? page.text.slice(0, settings.maxTextChars) : page.text, truncated: page.truncated || cut };
+      }),
     });
   }
   return tools;

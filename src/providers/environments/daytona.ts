@@ -39,6 +39,7 @@ import {
   SandboxApiError,
   sandboxFetch,
   sandboxJson,
+  uploadFile,
   vendorProblem,
 } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
@@ -311,7 +312,6 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
   },
   async writeFile(ctx, instance, path, content) {
     const file = fileToWrite(instance.workingDirectory, path);
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const base = await toolboxUrl(ctx, instance.instanceId);
       if ((await info(ctx, base, file))?.isDir) throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
@@ -323,15 +323,11 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         service: TOOLBOX_SERVICE,
       });
       if (folder.status !== 200 && folder.status !== 201) await fileProblem(folder, posix.dirname(path), 'creating');
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(bytes)]), posix.basename(file));
-      const response = await sandboxFetch({
-        method: 'POST',
-        url: `${base}/files/upload?${new URLSearchParams({ path: file })}`,
-        headers: daytonaHeaders(ctx),
-        body: form,
-        service: TOOLBOX_SERVICE,
-      });
+      const { bytes, response } = await uploadFile(
+        { url: `${base}/files/upload?${new URLSearchParams({ path: file })}`, headers: daytonaHeaders(ctx), service: TOOLBOX_SERVICE },
+        file,
+        content,
+      );
       if (response.status !== 200 && response.status !== 201) await fileProblem(response, path, 'writing');
       return { sizeBytes: bytes.length };
     } catch (error) {

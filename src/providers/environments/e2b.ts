@@ -29,7 +29,7 @@ import {
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
-import { boundedFileRead, controlPlaneWork, SandboxApiError, sandboxFetch, unreachable } from './sandbox-http.js';
+import { boundedFileRead, controlPlaneWork, SandboxApiError, sandboxFetch, unreachable, uploadFile } from './sandbox-http.js';
 import { stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
@@ -318,22 +318,17 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
   },
   async writeFile(ctx, instance, path, content) {
     const file = fileToWrite(instance.workingDirectory, path);
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     try {
       const access = await sandboxAccess(ctx, instance.instanceId);
       const entry = await stat(access, file);
       if (entry?.type === 'FILE_TYPE_DIRECTORY') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
-      const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(bytes)]), posix.basename(file));
-      const query = new URLSearchParams({ path: file, username: userOf(ctx) });
       // envd creates the parent directories and replaces an existing file.
-      const response = await sandboxFetch({
-        method: 'POST',
-        url: `${access.baseUrl}/files?${query}`,
-        headers: access.headers,
-        body: form,
-        service: SANDBOX_SERVICE,
-      });
+      const query = new URLSearchParams({ path: file, username: userOf(ctx) });
+      const { bytes, response } = await uploadFile(
+        { url: `${access.baseUrl}/files?${query}`, headers: access.headers, service: SANDBOX_SERVICE },
+        file,
+        content,
+      );
       const text = await response.text().catch(() => '');
       if (response.status === 400 || response.status === 507)
         throw new EnvironmentDriverError('invalid_path', `${path}: ${text.slice(0, 300) || `HTTP ${response.status}`}`);

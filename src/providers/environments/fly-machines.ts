@@ -2,6 +2,8 @@
 // provider's token, scoped to one app. It speaks only what the `fly` environment driver needs —
 // machines: create, list, get, wait, start, stop, exec, delete.
 
+import { ControlPlaneError, ControlPlaneUnreachable } from './control-plane.js';
+
 export interface FlyTarget {
   /** The API's root without `/v1` (default https://api.machines.dev). */
   baseUrl: string;
@@ -12,22 +14,13 @@ export interface FlyTarget {
 export const FLY_DEFAULT_BASE_URL = 'https://api.machines.dev';
 
 /** An answer of 400 or more, with the API's own sentence (`{"error": …}`). */
-export class FlyError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'FlyError';
-  }
+export class FlyError extends ControlPlaneError {
+  override name = 'FlyError';
 }
 
 /** The API could not be reached at all (refused, no route, timed out). */
-export class FlyUnreachable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FlyUnreachable';
-  }
+export class FlyUnreachable extends ControlPlaneUnreachable {
+  override name = 'FlyUnreachable';
 }
 
 export interface FlyMachine {

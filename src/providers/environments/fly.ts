@@ -11,15 +11,8 @@ import {
   type EnvironmentInstance,
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
-import {
-  FLY_DEFAULT_BASE_URL,
-  flyCall,
-  FlyError,
-  FlyUnreachable,
-  type FlyExecResponse,
-  type FlyMachine,
-  type FlyTarget,
-} from './fly-machines.js';
+import { FLY_DEFAULT_BASE_URL, flyCall, FlyError, type FlyExecResponse, type FlyMachine, type FlyTarget } from './fly-machines.js';
+import { provisioningProblem, workProblem } from './control-plane.js';
 import { imageOf, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
@@ -54,12 +47,9 @@ function targetOf(ctx: EnvironmentDriverContext): FlyTarget {
 /** Machine names are lower-case: the environment's id, readable in `fly machines list`. */
 const machineName = (environmentId: string) => `wsa-${environmentId.toLowerCase().replace(/_/g, '-')}`;
 
-/** A problem during work as a state the caller can act on (409 failed_precondition), not the service's failure. */
+/** A problem during work: a 404 means the machine is gone. */
 function apiProblem(error: unknown): never {
-  if (error instanceof EnvironmentDriverError) throw error;
-  if (error instanceof FlyError && error.status === 404)
-    throw new EnvironmentDriverError('unavailable', 'the environment has no machine (deleted outside the service?)');
-  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+  return workProblem(error, 'machine');
 }
 
 /**
@@ -168,8 +158,7 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
       await waitFor(target, machine, 'started', request.signal);
       return { instanceId: machine.id, workingDirectory };
     } catch (error) {
-      if (error instanceof FlyError || error instanceof FlyUnreachable) throw new Error(error.message, { cause: error });
-      throw error;
+      provisioningProblem(error);
     }
   },
   exec: (ctx, instance, request) => remoteExec(transport(ctx, instance), instance.workingDirectory, request),

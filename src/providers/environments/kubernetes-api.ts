@@ -10,6 +10,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import WebSocket from 'ws';
+import { ControlPlaneError, ControlPlaneUnreachable } from './control-plane.js';
 
 export interface KubeTarget {
   /** The API server, e.g. https://10.0.0.1:6443. */
@@ -27,24 +28,21 @@ export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 /** The largest standard input frame sent at once. */
 const STDIN_FRAME_BYTES = 32 * 1024;
 
-/** An answer of 400 or more, with the API's own Status message. */
-export class KubeError extends Error {
+/** An answer of 400 or more, with the API's own Status message (and its machine-readable reason). */
+export class KubeError extends ControlPlaneError {
+  override name = 'KubeError';
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
     readonly reason?: string,
   ) {
-    super(message);
-    this.name = 'KubeError';
+    super(status, message);
   }
 }
 
 /** The API server could not be reached at all. */
-export class KubeUnreachable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'KubeUnreachable';
-  }
+export class KubeUnreachable extends ControlPlaneUnreachable {
+  override name = 'KubeUnreachable';
 }
 
 /** A metav1.Status as the API answers it (errors, and the exec error channel). */

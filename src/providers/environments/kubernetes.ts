@@ -10,7 +10,8 @@ import {
   type EnvironmentInstance,
 } from '../environment-driver.js';
 import { registerProviderType, type JsonSchema } from '../registry.js';
-import { execStream, KubeError, kubeCall, KubeUnreachable, type KubeTarget } from './kubernetes-api.js';
+import { execStream, KubeError, kubeCall, type KubeTarget } from './kubernetes-api.js';
+import { provisioningProblem, workProblem } from './control-plane.js';
 import { imageOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
@@ -78,12 +79,9 @@ function podOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): { 
 const podPath = (namespace: string, name?: string) =>
   `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods${name ? `/${encodeURIComponent(name)}` : ''}`;
 
-/** A problem during work as a state the caller can act on (409 failed_precondition). */
+/** A problem during work: a 404 means the pod is gone. */
 function apiProblem(error: unknown): never {
-  if (error instanceof EnvironmentDriverError) throw error;
-  if (error instanceof KubeError && error.status === 404)
-    throw new EnvironmentDriverError('unavailable', 'the environment has no pod (deleted outside the service?)');
-  throw new EnvironmentDriverError('unavailable', (error as Error).message);
+  return workProblem(error, 'pod');
 }
 
 /** Why a pod will never run, or null while it may still. */
@@ -195,8 +193,7 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
       );
       await waitUntilRunning(target, namespace, name, request.signal);
     } catch (error) {
-      if (error instanceof KubeError || error instanceof KubeUnreachable) throw new Error(error.message, { cause: error });
-      throw error;
+      provisioningProblem(error);
     }
     return { instanceId: `${namespace}/${name}`, workingDirectory };
   },

@@ -1,6 +1,7 @@
 // The HTTP plumbing the hosted sandbox drivers (E2B, Daytona) share: a JSON call to a vendor's API
 // whose transport failures become `unavailable` driver errors naming the service, and the reading of
 // a vendor's error body into one sentence.
+import { posix } from 'node:path';
 import { EnvironmentDriverError, type EnvironmentDriverContext } from '../environment-driver.js';
 
 /** Calls to a vendor's control plane or a sandbox's daemon give up after this long unless told otherwise. */
@@ -186,4 +187,19 @@ export async function boundedFileRead(response: Response, maxBytes: number, list
   const kept = content.subarray(0, maxBytes);
   const sizeBytes = Math.max(Number(listedSize ?? 0), content.length);
   return { content: kept, sizeBytes, truncated: content.length > maxBytes || sizeBytes > kept.length };
+}
+
+/**
+ * Sends a file's bytes as the `file` part of a multipart form named after the file (Daytona's toolbox
+ * and E2B's envd take uploads this way): the bytes it sent, and the daemon's answer.
+ */
+export async function uploadFile(
+  req: Omit<SandboxRequest, 'method' | 'json' | 'body'>,
+  file: string,
+  content: string | Buffer,
+): Promise<{ bytes: Buffer; response: Response }> {
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)]), posix.basename(file));
+  return { bytes, response: await sandboxFetch({ ...req, method: 'POST', body: form }) };
 }

@@ -1,4 +1,5 @@
 // Brave Search: GET /res/v1/web/search, the key in X-Subscription-Token.
+import Type from 'typebox';
 import { hostedWebType, plain } from './define.js';
 import { str } from './http.js';
 import { searchResults } from './search-results.js';
@@ -16,8 +17,8 @@ export const brave = hostedWebType({
   setupUrl: 'https://api-dashboard.search.brave.com/',
   root: api.root,
   configuration: {
-    country: { type: 'string', pattern: '^[A-Za-z]{2}$' },
-    safesearch: { enum: ['off', 'moderate', 'strict'] },
+    country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })),
+    safesearch: Type.Optional(Type.Enum(['off', 'moderate', 'strict'])),
   },
   web: {
     async search(ctx, { query, maxResults }) {

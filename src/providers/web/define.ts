@@ -1,31 +1,32 @@
 // The pieces every web type shares: its configuration schema (a `base_url` that defaults to the
 // vendor's API, a default number of results) and how a type is declared. The credential schemas are
 // those of every provider kind (../credential-schemas.ts).
-import type { JsonSchema, ProviderContext, ProviderType } from '../registry.js';
+import Type, { type TProperties } from 'typebox';
+import { jsonSchemaOf, type JsonSchema, type ProviderContext, type ProviderType } from '../registry.js';
 import { apiKeyCredential } from '../common-schemas.js';
 import { convert } from 'html-to-text';
 import { str, trimSlash } from './http.js';
 import type { WebOperation, WebOperations } from './types.js';
 
-const maxResults = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 50,
-  description: 'results per search when the toolset does not say (default 5)',
-};
+const maxResults = Type.Integer({ minimum: 1, maximum: 50, description: 'results per search when the toolset does not say (default 5)' });
 
-/** A configuration with `base_url` (default: the vendor's API) and `max_results`, plus the type's own members. */
-export function webConfig(defaultBaseUrl: string | null, extra: Record<string, unknown> = {}, required: string[] = []): JsonSchema {
-  return {
-    type: 'object',
-    properties: {
-      ...(defaultBaseUrl !== null ? { base_url: { type: 'string', format: 'uri', description: `default ${defaultBaseUrl}` } } : {}),
-      max_results: maxResults,
-      ...extra,
-    },
-    ...(required.length ? { required } : {}),
-    additionalProperties: false,
-  };
+/**
+ * A configuration with `base_url` (default: the vendor's API) and `max_results`, plus the type's own
+ * members (optional unless a type says otherwise), defined with TypeBox.
+ */
+export function webConfig(defaultBaseUrl: string | null, own: TProperties = {}): JsonSchema {
+  return jsonSchemaOf(
+    Type.Object(
+      {
+        ...(defaultBaseUrl !== null
+          ? { base_url: Type.Optional(Type.String({ format: 'uri', description: `default ${defaultBaseUrl}` })) }
+          : {}),
+        max_results: Type.Optional(maxResults),
+        ...own,
+      },
+      { additionalProperties: false },
+    ),
+  );
 }
 
 export interface WebTypeDefinition {
@@ -52,7 +53,7 @@ export interface HostedWebTypeDefinition extends Pick<WebTypeDefinition, 'type' 
   /** The vendor's API root, the default of `base_url`. */
   root: string;
   /** The type's own configuration members, beside `base_url` and `max_results`. */
-  configuration?: Record<string, unknown>;
+  configuration?: TProperties;
 }
 
 /**

@@ -1,4 +1,5 @@
 // Exa: POST /search (with a short text of each result) and POST /contents, the key in x-api-key.
+import Type from 'typebox';
 import { hostedWebType } from './define.js';
 import { WebApiError, str } from './http.js';
 import { searchResults } from './search-results.js';
@@ -23,7 +24,7 @@ export const exa = hostedWebType({
   title: 'Exa',
   setupUrl: 'https://dashboard.exa.ai/',
   root: api.root,
-  configuration: { search_type: { enum: ['auto', 'neural', 'keyword', 'fast'], description: 'default auto' } },
+  configuration: { search_type: Type.Optional(Type.Enum(['auto', 'neural', 'keyword', 'fast'], { description: 'default auto' })) },
   web: {
     async search(ctx, { query, maxResults }) {
       const answer = await api.call<{ results?: Result[] }>(ctx, {

@@ -1,16 +1,19 @@
 // Direct HTTP fetch: no vendor, the service reads pages itself (see direct-fetch.ts).
+import Type from 'typebox';
 import { webType } from './define.js';
 import { noCredential } from '../common-schemas.js';
 import { directFetch } from './direct-fetch.js';
+import { jsonSchemaOf } from '../registry.js';
 
 export const fetchType = webType({
   type: 'fetch',
   title: 'Direct HTTP fetch',
-  configurationSchema: {
-    type: 'object',
-    properties: { user_agent: { type: 'string', minLength: 1, maxLength: 200, description: 'the User-Agent header sent' } },
-    additionalProperties: false,
-  },
+  configurationSchema: jsonSchemaOf(
+    Type.Object(
+      { user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the User-Agent header sent' })) },
+      { additionalProperties: false },
+    ),
+  ),
   credentialSchema: noCredential,
   credentialRequired: false,
   endpointFields: [],

@@ -1,5 +1,6 @@
 // Firecrawl: POST /v1/scrape (the page as Markdown, main content only) and POST /v1/search, the key
 // as a bearer token. Firecrawl answers `success: false` with an `error` sentence when it fails.
+import Type from 'typebox';
 import { hostedWebType } from './define.js';
 import { WebApiError, str } from './http.js';
 import { searchResults } from './search-results.js';
@@ -23,7 +24,7 @@ export const firecrawl = hostedWebType({
   title: 'Firecrawl',
   setupUrl: 'https://www.firecrawl.dev/app',
   root: api.root,
-  configuration: { only_main_content: { type: 'boolean', description: 'default true' } },
+  configuration: { only_main_content: Type.Optional(Type.Boolean({ description: 'default true' })) },
   web: {
     async search(ctx, { query, maxResults }) {
       const answer = await api.call<SearchAnswer>(ctx, { method: 'POST', path: '/v1/search', body: { query, limit: maxResults } });

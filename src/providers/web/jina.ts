@@ -1,6 +1,7 @@
 // Jina Reader: GET {reader}/{url} reads a page, GET {search}/?q= searches; JSON answers
 // (`Accept: application/json`), the optional key as a bearer token (without one Jina's free rate
 // limit applies). Search asks for results without their pages' contents (`X-Respond-With: no-content`).
+import Type from 'typebox';
 import { apiKeyOf, baseUrl, webConfig, webType } from './define.js';
 import { optionalApiKeyCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
@@ -26,7 +27,7 @@ export const jina = webType({
   type: 'jina',
   title: 'Jina Reader',
   setupUrl: 'https://jina.ai/reader/',
-  configurationSchema: webConfig(READER, { search_url: { type: 'string', format: 'uri', description: `default ${SEARCH}` } }),
+  configurationSchema: webConfig(READER, { search_url: Type.Optional(Type.String({ format: 'uri', description: `default ${SEARCH}` })) }),
   credentialSchema: optionalApiKeyCredential,
   credentialRequired: false,
   endpointFields: ['base_url', 'search_url'],

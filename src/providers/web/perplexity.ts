@@ -1,5 +1,6 @@
 // Perplexity's Search API (ranked web results, not a chat answer): POST /search, the key as a
 // bearer token.
+import Type from 'typebox';
 import { hostedWebType } from './define.js';
 import { searchResults } from './search-results.js';
 import { vendorApi } from './vendor-api.js';
@@ -15,7 +16,7 @@ export const perplexity = hostedWebType({
   title: 'Perplexity Search',
   setupUrl: 'https://www.perplexity.ai/account/api',
   root: api.root,
-  configuration: { country: { type: 'string', pattern: '^[A-Za-z]{2}$' } },
+  configuration: { country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$' })) },
   web: {
     async search(ctx, { query, maxResults }) {
       const answer = await api.call<SearchAnswer>(ctx, {

@@ -1,5 +1,6 @@
 // SearXNG, a metasearch engine that users host: GET {base_url}/search?format=json (the instance must
 // have the JSON format enabled in its settings). No credential; the instance's address is required.
+import Type from 'typebox';
 import { baseUrl, webConfig, webType } from './define.js';
 import { noCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
@@ -12,16 +13,12 @@ interface SearchAnswer {
 export const searxng = webType({
   type: 'searxng',
   title: 'SearXNG (self-hosted metasearch)',
-  configurationSchema: webConfig(
-    null,
-    {
-      base_url: { type: 'string', format: 'uri', description: 'the instance, e.g. https://search.example.com' },
-      categories: { type: 'string', description: 'comma-separated, e.g. general,news' },
-      language: { type: 'string' },
-      safesearch: { enum: [0, 1, 2] },
-    },
-    ['base_url'],
-  ),
+  configurationSchema: webConfig(null, {
+    base_url: Type.String({ format: 'uri', description: 'the instance, e.g. https://search.example.com' }),
+    categories: Type.Optional(Type.String({ description: 'comma-separated, e.g. general,news' })),
+    language: Type.Optional(Type.String()),
+    safesearch: Type.Optional(Type.Enum([0, 1, 2])),
+  }),
   credentialSchema: noCredential,
   credentialRequired: false,
   endpointFields: ['base_url'],

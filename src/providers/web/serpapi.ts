@@ -1,5 +1,6 @@
 // SerpApi: GET /search.json with the engine (default google); the key goes as the `api_key` query
 // parameter, which is how SerpApi takes it (messages never repeat it).
+import Type from 'typebox';
 import { apiKeyOf, hostedWebType } from './define.js';
 import { WebApiError, scrub, str } from './http.js';
 import { searchResults } from './search-results.js';
@@ -18,10 +19,10 @@ export const serpapi = hostedWebType({
   setupUrl: 'https://serpapi.com/manage-api-key',
   root: api.root,
   configuration: {
-    engine: { type: 'string', pattern: '^[a-z_]{1,40}$', description: 'default google' },
-    location: { type: 'string' },
-    hl: { type: 'string' },
-    gl: { type: 'string' },
+    engine: Type.Optional(Type.String({ pattern: '^[a-z_]{1,40}$', description: 'default google' })),
+    location: Type.Optional(Type.String()),
+    hl: Type.Optional(Type.String()),
+    gl: Type.Optional(Type.String()),
   },
   web: {
     async search(ctx, { query, maxResults }) {

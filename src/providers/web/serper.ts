@@ -1,4 +1,5 @@
 // Serper (Google results): POST /search, the key in X-API-KEY.
+import Type from 'typebox';
 import { hostedWebType } from './define.js';
 import { searchResults } from './search-results.js';
 import { vendorApi } from './vendor-api.js';
@@ -15,8 +16,8 @@ export const serper = hostedWebType({
   setupUrl: 'https://serper.dev/',
   root: api.root,
   configuration: {
-    gl: { type: 'string', description: 'country code, e.g. us' },
-    hl: { type: 'string', description: 'language, e.g. en' },
+    gl: Type.Optional(Type.String({ description: 'country code, e.g. us' })),
+    hl: Type.Optional(Type.String({ description: 'language, e.g. en' })),
   },
   web: {
     async search(ctx, { query, maxResults }) {

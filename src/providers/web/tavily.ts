@@ -1,4 +1,5 @@
 // Tavily: POST /search and POST /extract, the key as a bearer token.
+import Type from 'typebox';
 import { hostedWebType } from './define.js';
 import { WebApiError, str } from './http.js';
 import { searchResults } from './search-results.js';
@@ -19,7 +20,7 @@ export const tavily = hostedWebType({
   title: 'Tavily',
   setupUrl: 'https://app.tavily.com/',
   root: api.root,
-  configuration: { search_depth: { enum: ['basic', 'advanced'], description: 'default basic' } },
+  configuration: { search_depth: Type.Optional(Type.Enum(['basic', 'advanced'], { description: 'default basic' })) },
   web: {
     async search(ctx, { query, maxResults }) {
       const answer = await api.call<SearchAnswer>(ctx, {

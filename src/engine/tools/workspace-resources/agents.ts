@@ -3,7 +3,8 @@
 import type { Agent } from '../../../services/rows.js';
 import { createAgent, getAgent, getAgentRevision, listAgents, publishAgentRevision } from '../../../features/agents/agents.js';
 import { formatEtag } from '../../../lib/etag.js';
-import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
+import Type from 'typebox';
+import { idArg, listArgs, listSchema, objectSchema, optionalBoolean, pageResult, workspaceTool } from './definition.js';
 
 const agentSummary = (agent: Agent) => ({
   id: agent.id,
@@ -16,29 +17,30 @@ const agentSummary = (agent: Agent) => ({
   version: agent.version,
 });
 
-const CONFIG = { type: 'object', description: 'A whole agent configuration (docs: "Agent configuration"); `model` is required.' } as const;
-const NOTE = { type: 'string', description: 'A note kept with the revision.' } as const;
+// The configuration is checked by the agent service, as the agent API checks it: here only an object.
+const CONFIG = Type.Object({}, { description: 'A whole agent configuration (docs: "Agent configuration"); `model` is required.' });
+const NOTE = Type.Optional(Type.String({ description: 'A note kept with the revision.' }));
 
-export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
-  {
+export const AGENT_TOOLS = [
+  workspaceTool({
     name: 'list_agents',
     group: 'agents',
     write: false,
     description:
       'List the agents of this workspace, newest first: id, name, description, labels, source, default revision and whether archived. ' +
       'Archived agents are listed only with `archived: true`.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, archived: { type: 'boolean', description: 'List archived agents instead.' } }),
+    inputSchema: listSchema({ archived: Type.Optional(Type.Boolean({ description: 'List archived agents instead.' })) }),
     async execute(call, args) {
       const page = await listAgents(call, { ...listArgs(args), archived: optionalBoolean(args.archived) });
       return pageResult('agents', page, agentSummary);
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'get_agent',
     group: 'agents',
     write: false,
     description: 'Read one agent of this workspace with its default revision’s configuration.',
-    inputSchema: objectSchema({ agent_id: { type: 'string' } }, ['agent_id']),
+    inputSchema: objectSchema({ agent_id: Type.String() }),
     async execute(call, args) {
       const agent = await getAgent(call, idArg(args, 'agent_id'));
       const revision = agent.defaultRevisionId ? await getAgentRevision(call, agent.id, agent.defaultRevisionId) : null;
@@ -47,24 +49,21 @@ export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
         default_revision: revision ? { id: revision.id, number: revision.number, note: revision.note, config: revision.config } : null,
       };
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'create_agent',
     group: 'agents',
     write: true,
     description:
       'Create an agent of this workspace with its first revision. The configuration is validated as the agent API validates it; ' +
       'every model, skill, connection, memory and template it names must exist in this workspace.',
-    inputSchema: objectSchema(
-      {
-        name: { type: 'string' },
-        description: { type: 'string' },
-        labels: { type: 'object', additionalProperties: { type: 'string' } },
-        config: CONFIG,
-        note: NOTE,
-      },
-      ['name', 'config'],
-    ),
+    inputSchema: objectSchema({
+      name: Type.String(),
+      description: Type.Optional(Type.String()),
+      labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+      config: CONFIG,
+      note: NOTE,
+    }),
     async execute(call, args) {
       const agent = await createAgent(call, {
         name: args.name,
@@ -75,8 +74,8 @@ export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
       });
       return { ...agentSummary(agent), revision_number: 1 };
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'publish_agent_revision',
     group: 'agents',
     write: true,
@@ -84,16 +83,13 @@ export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
       'Publish a new revision of an agent of this workspace from a whole configuration; by default it becomes the default revision. ' +
       'A configuration equal to an existing revision gives that revision back (`created: false`). ' +
       'With `version` (the agent’s `version` as read) the publish is refused if the agent changed since.',
-    inputSchema: objectSchema(
-      {
-        agent_id: { type: 'string' },
-        config: CONFIG,
-        note: NOTE,
-        make_default: { type: 'boolean', description: 'Make it the default revision (default true).' },
-        version: { type: 'integer', minimum: 1, description: 'The agent’s version as last read.' },
-      },
-      ['agent_id', 'config'],
-    ),
+    inputSchema: objectSchema({
+      agent_id: Type.String(),
+      config: CONFIG,
+      note: NOTE,
+      make_default: Type.Optional(Type.Boolean({ description: 'Make it the default revision (default true).' })),
+      version: Type.Optional(Type.Integer({ minimum: 1, description: 'The agent’s version as last read.' })),
+    }),
     async execute(call, args) {
       const agentId = idArg(args, 'agent_id');
       // The model holds no ETag: without `version` the publish applies to the agent as it is now.
@@ -109,5 +105,5 @@ export const AGENT_TOOLS: WorkspaceToolDefinition[] = [
         created: published.created,
       };
     },
-  },
+  }),
 ];

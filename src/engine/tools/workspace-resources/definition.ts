@@ -2,38 +2,47 @@
 // workspace's own resources, carried out through the service layer with the run's call context, so
 // the services' permission checks, tenancy (another workspace's id is not found), validation and
 // audit rows apply exactly as they do to the API.
-import type { JSONSchema7 } from '@ai-sdk/provider';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import type { WorkspaceToolGroup } from '../../../features/agents/documents/platform-tool-groups.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Page } from '../../../lib/cursor.js';
 
-export interface WorkspaceToolDefinition {
+export interface WorkspaceToolDefinition<S extends TObject = TObject> {
   name: string;
   group: WorkspaceToolGroup;
   /** Writes take `write_permission`, reads `read_permission`. */
   write: boolean;
   description: string;
-  inputSchema: JSONSchema7;
-  execute(call: CallContext, args: Record<string, unknown>): Promise<unknown>;
+  /** The arguments, defined once: the JSON Schema the model is offered and calls are checked against, and `execute`'s type. */
+  inputSchema: S;
+  /**
+   * Carries out a call whose arguments passed the check against `inputSchema`. A method (not a
+   * function member), so a definition of any schema is one of the list's.
+   */
+  execute(call: CallContext, args: Static<S>): Promise<unknown>;
 }
+
+/** A tool's definition, its `execute` arguments typed by its own schema. */
+export const workspaceTool = <S extends TObject>(definition: WorkspaceToolDefinition<S>): WorkspaceToolDefinition<S> => definition;
 
 /** The largest page a list tool returns: a model reads every row, so pages stay small. */
 export const LIST_MAX_LIMIT = 50;
 export const LIST_DEFAULT_LIMIT = 20;
 
-export const objectSchema = (properties: Record<string, JSONSchema7>, required: string[] = []): JSONSchema7 => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-});
+/** A tool's arguments: these members (the ones not `Type.Optional` required) and no others. */
+export const objectSchema = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
 /** The paging and search members every list tool takes. */
-export const LIST_PROPERTIES: Record<string, JSONSchema7> = {
-  q: { type: 'string', description: 'Only rows whose name or description contains this text (any case).' },
-  limit: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, description: `At most this many rows (default ${LIST_DEFAULT_LIMIT}).` },
-  cursor: { type: 'string', description: 'The `next_cursor` of the previous page, for the next one.' },
+const LIST_PROPERTIES = {
+  q: Type.Optional(Type.String({ description: 'Only rows whose name or description contains this text (any case).' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: LIST_MAX_LIMIT, description: `At most this many rows (default ${LIST_DEFAULT_LIMIT}).` }),
+  ),
+  cursor: Type.Optional(Type.String({ description: 'The `next_cursor` of the previous page, for the next one.' })),
 };
+
+/** A list tool's arguments: paging and search, and the tool's own filters. */
+export const listSchema = <P extends TProperties>(filters: P) => objectSchema({ ...LIST_PROPERTIES, ...filters });
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 const limitOf = (value: unknown): number =>

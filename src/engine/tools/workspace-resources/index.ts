@@ -6,7 +6,7 @@ import { isAppError } from '../../../lib/errors.js';
 import type { CallContext } from '../../../services/call-context.js';
 import { workspaceOrganizationId } from '../../../features/access/workspaces.js';
 import { resolvePermission } from '../permissions.js';
-import type { RunTool, ToolSourceContext } from '../tool.js';
+import { toolInputSchema, type RunTool, type ToolSourceContext } from '../tool.js';
 import { AGENT_TOOLS } from './agents.js';
 import type { WorkspaceToolDefinition } from './definition.js';
 import { RESOURCE_TOOLS } from './resources.js';
@@ -39,7 +39,7 @@ export function workspaceTools({ call, config }: Pick<ToolSourceContext, 'call' 
     name: definition.name,
     namespace: 'platform',
     description: definition.description,
-    inputSchema: definition.inputSchema,
+    inputSchema: toolInputSchema(definition.inputSchema),
     permission: resolvePermission(definition.name, {
       permission: definition.write ? settings.write_permission : settings.read_permission,
     }),

@@ -11,9 +11,10 @@ import { providerSummaries } from '../../../features/models/providers.js';
 import { getSkill, getSkillRevision, listSkills, skillContent } from '../../../features/agents/skills.js';
 import type { CallContext } from '../../../services/call-context.js';
 import type { Page } from '../../../lib/cursor.js';
-import { idArg, LIST_PROPERTIES, listArgs, objectSchema, optionalBoolean, pageResult, type WorkspaceToolDefinition } from './definition.js';
+import Type from 'typebox';
+import { idArg, listArgs, listSchema, objectSchema, optionalBoolean, pageResult, workspaceTool } from './definition.js';
 
-const ENABLED = { type: 'boolean', description: 'Only enabled (true) or disabled (false) rows.' } as const;
+const ENABLED = Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) rows.' }));
 
 /** List arguments with the `enabled` filter. */
 const enabledListArgs = (args: Record<string, unknown>) => ({ ...listArgs(args), enabled: optionalBoolean(args.enabled) });
@@ -63,23 +64,23 @@ function connectionServer(config: Record<string, unknown>): { transport: string;
   }
 }
 
-export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
-  {
+export const RESOURCE_TOOLS = [
+  workspaceTool({
     name: 'list_skills',
     group: 'skills',
     write: false,
     description: 'List the skills of this workspace, newest first: id, name, description, labels, source and default revision.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, archived: { type: 'boolean', description: 'List archived skills instead.' } }),
+    inputSchema: listSchema({ archived: Type.Optional(Type.Boolean({ description: 'List archived skills instead.' })) }),
     async execute(call, args) {
       return pageResult('skills', await listSkills(call, { ...listArgs(args), archived: optionalBoolean(args.archived) }), skillSummary);
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'get_skill',
     group: 'skills',
     write: false,
     description: 'Read one skill of this workspace: its default revision’s name, description, instructions and file paths.',
-    inputSchema: objectSchema({ skill_id: { type: 'string' } }, ['skill_id']),
+    inputSchema: objectSchema({ skill_id: Type.String() }),
     async execute(call, args) {
       const skill = await getSkill(call, idArg(args, 'skill_id'));
       const revision = skill.defaultRevisionId ? await getSkillRevision(call, skill.id, skill.defaultRevisionId) : null;
@@ -99,15 +100,15 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
             : null,
       };
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_models',
     group: 'models',
     write: false,
     description:
       'List the models of this workspace by key: name, description, provider type, upstream model, characteristics, whether enabled, ' +
       'and `usable` (enabled and its provider enabled: what an agent’s `model` may name and run with).',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       return providerPage(call, 'models', await listModels(call, enabledListArgs(args)), (model: Model, provider) => ({
         key: model.key,
@@ -123,8 +124,8 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         usable: model.enabled && provider?.enabled === true,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_connections',
     group: 'connections',
     write: false,
@@ -132,7 +133,7 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
       'List the connections (MCP servers) of this workspace, newest first: id, name, description, provider type, transport, ' +
       'the server it reaches and whether enabled. Their tools are not listed (that means contacting each server); an agent names ' +
       'a connection in `connection_tools`.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       const page = await listConnections(call, enabledListArgs(args));
       return providerPage(call, 'connections', page, (connection: Connection, provider) => ({
@@ -142,30 +143,30 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         enabled: connection.enabled,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_memories',
     group: 'memories',
     write: false,
     description:
       'List the memories of this workspace, newest first: id, name, description, labels and whether enabled. ' +
       'An agent mounts one in `memory_mounts`.',
-    inputSchema: objectSchema(LIST_PROPERTIES),
+    inputSchema: listSchema({}),
     async execute(call, args) {
       return pageResult('memories', await listMemories(call, listArgs(args)), (memory: Memory) => ({
         ...providedResourceSummary(memory),
         enabled: memory.enabled,
       }));
     },
-  },
-  {
+  }),
+  workspaceTool({
     name: 'list_environment_templates',
     group: 'environment_templates',
     write: false,
     description:
       'List the environment templates of this workspace, newest first: id, name, description, provider type and whether enabled. ' +
       'An agent names one in `default_environment_template_id`.',
-    inputSchema: objectSchema({ ...LIST_PROPERTIES, enabled: ENABLED }),
+    inputSchema: listSchema({ enabled: ENABLED }),
     async execute(call, args) {
       const page = await listEnvironmentTemplates(call, enabledListArgs(args));
       return providerPage(call, 'environment_templates', page, (template: EnvironmentTemplate, provider) => ({
@@ -174,5 +175,5 @@ export const RESOURCE_TOOLS: WorkspaceToolDefinition[] = [
         enabled: template.enabled,
       }));
     },
-  },
+  }),
 ];

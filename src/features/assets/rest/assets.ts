@@ -1,6 +1,6 @@
 // REST rows — Assets: uploads, listing, retirement and content downloads.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, labelMap, type Route } from '../../../../rest-shim/route-table.js';
+import { getRow, guardedActionRow, labelMap, listRow, type Route } from '../../../../rest-shim/route-table.js';
 
 export const assetRoutes: Route[] = [
   {
@@ -22,46 +22,15 @@ export const assetRoutes: Route[] = [
     result: 'uploadAsset.asset',
     status: 201,
   },
-  {
-    method: 'GET',
-    path: '/api/v1/assets',
-    operation: 'AssetsList',
-    surface: 'v1',
-    variables: (req) => ({
-      label: req.queryList('label'),
-      q: req.query('q'),
-      mediaType: req.query('media_type'),
-      retired: req.queryBool('retired'),
-      ...pageArgs(req),
-    }),
-    result: 'assets',
-    connection: true,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/assets/:asset_id',
-    operation: 'AssetGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('asset_id') }),
-    result: 'asset',
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/assets/:asset_id',
-    operation: 'AssetRetire',
-    ifMatchOptional: true,
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('asset_id'), ...ifMatch(req) }),
-    body: 'none',
-    result: 'retireAsset.asset',
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/assets/:asset_id/content',
-    operation: 'AssetContentGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('asset_id') }),
-    result: 'asset',
+  listRow('/api/v1/assets', 'AssetsList', 'assets', (req) => ({
+    label: req.queryList('label'),
+    q: req.query('q'),
+    mediaType: req.query('media_type'),
+    retired: req.queryBool('retired'),
+  })),
+  getRow('/api/v1/assets/:asset_id', 'AssetGet', 'asset'),
+  guardedActionRow('DELETE', '/api/v1/assets/:asset_id', 'AssetRetire', 'retireAsset.asset', { ifMatchOptional: true }),
+  getRow('/api/v1/assets/:asset_id/content', 'AssetContentGet', 'asset', {
     download: { content: 'contentBase64', mediaType: 'mediaType', size: 'sizeBytes', etag: 'sha256' },
-  },
+  }),
 ];

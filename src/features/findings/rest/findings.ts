@@ -1,6 +1,6 @@
 // REST rows — Finding analyses and findings.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, type Route } from '../../../../rest-shim/route-table.js';
+import { kindRows, listRow, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const findingRoutes: Route[] = [
   {
@@ -13,15 +13,7 @@ export const findingRoutes: Route[] = [
     result: 'startFindingAnalysis.findingAnalysis',
     status: 201,
   },
-  {
-    method: 'GET',
-    path: '/api/v1/finding-analyses',
-    operation: 'FindingAnalysesList',
-    surface: 'v1',
-    result: 'findingAnalyses',
-    connection: true,
-    variables: pageArgs,
-  },
+  listRow('/api/v1/finding-analyses', 'FindingAnalysesList', 'findingAnalyses'),
   {
     method: 'GET',
     path: '/api/v1/finding-analyses/:analysis_id/findings',
@@ -31,36 +23,13 @@ export const findingRoutes: Route[] = [
     connection: true,
     variables: (req) => ({ id: req.path('analysis_id'), change: req.query('change'), ...pageArgs(req) }),
   },
-  {
-    method: 'GET',
-    path: '/api/v1/findings',
-    operation: 'FindingsList',
-    surface: 'v1',
-    result: 'findings',
-    connection: true,
-    variables: (req) => ({
+  ...kindRows('/api/v1/findings', 'finding_id', 'Finding', {
+    omit: ['create'],
+    filters: (req) => ({
       agentId: req.query('agent_id'),
       severity: req.query('severity'),
       category: req.query('category'),
       closed: req.queryBool('closed'),
-      ...pageArgs(req),
     }),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/findings/:finding_id',
-    operation: 'FindingGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('finding_id') }),
-    result: 'finding',
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/findings/:finding_id',
-    operation: 'FindingUpdate',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('finding_id'), ...ifMatch(req) }),
-    body: { input: 'input', required: true },
-    result: 'updateFinding.finding',
-  },
+  }),
 ];

@@ -1,43 +1,12 @@
 // REST rows — Memories and their records.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, type Route } from '../../../../rest-shim/route-table.js';
+import { kindRows, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const memoryRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/api/v1/memories',
-    operation: 'MemoryCreate',
-    surface: 'v1',
-    body: { input: 'input', required: true },
-    result: 'createMemory.memory',
-    status: 201,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/memories',
-    operation: 'MemoriesList',
-    surface: 'v1',
-    variables: (req) => ({ label: req.queryList('label'), q: req.query('q'), ...pageArgs(req) }),
-    result: 'memories',
-    connection: true,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/memories/:memory_id',
-    operation: 'MemoryGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('memory_id') }),
-    result: 'memory',
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/memories/:memory_id',
-    operation: 'MemoryUpdate',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('memory_id'), ...ifMatch(req) }),
-    body: { input: 'input', required: true },
-    result: 'updateMemory.memory',
-  },
+  ...kindRows('/api/v1/memories', 'memory_id', 'Memory', {
+    plural: 'Memories',
+    filters: (req) => ({ label: req.queryList('label'), q: req.query('q') }),
+  }),
   {
     method: 'GET',
     path: '/api/v1/memories/:memory_id/records',

@@ -1,27 +1,13 @@
 // REST rows — Runs: starting, reading, changing, cancelling, resuming and forking them, and what a run
 // shows (lineage, trace, items, stored content, agent).
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, type Route } from '../../../../rest-shim/route-table.js';
+import { actionRow, createRow, kindRows, pageArgs, type Route } from '../../../../rest-shim/route-table.js';
 
 export const runRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/api/v1/runs',
-    operation: 'RunStart',
-    surface: 'v1',
-    body: { input: 'input', required: true },
-    result: 'startRun.run',
-    status: 201,
-    wait: true,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/runs',
-    operation: 'RunsList',
-    surface: 'v1',
-    result: 'runs',
-    connection: true,
-    variables: (req) => ({
+  createRow('/api/v1/runs', 'RunStart', 'startRun.run', { wait: true }),
+  ...kindRows('/api/v1/runs', 'run_id', 'Run', {
+    omit: ['create'],
+    filters: (req) => ({
       agentId: req.query('agent_id'),
       sessionId: req.query('session_id'),
       threadId: req.query('thread_id'),
@@ -30,36 +16,10 @@ export const runRoutes: Route[] = [
       createdAfter: req.queryDate('created_after'),
       createdBefore: req.queryDate('created_before'),
       label: req.queryList('label'),
-      ...pageArgs(req),
     }),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/runs/:run_id',
-    operation: 'RunGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('run_id') }),
-    result: 'run',
-    wait: true,
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/runs/:run_id',
-    operation: 'RunUpdate',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('run_id'), ...ifMatch(req) }),
-    body: { input: 'input', required: true },
-    result: 'updateRun.run',
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/runs/:run_id/cancel',
-    operation: 'RunCancel',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('run_id') }),
-    body: 'none',
-    result: 'cancelRun.run',
-  },
+    get: { wait: true },
+  }),
+  actionRow('POST', '/api/v1/runs/:run_id/cancel', 'RunCancel', 'cancelRun.run'),
   {
     method: 'POST',
     path: '/api/v1/runs/:run_id/resume',

@@ -1,7 +1,15 @@
 // REST rows — Webhook event kinds (any authenticated caller) and subscriptions with their deliveries
 // (every operation needs `admin`).
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, type Route } from '../../../../rest-shim/route-table.js';
+import {
+  actionRow,
+  enabledHeadFilters,
+  guardedActionRow,
+  ifMatch,
+  kindRows,
+  pageArgs,
+  type Route,
+} from '../../../../rest-shim/route-table.js';
 
 export const webhookRoutes: Route[] = [
   {
@@ -12,52 +20,17 @@ export const webhookRoutes: Route[] = [
     result: 'webhookEventKinds',
     wrapItems: true,
   },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook-subscriptions',
-    operation: 'WebhookSubscriptionCreate',
-    surface: 'v1',
-    body: { input: 'input', required: true },
-    result: 'createWebhookSubscription.webhookSubscription',
-    status: 201,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/webhook-subscriptions',
-    operation: 'WebhookSubscriptionsList',
-    surface: 'v1',
-    result: 'webhookSubscriptions',
-    connection: true,
-    variables: (req) => ({ label: req.queryList('label'), q: req.query('q'), enabled: req.queryBool('enabled'), ...pageArgs(req) }),
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/webhook-subscriptions/:subscription_id',
-    operation: 'WebhookSubscriptionGet',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('subscription_id') }),
-    result: 'webhookSubscription',
-  },
-  {
-    method: 'PATCH',
-    path: '/api/v1/webhook-subscriptions/:subscription_id',
-    operation: 'WebhookSubscriptionUpdate',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('subscription_id'), ...ifMatch(req) }),
-    body: { input: 'input', required: true },
-    result: 'updateWebhookSubscription.webhookSubscription',
-  },
-  {
-    method: 'DELETE',
-    path: '/api/v1/webhook-subscriptions/:subscription_id',
-    operation: 'WebhookSubscriptionDelete',
-    ifMatchOptional: true,
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('subscription_id'), ...ifMatch(req) }),
-    body: 'none',
-    result: 'deleteWebhookSubscription.deleted',
-    empty: true,
-  },
+  ...kindRows('/api/v1/webhook-subscriptions', 'subscription_id', 'WebhookSubscription', { filters: enabledHeadFilters }),
+  guardedActionRow(
+    'DELETE',
+    '/api/v1/webhook-subscriptions/:subscription_id',
+    'WebhookSubscriptionDelete',
+    'deleteWebhookSubscription.deleted',
+    {
+      ifMatchOptional: true,
+      empty: true,
+    },
+  ),
   {
     method: 'POST',
     path: '/api/v1/webhook-subscriptions/:subscription_id/rotate-secret',
@@ -68,16 +41,9 @@ export const webhookRoutes: Route[] = [
     body: { input: 'input' },
     result: 'rotateWebhookSubscriptionSecret.webhookSubscription',
   },
-  {
-    method: 'POST',
-    path: '/api/v1/webhook-subscriptions/:subscription_id/test',
-    operation: 'WebhookSubscriptionTest',
-    surface: 'v1',
-    variables: (req) => ({ id: req.path('subscription_id') }),
-    body: 'none',
-    result: 'testWebhookSubscription.delivery',
+  actionRow('POST', '/api/v1/webhook-subscriptions/:subscription_id/test', 'WebhookSubscriptionTest', 'testWebhookSubscription.delivery', {
     status: 202,
-  },
+  }),
   {
     method: 'GET',
     path: '/api/v1/webhook-subscriptions/:subscription_id/deliveries',
