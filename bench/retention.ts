@@ -222,6 +222,10 @@ async function main() {
       seeded = target;
       await db.query('VACUUM ANALYZE');
       const atSize = await sizes(db);
+      // Every size starts its sweep right after a checkpoint: the first change of each page after one
+      // writes the whole page to the WAL, so without it a sweep's cost depends on when the seeding's
+      // own checkpoint happened to fall.
+      await db.query('CHECKPOINT');
       const swept = await sweep(db);
       await db.query('VACUUM ANALYZE');
       results.push({ runs: target, insertMsPer1k, sizes: atSize, sweep: swept });
