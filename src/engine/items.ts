@@ -1,6 +1,9 @@
 // Run items as a run streams them. Every change is published to subscribers at once (the pubsub
-// never waits for the database); database writes are batched and flushed shortly after, and always
+// never waits for the database); database writes are batched and flushed shortly after by the
+// process's item writer (src/engine/item-writer.ts, one statement per tick for all runs), and always
 // before the run changes status, so a reader that sees a status also sees every item before it.
+// A flush writes what changed: an item's row when it opens, changes otherwise or ends, and only the
+// appended text (run_item_appends) while it streams, so bytes written grow with an answer's length.
 // What is published but not yet written stays readable in the run's tail (src/features/runs/run-tail.ts),
 // so a subscriber that arrives mid-run never waits for the writer.
 //
@@ -8,26 +11,30 @@
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
-import { upsertItems, writeItems, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
-import { contentRefId, publicRefs, streamId } from '../features/runs/run-items.js';
+import { itemsWrite, type ItemAppend, type ItemChanges, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
+import { itemWriter, type ItemChangeSource } from './item-writer.js';
+import { contentRefId, publicRefs, streamId, streamSequence } from '../features/runs/run-items.js';
 import { runTail } from '../features/runs/run-tail.js';
 import { storeRunOutput } from '../features/assets/assets.js';
 import { callContext, principalActor } from '../services/call-context.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
 const PREVIEW_CHARS = 1024;
-const FLUSH_DELAY_MS = 20;
 
 /** Items as the attempt holds them (the row's fields): declared beside the statements that write them. */
 export type { RunItemState };
 
-export class RunItemStream {
+export class RunItemStream implements ItemChangeSource {
   private nextOrdinal: number;
   private counter = 0;
   private readonly items = new Map<number, RunItemState>();
+  /** Items whose row is written whole at the next write (their pending appends are in it). */
   private readonly dirty = new Set<number>();
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  /** Text appended to items whose row is not dirty, by ordinal, not yet written. */
+  private readonly appends = new Map<number, ItemAppend[]>();
+  /** Items with appends written since their row: writing the row again deletes them. */
+  private readonly appendsStored = new Set<number>();
+  private readonly writer;
 
   constructor(
     private readonly deps: Deps,
@@ -36,6 +43,11 @@ export class RunItemStream {
     lastOrdinal: number,
   ) {
     this.nextOrdinal = lastOrdinal + 1;
+    this.writer = itemWriter(deps);
+  }
+
+  get runId() {
+    return this.run.id;
   }
 
   private nextStreamId(): string {
@@ -43,16 +55,32 @@ export class RunItemStream {
     return streamId(this.attempt, this.counter);
   }
 
-  private changed(item: RunItemState) {
+  private changed(item: RunItemState, appended?: { member: string; text: string }) {
     item.lastStreamId = this.nextStreamId();
     // The published view is a snapshot (later deltas must not change what a subscriber was sent),
     // with the stored full text of large content hidden once here rather than per subscriber.
     runTail(this.deps.events).publish(this.run.id, { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) });
-    this.dirty.add(item.ordinal);
-    this.timer ??= setTimeout(() => {
-      this.timer = null;
-      void this.flush().catch((error) => this.deps.logger.error({ err: error, runId: this.run.id }, 'run item flush failed'));
-    }, FLUSH_DELAY_MS);
+    if (appended && !this.dirty.has(item.ordinal)) this.noteAppend(item, appended.member, appended.text);
+    else {
+      this.dirty.add(item.ordinal);
+      this.appends.delete(item.ordinal);
+    }
+    this.writer.schedule(this);
+  }
+
+  /** Keeps an append for the next write: run together with the one before it when of the same member. */
+  private noteAppend(item: RunItemState, member: string, text: string) {
+    const sequence = streamSequence(item.lastStreamId);
+    const pending = this.appends.get(item.ordinal);
+    const last = pending?.[pending.length - 1];
+    if (last && last.member === member) {
+      last.text += text;
+      last.sequence = sequence;
+    } else {
+      const append = { runId: this.run.id, workspaceId: this.run.workspaceId, ordinal: item.ordinal, sequence, member, text };
+      if (pending) pending.push(append);
+      else this.appends.set(item.ordinal, [append]);
+    }
   }
 
   open(kind: string, content: Record<string, unknown>, state: RunItemState['state'] = 'in_progress'): RunItemState {
@@ -80,7 +108,7 @@ export class RunItemStream {
   /** Appends to a string member of an open item (text deltas). */
   append(item: RunItemState, member: string, delta: string) {
     item.content[member] = `${(item.content[member] as string | undefined) ?? ''}${delta}`;
-    this.changed(item);
+    this.changed(item, { member, text: delta });
   }
 
   update(item: RunItemState, patch: Record<string, unknown>) {
@@ -192,6 +220,8 @@ export class RunItemStream {
         endedAt: null,
       };
       this.items.set(item.ordinal, item);
+      // Its text may be partly in stored appends (read into `content` above): the row replaces them.
+      this.appendsStored.add(item.ordinal);
       this.complete(item, { interrupted: true }, 'failed');
     }
   }
@@ -205,43 +235,35 @@ export class RunItemStream {
     runTail(this.deps.events).forget(this.run.id);
   }
 
-  /**
-   * Writes every changed item; resolves when the database has them. These intermediate writes
-   * commit without waiting for the WAL flush (`synchronous_commit` off for their own transaction
-   * only): a crash may lose the last of them, which costs nothing — subscribers already had the
-   * changes live, the run's next attempt starts after what is stored with higher stream positions
-   * (its claim committed durably), and the seal, which writes the remaining items with the
-   * outcome, commits durably and so makes every earlier write durable too (the WAL is flushed in
-   * order). So the seal, which waits for an in-flight flush, never waits for a disk flush twice.
-   */
+  /** Writes every change so far (with every other run's, by the item writer); resolves when stored. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      const statement = this.takeBatch();
-      if (statement) await writeItems(this.deps.db, statement);
-    });
-    return this.flushing;
+    return this.writer.flush();
   }
 
   /**
-   * Waits for earlier flushes, then hands over the changed items as one upsert statement (or null)
+   * Waits for earlier writes, then hands over the changes not yet written as one write (or null)
    * for the caller to run — the seal runs it inside its own statement, so items and the status
    * that follows them commit together.
    */
   async drain(): Promise<ItemsWrite | null> {
-    await this.flushing;
-    return this.takeBatch();
+    await this.writer.settled(this);
+    const changes = this.takeChanges();
+    return changes && itemsWrite([changes]);
   }
 
-  private takeBatch(): ItemsWrite | null {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    if (this.dirty.size === 0) return null;
-    const batch = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
+  takeChanges(): ItemChanges | null {
+    if (this.dirty.size === 0 && this.appends.size === 0) return null;
+    const rows = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
+    const appends = [...this.appends.values()].flat();
+    const rewritten = rows
+      .filter((item) => this.appendsStored.has(item.ordinal))
+      .map((item) => ({ runId: item.runId, ordinal: item.ordinal }));
     this.dirty.clear();
+    this.appends.clear();
+    for (const item of rows) this.appendsStored.delete(item.ordinal);
+    for (const append of appends) this.appendsStored.add(append.ordinal);
     // Committed items never change again: forget them.
-    for (const item of batch) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
-    return upsertItems(this.run.workspaceId, batch);
+    for (const item of rows) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
+    return { workspaceId: this.run.workspaceId, rows, appends, rewritten };
   }
 }

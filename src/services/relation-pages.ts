@@ -24,6 +24,7 @@ import type { ItemView } from './event-topics.js';
 import { ENTRY_STATUSES, type InboxEntryView } from '../features/runs/inbox.js';
 import { requirePermission } from '../features/access/permissions.js';
 import { publicRefs } from '../features/runs/run-items.js';
+import { withStoredAppends } from '../features/runs/item-appends.js';
 
 export interface RelationPageArgs {
   limit?: number | null;
@@ -40,6 +41,8 @@ interface Relation<Row, T> {
   numeric?: boolean;
   /** The statement for these parents from `position` (null: the start), `take` rows each. */
   query(parentIds: readonly string[], position: string | number | null, take: number): Prisma.Sql;
+  /** What the rows need read besides the statement (e.g. open items' appends), before paging. */
+  complete?(rows: Row[]): Promise<Row[]>;
   keyOf(row: Row): (string | number)[];
   view(row: Row): T;
 }
@@ -65,7 +68,8 @@ async function relationPages<Row extends { parentId: string }, T>(
   });
   const readable = parentIds.filter((_, index) => !(positions[index] instanceof Error));
   const position = (positions.find((p) => !(p instanceof Error)) as (string | number | null)[] | null | undefined) ?? null;
-  const rows = readable.length ? await call.db.$queryRaw<Row[]>(relation.query(readable, position?.[0] ?? null, size + 1)) : [];
+  let rows = readable.length ? await call.db.$queryRaw<Row[]>(relation.query(readable, position?.[0] ?? null, size + 1)) : [];
+  if (relation.complete) rows = await relation.complete(rows);
   const grouped = rowsByParent(rows, parentIds);
   return parentIds.map((id, index) => {
     const problem = positions[index];
@@ -172,6 +176,8 @@ export function runItemPages(call: CallContext, runIds: readonly string[], args:
         orderBy: 'c."ordinal" ASC',
         take,
       }),
+    // Open items with the text appended since their row was written (see item-appends.ts).
+    complete: (rows) => withStoredAppends(call.db, rows),
     keyOf: (row) => [row.ordinal],
     view: ({ parentId: _run, ...item }) => ({ ...item, contentRefs: publicRefs(item.contentRefs) }),
   });

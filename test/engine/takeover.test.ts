@@ -50,7 +50,9 @@ describe('worker takeover', () => {
     await gate.reached;
     await waitFor(
       () => t.rest('GET', `/api/v1/runs/${run.id}/items`).then((r) => r.body.items),
-      (items) => items.some((i: { kind: string }) => i.kind === 'text_message'),
+      // Both chunks before the hold are stored (the row, or the row and an append), as read by this process.
+      (items) =>
+        items.some((i: { kind: string; content: { text?: string } }) => i.kind === 'text_message' && i.content.text === 'part one'),
       'first worker streaming',
       30_000,
     );
@@ -74,7 +76,8 @@ describe('worker takeover', () => {
     expect(items.filter((i) => i.kind === 'user_message')).toHaveLength(1);
     const texts = items.filter((i) => i.kind === 'text_message');
     expect(texts).toHaveLength(2);
-    expect(texts[0]).toMatchObject({ state: 'failed', content: { interrupted: true } });
+    // The interrupted item keeps the text the first worker had stored (its row and its appends).
+    expect(texts[0]).toMatchObject({ state: 'failed', content: { interrupted: true, text: 'part one' } });
     expect(texts[1]).toMatchObject({ state: 'completed', content: { text: 'part one, part two' } });
     expect(items.every((i) => i.state !== 'in_progress')).toBe(true);
   }, 180_000); // two worker process starts: slow on a busy machine

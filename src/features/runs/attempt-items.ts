@@ -1,9 +1,13 @@
 // The statements of an attempt's run items, for the engine's item writer (src/engine/items.ts): the
-// one upsert that writes a batch of items (run by the writer's flushes, or handed to the seal and the
-// hand-back to run inside their own statement), and the two reads a later attempt starts from — the
-// last ordinal written and the items an earlier attempt left in progress.
+// write of a batch of item changes — rows written whole, appends inserted, appends of rewritten rows
+// deleted — run by the writer's flushes as one statement, or handed to the seal and the hand-back to
+// run inside their own statement; and the two reads a later attempt starts from — the last ordinal
+// written and the items an earlier attempt left in progress (with their appends).
 import type { Db } from '../../db.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { deleteAppends, insertAppends, withStoredAppends, type ItemAppend } from './item-appends.js';
+
+export type { ItemAppend };
 
 /** A run item as an attempt holds it, from its opening to its last change (a run_items row's fields). */
 export interface RunItemState {
@@ -20,8 +24,44 @@ export interface RunItemState {
   endedAt: Date | null;
 }
 
-/** A statement writing a batch of items: run by `writeItems`, or inside the seal's or hand-back's statement. */
-export type ItemsWrite = Prisma.Sql;
+/**
+ * A write of item changes: data-modifying statements, each run as a CTE of one statement — by
+ * `writeItems`, or inside the seal's or hand-back's statement (`itemsCtes`), so items and what
+ * follows them commit together. (PostgreSQL allows data-modifying CTEs at the top level only.)
+ */
+export type ItemsWrite = Prisma.Sql[];
+
+/** What one attempt changed since its last write. */
+export interface ItemChanges {
+  workspaceId: string;
+  /** Items whose row is written whole (opened, changed otherwise than by appends, or ended). */
+  rows: RunItemState[];
+  /** Text appended to open items whose row is not in `rows`. */
+  appends: ItemAppend[];
+  /** Items of `rows` that may have stored appends: their row now holds that text, the appends go. */
+  rewritten: { runId: string; ordinal: number }[];
+}
+
+/** The statements writing changes of one or more attempts (of distinct runs); null: nothing to write. */
+export function itemsWrite(changes: ItemChanges[]): ItemsWrite | null {
+  const rows = changes.flatMap((c) => c.rows.map((item) => ({ item, workspaceId: c.workspaceId })));
+  const appends = changes.flatMap((c) => c.appends);
+  const rewritten = changes.flatMap((c) => c.rewritten);
+  const write: ItemsWrite = [];
+  if (rows.length) write.push(upsertItems(rows));
+  if (appends.length) write.push(insertAppends(appends));
+  if (rewritten.length) write.push(deleteAppends(rewritten));
+  return write.length ? write : null;
+}
+
+/** The CTEs of an items write, each followed by a comma (empty for none), to open a WITH list. */
+export function itemsCtes(write: ItemsWrite | null): Prisma.Sql {
+  if (!write?.length) return Prisma.empty;
+  return Prisma.sql`${Prisma.join(
+    write.map((statement, index) => Prisma.sql`${Prisma.raw(`written_items_${index}`)} AS (${statement})`),
+    ', ',
+  )},`;
+}
 
 /** Content refs as the row keeps them: a ref whose text is an asset's content does not repeat it. */
 function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
@@ -34,11 +74,12 @@ function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** One statement writing new items and updating known ones (ordinals are unique per run). */
-export function upsertItems(workspaceId: string, batch: RunItemState[]): ItemsWrite {
+function upsertItems(batch: { item: RunItemState; workspaceId: string }[]): Prisma.Sql {
   const values = batch.map(
-    (
+    ({
       item,
-    ) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
+      workspaceId,
+    }) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
     ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
   );
   return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
@@ -52,7 +93,7 @@ export function upsertItems(workspaceId: string, batch: RunItemState[]): ItemsWr
  * off for its own transaction only): the seal commits durably and makes it durable with it.
  */
 export async function writeItems(db: Db, write: ItemsWrite): Promise<void> {
-  await db.$executeRaw`${write} RETURNING set_config('synchronous_commit', 'off', true)`;
+  await db.$executeRaw`WITH ${itemsCtes(write)} settings AS (SELECT set_config('synchronous_commit', 'off', true)) SELECT 1 FROM settings`;
 }
 
 /** The highest ordinal of the run's items (0: none): a later attempt numbers its items after it. */
@@ -60,7 +101,10 @@ export async function lastItemOrdinal(db: Db, runId: string): Promise<number> {
   return (await db.runItem.aggregate({ where: { runId }, _max: { ordinal: true } }))._max.ordinal ?? 0;
 }
 
-/** The items an earlier attempt left in progress (its worker died), oldest first: the next attempt closes them. */
-export function itemsLeftInProgress(db: Db, runId: string) {
-  return db.runItem.findMany({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' } });
+/**
+ * The items an earlier attempt left in progress (its worker died), oldest first, with the text it
+ * stored as appends: the next attempt closes them.
+ */
+export async function itemsLeftInProgress(db: Db, runId: string) {
+  return withStoredAppends(db, await db.runItem.findMany({ where: { runId, state: 'in_progress' }, orderBy: { ordinal: 'asc' } }));
 }

@@ -23,10 +23,11 @@ export { markExpiredRuns, markExpiredRunsStatement, type MarkCursor } from './ru
 
 /**
  * The tables that hold rows per run which retention removes with the run's items: each has a
- * `run_id` column and an index that starts with it. A new per-run table (stored appends of streamed
- * text, say) joins retention by one line here.
+ * `run_id` column and an index that starts with it. A new per-run table joins retention by one line
+ * here. Stored appends of streamed text are deleted when their item ends; an attempt that died leaves
+ * some until the next attempt closes its items, so they are listed too.
  */
-export const RUN_DATA_TABLES = ['run_items'] as const;
+export const RUN_DATA_TABLES = ['run_items', 'run_item_appends'] as const;
 
 /**
  * The statement deleting up to `batch` rows of `table` that belong to queued runs. The rows are

@@ -23,6 +23,7 @@ import {
 import { closableStream, onClose } from '../../lib/closable-stream.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { readUsage } from './run-members.js';
+import { appendedLateral, withAppended, withStoredAppends } from './item-appends.js';
 
 export type { ItemView };
 
@@ -121,6 +122,8 @@ export async function listRunItems(
         ? await call.db.runItem.findMany({ where: { runId, ordinal: { gte: firstOpen.ordinal } }, orderBy: { ordinal: 'asc' } })
         : newest;
   }
+  // Open items' text streamed since their row was written is in their appends.
+  items = await withStoredAppends(call.db, items);
   const last = await call.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'desc' }, select: { ordinal: true } });
   const first = await call.db.runItem.findFirst({ where: { runId }, orderBy: { ordinal: 'asc' }, select: { ordinal: true } });
   const position = items.reduce((max, item) => Math.max(max, streamSequence(item.lastStreamId)), 0);
@@ -228,16 +231,22 @@ const publicItem = (item: RunItem) => ({ ...item, contentRefs: publicRefs(item.c
 /** The run's status and its stored items after `after`, in one statement (the feed's only query). */
 async function readFeedStart(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
   requirePermission(call.actor, 'read');
-  const rows = await call.db.$queryRaw<(RunItem & { runStatus: string; runWorkspaceId: string })[]>`
-    SELECT r.status AS "runStatus", r.workspace_id AS "runWorkspaceId", ${ITEM_COLUMNS}
+  // Open items with the text appended since their row was written (see item-appends.ts).
+  const rows = await call.db.$queryRaw<
+    (RunItem & { runStatus: string; runWorkspaceId: string; appended: unknown; appendedSequence: bigint | null })[]
+  >`
+    SELECT r.status AS "runStatus", r.workspace_id AS "runWorkspaceId", ${ITEM_COLUMNS}, ap.appended, ap.last_sequence AS "appendedSequence"
     FROM runs r LEFT JOIN run_items i ON i.run_id = r.id AND i.ordinal > ${after} AND r.items_removed_at IS NULL
+    ${appendedLateral(Prisma.sql`i.state = 'in_progress'`)}
     WHERE r.id = ${runId}
     ORDER BY i.ordinal`;
   const first = rows[0];
   if (!first || first.runWorkspaceId !== call.actor.workspaceId) throw notFound('run', runId);
   const items: ItemView[] = [];
-  for (const { runStatus: _status, runWorkspaceId: _workspace, ...item } of rows) {
-    if (item.id !== null) items.push({ ...item, contentRefs: publicRefs(item.contentRefs) });
+  for (const { runStatus: _status, runWorkspaceId: _workspace, appended, appendedSequence, ...row } of rows) {
+    if (row.id === null) continue;
+    const item = withAppended(row, appended, appendedSequence);
+    items.push({ ...item, contentRefs: publicRefs(item.contentRefs) });
   }
   return { status: first.runStatus, items };
 }
@@ -371,7 +380,7 @@ async function* feedRunItems(
 
 /** Run items by id for `node(id)` (src/services/nodes.ts), as the items page shows them: the stored full text of large content hidden. */
 export const loadRunItems: NodeRowsLoader<ItemView> = async (call, ids) =>
-  (await call.db.runItem.findMany({ where: idsInWorkspace(call, ids) })).map((item) => ({
+  (await withStoredAppends(call.db, await call.db.runItem.findMany({ where: idsInWorkspace(call, ids) }))).map((item) => ({
     ...item,
     contentRefs: publicRefs(item.contentRefs),
   }));

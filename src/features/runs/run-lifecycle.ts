@@ -21,6 +21,7 @@ import type { CallContext } from '../../services/call-context.js';
 import type { Actor } from '../../services/deps.js';
 import { changeVersioned } from '../../services/versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
+import { itemsCtes, type ItemsWrite } from './attempt-items.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from '../webhooks/webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -436,12 +437,12 @@ const CANCELLED = { code: 'cancelled', message: 'the run was cancelled' };
 export async function handBack(
   db: Db,
   run: { id: string; currentAttemptId: string | null },
-  itemsWrite: Prisma.Sql | null,
+  itemsWrite: ItemsWrite | null,
   spansWrite: Prisma.Sql | null = null,
 ): Promise<Run | null> {
   assertMove('running', 'accepted');
   const rows = await db.$queryRaw<(Run & { notified: boolean })[]>`
-    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty}
+    WITH ${itemsCtes(itemsWrite)}
       ${spansWrite ? PrismaSql.sql`written_spans AS (${spansWrite}),` : PrismaSql.empty} handed AS (
       UPDATE runs SET status = 'accepted', version = version + 1, updated_at = now(), lease_owner = NULL, lease_expires_at = NULL,
         handed_back = handed_back + 1
@@ -468,7 +469,7 @@ export async function sealRun(
   outcome: SealOutcome,
   newMessages: unknown[],
   usage: Record<string, number>,
-  itemsWrite: Prisma.Sql | null,
+  itemsWrite: ItemsWrite | null,
   spansWrite: Prisma.Sql | null = null,
 ): Promise<(Run & { threadHasPending: boolean }) | null> {
   const to =
@@ -493,7 +494,7 @@ export async function sealRun(
   const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
   const rows = await db.$queryRaw<(Run & { threadHasPending: boolean })[]>`
-    WITH ${itemsWrite ? PrismaSql.sql`written_items AS (${itemsWrite}),` : PrismaSql.empty}
+    WITH ${itemsCtes(itemsWrite)}
       ${spansWrite ? PrismaSql.sql`written_spans AS (${spansWrite}),` : PrismaSql.empty} sealed AS (
       UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
         usage_at_seal = ${json(usage)}::jsonb, pending = ${json(pending)}::jsonb,
