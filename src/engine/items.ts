@@ -6,12 +6,21 @@
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
+//
+// Appended text is published as deltas, not snapshots: the appends to one item member within one
+// event-loop turn (a model's network read often carries several tokens) become one delta, published
+// by a setImmediate at the end of the turn — one stream id, one bus message, one frame per
+// subscriber. Every other change publishes the item's snapshot, and publishes pending deltas first
+// (the stream stays in order); a snapshot of an item drops that item's own pending delta (it holds
+// the text). Before the database is written, pending deltas are published, so what is stored is
+// always a state some change announced.
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { upsertItems, writeItems, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
 import { contentRefId, publicRefs, streamId } from '../features/runs/run-items.js';
 import { runTail } from '../features/runs/run-tail.js';
 import { storeRunOutput } from '../features/assets/assets.js';
+import type { ItemView } from '../services/event-topics.js';
 import { callContext, principalActor } from '../services/call-context.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
@@ -28,6 +37,9 @@ export class RunItemStream {
   private readonly dirty = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** Appends of this event-loop turn not yet published, by item ordinal (see publishAppends). */
+  private readonly appends = new Map<number, { item: RunItemState; member: string; offset: number; text: string }>();
+  private appendsTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -43,11 +55,66 @@ export class RunItemStream {
     return streamId(this.attempt, this.counter);
   }
 
+  /**
+   * The published view is a snapshot (later changes must not change what a subscriber was sent; the
+   * content's strings are shared, not copied), with the stored full text of large content hidden
+   * once here rather than per subscriber.
+   */
+  private view(item: RunItemState): ItemView {
+    return { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) };
+  }
+
   private changed(item: RunItemState) {
+    // This snapshot holds the item's pending text; other items' pending deltas go first.
+    this.appends.delete(item.ordinal);
+    this.publishAppends();
     item.lastStreamId = this.nextStreamId();
-    // The published view is a snapshot (later deltas must not change what a subscriber was sent),
-    // with the stored full text of large content hidden once here rather than per subscriber.
-    runTail(this.deps.events).publish(this.run.id, { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) });
+    runTail(this.deps.events).publish(this.run.id, this.view(item));
+    this.stored(item);
+  }
+
+  /** Queues an append for this turn's delta of the item's member (see publishAppends). */
+  private appended(item: RunItemState, member: string, offset: number, text: string) {
+    const pending = this.appends.get(item.ordinal);
+    if (pending && pending.member === member) pending.text += text;
+    else {
+      if (pending) this.publishAppends();
+      this.appends.set(item.ordinal, { item, member, offset, text });
+    }
+    this.appendsTimer ??= setImmediate(() => {
+      this.appendsTimer = null;
+      this.publishAppends();
+    });
+  }
+
+  /** Publishes the pending appends, one delta per item, each with its own new stream id. */
+  private publishAppends() {
+    if (this.appendsTimer) {
+      clearImmediate(this.appendsTimer);
+      this.appendsTimer = null;
+    }
+    if (this.appends.size === 0) return;
+    const tail = runTail(this.deps.events);
+    for (const { item, member, offset, text } of this.appends.values()) {
+      const previousStreamId = item.lastStreamId;
+      item.lastStreamId = this.nextStreamId();
+      const delta = {
+        textDelta: true as const,
+        ordinal: item.ordinal,
+        itemId: item.id,
+        member,
+        offset,
+        text,
+        streamId: item.lastStreamId,
+        previousStreamId,
+      };
+      tail.publishDelta(this.run.id, delta, this.view(item));
+    }
+    this.appends.clear();
+  }
+
+  /** The item is to be written (the next flush, shortly after). */
+  private stored(item: RunItemState) {
     this.dirty.add(item.ordinal);
     this.timer ??= setTimeout(() => {
       this.timer = null;
@@ -56,6 +123,7 @@ export class RunItemStream {
   }
 
   open(kind: string, content: Record<string, unknown>, state: RunItemState['state'] = 'in_progress'): RunItemState {
+    this.publishAppends(); // before the new item's first id is taken (changed() reuses it)
     const first = this.nextStreamId();
     const now = new Date();
     const item: RunItemState = {
@@ -79,8 +147,10 @@ export class RunItemStream {
 
   /** Appends to a string member of an open item (text deltas). */
   append(item: RunItemState, member: string, delta: string) {
-    item.content[member] = `${(item.content[member] as string | undefined) ?? ''}${delta}`;
-    this.changed(item);
+    const before = (item.content[member] as string | undefined) ?? '';
+    item.content[member] = `${before}${delta}`;
+    this.appended(item, member, before.length, delta);
+    this.stored(item);
   }
 
   update(item: RunItemState, patch: Record<string, unknown>) {
@@ -101,6 +171,7 @@ export class RunItemStream {
    * whole text is read through the content reader): `content[member]` keeps a preview.
    */
   storeRef(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text), assetId?: string) {
+    this.publishAppends(); // pending deltas describe the member before this replaces it
     const preview = text.slice(0, PREVIEW_CHARS);
     item.contentRefs[member] = {
       id: contentRefId(item.id, member),
@@ -202,6 +273,7 @@ export class RunItemStream {
 
   /** The attempt's items are committed (or it is over): late subscribers read the database alone. */
   close() {
+    this.publishAppends();
     runTail(this.deps.events).forget(this.run.id);
   }
 
@@ -233,6 +305,7 @@ export class RunItemStream {
   }
 
   private takeBatch(): ItemsWrite | null {
+    this.publishAppends(); // what is written is a state subscribers were told of
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
