@@ -59,7 +59,6 @@ function follow(client: Client, mode: Mode, runId: string, onText: (text: string
         next: (value) => {
           if (value.errors) return reject(new Error(JSON.stringify(value.errors)));
           const event = (value.data as any)[mode];
-          if (process.env.DEBUG_EVENTS) console.error(runId, JSON.stringify(event).slice(0, 200));
           if (event.__typename === 'RunItemTextDelta') {
             const text = (texts.get(event.ordinal) ?? '') + event.text;
             texts.set(event.ordinal, text);
