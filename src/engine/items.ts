@@ -9,6 +9,15 @@
 //
 // Each change carries a stream sequence: attempt × 1e6 + a counter. Sequences only grow within a
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
+//
+// Appended text is published as deltas, not snapshots: the appends to one item member within one
+// event-loop turn (a model's network read often carries several tokens) become one delta, published
+// by a setImmediate at the end of the turn — one stream id, one bus message, one frame per
+// subscriber. Every other change publishes the item's snapshot, and publishes pending deltas first
+// (the stream stays in order); a snapshot of an item drops that item's own pending delta (it holds
+// the text). A delta is handed to the writer when it is published (with its stream position), and
+// pending deltas are published before the writer takes changes, so what is stored is always a state
+// some change announced.
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { itemsWrite, type ItemAppend, type ItemChanges, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
@@ -16,6 +25,7 @@ import { itemWriter, type ItemChangeSource } from './item-writer.js';
 import { contentRefId, publicRefs, streamId, streamSequence } from '../features/runs/run-items.js';
 import { runTail } from '../features/runs/run-tail.js';
 import { storeRunOutput } from '../features/assets/assets.js';
+import type { ItemView } from '../services/event-topics.js';
 import { callContext, principalActor } from '../services/call-context.js';
 
 export const ITEM_CONTENT_INLINE_LIMIT = 64 * 1024;
@@ -35,6 +45,9 @@ export class RunItemStream implements ItemChangeSource {
   /** Items with appends written since their row: writing the row again deletes them. */
   private readonly appendsStored = new Set<number>();
   private readonly writer;
+  /** Appends of this event-loop turn not yet published, by item ordinal (see publishDeltas). */
+  private readonly pendingDeltas = new Map<number, { item: RunItemState; member: string; offset: number; text: string }>();
+  private deltaTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -55,17 +68,71 @@ export class RunItemStream implements ItemChangeSource {
     return streamId(this.attempt, this.counter);
   }
 
-  private changed(item: RunItemState, appended?: { member: string; text: string }) {
+  /**
+   * The published view is a snapshot (later changes must not change what a subscriber was sent; the
+   * content's strings are shared, not copied), with the stored full text of large content hidden
+   * once here rather than per subscriber.
+   */
+  private view(item: RunItemState): ItemView {
+    return { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) };
+  }
+
+  /** A change other than an append: the item's snapshot is published, and its row written whole. */
+  private changed(item: RunItemState) {
+    // This snapshot holds the item's pending text; other items' pending deltas go first.
+    this.pendingDeltas.delete(item.ordinal);
+    this.publishDeltas();
     item.lastStreamId = this.nextStreamId();
-    // The published view is a snapshot (later deltas must not change what a subscriber was sent),
-    // with the stored full text of large content hidden once here rather than per subscriber.
-    runTail(this.deps.events).publish(this.run.id, { ...item, content: { ...item.content }, contentRefs: publicRefs(item.contentRefs) });
-    if (appended && !this.dirty.has(item.ordinal)) this.noteAppend(item, appended.member, appended.text);
-    else {
-      this.dirty.add(item.ordinal);
-      this.appends.delete(item.ordinal);
-    }
+    runTail(this.deps.events).publish(this.run.id, this.view(item));
+    this.dirty.add(item.ordinal);
+    this.appends.delete(item.ordinal);
     this.writer.schedule(this);
+  }
+
+  /** Queues an append for this turn's delta of the item's member (see publishDeltas). */
+  private appended(item: RunItemState, member: string, offset: number, text: string) {
+    const pending = this.pendingDeltas.get(item.ordinal);
+    if (pending && pending.member === member) pending.text += text;
+    else {
+      if (pending) this.publishDeltas();
+      this.pendingDeltas.set(item.ordinal, { item, member, offset, text });
+    }
+    this.deltaTimer ??= setImmediate(() => {
+      this.deltaTimer = null;
+      this.publishDeltas();
+    });
+  }
+
+  /**
+   * Publishes the pending appends, one delta per item, each with its own new stream id, and hands
+   * each to the writer as an append at that position (an item whose row is to be written whole
+   * needs none: the row holds the text). `schedule: false` when the writer itself is taking changes.
+   */
+  private publishDeltas(schedule = true) {
+    if (this.deltaTimer) {
+      clearImmediate(this.deltaTimer);
+      this.deltaTimer = null;
+    }
+    if (this.pendingDeltas.size === 0) return;
+    const tail = runTail(this.deps.events);
+    for (const { item, member, offset, text } of this.pendingDeltas.values()) {
+      const previousStreamId = item.lastStreamId;
+      item.lastStreamId = this.nextStreamId();
+      const delta = {
+        textDelta: true as const,
+        ordinal: item.ordinal,
+        itemId: item.id,
+        member,
+        offset,
+        text,
+        streamId: item.lastStreamId,
+        previousStreamId,
+      };
+      tail.publishDelta(this.run.id, delta, this.view(item));
+      if (!this.dirty.has(item.ordinal)) this.noteAppend(item, member, text);
+    }
+    this.pendingDeltas.clear();
+    if (schedule) this.writer.schedule(this);
   }
 
   /** Keeps an append for the next write: run together with the one before it when of the same member. */
@@ -84,6 +151,7 @@ export class RunItemStream implements ItemChangeSource {
   }
 
   open(kind: string, content: Record<string, unknown>, state: RunItemState['state'] = 'in_progress'): RunItemState {
+    this.publishDeltas(); // before the new item's first id is taken (changed() reuses it)
     const first = this.nextStreamId();
     const now = new Date();
     const item: RunItemState = {
@@ -107,8 +175,9 @@ export class RunItemStream implements ItemChangeSource {
 
   /** Appends to a string member of an open item (text deltas). */
   append(item: RunItemState, member: string, delta: string) {
-    item.content[member] = `${(item.content[member] as string | undefined) ?? ''}${delta}`;
-    this.changed(item, { member, text: delta });
+    const before = (item.content[member] as string | undefined) ?? '';
+    item.content[member] = `${before}${delta}`;
+    this.appended(item, member, before.length, delta);
   }
 
   update(item: RunItemState, patch: Record<string, unknown>) {
@@ -129,6 +198,7 @@ export class RunItemStream implements ItemChangeSource {
    * whole text is read through the content reader): `content[member]` keeps a preview.
    */
   storeRef(item: RunItemState, member: string, text: string, mediaType: string, sizeBytes = Buffer.byteLength(text), assetId?: string) {
+    this.publishDeltas(); // pending deltas describe the member before this replaces it
     const preview = text.slice(0, PREVIEW_CHARS);
     item.contentRefs[member] = {
       id: contentRefId(item.id, member),
@@ -232,6 +302,9 @@ export class RunItemStream implements ItemChangeSource {
 
   /** The attempt's items are committed (or it is over): late subscribers read the database alone. */
   close() {
+    // Nothing is pending once the seal took the last changes; were anything left, it is announced
+    // but not written (the attempt's items are committed).
+    this.publishDeltas(false);
     runTail(this.deps.events).forget(this.run.id);
   }
 
@@ -252,6 +325,7 @@ export class RunItemStream implements ItemChangeSource {
   }
 
   takeChanges(): ItemChanges | null {
+    this.publishDeltas(false); // what is written is a state subscribers were told of
     if (this.dirty.size === 0 && this.appends.size === 0) return null;
     const rows = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
     const appends = [...this.appends.values()].flat();

@@ -19,6 +19,28 @@ export interface ItemView {
 }
 
 /**
+ * Text appended to a string member of an open item (one or more appends of one event-loop turn,
+ * coalesced). It applies to the item's state at `previousStreamId` exactly: `offset` is the member's
+ * length then, in UTF-16 code units (JavaScript string length), and `streamId` is the item's new
+ * lastStreamId. A follower that does not hold that state reads a snapshot instead (run-items.ts).
+ */
+export interface ItemTextDelta {
+  textDelta: true;
+  ordinal: number;
+  itemId: string;
+  member: string;
+  offset: number;
+  text: string;
+  streamId: string;
+  previousStreamId: string;
+}
+
+/** What the `runItem` topic carries: an item's whole state (a snapshot), or text appended to it. */
+export type ItemEvent = ItemView | ItemTextDelta;
+
+export const isTextDelta = (event: ItemEvent): event is ItemTextDelta => 'textDelta' in event;
+
+/**
  * Who is present in a workspace changed (support/presence.ts): only a signal, naming the participant
  * whose touch or leave changed it; subscribers read the frame themselves (support/presence-watch.ts).
  */
@@ -55,8 +77,11 @@ export type EventTopics = {
   runAccepted: [payload: { runId: string }];
   /** Cancellation of a running run was requested: its worker aborts the model call. */
   runCancelRequested: [payload: { runId: string }];
-  /** A run item was opened, grew or was committed (its full state, with its stream sequence), by run id. */
-  runItem: [runId: string, payload: ItemView];
+  /**
+   * A run item was opened, changed or was committed (its full state, with its stream sequence), or
+   * text was appended to it (a delta), by run id.
+   */
+  runItem: [runId: string, payload: ItemEvent];
   /** A run's row changed (status, pending, output…): the whole row after the change, by run id. */
   runChanged: [runId: string, payload: Run];
   /**

@@ -18,11 +18,11 @@ export interface Gate {
 
 /**
  * One streamed answer. `gate` holds it until the test opens it — a text answer after its first
- * `afterChunks` chunks, a tool call before the call — so a test can act while the model is provably
- * mid-stream (no racing the machine's speed).
+ * `afterChunks` chunks (several gates: at each of them), a tool call before the call — so a test can
+ * act while the model is provably mid-stream (no racing the machine's speed).
  */
 export type Turn =
-  | { text: string; gate?: Gate }
+  | { text: string; gate?: Gate | Gate[] }
   | { tool: { id: string; name: string; arguments: Record<string, unknown>; rawArguments?: string }; gate?: Gate };
 
 /** A tool call's arguments as the server sends them: `rawArguments` verbatim (e.g. text that is not JSON), else the JSON. */
@@ -117,10 +117,11 @@ export function startOpenAICompatibleServer(
     chunk({ role: 'assistant', content: '' });
     if ('text' in turn) {
       const pieces = turn.text.match(/.{1,4}/g) ?? [];
+      const gates = turn.gate ? [turn.gate].flat() : [];
       for (const [index, piece] of pieces.entries()) {
-        if (turn.gate && index === turn.gate.afterChunks) {
-          turn.gate.reached?.();
-          await turn.gate.opened;
+        for (const gate of gates.filter((g) => g.afterChunks === index)) {
+          gate.reached?.();
+          await gate.opened;
           if (res.destroyed) return;
         }
         chunk({ content: piece });

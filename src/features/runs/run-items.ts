@@ -5,12 +5,12 @@ import { invalidArgument, notFound } from '../../lib/errors.js';
 import { onReconnected, subscriptionsActive } from '../../lib/events.js';
 import { returningColumns } from '../../storage/columns.js';
 import { requirePermission } from '../access/permissions.js';
-import { runTail } from './run-tail.js';
+import { applyTextDelta, runTail } from './run-tail.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from '../../services/call-context.js';
 import { getRun } from './runs.js';
 import { subagentChildren } from './subagent-runs.js';
-import { listenTo, type ItemView } from '../../services/event-topics.js';
+import { isTextDelta, listenTo, type ItemEvent, type ItemTextDelta, type ItemView } from '../../services/event-topics.js';
 import {
   carriesFullContent,
   leavesOutEarlier,
@@ -25,7 +25,7 @@ import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { readUsage } from './run-members.js';
 import { appendedLateral, withAppended, withStoredAppends } from './item-appends.js';
 
-export type { ItemView };
+export type { ItemEvent, ItemTextDelta, ItemView };
 
 /** The id of the `counter`-th change of a run's attempt: sequences only grow, across attempts too. */
 export function streamId(attempt: number, counter: number): string {
@@ -274,7 +274,8 @@ async function readReplay(call: CallContext, runId: string, after: number): Prom
 /**
  * Replays items after `after`, then streams live changes; ends once the run has settled (sealed or
  * waiting) and everything before that is delivered. Each change is delivered once: a change is
- * skipped when its stream sequence is not newer than what was already sent for its item.
+ * skipped when its stream sequence is not newer than what was already sent for its item. Every
+ * change is a snapshot (the item's whole state); see streamRunItemEvents for appends as deltas.
  *
  * No waiting for the item writer (which streams first and writes behind): the feed listens before
  * anything is read, then the run's tail (what was published, perhaps not yet written; see
@@ -295,8 +296,42 @@ export function streamRunItems(
   position: string | null = null,
 ): AsyncGenerator<ItemView, void, undefined> {
   // Closable: a client that unsubscribes while nothing happens stops the listeners at once.
-  return closableStream((closed) => feedRunItems(call, runId, after, position, closed));
+  return closableStream((closed) => feedRunItems(call, runId, after, position, closed, 'snapshots')) as AsyncGenerator<
+    ItemView,
+    void,
+    undefined
+  >;
 }
+
+/**
+ * As streamRunItems, with appended text as deltas (docs/api/runs.md, "Streaming deltas"): the
+ * replay, openings, completions and every other change are snapshots; an append is a delta when the
+ * subscriber holds the item's state right before it — what this subscription sent it, or, after a
+ * reconnect with `position`, the state it had at that position — and a snapshot otherwise.
+ */
+export function streamRunItemEvents(
+  call: CallContext,
+  runId: string,
+  after = 0,
+  position: string | null = null,
+): AsyncGenerator<ItemEvent, void, undefined> {
+  return closableStream((closed) => feedRunItems(call, runId, after, position, closed, 'deltas'));
+}
+
+/**
+ * The snapshot after a delta, made once for every snapshot feed that holds the state before it (they
+ * all hold the same state: the one at the delta's previousStreamId), not once per subscriber.
+ */
+const snapshotsAfter = new WeakMap<ItemTextDelta, ItemView>();
+function snapshotAfter(state: ItemView, delta: ItemTextDelta): ItemView | null {
+  const known = snapshotsAfter.get(delta);
+  if (known) return known;
+  const next = applyTextDelta(state, delta);
+  if (next) snapshotsAfter.set(delta, next);
+  return next;
+}
+
+const eventSequence = (event: ItemEvent) => streamSequence(isTextDelta(event) ? event.streamId : event.lastStreamId);
 
 async function* feedRunItems(
   call: CallContext,
@@ -304,13 +339,14 @@ async function* feedRunItems(
   after: number,
   position: string | null,
   closed: AbortSignal,
-): AsyncGenerator<ItemView, void, undefined> {
+  mode: 'snapshots' | 'deltas',
+): AsyncGenerator<ItemEvent, void, undefined> {
   // `position`: the last stream id the client saw; every change at or before it is skipped, so a
   // client that reconnects with it gets each later change exactly once (the database may hold an
   // older state of an item than the client already has).
   const seen = streamSequence(position);
   const { deps } = call;
-  const queue: ItemView[] = [];
+  const queue: ItemEvent[] = [];
   let settledLive = false;
   // Redis came back after an outage: changes published meanwhile may never arrive (see below).
   let missedSome = false;
@@ -339,15 +375,33 @@ async function* feedRunItems(
     // the fan-out's latency.
     onClose(closed, wake),
   ];
-  const sent = new Map<number, number>();
-  const fresh = (item: ItemView) => item.ordinal > after && streamSequence(item.lastStreamId) > Math.max(seen, sent.get(item.ordinal) ?? 0);
-  const mark = (item: ItemView) => sent.set(item.ordinal, streamSequence(item.lastStreamId));
+  // The stream sequence of each item's state the client holds (sent by this feed).
+  const held = new Map<number, number>();
+  // Snapshot feeds: that state itself, to which the next delta is applied.
+  const states = new Map<number, ItemView>();
+  const fresh = (event: ItemEvent) => event.ordinal > after && eventSequence(event) > Math.max(seen, held.get(event.ordinal) ?? 0);
+  const hold = (item: ItemView) => {
+    held.set(item.ordinal, streamSequence(item.lastStreamId));
+    if (mode === 'snapshots') states.set(item.ordinal, item);
+  };
+  /** What to send for a fresh delta: itself, its snapshot (snapshot feeds), or null when the client lacks the state before it. */
+  const deliverable = (delta: ItemTextDelta): ItemEvent | null => {
+    const previous = streamSequence(delta.previousStreamId);
+    if (mode === 'snapshots') {
+      const state = states.get(delta.ordinal);
+      return state ? snapshotAfter(state, delta) : null;
+    }
+    const holds = held.get(delta.ordinal);
+    // Nothing sent for the item yet: a client resuming at `seen` holds every change up to it, so the
+    // item's state at `previous` when that is at or before it.
+    return (holds === undefined ? previous > 0 && previous <= seen : holds === previous) ? delta : null;
+  };
   try {
     await subscriptionsActive(deps.events);
     const start = await readReplay(call, runId, after);
     for (const item of start.items) {
       if (!fresh(item)) continue;
-      mark(item);
+      hold(item);
       yield item;
     }
     // Settled when read: every item was committed with the seal, so the replay had them all.
@@ -355,10 +409,32 @@ async function* feedRunItems(
     for (;;) {
       // Taken one at a time: the listener may add more while this generator is suspended in a yield.
       while (queue.length) {
-        const item = queue.shift()!;
-        if (!fresh(item)) continue;
-        mark(item);
-        yield item;
+        const event = queue.shift()!;
+        if (!fresh(event)) continue;
+        if (!isTextDelta(event)) {
+          hold(event);
+          yield event;
+          continue;
+        }
+        const out = deliverable(event);
+        if (out) {
+          held.set(event.ordinal, streamSequence(event.streamId));
+          if (!isTextDelta(out)) states.set(out.ordinal, out);
+          yield out;
+          continue;
+        }
+        // The client does not hold the state this delta applies to: send the item's snapshot from
+        // the tail (written before the delta was published, so at least as new). Rare: a resumed
+        // client's item it never had, or a missed event.
+        const replay = await readReplay(call, runId, after);
+        for (const item of replay.items) {
+          if (!fresh(item)) continue;
+          hold(item);
+          yield item;
+        }
+        if (settled(replay.status)) settledLive = true;
+        // Still fresh (the tail was out of reach): the delta is dropped; the item's next snapshot,
+        // at the latest its completion, brings the text.
       }
       if (settledLive || closed.aborted) return;
       if (missedSome) {

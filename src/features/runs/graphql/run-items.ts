@@ -4,7 +4,8 @@ import { builder } from '../../../graphql/builder.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { ID_PREFIX } from '../../../lib/ids.js';
 import { RunRef } from './runs.js';
-import { listRunItems, loadRunItems, streamRunItems, type ItemView } from '../run-items.js';
+import { listRunItems, loadRunItems, streamRunItemEvents, streamRunItems, type ItemTextDelta, type ItemView } from '../run-items.js';
+import { isTextDelta } from '../../../services/event-topics.js';
 import { contentRefList, type ContentRef } from '../run-members.js';
 import { ContinuationRef } from './run-items-continuation.js';
 import { RunItemKindEnum, RunItemStateEnum, storedValue } from '../../../graphql/modules/enums.js';
@@ -94,6 +95,39 @@ builder.subscriptionField('runItems', (t) =>
     args: { runId: t.arg.id({ required: true }), after: t.arg.int(), position: t.arg.string() },
     subscribe: async (_r, a, ctx) => streamRunItems(await ctx.call(), String(a.runId), a.after ?? 0, a.position ?? null),
     resolve: (item) => item,
+  }),
+);
+
+const RunItemTextDeltaRef = builder.objectRef<ItemTextDelta>('RunItemTextDelta').implement({
+  description:
+    "Text appended to a string member of an open run item: apply it to the item's state whose lastStreamId the previous event for this item carried (a delta is only sent to a subscriber holding that state).",
+  fields: (t) => ({
+    ordinal: t.exposeInt('ordinal', { description: "the item's ordinal" }),
+    itemId: t.exposeID('itemId', { description: "the item's id (its node id)" }),
+    member: t.exposeString('member', { description: 'the content member the text is appended to (e.g. `text`)' }),
+    offset: t.exposeInt('offset', {
+      description: "the member's length before this delta, in UTF-16 code units (JavaScript string length); a check for the client",
+    }),
+    text: t.exposeString('text', { description: 'the appended text' }),
+    streamId: t.exposeString('streamId', { description: "the item's new lastStreamId: the position to resume after" }),
+    previousStreamId: t.exposeString('previousStreamId', { description: "the item's lastStreamId before this delta" }),
+  }),
+});
+
+const RunItemEventRef = builder.unionType('RunItemEvent', {
+  description: 'A change of a run item as runItemEvents streams it: its whole state (RunItem) or text appended to it (RunItemTextDelta).',
+  types: [RunItemRef, RunItemTextDeltaRef],
+  resolveType: (event) => (isTextDelta(event) ? RunItemTextDeltaRef : RunItemRef),
+});
+
+builder.subscriptionField('runItemEvents', (t) =>
+  t.field({
+    type: RunItemEventRef,
+    description:
+      'As runItems, with appended text sent as RunItemTextDelta events (the replay, openings, completions and other changes stay RunItem snapshots), so an answer costs bytes linear in its length. Reconnect with `position` (the highest lastStreamId or streamId received) to get every later change exactly once.',
+    args: { runId: t.arg.id({ required: true }), after: t.arg.int(), position: t.arg.string() },
+    subscribe: async (_r, a, ctx) => streamRunItemEvents(await ctx.call(), String(a.runId), a.after ?? 0, a.position ?? null),
+    resolve: (event) => event,
   }),
 );
 
