@@ -101,14 +101,16 @@ export class RunItemStream implements ItemChangeSource {
       this.deltaTimer = null;
       this.publishDeltas();
     });
+    // The writer publishes what is still pending before it takes the changes (takeChanges).
+    this.writer.schedule(this);
   }
 
   /**
    * Publishes the pending appends, one delta per item, each with its own new stream id, and hands
    * each to the writer as an append at that position (an item whose row is to be written whole
-   * needs none: the row holds the text). `schedule: false` when the writer itself is taking changes.
+   * needs none: the row holds the text). The writer was scheduled by the appends themselves.
    */
-  private publishDeltas(schedule = true) {
+  private publishDeltas() {
     if (this.deltaTimer) {
       clearImmediate(this.deltaTimer);
       this.deltaTimer = null;
@@ -132,7 +134,6 @@ export class RunItemStream implements ItemChangeSource {
       if (!this.dirty.has(item.ordinal)) this.noteAppend(item, member, text);
     }
     this.pendingDeltas.clear();
-    if (schedule) this.writer.schedule(this);
   }
 
   /** Keeps an append for the next write: run together with the one before it when of the same member. */
@@ -302,9 +303,9 @@ export class RunItemStream implements ItemChangeSource {
 
   /** The attempt's items are committed (or it is over): late subscribers read the database alone. */
   close() {
-    // Nothing is pending once the seal took the last changes; were anything left, it is announced
-    // but not written (the attempt's items are committed).
-    this.publishDeltas(false);
+    // Nothing is pending once the seal took the last changes (drain publishes them); this keeps
+    // the stream's order should a caller close without a seal.
+    this.publishDeltas();
     runTail(this.deps.events).forget(this.run.id);
   }
 
@@ -325,7 +326,7 @@ export class RunItemStream implements ItemChangeSource {
   }
 
   takeChanges(): ItemChanges | null {
-    this.publishDeltas(false); // what is written is a state subscribers were told of
+    this.publishDeltas(); // what is written is a state subscribers were told of
     if (this.dirty.size === 0 && this.appends.size === 0) return null;
     const rows = [...this.dirty].map((ordinal) => this.items.get(ordinal)!);
     const appends = [...this.appends.values()].flat();
