@@ -10,6 +10,9 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded
 import { applyMigrations, pendingMigrationCount } from './storage/migrate.js';
 import { preparedStatementNames } from './storage/prepared-statements.js';
 
+/** How long a transaction may wait for a pool connection before it fails (503 `unavailable`). */
+export const TRANSACTION_MAX_WAIT_MS = 30_000;
+
 export type Db = PrismaClient;
 export type { Prisma } from './generated/prisma/client.js';
 
@@ -57,7 +60,10 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
       onConnectionError: connectionLost,
       ...(config.databasePreparedStatements ? { statementNameGenerator: preparedStatementNames() } : {}),
     });
-    const base = new PrismaClient({ adapter });
+    // A transaction waits for a pool connection as long as a plain query does (queries wait without
+    // bound): Prisma's default of 2 s failed runs outright when 100 live runs kept the pool busy
+    // (bench:workload), where waiting a little longer was all they needed.
+    const base = new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
     await base.$connect();
     let operations = 0;
     // Counting through an extension keeps the client's behaviour; the cast keeps one client type

@@ -35,6 +35,12 @@ const PG_MESSAGES = [
   /^Client was closed and is not queryable/,
 ];
 
+/**
+ * Prisma's transaction API when no pool connection came free within the transaction's `maxWait`
+ * (P2028, whose other meanings — a transaction already closed, say — are not about reachability).
+ */
+const PRISMA_MESSAGES = [/Unable to start a transaction in the given time/];
+
 /** ioredis' failures of a command whose connection is down. */
 const REDIS_MESSAGES = [/^Connection is closed\.?$/, /^Stream isn't writeable/, /^Reached the max retries per request limit/];
 
@@ -63,6 +69,7 @@ export function unreachableDependency(error: unknown): Dependency | null {
     if (PRISMA_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return 'database';
     if (typeof node.kind === 'string' && ADAPTER_KINDS.has(node.kind)) return 'database';
     if (PG_MESSAGES.some((pattern) => pattern.test(message))) return 'database';
+    if (code === 'P2028' && PRISMA_MESSAGES.some((pattern) => pattern.test(message))) return 'database';
     if (SOCKET_CODES.has(code)) socket = true;
   }
   // A bare socket failure escaping a request comes from the database pool: Redis commands wait for

@@ -62,6 +62,42 @@ describe('unreachable dependencies', () => {
     }
   });
 
+  it('recognises a transaction that found no free pool connection in time (the pool is busy)', async () => {
+    const database = await createTestDatabase({ empty: true });
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg(new pg.Pool({ connectionString: database.url, max: 1 }), { disposeExternalPool: true }),
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const taken = new Promise<void>((resolve) => (holding = resolve));
+    try {
+      // The pool's one connection is held by an open transaction until the test lets it go.
+      const holder = prisma.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT 1`;
+        holding();
+        await held;
+      });
+      await taken;
+      const error = await failureOf(() => prisma.$transaction(async (tx) => tx.$queryRaw`SELECT 1`, { maxWait: 50 }));
+      expect((error as { code?: string }).code).toBe('P2028');
+      expect(unreachableDependency(error)).toBe('database');
+      release();
+      await holder;
+      // Another transaction API failure is not about reachability.
+      const closed = await failureOf(async () => {
+        let escaped!: Parameters<Parameters<typeof prisma.$transaction>[0]>[0];
+        await prisma.$transaction(async (tx) => void (escaped = tx));
+        await escaped.$queryRaw`SELECT 1`;
+      });
+      expect(unreachableDependency(closed)).toBeNull();
+    } finally {
+      release();
+      await prisma.$disconnect();
+      await database.drop();
+    }
+  });
+
   it('recognises a Redis command that gave up', async () => {
     const redis = new Redis(`redis://127.0.0.1:${await freePort()}`, { maxRetriesPerRequest: 1, retryStrategy: () => 10 });
     redis.on('error', () => undefined);
