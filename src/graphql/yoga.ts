@@ -15,6 +15,7 @@ import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
 import { gateOf, useCallerGate } from './access.js';
 import { useDocumentLimits, useExecutionDeadline } from './limits.js';
+import { useSharedSubscriptionExecution } from './shared-subscription-execution.js';
 import { graphiqlOptions, renderLocalGraphiQL } from './graphiql.js';
 
 export type Yoga = YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -40,6 +41,8 @@ export function createYogaServer(deps: Deps): Yoga {
       // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
       useInputRules(),
       useErrorStatusForEveryMediaType(),
+      // Run-item subscriptions: each streamed event executed once for all its subscribers.
+      useSharedSubscriptionExecution(),
     ],
     context: (initial) => {
       // graphql-ws passes its connection_init payload; HTTP requests carry headers.

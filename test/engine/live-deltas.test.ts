@@ -90,6 +90,40 @@ function follow(app: TestApp, runId: string, position: string | null, onEvent: (
   });
 }
 
+/** Another selection of the same events: no typename, no positions, no content. */
+const LEAN_EVENTS = `subscription($id: ID!) {
+  runItemEvents(runId: $id) {
+    ... on RunItem { ordinal state }
+    ... on RunItemTextDelta { ordinal text }
+  }
+}`;
+
+/** Follows `query` until it completes, pushing each event (the subscription field's value) to `events`. */
+function followDocument(app: TestApp, query: string, variables: Record<string, unknown>, events: unknown[], apiKey = app.apiKey) {
+  const ws = createClient({
+    url: `${app.url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${apiKey}` },
+  });
+  return new Promise<void>((resolve, reject) => {
+    ws.subscribe(
+      { query, variables },
+      {
+        next: (value) => {
+          if (!value.errors) return void events.push((value.data as any).runItemEvents);
+          reject(new Error(JSON.stringify(value.errors)));
+          void ws.dispose();
+        },
+        error: (error) => {
+          reject(error instanceof Error ? error : new Error(JSON.stringify(error)));
+          void ws.dispose();
+        },
+        complete: () => void Promise.resolve(ws.dispose()).then(() => resolve()),
+      },
+    );
+  });
+}
+
 const position = (event: Event) => (event.__typename === 'RunItem' ? event.lastStreamId : event.streamId);
 
 /**
@@ -123,7 +157,7 @@ async function until(condition: () => boolean) {
 /** The text an event stream shows for item 2 so far (replay snapshot plus deltas). */
 const textOf = (events: Event[]) => rebuild(events).get(2)?.text ?? '';
 
-function deltaGuarantees(apps: () => { front: TestApp; agentId: string }) {
+function deltaGuarantees(apps: () => { front: TestApp; agentId: string; otherKey: string }) {
   it('deltas rebuild the answer; snapshots on replay and on close', async () => {
     const { front, agentId } = apps();
     // Held after 2 chunks (the subscriber arrives), then after 6 (chunks 2–5 have streamed as deltas).
@@ -209,6 +243,45 @@ function deltaGuarantees(apps: () => { front: TestApp; agentId: string }) {
     expect(rebuild(after, rebuild(before)).get(2)!.text).toBe(ANSWER);
   });
 
+  it('subscribers of one run: one document gets identical events, another selection its own shape, another workspace not_found', async () => {
+    // Each event is executed once per document, operation, variables and workspace and shared by
+    // the subscribers that asked exactly that (docs/ARCHITECTURE.md): nothing may leak between them.
+    const { front, agentId, otherKey } = apps();
+    // Held after 2 chunks (until every subscriber is in), then after 6 (chunks 2–5 stream as deltas).
+    const first = streamGate(2);
+    const second = streamGate(6);
+    loopback.turns.push({ text: ANSWER, gate: [first.gate, second.gate] });
+    const run = (await front.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('go') } })).body;
+    await first.reached;
+    const same: Event[][] = [[], [], []];
+    const lean: Array<{ ordinal: number; state?: string; text?: string }> = [];
+    const afterFirst: Event[] = [];
+    const done = [
+      ...same.map((events) => followDocument(front, EVENTS, { id: run.id }, events)),
+      followDocument(front, LEAN_EVENTS, { id: run.id }, lean),
+      followDocument(front, EVENTS, { id: run.id, after: 1 }, afterFirst),
+    ];
+    // Every subscriber holds the answer's opening snapshot: the rest reaches all of them live.
+    const opened = (events: Array<{ ordinal: number; state?: string }>) => events.some((e) => e.ordinal === 2 && e.state === 'in_progress');
+    await until(() => [...same, lean, afterFirst].every(opened));
+    await expect(followDocument(front, EVENTS, { id: run.id }, [], otherKey)).rejects.toThrow(/not_found/);
+    first.open();
+    const streamed = (events: Array<{ ordinal: number }>) => events.some((e) => 'text' in e);
+    await until(() => [...same, lean, afterFirst].every(streamed));
+    second.open();
+    await Promise.all(done);
+    const events = same[0]!.map(({ bytes: _bytes, ...event }) => event);
+    for (const other of same) expect(other.map(({ bytes: _bytes, ...event }) => event)).toEqual(events);
+    expect(events.some((e) => e.__typename === 'RunItemTextDelta')).toBe(true);
+    expect(rebuild(same[0]!).get(2)!.text).toBe(ANSWER);
+    expect(events.at(-1)).toMatchObject({ __typename: 'RunItem', ordinal: 2, state: 'completed', content: { text: ANSWER } });
+    // Other variables, other selection: their own executions, each in its own shape.
+    expect(afterFirst.map(({ bytes: _bytes, ...event }) => event)).toEqual(events.filter((e) => e.ordinal > 1));
+    expect(lean).toEqual(
+      events.map((e) => (e.__typename === 'RunItem' ? { ordinal: e.ordinal, state: e.state } : { ordinal: e.ordinal, text: e.text })),
+    );
+  });
+
   it('appends of one turn coalesce, and each delta frame is its text plus a bounded envelope', async () => {
     const { front, agentId } = apps();
     // 100 chunks are written at once between the two gates; the answer is held after them.
@@ -244,7 +317,7 @@ describe('runItemEvents, in one process', () => {
   beforeAll(async () => {
     agentId = (await t.rest('POST', '/api/v1/agents', { body: { name: 'deltas', config: { model: 'loop' } } })).body.id;
   });
-  deltaGuarantees(() => ({ front: t, agentId }));
+  deltaGuarantees(() => ({ front: t, agentId, otherKey }));
 
   it("answers another workspace's run as not found", async () => {
     loopback.turns.push({ text: 'mine' });
@@ -271,15 +344,17 @@ describe.skipIf(!redisAvailable)('runItemEvents across instances (Redis)', () =>
   let front: TestApp;
   let back: TestApp;
   let agentId: string;
+  let frontOtherKey: string;
   beforeAll(async () => {
     front = await startTestApp({ runWorkers: 0, redisUrl, allowPlainHttpEndpoints: ['127.0.0.1'] });
     back = await startTestApp({ runWorkers: 2, redisUrl, allowPlainHttpEndpoints: ['127.0.0.1'] }, front);
     await addLoopbackModel(front, loopback, 'loop');
     agentId = (await front.rest('POST', '/api/v1/agents', { body: { name: 'deltas', config: { model: 'loop' } } })).body.id;
+    frontOtherKey = (await createWorkspace(front.app.deps, { name: 'B' })).apiKey.token;
   });
   afterAll(async () => {
     await back?.stop();
     await front?.stop();
   });
-  deltaGuarantees(() => ({ front, agentId }));
+  deltaGuarantees(() => ({ front, agentId, otherKey: frontOtherKey }));
 });

@@ -1,0 +1,135 @@
+// Run-item subscriptions execute each streamed event once for all the subscribers that asked the
+// same thing, instead of once per subscriber: with fifty clients watching one answer, graphql-js
+// executing every token fifty times was most of the service's streaming cost.
+import {
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  Kind,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from './context.js';
+
+/**
+ * The subscription fields whose events are shared. Their event resolvers, and every field of the
+ * types they return (RunItem, RunItemTextDelta, their content refs), read only the event itself,
+ * never the caller (context) — so one execution of an event serves every subscriber with the same
+ * document, operation name and variables. A field added to these types that reads the caller would
+ * break that promise: keep it true or take the field out of this set.
+ */
+const SHARED_SUBSCRIPTION_FIELDS = new Set(['runItems', 'runItemEvents']);
+
+type Result = ExecutionResult | Promise<ExecutionResult>;
+
+/**
+ * Event → document → (operation name, variables, workspace) → its execution. Keyed weakly by the
+ * event: the event bus hands every listener the same object (in process, and once parsed per Redis
+ * message), so the memo lives exactly as long as some feed still holds the event. Documents are
+ * shared because Yoga caches parsed documents by their text.
+ */
+const executions = new WeakMap<object, WeakMap<DocumentNode, Map<string, Result>>>();
+
+/**
+ * A Yoga plugin: subscriptions to one of SHARED_SUBSCRIPTION_FIELDS are run by sharedSubscribe
+ * instead of graphql-js `subscribe`; the other plugins' subscription hooks (error masking, input
+ * rules) still wrap it, per subscriber.
+ */
+export function useSharedSubscriptionExecution(): Plugin {
+  return {
+    onSubscribe({ args, setSubscribeFn }) {
+      if (sharesEvents(args)) setSubscribeFn(sharedSubscribe);
+    },
+  };
+}
+
+function sharesEvents(args: ExecutionArgs): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation?.operation !== 'subscription') return false;
+  // Validation allows a subscription one root field; anything else (a fragment spread at the root)
+  // takes the ordinary path.
+  const [root, ...others] = operation.selectionSet.selections;
+  return others.length === 0 && root?.kind === Kind.FIELD && SHARED_SUBSCRIPTION_FIELDS.has(root.name.value);
+}
+
+/**
+ * graphql-js `subscribe` (the same source stream, errors, completion, return() and backpressure:
+ * events are executed as they are pulled), with each event's execution looked up in `executions`
+ * before it is run.
+ */
+async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const stream = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in stream)) return stream;
+  // The caller's workspace joins the key, so a subscriber is only ever served an execution made for
+  // its own workspace (the feed already answered not_found to anyone outside the run's workspace).
+  const workspace = await workspaceOf(args.contextValue);
+  const key = JSON.stringify([args.operationName ?? null, args.variableValues ?? null, workspace]);
+  const run = (payload: unknown) => execute({ ...args, rootValue: payload });
+  return mapAsyncIterator(stream as AsyncGenerator<unknown, void, void>, (payload) => {
+    if (workspace === null || typeof payload !== 'object' || payload === null) return run(payload);
+    let byDocument = executions.get(payload);
+    if (!byDocument) executions.set(payload, (byDocument = new WeakMap()));
+    let byKey = byDocument.get(args.document);
+    if (!byKey) byDocument.set(args.document, (byKey = new Map()));
+    let result = byKey.get(key);
+    if (!result) byKey.set(key, (result = run(payload)));
+    return result;
+  });
+}
+
+/** The caller's workspace (the subscribe resolver has authenticated it already); null: do not share. */
+async function workspaceOf(context: unknown): Promise<string | null> {
+  const call = (context as Partial<GraphQLContext> | null)?.call;
+  if (typeof call !== 'function') return null;
+  try {
+    return (await call()).actor?.workspaceId ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * As graphql-js maps a source stream to its responses (its own helper is internal): the mapping of
+ * an event runs when the consumer pulls it, a mapping error closes the source, and return()/throw()
+ * reach the source.
+ */
+function mapAsyncIterator<T, U>(
+  iterable: AsyncIterable<T>,
+  map: (value: T) => U | Promise<U>,
+): AsyncIterableIterator<U> & { return(): Promise<IteratorResult<U>>; throw(error: unknown): Promise<IteratorResult<U>> } {
+  const iterator = iterable[Symbol.asyncIterator]();
+  const returnIgnoringErrors = async () => {
+    try {
+      await iterator.return?.();
+    } catch {
+      // Keep the original error when closing the source fails too.
+    }
+  };
+  const mapResult = async (result: IteratorResult<T>): Promise<IteratorResult<U>> => {
+    if (result.done) return result;
+    try {
+      return { value: await map(result.value), done: false };
+    } catch (error) {
+      await returnIgnoringErrors();
+      throw error;
+    }
+  };
+  return {
+    async next() {
+      return mapResult(await iterator.next());
+    },
+    async return() {
+      return typeof iterator.return === 'function' ? mapResult(await iterator.return()) : { value: undefined, done: true };
+    },
+    async throw(error: unknown) {
+      if (typeof iterator.throw === 'function') return mapResult(await iterator.throw(error));
+      await returnIgnoringErrors();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
