@@ -14,7 +14,7 @@
 // subscriber per run; by default runs are awaited over REST), BENCH_CONNECTIONS (graphql-ws connections, 20).
 import pg from 'pg';
 import { Rest, Subscribers } from './blackbox/clients.js';
-import { LOOPBACK_API_KEY, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
+import { addLoopbackAgent, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
 import { freshServerDatabase, startService } from './blackbox/service.js';
 
 const list = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').map((v) => v.trim());
@@ -178,14 +178,7 @@ async function pass(name: string) {
   const subscribers = new Subscribers(service.url, service.apiKey, CONNECTIONS);
   try {
     const rest = new Rest(service.url, service.apiKey);
-    const provider = await rest.ok('POST', '/api/v1/model-providers', {
-      type: 'openai_compatible',
-      name: 'bench loopback',
-      config: { base_url: loopback.url },
-      credential: { api_key: LOOPBACK_API_KEY },
-    });
-    await rest.ok('POST', '/api/v1/models', { key: 'loop', provider_id: provider.id, provider_model: 'loop' });
-    const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'streamer', config: { model: 'loop' } })).id;
+    const agentId = await addLoopbackAgent(rest, loopback, 'streamer');
     // One short run first: connections, caches and the first statements' plans are warm.
     await level(rest, subscribers, loopback, db, agentId, 1, 5);
     const levels: Level[] = [];

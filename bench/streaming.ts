@@ -16,7 +16,7 @@
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { startService, type Service } from './blackbox/service.js';
-import { LOOPBACK_API_KEY, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
+import { addLoopbackAgent, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
 import { Rest } from './blackbox/clients.js';
 
 const CONNECTIONS = 20;
@@ -176,14 +176,7 @@ async function main() {
   const service = await startService({ databaseUrl: null, env: { RUN_WORKERS: String(Math.max(runs, 8) + 2) } });
   try {
     const rest = new Rest(service.url, service.apiKey);
-    const provider = await rest.ok('POST', '/api/v1/model-providers', {
-      type: 'openai_compatible',
-      name: 'bench loopback',
-      config: { base_url: loopback.url },
-      credential: { api_key: LOOPBACK_API_KEY },
-    });
-    await rest.ok('POST', '/api/v1/models', { key: 'loop', provider_id: provider.id, provider_model: 'loop' });
-    const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'stream', config: { model: 'loop' } })).id;
+    const agentId = await addLoopbackAgent(rest, loopback, 'stream');
     const results: Result[] = [];
     const shapes = [
       { runs, perRun: 1, label: `${runs} runs × 1 subscriber` },

@@ -3,6 +3,7 @@
 // moment it does is the chunk's birth time for chunk-to-subscriber latency), then ends them.
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Rest } from './clients.js';
 
 export const LOOPBACK_API_KEY = 'sk-bench-loopback';
 
@@ -64,4 +65,16 @@ export function startLoopbackModel(): Promise<LoopbackModel> {
       });
     });
   });
+}
+
+/** A provider and model for the loopback model (`loop`) and an agent on it: the agent's id. */
+export async function addLoopbackAgent(rest: Rest, loopback: LoopbackModel, agentName: string): Promise<string> {
+  const provider = await rest.ok('POST', '/api/v1/model-providers', {
+    type: 'openai_compatible',
+    name: 'bench loopback',
+    config: { base_url: loopback.url },
+    credential: { api_key: LOOPBACK_API_KEY },
+  });
+  await rest.ok('POST', '/api/v1/models', { key: 'loop', provider_id: provider.id, provider_model: 'loop' });
+  return (await rest.ok('POST', '/api/v1/agents', { name: agentName, config: { model: 'loop' } })).id as string;
 }
