@@ -8,7 +8,8 @@
 // per scale and the ratio of the larger scale's p50 to the smaller's (target: at most 1.5).
 //
 // Env: SCALE_LEVELS ("0.01,1"), SCALE_REPEATS (40), SCALE_WARMUP (5), SCALE_DROP (1: drop the seeded
-// databases afterwards), SCALE_ADMIN_URL (see seed.ts).
+// databases afterwards), SCALE_READS (a regular expression: only the reads whose name matches),
+// SCALE_ADMIN_URL (see seed.ts).
 import { startService, type Service } from '../blackbox/service.js';
 import { percentile } from '../blackbox/stats.js';
 import { Api, discover, reads, type Read } from './reads.js';
@@ -18,6 +19,8 @@ const LEVELS = (process.env.SCALE_LEVELS ?? '0.01,1').split(',').map(Number);
 const REPEATS = Number(process.env.SCALE_REPEATS ?? 40);
 const WARMUP = Number(process.env.SCALE_WARMUP ?? 5);
 const DROP = process.env.SCALE_DROP === '1';
+// Only the reads whose name matches (case-insensitive), to measure again the ones a change touched.
+const ONLY = process.env.SCALE_READS ? new RegExp(process.env.SCALE_READS, 'i') : null;
 
 interface Measured {
   p50: number;
@@ -53,6 +56,7 @@ async function main() {
     // weighs on every scale alike, so the ratios hold even when the absolute figures drift.
     for (let index = 0; index < levels[0]!.reads.length; index++) {
       const name = levels[0]!.reads[index]!.name;
+      if (ONLY && !ONLY.test(name)) continue;
       for (const level of levels) for (let i = 0; i < WARMUP; i++) await level.reads[index]!.call();
       for (let i = 0; i < REPEATS; i++) {
         for (const level of levels) {

@@ -1,4 +1,4 @@
-// The plans of the hot reads hold at scale: on a generated workspace (a few thousand runs, twenty
+// The plans of the hot reads hold at scale: on a generated workspace (ten thousand runs, a hundred
 // thousand items, made by the scale seed's own steps and analysed), every statement the service sends
 // for each user-facing read of the scale bench (runs with each filter and a deep cursor, run items both
 // ways, thread history, inbox, audit trail, memory search and records, a finding analysis, the console's
@@ -30,10 +30,10 @@ beforeAll(async () => {
   const templates = await writeTemplates(new Api(t.url, t.apiKey), 10, 10);
   client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
-  // 3,000 runs over 300 threads, ~30,000 items, 3,000 audit rows, 300 traces, 3,000 memory records over
+  // 10,000 runs over 1,000 threads, ~100,000 items, 10,000 audit rows, 1,000 traces, 10,000 memory records over
   // ten memories (a memory's word list, which search corrects misspelled words against, is then a tenth
   // of the word table, as one memory's words are a small part of it in a workspace of many memories).
-  await fill(client, amountsAt(0.003), templates);
+  await fill(client, amountsAt(0.01), templates);
   rowCounts = await tableRowCounts(client);
   quiet = await startTestApp({ runWorkers: 0, ...allow }, t);
   const api = new Api(quiet.url, quiet.apiKey);
@@ -48,10 +48,12 @@ afterAll(async () => {
 
 describe('plans of the hot reads on a generated workspace', () => {
   it('the generated set is the size the plans are judged against', () => {
-    expect(rowCounts.get('runs')).toBeGreaterThanOrEqual(3000);
-    expect(rowCounts.get('run_items')).toBeGreaterThanOrEqual(25_000);
-    expect(rowCounts.get('audit_events')).toBeGreaterThanOrEqual(3000);
-    expect(rowCounts.get('memory_records')).toBeGreaterThanOrEqual(3000);
+    expect(rowCounts.get('runs')).toBeGreaterThanOrEqual(10_000);
+    expect(rowCounts.get('run_items')).toBeGreaterThanOrEqual(90_000);
+    expect(rowCounts.get('audit_events')).toBeGreaterThanOrEqual(10_000);
+    // Tables holding a tenth of the runs reach the size the plan check judges (1,000 rows).
+    expect(rowCounts.get('threads')).toBeGreaterThanOrEqual(1000);
+    expect(rowCounts.get('memory_records')).toBeGreaterThanOrEqual(10_000);
     expect(hotReads.length).toBeGreaterThan(25);
   });
 
