@@ -36,7 +36,9 @@ interface Mergeable {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
-const hasOnly = (object: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(object).every((key) => allowed.has(key));
+/** Whether every member of `object` is an allowed one or null (a null member is one the provider skips). */
+const hasOnly = (object: Record<string, unknown>, allowed: ReadonlySet<string>) =>
+  Object.keys(object).every((key) => allowed.has(key) || object[key] === null);
 
 const CHAT_CHOICE_KEYS = new Set(['index', 'delta', 'finish_reason', 'logprobs']);
 const CHAT_TEXT_KEYS = ['content', 'reasoning_content', 'reasoning'];

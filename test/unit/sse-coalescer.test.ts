@@ -86,6 +86,15 @@ describe('coalesceBlocks', () => {
     expect(events(coalesceBlocks(sse.slice(0, -2)))).toEqual(events(chat({ content: 'ab', reasoning_content: null })));
   });
 
+  it('merges chunks with members the provider skips when null (what vLLM sends)', () => {
+    const vllm = (text: string) =>
+      `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)},"tool_calls":null},"logprobs":null,"finish_reason":null,"stop_reason":null}]}\n\n`;
+    expect(events(coalesceBlocks((vllm('a') + vllm('b')).slice(0, -2)))).toEqual(events(vllm('ab')));
+    // The same member with a value is not skipped: such chunks stay apart.
+    const refusal = (text: string) => chat({ content: text, refusal: 'no' });
+    expect(coalesceBlocks((refusal('a') + refusal('b')).slice(0, -2))).toBe(refusal('a') + refusal('b'));
+  });
+
   it('merges Anthropic text and thinking deltas of one content block, never across blocks or kinds', () => {
     const start = `event: content_block_start\ndata: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`;
     const sse =
