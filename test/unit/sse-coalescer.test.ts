@@ -297,6 +297,46 @@ describe('the AI SDK through coalescingFetch', () => {
     expect(coalesced.deltas).toBeLessThan(plain.deltas);
   });
 
+  it('ends an aborted stream as fetch would: the text before the abort, then the abort', async () => {
+    // A stream that sends two tokens and holds the connection open until the client goes.
+    const held = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chat({ role: 'assistant', content: '' }) + content('Hel') + content('lo'));
+      });
+    });
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const baseURL = `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1`;
+    const abortedParts = async (fetchImpl: typeof fetch) => {
+      const controller = new AbortController();
+      const model = createOpenAICompatible({ name: 'test', baseURL, apiKey: 'k', fetch: fetchImpl }).chatModel('m');
+      const result = streamText({ model, prompt: 'hi', maxRetries: 0, abortSignal: controller.signal, onError: () => undefined });
+      let text = '';
+      const types: string[] = [];
+      for await (const part of result.stream as AsyncIterable<TextStreamPart<ToolSet>>) {
+        if (part.type === 'text-delta') {
+          text += part.text;
+          // Both tokens are in: the server sends nothing more, so only the abort can end the stream.
+          if (text === 'Hello') controller.abort(new Error('stop'));
+          continue;
+        }
+        types.push(part.type);
+      }
+      return { text, types };
+    };
+    try {
+      const plain = await abortedParts(fetch);
+      const coalesced = await abortedParts(coalescingFetch);
+      expect(plain.text).toBe('Hello');
+      expect(plain.types).toContain('abort');
+      expect(coalesced).toEqual(plain);
+    } finally {
+      held.closeAllConnections();
+      await new Promise<void>((resolve) => held.close(() => resolve()));
+    }
+  });
+
   it('gives an error answer back untouched', async () => {
     const errorServer = createServer((req, res) => {
       req.resume();
