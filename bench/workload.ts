@@ -150,10 +150,15 @@ async function mode(name: string): Promise<void> {
   if (name !== 'embedded' && !database) return;
   const loopback = await startLoopback(EPOCH);
   const serviceEnv = { RUN_WORKERS, METRICS_TOKEN: metricsToken };
+  // A service that fails to start must not leave the loopback model running behind the bench.
   const service = await startService({
     databaseUrl: database?.url ?? null,
     env: name === 'workers' ? { ...serviceEnv, RUN_WORKERS: '0', REDIS_URL } : serviceEnv,
     ...(name === 'workers' ? { workers: { count: 1, env: { RUN_WORKERS, REDIS_URL } } } : {}),
+  }).catch(async (error: unknown) => {
+    await loopback.close();
+    await database?.drop();
+    throw error;
   });
   try {
     await sweep(label, service, loopback, metricsToken);
