@@ -44,8 +44,9 @@ const TIMEOUT_MS = num('BENCH_LEVEL_TIMEOUT_S', 900) * 1000;
 const FORCE_SNAPSHOTS = /^(1|true|yes)$/i.test(env('BENCH_SNAPSHOTS', 'false'));
 const SWEEP_ALL = /^(1|true|yes)$/i.test(env('BENCH_SWEEP_ALL', 'false'));
 const SEED = num('BENCH_SEED', 1);
-// Every conversation of the largest level is live at once: the service needs a worker slot for each.
-const RUN_WORKERS = env('BENCH_RUN_WORKERS', String(Math.max(...LEVELS) + 10));
+// Every conversation of the largest level is live at once: the service needs a worker slot for each,
+// up to the 1,000 slots RUN_WORKERS allows (above that, runs queue for a slot: their wait counts as delay).
+const RUN_WORKERS = env('BENCH_RUN_WORKERS', String(Math.min(1000, Math.max(...LEVELS) + 10)));
 const EPOCH = Math.floor(performance.timeOrigin + performance.now());
 
 const log = (label: string) => (step: string) => process.stderr.write(`[${label}] ${step}\n`);
@@ -149,10 +150,15 @@ async function mode(name: string): Promise<void> {
   if (name !== 'embedded' && !database) return;
   const loopback = await startLoopback(EPOCH);
   const serviceEnv = { RUN_WORKERS, METRICS_TOKEN: metricsToken };
+  // A service that fails to start must not leave the loopback model running behind the bench.
   const service = await startService({
     databaseUrl: database?.url ?? null,
     env: name === 'workers' ? { ...serviceEnv, RUN_WORKERS: '0', REDIS_URL } : serviceEnv,
     ...(name === 'workers' ? { workers: { count: 1, env: { RUN_WORKERS, REDIS_URL } } } : {}),
+  }).catch(async (error: unknown) => {
+    await loopback.close();
+    await database?.drop();
+    throw error;
   });
   try {
     await sweep(label, service, loopback, metricsToken);

@@ -30,6 +30,15 @@ export interface ServiceOptions {
   workers?: { count: number; env?: Record<string, string> };
 }
 
+/**
+ * Extra node flags for the service's process, from BENCH_SERVICE_NODE_FLAGS (space-separated), e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service under a benchmark's load: the profile is
+ * written when the service exits on the bench's SIGTERM.
+ */
+function serviceNodeFlags(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+}
+
 async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -76,7 +85,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', 'src/server.ts'], {
+    env: serviceEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));
   child.stderr!.on('data', (chunk) => (output = (output + chunk).slice(-20_000)));

@@ -2,6 +2,7 @@
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { coalescingFetch } from './coalescing-fetch.js';
 import { createGoogle } from '@ai-sdk/google';
 import { createAzure, type AzureOpenAIProvider } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
@@ -108,6 +109,7 @@ function openAICompatibleClient(ctx: {
     baseURL: String(ctx.config.base_url),
     apiKey: ctx.credential?.api_key as string | undefined,
     headers: ctx.extraHeaders,
+    fetch: coalescingFetch,
   });
 }
 
@@ -176,9 +178,12 @@ registerProviderType({
       'anthropic-version': '2023-06-01',
     }),
   languageModel: (ctx, model) =>
-    createAnthropic({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url as string | undefined, headers: ctx.extraHeaders })(
-      model.providerModel,
-    ),
+    createAnthropic({
+      apiKey: key(ctx.credential),
+      baseURL: ctx.config.base_url as string | undefined,
+      headers: ctx.extraHeaders,
+      fetch: coalescingFetch,
+    })(model.providerModel),
 });
 
 registerProviderType({

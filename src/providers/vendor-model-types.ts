@@ -15,6 +15,7 @@ import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { OAuth2Client } from 'google-auth-library';
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
+import { coalescingFetch } from './coalescing-fetch.js';
 import { apiRoot, baseUrl, commonSettings, key, optionalBearer, probeWithKey, selfHostedModelType } from './model-types.js';
 import { apiKeyCredential } from './common-schemas.js';
 import { registerProviderType as register, type ProviderContext, type ProviderType } from './registry.js';
@@ -110,7 +111,8 @@ hostedVendor({
   setupUrl: 'https://console.x.ai/',
   // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
   // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
-  sdk: (settings) => createOpenAICompatible({ ...settings, name: 'xai', baseURL: settings.baseURL ?? 'https://api.x.ai/v1' }),
+  sdk: (settings) =>
+    createOpenAICompatible({ ...settings, fetch: coalescingFetch, name: 'xai', baseURL: settings.baseURL ?? 'https://api.x.ai/v1' }),
   chat: (sdk, m) => sdk.chatModel(m),
 });
 
@@ -181,7 +183,12 @@ hostedVendor({
   defaultBase: 'https://router.huggingface.co/v1',
   setupUrl: 'https://huggingface.co/settings/tokens',
   sdk: (settings) =>
-    createOpenAICompatible({ ...settings, name: 'huggingface', baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1' }),
+    createOpenAICompatible({
+      ...settings,
+      fetch: coalescingFetch,
+      name: 'huggingface',
+      baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1',
+    }),
   chat: (sdk, m) => sdk.chatModel(m),
 });
 
@@ -341,5 +348,6 @@ registerProviderType({
       baseURL: String(ctx.config.base_url),
       apiKey: key(ctx.credential),
       headers: ctx.extraHeaders,
+      fetch: coalescingFetch,
     }).chatModel(model.providerModel),
 });
