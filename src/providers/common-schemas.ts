@@ -1,8 +1,8 @@
 // The schemas many provider types share, declared once with TypeBox: the credentials (a required API
 // key, an optional one — a server that may sit behind an authenticating proxy — or none at all), the
-// empty configuration, an endpoint member and a map of strings. The key is write-only, so no answer
+// empty configuration and an endpoint member. The key is write-only, so no answer
 // ever shows it.
-import Type, { type Static, type TSchema, type TSchemaOptions, type TUnsafe } from 'typebox';
+import Type, { type TSchemaOptions } from 'typebox';
 
 const apiKey = (options: TSchemaOptions = {}) => Type.String({ minLength: 1, writeOnly: true, ...options });
 
@@ -19,9 +19,5 @@ export const NoConfiguration = Type.Object({}, { additionalProperties: false });
 /** An endpoint member: a URI (`description` says its default or what it points at). */
 export const uriMember = (description: string, options: TSchemaOptions = {}) => Type.String({ format: 'uri', description, ...options });
 
-/**
- * A map from the author's keys to values of one schema (`additionalProperties: value`), written as
- * such rather than as TypeBox's Record, whose `patternProperties` would change the published schema.
- */
-export const mapOf = <V extends TSchema>(value: V, options: TSchemaOptions = {}): TUnsafe<Record<string, Static<V>>> =>
-  Type.Unsafe<Record<string, Static<V>>>({ ...options, type: 'object', additionalProperties: value });
+/** Maps (`additionalProperties: value`) are written as the stored documents write them. */
+export { mapOf } from '../features/agents/documents/schema-parts.js';

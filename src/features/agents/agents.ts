@@ -305,7 +305,7 @@ export async function revisionForNewRun(
   // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
   return {
     revision,
-    effective: applyOverrides(readDocument(agentConfigSchema, revision.config, 'agent_revisions.config'), overrides ?? undefined),
+    effective: applyOverrides(storedAgentConfig(revision.config), overrides ?? undefined),
   };
 }
 
@@ -368,7 +368,7 @@ export async function prepareComposer(call: CallContext) {
     const current = existing.defaultRevisionId
       ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } })
       : null;
-    const currentModel = (current?.config as { model?: string } | null)?.model;
+    const currentModel = current ? storedAgentConfig(current.config).model : undefined;
     const model = currentModel && models.includes(currentModel) ? currentModel : models[0];
     if (!model) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
     return { head: existing, publish: normalizeAgentConfig(composerConfig(model)) };
@@ -416,9 +416,14 @@ export async function uploadAgentAvatar(
   );
 }
 
+/**
+ * A revision's stored configuration (`agent_revisions.config`), read as the agent configuration
+ * document: it was validated against the same schema when it was published (normalizeAgentConfig).
+ */
+export const storedAgentConfig = (config: unknown): AgentConfig => readDocument(agentConfigSchema, config, 'agent_revisions.config');
+
 /** A revision's stored configuration, by id (a run's pinned revision: the engine caches it, revisions never change). */
 export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<AgentConfig> {
   const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
-  // Validated against agentConfigSchema when it was published (normalizeAgentConfig).
-  return readDocument(agentConfigSchema, revision.config, 'agent_revisions.config');
+  return storedAgentConfig(revision.config);
 }

@@ -9,7 +9,7 @@ import { normalizeAgentConfig } from '../agents/documents/config-schema.js';
 import { ANALYSIS_LABEL, ANALYST_DEFINITION, ANALYST_PRESET, analystConfig } from './analyst-config.js';
 import { newId } from '../../lib/ids.js';
 import { storedLabels } from '../../lib/labels.js';
-import { AGENTS } from '../agents/agents.js';
+import { AGENTS, storedAgentConfig } from '../agents/agents.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { SEVERITIES, type Severity } from '../../lib/finding-severities.js';
 import type { Evidence, FindingDraft } from './finding-detectors.js';
@@ -68,7 +68,7 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
     return head.id;
   }
   const current = existing.defaultRevisionId ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
-  const config = current?.config as { model?: string } | null;
+  const config = current ? storedAgentConfig(current.config) : null;
   const model = config?.model && models.includes(config.model) ? config.model : models[0]!;
   const upToDate = storedLabels(existing.labels, 'agents.labels')[VERSION_LABEL] === String(ANALYST_DEFINITION.version);
   if (!current || config?.model !== model || !upToDate || existing.archivedAt) {

@@ -123,7 +123,7 @@ const ResolvedSkillRef = builder.objectRef<ResolvedSkill>('ResolvedSkill').imple
 });
 
 const RunAgentView = builder
-  .objectRef<{ config: AgentConfig; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView')
+  .objectRef<{ config: AgentConfig; revision: AgentRevision; resolvedSkills: ResolvedSkill[] | null }>('RunAgentView')
   .implement({
     fields: (t) => ({
       config: t.field({
@@ -142,7 +142,7 @@ const RunAgentView = builder
         nullable: true,
         description:
           'the skills the run uses, as resolved when its first attempt was prepared; null while a run with skills has not started',
-        resolve: (v) => v.resolvedSkills as ResolvedSkill[] | null,
+        resolve: (v) => v.resolvedSkills,
       }),
     }),
   });
