@@ -8,7 +8,6 @@ import { connectionQuery, watchSubscription } from '../../../graphql/modules/que
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, etagOf } from '../../../graphql/modules/common.js';
 import { AgentRevisionRef, AgentRef } from '../../agents/graphql/agents.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from '../../agents/graphql/agent-config.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { runOptionsSchema, type AgentConfig } from '../../agents/documents/config-schema.js';
@@ -107,7 +106,7 @@ export const RunRef = builder.prismaObject('Run', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(RunRef, { prefix: ID_PREFIX.run, load: loadRuns });
+asNode(RunRef, { kind: 'run', load: loadRuns });
 withLabelList(RunRef);
 
 export const RunConnection = connectionOf('Run', RunRef);
