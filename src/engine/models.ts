@@ -5,6 +5,7 @@ import { AppError } from '../lib/errors.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
 import { usableModel } from '../features/models/usable-models.js';
+import { storedModelSettings } from '../features/models/models.js';
 
 export interface ResolvedModel {
   key: string;
@@ -53,7 +54,7 @@ export async function resolveModel(
   const { model, provider, usable } = found;
   if (!usable.type.languageModel)
     throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
-  const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
+  const merged = { ...storedModelSettings(model.settings), ...settings };
   const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
   const inputMedia = inputMediaOf(api?.inputMedia, merged);
   return {

@@ -26,6 +26,7 @@ import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
 /** A pending entry (what a parent waited for) as the record names the call. */
 const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
 import { readDocument } from '../lib/json-documents.js';
+import { storedMessage } from '../features/runs/run-input.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -115,7 +116,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
 
   const inputText = textOf(run.input);
   if (ctx.attempt === 1 && partsOf(run.input).length)
-    items.open('user_message', { role: 'user', content: (run.input as { content: unknown }).content }, 'completed');
+    items.open('user_message', { role: 'user', content: storedMessage(run.input, 'runs.input').content }, 'completed');
   // Calls the user denied: the model is told in the starting messages (USER_DENIAL's message); the
   // first attempt records them with the same outcome (a later attempt's items and trace have them).
   if (ctx.attempt === 1)

@@ -5,6 +5,7 @@
 // when a history is read, so a thread started before the upgrade goes on; everything else is kept
 // as stored (the same objects, so the caches keyed by message keep working).
 import type { FilePart, ModelMessage, ToolContent } from 'ai';
+import { storedMessageHistory } from '../features/threads/thread-documents.js';
 
 /** The legacy user part: `{type: 'image', image, mediaType?}`. */
 interface LegacyImagePart {
@@ -55,7 +56,7 @@ function upgradeTool(message: Extract<ModelMessage, { role: 'tool' }>): ModelMes
 
 /** The stored history with legacy parts rewritten (the same array when it has none). */
 export function upgradeStoredHistory(stored: unknown): ModelMessage[] {
-  const messages = (stored as ModelMessage[] | null) ?? [];
+  const messages = storedMessageHistory(stored);
   let changed = false;
   const upgraded = messages.map((message) => {
     const next = message.role === 'user' ? upgradeUser(message) : message.role === 'tool' ? upgradeTool(message) : message;

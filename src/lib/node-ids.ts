@@ -4,24 +4,51 @@
 // type from the prefix. A kind whose rows have no such id (models: their key is unique in a workspace
 // only) registers its own shape of global id under its own prefix (`mdl_<workspaceId>:<key>`).
 //
-// The node types are not listed here: each GraphQL module registers its own types with their prefix
-// (`asNode` in src/graphql/modules/node.ts calls `registerNodeType`) when the schema imports it, which
-// is before any id is parsed.
+// The node types are not listed here: each GraphQL module registers its own types with the kind of
+// their ids (`asNode` in src/graphql/modules/node.ts calls `registerNodeType`), whose prefix comes
+// from ID_PREFIX, when the schema imports it, which is before any id is parsed.
 
-/** A node type: the prefix of its ids and, for ids that are not stored ids, the shape they have. */
-export interface NodeType {
-  prefix: string;
+import { ID_PREFIX, type IdKind } from './ids.js';
+
+/**
+ * A node type: the kind of its stored ids (`ID_PREFIX` gives their prefix) or, for a kind whose rows
+ * have no stored id, a prefix of its own with the shape its global ids have.
+ */
+export type NodeType = { typename: string } & (
+  | { kind: IdKind; prefix?: undefined; matches?: undefined }
+  | {
+      kind?: undefined;
+      prefix: string;
+      /** Whether a global id starting with `<prefix>_` is one of this type's. */
+      matches: (globalId: string) => boolean;
+    }
+);
+
+/** A registered node type, its prefix resolved. */
+export interface RegisteredNodeType {
   typename: string;
-  /** Whether a global id starting with `<prefix>_` is one of this type's; stored ids (`<prefix>_<ULID>`) when absent. */
+  prefix: string;
+  /** The kind of its stored ids; absent for a type with global ids of its own shape. */
+  kind?: IdKind;
   matches?: (globalId: string) => boolean;
 }
 
 const STORED_ID = /^([a-z]{3})_[0-9A-HJKMNP-TV-Z]{26}$/;
 const PREFIX = /^[a-z]{3}$/;
-const typesByPrefix = new Map<string, NodeType>();
+const typesByPrefix = new Map<string, RegisteredNodeType>();
+const ID_KIND_PREFIXES = new Set<string>(Object.values(ID_PREFIX));
 
-/** Registers a node type; two types may not share a prefix, and a type has one prefix. */
-export function registerNodeType(type: NodeType): void {
+/**
+ * Registers a node type; two types may not share a prefix, a type has one prefix, and a prefix of
+ * its own may not be one of a stored id kind's.
+ */
+export function registerNodeType(declared: NodeType): void {
+  const type: RegisteredNodeType =
+    declared.kind !== undefined
+      ? { typename: declared.typename, kind: declared.kind, prefix: ID_PREFIX[declared.kind] }
+      : { typename: declared.typename, prefix: declared.prefix, matches: declared.matches };
+  if (type.kind === undefined && ID_KIND_PREFIXES.has(type.prefix))
+    throw new Error(`node type ${type.typename}: the prefix ${type.prefix} belongs to stored ids; register the id kind instead`);
   if (!PREFIX.test(type.prefix))
     throw new Error(`node type ${type.typename}: the prefix ${JSON.stringify(type.prefix)} is not three letters a-z`);
   const taken = typesByPrefix.get(type.prefix);
@@ -35,6 +62,11 @@ export function registerNodeType(type: NodeType): void {
 /** The registered node types' names by prefix (for tests and documentation). */
 export function nodeTypesByPrefix(): Record<string, string> {
   return Object.fromEntries([...typesByPrefix].map(([prefix, type]) => [prefix, type.typename]));
+}
+
+/** The registered node types (for tests and documentation). */
+export function registeredNodeTypes(): RegisteredNodeType[] {
+  return [...typesByPrefix.values()];
 }
 
 /**

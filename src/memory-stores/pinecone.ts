@@ -3,7 +3,9 @@
 // embedding model whose metadata carries the text, the provenance (a JSON string: Pinecone metadata
 // holds no nested objects) and the time of the last write. Upsert is the database's own last-writer-
 // wins; list pages are the database's, its pagination token wrapped in our opaque cursor.
+import Type from 'typebox';
 import { decodeCursor, encodeCursor } from '../lib/cursor.js';
+import { readDocument } from '../lib/json-documents.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import { createdProvenance, provenanceView, replacedProvenance, type StoredProvenance } from './provenance.js';
 import { bestFirst, clampCosine } from './ranking.js';
@@ -176,12 +178,26 @@ function pineconePosition(position: (string | number | null)[] | null): { token:
   return { token, skip };
 }
 
+/** The configuration of a Pinecone memory provider: the index host its memories' namespaces live in. */
+export const PineconeConfig = Type.Object(
+  {
+    index_host: Type.String({
+      format: 'uri',
+      pattern: '^https?://',
+      description:
+        'the index host, e.g. https://my-index-abc123.svc.aped-4627-b74a.pinecone.io (cosine or dotproduct metric, dimension of the embedding model)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutMs?: number } = {}): RecordStore {
   const apiKey = ctx.credential?.api_key;
   if (typeof apiKey !== 'string' || !apiKey) throw new AppError('failed_precondition', 'the memory provider has no credential');
   const embed = ctx.embed;
   if (!embed) throw new AppError('failed_precondition', 'a vector-database memory needs an embedding_model');
-  const client = new PineconeClient({ indexHost: String(ctx.config.index_host), apiKey, timeoutMs: options.timeoutMs });
+  const config = readDocument(PineconeConfig, ctx.config, 'providers.config');
+  const client = new PineconeClient({ indexHost: config.index_host, apiKey, timeoutMs: options.timeoutMs });
   const namespace = ctx.namespace;
   const get = async (id: string) => (await client.fetch(namespace, [id])).get(id) ?? null;
 

@@ -1,54 +1,34 @@
 // The connector provider type: tool servers spoken to over MCP.
-import { connectMcpClient, listMcpTools, redactSecrets } from './mcp-client.js';
-import { registerProviderType } from './registry.js';
+import { connectMcpClient, listMcpTools, McpConfig, McpCredential, redactSecrets } from './mcp-client.js';
+import { defineProviderType, registerProviderType } from './registry.js';
 
-registerProviderType({
-  kind: 'connector',
-  type: 'mcp',
-  title: 'Model Context Protocol server',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      transport: {
-        enum: ['streamable_http', 'stdio'],
-        description: 'default streamable_http; stdio only where the deployment allows it (ALLOW_STDIO_CONNECTORS)',
-      },
-      url: { type: 'string', format: 'uri' },
-      command: { type: 'string', minLength: 1 },
-      args: { type: 'array', items: { type: 'string' } },
+registerProviderType(
+  defineProviderType({
+    kind: 'connector',
+    type: 'mcp',
+    title: 'Model Context Protocol server',
+    configuration: McpConfig,
+    credential: McpCredential,
+    credentialRequired: false,
+    endpointFields: ['url'],
+    probe: async (ctx) => {
+      const endpoint = { config: ctx.config, credential: ctx.credential };
+      let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
+      try {
+        client = await connectMcpClient(endpoint, ctx.signal);
+        const tools = await listMcpTools(client, ctx.signal);
+        return { status: 'succeeded', message: `${tools.length} tools` };
+      } catch (error) {
+        return {
+          status: 'failed',
+          message: `the MCP server did not answer: ${redactSecrets((error as Error).message, endpoint).slice(0, 200)}`,
+        };
+      } finally {
+        await client?.close().catch(() => undefined);
+      }
     },
-    additionalProperties: false,
-    if: { properties: { transport: { const: 'stdio' } }, required: ['transport'] },
-    then: { required: ['command'] },
-    else: { required: ['url'] },
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: {
-      bearer_token: { type: 'string', writeOnly: true },
-      headers: { type: 'object', additionalProperties: { type: 'string' } },
-    },
-    additionalProperties: false,
-  },
-  credentialRequired: false,
-  endpointFields: ['url'],
-  probe: async (ctx) => {
-    const endpoint = { config: ctx.config, credential: ctx.credential };
-    let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
-    try {
-      client = await connectMcpClient(endpoint, ctx.signal);
-      const tools = await listMcpTools(client, ctx.signal);
-      return { status: 'succeeded', message: `${tools.length} tools` };
-    } catch (error) {
-      return {
-        status: 'failed',
-        message: `the MCP server did not answer: ${redactSecrets((error as Error).message, endpoint).slice(0, 200)}`,
-      };
-    } finally {
-      await client?.close().catch(() => undefined);
-    }
-  },
-});
+  }),
+);
 
 // ── memory ──
 // Mem0's hosted memory API. Not offered: its API does not fit the record contract — Mem0 makes the

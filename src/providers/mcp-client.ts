@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import Type, { type Static } from 'typebox';
+import { mapOf } from './common-schemas.js';
 
 export type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 
@@ -13,26 +15,55 @@ export type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 export const MCP_CONNECT_TIMEOUT_MS = 15_000;
 export const MCP_CALL_TIMEOUT_MS = 120_000;
 
+/**
+ * A connection's (and an MCP provider's) `config`: `transport` (default `streamable_http`) with `url`,
+ * or `stdio` with `command` and `args`.
+ */
+export const McpConfig = Type.Object(
+  {
+    transport: Type.Optional(
+      Type.Enum(['streamable_http', 'stdio'], {
+        description: 'default streamable_http; stdio only where the deployment allows it (ALLOW_STDIO_CONNECTORS)',
+      }),
+    ),
+    url: Type.Optional(Type.String({ format: 'uri' })),
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    args: Type.Optional(Type.Array(Type.String())),
+  },
+  {
+    additionalProperties: false,
+    if: { properties: { transport: { const: 'stdio' } }, required: ['transport'] },
+    then: { required: ['command'] },
+    else: { required: ['url'] },
+  },
+);
+export type McpConfig = Static<typeof McpConfig>;
+
+/** A connection's credential: a bearer token and/or headers sent with every request. */
+export const McpCredential = Type.Object(
+  { bearer_token: Type.Optional(Type.String({ writeOnly: true })), headers: Type.Optional(mapOf(Type.String())) },
+  { additionalProperties: false },
+);
+export type McpCredential = Static<typeof McpCredential>;
+
 export interface McpEndpoint {
-  /** The connection's `config`: `transport` (default `streamable_http`) with `url`, or `stdio` with `command` and `args`. */
-  config: Record<string, unknown>;
-  /** The connection's credential: `bearer_token` and/or `headers`. */
-  credential: Record<string, unknown> | null;
+  config: McpConfig;
+  credential: McpCredential | null;
   /** Headers added to every request after the credential's (a thread's `mcp_headers` for this connection). */
   extraHeaders?: Record<string, string>;
 }
 
 /** The request headers an endpoint sends: the credential's headers, its bearer token, then the extra headers. */
 export function endpointHeaders(endpoint: McpEndpoint): Record<string, string> {
-  const headers: Record<string, string> = { ...((endpoint.credential?.headers as Record<string, string> | undefined) ?? {}) };
-  if (typeof endpoint.credential?.bearer_token === 'string') headers.authorization = `Bearer ${endpoint.credential.bearer_token}`;
+  const headers: Record<string, string> = { ...(endpoint.credential?.headers ?? {}) };
+  if (endpoint.credential?.bearer_token !== undefined) headers.authorization = `Bearer ${endpoint.credential.bearer_token}`;
   return { ...headers, ...(endpoint.extraHeaders ?? {}) };
 }
 
 /** Every secret string of an endpoint (credential values and extra header values), to keep them out of messages. */
 export function endpointSecrets(endpoint: McpEndpoint): string[] {
   const values = Object.values(endpointHeaders(endpoint));
-  if (typeof endpoint.credential?.bearer_token === 'string') values.push(endpoint.credential.bearer_token);
+  if (endpoint.credential?.bearer_token !== undefined) values.push(endpoint.credential.bearer_token);
   // Short values would blank out ordinary words; they are no secret worth that.
   return values.filter((value) => value.length >= 4);
 }
@@ -45,9 +76,9 @@ export function redactSecrets(message: string, endpoint: McpEndpoint): string {
 }
 
 /** The host (`host` or `host:port`) an HTTP endpoint reaches; null for stdio. */
-export function endpointUrl(config: Record<string, unknown>): URL | null {
+export function endpointUrl(config: McpConfig): URL | null {
   if (config.transport === 'stdio') return null;
-  return new URL(String(config.url));
+  return new URL(config.url ?? '');
 }
 
 /** Connects a new client (initialize handshake included). The caller closes it. */
@@ -57,8 +88,8 @@ export async function connectMcpClient(endpoint: McpEndpoint, signal?: AbortSign
   const transport = url
     ? new StreamableHTTPClientTransport(url, { requestInit: { headers: endpointHeaders(endpoint) } })
     : new StdioClientTransport({
-        command: String(endpoint.config.command),
-        args: (endpoint.config.args as string[] | undefined) ?? [],
+        command: endpoint.config.command ?? '',
+        args: endpoint.config.args ?? [],
         // The child gets the SDK's short list of harmless variables (PATH, HOME, …), never the service's own.
         stderr: 'ignore',
       });

@@ -2,8 +2,9 @@
 // configuration and credential, and what it offers (model APIs, web operations, environment
 // capabilities). Types are lowercase vendor-named identifiers.
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import type { MediaKind } from '../lib/media.js';
+import { readDocument } from '../lib/json-documents.js';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -120,6 +121,61 @@ export interface ProviderType {
       cursor: string | null | undefined,
     ) => Promise<(Page<StoredRecord> | Error)[]>;
   };
+}
+
+/**
+ * A provider's context with its config and credential read as its type's schemas say: what the
+ * adapters of a type defined with `defineProviderType` receive.
+ */
+export interface TypedProviderContext<Config, Credential> extends Omit<ProviderContext, 'config' | 'credential'> {
+  config: Config;
+  credential: Credential | null;
+}
+
+/**
+ * A provider type whose configuration and credential are TypeBox schemas: the published JSON
+ * Schemas, the TypeScript types of the adapters' `ctx.config` and `ctx.credential` (`Static`) and the
+ * check of what is read all come from the one definition.
+ */
+export interface ProviderTypeDefinition<C extends TSchema, K extends TSchema> extends Omit<
+  ProviderType,
+  'configurationSchema' | 'credentialSchema' | 'probe' | 'languageModel' | 'embeddingModel'
+> {
+  configuration: C;
+  credential: K;
+  probe?: (ctx: TypedProviderContext<Static<C>, Static<K>>) => Promise<ProbeResult>;
+  languageModel?: (
+    ctx: Omit<TypedProviderContext<Static<C>, Static<K>>, 'signal'>,
+    model: { providerModel: string; api: string },
+    settings: Record<string, unknown>,
+  ) => LanguageModelV4;
+  embeddingModel?: (ctx: Omit<TypedProviderContext<Static<C>, Static<K>>, 'signal'>, model: { providerModel: string }) => EmbeddingModelV4;
+}
+
+/**
+ * Reads a provider's stored config and credential as its type's schemas say. Both were checked
+ * against the same schemas when written, so a mismatch is a stored document that went wrong (an
+ * internal error naming the column), never the caller's.
+ */
+export function providerDocuments<C extends TSchema, K extends TSchema>(configuration: C, credential: K) {
+  return <T extends Pick<ProviderContext, 'config' | 'credential'>>(
+    ctx: T,
+  ): Omit<T, 'config' | 'credential'> & { config: Static<C>; credential: Static<K> | null } => ({
+    ...ctx,
+    config: readDocument(configuration, ctx.config, 'providers.config'),
+    credential: ctx.credential === null ? null : readDocument(credential, ctx.credential, 'providers.credential_ciphertext'),
+  });
+}
+
+/** The registry's view of a provider type defined with TypeBox schemas (see `ProviderTypeDefinition`). */
+export function defineProviderType<C extends TSchema, K extends TSchema>(definition: ProviderTypeDefinition<C, K>): ProviderType {
+  const { configuration, credential, probe, languageModel, embeddingModel, ...rest } = definition;
+  const typed = providerDocuments(configuration, credential);
+  const type: ProviderType = { ...rest, configurationSchema: jsonSchemaOf(configuration), credentialSchema: jsonSchemaOf(credential) };
+  if (probe) type.probe = (ctx) => probe(typed(ctx));
+  if (languageModel) type.languageModel = (ctx, model, settings) => languageModel(typed(ctx), model, settings);
+  if (embeddingModel) type.embeddingModel = (ctx, model) => embeddingModel(typed(ctx), model);
+  return type;
 }
 
 /** The deployment settings that decide which types are offered. */

@@ -15,15 +15,33 @@ import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { OAuth2Client } from 'google-auth-library';
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
+import Type, { type Static } from 'typebox';
+import {
+  apiRoot,
+  baseUrlConfig,
+  commonSettings,
+  key,
+  optionalBearer,
+  probeWithKey,
+  selfHostedModelType,
+  type SelfHostedContext,
+} from './model-types.js';
+import { ApiKeyCredential, uriMember } from './common-schemas.js';
 import { coalescingFetch } from './coalescing-fetch.js';
-import { apiRoot, baseUrl, commonSettings, key, optionalBearer, probeWithKey, selfHostedModelType } from './model-types.js';
-import { apiKeyCredential } from './common-schemas.js';
-import { registerProviderType as register, type ProviderContext, type ProviderType } from './registry.js';
+import {
+  defineProviderType,
+  registerProviderType as register,
+  type ProbeResult,
+  type ProviderType,
+  type TypedProviderContext,
+} from './registry.js';
 
 // Listed after the seven model types of the first published catalogue (see registry.ts, listGroup).
 const registerProviderType = (type: ProviderType) => register({ listGroup: 1, ...type });
 
-type Ctx = Omit<ProviderContext, 'signal'>;
+/** What a hosted vendor's adapters receive: `{base_url?}` and `{api_key}`. */
+type HostedContext = TypedProviderContext<{ base_url?: string }, { api_key: string }>;
+type Ctx = Omit<HostedContext, 'signal'>;
 /** What the factory of every AI SDK vendor package takes: the key, the API root (absent: the vendor's) and extra headers. */
 interface SdkSettings {
   apiKey: string;
@@ -32,14 +50,14 @@ interface SdkSettings {
 }
 const sdkSettings = (ctx: Ctx): SdkSettings => ({
   apiKey: key(ctx.credential),
-  baseURL: ctx.config.base_url ? String(ctx.config.base_url) : undefined,
+  baseURL: ctx.config.base_url || undefined,
   headers: ctx.extraHeaders,
 });
 
 /** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
 const bearerModelsProbe =
   (defaultBase: string, path = '/models') =>
-  (ctx: ProviderContext) =>
+  (ctx: HostedContext) =>
     probeWithKey(ctx, `${apiRoot(ctx, defaultBase)}${path}`, { authorization: `Bearer ${key(ctx.credential)}` });
 
 /**
@@ -53,32 +71,30 @@ function hostedVendor<Sdk>(spec: {
   defaultBase: string;
   setupUrl: string;
   probePath?: string;
-  probe?: (ctx: ProviderContext) => Promise<{ status: 'succeeded' | 'failed' | 'unsupported'; message?: string }>;
+  probe?: (ctx: HostedContext) => Promise<ProbeResult>;
   sdk: (settings: SdkSettings) => Sdk;
   chat: (sdk: Sdk, model: string) => LanguageModelV4;
   embedding?: (sdk: Sdk, model: string) => EmbeddingModelV4;
 }) {
   const embedding = spec.embedding;
-  registerProviderType({
-    kind: 'model',
-    type: spec.type,
-    title: spec.title,
-    configurationSchema: {
-      type: 'object',
-      properties: { base_url: baseUrl(`default ${spec.defaultBase}`) },
-      additionalProperties: false,
-    },
-    credentialSchema: apiKeyCredential,
-    credentialRequired: true,
-    setupUrl: spec.setupUrl,
-    endpointFields: ['base_url'],
-    modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
-    probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath),
-    languageModel: (ctx, model) => spec.chat(spec.sdk(sdkSettings(ctx)), model.providerModel),
-    ...(embedding
-      ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(spec.sdk(sdkSettings(ctx)), model.providerModel) }
-      : {}),
-  });
+  registerProviderType(
+    defineProviderType({
+      kind: 'model',
+      type: spec.type,
+      title: spec.title,
+      configuration: baseUrlConfig(`default ${spec.defaultBase}`),
+      credential: ApiKeyCredential,
+      credentialRequired: true,
+      setupUrl: spec.setupUrl,
+      endpointFields: ['base_url'],
+      modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+      probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath),
+      languageModel: (ctx, model) => spec.chat(spec.sdk(sdkSettings(ctx)), model.providerModel),
+      ...(embedding
+        ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(spec.sdk(sdkSettings(ctx)), model.providerModel) }
+        : {}),
+    }),
+  );
 }
 
 // ── vendors speaking OpenAI-style chat completions, each through its own AI SDK package ──
@@ -205,39 +221,41 @@ registerProviderType(
     embeddingModel: (ctx, model) => ollamaClient(ctx).textEmbeddingModel(model.providerModel),
   }),
 );
-function ollamaClient(ctx: Ctx) {
-  return createOllama({ baseURL: String(ctx.config.base_url), headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders } });
+function ollamaClient(ctx: SelfHostedContext) {
+  return createOllama({ baseURL: ctx.config.base_url, headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders } });
 }
 
 // ── the types the contract answers `unsupported` to a test (no probe) ──
 
 // Google Vertex AI (Gemini through generateContent on Vertex): a service account key or an OAuth
 // access token. Proving either costs a token exchange with Google, not one inexpensive request.
-registerProviderType({
+/** Vertex's credential: a service account key or an OAuth access token, exactly one. */
+const VertexCredential = Type.Object(
+  {
+    service_account_json: Type.Optional(
+      Type.String({ minLength: 2, writeOnly: true, description: 'the service account key file (JSON text)' }),
+    ),
+    access_token: Type.Optional(
+      Type.String({ minLength: 1, writeOnly: true, description: 'an OAuth 2 access token (expires; replace it)' }),
+    ),
+  },
+  { oneOf: [{ required: ['service_account_json'] }, { required: ['access_token'] }], additionalProperties: false },
+);
+const vertexType = defineProviderType({
   kind: 'model',
   type: 'vertex',
   title: 'Google Vertex AI',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      project: { type: 'string', minLength: 1 },
-      location: { type: 'string', pattern: '^[a-z0-9-]+$', description: 'e.g. us-central1, or global' },
-      base_url: baseUrl(
-        'default https://{location}-aiplatform.googleapis.com/v1beta1/projects/{project}/locations/{location}/publishers/google',
+  configuration: Type.Object(
+    {
+      project: Type.String({ minLength: 1 }),
+      location: Type.String({ pattern: '^[a-z0-9-]+$', description: 'e.g. us-central1, or global' }),
+      base_url: Type.Optional(
+        uriMember('default https://{location}-aiplatform.googleapis.com/v1beta1/projects/{project}/locations/{location}/publishers/google'),
       ),
     },
-    required: ['project', 'location'],
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: {
-      service_account_json: { type: 'string', minLength: 2, writeOnly: true, description: 'the service account key file (JSON text)' },
-      access_token: { type: 'string', minLength: 1, writeOnly: true, description: 'an OAuth 2 access token (expires; replace it)' },
-    },
-    oneOf: [{ required: ['service_account_json'] }, { required: ['access_token'] }],
-    additionalProperties: false,
-  },
+    { additionalProperties: false },
+  ),
+  credential: VertexCredential,
   credentialRequired: true,
   setupUrl: 'https://console.cloud.google.com/iam-admin/serviceaccounts',
   endpointFields: ['base_url'],
@@ -245,21 +263,24 @@ registerProviderType({
   languageModel: (ctx, model) => vertexClient(ctx)(model.providerModel),
   embeddingModel: (ctx, model) => vertexClient(ctx).embeddingModel(model.providerModel),
 });
-function vertexClient(ctx: Ctx) {
+registerProviderType(vertexType);
+function vertexClient(
+  ctx: Omit<TypedProviderContext<{ project: string; location: string; base_url?: string }, Static<typeof VertexCredential>>, 'signal'>,
+) {
   const credential = ctx.credential ?? {};
   let googleAuthOptions: NonNullable<Parameters<typeof createVertex>[0]>['googleAuthOptions'];
   if (credential.access_token) {
     // A client holding only the given token: google-auth-library hands it out and never refreshes it.
     const authClient = new OAuth2Client();
-    authClient.setCredentials({ access_token: String(credential.access_token), expiry_date: Date.now() + 3_600_000 });
+    authClient.setCredentials({ access_token: credential.access_token, expiry_date: Date.now() + 3_600_000 });
     googleAuthOptions = { authClient };
   } else {
-    googleAuthOptions = { credentials: parseServiceAccount(String(credential.service_account_json ?? '')) };
+    googleAuthOptions = { credentials: parseServiceAccount(credential.service_account_json ?? '') };
   }
   return createVertex({
-    project: String(ctx.config.project),
-    location: String(ctx.config.location),
-    baseURL: ctx.config.base_url as string | undefined,
+    project: ctx.config.project,
+    location: ctx.config.location,
+    baseURL: ctx.config.base_url,
     headers: ctx.extraHeaders,
     googleAuthOptions,
   });
@@ -273,81 +294,72 @@ function parseServiceAccount(text: string): Record<string, string> {
 }
 
 // Vercel's AI Gateway, through its own protocol (the AI SDK's gateway provider).
-registerProviderType({
-  kind: 'model',
-  type: 'vercel',
-  title: 'Vercel AI Gateway',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('default https://ai-gateway.vercel.sh/v1/ai') },
-    additionalProperties: false,
-  },
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  setupUrl: 'https://vercel.com/d?to=%2F%5Bteam%5D%2F%7E%2Fai%2Fapi-keys',
-  endpointFields: ['base_url'],
-  modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
-  languageModel: (ctx, model) => gatewayClient(ctx).languageModel(model.providerModel),
-  embeddingModel: (ctx, model) => gatewayClient(ctx).embeddingModel(model.providerModel),
-});
+registerProviderType(
+  defineProviderType({
+    kind: 'model',
+    type: 'vercel',
+    title: 'Vercel AI Gateway',
+    configuration: baseUrlConfig('default https://ai-gateway.vercel.sh/v1/ai'),
+    credential: ApiKeyCredential,
+    credentialRequired: true,
+    setupUrl: 'https://vercel.com/d?to=%2F%5Bteam%5D%2F%7E%2Fai%2Fapi-keys',
+    endpointFields: ['base_url'],
+    modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
+    languageModel: (ctx, model) => gatewayClient(ctx).languageModel(model.providerModel),
+    embeddingModel: (ctx, model) => gatewayClient(ctx).embeddingModel(model.providerModel),
+  }),
+);
 function gatewayClient(ctx: Ctx) {
   return createGateway(sdkSettings(ctx));
 }
 
 // A ChatGPT subscription (Plus, Pro, Team) through the Codex backend's Responses API: the access
 // token and account id of a ChatGPT sign-in (what `codex login` stores), not a platform API key.
-registerProviderType({
-  kind: 'model',
-  type: 'chatgpt',
-  title: 'ChatGPT subscription (Codex backend)',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('default https://chatgpt.com/backend-api/codex') },
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: {
-      access_token: { type: 'string', minLength: 1, writeOnly: true },
-      account_id: { type: 'string', minLength: 1 },
-    },
-    required: ['access_token', 'account_id'],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  setupUrl: 'https://chatgpt.com/',
-  endpointFields: ['base_url'],
-  modelApis: [{ api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] }],
-  languageModel: (ctx, model) =>
-    createOpenAI({
-      apiKey: String(ctx.credential?.access_token ?? ''),
-      baseURL: String(ctx.config.base_url ?? 'https://chatgpt.com/backend-api/codex'),
-      headers: { 'chatgpt-account-id': String(ctx.credential?.account_id ?? ''), ...ctx.extraHeaders },
-    }).responses(model.providerModel),
-});
+registerProviderType(
+  defineProviderType({
+    kind: 'model',
+    type: 'chatgpt',
+    title: 'ChatGPT subscription (Codex backend)',
+    configuration: baseUrlConfig('default https://chatgpt.com/backend-api/codex'),
+    credential: Type.Object(
+      { access_token: Type.String({ minLength: 1, writeOnly: true }), account_id: Type.String({ minLength: 1 }) },
+      { additionalProperties: false },
+    ),
+    credentialRequired: true,
+    setupUrl: 'https://chatgpt.com/',
+    endpointFields: ['base_url'],
+    modelApis: [{ api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] }],
+    languageModel: (ctx, model) =>
+      createOpenAI({
+        apiKey: ctx.credential?.access_token ?? '',
+        baseURL: ctx.config.base_url ?? 'https://chatgpt.com/backend-api/codex',
+        headers: { 'chatgpt-account-id': ctx.credential?.account_id ?? '', ...ctx.extraHeaders },
+      }).responses(model.providerModel),
+  }),
+);
 
 // Pydantic's AI Gateway (one key for many vendors' models), through its OpenAI-compatible chat route.
-registerProviderType({
-  kind: 'model',
-  type: 'pydantic',
-  title: 'Pydantic AI Gateway',
-  configurationSchema: {
-    type: 'object',
-    properties: { base_url: baseUrl('the gateway’s OpenAI-compatible route, as its console shows it') },
-    required: ['base_url'],
-    additionalProperties: false,
-  },
-  credentialSchema: apiKeyCredential,
-  credentialRequired: true,
-  setupUrl: 'https://logfire.pydantic.dev/',
-  endpointFields: ['base_url'],
-  modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
-  languageModel: (ctx, model) =>
-    createOpenAICompatible({
-      name: 'pydantic',
-      baseURL: String(ctx.config.base_url),
-      apiKey: key(ctx.credential),
-      headers: ctx.extraHeaders,
-      fetch: coalescingFetch,
-    }).chatModel(model.providerModel),
-});
+registerProviderType(
+  defineProviderType({
+    kind: 'model',
+    type: 'pydantic',
+    title: 'Pydantic AI Gateway',
+    configuration: Type.Object(
+      { base_url: uriMember('the gateway’s OpenAI-compatible route, as its console shows it') },
+      { additionalProperties: false },
+    ),
+    credential: ApiKeyCredential,
+    credentialRequired: true,
+    setupUrl: 'https://logfire.pydantic.dev/',
+    endpointFields: ['base_url'],
+    modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
+    languageModel: (ctx, model) =>
+      createOpenAICompatible({
+        name: 'pydantic',
+        baseURL: ctx.config.base_url,
+        apiKey: key(ctx.credential),
+        headers: ctx.extraHeaders,
+        fetch: coalescingFetch,
+      }).chatModel(model.providerModel),
+  }),
+);

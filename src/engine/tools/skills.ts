@@ -5,7 +5,7 @@
 // use the same revisions and the run's agent view shows them.
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { recordResolvedSkills } from '../../features/runs/run-lifecycle.js';
-import { loadRecordedSkills, recordedForm, resolveRunSkills, type ResolvedSkill, type RunSkill } from '../../features/runs/run-skills.js';
+import { loadRecordedSkills, recordedForm, resolveRunSkills, storedResolvedSkills, type RunSkill } from '../../features/runs/run-skills.js';
 import type { RunTool, ToolSource, ToolSourceContext } from './tool.js';
 
 export const LOAD_SKILL_TOOL = 'load_skill';
@@ -29,7 +29,8 @@ export function runSkillsOf(context: Pick<ToolSourceContext, 'deps' | 'call' | '
 /** The run's skills: as recorded by an earlier attempt, or resolved now and recorded. */
 async function runSkills({ deps, call, run, config }: Pick<ToolSourceContext, 'deps' | 'call' | 'run' | 'config'>): Promise<RunSkill[]> {
   // Recorded as the run's own column (a worker's statement, like its memory mounts).
-  if (run.resolvedSkills) return loadRecordedSkills(call, run.resolvedSkills as unknown as ResolvedSkill[]);
+  const recorded = storedResolvedSkills(run.resolvedSkills);
+  if (recorded) return loadRecordedSkills(call, recorded);
   const skills = await resolveRunSkills(call, config as unknown as Record<string, unknown>);
   if (skills.length) await recordResolvedSkills(deps.db, run.id, recordedForm(skills));
   return skills;

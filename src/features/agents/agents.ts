@@ -1,6 +1,5 @@
 // Agents: revisioned heads whose revisions hold an agent configuration.
 import type { Agent, AgentRevision } from '../../generated/prisma/client.js';
-import type { Prisma } from '../../db.js';
 import { agentConfigSchema, applyOverrides, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
 import { readDocument } from '../../lib/json-documents.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from './documents/composer.js';
@@ -28,9 +27,7 @@ import { listQuery } from '../../services/list-query.js';
 import { storedLabels } from '../../lib/labels.js';
 import { assetContentPath, decodeImage, insertAsset } from '../assets/assets.js';
 import { checkSkillReferences, configuredSkills } from './skill-references.js';
-
-type Tx = Prisma.TransactionClient;
-type Db = Tx | Deps['db'];
+import { usableModelKeys } from '../models/usable-models.js';
 
 export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
   kind: 'agent',
@@ -305,7 +302,7 @@ export async function revisionForNewRun(
   // configuration schema (normalizeAgentConfig, normalizeRunOptions): together they are one.
   return {
     revision,
-    effective: applyOverrides(readDocument(agentConfigSchema, revision.config, 'agent_revisions.config'), overrides ?? undefined),
+    effective: applyOverrides(storedAgentConfig(revision.config), overrides ?? undefined),
   };
 }
 
@@ -315,6 +312,9 @@ export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { arch
     throw new AppError('failed_precondition', 'the agent is archived; new runs are refused');
 }
 
+/** The composer, as a built-in agent. */
+const COMPOSER: BuiltinAgent = { presetKind: COMPOSER_PRESET, versionLabel: COMPOSER_VERSION_LABEL, definition: COMPOSER_DEFINITION };
+
 /**
  * Creates the workspace's composer agent, or brings it up to date with the shipped definition.
  * It keeps its current model while that stays usable; otherwise it takes the first usable model by
@@ -322,54 +322,22 @@ export function assertAgentTakesRuns(agent: { archivedAt: Date | null } | { arch
  */
 export async function prepareComposer(call: CallContext) {
   requirePermission(call.actor, 'write');
-  const usableModels = async (db: Db) => {
-    const models = await db.model.findMany({
-      where: { workspaceId: call.actor.workspaceId, enabled: true },
-      orderBy: { key: 'asc' },
-      select: { key: true, providerId: true },
-    });
-    const enabledProviders = new Set(
-      (
-        await db.provider.findMany({
-          where: { workspaceId: call.actor.workspaceId, enabled: true, id: { in: [...new Set(models.map((m) => m.providerId))] } },
-          select: { id: true },
-        })
-      ).map((p) => p.id),
-    );
-    return models.filter((m) => enabledProviders.has(m.providerId)).map((m) => m.key);
-  };
   const outcome = await inTransaction(call, async (call) => {
     await call.db.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`composer:${call.actor.workspaceId}`}))`;
-    const models = await usableModels(call.db);
-    const existing = await call.db.agent.findFirst({
-      where: { workspaceId: call.actor.workspaceId, source: 'builtin', presetKind: COMPOSER_PRESET },
-      orderBy: { id: 'asc' },
-    });
+    const models = await usableModelKeys(call);
+    const existing = await findBuiltinAgent(call, COMPOSER);
     if (!existing) {
       if (models.length === 0)
         throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
-      const { head } = await insertHeadWithFirstRevision(
-        AGENTS,
+      const head = await insertBuiltinAgent(
         call,
-        {
-          id: newId('agent'),
-          organizationId: call.actor.organizationId,
-          name: COMPOSER_DEFINITION.name,
-          description: COMPOSER_DEFINITION.description,
-          labels: { [COMPOSER_VERSION_LABEL]: String(COMPOSER_DEFINITION.version) },
-          source: 'builtin',
-          presetKind: COMPOSER_PRESET,
-        },
+        COMPOSER,
         normalizeAgentConfig(composerConfig(models[0]!)),
         `composer definition ${COMPOSER_DEFINITION.version}`,
       );
       return { head, publish: null };
     }
-    const current = existing.defaultRevisionId
-      ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } })
-      : null;
-    const currentModel = (current?.config as { model?: string } | null)?.model;
-    const model = currentModel && models.includes(currentModel) ? currentModel : models[0];
+    const { model } = await builtinAgentModel(call, existing, models);
     if (!model) throw new AppError('model_required', 'the workspace has no enabled model the composer can use; add a model first');
     return { head: existing, publish: normalizeAgentConfig(composerConfig(model)) };
   });
@@ -416,9 +384,59 @@ export async function uploadAgentAvatar(
   );
 }
 
+/**
+ * A revision's stored configuration (`agent_revisions.config`), read as the agent configuration
+ * document: it was validated against the same schema when it was published (normalizeAgentConfig).
+ */
+export const storedAgentConfig = (config: unknown): AgentConfig => readDocument(agentConfigSchema, config, 'agent_revisions.config');
+
+/** A built-in agent of every workspace (the composer, the analyst): its preset, its definition and the label carrying the definition's version. */
+export interface BuiltinAgent {
+  presetKind: string;
+  versionLabel: string;
+  definition: { name: string; description: string; version: number };
+}
+
+/** The workspace's built-in agent of a preset (the oldest, should there be two), or null. */
+export const findBuiltinAgent = (call: CallContext, builtin: BuiltinAgent) =>
+  call.db.agent.findFirst({
+    where: { workspaceId: call.actor.workspaceId, source: 'builtin', presetKind: builtin.presetKind },
+    orderBy: { id: 'asc' },
+  });
+
+/** Creates the workspace's built-in agent with its first revision (`config`), labelled with its definition's version. */
+export async function insertBuiltinAgent(call: CallContext, builtin: BuiltinAgent, config: AgentConfig, note: string) {
+  const { head } = await insertHeadWithFirstRevision(
+    AGENTS,
+    call,
+    {
+      id: newId('agent'),
+      organizationId: call.actor.organizationId,
+      name: builtin.definition.name,
+      description: builtin.definition.description,
+      labels: { [builtin.versionLabel]: String(builtin.definition.version) },
+      source: 'builtin',
+      presetKind: builtin.presetKind,
+    },
+    config,
+    note,
+  );
+  return head;
+}
+
+/**
+ * A built-in agent's default revision (null when it has none) and the model it keeps: its
+ * revision's, while the workspace can still use it (`models`, by key), else the first of `models`
+ * (undefined when there is none).
+ */
+export async function builtinAgentModel(call: CallContext, head: Pick<Agent, 'defaultRevisionId'>, models: readonly string[]) {
+  const current = head.defaultRevisionId ? await call.db.agentRevision.findUnique({ where: { id: head.defaultRevisionId } }) : null;
+  const currentModel = current ? storedAgentConfig(current.config).model : undefined;
+  return { current, currentModel, model: currentModel && models.includes(currentModel) ? currentModel : models[0] };
+}
+
 /** A revision's stored configuration, by id (a run's pinned revision: the engine caches it, revisions never change). */
 export async function agentRevisionConfig(db: Deps['db'], revisionId: string): Promise<AgentConfig> {
   const revision = await db.agentRevision.findUniqueOrThrow({ where: { id: revisionId }, select: { config: true } });
-  // Validated against agentConfigSchema when it was published (normalizeAgentConfig).
-  return readDocument(agentConfigSchema, revision.config, 'agent_revisions.config');
+  return storedAgentConfig(revision.config);
 }

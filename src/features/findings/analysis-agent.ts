@@ -7,29 +7,23 @@
 import type { Run } from '../../generated/prisma/client.js';
 import { normalizeAgentConfig } from '../agents/documents/config-schema.js';
 import { ANALYSIS_LABEL, ANALYST_DEFINITION, ANALYST_PRESET, analystConfig } from './analyst-config.js';
-import { newId } from '../../lib/ids.js';
 import { storedLabels } from '../../lib/labels.js';
-import { AGENTS } from '../agents/agents.js';
+import { usableModelKeys } from '../models/usable-models.js';
+import { AGENTS, builtinAgentModel, findBuiltinAgent, insertBuiltinAgent, type BuiltinAgent } from '../agents/agents.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { SEVERITIES, type Severity } from '../../lib/finding-severities.js';
 import type { Evidence, FindingDraft } from './finding-detectors.js';
 import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { findingEvidence } from './finding-documents.js';
 import { recordFindings } from './findings.js';
-import { changeHead, insertHeadWithFirstRevision, publishRevision, unarchiveHead } from '../../services/revisioned.js';
+import { changeHead, publishRevision, unarchiveHead } from '../../services/revisioned.js';
 import { startRun } from '../runs/runs.js';
 import type { SealHook } from '../../services/run-hooks.js';
 
 /** The label key of the analyst's version on its head. */
 const VERSION_LABEL = 'analyst-version';
-
-/** The workspace's usable model keys (enabled, with an enabled provider), by key. */
-async function usableModelKeys(call: CallContext): Promise<string[]> {
-  const rows = await call.db.$queryRaw<{ key: string }[]>`
-    SELECT m.key FROM models m JOIN providers p ON p.id = m.provider_id AND p.workspace_id = m.workspace_id
-    WHERE m.workspace_id = ${call.actor.workspaceId} AND m.enabled AND p.enabled ORDER BY m.key`;
-  return rows.map((r) => r.key);
-}
+/** The analyst, as a built-in agent. */
+const ANALYST: BuiltinAgent = { presetKind: ANALYST_PRESET, versionLabel: VERSION_LABEL, definition: ANALYST_DEFINITION };
 
 /** Whether an agent is the workspace's builtin analyst (analyses never select its runs). */
 export const isAnalyst = (agent: { source: string; presetKind: string | null }) =>
@@ -45,33 +39,11 @@ async function prepareAnalyst(call: CallContext): Promise<string | null> {
   const models = await usableModelKeys(call);
   if (!models.length) return null;
   const note = `analyst definition ${ANALYST_DEFINITION.version}`;
-  const existing = await call.db.agent.findFirst({
-    where: { workspaceId: call.actor.workspaceId, source: 'builtin', presetKind: ANALYST_PRESET },
-    orderBy: { id: 'asc' },
-  });
-  if (!existing) {
-    const { head } = await insertHeadWithFirstRevision(
-      AGENTS,
-      call,
-      {
-        id: newId('agent'),
-        organizationId: call.actor.organizationId,
-        name: ANALYST_DEFINITION.name,
-        description: ANALYST_DEFINITION.description,
-        labels: { [VERSION_LABEL]: String(ANALYST_DEFINITION.version) },
-        source: 'builtin',
-        presetKind: ANALYST_PRESET,
-      },
-      normalizeAgentConfig(analystConfig(models[0]!)),
-      note,
-    );
-    return head.id;
-  }
-  const current = existing.defaultRevisionId ? await call.db.agentRevision.findUnique({ where: { id: existing.defaultRevisionId } }) : null;
-  const config = current?.config as { model?: string } | null;
-  const model = config?.model && models.includes(config.model) ? config.model : models[0]!;
+  const existing = await findBuiltinAgent(call, ANALYST);
+  if (!existing) return (await insertBuiltinAgent(call, ANALYST, normalizeAgentConfig(analystConfig(models[0]!)), note)).id;
+  const { current, currentModel, model = models[0]! } = await builtinAgentModel(call, existing, models);
   const upToDate = storedLabels(existing.labels, 'agents.labels')[VERSION_LABEL] === String(ANALYST_DEFINITION.version);
-  if (!current || config?.model !== model || !upToDate || existing.archivedAt) {
+  if (!current || currentModel !== model || !upToDate || existing.archivedAt) {
     // Brought back as an unarchive through the API would be: a new version and an `unarchive` audit
     // row by the principal that started the analysis.
     if (existing.archivedAt) await unarchiveHead(AGENTS, call, existing.id, '*');

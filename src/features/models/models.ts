@@ -16,6 +16,7 @@ import { getProvider } from './providers.js';
 import { providerType } from '../../providers/index.js';
 import { listQuery } from '../../services/list-query.js';
 import type { NodeRowsLoader } from '../../services/nodes.js';
+import { JsonObjectDocument, readDocument } from '../../lib/json-documents.js';
 
 const KEY = new RegExp(MODEL_KEY);
 
@@ -27,6 +28,13 @@ function validateApi(type: string, api: unknown): string {
     throw invalidArgument(`api must be one of ${apis.join(', ')} for ${type} providers`, 'api');
   return api;
 }
+
+/**
+ * A model's stored settings (`models.settings`): a JSON object, checked as one here; its members are
+ * its model API's to read (each type's settings schema), `input_media` checked when written.
+ */
+export const storedModelSettings = (value: unknown): JsonObjectDocument =>
+  value === null || value === undefined ? {} : readDocument(JsonObjectDocument, value, 'models.settings');
 
 function validateSettings(value: unknown): Record<string, unknown> {
   if (value === undefined || value === null) return {};

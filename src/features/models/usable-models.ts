@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors.js';
 import { Prisma, type Model, type Provider } from '../../generated/prisma/client.js';
 import { prefixedColumns, takePrefixed } from '../../storage/columns.js';
 import type { Deps } from '../../services/deps.js';
+import type { CallContext } from '../../services/call-context.js';
 import { providerForUse } from './providers.js';
 import { configGeneration, GenerationCache } from '../../services/config-cache.js';
 
@@ -38,4 +39,15 @@ export async function usableModel(deps: Deps, workspaceId: string, key: string, 
   const entry = { model, provider, usable: providerForUse(deps, provider) };
   resolved.set(cacheKey, entry, readGeneration);
   return entry;
+}
+
+/**
+ * The keys of the workspace's usable models (enabled, with an enabled provider), by key: the models
+ * a built-in agent (the composer, the analyst) may be given.
+ */
+export async function usableModelKeys(call: CallContext): Promise<string[]> {
+  const rows = await call.db.$queryRaw<{ key: string }[]>`
+    SELECT m.key FROM models m JOIN providers p ON p.id = m.provider_id AND p.workspace_id = m.workspace_id
+    WHERE m.workspace_id = ${call.actor.workspaceId} AND m.enabled AND p.enabled ORDER BY m.key`;
+  return rows.map((r) => r.key);
 }

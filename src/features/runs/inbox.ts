@@ -27,6 +27,7 @@ import { getThread } from '../threads/threads.js';
 import { activeRun } from './inbox-promotion.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import { listQuery } from '../../services/list-query.js';
+import { storedMessageHistory } from '../threads/thread-documents.js';
 import type { NodeRowsLoader } from '../../services/nodes.js';
 
 export const ENTRY_STATUSES = ['pending', 'assigned', 'incorporated', 'completed', 'failed', 'cancelled'] as const;
@@ -310,7 +311,7 @@ export async function forkRun(
       const { run, sourceThread } = await forkSource(call, runId);
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
         throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
-      const history = (sourceThread.messageHistory as unknown[]).slice(0, run.checkpointSeq);
+      const history = storedMessageHistory(sourceThread.messageHistory).slice(0, run.checkpointSeq);
       const { agent, revision, pinned } = await agentFor(
         call,
         { ...sourceThread, lastRunId: run.id },

@@ -7,19 +7,18 @@ import type { ModelMessage } from 'ai';
 import type { CallContext } from '../../services/call-context.js';
 import { storedPending, type RunPending } from './run-lifecycle.js';
 import { readEnvironmentMounts, type EnvironmentMount } from './run-members.js';
+import { storedMcpHeaders, storedMessageHistory } from '../threads/thread-documents.js';
 
 /** The thread's committed history: the model messages its sealed runs added. */
 export async function threadHistory(call: CallContext, threadId: string): Promise<ModelMessage[]> {
   const thread = await call.db.thread.findUniqueOrThrow({ where: { id: threadId }, select: { messageHistory: true } });
-  // The history column holds only what sealRun wrote: model messages.
-  return (thread.messageHistory as ModelMessage[] | null) ?? [];
+  return storedMessageHistory(thread.messageHistory);
 }
 
 /** The MCP headers set on the thread: connection id → header map (empty when none). */
 export async function threadMcpHeaders(call: CallContext, threadId: string): Promise<Record<string, Record<string, string>>> {
   const thread = await call.db.thread.findUnique({ where: { id: threadId }, select: { mcpHeaders: true } });
-  // The column holds only what the threads service validated: connection id → header map.
-  return (thread?.mcpHeaders as Record<string, Record<string, string>> | null) ?? {};
+  return storedMcpHeaders(thread?.mcpHeaders);
 }
 
 /** What the parent run waited for when it sealed (null: it waited for nothing, or is gone). */

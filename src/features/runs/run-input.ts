@@ -1,32 +1,43 @@
 // The message shape of run input and inbox payloads, and its validation.
+import Type, { type Static } from 'typebox';
 import { canonicalize } from '../../lib/canonical-json.js';
+import { readDocument } from '../../lib/json-documents.js';
 import type { Prisma } from '../../db.js';
 import { invalidArgument } from '../../lib/errors.js';
-import { isMediaKind, MEDIA_KINDS, type MediaKind } from '../../lib/media.js';
+import { isMediaKind, MEDIA_KINDS } from '../../lib/media.js';
 
-export type TextPart = { type: 'text'; text: string };
+// The stored shape of a message, defined once: the types derive from it, and reads of the input
+// and payload columns are checked against it. `validateMessage` below checks what callers send (with
+// errors naming the field) and is the only writer, so what it accepts always matches.
+const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+export type TextPart = Static<typeof TextPart>;
 /** A media part: the bytes inline (base64) with their media type, which must be of the part's kind. */
-export type MediaPart = { type: MediaKind; media_type: string; data: string };
+const MediaPart = Type.Object({ type: Type.Enum(MEDIA_KINDS), media_type: Type.String(), data: Type.String() });
+export type MediaPart = Static<typeof MediaPart>;
 /**
  * A part that references an asset of the workspace: an image, or any file. `media_type` is the
  * asset's, filled in when the message is accepted (services/assets.ts, `attachAssets`).
  */
-export type AssetPart = { type: 'image' | 'file'; asset_id: string; media_type?: string };
-export type MessagePart = TextPart | MediaPart | AssetPart;
+const AssetPart = Type.Object({
+  type: Type.Enum(['image', 'file']),
+  asset_id: Type.String(),
+  media_type: Type.Optional(Type.String()),
+});
+export type AssetPart = Static<typeof AssetPart>;
+const MessagePart = Type.Union([TextPart, MediaPart, AssetPart]);
+export type MessagePart = Static<typeof MessagePart>;
 
 export const isAssetPart = (part: MessagePart): part is AssetPart => 'asset_id' in part;
 
-// A type, not an interface: a JSON document, so it is a `Prisma.InputJsonValue` as it is.
-export type MessageContent = {
-  content: MessagePart[];
-};
+const MessageContent = Type.Object({ content: Type.Array(MessagePart) });
+export type MessageContent = Static<typeof MessageContent>;
 
 /**
- * A message read back from a payload or input column. Only `validateMessage`'s results are ever
- * written there, so the stored JSON has this shape (the cast is that boundary).
+ * A message read back from a payload or input column (`column`: `inbox_entries.payload`,
+ * `runs.input`), checked against the stored shape.
  */
-export function storedMessage(value: Prisma.JsonValue): MessageContent {
-  return value as MessageContent;
+export function storedMessage(value: Prisma.JsonValue, column = 'inbox_entries.payload'): MessageContent {
+  return readDocument(MessageContent, value, column);
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

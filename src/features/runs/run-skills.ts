@@ -2,7 +2,9 @@
 // revision or, without a pin, at the skill's default revision at that moment; then `builtin_skills`.
 // The resolved list is recorded on the run, so later attempts use exactly the same revisions and the
 // run's agent view shows them. Skill revisions never change, so their contents are kept by id.
+import Type, { type Static } from 'typebox';
 import { AppError, quoteInput } from '../../lib/errors.js';
+import { readDocument } from '../../lib/json-documents.js';
 import { builtinSkills } from '../agents/builtin-skills.js';
 import type { CallContext } from '../../services/call-context.js';
 import { configuredSkills } from '../agents/skill-references.js';
@@ -11,15 +13,21 @@ import { skillContent, type SkillContent } from '../agents/skills.js';
 /** Where a run's skill comes from: the run's workspace, or shipped with the service. */
 export const SKILL_SOURCES = ['workspace', 'builtin'] as const;
 
-/** One entry of a run's resolved skill list, as the run records it and its agent view shows it. */
-export interface ResolvedSkill {
+/** One entry of a run's resolved skill list, as the run records it (`runs.resolved_skills`) and its agent view shows it. */
+export const ResolvedSkill = Type.Object({
   /** `workspace`: a skill of the run's workspace; `builtin`: shipped with the service (no ids). */
-  source: (typeof SKILL_SOURCES)[number];
-  skill_id: string | null;
-  revision_id: string | null;
+  source: Type.Enum(SKILL_SOURCES),
+  skill_id: Type.Union([Type.String(), Type.Null()]),
+  revision_id: Type.Union([Type.String(), Type.Null()]),
   /** The name the model knows the skill by (its content's `name`). */
-  name: string;
-}
+  name: Type.String(),
+});
+export type ResolvedSkill = Static<typeof ResolvedSkill>;
+const ResolvedSkills = Type.Array(ResolvedSkill);
+
+/** A run's recorded skill list; null while a run with skills has not resolved them. */
+export const storedResolvedSkills = (value: unknown): ResolvedSkill[] | null =>
+  value === null || value === undefined ? null : readDocument(ResolvedSkills, value, 'runs.resolved_skills');
 
 export interface RunSkill extends ResolvedSkill {
   content: SkillContent;

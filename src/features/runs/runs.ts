@@ -10,7 +10,7 @@ import { validateLabels } from '../../lib/labels.js';
 import { ACTIVE, cancelOrRequest, changeRunLabels, RUN_STATUSES, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { planNewRun, type NewRunRequest } from './run-plan.js';
 import { agentForNewRun, assertAgentTakesRuns, checkConfigReferences, revisionForNewRun } from '../agents/agents.js';
-import type { ResolvedSkill } from './run-skills.js';
+import { storedResolvedSkills } from './run-skills.js';
 import { configuredSkills } from '../agents/skill-references.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { recordAudit } from '../audit/audit.js';
@@ -292,7 +292,7 @@ export async function runAgentView(call: CallContext, id: string) {
   const { overrides } = readDocument(runOptionsSchema, run.options, 'runs.options');
   const config = applyOverrides(readDocument(agentConfigSchema, revision.config, 'agent_revisions.config'), overrides);
   const { pins, builtin } = configuredSkills(config);
-  const resolvedSkills = (run.resolvedSkills as ResolvedSkill[] | null) ?? (pins.length || builtin.length ? null : []);
+  const resolvedSkills = storedResolvedSkills(run.resolvedSkills) ?? (pins.length || builtin.length ? null : []);
   return { config, revision, resolvedSkills };
 }
 

@@ -7,11 +7,11 @@ import type { Connection, Provider } from '../../generated/prisma/client.js';
 import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { JsonObjectDocument, readDocument } from '../../lib/json-documents.js';
+import { readDocument } from '../../lib/json-documents.js';
 import { validateLabels } from '../../lib/labels.js';
 import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { providerType, type ProviderType } from '../../providers/index.js';
-import { connectMcpClient, listMcpTools, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
+import { connectMcpClient, listMcpTools, McpConfig, McpCredential, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { namedPatchData } from '../../services/named-patch.js';
@@ -51,9 +51,8 @@ function validateObject(value: unknown, field: string): Record<string, unknown> 
   return value as Record<string, unknown>;
 }
 
-/** A connection's config (checked against its connector type's schema when written; here only as an object). */
-export const connectionConfig = (row: Pick<Connection, 'config'>): JsonObjectDocument =>
-  readDocument(JsonObjectDocument, row.config, 'connections.config');
+/** A connection's config, read as the MCP connector type's schema says (it was checked against it when written). */
+export const connectionConfig = (row: Pick<Connection, 'config'>): McpConfig => readDocument(McpConfig, row.config, 'connections.config');
 
 /** The connector type of a provider, or why it cannot serve connections. */
 function connectorType(provider: Provider): ProviderType {
@@ -228,8 +227,8 @@ export interface ConnectionForUse {
   id: string;
   name: string;
   version: number;
-  config: Record<string, unknown>;
-  credential: Record<string, unknown> | null;
+  config: McpConfig;
+  credential: McpCredential | null;
   /** Changes with every new credential: part of the key clients are pooled under. */
   credentialCiphertext: string | null;
 }
@@ -262,7 +261,9 @@ export async function connectionForUse(deps: Deps, workspaceId: string, id: stri
     name: row.name,
     version: row.version,
     config: connectionConfig(row),
-    credential: row.credentialCiphertext ? deps.secrets.decryptJson<Record<string, unknown>>(row.credentialCiphertext) : null,
+    credential: row.credentialCiphertext
+      ? readDocument(McpCredential, deps.secrets.decryptJson<unknown>(row.credentialCiphertext), 'connections.credential_ciphertext')
+      : null,
     credentialCiphertext: row.credentialCiphertext,
   };
 }

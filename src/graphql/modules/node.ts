@@ -9,6 +9,10 @@ import { builder } from '../builder.js';
 import type { Types } from './common.js';
 import { invalidArgument } from '../../lib/errors.js';
 import { parseNodeId, registerNodeType } from '../../lib/node-ids.js';
+import type { IdKind } from '../../lib/ids.js';
+
+/** The own-shape members of a node type whose ids are not stored ids. */
+const pick = ({ prefix, matches }: { prefix: string; matches: (globalId: string) => boolean }) => ({ prefix, matches });
 import { inIdOrder, requireNodeReader, type NodeRowsLoader } from '../../services/nodes.js';
 
 /** The most ids one `nodes` call takes (a client refetching more asks again). */
@@ -31,21 +35,20 @@ const loadingByRef = new Map<object, NodeLoading<unknown>>();
 
 /**
  * Makes `ref` a node: the `Node` interface, its `id` field (from `idOf`) and its loader; and registers
- * the prefix of its ids (src/lib/node-ids.ts), so `node(id)` finds the type. Called by each module
+ * the kind of its ids (or, for ids that are not stored ids, their own prefix and shape) in
+ * src/lib/node-ids.ts, so `node(id)` finds the type. Called by each module
  * beside its type; the schema imports every module before it answers anything.
  */
 export function asNode<T>(
   ref: ObjectRef<Types, T>,
   options: {
-    prefix: string;
     load: NodeRowsLoader<T>;
     idOf?: (row: T) => string;
-    matches?: (globalId: string) => boolean;
     description?: string;
-  },
+  } & ({ kind: IdKind } | { prefix: string; matches: (globalId: string) => boolean }),
 ): void {
   const idOf = options.idOf ?? (rowId as unknown as (row: T) => string);
-  registerNodeType({ prefix: options.prefix, typename: ref.name, matches: options.matches });
+  registerNodeType('kind' in options ? { typename: ref.name, kind: options.kind } : { typename: ref.name, ...pick(options) });
   loadingByRef.set(ref, { load: options.load, idOf } as NodeLoading<unknown>);
   builder.nodeRef(ref, {
     id: { description: options.description ?? ID_DESCRIPTION, resolve: idOf },

@@ -8,7 +8,6 @@
 import type { ArgBuilder, FieldMap, InputFieldBuilder, InputFieldMap, ObjectFieldBuilder, ObjectRef } from '@pothos/core';
 import { builder } from '../builder.js';
 import { asNode } from './node.js';
-import { ID_PREFIX } from '../../lib/ids.js';
 import { revisionedLoaders } from '../../services/nodes.js';
 import { connectionArgs, connectionFrom, connectionOf, VersionedRef, type Types } from './common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from './named-fields.js';
@@ -144,9 +143,9 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   });
 
   const loaders = revisionedLoaders(kind);
-  asNode(HeadRef, { prefix: ID_PREFIX[kind.kind], load: loaders.heads });
+  asNode(HeadRef, { kind: kind.kind, load: loaders.heads });
   withNamedResourceFields(HeadRef);
-  asNode(RevisionRef, { prefix: ID_PREFIX[kind.revisionIdKind], load: loaders.revisions });
+  asNode(RevisionRef, { kind: kind.revisionIdKind, load: loaders.revisions });
 
   const HeadConnection = connectionOf(Name, HeadRef);
   const RevisionConnection = connectionOf(`${Name}Revision`, RevisionRef as unknown as ObjectRef<Types, R>);

@@ -17,7 +17,9 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
-import { registerProviderType } from '../registry.js';
+import Type, { type Static } from 'typebox';
+import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
+import { apiKeyCredentialOf, uriMember } from '../common-schemas.js';
 import {
   daytonaApi,
   daytonaHeaders,
@@ -42,7 +44,7 @@ import {
   uploadFile,
   vendorProblem,
 } from './sandbox-http.js';
-import { stringMapMember } from './template-schema.js';
+import { environmentDocuments, stringMapMember } from './template-schema.js';
 
 /** The label that names the environment a sandbox belongs to; the sandbox's name is `wsa-<environment id>` too. */
 export const DAYTONA_ENVIRONMENT_LABEL = 'workspace-agent-service.environment-id';
@@ -229,22 +231,22 @@ const controlPlane = <T>(ctx: EnvironmentDriverContext, instance: EnvironmentIns
   controlPlaneWork('the Daytona API', () => forgetToolbox(ctx, instance.instanceId), work);
 
 /** The create request for a template's config. */
-function createBody(environmentId: string, config: Record<string, unknown>, providerConfig: Record<string, unknown>) {
-  const image = typeof config.image === 'string' ? config.image : undefined;
+function createBody(environmentId: string, config: Static<typeof DaytonaTemplate>, providerConfig: Static<typeof DaytonaConfig>) {
+  const image = config.image;
   return {
     name: nameOf(environmentId),
-    ...(typeof config.snapshot === 'string' ? { snapshot: config.snapshot } : {}),
+    ...(config.snapshot !== undefined ? { snapshot: config.snapshot } : {}),
     // An image becomes a one-line build (what Daytona's SDKs send for `Image.base(…)`).
     ...(image ? { buildInfo: { dockerfileContent: `FROM ${image}\n` } } : {}),
-    ...(typeof config.user === 'string' ? { user: config.user } : {}),
-    env: (config.env as Record<string, string> | undefined) ?? {},
-    labels: { ...((config.labels as Record<string, string> | undefined) ?? {}), [DAYTONA_ENVIRONMENT_LABEL]: environmentId },
-    ...(typeof config.cpu === 'number' ? { cpu: config.cpu } : {}),
-    ...(typeof config.memory_gb === 'number' ? { memory: config.memory_gb } : {}),
-    ...(typeof config.disk_gb === 'number' ? { disk: config.disk_gb } : {}),
+    ...(config.user !== undefined ? { user: config.user } : {}),
+    env: config.env ?? {},
+    labels: { ...config.labels, [DAYTONA_ENVIRONMENT_LABEL]: environmentId },
+    ...(config.cpu !== undefined ? { cpu: config.cpu } : {}),
+    ...(config.memory_gb !== undefined ? { memory: config.memory_gb } : {}),
+    ...(config.disk_gb !== undefined ? { disk: config.disk_gb } : {}),
     // The service stops and deletes its environments itself: Daytona's idle auto-stop is off unless asked for.
-    autoStopInterval: typeof config.auto_stop_minutes === 'number' ? config.auto_stop_minutes : 0,
-    ...(typeof providerConfig.target === 'string' ? { target: providerConfig.target } : {}),
+    autoStopInterval: config.auto_stop_minutes ?? 0,
+    ...(providerConfig.target !== undefined ? { target: providerConfig.target } : {}),
   };
 }
 
@@ -260,7 +262,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
             'POST',
             '/sandbox',
             [200, 201],
-            createBody(request.environmentId, request.config, ctx.providerConfig),
+            createBody(request.environmentId, documents.template(request.config), documents.config(ctx)),
             request.signal,
           )
         ).body;
@@ -413,70 +415,74 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
 
 // ── registration ──
 
-registerProviderType({
-  kind: 'environment',
-  type: 'daytona',
-  title: 'Daytona sandboxes',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      api_url: { type: 'string', format: 'uri', description: `the Daytona API (default ${'https://app.daytona.io/api'})` },
-      organization_id: { type: 'string', maxLength: 128, description: 'sent as X-Daytona-Organization-ID' },
-      target: { type: 'string', maxLength: 64, description: 'the region sandboxes are made in (default: the organization’s)' },
+/** The Daytona provider's config: the API, the organization and the region sandboxes are made in. */
+const DaytonaConfig = Type.Object(
+  {
+    api_url: Type.Optional(uriMember(`the Daytona API (default ${'https://app.daytona.io/api'})`)),
+    organization_id: Type.Optional(Type.String({ maxLength: 128, description: 'sent as X-Daytona-Organization-ID' })),
+    target: Type.Optional(Type.String({ maxLength: 64, description: 'the region sandboxes are made in (default: the organization’s)' })),
+  },
+  { additionalProperties: false },
+);
+const DaytonaCredential = apiKeyCredentialOf('a Daytona API key (sent as a bearer token)');
+const DaytonaTemplate = Type.Object(
+  {
+    snapshot: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'the Daytona snapshot the sandbox starts from (default: Daytona’s default snapshot)',
+      }),
+    ),
+    image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'an image to build the sandbox from instead, e.g. python:3.12-slim (not with snapshot)',
+      }),
+    ),
+    working_directory: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        pattern: '^/',
+        description:
+          'an absolute path inside the sandbox where commands start (default: the sandbox’s working directory; created on provisioning)',
+      }),
+    ),
+    env: Type.Optional(stringMapMember('environment variables of the sandbox and so of every command', 100)),
+    labels: Type.Optional(stringMapMember('labels of the sandbox in Daytona', 50)),
+    user: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the sandbox user (default: the snapshot’s)' })),
+    cpu: Type.Optional(Type.Integer({ minimum: 1, maximum: 64, description: 'CPUs (with image only)' })),
+    memory_gb: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, description: 'memory in GiB (with image only)' })),
+    disk_gb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024, description: 'disk in GiB (with image only)' })),
+    auto_stop_minutes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 43200,
+        description: 'Daytona stops the sandbox after this many idle minutes (default 0: never; the service stops it)',
+      }),
+    ),
+  },
+  { additionalProperties: false, not: { required: ['snapshot', 'image'] } },
+);
+const documents = environmentDocuments({ configuration: DaytonaConfig, credential: DaytonaCredential, template: DaytonaTemplate });
+
+registerProviderType(
+  defineProviderType({
+    kind: 'environment',
+    type: 'daytona',
+    title: 'Daytona sandboxes',
+    configuration: DaytonaConfig,
+    credential: DaytonaCredential,
+    credentialRequired: true,
+    setupUrl: 'https://app.daytona.io/dashboard/keys',
+    endpointFields: ['api_url'],
+    environment: {
+      environmentSchema: jsonSchemaOf(DaytonaTemplate),
+      managedInstances: true,
+      stop: true,
+      destroy: true,
+      driver: daytonaEnvironmentDriver,
     },
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true, description: 'a Daytona API key (sent as a bearer token)' } },
-    required: ['api_key'],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  setupUrl: 'https://app.daytona.io/dashboard/keys',
-  endpointFields: ['api_url'],
-  environment: {
-    environmentSchema: {
-      type: 'object',
-      additionalProperties: false,
-      not: { required: ['snapshot', 'image'] },
-      properties: {
-        snapshot: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 512,
-          description: 'the Daytona snapshot the sandbox starts from (default: Daytona’s default snapshot)',
-        },
-        image: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 512,
-          description: 'an image to build the sandbox from instead, e.g. python:3.12-slim (not with snapshot)',
-        },
-        working_directory: {
-          type: 'string',
-          maxLength: 1024,
-          pattern: '^/',
-          description:
-            'an absolute path inside the sandbox where commands start (default: the sandbox’s working directory; created on provisioning)',
-        },
-        env: stringMapMember('environment variables of the sandbox and so of every command', 100),
-        labels: stringMapMember('labels of the sandbox in Daytona', 50),
-        user: { type: 'string', minLength: 1, maxLength: 64, description: 'the sandbox user (default: the snapshot’s)' },
-        cpu: { type: 'integer', minimum: 1, maximum: 64, description: 'CPUs (with image only)' },
-        memory_gb: { type: 'integer', minimum: 1, maximum: 256, description: 'memory in GiB (with image only)' },
-        disk_gb: { type: 'integer', minimum: 1, maximum: 1024, description: 'disk in GiB (with image only)' },
-        auto_stop_minutes: {
-          type: 'integer',
-          minimum: 0,
-          maximum: 43200,
-          description: 'Daytona stops the sandbox after this many idle minutes (default 0: never; the service stops it)',
-        },
-      },
-    },
-    managedInstances: true,
-    stop: true,
-    destroy: true,
-    driver: daytonaEnvironmentDriver,
-  },
-});
+  }),
+);

@@ -23,6 +23,8 @@ import { watchForKill } from './kill-watch.js';
 import { imageOf, workingDirectoryOf } from './instance-files.js';
 import { execResultOf, IDLE_PROCESS, killTreeCommand, ReportedProcessId, shellCommandOf, type ShellCommand } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
+import Type from 'typebox';
+import { environmentDocuments, imageTemplateSchema } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory` (the engine creates it). */
 export const DEFAULT_CONTAINER_WORKING_DIRECTORY = '/workspace';
@@ -46,16 +48,41 @@ const LOST_OUTPUT = "the container engine lost the command's output";
 // Before anything, it waits for one line on standard input, which the driver sends as soon as the
 // stream is attached: Podman drops what a command writes before the stream is attached.
 const EXEC_WRAPPER = 'm=$1; shift; read -r _; printf %s "$m"; echo "$$" >&2; "$@"; s=$?; printf %s "$m"; exit $s';
+/** The container engine provider's config: the engine's endpoint. */
+export const DockerConfig = Type.Object(
+  { endpoint: Type.String({ pattern: '^(unix://|https?://|tcp://)' }) },
+  { additionalProperties: false },
+);
+/** Its credential: the TLS material of an engine reached over TLS. */
+export const DockerCredential = Type.Object(
+  {
+    tls_ca: Type.Optional(Type.String()),
+    tls_cert: Type.Optional(Type.String()),
+    tls_key: Type.Optional(Type.String({ writeOnly: true })),
+  },
+  { additionalProperties: false },
+);
+// The container engine's template config.
+export const DockerTemplate = imageTemplateSchema(
+  {
+    image: 'the image the container starts from (pulled when the engine does not have it), e.g. alpine:3.20',
+    workingDirectory: 'an absolute path inside the container where commands start (default /workspace; created by the engine)',
+    env: 'environment variables of the container and every command',
+  },
+  {
+    cpu: Type.Optional(Type.Number({ description: 'CPUs the container may use (e.g. 1.5)', exclusiveMinimum: 0, maximum: 256 })),
+    memory_mb: Type.Optional(Type.Integer({ description: 'memory limit in MiB', minimum: 6, maximum: 1048576 })),
+  },
+);
+const documents = environmentDocuments({ configuration: DockerConfig, credential: DockerCredential, template: DockerTemplate });
+
+/** How the engine is reached: the provider's endpoint with its TLS material (shared with the provider test). */
+export function engineEndpoint(config: { endpoint: string }, credential: { tls_ca?: string; tls_cert?: string; tls_key?: string } | null) {
+  return { endpoint: config.endpoint, tls: { ca: credential?.tls_ca, cert: credential?.tls_cert, key: credential?.tls_key } };
+}
+
 function endpointOf(ctx: EnvironmentDriverContext): EngineEndpoint {
-  const credential = ctx.credential ?? {};
-  return {
-    endpoint: String(ctx.providerConfig.endpoint),
-    tls: {
-      ca: credential.tls_ca as string | undefined,
-      cert: credential.tls_cert as string | undefined,
-      key: credential.tls_key as string | undefined,
-    },
-  };
+  return engineEndpoint(documents.config(ctx), documents.credential(ctx));
 }
 
 /**
@@ -280,13 +307,12 @@ export const dockerEnvironmentDriver: EnvironmentDriver = {
     const image = imageOf(request.config);
     const workingDirectory = workingDirectoryOf(request.config, DEFAULT_CONTAINER_WORKING_DIRECTORY, 'container');
     const name = `wsa-${request.environmentId}`;
-    const cpu = typeof request.config.cpu === 'number' ? request.config.cpu : undefined;
-    const memoryMb = typeof request.config.memory_mb === 'number' ? request.config.memory_mb : undefined;
+    const { cpu, memory_mb: memoryMb, env = {} } = documents.template(request.config);
     const spec = {
       Image: image,
       Cmd: IDLE_PROCESS,
       WorkingDir: workingDirectory,
-      Env: Object.entries((request.config.env as Record<string, string> | undefined) ?? {}).map(([k, v]) => `${k}=${v}`),
+      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       Tty: false,
       OpenStdin: false,
       Labels: { 'workspace-agent-service.environment-id': request.environmentId },

@@ -14,7 +14,9 @@ import {
   type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
-import { registerProviderType } from '../registry.js';
+import Type from 'typebox';
+import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
+import { apiKeyCredentialOf, uriMember } from '../common-schemas.js';
 import { ConnectError, connectServerStream, connectUnary } from './connect-rpc.js';
 import {
   DEFAULT_E2B_USER,
@@ -30,7 +32,7 @@ import { OutputBuffer } from '../../lib/output-buffer.js';
 import { watchForKill } from './kill-watch.js';
 import { breadthFirst, fileToWrite, instancePath, vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { boundedFileRead, controlPlaneWork, SandboxApiError, sandboxFetch, unreachable, uploadFile } from './sandbox-http.js';
-import { stringMapMember } from './template-schema.js';
+import { environmentDocuments, stringMapMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`: the E2B user's home. */
 export const DEFAULT_E2B_WORKING_DIRECTORY = '/home/user';
@@ -225,8 +227,8 @@ async function findSandbox(ctx: EnvironmentDriverContext, environmentId: string,
   return (listed.body ?? []).find((sandbox) => sandbox.metadata?.[E2B_ENVIRONMENT_METADATA] === environmentId) ?? null;
 }
 
-function timeoutOf(config: Record<string, unknown>): number {
-  return typeof config.timeout_seconds === 'number' ? config.timeout_seconds : DEFAULT_E2B_TIMEOUT_SECONDS;
+function timeoutOf(config: { timeout_seconds?: number }): number {
+  return config.timeout_seconds ?? DEFAULT_E2B_TIMEOUT_SECONDS;
 }
 
 /** Resumes a paused sandbox (or extends a running one's lifetime): `POST /sandboxes/{id}/connect`. */
@@ -236,7 +238,7 @@ async function connectSandbox(ctx: EnvironmentDriverContext, sandboxId: string, 
     'POST',
     `/sandboxes/${encodeURIComponent(sandboxId)}/connect`,
     [200, 201],
-    { timeout: timeoutOf(ctx.environmentConfig) },
+    { timeout: timeoutOf(documents.template(ctx.environmentConfig)) },
     signal,
   );
   return answer.body;
@@ -244,10 +246,9 @@ async function connectSandbox(ctx: EnvironmentDriverContext, sandboxId: string, 
 
 export const e2bEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
-    const config = request.config;
+    const config = documents.template(request.config);
     const workingDirectory = workingDirectoryOf(config, DEFAULT_E2B_WORKING_DIRECTORY, 'sandbox');
-    const template = typeof config.template === 'string' ? config.template : '';
-    if (!template) throw new Error('the template names no E2B template');
+    const template = config.template;
     let sandbox: E2bSandbox;
     try {
       const existing = await findSandbox(ctx, request.environmentId, request.signal);
@@ -265,10 +266,10 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
             // envd then wants the sandbox's access token on every request.
             secure: true,
             metadata: {
-              ...((config.metadata as Record<string, string> | undefined) ?? {}),
+              ...config.metadata,
               [E2B_ENVIRONMENT_METADATA]: request.environmentId,
             },
-            envVars: (config.env as Record<string, string> | undefined) ?? {},
+            envVars: config.env ?? {},
           },
           request.signal,
         );
@@ -399,77 +400,81 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
 
 // ── registration ──
 
-registerProviderType({
-  kind: 'environment',
-  type: 'e2b',
-  title: 'E2B sandboxes',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      api_url: { type: 'string', format: 'uri', description: 'the E2B API (default https://api.<domain>)' },
-      domain: {
-        type: 'string',
+/** The E2B provider's config: the API, the sandboxes' domain, or one address for every sandbox's envd. */
+const E2bConfig = Type.Object(
+  {
+    api_url: Type.Optional(uriMember('the E2B API (default https://api.<domain>)')),
+    domain: Type.Optional(
+      Type.String({
         pattern: '^[A-Za-z0-9.-]+$',
         maxLength: 253,
         description: 'the domain sandboxes are reached under (default e2b.app): envd at https://49983-<sandbox id>.<domain>',
-      },
-      sandbox_url: {
-        type: 'string',
+      }),
+    ),
+    sandbox_url: Type.Optional(
+      Type.String({
         maxLength: 2048,
         description:
           'the address of every sandbox’s envd instead, with {sandbox_id} and {port} filled in (a self-hosted or proxied deployment; requests also carry E2b-Sandbox-Id and E2b-Sandbox-Port)',
-      },
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const E2bTemplate = Type.Object(
+  {
+    template: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'the E2B template (id or alias) the sandbox starts from, e.g. base',
+    }),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 86400,
+        description: `how long the sandbox lives after it is made or started again (default ${DEFAULT_E2B_TIMEOUT_SECONDS}); E2B kills it then, or pauses it with auto_pause`,
+      }),
+    ),
+    auto_pause: Type.Optional(Type.Boolean({ description: 'pause the sandbox at its timeout instead of killing it (default false)' })),
+    metadata: Type.Optional(stringMapMember('metadata stored with the sandbox in E2B', 50)),
+    env: Type.Optional(stringMapMember('environment variables of the sandbox and so of every command', 100)),
+    working_directory: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        pattern: '^/',
+        description: `an absolute path inside the sandbox where commands start (default ${DEFAULT_E2B_WORKING_DIRECTORY}; created on provisioning)`,
+      }),
+    ),
+    user: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[a-z_][a-z0-9_-]*$',
+        description: `the sandbox user commands run as and files belong to (default ${DEFAULT_E2B_USER})`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const E2bCredential = apiKeyCredentialOf('an E2B API key (sent as X-API-Key)');
+const documents = environmentDocuments({ configuration: E2bConfig, credential: E2bCredential, template: E2bTemplate });
+
+registerProviderType(
+  defineProviderType({
+    kind: 'environment',
+    type: 'e2b',
+    title: 'E2B sandboxes',
+    configuration: E2bConfig,
+    credential: E2bCredential,
+    credentialRequired: true,
+    setupUrl: 'https://e2b.dev/dashboard',
+    endpointFields: ['api_url', 'sandbox_url'],
+    environment: {
+      environmentSchema: jsonSchemaOf(E2bTemplate),
+      managedInstances: true,
+      stop: true,
+      destroy: true,
+      driver: e2bEnvironmentDriver,
     },
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: { api_key: { type: 'string', minLength: 1, writeOnly: true, description: 'an E2B API key (sent as X-API-Key)' } },
-    required: ['api_key'],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  setupUrl: 'https://e2b.dev/dashboard',
-  endpointFields: ['api_url', 'sandbox_url'],
-  environment: {
-    environmentSchema: {
-      type: 'object',
-      required: ['template'],
-      additionalProperties: false,
-      properties: {
-        template: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 256,
-          description: 'the E2B template (id or alias) the sandbox starts from, e.g. base',
-        },
-        timeout_seconds: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 86400,
-          description: `how long the sandbox lives after it is made or started again (default ${DEFAULT_E2B_TIMEOUT_SECONDS}); E2B kills it then, or pauses it with auto_pause`,
-        },
-        auto_pause: { type: 'boolean', description: 'pause the sandbox at its timeout instead of killing it (default false)' },
-        metadata: stringMapMember('metadata stored with the sandbox in E2B', 50),
-        env: stringMapMember('environment variables of the sandbox and so of every command', 100),
-        working_directory: {
-          type: 'string',
-          maxLength: 1024,
-          pattern: '^/',
-          description: `an absolute path inside the sandbox where commands start (default ${DEFAULT_E2B_WORKING_DIRECTORY}; created on provisioning)`,
-        },
-        user: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[a-z_][a-z0-9_-]*$',
-          description: `the sandbox user commands run as and files belong to (default ${DEFAULT_E2B_USER})`,
-        },
-      },
-    },
-    managedInstances: true,
-    stop: true,
-    destroy: true,
-    driver: e2bEnvironmentDriver,
-  },
-});
+  }),
+);

@@ -10,13 +10,15 @@ import {
   type EnvironmentDriverContext,
   type EnvironmentInstance,
 } from '../environment-driver.js';
-import { registerProviderType, type JsonSchema } from '../registry.js';
+import Type from 'typebox';
+import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
+import { uriMember } from '../common-schemas.js';
 import { FLY_DEFAULT_BASE_URL, flyCall, FlyError, type FlyExecResponse, type FlyMachine, type FlyTarget } from './fly-machines.js';
 import { provisioningProblem, workProblem } from './control-plane.js';
-import { imageOf, vendorIdOf, workingDirectoryOf } from './instance-files.js';
+import { vendorIdOf, workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
-import { imageTemplateSchema } from './template-schema.js';
+import { environmentDocuments, imageTemplateSchema } from './template-schema.js';
 
 export const FLY_DEFAULT_WORKING_DIRECTORY = '/workspace';
 /** API calls other than a command's exec give up after this long. */
@@ -30,17 +32,41 @@ export const FLY_MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** The metadata member that names the environment a machine was made for. */
 const METADATA_KEY = 'workspace_agent_environment_id';
 
+/** The Fly provider's config: the app machines are made in, the API and the default region. */
+const FlyConfig = Type.Object(
+  {
+    app_name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'the Fly app the machines are made in (create it first)' }),
+    base_url: Type.Optional(uriMember('default https://api.machines.dev')),
+    region: Type.Optional(Type.String({ pattern: '^[a-z]{3}$', description: 'the default region of new machines' })),
+  },
+  { additionalProperties: false },
+);
+const FlyCredential = Type.Object({ api_token: Type.String({ minLength: 1, writeOnly: true }) }, { additionalProperties: false });
+// The template's config. Unknown members are refused.
+const FlyTemplate = imageTemplateSchema(
+  {
+    image: 'the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>',
+    workingDirectory: 'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
+    env: 'environment variables of the machine and every command',
+  },
+  {
+    cpu_kind: Type.Optional(Type.Enum(['shared', 'performance'], { description: 'shared (default) or performance' })),
+    cpus: Type.Optional(Type.Integer({ description: 'CPUs of the machine (default 1)', minimum: 1, maximum: 16 })),
+    memory_mb: Type.Optional(Type.Integer({ description: 'memory of the machine in MiB (default 256)', minimum: 256, maximum: 131072 })),
+    region: Type.Optional(
+      Type.String({ description: "the region the machine runs in (default: the provider's, else Fly's choice)", pattern: '^[a-z]{3}$' }),
+    ),
+  },
+);
+const documents = environmentDocuments({ configuration: FlyConfig, credential: FlyCredential, template: FlyTemplate });
+
 function targetOf(ctx: EnvironmentDriverContext): FlyTarget {
+  const config = documents.config(ctx);
   return {
     // With or without the version: the client adds `/v1` itself.
-    baseUrl: (typeof ctx.providerConfig.base_url === 'string' && ctx.providerConfig.base_url
-      ? ctx.providerConfig.base_url
-      : FLY_DEFAULT_BASE_URL
-    )
-      .replace(/\/+$/, '')
-      .replace(/\/v1$/, ''),
-    app: String(ctx.providerConfig.app_name ?? ''),
-    token: String(ctx.credential?.api_token ?? ''),
+    baseUrl: (config.base_url || FLY_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, ''),
+    app: config.app_name,
+    token: documents.credential(ctx)?.api_token ?? '',
   };
 }
 
@@ -113,11 +139,11 @@ const files = remoteFiles(transport);
 export const flyEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
-    const config = request.config;
-    const image = imageOf(config);
+    const config = documents.template(request.config);
+    const image = config.image;
     const workingDirectory = workingDirectoryOf(config, FLY_DEFAULT_WORKING_DIRECTORY);
     const name = machineName(request.environmentId);
-    const region = (config.region as string | undefined) ?? (ctx.providerConfig.region as string | undefined);
+    const region = config.region ?? documents.config(ctx).region;
     try {
       // Provisioned before (idempotent per environment id): the machine has the environment's name.
       const existing = (
@@ -138,12 +164,8 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
             ...(region ? { region } : {}),
             config: {
               image,
-              env: (config.env as Record<string, string> | undefined) ?? {},
-              guest: {
-                cpu_kind: (config.cpu_kind as string | undefined) ?? 'shared',
-                cpus: (config.cpus as number | undefined) ?? 1,
-                memory_mb: (config.memory_mb as number | undefined) ?? 256,
-              },
+              env: config.env ?? {},
+              guest: { cpu_kind: config.cpu_kind ?? 'shared', cpus: config.cpus ?? 1, memory_mb: config.memory_mb ?? 256 },
               // The image's own entrypoint is replaced: the machine only idles and runs what is exec'd.
               init: { exec: idleProcess(workingDirectory) },
               restart: { policy: 'no' },
@@ -212,57 +234,22 @@ export const flyEnvironmentDriver: EnvironmentDriver = {
   },
 };
 
-// The template's config. Unknown members are refused.
-const flyEnvironmentSchema: JsonSchema = imageTemplateSchema(
-  {
-    image: 'the image the machine boots from, e.g. registry-1.docker.io/library/alpine:3.20 or registry.fly.io/<app>:<tag>',
-    workingDirectory: 'an absolute path inside the machine where commands start (default /workspace; made when the machine boots)',
-    env: 'environment variables of the machine and every command',
-  },
-  {
-    cpu_kind: { description: 'shared (default) or performance', enum: ['shared', 'performance'] },
-    cpus: { description: 'CPUs of the machine (default 1)', minimum: 1, maximum: 16, type: 'integer' },
-    memory_mb: { description: 'memory of the machine in MiB (default 256)', minimum: 256, maximum: 131072, type: 'integer' },
-    region: {
-      description: "the region the machine runs in (default: the provider's, else Fly's choice)",
-      pattern: '^[a-z]{3}$',
-      type: 'string',
+registerProviderType(
+  defineProviderType({
+    kind: 'environment',
+    type: 'fly',
+    title: 'Fly Machines',
+    configuration: FlyConfig,
+    credential: FlyCredential,
+    credentialRequired: true,
+    setupUrl: 'https://fly.io/dashboard',
+    endpointFields: ['base_url'],
+    environment: {
+      environmentSchema: jsonSchemaOf(FlyTemplate),
+      managedInstances: true,
+      stop: true,
+      destroy: true,
+      driver: flyEnvironmentDriver,
     },
-  },
+  }),
 );
-
-registerProviderType({
-  kind: 'environment',
-  type: 'fly',
-  title: 'Fly Machines',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      app_name: {
-        type: 'string',
-        pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
-        description: 'the Fly app the machines are made in (create it first)',
-      },
-      base_url: { type: 'string', format: 'uri', description: 'default https://api.machines.dev' },
-      region: { type: 'string', pattern: '^[a-z]{3}$', description: 'the default region of new machines' },
-    },
-    required: ['app_name'],
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: { api_token: { type: 'string', minLength: 1, writeOnly: true } },
-    required: ['api_token'],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  setupUrl: 'https://fly.io/dashboard',
-  endpointFields: ['base_url'],
-  environment: {
-    environmentSchema: flyEnvironmentSchema,
-    managedInstances: true,
-    stop: true,
-    destroy: true,
-    driver: flyEnvironmentDriver,
-  },
-});

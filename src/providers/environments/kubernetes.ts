@@ -9,13 +9,14 @@ import {
   type EnvironmentDriverContext,
   type EnvironmentInstance,
 } from '../environment-driver.js';
-import { registerProviderType, type JsonSchema } from '../registry.js';
+import Type from 'typebox';
+import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
 import { execStream, KubeError, kubeCall, type KubeTarget } from './kubernetes-api.js';
 import { provisioningProblem, workProblem } from './control-plane.js';
-import { imageOf, workingDirectoryOf } from './instance-files.js';
+import { workingDirectoryOf } from './instance-files.js';
 import { remoteExec, remoteFiles, type RemoteTransport } from './remote-shell.js';
 import { idleProcess } from './shell-commands.js';
-import { imageTemplateSchema } from './template-schema.js';
+import { environmentDocuments, imageTemplateSchema } from './template-schema.js';
 
 export const KUBERNETES_DEFAULT_WORKING_DIRECTORY = '/workspace';
 const DEFAULT_NAMESPACE = 'default';
@@ -51,18 +52,53 @@ interface Pod {
   };
 }
 
+/** The Kubernetes provider's config: the API server and the namespace pods are made in. */
+const KubernetesConfig = Type.Object(
+  {
+    server: Type.String({ format: 'uri', pattern: '^https?://', description: 'the API server, e.g. https://10.0.0.1:6443' }),
+    namespace: Type.Optional(
+      Type.String({ pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$', description: 'the namespace pods are made in (default "default")' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** Its credential: a bearer token, or a client certificate with its key. */
+const KubernetesCredential = Type.Object(
+  {
+    token: Type.Optional(Type.String({ minLength: 1, writeOnly: true, description: 'a bearer token (e.g. a service account token)' })),
+    ca: Type.Optional(Type.String({ description: "PEM of the cluster's certificate authority" })),
+    client_cert: Type.Optional(Type.String({ description: 'PEM of a client certificate' })),
+    client_key: Type.Optional(Type.String({ writeOnly: true, description: "PEM of the client certificate's key" })),
+  },
+  { anyOf: [{ required: ['token'] }, { required: ['client_cert', 'client_key'] }], additionalProperties: false },
+);
+const KubernetesTemplate = imageTemplateSchema(
+  {
+    image: 'the image of the pod’s container, e.g. alpine:3.20',
+    workingDirectory: 'an absolute path inside the container where commands start (default /workspace; made when the pod starts)',
+    env: 'environment variables of the container and every command',
+  },
+  {
+    cpu: Type.Optional(
+      Type.Number({ description: 'CPUs the container may use (e.g. 1.5; its limit and request)', exclusiveMinimum: 0, maximum: 256 }),
+    ),
+    memory_mb: Type.Optional(Type.Integer({ description: 'memory limit (and request) in MiB', minimum: 6, maximum: 1048576 })),
+  },
+);
+const documents = environmentDocuments({ configuration: KubernetesConfig, credential: KubernetesCredential, template: KubernetesTemplate });
+
 function targetOf(ctx: EnvironmentDriverContext): KubeTarget {
-  const credential = ctx.credential ?? {};
+  const credential = documents.credential(ctx);
   return {
-    server: String(ctx.providerConfig.server ?? ''),
-    token: credential.token as string | undefined,
-    ca: credential.ca as string | undefined,
-    cert: credential.client_cert as string | undefined,
-    key: credential.client_key as string | undefined,
+    server: documents.config(ctx).server,
+    token: credential?.token,
+    ca: credential?.ca,
+    cert: credential?.client_cert,
+    key: credential?.client_key,
   };
 }
 
-const namespaceOf = (ctx: EnvironmentDriverContext) => (ctx.providerConfig.namespace as string | undefined) || DEFAULT_NAMESPACE;
+const namespaceOf = (ctx: EnvironmentDriverContext) => documents.config(ctx).namespace || DEFAULT_NAMESPACE;
 /** Pod names are DNS labels: the environment's id in lower case. */
 const podName = (environmentId: string) => `wsa-${environmentId.toLowerCase().replace(/_/g, '-')}`;
 
@@ -148,13 +184,12 @@ function transport(ctx: EnvironmentDriverContext, instance: EnvironmentInstance)
 export const kubernetesEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const target = targetOf(ctx);
-    const config = request.config;
-    const image = imageOf(config);
+    const config = documents.template(request.config);
+    const image = config.image;
     const workingDirectory = workingDirectoryOf(config, KUBERNETES_DEFAULT_WORKING_DIRECTORY);
     const namespace = namespaceOf(ctx);
     const name = podName(request.environmentId);
-    const cpu = typeof config.cpu === 'number' ? config.cpu : undefined;
-    const memoryMb = typeof config.memory_mb === 'number' ? config.memory_mb : undefined;
+    const { cpu, memory_mb: memoryMb } = config;
     const limits = {
       ...(cpu !== undefined ? { cpu: `${Math.round(cpu * 1000)}m` } : {}),
       ...(memoryMb !== undefined ? { memory: `${memoryMb}Mi` } : {}),
@@ -178,7 +213,7 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
             image,
             command: idleProcess(workingDirectory),
             workingDir: workingDirectory,
-            env: Object.entries((config.env as Record<string, string> | undefined) ?? {}).map(([key, value]) => ({ name: key, value })),
+            env: Object.entries(config.env ?? {}).map(([key, value]) => ({ name: key, value })),
             ...(Object.keys(limits).length ? { resources: { limits, requests: limits } } : {}),
           },
         ],
@@ -216,55 +251,23 @@ export const kubernetesEnvironmentDriver: EnvironmentDriver = {
   },
 };
 
-const kubernetesEnvironmentSchema: JsonSchema = imageTemplateSchema(
-  {
-    image: 'the image of the pod’s container, e.g. alpine:3.20',
-    workingDirectory: 'an absolute path inside the container where commands start (default /workspace; made when the pod starts)',
-    env: 'environment variables of the container and every command',
-  },
-  {
-    cpu: { description: 'CPUs the container may use (e.g. 1.5; its limit and request)', exclusiveMinimum: 0, maximum: 256, type: 'number' },
-    memory_mb: { description: 'memory limit (and request) in MiB', minimum: 6, maximum: 1048576, type: 'integer' },
-  },
+registerProviderType(
+  defineProviderType({
+    kind: 'environment',
+    type: 'kubernetes',
+    title: 'Kubernetes pods',
+    configuration: KubernetesConfig,
+    credential: KubernetesCredential,
+    credentialRequired: true,
+    // Where a service account token for the namespace is made.
+    setupUrl: 'https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/',
+    endpointFields: ['server'],
+    environment: {
+      environmentSchema: jsonSchemaOf(KubernetesTemplate),
+      managedInstances: true,
+      stop: false,
+      destroy: true,
+      driver: kubernetesEnvironmentDriver,
+    },
+  }),
 );
-
-registerProviderType({
-  kind: 'environment',
-  type: 'kubernetes',
-  title: 'Kubernetes pods',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      server: { type: 'string', format: 'uri', pattern: '^https?://', description: 'the API server, e.g. https://10.0.0.1:6443' },
-      namespace: {
-        type: 'string',
-        pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$',
-        description: 'the namespace pods are made in (default "default")',
-      },
-    },
-    required: ['server'],
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: {
-      token: { type: 'string', minLength: 1, writeOnly: true, description: 'a bearer token (e.g. a service account token)' },
-      ca: { type: 'string', description: "PEM of the cluster's certificate authority" },
-      client_cert: { type: 'string', description: 'PEM of a client certificate' },
-      client_key: { type: 'string', writeOnly: true, description: "PEM of the client certificate's key" },
-    },
-    anyOf: [{ required: ['token'] }, { required: ['client_cert', 'client_key'] }],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  // Where a service account token for the namespace is made.
-  setupUrl: 'https://kubernetes.io/docs/reference/access-authn-authz/service-accounts-admin/',
-  endpointFields: ['server'],
-  environment: {
-    environmentSchema: kubernetesEnvironmentSchema,
-    managedInstances: true,
-    stop: false,
-    destroy: true,
-    driver: kubernetesEnvironmentDriver,
-  },
-});

@@ -16,11 +16,13 @@ import {
   type ExecRequest,
   type ExecResult,
 } from '../environment-driver.js';
-import { registerProviderType, type JsonSchema } from '../registry.js';
+import Type from 'typebox';
+import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
+import { mapOf } from '../common-schemas.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { DEFAULT_MODAL_SERVER_URL, ModalApiError, modalApiFor, type ModalApi } from './modal-api.js';
 import { watchForKill } from './kill-watch.js';
-import { imageOf, workingDirectoryOf } from './instance-files.js';
+import { workingDirectoryOf } from './instance-files.js';
 import {
   ENV_NAME,
   execResultOf,
@@ -31,7 +33,7 @@ import {
   type ShellCommand,
 } from './shell-commands.js';
 import { fromRoot, shellFiles, type FileScriptRunner } from './shell-files.js';
-import { imageMember, workingDirectoryMember } from './template-schema.js';
+import { environmentDocuments, imageMember, workingDirectoryMember } from './template-schema.js';
 
 /** Where commands start when the template names no `working_directory`. */
 export const DEFAULT_SANDBOX_WORKING_DIRECTORY = '/workspace';
@@ -93,21 +95,80 @@ interface ModalSettings {
   environment: string;
 }
 
+/** The Modal provider's config: the API, the app sandboxes belong to and the Modal environment. */
+const ModalConfig = Type.Object(
+  {
+    server_url: Type.Optional(
+      Type.String({ format: 'uri', pattern: '^https?://', description: `Modal's API (default ${DEFAULT_MODAL_SERVER_URL})` }),
+    ),
+    app_name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9._-]+$',
+        description: `the Modal app sandboxes belong to (made when missing; default ${DEFAULT_MODAL_APP_NAME})`,
+      }),
+    ),
+    environment: Type.Optional(
+      Type.String({ maxLength: 64, description: "the Modal environment (default: the workspace's default environment)" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** Its credential: a Modal token's id and secret. */
+const ModalCredential = Type.Object(
+  {
+    token_id: Type.String({ minLength: 1, description: 'ak-…' }),
+    token_secret: Type.String({ minLength: 1, writeOnly: true, description: 'as-…' }),
+  },
+  { additionalProperties: false },
+);
+const ModalTemplate = Type.Object(
+  {
+    image: imageMember('a registry image the sandbox starts from (Modal builds it), e.g. python:3.12-slim; it must have /bin/sh', {
+      pattern: '^[^\\s]+$',
+    }),
+    working_directory: Type.Optional(
+      workingDirectoryMember('an absolute path inside the sandbox where commands start (default /workspace; created on provisioning)'),
+    ),
+    env: Type.Optional(
+      mapOf(Type.String({ maxLength: 32768 }), {
+        description: 'environment variables of the sandbox and every command',
+        maxProperties: 100,
+        propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+      }),
+    ),
+    cpu: Type.Optional(
+      Type.Number({ description: 'CPU cores reserved for the sandbox (e.g. 0.5 or 2)', exclusiveMinimum: 0, maximum: 64 }),
+    ),
+    memory_mb: Type.Optional(Type.Integer({ description: 'memory reserved for the sandbox in MiB', minimum: 128, maximum: 344064 })),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        description: "the sandbox's longest life in seconds, after which Modal terminates it (default and maximum 86400)",
+        minimum: 10,
+        maximum: 86400,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const documents = environmentDocuments({ configuration: ModalConfig, credential: ModalCredential, template: ModalTemplate });
+
 function settingsOf(ctx: EnvironmentDriverContext): ModalSettings {
-  const config = ctx.providerConfig;
+  const config = documents.config(ctx);
   return {
-    serverUrl: typeof config.server_url === 'string' && config.server_url ? config.server_url : DEFAULT_MODAL_SERVER_URL,
-    appName: typeof config.app_name === 'string' && config.app_name ? config.app_name : DEFAULT_MODAL_APP_NAME,
-    environment: typeof config.environment === 'string' ? config.environment : '',
+    serverUrl: config.server_url || DEFAULT_MODAL_SERVER_URL,
+    appName: config.app_name || DEFAULT_MODAL_APP_NAME,
+    environment: config.environment ?? '',
   };
 }
 
 function apiOf(ctx: EnvironmentDriverContext): ModalApi {
-  const credential = ctx.credential ?? {};
+  const credential = documents.credential(ctx);
   return modalApiFor({
     serverUrl: settingsOf(ctx).serverUrl,
-    tokenId: String(credential.token_id ?? ''),
-    tokenSecret: String(credential.token_secret ?? ''),
+    tokenId: credential?.token_id ?? '',
+    tokenSecret: credential?.token_secret ?? '',
   });
 }
 
@@ -375,8 +436,8 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const api = apiOf(ctx);
     const settings = settingsOf(ctx);
-    const config = request.config;
-    const image = imageOf(config);
+    const config = documents.template(request.config);
+    const image = config.image;
     const workingDirectory = workingDirectoryOf(config, DEFAULT_SANDBOX_WORKING_DIRECTORY, 'sandbox');
     const signal = request.signal;
     // The environment's settings carry the image builder version images are built with.
@@ -393,9 +454,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
     );
     const appId = String(app.app_id);
     const imageId = await buildImage(api, appId, image, builderVersion, signal);
-    const cpu = typeof config.cpu === 'number' ? config.cpu : undefined;
-    const memoryMb = typeof config.memory_mb === 'number' ? config.memory_mb : undefined;
-    const timeout = typeof config.timeout_seconds === 'number' ? config.timeout_seconds : DEFAULT_SANDBOX_TIMEOUT_S;
+    const { cpu, memory_mb: memoryMb, timeout_seconds: timeout = DEFAULT_SANDBOX_TIMEOUT_S } = config;
     const name = sandboxName(request.environmentId);
     let sandboxId: string;
     try {
@@ -412,7 +471,7 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
             },
             timeout_secs: timeout,
             name,
-            environment_variables: { contents: (config.env as Record<string, string> | undefined) ?? {} },
+            environment_variables: { contents: config.env ?? {} },
           },
           tags: [{ tag_name: 'workspace-agent-service.environment-id', tag_value: request.environmentId }],
         },
@@ -489,80 +548,22 @@ export const modalEnvironmentDriver: EnvironmentDriver = {
 
 // ── the type ──
 // Members are ordered so the type's description only grows (the REST golden file compares it member by member).
-const modalEnvironmentSchema: JsonSchema = {
-  type: 'object',
-  required: ['image'],
-  additionalProperties: false,
-  properties: {
-    image: imageMember('a registry image the sandbox starts from (Modal builds it), e.g. python:3.12-slim; it must have /bin/sh', {
-      pattern: '^[^\\s]+$',
-    }),
-    working_directory: workingDirectoryMember(
-      'an absolute path inside the sandbox where commands start (default /workspace; created on provisioning)',
-    ),
-    env: {
-      description: 'environment variables of the sandbox and every command',
-      maxProperties: 100,
-      type: 'object',
-      propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-      additionalProperties: { type: 'string', maxLength: 32768 },
+registerProviderType(
+  defineProviderType({
+    kind: 'environment',
+    type: 'modal',
+    title: 'Modal sandboxes',
+    configuration: ModalConfig,
+    credential: ModalCredential,
+    credentialRequired: true,
+    setupUrl: 'https://modal.com/settings/tokens',
+    endpointFields: ['server_url'],
+    environment: {
+      environmentSchema: jsonSchemaOf(ModalTemplate),
+      managedInstances: true,
+      stop: true,
+      destroy: true,
+      driver: modalEnvironmentDriver,
     },
-    cpu: { description: 'CPU cores reserved for the sandbox (e.g. 0.5 or 2)', exclusiveMinimum: 0, maximum: 64, type: 'number' },
-    memory_mb: { description: 'memory reserved for the sandbox in MiB', minimum: 128, maximum: 344064, type: 'integer' },
-    timeout_seconds: {
-      description: "the sandbox's longest life in seconds, after which Modal terminates it (default and maximum 86400)",
-      minimum: 10,
-      maximum: 86400,
-      type: 'integer',
-    },
-  },
-};
-
-registerProviderType({
-  kind: 'environment',
-  type: 'modal',
-  title: 'Modal sandboxes',
-  configurationSchema: {
-    type: 'object',
-    properties: {
-      server_url: {
-        type: 'string',
-        format: 'uri',
-        pattern: '^https?://',
-        description: `Modal's API (default ${DEFAULT_MODAL_SERVER_URL})`,
-      },
-      app_name: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 64,
-        pattern: '^[A-Za-z0-9._-]+$',
-        description: `the Modal app sandboxes belong to (made when missing; default ${DEFAULT_MODAL_APP_NAME})`,
-      },
-      environment: {
-        type: 'string',
-        maxLength: 64,
-        description: "the Modal environment (default: the workspace's default environment)",
-      },
-    },
-    additionalProperties: false,
-  },
-  credentialSchema: {
-    type: 'object',
-    properties: {
-      token_id: { type: 'string', minLength: 1, description: 'ak-…' },
-      token_secret: { type: 'string', minLength: 1, writeOnly: true, description: 'as-…' },
-    },
-    required: ['token_id', 'token_secret'],
-    additionalProperties: false,
-  },
-  credentialRequired: true,
-  setupUrl: 'https://modal.com/settings/tokens',
-  endpointFields: ['server_url'],
-  environment: {
-    environmentSchema: modalEnvironmentSchema,
-    managedInstances: true,
-    stop: true,
-    destroy: true,
-    driver: modalEnvironmentDriver,
-  },
-});
+  }),
+);

@@ -1,9 +1,9 @@
 // The pieces every web type shares: its configuration schema (a `base_url` that defaults to the
 // vendor's API, a default number of results) and how a type is declared. The credential schemas are
-// those of every provider kind (../credential-schemas.ts).
+// those of every provider kind (../common-schemas.ts).
 import Type, { type TProperties } from 'typebox';
 import { jsonSchemaOf, type JsonSchema, type ProviderContext, type ProviderType } from '../registry.js';
-import { apiKeyCredential } from '../common-schemas.js';
+import { ApiKeyCredential } from '../common-schemas.js';
 import { convert } from 'html-to-text';
 import { str, trimSlash } from './http.js';
 import type { WebOperation, WebOperations } from './types.js';
@@ -66,7 +66,7 @@ export function hostedWebType({ type, title, setupUrl, root, configuration, web 
     title,
     setupUrl,
     configurationSchema: webConfig(root, configuration),
-    credentialSchema: apiKeyCredential,
+    credentialSchema: jsonSchemaOf(ApiKeyCredential),
     credentialRequired: true,
     endpointFields: ['base_url'],
     web,

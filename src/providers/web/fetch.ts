@@ -1,7 +1,7 @@
 // Direct HTTP fetch: no vendor, the service reads pages itself (see direct-fetch.ts).
 import Type from 'typebox';
 import { webType } from './define.js';
-import { noCredential } from '../common-schemas.js';
+import { NoCredential } from '../common-schemas.js';
 import { directFetch } from './direct-fetch.js';
 import { jsonSchemaOf } from '../registry.js';
 
@@ -14,7 +14,7 @@ export const fetchType = webType({
       { additionalProperties: false },
     ),
   ),
-  credentialSchema: noCredential,
+  credentialSchema: jsonSchemaOf(NoCredential),
   credentialRequired: false,
   endpointFields: [],
   web: { fetch: directFetch },

@@ -3,10 +3,10 @@
 // limit applies). Search asks for results without their pages' contents (`X-Respond-With: no-content`).
 import Type from 'typebox';
 import { apiKeyOf, baseUrl, webConfig, webType } from './define.js';
-import { optionalApiKeyCredential } from '../common-schemas.js';
+import { OptionalApiKeyCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
 import { searchResults } from './search-results.js';
-import type { ProviderContext } from '../registry.js';
+import { jsonSchemaOf, type ProviderContext } from '../registry.js';
 
 const READER = 'https://r.jina.ai';
 const SEARCH = 'https://s.jina.ai';
@@ -28,7 +28,7 @@ export const jina = webType({
   title: 'Jina Reader',
   setupUrl: 'https://jina.ai/reader/',
   configurationSchema: webConfig(READER, { search_url: Type.Optional(Type.String({ format: 'uri', description: `default ${SEARCH}` })) }),
-  credentialSchema: optionalApiKeyCredential,
+  credentialSchema: jsonSchemaOf(OptionalApiKeyCredential),
   credentialRequired: false,
   endpointFields: ['base_url', 'search_url'],
   web: {

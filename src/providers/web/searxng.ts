@@ -2,7 +2,8 @@
 // have the JSON format enabled in its settings). No credential; the instance's address is required.
 import Type from 'typebox';
 import { baseUrl, webConfig, webType } from './define.js';
-import { noCredential } from '../common-schemas.js';
+import { NoCredential } from '../common-schemas.js';
+import { jsonSchemaOf } from '../registry.js';
 import { callWebApi, str } from './http.js';
 import { searchResults } from './search-results.js';
 
@@ -19,7 +20,7 @@ export const searxng = webType({
     language: Type.Optional(Type.String()),
     safesearch: Type.Optional(Type.Enum([0, 1, 2])),
   }),
-  credentialSchema: noCredential,
+  credentialSchema: jsonSchemaOf(NoCredential),
   credentialRequired: false,
   endpointFields: ['base_url'],
   web: {

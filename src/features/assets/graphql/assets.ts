@@ -3,7 +3,6 @@
 import { builder } from '../../../graphql/builder.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { payloadOf } from '../../../graphql/modules/payloads.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fields.js';
@@ -43,7 +42,7 @@ const AssetRef = builder.prismaObject('Asset', {
     }),
   }),
 });
-asNode(AssetRef, { prefix: ID_PREFIX.asset, load: loadAssets });
+asNode(AssetRef, { kind: 'asset', load: loadAssets });
 withNamedResourceFields(AssetRef);
 
 const AssetConnection = connectionOf('Asset', AssetRef);

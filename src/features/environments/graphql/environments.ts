@@ -10,7 +10,6 @@ import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { nameAndLabelInputs, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
 import { EnvironmentStatusEnum, storedValue } from '../../../graphql/modules/enums.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { loadEnvironments } from '../environments.js';
 import { loadEnvironmentTemplates } from '../environment-templates.js';
 import {
@@ -44,7 +43,7 @@ export const EnvironmentTemplateRef = builder.prismaObject('EnvironmentTemplate'
     enabled: t.exposeBoolean('enabled', { description: 'a disabled template refuses new use with `disabled`' }),
   }),
 });
-asNode(EnvironmentTemplateRef, { prefix: ID_PREFIX.environmentTemplate, load: loadEnvironmentTemplates });
+asNode(EnvironmentTemplateRef, { kind: 'environmentTemplate', load: loadEnvironmentTemplates });
 withNamedResourceFields(EnvironmentTemplateRef);
 
 // The runs that mount each environment of an operation, read in one statement per tick.
@@ -76,7 +75,7 @@ export const EnvironmentRef = builder.prismaObject('Environment', {
     }),
   }),
 });
-asNode(EnvironmentRef, { prefix: ID_PREFIX.environment, load: loadEnvironments });
+asNode(EnvironmentRef, { kind: 'environment', load: loadEnvironments });
 withLabelList(EnvironmentRef);
 
 const EnvironmentTemplateConnection = connectionOf('EnvironmentTemplate', EnvironmentTemplateRef);

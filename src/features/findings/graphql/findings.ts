@@ -8,7 +8,6 @@ import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fields.js';
 import { getFindingAnalysis, listFindingAnalyses, loadFindingAnalyses, startFindingAnalysis } from '../finding-analyses.js';
 import { getFinding, listFindings, loadFindings, updateFinding } from '../findings.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { byIds, relationConnection, RELATION_PAGE_DESCRIPTION } from '../../../graphql/modules/list-relations.js';
 import { analysisFindingPages } from '../../../services/relation-pages.js';
 import { analysisSelectedTraces, analysisSelection, findingEvidence, type Evidence, type Selection } from '../finding-documents.js';
@@ -43,7 +42,7 @@ const FindingRef = builder.prismaObject('Finding', {
     evidence: t.field({ type: [FindingEvidenceRef], resolve: findingEvidence }),
   }),
 });
-asNode(FindingRef, { prefix: ID_PREFIX.finding, load: loadFindings });
+asNode(FindingRef, { kind: 'finding', load: loadFindings });
 
 export const FindingConnection = connectionOf('Finding', FindingRef);
 
@@ -82,7 +81,7 @@ export const FindingAnalysisRef = builder.prismaObject('FindingAnalysis', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(FindingAnalysisRef, { prefix: ID_PREFIX.findingAnalysis, load: loadFindingAnalyses });
+asNode(FindingAnalysisRef, { kind: 'findingAnalysis', load: loadFindingAnalyses });
 
 const FindingAnalysisConnection = connectionOf('FindingAnalysis', FindingAnalysisRef);
 

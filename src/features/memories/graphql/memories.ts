@@ -5,7 +5,6 @@ import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fie
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionArgs, connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { nameAndLabelInputs, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { memoryConfig } from '../memory-embeddings.js';
 import {
   loadMemories,
@@ -30,7 +29,7 @@ const MemoryRef = builder.prismaObject('Memory', {
     enabled: t.exposeBoolean('enabled'),
   }),
 });
-asNode(MemoryRef, { prefix: ID_PREFIX.memory, load: loadMemories });
+asNode(MemoryRef, { kind: 'memory', load: loadMemories });
 withNamedResourceFields(MemoryRef);
 
 type Stamp = Partial<Record<keyof RecordWriterStamp, string | null>>;

@@ -5,7 +5,6 @@ import { connectionQuery } from '../../../graphql/modules/query-fields.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { nameAndLabelInputs, withConfigAndCredential, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { ProviderTypeDescriptionRef } from './provider-types.js';
 import {
   createProvider,
@@ -42,7 +41,7 @@ export const ModelRef = builder.prismaObject('Model', {
   }),
 });
 
-asNode(ProviderRef, { prefix: ID_PREFIX.provider, load: loadProviders });
+asNode(ProviderRef, { kind: 'provider', load: loadProviders });
 withNamedResourceFields(ProviderRef);
 withConfigAndCredential(ProviderRef);
 withNamedResourceFields(ModelRef);

@@ -5,7 +5,6 @@ import { payloadName } from '../../../graphql/modules/payloads.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionArgs, connectionOf } from '../../../graphql/modules/common.js';
 import { connectionQuery } from '../../../graphql/modules/query-fields.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { RunRef, WAIT_DESCRIPTION } from './runs.js';
 import { checkWait, waitForDelivery, type DeliveryAnswer } from '../run-watch.js';
 import type { GraphQLContext } from '../../../graphql/context.js';
@@ -75,7 +74,7 @@ export const InboxEntryRef = builder.prismaObject('InboxEntry', {
     }),
   }),
 });
-asNode(InboxEntryRef, { prefix: ID_PREFIX.inboxEntry, load: loadInboxEntries });
+asNode(InboxEntryRef, { kind: 'inboxEntry', load: loadInboxEntries });
 export const InboxEntryConnection = connectionOf('InboxEntry', InboxEntryRef);
 
 // What a delivery, an edit of an entry and a fork answer: an interface (the REST views select it with

@@ -2,7 +2,6 @@
 // (replay, then live changes, resumable by stream position).
 import { builder } from '../../../graphql/builder.js';
 import { asNode } from '../../../graphql/modules/node.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { RunRef } from './runs.js';
 import { listRunItems, loadRunItems, streamRunItemEvents, streamRunItems, type ItemTextDelta, type ItemView } from '../run-items.js';
 import { isTextDelta } from '../../../services/event-topics.js';
@@ -58,7 +57,7 @@ export const RunItemRef = builder.objectRef<ItemView>('RunItem').implement({
     endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
   }),
 });
-asNode(RunItemRef, { prefix: ID_PREFIX.runItem, load: loadRunItems });
+asNode(RunItemRef, { kind: 'runItem', load: loadRunItems });
 
 const RunItemsResponse = builder.objectRef<Awaited<ReturnType<typeof listRunItems>>>('RunItemsResponse').implement({
   fields: (t) => ({

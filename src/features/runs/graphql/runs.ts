@@ -8,7 +8,6 @@ import { connectionQuery, watchSubscription } from '../../../graphql/modules/que
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, etagOf } from '../../../graphql/modules/common.js';
 import { AgentRevisionRef, AgentRef } from '../../agents/graphql/agents.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { AgentConfigurationRef, DOCUMENT_DESCRIPTION, RunOptionsRef } from '../../agents/graphql/agent-config.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { runOptionsSchema, type AgentConfig } from '../../agents/documents/config-schema.js';
@@ -107,7 +106,7 @@ export const RunRef = builder.prismaObject('Run', {
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
 });
-asNode(RunRef, { prefix: ID_PREFIX.run, load: loadRuns });
+asNode(RunRef, { kind: 'run', load: loadRuns });
 withLabelList(RunRef);
 
 export const RunConnection = connectionOf('Run', RunRef);
@@ -123,7 +122,7 @@ const ResolvedSkillRef = builder.objectRef<ResolvedSkill>('ResolvedSkill').imple
 });
 
 const RunAgentView = builder
-  .objectRef<{ config: AgentConfig; revision: AgentRevision; resolvedSkills: unknown }>('RunAgentView')
+  .objectRef<{ config: AgentConfig; revision: AgentRevision; resolvedSkills: ResolvedSkill[] | null }>('RunAgentView')
   .implement({
     fields: (t) => ({
       config: t.field({
@@ -142,7 +141,7 @@ const RunAgentView = builder
         nullable: true,
         description:
           'the skills the run uses, as resolved when its first attempt was prepared; null while a run with skills has not started',
-        resolve: (v) => v.resolvedSkills as ResolvedSkill[] | null,
+        resolve: (v) => v.resolvedSkills,
       }),
     }),
   });

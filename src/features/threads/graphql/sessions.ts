@@ -4,7 +4,6 @@ import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fields.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { createSession, getSession, listSessions, loadSessions, updateSession } from '../threads.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 
@@ -16,7 +15,7 @@ export const SessionRef = builder.prismaObject('Session', {
     labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
-asNode(SessionRef, { prefix: ID_PREFIX.session, load: loadSessions });
+asNode(SessionRef, { kind: 'session', load: loadSessions });
 withLabelList(SessionRef);
 
 const SessionConnection = connectionOf('Session', SessionRef);

@@ -5,7 +5,6 @@ import { connectionQuery, objectQuery, watchSubscription } from '../../../graphq
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread } from '../threads.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { ThreadOriginEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { watchThread } from '../thread-watch.js';
@@ -32,7 +31,7 @@ export const ThreadRef = builder.prismaObject('Thread', {
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
   }),
 });
-asNode(ThreadRef, { prefix: ID_PREFIX.thread, load: loadThreads });
+asNode(ThreadRef, { kind: 'thread', load: loadThreads });
 withLabelList(ThreadRef);
 
 export const ThreadConnection = connectionOf('Thread', ThreadRef);

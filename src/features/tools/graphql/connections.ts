@@ -6,7 +6,6 @@ import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { idMutation, resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery } from '../../../graphql/modules/query-fields.js';
 import { nameAndLabelInputs, withConfigAndCredential, withNamedResourceFields } from '../../../graphql/modules/named-fields.js';
-import { ID_PREFIX } from '../../../lib/ids.js';
 import { loadConnections } from '../connections.js';
 import {
   createConnection,
@@ -24,7 +23,7 @@ const ConnectionRef = builder.prismaObject('Connection', {
     providerId: t.exposeString('providerId'),
   }),
 });
-asNode(ConnectionRef, { prefix: ID_PREFIX.connection, load: loadConnections });
+asNode(ConnectionRef, { kind: 'connection', load: loadConnections });
 withNamedResourceFields(ConnectionRef);
 withConfigAndCredential(ConnectionRef);
 
