@@ -61,6 +61,9 @@ export interface Config {
   shutdownGraceMs: number;
   /** Connections in the service's database pool (each process: service or worker). */
   databasePoolSize: number;
+  /** In-process vector indexes of built-in memories kept at most: memories, and bytes of vectors (least recently searched dropped first). */
+  memoryIndexMaxMemories: number;
+  memoryIndexMaxBytes: number;
   /** Name repeated statements so connections keep their plans (off behind a pooler without prepared-statement support). */
   databasePreparedStatements: boolean;
   /** Embedded PostgreSQL parameters over the built-in sizing (EMBEDDED_PG_SETTINGS="shared_buffers=128MB work_mem=8MB"). */
@@ -337,6 +340,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     embeddedPgSettings: postgresSettings(env.EMBEDDED_PG_SETTINGS),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    memoryIndexMaxMemories: integer(env, 'MEMORY_INDEX_MAX_MEMORIES', 256, 1, 100_000),
+    memoryIndexMaxBytes: integer(env, 'MEMORY_INDEX_MAX_MB', 1024, 16, 1_048_576) * 1024 * 1024,
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),

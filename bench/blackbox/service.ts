@@ -12,6 +12,8 @@ import { ServiceProcesses } from './proc.js';
 export interface Service {
   url: string;
   apiKey: string;
+  /** Its SECRET_KEY (on a server database; for a restart on the same database). */
+  secretKey: string;
   /** The service's own database (for the storage floor, measured on the same database). */
   databaseUrl: string;
   processes: ServiceProcesses;
@@ -28,6 +30,11 @@ export interface ServiceOptions {
    * RUN_WORKERS=0 and both with REDIS_URL. Their CPU and memory count as the service's.
    */
   workers?: { count: number; env?: Record<string, string> };
+  /**
+   * A restart on a server database an earlier start bootstrapped: its API key and SECRET_KEY (the
+   * bootstrap key is made on an empty database only, and sealed secrets need the same SECRET_KEY).
+   */
+  restart?: { apiKey: string; secretKey: string };
 }
 
 /**
@@ -69,7 +76,8 @@ async function postmasterPid(databaseUrl: string): Promise<number> {
 export async function startService(options: ServiceOptions): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'wsa-blackbox-'));
   const port = await freePort();
-  const apiKey = `wsk_bench${randomBytes(16).toString('hex')}`;
+  const apiKey = options.restart?.apiKey ?? `wsk_bench${randomBytes(16).toString('hex')}`;
+  const secretKey = options.restart?.secretKey ?? randomBytes(32).toString('base64');
   // `npm start` runs `node --import tsx src/server.ts`; npm's own process is left out of the tree.
   const serviceEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -82,7 +90,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
     // The benchmark's agents run on the offline development model, on a server database too.
     ALLOW_DEVELOPMENT_MODELS: 'true',
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: secretKey } : {}),
     ...options.env,
   };
   const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', 'src/server.ts'], {
@@ -120,6 +128,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   return {
     url,
     apiKey,
+    secretKey,
     databaseUrl,
     processes,
     async stop() {

@@ -46,6 +46,18 @@ export class VectorIndex {
     return this.memory ? this.memory.buffer.byteLength : this.data.byteLength;
   }
 
+  /**
+   * Room for `rows` rows in all, made at once: a whole-memory load sizes the matrix to the memory
+   * instead of doubling its way there (doubling can leave up to half of it unused, and copies it
+   * each time).
+   */
+  reserve(rows: number, dimensions: number): void {
+    if (this.ids.length > 0 || rows <= this.capacity || dimensions <= 0) return;
+    this.dimensions = dimensions;
+    this.stride = Math.ceil(dimensions / 16) * 16;
+    this.grow(rows);
+  }
+
   has(id: string): boolean {
     return this.rowOf.has(id);
   }
@@ -53,7 +65,7 @@ export class VectorIndex {
   /** Adds or replaces a record's vector; an empty or differently sized vector removes it. */
   upsert(id: string, embedding: ArrayLike<number>): void {
     if (embedding.length === 0) return this.remove(id);
-    if (this.dimensions === 0 && this.ids.length === 0) {
+    if (this.ids.length === 0 && (this.dimensions === 0 || this.capacity === 0)) {
       this.dimensions = embedding.length;
       this.stride = Math.ceil(embedding.length / 16) * 16;
     }
@@ -243,7 +255,16 @@ export class VectorIndexCache {
 
   constructor(private readonly options: { maxMemories?: number; maxBytes?: number; useKernel?: boolean } = {}) {}
 
-  async get(key: string, changes: VectorChanges, loadSince: (version: number) => Promise<VectorRow[]>): Promise<VectorIndex> {
+  /**
+   * `loadSince(version, index)` brings the rows stamped after `version` into `index`: by returning
+   * them, or by applying them itself (`index.upsert`, page by page, so that a large memory never sits
+   * in memory twice).
+   */
+  async get(
+    key: string,
+    changes: VectorChanges,
+    loadSince: (version: number, index: VectorIndex) => Promise<VectorRow[] | void>,
+  ): Promise<VectorIndex> {
     const cached = this.entries.get(key);
     if (cached && cached.version >= changes.version && cached.version >= changes.resetVersion) {
       this.touch(key, cached);
@@ -258,8 +279,8 @@ export class VectorIndexCache {
     const refresh = (async () => {
       let index = this.entries.get(key);
       if (!index || index.version < changes.resetVersion) index = new VectorIndex(this.options.useKernel ?? true);
-      const rows = await loadSince(index.version);
-      for (const row of rows) index.upsert(row.id, row.embedding);
+      const rows = await loadSince(index.version, index);
+      for (const row of rows ?? []) index.upsert(row.id, row.embedding);
       // The counter value read before the load: rows stamped later may already be applied, and are
       // applied again (idempotently) by the next refresh; a deletion after the read resets it.
       index.version = Math.max(index.version, changes.version);
@@ -292,25 +313,4 @@ export class VectorIndexCache {
       bytes -= entry.bytes;
     }
   }
-}
-
-/**
- * A PostgreSQL `real[]` in binary form (`array_send`): ndim, flags, element type, per dimension its
- * length and lower bound, then per element its byte length (−1: null) and a big-endian float4.
- * Null when not a one-dimensional array of non-null floats; empty for an empty array.
- */
-export function decodeFloat4Array(bytes: Uint8Array): Float32Array | null {
-  if (bytes.byteLength < 12) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const ndim = view.getInt32(0);
-  if (ndim === 0) return new Float32Array(0);
-  if (ndim !== 1 || view.getInt32(4) !== 0 || bytes.byteLength < 20) return null;
-  const length = view.getInt32(12);
-  if (bytes.byteLength !== 20 + length * 8) return null;
-  const out = new Float32Array(length);
-  for (let i = 0, at = 20; i < length; i++, at += 8) {
-    if (view.getInt32(at) !== 4) return null;
-    out[i] = view.getFloat32(at + 4);
-  }
-  return out;
 }

@@ -76,10 +76,17 @@ export interface RecordStoreContext {
   cursorList: string;
   /** The memory's embedding model (unit vectors); null when the memory has none. */
   embed: ((text: string) => Promise<number[]>) | null;
+  /** How many in-process vector indexes the built-in store keeps (MEMORY_INDEX_MAX_MEMORIES, MEMORY_INDEX_MAX_MB). */
+  vectorIndexBudget: VectorIndexBudget;
+}
+
+export interface VectorIndexBudget {
+  maxMemories: number;
+  maxBytes: number;
 }
 
 /** What a store that keeps records outside this service's database is opened with. */
-export type ExternalStoreContext = Omit<RecordStoreContext, 'db' | 'providerId' | 'workspaceId'>;
+export type ExternalStoreContext = Omit<RecordStoreContext, 'db' | 'providerId' | 'workspaceId' | 'vectorIndexBudget'>;
 
 /** Scores leave every store with 4 decimals. */
 export const roundScore = (score: number) => Math.round(score * 10_000) / 10_000;

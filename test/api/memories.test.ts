@@ -3,7 +3,9 @@
 // candidates, the vector index following writes of other instances).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { LEXICAL_CANDIDATE_CAP } from '../../src/memory-stores/builtin.js';
+import { LEXICAL_CANDIDATE_CAP, loadVectors } from '../../src/memory-stores/builtin.js';
+import { VectorIndex } from '../../src/lib/vector-index.js';
+import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
 import { sha256Hex } from '../../src/lib/canonical-json.js';
 
@@ -362,6 +364,31 @@ describe('search at scale', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  it("loads a memory's vectors page by page into the same index as one load, and only the changes after it", async () => {
+    const m = await vectorMemory('Paged');
+    const texts = Array.from({ length: 23 }, (_, i) => `note ${i} about ${['backups', 'invoices', 'tokens', 'parking'][i % 4]}`);
+    await addMany(t, m.id, texts);
+    const where = { providerId: (await t.rest('GET', `/api/v1/memories/${m.id}`)).body.provider_id as string, namespace: m.id };
+    const db = t.app.deps.db;
+    const whole = new VectorIndex(false);
+    await loadVectors(db, where, -1, whole, 1000);
+    const paged = new VectorIndex(false);
+    await loadVectors(db, where, -1, paged, 4); // 6 pages, the last one short
+    expect(paged.size).toBe(texts.length);
+    const query = hashEmbedding('tokens note');
+    expect(paged.topK(query, 30)).toEqual(whole.topK(query, 30));
+    // Sized to the memory at once (no doubling): 23 rows of 256 floats, then the query and scores scratch.
+    expect(paged.bytes).toBe((23 * 256 + 256 + 23) * 4);
+    // Only the records stamped after a version: a replacement is applied in place.
+    const [counter] = await db.$queryRaw<{ version: bigint }[]>`
+      SELECT version FROM memory_record_versions WHERE provider_id = ${where.providerId} AND namespace = ${where.namespace}`;
+    const first = (await search(t, m.id, 'note 0 about backups'))[0]!;
+    await t.rest('PUT', `/api/v1/memories/${m.id}/records/${first.id}`, { body: { text: 'the cafeteria opens at noon' } });
+    await loadVectors(db, where, Number(counter!.version), paged, 4);
+    expect(paged.size).toBe(texts.length);
+    expect(paged.topK(hashEmbedding('the cafeteria opens at noon'), 1)[0]).toMatchObject({ id: first.id });
   });
 
   it("corrects misspelled words against the memory's own words, also words of replaced records", async () => {

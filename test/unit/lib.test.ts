@@ -197,6 +197,15 @@ describe('error table and config', () => {
     expect(loadConfig({ ALLOW_DEVELOPMENT_MODELS: 'false' }).allowDevelopmentModels).toBe(false);
   });
 
+  it('vector index budget: 256 memories and 1024 MB by default, in MB from the environment', () => {
+    expect(loadConfig({})).toMatchObject({ memoryIndexMaxMemories: 256, memoryIndexMaxBytes: 1024 * 1024 * 1024 });
+    expect(loadConfig({ MEMORY_INDEX_MAX_MB: '3072', MEMORY_INDEX_MAX_MEMORIES: '10' })).toMatchObject({
+      memoryIndexMaxMemories: 10,
+      memoryIndexMaxBytes: 3072 * 1024 * 1024,
+    });
+    expect(() => loadConfig({ MEMORY_INDEX_MAX_MB: '0' })).toThrow(/MEMORY_INDEX_MAX_MB/);
+  });
+
   it('shutdown grace period: 5 s by default, 0 to 600 s', () => {
     expect(loadConfig({}).shutdownGraceMs).toBe(5_000);
     expect(loadConfig({ SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);

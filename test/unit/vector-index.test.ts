@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex, VectorIndexCache, decodeFloat4Array, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
+import { VectorIndex, VectorIndexCache, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
 import { loadDotKernel } from '../../src/lib/simd-dot.js';
 import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 
@@ -159,26 +159,5 @@ describe('vector index', () => {
     await tiny.get('a', changes, rows(3));
     await tiny.get('b', changes, rows(3));
     expect(tiny.keys()).toEqual(['b']);
-  });
-
-  it('decodes PostgreSQL binary float4 arrays', () => {
-    const encode = (values: (number | null)[], ndim = 1) => {
-      const buffer = Buffer.alloc(ndim === 0 ? 12 : 20 + values.length * 8);
-      buffer.writeInt32BE(ndim, 0);
-      buffer.writeInt32BE(values.includes(null) ? 1 : 0, 4);
-      buffer.writeInt32BE(700, 8);
-      if (ndim === 0) return new Uint8Array(buffer);
-      buffer.writeInt32BE(values.length, 12);
-      buffer.writeInt32BE(1, 16);
-      values.forEach((value, i) => {
-        buffer.writeInt32BE(value === null ? -1 : 4, 20 + i * 8);
-        if (value !== null) buffer.writeFloatBE(value, 24 + i * 8);
-      });
-      return new Uint8Array(buffer);
-    };
-    expect([...decodeFloat4Array(encode([0.5, -0.25, 1]))!]).toEqual([0.5, -0.25, 1]);
-    expect(decodeFloat4Array(encode([], 0))).toEqual(new Float32Array(0));
-    expect(decodeFloat4Array(encode([0.5, null]))).toBeNull();
-    expect(decodeFloat4Array(new Uint8Array(3))).toBeNull();
   });
 });

@@ -212,6 +212,7 @@ function storeOfProvider(call: CallContext, memory: Memory, provider: Provider, 
     namespace: memory.namespace,
     cursorList: recordsList(memory.id),
     embed,
+    vectorIndexBudget: { maxMemories: deps.config.memoryIndexMaxMemories, maxBytes: deps.config.memoryIndexMaxBytes },
   });
 }
 
