@@ -11,6 +11,7 @@ import { loadConfig } from './config.js';
 import { createLogger } from './lib/logger.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
 import { chooseClient, findCandidates, type ClientProgram } from './storage/pg-clients.js';
+import { connectionEnvironment } from './storage/pg-environment.js';
 
 const USAGE = `usage: npm run db -- <command>
 
@@ -23,31 +24,6 @@ The database is DATABASE_URL's, else the embedded PostgreSQL of DATA_DIR (defaul
 
 /** A failure the operator must act on: printed as one line. */
 class UsageError extends Error {}
-
-/** libpq's environment variables for a postgres:// URL: nothing secret on a command line. */
-export function connectionEnvironment(url: string): Record<string, string> {
-  const parsed = new URL(url);
-  const env: Record<string, string> = {
-    PGHOST: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
-    PGPORT: parsed.port || '5432',
-    PGUSER: decodeURIComponent(parsed.username || 'postgres'),
-    PGDATABASE: decodeURIComponent(parsed.pathname.replace(/^\//, '')) || decodeURIComponent(parsed.username || 'postgres'),
-  };
-  if (parsed.password) env.PGPASSWORD = decodeURIComponent(parsed.password);
-  const params: Record<string, string> = {
-    sslmode: 'PGSSLMODE',
-    sslrootcert: 'PGSSLROOTCERT',
-    sslcert: 'PGSSLCERT',
-    sslkey: 'PGSSLKEY',
-    connect_timeout: 'PGCONNECT_TIMEOUT',
-    options: 'PGOPTIONS',
-  };
-  for (const [param, variable] of Object.entries(params)) {
-    const value = parsed.searchParams.get(param);
-    if (value) env[variable] = value;
-  }
-  return env;
-}
 
 async function serverFacts(url: string): Promise<{ major: number; tables: number }> {
   const client = new pg.Client({ connectionString: url });
@@ -109,7 +85,11 @@ async function main(): Promise<number> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(config.dataDir, logger, { adopt: false, settings: config.embeddedPgSettings });
+    embedded = await startEmbeddedPostgres(config.dataDir, logger, {
+      adopt: false,
+      settings: config.embeddedPgSettings,
+      socket: config.embeddedSocket,
+    });
     url = embedded.url;
   }
   try {

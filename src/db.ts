@@ -44,6 +44,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
     embedded = await startEmbeddedPostgres(config.dataDir, logger, {
       fastUnsafe: config.embeddedFastUnsafe,
       settings: config.embeddedPgSettings,
+      socket: config.embeddedSocket,
       adopt: options.adoptRunningEmbedded ?? true,
     });
     url = embedded.url;

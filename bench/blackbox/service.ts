@@ -1,7 +1,7 @@
 // Starts the service as users do — a child process running what `npm start` runs — on its embedded
 // PostgreSQL under a temporary DATA_DIR, or on a fresh database of a PostgreSQL server.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -169,10 +169,14 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<{ child: ChildProces
 }
 
 /** The embedded database's URL, as `npm run db` finds it: the password file and postmaster.pid under DATA_DIR. */
+/** The embedded database as the service reaches it: through its Unix-domain socket when it has one, else TCP. */
 function embeddedUrl(dataDir: string): string {
   const password = readFileSync(join(dataDir, 'postgres-password'), 'utf8').trim();
   const port = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
-  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
+  const socketDir = join(dataDir, 'socket');
+  return existsSync(join(socketDir, `.s.PGSQL.${port}`))
+    ? `postgresql://postgres:${encodeURIComponent(password)}@localhost:${port}/workspace?host=${encodeURIComponent(socketDir)}`
+    : `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
 }
 
 /** A fresh database on the PostgreSQL server of `adminUrl`; `drop()` removes it. */

@@ -71,6 +71,9 @@ export function unreachableDependency(error: unknown): Dependency | null {
     if (PG_MESSAGES.some((pattern) => pattern.test(message))) return 'database';
     if (code === 'P2028' && PRISMA_MESSAGES.some((pattern) => pattern.test(message))) return 'database';
     if (SOCKET_CODES.has(code)) socket = true;
+    // A Unix-domain socket whose file is gone (PostgreSQL stopped and removed it): only a connect's
+    // ENOENT, not a file's (Prisma keeps the code and pg's message, "connect ENOENT <path>", not the syscall).
+    if (code === 'ENOENT' && (node.syscall === 'connect' || /\bconnect ENOENT\b/.test(message))) socket = true;
   }
   // A bare socket failure escaping a request comes from the database pool: Redis commands wait for
   // their connection (src/lib/events.ts) and report with the ioredis errors above.

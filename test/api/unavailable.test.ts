@@ -19,8 +19,12 @@ beforeAll(async () => {
   const database = await createTestDatabase();
   dropDatabase = database.drop;
   const direct = new URL(database.url);
-  proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  // The relay is TCP. The embedded server's URL names its socket directory (`host`); it also listens
+  // on 127.0.0.1 at the same port, which the proxy forwards to.
+  const socketDirectory = direct.searchParams.get('host');
+  proxy = await startTcpProxy({ host: socketDirectory ? '127.0.0.1' : direct.hostname, port: Number(direct.port || 5432) });
   const relayed = new URL(database.url);
+  relayed.searchParams.delete('host');
   relayed.hostname = '127.0.0.1';
   relayed.port = String(proxy.port);
   t = await startTestApp({ databaseUrl: relayed.toString() });

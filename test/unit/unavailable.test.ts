@@ -10,6 +10,11 @@ import { unavailableFromError, unreachableDependency } from '../../src/lib/unava
 import { invalidArgument, RETRY_AFTER_SECONDS } from '../../src/lib/errors.js';
 import { createTestDatabase } from '../helpers/app.js';
 import { freePort } from '../helpers/process.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -33,6 +38,32 @@ describe('unreachable dependencies', () => {
     } finally {
       await prisma.$disconnect();
     }
+  });
+
+  it('recognises a database whose Unix-domain socket is gone or refuses, through pg and through Prisma', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wsa-unavailable-'));
+    try {
+      // No socket file (a stopped server removed it): connect fails with ENOENT.
+      const missing = `postgresql://nobody:secret@localhost:5432/nothing?host=${encodeURIComponent(dir)}`;
+      expect(unreachableDependency(await failureOf(() => new pg.Client({ connectionString: missing }).connect()))).toBe('database');
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: missing }) });
+      try {
+        expect(unreachableDependency(await failureOf(() => prisma.run.findFirst()))).toBe('database');
+      } finally {
+        await prisma.$disconnect();
+      }
+      // A socket file nobody listens on (a killed server left it): ECONNREFUSED.
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(join(dir, '.s.PGSQL.5433'), resolve));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      writeFileSync(join(dir, '.s.PGSQL.5433'), ''); // closing removed it; a plain file refuses the same way
+      const refused = `postgresql://nobody:secret@localhost:5433/nothing?host=${encodeURIComponent(dir)}`;
+      expect(unreachableDependency(await failureOf(() => new pg.Client({ connectionString: refused }).connect()))).toBe('database');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A file that is not there, outside a connection, is not a database outage.
+    expect(unreachableDependency(await failureOf(() => readFile(join(tmpdir(), 'wsa-no-such-file'))))).toBeNull();
   });
 
   it('recognises a connection the server terminates mid-query', async () => {
