@@ -134,8 +134,9 @@ describe('the item writer', () => {
     };
     const short = await measure(150);
     const long = await measure(300);
-    // Rewriting the whole text at each batch would be about 4× (the answer's square).
-    expect(long / short).toBeLessThan(2.5);
+    // Linear is 2×; rewriting the whole text at each batch would be about 4× (the answer's square). The
+    // bound sits between them (near their geometric mean), so a loaded machine's stray WAL cannot fail it.
+    expect(long / short).toBeLessThan(3);
   });
 
   it('hands an item a dead attempt left in progress to the next attempt with its appended text, closed as interrupted', async () => {

@@ -196,6 +196,12 @@ function deltaGuarantees(apps: () => { front: TestApp; agentId: string; otherKey
     const before: Event[] = [];
     expect(await follow(front, run.id, null, (event) => (before.push(event), event.ordinal === 2))).toBe('stopped');
     const at = before.map(position).reduce((max, id) => (seq(id) > seq(max) ? id : max), 's0');
+    // The item writer follows within milliseconds: once the stored text is what the client holds, the
+    // model is held and nothing else writes, so the next statement is the subscription's own read.
+    const held = rebuild(before).get(2)!.text;
+    const storedText = async () =>
+      (await front.rest('GET', `/api/v1/runs/${run.id}/items`)).body.items[1]?.content?.text as string | undefined;
+    while ((await storedText()) !== held) await new Promise((resolve) => setTimeout(resolve, 5));
     const after: Event[] = [];
     // The subscription reads the run once it listens: after that read, every change arrives live.
     const reads = front.app.database.operationCount();
