@@ -73,6 +73,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
     // The benchmark's agents run on the offline development model, on a server database too.
     ALLOW_DEVELOPMENT_MODELS: 'true',
+    // The benchmarks drive one key far past RATE_LIMIT_PER_KEY's default; bench/rate-limit.ts sets its own.
+    RATE_LIMIT_PER_KEY: '0',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: randomBytes(32).toString('base64') } : {}),
     ...options.env,
   };
