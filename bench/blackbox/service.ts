@@ -156,9 +156,9 @@ function embeddedUrl(dataDir: string): string {
   return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
 }
 
-/** A fresh database on the PostgreSQL server of `adminUrl`; `drop()` removes it. */
-export async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const name = `wsa_blackbox_${process.pid}`;
+/** A fresh database on the PostgreSQL server of `adminUrl` (`suffix` tells several of one bench apart); `drop()` removes it. */
+export async function freshServerDatabase(adminUrl: string, suffix = ''): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const name = `wsa_blackbox_${process.pid}${suffix ? `_${suffix}` : ''}`;
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();
