@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { redisReachable, redisUrl } from '../helpers/redis.js';
+import { redisReachable, redisUrl, startOwnRedis } from '../helpers/redis.js';
+import { waitFor } from '../helpers/wait.js';
 import { createApiKey, createUser, setApiKeyRateLimit } from '../../src/features/access/admin.js';
 import { windowAt, windowPhaseMs } from '../../src/lib/rate-limit-policy.js';
 import { runCli } from '../../src/operator-cli.js';
@@ -363,6 +364,37 @@ describe('two instances', () => {
     } finally {
       await two.stop();
       await one.stop();
+    }
+  });
+});
+
+describe('counters out of reach', () => {
+  it('let requests through uncounted while Redis is away, and count again once it is back', async () => {
+    const redis = await startOwnRedis();
+    const app = await startTestApp({ ...limited, redisUrl: redis.url });
+    try {
+      const key = await newKey(app);
+      const first = await restGet(app, key.token);
+      expect(rateLimitOf(first).r).toBe(QUOTA - 1);
+      await redis.stop();
+      // Served, uncounted and without the headers: more requests than the quota, none refused.
+      for (let i = 0; i < QUOTA + 1; i++) {
+        const response = await restGet(app, key.token);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('ratelimit')).toBeNull();
+      }
+      // Redis restarted empty (no persistence): the limiter reconnects by itself and counts afresh.
+      await redis.start();
+      const counted = await waitFor(
+        () => restGet(app, key.token),
+        (response) => response.headers.get('ratelimit') !== null,
+        'the limiter counting again after Redis came back',
+      );
+      expect(counted.status).toBe(200);
+      expect(rateLimitOf(counted).r).toBe(QUOTA - 1);
+    } finally {
+      await app.stop();
+      await redis.stop();
     }
   });
 });
