@@ -5,17 +5,19 @@
 // (RATE_LIMIT_PER_KEY=1000000000/60s), and each has two keys: its bootstrap key, whose requests are
 // counted, and a key given its own limit 0 by the operator CLI, whose requests are not. The
 // comparison is within one process, so nothing but the counting differs between the two columns
-// (the same process, connections, caches and database). Each round drives one service and one key
-// with GET /api/v1/workspace (an authenticated REST read: the cheapest counted request, so the
-// counter's share is the largest) from BENCH_CLIENTS keep-alive clients for BENCH_ROUND_MS, then one
-// client for the sequential latency; keys and services take turns round by round, in a rotated
-// order, so the machine's noise falls on all alike. Prints requests/s and latency per service and
-// key, and the ratios of the counted key to the uncounted one.
+// (the same process, connections, caches and database). The load is GET /api/v1/workspace (an
+// authenticated REST read: the cheapest counted request, so the counter's share is the largest), and
+// the two keys are interleaved finely, so the machine's noise falls on both alike: BENCH_CLIENTS
+// keep-alive clients drive one key for BENCH_SLICE_MS, then the other, BENCH_SLICES times each (the
+// order alternating), for requests/s; then one client sends BENCH_PAIRS pairs of requests, one with
+// each key (which goes first alternating), for the latency a request alone sees and its added part —
+// the median of the pairs' differences. Prints both per service and key, with the ratios of the
+// counted key to the uncounted one.
 //
 // Env: BENCH_DATABASE_URL (an admin URL of the PostgreSQL server; default
 // postgresql://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379; the Redis
-// service is left out when it is not reachable), BENCH_ROUNDS (12 per service and key),
-// BENCH_ROUND_MS (1000), BENCH_CLIENTS (8), BENCH_SEQUENTIAL (100 requests per round).
+// service is left out when it is not reachable), BENCH_SLICES (48 per key), BENCH_SLICE_MS (250),
+// BENCH_CLIENTS (8), BENCH_PAIRS (1000).
 import { execFileSync, execSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { Redis } from 'ioredis';
@@ -25,10 +27,10 @@ import { percentile } from './blackbox/stats.js';
 const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ROUNDS = number('BENCH_ROUNDS', 12);
-const ROUND_MS = number('BENCH_ROUND_MS', 1000);
+const SLICES = number('BENCH_SLICES', 48);
+const SLICE_MS = number('BENCH_SLICE_MS', 250);
 const CLIENTS = number('BENCH_CLIENTS', 8);
-const SEQUENTIAL = number('BENCH_SEQUENTIAL', 100);
+const PAIRS = number('BENCH_PAIRS', 1000);
 /** Counted but never refused: the bench measures the counting, not the refusals. */
 const NEVER_REFUSED = '1000000000/60s';
 
@@ -39,8 +41,8 @@ interface Measure {
   token: string;
   requests: number;
   elapsedMs: number;
-  /** Requests/s of each measured round: their spread shows how noisy the machine was. */
-  roundRates: number[];
+  /** Requests/s of each slice: their spread shows how noisy the machine was. */
+  sliceRates: number[];
   concurrentLatencies: number[];
   sequentialLatencies: number[];
 }
@@ -65,10 +67,10 @@ async function get(url: string, token: string): Promise<{ ms: number; rateLimit:
   return { ms: performance.now() - started, rateLimit: response.headers.get('ratelimit') };
 }
 
-/** BENCH_CLIENTS clients, each sending its next request when its last is answered, for ROUND_MS. */
-async function concurrentRound(measure: Measure) {
+/** BENCH_CLIENTS clients, each sending its next request when its last is answered, for SLICE_MS. */
+async function concurrentSlice(measure: Measure) {
   const started = performance.now();
-  const until = started + ROUND_MS;
+  const until = started + SLICE_MS;
   let requests = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -81,11 +83,23 @@ async function concurrentRound(measure: Measure) {
   const elapsedMs = performance.now() - started;
   measure.requests += requests;
   measure.elapsedMs += elapsedMs;
-  measure.roundRates.push(requests / (elapsedMs / 1000));
+  measure.sliceRates.push(requests / (elapsedMs / 1000));
 }
 
-async function sequentialRound(measure: Measure) {
-  for (let i = 0; i < SEQUENTIAL; i++) measure.sequentialLatencies.push((await get(measure.url, measure.token)).ms);
+/** One client, PAIRS pairs of requests (one per key, the first alternating); answers each pair's difference, counted − uncounted. */
+async function sequentialPairs(counted: Measure, uncounted: Measure): Promise<number[]> {
+  const differences: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const order = i % 2 === 0 ? [counted, uncounted] : [uncounted, counted];
+    const ms = new Map<Measure, number>();
+    for (const measure of order) {
+      const { ms: latency } = await get(measure.url, measure.token);
+      measure.sequentialLatencies.push(latency);
+      ms.set(measure, latency);
+    }
+    differences.push(ms.get(counted)! - ms.get(uncounted)!);
+  }
+  return differences;
 }
 
 /** A key of the service's workspace with its own limit 0, made by the operator CLI as an operator would. */
@@ -119,7 +133,7 @@ const fresh = (store: Measure['store'], counted: boolean, url: string, token: st
   token,
   requests: 0,
   elapsedMs: 0,
-  roundRates: [],
+  sliceRates: [],
   concurrentLatencies: [],
   sequentialLatencies: [],
 });
@@ -151,28 +165,25 @@ async function main() {
   const started: Awaited<ReturnType<typeof startStore>>[] = [];
   try {
     for (const store of stores) started.push(await startStore(store));
-    const measures = started.flatMap((entry) => entry.measures);
-    // Warm-up: connections, prepared statements, the credential cache and the JIT of each service.
-    for (const measure of measures) {
-      await concurrentRound(measure);
-      await sequentialRound(measure);
-      Object.assign(measure, fresh(measure.store, measure.counted, measure.url, measure.token));
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      // Interleaved, and the order rotated each round: no service or key always goes first or last.
-      for (let i = 0; i < measures.length; i++) {
-        const measure = measures[(round + i) % measures.length]!;
-        await concurrentRound(measure);
-        await sequentialRound(measure);
+    const added = new Map<Measure['store'], number[]>();
+    for (const { measures } of started) {
+      const [counted, uncounted] = measures as [Measure, Measure];
+      // Warm-up: connections, prepared statements, the credential cache and the JIT of the service.
+      for (let i = 0; i < 4; i++) for (const measure of measures) await concurrentSlice(measure);
+      await sequentialPairs(counted, uncounted);
+      for (const measure of measures) Object.assign(measure, fresh(measure.store, measure.counted, measure.url, measure.token));
+      for (let slice = 0; slice < SLICES; slice++) {
+        for (const measure of slice % 2 === 0 ? [counted, uncounted] : [uncounted, counted]) await concurrentSlice(measure);
       }
-      console.error(`round ${round + 1}/${ROUNDS} done`);
+      added.set(counted.store, await sequentialPairs(counted, uncounted));
+      console.error(`${counted.store} done`);
     }
     const commit = execSync('git rev-parse --short HEAD').toString().trim();
     console.log(
       `\nRate-limit cost per request — ${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${cpus().length} CPUs (${cpus()[0]?.model.trim()})`,
     );
     console.log(
-      `GET /api/v1/workspace, ${ROUNDS} interleaved rounds per key: ${CLIENTS} clients for ${ROUND_MS} ms, then ${SEQUENTIAL} sequential requests\n`,
+      `GET /api/v1/workspace: ${CLIENTS} clients, ${SLICES} slices of ${SLICE_MS} ms per key, alternating; then ${PAIRS} sequential pairs (one request per key)\n`,
     );
     const rate = (measure: Measure) => measure.requests / (measure.elapsedMs / 1000);
     row([
@@ -197,12 +208,12 @@ async function main() {
           measure.counted ? 'counted' : 'own limit 0',
           fixed(rate(measure), 0),
           fixed(rate(measure) / rate(uncounted!)),
-          `${fixed(Math.min(...measure.roundRates), 0)}–${fixed(Math.max(...measure.roundRates), 0)}`,
+          `${fixed(Math.min(...measure.sliceRates), 0)}–${fixed(Math.max(...measure.sliceRates), 0)}`,
           fixed(percentile(measure.concurrentLatencies, 50)),
           fixed(percentile(measure.concurrentLatencies, 95)),
           fixed(percentile(measure.sequentialLatencies, 50), 3),
           fixed(percentile(measure.sequentialLatencies, 95), 3),
-          fixed(percentile(measure.sequentialLatencies, 50) - percentile(uncounted!.sequentialLatencies, 50), 3),
+          measure.counted ? fixed(percentile(added.get(measure.store)!, 50), 3) : '—',
         ]);
       }
     }
