@@ -375,6 +375,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     url: '',
     bootstrap,
     async start() {
+      // Before the first request can arrive: the first requests are counted too.
+      await rateLimiter.start();
       server = createServer(app);
       // Idle keep-alive connections stay open longer than the clients and proxies in front keep theirs
       // (undici 4 s, nginx 60 s by default, cloud load balancers 60 s): the side that closes an idle
@@ -397,7 +399,6 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         server!.listen(config.port, config.host, () => resolve());
       });
       await listener.start();
-      await rateLimiter.start();
       await workers?.start();
       housekeeping?.start();
       await webhooks?.start();
