@@ -29,7 +29,7 @@ const percentile = (values: number[], p: number) => {
 async function setup(databaseUrl: string | null) {
   const dataDir = mkdtempSync(join(tmpdir(), 'wsa-bench-'));
   const config = loadConfig(
-    { NODE_ENV: 'production' },
+    { NODE_ENV: 'production', RATE_LIMIT_PER_KEY: '0' },
     { databaseUrl, dataDir, port: 0, logLevel: 'silent', runWorkers: 64, secretKey: 'bench' },
   );
   const app = await buildApp(config, { logger: createLogger('silent') });

@@ -740,7 +740,16 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
       for (const name of ['Range', 'If-Range', 'If-None-Match'])
         parameters.push({ name, in: 'header', required: false, schema: { type: 'string' } });
     }
-    responses['429'] = errorResponse('`rate_limited`: retry after the `Retry-After` seconds.');
+    // Requests with a credential are counted against the caller's rate limit (docs/api/README.md,
+    // "Rate limits"): every counted answer says where the caller stands.
+    const rateLimitHeaders = open
+      ? {}
+      : { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' } };
+    Object.assign(responseHeaders, rateLimitHeaders);
+    responses['429'] = {
+      ...errorResponse('`rate_limited`: retry after the `Retry-After` seconds.'),
+      headers: { ...requestIdHeader, 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...rateLimitHeaders },
+    };
     responses['503'] = errorResponse(
       '`unavailable`: a dependency cannot be reached right now (`details.dependency`: `database` or `redis`); retry after the `Retry-After` seconds.',
     );
@@ -808,6 +817,17 @@ export function buildOpenApi(schema: GraphQLSchema, surface: Surface, options: B
         Deprecation: { schema: { type: 'string' }, description: 'RFC 9745: `@` and the Unix time the operation was deprecated.' },
         Sunset: { schema: { type: 'string' }, description: 'RFC 8594: the HTTP date after which the operation may be removed.' },
         Link: { schema: { type: 'string' }, description: 'The successor operation, `rel="successor-version"`.' },
+        RateLimit: {
+          schema: { type: 'string' },
+          description:
+            'The caller’s standing in its rate-limit window (IETF draft-ietf-httpapi-ratelimit-headers-10): `"default";r=17;t=42`, `r` the requests left, `t` the seconds until the window ends. On every answer to a counted request.',
+        },
+        'RateLimit-Policy': {
+          schema: { type: 'string' },
+          description:
+            'The caller’s rate limit: `"default";q=1200;w=60` (`q` requests per `w` seconds; `"key"` for an API key’s own limit). On every answer to a counted request.',
+        },
+        'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait before trying again.' },
       },
       schemas: { Error: ERROR_BODY, ValidationError: VALIDATION_BODY, ...sortKeys(referenced(inputs.components, paths)) },
     },

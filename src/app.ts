@@ -40,6 +40,8 @@ import { registerDeviceBridge } from './providers/device-bridge.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
 import { Metrics } from './lib/metrics.js';
 import { metricsHandler } from './lib/metrics-route.js';
+import { createRateLimiter, type RateLimiter } from './features/access/rate-limit.js';
+import { acceptsStream, operationKind, requestParams } from './graphql/operation-kind.js';
 
 /** How long an idle HTTP connection is kept open (longer than proxies keep theirs; see `start`). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -186,6 +188,40 @@ function yogaHandler(yoga: Yoga) {
   };
 }
 
+/**
+ * Counts a request against its caller's rate limit (src/features/access/rate-limit.ts) before it is
+ * served: the headers go on every answer, and over the limit the answer is 429 `rate_limited` in the
+ * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
+ * (server-sent events, multipart) are not counted; graphql-ws never comes through here.
+ */
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTokens: number) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
+        const params = requestParams(req.method, req.query as Record<string, unknown>, req.body);
+        if (operationKind(params.query, params.operationName, maxTokens) === 'subscription') return next();
+      }
+      const outcome = await limiter.check(req.get('authorization'), req.get('x-workspace-id'));
+      if (!outcome) return next();
+      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+      const refusal = outcome.refusal;
+      if (!refusal) return next();
+      if (surface === 'rest') {
+        sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
+        return;
+      }
+      // The shape Yoga gives the caller gate's refusals (401, 403): an `errors` list, no `data`.
+      const graphqlResponse = /application\/graphql-response\+json/i.test(req.get('accept') ?? '');
+      res
+        .status(429)
+        .type(graphqlResponse ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8')
+        .send(JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code, details: refusal.details } }] }));
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
 export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger);
@@ -222,6 +258,9 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const housekeeping = workers ? new Housekeeping(deps, { tickMs: config.runLeaseMs / 2 }) : null;
   const webhooks =
     config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
+
+  // Requests per API key and login session, counted in Redis (REDIS_URL) or PostgreSQL.
+  const rateLimiter = createRateLimiter(deps);
 
   const app = express();
   app.disable('x-powered-by');
@@ -267,7 +306,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const metrics = new Metrics(database.poolWaits);
   app.get('/metrics', metricsHandler(metrics, config.metricsToken));
 
-  app.use('/graphql', express.raw({ type: () => true, limit: config.maxBodyBytes }), yogaHandler(yoga));
+  const maxTokens = config.graphqlLimits.maxTokens;
+  app.use(
+    '/graphql',
+    express.raw({ type: () => true, limit: config.maxBodyBytes }),
+    limitRequests(rateLimiter, 'graphql', maxTokens),
+    yogaHandler(yoga),
+  );
   // The OpenAPI documents of both REST surfaces and the API reference page (/docs).
   app.use(apiReferenceRouter(yoga.getEnveloped({}).schema));
 
@@ -275,6 +320,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // Asset uploads are streamed by their route (rest-shim/uploads.ts) up to ASSET_MAX_BYTES: no parser reads them.
   const isImage = (req: { headers: { 'content-type'?: string } }) => /^image\//i.test(req.headers['content-type'] ?? '');
   const isUpload = uploadRequestMatcher();
+  // After the API reference (its documents are public and not counted), before any body is read.
+  app.use('/api', limitRequests(rateLimiter, 'rest', maxTokens));
   const rawParser = express.raw({ limit: config.maxBodyBytes, type: (req) => !isUpload(req as Request) && isImage(req) });
   const jsonParser = express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isUpload(req as Request) && !isImage(req) });
   app.use(['/api'], rawParser);
@@ -328,6 +375,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     url: '',
     bootstrap,
     async start() {
+      // Before the first request can arrive: the first requests are counted too.
+      await rateLimiter.start();
       server = createServer(app);
       // Idle keep-alive connections stay open longer than the clients and proxies in front keep theirs
       // (undici 4 s, nginx 60 s by default, cloud load balancers 60 s): the side that closes an idle
@@ -382,6 +431,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
       await closeEvents(deps.events);
+      await rateLimiter.stop();
       await database.close();
     },
   };

@@ -1,6 +1,7 @@
 // Every environment variable the service reads, parsed and validated in one place.
 import { resolve } from 'node:path';
 import type { AssetS3Config } from './lib/asset-bucket.js';
+import { parseRateLimit, type RateLimitPolicy } from './lib/rate-limit-policy.js';
 
 // The asset bucket defines what it is opened with; the configuration parses it from ASSET_S3_*.
 export type { AssetS3Config };
@@ -88,6 +89,11 @@ export interface Config {
   pairingTtlSeconds: number;
   /** POST /api/envd/pair requests per client address per minute. */
   pairingRateLimitPerMinute: number;
+  /**
+   * RATE_LIMIT_PER_KEY: requests per API key and per login session (`1200/60s`; quota 0: no limit),
+   * shared by every instance (docs/api/README.md, "Rate limits"). A key's own `rate_limit` overrides it.
+   */
+  rateLimitPerKey: RateLimitPolicy;
   /** How long the service waits for a device to answer a relayed request. */
   deviceRequestTimeoutMs: number;
   /** Webhook deliveries this process sends at once (0: this process delivers none). */
@@ -204,6 +210,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function rateLimit(env: NodeJS.ProcessEnv, name: string, fallback: string): RateLimitPolicy {
+  const raw = env[name]?.trim() || fallback;
+  const parsed = parseRateLimit(raw);
+  if ('problem' in parsed) throw new ConfigError(`${name}: ${parsed.problem}, got ${JSON.stringify(raw)}`);
+  return parsed;
 }
 
 /** METRICS_TOKEN: at least 16 characters, so that a short guessable token cannot open the endpoint. */
@@ -361,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     presenceTtlSeconds: integer(env, 'PRESENCE_TTL_SECONDS', 60, 1, 86_400),
     pairingTtlSeconds: integer(env, 'PAIRING_TTL_SECONDS', 600, 1, 86_400),
     pairingRateLimitPerMinute: integer(env, 'PAIRING_RATE_LIMIT_PER_MINUTE', 20, 1, 100_000),
+    rateLimitPerKey: rateLimit(env, 'RATE_LIMIT_PER_KEY', '1200/60s'),
     deviceRequestTimeoutMs: integer(env, 'DEVICE_REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     webhookDeliveryConcurrency: integer(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 4, 0, 1000),
     webhookRetryDelaysMs: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

@@ -11,13 +11,15 @@ import type { EventTopics } from './services/event-topics.js';
 import { AppError, isAppError } from './lib/errors.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
-import { createApiKey, createUser, createWorkspace, revokeApiKey } from './features/access/admin.js';
+import { createApiKey, createUser, createWorkspace, revokeApiKey, setApiKeyRateLimit } from './features/access/admin.js';
 
 const USAGE = `usage: npm run cli -- <command> [options] [--json]
 
   workspaces create --name NAME [--org ORGANIZATION]
       creates a workspace (and the organization if new) with an all-permission API key
-  api-keys create --workspace WORKSPACE_ID --permissions read,write,admin,run [--name NAME]
+  api-keys create --workspace WORKSPACE_ID --permissions read,write,admin,run [--name NAME] [--rate-limit 600/60s|0]
+  api-keys update --id API_KEY_ID --rate-limit 600/60s|0|default
+      the key's own request-rate limit (0: none; default: RATE_LIMIT_PER_KEY)
   api-keys revoke --id API_KEY_ID
   users create --email EMAIL --password PASSWORD --workspace WORKSPACE_ID --role admin|writer|reader [--name NAME]
 `;
@@ -53,10 +55,24 @@ async function run(
         workspaceId: need('workspace'),
         permissions: need('permissions'),
         name: values.name as string | undefined,
+        rateLimit: values['rate-limit'] as string | undefined,
       });
       return {
-        output: { api_key_id: key.id, api_key: key.token, workspace_id: key.workspaceId, permissions: key.permissions },
+        output: {
+          api_key_id: key.id,
+          api_key: key.token,
+          workspace_id: key.workspaceId,
+          permissions: key.permissions,
+          rate_limit: key.rateLimit,
+        },
         text: `API key ${key.id} (shown once): ${key.token}`,
+      };
+    }
+    case 'api-keys update': {
+      const updated = await setApiKeyRateLimit(deps, need('id'), need('rate-limit'));
+      return {
+        output: { api_key_id: updated.id, rate_limit: updated.rateLimit, changed: updated.changed },
+        text: `API key ${updated.id}: rate limit ${updated.rateLimit ?? 'default'}${updated.changed ? '' : ' (unchanged)'}`,
       };
     }
     case 'api-keys revoke': {
@@ -120,6 +136,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         workspace: { type: 'string' },
         permissions: { type: 'string' },
         id: { type: 'string' },
+        'rate-limit': { type: 'string' },
         email: { type: 'string' },
         password: { type: 'string' },
         role: { type: 'string' },

@@ -90,6 +90,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
     // The benchmark's agents run on the offline development model, on a server database too.
     ALLOW_DEVELOPMENT_MODELS: 'true',
+    // The benchmarks drive one key far past RATE_LIMIT_PER_KEY's default; bench/rate-limit.ts sets its own.
+    RATE_LIMIT_PER_KEY: '0',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: secretKey } : {}),
     ...options.env,
   };
@@ -179,9 +181,9 @@ function embeddedUrl(dataDir: string): string {
     : `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/workspace`;
 }
 
-/** A fresh database on the PostgreSQL server of `adminUrl`; `drop()` removes it. */
-export async function freshServerDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const name = `wsa_blackbox_${process.pid}`;
+/** A fresh database on the PostgreSQL server of `adminUrl` (`suffix` tells several of one bench apart); `drop()` removes it. */
+export async function freshServerDatabase(adminUrl: string, suffix = ''): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const name = `wsa_blackbox_${process.pid}${suffix ? `_${suffix}` : ''}`;
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();

@@ -13,6 +13,7 @@ import { claimSweep } from '../services/sweep-claims.js';
 import { finishPurges, markExpiredRuns, purgeBatch, RUN_DATA_TABLES, type MarkCursor } from '../features/runs/run-item-retention.js';
 import { deleteExpiredEntries, type EntryCursor } from '../features/runs/inbox-retention.js';
 import { deleteExpiredAudit } from '../features/audit/audit-retention.js';
+import { deleteEndedWindows } from '../features/access/rate-limit-counters.js';
 
 /** How often the trace spans older than TRACE_RETENTION_DAYS are deleted. */
 const TRACE_SWEEP_MS = 3_600_000;
@@ -29,6 +30,11 @@ const PRESENCE_SWEEP_MS = 3_600_000;
  * them runs each per interval, not every instance.
  */
 const RETENTION_SWEEP_MS = 3_600_000;
+/**
+ * How often the rate-limit counters of windows that ended are deleted (PostgreSQL only: Redis expires
+ * its own). A counted caller adds a row per window, so the table holds about this long of windows.
+ */
+const RATE_LIMIT_SWEEP_MS = 600_000;
 /** The first trace and webhook sweeps come this long after the start: a start (or a test) does not begin with a scan. */
 const FIRST_SWEEP_MS = 300_000;
 /** Rows a retention statement deletes at once, and statements a sweep runs at most per kind (the next hour continues). */
@@ -67,6 +73,7 @@ export class Housekeeping {
   private lastTraceSweep = Date.now() - TRACE_SWEEP_MS + FIRST_SWEEP_MS;
   private lastWebhookSweep = Date.now() - WEBHOOK_SWEEP_MS + FIRST_SWEEP_MS;
   private lastPresenceSweep = Date.now();
+  private lastRateLimitSweep = Date.now();
   private lastRunItemSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
   private lastInboxSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
   private lastAuditSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
@@ -104,6 +111,7 @@ export class Housekeeping {
       ['run items', () => this.sweepRunItems(now)],
       ['inbox entries', () => this.sweepInbox(now)],
       ['audit rows', () => this.sweepAudit(now)],
+      ['rate-limit counters', () => this.sweepRateLimitCounters(now)],
     ];
     for (const [what, sweep] of sweeps) {
       await sweep().catch((error) => this.deps.logger.error({ err: error, sweep: what }, 'housekeeping sweep failed'));
@@ -146,6 +154,13 @@ export class Housekeeping {
     if (now - this.lastPresenceSweep < PRESENCE_SWEEP_MS) return 0;
     this.lastPresenceSweep = now;
     return inBatches(() => deleteExpiredPresence(this.deps, RETENTION_BATCH));
+  }
+
+  /** Rate-limit counters of ended windows go, every ten minutes, in bounded batches. Returns how many went. */
+  async sweepRateLimitCounters(now = Date.now()) {
+    if (now - this.lastRateLimitSweep < RATE_LIMIT_SWEEP_MS) return 0;
+    this.lastRateLimitSweep = now;
+    return inBatches(() => deleteEndedWindows(this.deps.db, RETENTION_BATCH));
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import type { SecretBox } from '../lib/crypto.js';
 import type { Logger } from '../lib/logger.js';
+import type { RateLimitPolicy } from '../lib/rate-limit-policy.js';
 import type { Events } from './event-topics.js';
 import type { RunTracer } from '../traces/run-tracer.js';
 
@@ -34,6 +35,8 @@ export interface Actor {
   organizationId: string;
   permissions: ReadonlySet<Permission>;
   loginSessionId: string | null;
+  /** An API key's own request-rate limit; absent or null: the service's RATE_LIMIT_PER_KEY. */
+  rateLimit?: RateLimitPolicy | null;
 }
 
 /** Who changes rows when nobody is calling (bootstrap, migrations of data). */

@@ -91,7 +91,17 @@ export async function startTestApp(
   const dataDir = shared ? shared.app.deps.config.dataDir : mkdtempSync(join(tmpdir(), 'wsa-test-data-'));
   const config = loadConfig(
     { NODE_ENV: 'test' },
-    { databaseUrl: database.url, dataDir, port: 0, host: '127.0.0.1', logLevel: 'silent', ...overrides },
+    // No rate limit unless a test asks for one: many tests send more than RATE_LIMIT_PER_KEY's
+    // default in a minute with the one bootstrap key (test/api/rate-limit.test.ts tests the limit).
+    {
+      databaseUrl: database.url,
+      dataDir,
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      rateLimitPerKey: { quota: 0, windowSeconds: 0 },
+      ...overrides,
+    },
   );
   // With `logLines`, every log line (debug and up) is kept, so tests can check what reaches the logs.
   const capture = options.logLines

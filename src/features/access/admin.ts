@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX } from '../../lib/crypto.js';
 import { invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { formatRateLimit, parseRateLimit } from '../../lib/rate-limit-policy.js';
 import type { Prisma } from '../../db.js';
 import { recordAudit } from '../audit/audit.js';
 import { announceCredentialChange, forgetCredentials } from './credential-cache.js';
@@ -25,7 +26,25 @@ export function parsePermissions(value: string | readonly string[]): Permission[
   return [...new Set(list)] as Permission[];
 }
 
-async function insertApiKey(tx: Tx, workspaceId: string, permissions: Permission[], name: string, token?: string) {
+/**
+ * A key's own rate limit as the operator wrote it: `"600/60s"` (also `m`, `h`), `"0"` for none, or
+ * `"default"` (stored as null: the service's RATE_LIMIT_PER_KEY). Answers the canonical stored form.
+ */
+export function parseKeyRateLimit(value: string): string | null {
+  if (value.trim() === 'default') return null;
+  const policy = parseRateLimit(value);
+  if ('problem' in policy) throw invalidArgument(`${policy.problem}; or "default"`, 'rate_limit');
+  return formatRateLimit(policy);
+}
+
+async function insertApiKey(
+  tx: Tx,
+  workspaceId: string,
+  permissions: Permission[],
+  name: string,
+  token?: string,
+  rateLimit?: string | null,
+) {
   const secret = token ?? newToken(TOKEN_PREFIX.apiKey);
   const key = await tx.apiKey.create({
     data: {
@@ -36,6 +55,7 @@ async function insertApiKey(tx: Tx, workspaceId: string, permissions: Permission
       secretHash: hashToken(secret),
       hint: secret.slice(-4),
       createdById: SYSTEM_PRINCIPAL,
+      rateLimit: rateLimit ?? null,
     },
   });
   await recordAudit(asOperator(tx), {
@@ -44,9 +64,13 @@ async function insertApiKey(tx: Tx, workspaceId: string, permissions: Permission
     action: 'create',
     resourceKind: 'api_key',
     resourceId: key.id,
-    changes: { permissions: { from: null, to: permissions }, name: { from: null, to: name } },
+    changes: {
+      permissions: { from: null, to: permissions },
+      name: { from: null, to: name },
+      ...(key.rateLimit !== null ? { rate_limit: { from: null, to: key.rateLimit } } : {}),
+    },
   });
-  return { id: key.id, token: secret, permissions, workspaceId };
+  return { id: key.id, token: secret, permissions, workspaceId, rateLimit: key.rateLimit };
 }
 
 async function findOrCreateOrganization(tx: Tx, nameOrId: string) {
@@ -81,13 +105,44 @@ export async function createWorkspace(deps: Deps, input: { name: string; organiz
   });
 }
 
-export async function createApiKey(deps: Deps, input: { workspaceId: string; permissions: string | string[]; name?: string }) {
+export async function createApiKey(
+  deps: Deps,
+  input: { workspaceId: string; permissions: string | string[]; name?: string; rateLimit?: string },
+) {
   const permissions = parsePermissions(input.permissions);
+  const rateLimit = input.rateLimit === undefined ? null : parseKeyRateLimit(input.rateLimit);
   return deps.db.$transaction(async (tx) => {
     const workspace = await tx.workspace.findUnique({ where: { id: input.workspaceId } });
     if (!workspace) throw notFound('workspace', input.workspaceId);
-    return insertApiKey(tx, workspace.id, permissions, input.name ?? '');
+    return insertApiKey(tx, workspace.id, permissions, input.name ?? '', undefined, rateLimit);
   });
+}
+
+/**
+ * Sets a key's own rate limit (`parseKeyRateLimit`), audited as an `update` with the change; setting
+ * what it already has changes nothing and writes nothing. Every process forgets the key's cached
+ * credential (which carries its policy), so the new limit holds from the next request on.
+ */
+export async function setApiKeyRateLimit(deps: Deps, id: string, value: string) {
+  const rateLimit = parseKeyRateLimit(value);
+  const result = await deps.db.$transaction(async (tx) => {
+    const key = await tx.apiKey.findUnique({ where: { id } });
+    if (!key) throw notFound('API key', id);
+    if (key.rateLimit === rateLimit) return { id, rateLimit, changed: false };
+    await tx.apiKey.update({ where: { id }, data: { rateLimit } });
+    await recordAudit(asOperator(tx), {
+      workspaceId: key.workspaceId,
+      principalId: SYSTEM_PRINCIPAL,
+      action: 'update',
+      resourceKind: 'api_key',
+      resourceId: id,
+      changes: { rate_limit: { from: key.rateLimit, to: rateLimit } },
+    });
+    await announceCredentialChange(tx);
+    return { id, rateLimit, changed: true };
+  });
+  if (result.changed) forgetCredentials(deps);
+  return result;
 }
 
 export async function revokeApiKey(deps: Deps, id: string) {

@@ -4,6 +4,7 @@ import { AppError, invalidArgument, unauthenticated } from '../../lib/errors.js'
 import { hashPassword, hashToken, newToken, TOKEN_PREFIX, verifyPassword } from '../../lib/crypto.js';
 import { newId } from '../../lib/ids.js';
 import { checkId } from '../../lib/input-rules.js';
+import { parseRateLimit, type RateLimitPolicy } from '../../lib/rate-limit-policy.js';
 import { ROLES, type Actor, type Deps, type Permission, type Role } from '../../services/deps.js';
 import type { CallContext } from '../../services/call-context.js';
 import { announceCredentialChange, cachedCredential, forgetCredentials, rememberCredential } from './credential-cache.js';
@@ -49,6 +50,13 @@ export async function authenticate(
   return actor;
 }
 
+/** A key's stored `rate_limit` (written in its canonical form, checked when written). */
+function storedRateLimit(stored: string | null): RateLimitPolicy | null {
+  if (stored === null) return null;
+  const policy = parseRateLimit(stored);
+  return 'problem' in policy ? null : policy;
+}
+
 async function touchLastUsed(deps: Deps, actor: Actor, now: Date) {
   if (actor.loginSessionId) await deps.db.loginSession.update({ where: { id: actor.loginSessionId }, data: { lastUsedAt: now } });
   else await deps.db.apiKey.update({ where: { id: actor.principalId }, data: { lastUsedAt: now } });
@@ -74,6 +82,7 @@ async function loadCredential(
         organizationId: key.workspace.organizationId,
         permissions: new Set(key.permissions as Permission[]),
         loginSessionId: null,
+        rateLimit: storedRateLimit(key.rateLimit),
       },
       expiresAt: key.expiresAt,
       lastUsedAt: key.lastUsedAt,

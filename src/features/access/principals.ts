@@ -29,6 +29,8 @@ export type PrincipalView =
       createdAt: Date;
       expiresAt: Date | null;
       revokedAt: Date | null;
+      /** The key's own rate limit (`"600/60s"`, `"0"`); null: the service's default. */
+      rateLimit: string | null;
     };
 
 /**
@@ -52,7 +54,16 @@ export async function loadPrincipals(call: CallContext, ids: readonly string[]):
       ? []
       : call.db.apiKey.findMany({
           where: { id: { in: keyIds }, workspaceId },
-          select: { id: true, name: true, hint: true, permissions: true, createdAt: true, expiresAt: true, revokedAt: true },
+          select: {
+            id: true,
+            name: true,
+            hint: true,
+            permissions: true,
+            createdAt: true,
+            expiresAt: true,
+            revokedAt: true,
+            rateLimit: true,
+          },
         }),
   ]);
   return [...users.map((user) => ({ kind: 'user' as const, ...user })), ...keys.map((key) => ({ kind: 'api_key' as const, ...key }))];

@@ -75,6 +75,11 @@ builder.objectRef<ApiKeyView>('ApiKey').implement({
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
     revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    rateLimit: t.exposeString('rateLimit', {
+      nullable: true,
+      description:
+        'the key\'s own request-rate limit, "<requests>/<seconds>s" ("600/60s") or "0" for none, set by an operator; null: the service\'s default (RATE_LIMIT_PER_KEY)',
+    }),
   }),
 });
 
