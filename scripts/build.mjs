@@ -103,8 +103,21 @@ export async function buildService({ force = false, quiet = false } = {}) {
       }
     }
   writeFileSync(join(staging, '.source-digest'), `${digest}\n`);
+  // Two builds at once (`npm start` beside a benchmark, say): the one that finishes second keeps the
+  // first one's tree when it was built from the same sources, instead of pulling it from under a
+  // process that is starting on it.
+  if (!force && serviceBuildIsCurrent(digest)) {
+    rmSync(staging, { recursive: true, force: true });
+    return false;
+  }
   rmSync(DIST, { recursive: true, force: true });
-  renameSync(staging, DIST);
+  try {
+    renameSync(staging, DIST);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!serviceBuildIsCurrent(digest)) throw error;
+    return false;
+  }
   // On stderr: `npm run cli -- … --json` builds first, and its stdout is the command's answer.
   if (!quiet) console.error(`service built in ${((Date.now() - started) / 1000).toFixed(1)} s: ${compiled} modules → dist/`);
   return true;
