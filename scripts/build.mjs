@@ -90,18 +90,23 @@ export async function buildService({ force = false, quiet = false } = {}) {
   const staging = `${DIST}.building-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   let compiled = 0;
-  for (const dir of SOURCE_DIRS)
-    for (const source of files(join(root, dir))) {
-      const target = join(staging, relative(root, source));
-      if (source.endsWith('.d.ts')) continue;
-      if (source.endsWith('.ts')) {
-        compile(ts, source, target.replace(/\.ts$/, '.js'));
-        compiled += 1;
-      } else {
-        mkdirSync(dirname(target), { recursive: true });
-        copyFileSync(source, target);
+  try {
+    for (const dir of SOURCE_DIRS)
+      for (const source of files(join(root, dir))) {
+        const target = join(staging, relative(root, source));
+        if (source.endsWith('.d.ts')) continue;
+        if (source.endsWith('.ts')) {
+          compile(ts, source, target.replace(/\.ts$/, '.js'));
+          compiled += 1;
+        } else {
+          mkdirSync(dirname(target), { recursive: true });
+          copyFileSync(source, target);
+        }
       }
-    }
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
   writeFileSync(join(staging, '.source-digest'), `${digest}\n`);
   // Two builds at once (`npm start` beside a benchmark, say): the one that finishes second keeps the
   // first one's tree when it was built from the same sources, instead of pulling it from under a
