@@ -14,6 +14,7 @@ export default tseslint.config(
       'console/dist/',
       'test-artifacts/',
       'dist/',
+      'dist.building-*/',
       'coverage/',
       '.data/',
     ],

@@ -3,20 +3,28 @@
 // and drives it only through public surfaces (REST over HTTP, graphql-ws, SSE) with the offline
 // development model and a loopback OpenAI-compatible model server. Beside it, on the same database,
 // the storage floor (bench/blackbox/floor.ts). Prints one table per pass and the targets as ratios
-// to the floor. The in-process profiling bench is `npm run bench:inprocess`.
+// to the floor. Before the passes, the start-up of the service as `npm start` runs it (compiled) and as
+// it ran through tsx (bench/blackbox/startup.ts). The tables go to stdout and to bench/results/runs.md,
+// headed by the commit, date, Node version, machine and load average, and the README's quote of that
+// file is rewritten (bench/blackbox/results-file.ts). The in-process profiling bench is
+// `npm run bench:inprocess`.
 //
 // Env: BENCH_PASSES (embedded,server), BENCH_DATABASE_URL (an admin URL of the PostgreSQL server; a
 // fresh database is created and dropped on it; default postgresql://postgres@127.0.0.1:5432/postgres),
 // BENCH_SEQUENTIAL (100), BENCH_WARMUP (300), BENCH_CONCURRENCY (10,50,200), BENCH_RUNS_PER_LEVEL
 // (4 × concurrency, at least 200), BENCH_ROUND_TRIPS (30), BENCH_FANOUT (1000), BENCH_CHUNKS (20),
 // BENCH_CONNECTIONS (graphql-ws connections, 20), BENCH_RUN_WORKERS (the service's RUN_WORKERS, 110: the
-// fan-out holds 100 runs mid-stream at once).
+// fan-out holds 100 runs mid-stream at once), BENCH_STARTS (measured starts of each kind, 3; 0: none).
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Rest, Subscribers, runItemsOverSse } from './blackbox/clients.js';
 import { measureFloor, type FloorResult } from './blackbox/floor.js';
 import { LOOPBACK_API_KEY, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
 import type { Memory } from './blackbox/proc.js';
 import { freshServerDatabase, startService, type Service } from './blackbox/service.js';
 import { percentile } from './blackbox/stats.js';
+import { measureStartup, type StartupResult } from './blackbox/startup.js';
+import { README_FILE, RESULTS_FILE, machineAtStart, markdownTable, resultsHeader, withQuotedResults } from './blackbox/results-file.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PASSES = (process.env.BENCH_PASSES ?? 'embedded,server').split(',').map((pass) => pass.trim());
@@ -27,6 +35,7 @@ const ROUND_TRIPS = env('BENCH_ROUND_TRIPS', 30);
 const FANOUT = env('BENCH_FANOUT', 1000);
 const CHUNKS = env('BENCH_CHUNKS', 20);
 const CONNECTIONS = env('BENCH_CONNECTIONS', 20);
+const STARTS = env('BENCH_STARTS', 3);
 const runsPerLevel = (concurrency: number) => env('BENCH_RUNS_PER_LEVEL', Math.max(200, 4 * concurrency));
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -251,6 +260,8 @@ interface PassResult {
   fanOutOne: Quantiles;
   fanOutSpread: Quantiles;
   floor: FloorResult;
+  /** The bench process's own CPU over the pass (its clients, the loopback model and the floor all run in it), and the pass's wall time. */
+  clients: { cpuSeconds: number; wallSeconds: number };
 }
 
 function peakMemory(ctx: Context) {
@@ -263,6 +274,8 @@ function peakMemory(ctx: Context) {
 }
 
 async function measurePass(label: string, databaseUrl: string | null): Promise<PassResult> {
+  const cpuAtStart = process.cpuUsage();
+  const wallAtStart = performance.now();
   const loopback = await startLoopbackModel();
   // 100 runs held mid-stream at once for the fan-out need 100 worker slots (the default is 8).
   const service = await startService({ databaseUrl, env: { RUN_WORKERS: process.env.BENCH_RUN_WORKERS ?? '110' } });
@@ -302,7 +315,10 @@ async function measurePass(label: string, databaseUrl: string | null): Promise<P
     const fanOutSpread = await fanOut(ctx, Math.min(100, FANOUT), FANOUT);
     log(label, 'storage floor');
     const floor = await measureFloor(service.databaseUrl, { sequential: SEQUENTIAL * 2, concurrency: 50, runs: 1000 });
+    const cpu = process.cpuUsage(cpuAtStart);
+    const clients = { cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds: (performance.now() - wallAtStart) / 1000 };
     return {
+      clients,
       label,
       idle,
       loaded,
@@ -333,7 +349,7 @@ function log(label: string, step: string) {
 const ms = (value: number) => (Number.isNaN(value) ? 'n/a' : value < 10 ? value.toFixed(2) : value.toFixed(1));
 const mem = (m: Memory) => `${m.pssMb.toFixed(0)} (${m.rssMb.toFixed(0)})`;
 
-function report(results: PassResult[]) {
+function report(results: PassResult[]): string[] {
   const rows: [string, ...string[]][] = [];
   const row = (name: string, cell: (r: PassResult) => string) => rows.push([name, ...results.map(cell)]);
   row('create→sealed, runItems subscription (graphql-ws) p50 / p95 ms', (r) => `${ms(r.subscription.p50)} / ${ms(r.subscription.p95)}`);
@@ -368,7 +384,13 @@ function report(results: PassResult[]) {
   row('PostgreSQL MB loaded (peak), PSS (RSS)', (r) => mem(r.loaded.postgres));
   row('storage floor: 5 statements p50 / p95 ms', (r) => `${ms(r.floor.p50)} / ${ms(r.floor.p95)}`);
   row('storage floor: runs/s at c=50', (r) => r.floor.runsPerSecond.toFixed(0));
-  printTable(['', ...results.map((r) => r.label)], rows);
+  const cores = machine.cores;
+  row(
+    `bench clients' CPU s over the pass / its wall s (share of ${cores} cores)`,
+    (r) =>
+      `${r.clients.cpuSeconds.toFixed(1)} / ${r.clients.wallSeconds.toFixed(0)} (${((100 * r.clients.cpuSeconds) / (r.clients.wallSeconds * cores)).toFixed(0)}%)`,
+  );
+  const tables = [markdownTable(['', ...results.map((r) => r.label)], rows)];
 
   const c50 = LEVELS.indexOf(50);
   const targets: [string, (r: PassResult) => [number, number, string]][] = [
@@ -387,25 +409,37 @@ function report(results: PassResult[]) {
     [`fan-out to ${FANOUT} subscribers (one run) p99 ≤ 100 ms`, (r) => [r.fanOutOne.p99, 100, ' ms']],
     ['whole tree idle ≤ 500 MB (PSS)', (r) => [r.idle.node.pssMb + r.idle.postgres.pssMb, 500, ' MB']],
   ];
-  printTable(
-    ['target', ...results.map((r) => r.label)],
-    targets.map(([name, measure]) => [
-      name,
-      ...results.map((r) => {
-        const [value, limit, unit] = measure(r);
-        return `${value.toFixed(value < 10 ? 2 : 0)}${unit} ${value <= limit ? 'met' : 'NOT met'}`;
-      }),
-    ]),
+  tables.push(
+    markdownTable(
+      ['target', ...results.map((r) => r.label)],
+      targets.map(([name, measure]) => [
+        name,
+        ...results.map((r) => {
+          const [value, limit, unit] = measure(r);
+          return `${value.toFixed(value < 10 ? 2 : 0)}${unit} ${value <= limit ? 'met' : 'NOT met'}`;
+        }),
+      ]),
+    ),
+  );
+  return tables;
+}
+
+/** Start-up, compiled (`npm start`) against tsx, medians of alternated restarts on one embedded database. */
+function startupTable(startup: StartupResult): string {
+  const { compiled, tsx } = startup;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  return markdownTable(
+    [`start-up (restart on the embedded database; median of ${compiled.starts})`, 'compiled (npm start)', 'tsx', 'compiled / tsx'],
+    [
+      ['spawn → ready (/readyz) ms', ms(compiled.readyMs), ms(tsx.readyMs), ratio(compiled.readyMs, tsx.readyMs)],
+      ['node CPU until ready ms', ms(compiled.nodeCpuMs), ms(tsx.nodeCpuMs), ratio(compiled.nodeCpuMs, tsx.nodeCpuMs)],
+      ['node MB at ready, PSS (RSS)', mem(compiled.memory), mem(tsx.memory), ratio(compiled.memory.pssMb, tsx.memory.pssMb)],
+    ],
   );
 }
 
-function printTable(header: string[], rows: string[][]) {
-  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
-}
-
+const machine = machineAtStart();
+const startup = STARTS > 0 ? await measureStartup(STARTS, (step) => log('start-up', step)) : null;
 const results: PassResult[] = [];
 if (PASSES.includes('embedded')) results.push(await measurePass('embedded PostgreSQL', null));
 if (PASSES.includes('server')) {
@@ -418,9 +452,16 @@ if (PASSES.includes('server')) {
     }
   }
 }
-console.log(
-  `\nBlack-box runs benchmark: ${SEQUENTIAL} sequential runs per row, ${LEVELS.map((c) => `${runsPerLevel(c)} runs at c=${c}`).join(', ')}, ` +
-    `${ROUND_TRIPS} round trips each, ${CHUNKS} chunks per fan-out; memory: PSS (RSS) from /proc/<pid>/smaps_rollup, node = the service's node process and its esbuild helper.`,
-);
-report(results);
+const sizes =
+  `${SEQUENTIAL} sequential runs per row, ${LEVELS.map((c) => `${runsPerLevel(c)} runs at c=${c}`).join(', ')}, ` +
+  `${ROUND_TRIPS} round trips each, ${CHUNKS} chunks per fan-out, ${FANOUT} fan-out subscribers; the service runs ` +
+  `what \`npm start\` runs. Latencies, runs/s and server CPU are measured by the bench's clients, outside the service's ` +
+  `processes; server CPU from /proc/<pid>/stat, memory PSS (RSS) from /proc/<pid>/smaps_rollup. The clients share the ` +
+  `machine with the service (and with whatever else ran: see the load average).`;
+const document = [resultsHeader(machine), sizes, ...(startup ? [startupTable(startup)] : []), ...report(results)].join('\n\n') + '\n';
+console.log(`\n${document}`);
+mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+writeFileSync(RESULTS_FILE, document);
+writeFileSync(README_FILE, withQuotedResults(readFileSync(README_FILE, 'utf8'), document));
+process.stderr.write(`written to bench/results/runs.md and quoted in README.md\n`);
 process.exit(0);

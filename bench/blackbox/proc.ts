@@ -80,7 +80,7 @@ export function memoryOf(pids: number[]): Memory {
 }
 
 /**
- * The processes of one service: node (and its tsx/esbuild helper) and PostgreSQL (the postmaster's
+ * The processes of one service: node (and, when started through tsx, its esbuild helper) and PostgreSQL (the postmaster's
  * tree). On a shared PostgreSQL server only the backends of `database` and the server's own
  * auxiliary processes count, and reaped children do not (they may belong to other databases).
  */

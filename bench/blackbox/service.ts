@@ -1,5 +1,8 @@
-// Starts the service as users do — a child process running what `npm start` runs — on its embedded
-// PostgreSQL under a temporary DATA_DIR, or on a fresh database of a PostgreSQL server.
+// Starts the service as users do — a child process running what `npm start` runs (the compiled
+// JavaScript in dist/, built first if the sources changed) — on its embedded PostgreSQL under a
+// temporary DATA_DIR, or on a fresh database of a PostgreSQL server. The start-up benchmark can also
+// start it the way `npm start` did before there was a build (TypeScript through the tsx loader), to
+// compare the two.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +10,17 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './net.js';
-import { ServiceProcesses } from './proc.js';
+import { ServiceProcesses, readStat } from './proc.js';
+// @ts-expect-error a plain ES module script without types
+import { buildService } from '../../scripts/build.mjs';
+
+/** How the service's code is loaded: `compiled` is what `npm start` runs, `tsx` what `npm run dev` loads. */
+export type Runtime = 'compiled' | 'tsx';
+
+/** The node arguments of a service or worker process, as the npm scripts give them. */
+function entryArgs(runtime: Runtime, program: 'server' | 'worker'): string[] {
+  return runtime === 'compiled' ? ['--enable-source-maps', `dist/src/${program}.js`] : ['--import', 'tsx', `src/${program}.ts`];
+}
 
 export interface Service {
   url: string;
@@ -17,6 +30,8 @@ export interface Service {
   /** The service's own database (for the storage floor, measured on the same database). */
   databaseUrl: string;
   processes: ServiceProcesses;
+  /** From spawning the process to its first ready /readyz answer: wall time, and the node process's own CPU. */
+  startup: { readyMs: number; nodeCpuMs: number };
   stop(): Promise<void>;
 }
 
@@ -35,6 +50,12 @@ export interface ServiceOptions {
    * bootstrap key is made on an empty database only, and sealed secrets need the same SECRET_KEY).
    */
   restart?: { apiKey: string; secretKey: string };
+  /** `compiled` (the default) runs what `npm start` runs. */
+  runtime?: Runtime;
+  /** A DATA_DIR to reuse (kept at stop), for restarts; by default a new temporary one, removed at stop. */
+  dataDir?: string;
+  /** How often /readyz is asked while the service starts (100 ms); the start-up bench asks more often. */
+  readyPollMs?: number;
 }
 
 /**
@@ -46,7 +67,7 @@ function serviceNodeFlags(): string[] {
   return (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 }
 
-async function waitReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, output: () => string, pollMs: number): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited at start:\n${output()}`);
@@ -56,7 +77,7 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
       () => false,
     );
     if (ready) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
@@ -74,11 +95,13 @@ async function postmasterPid(databaseUrl: string): Promise<number> {
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'wsa-blackbox-'));
+  const runtime = options.runtime ?? 'compiled';
+  if (runtime === 'compiled') await buildService({ quiet: true }); // what `npm start`'s prestart does
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'wsa-blackbox-'));
   const port = await freePort();
   const apiKey = options.restart?.apiKey ?? `wsk_bench${randomBytes(16).toString('hex')}`;
   const secretKey = options.restart?.secretKey ?? randomBytes(32).toString('base64');
-  // `npm start` runs `node --import tsx src/server.ts`; npm's own process is left out of the tree.
+  // `npm start` runs `node --enable-source-maps dist/src/server.js`; npm's own process is left out of the tree.
   const serviceEnv: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -95,7 +118,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: secretKey } : {}),
     ...options.env,
   };
-  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', 'tsx', 'src/server.ts'], {
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...entryArgs(runtime, 'server')], {
     env: serviceEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -105,11 +129,12 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitReady(url, child, () => output);
+    await waitReady(url, child, () => output, options.readyPollMs ?? 100);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
+  const startup = { readyMs: performance.now() - spawnedAt, nodeCpuMs: readStat(child.pid!)?.cpuMs ?? NaN };
   const databaseUrl = options.databaseUrl ?? embeddedUrl(dataDir);
   const postmaster = await postmasterPid(databaseUrl);
   const sharedDatabase = options.databaseUrl ? new URL(options.databaseUrl).pathname.slice(1) : null;
@@ -118,7 +143,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   try {
     for (let i = 0; i < (options.workers?.count ?? 0); i++) {
       if (!options.databaseUrl) throw new Error('worker processes need a PostgreSQL server database');
-      const worker = await startWorker({ ...serviceEnv, ...options.workers?.env });
+      const worker = await startWorker(runtime, { ...serviceEnv, ...options.workers?.env });
       workers.push(worker);
       processes.addNodeProcess(worker.child.pid!);
     }
@@ -133,19 +158,20 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     secretKey,
     databaseUrl,
     processes,
+    startup,
     async stop() {
       for (const worker of workers) worker.child.kill('SIGTERM');
       await Promise.all(workers.map((worker) => worker.exited));
       child.kill('SIGTERM'); // the service stops its workers, then the embedded PostgreSQL
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
 /** `npm run worker` as a child process; ready when it logs that its run workers started. */
-async function startWorker(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+async function startWorker(runtime: Runtime, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+  const child = spawn(process.execPath, entryArgs(runtime, 'worker'), {
     env: { ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,9 +7,9 @@ import compression from 'compression';
 import express, { type Request, type Response, type Router } from 'express';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRepositoryRoot } from '../lib/repository-root.js';
 
-export const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist', import.meta.url));
+export const CONSOLE_DIST = fromRepositoryRoot('console', 'dist');
 
 /** Paths that belong to the API and the service, never to the console. */
 const SERVICE_PREFIXES = ['/api', '/graphql', '/docs', '/healthz', '/readyz', '/metrics'];

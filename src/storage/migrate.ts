@@ -5,11 +5,11 @@
 import pg from 'pg';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Logger } from '../lib/logger.js';
+import { fromRepositoryRoot } from '../lib/repository-root.js';
 
-export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../prisma/migrations');
+export const MIGRATIONS_DIR = fromRepositoryRoot('prisma', 'migrations');
 const LOCK_ID = 72707369; // arbitrary, constant for this service
 
 export interface Migration {

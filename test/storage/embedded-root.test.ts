@@ -5,7 +5,7 @@
 // database cannot work, `npm start` stops with one line saying what to do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
@@ -102,6 +102,26 @@ describe("the test command's database setup when the embedded database cannot wo
   }, 150_000);
 });
 
+/** The command lines (argv) of the live processes in process group `group` (npm start's, started detached). */
+function processGroupCommands(group: number): string[][] {
+  const commands: string[][] = [];
+  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp …": the process group is the third field after comm.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue;
+      commands.push(
+        readFileSync(`/proc/${name}/cmdline`, 'utf8')
+          .split('\0')
+          .filter((arg) => arg !== ''),
+      );
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return commands;
+}
+
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0 && process.platform === 'linux';
 
 describe.runIf(asRoot)('as root, a fresh clone in a directory only root can enter (0700)', () => {
@@ -135,7 +155,7 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     }
   });
 
-  it('npm start serves /healthz and /readyz, keeping the directories private', async () => {
+  it('npm start builds dist/, runs it and serves /healthz and /readyz, keeping the directories private', async () => {
     expect(statSync(home).mode & 0o777).toBe(0o700);
     const child = spawn('npm', ['start'], {
       cwd: clone,
@@ -163,6 +183,12 @@ describe.runIf(asRoot)('as root, a fresh clone in a directory only root can ente
     const ready = await fetch(`${url}/readyz`);
     expect(await ready.json()).toMatchObject({ status: 'ready', database: 'embedded', pending_migrations: 0 });
     expect(output).not.toContain('EACCES');
+    // It runs the compiled JavaScript that its prestart built into dist/ (a fresh clone has none): no
+    // TypeScript loader in the service's process.
+    expect(output).toMatch(/service built in [\d.]+ s: \d+ modules → dist\//);
+    const commands = processGroupCommands(child.pid!);
+    expect(commands).toContainEqual([expect.stringMatching(/node$/), '--enable-source-maps', 'dist/src/server.js']);
+    expect(commands.flat().some((arg) => /tsx/.test(arg))).toBe(false);
 
     // Nothing above the data was opened up: the home, the checkout and DATA_DIR stay root-only;
     // PostgreSQL's own directory belongs to postgres, mode 0700.

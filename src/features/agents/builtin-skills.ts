@@ -5,10 +5,10 @@
 // process, checked by the same rules as a workspace skill's content, and never change while it runs.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRepositoryRoot } from '../../lib/repository-root.js';
 import { normalizeSkillContent, type SkillContent } from './skills.js';
 
-const BUILTIN_DIR = fileURLToPath(new URL('../../../builtin-skills/', import.meta.url));
+const BUILTIN_DIR = fromRepositoryRoot('builtin-skills');
 const ENTRY_FILE = 'SKILL.md';
 
 /** Media types by file extension (anything else is text/plain). */

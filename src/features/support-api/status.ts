@@ -1,11 +1,12 @@
 // The listener status for the UI: is the service taking work, is the event stream up, how deep is
 // the queue, which version, how long up.
 import { readFileSync } from 'node:fs';
+import { fromRepositoryRoot } from '../../lib/repository-root.js';
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { supportRuntime } from './runtime.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version;
 
 /** Queued work: runs accepted and not yet claimed by a worker (see the run state machine in docs/api/runs.md). */
 const QUEUED_STATUSES = ['accepted'];
