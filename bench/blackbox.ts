@@ -407,7 +407,7 @@ function report(results: PassResult[]): string[] {
     ['fork round trip ≤ 2× a new run', (r) => [r.trips.fork.p50 / r.subscription.p50, 2, '×']],
     ['inbox round trip ≤ 2× a new run', (r) => [r.trips.inbox.p50 / r.subscription.p50, 2, '×']],
     [`fan-out to ${FANOUT} subscribers (one run) p99 ≤ 100 ms`, (r) => [r.fanOutOne.p99, 100, ' ms']],
-    ['whole tree idle ≤ 500 MB (PSS)', (r) => [r.idle.node.pssMb + r.idle.postgres.pssMb, 500, ' MB']],
+    ['whole tree idle ≤ 400 MB (PSS)', (r) => [r.idle.node.pssMb + r.idle.postgres.pssMb, 400, ' MB']],
   ];
   tables.push(
     markdownTable(

@@ -192,7 +192,7 @@ function yogaHandler(yoga: Yoga) {
  * Counts a request against its caller's rate limit (src/features/access/rate-limit.ts) before it is
  * served: the headers go on every answer, and over the limit the answer is 429 `rate_limited` in the
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
- * (server-sent events, multipart) are not counted; graphql-ws never comes through here.
+ * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
 function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -361,7 +361,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // Websocket endpoints by path. One `upgrade` listener routes them: several `ws` servers bound to
   // one HTTP server would each refuse the others' paths.
   const websocketServers = new Map<string, { wsServer: WebSocketServer; close(): Promise<void> }>();
-  websocketServers.set('/graphql', createGraphQLWebSocketServer(yoga, deps));
+  websocketServers.set('/graphql', createGraphQLWebSocketServer(yoga, deps, rateLimiter));
   websocketServers.set(DEVICE_SOCKET_PATH, createDeviceWebSocketServer(deps));
 
   let server: Server | null = null;

@@ -7,6 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import {
   GraphQLError,
+  getOperationAST,
   type DocumentNode,
   type ExecutionArgs,
   type GraphQLFormattedError,
@@ -19,12 +20,13 @@ import type { Deps } from '../services/deps.js';
 import { authenticate } from '../features/access/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
+import type { RateLimiter } from '../features/access/rate-limit.js';
 
 /** The WebSocket close code for "the server cannot serve this now" (RFC 6455 registry). */
 const TRY_AGAIN_LATER = 1013;
 
 /** A websocket server without its own listener: app.ts routes upgrade requests to it by path. */
-export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
+export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps, limiter: RateLimiter) {
   const wsServer = new WebSocketServer({ noServer: true });
   wsServer.on('connection', (client: WebSocket, request: IncomingMessage) => coalesceFrames(client, request.socket));
   const disposable = useServer(
@@ -82,6 +84,15 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps) {
         };
         const errors = validate(args.schema, args.document);
         if (errors.length) return errors;
+        // A query or mutation over the socket counts against its caller's rate limit as it would over
+        // HTTP (a subscription does not: a stream is one long request). Over the limit the operation
+        // fails with `rate_limited` (a socket has no headers: the details say when to retry); the
+        // connection stays open.
+        if (getOperationAST(document, params.operationName)?.operation !== 'subscription') {
+          const credentials = credentialsFromConnectionParams(ctx.connectionParams);
+          const refusal = (await limiter.check(credentials.authorization, credentials.workspaceHeader))?.refusal;
+          if (refusal) return [new GraphQLError(refusal.message, { extensions: { code: refusal.code, details: refusal.details } })];
+        }
         return args;
       },
     },

@@ -221,7 +221,7 @@ describe('AuditEvent.principal', () => {
     // The schema has no field that could carry a key's secret or hash.
     const apiKeyFields = await graphqlOk(t, `{ __type(name: "ApiKey") { fields { name } } }`);
     expect(apiKeyFields.__type.fields.map((field: { name: string }) => field.name).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'hint', 'id', 'kind', 'name', 'permissions', 'revokedAt'].sort(),
+      ['createdAt', 'expiresAt', 'hint', 'id', 'kind', 'name', 'permissions', 'rateLimit', 'revokedAt'].sort(),
     );
   });
 

@@ -144,7 +144,7 @@ describe('over the limit', () => {
     const streamedQuery = await graphqlPost(t, key.token, '{ workspace { id } }', { accept: 'text/event-stream' });
     expect(streamedQuery.status).toBe(429);
     await streamedQuery.body?.cancel();
-    // A subscription over graphql-ws: the connection and its operations are never counted.
+    // A subscription over graphql-ws: neither the connection nor the subscription is counted.
     const ws = createClient({
       url: `${t.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
@@ -178,6 +178,57 @@ describe('over the limit', () => {
     }, first);
     expect(etag).toBeTruthy();
     expect(((await first) as { data: { workspaceUpdated: { id: string } } }).data.workspaceUpdated.id).toBe(t.workspaceId);
+    await ws.dispose();
+  });
+});
+
+describe('over graphql-ws', () => {
+  it('counts queries and mutations into the same budget and fails them with rate_limited, never subscriptions', async () => {
+    const key = await newKey(t);
+    const ws = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${key.token}` },
+    });
+    const once = (query: string) =>
+      new Promise<{ data?: unknown; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> }>(
+        (resolve, reject) => {
+          let result: { data?: unknown; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> } = {};
+          ws.subscribe(
+            { query },
+            {
+              next: (value) => void (result = value as typeof result),
+              // graphql-ws reports an operation refused before execution as an `error` message.
+              error: (errors) => (Array.isArray(errors) ? resolve({ errors }) : reject(errors)),
+              complete: () => resolve(result),
+            },
+          );
+        },
+      );
+    // Two over HTTP, three over the socket: one budget of five.
+    for (let i = 0; i < 2; i++) expect((await restGet(t, key.token)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await once('{ workspace { id } }')).data).toEqual({ workspace: { id: t.workspaceId } });
+    const refused = await once('{ workspace { id } }');
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'rate_limited', details: { quota: QUOTA, window_seconds: DAY } });
+    expect(Number((refused.errors![0]!.extensions!.details as { retry_after_seconds: number }).retry_after_seconds)).toBeGreaterThan(0);
+    expect((await restGet(t, key.token)).status).toBe(429);
+    // The connection stays open, and a subscription on it is still served.
+    const subscribed = new Promise<void>((resolve, reject) => {
+      const stop = ws.subscribe(
+        { query: 'subscription { workspaceUpdated { id } }' },
+        { next: () => (stop(), resolve()), error: reject, complete: () => undefined },
+      );
+    });
+    const other = await newKey(t);
+    await waitForSubscriber(async () => {
+      const changed = await fetch(`${t.url}/api/v1/workspace`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', 'if-match': '*' },
+        body: JSON.stringify({ name: `renamed ${Math.random()}` }),
+      });
+      expect(changed.status).toBe(200);
+    }, subscribed);
+    await subscribed;
     await ws.dispose();
   });
 });

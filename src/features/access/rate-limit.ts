@@ -2,8 +2,9 @@
 // requests per window (a key's own `rate_limit` overrides it; 0: unlimited), counted in windows
 // shared by every instance (rate-limit-counters.ts). This module decides for one request: who is
 // counted, under which policy, and what the answer's headers say. Which requests are counted at all
-// (REST and GraphQL over HTTP with a credential; never subscriptions, health or metrics) is decided
-// where HTTP is served (src/app.ts); docs/api/README.md, "Rate limits", states the rules.
+// (REST and GraphQL over HTTP with a credential, and queries and mutations over graphql-ws; never
+// subscriptions, health or metrics) is decided where each surface is served (src/app.ts,
+// src/graphql/ws.ts); docs/api/README.md, "Rate limits", states the rules.
 import { AppError } from '../../lib/errors.js';
 import { decide, isUnlimited, policyHeader, rateLimitHeader, type PolicyName, type RateLimitPolicy } from '../../lib/rate-limit-policy.js';
 import type { Actor, Deps } from '../../services/deps.js';
