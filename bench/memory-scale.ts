@@ -296,7 +296,9 @@ try {
     const { timeouts: bigTimeouts } = await api.firstSearch(bigId, query(0));
     const bigFirst = delta(bigStart, snapshot(service));
     if (bigTimeouts > 0)
-      notes.push(`the first search of the big memory answered 503 index_loading (or 504) ${bigTimeouts} time(s) before its index was loaded`);
+      notes.push(
+        `the first search of the big memory answered 503 index_loading (or 504) ${bigTimeouts} time(s) before its index was loaded`,
+      );
     const bigWarm = await sequential(api, bigId, QUERIES, 0);
     log(
       `big: first ${ms(bigFirst.ms)} ms (${bigTimeouts} timeouts), RSS +${mb(bigFirst.rssMb)} MB, warm p50 ${ms(percentile(bigWarm, 50))} ms`,
@@ -317,7 +319,9 @@ try {
     // The big memory again after the 100: still held, or pushed out of the cache?
     const { ms: bigAgainMs, timeouts: againTimeouts } = await api.firstSearch(bigId, query(QUERIES + 1));
     if (againTimeouts > 0)
-      notes.push(`the big memory's search after the ${MANY} answered 503 index_loading (or 504) ${againTimeouts} time(s) first (its index was dropped)`);
+      notes.push(
+        `the big memory's search after the ${MANY} answered 503 index_loading (or 504) ${againTimeouts} time(s) first (its index was dropped)`,
+      );
 
     const stat = (label: string, first: number | string, lat: number[], extra: string, vsBaseline: boolean) => [
       label,

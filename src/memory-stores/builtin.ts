@@ -413,8 +413,10 @@ export async function loadVectors(
 /**
  * `dimensions` big-endian float4 values of `bytes` into `into`: one native byte swap of the row
  * (Buffer#swap32, in place: the row's buffer is read once) and a copy through a float view, instead of
- * a DataView read per value (half the decoding CPU of a load). A row at an offset that is not a
- * multiple of 4 is copied to an aligned buffer first (a float view needs alignment).
+ * a DataView read per value (~15 % less CPU: 44 against 52 ms per 100k rows of 256 dimensions; the
+ * decoding is a small part of a load, most of it is the driver reading the hex text of the rows). A
+ * row at an offset that is not a multiple of 4 is copied to an aligned buffer first (a float view
+ * needs alignment).
  */
 function decodeBigEndianFloats(bytes: Buffer, into: Float32Array, dimensions: number): void {
   const length = dimensions * 4;
