@@ -321,7 +321,8 @@ export function heldVectorIndexes(db: Db): string[] {
 /**
  * Loads, one after another in the background, the vector indexes of the memories searched most
  * recently (by any instance) before this process started, so that their first searches find them
- * warm: at most `budget.maxMemories` memories, stopping once the indexes hold `budget.maxBytes`.
+ * warm: at most `budget.maxMemories` memories, most recent first, skipping a memory whose index would
+ * take the indexes past `budget.maxBytes`.
  * A load failure is reported and the next memory tried; a search of a memory being warmed waits for
  * that load like for its own (within MEMORY_INDEX_WAIT_MS).
  */
@@ -336,9 +337,12 @@ export async function warmVectorIndexes(
     WHERE searched_at >= ${options.since} ORDER BY searched_at DESC LIMIT ${budget.maxMemories}`;
   let warmed = 0;
   for (const memory of recent) {
-    if (options.stopped?.() || cache.bytes >= budget.maxBytes) break;
+    if (options.stopped?.()) break;
     const where = { providerId: memory.provider_id, namespace: memory.namespace };
     try {
+      // A memory whose index would not fit beside those held is skipped: loading it would evict the
+      // more recently searched ones warmed before it (least recently used first).
+      if (cache.bytes + (await estimatedIndexBytes(db, where)) > budget.maxBytes) continue;
       await vectorIndexFor(db, where, { ...budget, waitMs: undefined });
       warmed++;
     } catch (error) {
@@ -346,6 +350,16 @@ export async function warmVectorIndexes(
     }
   }
   return { warmed };
+}
+
+/** The bytes a memory's index would hold: its records times the packed size of one of its vectors. */
+async function estimatedIndexBytes(db: Db, memory: BuiltinNamespace): Promise<number> {
+  const [row] = await db.$queryRaw<{ records: bigint; vector_bytes: number | null }[]>`
+    SELECT count(*) AS records,
+      (SELECT octet_length(embedding_packed) FROM memory_records
+       WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace} AND octet_length(embedding_packed) > 0 LIMIT 1) AS vector_bytes
+    FROM memory_records WHERE provider_id = ${memory.providerId} AND namespace = ${memory.namespace}`;
+  return Number(row?.records ?? 0) * Number(row?.vector_bytes ?? 0);
 }
 
 /** How often one process records that a memory was searched (memory_record_versions.searched_at). */

@@ -404,6 +404,15 @@ describe('search at scale', () => {
     } finally {
       await warm.stop();
     }
+    // A memory whose index would not fit the budget is not warmed (it would evict those warmed before it).
+    const small = await startTestApp({ memoryIndexWarmHours: 0 }, t);
+    try {
+      const since = new Date(Date.now() - 3_600_000);
+      expect(await warmVectorIndexes(small.app.deps.db, { maxMemories: 256, maxBytes: 1024 }, { since })).toEqual({ warmed: 0 });
+      expect(heldVectorIndexes(small.app.deps.db)).toEqual([]);
+    } finally {
+      await small.stop();
+    }
   });
 
   it("loads a memory's vectors page by page into the same index as one load, and only the changes after it", async () => {
