@@ -21,6 +21,7 @@ import { createGraphQLWebSocketServer } from './graphql/ws.js';
 import type { WebSocketServer } from 'ws';
 import { WorkerPool } from './engine/worker.js';
 import { Housekeeping } from './engine/housekeeping.js';
+import { warmVectorIndexes } from './memory-stores/builtin.js';
 import { WebhookDeliverer } from './engine/webhook-deliverer.js';
 import { WEBHOOK_CHANNEL } from './features/webhooks/webhook-events.js';
 import { relayDueDeliveries, resyncDeliveryFollowers } from './features/webhooks/webhook-delivery-watch.js';
@@ -365,6 +366,23 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   websocketServers.set(DEVICE_SOCKET_PATH, createDeviceWebSocketServer(deps));
 
   let server: Server | null = null;
+  // The vector indexes of recently searched built-in memories load in the background after the start,
+  // one at a time and without holding readiness: their first searches then find them warm (a search
+  // of one still loading waits MEMORY_INDEX_WAIT_MS, then answers 503 index_loading).
+  let warmingStopped = false;
+  const warmMemoryIndexes = () => {
+    if (config.memoryIndexWarmHours <= 0) return;
+    const budget = { maxMemories: config.memoryIndexMaxMemories, maxBytes: config.memoryIndexMaxBytes, waitMs: config.memoryIndexWaitMs };
+    const since = new Date(Date.now() - config.memoryIndexWarmHours * 3_600_000);
+    const stopped = () => warmingStopped;
+    const onError = (error: unknown, memory: { namespace: string }) => {
+      if (!warmingStopped) logger.warn({ err: error, namespace: memory.namespace }, 'warming a memory index failed');
+    };
+    warmVectorIndexes(deps.db, budget, { since, stopped, onError }).then(
+      ({ warmed }) => warmed > 0 && logger.info({ warmed }, 'memory vector indexes warmed'),
+      (error: unknown) => onError(error, { namespace: '*' }),
+    );
+  };
   const result: App = {
     deps,
     workers,
@@ -404,11 +422,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await webhooks?.start();
       // The listener status (GET /api/status) reports the in-process workers.
       supportRuntime(deps).runWorkers = config.runWorkers;
+      warmMemoryIndexes();
       const address = server.address() as AddressInfo;
       result.url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
       return result.url;
     },
     async stop() {
+      warmingStopped = true;
       metrics.stop();
       // Requests waiting for runs (`wait`, `Prefer: wait=N`) answer now, with the runs as they are.
       releaseRunWaits(deps.events);

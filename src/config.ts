@@ -65,6 +65,10 @@ export interface Config {
   /** In-process vector indexes of built-in memories kept at most: memories, and bytes of vectors (least recently searched dropped first). */
   memoryIndexMaxMemories: number;
   memoryIndexMaxBytes: number;
+  /** How long a search waits for its memory's vector index to load before answering 503 `index_loading`. */
+  memoryIndexWaitMs: number;
+  /** Warm at start the indexes of the memories searched within this many hours (0: no warm-up). */
+  memoryIndexWarmHours: number;
   /** Name repeated statements so connections keep their plans (off behind a pooler without prepared-statement support). */
   databasePreparedStatements: boolean;
   /** Embedded PostgreSQL parameters over the built-in sizing (EMBEDDED_PG_SETTINGS="shared_buffers=128MB work_mem=8MB"). */
@@ -358,6 +362,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     memoryIndexMaxMemories: integer(env, 'MEMORY_INDEX_MAX_MEMORIES', 256, 1, 100_000),
     memoryIndexMaxBytes: integer(env, 'MEMORY_INDEX_MAX_MB', 1024, 16, 1_048_576) * 1024 * 1024,
+    memoryIndexWaitMs: integer(env, 'MEMORY_INDEX_WAIT_MS', 10_000, 0, 3_600_000),
+    memoryIndexWarmHours: integer(env, 'MEMORY_INDEX_WARM_HOURS', 168, 0, 100_000),
     databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: env.REDIS_URL?.trim() || null,
     allowPlainHttpEndpoints: plainHttpAllowance(env.ALLOW_PLAIN_HTTP_ENDPOINTS),

@@ -236,6 +236,13 @@ export function topK(index: VectorIndex, query: ArrayLike<number>, k: number): N
   return index.topK(query, k);
 }
 
+/** The memory's index is still loading after the caller's bound (the load goes on). */
+export class IndexLoading extends Error {
+  constructor(readonly key: string) {
+    super(`the vector index of memory namespace ${key} is still loading`);
+  }
+}
+
 export interface VectorChanges {
   /** The namespace's change counter now, and the counter value of its last deletion. */
   version: number;
@@ -254,6 +261,43 @@ export class VectorIndexCache {
   private readonly refreshing = new Map<string, Promise<VectorIndex>>();
 
   constructor(private readonly options: { maxMemories?: number; maxBytes?: number; useKernel?: boolean } = {}) {}
+
+  /** Bytes the cached indexes hold. */
+  get bytes(): number {
+    let bytes = 0;
+    for (const entry of this.entries.values()) bytes += entry.bytes;
+    return bytes;
+  }
+
+  /** Whether a refresh of the memory's index is running now (a search would wait for it). */
+  isRefreshing(key: string): boolean {
+    return this.refreshing.has(key);
+  }
+
+  /**
+   * As `get`, but waits at most `waitMs` for a refresh (its own or one already running): a load that
+   * takes longer goes on in the background and this answers `IndexLoading` instead, so a caller is
+   * never held for the whole load of a large memory. A fresh cached index answers at once.
+   */
+  async getWithin(
+    key: string,
+    changes: VectorChanges,
+    loadSince: (version: number, index: VectorIndex) => Promise<VectorRow[] | void>,
+    waitMs: number,
+  ): Promise<VectorIndex> {
+    const loading = this.get(key, changes, loadSince);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new IndexLoading(key)), waitMs);
+    });
+    // The load's own failure still reaches whoever waits for it; unobserved here once the bound won.
+    loading.catch(() => undefined);
+    try {
+      return await Promise.race([loading, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /**
    * `loadSince(version, index)` brings the rows stamped after `version` into `index`: by returning

@@ -83,6 +83,8 @@ export interface RecordStoreContext {
 export interface VectorIndexBudget {
   maxMemories: number;
   maxBytes: number;
+  /** How long a search waits for its memory's index to load (MEMORY_INDEX_WAIT_MS); unset: as long as the load takes. */
+  waitMs?: number;
 }
 
 /** What a store that keeps records outside this service's database is opened with. */

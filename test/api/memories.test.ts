@@ -3,7 +3,8 @@
 // candidates, the vector index following writes of other instances).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { LEXICAL_CANDIDATE_CAP, loadVectors } from '../../src/memory-stores/builtin.js';
+import pg from 'pg';
+import { heldVectorIndexes, LEXICAL_CANDIDATE_CAP, loadVectors, warmVectorIndexes } from '../../src/memory-stores/builtin.js';
 import { VectorIndex } from '../../src/lib/vector-index.js';
 import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 import { createApiKey, createUser, createWorkspace } from '../../src/features/access/admin.js';
@@ -363,6 +364,54 @@ describe('search at scale', () => {
       expect((await search(t, m.id, 'parking permits renewed march'))[0]!.id).toBe(vpn.id);
     } finally {
       await other.stop();
+    }
+  });
+
+  it('a search whose index is still loading answers 503 index_loading (Retry-After) at once; recently searched memories warm at a start', async () => {
+    const m = await vectorMemory('Loading');
+    await addMany(t, m.id, ['Invoices are sent on the first of the month', 'The VPN needs a hardware token']);
+    expect((await search(t, m.id, 'hardware token'))[0]!.text).toBe('The VPN needs a hardware token'); // records it as searched
+    // A second instance with a cold index (no warm-up) and a short bound; its load is held by a lock
+    // on the records table (the signal), so the search cannot finish before the bound.
+    const cold = await startTestApp({ memoryIndexWaitMs: 200, memoryIndexWarmHours: 0 }, t);
+    const locker = new pg.Client({ connectionString: t.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE memory_records IN ACCESS EXCLUSIVE MODE');
+      const loading = await cold.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'hardware token' } });
+      expect(loading.status, JSON.stringify(loading.body)).toBe(503);
+      expect(loading.body).toMatchObject({ error: { code: 'unavailable', details: { reason: 'index_loading' } } });
+      expect(loading.headers.get('retry-after')).toBe('5');
+      await locker.query('COMMIT');
+      // The load went on: the search answers once it is done (each try is bounded by 200 ms).
+      let answered = loading;
+      for (let attempt = 0; attempt < 100 && answered.status === 503; attempt++)
+        answered = await cold.rest('POST', `/api/v1/memories/${m.id}/records/search`, { body: { query: 'hardware token' } });
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      expect(answered.body.items[0].text).toBe('The VPN needs a hardware token');
+    } finally {
+      await locker.end();
+      await cold.stop();
+    }
+    // A third instance warms the memories searched lately: the memory's index is held before any search.
+    const warm = await startTestApp({ memoryIndexWarmHours: 1 }, t);
+    try {
+      const budget = { maxMemories: 256, maxBytes: 2 ** 30 };
+      await warmVectorIndexes(warm.app.deps.db, budget, { since: new Date(Date.now() - 3_600_000) });
+      const providerId = (await t.rest('GET', `/api/v1/memories/${m.id}`)).body.provider_id;
+      expect(heldVectorIndexes(warm.app.deps.db)).toContain(`${providerId}:${m.id}`);
+    } finally {
+      await warm.stop();
+    }
+    // A memory whose index would not fit the budget is not warmed (it would evict those warmed before it).
+    const small = await startTestApp({ memoryIndexWarmHours: 0 }, t);
+    try {
+      const since = new Date(Date.now() - 3_600_000);
+      expect(await warmVectorIndexes(small.app.deps.db, { maxMemories: 256, maxBytes: 1024 }, { since })).toEqual({ warmed: 0 });
+      expect(heldVectorIndexes(small.app.deps.db)).toEqual([]);
+    } finally {
+      await small.stop();
     }
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VectorIndex, VectorIndexCache, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
+import { IndexLoading, VectorIndex, VectorIndexCache, selectTop, topK, type VectorRow } from '../../src/lib/vector-index.js';
 import { loadDotKernel } from '../../src/lib/simd-dot.js';
 import { hashEmbedding } from '../../src/providers/hash-embeddings.js';
 
@@ -159,5 +159,31 @@ describe('vector index', () => {
     await tiny.get('a', changes, rows(3));
     await tiny.get('b', changes, rows(3));
     expect(tiny.keys()).toEqual(['b']);
+  });
+});
+
+describe('vector index cache, bounded wait', () => {
+  it('answers IndexLoading when a load outlasts the bound, lets the load finish, then serves the index', async () => {
+    const cache = new VectorIndexCache({ useKernel: false });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let loads = 0;
+    const load = async (_since: number, index: VectorIndex) => {
+      loads++;
+      await released; // the load is held until the test says so: no timing assumption about its length
+      index.upsert('a', [1, 0]);
+    };
+    const changes = { version: 1, resetVersion: 0 };
+    await expect(cache.getWithin('m', changes, load, 0)).rejects.toBeInstanceOf(IndexLoading);
+    expect(cache.isRefreshing('m')).toBe(true);
+    // A second caller during the load joins it (no second load) and is bounded the same way.
+    await expect(cache.getWithin('m', changes, load, 0)).rejects.toBeInstanceOf(IndexLoading);
+    release();
+    const index = await cache.get('m', changes, load);
+    expect(index.topK([1, 0], 1)).toEqual([{ id: 'a', cosine: 1 }]);
+    expect(loads).toBe(1);
+    // A fresh index answers at once, whatever the bound.
+    expect(await cache.getWithin('m', changes, load, 0)).toBe(index);
+    expect(cache.isRefreshing('m')).toBe(false);
   });
 });

@@ -212,7 +212,11 @@ function storeOfProvider(call: CallContext, memory: Memory, provider: Provider, 
     namespace: memory.namespace,
     cursorList: recordsList(memory.id),
     embed,
-    vectorIndexBudget: { maxMemories: deps.config.memoryIndexMaxMemories, maxBytes: deps.config.memoryIndexMaxBytes },
+    vectorIndexBudget: {
+      maxMemories: deps.config.memoryIndexMaxMemories,
+      maxBytes: deps.config.memoryIndexMaxBytes,
+      waitMs: deps.config.memoryIndexWaitMs,
+    },
   });
 }
 
