@@ -5,6 +5,8 @@ import { AppError } from '../lib/errors.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
 import { usableModel } from '../features/models/usable-models.js';
+import { modelPricing } from '../features/models/pricing.js';
+import type { UnitPrice } from '../lib/cost.js';
 
 export interface ResolvedModel {
   key: string;
@@ -18,6 +20,8 @@ export interface ResolvedModel {
   toolResultMedia: readonly MediaKind[];
   /** Its API takes an output spec's JSON Schema as a response format next to tools (registry.ts, modelApis). */
   jsonSchemaResponse: boolean;
+  /** The price in effect now (read with the model, so a price change applies to the next request); null: none. */
+  price: UnitPrice | null;
 }
 
 /**
@@ -56,8 +60,10 @@ export async function resolveModel(
   const merged = { ...((model.settings as Record<string, unknown>) ?? {}), ...settings };
   const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
   const inputMedia = inputMediaOf(api?.inputMedia, merged);
+  const { price } = await modelPricing(model);
   return {
     key,
+    price,
     providerType: provider.type,
     settings: merged,
     inputMedia,

@@ -468,7 +468,7 @@ export async function sealRun(
   run: Run,
   outcome: SealOutcome,
   newMessages: unknown[],
-  usage: Record<string, number>,
+  usage: Record<string, unknown>,
   itemsWrite: ItemsWrite | null,
   spansWrite: Prisma.Sql | null = null,
 ): Promise<(Run & { threadHasPending: boolean }) | null> {
