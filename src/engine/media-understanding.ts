@@ -210,7 +210,7 @@ export class MediaReader {
     for await (const part of result.stream) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'finish-step') {
-        addTokens(usage, model.price, tokensOf(part.usage));
+        addTokens(usage, model, tokensOf(part.usage));
       } else if (part.type === 'error') throw part.error;
       else if (part.type === 'abort') throw signal.reason ?? new Error('aborted');
     }

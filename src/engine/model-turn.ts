@@ -91,7 +91,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
         inputTokens += tokens.input;
         outputTokens += tokens.output;
         cachedInputTokens += tokens.cachedInput;
-        addTokens(usage, model.price, tokens);
+        addTokens(usage, model, tokens);
         finishReason = part.finishReason;
         break;
       }

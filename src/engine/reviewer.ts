@@ -95,7 +95,7 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig, usag
         for await (const part of result.stream) if (part.type === 'error') throw part.error;
         const rated = await result.output;
         const reported = await result.usage;
-        if (usage) addTokens(usage, model.price, tokensOf(reported));
+        if (usage) addTokens(usage, model, tokensOf(reported));
         if (modelSpan) {
           endModelRequest(modelSpan, {
             inputTokens: reported.inputTokens,

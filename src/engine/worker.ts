@@ -9,7 +9,7 @@
 // back (accepted again, the attempt not counted against its budget) with a NOTIFY, so another
 // worker — or this process's next start, which scans for accepted runs — takes it at once
 // instead of waiting for its lease to expire.
-import { newUsage, storedUsage, type Usage } from './usage.js';
+import { ledgerRows, newUsage, storedUsage, type Usage } from './usage.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../services/rows.js';
@@ -332,6 +332,7 @@ export class WorkerPool {
         outcome,
         result.newMessages,
         storedUsage(result.usage),
+        ledgerRows(result.usage),
         await items.drain(),
         spans.drain(run.id),
       );

@@ -298,7 +298,7 @@ export class ContextManager {
         onUsage: (used) => {
           requests += 1;
           usage.requests += 1;
-          addTokens(usage, model.price, used);
+          addTokens(usage, model, used);
         },
       });
       this.state = { coveredMessages: cut, stubbedBefore: Math.max(this.state.stubbedBefore, cut), summary };
