@@ -3,7 +3,7 @@
 // applies to the requests after it). Stored at seal as the run's `usage_at_seal`, and per model as
 // the usage ledger's rows (`usage_records`, summed by GET /api/v1/usage).
 import type { LanguageModelUsage } from 'ai';
-import { requestCostPicos, type UnitPrice } from '../lib/cost.js';
+import { formatAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
 import type { UsageLedgerRow } from '../features/runs/usage-ledger.js';
 
 /** The cost so far: exact pico-units of one currency (src/lib/cost.ts). */
@@ -94,10 +94,13 @@ function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<ty
   cost.picos += picos;
 }
 
-/** The usage as `usage_at_seal` stores it (JSON: the exact amount as a string of pico-units). */
+/**
+ * The usage as `usage_at_seal` stores it: the amount as shown (rounded once, here), so the stored
+ * document and the view are the same member for member; the ledger keeps the exact amounts.
+ */
 export function storedUsage(usage: Usage) {
   const { cost, byModel: _byModel, ...counters } = usage;
-  return { ...counters, cost: { picos: cost.picos.toString(), currency: cost.currency, complete: cost.complete } };
+  return { ...counters, cost: { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete } };
 }
 
 /** The ledger's rows of an attempt's usage, one per model, as `sealRun` writes them. */

@@ -8,7 +8,6 @@
 import Type, { type Static, type TSchema } from 'typebox';
 import type { Prisma } from '../../generated/prisma/client.js';
 import { readDocument } from '../../lib/json-documents.js';
-import { formatAmount } from '../../lib/cost.js';
 import { storedPending, type PendingEntry, type RunPending } from './run-lifecycle.js';
 
 export type { PendingEntry, RunPending };
@@ -50,8 +49,12 @@ const StoredUsage = Nullable(
       output_tokens: Type.Number(),
       cached_input_tokens: Type.Number(),
       reasoning_tokens: Type.Number(),
-      // The exact amount in pico-units of the currency, as a decimal integer string.
-      cost: Type.Object({ picos: Type.String({ pattern: '^-?[0-9]+$' }), currency: Nullable(Type.String()), complete: Type.Boolean() }),
+      // The amount as shown (6 decimals); the usage ledger keeps the exact amounts.
+      cost: Type.Object({
+        amount: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{6}$' }),
+        currency: Nullable(Type.String()),
+        complete: Type.Boolean(),
+      }),
     }),
   ),
 );
@@ -118,9 +121,7 @@ export function readUsage(value: Prisma.JsonValue | undefined): RunUsage | null 
     output_tokens: usage.output_tokens ?? 0,
     cached_input_tokens: usage.cached_input_tokens ?? 0,
     reasoning_tokens: usage.reasoning_tokens ?? 0,
-    cost: usage.cost
-      ? { amount: formatAmount(BigInt(usage.cost.picos)), currency: usage.cost.currency, complete: usage.cost.complete }
-      : null,
+    cost: usage.cost ?? null,
   };
 }
 
