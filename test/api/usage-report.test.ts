@@ -7,6 +7,8 @@ import { startTestApp, restClient, type Rest, type TestApp } from '../helpers/ap
 import { startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
 import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
+import pg from 'pg';
+import { executedPlan, indexesUsed, isPlannableRead, recordStatements } from '../helpers/query-plans.js';
 
 let t: TestApp;
 let server: ModelServer;
@@ -139,6 +141,28 @@ describe('usage report', () => {
     // The other workspace sees only its own run, at its own price.
     expect(await usage('group_by=model', other)).toEqual([line('big', 1, '120.000000')]);
   });
+
+  it.each([['group_by=day'], ['group_by=hour&agent_id=AGENT'], ['group_by=agent&model=big']])(
+    'reads %s through a ledger index led by the workspace',
+    async (query) => {
+      // The statement as the service sent it, planned again with sequential scans off: on a table this
+      // small a sequential scan is the planner's honest choice, so this proves an index serves the read.
+      const { statements } = await recordStatements(() => usage(query.replace('AGENT', agents.small!)));
+      const read = statements.find((statement) => statement.text.includes('FROM usage_records') && isPlannableRead(statement.text));
+      expect(read, 'the usage statement').toBeDefined();
+      const client = new pg.Client({ connectionString: t.databaseUrl });
+      await client.connect();
+      try {
+        const plan = await executedPlan(client, read!, { enable_seqscan: 'off' });
+        // Any of the three (workspace first) bounds the read to the workspace; the planner picks by the grouping's order.
+        const used = indexesUsed(plan);
+        expect(used.length, JSON.stringify(used)).toBeGreaterThan(0);
+        for (const index of used) expect(index).toMatch(/^usage_records:usage_records_workspace_id_/);
+      } finally {
+        await client.end();
+      }
+    },
+  );
 
   it.each([
     ['group_by=week', 'group_by'],
