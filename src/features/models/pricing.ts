@@ -48,7 +48,8 @@ export function validatePricing(value: unknown): StoredPricing | null {
       if (given === null) continue;
       if (typeof given !== 'number' || !Number.isFinite(given) || given < 0 || given > MAX_PRICE)
         throw invalidArgument(`pricing.${member} must be a number from 0 to ${MAX_PRICE} (per million tokens)`, `pricing.${member}`);
-      if (Math.abs(given * 1_000_000 - Math.round(given * 1_000_000)) > 1e-6)
+      // The number as written with 6 decimals is the same number: no more decimals than that.
+      if (Number(given.toFixed(6)) !== given)
         throw invalidArgument(`pricing.${member} takes at most 6 decimals`, `pricing.${member}`);
       stored[member as PriceMember] = given;
     } else {
