@@ -49,8 +49,7 @@ export function validatePricing(value: unknown): StoredPricing | null {
       if (typeof given !== 'number' || !Number.isFinite(given) || given < 0 || given > MAX_PRICE)
         throw invalidArgument(`pricing.${member} must be a number from 0 to ${MAX_PRICE} (per million tokens)`, `pricing.${member}`);
       // The number as written with 6 decimals is the same number: no more decimals than that.
-      if (Number(given.toFixed(6)) !== given)
-        throw invalidArgument(`pricing.${member} takes at most 6 decimals`, `pricing.${member}`);
+      if (Number(given.toFixed(6)) !== given) throw invalidArgument(`pricing.${member} takes at most 6 decimals`, `pricing.${member}`);
       stored[member as PriceMember] = given;
     } else {
       throw invalidArgument(
