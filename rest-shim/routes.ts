@@ -19,6 +19,7 @@ import { inboxRoutes } from '../src/features/runs/rest/inbox.js';
 import { memoryRoutes } from '../src/features/memories/rest/memories.js';
 import { providerRoutes } from '../src/features/models/rest/providers.js';
 import { runDetailRoutes, runRoutes } from '../src/features/runs/rest/runs.js';
+import { usageRoutes } from '../src/features/runs/rest/usage.js';
 import { sessionRoutes } from '../src/features/threads/rest/sessions.js';
 import { skillRoutes } from '../src/features/agents/rest/skills.js';
 import { supportRoutes } from '../src/features/support-api/rest/support.js';
@@ -44,6 +45,7 @@ export const routes: Route[] = [
   ...runRoutes,
   ...inboxRoutes,
   ...runDetailRoutes,
+  ...usageRoutes,
   ...memoryRoutes,
   ...environmentRoutes,
   ...auditRoutes,

@@ -15,7 +15,8 @@ import { dispatchToolCalls, type Dispatched } from './dispatch.js';
 import type { Recalled } from './memory-mounts.js';
 import { userContent } from './messages.js';
 import { MediaReader } from './media-understanding.js';
-import { streamTurn, type Usage } from './model-turn.js';
+import { streamTurn } from './model-turn.js';
+import { newUsage, type Usage } from './usage.js';
 import { resolveModel } from './models.js';
 import { checkOutput, outputCorrection, outputInstruction, withOutputFormat } from './output-check.js';
 import { prepareAttempt, type Conversation, type ExecutionContext } from './prepare.js';
@@ -53,7 +54,7 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
-  const usage: Usage = ctx.usage ?? { requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+  const usage: Usage = ctx.usage ?? newUsage();
   const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
   // The run seals with this outcome: what its tools left to tidy in its environments goes first.
   const end = async (outcome: Outcome): Promise<AttemptResult> => {

@@ -25,7 +25,7 @@ import type { Deps } from '../services/deps.js';
 import { findMediaDescription, rememberMediaDescription } from '../features/assets/media-descriptions.js';
 import type { RunAgentConfig } from './agent-config.js';
 import type { RunItemStream } from './items.js';
-import type { Usage } from './model-turn.js';
+import { addTokens, tokensOf, type Usage } from './usage.js';
 import { resolveModel, type ResolvedModel } from './models.js';
 
 /** The longest description kept (a describing model that rambles is cut here). */
@@ -210,8 +210,7 @@ export class MediaReader {
     for await (const part of result.stream) {
       if (part.type === 'text-delta') text += part.text;
       else if (part.type === 'finish-step') {
-        usage.input_tokens += part.usage.inputTokens ?? 0;
-        usage.output_tokens += part.usage.outputTokens ?? 0;
+        addTokens(usage, model, tokensOf(part.usage));
       } else if (part.type === 'error') throw part.error;
       else if (part.type === 'abort') throw signal.reason ?? new Error('aborted');
     }

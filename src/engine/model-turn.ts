@@ -6,6 +6,9 @@ import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
 import { callSettings, type ResolvedModel } from './models.js';
+import { addTokens, tokensOf, type Usage } from './usage.js';
+
+export type { Usage };
 
 /** A tool call the model made; `invalid` when its name or arguments were refused (the model is told why). */
 export interface ToolCall {
@@ -13,14 +16,6 @@ export interface ToolCall {
   toolName: string;
   input: unknown;
   invalid?: string;
-}
-
-export interface Usage {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Of the input tokens, those the provider read from its prompt cache (as it reported them). */
-  cached_input_tokens: number;
 }
 
 export interface TurnRequest {
@@ -92,13 +87,11 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
       // refused (an unknown tool, invalid arguments) — a call already reported above as `invalid`.
       // Taking it too would record, tell the model about and count against retries.tools that call twice.
       case 'finish-step': {
-        const cacheRead = part.usage.inputTokenDetails.cacheReadTokens ?? 0;
-        inputTokens += part.usage.inputTokens ?? 0;
-        outputTokens += part.usage.outputTokens ?? 0;
-        usage.input_tokens += part.usage.inputTokens ?? 0;
-        usage.output_tokens += part.usage.outputTokens ?? 0;
-        cachedInputTokens += cacheRead;
-        usage.cached_input_tokens += cacheRead;
+        const tokens = tokensOf(part.usage);
+        inputTokens += tokens.input;
+        outputTokens += tokens.output;
+        cachedInputTokens += tokens.cachedInput;
+        addTokens(usage, model, tokens);
         finishReason = part.finishReason;
         break;
       }

@@ -6,6 +6,8 @@ import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
 import { usableModel } from '../features/models/usable-models.js';
 import { storedModelSettings } from '../features/models/models.js';
+import { modelPricing } from '../features/models/pricing.js';
+import type { UnitPrice } from '../lib/cost.js';
 
 export interface ResolvedModel {
   key: string;
@@ -19,6 +21,8 @@ export interface ResolvedModel {
   toolResultMedia: readonly MediaKind[];
   /** Its API takes an output spec's JSON Schema as a response format next to tools (registry.ts, modelApis). */
   jsonSchemaResponse: boolean;
+  /** The price in effect now (read with the model, so a price change applies to the next request); null: none. */
+  price: UnitPrice | null;
 }
 
 /**
@@ -57,8 +61,10 @@ export async function resolveModel(
   const merged = { ...storedModelSettings(model.settings), ...settings };
   const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
   const inputMedia = inputMediaOf(api?.inputMedia, merged);
+  const { price } = await modelPricing(model);
   return {
     key,
+    price,
     providerType: provider.type,
     settings: merged,
     inputMedia,

@@ -140,7 +140,16 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const recalled = await recall(ctx.call, mounts, inputText);
   for (const result of recalled)
     items.open('memory_recall', { memory_id: result.mount.memory_id, memory: result.mount.name, records: result.records }, 'completed');
-  return { config, options, conversation, toolset, recalled, forwardedCalls: [], reviewer: buildReviewer(deps, run, config), environments };
+  return {
+    config,
+    options,
+    conversation,
+    toolset,
+    recalled,
+    forwardedCalls: [],
+    reviewer: buildReviewer(deps, run, config, ctx.usage),
+    environments,
+  };
 }
 
 /** Server tools whose calls waited for an approval run before the first model turn; the model gets their results. */

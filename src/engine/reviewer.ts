@@ -3,6 +3,7 @@
 // threshold (per tool from `rules`, else the reviewer's) `on_flagged` applies; an error or a
 // timeout applies `on_error`. The verdict is a `review` run item, and — when a person is asked —
 // the approval's `presentation.review`.
+import { addTokens, tokensOf, type Usage } from './usage.js';
 import { jsonSchema, Output, streamText } from 'ai';
 import type { Run } from '../services/rows.js';
 import type { Deps } from '../services/deps.js';
@@ -59,7 +60,8 @@ function reviewPrompt(runTool: ServerTool, call: { toolName: string; arguments: 
 }
 
 /** The reviewer of a run, or none when its agent has no `reviewer`. */
-export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): CallReviewer | undefined {
+/** `usage`: the attempt's, to which each review's tokens and cost are added (not its request: see docs/api/runs.md). */
+export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig, usage?: Usage): CallReviewer | undefined {
   const settings = config.reviewer;
   if (!settings) return undefined;
   const timeoutMs = (settings.timeout_seconds ?? REVIEWER_DEFAULTS.timeoutSeconds) * 1000;
@@ -92,11 +94,12 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig): Cal
         // (onError only silences the SDK's logging) and is the reviewer's error as it is.
         for await (const part of result.stream) if (part.type === 'error') throw part.error;
         const rated = await result.output;
+        const reported = await result.usage;
+        if (usage) addTokens(usage, model, tokensOf(reported));
         if (modelSpan) {
-          const usage = await result.usage;
           endModelRequest(modelSpan, {
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
+            inputTokens: reported.inputTokens,
+            outputTokens: reported.outputTokens,
             finishReason: await result.finishReason,
           });
         }

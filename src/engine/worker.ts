@@ -9,7 +9,7 @@
 // back (accepted again, the attempt not counted against its budget) with a NOTIFY, so another
 // worker — or this process's next start, which scans for accepted runs — takes it at once
 // instead of waiting for its lease to expire.
-import type { Usage } from './model-turn.js';
+import { ledgerRows, newUsage, storedUsage, type Usage } from './usage.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Run } from '../services/rows.js';
@@ -280,7 +280,7 @@ export class WorkerPool {
       // sealed here, so their seal work (skill sync's cleanup) runs here too.
       const attempt: { environments?: RunEnvironments } = {};
       // Counted by the attempt as it goes; an attempt that throws seals with what it consumed so far.
-      const usage: Usage = { requests: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+      const usage: Usage = newUsage();
       try {
         result = await executeAttempt({
           usage,
@@ -331,7 +331,8 @@ export class WorkerPool {
         run,
         outcome,
         result.newMessages,
-        { ...result.usage },
+        storedUsage(result.usage),
+        ledgerRows(result.usage),
         await items.drain(),
         spans.drain(run.id),
       );

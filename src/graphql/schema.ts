@@ -16,6 +16,7 @@ import '../features/runs/graphql/run-items.js';
 import '../features/runs/graphql/run-item-content.js';
 import '../features/traces/graphql/traces.js';
 import '../features/runs/graphql/inbox.js';
+import '../features/runs/graphql/usage.js';
 import '../features/models/graphql/providers.js';
 import '../features/tools/graphql/connections.js';
 import '../features/memories/graphql/memories.js';

@@ -209,7 +209,14 @@ describe('media understanding', () => {
     expect(roomy).toMatchObject({ status: 'completed', output: 'A dot, then.' });
     expect(chatRequests(describer)).toHaveLength(describedBefore + 1);
     // Each loopback answer reports 11 prompt and 7 completion tokens.
-    expect(roomy.usage_at_seal).toEqual({ requests: 2, input_tokens: 22, output_tokens: 14, cached_input_tokens: 0 });
+    expect(roomy.usage_at_seal).toEqual({
+      requests: 2,
+      input_tokens: 22,
+      output_tokens: 14,
+      cached_input_tokens: 0,
+      reasoning_tokens: 0,
+      cost: { amount: '0.000000', currency: null, complete: false },
+    });
 
     // Room for the main request only: no describing request; the model gets a note, the run goes on.
     textOnly.turns.push({ text: 'I could not see it.' });

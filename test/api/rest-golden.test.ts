@@ -473,6 +473,9 @@ async function scenario() {
   // the audit trail of one agent
   await call('GET /api/v1/audit-events', 'GET', `/api/v1/audit-events?resource_id=${agentId}`);
 
+  // the usage of the runs above, by model
+  await call('GET /api/v1/usage', 'GET', '/api/v1/usage?group_by=model');
+
   // the support API: push, status, presence
   await call('GET /api/push/configuration', 'GET', '/api/push/configuration');
   const browser = push.subscribe();

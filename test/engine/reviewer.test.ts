@@ -79,6 +79,30 @@ describe('the reviewer', () => {
     });
   });
 
+  it("counts the reviewer's tokens and cost in the run's usage, under the reviewer's model in the usage ledger", async () => {
+    const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'judge provider' } });
+    const judge = await t.rest('POST', '/api/v1/models', {
+      body: {
+        key: 'judge',
+        provider_id: provider.body.id,
+        provider_model: 'echo',
+        pricing: { input_per_mtok: 1000, output_per_mtok: 1000 },
+      },
+    });
+    expect(judge.status, JSON.stringify(judge.body)).toBe(201);
+    const { done } = await reviewedRun('/priced', { model: 'judge', model_settings: rating('low') });
+    expect(done.status).toBe('completed');
+    const [review] = (await t.rest('GET', '/api/v1/usage?group_by=model&model=judge')).body.items;
+    expect(review).toMatchObject({ key: 'judge', requests: 1, cost: { currency: 'USD', complete: true } });
+    expect(review.input_tokens).toBeGreaterThan(0);
+    // 1,000 per million tokens: a thousandth per token, exactly.
+    expect(review.cost.amount).toBe(((review.input_tokens + review.output_tokens) / 1000).toFixed(6));
+    // The run counts the review's tokens and cost, not its request; its own model ('dev') has no price.
+    expect(done.usage_at_seal.requests).toBe(2);
+    expect(done.usage_at_seal.input_tokens).toBeGreaterThan(review.input_tokens);
+    expect(done.usage_at_seal.cost).toEqual({ amount: review.cost.amount, currency: 'USD', complete: false });
+  });
+
   it('flagged with on_flagged deny: the call is refused and the model is told why', async () => {
     const { run, done } = await reviewedRun('/denied', {
       model_settings: rating('high', 'it deletes data'),

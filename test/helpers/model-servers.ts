@@ -88,8 +88,21 @@ export const sse = (res: ServerResponse) =>
  */
 export function startOpenAICompatibleServer(
   apiKey = 'sk-test-openai-secret',
-  options: { wholeToolCalls?: boolean; groqUsage?: boolean } = {},
+  options: {
+    wholeToolCalls?: boolean;
+    groqUsage?: boolean;
+    /** The usage every answer reports (default 11 in, 7 out); cached and reasoning tokens as OpenAI details them. */
+    usage?: { prompt: number; completion: number; cached?: number; reasoning?: number };
+  } = {},
 ): Promise<ModelServer> {
+  const reported = options.usage ?? { prompt: 11, completion: 7 };
+  const usage = {
+    prompt_tokens: reported.prompt,
+    completion_tokens: reported.completion,
+    total_tokens: reported.prompt + reported.completion,
+    ...(reported.cached !== undefined ? { prompt_tokens_details: { cached_tokens: reported.cached } } : {}),
+    ...(reported.reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: reported.reasoning } } : {}),
+  };
   return start(async (state, req, res, body) => {
     if (req.headers.authorization !== `Bearer ${state.apiKey}`) {
       res
@@ -126,7 +139,7 @@ export function startOpenAICompatibleServer(
         }
         chunk({ content: piece });
       }
-      chunk({}, 'stop', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+      chunk({}, 'stop', { usage });
     } else {
       if (turn.gate) {
         turn.gate.reached?.();
@@ -140,7 +153,7 @@ export function startOpenAICompatibleServer(
         chunk({ tool_calls: [{ index: 0, id: turn.tool.id, type: 'function', function: { name: turn.tool.name, arguments: '' } }] });
         chunk({ tool_calls: [{ index: 0, function: { arguments: args } }] });
       }
-      chunk({}, 'tool_calls', { usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
+      chunk({}, 'tool_calls', { usage });
     }
     res.end('data: [DONE]\n\n');
   }, apiKey);

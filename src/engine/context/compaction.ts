@@ -4,6 +4,7 @@
 // docs/api/context.md) over a plain-text transcript, so any model can write it, tools or not.
 import { generateText, type ModelMessage } from 'ai';
 import type { ResolvedModel } from '../models.js';
+import { tokensOf } from '../usage.js';
 import { isContextOverflow } from './overflow.js';
 import { cutText } from './view.js';
 
@@ -100,7 +101,7 @@ export interface SummaryRequest {
   maxOutputTokens: number;
   signal: AbortSignal;
   /** Told each request's usage (the run counts them). */
-  onUsage: (usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number }) => void;
+  onUsage: (usage: ReturnType<typeof tokensOf>) => void;
   /** Told of a request refused for its length (it counts as a request too). */
   onRefused?: () => void;
 }
@@ -148,11 +149,7 @@ async function summariseInChunks(request: SummaryRequest): Promise<string> {
       maxRetries: 0,
       abortSignal: request.signal,
     });
-    request.onUsage({
-      inputTokens: result.usage.inputTokens ?? 0,
-      outputTokens: result.usage.outputTokens ?? 0,
-      cachedInputTokens: result.usage.inputTokenDetails.cacheReadTokens ?? 0,
-    });
+    request.onUsage(tokensOf(result.usage));
     const text = result.text.trim();
     if (!text) throw new Error('the model wrote an empty summary');
     summary = text;

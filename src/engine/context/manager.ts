@@ -23,7 +23,7 @@ import { addContextState, latestContextState, type ThreadContextState } from '..
 import type { RunAgentConfig } from '../agent-config.js';
 import type { AttemptTrace } from '../attempt-trace.js';
 import type { RunItemStream } from '../items.js';
-import type { Usage } from '../model-turn.js';
+import { addTokens, type Usage } from '../usage.js';
 import { resolveModel, type ResolvedModel } from '../models.js';
 import { contextBudget, type ContextBudget, type ModelCharacteristics } from './budget.js';
 import { chooseCut, summarise, summaryMessage } from './compaction.js';
@@ -298,9 +298,7 @@ export class ContextManager {
         onUsage: (used) => {
           requests += 1;
           usage.requests += 1;
-          usage.input_tokens += used.inputTokens;
-          usage.output_tokens += used.outputTokens;
-          usage.cached_input_tokens += used.cachedInputTokens;
+          addTokens(usage, model, used);
         },
       });
       this.state = { coveredMessages: cut, stubbedBefore: Math.max(this.state.stubbedBefore, cut), summary };

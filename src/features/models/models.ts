@@ -1,8 +1,7 @@
 // Models: named by a key unique in the workspace (never an id), bound to a model provider, with the
 // provider's model name, the model API and its settings. Live rows: PATCH in place, version, ETag
 // "{key}:{version}"; `enabled: false` stops new use at once.
-import type { Model } from '../../generated/prisma/client.js';
-import type { Prisma } from '../../db.js';
+import { Prisma, type Model } from '../../generated/prisma/client.js';
 import { MODEL_KEY } from '../agents/documents/config-schema.js';
 import { checkIfMatch } from '../../lib/etag.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
@@ -13,6 +12,7 @@ import { diffFields, recordAudit, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { getProvider } from './providers.js';
+import { validatePricing } from './pricing.js';
 import { providerType } from '../../providers/index.js';
 import { listQuery } from '../../services/list-query.js';
 import type { NodeRowsLoader } from '../../services/nodes.js';
@@ -62,9 +62,13 @@ export interface CreateModelInput {
   name?: unknown;
   description?: unknown;
   settings?: unknown;
+  pricing?: unknown;
   enabled?: boolean | null;
   labels?: unknown;
 }
+
+/** A nullable JSON column's value as Prisma writes it (null is the database's NULL). */
+const jsonOrNull = (value: object | null) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
 export async function createModel(call: CallContext, input: CreateModelInput) {
   const { actor } = call;
@@ -73,6 +77,7 @@ export async function createModel(call: CallContext, input: CreateModelInput) {
     throw invalidArgument('key must be 1 to 128 characters of a-z, 0-9, . and -, starting with a letter or digit', 'key');
   if (typeof input.providerId !== 'string') throw invalidArgument('provider_id is required', 'provider_id');
   validateProviderModel(input.providerModel);
+  const pricing = validatePricing(input.pricing);
   return inTransaction(call, async (bound) => {
     const tx = bound.db;
     const provider = await getProvider(bound, 'model', input.providerId as string);
@@ -88,6 +93,7 @@ export async function createModel(call: CallContext, input: CreateModelInput) {
         name: validateOptionalName(input.name),
         description: validateDescription(input.description),
         settings: validateSettings(input.settings) as Prisma.InputJsonValue,
+        pricing: jsonOrNull(pricing),
         enabled: input.enabled ?? true,
         labels: input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels),
         createdById: actor.principalId,
@@ -147,6 +153,8 @@ export async function updateModel(call: CallContext, key: string, ifMatch: strin
     if (patch.name !== undefined) data.name = validateOptionalName(patch.name);
     if (patch.description !== undefined) data.description = validateDescription(patch.description);
     if (patch.settings !== undefined) data.settings = validateSettings(patch.settings);
+    // A new price replaces the model's own price whole; null removes it (the catalogue's applies again).
+    if (patch.pricing !== undefined) data.pricing = validatePricing(patch.pricing);
     if (patch.enabled !== undefined && patch.enabled !== null) data.enabled = patch.enabled;
     if (patch.labels !== undefined) data.labels = validateLabels(patch.labels ?? {});
     const changes = diffFields(row, data);
@@ -154,7 +162,13 @@ export async function updateModel(call: CallContext, key: string, ifMatch: strin
     const updated = await tx.model
       .update({
         where: { workspaceId_key: { workspaceId: row.workspaceId, key: row.key }, version: row.version },
-        data: { ...data, version: row.version + 1, updatedById: actor.principalId, updatedAt: new Date() },
+        data: {
+          ...data,
+          ...('pricing' in data ? { pricing: jsonOrNull(data.pricing as object | null) } : {}),
+          version: row.version + 1,
+          updatedById: actor.principalId,
+          updatedAt: new Date(),
+        },
       })
       .catch((error: { code?: string }) => {
         if (error.code === 'P2025') throw new AppError('precondition_failed', 'the model was changed concurrently; read it again');

@@ -22,6 +22,7 @@ import type { Actor } from '../../services/deps.js';
 import { changeVersioned } from '../../services/versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 import { itemsCtes, type ItemsWrite } from './attempt-items.js';
+import { ledgerCte, type UsageLedgerRow } from './usage-ledger.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from '../webhooks/webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -468,7 +469,8 @@ export async function sealRun(
   run: Run,
   outcome: SealOutcome,
   newMessages: unknown[],
-  usage: Record<string, number>,
+  usage: Record<string, unknown>,
+  ledger: readonly UsageLedgerRow[],
   itemsWrite: ItemsWrite | null,
   spansWrite: Prisma.Sql | null = null,
 ): Promise<(Run & { threadHasPending: boolean }) | null> {
@@ -524,7 +526,7 @@ export async function sealRun(
         'inbox_entry.failed',
         PrismaSql.sql`jsonb_build_object('inbox_entry', jsonb_build_object('id', e.id, 'thread_id', e.thread_id, 'run_id', e.assigned_run_id, 'status', e.status, 'failure', e.failure))`,
       )} AS queued FROM entries e WHERE e.status = 'failed'
-    )
+    )${ledgerCte(ledger)}
     SELECT ${RUN_COLUMNS},
       EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending",
       ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents"

@@ -27,11 +27,35 @@ export interface RunUsage {
   output_tokens: number;
   /** Of the input tokens, those read from the provider's prompt cache (0 when it reports none). */
   cached_input_tokens: number;
+  /** Of the output tokens, those the model spent reasoning (0 when the provider reports none). */
+  reasoning_tokens: number;
+  /** What the requests cost; null for runs sealed before costs were recorded. */
+  cost: RunCost | null;
 }
+
+/** A cost: an exact amount rounded for showing (src/lib/cost.ts), its currency, and whether every request was priced. */
+export interface RunCost {
+  amount: string;
+  currency: string | null;
+  complete: boolean;
+}
+
 /** The stored counters: rows sealed before a counter existed lack it (it reads 0). */
 const StoredUsage = Nullable(
   Type.Partial(
-    Type.Object({ requests: Type.Number(), input_tokens: Type.Number(), output_tokens: Type.Number(), cached_input_tokens: Type.Number() }),
+    Type.Object({
+      requests: Type.Number(),
+      input_tokens: Type.Number(),
+      output_tokens: Type.Number(),
+      cached_input_tokens: Type.Number(),
+      reasoning_tokens: Type.Number(),
+      // The amount as shown (6 decimals); the usage ledger keeps the exact amounts.
+      cost: Type.Object({
+        amount: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{6}$' }),
+        currency: Nullable(Type.String()),
+        complete: Type.Boolean(),
+      }),
+    }),
   ),
 );
 
@@ -96,6 +120,8 @@ export function readUsage(value: Prisma.JsonValue | undefined): RunUsage | null 
     input_tokens: usage.input_tokens ?? 0,
     output_tokens: usage.output_tokens ?? 0,
     cached_input_tokens: usage.cached_input_tokens ?? 0,
+    reasoning_tokens: usage.reasoning_tokens ?? 0,
+    cost: usage.cost ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ import {
   testProvider,
   updateProvider,
 } from '../providers.js';
+import { modelPricing, showPrice } from '../pricing.js';
 import { createModel, getModel, listModels, loadModels, MODEL_NODE_PREFIX, modelNodeId, parseModelNodeId, updateModel } from '../models.js';
 import { ProviderKindEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { relation } from '../../../graphql/modules/relations.js';
@@ -29,6 +30,20 @@ export const ProviderRef = builder.prismaObject('Provider', {
   }),
 });
 
+const ModelPriceRef = builder.objectRef<ReturnType<typeof showPrice>>('ModelPrice').implement({
+  description: 'Prices per million tokens; a member without a price is null.',
+  fields: (t) => ({
+    inputPerMtok: t.float({ nullable: true, resolve: (p) => p.inputPerMtok }),
+    outputPerMtok: t.float({ nullable: true, resolve: (p) => p.outputPerMtok }),
+    cachedInputPerMtok: t.float({
+      nullable: true,
+      description: 'input tokens read from the provider cache; null: they cost what other input tokens cost',
+      resolve: (p) => p.cachedInputPerMtok,
+    }),
+    currency: t.exposeString('currency', { description: 'ISO 4217 code' }),
+  }),
+});
+
 export const ModelRef = builder.prismaObject('Model', {
   interfaces: [VersionedRef],
   fields: (t) => ({
@@ -37,6 +52,20 @@ export const ModelRef = builder.prismaObject('Model', {
     providerModel: t.exposeString('providerModel'),
     api: t.exposeString('api'),
     settings: t.expose('settings', { type: 'JSON' }),
+    pricing: t.field({
+      type: ModelPriceRef,
+      nullable: true,
+      description: 'The price in effect for new requests: the members the model sets, the others from the catalogue',
+      resolve: async (m) => {
+        const { price } = await modelPricing(m);
+        return price ? showPrice(price) : null;
+      },
+    }),
+    pricingSource: t.string({
+      nullable: true,
+      description: 'model | catalogue | null (no price)',
+      resolve: async (m) => (await modelPricing(m)).source,
+    }),
     enabled: t.exposeBoolean('enabled'),
   }),
 });
@@ -91,6 +120,10 @@ const ModelInput = builder.inputType('ModelInput', {
     api: t.string(),
     ...nameAndLabelInputs(t),
     settings: t.field({ type: 'JSON' }),
+    pricing: t.field({
+      type: 'JSON',
+      description: "input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price",
+    }),
     enabled: t.boolean(),
   }),
 });

@@ -14,6 +14,7 @@ import type {
   RunPending,
   RunResume,
   RunUsage,
+  RunCost,
 } from '../run-members.js';
 import {
   MemoryMountAccessEnum,
@@ -85,6 +86,17 @@ export const FailureRef = builder.objectRef<Failure>('Failure').implement({
   }),
 });
 
+export const CostRef = builder.objectRef<RunCost>('Cost').implement({
+  description: 'An amount of money: exact sums, rounded half up to 6 decimals when shown.',
+  fields: (t) => ({
+    amount: t.exposeString('amount', { description: 'a decimal string with 6 decimals, such as "0.004215"' }),
+    currency: t.string({ nullable: true, description: 'ISO 4217 code; null when no request was priced', resolve: (c) => c.currency }),
+    complete: t.exposeBoolean('complete', {
+      description: 'false when some tokens could not be priced (a model without a price, or one priced in another currency)',
+    }),
+  }),
+});
+
 export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
   description: "What the run's last attempt used, summed over its model requests.",
   fields: (t) => ({
@@ -94,6 +106,16 @@ export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
     cachedInputTokens: t.int({
       description: 'of the input tokens, those the provider read from its prompt cache (as it reported them; 0 when it reports none)',
       resolve: (u) => u.cached_input_tokens,
+    }),
+    reasoningTokens: t.int({
+      description: 'of the output tokens, those the model spent reasoning (as the provider reported them; 0 when it reports none)',
+      resolve: (u) => u.reasoning_tokens,
+    }),
+    cost: t.field({
+      type: CostRef,
+      nullable: true,
+      description: 'what the requests cost at the prices in effect when each was made; null for runs sealed before costs were recorded',
+      resolve: (u) => u.cost,
     }),
   }),
 });

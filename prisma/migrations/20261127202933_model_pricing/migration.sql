@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "models" ADD COLUMN     "pricing" JSONB;

@@ -1,0 +1,119 @@
+// What an attempt's model requests consumed, counted as they happen: tokens, and their cost at the
+// price in effect when each request was made (the model is resolved per request, so a price change
+// applies to the requests after it). Stored at seal as the run's `usage_at_seal`, and per model as
+// the usage ledger's rows (`usage_records`, summed by GET /api/v1/usage).
+import type { LanguageModelUsage } from 'ai';
+import { formatAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
+import type { UsageLedgerRow } from '../features/runs/usage-ledger.js';
+
+/** The cost so far: exact pico-units of one currency (src/lib/cost.ts). */
+export interface CostTally {
+  picos: bigint;
+  /** The currency of the first priced request; null until one was priced. */
+  currency: string | null;
+  /** False once a request's tokens could not be priced (no price, or another currency). */
+  complete: boolean;
+}
+
+export interface Usage {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Of the input tokens, those the provider read from its prompt cache (as it reported them). */
+  cached_input_tokens: number;
+  /** Of the output tokens, those the model spent reasoning (as the provider reported them). */
+  reasoning_tokens: number;
+  cost: CostTally;
+  /** The same, per model key, counting the requests that reported usage: the ledger's rows. */
+  byModel: Map<string, ModelTally>;
+}
+
+export interface ModelTally {
+  requests: number;
+  input: number;
+  output: number;
+  cachedInput: number;
+  reasoning: number;
+  cost: CostTally;
+}
+
+export function newUsage(): Usage {
+  return {
+    requests: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    reasoning_tokens: 0,
+    cost: { picos: 0n, currency: null, complete: true },
+    byModel: new Map(),
+  };
+}
+
+/** The counters of one request's reported usage (AI SDK: cached tokens are part of the input, reasoning of the output). */
+export function tokensOf(reported: LanguageModelUsage) {
+  return {
+    input: reported.inputTokens ?? 0,
+    output: reported.outputTokens ?? 0,
+    cachedInput: reported.inputTokenDetails.cacheReadTokens ?? 0,
+    reasoning: reported.outputTokenDetails.reasoningTokens ?? 0,
+  };
+}
+
+/**
+ * Adds one request's tokens (not the request itself: callers count requests where they decide to make
+ * them) and their cost at `price`. Tokens of a model without a price, or priced in a currency other
+ * than the run's first, are not added to the amount and make it incomplete.
+ */
+export function addTokens(usage: Usage, model: { key: string; price: UnitPrice | null }, tokens: ReturnType<typeof tokensOf>): void {
+  usage.input_tokens += tokens.input;
+  usage.output_tokens += tokens.output;
+  usage.cached_input_tokens += tokens.cachedInput;
+  usage.reasoning_tokens += tokens.reasoning;
+  let tally = usage.byModel.get(model.key);
+  if (!tally) {
+    tally = { requests: 0, input: 0, output: 0, cachedInput: 0, reasoning: 0, cost: { picos: 0n, currency: null, complete: true } };
+    usage.byModel.set(model.key, tally);
+  }
+  tally.requests += 1;
+  tally.input += tokens.input;
+  tally.output += tokens.output;
+  tally.cachedInput += tokens.cachedInput;
+  tally.reasoning += tokens.reasoning;
+  addCost(usage.cost, model.price, tokens);
+  addCost(tally.cost, model.price, tokens);
+}
+
+function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>): void {
+  if (tokens.input === 0 && tokens.output === 0) return;
+  const picos = price && (cost.currency ?? price.currency) === price.currency ? requestCostPicos(price, tokens) : null;
+  if (picos === null) {
+    cost.complete = false;
+    return;
+  }
+  cost.currency = price!.currency;
+  cost.picos += picos;
+}
+
+/**
+ * The usage as `usage_at_seal` stores it: the amount as shown (rounded once, here), so the stored
+ * document and the view are the same member for member; the ledger keeps the exact amounts.
+ */
+export function storedUsage(usage: Usage) {
+  const { cost, byModel: _byModel, ...counters } = usage;
+  return { ...counters, cost: { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete } };
+}
+
+/** The ledger's rows of an attempt's usage, one per model, as `sealRun` writes them. */
+export function ledgerRows(usage: Usage): UsageLedgerRow[] {
+  return [...usage.byModel].map(([modelKey, tally]) => ({
+    modelKey,
+    requests: tally.requests,
+    inputTokens: tally.input,
+    outputTokens: tally.output,
+    cachedInputTokens: tally.cachedInput,
+    reasoningTokens: tally.reasoning,
+    costPicos: tally.cost.picos.toString(),
+    currency: tally.cost.currency,
+    complete: tally.cost.complete,
+  }));
+}
