@@ -140,6 +140,8 @@ export type ModelInput = {
   key?: string | null | undefined;
   labels?: unknown;
   name?: string | null | undefined;
+  /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
+  pricing?: unknown;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
