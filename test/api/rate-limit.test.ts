@@ -164,19 +164,7 @@ describe('over the limit', () => {
         },
       );
     });
-    // The subscription is live once a change reaches it: change the workspace with another key.
-    const other = await newKey(t);
-    const current = await restGet(t, other.token);
-    const etag = current.headers.get('etag')!;
-    await waitForSubscriber(async () => {
-      const changed = await fetch(`${t.url}/api/v1/workspace`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', 'if-match': '*' },
-        body: JSON.stringify({ name: `renamed ${Math.random()}` }),
-      });
-      expect(changed.status).toBe(200);
-    }, first);
-    expect(etag).toBeTruthy();
+    await renameWorkspaceUntil(first);
     expect(((await first) as { data: { workspaceUpdated: { id: string } } }).data.workspaceUpdated.id).toBe(t.workspaceId);
     await ws.dispose();
   });
@@ -219,19 +207,27 @@ describe('over graphql-ws', () => {
         { next: () => (stop(), resolve()), error: reject, complete: () => undefined },
       );
     });
-    const other = await newKey(t);
-    await waitForSubscriber(async () => {
-      const changed = await fetch(`${t.url}/api/v1/workspace`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', 'if-match': '*' },
-        body: JSON.stringify({ name: `renamed ${Math.random()}` }),
-      });
-      expect(changed.status).toBe(200);
-    }, subscribed);
-    await subscribed;
+    await renameWorkspaceUntil(subscribed);
     await ws.dispose();
   });
 });
+
+/**
+ * Renames the test app's workspace with a key of its own (its budget untouched) until `received`, a
+ * `workspaceUpdated` subscription's first event, arrives: the signal that the subscription is live.
+ */
+async function renameWorkspaceUntil(received: Promise<unknown>) {
+  const other = await newKey(t);
+  await waitForSubscriber(async () => {
+    const changed = await fetch(`${t.url}/api/v1/workspace`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json', 'if-match': '*' },
+      body: JSON.stringify({ name: `renamed ${Math.random()}` }),
+    });
+    expect(changed.status).toBe(200);
+  }, received);
+  await received;
+}
 
 /**
  * Repeats `change` until `received` settles: the subscription may not be listening yet when the first
