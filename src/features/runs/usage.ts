@@ -14,6 +14,8 @@ export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 /** The longest range one report covers, and the range without `from`. */
 export const MAX_RANGE_DAYS = 93;
+/** The end of year 9999 (UTC): the latest instant a usage range reads. */
+const LATEST_MS = Date.UTC(10000, 0, 1);
 const DEFAULT_RANGE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
@@ -66,6 +68,10 @@ export async function usageReport(call: CallContext, args: UsageArgs): Promise<{
   if (from.getTime() >= to.getTime()) throw invalidArgument('from must be before to', 'from');
   if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
     throw invalidArgument(`from and to may be at most ${MAX_RANGE_DAYS} days apart`, 'from');
+  // No usage is older than the Unix epoch or later than year 9999, and PostgreSQL refuses some dates
+  // JavaScript accepts (year 0): a range reaching past either is read up to it.
+  if (to.getTime() <= 0) return { items: [] };
+  const [fromBound, toBound] = [new Date(Math.max(from.getTime(), 0)), new Date(Math.min(to.getTime(), LATEST_MS))];
   const key = KEY_SQL[groupBy];
   // Grouped by currency too: a group whose requests were priced in several currencies is told apart below.
   const rows = await call.db.$queryRaw<Row[]>`
@@ -73,7 +79,7 @@ export async function usageReport(call: CallContext, args: UsageArgs): Promise<{
       sum(output_tokens)::bigint AS output_tokens, sum(cached_input_tokens)::bigint AS cached_input_tokens,
       sum(reasoning_tokens)::bigint AS reasoning_tokens, sum(cost_picos)::text AS cost_picos, bool_and(complete) AS complete
     FROM usage_records
-    WHERE workspace_id = ${actor.workspaceId} AND sealed_at >= ${from} AND sealed_at < ${to}
+    WHERE workspace_id = ${actor.workspaceId} AND sealed_at >= ${fromBound} AND sealed_at < ${toBound}
       ${args.agentId ? Prisma.sql`AND agent_id = ${args.agentId}` : Prisma.empty}
       ${args.model ? Prisma.sql`AND model_key = ${args.model}` : Prisma.empty}
     GROUP BY 1, 2
