@@ -51,7 +51,10 @@ stop() {
   code=$("$tool" wait "$name")
   say "SIGTERM → exit code $code after $((SECONDS - started)) s"
   [ "$code" = 0 ] || fail "exit code $code after SIGTERM"
-  "$tool" logs "$name" 2>&1 | grep -q '"msg":"shutting down' || say "(no shutdown line in the log)"
+  # The logs whole first: `grep -q` stopping early would fail the pipe under pipefail.
+  local logs
+  logs=$("$tool" logs "$name" 2>&1)
+  grep -q '"signal":"SIGTERM".*"msg":"shutting down"' <<<"$logs" || fail "no shutdown on SIGTERM in the log"
   "$tool" rm "$name" >/dev/null
 }
 
@@ -74,7 +77,8 @@ start
 workspace=$(curl -sf -H "$h" "$api/workspace" | jq -r .id)
 [ -n "$workspace" ] && [ "$workspace" != null ] || fail "the workspace is gone after a restart"
 [ "$(curl -s "http://127.0.0.1:$port/readyz" | jq -r .pending_migrations)" = 0 ] || fail "migrations pending after a restart"
-"$tool" logs "$name" 2>&1 | grep -q 'applying migration' && fail "the second start applied migrations again"
+logs=$("$tool" logs "$name" 2>&1)
+if grep -q 'applying migration' <<<"$logs"; then fail "the second start applied migrations again"; fi
 say "restart on the same volume: workspace $workspace kept"
 stop
 say "passed"
