@@ -1,7 +1,9 @@
 // The Kubernetes manifests (deploy/kubernetes) as kubectl renders them: the example overlay builds,
 // and what it renders keeps the promises docs/deploying.md makes — probes on the health checks,
 // non-root containers, disruption budgets, resources on every container, migrations as a Job, the
-// worker autoscaler on the queue metric.
+// worker autoscaler on the queue metric — and every resource it renders is valid against the
+// Kubernetes API's schema of its kind (the kubernetes-models package's, generated from the API's
+// OpenAPI document: required fields and types; it does not refuse unknown fields).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -30,6 +32,9 @@ function one(resources: Resource[], kind: string, name: string): Resource {
   return found[0]!;
 }
 
+const mapValues = (record: Record<string, string>, map: (value: string) => string) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+
 function podSpec(resource: Resource): any {
   return resource.spec.template.spec;
 }
@@ -40,6 +45,32 @@ describe.skipIf(kubectlMissing)('deploy/kubernetes (needs kubectl on PATH to ren
   const worker = kubectlMissing ? null : one(resources, 'Deployment', 'wsa-worker');
   const migrate = kubectlMissing ? null : one(resources, 'Job', 'wsa-migrate');
   const workloads = [api, worker, migrate] as Resource[];
+
+  it('renders only resources the Kubernetes API schemas accept', async () => {
+    const kinds: string[] = [];
+    for (const resource of resources) {
+      // kubernetes-models/<group>/<version> (the core group is `v1`) exports one class per kind.
+      const group = (await import(`kubernetes-models/${resource.apiVersion}`)) as Record<
+        string,
+        new (data: unknown) => { validate(): void }
+      >;
+      const Model = group[resource.kind];
+      expect(Model, `${resource.apiVersion} ${resource.kind}`).toBeDefined();
+      // kustomize folds long base64 values of a Secret over lines; the API's decoder skips the line
+      // breaks, the schema's `byte` format does not.
+      const data = resource.kind === 'Secret' ? { data: mapValues(resource.data ?? {}, (value) => value.replace(/\s/g, '')) } : {};
+      expect(() => new Model!({ ...resource, ...data }).validate(), `${resource.kind}/${resource.metadata.name}`).not.toThrow();
+      kinds.push(resource.kind);
+    }
+    expect(new Set(kinds)).toEqual(
+      new Set(['Namespace', 'ConfigMap', 'Secret', 'Service', 'Deployment', 'Job', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']),
+    );
+    // The validator does refuse what the API would: a probe whose port is missing.
+    const broken = structuredClone(one(resources, 'Deployment', 'wsa-api'));
+    delete podSpec(broken).containers[0].readinessProbe.httpGet.port;
+    const { Deployment } = await import('kubernetes-models/apps/v1');
+    expect(() => new Deployment(broken as never).validate()).toThrow(/port/);
+  });
 
   it('puts everything in the overlay namespace, on the overlay image', () => {
     for (const resource of resources) if (resource.kind !== 'Namespace') expect(resource.metadata.namespace, resource.kind).toBe('agents');
