@@ -1,4 +1,4 @@
-// Database tools: `npm run db -- psql [ARGS…] | dump FILE | restore FILE`.
+// Database tools: `npm run db -- migrate | psql [ARGS…] | dump FILE | restore FILE`.
 // They work on the service's database: the server named by DATABASE_URL, else the embedded
 // PostgreSQL of DATA_DIR (attached to when the service is running, started for the command and
 // stopped afterwards when not). The client programs come from the machine (see pg-clients.ts);
@@ -10,11 +10,13 @@ import pg from 'pg';
 import { loadConfig } from './config.js';
 import { createLogger } from './lib/logger.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
+import { applyMigrations } from './storage/migrate.js';
 import { chooseClient, findCandidates, type ClientProgram } from './storage/pg-clients.js';
 import { connectionEnvironment } from './storage/pg-environment.js';
 
 const USAGE = `usage: npm run db -- <command>
 
+  migrate              applies the pending migrations and exits (what an upgrade runs before the new code)
   psql [PSQL_ARGS…]    an interactive psql session (or psql with the given arguments, e.g. -c 'select 1')
   dump FILE            writes the whole database to FILE (pg_dump custom format; - for stdout)
   restore FILE         loads a dump (custom format or plain SQL) into an empty database, in one transaction
@@ -75,8 +77,10 @@ async function main(): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   const program: Record<string, ClientProgram> = { psql: 'psql', dump: 'pg_dump', restore: 'pg_restore' };
-  if (!program[command]) throw new UsageError(`unknown command ${JSON.stringify(command)}; use psql, dump FILE or restore FILE`);
-  if (command !== 'psql' && rest.length !== 1) throw new UsageError(`${command} takes one FILE argument`);
+  if (command !== 'migrate' && !program[command])
+    throw new UsageError(`unknown command ${JSON.stringify(command)}; use migrate, psql, dump FILE or restore FILE`);
+  if (command === 'migrate' && rest.length > 0) throw new UsageError('migrate takes no argument');
+  if (command !== 'psql' && command !== 'migrate' && rest.length !== 1) throw new UsageError(`${command} takes one FILE argument`);
   const file = rest[0]!;
 
   const config = loadConfig();
@@ -93,6 +97,14 @@ async function main(): Promise<number> {
     url = embedded.url;
   }
   try {
+    if (command === 'migrate') {
+      // The same code and advisory lock as a start's (storage/migrate.ts): running it while old
+      // instances serve, or twice at once, is safe. One line per migration applied, then a summary.
+      const { applied, total } = await applyMigrations(url, logger);
+      for (const name of applied) process.stdout.write(`applied ${name}\n`);
+      process.stdout.write(`${applied.length} of ${total} migrations applied now; the schema is current\n`);
+      return 0;
+    }
     const { major, tables } = await serverFacts(url);
     const connection = connectionEnvironment(url);
     if (command === 'psql') {

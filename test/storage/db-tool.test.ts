@@ -1,15 +1,18 @@
-// `npm run db -- psql | dump FILE | restore FILE` as processes: a dump of the embedded database
+// `npm run db -- migrate | psql | dump FILE | restore FILE` as processes: a dump of the embedded database
 // (taken while it is running, by attaching to it) restores into a fresh data directory, where the
-// service's CLI finds every row and no pending migration; the same through DATABASE_URL.
+// service's CLI finds every row and no pending migration; the same through DATABASE_URL. `migrate`
+// brings an empty database to the current schema, and a current one stays as it is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { runCli, runDbTool } from '../helpers/process.js';
 import { createTestDatabase } from '../helpers/app.js';
 import { startEmbeddedPostgres } from '../../src/storage/embedded.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { chooseClient, findCandidates } from '../../src/storage/pg-clients.js';
+import { readMigrations } from '../../src/storage/migrate.js';
 
 // The client tools come from the machine (Debian/Ubuntu: postgresql-client); the embedded server is 15.
 const clientsInstalled = (['psql', 'pg_dump', 'pg_restore'] as const).every((program) => {
@@ -98,13 +101,42 @@ describe.skipIf(!clientsInstalled)('npm run db (needs PostgreSQL client tools â‰
   });
 });
 
+describe('npm run db -- migrate', () => {
+  it('applies every pending migration to an empty database, then finds nothing to apply', async () => {
+    const target = await createTestDatabase({ empty: true });
+    try {
+      const names = readMigrations().map((migration) => migration.name);
+      const first = await runDbTool(['migrate'], { DATABASE_URL: target.url });
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.stdout.trim().split('\n')).toEqual([
+        ...names.map((name) => `applied ${name}`),
+        `${names.length} of ${names.length} migrations applied now; the schema is current`,
+      ]);
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      const recorded = await client
+        .query<{ migration_name: string }>('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1')
+        .finally(() => client.end());
+      expect(recorded.rows.map((row) => row.migration_name)).toEqual(names);
+      const again = await runDbTool(['migrate'], { DATABASE_URL: target.url });
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe(`0 of ${names.length} migrations applied now; the schema is current\n`);
+    } finally {
+      await target.drop();
+    }
+  });
+});
+
 describe('npm run db failures', () => {
   it('says in one line what is wrong', async () => {
     const unknown = await runDbTool(['backup'], { DATABASE_URL: '', DATA_DIR: join(dir, 'unused') });
     expect(unknown.code).toBe(1);
-    expect(oneLine(unknown.stderr)).toBe('error: unknown command "backup"; use psql, dump FILE or restore FILE');
+    expect(oneLine(unknown.stderr)).toBe('error: unknown command "backup"; use migrate, psql, dump FILE or restore FILE');
     expect(existsSync(join(dir, 'unused'))).toBe(false); // nothing started for a bad command
     const missing = await runDbTool(['dump'], { DATABASE_URL: '' });
     expect(oneLine(missing.stderr)).toBe('error: dump takes one FILE argument');
+    const extra = await runDbTool(['migrate', 'now'], { DATABASE_URL: '' });
+    expect(oneLine(extra.stderr)).toBe('error: migrate takes no argument');
   });
 });
