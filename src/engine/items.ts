@@ -12,10 +12,8 @@
 //
 // Appended text is published as deltas, not snapshots: the appends to one item member within one
 // event-loop turn (a model's network read often carries several tokens) become one delta, published
-// at the end of the turn — one stream id, one bus message, one frame per subscriber. Every live run's
-// deltas of the turn are published by the same setImmediate callback (publishWaitingDeltas): the
-// frames they make for one graphql-ws connection then leave in one socket write (src/graphql/ws.ts
-// uncorks once per callback), where a callback per run made a write per run. Every other change publishes the item's snapshot, and publishes pending deltas first
+// by a setImmediate at the end of the turn — one stream id, one bus message, one frame per
+// subscriber. Every other change publishes the item's snapshot, and publishes pending deltas first
 // (the stream stays in order); a snapshot of an item drops that item's own pending delta (it holds
 // the text). A delta is handed to the writer when it is published (with its stream position), and
 // pending deltas are published before the writer takes changes, so what is stored is always a state
@@ -36,16 +34,6 @@ const PREVIEW_CHARS = 1024;
 /** Items as the attempt holds them (the row's fields): declared beside the statements that write them. */
 export type { RunItemState };
 
-/** The streams with deltas of this event-loop turn not yet published, and the one callback that publishes them. */
-const waitingDeltas = new Set<RunItemStream>();
-let waitingDeltasTimer: NodeJS.Immediate | null = null;
-
-function publishWaitingDeltas() {
-  waitingDeltasTimer = null;
-  // publishDeltas takes each stream out of the set; a stream that appends meanwhile waits for the next turn.
-  for (const stream of [...waitingDeltas]) stream.publishDeltas();
-}
-
 export class RunItemStream implements ItemChangeSource {
   private nextOrdinal: number;
   private counter = 0;
@@ -59,8 +47,7 @@ export class RunItemStream implements ItemChangeSource {
   private readonly writer;
   /** Appends of this event-loop turn not yet published, by item ordinal (see publishDeltas). */
   private readonly pendingDeltas = new Map<number, { item: RunItemState; member: string; offset: number; text: string }>();
-  /** Whether this stream is among the streams whose deltas the end of this event-loop turn publishes. */
-  private deltasWaiting = false;
+  private deltaTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -110,11 +97,10 @@ export class RunItemStream implements ItemChangeSource {
       if (pending) this.publishDeltas();
       this.pendingDeltas.set(item.ordinal, { item, member, offset, text });
     }
-    if (!this.deltasWaiting) {
-      this.deltasWaiting = true;
-      waitingDeltas.add(this);
-      waitingDeltasTimer ??= setImmediate(publishWaitingDeltas);
-    }
+    this.deltaTimer ??= setImmediate(() => {
+      this.deltaTimer = null;
+      this.publishDeltas();
+    });
     // The writer publishes what is still pending before it takes the changes (takeChanges).
     this.writer.schedule(this);
   }
@@ -124,10 +110,10 @@ export class RunItemStream implements ItemChangeSource {
    * each to the writer as an append at that position (an item whose row is to be written whole
    * needs none: the row holds the text). The writer was scheduled by the appends themselves.
    */
-  publishDeltas() {
-    if (this.deltasWaiting) {
-      this.deltasWaiting = false;
-      waitingDeltas.delete(this);
+  private publishDeltas() {
+    if (this.deltaTimer) {
+      clearImmediate(this.deltaTimer);
+      this.deltaTimer = null;
     }
     if (this.pendingDeltas.size === 0) return;
     const tail = runTail(this.deps.events);
