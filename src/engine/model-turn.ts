@@ -1,11 +1,16 @@
-// One model turn: a request to the model (through the AI SDK), streamed into run items as it comes —
-// text and reasoning grow item by item — and returned as the assistant message with its tool calls.
-// Tools are offered without `execute`: the SDK only reports calls; dispatch.ts carries them out.
-import { streamText, type AssistantModelMessage, type ModelMessage, type TextPart, type ToolCallPart, type ToolSet } from 'ai';
-import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
+// One model turn: a request to the model, streamed into run items as it comes — text and reasoning
+// grow item by item — and returned as the assistant message with its tool calls. The request is the
+// AI SDK's (model-stream.ts prepares it as `streamText` does) and its parts are read here straight from
+// the provider's stream: one read and one switch per part, where `streamText` passed each through a
+// pipeline of web streams. Tools are offered without `execute`: the model only reports calls;
+// dispatch.ts carries them out.
+import type { AssistantModelMessage, LanguageModelUsage, ModelMessage, TextPart, ToolCallPart, ToolSet } from 'ai';
+import { asLanguageModelUsage, createNullLanguageModelUsage } from 'ai/internal';
+import type { LanguageModelV4FinishReason, SharedV4ProviderOptions, SharedV4Warning } from '@ai-sdk/provider';
 import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
-import { callSettings, type ResolvedModel } from './models.js';
+import { logModelWarnings, noOutputError, openModelStream, streamPartError } from './model-stream.js';
+import type { ResolvedModel } from './models.js';
 import { addTokens, tokensOf, type Usage } from './usage.js';
 
 export type { Usage };
@@ -39,73 +44,104 @@ export interface Turn {
   cachedInputTokens: number;
 }
 
+/** What an abort throws: the signal's reason (a cancel, a shutdown, a lost lease), as `streamText`'s abort part carried it. */
+const abortError = (signal: AbortSignal): unknown => signal.reason ?? new Error('aborted');
+
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
 export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
-  const { model, system, messages, tools, signal, providerOptions } = request;
-  // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
-  const result = streamText({
-    model: model.model,
-    instructions: system || undefined,
-    messages,
-    tools,
-    abortSignal: signal,
-    maxRetries: 0,
-    onError: () => undefined,
-    ...callSettings(model.settings),
-    ...(providerOptions ? { providerOptions } : {}),
-    // The system prompt is a message only where it carries a prompt-cache mark (context/caching.ts).
-    allowSystemInMessages: true,
-  });
+  const { model, signal } = request;
+  let stream;
+  try {
+    stream = await openModelStream(request);
+  } catch (error) {
+    throw signal.aborted ? abortError(signal) : error;
+  }
+  const { parts } = stream;
   let text = '';
   let textItem: RunItemState | null = null;
   let reasoningItem: RunItemState | null = null;
   const toolCalls: ToolCall[] = [];
-  let finishReason: string | undefined;
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let cachedInputTokens = 0;
-  for await (const part of result.stream) {
-    switch (part.type) {
-      case 'text-delta':
-        textItem ??= items.open('text_message', { role: 'assistant', text: '' });
-        text += part.text;
-        items.append(textItem, 'text', part.text);
-        break;
-      case 'reasoning-delta':
-        reasoningItem ??= items.open('reasoning', { text: '' });
-        items.append(reasoningItem, 'text', part.text);
-        break;
-      case 'tool-call':
-        toolCalls.push({
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          input: part.input,
-          ...(part.invalid ? { invalid: part.error === undefined ? 'invalid arguments' : describeError(part.error) } : {}),
-        });
-        break;
-      // No 'tool-error' case: the tools have no `execute`, so the SDK sends one only to echo a call it
-      // refused (an unknown tool, invalid arguments) — a call already reported above as `invalid`.
-      // Taking it too would record, tell the model about and count against retries.tools that call twice.
-      case 'finish-step': {
-        const tokens = tokensOf(part.usage);
-        inputTokens += tokens.input;
-        outputTokens += tokens.output;
-        cachedInputTokens += tokens.cachedInput;
-        addTokens(usage, model, tokens);
-        finishReason = part.finishReason;
-        break;
+  let warnings: SharedV4Warning[] = [];
+  let finish: { reason: LanguageModelV4FinishReason; usage: LanguageModelUsage } | null = null;
+  // Whether the model produced anything: a stream that ends with neither this nor a finish is an error.
+  let produced = false;
+  try {
+    for (;;) {
+      let read;
+      try {
+        read = await parts.read();
+      } catch (error) {
+        throw signal.aborted ? abortError(signal) : error;
       }
-      case 'abort':
-        throw signal.reason ?? new Error('aborted');
-      case 'error':
-        throw part.error;
-      default:
-        break;
+      if (signal.aborted) throw abortError(signal);
+      if (read.done) break;
+      const part = read.value;
+      switch (part.type) {
+        case 'stream-start':
+          warnings = part.warnings;
+          break;
+        case 'text-delta':
+          // An empty delta counts only when it brings provider metadata (as `streamText` passes it).
+          if (!part.delta && part.providerMetadata == null) break;
+          if (part.delta) produced = true;
+          textItem ??= items.open('text_message', { role: 'assistant', text: '' });
+          text += part.delta;
+          items.append(textItem, 'text', part.delta);
+          break;
+        case 'reasoning-delta':
+          if (part.delta) produced = true;
+          reasoningItem ??= items.open('reasoning', { text: '' });
+          items.append(reasoningItem, 'text', part.delta);
+          break;
+        case 'tool-input-delta':
+          if (part.delta) produced = true;
+          break;
+        case 'file':
+          produced = true;
+          break;
+        case 'tool-call': {
+          produced = true;
+          // Parsed and checked against the tool's input schema; a call of an unknown tool or with
+          // invalid arguments comes back `invalid` (the model is told why), never thrown.
+          const call = await stream.parseToolCall(part);
+          toolCalls.push({
+            toolCallId: call.toolCallId,
+            toolName: call.toolName,
+            input: call.input,
+            ...(call.invalid ? { invalid: call.error === undefined ? 'invalid arguments' : describeError(call.error) } : {}),
+          });
+          break;
+        }
+        case 'finish':
+          finish = { reason: part.finishReason, usage: asLanguageModelUsage(part.usage) };
+          break;
+        case 'error':
+          throw streamPartError(part.error);
+        default:
+          break;
+      }
     }
+  } catch (error) {
+    // Release the provider's response (a no-op once the stream has ended or failed).
+    parts.cancel(error).catch(() => undefined);
+    throw error;
   }
+  if (!finish && !produced) throw noOutputError();
+  // The request's tokens count once its stream has ended well (a stream without a finish part reports none).
+  const tokens = tokensOf(finish?.usage ?? createNullLanguageModelUsage());
+  addTokens(usage, model, tokens);
+  logModelWarnings(model, warnings);
   if (textItem) items.complete(textItem);
   if (reasoningItem) items.complete(reasoningItem);
-  return { text, toolCalls, assistant: assistantMessage(text, toolCalls), finishReason, inputTokens, outputTokens, cachedInputTokens };
+  return {
+    text,
+    toolCalls,
+    assistant: assistantMessage(text, toolCalls),
+    finishReason: finish?.reason.unified ?? 'other',
+    inputTokens: tokens.input,
+    outputTokens: tokens.output,
+    cachedInputTokens: tokens.cachedInput,
+  };
 }
 
 /** The assistant message of a turn: its text, then its tool calls (never empty: a blank text part at least). */

@@ -1,9 +1,9 @@
 // Merges consecutive server-sent text-delta events of a model's stream that arrive in the same network
 // read into one event, before the AI SDK sees them. The SDK pays for every event it receives — its
-// web-stream stages, a JSON parse and a zod validation, then one part through streamText's own stages —
-// so when a busy service reads several tokens of one stream at once, they cost it one event instead of
-// several. Nothing is held back: an event leaves with the read that completed it (a partial event waits
-// for its end, as the SDK's own parser would make it), so no token is delayed.
+// web-stream stages, a JSON parse and a zod validation, then one part for the turn to read — so when
+// a busy service reads several tokens of one stream at once, they cost it one event instead of several.
+// Nothing is held back: an event leaves with the read that completed it (a partial event waits for its
+// end, as the SDK's own parser would make it), so no token is delayed.
 //
 // What is merged, and why it means the same: two neighbouring events merge only when they are the same
 // JSON in every field but one text field (same ids, model, choice index, role, content block…), that
