@@ -7,6 +7,7 @@ import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
 import { callSettings, type ResolvedModel } from './models.js';
 import { addTokens, tokensOf, type Usage } from './usage.js';
+import { modelMetrics } from '../lib/service-metrics.js';
 
 export type { Usage };
 
@@ -42,6 +43,7 @@ export interface Turn {
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
 export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
   const { model, system, messages, tools, signal, providerOptions } = request;
+  const firstToken = modelMetrics.firstTokenClock(model.key, model.providerType);
   // Errors arrive as stream parts and are handled below (onError only silences the SDK's own logging).
   const result = streamText({
     model: model.model,
@@ -67,15 +69,18 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
   for await (const part of result.stream) {
     switch (part.type) {
       case 'text-delta':
+        firstToken.part();
         textItem ??= items.open('text_message', { role: 'assistant', text: '' });
         text += part.text;
         items.append(textItem, 'text', part.text);
         break;
       case 'reasoning-delta':
+        firstToken.part();
         reasoningItem ??= items.open('reasoning', { text: '' });
         items.append(reasoningItem, 'text', part.text);
         break;
       case 'tool-call':
+        firstToken.part();
         toolCalls.push({
           toolCallId: part.toolCallId,
           toolName: part.toolName,
