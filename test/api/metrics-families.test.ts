@@ -15,6 +15,7 @@ import { startOpenAICompatibleServer, type ModelServer } from '../helpers/model-
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
 import { createApiKey } from '../../src/features/access/admin.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const TOKEN = 'metrics-token-for-the-families-test';
 const DASHBOARD = join(import.meta.dirname, '../../deploy/grafana/workspace-agent-service.json');
@@ -25,7 +26,15 @@ let agentId: string;
 
 beforeAll(async () => {
   server = await startOpenAICompatibleServer(undefined, { usage: { prompt: 100, completion: 20, cached: 40, reasoning: 5 } });
-  t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'], metricsToken: TOKEN, metricsAdminKeys: true, metricsPort: 0 });
+  t = await startTestApp({
+    allowPlainHttpEndpoints: ['127.0.0.1'],
+    metricsToken: TOKEN,
+    metricsAdminKeys: true,
+    metricsPort: 0,
+    webhookAllowPrivateTargets: ['127.0.0.1'],
+    // A failed attempt's retry is due long after the test: the delivery stays in the backlog.
+    webhookRetryDelaysMs: [3_600_000],
+  });
   const provider = await t.rest('POST', '/api/v1/model-providers', {
     body: { type: 'openai_compatible', name: 'loopback', config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } },
   });
@@ -234,5 +243,48 @@ describe('subscriptions open', () => {
       'the subscription to be counted closed',
     );
     await client.dispose();
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('counts attempts by outcome, and the pending backlog', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const base = await scrape();
+      const created = await t.rest('POST', '/api/v1/webhook-subscriptions', {
+        body: { url: receiver.url, event_kinds: ['run.completed'] },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const test = (status: number) => {
+        receiver.plan.push({ status });
+        return t.rest('POST', `/api/v1/webhook-subscriptions/${created.body.id}/test`);
+      };
+      // One delivery the receiver takes, one it refuses (retried in an hour: pending meanwhile).
+      expect((await test(204)).status).toBe(202);
+      await receiver.waitForCount(() => true, 1);
+      expect((await test(500)).status).toBe(202);
+      await receiver.waitForCount(() => true, 2);
+      const counted = await waitFor(
+        () => scrape(),
+        (now) =>
+          value(now, 'wsa_webhook_delivery_attempts_total', { outcome: 'retrying' }) >
+          value(base, 'wsa_webhook_delivery_attempts_total', { outcome: 'retrying' }),
+        'the refused attempt to be counted',
+      );
+      expect(
+        value(counted, 'wsa_webhook_delivery_attempts_total', { outcome: 'succeeded' }) -
+          value(base, 'wsa_webhook_delivery_attempts_total', { outcome: 'succeeded' }),
+      ).toBe(1);
+      // The backlog is counted at most every few seconds: read until the pending delivery shows.
+      await waitFor(
+        () => scrape(),
+        (now) => value(now, 'wsa_webhook_deliveries_pending') === 1,
+        'the pending delivery in the backlog',
+        30_000,
+        200,
+      );
+    } finally {
+      await receiver.close();
+    }
   });
 });
