@@ -30,7 +30,7 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve the operator console (the web UI) at `/`. */
   consoleEnabled: boolean;
-  /** The bearer token of GET /metrics (operator metrics); null: the endpoint answers 404. */
+  /** The bearer token of GET /metrics (operator metrics); null (and no admin keys): the endpoint answers 404. */
   metricsToken: string | null;
   /** GET /metrics also answers callers whose API key (or login) has `admin` in its workspace (METRICS_ADMIN_KEYS). */
   metricsAdminKeys: boolean;
