@@ -39,8 +39,13 @@ import { stopSupportRuntime, supportRuntime } from './features/support-api/runti
 import { createDeviceBridge } from './features/support-api/device-bridge.js';
 import { registerDeviceBridge } from './providers/device-bridge.js';
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
-import { Metrics } from './lib/metrics.js';
-import { metricsHandler } from './lib/metrics-route.js';
+import { BACKLOG_CACHE_MS, cachedFor, Metrics } from './lib/metrics.js';
+import { metricsHandler, type AdminCheck } from './lib/metrics-route.js';
+import { MetricsServer } from './lib/metrics-server.js';
+import { httpMetrics, httpRouteSlot } from './lib/http-metrics.js';
+import { OPERATION_LABEL_SLOT } from './graphql/operation-label.js';
+import { pendingDeliveryCount } from './features/webhooks/webhook-backlog.js';
+import { authenticate } from './features/access/auth.js';
 import { createRateLimiter, type RateLimiter } from './features/access/rate-limit.js';
 import { acceptsStream, operationKind, requestParams } from './graphql/operation-kind.js';
 
@@ -59,6 +64,8 @@ export interface App {
   yoga: Yoga;
   /** Set after start(). */
   url: string;
+  /** The metrics port's URL (METRICS_PORT), set after start(); null without one. */
+  metricsUrl: string | null;
   bootstrap: { workspaceId: string; apiKey: string; keyFile: string } | null;
   start(): Promise<string>;
   stop(): Promise<void>;
@@ -159,12 +166,13 @@ function yogaHandler(yoga: Yoga) {
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && Buffer.isBuffer(req.body) && req.body.length > 0;
       const controller = new AbortController();
       res.on('close', () => controller.abort());
-      const response = await yoga.fetch(url, {
-        method: req.method,
-        headers,
-        body: hasBody ? req.body : undefined,
-        signal: controller.signal,
-      });
+      // The HTTP metrics label the request by its operation type, which Yoga fills in (operation-label.ts).
+      const label = httpRouteSlot(res);
+      const response = await yoga.fetch(
+        url,
+        { method: req.method, headers, body: hasBody ? req.body : undefined, signal: controller.signal },
+        { [OPERATION_LABEL_SLOT]: label },
+      );
       res.status(response.status);
       response.headers.forEach((value, name) => res.setHeader(name, value));
       if (!response.body) {
@@ -266,6 +274,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
+  // Counted by route template when answered (src/lib/http-metrics.ts).
+  app.use(httpMetrics());
   app.use((req, res, next) => {
     const requestId = req.get('x-request-id') && /^[!-~]{1,128}$/.test(req.get('x-request-id')!) ? req.get('x-request-id')! : randomUUID();
     req.headers['x-request-id'] = requestId;
@@ -303,13 +313,27 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     });
   });
 
-  // Operator metrics (Prometheus text), only with METRICS_TOKEN and only for a caller bearing it.
-  const metrics = new Metrics(database.poolWaits);
-  app.get('/metrics', metricsHandler(metrics, config.metricsToken));
+  // Operator metrics (Prometheus text): on this port for a caller bearing METRICS_TOKEN (or, with
+  // METRICS_ADMIN_KEYS, an admin credential); on METRICS_PORT for anyone who reaches that port.
+  const metrics = new Metrics({
+    poolWaits: database.poolWaits,
+    workers: () => workers?.slots() ?? null,
+    webhookBacklog: cachedFor(BACKLOG_CACHE_MS, () => pendingDeliveryCount(deps)),
+  });
+  const adminCheck: AdminCheck | null = config.metricsAdminKeys
+    ? async (authorization, workspaceHeader) => (await authenticate(deps, authorization, workspaceHeader)).permissions.has('admin')
+    : null;
+  app.get('/metrics', metricsHandler(metrics, config.metricsToken, adminCheck));
+  const metricsServer =
+    config.metricsPort === null ? null : new MetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost });
 
   const maxTokens = config.graphqlLimits.maxTokens;
   app.use(
     '/graphql',
+    (_req: Request, res: Response, next: NextFunction) => {
+      httpRouteSlot(res).graphql = true;
+      next();
+    },
     express.raw({ type: () => true, limit: config.maxBodyBytes }),
     limitRequests(rateLimiter, 'graphql', maxTokens),
     yogaHandler(yoga),
@@ -391,6 +415,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     database,
     yoga,
     url: '',
+    metricsUrl: null,
     bootstrap,
     async start() {
       // Before the first request can arrive: the first requests are counted too.
@@ -420,6 +445,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await workers?.start();
       housekeeping?.start();
       await webhooks?.start();
+      if (metricsServer) result.metricsUrl = await metricsServer.start();
       // The listener status (GET /api/status) reports the in-process workers.
       supportRuntime(deps).runWorkers = config.runWorkers;
       warmMemoryIndexes();
@@ -429,6 +455,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     },
     async stop() {
       warmingStopped = true;
+      await metricsServer?.stop();
       metrics.stop();
       // Requests waiting for runs (`wait`, `Prefer: wait=N`) answer now, with the runs as they are.
       releaseRunWaits(deps.events);

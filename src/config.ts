@@ -30,8 +30,14 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve the operator console (the web UI) at `/`. */
   consoleEnabled: boolean;
-  /** The bearer token of GET /metrics (operator metrics); null: the endpoint answers 404. */
+  /** The bearer token of GET /metrics (operator metrics); null (and no admin keys): the endpoint answers 404. */
   metricsToken: string | null;
+  /** GET /metrics also answers callers whose API key (or login) has `admin` in its workspace (METRICS_ADMIN_KEYS). */
+  metricsAdminKeys: boolean;
+  /** A port of its own serving GET /metrics without credentials (METRICS_PORT); null: none. */
+  metricsPort: number | null;
+  /** The address the metrics port listens on (METRICS_HOST, default 127.0.0.1: only this machine). */
+  metricsHost: string;
   /** Serve GraphiQL on GET /graphql (development). */
   graphiql: boolean;
   /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
@@ -352,6 +358,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     consoleEnabled: boolean(env, 'CONSOLE_ENABLED', true),
     metricsToken: metricsToken(env),
+    metricsAdminKeys: boolean(env, 'METRICS_ADMIN_KEYS', false),
+    metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535) : null,
+    metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
     graphqlLimits: graphqlLimits(env),

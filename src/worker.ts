@@ -13,6 +13,8 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 import { closeMcpPool } from './engine/tools/mcp-pool.js';
 import { registerDeviceBridge } from './providers/device-bridge.js';
 import { createDeviceBridge } from './features/support-api/device-bridge.js';
+import { Metrics } from './lib/metrics.js';
+import { MetricsServer } from './lib/metrics-server.js';
 
 const config = loadConfig();
 const logger = createLogger(config.logLevel);
@@ -38,10 +40,17 @@ housekeeping.start();
 const webhooks =
   config.webhookDeliveryConcurrency > 0 ? new WebhookDeliverer(deps, { listener, concurrency: config.webhookDeliveryConcurrency }) : null;
 await webhooks?.start();
+// A worker process serves no HTTP: its metrics (the runs and deliveries it carries out, its pool and
+// slots) are served only with METRICS_PORT, on that port alone, as the service's are.
+const metrics = config.metricsPort === null ? null : new Metrics({ poolWaits: database.poolWaits, workers: () => pool.slots() });
+const metricsServer = metrics ? new MetricsServer(metrics, { port: config.metricsPort!, host: config.metricsHost }) : null;
+if (metricsServer) logger.info({ url: await metricsServer.start() }, 'worker metrics served');
 logger.info({ worker: pool.id, concurrency: config.runWorkers }, 'run worker started');
 
 // SIGTERM/SIGINT: the workers finish or hand back their runs, then the database closes.
 stopOnSignals(logger, config.shutdownGraceMs, async () => {
+  await metricsServer?.stop();
+  metrics?.stop();
   housekeeping.stop();
   await pool.stop();
   await webhooks?.stop();

@@ -12,6 +12,7 @@ import { describeError } from './attempt-errors.js';
 import { logModelWarnings, noOutputError, openModelStream, streamPartError } from './model-stream.js';
 import type { ResolvedModel } from './models.js';
 import { addTokens, tokensOf, type Usage } from './usage.js';
+import { modelMetrics } from '../lib/service-metrics.js';
 
 export type { Usage };
 
@@ -50,6 +51,7 @@ const abortError = (signal: AbortSignal): unknown => signal.reason ?? new Error(
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
 export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
   const { model, signal } = request;
+  const firstToken = modelMetrics.firstTokenClock(model.key, model.providerType);
   let stream;
   try {
     stream = await openModelStream(request);
@@ -84,12 +86,14 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
           // An empty delta counts only when it brings provider metadata (as `streamText` passes it).
           if (!part.delta && part.providerMetadata == null) break;
           if (part.delta) produced = true;
+          firstToken.part();
           textItem ??= items.open('text_message', { role: 'assistant', text: '' });
           text += part.delta;
           items.append(textItem, 'text', part.delta);
           break;
         case 'reasoning-delta':
           if (part.delta) produced = true;
+          firstToken.part();
           reasoningItem ??= items.open('reasoning', { text: '' });
           items.append(reasoningItem, 'text', part.delta);
           break;
@@ -101,6 +105,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
           break;
         case 'tool-call': {
           produced = true;
+          firstToken.part();
           // Parsed and checked against the tool's input schema; a call of an unknown tool or with
           // invalid arguments comes back `invalid` (the model is told why), never thrown.
           const call = await stream.parseToolCall(part);

@@ -13,6 +13,7 @@ import { AttemptTrace, endTool, recordVerdict, type ToolSpanEnd } from './attemp
 import type { RunItemState, RunItemStream } from './items.js';
 import type { RunTool } from './tools/tool.js';
 import { modelPreview, presentOutput } from './tools/tool-output.js';
+import { countToolCall } from '../lib/service-metrics.js';
 
 /**
  * A value for the model as JSON. Tool results and client answers are JSON by construction (parsed
@@ -172,6 +173,8 @@ export class ToolCallRecord {
         outcome.kind === 'failed' ? 'failed' : 'completed',
       );
     if (this.span) endTool(this.span, spanEnd(outcome));
+    // A call without a tool of the run (an unknown name) has no execution kind.
+    countToolCall(this.runTool?.execution.kind ?? 'unknown', outcome.kind);
     switch (outcome.kind) {
       case 'returned':
         return { told: await this.result(outcome.value) };

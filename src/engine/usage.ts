@@ -5,6 +5,7 @@
 import type { LanguageModelUsage } from 'ai';
 import { formatAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
 import type { UsageLedgerRow } from '../features/runs/usage-ledger.js';
+import { modelMetrics } from '../lib/service-metrics.js';
 
 /** The cost so far: exact pico-units of one currency (src/lib/cost.ts). */
 export interface CostTally {
@@ -64,7 +65,13 @@ export function tokensOf(reported: LanguageModelUsage) {
  * them) and their cost at `price`. Tokens of a model without a price, or priced in a currency other
  * than the run's first, are not added to the amount and make it incomplete.
  */
-export function addTokens(usage: Usage, model: { key: string; price: UnitPrice | null }, tokens: ReturnType<typeof tokensOf>): void {
+export function addTokens(
+  usage: Usage,
+  model: { key: string; price: UnitPrice | null; providerType?: string },
+  tokens: ReturnType<typeof tokensOf>,
+): void {
+  // Every request whose usage is counted passes here once: the process's metrics count it too.
+  modelMetrics.request(model.key, model.providerType, tokens, metricCost(model.price, tokens));
   usage.input_tokens += tokens.input;
   usage.output_tokens += tokens.output;
   usage.cached_input_tokens += tokens.cachedInput;
@@ -81,6 +88,12 @@ export function addTokens(usage: Usage, model: { key: string; price: UnitPrice |
   tally.reasoning += tokens.reasoning;
   addCost(usage.cost, model.price, tokens);
   addCost(tally.cost, model.price, tokens);
+}
+
+/** A request's cost for the metrics, in units of its currency (a float: the ledger keeps the exact amounts). */
+function metricCost(price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>): { amount: number; currency: string } | null {
+  const picos = price ? requestCostPicos(price, tokens) : null;
+  return picos === null ? null : { amount: Number(picos) / 1e12, currency: price!.currency };
 }
 
 function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>): void {

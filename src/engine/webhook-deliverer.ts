@@ -6,6 +6,7 @@ import type { PgListener } from '../lib/pg-listener.js';
 import type { Deps } from '../services/deps.js';
 import { attemptDelivery, claimDueDeliveries, nextDueAt } from '../features/webhooks/webhook-delivery.js';
 import { WEBHOOK_CHANNEL } from '../features/webhooks/webhook-events.js';
+import { countWebhookAttempt } from '../lib/service-metrics.js';
 
 /** Even with nothing due, look again after this long (a safety net for a missed notification). */
 const IDLE_CHECK_MS = 60_000;
@@ -55,6 +56,8 @@ export class WebhookDeliverer {
           if (!claimed.length) break;
           for (const delivery of claimed) {
             const attempt: Promise<unknown> = attemptDelivery(this.deps, delivery)
+              // Counted once recorded (null: the claim was lost or the delivery deleted: no attempt of ours).
+              .then((recorded) => recorded && countWebhookAttempt(recorded.status))
               .catch((error) => this.deps.logger.error({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed'))
               .finally(() => {
                 this.inFlight.delete(attempt);

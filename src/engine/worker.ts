@@ -41,6 +41,7 @@ import { newTraceId } from '../traces/run-tracer.js';
 import { isAppError } from '../lib/errors.js';
 import { announceThreadChanged } from '../services/event-topics.js';
 import { runSealHooks } from '../services/run-hooks.js';
+import { runMetrics } from '../lib/service-metrics.js';
 import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
@@ -99,6 +100,11 @@ export class WorkerPool {
 
   get busy() {
     return this.active.size;
+  }
+
+  /** What the metrics report of this pool: running attempts, the slots they hold, and the slots. */
+  slots() {
+    return { running: this.active.size, busy: this.active.size - this.parked, slots: this.options.concurrency };
   }
 
   /** Whether a slot is free: running attempts count, parked ones do not. */
@@ -235,6 +241,9 @@ export class WorkerPool {
     });
     if (!claimed) return null;
     this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
+    // A run starts with its first attempt; later attempts (retries, takeovers, resumes) continue it.
+    if (claimed.run.attempts === 1 && claimed.run.startedAt)
+      runMetrics.started(claimed.run.agentId, claimed.run.createdAt, claimed.run.startedAt);
     return {
       run: claimed.run,
       history: upgradeStoredHistory(claimed.history),
@@ -338,6 +347,7 @@ export class WorkerPool {
       );
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
+        runMetrics.ended(row.agentId, row.status, row.startedAt, row.sealedAt);
         this.deps.events.publish('runChanged', row.id, row);
         // The seal appended to the thread's history, freed it and finished the run's inbox entries.
         announceThreadChanged(this.deps.events, row.threadId);

@@ -21,6 +21,19 @@ import { authenticate } from '../features/access/auth.js';
 import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
 import type { RateLimiter } from '../features/access/rate-limit.js';
+import { countOpenSubscription } from '../lib/service-metrics.js';
+
+/** The ids of a connection's operations that stream (subscriptions), kept until each completes. */
+const streamingIds = new WeakMap<object, Set<string>>();
+const streaming = (ctx: object) => {
+  let ids = streamingIds.get(ctx);
+  if (!ids) streamingIds.set(ctx, (ids = new Set()));
+  return ids;
+};
+const isAsyncIterable = (value: unknown): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 
 /** The WebSocket close code for "the server cannot serve this now" (RFC 6455 registry). */
 const TRY_AGAIN_LATER = 1013;
@@ -56,6 +69,17 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps, limiter: Ra
       onError: (_ctx, _id, _payload, errors) => errors.map(formatForSocket),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
+      // Open subscriptions (the metrics' gauge): a streaming result counts until graphql-ws completes
+      // it — by the client, by its end, or by the socket closing, which completes every stream.
+      onOperation: (ctx, id, _payload, _args, result) => {
+        if (isAsyncIterable(result)) {
+          streaming(ctx).add(id);
+          countOpenSubscription(1);
+        }
+      },
+      onComplete: (ctx, id) => {
+        if (streaming(ctx).delete(id)) countOpenSubscription(-1);
+      },
       execute: (args: ExecutionArgs) => envelopedRoot(args).execute(args),
       subscribe: (args: ExecutionArgs) => envelopedRoot(args).subscribe(args),
       onSubscribe: async (ctx, _id, params) => {

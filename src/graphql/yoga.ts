@@ -1,6 +1,7 @@
 // The one GraphQL pipeline: HTTP (POST/GET), SSE subscriptions, and — through `getEnveloped` in
 // ws.ts — graphql-ws. All of them build their context with createContext().
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { useOperationLabel } from './operation-label.js';
 import { GraphQLError } from 'graphql';
 import type { Deps } from '../services/deps.js';
 import {
@@ -43,6 +44,8 @@ export function createYogaServer(deps: Deps): Yoga {
       useErrorStatusForEveryMediaType(),
       // Run-item subscriptions: each streamed event executed once for all its subscribers.
       useSharedSubscriptionExecution(),
+      // Which kind of operation an HTTP request ran, for the HTTP metrics.
+      useOperationLabel(),
     ],
     context: (initial) => {
       // graphql-ws passes its connection_init payload; HTTP requests carry headers.

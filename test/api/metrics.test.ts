@@ -1,7 +1,8 @@
 // GET /metrics over real HTTP: off (404) without METRICS_TOKEN, 401 without the token or with a wrong one
-// (a workspace API key included), and with it the Prometheus text format — the event-loop delay and the
+// (a workspace API key included, METRICS_ADMIN_KEYS being off), and with it the Prometheus text format — the event-loop delay and the
 // database pool's waits and connections, which grow with the queries the service has made.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const TOKEN = 'metrics-token-for-the-test-0123';
@@ -19,15 +20,28 @@ afterAll(async () => {
 
 const scrape = (app: TestApp, authorization?: string) => fetch(`${app.url}/metrics`, { headers: authorization ? { authorization } : {} });
 
-/** name{labels} value lines as a map (comments left out). */
+/**
+ * The exposition read by a Prometheus text parser, as `name{label="value",…}` → value (histogram
+ * buckets as `name_bucket{le="…"}`, summaries' and histograms' `_sum` and `_count`).
+ */
 function samples(text: string): Map<string, number> {
   const map = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-z_]+(?:\{[^}]*\})?) (\S+)$/.exec(line);
-    expect(match, `a sample line: ${line}`).not.toBeNull();
-    map.set(match![1]!, Number(match![2]));
-  }
+  const key = (name: string, labels: Record<string, string> = {}) => {
+    const pairs = Object.entries(labels).map(([label, value]) => `${label}="${value}"`);
+    return pairs.length ? `${name}{${pairs.join(',')}}` : name;
+  };
+  for (const family of parsePrometheusTextFormat(text))
+    for (const sample of family.metrics) {
+      if (sample.value !== undefined) map.set(key(family.name, sample.labels), Number(sample.value));
+      for (const [quantile, value] of Object.entries(sample.quantiles ?? {}))
+        map.set(key(family.name, { ...sample.labels, quantile }), Number(value));
+      // In the order of their bounds (an object's integer-like keys, "1", would come first).
+      const bound = ([le]: [string, string]) => (le === '+Inf' ? Infinity : Number(le));
+      for (const [le, value] of Object.entries(sample.buckets ?? {}).sort((a, b) => bound(a) - bound(b)))
+        map.set(key(`${family.name}_bucket`, { ...sample.labels, le }), Number(value));
+      if (sample.count !== undefined) map.set(key(`${family.name}_count`, sample.labels), Number(sample.count));
+      if (sample.sum !== undefined) map.set(key(`${family.name}_sum`, sample.labels), Number(sample.sum));
+    }
   return map;
 }
 
