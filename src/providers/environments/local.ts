@@ -12,8 +12,6 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type ExecRequest,
-  type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
@@ -78,7 +76,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   }
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   const cwd = await confine(ctx, instance, request.cwd ?? '.');
   const cwdStat = await stat(cwd).catch(() => null);
   if (!cwdStat?.isDirectory()) throw new EnvironmentDriverError('not_a_directory', `${request.cwd ?? '.'} is not a directory`);
@@ -152,7 +150,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     request.signal?.removeEventListener('abort', onAbort);
     mine.delete(child);
   }
-}
+};
 
 function stopAll(instanceId: string) {
   for (const child of running.get(instanceId) ?? []) killGroup(child, 'SIGKILL');
