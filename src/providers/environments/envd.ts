@@ -15,8 +15,8 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type FileEntry,
 } from '../environment-driver.js';
+import { fileKindOf, subdirectoryOf } from './instance-files.js';
 
 export const ENVIRONMENTS_DIRECTORY = '.wsa-environments';
 /** Raw bytes per write request: base64 keeps each request well inside the 4 MiB frame limit. */
@@ -88,14 +88,6 @@ function confine(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, p
   return { scope, path: target };
 }
 
-function subdirectory(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '';
-  const path = String(value);
-  if (posix.isAbsolute(path) || path.split(/[\\/]/).includes('..'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
-  return path;
-}
-
 const environmentIdOf = (ctx: EnvironmentDriverContext, instance: EnvironmentInstance) => posix.basename(scopeOf(ctx, instance));
 
 /** Whether the device can no longer be reached at all (revoked, or not the workspace's): nothing of the instance can be touched. */
@@ -108,7 +100,7 @@ async function deviceGone(ctx: EnvironmentDriverContext): Promise<boolean> {
 export const envdEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const root = String(request.config.root);
-    const sub = subdirectory(request.config.working_directory);
+    const sub = subdirectoryOf(request.config);
     const made = await call(ctx, 'make_directory', {
       environment_id: request.environmentId,
       scope: root,
@@ -200,9 +192,9 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
 
   async listFiles(ctx, instance, path, options) {
     const answer = await call(ctx, 'list_files', { ...confine(ctx, instance, path), depth: options.depth, limit: options.limit });
-    const entries: FileEntry[] = (Array.isArray(answer.entries) ? answer.entries : []).map((entry: Record<string, unknown>) => ({
+    const entries = (Array.isArray(answer.entries) ? answer.entries : []).map((entry: Record<string, unknown>) => ({
       path: String(entry.path),
-      kind: (['file', 'directory', 'symlink'].includes(String(entry.kind)) ? entry.kind : 'other') as FileEntry['kind'],
+      kind: fileKindOf(entry.kind),
       sizeBytes: Number(entry.size_bytes) || 0,
       modifiedAt: String(entry.modified_at),
     }));

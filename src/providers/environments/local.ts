@@ -15,20 +15,12 @@ import {
   type FileEntry,
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
+import { subdirectoryOf } from './instance-files.js';
 
 /** Commands still running, by instance: `stop` and `destroy` end them. Per process: a stop reaches the commands this process started. */
 const running = new Map<string, Set<ChildProcess>>();
 
 const instanceRoot = (ctx: EnvironmentDriverContext, environmentId: string) => join(ctx.dataDir, 'environments', environmentId);
-
-/** A subdirectory name inside the instance; refuses anything that would leave it. */
-function subdirectory(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '';
-  const path = String(value);
-  if (isAbsolute(path) || path.split(/[\\/]/).includes('..'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
-  return path;
-}
 
 /** The instance's root: the directory the instance id names (ids are the environment's own). */
 function rootOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): string {
@@ -159,7 +151,7 @@ function stopAll(instanceId: string) {
 export const localEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const root = instanceRoot(ctx, request.environmentId);
-    const workingDirectory = join(root, subdirectory(request.config.working_directory));
+    const workingDirectory = join(root, subdirectoryOf(request.config));
     await mkdir(workingDirectory, { recursive: true, mode: 0o700 });
     return { instanceId: request.environmentId, workingDirectory };
   },
