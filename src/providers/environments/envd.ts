@@ -17,6 +17,29 @@ import {
   type EnvironmentInstance,
 } from '../environment-driver.js';
 import { fileKindOf, subdirectoryOf } from './instance-files.js';
+import Type from 'typebox';
+import { NoConfiguration, NoCredential } from '../common-schemas.js';
+import { environmentDocuments, relativeWorkingDirectoryMember, stringMapMember } from './template-schema.js';
+
+/** An envd template's config: the device, the directory on it that holds the instances, where commands start, their variables. */
+export const EnvdTemplate = Type.Object(
+  {
+    device_id: Type.String({
+      description: 'a paired device of the workspace (dev_…) whose daemon runs with --allow-environments',
+      pattern: '^dev_[A-Za-z0-9]{1,64}$',
+    }),
+    root: Type.String({
+      description:
+        "an absolute directory on the device inside the daemon's roots; each environment gets its own directory .wsa-environments/<environment id> under it",
+      maxLength: 4096,
+      pattern: '^/',
+    }),
+    working_directory: relativeWorkingDirectoryMember(),
+    env: Type.Optional(stringMapMember("environment variables of every command (the daemon's own are never passed on)", 100)),
+  },
+  { additionalProperties: false },
+);
+const documents = environmentDocuments({ configuration: NoConfiguration, credential: NoCredential, template: EnvdTemplate });
 
 export const ENVIRONMENTS_DIRECTORY = '.wsa-environments';
 /** Raw bytes per write request: base64 keeps each request well inside the 4 MiB frame limit. */
@@ -57,7 +80,7 @@ function deviceOf(ctx: EnvironmentDriverContext): { bridge: DeviceBridge; worksp
       'unavailable',
       'this process cannot reach paired devices (only the service instance that holds their connection can)',
     );
-  return { bridge: ctx.devices, workspaceId: ctx.workspaceId, deviceId: String(ctx.environmentConfig.device_id) };
+  return { bridge: ctx.devices, workspaceId: ctx.workspaceId, deviceId: documents.template(ctx.environmentConfig).device_id };
 }
 
 async function call(
@@ -77,7 +100,7 @@ async function call(
 /** The instance's directory on the device: its id once provisioned, else where provisioning puts it. */
 function scopeOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): string {
   if (posix.isAbsolute(instance.instanceId)) return instance.instanceId;
-  return posix.join(String(ctx.environmentConfig.root), ENVIRONMENTS_DIRECTORY, instance.instanceId);
+  return posix.join(documents.template(ctx.environmentConfig).root, ENVIRONMENTS_DIRECTORY, instance.instanceId);
 }
 
 /** A caller's path on the device: relative to the working directory, never leaving the instance (lexically; the daemon checks links). */
@@ -127,7 +150,7 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
         scope,
         cwd,
         command: request.command,
-        env: { ...((ctx.environmentConfig.env as Record<string, string> | undefined) ?? {}), ...(request.env ?? {}) },
+        env: { ...documents.template(ctx.environmentConfig).env, ...(request.env ?? {}) },
         stdin: request.stdin ?? '',
         timeout_ms: request.timeoutMs,
         max_output_bytes: request.maxOutputBytes,

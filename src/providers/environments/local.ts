@@ -16,6 +16,19 @@ import {
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
 import { subdirectoryOf } from './instance-files.js';
+import Type from 'typebox';
+import { NoConfiguration, NoCredential } from '../common-schemas.js';
+import { environmentDocuments, relativeWorkingDirectoryMember, stringMapMember } from './template-schema.js';
+
+/** A local template's config: where commands start inside the instance's directory, and their environment variables. */
+export const LocalTemplate = Type.Object(
+  {
+    working_directory: relativeWorkingDirectoryMember(),
+    env: Type.Optional(stringMapMember("environment variables of every command (the service's own are never passed on)", 100)),
+  },
+  { additionalProperties: false },
+);
+const documents = environmentDocuments({ configuration: NoConfiguration, credential: NoCredential, template: LocalTemplate });
 
 /** Commands still running, by instance: `stop` and `destroy` end them. Per process: a stop reaches the commands this process started. */
 const running = new Map<string, Set<ChildProcess>>();
@@ -86,7 +99,7 @@ const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       HOME: root,
       LANG: 'C.UTF-8',
-      ...((ctx.environmentConfig.env as Record<string, string> | undefined) ?? {}),
+      ...documents.template(ctx.environmentConfig).env,
       ...(request.env ?? {}),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
