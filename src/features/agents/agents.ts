@@ -38,7 +38,8 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
   headKey: 'agentId',
   contentField: 'config',
   async afterInsert(tx, revision, content) {
-    const { pins } = configuredSkills(content);
+    // The content was checked against the configuration schema before it was inserted.
+    const { pins } = configuredSkills(storedAgentConfig(content));
     if (pins.length === 0) return;
     await tx.agentRevisionSkill.createMany({
       data: pins.map((pin) => ({
