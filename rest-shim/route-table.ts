@@ -61,8 +61,8 @@ export interface Route {
    */
   wrapItems?: true | 'page';
   /**
-   * The result is a Relay connection whose document selects `nodes` and `pageInfo { hasNextPage
-   * endCursor }` with the route's `limit` and `cursor` passed as `first` and `after`: answered as a
+   * The result is a Relay connection whose document selects `nodes` and `...NextPage` (the shared
+   * fragment: `pageInfo { hasNextPage endCursor }`) with the route's `limit` and `cursor` passed as `first` and `after`: answered as a
    * list page, `{items: nodes, next_cursor: endCursor when hasNextPage, else null}`, and problems
    * with `first`/`after` named `limit`/`cursor`, as the caller sent them.
    */

@@ -2,12 +2,11 @@
 // build, and does nothing otherwise: `npm start` and the test suite call it, so the page the service
 // serves is always the one the sources describe, without a separate step to remember.
 // `--force` builds whatever the digest says.
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { root, sourceDigest, stampMatches } from './source-digest.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const consoleDir = join(root, 'console');
 const dist = join(consoleDir, 'dist');
 const stamp = join(dist, '.source-digest');
@@ -15,29 +14,9 @@ const stamp = join(dist, '.source-digest');
 // file (library versions).
 const inputs = ['console/src', 'console/public', 'console/index.html', 'console/vite.config.ts', 'client/src', 'package-lock.json'];
 
-function files(path) {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => files(join(path, name)));
-}
-
-export function sourceDigest() {
-  const hash = createHash('sha256');
-  for (const input of inputs)
-    for (const file of files(join(root, input))) {
-      hash.update(relative(root, file));
-      hash.update('\0');
-      hash.update(readFileSync(file));
-      hash.update('\0');
-    }
-  return hash.digest('hex');
-}
-
 export async function buildConsole({ force = false, quiet = false } = {}) {
-  const digest = sourceDigest();
-  if (!force && existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest && existsSync(join(dist, 'index.html'))) return false;
+  const digest = sourceDigest(inputs);
+  if (!force && stampMatches(stamp, digest, join(dist, 'index.html'))) return false;
   const { build } = await import('vite');
   const started = Date.now();
   // Always the production bundle, whoever builds: Vite picks React's development build (and the

@@ -14,13 +14,12 @@
 // Each file is compiled on its own (TypeScript's transpileModule, what `isolatedModules` in
 // tsconfig.json already guarantees is enough): no type checking here, that is `npm run typecheck`'s job,
 // so a build takes seconds, and it never refuses to start a service over a type error.
-import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildConsole } from './build-console.mjs';
+import { files, root, sourceDigest, stampMatches } from './source-digest.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(root, 'dist');
 const stamp = join(DIST, '.source-digest');
 /** The folders compiled into dist/ (src/ holds the generated Prisma client too). */
@@ -28,31 +27,11 @@ const SOURCE_DIRS = ['src', 'rest-shim'];
 /** What else decides the output: this script (its options) and the lock file (the TypeScript version). */
 const BUILD_INPUTS = ['scripts/build.mjs', 'package-lock.json'];
 
-function files(path) {
-  if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path)
-    .sort()
-    .flatMap((name) => files(join(path, name)));
-}
-
 /** A digest of every input's path and contents. */
-export function serviceSourceDigest() {
-  const hash = createHash('sha256');
-  for (const input of [...SOURCE_DIRS, ...BUILD_INPUTS])
-    for (const file of files(join(root, input))) {
-      hash.update(relative(root, file));
-      hash.update('\0');
-      hash.update(readFileSync(file));
-      hash.update('\0');
-    }
-  return hash.digest('hex');
-}
+export const serviceSourceDigest = () => sourceDigest([...SOURCE_DIRS, ...BUILD_INPUTS]);
 
 /** Whether dist/ was built from the sources as they are now. */
-export function serviceBuildIsCurrent(digest = serviceSourceDigest()) {
-  return existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === digest && existsSync(join(DIST, 'src', 'server.js'));
-}
+export const serviceBuildIsCurrent = (digest = serviceSourceDigest()) => stampMatches(stamp, digest, join(DIST, 'src', 'server.js'));
 
 function compile(ts, source, target) {
   const { outputText, sourceMapText } = ts.transpileModule(readFileSync(source, 'utf8'), {

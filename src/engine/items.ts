@@ -24,6 +24,7 @@ import { itemsWrite, type ItemAppend, type ItemChanges, type ItemsWrite, type Ru
 import { itemWriter, type ItemChangeSource } from './item-writer.js';
 import { contentRefId, publicRefs, streamId, streamSequence } from '../features/runs/run-items.js';
 import { runTail } from '../features/runs/run-tail.js';
+import { storedItemContent, storedItemRefs } from '../features/runs/run-item-documents.js';
 import { storeRunOutput } from '../features/assets/assets.js';
 import type { ItemView } from '../services/event-topics.js';
 import { callContext, principalActor } from '../services/call-context.js';
@@ -283,8 +284,8 @@ export class RunItemStream implements ItemChangeSource {
         ordinal: row.ordinal,
         kind: row.kind,
         state: 'in_progress',
-        content: { ...(row.content as Record<string, unknown>) },
-        contentRefs: (row.contentRefs as Record<string, unknown>) ?? {},
+        content: { ...storedItemContent(row.content) },
+        contentRefs: storedItemRefs(row.contentRefs),
         firstStreamId: row.firstStreamId ?? '',
         lastStreamId: '',
         startedAt: row.startedAt,

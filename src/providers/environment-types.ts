@@ -2,14 +2,12 @@
 // and a paired device. The spec makes every environment type's test `unsupported` except the container
 // engine's (which only pings); the hosted sandboxes register themselves from ./environments.
 import { PROBE_TIMEOUT_MS } from './http-probe.js';
-import Type from 'typebox';
 import { defineProviderType, jsonSchemaOf, registerProviderType } from './registry.js';
 import { NoConfiguration, NoCredential } from './common-schemas.js';
-import { localEnvironmentDriver } from './environments/local.js';
+import { LocalTemplate, localEnvironmentDriver } from './environments/local.js';
 import { DockerConfig, DockerCredential, DockerTemplate, dockerEnvironmentDriver, engineEndpoint } from './environments/docker.js';
 import { EngineError, pingEngine } from './environments/docker-engine.js';
-import { checkEnvdConfig, envdEnvironmentDriver } from './environments/envd.js';
-import { stringMapMember } from './environments/template-schema.js';
+import { checkEnvdConfig, EnvdTemplate, envdEnvironmentDriver } from './environments/envd.js';
 
 registerProviderType(
   defineProviderType({
@@ -43,12 +41,6 @@ registerProviderType(
 
 // The local type runs environments on the service's own machine (a directory under DATA_DIR and real
 // subprocesses, ./environments/local.ts): offered only where the deployment sets ALLOW_LOCAL_ENVIRONMENTS.
-const relativeWorkingDirectory = Type.Optional(
-  Type.String({
-    maxLength: 1024,
-    description: "a relative subdirectory of the environment's directory where commands start (created on provisioning)",
-  }),
-);
 
 registerProviderType(
   defineProviderType({
@@ -60,15 +52,7 @@ registerProviderType(
     credentialRequired: false,
     offeredWhen: (deployment) => deployment.allowLocalEnvironments,
     environment: {
-      environmentSchema: jsonSchemaOf(
-        Type.Object(
-          {
-            working_directory: relativeWorkingDirectory,
-            env: Type.Optional(stringMapMember("environment variables of every command (the service's own are never passed on)", 100)),
-          },
-          { additionalProperties: false },
-        ),
-      ),
+      environmentSchema: jsonSchemaOf(LocalTemplate),
       managedInstances: true,
       stop: true,
       destroy: true,
@@ -90,25 +74,7 @@ registerProviderType(
     credential: NoCredential,
     credentialRequired: false,
     environment: {
-      environmentSchema: jsonSchemaOf(
-        Type.Object(
-          {
-            device_id: Type.String({
-              description: 'a paired device of the workspace (dev_…) whose daemon runs with --allow-environments',
-              pattern: '^dev_[A-Za-z0-9]{1,64}$',
-            }),
-            root: Type.String({
-              description:
-                "an absolute directory on the device inside the daemon's roots; each environment gets its own directory .wsa-environments/<environment id> under it",
-              maxLength: 4096,
-              pattern: '^/',
-            }),
-            working_directory: relativeWorkingDirectory,
-            env: Type.Optional(stringMapMember("environment variables of every command (the daemon's own are never passed on)", 100)),
-          },
-          { additionalProperties: false },
-        ),
-      ),
+      environmentSchema: jsonSchemaOf(EnvdTemplate),
       managedInstances: true,
       stop: true,
       destroy: true,

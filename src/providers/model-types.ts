@@ -5,6 +5,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
 import { createAzure, type AzureOpenAIProvider } from '@ai-sdk/azure';
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
+import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import Type, { type Static, type TObject } from 'typebox';
 import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
 import { createHashEmbeddingModel } from './hash-embeddings.js';
@@ -15,9 +16,11 @@ import {
   jsonSchemaOf,
   registerProviderType,
   type JsonSchema,
+  type ProbeResult,
   type ProviderContext,
   type ProviderType,
   type ProviderTypeDefinition,
+  type TypedProviderContext,
 } from './registry.js';
 import { ApiKeyCredential, NoConfiguration, NoCredential, OptionalApiKeyCredential, uriMember } from './common-schemas.js';
 
@@ -53,6 +56,68 @@ export const probeWithKey = (
   url: string,
   auth: Record<string, string>,
 ) => probeGet(url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
+
+/** What a hosted vendor's adapters receive: `{base_url?}` and `{api_key}`. */
+type HostedContext = TypedProviderContext<{ base_url?: string }, { api_key: string }>;
+type Ctx = Omit<HostedContext, 'signal'>;
+/** What the factory of every AI SDK vendor package takes: the key, the API root (absent: the vendor's) and extra headers. */
+interface SdkSettings {
+  apiKey: string;
+  baseURL: string | undefined;
+  headers: Record<string, string>;
+}
+const sdkSettings = (ctx: Ctx): SdkSettings => ({
+  apiKey: key(ctx.credential),
+  baseURL: ctx.config.base_url || undefined,
+  headers: ctx.extraHeaders,
+});
+
+/** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
+const bearerModelsProbe =
+  (defaultBase: string, path = '/models') =>
+  (ctx: HostedContext) =>
+    probeWithKey(ctx, `${apiRoot(ctx, defaultBase)}${path}`, { authorization: `Bearer ${key(ctx.credential)}` });
+
+export interface HostedModelSpec<Sdk> {
+  type: string;
+  title: string;
+  defaultBase: string;
+  setupUrl: string;
+  /** The model APIs (absent: one chat API taking the common settings, text only). */
+  modelApis?: ProviderType['modelApis'];
+  /** Absent: `GET {base}{probePath}` with a bearer key (`probePath` absent: `/models`). */
+  probePath?: string;
+  /** null: none (the type's test answers `unsupported`). */
+  probe?: ((ctx: HostedContext) => Promise<ProbeResult>) | null;
+  sdk: (settings: SdkSettings) => Sdk;
+  chat: (sdk: Sdk, model: string) => LanguageModelV4;
+  embedding?: (sdk: Sdk, model: string) => EmbeddingModelV4;
+}
+
+/**
+ * One hosted vendor reached with an API key: configuration `{base_url?}` (the vendor's API root by
+ * default), credential `{api_key}`, its model APIs and, where the vendor embeds text, embeddings.
+ * `sdk` is the vendor's AI SDK factory; `chat` and `embedding` pick the model from what it made.
+ */
+export function hostedModelType<Sdk>(spec: HostedModelSpec<Sdk>): ProviderType {
+  const embedding = spec.embedding;
+  return defineProviderType({
+    kind: 'model',
+    type: spec.type,
+    title: spec.title,
+    configuration: baseUrlConfig(`default ${spec.defaultBase}`),
+    credential: ApiKeyCredential,
+    credentialRequired: true,
+    setupUrl: spec.setupUrl,
+    endpointFields: ['base_url'],
+    modelApis: spec.modelApis ?? [{ api: 'chat', settingsSchema: commonSettings }],
+    ...(spec.probe !== null ? { probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath) } : {}),
+    languageModel: (ctx, model) => spec.chat(spec.sdk(sdkSettings(ctx)), model.providerModel),
+    ...(embedding
+      ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(spec.sdk(sdkSettings(ctx)), model.providerModel) }
+      : {}),
+  });
+}
 
 /** OpenAI's two model APIs, which Azure OpenAI serves too. */
 const openAIModelApis: NonNullable<ProviderType['modelApis']> = [
@@ -178,49 +243,36 @@ registerProviderType(
 );
 
 registerProviderType(
-  defineProviderType({
-    kind: 'model',
+  hostedModelType({
     type: 'anthropic',
     title: 'Anthropic',
-    configuration: baseUrlConfig('default https://api.anthropic.com/v1'),
-    credential: ApiKeyCredential,
-    credentialRequired: true,
+    defaultBase: 'https://api.anthropic.com/v1',
     setupUrl: 'https://console.anthropic.com/settings/keys',
-    endpointFields: ['base_url'],
     modelApis: [{ api: 'messages', settingsSchema: commonSettings, inputMedia: ['image'], toolResultMedia: ['image'] }],
     probe: (ctx) =>
       probeWithKey(ctx, `${apiRoot(ctx, 'https://api.anthropic.com/v1')}/models?limit=1`, {
         'x-api-key': key(ctx.credential),
         'anthropic-version': '2023-06-01',
       }),
-    languageModel: (ctx, model) =>
-      createAnthropic({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders, fetch: coalescingFetch })(
-        model.providerModel,
-      ),
+    sdk: (settings) => createAnthropic({ ...settings, fetch: coalescingFetch }),
+    chat: (sdk, model) => sdk(model),
   }),
 );
 
 registerProviderType(
-  defineProviderType({
-    kind: 'model',
+  hostedModelType({
     type: 'google',
     title: 'Google Gemini',
-    configuration: baseUrlConfig('default https://generativelanguage.googleapis.com/v1beta'),
-    credential: ApiKeyCredential,
-    credentialRequired: true,
+    defaultBase: 'https://generativelanguage.googleapis.com/v1beta',
     setupUrl: 'https://aistudio.google.com/app/apikey',
-    endpointFields: ['base_url'],
     modelApis: [{ api: 'generate_content', settingsSchema: commonSettings, inputMedia: ['image', 'audio', 'video'] }],
     probe: (ctx) =>
       probeWithKey(ctx, `${apiRoot(ctx, 'https://generativelanguage.googleapis.com/v1beta')}/models?pageSize=1`, {
         'x-goog-api-key': key(ctx.credential),
       }),
-    languageModel: (ctx, model) =>
-      createGoogle({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders })(model.providerModel),
-    embeddingModel: (ctx, model) =>
-      createGoogle({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders }).embeddingModel(
-        model.providerModel,
-      ),
+    sdk: createGoogle,
+    chat: (sdk, model) => sdk(model),
+    embedding: (sdk, model) => sdk.embeddingModel(model),
   }),
 );
 

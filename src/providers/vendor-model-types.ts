@@ -14,87 +14,29 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
 import { OAuth2Client } from 'google-auth-library';
-import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import Type, { type Static } from 'typebox';
 import {
   apiRoot,
   baseUrlConfig,
   commonSettings,
+  hostedModelType,
   key,
   optionalBearer,
   probeWithKey,
   selfHostedModelType,
+  type HostedModelSpec,
   type SelfHostedContext,
 } from './model-types.js';
 import { ApiKeyCredential, uriMember } from './common-schemas.js';
 import { coalescingFetch } from './coalescing-fetch.js';
-import {
-  defineProviderType,
-  registerProviderType as register,
-  type ProbeResult,
-  type ProviderType,
-  type TypedProviderContext,
-} from './registry.js';
+import { defineProviderType, registerProviderType as register, type ProviderType, type TypedProviderContext } from './registry.js';
 
 // Listed after the seven model types of the first published catalogue (see registry.ts, listGroup).
 const registerProviderType = (type: ProviderType) => register({ listGroup: 1, ...type });
 
-/** What a hosted vendor's adapters receive: `{base_url?}` and `{api_key}`. */
-type HostedContext = TypedProviderContext<{ base_url?: string }, { api_key: string }>;
-type Ctx = Omit<HostedContext, 'signal'>;
-/** What the factory of every AI SDK vendor package takes: the key, the API root (absent: the vendor's) and extra headers. */
-interface SdkSettings {
-  apiKey: string;
-  baseURL: string | undefined;
-  headers: Record<string, string>;
-}
-const sdkSettings = (ctx: Ctx): SdkSettings => ({
-  apiKey: key(ctx.credential),
-  baseURL: ctx.config.base_url || undefined,
-  headers: ctx.extraHeaders,
-});
-
-/** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
-const bearerModelsProbe =
-  (defaultBase: string, path = '/models') =>
-  (ctx: HostedContext) =>
-    probeWithKey(ctx, `${apiRoot(ctx, defaultBase)}${path}`, { authorization: `Bearer ${key(ctx.credential)}` });
-
-/**
- * One hosted vendor reached with an API key: configuration `{base_url?}` (the vendor's API root by
- * default), credential `{api_key}`, a chat model API and, where the vendor embeds text, embeddings.
- * `sdk` is the vendor's AI SDK factory; `chat` and `embedding` pick the model from what it made.
- */
-function hostedVendor<Sdk>(spec: {
-  type: string;
-  title: string;
-  defaultBase: string;
-  setupUrl: string;
-  probePath?: string;
-  probe?: (ctx: HostedContext) => Promise<ProbeResult>;
-  sdk: (settings: SdkSettings) => Sdk;
-  chat: (sdk: Sdk, model: string) => LanguageModelV4;
-  embedding?: (sdk: Sdk, model: string) => EmbeddingModelV4;
-}) {
-  const embedding = spec.embedding;
-  registerProviderType(
-    defineProviderType({
-      kind: 'model',
-      type: spec.type,
-      title: spec.title,
-      configuration: baseUrlConfig(`default ${spec.defaultBase}`),
-      credential: ApiKeyCredential,
-      credentialRequired: true,
-      setupUrl: spec.setupUrl,
-      endpointFields: ['base_url'],
-      modelApis: [{ api: 'chat', settingsSchema: commonSettings }],
-      probe: spec.probe ?? bearerModelsProbe(spec.defaultBase, spec.probePath),
-      languageModel: (ctx, model) => spec.chat(spec.sdk(sdkSettings(ctx)), model.providerModel),
-      ...(embedding
-        ? { embeddingModel: (ctx: Ctx, model: { providerModel: string }) => embedding(spec.sdk(sdkSettings(ctx)), model.providerModel) }
-        : {}),
-    }),
-  );
+/** One hosted vendor reached with an API key (see `hostedModelType`), listed after the first catalogue. */
+function hostedVendor<Sdk>(spec: HostedModelSpec<Sdk>) {
+  registerProviderType(hostedModelType(spec));
 }
 
 // ── vendors speaking OpenAI-style chat completions, each through its own AI SDK package ──
@@ -294,24 +236,17 @@ function parseServiceAccount(text: string): Record<string, string> {
 }
 
 // Vercel's AI Gateway, through its own protocol (the AI SDK's gateway provider).
-registerProviderType(
-  defineProviderType({
-    kind: 'model',
-    type: 'vercel',
-    title: 'Vercel AI Gateway',
-    configuration: baseUrlConfig('default https://ai-gateway.vercel.sh/v1/ai'),
-    credential: ApiKeyCredential,
-    credentialRequired: true,
-    setupUrl: 'https://vercel.com/d?to=%2F%5Bteam%5D%2F%7E%2Fai%2Fapi-keys',
-    endpointFields: ['base_url'],
-    modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
-    languageModel: (ctx, model) => gatewayClient(ctx).languageModel(model.providerModel),
-    embeddingModel: (ctx, model) => gatewayClient(ctx).embeddingModel(model.providerModel),
-  }),
-);
-function gatewayClient(ctx: Ctx) {
-  return createGateway(sdkSettings(ctx));
-}
+hostedVendor({
+  type: 'vercel',
+  title: 'Vercel AI Gateway',
+  defaultBase: 'https://ai-gateway.vercel.sh/v1/ai',
+  setupUrl: 'https://vercel.com/d?to=%2F%5Bteam%5D%2F%7E%2Fai%2Fapi-keys',
+  modelApis: [{ api: 'gateway', settingsSchema: commonSettings }],
+  probe: null,
+  sdk: createGateway,
+  chat: (sdk, m) => sdk.languageModel(m),
+  embedding: (sdk, m) => sdk.embeddingModel(m),
+});
 
 // A ChatGPT subscription (Plus, Pro, Team) through the Codex backend's Responses API: the access
 // token and account id of a ChatGPT sign-in (what `codex login` stores), not a platform API key.

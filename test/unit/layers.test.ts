@@ -210,6 +210,27 @@ describe('layers of src/', () => {
     expect(Object.keys(RULES).filter((part) => !present.includes(part))).toEqual([]);
   });
 
+  it('places every folder of src/ in a ruled part; a feature folder holds only its roles', () => {
+    // A folder's modules take the rule of the part the folder is in (a top-level folder of src/, or
+    // a feature role), so a new folder is either inside a ruled part or a new part failing the test
+    // above. Inside a feature, a folder other than its roles would silently count as its services.
+    const FEATURE_ROLES = new Set(['documents', 'graphql', 'rest']);
+    const folders = (function walk(dir: string): string[] {
+      return readdirSync(dir)
+        .filter((name) => name !== 'generated' && statSync(join(dir, name)).isDirectory())
+        .flatMap((name) => [join(dir, name), ...walk(join(dir, name))]);
+    })(src).map((dir) => relative(root, dir));
+    expect(folders).toContain('src/features/runs/graphql');
+    expect(folders).toContain('src/providers/environments');
+    const unruledFolders = folders.filter((folder) => !(partOf(`${folder}/x.ts`) in RULES));
+    expect(unruledFolders).toEqual([]);
+    const strayFeatureFolders = folders.filter((folder) => {
+      const [, second, , role] = folder.split('/');
+      return second === 'features' && role !== undefined && !FEATURE_ROLES.has(role);
+    });
+    expect(strayFeatureFolders).toEqual([]);
+  });
+
   it('imports only what the rules allow', () => {
     expect(forbidden(graph, RULES)).toEqual([]);
   });

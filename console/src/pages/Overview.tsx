@@ -6,8 +6,8 @@ import { ConsoleOverviewDocument, type ConsoleOverviewQuery } from '../../genera
 import { Badge, Empty, ErrorNotice, Loading, PageHeader, Time } from '../components/ui';
 import { ColumnTable, type Column } from '../components/PagedTable';
 
-const count = (list: { edges: unknown[]; pageInfo: { hasNextPage: boolean } }) =>
-  list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length);
+/** How many runs a list page holds, with a `+` when there are more. */
+const count = (list: ConsoleOverviewQuery['active']) => (list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length));
 
 type WaitingRun = ConsoleOverviewQuery['waiting']['edges'][number]['node'];
 

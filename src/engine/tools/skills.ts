@@ -31,7 +31,7 @@ async function runSkills({ deps, call, run, config }: Pick<ToolSourceContext, 'd
   // Recorded as the run's own column (a worker's statement, like its memory mounts).
   const recorded = storedResolvedSkills(run.resolvedSkills);
   if (recorded) return loadRecordedSkills(call, recorded);
-  const skills = await resolveRunSkills(call, config as unknown as Record<string, unknown>);
+  const skills = await resolveRunSkills(call, config);
   if (skills.length) await recordResolvedSkills(deps.db, run.id, recordedForm(skills));
   return skills;
 }

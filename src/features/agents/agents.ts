@@ -38,7 +38,8 @@ export const AGENTS: RevisionedKind<Agent, AgentRevision> = {
   headKey: 'agentId',
   contentField: 'config',
   async afterInsert(tx, revision, content) {
-    const { pins } = configuredSkills(content);
+    // The content was checked against the configuration schema before it was inserted.
+    const { pins } = configuredSkills(storedAgentConfig(content));
     if (pins.length === 0) return;
     await tx.agentRevisionSkill.createMany({
       data: pins.map((pin) => ({
@@ -73,11 +74,9 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${quoteInput(id)} not found`, { field });
 
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
-  const reviewer = config.reviewer as { model?: string } | undefined;
-  if (reviewer?.model) modelRefs.push([reviewer.model, `${prefix}.reviewer.model`]);
-  const media = config.media_understanding as Record<string, string | undefined> | undefined;
+  if (config.reviewer?.model) modelRefs.push([config.reviewer.model, `${prefix}.reviewer.model`]);
   for (const kind of MEDIA_KINDS) {
-    const key = media?.[kind];
+    const key = config.media_understanding?.[kind];
     if (key) modelRefs.push([key, `${prefix}.media_understanding.${kind}`]);
   }
   const models = new Set(
@@ -102,24 +101,24 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
       if (!found.has(id)) throw missing(kind, id, field(index));
     });
   };
-  /** Checks the id each entry of a list of the configuration names (`<list>[i].<idKey>`). */
-  const checkListedIds = (
-    list: 'connection_tools' | 'memory_mounts',
-    idKey: string,
-    kind: string,
-    query: (ids: string[]) => Promise<{ id: string }[]>,
-  ) => {
-    const entries = (config[list] as unknown as Record<string, string>[] | undefined) ?? [];
-    return checkIds(
-      entries.map((entry) => entry[idKey]!),
-      (i) => `${prefix}.${list}[${i}].${idKey}`,
-      kind,
-      query,
-    );
-  };
-  await checkListedIds('connection_tools', 'connection_id', 'connection', (ids) => db.connection.findMany(idsInWorkspace(ids)));
-  await checkListedIds('memory_mounts', 'memory_id', 'memory', (ids) => db.memory.findMany(idsInWorkspace(ids)));
-  const template = config.default_environment_template_id as string | undefined;
+  /** Checks the ids the entries of a list of the configuration name (`<list>[i].<idKey>`). */
+  const checkListedIds = (list: string, idKey: string, ids: string[], kind: string, query: (ids: string[]) => Promise<{ id: string }[]>) =>
+    checkIds(ids, (i) => `${prefix}.${list}[${i}].${idKey}`, kind, query);
+  await checkListedIds(
+    'connection_tools',
+    'connection_id',
+    (config.connection_tools ?? []).map((entry) => entry.connection_id),
+    'connection',
+    (ids) => db.connection.findMany(idsInWorkspace(ids)),
+  );
+  await checkListedIds(
+    'memory_mounts',
+    'memory_id',
+    (config.memory_mounts ?? []).map((entry) => entry.memory_id),
+    'memory',
+    (ids) => db.memory.findMany(idsInWorkspace(ids)),
+  );
+  const template = config.default_environment_template_id;
   if (template) {
     await checkIds(
       [template],
@@ -130,7 +129,7 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   }
   // Subagents: agents of the workspace (another workspace's agent is not found), and a named
   // revision must be one of that agent's.
-  const subagents = Object.entries((config.subagents as Record<string, { agent_id: string; revision_id?: string }> | undefined) ?? {});
+  const subagents = Object.entries(config.subagents ?? {});
   await checkIds(
     subagents.map(([, subagent]) => subagent.agent_id),
     (i) => `${prefix}.subagents.${subagents[i]![0]}.agent_id`,

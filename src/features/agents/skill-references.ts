@@ -4,15 +4,16 @@
 import { AppError, invalidArgument, quoteInput } from '../../lib/errors.js';
 import { builtinSkills } from './builtin-skills.js';
 import type { CallContext } from '../../services/call-context.js';
+import type { AgentConfig } from './documents/config-schema.js';
 
-export interface SkillPin {
-  skill_id: string;
-  /** Absent: the skill's default revision when the run starts. */
-  revision_id?: string;
-}
+/** A skill a configuration names; without `revision_id`, the skill's default revision when the run starts. */
+export type SkillPin = NonNullable<AgentConfig['skills']>[number];
 
-export function configuredSkills(config: Record<string, unknown>): { pins: SkillPin[]; builtin: string[] } {
-  return { pins: (config.skills as SkillPin[] | undefined) ?? [], builtin: (config.builtin_skills as string[] | undefined) ?? [] };
+/** The members of a configuration that name skills. */
+export type SkillsConfig = Pick<AgentConfig, 'skills' | 'builtin_skills'>;
+
+export function configuredSkills(config: SkillsConfig): { pins: SkillPin[]; builtin: string[] } {
+  return { pins: config.skills ?? [], builtin: config.builtin_skills ?? [] };
 }
 
 export function checkBuiltinSkillNames(names: string[], prefix: string): void {
@@ -32,7 +33,7 @@ export function checkBuiltinSkillNames(names: string[], prefix: string): void {
  * the entry; an archived skill is refused (409 failed_precondition), as new runs of an archived
  * agent are. One query for the heads, one for the pinned revisions.
  */
-export async function checkSkillReferences(call: CallContext, config: Record<string, unknown>, prefix: string): Promise<void> {
+export async function checkSkillReferences(call: CallContext, config: SkillsConfig, prefix: string): Promise<void> {
   const { pins, builtin } = configuredSkills(config);
   checkBuiltinSkillNames(builtin, prefix);
   if (!pins.length) return;

@@ -16,6 +16,7 @@ import { DEFAULT_PRESETS, PRESETS, runDetectors, type Detector, type DetectorCal
 import { findingsChanged, type FindingChanges } from './finding-events.js';
 import { analysisSelectedTraces, type Selection } from './finding-documents.js';
 import { recordFindings } from './findings.js';
+import { storedToolCall } from '../runs/run-item-documents.js';
 import { validateIdempotencyKey, withIdempotency } from '../../services/idempotency.js';
 import { requirePermission } from '../access/permissions.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
@@ -184,7 +185,7 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
         })
       : [];
     const calls: DetectorCall[] = items.flatMap((item) => {
-      const c = item.content as { tool_call_id?: string; tool_name?: string; arguments?: unknown };
+      const c = storedToolCall(item.content);
       return c.tool_call_id && c.tool_name
         ? [{ runId: item.runId, toolCallId: c.tool_call_id, toolName: c.tool_name, arguments: c.arguments }]
         : [];

@@ -5,6 +5,7 @@
 // complete it. Every reader of stored items that can meet an in-progress item reads it through here.
 import type { Db, Prisma as DbPrisma } from '../../db.js';
 import { Prisma } from '../../generated/prisma/client.js';
+import { storedItemContent } from './run-item-documents.js';
 
 /** Text appended to one string member of an open item, as one change (or several, run together) of its stream. */
 export interface ItemAppend {
@@ -61,7 +62,7 @@ interface StoredItem {
 /** An item row with what `appendedLateral` found for it added to its members and position. */
 export function withAppended<T extends StoredItem>(item: T, appended: unknown, lastSequence: bigint | number | null): T {
   if (lastSequence == null || !appended) return item;
-  const content = { ...(item.content as Record<string, unknown>) };
+  const content = { ...storedItemContent(item.content) };
   for (const [member, text] of Object.entries(appended as Record<string, string>))
     content[member] = `${(content[member] as string | undefined) ?? ''}${text}`;
   return { ...item, content, lastStreamId: `s${lastSequence}` };

@@ -7,7 +7,7 @@ import { AppError, quoteInput } from '../../lib/errors.js';
 import { readDocument } from '../../lib/json-documents.js';
 import { builtinSkills } from '../agents/builtin-skills.js';
 import type { CallContext } from '../../services/call-context.js';
-import { configuredSkills } from '../agents/skill-references.js';
+import { configuredSkills, type SkillsConfig } from '../agents/skill-references.js';
 import { skillContent, type SkillContent } from '../agents/skills.js';
 
 /** Where a run's skill comes from: the run's workspace, or shipped with the service. */
@@ -65,7 +65,7 @@ const failure = (code: 'not_found' | 'failed_precondition', message: string) => 
  * `failed_precondition`; not in the run's workspace, or a pin of another skill → `not_found`; two
  * skills with the same name → `failed_precondition` (the model could not tell them apart).
  */
-export async function resolveRunSkills(call: CallContext, config: Record<string, unknown>): Promise<RunSkill[]> {
+export async function resolveRunSkills(call: CallContext, config: SkillsConfig): Promise<RunSkill[]> {
   const { pins, builtin } = configuredSkills(config);
   const resolved: RunSkill[] = [];
   if (pins.length) {

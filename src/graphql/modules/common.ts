@@ -14,14 +14,29 @@ export interface Connection<T> {
 }
 
 /**
+ * What every connection type has whatever its nodes: the page's `pageInfo`. A document that reads
+ * many lists selects where the next page starts with one fragment on it (the REST list documents'
+ * `NextPage`) instead of repeating the selection in each.
+ */
+export const PagedRef = builder.interfaceRef<object>('Paged').implement({
+  description: 'a page of a list (every `…Connection` type): where it stands among the pages',
+  fields: (t) => ({
+    // Each connection type resolves its own pageInfo (the relay plugin's field): nothing to inherit.
+    pageInfo: t.field({ type: builder.pageInfoRef(), nullable: false }),
+  }),
+});
+
+/**
  * The Relay connection type `<name>Connection` over `node`, with its `<name>Edge` (`cursor`, `node`),
- * the shared `PageInfo`, and `nodes` (the edges' nodes, for clients that need no cursors).
+ * the shared `PageInfo`, and `nodes` (the edges' nodes, for clients that need no cursors). Each one
+ * implements `Paged`.
  */
 export function connectionOf<T>(name: string, node: ObjectRef<Types, T>) {
   return builder.connectionObject(
     {
       name: `${name}Connection`,
       type: node,
+      interfaces: [PagedRef],
       fields: (t) => ({
         nodes: t.field({
           type: [node],

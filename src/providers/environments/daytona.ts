@@ -14,7 +14,6 @@ import {
   type EnvironmentDriverContext,
   type EnvironmentInstance,
   type ExecRequest,
-  type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
 import Type, { type Static } from 'typebox';
@@ -157,7 +156,7 @@ async function info(ctx: EnvironmentDriverContext, base: string, path: string): 
   }
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   if (typeof request.command !== 'string' && !request.command[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
   const started = Date.now();
   const { script, marker, pidFile } = execScript(request);
@@ -216,7 +215,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   if (parsed.stderr.length) request.onOutput?.('stderr', parsed.stderr);
   const exitCode = parsed.exitCode ?? toolboxExit;
   return execResultOf({ exitCode, stdout, stderr, timedOut: watch.timedOut || toolboxTimedOut, aborted: watch.aborted }, started);
-}
+};
 
 /** A file endpoint's failure as the driver error for `path`. */
 async function fileProblem(response: Response, path: string, action: string): Promise<never> {

@@ -13,8 +13,6 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type ExecRequest,
-  type ExecResult,
 } from '../environment-driver.js';
 import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
@@ -225,7 +223,7 @@ async function runInContainer(target: EngineEndpoint, containerId: string, req: 
   return { exitCode, started: reported.pid !== null, stdout, stderr, timedOut, aborted, complete };
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   const started = Date.now();
   const target = endpointOf(ctx);
   const command = shellCommandOf(request, instance.workingDirectory);
@@ -245,7 +243,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
   // The engine reports a signal's end as 128 + the signal's number (137: SIGKILL); a kill of the
   // driver's own is answered as SIGKILL whatever the engine reported.
   return execResultOf(raw, started, lost);
-}
+};
 
 /**
  * After an exec the engine could not start: whether its working directory was the reason. Engines

@@ -10,8 +10,6 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type ExecRequest,
-  type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
 import Type from 'typebox';
@@ -111,7 +109,7 @@ async function stat(access: EnvdAccess, path: string): Promise<EnvdEntry | null>
   }
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   // A command line runs in a login shell, as E2B's own SDK runs commands; an argument vector as is.
   const argv = typeof request.command === 'string' ? ['/bin/bash', '-l', '-c', request.command] : [...request.command];
   if (!argv[0]) throw new EnvironmentDriverError('invalid_path', 'the command is empty');
@@ -212,7 +210,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     aborted,
     durationMs: Date.now() - started,
   };
-}
+};
 
 /** A control-plane problem during stop, start or destroy as a driver error. */
 /** Stop, start or destroy work through E2B's API (the sandbox's daemon access is asked for again next time). */

@@ -15,8 +15,31 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type FileEntry,
 } from '../environment-driver.js';
+import { fileKindOf, subdirectoryOf } from './instance-files.js';
+import Type from 'typebox';
+import { NoConfiguration, NoCredential } from '../common-schemas.js';
+import { environmentDocuments, relativeWorkingDirectoryMember, stringMapMember } from './template-schema.js';
+
+/** An envd template's config: the device, the directory on it that holds the instances, where commands start, their variables. */
+export const EnvdTemplate = Type.Object(
+  {
+    device_id: Type.String({
+      description: 'a paired device of the workspace (dev_…) whose daemon runs with --allow-environments',
+      pattern: '^dev_[A-Za-z0-9]{1,64}$',
+    }),
+    root: Type.String({
+      description:
+        "an absolute directory on the device inside the daemon's roots; each environment gets its own directory .wsa-environments/<environment id> under it",
+      maxLength: 4096,
+      pattern: '^/',
+    }),
+    working_directory: relativeWorkingDirectoryMember(),
+    env: Type.Optional(stringMapMember("environment variables of every command (the daemon's own are never passed on)", 100)),
+  },
+  { additionalProperties: false },
+);
+const documents = environmentDocuments({ configuration: NoConfiguration, credential: NoCredential, template: EnvdTemplate });
 
 export const ENVIRONMENTS_DIRECTORY = '.wsa-environments';
 /** Raw bytes per write request: base64 keeps each request well inside the 4 MiB frame limit. */
@@ -57,7 +80,7 @@ function deviceOf(ctx: EnvironmentDriverContext): { bridge: DeviceBridge; worksp
       'unavailable',
       'this process cannot reach paired devices (only the service instance that holds their connection can)',
     );
-  return { bridge: ctx.devices, workspaceId: ctx.workspaceId, deviceId: String(ctx.environmentConfig.device_id) };
+  return { bridge: ctx.devices, workspaceId: ctx.workspaceId, deviceId: documents.template(ctx.environmentConfig).device_id };
 }
 
 async function call(
@@ -77,7 +100,7 @@ async function call(
 /** The instance's directory on the device: its id once provisioned, else where provisioning puts it. */
 function scopeOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): string {
   if (posix.isAbsolute(instance.instanceId)) return instance.instanceId;
-  return posix.join(String(ctx.environmentConfig.root), ENVIRONMENTS_DIRECTORY, instance.instanceId);
+  return posix.join(documents.template(ctx.environmentConfig).root, ENVIRONMENTS_DIRECTORY, instance.instanceId);
 }
 
 /** A caller's path on the device: relative to the working directory, never leaving the instance (lexically; the daemon checks links). */
@@ -86,14 +109,6 @@ function confine(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, p
   const target = posix.resolve(instance.workingDirectory || scope, path || '.');
   if (!inside(scope, target)) throw new EnvironmentDriverError('invalid_path', `${path} is outside the environment`);
   return { scope, path: target };
-}
-
-function subdirectory(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '';
-  const path = String(value);
-  if (posix.isAbsolute(path) || path.split(/[\\/]/).includes('..'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
-  return path;
 }
 
 const environmentIdOf = (ctx: EnvironmentDriverContext, instance: EnvironmentInstance) => posix.basename(scopeOf(ctx, instance));
@@ -108,7 +123,7 @@ async function deviceGone(ctx: EnvironmentDriverContext): Promise<boolean> {
 export const envdEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const root = String(request.config.root);
-    const sub = subdirectory(request.config.working_directory);
+    const sub = subdirectoryOf(request.config);
     const made = await call(ctx, 'make_directory', {
       environment_id: request.environmentId,
       scope: root,
@@ -135,7 +150,7 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
         scope,
         cwd,
         command: request.command,
-        env: { ...((ctx.environmentConfig.env as Record<string, string> | undefined) ?? {}), ...(request.env ?? {}) },
+        env: { ...documents.template(ctx.environmentConfig).env, ...(request.env ?? {}) },
         stdin: request.stdin ?? '',
         timeout_ms: request.timeoutMs,
         max_output_bytes: request.maxOutputBytes,
@@ -200,9 +215,9 @@ export const envdEnvironmentDriver: EnvironmentDriver = {
 
   async listFiles(ctx, instance, path, options) {
     const answer = await call(ctx, 'list_files', { ...confine(ctx, instance, path), depth: options.depth, limit: options.limit });
-    const entries: FileEntry[] = (Array.isArray(answer.entries) ? answer.entries : []).map((entry: Record<string, unknown>) => ({
+    const entries = (Array.isArray(answer.entries) ? answer.entries : []).map((entry: Record<string, unknown>) => ({
       path: String(entry.path),
-      kind: (['file', 'directory', 'symlink'].includes(String(entry.kind)) ? entry.kind : 'other') as FileEntry['kind'],
+      kind: fileKindOf(entry.kind),
       sizeBytes: Number(entry.size_bytes) || 0,
       modifiedAt: String(entry.modified_at),
     }));

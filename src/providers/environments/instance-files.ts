@@ -2,7 +2,7 @@
 // inside the instance, the working directory a template names, the order a listing answers in, and
 // the vendor id of an instance whose own id was never recorded.
 // (The `local` and `envd` types confine paths to a directory of a real machine instead: ./local.ts,
-// ../../envd/.)
+// ../../envd/; they share only how a template names its working directory, `subdirectoryOf`.)
 import { posix } from 'node:path';
 import { EnvironmentDriverError, type FileEntry } from '../environment-driver.js';
 
@@ -19,6 +19,26 @@ export function fileToWrite(base: string, path: string): string {
   if (file === '/') throw new EnvironmentDriverError('not_a_file', `${path} is not a file`);
   return file;
 }
+
+/**
+ * The working directory a template's config names, for the types whose instance is a directory of a
+ * real machine (`local`, `envd`): a relative path inside the instance, '' when it names none. A path
+ * that would leave the instance (absolute, or with a `..` part) is refused. Both machines' paths are
+ * POSIX paths (the service and the device daemon run on POSIX systems).
+ */
+export function subdirectoryOf(config: Record<string, unknown>): string {
+  const value = config.working_directory;
+  if (value === undefined || value === null || value === '') return '';
+  const path = String(value);
+  if (posix.isAbsolute(path) || path.split(/[\\/]/).includes('..'))
+    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
+  return path;
+}
+
+const FILE_KINDS: readonly FileEntry['kind'][] = ['file', 'directory', 'symlink', 'other'];
+
+/** A file kind a machine answered (as text), or `other` when it is none of the kinds. */
+export const fileKindOf = (value: unknown): FileEntry['kind'] => FILE_KINDS.find((kind) => kind === value) ?? 'other';
 
 /** The image a template's config names (the types that start from an image require one). */
 export function imageOf(config: Record<string, unknown>): string {

@@ -12,25 +12,28 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type ExecRequest,
-  type ExecResult,
   type FileEntry,
 } from '../environment-driver.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
+import { subdirectoryOf } from './instance-files.js';
+import Type from 'typebox';
+import { NoConfiguration, NoCredential } from '../common-schemas.js';
+import { environmentDocuments, relativeWorkingDirectoryMember, stringMapMember } from './template-schema.js';
+
+/** A local template's config: where commands start inside the instance's directory, and their environment variables. */
+export const LocalTemplate = Type.Object(
+  {
+    working_directory: relativeWorkingDirectoryMember(),
+    env: Type.Optional(stringMapMember("environment variables of every command (the service's own are never passed on)", 100)),
+  },
+  { additionalProperties: false },
+);
+const documents = environmentDocuments({ configuration: NoConfiguration, credential: NoCredential, template: LocalTemplate });
 
 /** Commands still running, by instance: `stop` and `destroy` end them. Per process: a stop reaches the commands this process started. */
 const running = new Map<string, Set<ChildProcess>>();
 
 const instanceRoot = (ctx: EnvironmentDriverContext, environmentId: string) => join(ctx.dataDir, 'environments', environmentId);
-
-/** A subdirectory name inside the instance; refuses anything that would leave it. */
-function subdirectory(value: unknown): string {
-  if (value === undefined || value === null || value === '') return '';
-  const path = String(value);
-  if (isAbsolute(path) || path.split(/[\\/]/).includes('..'))
-    throw new EnvironmentDriverError('invalid_path', 'working_directory must be a relative path inside the environment');
-  return path;
-}
 
 /** The instance's root: the directory the instance id names (ids are the environment's own). */
 function rootOf(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): string {
@@ -78,7 +81,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
   }
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   const cwd = await confine(ctx, instance, request.cwd ?? '.');
   const cwdStat = await stat(cwd).catch(() => null);
   if (!cwdStat?.isDirectory()) throw new EnvironmentDriverError('not_a_directory', `${request.cwd ?? '.'} is not a directory`);
@@ -96,7 +99,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
       PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
       HOME: root,
       LANG: 'C.UTF-8',
-      ...((ctx.environmentConfig.env as Record<string, string> | undefined) ?? {}),
+      ...documents.template(ctx.environmentConfig).env,
       ...(request.env ?? {}),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -152,7 +155,7 @@ async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance
     request.signal?.removeEventListener('abort', onAbort);
     mine.delete(child);
   }
-}
+};
 
 function stopAll(instanceId: string) {
   for (const child of running.get(instanceId) ?? []) killGroup(child, 'SIGKILL');
@@ -161,7 +164,7 @@ function stopAll(instanceId: string) {
 export const localEnvironmentDriver: EnvironmentDriver = {
   async provision(ctx, request) {
     const root = instanceRoot(ctx, request.environmentId);
-    const workingDirectory = join(root, subdirectory(request.config.working_directory));
+    const workingDirectory = join(root, subdirectoryOf(request.config));
     await mkdir(workingDirectory, { recursive: true, mode: 0o700 });
     return { instanceId: request.environmentId, workingDirectory };
   },

@@ -13,8 +13,6 @@ import {
   type EnvironmentDriver,
   type EnvironmentDriverContext,
   type EnvironmentInstance,
-  type ExecRequest,
-  type ExecResult,
 } from '../environment-driver.js';
 import Type from 'typebox';
 import { defineProviderType, jsonSchemaOf, registerProviderType } from '../registry.js';
@@ -367,11 +365,11 @@ async function runInSandbox(api: ModalApi, sandboxId: string, req: RawExecReques
   return { exitCode, stdout, stderr, timedOut: watch.timedOut, aborted: watch.aborted };
 }
 
-async function exec(ctx: EnvironmentDriverContext, instance: EnvironmentInstance, request: ExecRequest): Promise<ExecResult> {
+const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
   const started = Date.now();
   const raw = await runInSandbox(apiOf(ctx), instance.instanceId, shellCommandOf(request, instance.workingDirectory));
   return execResultOf(raw, started);
-}
+};
 
 /** The sandbox's file scripts for the shell-file adapter. */
 function fileScripts(ctx: EnvironmentDriverContext, instance: EnvironmentInstance): FileScriptRunner {

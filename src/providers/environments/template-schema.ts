@@ -14,6 +14,15 @@ export const imageMember = (description: string, options: TSchemaOptions = {}) =
 /** An absolute path inside the instance where commands start. */
 export const workingDirectoryMember = (description: string) => Type.String({ description, maxLength: 1024, pattern: '^/' });
 
+/** A relative subdirectory of an instance that is a directory of a real machine (`local`, `envd`). */
+export const relativeWorkingDirectoryMember = () =>
+  Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: "a relative subdirectory of the environment's directory where commands start (created on provisioning)",
+    }),
+  );
+
 /** Environment variables of the instance and every command (at most 100, values unbounded). */
 export const envMember = (description: string) => mapOf(Type.String(), { description, maxProperties: 100 });
 

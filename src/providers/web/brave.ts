@@ -1,7 +1,6 @@
 // Brave Search: GET /res/v1/web/search, the key in X-Subscription-Token.
 import Type from 'typebox';
 import { hostedWebType, plain } from './define.js';
-import { str } from './http.js';
 import { searchResults } from './search-results.js';
 import { vendorApi } from './vendor-api.js';
 
@@ -23,8 +22,8 @@ export const brave = hostedWebType({
   web: {
     async search(ctx, { query, maxResults }) {
       const params = new URLSearchParams({ q: query, count: String(Math.min(maxResults, 20)) });
-      if (ctx.config.country) params.set('country', str(ctx.config.country));
-      if (ctx.config.safesearch) params.set('safesearch', str(ctx.config.safesearch));
+      if (ctx.config.country) params.set('country', ctx.config.country);
+      if (ctx.config.safesearch) params.set('safesearch', ctx.config.safesearch);
       const answer = await api.call<SearchAnswer>(ctx, { method: 'GET', path: '/res/v1/web/search', query: params });
       // Brave marks the matches in titles and snippets with HTML.
       return searchResults(answer.web?.results, maxResults, (r) => ({

@@ -1,17 +1,19 @@
 // The direct fetch: the service itself reads the page over HTTP(S). Redirects are followed by hand
 // (at most five) so that every address on the way passes the run's checks, the body is read up to
 // the byte limit and no further, and only text is accepted (HTML becomes readable text).
-import { WebApiError, readLimited, str } from './http.js';
+import { WebApiError, readLimited } from './http.js';
 import { decodeBody, htmlTitle, htmlToText, isHtml, isText } from './page-text.js';
-import type { WebFetchRequest, WebPage } from './types.js';
-import type { ProviderContext } from '../registry.js';
+import type { WebFetchRequest, WebPage, WebProviderContext } from './types.js';
 
 const MAX_REDIRECTS = 5;
 export const DEFAULT_USER_AGENT = 'workspace-agent-service (web_fetch)';
 
-export async function directFetch(ctx: Pick<ProviderContext, 'config' | 'signal'>, request: WebFetchRequest): Promise<WebPage> {
+export async function directFetch(
+  ctx: Pick<WebProviderContext<{ user_agent?: string }>, 'config' | 'signal'>,
+  request: WebFetchRequest,
+): Promise<WebPage> {
   let url = request.url;
-  const userAgent = str(ctx.config.user_agent) || DEFAULT_USER_AGENT;
+  const userAgent = ctx.config.user_agent || DEFAULT_USER_AGENT;
   for (let hop = 0; ; hop++) {
     request.checkUrl(url);
     let response: Response;

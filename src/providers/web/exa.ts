@@ -33,7 +33,7 @@ export const exa = hostedWebType({
         body: {
           query,
           numResults: maxResults,
-          type: str(ctx.config.search_type) || 'auto',
+          type: ctx.config.search_type ?? 'auto',
           contents: { text: { maxCharacters: SNIPPET_CHARS } },
         },
       });

@@ -3,18 +3,15 @@ import Type from 'typebox';
 import { webType } from './define.js';
 import { NoCredential } from '../common-schemas.js';
 import { directFetch } from './direct-fetch.js';
-import { jsonSchemaOf } from '../registry.js';
 
 export const fetchType = webType({
   type: 'fetch',
   title: 'Direct HTTP fetch',
-  configurationSchema: jsonSchemaOf(
-    Type.Object(
-      { user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the User-Agent header sent' })) },
-      { additionalProperties: false },
-    ),
+  configuration: Type.Object(
+    { user_agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the User-Agent header sent' })) },
+    { additionalProperties: false },
   ),
-  credentialSchema: jsonSchemaOf(NoCredential),
+  credential: NoCredential,
   credentialRequired: false,
   endpointFields: [],
   web: { fetch: directFetch },

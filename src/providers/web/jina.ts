@@ -6,7 +6,6 @@ import { apiKeyOf, baseUrl, webConfig, webType } from './define.js';
 import { OptionalApiKeyCredential } from '../common-schemas.js';
 import { callWebApi, str } from './http.js';
 import { searchResults } from './search-results.js';
-import { jsonSchemaOf, type ProviderContext } from '../registry.js';
 
 const READER = 'https://r.jina.ai';
 const SEARCH = 'https://s.jina.ai';
@@ -18,7 +17,7 @@ interface SearchAnswer {
   data?: { url?: string; title?: string; description?: string; content?: string; date?: string }[];
 }
 
-const headers = (ctx: ProviderContext, extra: Record<string, string> = {}) => {
+const headers = (ctx: Parameters<typeof apiKeyOf>[0], extra: Record<string, string> = {}) => {
   const key = apiKeyOf(ctx);
   return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
 };
@@ -27,8 +26,8 @@ export const jina = webType({
   type: 'jina',
   title: 'Jina Reader',
   setupUrl: 'https://jina.ai/reader/',
-  configurationSchema: webConfig(READER, { search_url: Type.Optional(Type.String({ format: 'uri', description: `default ${SEARCH}` })) }),
-  credentialSchema: jsonSchemaOf(OptionalApiKeyCredential),
+  configuration: webConfig(READER, { search_url: Type.Optional(Type.String({ format: 'uri', description: `default ${SEARCH}` })) }),
+  credential: OptionalApiKeyCredential,
   credentialRequired: false,
   endpointFields: ['base_url', 'search_url'],
   web: {
@@ -36,7 +35,7 @@ export const jina = webType({
       const answer = await callWebApi<SearchAnswer>({
         vendor: 'Jina',
         method: 'GET',
-        url: `${baseUrl(ctx, SEARCH, 'search_url')}/?${new URLSearchParams({ q: query })}`,
+        url: `${baseUrl(ctx.config.search_url, SEARCH)}/?${new URLSearchParams({ q: query })}`,
         headers: headers(ctx, { 'x-respond-with': 'no-content' }),
         signal: ctx.signal,
         secrets: [apiKeyOf(ctx)],
@@ -53,7 +52,7 @@ export const jina = webType({
         vendor: 'Jina',
         method: 'GET',
         // The reader takes the page's address as the path, as it is.
-        url: `${baseUrl(ctx, READER)}/${url}`,
+        url: `${baseUrl(ctx.config.base_url, READER)}/${url}`,
         headers: headers(ctx, { 'x-return-format': 'markdown' }),
         signal: ctx.signal,
         secrets: [apiKeyOf(ctx)],

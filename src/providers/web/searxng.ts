@@ -1,10 +1,9 @@
 // SearXNG, a metasearch engine that users host: GET {base_url}/search?format=json (the instance must
 // have the JSON format enabled in its settings). No credential; the instance's address is required.
 import Type from 'typebox';
-import { baseUrl, webConfig, webType } from './define.js';
+import { baseUrl, selfHostedWebConfig, webType } from './define.js';
 import { NoCredential } from '../common-schemas.js';
-import { jsonSchemaOf } from '../registry.js';
-import { callWebApi, str } from './http.js';
+import { callWebApi } from './http.js';
 import { searchResults } from './search-results.js';
 
 interface SearchAnswer {
@@ -14,24 +13,26 @@ interface SearchAnswer {
 export const searxng = webType({
   type: 'searxng',
   title: 'SearXNG (self-hosted metasearch)',
-  configurationSchema: webConfig(null, {
+  configuration: selfHostedWebConfig({
     base_url: Type.String({ format: 'uri', description: 'the instance, e.g. https://search.example.com' }),
     categories: Type.Optional(Type.String({ description: 'comma-separated, e.g. general,news' })),
     language: Type.Optional(Type.String()),
     safesearch: Type.Optional(Type.Enum([0, 1, 2])),
   }),
-  credentialSchema: jsonSchemaOf(NoCredential),
+  credential: NoCredential,
   credentialRequired: false,
   endpointFields: ['base_url'],
   web: {
     async search(ctx, { query, maxResults }) {
       const params = new URLSearchParams({ q: query, format: 'json' });
-      for (const name of ['categories', 'language', 'safesearch'])
-        if (ctx.config[name] !== undefined) params.set(name, str(ctx.config[name]));
+      for (const name of ['categories', 'language', 'safesearch'] as const) {
+        const value = ctx.config[name];
+        if (value !== undefined) params.set(name, String(value));
+      }
       const answer = await callWebApi<SearchAnswer>({
         vendor: 'SearXNG',
         method: 'GET',
-        url: `${baseUrl(ctx, '')}/search?${params}`,
+        url: `${baseUrl(ctx.config.base_url, '')}/search?${params}`,
         signal: ctx.signal,
         secrets: [],
       });

@@ -2,7 +2,7 @@
 // parameter, which is how SerpApi takes it (messages never repeat it).
 import Type from 'typebox';
 import { apiKeyOf, hostedWebType } from './define.js';
-import { WebApiError, scrub, str } from './http.js';
+import { WebApiError, scrub } from './http.js';
 import { searchResults } from './search-results.js';
 import { vendorApi } from './vendor-api.js';
 
@@ -26,8 +26,11 @@ export const serpapi = hostedWebType({
   },
   web: {
     async search(ctx, { query, maxResults }) {
-      const params = new URLSearchParams({ engine: str(ctx.config.engine) || 'google', q: query, num: String(maxResults), output: 'json' });
-      for (const name of ['location', 'hl', 'gl']) if (ctx.config[name]) params.set(name, str(ctx.config[name]));
+      const params = new URLSearchParams({ engine: ctx.config.engine || 'google', q: query, num: String(maxResults), output: 'json' });
+      for (const name of ['location', 'hl', 'gl'] as const) {
+        const value = ctx.config[name];
+        if (value) params.set(name, value);
+      }
       const answer = await api.call<SearchAnswer>(ctx, { method: 'GET', path: '/search.json', query: params });
       // SerpApi answers a search without results with 200 and an `error` sentence; that is no results.
       if (answer.error && !answer.organic_results && !/hasn't returned any results/i.test(answer.error))

@@ -26,7 +26,7 @@ export const tavily = hostedWebType({
       const answer = await api.call<SearchAnswer>(ctx, {
         method: 'POST',
         path: '/search',
-        body: { query, max_results: maxResults, search_depth: str(ctx.config.search_depth) || 'basic' },
+        body: { query, max_results: maxResults, search_depth: ctx.config.search_depth ?? 'basic' },
       });
       return searchResults(answer.results, maxResults, (r) => ({
         title: r.title,

@@ -2,10 +2,14 @@
 // Every type answers in these shapes, whatever its vendor's wire format, so the toolset (and the
 // model) never sees a vendor's dialect.
 
-/** What an operation gets of its provider (the registry's ProviderContext has these members). */
-export interface WebProviderContext {
-  config: Record<string, unknown>;
-  credential: Record<string, unknown> | null;
+/**
+ * What an operation gets of its provider (the registry's ProviderContext has these members). A type
+ * declared with `webType` (./define.ts) gets `config` and `credential` read as its schemas say:
+ * `Config` and `Credential` are their TypeBox `Static` types.
+ */
+export interface WebProviderContext<Config = Record<string, unknown>, Credential = Record<string, unknown>> {
+  config: Config;
+  credential: Credential | null;
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
 }
@@ -47,7 +51,7 @@ export interface WebPage {
 }
 
 /** A web type's operations; a type serves the ones it has. */
-export interface WebOperations {
-  search?(ctx: WebProviderContext, request: WebSearchRequest): Promise<WebSearchResult[]>;
-  fetch?(ctx: WebProviderContext, request: WebFetchRequest): Promise<WebPage>;
+export interface WebOperations<Config = Record<string, unknown>, Credential = Record<string, unknown>> {
+  search?(ctx: WebProviderContext<Config, Credential>, request: WebSearchRequest): Promise<WebSearchResult[]>;
+  fetch?(ctx: WebProviderContext<Config, Credential>, request: WebFetchRequest): Promise<WebPage>;
 }

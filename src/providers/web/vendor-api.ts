@@ -26,15 +26,18 @@ export interface VendorRequest {
   body?: unknown;
 }
 
+/** What a call reads of its provider: the configured API root, the key, the run's abort signal. */
+export type VendorCallContext = Pick<WebProviderContext<{ base_url?: string }, { api_key?: string }>, 'config' | 'credential' | 'signal'>;
+
 export interface VendorApi extends VendorApiSpec {
   /** Sends one request with the provider's key and returns the answer's JSON (or throws a WebApiError). */
-  call<T>(ctx: WebProviderContext, request: VendorRequest): Promise<T>;
+  call<T>(ctx: VendorCallContext, request: VendorRequest): Promise<T>;
 }
 
 export function vendorApi(spec: VendorApiSpec): VendorApi {
   return {
     ...spec,
-    call<T>(ctx: WebProviderContext, request: VendorRequest) {
+    call<T>(ctx: VendorCallContext, request: VendorRequest) {
       const key = apiKeyOf(ctx);
       const query = new URLSearchParams(request.query);
       let headers: Record<string, string> = {};
@@ -45,7 +48,7 @@ export function vendorApi(spec: VendorApiSpec): VendorApi {
       return callWebApi<T>({
         vendor: spec.vendor,
         method: request.method,
-        url: `${baseUrl(ctx, spec.root)}${request.path}${search}`,
+        url: `${baseUrl(ctx.config.base_url, spec.root)}${request.path}${search}`,
         headers,
         ...(request.body !== undefined ? { body: request.body } : {}),
         signal: ctx.signal,

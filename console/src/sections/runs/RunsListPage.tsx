@@ -1,11 +1,11 @@
 // The workspace's runs, newest first, filtered by status, agent, thread and creation time. The filters
 // live in the URL query (`/runs?status=waiting&agent=agt_…`), so a filtered list can be linked to and
 // survives a reload; "Load more" pages through the rest.
-import { ConsoleAgentChoicesDocument, ConsoleRunsDocument } from '../../../generated/graphql';
+import { ConsoleAgentChoicesDocument, ConsoleRunsDocument, type ConsoleRunsQuery } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
 import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
-import { usePagedQuery, type Connection, type PageInfo } from '../../lib/usePagedQuery';
+import { usePagedQuery, type Connection } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { RUN_STATUSES, type RunFilters, type RunStatus, type RunSummary } from './documents';
 
@@ -51,7 +51,7 @@ function StatusFilter({ selected, onChange }: { selected: RunStatus[]; onChange(
 
 /** The first page (as a query, asked again when the filters change) and the pages loaded after it. */
 /** The connection's rows: runs come as edges. */
-function runsOf(data: { runs: { edges: { node: RunSummary }[]; pageInfo: PageInfo } }): Connection<RunSummary> {
+function runsOf(data: ConsoleRunsQuery): Connection<RunSummary> {
   return { nodes: data.runs.edges.map((edge) => edge.node), pageInfo: data.runs.pageInfo };
 }
 

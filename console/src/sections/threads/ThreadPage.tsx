@@ -8,6 +8,8 @@ import {
   ConsoleInboxDocument,
   ConsoleThreadDocument,
   ConsoleThreadRunsDocument,
+  type ConsoleInboxQuery,
+  type ConsoleThreadRunsQuery,
 } from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -16,7 +18,7 @@ import { Badge, ErrorNotice, Status, Time } from '../../components/ui';
 import { DetailPage } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { type InboxEntry, type PageInfo, type ThreadDetail, type ThreadRun } from './queries';
+import { type ThreadDetail } from './queries';
 import { ThreadInbox } from './ThreadInbox';
 import { ThreadLiveRun } from './ThreadLiveRun';
 import { ThreadPresence } from './ThreadPresence';
@@ -24,8 +26,8 @@ import { ThreadRuns } from './ThreadRuns';
 import { useRunFollower } from './useRunFollower';
 import { useThreadUpdates } from './useThreadUpdates';
 
-const selectRuns = (data: { runs: { nodes: ThreadRun[]; pageInfo: PageInfo } }) => data.runs;
-const selectInbox = (data: { inboxEntries: { nodes: InboxEntry[]; pageInfo: PageInfo } }) => data.inboxEntries;
+const selectRuns = (data: ConsoleThreadRunsQuery) => data.runs;
+const selectInbox = (data: ConsoleInboxQuery) => data.inboxEntries;
 
 export function ThreadPage() {
   const { threadId = '' } = useParams();

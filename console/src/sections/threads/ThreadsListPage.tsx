@@ -1,6 +1,11 @@
 // The threads of the workspace: filters (archived, session, label) kept in the address so a filtered
 // list can be linked, paging, a form that creates a thread, and archiving from the list.
-import { ConsoleArchiveThreadDocument, ConsoleCreateThreadDocument, ConsoleThreadsDocument } from '../../../generated/graphql';
+import {
+  ConsoleArchiveThreadDocument,
+  ConsoleCreateThreadDocument,
+  ConsoleThreadsDocument,
+  type ConsoleThreadsQuery,
+} from '../../../generated/graphql';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
@@ -12,8 +17,7 @@ import { PagedTable, type Column } from '../../components/PagedTable';
 import { type ThreadSummary } from './queries';
 
 const PAGE_SIZE = 25;
-const selectThreads = (data: { threads: { nodes: ThreadSummary[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } }) =>
-  data.threads;
+const selectThreads = (data: ConsoleThreadsQuery) => data.threads;
 
 const ARCHIVED_CHOICES = [
   { value: 'active', label: 'Active threads' },

@@ -10,8 +10,6 @@ import type {
   ThreadSummaryFragment,
 } from '../../../generated/graphql';
 
-export type { PageInfo } from '../../lib/usePagedQuery';
-
 export type LabelPair = ThreadSummary['labelList'][number];
 
 export type ThreadSummary = ThreadSummaryFragment;

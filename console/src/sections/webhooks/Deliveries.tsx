@@ -8,6 +8,7 @@ import {
   ConsoleWebhookDeliveriesDocument,
   ConsoleWebhookDeliveryDocument,
   ConsoleWebhookDeliveryUpdatedDocument,
+  type ConsoleWebhookDeliveryUpdatedSubscription,
 } from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
@@ -40,7 +41,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
   // change after the list was read is sent), so it wins.
   const [live, setLive] = useState<Record<string, LiveDelivery>>({});
   const accept = useCallback(
-    (data: { webhookDeliveryUpdated: LiveDelivery }) =>
+    (data: ConsoleWebhookDeliveryUpdatedSubscription) =>
       setLive((previous) => ({ ...previous, [data.webhookDeliveryUpdated.id]: data.webhookDeliveryUpdated })),
     [],
   );
