@@ -13,6 +13,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import { waitFor } from '../helpers/wait.js';
 import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 import { nextPeriodStart, periodStart } from '../../src/features/budgets/budget-periods.js';
+import { recordStatements } from '../helpers/query-plans.js';
 
 let t: TestApp;
 let server: ModelServer;
@@ -287,6 +288,30 @@ describe('budgets: enforcement', () => {
     // The other agent's runs are not under this budget.
     server.turns.push({ text: 'Fine.' });
     expect((await settleRun(t, (await startRun()).body.id)).status).toBe('completed');
+  });
+
+  it('costs no statement without budgets, and one per model request (plus one at the end) with them', async () => {
+    const budgetStatements = async () => {
+      server.turns.push({ text: 'Counted.' });
+      const { statements } = await recordStatements(async () => {
+        const created = await startRun();
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expect((await settleRun(t, created.body.id)).status).toBe('completed');
+      });
+      return statements.filter((s) => /budget/i.test(s.text)).map((s) => s.text.trim().split(/\s+/)[0]);
+    };
+    // Warm: the workspace's (empty) list of budgets is read once, then remembered.
+    await budgetStatements();
+    expect(await budgetStatements()).toEqual([]);
+    // A notify budget: no check at creation; the run's one request is admitted by one statement, and
+    // its attempt settled by one more.
+    await create({ action: 'notify', limit: { tokens: 1_000_000 } });
+    await budgetStatements();
+    expect(await budgetStatements()).toEqual(['INSERT', 'INSERT']);
+    // A block budget: one read when the run is created, too.
+    await create({ action: 'block', limit: { tokens: 1_000_000 } });
+    await budgetStatements();
+    expect(await budgetStatements()).toEqual(['SELECT', 'INSERT', 'INSERT']);
   });
 
   it('20 concurrent runs overspend by no more than the requests in flight', async () => {
