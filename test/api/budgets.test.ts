@@ -290,6 +290,39 @@ describe('budgets: enforcement', () => {
     expect((await settleRun(t, (await startRun()).body.id)).status).toBe('completed');
   });
 
+  it("counts the exact cost at the model's price, in the budget's currency only", async () => {
+    // 10 input tokens at 100,000 a million and 5 output tokens at 200,000 a million: 2.00 USD a request.
+    const provider = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type: 'openai_compatible', name: 'priced', config: { base_url: `${server.url}/v1` }, credential: { api_key: server.apiKey } },
+    });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const model = await t.rest('POST', '/api/v1/models', {
+      body: {
+        key: 'priced',
+        provider_id: provider.body.id,
+        provider_model: 'loop-model',
+        pricing: { input_per_mtok: 100_000, output_per_mtok: 200_000 },
+      },
+    });
+    expect(model.status, JSON.stringify(model.body)).toBe(201);
+    const priced = await t.rest('POST', '/api/v1/agents', { body: { name: 'Priced', config: { model: 'priced' } } });
+    const usd = (await create({ scope: { kind: 'agent', id: priced.body.id }, limit: { cost: '3.00' }, notify_at: [] })).body;
+    const eur = (await create({ scope: { kind: 'agent', id: priced.body.id }, limit: { cost: '3.00', currency: 'EUR' }, notify_at: [] }))
+      .body;
+    const runPriced = () => t.rest('POST', '/api/v1/runs', { body: { agent_id: priced.body.id, input: text('Hi') } });
+    for (let i = 0; i < 2; i += 1) {
+      server.turns.push({ text: 'Priced answer.' });
+      const done = await settleRun(t, (await runPriced()).body.id);
+      expect(done.status).toBe('completed');
+      expect(done.usage_at_seal.cost).toEqual({ amount: '2.000000', currency: 'USD', complete: true });
+    }
+    expect((await t.rest('GET', `/api/v1/budgets/${usd.id}`)).body.spent).toEqual({ cost: '4.000000', tokens: 2 * TOKENS_PER_REQUEST });
+    // Requests priced in USD add nothing to a EUR budget's cost (their tokens still count).
+    expect((await t.rest('GET', `/api/v1/budgets/${eur.id}`)).body.spent).toEqual({ cost: '0.000000', tokens: 2 * TOKENS_PER_REQUEST });
+    const refused = await runPriced();
+    expect([refused.status, refused.body.error?.details?.budget_id]).toEqual([429, usd.id]);
+  });
+
   it('costs no statement without budgets, and one per model request (plus one at the end) with them', async () => {
     const budgetStatements = async () => {
       server.turns.push({ text: 'Counted.' });
