@@ -1,7 +1,7 @@
 // Budgets (every operation needs `admin`): a limit on what a workspace, one of its agents or one of
 // its API keys spends on model requests per UTC day, week or month, with what was spent so far.
 import { builder } from '../../../graphql/builder.js';
-import { registerClosedSet } from '../../../graphql/closed-sets.js';
+import { closedSet } from '../../../graphql/modules/enums.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
 import { flagPayload } from '../../../graphql/modules/payloads.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
@@ -21,10 +21,6 @@ import {
 } from '../budgets.js';
 import { BUDGET_PERIODS } from '../budget-periods.js';
 
-function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
-  registerClosedSet(name, values);
-  return builder.enumType(name, { values, description });
-}
 const BudgetScopeKindEnum = closedSet(
   'BudgetScopeKind',
   BUDGET_SCOPES,
