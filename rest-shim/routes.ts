@@ -26,6 +26,7 @@ import { supportRoutes } from '../src/features/support-api/rest/support.js';
 import { threadRoutes } from '../src/features/threads/rest/threads.js';
 import { webhookRoutes } from '../src/features/webhooks/rest/webhooks.js';
 import { workspaceRoutes } from '../src/features/access/rest/workspace.js';
+import { budgetRoutes } from '../src/features/budgets/rest/budgets.js';
 
 export type { Route, RouteRequest, Surface } from './route-table.js';
 
@@ -50,4 +51,5 @@ export const routes: Route[] = [
   ...environmentRoutes,
   ...auditRoutes,
   ...supportRoutes,
+  ...budgetRoutes,
 ];

@@ -42,6 +42,7 @@ const findings = section(() => import('./sections/findings'));
 const connections = section(() => import('./sections/connections'));
 const environments = section(() => import('./sections/environments'));
 const webhooks = section(() => import('./sections/webhooks'));
+const budgets = section(() => import('./sections/budgets'));
 const devices = section(() => import('./sections/devices'));
 const notifications = section(() => import('./sections/notifications'));
 
@@ -75,6 +76,7 @@ export const routes: ConsoleRoute[] = [
   { path: '/environments/:id', component: environments('EnvironmentPage') },
   { path: '/webhooks', component: webhooks('WebhooksPage'), nav: 'Webhooks' },
   { path: '/webhooks/:id', component: webhooks('WebhookPage') },
+  { path: '/budgets', component: budgets('BudgetsPage'), nav: 'Budgets' },
   { path: '/devices', component: devices('DevicesPage'), nav: 'Devices' },
   { path: '/devices/:id', component: devices('DevicePage') },
   { path: '/notifications', component: notifications('NotificationsPage'), nav: 'Notifications' },

@@ -24,6 +24,7 @@ import { ASK_USER_TOOL } from './tools/ask-user.js';
 import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
 import { ContextManager } from './context/manager.js';
 import { withCacheHints } from './context/caching.js';
+import { BudgetGuard } from './budget-guard.js';
 
 export type { ExecutionContext } from './prepare.js';
 
@@ -53,8 +54,18 @@ export function systemPrompt(config: RunAgentConfig, recalled: Recalled[], toolI
 }
 
 export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResult> {
-  const { deps, run, signal, items } = ctx;
   const usage: Usage = ctx.usage ?? newUsage();
+  // The run's budgets (budget-guard.ts): checked before each model request, settled however the attempt ends.
+  const budgets = new BudgetGuard(ctx.call, ctx.run, usage);
+  try {
+    return await turnLoop(ctx, usage, budgets);
+  } finally {
+    await budgets.settle().catch((error: unknown) => ctx.call.logger.error({ err: error }, 'settling the run budgets failed'));
+  }
+}
+
+async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuard): Promise<AttemptResult> {
+  const { deps, run, signal, items } = ctx;
   const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
   // The run seals with this outcome: what its tools left to tidy in its environments goes first.
   const end = async (outcome: Outcome): Promise<AttemptResult> => {
@@ -84,6 +95,13 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
   for (;;) {
     if (usage.requests >= maxRequests)
       return end({ kind: 'failed', code: 'usage_limit_exceeded', message: `the run reached its limit of ${maxRequests} model requests` });
+    const spent = await budgets.beforeRequest();
+    if (spent)
+      return end({
+        kind: 'failed',
+        code: 'budget_exceeded',
+        message: `the budget "${spent.name}" (${spent.id}) is spent for this ${spent.period}`,
+      });
     if (usage.requests > 0) {
       // Entries delivered with `steer` join the conversation at this model request.
       for (const steered of await takeSteerEntries(ctx.call, run, usage.requests)) {

@@ -23,6 +23,7 @@ import '../features/memories/graphql/memories.js';
 import '../features/findings/graphql/findings.js';
 import '../features/environments/graphql/environments.js';
 import '../features/webhooks/graphql/webhooks.js';
+import '../features/budgets/graphql/budgets.js';
 import '../features/support-api/graphql/push.js';
 import '../features/support-api/graphql/status.js';
 import '../features/support-api/graphql/presence.js';

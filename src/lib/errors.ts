@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   precondition_required: 428,
   rate_limited: 429,
+  /** A `block` budget of the run's workspace, agent or API key is spent for its period. */
+  budget_exceeded: 429,
   /** Answered by the HTTP server itself (app.ts, clientError): request line and headers over the limit. */
   headers_too_large: 431,
   /** Answered by the HTTP server itself: the request did not arrive in time. */

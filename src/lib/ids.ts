@@ -38,6 +38,7 @@ export const ID_PREFIX = {
   pushSubscription: 'psb',
   device: 'dev',
   pairing: 'pai',
+  budget: 'bud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,12 +1,12 @@
 // Process-local memory of configuration a run reads every time — an agent's revision, model,
-// provider and connection — valid for one "configuration generation". Any change of one of them
+// provider and connection, the workspace's budgets — valid for one "configuration generation". Any change of one of them
 // writes an audit row; recordAudit bumps the generation at once in this process and NOTIFYs
 // CONFIG_CHANNEL, whose listeners (every service and worker process) bump theirs after commit.
 // An entry remembers the generation its read began in, so a change racing the read invalidates it.
 import type { Prisma } from '../db.js';
 
 export const CONFIG_CHANNEL = 'wsa_config_changed';
-const CONFIG_KINDS = /^(agent|model|connection|[a-z]+_provider)$/;
+const CONFIG_KINDS = /^(agent|model|connection|budget|[a-z]+_provider)$/;
 
 let generation = 0;
 

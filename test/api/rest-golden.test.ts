@@ -687,6 +687,25 @@ async function scenario() {
     headers: { 'if-match': finding.etag! },
     body: { assessment: 'confirmed', assessment_note: 'the spec was loosened', closed: true },
   });
+
+  // budgets (after everything else, so the cases above keep their ids): made after the runs, so nothing is spent
+  const budget = await call('POST /api/v1/budgets', 'POST', '/api/v1/budgets', {
+    body: {
+      name: 'Monthly',
+      scope: { kind: 'workspace' },
+      period: 'month',
+      limit: { cost: '25.00' },
+      action: 'notify',
+      notify_at: [0.5, 0.8],
+    },
+  });
+  await call('GET /api/v1/budgets', 'GET', '/api/v1/budgets?scope_kind=workspace');
+  await call('GET /api/v1/budgets/:budget_id', 'GET', `/api/v1/budgets/${budget.body.id}`);
+  await call('PATCH /api/v1/budgets/:budget_id', 'PATCH', `/api/v1/budgets/${budget.body.id}`, {
+    headers: { 'if-match': budget.etag! },
+    body: { limit: { cost: '25.00', tokens: 5000000 }, action: 'block' },
+  });
+  await call('DELETE /api/v1/budgets/:budget_id', 'DELETE', `/api/v1/budgets/${budget.body.id}`);
 }
 
 beforeAll(async () => {

@@ -432,6 +432,33 @@ describe('webhook deliveries', () => {
     expect((await t.rest('DELETE', `/api/v1/assets/${asset.id}`)).status).toBe(200);
     expect(await verified('asset.changed', (d) => d.resource_id === asset.id && d.action === 'retire')).toMatchObject({ version: 2 });
 
+    // Budgets: an agent's run reaching a notify budget's threshold and its limit (1 token: any request does).
+    const spender = await t.rest('POST', '/api/v1/agents', { body: { name: 'budgeted', config: { model: 'dev' } } });
+    const budget = await t.rest('POST', '/api/v1/budgets', {
+      body: {
+        name: 'hooked',
+        scope: { kind: 'agent', id: spender.body.id },
+        period: 'day',
+        limit: { tokens: 1 },
+        action: 'notify',
+        notify_at: [0.5],
+      },
+    });
+    expect(budget.status, JSON.stringify(budget.body)).toBe(201);
+    const spent = await t.rest('POST', '/api/v1/runs', { body: { agent_id: spender.body.id, input: text('hi') } });
+    const ofBudget = (d: any) => d.budget.id === budget.body.id && d.run_id === spent.body.id;
+    expect(await verified('budget.threshold_reached', ofBudget)).toMatchObject({
+      budget: {
+        name: 'hooked',
+        scope: { kind: 'agent', id: spender.body.id },
+        period: 'day',
+        limit: { cost: null, tokens: 1 },
+        action: 'notify',
+      },
+      threshold: 0.5,
+    });
+    expect(await verified('budget.exceeded', ofBudget)).toMatchObject({ budget: { id: budget.body.id } });
+
     // Subscriptions themselves: a change of this one (its secret never in the payload, only field names).
     const current = await t.rest('GET', `/api/v1/webhook-subscriptions/${sub.id}`);
     const described = await t.rest('PATCH', `/api/v1/webhook-subscriptions/${sub.id}`, {

@@ -19,6 +19,7 @@ import { recordAudit } from '../audit/audit.js';
 import type { Actor } from '../../services/deps.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { validateIdempotencyKey, withIdempotency } from '../../services/idempotency.js';
+import { assertWithinBudgets } from '../budgets/budget-counters.js';
 import { requirePermission } from '../access/permissions.js';
 import { cancelRun, getRun } from './runs.js';
 import { storedMessage, validateMessage, type MessageContent } from './run-input.js';
@@ -108,6 +109,7 @@ export async function deliverToInbox(
     const thread = await lockThread(call, threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
     const { agent, revision, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
+    await assertWithinBudgets(call, agent.id);
     const active = await activeRun(call.db, thread.id);
     if (!active) {
       const run = await writeNewRun(
@@ -318,6 +320,7 @@ export async function forkRun(
         input.agentId ?? run.agentId,
         input.agentId ? null : run.agentRevisionId,
       );
+      await assertWithinBudgets(call, agent.id);
       const created = await writeNewRun(
         call,
         planNewRun(call, {

@@ -7,6 +7,7 @@ import { storedLabels } from '../../lib/labels.js';
 import { returningColumns } from '../../storage/columns.js';
 import type { CallContext } from '../../services/call-context.js';
 import { validateIdempotencyKey, withIdempotency } from '../../services/idempotency.js';
+import { assertWithinBudgets } from '../budgets/budget-counters.js';
 import { requirePermission } from '../access/permissions.js';
 import { getRun } from './runs.js';
 import { validateMessage } from './run-input.js';
@@ -101,6 +102,7 @@ export async function resumeRun(
         );
       }
       const answers = checkAnswers(storedPending(run.pending) ?? { approvals: [], calls: [] }, body);
+      await assertWithinBudgets(bound, run.agentId);
       // The successor, its inbox entry and audit rows, and the parent marked resumed: one statement.
       created = await writeNewRun(
         bound,

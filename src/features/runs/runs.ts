@@ -14,6 +14,7 @@ import { storedResolvedSkills } from './run-skills.js';
 import { configuredSkills } from '../agents/skill-references.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { recordAudit } from '../audit/audit.js';
+import { assertWithinBudgets } from '../budgets/budget-counters.js';
 import { requirePermission } from '../access/permissions.js';
 import { getSession, getThread } from '../threads/threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
@@ -109,6 +110,7 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
     const { revision, effective } = await revisionForNewRun(call, agent, input.agentRevisionId, options.overrides);
     if (options.overrides) await checkConfigReferences(call, effective, 'options.overrides');
     await assertModelUsable(call, effective.model);
+    await assertWithinBudgets(call, agent.id);
     const environmentMounts = mountsAsked ? await resolveRunMounts(call, input.environmentMounts) : undefined;
     const planned = { ...request, agentId: agent.id, revisionId: revision.id, pinned: Boolean(input.agentRevisionId), environmentMounts };
     if (!input.threadId) {
@@ -150,6 +152,7 @@ async function startRunOnNewThread(
     providerEnabled: facts.providerEnabled,
   });
   if (!facts.sessionFound) throw notFound('session', input.sessionId!);
+  await assertWithinBudgets(call, facts.agentId);
   return writePlanned(
     call,
     planNewRun(call, {

@@ -39,6 +39,8 @@ export const WEBHOOK_EVENT_KINDS = [
   'session.changed',
   'thread.changed',
   'webhook_subscription.changed',
+  'budget.threshold_reached',
+  'budget.exceeded',
 ] as const;
 
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
@@ -68,6 +70,8 @@ export const WEBHOOK_EVENT_KIND_DESCRIPTIONS: Record<WebhookEventKind, string> =
   'thread.changed': 'A thread is created or changed (its title, labels or state; not its messages, which runs report).',
   'webhook_subscription.changed':
     'A webhook subscription is created, changed, deleted, has its secret rotated or is disabled by the service.',
+  'budget.threshold_reached': "A budget's spending reaches one of its `notify_at` fractions of its limit (each once per period).",
+  'budget.exceeded': 'A budget reaches its limit (once per period); a `block` budget now refuses new runs and model requests.',
 };
 
 /**

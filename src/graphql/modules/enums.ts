@@ -18,7 +18,7 @@ import { SKILL_SOURCES } from '../../features/runs/run-skills.js';
 import { ENVIRONMENT_STATUSES } from '../../features/environments/environments.js';
 
 /** An enum whose values are `values`, each named and valued by its own string. */
-function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
+export function closedSet<const T extends readonly string[]>(name: string, values: T, description: string) {
   registerClosedSet(name, values);
   return builder.enumType(name, { values, description });
 }

@@ -1,5 +1,6 @@
 // One agent: its facts, its name/description/labels, its revisions (default, comparison, publishing)
 // and archiving. Every change carries the ETag the page last read and reads the agent again afterwards.
+import { Spending } from '../../components/Spending';
 import { ConsoleAgentDocument, ConsoleAgentRevisionsDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -81,6 +82,7 @@ export function AgentPage() {
               ],
             ]}
           />
+          <Spending agentId={agent.id} />
           <AgentDetailsForm key={`details-${generation}`} agent={agent} onSaved={() => void refresh()} onReload={() => void reload()} />
           <RevisionsPanel
             agent={agent}

@@ -2,6 +2,7 @@
 // API lets change (provider model, API, name, description, settings, labels; the key and the provider
 // never change). Every change names the ETag the page was read at; a change someone made meanwhile is
 // refused by the service, and the page explains it and offers to reload.
+import { Spending } from '../../components/Spending';
 import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -59,6 +60,7 @@ export function ModelPage() {
             ]}
           />
           <JsonView value={model.settings} label="Settings" />
+          <Spending model={model.key} />
           <DetailNotice detail={detail} />
           <EnabledStatePanel
             what="model"

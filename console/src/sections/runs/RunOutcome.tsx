@@ -26,6 +26,15 @@ export function RunOutcome({ run }: { run: RunDetail }) {
             {run.usageAtSeal.requests} model request(s), {run.usageAtSeal.inputTokens} input tokens, {run.usageAtSeal.outputTokens} output
             tokens
           </p>
+          {run.usageAtSeal.cost ? (
+            <p>
+              Cost{' '}
+              <strong>
+                {run.usageAtSeal.cost.amount} {run.usageAtSeal.cost.currency ?? ''}
+              </strong>
+              {run.usageAtSeal.cost.complete ? '' : ' (some requests were not priced)'}
+            </p>
+          ) : null}
         </>
       ) : null}
     </section>

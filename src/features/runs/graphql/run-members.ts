@@ -79,7 +79,7 @@ export const FailureRef = builder.objectRef<Failure>('Failure').implement({
   fields: (t) => ({
     code: t.string({
       description:
-        'an error code of the API (e.g. `disabled`) or of the engine (`tool_error`, `output_invalid`, `usage_limit_exceeded`, `model_error`, `worker_lost`, `cancelled`)',
+        'an error code of the API (e.g. `disabled`) or of the engine (`tool_error`, `output_invalid`, `usage_limit_exceeded`, `budget_exceeded`, `model_error`, `worker_lost`, `cancelled`)',
       resolve: (f) => f.code,
     }),
     message: t.string({ resolve: (f) => f.message }),
