@@ -32,7 +32,8 @@ export interface DirectStatements {
  * same rule as Prisma's statements, with names of their own).
  */
 export function directStatements(pool: pg.Pool, options: { prepared: boolean; count: () => void }): DirectStatements {
-  const nameOf = options.prepared ? preparedStatementNames({ prefix: 'wsa_direct_' }) : () => '';
+  // A handful of statement shapes: 64 names bound the plans each backend keeps for them.
+  const nameOf = options.prepared ? preparedStatementNames({ prefix: 'wsa_direct_', limit: 64 }) : () => '';
   return {
     async query<Row>(statement: Prisma.Sql): Promise<Row[]> {
       options.count();
