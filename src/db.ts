@@ -2,13 +2,14 @@
 // through the same driver adapter, schema and migrations.
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaClient } from './generated/prisma/client.js';
+import { PrismaClient, type Prisma } from './generated/prisma/client.js';
 import type { Config } from './config.js';
 import type { Logger } from './lib/logger.js';
 import { PoolWaits } from './lib/metrics.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './storage/embedded.js';
 import { applyMigrations, pendingMigrationCount } from './storage/migrate.js';
 import { preparedStatementNames } from './storage/prepared-statements.js';
+import { directStatements, type DirectStatements } from './storage/direct-statements.js';
 
 /** How long a transaction may wait for a pool connection before it fails (503 `unavailable`). */
 export const TRANSACTION_MAX_WAIT_MS = 30_000;
@@ -36,6 +37,20 @@ export interface Database {
  */
 const driverPools = new WeakMap<Db, pg.Pool>();
 export const driverPoolOf = (db: Db): pg.Pool | null => driverPools.get(db) ?? null;
+
+const directRunners = new WeakMap<object, DirectStatements>();
+
+/**
+ * A raw statement of the run path (the create, claim and seal of a run, the reads of a run and of
+ * its items), returning rows shaped as `db.$queryRaw` returns them: on the client itself sent to
+ * node-postgres directly (storage/direct-statements.ts: Prisma's query layer cost ~4× the CPU of the
+ * statement's own round trip), inside a transaction (or on a client not opened here) through
+ * `$queryRaw`, on the transaction's connection.
+ */
+export function queryDirect<Row>(db: Db | Prisma.TransactionClient, statement: Prisma.Sql): Promise<Row[]> {
+  const direct = directRunners.get(db);
+  return direct ? direct.query<Row>(statement) : db.$queryRaw<Row[]>(statement);
+}
 
 export async function openDatabase(config: Config, logger: Logger, options: { adoptRunningEmbedded?: boolean } = {}): Promise<Database> {
   let embedded: EmbeddedDatabase | null = null;
@@ -85,6 +100,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
       },
     }) as unknown as PrismaClient;
     driverPools.set(prisma, pool);
+    directRunners.set(prisma, directStatements(pool, { prepared: config.databasePreparedStatements, count: () => operations++ }));
     return {
       prisma,
       mode: embedded ? 'embedded' : 'server',

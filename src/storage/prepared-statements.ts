@@ -14,6 +14,11 @@ export interface PreparedStatementOptions {
   limit?: number;
   /** A statement is named from its `hotAfter`-th run on. */
   hotAfter?: number;
+  /**
+   * What names begin with (`wsa_`). Two generators feeding the same connections need different
+   * prefixes: a name already prepared on a connection must always stand for the same text.
+   */
+  prefix?: string;
 }
 
 /**
@@ -23,6 +28,7 @@ export interface PreparedStatementOptions {
 export function preparedStatementNames(options: PreparedStatementOptions = {}): (query: { sql: string }) => string {
   const limit = options.limit ?? 128;
   const hotAfter = options.hotAfter ?? 3;
+  const prefix = options.prefix ?? 'wsa_';
   const names = new Map<string, string>();
   const runs = new Map<string, number>();
   return ({ sql }) => {
@@ -37,7 +43,7 @@ export function preparedStatementNames(options: PreparedStatementOptions = {}): 
       return '';
     }
     runs.delete(sql);
-    const named = `wsa_${names.size + 1}`;
+    const named = `${prefix}${names.size + 1}`;
     names.set(sql, named);
     return named;
   };

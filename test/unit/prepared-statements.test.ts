@@ -31,4 +31,13 @@ describe('preparedStatementNames', () => {
     expect(name({ sql: 'SELECT x' })).toBe('');
     expect(name({ sql: 'SELECT x' })).toMatch(/^wsa_/);
   });
+
+  it('names with its own prefix, so two generators on the same connections never give one name two texts', () => {
+    const prisma = preparedStatementNames({ hotAfter: 1 });
+    const direct = preparedStatementNames({ hotAfter: 1, prefix: 'wsa_direct_' });
+    const a = prisma({ sql: 'SELECT 1' });
+    const b = direct({ sql: 'SELECT 2' });
+    expect(a).toBe('wsa_1');
+    expect(b).toBe('wsa_direct_1');
+  });
 });

@@ -1,6 +1,7 @@
 // Reading run items: the paged items response (GET /runs/{id}/items) and the live feed behind the
 // runItems subscription — replay from the database, then live changes, each change delivered once.
 import { Prisma, type Run, type RunItem } from '../../generated/prisma/client.js';
+import { queryDirect } from '../../db.js';
 import { invalidArgument, notFound } from '../../lib/errors.js';
 import { onReconnected, subscriptionsActive } from '../../lib/events.js';
 import { returningColumns } from '../../storage/columns.js';
@@ -232,14 +233,17 @@ const publicItem = (item: RunItem) => ({ ...item, contentRefs: publicRefs(item.c
 async function readFeedStart(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
   requirePermission(call.actor, 'read');
   // Open items with the text appended since their row was written (see item-appends.ts).
-  const rows = await call.db.$queryRaw<
-    (RunItem & { runStatus: string; runWorkspaceId: string; appended: unknown; appendedSequence: bigint | null })[]
-  >`
+  const rows = await queryDirect<
+    RunItem & { runStatus: string; runWorkspaceId: string; appended: unknown; appendedSequence: bigint | null }
+  >(
+    call.db,
+    Prisma.sql`
     SELECT r.status AS "runStatus", r.workspace_id AS "runWorkspaceId", ${ITEM_COLUMNS}, ap.appended, ap.last_sequence AS "appendedSequence"
     FROM runs r LEFT JOIN run_items i ON i.run_id = r.id AND i.ordinal > ${after} AND r.items_removed_at IS NULL
     ${appendedLateral(Prisma.sql`i.state = 'in_progress'`)}
     WHERE r.id = ${runId}
-    ORDER BY i.ordinal`;
+    ORDER BY i.ordinal`,
+  );
   const first = rows[0];
   if (!first || first.runWorkspaceId !== call.actor.workspaceId) throw notFound('run', runId);
   const items: ItemView[] = [];

@@ -12,7 +12,7 @@
 // conditions).
 //
 // The engine (workers, executor) sits above and calls these functions; nothing here knows it.
-import type { Db, Prisma } from '../../db.js';
+import { queryDirect, type Db, type Prisma } from '../../db.js';
 import { Prisma as PrismaSql, type Run } from '../../generated/prisma/client.js';
 import { columnName, RUN_COLUMNS } from '../../storage/columns.js';
 import { AppError } from '../../lib/errors.js';
@@ -260,7 +260,7 @@ export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise
     .text(', new_run.id) IS NULL AS "notified"')
     .text(events.length ? ', (SELECT queued FROM audit_webhook_events) AS "webhookEvents"' : '')
     .text(' FROM new_run');
-  const rows = await db.$queryRaw<(Run & { notified: unknown; webhookEvents?: number })[]>(statement.build());
+  const rows = await queryDirect<Run & { notified: unknown; webhookEvents?: number }>(db, statement.build());
   const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
   announceNewRun(call, run.id);
   return run as Run;
@@ -355,9 +355,11 @@ export async function claimRun(
   const target = claim.runId
     ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
     : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
-  const rows = await db.$queryRaw<
-    (Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null; webhookEvents: number })[]
-  >`
+  const rows = await queryDirect<
+    Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null; webhookEvents: number }
+  >(
+    db,
+    PrismaSql.sql`
     WITH claimed AS (
       UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
         attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
@@ -372,7 +374,8 @@ export async function claimRun(
       -- run.started in the claim's statement, for the first attempt only (a retry or a hand-back is no new start).
       SELECT ${enqueueExpression(PrismaSql.sql`c."workspaceId"`, 'run.started', startedEventData)} AS queued FROM claimed c WHERE c.attempts = 1
     )
-    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents" FROM claimed c`;
+    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents" FROM claimed c`,
+  );
   if (rows.length === 0) return null;
   const { threadHistory, parentPending, parentSpan, webhookEvents: _events, ...run } = rows[0]!;
   return { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null };
@@ -495,7 +498,9 @@ export async function sealRun(
   const pending = outcome.kind === 'waiting' ? { approvals: outcome.approvals, calls: outcome.calls } : { approvals: [], calls: [] };
   const entryStatus = outcome.kind === 'failed' ? 'failed' : outcome.kind === 'cancelled' ? 'cancelled' : 'completed';
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-  const rows = await db.$queryRaw<(Run & { threadHasPending: boolean })[]>`
+  const rows = await queryDirect<Run & { threadHasPending: boolean }>(
+    db,
+    PrismaSql.sql`
     WITH ${itemsCtes(itemsWrite)}
       ${spansWrite ? PrismaSql.sql`written_spans AS (${spansWrite}),` : PrismaSql.empty} sealed AS (
       UPDATE runs SET status = ${to}, version = version + 1, updated_at = now(), sealed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
@@ -530,7 +535,8 @@ export async function sealRun(
     SELECT ${RUN_COLUMNS},
       EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending",
       ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents"
-    FROM sealed`;
+    FROM sealed`,
+  );
   if (!rows[0]) return null;
   const { webhookEvents: _events, ...sealed } = rows[0] as (typeof rows)[0] & { webhookEvents?: number };
   return sealed;

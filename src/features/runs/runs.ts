@@ -2,7 +2,8 @@
 // every filter, label changes, cancellation, lineage and the run's agent view. Execution lives in
 // src/engine; this module only records what callers ask for and what they may see.
 import { resolveRunMounts } from '../environments/environments.js';
-import type { Run } from '../../generated/prisma/client.js';
+import { Prisma, type Run } from '../../generated/prisma/client.js';
+import { queryDirect } from '../../db.js';
 import { applyOverrides, normalizeRunOptions, runOptionsSchema, agentConfigSchema } from '../agents/documents/config-schema.js';
 import { decodeCursor, encodeCursor, pageSize, type Page } from '../../lib/cursor.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
@@ -47,7 +48,7 @@ export function checkModelUsable(key: string, state: { found: boolean; enabled: 
 /** One run of the caller's workspace (raw: on every wait, watch and run query; see src/storage/columns.ts). */
 export async function getRun(call: CallContext, id: string): Promise<Run> {
   requirePermission(call.actor, 'read');
-  const [run] = await call.db.$queryRaw<Run[]>`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${id}`;
+  const [run] = await queryDirect<Run>(call.db, Prisma.sql`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ${id}`);
   if (!run || run.workspaceId !== call.actor.workspaceId) throw notFound('run', id);
   return run;
 }
