@@ -50,6 +50,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
     tools,
     abortSignal: signal,
     maxRetries: 0,
+    experimental_download: model.download,
     onError: () => undefined,
     ...callSettings(model.settings),
     ...(providerOptions ? { providerOptions } : {}),

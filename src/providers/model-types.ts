@@ -49,10 +49,10 @@ export const optionalBearer = (credential: WithApiKey): Record<string, string> =
  * kept out of any message.
  */
 export const probeWithKey = (
-  ctx: Pick<ProviderContext, 'extraHeaders' | 'signal'> & { credential: WithApiKey },
+  ctx: Pick<ProviderContext, 'extraHeaders' | 'signal' | 'fetch'> & { credential: WithApiKey },
   url: string,
   auth: Record<string, string>,
-) => probeGet(url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
+) => probeGet(ctx.fetch, url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
 
 /** OpenAI's two model APIs, which Azure OpenAI serves too. */
 const openAIModelApis: NonNullable<ProviderType['modelApis']> = [
@@ -112,13 +112,17 @@ registerProviderType(
         organization: ctx.config.organization,
         project: ctx.config.project,
         headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
       });
       return chatOrResponses(provider, model);
     },
     embeddingModel: (ctx, model) =>
-      createOpenAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders }).embeddingModel(
-        model.providerModel,
-      ),
+      createOpenAI({
+        apiKey: key(ctx.credential),
+        baseURL: ctx.config.base_url,
+        headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
+      }).embeddingModel(model.providerModel),
   }),
 );
 
@@ -133,7 +137,7 @@ function openAICompatibleClient(ctx: SelfHostedContext) {
     baseURL: ctx.config.base_url,
     apiKey: ctx.credential?.api_key,
     headers: ctx.extraHeaders,
-    fetch: coalescingFetch,
+    fetch: coalescingFetch(ctx.fetch),
   });
 }
 
@@ -194,9 +198,12 @@ registerProviderType(
         'anthropic-version': '2023-06-01',
       }),
     languageModel: (ctx, model) =>
-      createAnthropic({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders, fetch: coalescingFetch })(
-        model.providerModel,
-      ),
+      createAnthropic({
+        apiKey: key(ctx.credential),
+        baseURL: ctx.config.base_url,
+        headers: ctx.extraHeaders,
+        fetch: coalescingFetch(ctx.fetch),
+      })(model.providerModel),
   }),
 );
 
@@ -216,11 +223,16 @@ registerProviderType(
         'x-goog-api-key': key(ctx.credential),
       }),
     languageModel: (ctx, model) =>
-      createGoogle({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders })(model.providerModel),
-    embeddingModel: (ctx, model) =>
-      createGoogle({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders }).embeddingModel(
+      createGoogle({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders, fetch: ctx.fetch })(
         model.providerModel,
       ),
+    embeddingModel: (ctx, model) =>
+      createGoogle({
+        apiKey: key(ctx.credential),
+        baseURL: ctx.config.base_url,
+        headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
+      }).embeddingModel(model.providerModel),
   }),
 );
 
@@ -255,6 +267,7 @@ registerProviderType(
         baseURL: ctx.config.base_url,
         apiVersion: ctx.config.api_version,
         headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
       });
       return chatOrResponses(provider, model);
     },
@@ -295,6 +308,7 @@ registerProviderType(
         secretAccessKey: credential.secret_access_key,
         sessionToken: credential.session_token,
         headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
       })(model.providerModel);
     },
   }),

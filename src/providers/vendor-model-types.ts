@@ -42,16 +42,21 @@ const registerProviderType = (type: ProviderType) => register({ listGroup: 1, ..
 /** What a hosted vendor's adapters receive: `{base_url?}` and `{api_key}`. */
 type HostedContext = TypedProviderContext<{ base_url?: string }, { api_key: string }>;
 type Ctx = Omit<HostedContext, 'signal'>;
-/** What the factory of every AI SDK vendor package takes: the key, the API root (absent: the vendor's) and extra headers. */
+/**
+ * What the factory of every AI SDK vendor package takes: the key, the API root (absent: the
+ * vendor's), extra headers and the outbound policy's fetch.
+ */
 interface SdkSettings {
   apiKey: string;
   baseURL: string | undefined;
   headers: Record<string, string>;
+  fetch: typeof fetch;
 }
 const sdkSettings = (ctx: Ctx): SdkSettings => ({
   apiKey: key(ctx.credential),
   baseURL: ctx.config.base_url || undefined,
   headers: ctx.extraHeaders,
+  fetch: ctx.fetch,
 });
 
 /** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
@@ -128,7 +133,12 @@ hostedVendor({
   // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
   // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
   sdk: (settings) =>
-    createOpenAICompatible({ ...settings, fetch: coalescingFetch, name: 'xai', baseURL: settings.baseURL ?? 'https://api.x.ai/v1' }),
+    createOpenAICompatible({
+      ...settings,
+      fetch: coalescingFetch(settings.fetch),
+      name: 'xai',
+      baseURL: settings.baseURL ?? 'https://api.x.ai/v1',
+    }),
   chat: (sdk, m) => sdk.chatModel(m),
 });
 
@@ -201,7 +211,7 @@ hostedVendor({
   sdk: (settings) =>
     createOpenAICompatible({
       ...settings,
-      fetch: coalescingFetch,
+      fetch: coalescingFetch(settings.fetch),
       name: 'huggingface',
       baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1',
     }),
@@ -222,7 +232,11 @@ registerProviderType(
   }),
 );
 function ollamaClient(ctx: SelfHostedContext) {
-  return createOllama({ baseURL: ctx.config.base_url, headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders } });
+  return createOllama({
+    baseURL: ctx.config.base_url,
+    headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders },
+    fetch: ctx.fetch,
+  });
 }
 
 // ── the types the contract answers `unsupported` to a test (no probe) ──
@@ -282,6 +296,7 @@ function vertexClient(
     location: ctx.config.location,
     baseURL: ctx.config.base_url,
     headers: ctx.extraHeaders,
+    fetch: ctx.fetch,
     googleAuthOptions,
   });
 }
@@ -334,6 +349,7 @@ registerProviderType(
         apiKey: ctx.credential?.access_token ?? '',
         baseURL: ctx.config.base_url ?? 'https://chatgpt.com/backend-api/codex',
         headers: { 'chatgpt-account-id': ctx.credential?.account_id ?? '', ...ctx.extraHeaders },
+        fetch: ctx.fetch,
       }).responses(model.providerModel),
   }),
 );
@@ -359,7 +375,7 @@ registerProviderType(
         baseURL: ctx.config.base_url,
         apiKey: key(ctx.credential),
         headers: ctx.extraHeaders,
-        fetch: coalescingFetch,
+        fetch: coalescingFetch(ctx.fetch),
       }).chatModel(model.providerModel),
   }),
 );

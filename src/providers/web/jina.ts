@@ -39,6 +39,7 @@ export const jina = webType({
         url: `${baseUrl(ctx, SEARCH, 'search_url')}/?${new URLSearchParams({ q: query })}`,
         headers: headers(ctx, { 'x-respond-with': 'no-content' }),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [apiKeyOf(ctx)],
       });
       return searchResults(answer.data, maxResults, (r) => ({
@@ -56,6 +57,7 @@ export const jina = webType({
         url: `${baseUrl(ctx, READER)}/${url}`,
         headers: headers(ctx, { 'x-return-format': 'markdown' }),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [apiKeyOf(ctx)],
       });
       const data = answer.data ?? {};

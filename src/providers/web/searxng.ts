@@ -33,6 +33,7 @@ export const searxng = webType({
         method: 'GET',
         url: `${baseUrl(ctx, '')}/search?${params}`,
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [],
       });
       return searchResults(answer.results, maxResults, (r) => ({

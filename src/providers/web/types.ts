@@ -8,6 +8,8 @@ export interface WebProviderContext {
   credential: Record<string, unknown> | null;
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
+  /** The outbound policy's fetch (src/lib/outbound-policy.ts): every request goes through it. */
+  fetch: typeof fetch;
 }
 
 export type WebOperation = 'search' | 'fetch';

@@ -49,6 +49,7 @@ export function vendorApi(spec: VendorApiSpec): VendorApi {
         headers,
         ...(request.body !== undefined ? { body: request.body } : {}),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         // A key sent in the query may come back URL-encoded in a message.
         secrets: [key, encodeURIComponent(key)],
       });
