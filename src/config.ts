@@ -37,6 +37,8 @@ export interface Config {
   graphiql: boolean;
   /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
   graphqlIntrospection: 'authenticated' | 'public' | 'off';
+  /** Introspection-only operations answered from memory after their first execution (GRAPHQL_INTROSPECTION_CACHE; src/graphql/introspection-cache.ts). */
+  graphqlIntrospectionCache: boolean;
   /** Limits on one GraphQL document (docs/api/README.md, "GraphQL limits"). */
   graphqlLimits: GraphQLLimits;
   /** Deadline for one query or mutation, in ms (0: none); subscriptions are not bounded. */
@@ -379,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: metricsToken(env),
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
+    graphqlIntrospectionCache: boolean(env, 'GRAPHQL_INTROSPECTION_CACHE', true),
     graphqlLimits: graphqlLimits(env),
     graphqlTimeoutMs: integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 0, 3_600_000),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
