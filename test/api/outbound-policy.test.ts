@@ -8,6 +8,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { addLoopbackModel, startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
+import { settleRun } from '../helpers/runs.js';
 
 let t: TestApp;
 let server: Server;
@@ -158,5 +160,27 @@ describe('use: the connection is refused, and the refusal names the policy', () 
     const probe = (await t.rest('POST', `/api/v1/connector-providers/${connector.body.id}/test`)).body;
     expect(probe.status).toBe('failed');
     expect(probe.message).toContain('outbound_refused: 127.0.0.1 is a loopback address');
+  });
+});
+
+describe('a run whose model the policy refuses', () => {
+  let model: ModelServer;
+  beforeAll(async () => {
+    model = await startOpenAICompatibleServer();
+  });
+  afterAll(() => model.close());
+
+  it('fails with the refusal, without reaching the model', async () => {
+    allow(['127.0.0.1']);
+    await addLoopbackModel(t, model, 'refused-model');
+    const agent = await create('/api/v1/agents', { name: 'refused', config: { model: 'refused-model' } });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    allow([]);
+    const started = await create('/api/v1/runs', { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'hello' }] } });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const run = await settleRun(t, started.body.id);
+    expect(run.status).toBe('failed');
+    expect(run.failure.message).toContain('outbound_refused: 127.0.0.1 is a loopback address; allow it with OUTBOUND_ALLOW_PRIVATE');
+    expect(model.requests).toHaveLength(0);
   });
 });
