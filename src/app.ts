@@ -349,6 +349,17 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   app.use('/api', limitRequests(rateLimiter, 'rest', maxTokens));
   const rawParser = express.raw({ limit: config.maxBodyBytes, type: (req) => !isUpload(req as Request) && isImage(req) });
   const jsonParser = express.json({ limit: config.maxBodyBytes, strict: true, type: (req) => !isUpload(req as Request) && !isImage(req) });
+  // An image body is stored as sent, as an asset upload is (rest-shim/uploads.ts): one sent with a
+  // Content-Encoding is refused rather than inflated, so the stored bytes are always the bytes sent.
+  app.use('/api', (req, res, next) => {
+    const encoding = req.get('content-encoding')?.trim().toLowerCase();
+    if (!encoding || encoding === 'identity' || isUpload(req) || !isImage(req)) return next();
+    sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
+      code: 'invalid_argument',
+      message: 'images are stored as sent: send them without Content-Encoding',
+      details: { field: 'Content-Encoding' },
+    });
+  });
   app.use(['/api'], rawParser);
   app.use(['/api'], jsonParser);
   app.use(

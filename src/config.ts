@@ -1,6 +1,7 @@
 // Every environment variable the service reads, parsed and validated in one place.
 import { resolve } from 'node:path';
 import type { AssetS3Config } from './lib/asset-bucket.js';
+import { parseAllowance, type OutboundAllowance } from './lib/outbound-policy.js';
 import { parseRateLimit, type RateLimitPolicy } from './lib/rate-limit-policy.js';
 
 // The asset bucket defines what it is opened with; the configuration parses it from ASSET_S3_*.
@@ -42,6 +43,8 @@ export interface Config {
   graphiql: boolean;
   /** Who may run introspection (`__schema`, `__type`): authenticated callers (default), anyone, or nobody. */
   graphqlIntrospection: 'authenticated' | 'public' | 'off';
+  /** Introspection-only operations answered from memory after their first execution (GRAPHQL_INTROSPECTION_CACHE; src/graphql/introspection-cache.ts). */
+  graphqlIntrospectionCache: boolean;
   /** Limits on one GraphQL document (docs/api/README.md, "GraphQL limits"). */
   graphqlLimits: GraphQLLimits;
   /** Deadline for one query or mutation, in ms (0: none); subscriptions are not bounded. */
@@ -116,8 +119,12 @@ export interface Config {
   webhookMaxResponseBytes: number;
   /** A subscription is disabled after this many deliveries in a row failed for good. */
   webhookDisableAfterFailures: number;
-  /** Webhook targets on private, loopback or link-local addresses: true (any), a host list, or false (none, the default). */
-  webhookAllowPrivateTargets: boolean | string[];
+  /**
+   * The targets outside the public internet (private, loopback, link-local, …) that requests made on a
+   * caller's behalf may reach: host names and CIDR ranges, `*` for all (OUTBOUND_ALLOW_PRIVATE, with
+   * WEBHOOK_ALLOW_PRIVATE_TARGETS as an alias). Default: loopback on the embedded database, else none.
+   */
+  outboundAllowPrivate: OutboundAllowance;
   /**
    * Settled webhook deliveries (succeeded, or failed for good) this many days after they settled, and
    * events left without deliveries this many days after they were written, are deleted by the
@@ -310,6 +317,26 @@ function plainHttpAllowance(raw: string | undefined): boolean | string[] {
     .filter(Boolean);
 }
 
+/**
+ * OUTBOUND_ALLOW_PRIVATE, and WEBHOOK_ALLOW_PRIVATE_TARGETS (its older name, from when only webhooks
+ * were checked): their entries together. Neither set: a server deployment (DATABASE_URL) allows no
+ * private target; the embedded single-user service allows loopback, where its user's own model
+ * servers and tools usually run.
+ */
+function outboundAllowance(env: NodeJS.ProcessEnv, serverDeployment: boolean): OutboundAllowance {
+  const set = (name: string) => env[name] !== undefined && env[name]!.trim() !== '';
+  if (!set('OUTBOUND_ALLOW_PRIVATE') && !set('WEBHOOK_ALLOW_PRIVATE_TARGETS'))
+    return serverDeployment ? [] : ['127.0.0.0/8', '::1', 'localhost'];
+  try {
+    return [
+      ...parseAllowance(env.OUTBOUND_ALLOW_PRIVATE, 'OUTBOUND_ALLOW_PRIVATE'),
+      ...parseAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+    ];
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
 /** "name=value name=value" (spaces or commas between): PostgreSQL parameter names and values without spaces. */
 function postgresSettings(raw: string | undefined): Record<string, string> {
   const settings: Record<string, string> = {};
@@ -363,6 +390,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsHost: env.METRICS_HOST?.trim() || '127.0.0.1',
     graphiql: boolean(env, 'GRAPHIQL', nodeEnv === 'development'),
     graphqlIntrospection: oneOf(env, 'GRAPHQL_INTROSPECTION', ['authenticated', 'public', 'off'] as const, 'authenticated'),
+    graphqlIntrospectionCache: boolean(env, 'GRAPHQL_INTROSPECTION_CACHE', true),
     graphqlLimits: graphqlLimits(env),
     graphqlTimeoutMs: integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 0, 3_600_000),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
@@ -396,7 +424,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookMaxResponseBytes: integer(env, 'WEBHOOK_MAX_RESPONSE_BYTES', 64 * 1024, 0, 16 * 1024 * 1024),
     webhookDisableAfterFailures: integer(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 5, 1, 10_000),
-    webhookAllowPrivateTargets: plainHttpAllowance(env.WEBHOOK_ALLOW_PRIVATE_TARGETS),
+    outboundAllowPrivate: outboundAllowance(env, databaseUrl !== null),
     webhookRetentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
     otlpTracesEndpoint: otlpTracesEndpoint(env),
     otelServiceName: env.OTEL_SERVICE_NAME?.trim() || 'workspace-agent-service',

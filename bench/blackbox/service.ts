@@ -115,6 +115,9 @@ export async function startService(options: ServiceOptions): Promise<Service> {
     ALLOW_DEVELOPMENT_MODELS: 'true',
     // The benchmarks drive one key far past RATE_LIMIT_PER_KEY's default; bench/rate-limit.ts sets its own.
     RATE_LIMIT_PER_KEY: '0',
+    // The benchmarks' model, MCP and tool servers listen on loopback, which the outbound policy refuses
+    // on a server database unless allowed (docs/operations.md, "Outbound requests").
+    OUTBOUND_ALLOW_PRIVATE: '127.0.0.1,::1,localhost',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl, SECRET_KEY: secretKey } : {}),
     ...options.env,
   };

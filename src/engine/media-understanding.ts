@@ -203,6 +203,7 @@ export class MediaReader {
       messages: [{ role: 'user', content: [{ type: 'text', text: `Describe this ${media.kind}.` }, mediaPart] }],
       abortSignal: signal,
       maxRetries: 0,
+      experimental_download: model.download,
       onError: () => undefined,
     });
     let text = '';

@@ -46,7 +46,8 @@ export async function openModelStream(request: ModelStreamRequest): Promise<Mode
   const promptMessages = await convertToLanguageModelPrompt({
     prompt,
     supportedUrls: await languageModel.supportedUrls,
-    download: undefined,
+    // Media URLs the model cannot take itself are downloaded through the outbound policy (models.ts).
+    download: model.download,
     abortSignal: signal,
     provider: languageModel.provider.split('.')[0],
   });

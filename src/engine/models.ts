@@ -1,6 +1,7 @@
 // Turns a model key of a workspace into an AI SDK language model, at the moment a run needs it
 // (so a provider or model change is seen by the next request, and disabling stops new use).
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { createDownload } from 'ai';
 import { AppError } from '../lib/errors.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
@@ -23,6 +24,11 @@ export interface ResolvedModel {
   jsonSchemaResponse: boolean;
   /** The price in effect now (read with the model, so a price change applies to the next request); null: none. */
   price: UnitPrice | null;
+  /**
+   * How the AI SDK downloads a media URL the model cannot take itself: through the outbound policy,
+   * as every request made for a run is.
+   */
+  download: ReturnType<typeof createDownload>;
 }
 
 /**
@@ -70,8 +76,9 @@ export async function resolveModel(
     inputMedia,
     toolResultMedia: inputMedia.filter((kind) => api?.toolResultMedia?.includes(kind)),
     jsonSchemaResponse: api?.jsonSchemaResponse ?? false,
+    download: createDownload({ fetch: usable.fetch, maxBytes: deps.config.assetMaxBytes }),
     model: usable.type.languageModel(
-      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders },
+      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, fetch: usable.fetch },
       model,
       merged,
     ),

@@ -16,6 +16,7 @@ import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
 import { gateOf, useCallerGate } from './access.js';
 import { useDocumentLimits, useExecutionDeadline } from './limits.js';
+import { useIntrospectionCache } from './introspection-cache.js';
 import { useSharedSubscriptionExecution } from './shared-subscription-execution.js';
 import { graphiqlOptions, renderLocalGraphiQL } from './graphiql.js';
 
@@ -42,6 +43,8 @@ export function createYogaServer(deps: Deps): Yoga {
       // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
       useInputRules(),
       useErrorStatusForEveryMediaType(),
+      // Introspection-only operations: executed once per document and variables, then answered from memory.
+      ...(deps.config.graphqlIntrospectionCache ? [useIntrospectionCache()] : []),
       // Run-item subscriptions: each streamed event executed once for all its subscribers.
       useSharedSubscriptionExecution(),
       // Which kind of operation an HTTP request ran, for the HTTP metrics.

@@ -10,6 +10,7 @@ import { AppError, invalidArgument } from '../lib/errors.js';
 import { createdProvenance, provenanceView, replacedProvenance, type StoredProvenance } from './provenance.js';
 import { bestFirst, clampCosine } from './ranking.js';
 import { roundScore, type ExternalStoreContext, type RecordStore, type StoredRecord, type WriterStamp } from './record-store.js';
+import { fetchFailure } from '../lib/outbound-policy.js';
 
 export const PINECONE_API_VERSION = '2025-04';
 export const PINECONE_TIMEOUT_MS = 15_000;
@@ -28,6 +29,8 @@ export interface PineconeOptions {
   indexHost: string;
   apiKey: string;
   timeoutMs?: number;
+  /** The outbound policy's fetch. */
+  fetch: typeof fetch;
 }
 
 export class PineconeClient {
@@ -49,7 +52,7 @@ export class PineconeClient {
     let status: number;
     let text: string;
     try {
-      const response = await fetch(`${this.root}${path}`, {
+      const response = await this.options.fetch(`${this.root}${path}`, {
         method,
         signal: timeout,
         headers: {
@@ -67,12 +70,9 @@ export class PineconeClient {
         throw new AppError('unavailable', `the memory provider did not answer within ${this.timeoutMs / 1000} s`, {
           provider_status: null,
         });
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new AppError(
-        'unavailable',
-        this.scrub(`could not reach the memory provider: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
-        { provider_status: null },
-      );
+      throw new AppError('unavailable', this.scrub(`could not reach the memory provider: ${fetchFailure(error)}`), {
+        provider_status: null,
+      });
     }
     if (status < 200 || status > 299) throw this.failure(status, text);
     try {
@@ -197,7 +197,7 @@ export function openPineconeStore(ctx: ExternalStoreContext, options: { timeoutM
   const embed = ctx.embed;
   if (!embed) throw new AppError('failed_precondition', 'a vector-database memory needs an embedding_model');
   const config = readDocument(PineconeConfig, ctx.config, 'providers.config');
-  const client = new PineconeClient({ indexHost: config.index_host, apiKey, timeoutMs: options.timeoutMs });
+  const client = new PineconeClient({ indexHost: config.index_host, apiKey, timeoutMs: options.timeoutMs, fetch: ctx.fetch });
   const namespace = ctx.namespace;
   const get = async (id: string) => (await client.fetch(namespace, [id])).get(id) ?? null;
 

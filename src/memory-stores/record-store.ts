@@ -66,6 +66,8 @@ export interface RecordStoreContext {
   config: Record<string, unknown>;
   credential: Record<string, unknown> | null;
   extraHeaders: Record<string, string>;
+  /** The outbound policy's fetch: every request to the provider goes through it. */
+  fetch: typeof fetch;
   /** This service's database (the built-in store keeps its records there). */
   db: Db;
   providerId: string;

@@ -34,14 +34,16 @@ export function coalescedEventStream(body: ReadableStream<Uint8Array>): Readable
   });
 }
 
-/** fetch, with event-stream bodies coalesced. */
-export const coalescingFetch: typeof fetch = async (input, init) => {
-  const response = await fetch(input, init);
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || !response.body || !type.startsWith('text/event-stream')) return response;
-  return new Response(coalescedEventStream(response.body), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-};
+/** `base` (the outbound policy's fetch), with event-stream bodies coalesced. */
+export const coalescingFetch =
+  (base: typeof fetch): typeof fetch =>
+  async (input, init) => {
+    const response = await base(input, init);
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.ok || !response.body || !type.startsWith('text/event-stream')) return response;
+    return new Response(coalescedEventStream(response.body), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };

@@ -1,4 +1,5 @@
 // The connector provider type: tool servers spoken to over MCP.
+import { outboundRefusalOf } from '../lib/outbound-policy.js';
 import { connectMcpClient, listMcpTools, McpConfig, McpCredential, redactSecrets } from './mcp-client.js';
 import { defineProviderType, registerProviderType } from './registry.js';
 
@@ -12,7 +13,7 @@ registerProviderType(
     credentialRequired: false,
     endpointFields: ['url'],
     probe: async (ctx) => {
-      const endpoint = { config: ctx.config, credential: ctx.credential };
+      const endpoint = { config: ctx.config, credential: ctx.credential, fetch: ctx.fetch };
       let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
       try {
         client = await connectMcpClient(endpoint, ctx.signal);
@@ -21,7 +22,7 @@ registerProviderType(
       } catch (error) {
         return {
           status: 'failed',
-          message: `the MCP server did not answer: ${redactSecrets((error as Error).message, endpoint).slice(0, 200)}`,
+          message: `the MCP server did not answer: ${redactSecrets((outboundRefusalOf(error) ?? (error as Error)).message, endpoint).slice(0, 200)}`,
         };
       } finally {
         await client?.close().catch(() => undefined);

@@ -13,6 +13,11 @@ export interface EnvironmentDriverContext {
   environmentConfig: Record<string, unknown>;
   /** The provider's decrypted credential, or null. */
   credential: Record<string, unknown> | null;
+  /**
+   * The fetch every HTTP request of the driver goes through: the deployment's outbound policy
+   * (src/lib/outbound-policy.ts) checks each connection's address.
+   */
+  fetch: typeof fetch;
   /** The deployment's data directory (types that keep instances on this machine put them under it). */
   dataDir: string;
   /** The workspace the environment belongs to (types that reach the workspace's own resources, such as paired devices). */

@@ -51,6 +51,8 @@ export interface McpEndpoint {
   credential: McpCredential | null;
   /** Headers added to every request after the credential's (a thread's `mcp_headers` for this connection). */
   extraHeaders?: Record<string, string>;
+  /** The outbound policy's fetch (src/lib/outbound-policy.ts): every HTTP request of the transport goes through it. */
+  fetch: typeof fetch;
 }
 
 /** The request headers an endpoint sends: the credential's headers, its bearer token, then the extra headers. */
@@ -86,7 +88,7 @@ export async function connectMcpClient(endpoint: McpEndpoint, signal?: AbortSign
   const client = new Client({ name: 'workspace-agent-service', version: '1' });
   const url = endpointUrl(endpoint.config);
   const transport = url
-    ? new StreamableHTTPClientTransport(url, { requestInit: { headers: endpointHeaders(endpoint) } })
+    ? new StreamableHTTPClientTransport(url, { requestInit: { headers: endpointHeaders(endpoint) }, fetch: endpoint.fetch })
     : new StdioClientTransport({
         command: endpoint.config.command ?? '',
         args: endpoint.config.args ?? [],

@@ -30,6 +30,7 @@ registerProviderType(
       const root = trimSlash(ctx.config.base_url ?? 'https://api.mem0.ai');
       const key = ctx.credential?.api_key ?? '';
       return probeGet(
+        ctx.fetch,
         `${root}/v1/memories/?user_id=${encodeURIComponent(`wsa-probe-${Date.now()}`)}&page=1&page_size=1`,
         { authorization: `Token ${key}`, ...ctx.extraHeaders },
         ctx.signal,
@@ -44,6 +45,7 @@ function probePinecone(ctx: TypedProviderContext<{ index_host: string }, { api_k
   const apiKey = ctx.credential?.api_key ?? '';
   const namespace = `wsa-probe-${randomBytes(6).toString('hex')}`;
   return probeGet(
+    ctx.fetch,
     `${trimSlash(ctx.config.index_host)}/vectors/list?${new URLSearchParams({ namespace, limit: '1' })}`,
     { 'api-key': apiKey, 'x-pinecone-api-version': PINECONE_API_VERSION },
     ctx.signal,

@@ -52,10 +52,10 @@ export const optionalBearer = (credential: WithApiKey): Record<string, string> =
  * kept out of any message.
  */
 export const probeWithKey = (
-  ctx: Pick<ProviderContext, 'extraHeaders' | 'signal'> & { credential: WithApiKey },
+  ctx: Pick<ProviderContext, 'extraHeaders' | 'signal' | 'fetch'> & { credential: WithApiKey },
   url: string,
   auth: Record<string, string>,
-) => probeGet(url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
+) => probeGet(ctx.fetch, url, { ...auth, ...ctx.extraHeaders }, ctx.signal, [key(ctx.credential)]);
 
 /** What a hosted vendor's adapters receive: `{base_url?}` and `{api_key}`. */
 type HostedContext = TypedProviderContext<{ base_url?: string }, { api_key: string }>;
@@ -65,11 +65,14 @@ interface SdkSettings {
   apiKey: string;
   baseURL: string | undefined;
   headers: Record<string, string>;
+  /** The outbound policy's fetch (docs/operations.md, "Outbound requests"). */
+  fetch: typeof fetch;
 }
 const sdkSettings = (ctx: Ctx): SdkSettings => ({
   apiKey: key(ctx.credential),
   baseURL: ctx.config.base_url || undefined,
   headers: ctx.extraHeaders,
+  fetch: ctx.fetch,
 });
 
 /** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */
@@ -172,6 +175,7 @@ registerProviderType(
       probeWithKey(ctx, `${apiRoot(ctx, 'https://api.openai.com/v1')}/models`, { authorization: `Bearer ${key(ctx.credential)}` }),
     languageModel: (ctx, model) => {
       const provider = createOpenAI({
+        fetch: ctx.fetch,
         apiKey: key(ctx.credential),
         baseURL: ctx.config.base_url,
         organization: ctx.config.organization,
@@ -181,9 +185,12 @@ registerProviderType(
       return chatOrResponses(provider, model);
     },
     embeddingModel: (ctx, model) =>
-      createOpenAI({ apiKey: key(ctx.credential), baseURL: ctx.config.base_url, headers: ctx.extraHeaders }).embeddingModel(
-        model.providerModel,
-      ),
+      createOpenAI({
+        apiKey: key(ctx.credential),
+        baseURL: ctx.config.base_url,
+        headers: ctx.extraHeaders,
+        fetch: ctx.fetch,
+      }).embeddingModel(model.providerModel),
   }),
 );
 
@@ -198,7 +205,7 @@ function openAICompatibleClient(ctx: SelfHostedContext) {
     baseURL: ctx.config.base_url,
     apiKey: ctx.credential?.api_key,
     headers: ctx.extraHeaders,
-    fetch: coalescingFetch,
+    fetch: coalescingFetch(ctx.fetch),
   });
 }
 
@@ -254,7 +261,7 @@ registerProviderType(
         'x-api-key': key(ctx.credential),
         'anthropic-version': '2023-06-01',
       }),
-    sdk: (settings) => createAnthropic({ ...settings, fetch: coalescingFetch }),
+    sdk: (settings) => createAnthropic({ ...settings, fetch: coalescingFetch(settings.fetch) }),
     chat: (sdk, model) => sdk(model),
   }),
 );
@@ -302,6 +309,7 @@ registerProviderType(
     },
     languageModel: (ctx, model) => {
       const provider = createAzure({
+        fetch: ctx.fetch,
         apiKey: key(ctx.credential),
         resourceName: ctx.config.resource_name,
         baseURL: ctx.config.base_url,
@@ -341,6 +349,7 @@ registerProviderType(
     languageModel: (ctx, model) => {
       const credential: Partial<Static<typeof BedrockCredential>> = ctx.credential ?? {};
       return createAmazonBedrock({
+        fetch: ctx.fetch,
         region: ctx.config.region,
         baseURL: ctx.config.base_url,
         accessKeyId: credential.access_key_id,

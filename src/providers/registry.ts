@@ -28,6 +28,11 @@ export interface ProviderContext {
   credential: Record<string, unknown> | null;
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
+  /**
+   * The fetch every request of the provider goes through: the deployment's outbound policy
+   * (src/lib/outbound-policy.ts) checks each connection's address. Adapters never use the global fetch.
+   */
+  fetch: typeof fetch;
   /** For types that keep data in this service's database (the built-in memory). */
   db?: import('../db.js').Db;
 }

@@ -70,7 +70,12 @@ hostedVendor({
   // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
   // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
   sdk: (settings) =>
-    createOpenAICompatible({ ...settings, fetch: coalescingFetch, name: 'xai', baseURL: settings.baseURL ?? 'https://api.x.ai/v1' }),
+    createOpenAICompatible({
+      ...settings,
+      fetch: coalescingFetch(settings.fetch),
+      name: 'xai',
+      baseURL: settings.baseURL ?? 'https://api.x.ai/v1',
+    }),
   chat: (sdk, m) => sdk.chatModel(m),
 });
 
@@ -143,7 +148,7 @@ hostedVendor({
   sdk: (settings) =>
     createOpenAICompatible({
       ...settings,
-      fetch: coalescingFetch,
+      fetch: coalescingFetch(settings.fetch),
       name: 'huggingface',
       baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1',
     }),
@@ -164,7 +169,11 @@ registerProviderType(
   }),
 );
 function ollamaClient(ctx: SelfHostedContext) {
-  return createOllama({ baseURL: ctx.config.base_url, headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders } });
+  return createOllama({
+    baseURL: ctx.config.base_url,
+    headers: { ...optionalBearer(ctx.credential), ...ctx.extraHeaders },
+    fetch: ctx.fetch,
+  });
 }
 
 // ── the types the contract answers `unsupported` to a test (no probe) ──
@@ -220,6 +229,7 @@ function vertexClient(
     googleAuthOptions = { credentials: parseServiceAccount(credential.service_account_json ?? '') };
   }
   return createVertex({
+    fetch: ctx.fetch,
     project: ctx.config.project,
     location: ctx.config.location,
     baseURL: ctx.config.base_url,
@@ -266,6 +276,7 @@ registerProviderType(
     modelApis: [{ api: 'responses', settingsSchema: commonSettings, inputMedia: ['image'] }],
     languageModel: (ctx, model) =>
       createOpenAI({
+        fetch: ctx.fetch,
         apiKey: ctx.credential?.access_token ?? '',
         baseURL: ctx.config.base_url ?? 'https://chatgpt.com/backend-api/codex',
         headers: { 'chatgpt-account-id': ctx.credential?.account_id ?? '', ...ctx.extraHeaders },
@@ -294,7 +305,7 @@ registerProviderType(
         baseURL: ctx.config.base_url,
         apiKey: key(ctx.credential),
         headers: ctx.extraHeaders,
-        fetch: coalescingFetch,
+        fetch: coalescingFetch(ctx.fetch),
       }).chatModel(model.providerModel),
   }),
 );

@@ -1,6 +1,7 @@
 // Agents through REST and GraphQL: revisions, digests, the identical-configuration rule, the head
 // lifecycle, list filters, validation, tenancy, concurrency, the composer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel, insertWorkspaceResource } from '../helpers/fixtures.js';
 import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
@@ -481,6 +482,24 @@ describe('head lifecycle', () => {
       body: '<svg/>',
     });
     expect(svg.status).toBe(400);
+    // An encoded image is refused, not inflated (as asset uploads are): the head keeps the avatar
+    // uploaded above, so nothing was stored. A valid gzip of a valid PNG: only the header refuses it.
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const encoded = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png', 'content-encoding': encoding },
+        body: encoding === 'gzip' ? gzipSync(png) : encoding === 'deflate' ? deflateSync(png) : brotliCompressSync(png),
+      });
+      expect(encoded.status).toBe(400);
+      expect(((await encoded.json()) as any).error).toMatchObject({ code: 'invalid_argument', details: { field: 'Content-Encoding' } });
+    }
+    expect((await t.rest('GET', `/api/v1/agents/${agent.id}`)).body).toMatchObject({ image_url: head.image_url, version: 2 });
+    const identity = await fetch(`${t.url}/api/v1/agents/${agent.id}/avatar`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'image/png', 'content-encoding': 'identity', 'if-match': '*' },
+      body: png,
+    });
+    expect(identity.status).toBe(200);
     const removed = await t.rest('DELETE', `/api/v1/agents/${agent.id}/avatar`);
     expect(removed.body.image_url).toBe('');
     // The retired avatar's content stays readable.

@@ -29,7 +29,6 @@ beforeAll(async () => {
   server = await startOpenAICompatibleServer(undefined, { usage: { prompt: 10, completion: 5 } });
   t = await startTestApp({
     allowPlainHttpEndpoints: ['127.0.0.1'],
-    webhookAllowPrivateTargets: ['127.0.0.1'],
     runWorkers: 24,
   });
   await addLoopbackModel(t, server, 'loop');

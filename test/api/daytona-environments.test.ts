@@ -60,7 +60,13 @@ async function environment(templateId: string) {
 
 const driverContext = async (environmentConfig: Record<string, unknown> = CONFIG) => {
   const row = await t.app.deps.db.provider.findUniqueOrThrow({ where: { id: providerId } });
-  return { providerConfig: row.config as Record<string, unknown>, environmentConfig, credential: { api_key: daytona.apiKey }, dataDir: '' };
+  return {
+    providerConfig: row.config as Record<string, unknown>,
+    environmentConfig,
+    credential: { api_key: daytona.apiKey },
+    dataDir: '',
+    fetch,
+  };
 };
 
 let models = 0;

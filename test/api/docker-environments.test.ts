@@ -232,7 +232,7 @@ describe('the docker environment type', () => {
     const env = await environment(tpl.id);
     expect(engine.requests.slice(before).filter((r) => r.includes('/images/create'))).toEqual([]);
     const row = await t.app.deps.db.provider.findUniqueOrThrow({ where: { id: providerId } });
-    const ctx = { providerConfig: row.config as Record<string, unknown>, environmentConfig: CONFIG, credential: null, dataDir: '' };
+    const ctx = { providerConfig: row.config as Record<string, unknown>, environmentConfig: CONFIG, credential: null, dataDir: '', fetch };
     const again = await dockerEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/work' });
 
@@ -273,7 +273,7 @@ describe('an engine that answers as Podman’s compatible service does', () => {
       });
       const env = await environment(tpl.body.id);
       expect(env).toMatchObject({ status: 'ready', working_directory: '/work' });
-      const ctx = { providerConfig: { endpoint: podman.endpoint }, environmentConfig: config, credential: null, dataDir: '' };
+      const ctx = { providerConfig: { endpoint: podman.endpoint }, environmentConfig: config, credential: null, dataDir: '', fetch };
       const before = podman.requests.length;
       expect(await dockerEnvironmentDriver.provision(ctx, { environmentId: env.id, config })).toEqual({
         instanceId: env.instance_id,

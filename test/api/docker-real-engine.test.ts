@@ -41,7 +41,7 @@ describe.skipIf(!podman)('the docker environment type on a real engine (Podmanâ€
     const template = await t.rest('POST', '/api/v1/environment-templates', { body: { name: 'Busybox', provider_id: providerId, config } });
     expect(template.status, JSON.stringify(template.body)).toBe(201);
     templateId = template.body.id;
-    ctx = { providerConfig: { endpoint: engine.endpoint }, environmentConfig: config, credential: null, dataDir: '' };
+    ctx = { providerConfig: { endpoint: engine.endpoint }, environmentConfig: config, credential: null, dataDir: '', fetch };
   });
   afterAll(async () => {
     await t?.stop();

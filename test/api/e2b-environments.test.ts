@@ -56,7 +56,13 @@ async function environment(templateId: string) {
 
 const driverContext = async (environmentConfig: Record<string, unknown> = CONFIG) => {
   const row = await t.app.deps.db.provider.findUniqueOrThrow({ where: { id: providerId } });
-  return { providerConfig: row.config as Record<string, unknown>, environmentConfig, credential: { api_key: e2b.apiKey }, dataDir: '' };
+  return {
+    providerConfig: row.config as Record<string, unknown>,
+    environmentConfig,
+    credential: { api_key: e2b.apiKey },
+    dataDir: '',
+    fetch,
+  };
 };
 
 /** The environment as a run's tools open it. */

@@ -167,7 +167,13 @@ describe('environments', () => {
     expect(existsSync(env.working_directory)).toBe(true);
 
     // The driver other parts (run mounts, platform tools) work through: real subprocesses in the directory.
-    const driverContext = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const driverContext = {
+      providerConfig: {},
+      credential: null,
+      environmentConfig: env.config,
+      dataDir: t.app.deps.config.dataDir,
+      fetch,
+    };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     const result = await localEnvironmentDriver.exec(driverContext, instance, {
       command: 'echo "$GREETING" > greeting.txt && pwd && cat greeting.txt',
@@ -265,7 +271,7 @@ describe('starting a stopped environment', () => {
   it('brings it back ready with its files (audited `start`); a ready one is answered unchanged', async () => {
     const tpl = (await template({ config: { working_directory: 'work' } })).body;
     const env = await environment(tpl.id);
-    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir, fetch };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     await localEnvironmentDriver.writeFile(ctx, instance, 'kept.txt', 'still here');
     const stopped = (await t.rest('POST', `/api/v1/environments/${env.id}/stop`)).body;
@@ -542,7 +548,7 @@ describe('the local driver (what the platform tools will call)', () => {
   async function opened() {
     const tpl = (await template()).body;
     const env = await environment(tpl.id);
-    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir };
+    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir, fetch };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     return { env, ctx, instance };
   }

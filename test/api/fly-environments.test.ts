@@ -102,6 +102,7 @@ async function driverContext(providerIdToUse = providerId) {
     environmentConfig: {},
     credential: { api_token: fly.token },
     dataDir: '',
+    fetch,
   };
 }
 

@@ -128,6 +128,33 @@ describe('introspection', () => {
     expect(full.data.__schema.queryType.name).toBe('Query');
   });
 
+  it('is executed once per document and variables, then answered from memory, still gated and counted', async () => {
+    // The pipeline itself (what HTTP, graphql-ws and the REST shim all run): the second execution
+    // of the same introspection gives back the very result the first made, so it did not run again.
+    const enveloped = () => t.app.yoga.getEnveloped({ restCredentials: { authorization: `Bearer ${t.apiKey}` } });
+    const document = enveloped().parse(getIntrospectionQuery());
+    const run = async (variableValues: Record<string, unknown> = {}, doc = document) => {
+      const e = enveloped();
+      return e.execute({ schema: e.schema, document: doc, contextValue: await e.contextFactory(), variableValues });
+    };
+    const first = await run();
+    expect(await run()).toBe(first);
+    // A different selection is another entry; so are other variables of the same document.
+    const byName = enveloped().parse('query T($name: String!) { __type(name: $name) { name } }');
+    const query = (await run({ name: 'Query' }, byName)) as { data: { __type: { name: string } } };
+    const mutation = (await run({ name: 'Mutation' }, byName)) as { data: { __type: { name: string } } };
+    expect([query.data.__type.name, mutation.data.__type.name]).toEqual(['Query', 'Mutation']);
+    expect(await run({ name: 'Query' }, byName)).toBe(query);
+    // An operation selecting anything else is executed as usual, every time.
+    const mixed = enveloped().parse('{ __schema { queryType { name } } viewer { principalId } }');
+    expect(await run({}, mixed)).not.toBe(await run({}, mixed));
+    // Over HTTP: the same answer for every caller allowed to introspect, refused to the others.
+    const over = await t.graphql(getIntrospectionQuery());
+    expect(over.data).toEqual(JSON.parse(JSON.stringify((first as { data: unknown }).data)));
+    const refused = await t.graphql(getIntrospectionQuery(), {}, anonymous);
+    expect(refused.status).toBe(401);
+  });
+
   it('allows one __schema per operation and bounds its nesting', async () => {
     const twice = await t.graphql('{ a: __schema { queryType { name } } b: __schema { queryType { name } } }');
     expect(twice.status).toBe(400);

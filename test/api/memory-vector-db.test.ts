@@ -310,6 +310,7 @@ describe('records in the vector database', () => {
       {
         config: { index_host: db.url },
         credential: { api_key: db.apiKey },
+        fetch,
         extraHeaders: {},
         namespace: 'timeouts',
         cursorList: 'records:x',
@@ -343,6 +344,7 @@ describe('records in the vector database', () => {
       config: { index_host: db.url },
       credential: { api_key: db.apiKey },
       extraHeaders: {},
+      fetch,
       namespace: 'long-ids',
       cursorList: 'records:y',
       embed: async (text) => hashEmbedding(text),

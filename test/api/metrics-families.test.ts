@@ -31,7 +31,6 @@ beforeAll(async () => {
     metricsToken: TOKEN,
     metricsAdminKeys: true,
     metricsPort: 0,
-    webhookAllowPrivateTargets: ['127.0.0.1'],
     // A failed attempt's retry is due long after the test: the delivery stays in the backlog.
     webhookRetryDelaysMs: [3_600_000],
   });

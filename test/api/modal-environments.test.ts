@@ -268,7 +268,13 @@ describe('the modal environment type', () => {
     const env = await environment(tpl.id);
     expect(modal.calls.slice(before)).not.toContain('ImageJoinStreaming');
     const row = await t.app.deps.db.provider.findUniqueOrThrow({ where: { id: providerId } });
-    const ctx = { providerConfig: row.config as Record<string, unknown>, environmentConfig: CONFIG, credential: CREDENTIAL, dataDir: '' };
+    const ctx = {
+      providerConfig: row.config as Record<string, unknown>,
+      environmentConfig: CONFIG,
+      credential: CREDENTIAL,
+      dataDir: '',
+      fetch,
+    };
     const again = await modalEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/work' });
     expect(modal.calls).toContain('SandboxGetFromName');

@@ -203,7 +203,13 @@ describe('model providers', () => {
     const privateHttps = await t.rest('POST', '/api/v1/model-providers', {
       body: { type: 'openai_compatible', name: 'x', config: { base_url: 'https://10.0.0.5/v1' } },
     });
-    expect(privateHttps.status).toBe(201);
+    // A literal address outside the public internet is refused when written (the test deployment allows loopback only).
+    expect(privateHttps.status).toBe(400);
+    expect(privateHttps.body.error).toMatchObject({
+      code: 'invalid_argument',
+      message: 'config.base_url: outbound_refused: 10.0.0.5 is a private address; allow it with OUTBOUND_ALLOW_PRIVATE',
+      details: { field: 'config.base_url', reason: 'outbound_refused' },
+    });
     const cases: [Record<string, unknown>, string][] = [
       [{ type: 'nope', name: 'x' }, 'type'],
       [{ type: 'openai', name: 'x' }, 'credential'],

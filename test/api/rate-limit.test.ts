@@ -7,6 +7,7 @@
 // back), whatever the machine's speed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
+import { getIntrospectionQuery } from 'graphql';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { redisReachable, redisUrl, startOwnRedis } from '../helpers/redis.js';
@@ -88,6 +89,18 @@ describe('over the limit', () => {
     // The database's clock and this process's are the same machine's; one second for rounding.
     expect(retryAfter).toBeGreaterThanOrEqual(Math.min(earliest, latest) - 1);
     expect(retryAfter).toBeLessThanOrEqual(Math.max(earliest, latest) + 1);
+  });
+
+  it('introspection counts like any request, answered from memory or not, and is refused over the limit', async () => {
+    const key = await newKey(t);
+    const introspection = getIntrospectionQuery();
+    const answers = [];
+    for (let i = 0; i < QUOTA; i++) answers.push(await graphqlPost(t, key.token, introspection));
+    expect(answers.map((response) => response.status)).toEqual(Array.from({ length: QUOTA }, () => 200));
+    expect(answers.map((response) => rateLimitOf(response).r)).toEqual(Array.from({ length: QUOTA }, (_, i) => QUOTA - 1 - i));
+    const over = await graphqlPost(t, key.token, introspection);
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('rate_limited');
   });
 
   it('GraphQL over HTTP counts into the same budget and answers 429 with the same headers, in its error shape', async () => {

@@ -25,7 +25,7 @@ let hotReads: Read[];
 let rowCounts: Map<string, number>;
 
 beforeAll(async () => {
-  const allow = { allowPlainHttpEndpoints: ['127.0.0.1'], webhookAllowPrivateTargets: true, webhookDeliveryConcurrency: 0 };
+  const allow = { allowPlainHttpEndpoints: ['127.0.0.1'], outboundAllowPrivate: ['*'], webhookDeliveryConcurrency: 0 };
   t = await startTestApp({ runWorkers: 2, ...allow });
   const templates = await writeTemplates(new Api(t.url, t.apiKey), 10, 10);
   client = new pg.Client({ connectionString: t.databaseUrl });

@@ -33,7 +33,7 @@ type DeliverySeen = {
 const appOptions = {
   allowPlainHttpEndpoints: ['127.0.0.1'],
   // The receiver is on loopback: allowed by name, as a deployment would allow its own receivers.
-  webhookAllowPrivateTargets: ['127.0.0.1'],
+  outboundAllowPrivate: ['127.0.0.1'],
   // A retry comes at once; the receiver's gates decide when each attempt ends.
   webhookRetryDelaysMs: [10, 10],
   webhookTimeoutMs: 20_000,

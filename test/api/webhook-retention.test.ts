@@ -23,7 +23,7 @@ let refusing: WebhookReceiver;
 beforeAll(async () => {
   t = await startTestApp({
     allowPlainHttpEndpoints: ['127.0.0.1'],
-    webhookAllowPrivateTargets: ['127.0.0.1'],
+    outboundAllowPrivate: ['127.0.0.1'],
     // One retry, an hour after a failed first attempt: a failing delivery stays pending meanwhile.
     webhookRetryDelaysMs: [3_600_000],
     webhookTimeoutMs: 1_000,

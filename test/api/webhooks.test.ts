@@ -22,8 +22,8 @@ const receivers: WebhookReceiver[] = [];
 beforeAll(async () => {
   t = await startTestApp({
     allowPlainHttpEndpoints: ['127.0.0.1'],
-    // The receivers are on loopback: allowed by name, as a deployment would allow its own receivers.
-    webhookAllowPrivateTargets: ['127.0.0.1'],
+    // The receivers are on loopback: allowed by address, as a deployment would allow its own receivers.
+    outboundAllowPrivate: ['127.0.0.1'],
     allowLocalEnvironments: true,
     // Short retries and time-outs, so retry schedules run out within a test.
     webhookRetryDelaysMs: [20, 20, 20],
@@ -148,10 +148,12 @@ describe('webhook subscriptions: the resource', () => {
     await bad({ url: 'ftp://hooks.example.com/x' }, 'url');
     await bad({ url: 'not a url' }, 'url');
     await bad({ url: 'https://user:pw@hooks.example.com/x' }, 'url');
-    // Private, loopback and link-local targets only where the deployment allows the host.
+    // Private, loopback and link-local targets only where the deployment allows them (here 127.0.0.1
+    // only, so `localhost`, a loopback name, is allowed too; ::1 is not).
     await bad({ url: 'https://10.1.2.3/x' }, 'url');
     await bad({ url: 'https://169.254.169.254/latest/meta-data' }, 'url');
-    await bad({ url: 'https://localhost:8443/x' }, 'url');
+    await bad({ url: 'https://100.64.0.1/x' }, 'url');
+    await bad({ url: 'https://[64:ff9b::a00:1]/x' }, 'url');
     await bad({ url: 'https://[::1]/x' }, 'url');
     await bad({ url: 'https://[::ffff:192.168.0.1]/x' }, 'url');
     await bad({ url: 'https://[fd00::1]/x' }, 'url');
@@ -630,9 +632,9 @@ describe('webhook deliveries', () => {
       (t.app.deps.config as { allowPlainHttpEndpoints: boolean | string[] }).allowPlainHttpEndpoints = saved;
     }
     // The same for the private-target allowance: withdrawn, the loopback receiver is refused at the attempt.
-    const config = t.app.deps.config as { webhookAllowPrivateTargets: boolean | string[] };
-    const savedPrivate = config.webhookAllowPrivateTargets;
-    config.webhookAllowPrivateTargets = false;
+    const config = t.app.deps.config as { outboundAllowPrivate: readonly string[] };
+    const savedPrivate = config.outboundAllowPrivate;
+    config.outboundAllowPrivate = [];
     try {
       const ping = await t.rest('POST', `/api/v1/webhook-subscriptions/${sub.id}/test`);
       const failed = await waitFor(
@@ -641,10 +643,12 @@ describe('webhook deliveries', () => {
         'the delivery to be refused',
       );
       expect(failed).toMatchObject({ status: 'failed', attempt_count: 1, last_status_code: null });
-      expect(failed.last_error).toMatch(/private or loopback address/);
+      expect(failed.last_error).toMatch(
+        /^url: outbound_refused: 127\.0\.0\.1 is a loopback address; allow it with OUTBOUND_ALLOW_PRIVATE$/,
+      );
       expect(r.received).toHaveLength(0);
     } finally {
-      config.webhookAllowPrivateTargets = savedPrivate;
+      config.outboundAllowPrivate = savedPrivate;
     }
   });
 
@@ -684,10 +688,7 @@ describe('webhook deliveries', () => {
   });
 
   it('shares the work between instances: every delivery is sent once, by one of them', async () => {
-    const second = await startTestApp(
-      { allowPlainHttpEndpoints: ['127.0.0.1'], webhookAllowPrivateTargets: ['127.0.0.1'], runWorkers: 0 },
-      t,
-    );
+    const second = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'], outboundAllowPrivate: ['127.0.0.1'], runWorkers: 0 }, t);
     try {
       const r = await receiver();
       const sub = await subscribe(r.url, ['model.changed']);

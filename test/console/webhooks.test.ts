@@ -23,7 +23,7 @@ describe.skipIf(!browserAvailable)('the webhooks pages', () => {
     app = await startConsoleTestApp({
       allowPlainHttpEndpoints: ['127.0.0.1'],
       // The receiver is on loopback: allowed by name, as a deployment would allow its own receivers.
-      webhookAllowPrivateTargets: ['127.0.0.1'],
+      outboundAllowPrivate: ['127.0.0.1'],
       // Short retries, so a failing receiver's delivery runs out of attempts within the test.
       webhookRetryDelaysMs: [20, 20],
       webhookTimeoutMs: 2_000,

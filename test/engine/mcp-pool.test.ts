@@ -59,7 +59,7 @@ beforeAll(async () => {
     req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  endpoint = { config: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` }, credential: null };
+  endpoint = { config: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` }, credential: null, fetch };
 });
 
 afterAll(async () => {

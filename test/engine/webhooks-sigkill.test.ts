@@ -37,7 +37,7 @@ beforeAll(async () => {
     runWorkers: 0,
     webhookDeliveryConcurrency: 0,
     allowPlainHttpEndpoints: ['127.0.0.1'],
-    webhookAllowPrivateTargets: ['127.0.0.1'],
+    outboundAllowPrivate: ['127.0.0.1'],
   });
 });
 afterAll(async () => {

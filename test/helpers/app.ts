@@ -11,6 +11,12 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/logger.js';
 
+/**
+ * The test services' outbound allowance: loopback, where every fake vendor, MCP server and webhook
+ * receiver of the tests listens (a server deployment allows no private target by default).
+ */
+export const TEST_OUTBOUND_ALLOWANCE: readonly string[] = ['127.0.0.1', '::1', 'localhost'];
+
 export function databaseUrl(database: string): string {
   const parsed = new URL(inject('postgres').adminUrl);
   parsed.pathname = `/${database}`;
@@ -100,6 +106,7 @@ export async function startTestApp(
       host: '127.0.0.1',
       logLevel: 'silent',
       rateLimitPerKey: { quota: 0, windowSeconds: 0 },
+      outboundAllowPrivate: TEST_OUTBOUND_ALLOWANCE,
       ...overrides,
     },
   );

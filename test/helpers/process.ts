@@ -30,7 +30,7 @@ export interface ServiceProcess extends ChildService {
 
 function spawnTsx(script: string, env: Record<string, string>): ChildService {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', OUTBOUND_ALLOW_PRIVATE: '127.0.0.1,::1,localhost', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

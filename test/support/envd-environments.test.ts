@@ -215,6 +215,7 @@ describe('the envd environment type', () => {
       environmentConfig: env.config,
       credential: null,
       dataDir: '',
+      fetch,
       workspaceId: t.workspaceId,
       devices: deviceBridgeOf(t.app.deps),
     };

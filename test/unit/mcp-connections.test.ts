@@ -18,7 +18,7 @@ describe('the MCP client pool', () => {
     };
     return { opened, connect };
   }
-  const endpoint = { config: { url: 'https://example.com' }, credential: null };
+  const endpoint = { config: { url: 'https://example.com' }, credential: null, fetch };
 
   it('shares one client per key, and closes it once it has been idle', async () => {
     const { opened, connect } = doubles();
@@ -55,6 +55,7 @@ describe('MCP endpoints and results', () => {
       config: { url: 'https://example.com' },
       credential: { bearer_token: 'secret-token', headers: { 'X-Key': 'header-secret' } },
       extraHeaders: { 'X-User': 'u1' },
+      fetch,
     };
     expect(endpointHeaders(endpoint)).toEqual({ 'X-Key': 'header-secret', authorization: 'Bearer secret-token', 'X-User': 'u1' });
     expect(redactSecrets('echo: Bearer secret-token and header-secret', endpoint)).toBe('echo: [redacted] and [redacted]');

@@ -74,6 +74,7 @@ describe('E2B envd addressing', () => {
     environmentConfig,
     credential: { api_key: 'k' },
     dataDir: '',
+    fetch,
   });
 
   it('is port 49983 of the sandbox host, on the sandbox’s domain, the provider’s, or e2b.app', () => {

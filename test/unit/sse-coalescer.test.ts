@@ -259,7 +259,7 @@ describe('the AI SDK through coalescingFetch', () => {
       'data: [DONE]\n\n',
     ];
     const plain = await parts(fetch, 'chat');
-    const coalesced = await parts(coalescingFetch, 'chat');
+    const coalesced = await parts(coalescingFetch(fetch), 'chat');
     expect(coalesced.seen).toEqual(plain.seen);
     expect(plain.seen).toContainEqual({ type: 'tool-call', toolName: 'lookup', input: { q: 'x' }, toolCallId: 'call_1' });
     expect(plain.seen).toContainEqual({ type: 'text-delta', id: 'txt-0', text: 'Ünïcode text, token by token 😀.' });
@@ -291,7 +291,7 @@ describe('the AI SDK through coalescingFetch', () => {
       event('message_stop', {}),
     ];
     const plain = await parts(fetch, 'anthropic');
-    const coalesced = await parts(coalescingFetch, 'anthropic');
+    const coalesced = await parts(coalescingFetch(fetch), 'anthropic');
     expect(coalesced.seen).toEqual(plain.seen);
     expect(plain.seen).toContainEqual({ type: 'text-delta', id: '1', text: 'One two three' });
     expect(coalesced.deltas).toBeLessThan(plain.deltas);
@@ -327,7 +327,7 @@ describe('the AI SDK through coalescingFetch', () => {
     };
     try {
       const plain = await abortedParts(fetch);
-      const coalesced = await abortedParts(coalescingFetch);
+      const coalesced = await abortedParts(coalescingFetch(fetch));
       expect(plain.text).toBe('Hello');
       expect(plain.types).toContain('abort');
       expect(coalesced).toEqual(plain);
@@ -344,7 +344,7 @@ describe('the AI SDK through coalescingFetch', () => {
     });
     await new Promise<void>((resolve) => errorServer.listen(0, '127.0.0.1', resolve));
     try {
-      const response = await coalescingFetch(`http://127.0.0.1:${(errorServer.address() as AddressInfo).port}/`);
+      const response = await coalescingFetch(fetch)(`http://127.0.0.1:${(errorServer.address() as AddressInfo).port}/`);
       expect(response.status).toBe(429);
       expect(await response.json()).toEqual({ error: { message: 'slow down' } });
     } finally {

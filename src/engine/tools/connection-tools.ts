@@ -47,7 +47,12 @@ const namespaceOf = (connection: ConnectionForUse) => (/[A-Za-z0-9]/.test(connec
 
 /** The endpoint a connection is reached at for one thread, and the key its pooled client is kept under. */
 function endpointFor(connection: ConnectionForUse, threadHeaders: Record<string, string> | undefined) {
-  const endpoint: McpEndpoint = { config: connection.config, credential: connection.credential, extraHeaders: threadHeaders ?? {} };
+  const endpoint: McpEndpoint = {
+    config: connection.config,
+    credential: connection.credential,
+    extraHeaders: threadHeaders ?? {},
+    fetch: connection.fetch,
+  };
   const key = `${connection.id}:${digestOf({ config: connection.config, credential: connection.credentialCiphertext, headers: endpoint.extraHeaders })}`;
   return { endpoint, key };
 }

@@ -2,10 +2,11 @@
 // `configuration.allowed_hosts` (the one rule of src/lib/allowed-hosts.ts) and the deployment's
 // endpoint policy; the response is read up to a size limit and the whole exchange is bounded in
 // time and stops with the run's abort signal.
-// Uses the platform `fetch` (undici).
+// Uses the platform `fetch` (undici) through the deployment's outbound policy (src/lib/outbound-policy.ts),
+// which checks the address of every connection, redirects included.
 import { isHostAllowed } from '../../lib/allowed-hosts.js';
 import { describeError } from '../attempt-errors.js';
-import { checkEndpointUrl } from '../../features/models/providers.js';
+import { checkEndpointUrl, outboundFetch as outboundFetchOf } from '../../features/models/providers.js';
 import type { Deps } from '../../services/deps.js';
 
 const MAX_REDIRECTS = 5;
@@ -80,7 +81,7 @@ export async function outboundFetch(
   let { method, body } = request;
   try {
     for (let hop = 0; ; hop++) {
-      const response = await fetch(url, { method, headers: request.headers, body, redirect: 'manual', signal: bounded });
+      const response = await outboundFetchOf(deps)(url, { method, headers: request.headers, body, redirect: 'manual', signal: bounded });
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined);

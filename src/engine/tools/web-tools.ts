@@ -11,6 +11,7 @@ import type { ProviderContext } from '../../providers/index.js';
 import { directFetch } from '../../providers/web/direct-fetch.js';
 import type { WebPage } from '../../providers/web/types.js';
 import { usableWebProvider, type UsableWebProvider } from '../../features/tools/web-providers.js';
+import { outboundFetch } from '../../features/models/providers.js';
 import type { ToolsetConfig } from '../agent-config.js';
 import { checkedExecution, toolInputSchema, type RunTool, type ToolPermission, type ToolSource, type ToolSourceContext } from './tool.js';
 import { readDocument } from '../../lib/json-documents.js';
@@ -82,6 +83,7 @@ const providerContext = (provider: UsableWebProvider, signal: AbortSignal): Prov
   credential: provider.credential,
   extraHeaders: provider.extraHeaders,
   signal,
+  fetch: provider.fetch,
 });
 
 export const webTools: ToolSource = async (context) => {
@@ -151,7 +153,9 @@ export const webTools: ToolSource = async (context) => {
           call.signal,
           provider ? `the web provider "${provider.name}"` : url,
           (signal) =>
-            provider ? provider.type.web!.fetch!(providerContext(provider, signal), request) : directFetch({ config: {}, signal }, request),
+            provider
+              ? provider.type.web!.fetch!(providerContext(provider, signal), request)
+              : directFetch({ config: {}, signal, fetch: outboundFetch(context.deps) }, request),
         );
         const cut = page.text.length > settings.maxTextChars;
         return { ...page, text: cut ? page.text.slice(0, settings.maxTextChars) : page.text, truncated: page.truncated || cut };

@@ -32,7 +32,10 @@ export function memoryEmbedder(deps: Deps, memory: Pick<Memory, 'config' | 'work
     if (!found) throw new AppError('failed_precondition', `the embedding model ${quoteInput(key)} is gone`);
     const { model: row, provider, usable } = found;
     if (!usable.type.embeddingModel) throw new AppError('failed_precondition', `provider type ${provider.type} does not embed text`);
-    return usable.type.embeddingModel({ config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders }, row);
+    return usable.type.embeddingModel(
+      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, fetch: usable.fetch },
+      row,
+    );
   };
   return async (text) => {
     model ??= resolve();

@@ -10,6 +10,7 @@ import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { JsonObjectDocument, readDocument } from '../../lib/json-documents.js';
 import { plainHttpAllowed } from '../../lib/host-allowance.js';
+import { outboundPolicy } from '../../lib/outbound-policy.js';
 import { validateLabels } from '../../lib/labels.js';
 import {
   PROVIDER_KINDS,
@@ -82,7 +83,9 @@ function typeOf(deps: Pick<Deps, 'config'>, kind: ProviderKind, type: unknown): 
 
 /**
  * The endpoint policy: HTTPS, unless the operator allows plain HTTP (ALLOW_PLAIN_HTTP_ENDPOINTS=true,
- * or a comma-separated host list). Private addresses are not blocked (spec, provider rule 4).
+ * or a comma-separated host list), and no literal address the outbound policy refuses (private,
+ * loopback, …: OUTBOUND_ALLOW_PRIVATE; src/lib/outbound-policy.ts). A name is checked when it is used,
+ * on the address it resolves to.
  */
 export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<string, unknown>) {
   // Local processes (MCP over stdio) run on the service's own machine: only where the operator allows it.
@@ -109,10 +112,12 @@ export function checkEndpointUrl(deps: Pick<Deps, 'config'>, value: string, fiel
   } catch {
     throw invalidArgument(`${field} is not a URL`, field);
   }
-  if (url.protocol === 'https:') return url;
-  if (url.protocol !== 'http:') throw invalidArgument(`${field} must be an https URL`, field);
-  if (plainHttpAllowed(deps.config.allowPlainHttpEndpoints, url.hostname)) return url;
-  throw invalidArgument(`${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, field);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument(`${field} must be an https URL`, field);
+  if (url.protocol === 'http:' && !plainHttpAllowed(deps.config.allowPlainHttpEndpoints, url.hostname))
+    throw invalidArgument(`${field} uses plain HTTP, which this deployment does not allow (ALLOW_PLAIN_HTTP_ENDPOINTS)`, field);
+  const refusal = outboundPolicy(deps.config.outboundAllowPrivate).urlRefusal(url);
+  if (refusal) throw invalidArgument(`${field}: ${refusal.message}`, field, { reason: refusal.code });
+  return url;
 }
 
 function validateExtraHeaders(value: unknown): Record<string, string> {
@@ -322,7 +327,7 @@ export async function testProvider(call: CallContext, kindName: string, id: stri
   if (!t?.probe) return { status: 'unsupported' };
   const secrets = decryptSecrets(deps, row);
   if (t.credentialRequired && !secrets.credential) return { status: 'failed', message: 'no credential is configured' };
-  return t.probe({ config: providerConfig(row), ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db });
+  return t.probe({ config: providerConfig(row), ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db, fetch: outboundFetch(deps) });
 }
 
 /** For the engine: the provider's secrets and type, refusing disabled providers. */
@@ -330,8 +335,11 @@ export function providerForUse(deps: Deps, row: Provider) {
   if (!row.enabled) throw new AppError('disabled', `provider ${row.id} is disabled`);
   const t = providerType(row.kind, row.type);
   if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is not installed`);
-  return { type: t, config: providerConfig(row), ...decryptSecrets(deps, row) };
+  return { type: t, config: providerConfig(row), ...decryptSecrets(deps, row), fetch: outboundFetch(deps) };
 }
+
+/** The fetch every request made for a provider goes through: the deployment's outbound policy. */
+export const outboundFetch = (deps: Pick<Deps, 'config'>) => outboundPolicy(deps.config.outboundAllowPrivate).fetch;
 
 /** The type and whether enabled of the named providers of the caller's workspace, by id (for pages that name providers). */
 export async function providerSummaries(call: CallContext, ids: readonly string[]) {

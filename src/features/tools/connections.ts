@@ -18,7 +18,8 @@ import { namedPatchData } from '../../services/named-patch.js';
 import { configGeneration, GenerationCache } from '../../services/config-cache.js';
 import type { Deps } from '../../services/deps.js';
 import { requirePermission } from '../access/permissions.js';
-import { checkEndpointPolicy, validateAgainst } from '../models/providers.js';
+import { checkEndpointPolicy, outboundFetch, validateAgainst } from '../models/providers.js';
+import { outboundRefusalOf } from '../../lib/outbound-policy.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
@@ -231,6 +232,8 @@ export interface ConnectionForUse {
   credential: McpCredential | null;
   /** Changes with every new credential: part of the key clients are pooled under. */
   credentialCiphertext: string | null;
+  /** The outbound policy's fetch: the MCP transport's every request goes through it. */
+  fetch: typeof fetch;
 }
 
 const forUseCache = new GenerationCache<{ row: Connection; providerEnabled: boolean } | null>();
@@ -265,6 +268,7 @@ export async function connectionForUse(deps: Deps, workspaceId: string, id: stri
       ? readDocument(McpCredential, deps.secrets.decryptJson<unknown>(row.credentialCiphertext), 'connections.credential_ciphertext')
       : null,
     credentialCiphertext: row.credentialCiphertext,
+    fetch: outboundFetch(deps),
   };
 }
 
@@ -273,14 +277,14 @@ export async function testConnection(call: CallContext, id: string): Promise<Con
   requirePermission(call.actor, 'run');
   await getConnection(call, id);
   const connection = await connectionForUse(call.deps, call.actor.workspaceId, id);
-  const endpoint: McpEndpoint = { config: connection.config, credential: connection.credential };
+  const endpoint: McpEndpoint = { config: connection.config, credential: connection.credential, fetch: connection.fetch };
   let client: Awaited<ReturnType<typeof connectMcpClient>> | null = null;
   try {
     client = await connectMcpClient(endpoint);
     const tools = await listMcpTools(client);
     return { status: 'succeeded', message: null, toolCount: tools.length };
   } catch (error) {
-    const message = redactSecrets((error as Error).message, endpoint).slice(0, 500);
+    const message = redactSecrets((outboundRefusalOf(error) ?? (error as Error)).message, endpoint).slice(0, 500);
     call.logger.info({ connectionId: id, error: message }, 'connection test failed');
     return { status: 'failed', message: `the MCP server did not answer: ${message}`, toolCount: null };
   } finally {

@@ -13,6 +13,8 @@ export interface UsableWebProvider {
   config: Record<string, unknown>;
   credential: Record<string, unknown> | null;
   extraHeaders: Record<string, string>;
+  /** The outbound policy's fetch. */
+  fetch: typeof fetch;
 }
 
 export async function usableWebProvider(call: CallContext, id: string): Promise<UsableWebProvider> {

@@ -17,7 +17,7 @@ import { announceWebhookDeliveryChanged } from '../../services/event-topics.js';
 import { checkEndpointUrl } from '../models/providers.js';
 import { PING_KIND } from './webhook-events.js';
 import { AttemptTimeoutError, postWebhook } from './webhook-http.js';
-import { PrivateTargetError } from '../../lib/private-addresses.js';
+import { outboundPolicy, outboundRefusalOf } from '../../lib/outbound-policy.js';
 import { readDocument } from '../../lib/json-documents.js';
 
 /** Kept of a receiver's answer in the attempt log. */
@@ -122,7 +122,11 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
           'webhook-signature': signature,
         },
         body,
-        { timeoutMs: config.webhookTimeoutMs, maxBytes: config.webhookMaxResponseBytes, allowance: config.webhookAllowPrivateTargets },
+        {
+          timeoutMs: config.webhookTimeoutMs,
+          maxBytes: config.webhookMaxResponseBytes,
+          policy: outboundPolicy(config.outboundAllowPrivate),
+        },
       );
       statusCode = answer.status;
       response = answer.body.slice(0, KEPT_RESPONSE_CHARS) || null;
@@ -130,9 +134,9 @@ export async function attemptDelivery(deps: Deps, delivery: WebhookDelivery): Pr
     } catch (caught) {
       const err = caught as Error & { code?: string; extensions?: { code?: string } };
       if (err.name === AttemptTimeoutError.name) error = err.message;
-      else if (err.name === PrivateTargetError.name || err.extensions?.code === 'invalid_argument') {
+      else if (outboundRefusalOf(err) || err.extensions?.code === 'invalid_argument') {
         // The target is refused by the deployment's rules: retrying would not change that.
-        error = err.message;
+        error = (outboundRefusalOf(err) ?? err).message;
         permanent = true;
       } else error = `could not reach the receiver: ${err.code ?? err.message}`.slice(0, 500);
     }

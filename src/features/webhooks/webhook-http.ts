@@ -1,17 +1,10 @@
 // One webhook request on the wire: node:http(s) rather than fetch, because the connection must go
-// through a `lookup` that refuses private addresses (checked on the address actually connected to),
+// through the outbound policy's `lookup` (checked on the address actually connected to),
 // and the attempt is bounded as a whole — connecting, sending, the answer and its body — with at
 // most `maxBytes` of the body read before the connection is closed. Redirects are not followed.
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
-import {
-  guardedLookup,
-  isPrivateAddress,
-  PrivateTargetError,
-  privateTargetAllowed,
-  type PrivateTargetAllowance,
-} from '../../lib/private-addresses.js';
+import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 
 export class AttemptTimeoutError extends Error {
   override name = 'AttemptTimeoutError';
@@ -22,23 +15,15 @@ export interface WebhookAnswer {
   body: string;
 }
 
-/** Refuses a URL whose host is a private address literal (or `localhost`) the deployment does not allow. */
-export function privateTargetRefusal(url: URL, allowance: PrivateTargetAllowance): string | null {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (privateTargetAllowed(allowance, host)) return null;
-  if ((isIP(host) && isPrivateAddress(host)) || /^localhost\.?$/i.test(host) || /\.localhost\.?$/i.test(host))
-    return `${url.host} is a private or loopback address, which this deployment does not allow as a webhook target (WEBHOOK_ALLOW_PRIVATE_TARGETS)`;
-  return null;
-}
-
 export function postWebhook(
   url: URL,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; maxBytes: number; allowance: PrivateTargetAllowance },
+  options: { timeoutMs: number; maxBytes: number; policy: OutboundPolicy },
 ): Promise<WebhookAnswer> {
-  const refusal = privateTargetRefusal(url, options.allowance);
-  if (refusal) return Promise.reject(new PrivateTargetError(refusal));
+  // A literal host is checked here (a socket does not look an address up); a name, by the lookup.
+  const refusal = options.policy.urlRefusal(url);
+  if (refusal) return Promise.reject(refusal);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -55,7 +40,7 @@ export function postWebhook(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(options.allowance) as never,
+        lookup: options.policy.lookup as never,
       },
       (response) => {
         const chunks: Buffer[] = [];

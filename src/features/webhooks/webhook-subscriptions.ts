@@ -14,7 +14,6 @@ import { inTransaction, type CallContext } from '../../services/call-context.js'
 import { requirePermission } from '../access/permissions.js';
 import { checkEndpointUrl } from '../models/providers.js';
 import { changeVersioned } from '../../services/versioned.js';
-import { privateTargetRefusal } from './webhook-http.js';
 import { PING_KIND, WEBHOOK_CHANNEL, WEBHOOK_EVENT_KINDS } from './webhook-events.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
 
@@ -45,8 +44,6 @@ function validateUrl(call: CallContext, value: unknown): string {
     throw invalidArgument(`url must be 1 to ${MAX_URL_LENGTH} characters`, 'url');
   const url = checkEndpointUrl(call.deps, value, 'url');
   if (url.username || url.password) throw invalidArgument('url must not carry credentials', 'url');
-  const refusal = privateTargetRefusal(url, call.config.webhookAllowPrivateTargets);
-  if (refusal) throw invalidArgument(refusal, 'url');
   return url.toString();
 }
 

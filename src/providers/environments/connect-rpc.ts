@@ -114,6 +114,8 @@ export interface ConnectCall {
   /** Sent as `Connect-Timeout-Ms` (the server ends the call after it) and enforced here too. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The outbound policy's fetch (the driver context's). */
+  fetch: typeof fetch;
   /** Names the service in messages (`could not reach <service>: …`). */
   service: string;
 }
@@ -127,7 +129,7 @@ function signalOf(call: ConnectCall): AbortSignal | undefined {
 
 async function post(call: ConnectCall, contentType: string, body: Buffer): Promise<Response> {
   try {
-    return await fetch(`${call.baseUrl.replace(/\/+$/, '')}/${call.procedure}`, {
+    return await call.fetch(`${call.baseUrl.replace(/\/+$/, '')}/${call.procedure}`, {
       method: 'POST',
       headers: {
         ...call.headers,

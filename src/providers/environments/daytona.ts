@@ -134,7 +134,10 @@ async function toolbox<T>(
   ok: number[],
   options: { json?: unknown; body?: BodyInit; signal?: AbortSignal; timeoutMs?: number } = {},
 ) {
-  return sandboxJson<T>({ method, url: `${base}${path}`, headers: daytonaHeaders(ctx), service: TOOLBOX_SERVICE, ...options }, ok);
+  return sandboxJson<T>(
+    { method, url: `${base}${path}`, headers: daytonaHeaders(ctx), service: TOOLBOX_SERVICE, fetch: ctx.fetch, ...options },
+    ok,
+  );
 }
 
 interface DaytonaFileInfo {
@@ -304,6 +307,7 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         url: `${base}/files/download?${new URLSearchParams({ path: file })}`,
         headers: { ...daytonaHeaders(ctx), accept: 'application/octet-stream' },
         service: TOOLBOX_SERVICE,
+        fetch: ctx.fetch,
       });
       if (response.status !== 200) await fileProblem(response, path, 'reading');
       return await boundedFileRead(response, options.maxBytes, found.size, TOOLBOX_SERVICE);
@@ -322,10 +326,16 @@ export const daytonaEnvironmentDriver: EnvironmentDriver = {
         url: `${base}/files/folder?${new URLSearchParams({ path: parent, mode: '755' })}`,
         headers: daytonaHeaders(ctx),
         service: TOOLBOX_SERVICE,
+        fetch: ctx.fetch,
       });
       if (folder.status !== 200 && folder.status !== 201) await fileProblem(folder, posix.dirname(path), 'creating');
       const { bytes, response } = await uploadFile(
-        { url: `${base}/files/upload?${new URLSearchParams({ path: file })}`, headers: daytonaHeaders(ctx), service: TOOLBOX_SERVICE },
+        {
+          url: `${base}/files/upload?${new URLSearchParams({ path: file })}`,
+          headers: daytonaHeaders(ctx),
+          service: TOOLBOX_SERVICE,
+          fetch: ctx.fetch,
+        },
         file,
         content,
       );

@@ -58,6 +58,8 @@ export const e2bApi = controlPlaneApi({
 export interface EnvdAccess {
   baseUrl: string;
   headers: Record<string, string>;
+  /** The outbound policy's fetch (the driver context's). */
+  fetch: typeof fetch;
 }
 
 /**
@@ -87,6 +89,7 @@ export function envdAccess(ctx: EnvironmentDriverContext, sandbox: E2bSandbox): 
       authorization: `Basic ${Buffer.from(`${userOf(ctx)}:`).toString('base64')}`,
       ...(sandbox.envdAccessToken ? { 'x-access-token': sandbox.envdAccessToken } : {}),
     },
+    fetch: ctx.fetch,
   };
 }
 

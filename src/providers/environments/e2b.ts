@@ -79,6 +79,7 @@ function unary<T>(access: EnvdAccess, procedure: string, message: unknown): Prom
     baseUrl: access.baseUrl,
     procedure,
     headers: access.headers,
+    fetch: access.fetch,
     message,
     timeoutMs: ENVD_TIMEOUT_MS,
     service: SANDBOX_SERVICE,
@@ -157,6 +158,7 @@ const exec: EnvironmentDriver['exec'] = async (ctx, instance, request) => {
       baseUrl: access.baseUrl,
       procedure: 'process.Process/Start',
       headers: { ...access.headers, 'keepalive-ping-interval': KEEPALIVE_SECONDS },
+      fetch: access.fetch,
       message: {
         process: {
           cmd: argv[0],
@@ -305,6 +307,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
         url: `${access.baseUrl}/files?${query}`,
         headers: { ...access.headers, accept: 'application/octet-stream' },
         service: SANDBOX_SERVICE,
+        fetch: access.fetch,
       });
       if (response.status === 404) throw new EnvironmentDriverError('not_found', `${path} does not exist`);
       if (response.status === 400) throw new EnvironmentDriverError('not_a_file', `${path}: ${(await response.text()).slice(0, 300)}`);
@@ -324,7 +327,7 @@ export const e2bEnvironmentDriver: EnvironmentDriver = {
       // envd creates the parent directories and replaces an existing file.
       const query = new URLSearchParams({ path: file, username: userOf(ctx) });
       const { bytes, response } = await uploadFile(
-        { url: `${access.baseUrl}/files?${query}`, headers: access.headers, service: SANDBOX_SERVICE },
+        { url: `${access.baseUrl}/files?${query}`, headers: access.headers, service: SANDBOX_SERVICE, fetch: access.fetch },
         file,
         content,
       );

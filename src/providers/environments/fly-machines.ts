@@ -9,6 +9,8 @@ export interface FlyTarget {
   baseUrl: string;
   app: string;
   token: string;
+  /** The outbound policy's fetch (the driver context's). */
+  fetch: typeof fetch;
 }
 
 export const FLY_DEFAULT_BASE_URL = 'https://api.machines.dev';
@@ -60,7 +62,7 @@ export async function flyCall<T>(
   const signals = [AbortSignal.timeout(options.timeoutMs), ...(options.signal ? [options.signal] : [])];
   let res: Response;
   try {
-    res = await fetch(url, {
+    res = await target.fetch(url, {
       method,
       headers: {
         authorization: authorization(target.token),

@@ -67,6 +67,7 @@ function targetOf(ctx: EnvironmentDriverContext): FlyTarget {
     baseUrl: (config.base_url || FLY_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, ''),
     app: config.app_name,
     token: documents.credential(ctx)?.api_token ?? '',
+    fetch: ctx.fetch,
   };
 }
 

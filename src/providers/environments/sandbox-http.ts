@@ -29,6 +29,8 @@ export interface SandboxRequest {
   signal?: AbortSignal;
   /** Names the service in messages: `could not reach <service>: …`. */
   service: string;
+  /** The outbound policy's fetch (the driver context's). */
+  fetch: typeof fetch;
 }
 
 /** The sentence a vendor's error body carries (`message`, `error`, or the text), else the status. */
@@ -87,7 +89,7 @@ export async function sandboxFetch(req: SandboxRequest): Promise<Response> {
     body = JSON.stringify(req.json);
   }
   try {
-    return await fetch(req.url, {
+    return await req.fetch(req.url, {
       method: req.method,
       headers,
       body,
@@ -167,7 +169,7 @@ export function controlPlaneApi(plane: ControlPlane) {
   ): Promise<{ status: number; body: T }> {
     try {
       return await sandboxJson<T>(
-        { method, url: `${plane.apiUrl(ctx)}${path}`, headers: plane.headers(ctx), json, signal, service: plane.service },
+        { method, url: `${plane.apiUrl(ctx)}${path}`, headers: plane.headers(ctx), json, signal, service: plane.service, fetch: ctx.fetch },
         ok,
       );
     } catch (error) {

@@ -2,6 +2,7 @@
 // (at most five) so that every address on the way passes the run's checks, the body is read up to
 // the byte limit and no further, and only text is accepted (HTML becomes readable text).
 import { WebApiError, readLimited } from './http.js';
+import { fetchFailure } from '../../lib/outbound-policy.js';
 import { decodeBody, htmlTitle, htmlToText, isHtml, isText } from './page-text.js';
 import type { WebFetchRequest, WebPage, WebProviderContext } from './types.js';
 
@@ -9,7 +10,7 @@ const MAX_REDIRECTS = 5;
 export const DEFAULT_USER_AGENT = 'workspace-agent-service (web_fetch)';
 
 export async function directFetch(
-  ctx: Pick<WebProviderContext<{ user_agent?: string }>, 'config' | 'signal'>,
+  ctx: Pick<WebProviderContext<{ user_agent?: string }>, 'config' | 'signal' | 'fetch'>,
   request: WebFetchRequest,
 ): Promise<WebPage> {
   let url = request.url;
@@ -18,15 +19,14 @@ export async function directFetch(
     request.checkUrl(url);
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await ctx.fetch(url, {
         redirect: 'manual',
         signal: ctx.signal,
         headers: { 'user-agent': userAgent, accept: 'text/html, application/xhtml+xml, text/plain;q=0.9, */*;q=0.5' },
       });
     } catch (error) {
       if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new WebApiError(`could not fetch ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      throw new WebApiError(`could not fetch ${url}: ${fetchFailure(error)}`);
     }
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {

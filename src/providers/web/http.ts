@@ -1,6 +1,7 @@
 // One HTTP exchange with a web vendor's API: JSON in and out, the answer's size bounded, and a
 // failure turned into one sentence the model can read — the vendor's own error message when it sent
 // one, never a credential.
+import { fetchFailure } from '../../lib/outbound-policy.js';
 
 /** The most of a vendor's answer that is read (results and extracted pages are far smaller). */
 export const MAX_API_ANSWER_BYTES = 8 * 1024 * 1024;
@@ -73,6 +74,8 @@ export interface WebApiCall {
   /** Sent as JSON. */
   body?: unknown;
   signal: AbortSignal;
+  /** The outbound policy's fetch. */
+  fetch: typeof fetch;
   /** Values that must never appear in a message (API keys). */
   secrets: readonly string[];
 }
@@ -83,7 +86,7 @@ export async function callWebApi<T = unknown>(call: WebApiCall): Promise<T> {
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(call.url, {
+    response = await call.fetch(call.url, {
       method: call.method,
       headers,
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
@@ -92,10 +95,7 @@ export async function callWebApi<T = unknown>(call: WebApiCall): Promise<T> {
     });
   } catch (error) {
     if (call.signal.aborted) throw call.signal.reason ?? error;
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new WebApiError(
-      scrub(`could not reach ${call.vendor}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, call.secrets),
-    );
+    throw new WebApiError(scrub(`could not reach ${call.vendor}: ${fetchFailure(error)}`, call.secrets));
   }
   const { bytes, truncated } = await readLimited(response, MAX_API_ANSWER_BYTES);
   const text = new TextDecoder().decode(bytes);

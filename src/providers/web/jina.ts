@@ -38,6 +38,7 @@ export const jina = webType({
         url: `${baseUrl(ctx.config.search_url, SEARCH)}/?${new URLSearchParams({ q: query })}`,
         headers: headers(ctx, { 'x-respond-with': 'no-content' }),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [apiKeyOf(ctx)],
       });
       return searchResults(answer.data, maxResults, (r) => ({
@@ -55,6 +56,7 @@ export const jina = webType({
         url: `${baseUrl(ctx.config.base_url, READER)}/${url}`,
         headers: headers(ctx, { 'x-return-format': 'markdown' }),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [apiKeyOf(ctx)],
       });
       const data = answer.data ?? {};

@@ -34,6 +34,7 @@ export const searxng = webType({
         method: 'GET',
         url: `${baseUrl(ctx.config.base_url, '')}/search?${params}`,
         signal: ctx.signal,
+        fetch: ctx.fetch,
         secrets: [],
       });
       return searchResults(answer.results, maxResults, (r) => ({

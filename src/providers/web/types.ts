@@ -12,6 +12,8 @@ export interface WebProviderContext<Config = Record<string, unknown>, Credential
   credential: Credential | null;
   extraHeaders: Record<string, string>;
   signal: AbortSignal;
+  /** The outbound policy's fetch (src/lib/outbound-policy.ts): every request goes through it. */
+  fetch: typeof fetch;
 }
 
 export type WebOperation = 'search' | 'fetch';

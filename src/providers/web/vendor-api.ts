@@ -27,7 +27,10 @@ export interface VendorRequest {
 }
 
 /** What a call reads of its provider: the configured API root, the key, the run's abort signal. */
-export type VendorCallContext = Pick<WebProviderContext<{ base_url?: string }, { api_key?: string }>, 'config' | 'credential' | 'signal'>;
+export type VendorCallContext = Pick<
+  WebProviderContext<{ base_url?: string }, { api_key?: string }>,
+  'config' | 'credential' | 'signal' | 'fetch'
+>;
 
 export interface VendorApi extends VendorApiSpec {
   /** Sends one request with the provider's key and returns the answer's JSON (or throws a WebApiError). */
@@ -52,6 +55,7 @@ export function vendorApi(spec: VendorApiSpec): VendorApi {
         headers,
         ...(request.body !== undefined ? { body: request.body } : {}),
         signal: ctx.signal,
+        fetch: ctx.fetch,
         // A key sent in the query may come back URL-encoded in a message.
         secrets: [key, encodeURIComponent(key)],
       });
