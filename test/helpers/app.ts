@@ -100,6 +100,10 @@ export async function startTestApp(
       host: '127.0.0.1',
       logLevel: 'silent',
       rateLimitPerKey: { quota: 0, windowSeconds: 0 },
+      // A provider's refusal for load (a scripted 503) is asked again twice, 1 ms backoff steps,
+      // before it ends the attempt: tests of attempts do not sit in real backoffs
+      // (test/engine/provider-rate-limits.test.ts tests the waits).
+      providerRetry: { budgetMs: 60_000, maxWaitMs: 1_000, baseMs: 1, maxRetries: 2 },
       ...overrides,
     },
   );

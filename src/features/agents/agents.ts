@@ -1,6 +1,6 @@
 // Agents: revisioned heads whose revisions hold an agent configuration.
 import type { Agent, AgentRevision } from '../../generated/prisma/client.js';
-import { agentConfigSchema, applyOverrides, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
+import { agentConfigSchema, applyOverrides, fallbackModels, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
 import { readDocument } from '../../lib/json-documents.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from './documents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
@@ -73,8 +73,12 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
   const missing = (kind: string, id: string, field: string) => new AppError('not_found', `${kind} ${quoteInput(id)} not found`, { field });
 
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
-  const reviewer = config.reviewer as { model?: string } | undefined;
+  const reviewer = config.reviewer as { model?: string; model_settings?: Record<string, unknown> } | undefined;
   if (reviewer?.model) modelRefs.push([reviewer.model, `${prefix}.reviewer.model`]);
+  const fallbacks = (settings: Record<string, unknown> | undefined, field: string) =>
+    fallbackModels(settings ?? {}).forEach((key, index) => modelRefs.push([key, `${field}.fallback_models[${index}]`]));
+  fallbacks(config.model_settings as Record<string, unknown> | undefined, `${prefix}.model_settings`);
+  fallbacks(reviewer?.model_settings, `${prefix}.reviewer.model_settings`);
   const media = config.media_understanding as Record<string, string | undefined> | undefined;
   for (const kind of MEDIA_KINDS) {
     const key = media?.[kind];
