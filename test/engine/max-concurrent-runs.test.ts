@@ -95,6 +95,38 @@ describe('max_concurrent_runs', () => {
     }
   });
 
+  it('keeps the run path short: a warm run of a limited workspace costs a few more round trips, not a scan', async () => {
+    expect((await setLimit(t, 4)).status).toBe(200);
+    const agent = (await t.rest('POST', '/api/v1/agents', { body: { name: 'warm', config: { model: 'held' } } })).body;
+    const start = () =>
+      t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: { content: [{ type: 'text', text: 'go' }] } } });
+    model.turns.push({ text: 'warm-up' }, { text: 'counted' });
+    await settleRun(t, (await start()).body.id);
+    // The run is followed through the app's own events (reading it over REST would count statements too).
+    const before = t.app.database.operationCount();
+    await new Promise<void>((resolve, reject) => {
+      const accepted = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
+      void accepted.next().then(async (next) => {
+        await accepted.return?.();
+        const changes = t.app.deps.events.subscribe('runChanged', next.value.runId)[Symbol.asyncIterator]();
+        for (;;) {
+          const change = await changes.next();
+          if (change.done || change.value.status === 'completed') break;
+        }
+        await changes.return?.();
+        resolve();
+      }, reject);
+      void start().then((response) => (response.status === 201 ? undefined : reject(new Error(`create answered ${response.status}`))));
+    });
+    const used = t.app.database.operationCount() - before;
+    // create (1) + the named claim, which finds the workspace limited (1) + the lock and the counted
+    // claim in their transaction (2) + seal (1, which announces the next waiting run itself): 5, where
+    // a workspace without a limit takes 3 (hot-path.test.ts); one more is headroom for a heartbeat.
+    expect(used).toBeGreaterThanOrEqual(5);
+    expect(used).toBeLessThanOrEqual(6);
+    await setLimit(t, null);
+  });
+
   it('is validated, needs admin, and is audited', async () => {
     for (const bad of [0, -1, 10_001]) {
       const refused = await setLimit(t, bad);
