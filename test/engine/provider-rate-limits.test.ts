@@ -179,6 +179,29 @@ describe('provider refusals for load', () => {
     expect(chatRequests(primary)).toHaveLength(1);
   });
 
+  it("the reviewer's requests wait out refusals too, and fall back to its own fallback_models", async () => {
+    anthropic.turns.push(
+      { tool: { id: 'h1', name: 'http_request', arguments: { method: 'GET', url: `${t.url}/healthz` } } },
+      { text: 'checked' },
+    );
+    for (let n = 0; n < 3; n++) primary.turns.push(rateLimited({ 'retry-after': '0' }));
+    backup.turns.push({ text: JSON.stringify({ risk: 'low', reason: 'a health check' }) });
+    const run = await startRun({
+      model: 'claude',
+      plugins: [{ plugin_key: 'http_request', config: { permission: 'allow', methods: ['GET'] } }],
+      reviewer: { model: 'primary', model_settings: { fallback_models: ['backup'] } },
+    });
+    const settled = await settleRun(t, run.id);
+    expect(settled).toMatchObject({ status: 'completed', output: 'checked', attempts: 1 });
+    const items = await itemsOf(run.id);
+    const wait = items.find((item) => item.kind === 'provider_wait');
+    expect(wait).toMatchObject({
+      state: 'completed',
+      content: { purpose: 'review', answered_by: 'backup', fallbacks: [{ from: 'primary', to: 'backup', status: 429 }] },
+    });
+    expect(items.find((item) => item.kind === 'review').content).toMatchObject({ risk: 'low', action: 'allow', model: 'backup' });
+  });
+
   it('checks fallback_models when the configuration is saved', async () => {
     const create = (settings: unknown) =>
       t.rest('POST', '/api/v1/agents', { body: { name: 'x', config: { model: 'primary', model_settings: settings } } });
