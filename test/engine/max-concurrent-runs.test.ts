@@ -3,6 +3,7 @@
 // database. Each run's answer is held mid-stream by a gate the test opens, so "running" is a fact the
 // test observed (the model server was reached), not a guess about timing. Also the setting itself:
 // its validation, who may change it, its audit row.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { settleRun, startHeldRuns } from '../helpers/runs.js';
@@ -108,11 +109,21 @@ describe('max_concurrent_runs', () => {
       const accepted = t.app.deps.events.subscribe('runAccepted')[Symbol.asyncIterator]();
       void accepted.next().then(async (next) => {
         await accepted.return?.();
-        const changes = t.app.deps.events.subscribe('runChanged', next.value.runId)[Symbol.asyncIterator]();
-        for (;;) {
-          const change = await changes.next();
-          if (change.done || change.value.status === 'completed') break;
-        }
+        const runId = next.value.runId;
+        const changes = t.app.deps.events.subscribe('runChanged', runId)[Symbol.asyncIterator]();
+        const completed = (async () => {
+          for (;;) {
+            const change = await changes.next();
+            if (change.done || change.value.status === 'completed') return;
+          }
+        })();
+        // It may have completed before this listened: its status, read on a connection of the test's own
+        // (which the app's counter does not see), settles that.
+        const client = new pg.Client({ connectionString: t.databaseUrl });
+        await client.connect();
+        const { rows } = await client.query<{ status: string }>('SELECT status FROM runs WHERE id = $1', [runId]);
+        await client.end();
+        if (rows[0]?.status !== 'completed') await completed;
         await changes.return?.();
         resolve();
       }, reject);
