@@ -69,6 +69,8 @@ export interface Config {
   runLeaseMs: number;
   /** On SIGTERM/SIGINT, how long running attempts may take to finish before their runs are handed back. */
   shutdownGraceMs: number;
+  /** How a model request waits out a provider's refusals for load (src/engine/model-request-retry.ts). */
+  providerRetry: { budgetMs: number; maxWaitMs: number; baseMs: number; maxRetries: number };
   /** Connections in the service's database pool (each process: service or worker). */
   databasePoolSize: number;
   /** In-process vector indexes of built-in memories kept at most: memories, and bytes of vectors (least recently searched dropped first). */
@@ -410,6 +412,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    // A provider's refusals for load (429, 503, 529): how long one model request waits them out
+    // (src/engine/model-request-retry.ts; docs/api/providers.md, "Rate limits and fallback models").
+    providerRetry: {
+      budgetMs: integer(env, 'PROVIDER_RATE_LIMIT_BUDGET_MS', 120_000, 0, 3_600_000),
+      maxWaitMs: integer(env, 'PROVIDER_RATE_LIMIT_MAX_WAIT_MS', 30_000, 0, 3_600_000),
+      baseMs: integer(env, 'PROVIDER_RATE_LIMIT_BACKOFF_MS', 500, 1, 60_000),
+      maxRetries: integer(env, 'PROVIDER_RATE_LIMIT_RETRIES', 8, 0, 1000),
+    },
     ...vapid(env),
     pushEnabled: boolean(env, 'PUSH_ENABLED', true),
     pushCaFile: env.PUSH_CA_FILE?.trim() ? resolve(env.PUSH_CA_FILE.trim()) : null,

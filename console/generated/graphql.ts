@@ -254,6 +254,7 @@ export type RunItemKind =
   | 'media_description'
   | 'memory_recall'
   | 'output'
+  | 'provider_wait'
   | 'question'
   | 'reasoning'
   | 'review'

@@ -17,7 +17,8 @@ import { userContent } from './messages.js';
 import { MediaReader } from './media-understanding.js';
 import { streamTurn } from './model-turn.js';
 import { newUsage, type Usage } from './usage.js';
-import { resolveModel } from './models.js';
+import { fallbackModels, resolveModel } from './models.js';
+import { runModelRequest } from './provider-wait-item.js';
 import { checkOutput, outputCorrection, outputInstruction, withOutputFormat } from './output-check.js';
 import { prepareAttempt, type Conversation, type ExecutionContext } from './prepare.js';
 import { ASK_USER_TOOL } from './tools/ask-user.js';
@@ -109,7 +110,8 @@ async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuar
         conversation.say({ role: 'user', content: userContent(steered) });
       }
     }
-    const resolved = await resolveModel(deps, run.workspaceId, config.model, config.model_settings ?? {}).catch((error: unknown) => {
+    const settings = config.model_settings ?? {};
+    const resolved = await resolveModel(deps, run.workspaceId, config.model, settings).catch((error: unknown) => {
       ctx.trace?.modelUnavailable(config.model, error);
       throw error;
     });
@@ -118,16 +120,34 @@ async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuar
     const tools = toolset.forModel();
     // What of the conversation fits the model's window (context/manager.ts): all of it, or stubs and a summary for the oldest.
     let sent = await context.prepare(conversation.messages, { model, system, tools });
-    let turn;
+    let answered;
     for (let recovered = false; ;) {
-      // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
-      const messages = await media.forModel(await assets.forModel(sent), model);
-      const span = ctx.trace?.modelRequest(model);
       try {
-        const request = withCacheHints(model, run.threadId, system, messages);
-        turn = await streamTurn({ model, tools, signal, ...request, system: request.system ?? '' }, items, usage);
+        // A provider refusing for load is waited out, then the fallback models are asked (model-request-retry.ts).
+        answered = await runModelRequest({
+          deps,
+          items,
+          purpose: 'model_turn',
+          signal,
+          primary: model,
+          fallbacks: fallbackModels(settings),
+          resolve: async (key) => withOutputFormat(await resolveModel(deps, run.workspaceId, key, settings), config.output_spec),
+          request: async (asked) => {
+            // Media the model cannot read reaches it as descriptions; the conversation keeps the media.
+            const messages = await media.forModel(await assets.forModel(sent), asked);
+            const span = ctx.trace?.modelRequest(asked);
+            try {
+              const request = withCacheHints(asked, run.threadId, system, messages);
+              const turn = await streamTurn({ model: asked, tools, signal, ...request, system: request.system ?? '' }, items, usage);
+              if (span) endModelRequest(span, turn);
+              return turn;
+            } catch (error) {
+              if (span) endModelRequest(span, { error });
+              throw error;
+            }
+          },
+        });
       } catch (error) {
-        if (span) endModelRequest(span, { error });
         // A refusal for length: compacted and asked once more, whatever `retries` say (it is not the model's fault).
         if (recovered || !context.isOverflow(error) || usage.requests >= maxRequests) throw error;
         recovered = true;
@@ -135,10 +155,10 @@ async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuar
         usage.requests += 1;
         continue;
       }
-      if (span) endModelRequest(span, turn);
       break;
     }
-    context.observe(model, turn);
+    const turn = answered.value;
+    context.observe(answered.model, turn);
     conversation.say(turn.assistant);
 
     if (turn.toolCalls.length === 0) {

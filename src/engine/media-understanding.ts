@@ -27,6 +27,7 @@ import type { RunAgentConfig } from './agent-config.js';
 import type { RunItemStream } from './items.js';
 import { addTokens, tokensOf, type Usage } from './usage.js';
 import { resolveModel, type ResolvedModel } from './models.js';
+import { refusalRetry } from './provider-wait-item.js';
 
 /** The longest description kept (a describing model that rambles is cut here). */
 export const MAX_DESCRIPTION_CHARS = 8_000;
@@ -196,6 +197,12 @@ export class MediaReader {
   private async ask(modelKey: string, media: MediaInPart): Promise<string> {
     const { deps, call, signal } = this.ctx;
     const model = await resolveModel(deps, call.actor.workspaceId, modelKey, {});
+    // A provider refusing for load is waited out (provider-wait-item.ts); the describing model has no fallbacks.
+    return refusalRetry(deps, this.ctx.items, 'media_description', signal)(model, () => this.requestDescription(model, media));
+  }
+
+  private async requestDescription(model: ResolvedModel, media: MediaInPart): Promise<string> {
+    const { signal } = this.ctx;
     const mediaPart = { type: 'file' as const, data: media.data, mediaType: media.mediaType };
     const result = streamText({
       model: model.model,

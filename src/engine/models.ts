@@ -9,6 +9,7 @@ import { usableModel } from '../features/models/usable-models.js';
 import { storedModelSettings } from '../features/models/models.js';
 import { modelPricing } from '../features/models/pricing.js';
 import type { UnitPrice } from '../lib/cost.js';
+export { fallbackModels } from '../features/agents/documents/config-schema.js';
 
 export interface ResolvedModel {
   key: string;
@@ -64,7 +65,9 @@ export async function resolveModel(
   const { model, provider, usable } = found;
   if (!usable.type.languageModel)
     throw new AppError('failed_precondition', `provider type ${JSON.stringify(provider.type)} cannot run models`);
-  const merged = { ...storedModelSettings(model.settings), ...settings };
+  // The fallback list is the service's to read, not a setting of the provider's API.
+  const { fallback_models: _fallbacks, ...agentSettings } = settings;
+  const merged = { ...storedModelSettings(model.settings), ...agentSettings };
   const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
   const inputMedia = inputMediaOf(api?.inputMedia, merged);
   const { price } = await modelPricing(model);

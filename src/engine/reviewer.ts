@@ -10,7 +10,8 @@ import type { Deps } from '../services/deps.js';
 import type { ReviewerConfig, RunAgentConfig } from './agent-config.js';
 import { describeError } from './attempt-errors.js';
 import type { RunItemStream } from './items.js';
-import { callSettings, resolveModel } from './models.js';
+import { callSettings, fallbackModels, resolveModel } from './models.js';
+import { runModelRequest } from './provider-wait-item.js';
 import type { ServerTool } from './tools/tool.js';
 import type { Span } from '@opentelemetry/api';
 import { endModelRequest, type AttemptTrace } from './attempt-trace.js';
@@ -77,32 +78,53 @@ export function buildReviewer(deps: Deps, run: Run, config: RunAgentConfig, usag
       let action: Action;
       let modelSpan: Span | undefined;
       try {
-        const model = await resolveModel(deps, run.workspaceId, settings.model ?? config.model, settings.model_settings ?? {});
-        modelSpan = traced?.trace.reviewRequest(traced.span, model);
+        const modelSettings = settings.model_settings ?? {};
+        const primary = await resolveModel(deps, run.workspaceId, settings.model ?? config.model, modelSettings);
         const { system, prompt } = reviewPrompt(runTool, call, settings);
-        const result = streamText({
-          model: model.model,
-          output: Output.object({ schema: VERDICT_SCHEMA }),
-          instructions: system,
-          prompt,
-          abortSignal: AbortSignal.any([signal, timeout]),
-          maxRetries: 0,
-          onError: () => undefined,
-          ...callSettings(model.settings),
+        const abortSignal = AbortSignal.any([signal, timeout]);
+        // A provider refusing for load is waited out within the reviewer's timeout, then its fallbacks are asked.
+        const { value: rated, model } = await runModelRequest({
+          deps,
+          items,
+          purpose: 'review',
+          signal: abortSignal,
+          primary,
+          fallbacks: fallbackModels(modelSettings),
+          resolve: (key) => resolveModel(deps, run.workspaceId, key, modelSettings),
+          request: async (asked) => {
+            modelSpan = traced?.trace.reviewRequest(traced.span, asked);
+            const result = streamText({
+              model: asked.model,
+              output: Output.object({ schema: VERDICT_SCHEMA }),
+              instructions: system,
+              prompt,
+              abortSignal,
+              maxRetries: 0,
+              onError: () => undefined,
+              ...callSettings(asked.settings),
+            });
+            try {
+              // Drain the stream: the verdict settles when it ends. A model error arrives as a stream part
+              // (onError only silences the SDK's logging) and is the reviewer's error as it is.
+              for await (const part of result.stream) if (part.type === 'error') throw part.error;
+            } catch (error) {
+              // A refused request's span ends here; the request that answers ends its own below.
+              if (modelSpan?.isRecording() && !signal.aborted && !timeout.aborted) endModelRequest(modelSpan, { error });
+              throw error;
+            }
+            const verdict = await result.output;
+            const reported = await result.usage;
+            if (usage) addTokens(usage, asked, tokensOf(reported));
+            if (modelSpan) {
+              endModelRequest(modelSpan, {
+                inputTokens: reported.inputTokens,
+                outputTokens: reported.outputTokens,
+                finishReason: await result.finishReason,
+              });
+            }
+            return verdict;
+          },
         });
-        // Drain the stream: the verdict settles when it ends. A model error arrives as a stream part
-        // (onError only silences the SDK's logging) and is the reviewer's error as it is.
-        for await (const part of result.stream) if (part.type === 'error') throw part.error;
-        const rated = await result.output;
-        const reported = await result.usage;
-        if (usage) addTokens(usage, model, tokensOf(reported));
-        if (modelSpan) {
-          endModelRequest(modelSpan, {
-            inputTokens: reported.inputTokens,
-            outputTokens: reported.outputTokens,
-            finishReason: await result.finishReason,
-          });
-        }
         const flagged = RISKS.indexOf(rated.risk) >= RISKS.indexOf(threshold);
         action = flagged ? onFlagged : 'allow';
         verdict = { risk: rated.risk, reason: rated.reason, flagged, risk_threshold: threshold, action, model: model.key };

@@ -209,7 +209,9 @@ export class WorkerPool {
               // Not claimable now (a late wake-up for a run that is still running, e.g. its creation's
               // NOTIFY arriving after a retry forgot it): forget the wake-up too, or the requeue's own
               // wake-up would be taken for a repeat of it and dropped, leaving the run accepted.
-              if (!claimed) this.announced.delete(runId);
+              // A run of a workspace with max_concurrent_runs may be claimed in its place (the queue's
+              // oldest) or not at all: either way it still waits, and a later announcement must be heard.
+              if (!claimed || claimed.run.id !== runId) this.announced.delete(runId);
             } else if (this.scanNeeded) {
               claimed = await this.claim();
               if (!claimed) this.scanNeeded = false;

@@ -203,6 +203,7 @@ describe('OpenAPI documents', () => {
       name: 'n',
       description: '',
       labels: {},
+      max_concurrent_runs: null,
       version: 1,
       created_by_id: 'system',
       updated_by_id: 'system',

@@ -334,8 +334,9 @@ describe('skills through the real adapters', () => {
 
 /**
  * A proxy in front of the OpenAI-compatible loopback server whose first chat request is held until the
- * test releases it and then answered 503 (a transient failure: the run gets another attempt); every
- * later request goes through to the loopback server.
+ * test releases it and then has its connection dropped (a transient failure: the run gets another
+ * attempt — a 503 would be waited out within the attempt instead); every later request goes through
+ * to the loopback server.
  */
 async function failingFirstRequest(target: ModelServer) {
   let release!: () => void;
@@ -347,7 +348,7 @@ async function failingFirstRequest(target: ModelServer) {
     if (first && req.method === 'POST' && req.url === '/v1/chat/completions') {
       first = false;
       markReached();
-      void released.then(() => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}'));
+      void released.then(() => res.socket?.destroy());
       return;
     }
     const upstream = request(`${target.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {

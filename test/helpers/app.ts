@@ -107,6 +107,10 @@ export async function startTestApp(
       logLevel: 'silent',
       rateLimitPerKey: { quota: 0, windowSeconds: 0 },
       outboundAllowPrivate: TEST_OUTBOUND_ALLOWANCE,
+      // A provider's refusal for load (a scripted 503) is asked again twice, 1 ms backoff steps,
+      // before it ends the attempt: tests of attempts do not sit in real backoffs
+      // (test/engine/provider-rate-limits.test.ts tests the waits).
+      providerRetry: { budgetMs: 60_000, maxWaitMs: 1_000, baseMs: 1, maxRetries: 2 },
       ...overrides,
     },
   );

@@ -25,6 +25,29 @@ export type Turn =
   | { text: string; gate?: Gate | Gate[] }
   | { tool: { id: string; name: string; arguments: Record<string, unknown>; rawArguments?: string }; gate?: Gate };
 
+/**
+ * A refusal instead of an answer: the HTTP `status` with `headers` (e.g. `retry-after`) and the
+ * provider's error body; `answered` is called once it is sent (a signal for the test).
+ */
+export interface Refusal {
+  refuse: { status: number; headers?: Record<string, string>; body?: unknown; answered?: () => void };
+}
+
+/** Sends a refusal turn; true when the turn was one. */
+function refuse(res: ServerResponse, turn: Turn | Refusal): turn is Refusal {
+  if (!('refuse' in turn)) return false;
+  const { status, headers, body, answered } = turn.refuse;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body ?? {}), () => answered?.());
+  return true;
+}
+
+/** The next answer of a server that sends no refusals (a refusal queued there is a mistake of the test). */
+export function nextAnswer(state: ModelServer, fallback: Turn): Turn {
+  const turn = state.turns.shift() ?? fallback;
+  if ('refuse' in turn) throw new Error('this loopback server does not send refusals');
+  return turn;
+}
+
 /** A tool call's arguments as the server sends them: `rawArguments` verbatim (e.g. text that is not JSON), else the JSON. */
 const argumentsText = (tool: { arguments: Record<string, unknown>; rawArguments?: string }) =>
   tool.rawArguments ?? JSON.stringify(tool.arguments);
@@ -41,8 +64,8 @@ export function streamGate(afterChunks = 1) {
 export interface ModelServer {
   url: string;
   requests: Recorded[];
-  /** Answers for the next streaming requests, in order. */
-  turns: Turn[];
+  /** Answers (or refusals) for the next streaming requests, in order. */
+  turns: (Turn | Refusal)[];
   apiKey: string;
   close(): Promise<void>;
 }
@@ -122,6 +145,7 @@ export function startOpenAICompatibleServer(
       return;
     }
     const turn = state.turns.shift() ?? { text: 'out of turns' };
+    if (refuse(res, turn)) return;
     sse(res);
     const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>
       res.write(
@@ -209,6 +233,7 @@ export function startAnthropicServer(apiKey = 'sk-ant-test-secret'): Promise<Mod
       return;
     }
     const turn = state.turns.shift() ?? { text: 'out of turns' };
+    if (refuse(res, turn)) return;
     writeAnthropicStream(res, { model: body.model, usage: { input_tokens: 12 }, turn, chunkChars: 4 });
   }, apiKey);
 }

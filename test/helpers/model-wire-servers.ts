@@ -4,13 +4,13 @@
 // streams the scripted `turns` (text in pieces, or one tool call) in the protocol's own framing,
 // answers the protocol's probe request, and refuses a wrong credential with its vendor's status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sse, start, type ModelServer, type Turn } from './model-servers.js';
+import { nextAnswer, sse, start, type ModelServer, type Turn } from './model-servers.js';
 
 const json = (res: ServerResponse, status: number, body: unknown): void => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
 const pieces = (text: string) => text.match(/.{1,4}/g) ?? [];
-const nextTurn = (state: ModelServer): Turn => state.turns.shift() ?? { text: 'out of turns' };
+const nextTurn = (state: ModelServer): Turn => nextAnswer(state, { text: 'out of turns' });
 const bearer = (req: IncomingMessage, state: ModelServer) => req.headers.authorization === `Bearer ${state.apiKey}`;
 
 /** Cohere v2: `POST /v2/chat` (SSE of typed events), probe `GET /v1/models`. */

@@ -12,7 +12,7 @@
 // if the service really sends it to the summariser. Other requests get the scripted `turns` first,
 // then `answer(request)`.
 import type { ServerResponse } from 'node:http';
-import { sse, start, writeAnthropicStream, type ModelServer, type Turn } from './model-servers.js';
+import { nextAnswer, sse, start, writeAnthropicStream, type ModelServer, type Turn } from './model-servers.js';
 
 export interface WindowModelServer extends ModelServer {
   window: number;
@@ -120,7 +120,7 @@ export function startWindowModelServer(options: {
     if (isSummarisation(body)) {
       server.summaries += 1;
       turn = { text: summaryOf(body) };
-    } else turn = state.turns.shift() ?? { text: options.answer ? options.answer(body) : 'ok' };
+    } else turn = nextAnswer(state, { text: options.answer ? options.answer(body) : 'ok' });
     if (!body.stream) {
       return json(res, 200, {
         id: 'chatcmpl-w',
@@ -263,7 +263,7 @@ export function startWindowAnthropicServer(options: { window: number; answer?: (
         usage,
       });
     }
-    const turn: Turn = state.turns.shift() ?? { text: options.answer ? options.answer({ messages: body.messages }) : 'ok' };
+    const turn: Turn = nextAnswer(state, { text: options.answer ? options.answer({ messages: body.messages }) : 'ok' });
     writeAnthropicStream(res, { model: body.model, usage, turn });
   }, 'sk-ant-window-secret').then((state) => {
     server = Object.assign(state, { window: options.window, promptTokens: [], refusals: 0, summaries: 0, cachedTokens: [] });

@@ -3,6 +3,7 @@
 // the summary is asked for with one fixed prompt (SUMMARY_INSTRUCTIONS, documented in
 // docs/api/context.md) over a plain-text transcript, so any model can write it, tools or not.
 import { generateText, type ModelMessage } from 'ai';
+import type { RefusalRetry } from '../provider-wait-item.js';
 import type { ResolvedModel } from '../models.js';
 import { tokensOf } from '../usage.js';
 import { isContextOverflow } from './overflow.js';
@@ -104,6 +105,8 @@ export interface SummaryRequest {
   onUsage: (usage: ReturnType<typeof tokensOf>) => void;
   /** Told of a request refused for its length (it counts as a request too). */
   onRefused?: () => void;
+  /** Makes each request, waiting out the provider's refusals for load (provider-wait-item.ts); absent: asked once. */
+  retry?: RefusalRetry;
 }
 
 /**
@@ -140,15 +143,17 @@ async function summariseInChunks(request: SummaryRequest): Promise<string> {
       summary ? `The summary so far:\n<summary>\n${summary}\n</summary>\n` : '',
       `The messages to ${summary ? 'fold into the summary' : 'summarise'}:\n<messages>\n${chunk}\n</messages>`,
     ].join('\n');
-    const result = await generateText({
-      model: request.model.model,
-      instructions: SUMMARY_INSTRUCTIONS,
-      prompt,
-      maxOutputTokens: request.maxOutputTokens,
-      temperature: 0,
-      maxRetries: 0,
-      abortSignal: request.signal,
-    });
+    const ask = () =>
+      generateText({
+        model: request.model.model,
+        instructions: SUMMARY_INSTRUCTIONS,
+        prompt,
+        maxOutputTokens: request.maxOutputTokens,
+        temperature: 0,
+        maxRetries: 0,
+        abortSignal: request.signal,
+      });
+    const result = request.retry ? await request.retry(request.model, ask) : await ask();
     request.onUsage(tokensOf(result.usage));
     const text = result.text.trim();
     if (!text) throw new Error('the model wrote an empty summary');

@@ -25,6 +25,7 @@ import type { AttemptTrace } from '../attempt-trace.js';
 import type { RunItemStream } from '../items.js';
 import { addTokens, type Usage } from '../usage.js';
 import { resolveModel, type ResolvedModel } from '../models.js';
+import { refusalRetry } from '../provider-wait-item.js';
 import { contextBudget, type ContextBudget, type ModelCharacteristics } from './budget.js';
 import { chooseCut, summarise, summaryMessage } from './compaction.js';
 import { isContextOverflow, statedWindow } from './overflow.js';
@@ -291,6 +292,7 @@ export class ContextManager {
         chunkChars: Math.max(2_000, (budget.usable - summaryMax - framing(budget)) * 3),
         maxOutputTokens: summaryMax,
         signal,
+        retry: refusalRetry(deps, items, 'compaction', signal),
         onRefused: () => {
           requests += 1;
           usage.requests += 1;

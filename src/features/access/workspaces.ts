@@ -6,6 +6,7 @@ import { validateLabels } from '../../lib/labels.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { requirePermission } from './permissions.js';
+import { announceQueuedRuns } from '../runs/run-lifecycle.js';
 
 export async function getWorkspace(call: CallContext) {
   const { actor } = call;
@@ -19,10 +20,21 @@ export interface WorkspacePatch {
   name?: string | null;
   description?: string | null;
   labels?: unknown;
+  maxConcurrentRuns?: number | null;
 }
 
-function validatePatch(patch: WorkspacePatch): { name?: string; description?: string; labels?: Record<string, string> } {
-  const out: { name?: string; description?: string; labels?: Record<string, string> } = {};
+/** `max_concurrent_runs`: a whole number of runs; null (the default) is no limit. */
+export const MAX_CONCURRENT_RUNS_BOUNDS = { min: 1, max: 10_000 } as const;
+
+type ValidPatch = {
+  name?: string;
+  description?: string;
+  labels?: Record<string, string>;
+  maxConcurrentRuns?: number | null;
+};
+
+function validatePatch(patch: WorkspacePatch): ValidPatch {
+  const out: ValidPatch = {};
   if (patch.name !== undefined) {
     out.name = validateName(patch.name);
   }
@@ -31,6 +43,16 @@ function validatePatch(patch: WorkspacePatch): { name?: string; description?: st
     out.description = validateDescription(patch.description);
   }
   if (patch.labels !== undefined) out.labels = validateLabels(patch.labels);
+  if (patch.maxConcurrentRuns !== undefined) {
+    const limit = patch.maxConcurrentRuns;
+    const { min, max } = MAX_CONCURRENT_RUNS_BOUNDS;
+    if (limit !== null && (!Number.isInteger(limit) || limit < min || limit > max))
+      throw invalidArgument(
+        `max_concurrent_runs must be a whole number from ${min} to ${max}, or null for no limit`,
+        'max_concurrent_runs',
+      );
+    out.maxConcurrentRuns = limit;
+  }
   return out;
 }
 
@@ -43,7 +65,7 @@ export async function updateWorkspace(call: CallContext, ifMatch: string | null 
     const tx = bound.db;
     const row = await tx.workspace.findUnique({ where: { id: actor.workspaceId } });
     if (!row) throw notFound('workspace', actor.workspaceId);
-    return changeVersioned({
+    const changed = await changeVersioned({
       call: bound,
       delegate: tx.workspace,
       row,
@@ -52,6 +74,10 @@ export async function updateWorkspace(call: CallContext, ifMatch: string | null 
       action: 'update',
       data,
     });
+    // Runs waiting for a slot may start under the new limit: the workers hear of them at the commit.
+    if (data.maxConcurrentRuns !== undefined && data.maxConcurrentRuns !== row.maxConcurrentRuns)
+      await announceQueuedRuns(tx, actor.workspaceId, data.maxConcurrentRuns);
+    return changed;
   });
 }
 

@@ -1,6 +1,6 @@
 // Agents: revisioned heads whose revisions hold an agent configuration.
 import type { Agent, AgentRevision } from '../../generated/prisma/client.js';
-import { agentConfigSchema, applyOverrides, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
+import { agentConfigSchema, applyOverrides, fallbackModels, normalizeAgentConfig, type AgentConfig } from './documents/config-schema.js';
 import { readDocument } from '../../lib/json-documents.js';
 import { COMPOSER_DEFINITION, COMPOSER_PRESET, COMPOSER_VERSION_LABEL, composerConfig } from './documents/composer.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
@@ -75,6 +75,10 @@ export async function checkConfigReferences(call: CallContext, config: AgentConf
 
   const modelRefs: [string, string][] = [[config.model, `${prefix}.model`]];
   if (config.reviewer?.model) modelRefs.push([config.reviewer.model, `${prefix}.reviewer.model`]);
+  const fallbacks = (settings: Record<string, unknown> | undefined, field: string) =>
+    fallbackModels(settings ?? {}).forEach((key, index) => modelRefs.push([key, `${field}.fallback_models[${index}]`]));
+  fallbacks(config.model_settings, `${prefix}.model_settings`);
+  fallbacks(config.reviewer?.model_settings, `${prefix}.reviewer.model_settings`);
   for (const kind of MEDIA_KINDS) {
     const key = config.media_understanding?.[kind];
     if (key) modelRefs.push([key, `${prefix}.media_understanding.${kind}`]);

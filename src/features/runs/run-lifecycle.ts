@@ -347,24 +347,129 @@ const startedEventData = PrismaSql.sql`jsonb_build_object('run', jsonb_build_obj
  * trace links there), or null when there is none to claim. The first claim gives the run its trace
  * id (`traceId`: a new trace, unless the run was created inside one — a subagent's child run).
  */
-export async function claimRun(
-  db: Db,
-  claim: { runId?: string; attemptId: string; leaseOwner: string; leaseMs: number; traceId: string },
-): Promise<{ run: Run; history: unknown[]; parentPending: unknown; parentSpan: SpanLink | null } | null> {
+export async function claimRun(db: Db, claim: ClaimRequest): Promise<ClaimedRun | null> {
   assertMove('accepted', 'running');
-  const target = claim.runId
-    ? PrismaSql.sql`SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' FOR UPDATE SKIP LOCKED`
-    : PrismaSql.sql`SELECT id FROM runs WHERE status = 'accepted' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1`;
+  if (claim.runId) {
+    // The named run, unless its workspace limits its running runs: then the workspace's queue decides.
+    const named = await claimStatement(
+      db,
+      claim,
+      PrismaSql.sql`named AS (
+        SELECT CASE WHEN w.max_concurrent_runs IS NOT NULL AND r.lineage <> 'subagent' THEN r.workspace_id END AS queued
+        FROM runs r JOIN workspaces w ON w.id = r.workspace_id WHERE r.id = ${claim.runId} AND r.status = 'accepted'
+      ), target AS (
+        SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' AND NOT EXISTS (SELECT 1 FROM named WHERE queued IS NOT NULL)
+        FOR UPDATE SKIP LOCKED
+      )`,
+      PrismaSql.sql`(SELECT queued FROM named)`,
+    );
+    if (named.claimed || !named.queuedWorkspace) return named.claimed;
+    return claimQueued(db, named.queuedWorkspace, claim);
+  }
+  const oldest = await claimStatement(
+    db,
+    claim,
+    PrismaSql.sql`target AS (
+      SELECT r.id FROM runs r WHERE r.status = 'accepted' AND NOT (${LIMITED_RUN})
+      ORDER BY r.id FOR UPDATE SKIP LOCKED LIMIT 1
+    )`,
+    PrismaSql.sql`NULL::text`,
+  );
+  return oldest.claimed ?? claimAnyQueued(db, claim);
+}
+
+export interface ClaimRequest {
+  runId?: string;
+  attemptId: string;
+  leaseOwner: string;
+  leaseMs: number;
+  traceId: string;
+}
+
+export interface ClaimedRun {
+  run: Run;
+  history: unknown[];
+  parentPending: unknown;
+  parentSpan: SpanLink | null;
+}
+
+/**
+ * A run (`r`) the workspace's `max_concurrent_runs` holds: one of a workspace with a limit, except a
+ * subagent's child run (its parent holds a slot and waits for it: holding the child too could wait forever).
+ */
+const LIMITED_RUN = PrismaSql.sql`r.lineage <> 'subagent' AND EXISTS (SELECT 1 FROM workspaces w WHERE w.id = r.workspace_id AND w.max_concurrent_runs IS NOT NULL)`;
+
+/** The running runs the limit counts, of workspace `ws` (an index range of runs_workspace_id_status_id_idx). */
+const runningCounted = (ws: PrismaSql.Sql) =>
+  PrismaSql.sql`(SELECT count(*) FROM runs x WHERE x.workspace_id = ${ws} AND x.status = 'running' AND x.lineage <> 'subagent')`;
+
+/**
+ * The oldest accepted run of a workspace with `max_concurrent_runs`, claimed only while fewer than
+ * the limit run. Counting and claiming must be atomic across every worker of every instance: a
+ * transaction-scoped advisory lock per workspace serialises these claims, and the claim is a
+ * statement of its own after the lock, so its snapshot sees every claim committed before (one
+ * statement taking the lock would count with a snapshot older than the lock).
+ */
+export function claimQueued(db: Db, workspaceId: string, claim: ClaimRequest): Promise<ClaimedRun | null> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`wsa_concurrency:${workspaceId}`}, 0))`;
+    const queued = await claimStatement(
+      tx as unknown as Db,
+      claim,
+      PrismaSql.sql`target AS (
+        SELECT r.id FROM runs r
+        WHERE r.workspace_id = ${workspaceId} AND r.status = 'accepted' AND r.lineage <> 'subagent'
+          AND ${runningCounted(PrismaSql.sql`${workspaceId}`)} < coalesce((SELECT max_concurrent_runs FROM workspaces WHERE id = ${workspaceId}), 2147483647)
+        ORDER BY r.id FOR UPDATE SKIP LOCKED LIMIT 1
+      )`,
+      PrismaSql.sql`NULL::text`,
+    );
+    return queued.claimed;
+  });
+}
+
+/** A scan's last step: the workspaces with a limit, runs waiting and a free slot, oldest waiting first. */
+async function claimAnyQueued(db: Db, claim: ClaimRequest): Promise<ClaimedRun | null> {
+  const workspaces = await db.$queryRaw<{ id: string }[]>`
+    SELECT w.id FROM workspaces w
+    CROSS JOIN LATERAL (SELECT min(r.id) AS oldest FROM runs r WHERE r.workspace_id = w.id AND r.status = 'accepted' AND r.lineage <> 'subagent') q
+    WHERE w.max_concurrent_runs IS NOT NULL AND q.oldest IS NOT NULL AND ${runningCounted(PrismaSql.sql`w.id`)} < w.max_concurrent_runs
+    ORDER BY q.oldest LIMIT 50`;
+  for (const { id } of workspaces) {
+    const claimed = await claimQueued(db, id, claim);
+    if (claimed) return claimed;
+  }
+  return null;
+}
+
+/**
+ * The claim itself, one statement: `target` (CTEs ending in one named `target` with the id to claim)
+ * moved to running with its thread's history, its parent's pending calls and span, and the first
+ * attempt's `run.started` webhook event. `queued` says which workspace's queue holds a run the
+ * target left alone (null: none).
+ */
+async function claimStatement(
+  db: Db,
+  claim: ClaimRequest,
+  target: PrismaSql.Sql,
+  queued: PrismaSql.Sql,
+): Promise<{ claimed: ClaimedRun | null; queuedWorkspace: string | null }> {
   const rows = await queryDirect<
-    Run & { threadHistory: unknown[] | null; parentPending: unknown; parentSpan: SpanLink | null; webhookEvents: number }
+    Run & {
+      threadHistory: unknown[] | null;
+      parentPending: unknown;
+      parentSpan: SpanLink | null;
+      webhookEvents: number;
+      queuedWorkspace: string | null;
+    }
   >(
     db,
     PrismaSql.sql`
-    WITH claimed AS (
+    WITH ${target}, claimed AS (
       UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
         attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
         trace_id = coalesce(trace_id, ${claim.traceId})
-      WHERE id = (${target})
+      WHERE id = (SELECT id FROM target)
       RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
         (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
         (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
@@ -374,11 +479,27 @@ export async function claimRun(
       -- run.started in the claim's statement, for the first attempt only (a retry or a hand-back is no new start).
       SELECT ${enqueueExpression(PrismaSql.sql`c."workspaceId"`, 'run.started', startedEventData)} AS queued FROM claimed c WHERE c.attempts = 1
     )
-    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents" FROM claimed c`,
+    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents", ${queued} AS "queuedWorkspace"
+    FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
   );
-  if (rows.length === 0) return null;
-  const { threadHistory, parentPending, parentSpan, webhookEvents: _events, ...run } = rows[0]!;
-  return { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null };
+  const row = rows[0];
+  if (!row || row.id === null) return { claimed: null, queuedWorkspace: row?.queuedWorkspace ?? null };
+  const { threadHistory, parentPending, parentSpan, webhookEvents: _events, queuedWorkspace: _queued, ...run } = row;
+  return {
+    claimed: { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null },
+    queuedWorkspace: null,
+  };
+}
+
+/**
+ * After a change of a workspace's `max_concurrent_runs`: the workers hear of its oldest waiting runs
+ * (as many as may start now; all up to 1,000 when the limit is lifted), delivered at the commit.
+ */
+export async function announceQueuedRuns(db: Pick<Db, '$queryRaw'>, workspaceId: string, limit: number | null): Promise<void> {
+  await db.$queryRaw`
+    SELECT pg_notify(${RUN_ACCEPTED_CHANNEL}, q.id)::text FROM (
+      SELECT r.id FROM runs r WHERE r.workspace_id = ${workspaceId} AND r.status = 'accepted' ORDER BY r.id LIMIT ${limit ?? 1000}
+    ) q`;
 }
 
 /** The worker that holds a running run extends its lease. */
@@ -534,11 +655,23 @@ export async function sealRun(
     )${ledgerCte(ledger)}
     SELECT ${RUN_COLUMNS},
       EXISTS (SELECT 1 FROM inbox_entries e WHERE e.thread_id = sealed.thread_id AND e.status = 'pending') AS "threadHasPending",
-      ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents"
+      ((SELECT count(*) FROM run_event) + (SELECT count(*) FROM entry_events))::int AS "webhookEvents",
+      -- A slot of a workspace with max_concurrent_runs is free: its oldest waiting run is announced
+      -- (delivered at the commit; a primary-key probe for a workspace without a limit).
+      (SELECT pg_notify(${RUN_ACCEPTED_CHANNEL}, q.id) IS NULL FROM workspaces w
+        CROSS JOIN LATERAL (SELECT r.id FROM runs r WHERE r.workspace_id = w.id AND r.status = 'accepted' AND r.lineage <> 'subagent' ORDER BY r.id LIMIT 1) q
+        WHERE w.id = sealed.workspace_id AND w.max_concurrent_runs IS NOT NULL AND sealed.lineage <> 'subagent') AS "queuedAnnounced"
     FROM sealed`,
   );
   if (!rows[0]) return null;
-  const { webhookEvents: _events, ...sealed } = rows[0] as (typeof rows)[0] & { webhookEvents?: number };
+  const {
+    webhookEvents: _events,
+    queuedAnnounced: _announced,
+    ...sealed
+  } = rows[0] as (typeof rows)[0] & {
+    webhookEvents?: number;
+    queuedAnnounced?: boolean | null;
+  };
   return sealed;
 }
 

@@ -46,6 +46,7 @@ export const RUN_ITEM_KINDS = [
   'subagent_run',
   'media_description',
   'context_compaction',
+  'provider_wait',
   'output',
   'error',
 ] as const;

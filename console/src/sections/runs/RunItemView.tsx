@@ -19,6 +19,7 @@ const KIND_TITLES: Record<string, string> = {
   memory_recall: 'Memory recall',
   media_description: 'Media description',
   context_compaction: 'Context compaction',
+  provider_wait: 'Provider wait',
   review: 'Review',
   output: 'Output',
 };
@@ -165,6 +166,16 @@ function body(item: RunItem): ReactNode {
           {typeof content.summary === 'string' ? <p className="run-text">{content.summary}</p> : null}
           {typeof content.error === 'string' ? <p className="error">{content.error}</p> : null}
         </>
+      );
+    case 'provider_wait':
+      return (
+        <p className="muted">
+          {content.until
+            ? `${String(content.model)} refused (${String(content.status)} ${String(content.reason)}); asked again at ${new Date(String(content.until)).toLocaleTimeString()}`
+            : content.answered_by
+              ? `Answered by ${String(content.answered_by)} after ${String(content.waits ?? 0)} wait(s)`
+              : `Gave up on ${String(content.model)} after ${String(content.waits ?? 0)} wait(s)`}
+        </p>
       );
     case 'review':
       return (

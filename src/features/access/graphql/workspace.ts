@@ -3,7 +3,7 @@ import { payloadOf } from '../../../graphql/modules/payloads.js';
 import { callerQuery } from '../../../graphql/modules/query-fields.js';
 import { VersionedRef } from '../../../graphql/modules/common.js';
 import { withNameAndLabels } from '../../../graphql/modules/named-fields.js';
-import { getWorkspace, updateWorkspace } from '../workspaces.js';
+import { getWorkspace, MAX_CONCURRENT_RUNS_BOUNDS, updateWorkspace } from '../workspaces.js';
 import { requirePermission } from '../permissions.js';
 
 export const WorkspaceRef = builder.prismaObject('Workspace', {
@@ -11,6 +11,10 @@ export const WorkspaceRef = builder.prismaObject('Workspace', {
   fields: (t) => ({
     id: t.exposeID('id'),
     organizationId: t.exposeString('organizationId'),
+    maxConcurrentRuns: t.exposeInt('maxConcurrentRuns', {
+      nullable: true,
+      description: "The most of the workspace's runs running at once (null: no limit); runs over it wait `accepted`, oldest first.",
+    }),
   }),
 });
 withNameAndLabels(WorkspaceRef);
@@ -20,6 +24,10 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
     name: t.string({ required: false }),
     description: t.string({ required: false }),
     labels: t.field({ type: 'JSON', required: false, description: 'map of string to string' }),
+    maxConcurrentRuns: t.int({
+      required: false,
+      description: `The most runs running at once, ${MAX_CONCURRENT_RUNS_BOUNDS.min}–${MAX_CONCURRENT_RUNS_BOUNDS.max}; null lifts the limit.`,
+    }),
   }),
 });
 
@@ -28,7 +36,7 @@ callerQuery('workspace', WorkspaceRef, getWorkspace, "The caller's workspace.");
 builder.mutationField('updateWorkspace', (t) =>
   t.field({
     type: payloadOf('updateWorkspace', 'workspace', WorkspaceRef),
-    description: 'Changes name, description or labels. Needs `admin` and the current ETag in ifMatch.',
+    description: 'Changes name, description, labels or maxConcurrentRuns. Needs `admin` and the current ETag in ifMatch.',
     args: {
       ifMatch: t.arg.string({ required: false }),
       input: t.arg({ type: UpdateWorkspaceInput, required: true }),

@@ -369,6 +369,30 @@ export function checkContextThresholds(characteristics: AgentConfigDocument['mod
   }
 }
 
+/** The most fallback models one `model_settings` lists: each is asked only after the one before gave up. */
+export const MAX_FALLBACK_MODELS = 5;
+
+/** The keys of `model_settings.fallback_models`, asked in order when the model keeps refusing for load. */
+export function fallbackModels(settings: Record<string, unknown>): string[] {
+  const listed = settings.fallback_models;
+  return Array.isArray(listed) ? listed.filter((key): key is string => typeof key === 'string') : [];
+}
+
+/**
+ * `model_settings.fallback_models` (the settings are otherwise free-form): a list of distinct model
+ * keys, at most MAX_FALLBACK_MODELS. That each names a model of the workspace is checked with the
+ * other references (agents.ts, checkConfigReferences).
+ */
+export function checkFallbackModels(settings: unknown, prefix: string) {
+  const listed = (settings as Record<string, unknown> | undefined)?.fallback_models;
+  if (listed === undefined) return;
+  const field = `${prefix}.fallback_models`;
+  if (!Array.isArray(listed) || listed.some((key) => typeof key !== 'string' || key.length === 0 || key.length > 200))
+    throw invalidArgument(`${field} must be a list of model keys`, field);
+  if (listed.length > MAX_FALLBACK_MODELS) throw invalidArgument(`${field} lists at most ${MAX_FALLBACK_MODELS} models`, field);
+  if (new Set(listed).size !== listed.length) throw invalidArgument(`${field} names a model twice`, field);
+}
+
 /**
  * Validates a configuration and returns its canonical representation: the spec's defaults filled
  * (`instructions` "" and `user_questions` false), every other unset field left out.
@@ -391,6 +415,8 @@ export function normalizeAgentConfig(config: unknown, prefix = 'config'): Stored
   }
   checkOutputSchemas(typed.output_spec, `${prefix}.output_spec`);
   checkContextThresholds(typed.model_characteristics, `${prefix}.model_characteristics`);
+  checkFallbackModels(typed.model_settings, `${prefix}.model_settings`);
+  checkFallbackModels(typed.reviewer?.model_settings, `${prefix}.reviewer.model_settings`);
   validatePlugins(typed.plugins, `${prefix}.plugins`);
   checkSubagentOverrides(typed.subagents, `${prefix}.subagents`);
   const names = new Set<string>();
@@ -453,6 +479,8 @@ export function normalizeRunOptions(options: unknown, prefix = 'options'): RunOp
   const valid = options as RunOptions;
   validatePlugins(valid.overrides?.plugins, `${prefix}.overrides.plugins`);
   checkContextThresholds(valid.overrides?.model_characteristics, `${prefix}.overrides.model_characteristics`);
+  checkFallbackModels(valid.overrides?.model_settings, `${prefix}.overrides.model_settings`);
+  checkFallbackModels(valid.overrides?.reviewer?.model_settings, `${prefix}.overrides.reviewer.model_settings`);
   checkSubagentOverrides(valid.overrides?.subagents, `${prefix}.overrides.subagents`);
   return valid;
 }
