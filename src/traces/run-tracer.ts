@@ -3,6 +3,7 @@
 // OTLP/HTTP endpoint is configured — to a batch processor that exports it too. Spans are started
 // with explicit parents (the engine passes its spans along), so no global context manager is needed.
 import { ROOT_CONTEXT, trace, TraceFlags, type Attributes, type Link, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import { hrTime } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -83,7 +84,7 @@ export class RunTracer {
       });
     else if (traceId) this.ids.preset = traceId;
     try {
-      return this.tracer.startSpan(name, { kind, attributes, links }, context);
+      return withPreciseClock(this.tracer.startSpan(name, { kind, attributes, links, startTime: hrTime() }, context));
     } finally {
       this.ids.preset = null;
     }
@@ -97,4 +98,31 @@ export class RunTracer {
   shutdown(): Promise<void> {
     return this.provider.shutdown();
   }
+}
+
+/**
+ * Left to itself the SDK stamps a span's start with `Date.now()`, whole milliseconds, and its end and
+ * events from there with the high-resolution clock: two spans begun within one millisecond tie, and
+ * the later one's end can read earlier than the first one's (a model request and the tool call it
+ * asked for, listed the wrong way round). So a span starts at the high-resolution time — and since
+ * the SDK then takes ends and events from `Date.now()` again, they are given that clock's time too.
+ */
+function withPreciseClock(span: Span): Span {
+  return new Proxy(span, {
+    get(target, property, receiver) {
+      if (property === 'end') return (endTime?: Parameters<Span['end']>[0]) => target.end(endTime ?? hrTime());
+      if (property === 'addEvent')
+        return (name: string, attributesOrTime?: Parameters<Span['addEvent']>[1], time?: Parameters<Span['addEvent']>[2]) => {
+          const timeGiven =
+            time !== undefined ||
+            Array.isArray(attributesOrTime) ||
+            typeof attributesOrTime === 'number' ||
+            attributesOrTime instanceof Date;
+          target.addEvent(name, attributesOrTime, timeGiven ? time : hrTime());
+          return receiver;
+        };
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

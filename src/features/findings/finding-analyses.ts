@@ -175,7 +175,7 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
     const runIds = runs.map((r) => r.id);
     const spans = await call.db.traceSpan.findMany({
       where: { workspaceId, traceId: { in: traceIds } },
-      orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
+      orderBy: [{ startTimeUnixNano: 'asc' }, { endTimeUnixNano: 'asc' }, { spanId: 'asc' }],
     });
     const items = enabled.has('tool_loop')
       ? await call.db.runItem.findMany({

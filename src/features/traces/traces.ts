@@ -33,6 +33,8 @@ function inStartOrder(spans: TraceSpan[]): TraceSpan[] {
     (a, b) =>
       (a.startTimeUnixNano < b.startTimeUnixNano ? -1 : a.startTimeUnixNano > b.startTimeUnixNano ? 1 : 0) ||
       depth.get(a.spanId)! - depth.get(b.spanId)! ||
+      // Of two siblings begun at the same instant, the one that ended first is listed first.
+      (a.endTimeUnixNano < b.endTimeUnixNano ? -1 : a.endTimeUnixNano > b.endTimeUnixNano ? 1 : 0) ||
       (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
   );
 }
@@ -91,7 +93,7 @@ export async function deleteExpiredSpans(db: Db, retentionDays: number, batch = 
 export function traceSpansFrom(call: CallContext, workspaceId: string, traceId: string, limit: number): Promise<TraceSpan[]> {
   return call.db.traceSpan.findMany({
     where: { workspaceId, traceId },
-    orderBy: [{ startTimeUnixNano: 'asc' }, { spanId: 'asc' }],
+    orderBy: [{ startTimeUnixNano: 'asc' }, { endTimeUnixNano: 'asc' }, { spanId: 'asc' }],
     take: limit,
   });
 }
