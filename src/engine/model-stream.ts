@@ -27,6 +27,7 @@ export interface ModelStreamRequest {
   messages: ModelMessage[];
   tools: ToolSet;
   signal: AbortSignal;
+  /** Provider options of the request (prompt caching: context/caching.ts). */
   providerOptions?: SharedV4ProviderOptions;
 }
 

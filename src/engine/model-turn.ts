@@ -4,13 +4,12 @@
 // the provider's stream: one read and one switch per part, where `streamText` passed each through a
 // pipeline of web streams. Tools are offered without `execute`: the model only reports calls;
 // dispatch.ts carries them out.
-import type { AssistantModelMessage, LanguageModelUsage, ModelMessage, TextPart, ToolCallPart, ToolSet } from 'ai';
+import type { AssistantModelMessage, LanguageModelUsage, TextPart, ToolCallPart } from 'ai';
 import { asLanguageModelUsage, createNullLanguageModelUsage } from 'ai/internal';
-import type { LanguageModelV4FinishReason, SharedV4ProviderOptions, SharedV4Warning } from '@ai-sdk/provider';
+import type { LanguageModelV4FinishReason, SharedV4Warning } from '@ai-sdk/provider';
 import type { RunItemStream, RunItemState } from './items.js';
 import { describeError } from './attempt-errors.js';
-import { logModelWarnings, noOutputError, openModelStream, streamPartError } from './model-stream.js';
-import type { ResolvedModel } from './models.js';
+import { logModelWarnings, noOutputError, openModelStream, streamPartError, type ModelStreamRequest } from './model-stream.js';
 import { addTokens, tokensOf, type Usage } from './usage.js';
 import { modelMetrics } from '../lib/service-metrics.js';
 
@@ -24,15 +23,8 @@ export interface ToolCall {
   invalid?: string;
 }
 
-export interface TurnRequest {
-  model: ResolvedModel;
-  system: string;
-  messages: ModelMessage[];
-  tools: ToolSet;
-  signal: AbortSignal;
-  /** Provider options of the request (prompt caching: context/caching.ts). */
-  providerOptions?: SharedV4ProviderOptions;
-}
+/** One model request: what model-stream.ts sends. */
+export type TurnRequest = ModelStreamRequest;
 
 export interface Turn {
   text: string;
