@@ -45,6 +45,7 @@ import { MetricsServer } from './lib/metrics-server.js';
 import { httpMetrics, httpRouteSlot } from './lib/http-metrics.js';
 import { OPERATION_LABEL_SLOT } from './graphql/operation-label.js';
 import { pendingDeliveryCount } from './features/webhooks/webhook-backlog.js';
+import { queuedRunCount } from './features/runs/run-queue-depth.js';
 import { authenticate } from './features/access/auth.js';
 import { createRateLimiter, type RateLimiter } from './features/access/rate-limit.js';
 import { acceptsStream, operationKind, requestParams } from './graphql/operation-kind.js';
@@ -319,6 +320,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     poolWaits: database.poolWaits,
     workers: () => workers?.slots() ?? null,
     webhookBacklog: cachedFor(BACKLOG_CACHE_MS, () => pendingDeliveryCount(deps)),
+    queuedRuns: cachedFor(BACKLOG_CACHE_MS, () => queuedRunCount(deps)),
   });
   const adminCheck: AdminCheck | null = config.metricsAdminKeys
     ? async (authorization, workspaceHeader) => (await authenticate(deps, authorization, workspaceHeader)).permissions.has('admin')

@@ -114,6 +114,8 @@ export interface MetricsSources {
   workers?: () => WorkerSlots | null;
   /** Webhook deliveries waiting to be sent (one indexed count; cached by `cachedFor`). */
   webhookBacklog?: () => Promise<number>;
+  /** Accepted runs waiting for a worker, of every process (one indexed count; cached by `cachedFor`). */
+  queuedRuns?: () => Promise<number>;
 }
 
 /** How long a webhook backlog count is reused: scrapes every few seconds cost one count each at most. */
@@ -144,7 +146,7 @@ export class Metrics {
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     this.registry.registerMetric(this.eventLoop as unknown as Metric);
-    const { poolWaits, workers, webhookBacklog } = sources;
+    const { poolWaits, workers, webhookBacklog, queuedRuns } = sources;
     if (poolWaits) {
       const pool = poolWaits.pool;
       this.registry.registerMetric(poolWaits.histogram);
@@ -204,6 +206,16 @@ export class Metrics {
         collect() {
           const now = workers();
           this.set(now && now.slots ? now.busy / now.slots : 0);
+        },
+      });
+    }
+    if (queuedRuns) {
+      new Gauge({
+        name: `${PREFIX}runs_queued`,
+        help: `Accepted runs of every process waiting for a worker (read at most every ${BACKLOG_CACHE_MS / 1000} s).`,
+        registers,
+        async collect() {
+          this.set(await queuedRuns());
         },
       });
     }

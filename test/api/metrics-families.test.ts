@@ -296,3 +296,36 @@ describe('webhook deliveries', () => {
     }
   });
 });
+
+describe('the run queue', () => {
+  it('reports the accepted runs waiting for a worker as wsa_runs_queued', async () => {
+    // An instance without workers: what it accepts stays queued (its own database).
+    const queue = await startTestApp({ runWorkers: 0, metricsToken: TOKEN, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    try {
+      const provider = await queue.rest('POST', '/api/v1/model-providers', {
+        body: {
+          type: 'openai_compatible',
+          name: 'loopback',
+          config: { base_url: `${server.url}/v1` },
+          credential: { api_key: server.apiKey },
+        },
+      });
+      expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+      expect(
+        (await queue.rest('POST', '/api/v1/models', { body: { key: 'loop', provider_id: provider.body.id, provider_model: 'm' } })).status,
+      ).toBe(201);
+      const agent = await queue.rest('POST', '/api/v1/agents', { body: { name: 'queued', config: { model: 'loop' } } });
+      for (let i = 0; i < 3; i += 1) {
+        const created = await queue.rest('POST', '/api/v1/runs', {
+          body: { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'Hi' }] } },
+        });
+        expect(created.body.status).toBe('accepted');
+      }
+      const scraped = await scrape(`Bearer ${TOKEN}`, `${queue.url}/metrics`);
+      expect(scraped.families.get('wsa_runs_queued')?.type).toBe('GAUGE');
+      expect(value(scraped, 'wsa_runs_queued')).toBe(3);
+    } finally {
+      await queue.stop();
+    }
+  });
+});
