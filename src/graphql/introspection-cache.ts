@@ -8,6 +8,12 @@
 // The caller gate (who may introspect) and the rate limit (counted before the request reaches
 // GraphQL) run for every request as before. A repeated HTTP request of the same text is answered
 // right after the gate: its parsing, limits and validation passed for that text the first time.
+//
+// Serializing the answer (a full introspection is a couple of hundred kilobytes of JSON) is most of
+// what such a request still costs, so the JSON text of each kept answer is made once and handed to
+// Yoga's own result processor as the answer's serializer: the media type, status and headers are
+// chosen exactly as for an answer serialized afresh, and the body is the same text. Only the HTTP
+// answer uses it; graphql-ws and the REST shim read the kept result object as before.
 import { print, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gateOf, INTROSPECTION_FIELDS, rootResponseKeys } from './access.js';
@@ -36,9 +42,14 @@ export function useIntrospectionCache(): Plugin {
   // again (both passed for that very text, against the same schema, the first time).
   const results = new Map<string, unknown>();
   const byText = new Map<string, unknown>();
+  // Every result either map holds, so the result processor knows an answer from memory by identity.
+  const cachedResults = new WeakSet<object>();
+  // The JSON text of each kept answer, made the first time an HTTP request is answered with it.
+  const serialized = new WeakMap<object, string>();
   const remember = (cache: Map<string, unknown>, key: string, result: unknown) => {
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(key, result);
+    cachedResults.add(result as object);
   };
   return {
     onParams({ params, context, setResult }) {
@@ -69,6 +80,15 @@ export function useIntrospectionCache(): Plugin {
           if (textKey) remember(byText, textKey, result);
         },
       };
+    },
+    onResultProcess({ result, setResult }) {
+      // A kept answer has no errors; one carrying extensions (an HTTP status, say) is serialized as usual.
+      if (Array.isArray(result) || Symbol.asyncIterator in result || result.extensions) return;
+      if (!cachedResults.has(result)) return;
+      let text = serialized.get(result);
+      if (text === undefined) serialized.set(result, (text = JSON.stringify(result)));
+      const bytes = text;
+      setResult({ ...result, stringify: () => bytes });
     },
   };
 }

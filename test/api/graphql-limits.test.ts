@@ -155,6 +155,44 @@ describe('introspection', () => {
     expect(refused.status).toBe(401);
   });
 
+  it('answers a repeated HTTP introspection with the same bytes and headers as one serialized afresh', async () => {
+    // A second instance on the same database with the cache off: every answer executed and serialized.
+    const uncached = await startTestApp({ graphqlIntrospectionCache: false }, t);
+    try {
+      const raw = async (app: TestApp, accept: string | undefined) => {
+        const response = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${t.apiKey}`,
+            'content-type': 'application/json',
+            ...(accept ? { accept } : {}),
+          },
+          body: JSON.stringify({ query: getIntrospectionQuery() }),
+        });
+        const body = Buffer.from(await response.arrayBuffer());
+        // Headers that differ per request whatever the answer (the clock, the request's id).
+        const perRequest = new Set(['date', 'x-request-id', 'traceparent', 'ratelimit', 'ratelimit-policy']);
+        const headers = [...response.headers].filter(([name]) => !perRequest.has(name) && !name.startsWith('x-ratelimit'));
+        return { status: response.status, headers, body };
+      };
+      for (const accept of [undefined, 'application/json', 'application/graphql-response+json', 'text/event-stream']) {
+        const fresh = await raw(uncached, accept);
+        expect(fresh.status, accept).toBe(200);
+        // The first cached answer (executed, then kept) and repeated ones (answered from memory).
+        for (let i = 0; i < 3; i++) {
+          const cached = await raw(t, accept);
+          expect(cached.status, accept).toBe(fresh.status);
+          expect(cached.headers, accept).toEqual(fresh.headers);
+          expect(cached.body.equals(fresh.body), accept).toBe(true);
+        }
+      }
+      const contentLength = (await raw(t, undefined)).headers.find(([name]) => name === 'content-length');
+      expect(Number(contentLength?.[1])).toBeGreaterThan(100_000);
+    } finally {
+      await uncached.stop();
+    }
+  });
+
   it('allows one __schema per operation and bounds its nesting', async () => {
     const twice = await t.graphql('{ a: __schema { queryType { name } } b: __schema { queryType { name } } }');
     expect(twice.status).toBe(400);
