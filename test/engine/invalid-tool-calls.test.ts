@@ -37,19 +37,7 @@ beforeAll(async () => {
   anthropic = await startAnthropicServer();
   t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
   await addLoopbackModel(t, model, 'loop');
-  const provider = await t.rest('POST', '/api/v1/model-providers', {
-    body: {
-      type: 'anthropic',
-      name: 'loopback anthropic',
-      config: { base_url: `${anthropic.url}/v1` },
-      credential: { api_key: anthropic.apiKey },
-    },
-  });
-  expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-  const claude = await t.rest('POST', '/api/v1/models', {
-    body: { key: 'claude', provider_id: provider.body.id, provider_model: 'claude-loop' },
-  });
-  expect(claude.status, JSON.stringify(claude.body)).toBe(201);
+  await addLoopbackModel(t, anthropic, 'claude', { type: 'anthropic', providerModel: 'claude-loop' });
 });
 // A test that failed early leaves its turns unanswered: the next one starts with its own.
 beforeEach(() => {

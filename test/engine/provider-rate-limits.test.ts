@@ -26,19 +26,7 @@ beforeAll(async () => {
   });
   await addLoopbackModel(t, primary, 'primary');
   await addLoopbackModel(t, backup, 'backup');
-  const provider = await t.rest('POST', '/api/v1/model-providers', {
-    body: {
-      type: 'anthropic',
-      name: 'loopback anthropic',
-      config: { base_url: `${anthropic.url}/v1` },
-      credential: { api_key: anthropic.apiKey },
-    },
-  });
-  expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-  const model = await t.rest('POST', '/api/v1/models', {
-    body: { key: 'claude', provider_id: provider.body.id, provider_model: 'claude-loop' },
-  });
-  expect(model.status, JSON.stringify(model.body)).toBe(201);
+  await addLoopbackModel(t, anthropic, 'claude', { type: 'anthropic', providerModel: 'claude-loop' });
 });
 beforeEach(() => {
   for (const server of [primary, backup, anthropic]) {

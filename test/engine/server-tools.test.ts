@@ -73,19 +73,7 @@ beforeAll(async () => {
   t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
   await insertModel(t, 'dev');
   await addLoopbackModel(t, openai, 'loop');
-  const provider = await t.rest('POST', '/api/v1/model-providers', {
-    body: {
-      type: 'anthropic',
-      name: 'loopback anthropic',
-      config: { base_url: `${anthropic.url}/v1` },
-      credential: { api_key: anthropic.apiKey },
-    },
-  });
-  expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-  const model = await t.rest('POST', '/api/v1/models', {
-    body: { key: 'claude', provider_id: provider.body.id, provider_model: 'claude-loop' },
-  });
-  expect(model.status, JSON.stringify(model.body)).toBe(201);
+  await addLoopbackModel(t, anthropic, 'claude', { type: 'anthropic', providerModel: 'claude-loop' });
 });
 afterAll(async () => {
   await t.stop();

@@ -189,19 +189,23 @@ export function startOpenAICompatibleServer(
  */
 export async function addLoopbackModel(
   t: { rest(method: string, path: string, options?: { body?: unknown }): Promise<{ status: number; body: any }> },
-  server: ModelServer,
+  server: Pick<ModelServer, 'url' | 'apiKey'>,
   key: string,
+  /** The wire the server speaks (an Anthropic-wire server: `anthropic`) and the upstream model name. */
+  options: { type?: 'openai_compatible' | 'anthropic'; providerModel?: string } = {},
 ): Promise<void> {
   const provider = await t.rest('POST', '/api/v1/model-providers', {
     body: {
-      type: 'openai_compatible',
+      type: options.type ?? 'openai_compatible',
       name: `loopback ${key}`,
       config: { base_url: `${server.url}/v1` },
       credential: { api_key: server.apiKey },
     },
   });
   if (provider.status !== 201) throw new Error(`loopback provider: ${JSON.stringify(provider.body)}`);
-  const model = await t.rest('POST', '/api/v1/models', { body: { key, provider_id: provider.body.id, provider_model: 'loop-model' } });
+  const model = await t.rest('POST', '/api/v1/models', {
+    body: { key, provider_id: provider.body.id, provider_model: options.providerModel ?? 'loop-model' },
+  });
   if (model.status !== 201) throw new Error(`loopback model: ${JSON.stringify(model.body)}`);
 }
 
