@@ -72,7 +72,14 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
     // 503 (lib/unavailable.ts), and the pool opens a new one for the next. An idle connection that
     // drops is reported here: logged once per outage, never thrown (pg's pool would otherwise emit an
     // `error` nobody handles).
-    const connectionLost = onceUntilQuiet((err: Error) => logger.warn({ err }, 'a database connection was lost; the pool reconnects'));
+    const reportLost = onceUntilQuiet((err: Error) => logger.warn({ err }, 'a database connection was lost; the pool reconnects'));
+    // Once closing, a connection's end is ours: pg's pool resolves `end()` when it has asked its idle
+    // connections to close, not when they have, so the embedded PostgreSQL's stop can still reach one
+    // (57P01) and that is no lost connection to report.
+    let closing = false;
+    const connectionLost = (err: Error) => {
+      if (!closing) reportLost(err);
+    };
     // The pool is ours (not the adapter's own) so that the metrics can time how long queries wait for a
     // connection; the adapter still ends it on disconnect.
     const pool = new pg.Pool({ connectionString: url, max: config.databasePoolSize });
@@ -117,6 +124,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
         }
       },
       async close() {
+        closing = true;
         await base.$disconnect();
         if (embedded) await embedded.stop();
       },
