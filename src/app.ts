@@ -32,6 +32,9 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { apiReferenceRouter } from './api-reference/index.js';
+import { createMcpEndpoint } from './protocols/mcp/server.js';
+import { fromRepositoryRoot } from './lib/repository-root.js';
+import { readFileSync } from 'node:fs';
 import { consoleRouter } from './console-bundle/serve.js';
 import { vapidKeys } from './features/support-api/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './features/support-api/device-socket.js';
@@ -330,6 +333,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config.metricsPort === null ? null : new MetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost });
 
   const maxTokens = config.graphqlLimits.maxTokens;
+  const mcp = createMcpEndpoint(yoga, {
+    agentLabel: config.mcpAgentLabel,
+    logger,
+    version: (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version,
+    maxBodyBytes: config.maxBodyBytes,
+  });
   app.use(
     '/graphql',
     (_req: Request, res: Response, next: NextFunction) => {
@@ -371,6 +380,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       upload: { maxBytes: config.assetMaxBytes, dir: join(config.dataDir, 'assets', 'tmp') },
     }),
   );
+  // The MCP server (streamable HTTP): the workspace's agents as tools, through the same GraphQL operations.
+  app.use('/mcp', limitRequests(rateLimiter, 'rest', maxTokens), mcp.router);
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
@@ -486,6 +497,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await listener.stop();
       stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();
+      await mcp.close();
       if (server) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
