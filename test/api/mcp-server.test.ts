@@ -129,6 +129,54 @@ describe('MCP server at /mcp', () => {
     });
   });
 
+  it('returns an approval as the result; "deny" answers it, anything else is asked again', async () => {
+    const careful = await agent('careful', {
+      model: 'dev',
+      model_settings: {
+        script: [[{ tool_call: { id: 'del_1', name: 'delete_file', arguments: { path: '/tmp/x' } } }], [{ text: 'Not deleted.' }]],
+      },
+      client_tools: [{ name: 'delete_file', description: 'Deletes a file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
+    });
+    const client = await connect();
+    const name = (await client.listTools()).tools.find((tool) => tool._meta?.agent_id === careful.id)!.name;
+    const paused = await client.callTool({ name, arguments: { message: 'clean up' } });
+    const structured = paused.structuredContent as Record<string, any>;
+    expect(structured).toMatchObject({
+      status: 'waiting',
+      wait_reason: 'approval',
+      pending: [{ tool_call_id: 'del_1', kind: 'approval', tool_name: 'delete_file', arguments: { path: '/tmp/x' } }],
+    });
+    expect(textOf(paused as CallToolResult)).toMatch(/"approve" or "deny"/);
+    const unclear = await client.callTool({ name, arguments: { message: 'maybe later', thread_id: structured.thread_id } });
+    expect(unclear).toMatchObject({ isError: true });
+    expect(textOf(unclear as CallToolResult)).toMatch(/approve.*deny/);
+    const denied = await client.callTool({ name, arguments: { message: 'Deny', thread_id: structured.thread_id } });
+    expect(textOf(denied as CallToolResult)).toBe('Not deleted.');
+    expect((await t.rest('GET', `/api/v1/runs/${(denied.structuredContent as any).run_id}`)).body.resume).toMatchObject({
+      approvals: { del_1: { action: 'deny' } },
+    });
+  });
+
+  it('offers only the agents carrying MCP_AGENT_LABEL when it is set', async () => {
+    const shown = await agent('labelled', { model: 'dev' }, { labels: { mcp: 'yes' } });
+    await agent('unlabelled', { model: 'dev' });
+    // A second instance on the same database, with the setting.
+    const labelled = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'], mcpAgentLabel: 'mcp:yes' }, t);
+    try {
+      const client = new Client({ name: 'mcp-test', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${labelled.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${t.apiKey}` } },
+        }),
+      );
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool._meta?.agent_id)).toEqual([shown.id]);
+      await client.close();
+    } finally {
+      await labelled.stop();
+    }
+  });
+
   it('sends progress while a run streams; the run is listed by REST, followed over graphql-ws and traced', async () => {
     const streaming = await agent('streamer', { model: 'loop' });
     const held = streamGate(2);
