@@ -318,6 +318,27 @@ describe('MCP server at /mcp', () => {
     expect(await parseError.json()).toMatchObject({ error: { code: -32700 } });
   });
 
+  it("counts requests against the key's rate limit and refuses past it with a JSON-RPC error", async () => {
+    const limited = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read', rateLimit: '1/60s' })).token;
+    const send = () =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${limited}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    await first.body?.cancel();
+    const second = await send();
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { data: { code: 'rate_limited' } } });
+  });
+
   it("keeps a session to the key that opened it: another key's request for it is not found", async () => {
     const client = await connect();
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
