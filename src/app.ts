@@ -12,7 +12,7 @@ import { openDatabase, type Database } from './db.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { closeEvents, onReconnected, redisReady } from './lib/events.js';
 import { unavailableFromError } from './lib/unavailable.js';
-import { RETRY_AFTER_SECONDS } from './lib/errors.js';
+import { RETRY_AFTER_SECONDS, statusForCode } from './lib/errors.js';
 import { releaseRunWaits } from './features/runs/run-watch.js';
 import type { Deps } from './services/deps.js';
 import { bootstrapIfEmpty } from './features/access/admin.js';
@@ -32,6 +32,9 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { apiReferenceRouter } from './api-reference/index.js';
+import { createMcpEndpoint } from './protocols/mcp/server.js';
+import { fromRepositoryRoot } from './lib/repository-root.js';
+import { readFileSync } from 'node:fs';
 import { consoleRouter } from './console-bundle/serve.js';
 import { vapidKeys } from './features/support-api/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './features/support-api/device-socket.js';
@@ -204,7 +207,7 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTokens: number) {
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -218,6 +221,19 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTok
       if (!refusal) return next();
       if (surface === 'rest') {
         sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
+        return;
+      }
+      if (surface === 'mcp') {
+        // A JSON-RPC error, as the MCP endpoint answers its other refusals (docs/protocols/mcp.md).
+        res.status(statusForCode(refusal.code)).json({
+          jsonrpc: '2.0',
+          error: {
+            code: -32000,
+            message: refusal.message,
+            data: { code: refusal.code, ...(refusal.details ? { details: refusal.details } : {}) },
+          },
+          id: null,
+        });
         return;
       }
       // The shape Yoga gives the caller gate's refusals (401, 403): an `errors` list, no `data`.
@@ -330,6 +346,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config.metricsPort === null ? null : new MetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost });
 
   const maxTokens = config.graphqlLimits.maxTokens;
+  const mcp = createMcpEndpoint(yoga, {
+    agentLabel: config.mcpAgentLabel,
+    logger,
+    version: (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version,
+    maxBodyBytes: config.maxBodyBytes,
+  });
   app.use(
     '/graphql',
     (_req: Request, res: Response, next: NextFunction) => {
@@ -371,6 +393,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       upload: { maxBytes: config.assetMaxBytes, dir: join(config.dataDir, 'assets', 'tmp') },
     }),
   );
+  // The MCP server (streamable HTTP): the workspace's agents as tools, through the same GraphQL operations.
+  app.use('/mcp', limitRequests(rateLimiter, 'mcp', maxTokens), mcp.router);
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
@@ -486,6 +510,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       await listener.stop();
       stopSupportRuntime(deps);
       for (const endpoint of websocketServers.values()) await endpoint.close();
+      await mcp.close();
       if (server) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));

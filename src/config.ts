@@ -31,6 +31,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Serve the operator console (the web UI) at `/`. */
   consoleEnabled: boolean;
+  /** `key:value` (MCP_AGENT_LABEL): only agents carrying this label are tools of the MCP server at /mcp; null: every agent. */
+  mcpAgentLabel: string | null;
   /** The bearer token of GET /metrics (operator metrics); null (and no admin keys): the endpoint answers 404. */
   metricsToken: string | null;
   /** GET /metrics also answers callers whose API key (or login) has `admin` in its workspace (METRICS_ADMIN_KEYS). */
@@ -309,6 +311,14 @@ function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPr
   return { vapidPublicKey: publicKey, vapidPrivateKey: privateKey, vapidSubject: subject };
 }
 
+/** MCP_AGENT_LABEL: one label selector, `key:value`, as the agent list's `label` filter takes it. */
+function mcpAgentLabel(env: NodeJS.ProcessEnv): string | null {
+  const value = env.MCP_AGENT_LABEL?.trim() || null;
+  if (value !== null && !/^[^:\s]+:[^\s]*$/.test(value))
+    throw new ConfigError(`MCP_AGENT_LABEL must be key:value, got ${JSON.stringify(value)}`);
+  return value;
+}
+
 function plainHttpAllowance(raw: string | undefined): boolean | string[] {
   const value = raw?.trim() ?? '';
   if (value === '' || /^(0|false|no|off)$/i.test(value)) return false;
@@ -386,6 +396,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginSessionTtlSeconds: integer(env, 'LOGIN_SESSION_TTL_SECONDS', 14 * 24 * 3600, 60),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     consoleEnabled: boolean(env, 'CONSOLE_ENABLED', true),
+    mcpAgentLabel: mcpAgentLabel(env),
     metricsToken: metricsToken(env),
     metricsAdminKeys: boolean(env, 'METRICS_ADMIN_KEYS', false),
     metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535) : null,
