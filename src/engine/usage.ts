@@ -30,6 +30,8 @@ export interface Usage {
 }
 
 export interface ModelTally {
+  /** The provider type of the model's provider when its first request was counted. */
+  providerType: string;
   requests: number;
   input: number;
   output: number;
@@ -67,7 +69,7 @@ export function tokensOf(reported: LanguageModelUsage) {
  */
 export function addTokens(
   usage: Usage,
-  model: { key: string; price: UnitPrice | null; providerType?: string },
+  model: { key: string; price: UnitPrice | null; providerType: string },
   tokens: ReturnType<typeof tokensOf>,
 ): void {
   // Every request whose usage is counted passes here once: the process's metrics count it too.
@@ -78,7 +80,15 @@ export function addTokens(
   usage.reasoning_tokens += tokens.reasoning;
   let tally = usage.byModel.get(model.key);
   if (!tally) {
-    tally = { requests: 0, input: 0, output: 0, cachedInput: 0, reasoning: 0, cost: { picos: 0n, currency: null, complete: true } };
+    tally = {
+      providerType: model.providerType,
+      requests: 0,
+      input: 0,
+      output: 0,
+      cachedInput: 0,
+      reasoning: 0,
+      cost: { picos: 0n, currency: null, complete: true },
+    };
     usage.byModel.set(model.key, tally);
   }
   tally.requests += 1;
@@ -110,10 +120,29 @@ function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<ty
 /**
  * The usage as `usage_at_seal` stores it: the amount as shown (rounded once, here), so the stored
  * document and the view are the same member for member; the ledger keeps the exact amounts.
+ * `by_model` is the ledger's rows of the attempt in the same shape, stored with them so that a run's
+ * read names the models that answered (a fallback among them) without reading the ledger; in model
+ * key order, so the document does not depend on which model answered first.
  */
 export function storedUsage(usage: Usage) {
-  const { cost, byModel: _byModel, ...counters } = usage;
-  return { ...counters, cost: { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete } };
+  const { cost, byModel, ...counters } = usage;
+  const by_model = [...byModel]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([model, tally]) => ({
+      model,
+      provider_type: tally.providerType,
+      requests: tally.requests,
+      input_tokens: tally.input,
+      output_tokens: tally.output,
+      cached_input_tokens: tally.cachedInput,
+      reasoning_tokens: tally.reasoning,
+      cost: shownCost(tally.cost),
+    }));
+  return { ...counters, cost: shownCost(cost), by_model };
+}
+
+function shownCost(cost: CostTally) {
+  return { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete };
 }
 
 /** The ledger's rows of an attempt's usage, one per model, as `sealRun` writes them. */
