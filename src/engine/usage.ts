@@ -3,8 +3,9 @@
 // applies to the requests after it). Stored at seal as the run's `usage_at_seal`, and per model as
 // the usage ledger's rows (`usage_records`, summed by GET /api/v1/usage).
 import type { LanguageModelUsage } from 'ai';
-import { formatAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
-import type { UsageLedgerRow } from '../features/runs/usage-ledger.js';
+import { formatAmount, parseAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
+import type { RunLedgerTotal, UsageLedgerRow } from '../features/runs/usage-ledger.js';
+import type { RunSubagentUsage } from '../features/runs/run-members.js';
 import { modelMetrics } from '../lib/service-metrics.js';
 
 /** The cost so far: exact pico-units of one currency (src/lib/cost.ts). */
@@ -27,6 +28,19 @@ export interface Usage {
   cost: CostTally;
   /** The same, per model key, counting the requests that reported usage: the ledger's rows. */
   byModel: Map<string, ModelTally>;
+  /** What the subagent runs this attempt delegated to used, with theirs; null: it delegated nothing. */
+  subagents: SubagentTally | null;
+}
+
+/** The subagent runs' usage: their own requests that reported usage, tokens and cost, and their subagents'. */
+export interface SubagentTally {
+  runs: number;
+  requests: number;
+  input: number;
+  output: number;
+  cachedInput: number;
+  reasoning: number;
+  cost: CostTally;
 }
 
 export interface ModelTally {
@@ -49,6 +63,7 @@ export function newUsage(): Usage {
     reasoning_tokens: 0,
     cost: { picos: 0n, currency: null, complete: true },
     byModel: new Map(),
+    subagents: null,
   };
 }
 
@@ -106,6 +121,54 @@ function metricCost(price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>
   return picos === null ? null : { amount: Number(picos) / 1e12, currency: price!.currency };
 }
 
+/**
+ * Adds a settled subagent run to the attempt's subagent usage: its own usage as the ledger has it
+ * (exact amounts) and the subagent usage its `usage_at_seal` recorded (its children's, and theirs:
+ * amounts as stored, rounded once per run that delegated). Costs in another currency than the
+ * tally's first make it incomplete, as for a run's own requests.
+ */
+export function addSubagentRun(usage: Usage, own: readonly RunLedgerTotal[], nested: RunSubagentUsage | null): void {
+  const tally = (usage.subagents ??= {
+    runs: 0,
+    requests: 0,
+    input: 0,
+    output: 0,
+    cachedInput: 0,
+    reasoning: 0,
+    cost: { picos: 0n, currency: null, complete: true },
+  });
+  tally.runs += 1;
+  for (const total of own) {
+    tally.requests += total.requests;
+    tally.input += total.inputTokens;
+    tally.output += total.outputTokens;
+    tally.cachedInput += total.cachedInputTokens;
+    tally.reasoning += total.reasoningTokens;
+    mergeCost(tally.cost, total.costPicos, total.currency, total.complete);
+  }
+  if (nested) {
+    tally.runs += nested.runs;
+    tally.requests += nested.requests;
+    tally.input += nested.input_tokens;
+    tally.output += nested.output_tokens;
+    tally.cachedInput += nested.cached_input_tokens;
+    tally.reasoning += nested.reasoning_tokens;
+    mergeCost(tally.cost, parseAmount(nested.cost.amount), nested.cost.currency, nested.cost.complete);
+  }
+}
+
+/** Adds an amount already summed in one currency (null: none of its tokens were priced). */
+function mergeCost(cost: CostTally, picos: bigint, currency: string | null, complete: boolean): void {
+  if (!complete) cost.complete = false;
+  if (currency === null) return;
+  if (cost.currency !== null && cost.currency !== currency) {
+    cost.complete = false;
+    return;
+  }
+  cost.currency = currency;
+  cost.picos += picos;
+}
+
 function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>): void {
   if (tokens.input === 0 && tokens.output === 0) return;
   const picos = price && (cost.currency ?? price.currency) === price.currency ? requestCostPicos(price, tokens) : null;
@@ -125,7 +188,7 @@ function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<ty
  * key order, so the document does not depend on which model answered first.
  */
 export function storedUsage(usage: Usage) {
-  const { cost, byModel, ...counters } = usage;
+  const { cost, byModel, subagents, ...counters } = usage;
   const by_model = [...byModel]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([model, tally]) => ({
@@ -138,7 +201,21 @@ export function storedUsage(usage: Usage) {
       reasoning_tokens: tally.reasoning,
       cost: shownCost(tally.cost),
     }));
-  return { ...counters, cost: shownCost(cost), by_model };
+  return {
+    ...counters,
+    cost: shownCost(cost),
+    by_model,
+    // null when the attempt delegated to no subagent (stored as such: the view is the stored document).
+    subagents: subagents && {
+      runs: subagents.runs,
+      requests: subagents.requests,
+      input_tokens: subagents.input,
+      output_tokens: subagents.output,
+      cached_input_tokens: subagents.cachedInput,
+      reasoning_tokens: subagents.reasoning,
+      cost: shownCost(subagents.cost),
+    },
+  };
 }
 
 function shownCost(cost: CostTally) {

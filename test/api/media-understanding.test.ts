@@ -216,6 +216,7 @@ describe('media understanding', () => {
       cached_input_tokens: 0,
       reasoning_tokens: 0,
       cost: { amount: '0.000000', currency: null, complete: false },
+      subagents: null,
       // Each model's own requests, in model key order: the describing model is named too.
       by_model: ['eyes', 'text-main'].map((model) => ({
         model,

@@ -127,6 +127,8 @@ describe('run cost', () => {
       cached_input_tokens: 400_000,
       reasoning_tokens: 50_000,
       cost: { amount: '4.920000', currency: 'USD', complete: true },
+      // No subagent: none of their usage.
+      subagents: null,
       // One model answered: its row is the run's usage, named by its key and provider type.
       by_model: [
         {

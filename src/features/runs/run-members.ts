@@ -33,6 +33,19 @@ export interface RunUsage {
   cost: RunCost | null;
   /** The same per model that answered, in model key order; empty for runs sealed before it was recorded. */
   by_model: RunModelUsage[];
+  /** What the subagent runs it delegated to used, theirs included; null when it delegated to none. */
+  subagents: RunSubagentUsage | null;
+}
+
+/** The usage of the subagent runs an attempt delegated to, summed with their own subagents'. */
+export interface RunSubagentUsage {
+  runs: number;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  cost: RunCost;
 }
 
 /** What one model's requests of the attempt consumed: the attempt's usage ledger row for that model. */
@@ -76,6 +89,17 @@ const StoredUsage = Nullable(
         Type.Object({
           model: Type.String(),
           provider_type: Type.String(),
+          requests: Type.Number(),
+          input_tokens: Type.Number(),
+          output_tokens: Type.Number(),
+          cached_input_tokens: Type.Number(),
+          reasoning_tokens: Type.Number(),
+          cost: StoredCost,
+        }),
+      ),
+      subagents: Nullable(
+        Type.Object({
+          runs: Type.Number(),
           requests: Type.Number(),
           input_tokens: Type.Number(),
           output_tokens: Type.Number(),
@@ -152,6 +176,7 @@ export function readUsage(value: Prisma.JsonValue | undefined): RunUsage | null 
     reasoning_tokens: usage.reasoning_tokens ?? 0,
     cost: usage.cost ?? null,
     by_model: usage.by_model ?? [],
+    subagents: usage.subagents ?? null,
   };
 }
 

@@ -15,6 +15,7 @@ import type {
   RunResume,
   RunUsage,
   RunModelUsage,
+  RunSubagentUsage,
   RunCost,
 } from '../run-members.js';
 import {
@@ -116,6 +117,20 @@ const RunModelUsageRef = builder.objectRef<RunModelUsage>('RunModelUsage').imple
   }),
 });
 
+const RunSubagentUsageRef = builder.objectRef<RunSubagentUsage>('RunSubagentUsage').implement({
+  description:
+    "What the subagent runs an attempt delegated to used, each with its own subagents': summed as each child settled (not in the run's own counters).",
+  fields: (t) => ({
+    runs: t.int({ description: 'subagent runs counted, at every depth', resolve: (u) => u.runs }),
+    requests: t.int({ description: 'their model requests that reported usage', resolve: (u) => u.requests }),
+    inputTokens: t.int({ resolve: (u) => u.input_tokens }),
+    outputTokens: t.int({ resolve: (u) => u.output_tokens }),
+    cachedInputTokens: t.int({ resolve: (u) => u.cached_input_tokens }),
+    reasoningTokens: t.int({ resolve: (u) => u.reasoning_tokens }),
+    cost: t.field({ type: CostRef, resolve: (u) => u.cost }),
+  }),
+});
+
 export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
   description: "What the run's last attempt used, summed over its model requests.",
   fields: (t) => ({
@@ -141,6 +156,13 @@ export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
       description:
         "the same per model that answered, in model key order: the run's own model, a fallback, compaction, media description and reviewer models; not the subagents' (their runs have their own); empty for runs sealed before it was recorded",
       resolve: (u) => u.by_model,
+    }),
+    subagents: t.field({
+      type: RunSubagentUsageRef,
+      nullable: true,
+      description:
+        'what the subagent runs the attempt delegated to used, with their own subagents; null when it delegated to none (or was sealed before this was recorded)',
+      resolve: (u) => u.subagents,
     }),
   }),
 });
