@@ -312,7 +312,7 @@ describe('delegating to a subagent', () => {
     });
     // Each run's own counters are its own requests: two turns for the delegating runs, one for the leaf.
     expect([rootRun, middleRun, leafRun].map((run) => own(run).requests)).toEqual([2, 2, 1]);
-    expect(own(rootRun).by_model).toMatchObject([{ model: 'priced-dev', requests: 2 }]);
+    expect(rootRun.usage_at_seal.by_model).toMatchObject([{ model: 'priced-dev', requests: 2 }]);
     expect(micros(own(leafRun).cost.amount)).toBeGreaterThan(0n);
     // The leaf delegated nothing; the middle run shows the leaf's; the root both, at every depth.
     expect(leafRun.usage_at_seal.subagents).toBeNull();
