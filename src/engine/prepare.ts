@@ -126,7 +126,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
   const environments = await mountEnvironments(ctx, config);
   ctx.onEnvironments?.(environments);
-  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, environments, items, park: ctx.park });
+  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, environments, items, park: ctx.park, usage: ctx.usage });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {

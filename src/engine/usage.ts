@@ -3,8 +3,9 @@
 // applies to the requests after it). Stored at seal as the run's `usage_at_seal`, and per model as
 // the usage ledger's rows (`usage_records`, summed by GET /api/v1/usage).
 import type { LanguageModelUsage } from 'ai';
-import { formatAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
-import type { UsageLedgerRow } from '../features/runs/usage-ledger.js';
+import { formatAmount, parseAmount, requestCostPicos, type UnitPrice } from '../lib/cost.js';
+import type { RunLedgerTotal, UsageLedgerRow } from '../features/runs/usage-ledger.js';
+import type { RunSubagentUsage } from '../features/runs/run-members.js';
 import { modelMetrics } from '../lib/service-metrics.js';
 
 /** The cost so far: exact pico-units of one currency (src/lib/cost.ts). */
@@ -27,9 +28,24 @@ export interface Usage {
   cost: CostTally;
   /** The same, per model key, counting the requests that reported usage: the ledger's rows. */
   byModel: Map<string, ModelTally>;
+  /** What the subagent runs this attempt delegated to used, with theirs; null: it delegated nothing. */
+  subagents: SubagentTally | null;
+}
+
+/** The subagent runs' usage: their own requests that reported usage, tokens and cost, and their subagents'. */
+export interface SubagentTally {
+  runs: number;
+  requests: number;
+  input: number;
+  output: number;
+  cachedInput: number;
+  reasoning: number;
+  cost: CostTally;
 }
 
 export interface ModelTally {
+  /** The provider type of the model's provider when its first request was counted. */
+  providerType: string;
   requests: number;
   input: number;
   output: number;
@@ -47,6 +63,7 @@ export function newUsage(): Usage {
     reasoning_tokens: 0,
     cost: { picos: 0n, currency: null, complete: true },
     byModel: new Map(),
+    subagents: null,
   };
 }
 
@@ -67,7 +84,7 @@ export function tokensOf(reported: LanguageModelUsage) {
  */
 export function addTokens(
   usage: Usage,
-  model: { key: string; price: UnitPrice | null; providerType?: string },
+  model: { key: string; price: UnitPrice | null; providerType: string },
   tokens: ReturnType<typeof tokensOf>,
 ): void {
   // Every request whose usage is counted passes here once: the process's metrics count it too.
@@ -78,7 +95,15 @@ export function addTokens(
   usage.reasoning_tokens += tokens.reasoning;
   let tally = usage.byModel.get(model.key);
   if (!tally) {
-    tally = { requests: 0, input: 0, output: 0, cachedInput: 0, reasoning: 0, cost: { picos: 0n, currency: null, complete: true } };
+    tally = {
+      providerType: model.providerType,
+      requests: 0,
+      input: 0,
+      output: 0,
+      cachedInput: 0,
+      reasoning: 0,
+      cost: { picos: 0n, currency: null, complete: true },
+    };
     usage.byModel.set(model.key, tally);
   }
   tally.requests += 1;
@@ -96,6 +121,54 @@ function metricCost(price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>
   return picos === null ? null : { amount: Number(picos) / 1e12, currency: price!.currency };
 }
 
+/**
+ * Adds a settled subagent run to the attempt's subagent usage: its own usage as the ledger has it
+ * (exact amounts) and the subagent usage its `usage_at_seal` recorded (its children's, and theirs:
+ * amounts as stored, rounded once per run that delegated). Costs in another currency than the
+ * tally's first make it incomplete, as for a run's own requests.
+ */
+export function addSubagentRun(usage: Usage, own: readonly RunLedgerTotal[], nested: RunSubagentUsage | null): void {
+  const tally = (usage.subagents ??= {
+    runs: 0,
+    requests: 0,
+    input: 0,
+    output: 0,
+    cachedInput: 0,
+    reasoning: 0,
+    cost: { picos: 0n, currency: null, complete: true },
+  });
+  tally.runs += 1;
+  for (const total of own) {
+    tally.requests += total.requests;
+    tally.input += total.inputTokens;
+    tally.output += total.outputTokens;
+    tally.cachedInput += total.cachedInputTokens;
+    tally.reasoning += total.reasoningTokens;
+    mergeCost(tally.cost, total.costPicos, total.currency, total.complete);
+  }
+  if (nested) {
+    tally.runs += nested.runs;
+    tally.requests += nested.requests;
+    tally.input += nested.input_tokens;
+    tally.output += nested.output_tokens;
+    tally.cachedInput += nested.cached_input_tokens;
+    tally.reasoning += nested.reasoning_tokens;
+    mergeCost(tally.cost, parseAmount(nested.cost.amount), nested.cost.currency, nested.cost.complete);
+  }
+}
+
+/** Adds an amount already summed in one currency (null: none of its tokens were priced). */
+function mergeCost(cost: CostTally, picos: bigint, currency: string | null, complete: boolean): void {
+  if (!complete) cost.complete = false;
+  if (currency === null) return;
+  if (cost.currency !== null && cost.currency !== currency) {
+    cost.complete = false;
+    return;
+  }
+  cost.currency = currency;
+  cost.picos += picos;
+}
+
 function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>): void {
   if (tokens.input === 0 && tokens.output === 0) return;
   const picos = price && (cost.currency ?? price.currency) === price.currency ? requestCostPicos(price, tokens) : null;
@@ -110,10 +183,43 @@ function addCost(cost: CostTally, price: UnitPrice | null, tokens: ReturnType<ty
 /**
  * The usage as `usage_at_seal` stores it: the amount as shown (rounded once, here), so the stored
  * document and the view are the same member for member; the ledger keeps the exact amounts.
+ * `by_model` is the ledger's rows of the attempt in the same shape, stored with them so that a run's
+ * read names the models that answered (a fallback among them) without reading the ledger; in model
+ * key order, so the document does not depend on which model answered first.
  */
 export function storedUsage(usage: Usage) {
-  const { cost, byModel: _byModel, ...counters } = usage;
-  return { ...counters, cost: { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete } };
+  const { cost, byModel, subagents, ...counters } = usage;
+  const by_model = [...byModel]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([model, tally]) => ({
+      model,
+      provider_type: tally.providerType,
+      requests: tally.requests,
+      input_tokens: tally.input,
+      output_tokens: tally.output,
+      cached_input_tokens: tally.cachedInput,
+      reasoning_tokens: tally.reasoning,
+      cost: shownCost(tally.cost),
+    }));
+  return {
+    ...counters,
+    cost: shownCost(cost),
+    by_model,
+    // null when the attempt delegated to no subagent (stored as such: the view is the stored document).
+    subagents: subagents && {
+      runs: subagents.runs,
+      requests: subagents.requests,
+      input_tokens: subagents.input,
+      output_tokens: subagents.output,
+      cached_input_tokens: subagents.cachedInput,
+      reasoning_tokens: subagents.reasoning,
+      cost: shownCost(subagents.cost),
+    },
+  };
+}
+
+function shownCost(cost: CostTally) {
+  return { amount: formatAmount(cost.picos), currency: cost.currency, complete: cost.complete };
 }
 
 /** The ledger's rows of an attempt's usage, one per model, as `sealRun` writes them. */

@@ -57,3 +57,11 @@ export function formatAmount(picos: bigint): string {
   const fraction = (rounded % unit).toString().padStart(AMOUNT_PLACES, '0');
   return `${negative ? '-' : ''}${whole}.${fraction}`;
 }
+
+/** An amount as `formatAmount` shows it ("1.250000") back in pico-units: exact, as it has AMOUNT_PLACES decimals. */
+export function parseAmount(amount: string): bigint {
+  const match = /^(-?)([0-9]+)\.([0-9]{6})$/.exec(amount);
+  if (!match) throw new Error(`not an amount with ${AMOUNT_PLACES} decimals: ${amount}`);
+  const picos = BigInt(match[2]!) * 10n ** 12n + BigInt(match[3]!) * 10n ** BigInt(12 - AMOUNT_PLACES);
+  return match[1] ? -picos : picos;
+}

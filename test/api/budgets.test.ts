@@ -414,6 +414,11 @@ describe('budgets: enforcement', () => {
         'the audit rows',
       );
       expect(audit).toEqual(['create', 'exceeded', 'threshold_reached', 'threshold_reached']);
+      // The view shows what the period announced.
+      const view = (await t.rest('GET', `/api/v1/budgets/${budget.id}`)).body;
+      expect(view.notified).toEqual([0.25, 0.5]);
+      expect(Date.parse(view.exceeded_at)).toBeLessThanOrEqual(Date.now());
+      expect(budget).toMatchObject({ notified: [], exceeded_at: null });
       // A fifth request changed nothing: still one event each (the deliveries of later requests would have arrived first).
       expect(receiver.received.filter(ofBudget('budget.threshold_reached'))).toHaveLength(2);
       expect(receiver.received.filter(ofBudget('budget.exceeded'))).toHaveLength(1);

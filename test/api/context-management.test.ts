@@ -130,6 +130,13 @@ describe('a thread longer than its model window', () => {
   it('writes the summaries with the model model_settings.compaction_model names', async () => {
     const main = await windowModel('window-main', 4000);
     const summariser = await windowModel('window-summariser', 8000);
+    // Only the summariser has a price: the summaries' cost is priced at it, the main model's is not.
+    const model = await t.rest('GET', '/api/v1/models/window-summariser');
+    const priced = await t.rest('PATCH', '/api/v1/models/window-summariser', {
+      headers: { 'if-match': model.headers.get('etag')! },
+      body: { pricing: { input_per_mtok: 1, output_per_mtok: 1 } },
+    });
+    expect(priced.status, JSON.stringify(priced.body)).toBe(200);
     const agentId = await agentWith({
       model: 'window-main',
       model_settings: { compaction_model: 'window-summariser' },
@@ -142,6 +149,19 @@ describe('a thread longer than its model window', () => {
     const items = (await Promise.all(runs.map((run) => itemsOf(run.id)))).flat().filter((item) => item.kind === 'context_compaction');
     expect(items.map((item) => item.content.model)).toEqual(Array(items.length).fill('window-summariser'));
     expectWithinWindow(main);
+    // A run that compacted names both models in its usage, each at its own price (or none).
+    let compactedRun = null;
+    for (const run of runs)
+      if (!compactedRun && (await itemsOf(run.id)).some((item) => item.kind === 'context_compaction')) compactedRun = run;
+    expect(compactedRun).not.toBeNull();
+    const usage = (await t.rest('GET', `/api/v1/runs/${compactedRun!.id}`)).body.usage_at_seal;
+    expect(usage.by_model.map((row: { model: string }) => row.model)).toEqual(['window-main', 'window-summariser']);
+    const [mainRow, summaryRow] = usage.by_model;
+    expect(mainRow.cost).toEqual({ amount: '0.000000', currency: null, complete: false });
+    expect(summaryRow.cost).toMatchObject({ currency: 'USD', complete: true });
+    expect(Number(summaryRow.cost.amount)).toBeGreaterThan(0);
+    // The run's cost is the summaries' (the main model's tokens unpriced), marked incomplete.
+    expect(usage.cost).toEqual({ amount: summaryRow.cost.amount, currency: 'USD', complete: false });
   });
 
   it('cuts and stubs tool results larger than the window', async () => {

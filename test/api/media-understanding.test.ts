@@ -216,6 +216,18 @@ describe('media understanding', () => {
       cached_input_tokens: 0,
       reasoning_tokens: 0,
       cost: { amount: '0.000000', currency: null, complete: false },
+      subagents: null,
+      // Each model's own requests, in model key order: the describing model is named too.
+      by_model: ['eyes', 'text-main'].map((model) => ({
+        model,
+        provider_type: 'openai_compatible',
+        requests: 1,
+        input_tokens: 11,
+        output_tokens: 7,
+        cached_input_tokens: 0,
+        reasoning_tokens: 0,
+        cost: { amount: '0.000000', currency: null, complete: false },
+      })),
     });
 
     // Room for the main request only: no describing request; the model gets a note, the run goes on.

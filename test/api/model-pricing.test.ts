@@ -127,6 +127,21 @@ describe('run cost', () => {
       cached_input_tokens: 400_000,
       reasoning_tokens: 50_000,
       cost: { amount: '4.920000', currency: 'USD', complete: true },
+      // No subagent: none of their usage.
+      subagents: null,
+      // One model answered: its row is the run's usage, named by its key and provider type.
+      by_model: [
+        {
+          model: 'costed',
+          provider_type: 'openai_compatible',
+          requests: 1,
+          input_tokens: 1_000_000,
+          output_tokens: 200_000,
+          cached_input_tokens: 400_000,
+          reasoning_tokens: 50_000,
+          cost: { amount: '4.920000', currency: 'USD', complete: true },
+        },
+      ],
     });
 
     // A new price applies to the requests after it; the sealed run keeps its cost.
@@ -137,10 +152,25 @@ describe('run cost', () => {
     expect((await t.rest('GET', `/api/v1/runs/${first.id}`)).body.usage_at_seal.cost.amount).toBe('4.920000');
 
     // GraphQL shows the same.
-    const viaGraphql = await t.graphql(`{ run(id: "${first.id}") { usageAtSeal { reasoningTokens cost { amount currency complete } } } }`);
+    const viaGraphql = await t.graphql(
+      `{ run(id: "${first.id}") { usageAtSeal { reasoningTokens cost { amount currency complete }
+        byModel { model providerType requests inputTokens outputTokens cachedInputTokens reasoningTokens cost { amount currency complete } } } } }`,
+    );
     expect(viaGraphql.data.run.usageAtSeal).toEqual({
       reasoningTokens: 50_000,
       cost: { amount: '4.920000', currency: 'USD', complete: true },
+      byModel: [
+        {
+          model: 'costed',
+          providerType: 'openai_compatible',
+          requests: 1,
+          inputTokens: 1_000_000,
+          outputTokens: 200_000,
+          cachedInputTokens: 400_000,
+          reasoningTokens: 50_000,
+          cost: { amount: '4.920000', currency: 'USD', complete: true },
+        },
+      ],
     });
   });
 
@@ -157,5 +187,8 @@ describe('run cost', () => {
     expect((await createModel('unpriced')).status).toBe(201);
     const run = await runWith('unpriced');
     expect(run.usage_at_seal.cost).toEqual({ amount: '0.000000', currency: null, complete: false });
+    expect(run.usage_at_seal.by_model).toMatchObject([
+      { model: 'unpriced', cost: { amount: '0.000000', currency: null, complete: false } },
+    ]);
   });
 });

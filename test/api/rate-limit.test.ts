@@ -390,19 +390,41 @@ describe('login sessions', () => {
   });
 });
 
-/** Alternates requests of one key between two instances: the quota holds for both together. */
+/**
+ * Alternates requests of one key between two instances: the quota holds for both together, and each
+ * instance's refusal (REST on one, GraphQL on the other) carries the code and the same headers, as the
+ * window they count in is one.
+ */
 async function sharedBetween(one: TestApp, two: TestApp) {
   const key = await newKey(one);
   const statuses: number[] = [];
   const remaining: number[] = [];
+  const refusals: { policy: string | null; retryAfter: string | null; reset: number; code: unknown }[] = [];
   for (let i = 0; i < QUOTA + 2; i++) {
-    const response = await (i % 2 === 0 ? restGet(one, key.token) : graphqlPost(two, key.token));
+    const rest = i % 2 === 0;
+    const response = await (rest ? restGet(one, key.token) : graphqlPost(two, key.token));
     statuses.push(response.status);
     remaining.push(rateLimitOf(response).r);
-    await response.body?.cancel();
+    expect(response.headers.get('ratelimit-policy')).toBe(`"default";q=${QUOTA};w=${DAY}`);
+    if (response.status === 429) {
+      const body = (await response.json()) as { error?: { code: string }; errors?: { extensions: { code: string } }[] };
+      refusals.push({
+        policy: response.headers.get('ratelimit-policy'),
+        retryAfter: response.headers.get('retry-after'),
+        reset: rateLimitOf(response).t,
+        code: rest ? body.error?.code : body.errors?.[0]?.extensions.code,
+      });
+    } else await response.body?.cancel();
   }
   expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
   expect(remaining).toEqual([4, 3, 2, 1, 0, 0, 0]);
+  expect(refusals.map((r) => r.code)).toEqual(['rate_limited', 'rate_limited']);
+  for (const refusal of refusals) {
+    // Retry-After is the window's end, as RateLimit's `t` says (a second apart at most: two reads of the clock).
+    expect(Number(refusal.retryAfter)).toBeGreaterThan(0);
+    expect(Math.abs(Number(refusal.retryAfter) - refusal.reset)).toBeLessThanOrEqual(1);
+  }
+  expect(Math.abs(Number(refusals[0]!.retryAfter) - Number(refusals[1]!.retryAfter))).toBeLessThanOrEqual(1);
 }
 
 describe('two instances', () => {

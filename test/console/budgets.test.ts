@@ -1,7 +1,8 @@
 // The console's budgets page in a real browser: create a budget (a field the service refuses is named
 // in the form's alert), see its progress bar move after runs against a loopback model that reports
 // 11 + 7 tokens a request, edit it (If-Match: a stale edit is explained and reloaded), and delete it
-// behind a confirmation. The run page shows the run's cost, the agent and model pages their spending.
+// behind a confirmation. The run page shows the run's cost and the model that answered, the agent and
+// model pages their spending.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js';
@@ -50,6 +51,8 @@ describe.skipIf(!browserAvailable)('the console: budgets', () => {
     await page.reload();
     await table.getByText('18 of 36 tokens').waitFor();
     expect(await bar.getAttribute('value')).toBe('18');
+    // Half the limit was announced (budget.threshold_reached at 0.5): the list says so.
+    await table.getByText('Notified at 50 %').waitFor();
     await screenshot(page, 'budgets-spent');
 
     // Edit: block at 18 tokens. A change made meanwhile elsewhere makes the page's ETag stale first.
@@ -78,6 +81,9 @@ describe.skipIf(!browserAvailable)('the console: budgets', () => {
     await page.goto(`${t.url}/runs/${run.body.id}`);
     await page.getByRole('heading', { name: 'Outcome' }).waitFor();
     await page.getByText(/^Cost 0\.000000/).waitFor();
+    // …and the model that answered, with its own figures.
+    const perModel = page.getByRole('list', { name: 'Usage per model' });
+    await perModel.getByText('loop: 1 request(s), 11 input tokens, 7 output tokens, cost 0.000000 (not priced)').waitFor();
     await page.goto(`${t.url}/agents/${agent.id}`);
     await page.getByRole('heading', { name: 'Spending, last 30 days' }).waitFor();
     await page.getByText(/1 model request\(s\), 11 input tokens, 7 output tokens/).waitFor();

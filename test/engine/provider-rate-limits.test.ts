@@ -120,6 +120,22 @@ describe('provider refusals for load', () => {
       fallbacks: [{ from: 'primary', to: 'backup', status: 429 }],
     });
     expect(settled.usage_at_seal).toMatchObject({ requests: 1, input_tokens: 100, output_tokens: 50 });
+    // The run's usage names the model that answered; the refusals before it report no usage.
+    const backupUsage = {
+      model: 'backup',
+      provider_type: 'openai_compatible',
+      requests: 1,
+      input_tokens: 100,
+      output_tokens: 50,
+      cached_input_tokens: 0,
+      reasoning_tokens: 0,
+      cost: { amount: '0.000000', currency: null, complete: false },
+    };
+    expect(settled.usage_at_seal.by_model).toEqual([backupUsage]);
+    const viaGraphql = await t.graphql(`{ run(id: "${run.id}") { usageAtSeal { byModel { model providerType requests inputTokens } } } }`);
+    expect(viaGraphql.data.run.usageAtSeal.byModel).toEqual([
+      { model: 'backup', providerType: 'openai_compatible', requests: 1, inputTokens: 100 },
+    ]);
 
     const usage = await t.rest('GET', `/api/v1/usage?group_by=model&from=${new Date(before - 60_000).toISOString()}`);
     expect(usage.status).toBe(200);
@@ -131,6 +147,25 @@ describe('provider refusals for load', () => {
       span.name.startsWith('chat '),
     );
     expect(chats.map((span) => span.attributes['wsa.model.key'])).toEqual(['primary', 'primary', 'primary', 'backup']);
+  });
+
+  it('a run whose model answered one turn and a fallback the next names both, in model key order', async () => {
+    primary.turns.push({ tool: { id: 'h1', name: 'http_request', arguments: { method: 'GET', url: `${t.url}/healthz` } } });
+    for (let n = 0; n < 3; n++) primary.turns.push(rateLimited({ 'retry-after': '0' }));
+    backup.turns.push({ text: 'the backup finishes' });
+    const run = await startRun({
+      model: 'primary',
+      model_settings: { fallback_models: ['backup'] },
+      plugins: [{ plugin_key: 'http_request', config: { permission: 'allow', methods: ['GET'] } }],
+    });
+    const settled = await settleRun(t, run.id);
+    expect(settled).toMatchObject({ status: 'completed', output: 'the backup finishes', attempts: 1 });
+    // Each model's row counts its own answered request (the primary's loopback reports 11 in, 7 out).
+    expect(settled.usage_at_seal).toMatchObject({ requests: 2, input_tokens: 111, output_tokens: 57 });
+    expect(settled.usage_at_seal.by_model).toMatchObject([
+      { model: 'backup', provider_type: 'openai_compatible', requests: 1, input_tokens: 100, output_tokens: 50 },
+      { model: 'primary', provider_type: 'openai_compatible', requests: 1, input_tokens: 11, output_tokens: 7 },
+    ]);
   });
 
   it('without a fallback, a model refusing every time is a transient error: a new attempt', async () => {
@@ -188,6 +223,11 @@ describe('provider refusals for load', () => {
       content: { purpose: 'review', answered_by: 'backup', fallbacks: [{ from: 'primary', to: 'backup', status: 429 }] },
     });
     expect(items.find((item) => item.kind === 'review').content).toMatchObject({ risk: 'low', action: 'allow', model: 'backup' });
+    // The reviewer's fallback answered for it: the run's usage names it next to the run's own model.
+    expect(settled.usage_at_seal.by_model.map((row: { model: string; provider_type: string }) => [row.model, row.provider_type])).toEqual([
+      ['backup', 'openai_compatible'],
+      ['claude', 'anthropic'],
+    ]);
   });
 
   it('checks fallback_models when the configuration is saved', async () => {

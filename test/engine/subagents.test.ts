@@ -271,6 +271,63 @@ describe('delegating to a subagent', () => {
     expect(lineage.items.map((r: { id: string }) => r.id)).toEqual([...chain].reverse().concat(started.id));
   });
 
+  it("a parent's usage shows its subagents', at every depth, apart from its own requests", async () => {
+    // Priced so that every request costs whole millionths: the shown amounts add up exactly.
+    await insertModel(t, 'priced-dev');
+    const model = await t.rest('GET', '/api/v1/models/priced-dev');
+    const priced = await t.rest('PATCH', '/api/v1/models/priced-dev', {
+      headers: { 'if-match': model.headers.get('etag')! },
+      body: { pricing: { input_per_mtok: 1, output_per_mtok: 2, currency: 'USD' } },
+    });
+    expect(priced.status, JSON.stringify(priced.body)).toBe(200);
+    const leaf = await createAgent({ model: 'priced-dev', ...script([{ text: 'leaf done' }]) });
+    const middle = await createAgent({
+      model: 'priced-dev',
+      subagents: { leaf: { agent_id: leaf.id } },
+      ...script([delegate('call_leaf', 'leaf', 'Finish it.')], [{ text: 'middle done' }]),
+    });
+    const root = await createAgent({
+      model: 'priced-dev',
+      subagents: { middle: { agent_id: middle.id } },
+      ...script([delegate('call_middle', 'middle', 'Pass it on.')], [{ text: 'root done' }]),
+    });
+    const started = await startRun(root.id);
+    const rootRun = await settleRun(t, started.id);
+    expect(rootRun).toMatchObject({ status: 'completed', output: 'root done' });
+    const childRunOf = async (runId: string) => (await get(`/api/v1/runs/${runId}/items`)).continuation.observer.state.children[0].run_id;
+    const middleRun = await get(`/api/v1/runs/${await childRunOf(rootRun.id)}`);
+    const leafRun = await get(`/api/v1/runs/${await childRunOf(middleRun.id)}`);
+
+    type Counted = { requests: number; input_tokens: number; output_tokens: number; cost: { amount: string } };
+    const own = (run: { usage_at_seal: Counted }) => run.usage_at_seal;
+    const micros = (amount: string) => BigInt(amount.replace('.', ''));
+    const amount = (value: bigint) => `${value / 1_000_000n}.${(value % 1_000_000n).toString().padStart(6, '0')}`;
+    const sum = (...runs: Counted[]) => ({
+      requests: runs.reduce((n, r) => n + r.requests, 0),
+      input_tokens: runs.reduce((n, r) => n + r.input_tokens, 0),
+      output_tokens: runs.reduce((n, r) => n + r.output_tokens, 0),
+      cached_input_tokens: 0,
+      reasoning_tokens: 0,
+      cost: { amount: amount(runs.reduce((n, r) => n + micros(r.cost.amount), 0n)), currency: 'USD', complete: true },
+    });
+    // Each run's own counters are its own requests: two turns for the delegating runs, one for the leaf.
+    expect([rootRun, middleRun, leafRun].map((run) => own(run).requests)).toEqual([2, 2, 1]);
+    expect(rootRun.usage_at_seal.by_model).toMatchObject([{ model: 'priced-dev', requests: 2 }]);
+    expect(micros(own(leafRun).cost.amount)).toBeGreaterThan(0n);
+    // The leaf delegated nothing; the middle run shows the leaf's; the root both, at every depth.
+    expect(leafRun.usage_at_seal.subagents).toBeNull();
+    expect(middleRun.usage_at_seal.subagents).toEqual({ runs: 1, ...sum(own(leafRun)) });
+    expect(rootRun.usage_at_seal.subagents).toEqual({ runs: 2, ...sum(own(middleRun), own(leafRun)) });
+    // The ledger (and so GET /usage) keeps each run's own usage: the family is not counted twice.
+    const viaGraphql = await t.graphql(
+      `{ run(id: "${rootRun.id}") { usageAtSeal { requests subagents { runs requests cost { amount } } } } }`,
+    );
+    expect(viaGraphql.data.run.usageAtSeal).toEqual({
+      requests: 2,
+      subagents: { runs: 2, requests: 3, cost: { amount: rootRun.usage_at_seal.subagents.cost.amount } },
+    });
+  });
+
   it("through the OpenAI-compatible adapter: the model is offered the delegate tool and told the child's output", async () => {
     const helper = await createAgent(script([{ text: 'Translated: Bonjour.' }]));
     const parent = await createAgent({

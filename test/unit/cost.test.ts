@@ -1,7 +1,7 @@
 // Cost arithmetic (src/lib/cost.ts): exact integer costs from prices with up to 6 decimals, and the one
 // rounding when an amount is shown.
 import { describe, expect, it } from 'vitest';
-import { formatAmount, requestCostPicos, toMicros, type UnitPrice } from '../../src/lib/cost.js';
+import { formatAmount, parseAmount, requestCostPicos, toMicros, type UnitPrice } from '../../src/lib/cost.js';
 
 const price = (input: number | null, output: number | null, cached: number | null = null): UnitPrice => ({
   currency: 'USD',
@@ -37,5 +37,15 @@ describe('cost', () => {
     expect(formatAmount(499_999n)).toBe('0.000000');
     expect(formatAmount(500_000n)).toBe('0.000001');
     expect(formatAmount(1_234_567_890_123_456n)).toBe('1234.567890');
+  });
+});
+
+describe('a shown amount read back', () => {
+  it('is the pico-units it shows, exactly, and refuses any other form', () => {
+    expect(parseAmount('1234.567890')).toBe(1_234_567_890_000_000n);
+    expect(parseAmount('0.000001')).toBe(1_000_000n);
+    expect(parseAmount('-0.500000')).toBe(-500_000_000_000n);
+    expect(parseAmount(formatAmount(1_234_567_890_123_456n))).toBe(1_234_567_890_000_000n);
+    for (const bad of ['1.5', '1', 'abc', '1.0000001', '']) expect(() => parseAmount(bad), bad).toThrow();
   });
 });

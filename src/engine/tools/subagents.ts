@@ -20,7 +20,9 @@ import { startSubagentRun } from '../../features/runs/subagent-runs.js';
 import type { CallContext } from '../../services/call-context.js';
 import { resolvePermission } from './permissions.js';
 import { checkedExecution, toolInputSchema, type RunTool, type ToolSource } from './tool.js';
-import { readFailure } from '../../features/runs/run-members.js';
+import { readFailure, readUsage } from '../../features/runs/run-members.js';
+import { runLedgerTotals } from '../../features/runs/usage-ledger.js';
+import { addSubagentRun } from '../usage.js';
 
 export const DELEGATE_TOOL_PREFIX = 'delegate_to_';
 
@@ -106,7 +108,7 @@ function resultOf(name: string, child: Run): unknown {
   throw new Error(`the subagent ${name} failed (${failure?.code ?? 'failed'}): ${failure?.message ?? 'no message'}`);
 }
 
-export const subagentTools: ToolSource = ({ call, run, config, items, park }) => {
+export const subagentTools: ToolSource = ({ call, run, config, items, park, usage }) => {
   const subagents = Object.entries(config.subagents ?? {});
   const mode: SubagentMode = config.subagent_mode ?? 'inline';
   return subagents.map(([name, subagent]): RunTool => {
@@ -139,6 +141,8 @@ export const subagentTools: ToolSource = ({ call, run, config, items, park }) =>
           const wait = followChild(call, child, signal, mode === 'inline' && items ? new ChildMirror(items, origin) : null);
           const settled = await (park ? park(wait) : wait);
           if (settled.status === 'waiting') await cancelChild(call, child.id);
+          // The child is sealed: its usage (and its own subagents') counts in the parent's, whatever its outcome.
+          if (usage) addSubagentRun(usage, await runLedgerTotals(call, child.id), readUsage(settled.usageAtSeal)?.subagents ?? null);
           const status = settled.status === 'waiting' ? 'cancelled' : settled.status;
           if (record) items!.complete(record, { status }, status === 'completed' ? 'completed' : 'failed');
           return resultOf(name, settled);

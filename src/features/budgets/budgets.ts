@@ -35,7 +35,16 @@ export interface BudgetInput {
 }
 
 /** A budget with what its runs spent in the period in effect now. */
-export type BudgetView = Budget & { spentPicos: bigint; spentTokens: bigint; inFlight: number; periodStartedAt: Date };
+export type BudgetView = Budget & {
+  spentPicos: bigint;
+  spentTokens: bigint;
+  inFlight: number;
+  periodStartedAt: Date;
+  /** The `notify_at` thresholds announced (budget.threshold_reached) in the current period, ascending. */
+  notified: number[];
+  /** When the current period's `budget.exceeded` was announced; null while it was not. */
+  exceededAt: Date | null;
+};
 
 function oneOf<T extends readonly string[]>(values: T, value: unknown, field: string): T[number] {
   if (typeof value !== 'string' || !values.includes(value)) throw invalidArgument(`${field} must be one of ${values.join(', ')}`, field);
@@ -204,8 +213,10 @@ async function withSpending(call: CallContext, rows: Budget[]): Promise<BudgetVi
   if (rows.length === 0) return [];
   const now = new Date();
   const starts = rows.map((row) => periodStart(row.period as BudgetPeriodKind, now));
-  const counters = await call.db.$queryRaw<{ budget_id: string; spent_picos: string; spent_tokens: string; in_flight: number }[]>`
-    SELECT p.budget_id, p.spent_picos::text AS spent_picos, p.spent_tokens::text AS spent_tokens, p.in_flight
+  const counters = await call.db.$queryRaw<
+    { budget_id: string; spent_picos: string; spent_tokens: string; in_flight: number; notified: number[]; exceeded_at: Date | null }[]
+  >`
+    SELECT p.budget_id, p.spent_picos::text AS spent_picos, p.spent_tokens::text AS spent_tokens, p.in_flight, p.notified, p.exceeded_at
     FROM budget_periods p
     JOIN unnest(${rows.map((row) => row.id)}::text[], ${starts}::timestamptz[]) AS k(budget_id, period_start)
       ON p.budget_id = k.budget_id AND p.period_start = k.period_start`;
@@ -218,6 +229,8 @@ async function withSpending(call: CallContext, rows: Budget[]): Promise<BudgetVi
       spentTokens: c ? BigInt(c.spent_tokens) : 0n,
       inFlight: c?.in_flight ?? 0,
       periodStartedAt: starts[i]!,
+      notified: [...(c?.notified ?? [])].sort((a, b) => a - b),
+      exceededAt: c?.exceeded_at ?? null,
     };
   });
 }

@@ -31,6 +31,34 @@ export interface RunUsage {
   reasoning_tokens: number;
   /** What the requests cost; null for runs sealed before costs were recorded. */
   cost: RunCost | null;
+  /** The same per model that answered, in model key order; empty for runs sealed before it was recorded. */
+  by_model: RunModelUsage[];
+  /** What the subagent runs it delegated to used, theirs included; null when it delegated to none. */
+  subagents: RunSubagentUsage | null;
+}
+
+/** The usage of the subagent runs an attempt delegated to, summed with their own subagents'. */
+export interface RunSubagentUsage {
+  runs: number;
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  cost: RunCost;
+}
+
+/** What one model's requests of the attempt consumed: the attempt's usage ledger row for that model. */
+export interface RunModelUsage {
+  model: string;
+  provider_type: string;
+  /** Its requests that reported usage. */
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  cost: RunCost;
 }
 
 /** A cost: an exact amount rounded for showing (src/lib/cost.ts), its currency, and whether every request was priced. */
@@ -39,6 +67,13 @@ export interface RunCost {
   currency: string | null;
   complete: boolean;
 }
+
+// The amount as shown (6 decimals); the usage ledger keeps the exact amounts.
+const StoredCost = Type.Object({
+  amount: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{6}$' }),
+  currency: Nullable(Type.String()),
+  complete: Type.Boolean(),
+});
 
 /** The stored counters: rows sealed before a counter existed lack it (it reads 0). */
 const StoredUsage = Nullable(
@@ -49,12 +84,30 @@ const StoredUsage = Nullable(
       output_tokens: Type.Number(),
       cached_input_tokens: Type.Number(),
       reasoning_tokens: Type.Number(),
-      // The amount as shown (6 decimals); the usage ledger keeps the exact amounts.
-      cost: Type.Object({
-        amount: Type.String({ pattern: '^-?[0-9]+\\.[0-9]{6}$' }),
-        currency: Nullable(Type.String()),
-        complete: Type.Boolean(),
-      }),
+      cost: StoredCost,
+      by_model: Type.Array(
+        Type.Object({
+          model: Type.String(),
+          provider_type: Type.String(),
+          requests: Type.Number(),
+          input_tokens: Type.Number(),
+          output_tokens: Type.Number(),
+          cached_input_tokens: Type.Number(),
+          reasoning_tokens: Type.Number(),
+          cost: StoredCost,
+        }),
+      ),
+      subagents: Nullable(
+        Type.Object({
+          runs: Type.Number(),
+          requests: Type.Number(),
+          input_tokens: Type.Number(),
+          output_tokens: Type.Number(),
+          cached_input_tokens: Type.Number(),
+          reasoning_tokens: Type.Number(),
+          cost: StoredCost,
+        }),
+      ),
     }),
   ),
 );
@@ -122,6 +175,8 @@ export function readUsage(value: Prisma.JsonValue | undefined): RunUsage | null 
     cached_input_tokens: usage.cached_input_tokens ?? 0,
     reasoning_tokens: usage.reasoning_tokens ?? 0,
     cost: usage.cost ?? null,
+    by_model: usage.by_model ?? [],
+    subagents: usage.subagents ?? null,
   };
 }
 

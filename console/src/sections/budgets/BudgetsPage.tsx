@@ -113,6 +113,18 @@ function Spending({ budget }: { budget: BudgetRowFragment }) {
           <small>{bar.text}</small>
         </div>
       ))}
+      {/* What this period announced (budget.threshold_reached, budget.exceeded), as the webhooks were sent. */}
+      {budget.notified.length ? (
+        <small className="budget-events">
+          Notified at {budget.notified.map((fraction) => `${Math.round(fraction * 100)} %`).join(', ')}
+        </small>
+      ) : null}
+      {budget.exceededAt ? (
+        <small className="budget-events">
+          {' '}
+          Limit reached <Time value={budget.exceededAt} />
+        </small>
+      ) : null}
     </>
   );
 }

@@ -1,4 +1,5 @@
-// What a run came to: its failure, its output and the usage counted when it was sealed.
+// What a run came to: its failure, its output and the usage counted when it was sealed: per model
+// that answered, and what its subagents used (shown apart: the run's own figures are its own requests).
 import { JsonView } from '../../components/ui';
 import type { RunDetail } from './documents';
 
@@ -33,6 +34,27 @@ export function RunOutcome({ run }: { run: RunDetail }) {
                 {run.usageAtSeal.cost.amount} {run.usageAtSeal.cost.currency ?? ''}
               </strong>
               {run.usageAtSeal.cost.complete ? '' : ' (some requests were not priced)'}
+            </p>
+          ) : null}
+          {run.usageAtSeal.byModel.length ? (
+            <ul aria-label="Usage per model">
+              {run.usageAtSeal.byModel.map((row) => (
+                <li key={row.model}>
+                  <code>{row.model}</code>
+                  {`: ${row.requests} request(s), ${row.inputTokens} input tokens, ${row.outputTokens} output tokens, cost ${row.cost.amount}` +
+                    (row.cost.currency ? ` ${row.cost.currency}` : '') +
+                    (row.cost.complete ? '' : ' (not priced)')}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {run.usageAtSeal.subagents ? (
+            <p>
+              Subagents ({run.usageAtSeal.subagents.runs} run(s), {run.usageAtSeal.subagents.requests} model request(s)): cost{' '}
+              <strong>
+                {run.usageAtSeal.subagents.cost.amount} {run.usageAtSeal.subagents.cost.currency ?? ''}
+              </strong>
+              {run.usageAtSeal.subagents.cost.complete ? '' : ' (some requests were not priced)'}
             </p>
           ) : null}
         </>

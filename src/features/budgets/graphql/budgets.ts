@@ -90,6 +90,16 @@ const BudgetRef = builder.objectRef<BudgetView>('Budget').implement({
       description: 'model requests admitted in the current period whose usage is not counted yet (at most the overspend, in requests)',
       resolve: (b) => b.inFlight,
     }),
+    notified: t.floatList({
+      description: 'the `notify_at` thresholds announced (`budget.threshold_reached`) in the current period, ascending',
+      resolve: (b) => b.notified,
+    }),
+    exceededAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: "when the current period's `budget.exceeded` was announced; null while the limit was not reached",
+      resolve: (b) => b.exceededAt,
+    }),
   }),
 });
 asNode(BudgetRef, { kind: 'budget', load: loadBudgets });

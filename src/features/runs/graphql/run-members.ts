@@ -14,6 +14,8 @@ import type {
   RunPending,
   RunResume,
   RunUsage,
+  RunModelUsage,
+  RunSubagentUsage,
   RunCost,
 } from '../run-members.js';
 import {
@@ -97,6 +99,38 @@ export const CostRef = builder.objectRef<RunCost>('Cost').implement({
   }),
 });
 
+const RunModelUsageRef = builder.objectRef<RunModelUsage>('RunModelUsage').implement({
+  description: "What one model's requests of the run's last attempt used: the attempt's usage ledger row for that model.",
+  fields: (t) => ({
+    model: t.string({ description: 'the model key that answered (a fallback model when it answered instead)', resolve: (u) => u.model }),
+    providerType: t.string({ description: "the type of the model's provider when it answered", resolve: (u) => u.provider_type }),
+    requests: t.int({ description: 'its requests that reported usage (a refused request reports none)', resolve: (u) => u.requests }),
+    inputTokens: t.int({ resolve: (u) => u.input_tokens }),
+    outputTokens: t.int({ resolve: (u) => u.output_tokens }),
+    cachedInputTokens: t.int({ resolve: (u) => u.cached_input_tokens }),
+    reasoningTokens: t.int({ resolve: (u) => u.reasoning_tokens }),
+    cost: t.field({
+      type: CostRef,
+      description: 'at its own prices, rounded on its own (the per-model amounts may differ from the run amount by rounding)',
+      resolve: (u) => u.cost,
+    }),
+  }),
+});
+
+const RunSubagentUsageRef = builder.objectRef<RunSubagentUsage>('RunSubagentUsage').implement({
+  description:
+    "What the subagent runs an attempt delegated to used, each with its own subagents': summed as each child settled (not in the run's own counters).",
+  fields: (t) => ({
+    runs: t.int({ description: 'subagent runs counted, at every depth', resolve: (u) => u.runs }),
+    requests: t.int({ description: 'their model requests that reported usage', resolve: (u) => u.requests }),
+    inputTokens: t.int({ resolve: (u) => u.input_tokens }),
+    outputTokens: t.int({ resolve: (u) => u.output_tokens }),
+    cachedInputTokens: t.int({ resolve: (u) => u.cached_input_tokens }),
+    reasoningTokens: t.int({ resolve: (u) => u.reasoning_tokens }),
+    cost: t.field({ type: CostRef, resolve: (u) => u.cost }),
+  }),
+});
+
 export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
   description: "What the run's last attempt used, summed over its model requests.",
   fields: (t) => ({
@@ -116,6 +150,19 @@ export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
       nullable: true,
       description: 'what the requests cost at the prices in effect when each was made; null for runs sealed before costs were recorded',
       resolve: (u) => u.cost,
+    }),
+    byModel: t.field({
+      type: [RunModelUsageRef],
+      description:
+        "the same per model that answered, in model key order: the run's own model, a fallback, compaction, media description and reviewer models; not the subagents' (their runs have their own); empty for runs sealed before it was recorded",
+      resolve: (u) => u.by_model,
+    }),
+    subagents: t.field({
+      type: RunSubagentUsageRef,
+      nullable: true,
+      description:
+        'what the subagent runs the attempt delegated to used, with their own subagents; null when it delegated to none (or was sealed before this was recorded)',
+      resolve: (u) => u.subagents,
     }),
   }),
 });
