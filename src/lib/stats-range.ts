@@ -6,6 +6,8 @@ export const STATS_BUCKETS = ['minute', 'hour', 'day'] as const;
 export type StatsBucket = (typeof STATS_BUCKETS)[number];
 
 const BUCKET_MS: Record<StatsBucket, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+/** A bucket's length in seconds (a fixed length: a UTC day is always 86,400 s, whatever the session's time zone). */
+export const BUCKET_SECONDS: Record<StatsBucket, number> = { minute: 60, hour: 3600, day: 86_400 };
 /** The longest range one read covers (as the usage report's). */
 export const STATS_MAX_RANGE_DAYS = 93;
 /** The most buckets one read answers (a chart of more points than this says nothing more). */
