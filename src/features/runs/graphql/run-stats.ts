@@ -72,8 +72,8 @@ builder.queryFields((t) => ({
     type: RunStatsRef,
     description:
       `Runs created in [from, to) (at most ${STATS_MAX_RANGE_DAYS} days apart), counted by UTC bucket and status, with duration ` +
-      `percentiles, failure codes and the busiest agents. With agentId, that agent's runs; with model, the runs whose ` +
-      `attempts used the model and sealed in the range. At most ${MAX_BUCKETS} buckets.`,
+      `percentiles, failure codes and the busiest agents. With agentId, that agent's runs; with model, those of the runs ` +
+      `whose sealed attempts used the model. At most ${MAX_BUCKETS} buckets.`,
     args: {
       from: t.arg({ type: 'DateTime', required: true }),
       to: t.arg({ type: 'DateTime', required: true }),
