@@ -6,6 +6,8 @@
 // seal times are then set to known instants in the database, so the buckets and the percentiles can be
 // checked against figures worked out by hand.
 import pg from 'pg';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, restClient, type Rest, type TestApp } from '../helpers/app.js';
 import { startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
@@ -18,6 +20,7 @@ let other: Rest;
 let db: pg.Client;
 const agents: Record<string, string> = {};
 let otherAgent = '';
+let otherToken = '';
 const runs: any[] = [];
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -61,7 +64,8 @@ beforeAll(async () => {
   runs.push(await run(t.rest, agents.beta!));
   // Another workspace whose runs must never be counted in the first's.
   const workspace = await createWorkspace(t.app.deps, { name: 'B' });
-  other = restClient(t.url, workspace.apiKey.token);
+  otherToken = workspace.apiKey.token;
+  other = restClient(t.url, otherToken);
   otherAgent = (await setUp(other, ['alpha'])).alpha!;
   await run(other, otherAgent);
   db = new pg.Client({ connectionString: t.databaseUrl });
@@ -210,6 +214,57 @@ describe('run stats', () => {
     );
     expect(answer.errors).toBeUndefined();
     expect(answer.data.runStats).toMatchObject({ runs: 4, failureRate: 0.25, buckets: [{ runs: 4 }, { runs: 0 }] });
+  });
+});
+
+describe('runsChanged', () => {
+  /** Every run event of a workspace's subscription, as it arrives; `seen` resolves when `predicate` holds for one. */
+  function follow(token: string) {
+    const client: Client = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
+    const events: { id: string; status: string }[] = [];
+    const waiters: { predicate: (event: (typeof events)[number]) => boolean; resolve: () => void }[] = [];
+    client.subscribe<{ runsChanged: { id: string; status: string } }>(
+      { query: 'subscription { runsChanged { id status } }' },
+      {
+        next: ({ data }) => {
+          events.push(data!.runsChanged);
+          for (const waiter of waiters.filter((entry) => entry.predicate(data!.runsChanged))) waiter.resolve();
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
+    const seen = (predicate: (event: (typeof events)[number]) => boolean) =>
+      events.some(predicate) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ predicate, resolve }));
+    return { client, events, seen };
+  }
+
+  it("announces each run of the caller's workspace from its acceptance to its seal, never another workspace's", async () => {
+    const mine = follow(t.apiKey);
+    const theirs = follow(otherToken);
+    try {
+      // Each subscription is live once it has heard a run of its own workspace.
+      const first = await run(t.rest, agents.beta!);
+      await mine.seen((event) => event.id === first.id && event.status === 'completed');
+      const elsewhere = await run(other, otherAgent);
+      await theirs.seen((event) => event.id === elsewhere.id && event.status === 'completed');
+      // The other workspace's run went out while this one's subscription was live; then one more of its own.
+      const second = await run(t.rest, agents.beta!);
+      await mine.seen((event) => event.id === second.id && event.status === 'completed');
+      expect(new Set(mine.events.map((event) => event.id))).toEqual(new Set([first.id, second.id]));
+      expect(mine.events.filter((event) => event.id === second.id).map((event) => event.status)).toEqual(
+        expect.arrayContaining(['accepted', 'running', 'completed']),
+      );
+      expect(theirs.events.map((event) => event.id)).not.toContain(first.id);
+      expect(theirs.events.map((event) => event.id)).not.toContain(second.id);
+    } finally {
+      await mine.client.dispose();
+      await theirs.client.dispose();
+    }
   });
 });
 

@@ -5,7 +5,9 @@
 // to a loopback receiver), every chart draws its canvas and its table for screen readers holds the
 // figures the API answers; choosing another time range sends the query again with that range. An
 // agent's and a model's pages draw their own charts, and an agent without runs shows their empty states.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -43,6 +45,19 @@ function recordQueries(page: Page) {
     sent.push({ operationName: name, variables: body.variables ?? {} });
   });
   return sent;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A/AA violations on the page as it is now (their rule ids and targets). */
+async function violations(page: Page): Promise<{ id: string; targets: string[] }[]> {
+  // Evaluated over the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: any[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((violation) => ({ id: violation.id, targets: violation.nodes.map((node: any) => node.target.join(' ')) }));
+  });
 }
 
 /** The rows of a chart's table (visually hidden or not), each as its cells' texts. */
@@ -173,6 +188,12 @@ describe.skipIf(!browserAvailable)('the dashboards', () => {
     for (const title of ['Runs over time by status', 'Run duration, p50 and p95', 'Webhook deliveries'])
       await dashboard.locator(`[data-chart^="${title}"] canvas`).waitFor();
     await screenshot(page, 'dashboard');
+    // The charts, their tables and the range choice meet WCAG 2.1 A/AA, in light and dark.
+    expect(await violations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await violations(page)).toEqual([]);
+    await screenshot(page, 'dashboard-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Another range: the query goes again with it, and the address keeps it.
     const before = sent.filter((entry) => entry.operationName === 'ConsoleDashboard').length;

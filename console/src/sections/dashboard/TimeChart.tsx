@@ -73,6 +73,9 @@ export function TimeChart({
     // series' share shows; the legend reads the series' own values.
     const drawn = kind === 'bars' ? stacked(series) : series.map((line) => line.values);
     const order = kind === 'bars' ? series.map((_, index) => series.length - 1 - index) : series.map((_, index) => index);
+    const style = getComputedStyle(element);
+    const muted = style.getPropertyValue('--muted').trim() || '#5b6170';
+    const line = style.getPropertyValue('--line').trim() || '#d8dbe3';
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 240),
       height: 220,
@@ -82,7 +85,18 @@ export function TimeChart({
       scales: { x: { time: true }, y: { range: (_plot, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       // UTC on the axis, as in the table and the buckets.
       tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
-      axes: [{}, { values: (_plot, ticks) => ticks.map(format), size: 60, ...(integer ? { incrs: WHOLE_STEPS } : {}) }],
+      // The page's own colours (light or dark) for the axes' text and the grid; uPlot's are black.
+      axes: [
+        { stroke: muted, grid: { stroke: line }, ticks: { stroke: line } },
+        {
+          stroke: muted,
+          grid: { stroke: line },
+          ticks: { stroke: line },
+          values: (_plot, ticks) => ticks.map(format),
+          size: 60,
+          ...(integer ? { incrs: WHOLE_STEPS } : {}),
+        },
+      ],
       series: [
         {},
         ...order
