@@ -20,6 +20,8 @@ import { memoryRoutes } from '../src/features/memories/rest/memories.js';
 import { providerRoutes } from '../src/features/models/rest/providers.js';
 import { runDetailRoutes, runRoutes } from '../src/features/runs/rest/runs.js';
 import { usageRoutes } from '../src/features/runs/rest/usage.js';
+import { runStatsRoutes } from '../src/features/runs/rest/run-stats.js';
+import { webhookStatsRoutes } from '../src/features/webhooks/rest/webhook-stats.js';
 import { sessionRoutes } from '../src/features/threads/rest/sessions.js';
 import { skillRoutes } from '../src/features/agents/rest/skills.js';
 import { supportRoutes } from '../src/features/support-api/rest/support.js';
@@ -47,6 +49,8 @@ export const routes: Route[] = [
   ...inboxRoutes,
   ...runDetailRoutes,
   ...usageRoutes,
+  ...runStatsRoutes,
+  ...webhookStatsRoutes,
   ...memoryRoutes,
   ...environmentRoutes,
   ...auditRoutes,

@@ -104,5 +104,18 @@ export function reads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[]
     { name: 'console: threads', call: console('ConsoleThreads', { first: 50 }) },
     { name: 'console: webhook deliveries', call: console('ConsoleWebhookDeliveries', { subscriptionId: d.subscription.id, first: 50 }) },
     { name: 'console: finding analyses', call: console('ConsoleFindingAnalyses', { first: 20 }) },
+    // The dashboards' aggregates over one day of the seeded period (a twentieth of the runs): one range
+    // scan of the day, whatever the table's size.
+    { name: 'stats: runs, one day', call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&bucket=hour`) },
+    {
+      name: 'stats: runs of an agent, one day',
+      call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
+    },
+    { name: 'stats: webhook deliveries, one day', call: () => api.get(`/api/v1/stats/webhooks?from=${d.dayBefore}&to=${d.mid}`) },
+    { name: 'console: dashboard, one day', call: console('ConsoleDashboard', { from: d.dayBefore, to: d.mid }) },
+    {
+      name: 'console: agent charts, one day',
+      call: console('ConsoleEntityStats', { from: d.dayBefore, to: d.mid, usageGroup: 'hour', agentId: d.agent.id, agent: d.agent.id }),
+    },
   ];
 }

@@ -39,7 +39,7 @@ import {
 import { AttemptTrace } from './attempt-trace.js';
 import { newTraceId } from '../traces/run-tracer.js';
 import { isAppError } from '../lib/errors.js';
-import { announceThreadChanged } from '../services/event-topics.js';
+import { announceRunChanged, announceThreadChanged } from '../services/event-topics.js';
 import { runSealHooks } from '../services/run-hooks.js';
 import { runMetrics } from '../lib/service-metrics.js';
 import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
@@ -242,7 +242,7 @@ export class WorkerPool {
       traceId: newTraceId(),
     });
     if (!claimed) return null;
-    this.deps.events.publish('runChanged', claimed.run.id, claimed.run);
+    announceRunChanged(this.deps.events, claimed.run);
     // A run starts with its first attempt; later attempts (retries, takeovers, resumes) continue it.
     if (claimed.run.attempts === 1 && claimed.run.startedAt)
       runMetrics.started(claimed.run.agentId, claimed.run.createdAt, claimed.run.startedAt);
@@ -350,7 +350,7 @@ export class WorkerPool {
       if (sealed) {
         const { threadHasPending, ...row } = sealed;
         runMetrics.ended(row.agentId, row.status, row.startedAt, row.sealedAt);
-        this.deps.events.publish('runChanged', row.id, row);
+        announceRunChanged(this.deps.events, row);
         // The seal appended to the thread's history, freed it and finished the run's inbox entries.
         announceThreadChanged(this.deps.events, row.threadId);
         // What features do on a seal (web push, finding analyses, inbox promotion) is theirs: the
@@ -387,7 +387,7 @@ export class WorkerPool {
       return;
     }
     this.announced.delete(run.id);
-    this.deps.events.publish('runChanged', handed.id, handed);
+    announceRunChanged(this.deps.events, handed);
     this.deps.logger.info(
       { runId: run.id, attempt: run.attempts, worker: this.id },
       'run handed back on shutdown: accepted again for the next worker',
@@ -399,7 +399,7 @@ export class WorkerPool {
     // Forgotten first: the requeue's NOTIFY must wake this pool for the run again.
     this.announced.delete(run.id);
     const requeued = await requeueRun(this.deps.db, run.id);
-    if (requeued) this.deps.events.publish('runChanged', requeued.id, requeued);
+    if (requeued) announceRunChanged(this.deps.events, requeued);
   }
 
   private scheduleRecovery() {
@@ -419,7 +419,7 @@ export class WorkerPool {
       const moved = await takeOverExpired(this.deps.db, run);
       if (moved) {
         this.deps.logger.warn({ runId: run.id, status: moved.status }, 'took over a run whose lease expired');
-        this.deps.events.publish('runChanged', moved.id, moved);
+        announceRunChanged(this.deps.events, moved);
         if (moved.status === 'failed') announceThreadChanged(this.deps.events, moved.threadId);
       }
     }

@@ -85,6 +85,12 @@ export type EventTopics = {
   /** A run's row changed (status, pending, output…): the whole row after the change, by run id. */
   runChanged: [runId: string, payload: Run];
   /**
+   * A run of the workspace was accepted or its row changed: the whole row, by workspace id (the
+   * runsChanged subscription, what the console's live runs panel follows). Published with runChanged
+   * (announceRunChanged) and when a run is accepted.
+   */
+  workspaceRunChanged: [workspaceId: string, payload: Run];
+  /**
    * A thread's row or inbox changed (version, current/last run, history, archive; an entry delivered,
    * edited, incorporated, turned into a run, finished), by thread id, after the change committed.
    * Only a signal: the threadUpdated subscription reads the thread as it is then (thread-watch.ts).
@@ -111,6 +117,12 @@ export function listenTo<
   Topic extends 'runItem' | 'runChanged' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged' | 'webhookDeliveryChanged',
 >(events: Events, topic: Topic, id: string, listener: (payload: EventTopics[Topic][1]) => void): () => void {
   return listen(events, topic, id, listener as (payload: unknown) => void);
+}
+
+/** Tells followers of the run and of its workspace's runs that its row changed. Call it after the change committed. */
+export function announceRunChanged(events: Events, run: Run): void {
+  events.publish('runChanged', run.id, run);
+  events.publish('workspaceRunChanged', run.workspaceId, run);
 }
 
 /**

@@ -475,6 +475,9 @@ async function scenario() {
 
   // the usage of the runs above, by model
   await call('GET /api/v1/usage', 'GET', '/api/v1/usage?group_by=model');
+  // the dashboards' statistics, over a fixed range before the scenario (byte-stable: every bucket empty)
+  await call('GET /api/v1/stats/runs', 'GET', '/api/v1/stats/runs?from=2020-01-01T00:00:00Z&to=2020-01-01T06:00:00Z&bucket=hour');
+  await call('GET /api/v1/stats/webhooks', 'GET', '/api/v1/stats/webhooks?from=2020-01-01T00:00:00Z&to=2020-01-01T03:00:00Z');
 
   // the support API: push, status, presence
   await call('GET /api/push/configuration', 'GET', '/api/push/configuration');

@@ -1,5 +1,8 @@
-// The landing page: which workspace this is, who is acting, and the runs waiting for someone (an
-// approval, a client tool result or an answer), newest first, each a link to where it is answered.
+// The landing page: which workspace this is, who is acting, the runs waiting for someone (an
+// approval, a client tool result or an answer), newest first, each a link to where it is answered, and
+// the dashboard: live runs and charts over a time range. The dashboard (and its charting library) is
+// its own chunk, loaded after the frame, so signing in does not wait for it.
+import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '../api';
 import { ConsoleOverviewDocument, type ConsoleOverviewQuery } from '../../generated/graphql';
@@ -8,6 +11,8 @@ import { ColumnTable, type Column } from '../components/PagedTable';
 
 /** How many runs a list page holds, with a `+` when there are more. */
 const count = (list: ConsoleOverviewQuery['active']) => (list.pageInfo.hasNextPage ? `${list.edges.length}+` : String(list.edges.length));
+
+const Dashboard = lazy(async () => ({ default: (await import('../sections/dashboard')).Dashboard }));
 
 type WaitingRun = ConsoleOverviewQuery['waiting']['edges'][number]['node'];
 
@@ -50,6 +55,9 @@ export function OverviewPage() {
             <ColumnTable rows={waiting} columns={WAITING_COLUMNS} label="Runs waiting for someone" />
           )}
           {data.waiting.pageInfo.hasNextPage ? <Link to="/runs?status=waiting">All waiting runs</Link> : null}
+          <Suspense fallback={<Loading label="Loading the dashboard…" />}>
+            <Dashboard />
+          </Suspense>
         </>
       ) : null}
     </>

@@ -262,7 +262,7 @@ export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise
     .text(' FROM new_run');
   const rows = await queryDirect<Run & { notified: unknown; webhookEvents?: number }>(db, statement.build());
   const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
-  announceNewRun(call, run.id);
+  announceNewRun(call, run as Run);
   return run as Run;
 }
 
@@ -275,8 +275,12 @@ export type NewRunWriter = Pick<CallContext<Actor | null>, 'db' | 'events' | 'af
  * this process's own at once, without the NOTIFY's round trip through PostgreSQL. Before the commit
  * it would be too early: a claim would not see the run yet and would find nothing.
  */
-function announceNewRun(call: NewRunWriter, runId: string) {
-  call.afterCommit(() => call.events.publish('runAccepted', { runId }));
+function announceNewRun(call: NewRunWriter, run: Run) {
+  call.afterCommit(() => {
+    call.events.publish('runAccepted', { runId: run.id });
+    // The workspace's live runs (the console's dashboard) show it from its acceptance.
+    call.events.publish('workspaceRunChanged', run.workspaceId, run);
+  });
 }
 
 /** PATCH of a run: labels only (versioned, audited, If-Match). */

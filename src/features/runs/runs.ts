@@ -23,7 +23,7 @@ import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
 import { attachAssets } from '../assets/assets.js';
 import { RUN_COLUMNS } from '../../storage/columns.js';
-import { announceThreadChanged } from '../../services/event-topics.js';
+import { announceRunChanged, announceThreadChanged } from '../../services/event-topics.js';
 import { createdWhere, listQuery, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { readDocument } from '../../lib/json-documents.js';
@@ -243,7 +243,7 @@ export async function cancelRun(call: CallContext, id: string) {
     throw new AppError('conflict', 'the run changed while it was being cancelled; try again');
   });
   call.events.publish('runCancelRequested', { runId: run.id });
-  call.events.publish('runChanged', run.id, run);
+  announceRunChanged(call.events, run);
   // Cancelled at once, it is no longer its thread's current run.
   if (run.status === 'cancelled' && !call.inTransaction) announceThreadChanged(call.events, run.threadId);
   // A run cancelled before a worker took it frees its thread now: the next inbox entry goes.

@@ -2,11 +2,11 @@
 // and archiving. Every change carries the ETag the page last read and reads the agent again afterwards.
 import { Spending } from '../../components/Spending';
 import { ConsoleAgentDocument, ConsoleAgentRevisionsDocument } from '../../../generated/graphql';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DetailPage, useDetailQuery } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge } from '../../components/ui';
+import { Badge, Loading } from '../../components/ui';
 import { AgentDetailsForm } from './AgentDetailsForm';
 import { ArchiveControl } from './ArchiveControl';
 import { type Revision } from './documents';
@@ -14,6 +14,8 @@ import { PublishRevisionForm } from './PublishRevisionForm';
 import { RevisionsPanel } from './RevisionsPanel';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
+// Its charts come with the dashboards' chunk (and the charting library), loaded when the page shows them.
+const EntityCharts = lazy(async () => ({ default: (await import('../dashboard')).EntityCharts }));
 export function AgentPage() {
   const { agentId = '' } = useParams();
   const detail = useDetailQuery(ConsoleAgentDocument, { id: agentId }, (data) => data.agent, { skip: !agentId });
@@ -83,6 +85,9 @@ export function AgentPage() {
             ]}
           />
           <Spending agentId={agent.id} />
+          <Suspense fallback={<Loading label="Loading the charts…" />}>
+            <EntityCharts agentId={agent.id} />
+          </Suspense>
           <AgentDetailsForm key={`details-${generation}`} agent={agent} onSaved={() => void refresh()} onReload={() => void reload()} />
           <RevisionsPanel
             agent={agent}

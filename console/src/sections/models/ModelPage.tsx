@@ -4,19 +4,21 @@
 // refused by the service, and the page explains it and offers to reload.
 import { Spending } from '../../components/Spending';
 import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { EditPanel } from '../../components/Forms';
-import { Badge, EnabledStatePanel, Field, JsonView, LabelsField, Select, TextArea } from '../../components/ui';
+import { Badge, EnabledStatePanel, Field, Loading, JsonView, LabelsField, Select, TextArea } from '../../components/ui';
 import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
 
+// Its charts come with the dashboards' chunk (and the charting library), loaded when the page shows them.
+const EntityCharts = lazy(async () => ({ default: (await import('../dashboard')).EntityCharts }));
 export function ModelPage() {
   const { key = '' } = useParams();
   const detail = useDetailQuery(ConsoleModelDocument, { key }, (data) => data.model);
@@ -61,6 +63,9 @@ export function ModelPage() {
           />
           <JsonView value={model.settings} label="Settings" />
           <Spending model={model.key} />
+          <Suspense fallback={<Loading label="Loading the charts…" />}>
+            <EntityCharts model={model.key} />
+          </Suspense>
           <DetailNotice detail={detail} />
           <EnabledStatePanel
             what="model"
