@@ -12,8 +12,8 @@ import type { Logger } from '../lib/logger.js';
 import { ATTR, SPAN_KIND_NAMES, STATUS_NAMES } from './names.js';
 import type { SpanAttributes, SpanEvent, SpanLink } from './span-documents.js';
 
-/** One span as `trace_spans` stores it (the JSON record the INSERT reads). */
-interface SpanRow {
+/** One span as `trace_spans` stores it (the JSON record the INSERT reads, and what live followers are sent). */
+export interface SpanRow {
   trace_id: string;
   span_id: string;
   parent_span_id: string | null;
@@ -36,7 +36,8 @@ interface SpanRow {
 /** Nanoseconds since the epoch, as a decimal string (beyond a double's exact range). */
 export const unixNano = (time: [number, number]) => (BigInt(time[0]) * 1_000_000_000n + BigInt(time[1])).toString();
 
-function rowOf(span: ReadableSpan): SpanRow | null {
+/** A span as its row; null for a span that belongs to no run (it is neither stored nor followed). */
+export function rowOf(span: ReadableSpan): SpanRow | null {
   const {
     [ATTR.runId]: runId,
     [ATTR.workspaceId]: workspaceId,
