@@ -9,6 +9,8 @@
 // view lists the same spans. The approved successor links back to the span it follows from. And a
 // finding's evidence opens the run page on the span it cites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.js';
 import { browserAvailable, screenshot } from '../helpers/browser.js';
@@ -35,6 +37,18 @@ const titles = (page: Page) =>
   waterfall(page)
     .locator('.wf-name')
     .evaluateAll((buttons) => buttons.map((b) => b.firstChild?.textContent));
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.1 A/AA violations inside the trace section, as it is now (rule id and targets). */
+async function traceViolations(page: Page): Promise<{ id: string; targets: string[] }[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: any[] }> } }).axe;
+    const result = await axe.run('.run-trace', { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id as string, targets: v.nodes.map((n: { target: string[] }) => n.target.join(' ')) }));
+  });
+}
 
 interface Span {
   span_id: string;
@@ -128,6 +142,7 @@ describe.skipIf(!browserAvailable)("a run's trace waterfall in the console", () 
     await expect(attributes.getByRole('row').filter({ hasText: 'wsa.tool.permission' }).textContent()).resolves.toContain('ask');
     await details.getByText('wsa.pause').first().waitFor();
     await screenshot(page, 'trace-span-details');
+    expect(await traceViolations(page)).toEqual([]);
 
     // The keyboard: Up moves to the row above, Home to the first.
     await toolRow.getByRole('button').focus();
@@ -143,6 +158,7 @@ describe.skipIf(!browserAvailable)("a run's trace waterfall in the console", () 
     const table = trace.getByRole('table', { name: 'Spans' });
     await expect(table.getByRole('row').count()).resolves.toBe(6);
     await expect(table.getByRole('row').nth(5).textContent()).resolves.toMatch(/Tool http_request.*tool call.*permission ask/);
+    expect(await traceViolations(page)).toEqual([]);
     await trace.getByRole('button', { name: 'Waterfall' }).click();
 
     // Approve: the successor's attempt follows from this run's last attempt (a linked trace).
@@ -197,7 +213,7 @@ describe.skipIf(!browserAvailable)("a run's trace waterfall in the console", () 
 
     const page = await app.signedIn(`/findings/${finding.id}`);
     const evidence = page.getByRole('table', { name: 'Evidence' });
-    await evidence.getByRole('link', { name: `Span ${spanId} in run ${run.id}'s trace` }).click();
+    await evidence.getByRole('link', { name: spanId, exact: true }).click();
     await page.waitForURL((url) => url.pathname === `/runs/${run.id}` && url.searchParams.get('span') === spanId);
     // The span is chosen, in view and focused, its details open.
     const button = rowOf(page, spanId).getByRole('button');

@@ -113,6 +113,7 @@ export function watchRunTrace(call: CallContext, runId: string): AsyncGenerator<
       followTrace(run.traceId);
       if (!runSettled(run.status)) await askReplay();
       for (const span of (await traceOf(call, run)).spans) yield { span, inProgress: false };
+      if (runSettled(run.status)) return;
       while (!runSettled(run.status) && !closed.aborted) {
         const next = queue.shift();
         if (!next) {
@@ -132,6 +133,12 @@ export function watchRunTrace(call: CallContext, runId: string): AsyncGenerator<
           if (!runSettled(run.status)) await askReplay();
         }
       }
+      // Settled: its spans are stored with the seal. They are sent once more as stored: a follower
+      // that came after the last attempt's span ended and before the seal committed heard nothing of
+      // that attempt (the tracer had let go of its spans, the database did not have them yet); one
+      // that learned the trace id late, or began listening through Redis after a span was sent, missed
+      // some. Each ends with the whole trace all the same.
+      if (!closed.aborted && followed) for (const span of (await traceOf(call, run)).spans) yield { span, inProgress: false };
     } finally {
       for (const stop of stops) stop();
     }

@@ -28,7 +28,7 @@ export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidenc
                     {entry.spanIds.map((spanId) => (
                       <li key={spanId}>
                         {/* Opens the run's waterfall with the span chosen and in view. */}
-                        <Link to={`/runs/${entry.runId}?span=${spanId}`} aria-label={`Span ${spanId} in run ${entry.runId}'s trace`}>
+                        <Link to={`/runs/${entry.runId}?span=${spanId}`} title="Open this span in the run’s trace">
                           <code>{spanId}</code>
                         </Link>
                       </li>
