@@ -6,11 +6,12 @@
 // written and nothing waits: a publish is one call per span start and end.
 //
 // A follower that arrives in the middle of an attempt missed the starts and ends before it: the
-// processor keeps the spans of the attempts running in this process (open or ended, until their
-// attempt's span ends and the worker stores them) and sends them again when asked (`replay`).
+// processor keeps the spans of the attempts running in this process (open or ended, until the worker
+// has written them — a retried attempt's — or taken them into the statement that seals the run) and
+// sends them again when asked (`replay`). A follower asks, then reads the stored trace: a span is in
+// one or the other (a sealed attempt's are sent again as stored once the seal is heard).
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR } from './names.js';
 import { rowOf, type SpanRow } from './span-store.js';
 
 /** A span of a run as it starts (`open`) or ends. */
@@ -43,8 +44,14 @@ export class LiveSpanProcessor implements SpanProcessor {
     const row = rowOf(span);
     if (!row) return;
     this.send({ open: false, span: row });
-    // The attempt is over: its spans are being stored, and a follower reads them from there.
-    if (span.attributes[ATTR.operationName] === 'invoke_agent') this.forget(row.trace_id, row.run_id);
+  }
+
+  /** The attempt's spans of `runId` are stored (or part of the sealing statement): a follower reads them from there. */
+  stored(runId: string): void {
+    for (const [traceId, spans] of this.current) {
+      for (const [spanId, entry] of spans) if (entry.runId === runId) spans.delete(spanId);
+      if (spans.size === 0) this.current.delete(traceId);
+    }
   }
 
   /** Sends again every span of `traceId` that an attempt running here holds (a follower just arrived). */
@@ -53,13 +60,6 @@ export class LiveSpanProcessor implements SpanProcessor {
       const row = rowOf(span);
       if (row) this.send(span.ended ? { open: false, span: row } : { open: true, span: openRow(row) });
     }
-  }
-
-  private forget(traceId: string, runId: string) {
-    const spans = this.current.get(traceId);
-    if (!spans) return;
-    for (const [spanId, entry] of spans) if (entry.runId === runId) spans.delete(spanId);
-    if (spans.size === 0) this.current.delete(traceId);
   }
 
   private send(event: LiveSpan) {

@@ -64,10 +64,11 @@ export class RunTracer {
 
   /** `live`: told of every span of a run as it starts and ends (the service publishes them to live followers). */
   constructor(config: Config, db: Db, logger: Logger, live?: LiveSpanListener) {
-    this.store = new DatabaseSpanProcessor(db, logger);
-    const processors: SpanProcessor[] = [this.store];
-    this.live = live ? new LiveSpanProcessor(live) : null;
-    if (this.live) processors.push(this.live);
+    const following = live ? new LiveSpanProcessor(live) : null;
+    this.live = following;
+    this.store = new DatabaseSpanProcessor(db, logger, (runId) => following?.stored(runId));
+    // The live processor first: a span is sent to followers before the store may take it away.
+    const processors: SpanProcessor[] = following ? [following, this.store] : [this.store];
     if (config.otlpTracesEndpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.otlpTracesEndpoint })));
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.otelServiceName }),

@@ -95,6 +95,8 @@ export class DatabaseSpanProcessor implements SpanProcessor {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+    /** Told when an attempt's spans leave this processor for the database (live-spans.ts lets go of them then). */
+    private readonly onStored: (runId: string) => void = () => undefined,
   ) {}
 
   /** An attempt of `runId` starts: its spans are kept until the attempt ends. */
@@ -119,6 +121,7 @@ export class DatabaseSpanProcessor implements SpanProcessor {
   drain(runId: string): Prisma.Sql | null {
     const rows = this.pending.get(runId);
     this.pending.delete(runId);
+    this.onStored(runId);
     return rows?.length ? insertSpans(rows) : null;
   }
 
@@ -127,6 +130,7 @@ export class DatabaseSpanProcessor implements SpanProcessor {
     const rows = this.pending.get(runId);
     this.pending.delete(runId);
     if (rows?.length) await this.write(rows);
+    this.onStored(runId);
   }
 
   private async write(rows: SpanRow[]) {
