@@ -65,9 +65,10 @@ export function roleOf(span: TraceSpan): SpanRole {
   return 'other';
 }
 
-/** A duration for people: 850 ms, 1.24 s. */
+/** A duration for people: 0.25 ms, 4.5 ms, 850 ms, 1.24 s. */
 export function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
