@@ -183,6 +183,53 @@ describe.skipIf(!browserAvailable)("a run's trace waterfall in the console", () 
     await page.close();
   });
 
+  it("nests a subagent's run beneath the call that delegated to it, linked to the child run", async () => {
+    const helperId = (await app.createAgent('Adder', { model: 'dev', model_settings: { script: [[{ text: 'The sum is 5.' }]] } })).id;
+    const parentId = (
+      await app.createAgent('Delegator', {
+        model: 'dev',
+        subagents: { adder: { agent_id: helperId, description: 'adds numbers' } },
+        model_settings: {
+          script: [[{ tool_call: { id: 'd1', name: 'delegate_to_adder', arguments: { task: 'Add 2 and 3.' } } }], [{ text: 'It is 5.' }]],
+        },
+      })
+    ).id;
+    const run = await startRun(parentId);
+    expect(await settleRun(t, run.id)).toMatchObject({ status: 'completed' });
+    const spans = await traceOf(run.id);
+    const delegate = spans.find((s) => s.name === 'execute_tool delegate_to_adder')!;
+    const childRoot = spans.find((s) => s.parent_span_id === delegate.span_id)!;
+    const childRunId = (await t.rest('GET', `/api/v1/runs/${run.id}/trace`)).body.spans.find(
+      (s: { span_id: string }) => s.span_id === childRoot.span_id,
+    ).run_id as string;
+
+    const page = await app.signedIn(`/runs/${run.id}`);
+    await rowOf(page, childRoot.span_id).waitFor();
+    // Parent attempt › its request, the delegating call › the child's attempt › its request, then the parent's answer.
+    expect(await titles(page)).toEqual([
+      'Attempt 1',
+      'Model request 1',
+      'Tool delegate_to_adder',
+      'Attempt 1',
+      'Model request 1',
+      'Model request 2',
+    ]);
+    const indent = (spanId: string) =>
+      rowOf(page, spanId)
+        .locator('.wf-label')
+        .evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft));
+    expect(await indent(childRoot.span_id)).toBeGreaterThan(await indent(delegate.span_id));
+    const childLink = rowOf(page, childRoot.span_id).getByRole('link', { name: `run ${childRunId}` });
+    await screenshot(page, 'trace-subagent');
+    await childLink.click();
+    await page.getByRole('heading', { name: `Run ${childRunId}` }).waitFor();
+    // The child's page shows the same trace: its parent's spans link back to the parent run.
+    await rowOf(page, delegate.span_id)
+      .getByRole('link', { name: `run ${run.id}` })
+      .waitFor();
+    await page.close();
+  });
+
   it('opens the span a finding cites from the finding’s evidence', async () => {
     // A run that fails for real (a tool that does not exist, no tool retries): the detectors find it.
     const agentId = (

@@ -3,7 +3,7 @@
 // that matter for its kind (tokens and time to first token of a model request, the permission path
 // and outcome of a tool call, the outcome of an attempt), and its events (retries, pauses). Pure
 // functions of the spans: the page keeps no other state about them.
-import type { TraceSpanFieldsFragment } from '../../../generated/graphql';
+import type { TraceSpanFieldsFragment } from '../../../generated/graphql.ts';
 
 export type TraceSpan = TraceSpanFieldsFragment;
 
