@@ -17,7 +17,6 @@ function span(
   extra: Partial<TraceSpan> = {},
 ): TraceSpan {
   return {
-    __typename: 'TraceSpan',
     traceId: 't1',
     spanId: id,
     parentSpanId: parent,
@@ -82,10 +81,8 @@ describe('the trace waterfall model', () => {
 
   it('makes a span whose parent is not in the trace a root, and marks retries and pauses where they happened', () => {
     const retried = span('a1', null, 10, 20, { 'gen_ai.operation.name': 'invoke_agent', 'wsa.run.outcome': 'retry' }, {
-      status: { __typename: 'TraceSpanStatus', code: 'error', message: 'overloaded' },
-      events: [
-        { __typename: 'TraceSpanEvent', name: 'wsa.retry', timeUnixNano: at(19), attributes: { 'wsa.retry.reason': 'transient_error' } },
-      ],
+      status: { code: 'error', message: 'overloaded' },
+      events: [{ name: 'wsa.retry', timeUnixNano: at(19), attributes: { 'wsa.retry.reason': 'transient_error' } }],
     } as Partial<TraceSpan>);
     const orphan = span('o', 'expired_parent', 5, 8, { 'gen_ai.operation.name': 'chat', 'wsa.model.purpose': 'review' });
     const { rows } = buildWaterfall([ended(retried), ended(orphan)]);
