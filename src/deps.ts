@@ -3,11 +3,11 @@
 // and the hooks features register on the run engine.
 import type { Config } from './config.js';
 import type { Database } from './db.js';
-import { createEvents } from './lib/events.js';
+import { createEvents, listen } from './lib/events.js';
 import type { Logger } from './lib/logger.js';
 import { loadSecretBox } from './secrets.js';
 import type { Deps } from './services/deps.js';
-import type { EventTopics } from './services/event-topics.js';
+import { TRACE_REPLAY_CHANNEL, type EventTopics } from './services/event-topics.js';
 import { registerSealHook } from './services/run-hooks.js';
 import { analysisOnSeal } from './features/findings/analysis-agent.js';
 import { inboxPromotionOnSeal } from './features/runs/inbox-promotion.js';
@@ -28,12 +28,17 @@ export function registerRunHooks(): void {
 
 export function assembleDeps(config: Config, logger: Logger, database: Database): Deps {
   registerRunHooks();
+  const events = createEvents<EventTopics>({ redisUrl: config.redisUrl, logger });
+  // Spans as they start and end, by trace id, for followers of a running run's trace (runTraceSpans);
+  // a follower that arrives mid-attempt asks every instance for the spans its attempts hold so far.
+  const tracer = new RunTracer(config, database.prisma, logger, (live) => events.publish('traceSpan', live.span.trace_id, live));
+  listen(events, 'traceReplay', TRACE_REPLAY_CHANNEL, (asked) => tracer.replayLive((asked as { traceId: string }).traceId));
   return {
     db: database.prisma,
     config,
     logger,
     secrets: loadSecretBox(config, logger),
-    events: createEvents<EventTopics>({ redisUrl: config.redisUrl, logger }),
-    tracer: new RunTracer(config, database.prisma, logger),
+    events,
+    tracer,
   };
 }

@@ -190,8 +190,9 @@ export class AttemptTrace {
 /** Ends a model request span with its tokens and finish reason, or its error. */
 export function endModelRequest(
   span: Span,
-  result: { inputTokens?: number; outputTokens?: number; finishReason?: string; error?: unknown },
+  result: { inputTokens?: number; outputTokens?: number; finishReason?: string; timeToFirstTokenMs?: number; error?: unknown },
 ) {
+  if (result.timeToFirstTokenMs !== undefined) span.setAttribute(ATTR.timeToFirstToken, result.timeToFirstTokenMs);
   if (result.inputTokens !== undefined) span.setAttribute(ATTR.inputTokens, result.inputTokens);
   if (result.outputTokens !== undefined) span.setAttribute(ATTR.outputTokens, result.outputTokens);
   if (result.finishReason) span.setAttribute(ATTR.finishReasons, [result.finishReason]);

@@ -35,6 +35,8 @@ export interface Turn {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  /** Milliseconds from sending the request to the first streamed text, reasoning or tool call (none: nothing came). */
+  timeToFirstTokenMs?: number;
 }
 
 /** What an abort throws: the signal's reason (a cancel, a shutdown, a lost lease), as `streamText`'s abort part carried it. */
@@ -43,7 +45,16 @@ const abortError = (signal: AbortSignal): unknown => signal.reason ?? new Error(
 /** Streams one model request into `items`, adding its tokens to `usage`. Throws on a model error or an abort. */
 export async function streamTurn(request: TurnRequest, items: RunItemStream, usage: Usage): Promise<Turn> {
   const { model, signal } = request;
-  const firstToken = modelMetrics.firstTokenClock(model.key, model.providerType);
+  const clock = modelMetrics.firstTokenClock(model.key, model.providerType);
+  // The same instant the metric observes, kept for the request's trace span.
+  const sent = performance.now();
+  let firstTokenMs: number | undefined;
+  const firstToken = {
+    part() {
+      firstTokenMs ??= performance.now() - sent;
+      clock.part();
+    },
+  };
   let stream;
   try {
     stream = await openModelStream(request);
@@ -138,6 +149,7 @@ export async function streamTurn(request: TurnRequest, items: RunItemStream, usa
     inputTokens: tokens.input,
     outputTokens: tokens.output,
     cachedInputTokens: tokens.cachedInput,
+    ...(firstTokenMs !== undefined ? { timeToFirstTokenMs: Math.round(firstTokenMs * 1000) / 1000 } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 // DateTime scalar serializes the same way.
 import type { Run, Workspace } from '../generated/prisma/client.js';
 import { listen, type EventBus } from '../lib/events.js';
+import type { LiveSpan } from '../traces/live-spans.js';
 
 /** A run item as subscribers see it: the run_items row's fields (the engine's RunItemState has these and `runId`). */
 export interface ItemView {
@@ -91,6 +92,16 @@ export type EventTopics = {
    */
   workspaceRunChanged: [workspaceId: string, payload: Run];
   /**
+   * A span of a run trace started (open) or ended, by trace id, as it happens — before the attempt's
+   * spans are stored (they are stored when it ends). What runTraceSpans followers hear.
+   */
+  traceSpan: [traceId: string, payload: LiveSpan];
+  /**
+   * A follower of the trace arrived: every instance sends again (on `traceSpan`) the spans its running
+   * attempts of that trace hold, open or ended but not yet stored. One channel for all traces.
+   */
+  traceReplay: [channel: typeof TRACE_REPLAY_CHANNEL, payload: { traceId: string }];
+  /**
    * A thread's row or inbox changed (version, current/last run, history, archive; an entry delivered,
    * edited, incorporated, turned into a run, finished), by thread id, after the change committed.
    * Only a signal: the threadUpdated subscription reads the thread as it is then (thread-watch.ts).
@@ -110,11 +121,15 @@ export type EventTopics = {
   deviceRelayReply: [instanceId: string, payload: DeviceRelayReply];
 };
 
+/** The id `traceReplay` is published under (the topic has a single channel). */
+export const TRACE_REPLAY_CHANNEL = 'all';
+
 export type Events = EventBus<EventTopics>;
 
 /** `listen` (src/lib/events.ts) with the topic's payload type: a synchronous listener, in publish order. */
 export function listenTo<
-  Topic extends 'runItem' | 'runChanged' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged' | 'webhookDeliveryChanged',
+  Topic extends
+    'runItem' | 'runChanged' | 'traceSpan' | 'threadChanged' | 'workspaceUpdated' | 'presenceChanged' | 'webhookDeliveryChanged',
 >(events: Events, topic: Topic, id: string, listener: (payload: EventTopics[Topic][1]) => void): () => void {
   return listen(events, topic, id, listener as (payload: unknown) => void);
 }

@@ -29,6 +29,7 @@ export const ATTR = {
   modelKey: 'wsa.model.key',
   modelRequest: 'wsa.model.request',
   modelPurpose: 'wsa.model.purpose',
+  timeToFirstToken: 'wsa.model.time_to_first_token_ms',
   toolSource: 'wsa.tool.source',
   toolNamespace: 'wsa.tool.namespace',
   toolExecution: 'wsa.tool.execution',

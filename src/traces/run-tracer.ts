@@ -16,6 +16,7 @@ import {
 import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import type { Logger } from '../lib/logger.js';
+import { LiveSpanProcessor, type LiveSpanListener } from './live-spans.js';
 import { DatabaseSpanProcessor } from './span-store.js';
 
 /**
@@ -59,10 +60,15 @@ export class RunTracer {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
   private readonly ids = new PresetTraceIds();
+  private readonly live: LiveSpanProcessor | null;
 
-  constructor(config: Config, db: Db, logger: Logger) {
-    this.store = new DatabaseSpanProcessor(db, logger);
-    const processors: SpanProcessor[] = [this.store];
+  /** `live`: told of every span of a run as it starts and ends (the service publishes them to live followers). */
+  constructor(config: Config, db: Db, logger: Logger, live?: LiveSpanListener) {
+    const following = live ? new LiveSpanProcessor(live) : null;
+    this.live = following;
+    this.store = new DatabaseSpanProcessor(db, logger, (runId) => following?.stored(runId));
+    // The live processor first: a span is sent to followers before the store may take it away.
+    const processors: SpanProcessor[] = following ? [following, this.store] : [this.store];
     if (config.otlpTracesEndpoint) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: config.otlpTracesEndpoint })));
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.otelServiceName }),
@@ -88,6 +94,11 @@ export class RunTracer {
     } finally {
       this.ids.preset = null;
     }
+  }
+
+  /** Sends the live listener again the spans of `traceId` that attempts running in this process hold. */
+  replayLive(traceId: string): void {
+    this.live?.replay(traceId);
   }
 
   /** Exports (OTLP) and stores what every processor holds now. */

@@ -12,8 +12,8 @@ import type { Logger } from '../lib/logger.js';
 import { ATTR, SPAN_KIND_NAMES, STATUS_NAMES } from './names.js';
 import type { SpanAttributes, SpanEvent, SpanLink } from './span-documents.js';
 
-/** One span as `trace_spans` stores it (the JSON record the INSERT reads). */
-interface SpanRow {
+/** One span as `trace_spans` stores it (the JSON record the INSERT reads, and what live followers are sent). */
+export interface SpanRow {
   trace_id: string;
   span_id: string;
   parent_span_id: string | null;
@@ -36,7 +36,8 @@ interface SpanRow {
 /** Nanoseconds since the epoch, as a decimal string (beyond a double's exact range). */
 export const unixNano = (time: [number, number]) => (BigInt(time[0]) * 1_000_000_000n + BigInt(time[1])).toString();
 
-function rowOf(span: ReadableSpan): SpanRow | null {
+/** A span as its row; null for a span that belongs to no run (it is neither stored nor followed). */
+export function rowOf(span: ReadableSpan): SpanRow | null {
   const {
     [ATTR.runId]: runId,
     [ATTR.workspaceId]: workspaceId,
@@ -94,6 +95,8 @@ export class DatabaseSpanProcessor implements SpanProcessor {
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
+    /** Told when an attempt's spans leave this processor for the database (live-spans.ts lets go of them then). */
+    private readonly onStored: (runId: string) => void = () => undefined,
   ) {}
 
   /** An attempt of `runId` starts: its spans are kept until the attempt ends. */
@@ -118,6 +121,7 @@ export class DatabaseSpanProcessor implements SpanProcessor {
   drain(runId: string): Prisma.Sql | null {
     const rows = this.pending.get(runId);
     this.pending.delete(runId);
+    this.onStored(runId);
     return rows?.length ? insertSpans(rows) : null;
   }
 
@@ -126,6 +130,7 @@ export class DatabaseSpanProcessor implements SpanProcessor {
     const rows = this.pending.get(runId);
     this.pending.delete(runId);
     if (rows?.length) await this.write(rows);
+    this.onStored(runId);
   }
 
   private async write(rows: SpanRow[]) {

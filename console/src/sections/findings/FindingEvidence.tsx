@@ -1,5 +1,6 @@
 // The evidence of a finding: each run that showed the problem, its trace and the spans that show it.
-// Trace retention may have deleted old spans; the ids stay (findings outlive the spans they cite).
+// Each span opens in its run's trace waterfall, chosen and in view. Trace retention may have deleted
+// old spans; the ids stay (findings outlive the spans they cite).
 import { Link } from 'react-router';
 import { ColumnHeads, Empty } from '../../components/ui';
 import type { FindingDetail } from './documents';
@@ -26,7 +27,10 @@ export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidenc
                   <ul className="span-list">
                     {entry.spanIds.map((spanId) => (
                       <li key={spanId}>
-                        <code>{spanId}</code>
+                        {/* Opens the run's waterfall with the span chosen and in view. */}
+                        <Link to={`/runs/${entry.runId}?span=${spanId}`} title="Open this span in the run’s trace">
+                          <code>{spanId}</code>
+                        </Link>
                       </li>
                     ))}
                   </ul>

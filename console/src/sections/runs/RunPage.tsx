@@ -1,7 +1,7 @@
 // One run: its status (live through runStatus), what it waits for (answered here, then the page moves
 // to the successor run the resume created, which goes on live; resumed elsewhere, the page hears it
 // through the run's thread and links to the successor), its transcript, output, usage and failure,
-// its lineage, and cancel and fork.
+// its trace as a waterfall (live while it runs), its lineage, and cancel and fork.
 import { ConsoleRunDocument, ConsoleRunStatusDocument } from '../../../generated/graphql';
 import { useCallback, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -14,6 +14,7 @@ import { PendingActions } from './PendingActions';
 import { ForkForm, RunActions, canFork } from './RunActions';
 import { RunLineage } from './RunLineage';
 import { RunOutcome } from './RunOutcome';
+import { RunTrace } from './RunTrace';
 import { RunTranscript } from './RunTranscript';
 import { useResumedElsewhere } from './useResumedElsewhere';
 
@@ -78,6 +79,7 @@ function RunView({ runId }: { runId: string }) {
           ) : null}
           <RunOutcome run={run} />
           <RunTranscript runId={run.id} />
+          <RunTrace run={run} />
           <RunLineage runId={run.id} status={run.status} />
         </>
       )}

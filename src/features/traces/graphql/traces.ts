@@ -13,6 +13,7 @@ import {
   type SpanLink,
 } from '../traces.js';
 import { listsByKey } from '../../../graphql/modules/request-loaders.js';
+import { watchRunTrace, type TraceSpanUpdate } from '../trace-watch.js';
 import { RunRef } from '../../runs/graphql/runs.js';
 
 const SPAN_KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
@@ -113,5 +114,26 @@ builder.queryFields((t) => ({
     description: 'The trace of a run: its spans, oldest start first.',
     args: { runId: t.arg.id({ required: true }) },
     resolve: async (_r, a, ctx) => getRunTrace(await ctx.call(), String(a.runId)),
+  }),
+}));
+
+const TraceSpanUpdateRef = builder.objectRef<TraceSpanUpdate>('TraceSpanUpdate').implement({
+  description: 'A span of a followed trace: stored, started, or ended (runTraceSpans).',
+  fields: (t) => ({
+    span: t.field({ type: TraceSpanRef, resolve: (u) => u.span }),
+    inProgress: t.exposeBoolean('inProgress', {
+      description: 'true while the span has not ended (its end then reads as its start); the same span comes again when it ends',
+    }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  runTraceSpans: t.field({
+    type: TraceSpanUpdateRef,
+    description:
+      'Follows the trace a run belongs to while the run runs: emits every span stored so far, then each span of the trace as it starts (inProgress) and as it ends, and completes once the run is sealed or waiting (at once when it already is). A span may come more than once: keep its latest state by spanId, and never let an in-progress state replace an ended one.',
+    args: { runId: t.arg.id({ required: true }) },
+    subscribe: async (_r, a, ctx) => watchRunTrace(await ctx.call(), String(a.runId)),
+    resolve: (update) => update,
   }),
 }));
