@@ -32,6 +32,8 @@ import { bumpConfigGeneration, CONFIG_CHANNEL } from './services/config-cache.js
 import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { apiReferenceRouter } from './api-reference/index.js';
+import { createOpenAIEndpoint } from './protocols/openai/server.js';
+import { sendOpenAIError } from './protocols/openai/errors.js';
 import { consoleRouter } from './console-bundle/serve.js';
 import { vapidKeys } from './features/support-api/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './features/support-api/device-socket.js';
@@ -204,7 +206,13 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTokens: number) {
+function limitRequests(
+  limiter: RateLimiter,
+  surface: 'graphql' | 'rest',
+  maxTokens: number,
+  // A protocol adapter answers a refusal in its protocol's error shape.
+  refuse?: (res: Response, refusal: { code: string; message: string }) => void,
+) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -216,6 +224,7 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest', maxTok
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
       const refusal = outcome.refusal;
       if (!refusal) return next();
+      if (refuse) return refuse(res, refusal);
       if (surface === 'rest') {
         sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
         return;
@@ -370,6 +379,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       logger,
       upload: { maxBytes: config.assetMaxBytes, dir: join(config.dataDir, 'assets', 'tmp') },
     }),
+  );
+  // OpenAI-compatible endpoints (Responses, Chat Completions, models) over the same GraphQL operations.
+  app.use(
+    '/openai/v1',
+    limitRequests(rateLimiter, 'rest', maxTokens, (res, refusal) => sendOpenAIError(res, refusal)),
+    createOpenAIEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes }).router,
   );
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
