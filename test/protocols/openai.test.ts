@@ -8,7 +8,9 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
-import { createWorkspace } from '../../src/features/access/admin.js';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let loopback: ModelServer;
@@ -75,6 +77,37 @@ describe('responses', () => {
     expect(trace.status).toBe(200);
     expect(trace.body.spans.length).toBeGreaterThan(0);
     expect((await client.responses.retrieve(response.id)).output_text).toBe('echo: hello');
+    // And a graphql-ws client subscribes to it like to any run.
+    const ws = createClient({
+      url: `${t.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${t.apiKey}` },
+    });
+    const statuses: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      ws.subscribe(
+        { query: 'subscription($id: ID!) { runStatus(runId: $id) { id status } }', variables: { id: response.id } },
+        {
+          next: (value) => statuses.push((value.data as { runStatus: { status: string } }).runStatus.status),
+          error: reject,
+          complete: resolve,
+        },
+      );
+    });
+    await ws.dispose();
+    expect(statuses).toEqual(['completed']);
+  });
+
+  it('respects permissions: a read-only key lists models and reads responses, but starts none', async () => {
+    const readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
+    const reader = new OpenAI({ apiKey: readOnly, baseURL: `${t.url}/openai/v1`, maxRetries: 0 });
+    expect((await reader.models.retrieve(echo.id)).id).toBe(echo.id);
+    const error = await reader.responses.create({ model: echo.id, input: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(error).toMatchObject({ status: 403, type: 'permission_error' });
+    await expect(reader.chat.completions.create({ model: echo.id, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 403,
+    });
   });
 
   it('adds instructions to the agent’s and continues the thread with previous_response_id', async () => {
@@ -217,6 +250,22 @@ describe('responses', () => {
     });
     expect(raw.status).toBe(400);
     expect((await raw.json()).error).toMatchObject({ type: 'invalid_request_error' });
+  });
+});
+
+describe('rate limits', () => {
+  it('answers 429 in OpenAI error shape past the key’s quota', async () => {
+    // A second instance on the same database with a quota of one request a minute per key.
+    const limited = await startTestApp({ rateLimitPerKey: { quota: 1, windowSeconds: 60 } }, t);
+    try {
+      const capped = new OpenAI({ apiKey: t.apiKey, baseURL: `${limited.url}/openai/v1`, maxRetries: 0 });
+      await capped.models.list();
+      const error = await capped.models.list().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+      expect(error).toMatchObject({ status: 429, type: 'rate_limit_error', code: 'rate_limited' });
+    } finally {
+      await limited.stop();
+    }
   });
 });
 
