@@ -104,7 +104,7 @@ describe('responses', () => {
     expect((await reader.models.retrieve(echo.id)).id).toBe(echo.id);
     const error = await reader.responses.create({ model: echo.id, input: 'x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
-    expect(error).toMatchObject({ status: 403, type: 'permission_error' });
+    expect(error).toMatchObject({ status: 403, type: 'permission_error', code: 'permission_denied' });
     await expect(reader.chat.completions.create({ model: echo.id, messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
       status: 403,
     });
@@ -250,6 +250,23 @@ describe('responses', () => {
     });
     expect(raw.status).toBe(400);
     expect((await raw.json()).error).toMatchObject({ type: 'invalid_request_error' });
+  });
+});
+
+describe('the contract', () => {
+  it('publishes an OpenAPI document of the routes, to anonymous callers', async () => {
+    const response = await fetch(`${t.url}/openai/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.fromEntries(Object.entries(document.paths).map(([path, methods]) => [path, Object.keys(methods)]))).toEqual({
+      '/models': ['get'],
+      '/models/{model}': ['get'],
+      '/responses': ['post'],
+      '/responses/{id}': ['get'],
+      '/responses/{id}/cancel': ['post'],
+      '/chat/completions': ['post'],
+    });
   });
 });
 

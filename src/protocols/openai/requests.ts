@@ -60,9 +60,13 @@ export function optionalBoolean(body: Record<string, unknown>, name: string): bo
   return value;
 }
 
+const MAX_MODEL_CHARS = 256;
+
 export function requiredModel(body: Record<string, unknown>): string {
   const model = optionalString(body, 'model');
   if (!model) throw new BadRequest('model is required: an agent id or name (GET /openai/v1/models lists them)', 'model');
+  // Longer than any agent name or id: refused here rather than searched for.
+  if (model.length > MAX_MODEL_CHARS) throw new BadRequest(`model is at most ${MAX_MODEL_CHARS} characters`, 'model');
   return model;
 }
 

@@ -12,6 +12,7 @@ import { isOperationProblem, operationRunner, type EnvelopedGraphQL, type Operat
 import { ResponseEventSequencer, responseObject, SETTLED, type ItemView, type RunView, type StreamEvent } from './responses.js';
 import { chatCompletion, chatInput, ChatStreamer, parseCallId } from './chat.js';
 import { parseResponsesRequest, type ResponsesRequest } from './requests.js';
+import { openAIOpenApiDocument } from './openapi.js';
 
 export interface OpenAIEndpointOptions {
   logger: Logger;
@@ -215,6 +216,11 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
   }
 
   const router = express.Router();
+  // The contract of these routes, public like the REST surfaces' documents.
+  const contract = openAIOpenApiDocument();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(contract);
+  });
   router.use(express.json({ limit: options.maxBodyBytes, strict: true, type: () => true }));
 
   const handle =
@@ -384,14 +390,12 @@ function modelObject(agent: AgentView) {
 }
 
 function openEventStream(res: Response) {
-  res
-    .status(200)
-    .set({
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+  res.status(200).set({
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   res.flushHeaders();
 }
 
