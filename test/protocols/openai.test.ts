@@ -237,6 +237,17 @@ describe('responses', () => {
       status: 404,
     });
     await expect(client.responses.create({ model: 'no such agent', input: 'x' })).rejects.toMatchObject({ status: 404, param: 'model' });
+    await expect(client.responses.create({ model: 'bad\u0000name', input: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(
+      client.responses.create({ model: echo.id, input: 'x', previous_response_id: `run_${'x'.repeat(300)}` }),
+    ).rejects.toMatchObject({
+      status: 400,
+      param: 'previous_response_id',
+    });
+    await expect(client.responses.create({ model: echo.id, input: 'x', seed: 1 } as never)).rejects.toMatchObject({
+      status: 400,
+      code: 'unsupported_parameter',
+    });
     await expect(
       client.responses.create({ model: echo.id, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'x' }] }] as never }),
     ).rejects.toMatchObject({

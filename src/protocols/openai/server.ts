@@ -68,10 +68,15 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
         const agent = (await ops.execute(credentials, 'OpenAIAgent', { id: model })).agent as AgentView & { archivedAt: string | null };
         if (!agent.archivedAt) return agent;
       } catch (error) {
+        if (isOperationProblem(error) && error.code === 'invalid_argument') throw new BadRequest(error.message, 'model');
         if (!isOperationProblem(error) || error.code !== 'not_found') throw error;
       }
     } else {
-      const named = (await listAgents(credentials, model)).filter((agent) => agent.name === model).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const found = await listAgents(credentials, model).catch((error: unknown) => {
+        // The input rules refuse some text (NUL, lone surrogates): named as the caller sent it.
+        throw isOperationProblem(error) && error.code === 'invalid_argument' ? new BadRequest(error.message, 'model') : error;
+      });
+      const named = found.filter((agent) => agent.name === model).sort((a, b) => (a.id < b.id ? -1 : 1));
       if (named.length) return named[0]!;
     }
     throw new BadRequest(`The model ${JSON.stringify(model.slice(0, 200))} does not exist`, 'model', 'model_not_found', 404);
@@ -83,6 +88,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
     } catch (error) {
       if (isOperationProblem(error) && error.code === 'not_found')
         throw new BadRequest(`No response found with id ${JSON.stringify(id.slice(0, 200))}`, param, 'not_found', 404);
+      if (isOperationProblem(error) && error.code === 'invalid_argument') throw new BadRequest(error.message, param);
       throw error;
     }
   }
