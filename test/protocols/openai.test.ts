@@ -166,8 +166,9 @@ describe('responses', () => {
     }
     stream.controller.abort();
     const last = before.at(-1)!.sequence_number;
-    held.open();
+    // Resumed while the answer is still held, so the rest arrives live on the resumed stream.
     const resumed = await client.responses.retrieve(queued.id, { stream: true, starting_after: last });
+    held.open();
     const after: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of resumed) after.push(event);
     expect(after[0]!.sequence_number).toBeGreaterThan(last);
