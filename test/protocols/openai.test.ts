@@ -255,6 +255,13 @@ describe('responses', () => {
       status: 400,
       type: 'invalid_request_error',
     });
+    const get = (path: string) => fetch(`${t.url}/openai/v1${path}`, { headers: { authorization: `Bearer ${t.apiKey}` } });
+    const badPosition = await get(`/responses/${mine.id}?stream=true&starting_after=abc`);
+    expect(badPosition.status).toBe(400);
+    expect((await badPosition.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'starting_after' });
+    const unknownRoute = await get('/embeddings');
+    expect(unknownRoute.status).toBe(404);
+    expect((await unknownRoute.json()).error).toMatchObject({ type: 'not_found_error', code: 'not_found' });
     const raw = await fetch(`${t.url}/openai/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
