@@ -206,13 +206,7 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(
-  limiter: RateLimiter,
-  surface: 'graphql' | 'rest',
-  maxTokens: number,
-  // A protocol adapter answers a refusal in its protocol's error shape.
-  refuse?: (res: Response, refusal: { code: string; message: string }) => void,
-) {
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'openai', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -224,7 +218,11 @@ function limitRequests(
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
       const refusal = outcome.refusal;
       if (!refusal) return next();
-      if (refuse) return refuse(res, refusal);
+      if (surface === 'openai') {
+        // OpenAI's error shape, as the OpenAI-compatible endpoints answer their other refusals (docs/protocols/openai.md).
+        sendOpenAIError(res, refusal);
+        return;
+      }
       if (surface === 'rest') {
         sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
         return;
@@ -383,7 +381,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   // OpenAI-compatible endpoints (Responses, Chat Completions, models) over the same GraphQL operations.
   app.use(
     '/openai/v1',
-    limitRequests(rateLimiter, 'rest', maxTokens, (res, refusal) => sendOpenAIError(res, refusal)),
+    limitRequests(rateLimiter, 'openai', maxTokens),
     createOpenAIEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes }).router,
   );
   app.use('/api', (req, res) => {

@@ -137,9 +137,9 @@ const RULES: Record<string, readonly string[]> = {
   // feature's REST rows are data for it, written with the row type and nothing else
   'rest-shim': ['src/lib', 'src/graphql/context.ts', FEATURE_REST],
   [FEATURE_REST]: ['src/lib', 'rest-shim/route-table.ts'],
-  // the protocol adapters (OpenAI-compatible endpoints, MCP) are surfaces like the REST shim: they
-  // execute GraphQL documents with the caller's credentials (the context's credential type), never a
-  // service, so every protocol gets the same auth, permissions, tenancy and audit as GraphQL itself
+  // the protocol adapters (MCP) are surfaces like the REST shim: they execute GraphQL documents with
+  // the caller's credentials (the context's credential type), never a service, so every protocol
+  // gets the same auth, permissions, tenancy and audit as GraphQL itself
   'src/protocols': ['src/lib', 'src/graphql/context.ts'],
   // the device daemon is a program of its own that talks to the service over the network only
   'src/envd': ['src/lib'],
