@@ -215,6 +215,26 @@ describe('responses', () => {
     expect(second.previous_response_id).toBe(first.id);
   });
 
+  it('surfaces a question of the agent as an ask_user function call, answered the same way', async () => {
+    const agent = await agentWith('asker', {
+      user_questions: true,
+      ...script(
+        [{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which city?', choices: ['Oslo', 'Bergen'] } } }],
+        [{ text: 'Noted.' }],
+      ),
+    });
+    const first = await client.responses.create({ model: agent.id, input: 'Ask me something.' });
+    const call = first.output.find((item) => item.type === 'function_call') as { call_id: string; name: string; arguments: string };
+    expect(call).toMatchObject({ call_id: 'q1', name: 'ask_user' });
+    expect(JSON.parse(call.arguments)).toEqual({ question: 'Which city?', choices: ['Oslo', 'Bergen'] });
+    const second = await client.responses.create({
+      model: agent.id,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: 'q1', output: 'Oslo' }],
+    });
+    expect(second.output_text).toBe('Noted.');
+  });
+
   it('cancels a background response', async () => {
     const held = streamGate(1);
     loopback.turns.push({ text: 'never finished', gate: held.gate });
