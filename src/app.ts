@@ -35,6 +35,8 @@ import { apiReferenceRouter } from './api-reference/index.js';
 import { createMcpEndpoint } from './protocols/mcp/server.js';
 import { fromRepositoryRoot } from './lib/repository-root.js';
 import { readFileSync } from 'node:fs';
+import { createOpenAIEndpoint } from './protocols/openai/server.js';
+import { sendOpenAIError } from './protocols/openai/errors.js';
 import { consoleRouter } from './console-bundle/serve.js';
 import { vapidKeys } from './features/support-api/push.js';
 import { createDeviceWebSocketServer, DEVICE_SOCKET_PATH } from './features/support-api/device-socket.js';
@@ -207,7 +209,7 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp', maxTokens: number) {
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp' | 'openai', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -219,6 +221,11 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp'
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
       const refusal = outcome.refusal;
       if (!refusal) return next();
+      if (surface === 'openai') {
+        // OpenAI's error shape, as the OpenAI-compatible endpoints answer their other refusals (docs/protocols/openai.md).
+        sendOpenAIError(res, refusal);
+        return;
+      }
       if (surface === 'rest') {
         sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
         return;
@@ -395,6 +402,12 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   );
   // The MCP server (streamable HTTP): the workspace's agents as tools, through the same GraphQL operations.
   app.use('/mcp', limitRequests(rateLimiter, 'mcp', maxTokens), mcp.router);
+  // OpenAI-compatible endpoints (Responses, Chat Completions, models) over the same GraphQL operations.
+  app.use(
+    '/openai/v1',
+    limitRequests(rateLimiter, 'openai', maxTokens),
+    createOpenAIEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes }).router,
+  );
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
