@@ -197,6 +197,14 @@ export function parseAllowance(value: string | undefined, variable = ALLOWANCE_V
   return entries;
 }
 
+export interface OutboundPolicyOptions {
+  /**
+   * How names are resolved: `dns.lookup` (the system's resolver, as sockets use it). Tests give a
+   * resolver that answers names of their own, to reach loopback servers by a name.
+   */
+  resolve?: typeof dnsLookup;
+}
+
 /** The policy of one allowance: its checks, a `lookup` for node:http(s) and a `fetch` that enforces it. */
 export class OutboundPolicy {
   private readonly all: boolean;
@@ -207,7 +215,13 @@ export class OutboundPolicy {
   readonly fetch: typeof fetch;
   private readonly dispatcher: Agent;
 
-  constructor(readonly allowance: OutboundAllowance) {
+  private readonly resolve: typeof dnsLookup;
+
+  constructor(
+    readonly allowance: OutboundAllowance,
+    options: OutboundPolicyOptions = {},
+  ) {
+    this.resolve = options.resolve ?? dnsLookup;
     this.all = allowance.includes('*');
     for (const entry of allowance) {
       if (entry === '*') continue;
@@ -319,7 +333,7 @@ export class OutboundPolicy {
     options: { all?: boolean; family?: number | string },
     callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
-    dnsLookup(hostname, { family: options.family as 0 | 4 | 6 | undefined, all: true }, (error, addresses) => {
+    this.resolve(hostname, { family: options.family as 0 | 4 | 6 | undefined, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       for (const { address } of addresses) {
         const refusal = this.refusalOf(hostname, address);
@@ -336,9 +350,12 @@ export class OutboundPolicy {
 // One policy (and one connection pool) per allowance: a deployment has one; tests build several.
 const policies = new WeakMap<OutboundAllowance, OutboundPolicy>();
 
-/** The policy of `allowance` (the deployment's `outboundAllowPrivate`). */
-export function outboundPolicy(allowance: OutboundAllowance): OutboundPolicy {
+/**
+ * The policy of `allowance` (the deployment's `outboundAllowPrivate`). `options` apply when the
+ * allowance's policy is first made (a test makes it with its own resolver before the service uses it).
+ */
+export function outboundPolicy(allowance: OutboundAllowance, options?: OutboundPolicyOptions): OutboundPolicy {
   let policy = policies.get(allowance);
-  if (!policy) policies.set(allowance, (policy = new OutboundPolicy(allowance)));
+  if (!policy) policies.set(allowance, (policy = new OutboundPolicy(allowance, options)));
   return policy;
 }

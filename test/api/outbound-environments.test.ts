@@ -4,7 +4,8 @@
 // (nothing private allowed), a name that resolves to loopback or a private address is refused at
 // connection, with the policy's sentence, and reached once the deployment allows it. A unix socket is
 // refused when written and at use unless its path is allowed. Names under `.wsa.test` resolve through
-// test/helpers/test-dns.ts; the servers are the drivers' loopback fakes of each wire protocol.
+// the policies' test resolver (test/helpers/test-dns.ts); the servers are the drivers' loopback fakes
+// of each wire protocol.
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,12 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, streamText } from 'ai';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { makeEngineCertificates, startDockerEngineServer, type DockerEngineServer } from '../helpers/docker-engine-server.js';
 import { startKubernetesApiServer, type KubernetesApiServer } from '../helpers/kubernetes-api-server.js';
 import { startModalServer, type ModalServer } from '../helpers/modal-server.js';
 import { startVertexServer } from '../helpers/model-wire-servers.js';
+import { testAllowance, testPolicy } from '../helpers/test-dns.js';
 import { OutboundPolicy, outboundRefusalOf } from '../../src/lib/outbound-policy.js';
 import type { EnvironmentDriver, EnvironmentDriverContext } from '../../src/providers/environment-driver.js';
 import { dockerEnvironmentDriver } from '../../src/providers/environments/docker.js';
@@ -25,12 +27,9 @@ import { kubernetesEnvironmentDriver } from '../../src/providers/environments/ku
 import { modalEnvironmentDriver } from '../../src/providers/environments/modal.js';
 import { providerType } from '../../src/providers/index.js';
 
-// Hoisted above the imports: the factory loads the helper itself.
-vi.mock('node:dns', async (importOriginal) => (await import('../helpers/test-dns.js')).testDns(importOriginal));
-
 const IMAGE = 'alpine:3.20';
-const NONE = new OutboundPolicy([]);
-const LOOPBACK = new OutboundPolicy(['127.0.0.1']);
+const NONE = testPolicy([]);
+const LOOPBACK = testPolicy(['127.0.0.1']);
 const refusal = (target: string, what: string) => `outbound_refused: ${target} is ${what}; allow it with OUTBOUND_ALLOW_PRIVATE`;
 
 let certificates: ReturnType<typeof makeEngineCertificates>;
@@ -57,12 +56,12 @@ describe('the container engine', () => {
   let engine: DockerEngineServer;
   let socketEngine: DockerEngineServer;
   const allow = (entries: string[]) => {
-    (t.app.deps.config as { outboundAllowPrivate: readonly string[] }).outboundAllowPrivate = entries;
+    (t.app.deps.config as { outboundAllowPrivate: readonly string[] }).outboundAllowPrivate = testAllowance(entries);
   };
   beforeAll(async () => {
     engine = await startDockerEngineServer({ images: [IMAGE], tls: certificates.server });
     socketEngine = await startDockerEngineServer({ images: [IMAGE] });
-    t = await startTestApp({ outboundAllowPrivate: [] });
+    t = await startTestApp({ outboundAllowPrivate: testAllowance([]) });
   });
   afterAll(async () => {
     await t?.stop();
@@ -222,7 +221,7 @@ describe('Modal (gRPC)', () => {
       modalEnvironmentDriver.provision(ctx(NONE), { environmentId: 'env_outbound_modal2', config: ctx(NONE).environmentConfig }),
     ).rejects.toThrow(refusal('modal.wsa.test (127.0.0.1)', 'a loopback address'));
     await expect(
-      modalEnvironmentDriver.provision(ctx(new OutboundPolicy([]), 'internal.wsa.test'), {
+      modalEnvironmentDriver.provision(ctx(testPolicy([]), 'internal.wsa.test'), {
         environmentId: 'env_outbound_modal3',
         config: ctx(NONE).environmentConfig,
       }),
@@ -233,7 +232,7 @@ describe('Modal (gRPC)', () => {
   it('a command router the control plane names is checked as its own connection (a name allowed does not allow its answer)', async () => {
     // The control plane is allowed by name; the router it answers (https://127.0.0.1:port) is not:
     // the sandbox is made, the first command in it (making its working directory) is refused.
-    const byName = ctx(new OutboundPolicy(['modal.wsa.test']));
+    const byName = ctx(testPolicy(['modal.wsa.test']));
     const before = modal.calls.length;
     await expect(
       modalEnvironmentDriver.provision(byName, { environmentId: 'env_outbound_modal4', config: byName.environmentConfig }),
