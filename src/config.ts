@@ -332,13 +332,14 @@ function plainHttpAllowance(raw: string | undefined): boolean | string[] {
 /**
  * OUTBOUND_ALLOW_PRIVATE, and WEBHOOK_ALLOW_PRIVATE_TARGETS (its older name, from when only webhooks
  * were checked): their entries together. Neither set: a server deployment (DATABASE_URL) allows no
- * private target; the embedded single-user service allows loopback, where its user's own model
- * servers and tools usually run.
+ * private target and no unix socket (a workspace member who may write a provider must not reach
+ * the host's container engine); the embedded single-user service allows loopback and unix sockets,
+ * where its user's own model servers, tools and container engine usually are.
  */
 function outboundAllowance(env: NodeJS.ProcessEnv, serverDeployment: boolean): OutboundAllowance {
   const set = (name: string) => env[name] !== undefined && env[name]!.trim() !== '';
   if (!set('OUTBOUND_ALLOW_PRIVATE') && !set('WEBHOOK_ALLOW_PRIVATE_TARGETS'))
-    return serverDeployment ? [] : ['127.0.0.0/8', '::1', 'localhost'];
+    return serverDeployment ? [] : ['127.0.0.0/8', '::1', 'localhost', 'unix:*'];
   try {
     return [
       ...parseAllowance(env.OUTBOUND_ALLOW_PRIVATE, 'OUTBOUND_ALLOW_PRIVATE'),

@@ -81,7 +81,13 @@ export async function resolveModel(
     jsonSchemaResponse: api?.jsonSchemaResponse ?? false,
     download: createDownload({ fetch: usable.fetch, maxBytes: deps.config.assetMaxBytes }),
     model: usable.type.languageModel(
-      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, fetch: usable.fetch },
+      {
+        config: usable.config,
+        credential: usable.credential,
+        extraHeaders: usable.extraHeaders,
+        fetch: usable.fetch,
+        outbound: usable.outbound,
+      },
       model,
       merged,
     ),

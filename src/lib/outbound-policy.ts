@@ -11,12 +11,16 @@
 // literal form a URL or a resolver can give (127.1, 2130706433, 0x7f000001, 0177.0.0.1, IPv6 with
 // embedded IPv4 or a zone).
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { posix } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector } from 'undici';
 
 /**
- * A deployment's allowance: host names and CIDR ranges (an address alone is its own range), or
- * `*` for every target. Entries are kept as configured; `outboundPolicy` parses them once.
+ * A deployment's allowance: host names and CIDR ranges (an address alone is its own range), unix
+ * socket paths (`unix:/var/run/docker.sock`, or `unix:*` for every socket), or `*` for every
+ * target. Entries are kept as configured; `outboundPolicy` parses them once.
  */
 export type OutboundAllowance = readonly string[];
 
@@ -152,6 +156,16 @@ const bareHost = (host: string) =>
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.$/, '');
 
+/**
+ * The socket path of a `unix:` allowance entry or endpoint (`unix:/run/x.sock`, `unix:///run/x.sock`),
+ * normalized (`/run/../run/x.sock` is `/run/x.sock`); `*` for `unix:*`; null when it names no absolute path.
+ */
+function socketEntry(entry: string): string | null {
+  const rest = entry.replace(/^unix:/i, '').replace(/^\/\/(?=\/)/, '');
+  if (rest === '*') return '*';
+  return rest.startsWith('/') && !rest.includes('\0') ? posix.normalize(rest) : null;
+}
+
 const LOOPBACK_V4 = ipaddr.parse('127.0.0.1');
 const LOOPBACK_V6 = ipaddr.parse('::1');
 const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
@@ -166,6 +180,13 @@ export function parseAllowance(value: string | undefined, variable = ALLOWANCE_V
     .map((entry) => entry.trim())
     .filter(Boolean);
   for (const entry of entries) {
+    if (/^unix:/i.test(entry)) {
+      if (socketEntry(entry) === null)
+        throw new Error(
+          `${variable}: ${JSON.stringify(entry)} names no absolute socket path (unix:/path/to.sock, or unix:* for every socket)`,
+        );
+      continue;
+    }
     if (entry === '*' || (!entry.includes('/') && /^[a-z0-9.\-[\]:%_]+$/i.test(entry))) continue;
     try {
       ipaddr.parseCIDR(entry);
@@ -176,20 +197,38 @@ export function parseAllowance(value: string | undefined, variable = ALLOWANCE_V
   return entries;
 }
 
+export interface OutboundPolicyOptions {
+  /**
+   * How names are resolved: `dns.lookup` (the system's resolver, as sockets use it). Tests give a
+   * resolver that answers names of their own, to reach loopback servers by a name.
+   */
+  resolve?: typeof dnsLookup;
+}
+
 /** The policy of one allowance: its checks, a `lookup` for node:http(s) and a `fetch` that enforces it. */
 export class OutboundPolicy {
   private readonly all: boolean;
   private readonly hosts = new Set<string>();
   private readonly ranges: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+  private readonly sockets = new Set<string>();
   /** A fetch whose every connection (redirects included) goes through the policy. */
   readonly fetch: typeof fetch;
   private readonly dispatcher: Agent;
 
-  constructor(readonly allowance: OutboundAllowance) {
+  private readonly resolve: typeof dnsLookup;
+
+  constructor(
+    readonly allowance: OutboundAllowance,
+    options: OutboundPolicyOptions = {},
+  ) {
+    this.resolve = options.resolve ?? dnsLookup;
     this.all = allowance.includes('*');
     for (const entry of allowance) {
       if (entry === '*') continue;
-      if (entry.includes('/')) this.ranges.push(ipaddr.parseCIDR(entry));
+      if (/^unix:/i.test(entry)) {
+        const path = socketEntry(entry);
+        if (path) this.sockets.add(path);
+      } else if (entry.includes('/')) this.ranges.push(ipaddr.parseCIDR(entry));
       else {
         const address = parseAddress(entry);
         if (address) this.ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
@@ -249,6 +288,43 @@ export class OutboundPolicy {
   }
 
   /**
+   * The refusal of a unix socket (`path` as an endpoint writes it, after `unix://`). A socket is a
+   * service of this machine — the container engine's socket gives whoever may use it the machine —
+   * so one is reached only where the deployment names its path (`unix:/var/run/docker.sock`) or
+   * allows every socket (`unix:*`, or `*`). The path is compared as written, normalized; a relative
+   * path or an abstract socket matches no path entry.
+   */
+  socketRefusal(path: string): OutboundRefusedError | null {
+    if (this.all || this.sockets.has('*')) return null;
+    const normalized = path.startsWith('/') ? posix.normalize(path) : path;
+    if (this.sockets.has(normalized)) return null;
+    return new OutboundRefusedError(`unix:${normalized}`, "a unix socket on the service's own machine");
+  }
+
+  /**
+   * Socket options for node's own clients (node:http(s) requests, `ws`): the policy's `lookup`
+   * checks every address a name resolves to, and the policy's own connection pool (`agent`) keeps
+   * only sockets it opened — a pooled socket of another client, opened unchecked or under another
+   * allowance, is never reused. A literal address is never looked up, so it is judged here: its
+   * refusal is thrown. Spread them into the request's options.
+   */
+  socketOptions(host: string, secure: boolean): { lookup: OutboundPolicy['lookup']; agent: HttpAgent } {
+    const refusal = this.literalRefusal(host);
+    if (refusal) throw refusal;
+    return { lookup: this.lookup, agent: secure ? this.httpsAgent : this.httpAgent };
+  }
+
+  private get httpAgent(): HttpAgent {
+    return (this.agents.http ??= new HttpAgent({ keepAlive: true, lookup: this.lookup } as never));
+  }
+
+  private get httpsAgent(): HttpsAgent {
+    return (this.agents.https ??= new HttpsAgent({ keepAlive: true, lookup: this.lookup } as never));
+  }
+
+  private readonly agents: { http?: HttpAgent; https?: HttpsAgent } = {};
+
+  /**
    * A `lookup` for sockets (node:http(s) requests and undici's connector): resolves as usual and
    * refuses a name any of whose addresses the policy refuses.
    */
@@ -257,7 +333,7 @@ export class OutboundPolicy {
     options: { all?: boolean; family?: number | string },
     callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
   ): void => {
-    dnsLookup(hostname, { family: options.family as 0 | 4 | 6 | undefined, all: true }, (error, addresses) => {
+    this.resolve(hostname, { family: options.family as 0 | 4 | 6 | undefined, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       for (const { address } of addresses) {
         const refusal = this.refusalOf(hostname, address);
@@ -274,9 +350,12 @@ export class OutboundPolicy {
 // One policy (and one connection pool) per allowance: a deployment has one; tests build several.
 const policies = new WeakMap<OutboundAllowance, OutboundPolicy>();
 
-/** The policy of `allowance` (the deployment's `outboundAllowPrivate`). */
-export function outboundPolicy(allowance: OutboundAllowance): OutboundPolicy {
+/**
+ * The policy of `allowance` (the deployment's `outboundAllowPrivate`). `options` apply when the
+ * allowance's policy is first made (a test makes it with its own resolver before the service uses it).
+ */
+export function outboundPolicy(allowance: OutboundAllowance, options?: OutboundPolicyOptions): OutboundPolicy {
   let policy = policies.get(allowance);
-  if (!policy) policies.set(allowance, (policy = new OutboundPolicy(allowance)));
+  if (!policy) policies.set(allowance, (policy = new OutboundPolicy(allowance, options)));
   return policy;
 }

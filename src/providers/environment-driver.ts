@@ -4,6 +4,7 @@
 // the platform tools (shell, files) and every environment type (local, container engine, hosted
 // sandboxes) meet in one place. Paths are relative to the instance's working directory unless they
 // are absolute inside the instance; a driver refuses a path that leaves the instance.
+import type { OutboundPolicy } from '../lib/outbound-policy.js';
 
 /** What a driver needs to reach an instance: its provider's settings and the template's config. */
 export interface EnvironmentDriverContext {
@@ -18,6 +19,12 @@ export interface EnvironmentDriverContext {
    * (src/lib/outbound-policy.ts) checks each connection's address.
    */
   fetch: typeof fetch;
+  /**
+   * The deployment's outbound policy itself, for drivers with clients of their own (the container
+   * engine's and Kubernetes' node:http requests and websockets, Modal's gRPC channels): each of
+   * their connections goes through it, and a unix socket is reached only where it allows.
+   */
+  outbound: OutboundPolicy;
   /** The deployment's data directory (types that keep instances on this machine put them under it). */
   dataDir: string;
   /** The workspace the environment belongs to (types that reach the workspace's own resources, such as paired devices). */

@@ -27,7 +27,7 @@ registerProviderType(
     },
     probe: async (ctx) => {
       try {
-        await pingEngine(engineEndpoint(ctx.config, ctx.credential), PROBE_TIMEOUT_MS, ctx.signal);
+        await pingEngine(engineEndpoint(ctx.config, ctx.credential, ctx.outbound), PROBE_TIMEOUT_MS, ctx.signal);
         return { status: 'succeeded' };
       } catch (error) {
         if (error instanceof EngineError) return { status: 'failed', message: `the engine answered ${error.status}` };

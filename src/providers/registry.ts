@@ -4,6 +4,7 @@
 import type { EmbeddingModelV4, LanguageModelV4 } from '@ai-sdk/provider';
 import type { Static, TSchema } from 'typebox';
 import type { MediaKind } from '../lib/media.js';
+import type { OutboundPolicy } from '../lib/outbound-policy.js';
 import { readDocument } from '../lib/json-documents.js';
 
 export const PROVIDER_KINDS = ['model', 'web', 'environment', 'connector', 'memory'] as const;
@@ -33,6 +34,8 @@ export interface ProviderContext {
    * (src/lib/outbound-policy.ts) checks each connection's address. Adapters never use the global fetch.
    */
   fetch: typeof fetch;
+  /** The policy itself, for types whose clients open their own sockets (the container engine's probe). */
+  outbound: OutboundPolicy;
   /** For types that keep data in this service's database (the built-in memory). */
   db?: import('../db.js').Db;
 }

@@ -13,7 +13,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import { createOllama } from 'ollama-ai-provider-v2';
-import { OAuth2Client } from 'google-auth-library';
+import { gaxios, JWT, OAuth2Client } from 'google-auth-library';
 import Type, { type Static } from 'typebox';
 import {
   apiRoot,
@@ -219,14 +219,18 @@ function vertexClient(
   ctx: Omit<TypedProviderContext<{ project: string; location: string; base_url?: string }, Static<typeof VertexCredential>>, 'signal'>,
 ) {
   const credential = ctx.credential ?? {};
-  let googleAuthOptions: NonNullable<Parameters<typeof createVertex>[0]>['googleAuthOptions'];
+  // Every request google-auth-library makes (the service account's token exchange with Google's
+  // OAuth endpoint) goes through the provider's fetch, the outbound policy's, like the model calls.
+  const transporter = new gaxios.Gaxios({ fetchImplementation: ctx.fetch });
+  let authClient: OAuth2Client;
   if (credential.access_token) {
     // A client holding only the given token: google-auth-library hands it out and never refreshes it.
-    const authClient = new OAuth2Client();
+    authClient = new OAuth2Client({ transporter });
     authClient.setCredentials({ access_token: credential.access_token, expiry_date: Date.now() + 3_600_000 });
-    googleAuthOptions = { authClient };
   } else {
-    googleAuthOptions = { credentials: parseServiceAccount(credential.service_account_json ?? '') };
+    const jwt = new JWT({ scopes: ['https://www.googleapis.com/auth/cloud-platform'], transporter });
+    jwt.fromJSON(parseServiceAccount(credential.service_account_json ?? ''));
+    authClient = jwt;
   }
   return createVertex({
     fetch: ctx.fetch,
@@ -234,15 +238,28 @@ function vertexClient(
     location: ctx.config.location,
     baseURL: ctx.config.base_url,
     headers: ctx.extraHeaders,
-    googleAuthOptions,
+    // The client is given whole: google-auth-library then looks for no other credentials (the
+    // environment's, or a cloud metadata service's) and builds no client of its own type.
+    googleAuthOptions: { authClient },
   });
 }
+/**
+ * A service account key file. Only that type: google-auth-library's other credential files (external
+ * accounts, impersonation, authorized users) name URLs and local files of their own to read.
+ */
 function parseServiceAccount(text: string): Record<string, string> {
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as Record<string, string>;
+    parsed = JSON.parse(text);
   } catch {
     throw new Error('the Vertex credential’s service_account_json is not JSON');
   }
+  const key = parsed as Record<string, unknown> | null;
+  if (!key || typeof key !== 'object' || key.type !== 'service_account')
+    throw new Error('the Vertex credential’s service_account_json is not a service account key (its "type" must be "service_account")');
+  if (typeof key.client_email !== 'string' || typeof key.private_key !== 'string')
+    throw new Error('the Vertex credential’s service_account_json has no client_email or private_key');
+  return key as Record<string, string>;
 }
 
 // Vercel's AI Gateway, through its own protocol (the AI SDK's gateway provider).

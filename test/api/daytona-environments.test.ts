@@ -6,7 +6,7 @@
 // reached, and another workspace.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startDaytonaServer, type DaytonaServer } from '../helpers/daytona-server.js';
@@ -66,6 +66,7 @@ const driverContext = async (environmentConfig: Record<string, unknown> = CONFIG
     credential: { api_key: daytona.apiKey },
     dataDir: '',
     fetch,
+    outbound: TEST_OUTBOUND_POLICY,
   };
 };
 

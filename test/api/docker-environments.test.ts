@@ -5,7 +5,7 @@
 // hijacked connection, output demultiplexed from its frames, timeouts and aborts killing the
 // command), files go through exec, stop stops the container and DELETE removes it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { stillRunning } from '../helpers/wait.js';
@@ -232,7 +232,14 @@ describe('the docker environment type', () => {
     const env = await environment(tpl.id);
     expect(engine.requests.slice(before).filter((r) => r.includes('/images/create'))).toEqual([]);
     const row = await t.app.deps.db.provider.findUniqueOrThrow({ where: { id: providerId } });
-    const ctx = { providerConfig: row.config as Record<string, unknown>, environmentConfig: CONFIG, credential: null, dataDir: '', fetch };
+    const ctx = {
+      providerConfig: row.config as Record<string, unknown>,
+      environmentConfig: CONFIG,
+      credential: null,
+      dataDir: '',
+      fetch,
+      outbound: TEST_OUTBOUND_POLICY,
+    };
     const again = await dockerEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/work' });
 
@@ -273,7 +280,14 @@ describe('an engine that answers as Podman’s compatible service does', () => {
       });
       const env = await environment(tpl.body.id);
       expect(env).toMatchObject({ status: 'ready', working_directory: '/work' });
-      const ctx = { providerConfig: { endpoint: podman.endpoint }, environmentConfig: config, credential: null, dataDir: '', fetch };
+      const ctx = {
+        providerConfig: { endpoint: podman.endpoint },
+        environmentConfig: config,
+        credential: null,
+        dataDir: '',
+        fetch,
+        outbound: TEST_OUTBOUND_POLICY,
+      };
       const before = podman.requests.length;
       expect(await dockerEnvironmentDriver.provision(ctx, { environmentId: env.id, config })).toEqual({
         instanceId: env.instance_id,

@@ -8,7 +8,7 @@
 // killed, provisioning again (idempotent) and after a stop, stop, and DELETE removing the container.
 // Skips only when podman is not installed (CI installs it: .ci/run).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
@@ -41,7 +41,14 @@ describe.skipIf(!podman)('the docker environment type on a real engine (Podmanâ€
     const template = await t.rest('POST', '/api/v1/environment-templates', { body: { name: 'Busybox', provider_id: providerId, config } });
     expect(template.status, JSON.stringify(template.body)).toBe(201);
     templateId = template.body.id;
-    ctx = { providerConfig: { endpoint: engine.endpoint }, environmentConfig: config, credential: null, dataDir: '', fetch };
+    ctx = {
+      providerConfig: { endpoint: engine.endpoint },
+      environmentConfig: config,
+      credential: null,
+      dataDir: '',
+      fetch,
+      outbound: TEST_OUTBOUND_POLICY,
+    };
   });
   afterAll(async () => {
     await t?.stop();

@@ -6,7 +6,7 @@
 // (resume), destroy (kill), an API that cannot be reached, and another workspace.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { startE2bServer, type E2bServer } from '../helpers/e2b-server.js';
@@ -62,6 +62,7 @@ const driverContext = async (environmentConfig: Record<string, unknown> = CONFIG
     credential: { api_key: e2b.apiKey },
     dataDir: '',
     fetch,
+    outbound: TEST_OUTBOUND_POLICY,
   };
 };
 

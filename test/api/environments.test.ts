@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
@@ -173,6 +173,7 @@ describe('environments', () => {
       environmentConfig: env.config,
       dataDir: t.app.deps.config.dataDir,
       fetch,
+      outbound: TEST_OUTBOUND_POLICY,
     };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     const result = await localEnvironmentDriver.exec(driverContext, instance, {
@@ -271,7 +272,14 @@ describe('starting a stopped environment', () => {
   it('brings it back ready with its files (audited `start`); a ready one is answered unchanged', async () => {
     const tpl = (await template({ config: { working_directory: 'work' } })).body;
     const env = await environment(tpl.id);
-    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir, fetch };
+    const ctx = {
+      providerConfig: {},
+      credential: null,
+      environmentConfig: env.config,
+      dataDir: t.app.deps.config.dataDir,
+      fetch,
+      outbound: TEST_OUTBOUND_POLICY,
+    };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     await localEnvironmentDriver.writeFile(ctx, instance, 'kept.txt', 'still here');
     const stopped = (await t.rest('POST', `/api/v1/environments/${env.id}/stop`)).body;
@@ -548,7 +556,14 @@ describe('the local driver (what the platform tools will call)', () => {
   async function opened() {
     const tpl = (await template()).body;
     const env = await environment(tpl.id);
-    const ctx = { providerConfig: {}, credential: null, environmentConfig: env.config, dataDir: t.app.deps.config.dataDir, fetch };
+    const ctx = {
+      providerConfig: {},
+      credential: null,
+      environmentConfig: env.config,
+      dataDir: t.app.deps.config.dataDir,
+      fetch,
+      outbound: TEST_OUTBOUND_POLICY,
+    };
     const instance = { instanceId: env.instance_id, workingDirectory: env.working_directory };
     return { env, ctx, instance };
   }

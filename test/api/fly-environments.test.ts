@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { stillRunning, waitFor } from '../helpers/wait.js';
@@ -103,6 +103,7 @@ async function driverContext(providerIdToUse = providerId) {
     credential: { api_token: fly.token },
     dataDir: '',
     fetch,
+    outbound: TEST_OUTBOUND_POLICY,
   };
 }
 

@@ -6,7 +6,7 @@
 // through the container exec API, stop ends the commands, DELETE terminates the sandbox; an API that
 // cannot be reached or refuses the token answers failed_precondition; another workspace sees nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { stillRunning } from '../helpers/wait.js';
@@ -274,6 +274,7 @@ describe('the modal environment type', () => {
       credential: CREDENTIAL,
       dataDir: '',
       fetch,
+      outbound: TEST_OUTBOUND_POLICY,
     };
     const again = await modalEnvironmentDriver.provision(ctx, { environmentId: env.id, config: CONFIG });
     expect(again).toEqual({ instanceId: env.instance_id, workingDirectory: '/work' });

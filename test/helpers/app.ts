@@ -10,12 +10,17 @@ import { Writable } from 'node:stream';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { outboundPolicy } from '../../src/lib/outbound-policy.js';
 
 /**
  * The test services' outbound allowance: loopback, where every fake vendor, MCP server and webhook
- * receiver of the tests listens (a server deployment allows no private target by default).
+ * receiver of the tests listens, and unix sockets, where the fake and real container engines listen
+ * (a server deployment allows neither by default).
  */
-export const TEST_OUTBOUND_ALLOWANCE: readonly string[] = ['127.0.0.1', '::1', 'localhost'];
+export const TEST_OUTBOUND_ALLOWANCE: readonly string[] = ['127.0.0.1', '::1', 'localhost', 'unix:*'];
+
+/** Its policy, for driver contexts tests build themselves. */
+export const TEST_OUTBOUND_POLICY = outboundPolicy(TEST_OUTBOUND_ALLOWANCE);
 
 export function databaseUrl(database: string): string {
   const parsed = new URL(inject('postgres').adminUrl);

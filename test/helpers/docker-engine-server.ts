@@ -317,7 +317,7 @@ export async function startDockerEngineServer(
   };
 }
 
-/** A certificate authority, a server certificate for 127.0.0.1 and a client certificate, made by openssl. */
+/** A certificate authority, a server certificate for 127.0.0.1 (and `*.wsa.test`) and a client certificate, made by openssl. */
 export function makeEngineCertificates(): { server: EngineTls; client: EngineTls } {
   const dir = mkdtempSync(join(tmpdir(), 'wsa-engine-tls-'));
   const file = (name: string) => join(dir, name);
@@ -347,7 +347,8 @@ export function makeEngineCertificates(): { server: EngineTls; client: EngineTls
     return { cert: readFileSync(file(`${name}.pem`), 'utf8'), key: readFileSync(file(`${name}.key`), 'utf8') };
   };
   const ca = readFileSync(file('ca.pem'), 'utf8');
-  const server = issue('server', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  // Also for the `.wsa.test` names outbound-policy tests resolve to loopback (test/helpers/test-dns.ts).
+  const server = issue('server', 'subjectAltName=IP:127.0.0.1,DNS:*.wsa.test\nextendedKeyUsage=serverAuth\n');
   const client = issue('client', 'extendedKeyUsage=clientAuth\n');
   rmSync(dir, { recursive: true, force: true });
   return { server: { ca, ...server }, client: { ca, ...client } };

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, TEST_OUTBOUND_POLICY } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { pairEnvd, startEnvd, type Daemon } from '../helpers/envd.js';
@@ -216,6 +216,7 @@ describe('the envd environment type', () => {
       credential: null,
       dataDir: '',
       fetch,
+      outbound: TEST_OUTBOUND_POLICY,
       workspaceId: t.workspaceId,
       devices: deviceBridgeOf(t.app.deps),
     };

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { startPushService, type PushService } from '../helpers/push-service.js';
+import { testAllowance } from '../helpers/test-dns.js';
 import { createUser } from '../../src/features/access/admin.js';
 import { notifyRunEvent, vapidKeys } from '../../src/features/support-api/push.js';
 import { buildApp } from '../../src/app.js';
@@ -215,6 +216,52 @@ describe('web push', () => {
     });
     expect(outcome.body).toMatchObject({ delivered: false, status_code: 500, removed: false, error: expect.stringContaining('500') });
     expect(await t.app.deps.db.pushSubscription.findUnique({ where: { id: flaky.id } })).not.toBeNull();
+  });
+});
+
+describe('the outbound policy', () => {
+  // A subscription's endpoint is the caller's to name and the service posts to it.
+  const config = () => t.app.deps.config as { outboundAllowPrivate: readonly string[] };
+  let saved: readonly string[];
+  beforeAll(() => {
+    saved = config().outboundAllowPrivate;
+  });
+  afterAll(() => {
+    config().outboundAllowPrivate = saved;
+  });
+  const put = (endpoint: string, keys: object) =>
+    t.rest('PUT', '/api/push/subscription', {
+      token: users.ann!.token,
+      headers: users.ann!.headers,
+      body: { endpoint, keys, expiration_time: null },
+    });
+  const test = async (id: string) =>
+    (await t.rest('POST', `/api/push/subscriptions/${id}/test`, { token: users.ann!.token, headers: users.ann!.headers })).body;
+
+  it('refuses an endpoint at a refused literal address when written, and any refused address at delivery', async () => {
+    config().outboundAllowPrivate = testAllowance(['127.0.0.1']);
+    const ann = await subscribe('ann');
+    config().outboundAllowPrivate = testAllowance([]);
+    const refused = await put(push.subscribe().endpoint, ann.keys);
+    // The support API's validation failure (422), naming the policy.
+    expect([refused.status, refused.body.detail?.[0]?.loc]).toEqual([422, ['body', 'endpoint']]);
+    expect(refused.body.detail[0].msg).toContain('outbound_refused: 127.0.0.1 is a loopback address');
+    // Written while allowed: delivery is refused, the push service receives nothing.
+    const before = push.received.length;
+    expect(await test(ann.id)).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: 'outbound_refused: 127.0.0.1 is a loopback address; allow it with OUTBOUND_ALLOW_PRIVATE',
+    });
+    // A name is judged by the address it resolves to (test/helpers/test-dns.ts), before connecting.
+    const named = await put('https://internal.wsa.test/push/named', ann.keys);
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    expect((await test(named.body.id)).error).toBe(
+      'no answer from the push service: outbound_refused: internal.wsa.test (10.255.0.1) is a private address; allow it with OUTBOUND_ALLOW_PRIVATE',
+    );
+    expect(push.received.length).toBe(before);
+    config().outboundAllowPrivate = testAllowance(['127.0.0.1']);
+    expect(await test(ann.id)).toMatchObject({ delivered: true, status_code: 201 });
   });
 });
 

@@ -76,6 +76,33 @@ describe('the allowance', () => {
     expect(parseAllowance(undefined)).toEqual([]);
     expect(() => parseAllowance('10.0.0.0/99')).toThrow(/10\.0\.0\.0\/99/);
     expect(() => parseAllowance('http://x/y')).toThrow(/OUTBOUND_ALLOW_PRIVATE/);
+    expect(parseAllowance('unix:/var/run/docker.sock,unix:///run/podman/podman.sock,unix:*')).toEqual([
+      'unix:/var/run/docker.sock',
+      'unix:///run/podman/podman.sock',
+      'unix:*',
+    ]);
+    expect(() => parseAllowance('unix:docker.sock')).toThrow(/absolute socket path/);
+    expect(() => parseAllowance('unix:')).toThrow(/absolute socket path/);
+  });
+
+  it('allows a unix socket only by its path, unix:* or *', () => {
+    const none = new OutboundPolicy([]);
+    expect(none.socketRefusal('/var/run/docker.sock')?.message).toBe(
+      "outbound_refused: unix:/var/run/docker.sock is a unix socket on the service's own machine; allow it with OUTBOUND_ALLOW_PRIVATE",
+    );
+    // Loopback allowed is not a socket allowed.
+    expect(new OutboundPolicy(['127.0.0.0/8', 'localhost']).socketRefusal('/var/run/docker.sock')).not.toBeNull();
+    const one = new OutboundPolicy(['unix:///var/run/docker.sock']);
+    expect(one.socketRefusal('/var/run/docker.sock')).toBeNull();
+    expect(one.socketRefusal('/var/run/./docker.sock')).toBeNull();
+    expect(one.socketRefusal('/tmp/../var/run/docker.sock')).toBeNull();
+    expect(one.socketRefusal('/run/podman/podman.sock')).not.toBeNull();
+    expect(one.socketRefusal('var/run/docker.sock')).not.toBeNull(); // relative: matches no path
+    expect(one.socketRefusal('\0docker')).not.toBeNull(); // abstract
+    expect(new OutboundPolicy(['unix:*']).socketRefusal('/anything.sock')).toBeNull();
+    expect(new OutboundPolicy(['*']).socketRefusal('/anything.sock')).toBeNull();
+    // A socket entry allows no network target.
+    expect(new OutboundPolicy(['unix:*']).urlRefusal(new URL('http://127.0.0.1/'))).not.toBeNull();
   });
 
   it('allows by name, by range (a mapped IPv6 address included) or everything', () => {
@@ -104,7 +131,7 @@ describe('the allowance', () => {
   it('is configured by OUTBOUND_ALLOW_PRIVATE, with WEBHOOK_ALLOW_PRIVATE_TARGETS as an alias; loopback only on the embedded database', () => {
     const server = { DATABASE_URL: 'postgres://db/wsa' };
     expect(loadConfig(server).outboundAllowPrivate).toEqual([]);
-    expect(loadConfig({}).outboundAllowPrivate).toEqual(['127.0.0.0/8', '::1', 'localhost']);
+    expect(loadConfig({}).outboundAllowPrivate).toEqual(['127.0.0.0/8', '::1', 'localhost', 'unix:*']);
     expect(loadConfig({ ...server, OUTBOUND_ALLOW_PRIVATE: '10.0.0.0/8,ollama.lan' }).outboundAllowPrivate).toEqual([
       '10.0.0.0/8',
       'ollama.lan',

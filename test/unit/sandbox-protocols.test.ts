@@ -15,6 +15,7 @@ import {
 } from '../../src/providers/environments/connect-rpc.js';
 import { envdAccess, envdBaseUrl } from '../../src/providers/environments/e2b-api.js';
 import { execScript, parseExecOutput } from '../../src/providers/environments/daytona.js';
+import { OutboundPolicy } from '../../src/lib/outbound-policy.js';
 
 describe('Connect envelopes', () => {
   it('frame a message as flags, a big-endian length and the JSON', () => {
@@ -75,6 +76,7 @@ describe('E2B envd addressing', () => {
     credential: { api_key: 'k' },
     dataDir: '',
     fetch,
+    outbound: new OutboundPolicy([]),
   });
 
   it('is port 49983 of the sandbox host, on the sandbox’s domain, the provider’s, or e2b.app', () => {

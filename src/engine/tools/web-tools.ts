@@ -84,6 +84,7 @@ const providerContext = (provider: UsableWebProvider, signal: AbortSignal): Prov
   extraHeaders: provider.extraHeaders,
   signal,
   fetch: provider.fetch,
+  outbound: provider.outbound,
 });
 
 export const webTools: ToolSource = async (context) => {

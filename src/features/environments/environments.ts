@@ -25,7 +25,7 @@ import {
 import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { environmentProvider, getEnvironmentTemplate, requireOffered } from './environment-templates.js';
-import { outboundFetch, providerConfig } from '../models/providers.js';
+import { outbound, providerConfig } from '../models/providers.js';
 import { requirePermission } from '../access/permissions.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
@@ -69,7 +69,7 @@ function driverContext(call: CallContext, provider: Provider, row: Pick<Environm
       : null,
     environmentConfig: environmentConfig(row),
     dataDir: call.deps.config.dataDir,
-    fetch: outboundFetch(call.deps),
+    ...outbound(call.deps),
     workspaceId: provider.workspaceId,
     devices: deviceBridgeOf(call.deps),
   };

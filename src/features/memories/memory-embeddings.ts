@@ -33,7 +33,13 @@ export function memoryEmbedder(deps: Deps, memory: Pick<Memory, 'config' | 'work
     const { model: row, provider, usable } = found;
     if (!usable.type.embeddingModel) throw new AppError('failed_precondition', `provider type ${provider.type} does not embed text`);
     return usable.type.embeddingModel(
-      { config: usable.config, credential: usable.credential, extraHeaders: usable.extraHeaders, fetch: usable.fetch },
+      {
+        config: usable.config,
+        credential: usable.credential,
+        extraHeaders: usable.extraHeaders,
+        fetch: usable.fetch,
+        outbound: usable.outbound,
+      },
       row,
     );
   };

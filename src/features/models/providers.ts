@@ -96,7 +96,13 @@ export function checkEndpointPolicy(deps: Deps, t: ProviderType, config: Record<
     const value = config[field];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') throw invalidArgument(`config.${field} must be a URL`, `config.${field}`);
-    if (value.startsWith('unix://')) continue;
+    if (value.startsWith('unix://')) {
+      // A socket of this machine (the container engine's gives whoever uses it the machine): only
+      // where the deployment allows its path (OUTBOUND_ALLOW_PRIVATE `unix:/path` or `unix:*`).
+      const refusal = outboundPolicy(deps.config.outboundAllowPrivate).socketRefusal(value.slice('unix://'.length));
+      if (refusal) throw invalidArgument(`config.${field}: ${refusal.message}`, `config.${field}`, { reason: refusal.code });
+      continue;
+    }
     checkEndpointUrl(deps, value.replace(/^tcp:/, 'http:'), `config.${field}`);
   }
 }
@@ -327,7 +333,7 @@ export async function testProvider(call: CallContext, kindName: string, id: stri
   if (!t?.probe) return { status: 'unsupported' };
   const secrets = decryptSecrets(deps, row);
   if (t.credentialRequired && !secrets.credential) return { status: 'failed', message: 'no credential is configured' };
-  return t.probe({ config: providerConfig(row), ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db, fetch: outboundFetch(deps) });
+  return t.probe({ config: providerConfig(row), ...secrets, signal: AbortSignal.timeout(15_000), db: deps.db, ...outbound(deps) });
 }
 
 /** For the engine: the provider's secrets and type, refusing disabled providers. */
@@ -335,11 +341,17 @@ export function providerForUse(deps: Deps, row: Provider) {
   if (!row.enabled) throw new AppError('disabled', `provider ${row.id} is disabled`);
   const t = providerType(row.kind, row.type);
   if (!t) throw new AppError('failed_precondition', `provider type ${row.type} is not installed`);
-  return { type: t, config: providerConfig(row), ...decryptSecrets(deps, row), fetch: outboundFetch(deps) };
+  return { type: t, config: providerConfig(row), ...decryptSecrets(deps, row), ...outbound(deps) };
 }
 
 /** The fetch every request made for a provider goes through: the deployment's outbound policy. */
 export const outboundFetch = (deps: Pick<Deps, 'config'>) => outboundPolicy(deps.config.outboundAllowPrivate).fetch;
+
+/** A provider context's outbound members: the policy's fetch, and the policy for clients with sockets of their own. */
+export function outbound(deps: Pick<Deps, 'config'>) {
+  const policy = outboundPolicy(deps.config.outboundAllowPrivate);
+  return { fetch: policy.fetch, outbound: policy };
+}
 
 /** The type and whether enabled of the named providers of the caller's workspace, by id (for pages that name providers). */
 export async function providerSummaries(call: CallContext, ids: readonly string[]) {

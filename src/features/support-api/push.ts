@@ -8,6 +8,7 @@ import webpush from 'web-push';
 import type { PushSubscription as PushSubscriptionRow } from '../../generated/prisma/client.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { looksLikeId, newId } from '../../lib/ids.js';
+import { outboundPolicy, outboundRefusalOf, type OutboundPolicy } from '../../lib/outbound-policy.js';
 import { diffFields, recordAudit } from '../audit/audit.js';
 import type { Deps } from '../../services/deps.js';
 import { callContext, inTransaction, type CallContext } from '../../services/call-context.js';
@@ -100,7 +101,7 @@ function base64urlBytes(value: unknown, field: string, length: number, check?: (
   return value.replace(/=+$/, '');
 }
 
-function validateSubscription(input: PushSubscriptionInput) {
+function validateSubscription(deps: Deps, input: PushSubscriptionInput) {
   const endpoint = input.endpoint;
   if (typeof endpoint !== 'string' || endpoint.length === 0) throw invalidArgument('endpoint is required', 'endpoint');
   if (endpoint.length > 2048) throw invalidArgument('endpoint must be at most 2048 characters', 'endpoint');
@@ -111,6 +112,9 @@ function validateSubscription(input: PushSubscriptionInput) {
     throw invalidArgument('endpoint must be an absolute URL', 'endpoint');
   }
   if (url.protocol !== 'https:') throw invalidArgument('endpoint must be an https URL of a push service', 'endpoint');
+  // The endpoint is the caller's to name, and the service posts to it: the outbound policy applies.
+  const refusal = outboundPolicy(deps.config.outboundAllowPrivate).urlRefusal(url);
+  if (refusal) throw invalidArgument(`endpoint: ${refusal.message}`, 'endpoint', { reason: refusal.code });
   if (!input.keys || typeof input.keys !== 'object' || Array.isArray(input.keys))
     throw invalidArgument('keys {p256dh, auth} is required', 'keys');
   const extra = Object.keys(input.keys).filter((key) => key !== 'p256dh' && key !== 'auth');
@@ -131,7 +135,7 @@ function validateSubscription(input: PushSubscriptionInput) {
 export async function upsertPushSubscription(call: CallContext, input: PushSubscriptionInput) {
   const { actor } = call;
   requirePermission(actor, 'read');
-  const data = validateSubscription(input);
+  const data = validateSubscription(call.deps, input);
   return inTransaction(call, async (bound) => {
     const tx = bound.db;
     const existing = await tx.pushSubscription.findUnique({
@@ -237,12 +241,21 @@ export interface PushOutcome {
   error: string | null;
 }
 
-let cachedAgent: { file: string; agent: Agent } | null = null;
-function pushAgent(deps: Deps): Agent | undefined {
-  const file = deps.config.pushCaFile;
-  if (!file) return undefined;
-  if (cachedAgent?.file !== file)
-    cachedAgent = { file, agent: new Agent({ ca: [...rootCertificates, readFileSync(file, 'utf8')], keepAlive: false }) };
+// One agent per outbound policy and CA file. A subscription's endpoint is written by a caller, so
+// every delivery connects through the policy: its lookup checks each address a name resolves to.
+let cachedAgent: { policy: OutboundPolicy; file: string | undefined; agent: Agent } | null = null;
+function pushAgent(deps: Deps, policy: OutboundPolicy): Agent {
+  const file = deps.config.pushCaFile ?? undefined;
+  if (!cachedAgent || cachedAgent.file !== file || cachedAgent.policy !== policy)
+    cachedAgent = {
+      policy,
+      file,
+      agent: new Agent({
+        ...(file ? { ca: [...rootCertificates, readFileSync(file, 'utf8')] } : {}),
+        keepAlive: false,
+        lookup: policy.lookup,
+      } as never),
+    };
   return cachedAgent.agent;
 }
 
@@ -260,6 +273,10 @@ async function deliver(
     removed: false,
     error: null as string | null,
   };
+  const policy = outboundPolicy(deps.config.outboundAllowPrivate);
+  // A literal address is never looked up: judged here (a subscription written while it was allowed).
+  const refusal = policy.urlRefusal(new URL(row.endpoint));
+  if (refusal) return { ...base, error: refusal.message };
   try {
     const result = await webpush.sendNotification(
       { endpoint: row.endpoint, keys: { p256dh: row.p256dh, auth: row.auth } },
@@ -270,7 +287,7 @@ async function deliver(
         urgency,
         timeout: PUSH_TIMEOUT_MS,
         contentEncoding: 'aes128gcm',
-        agent: pushAgent(deps),
+        agent: pushAgent(deps, policy),
         ...(typeof payload.tag === 'string' ? { topic: payload.tag.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32) } : {}),
       },
     );
@@ -300,7 +317,9 @@ async function deliver(
         error: `the push service reports the subscription gone (${statusCode}); it was removed`,
       };
     }
-    const message = statusCode ? `the push service answered ${statusCode}` : `no answer from the push service: ${(error as Error).message}`;
+    const message = statusCode
+      ? `the push service answered ${statusCode}`
+      : `no answer from the push service: ${(outboundRefusalOf(error) ?? (error as Error)).message}`;
     deps.logger.warn({ subscriptionId: row.id, statusCode, err: error }, 'push delivery failed');
     return { ...base, statusCode, error: message };
   }

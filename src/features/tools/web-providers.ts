@@ -1,6 +1,7 @@
 // The web provider a run's web toolset uses: one of the run's workspace, of the web kind, enabled,
 // with its credential when its type needs one. Refusals are AppErrors whose message the model reads.
 import { AppError, notFound } from '../../lib/errors.js';
+import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 import type { ProviderType } from '../../providers/index.js';
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
@@ -15,6 +16,8 @@ export interface UsableWebProvider {
   extraHeaders: Record<string, string>;
   /** The outbound policy's fetch. */
   fetch: typeof fetch;
+  /** The outbound policy. */
+  outbound: OutboundPolicy;
 }
 
 export async function usableWebProvider(call: CallContext, id: string): Promise<UsableWebProvider> {

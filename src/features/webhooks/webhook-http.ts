@@ -40,7 +40,8 @@ export function postWebhook(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: options.policy.lookup as never,
+        // The policy's lookup and its own connection pool: no socket another client opened unchecked is reused.
+        ...options.policy.socketOptions(url.hostname, url.protocol === 'https:'),
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -3,9 +3,12 @@
 // `docker` environment driver needs: JSON requests, the image pull's progress stream, and the
 // connection upgrade (hijack) that `exec` start uses for the command's standard streams. Node's own
 // HTTP client is used because it reaches unix sockets and hands over the upgraded socket as is.
+// Every connection goes through the deployment's outbound policy: over TCP its address (the
+// policy's lookup resolves the name), a unix socket only where the deployment allows its path.
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
+import { outboundRefusalOf, type OutboundPolicy } from '../../lib/outbound-policy.js';
 
 /** The API version the driver speaks: Docker Engine 20.10 and later answer it. */
 export const ENGINE_API_VERSION = 'v1.41';
@@ -15,6 +18,8 @@ export interface EngineEndpoint {
   endpoint: string;
   /** PEM texts: with `tls_cert` (and `tls_key`), or `tls_ca`, `tcp://` means TLS. */
   tls?: { ca?: string; cert?: string; key?: string } | null;
+  /** The deployment's outbound policy: every connection goes through it. */
+  outbound: OutboundPolicy;
 }
 
 export class EngineError extends Error {
@@ -27,16 +32,26 @@ export class EngineError extends Error {
   }
 }
 
-/** Where and how to connect: the socket path or host and port, and whether TLS applies. */
+/**
+ * Where and how to connect: the socket path or host and port, and whether TLS applies. Throws the
+ * outbound policy's refusal of a socket or a literal address; a name is checked as it resolves.
+ */
 function connection(target: EngineEndpoint): { options: RequestOptions; tls: boolean } {
-  if (target.endpoint.startsWith('unix://')) return { options: { socketPath: target.endpoint.slice('unix://'.length) }, tls: false };
+  if (target.endpoint.startsWith('unix://')) {
+    const socketPath = target.endpoint.slice('unix://'.length);
+    const refusal = target.outbound.socketRefusal(socketPath);
+    if (refusal) throw refusal;
+    return { options: { socketPath }, tls: false };
+  }
   const tlsMaterial = target.tls && (target.tls.ca || target.tls.cert) ? target.tls : null;
   const url = new URL(target.endpoint);
   const tls = url.protocol === 'https:' || (url.protocol === 'tcp:' && tlsMaterial !== null);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
   return {
     options: {
-      host: url.hostname.replace(/^\[|\]$/g, ''),
+      host,
       port: url.port ? Number(url.port) : tls ? 2376 : 2375,
+      ...target.outbound.socketOptions(host, tls),
       ...(tls && tlsMaterial ? { ca: tlsMaterial.ca, cert: tlsMaterial.cert, key: tlsMaterial.key } : {}),
     },
     tls,
@@ -100,7 +115,10 @@ function engineMessage(status: number, body: Buffer): string {
   return text ? text.slice(0, 500) : `the container engine answered ${status}`;
 }
 
+/** Why the engine could not be reached: the outbound policy's refusal whole, else the socket's error code. */
 function unreachable(error: unknown): Error {
+  const refusal = outboundRefusalOf(error);
+  if (refusal) return new Error(`could not reach the container engine: ${refusal.message}`, { cause: refusal });
   const code = (error as NodeJS.ErrnoException).code;
   return new Error(`could not reach the container engine: ${code ?? (error as Error).message}`);
 }
@@ -108,7 +126,12 @@ function unreachable(error: unknown): Error {
 /** A request whose answer is read whole: JSON when there is any, `null` otherwise. Statuses of 400 and more throw `EngineError`. */
 export async function engineCall<T = unknown>(target: EngineEndpoint, req: EngineRequest): Promise<{ status: number; body: T }> {
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const client = send(target, req);
+    let client: ClientRequest;
+    try {
+      client = send(target, req);
+    } catch (error) {
+      return reject(unreachable(error));
+    }
     client.once('response', resolve);
     client.once('error', (error) => reject(unreachable(error)));
   });
@@ -152,7 +175,12 @@ export function imageReference(image: string): { fromImage: string; tag?: string
 /** Opens a hijacked connection (`exec` start): the socket carries standard input out and the multiplexed output stream in. */
 export function engineUpgrade(target: EngineEndpoint, req: EngineRequest): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const client = send(target, { ...req, upgrade: true });
+    let client: ClientRequest;
+    try {
+      client = send(target, { ...req, upgrade: true });
+    } catch (error) {
+      return reject(unreachable(error));
+    }
     client.once('upgrade', (_res, socket) => resolve(socket));
     client.once('response', async (res) => {
       const raw = await readAll(res).catch(() => Buffer.alloc(0));

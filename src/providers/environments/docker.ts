@@ -16,6 +16,7 @@ import {
 } from '../environment-driver.js';
 import { EndMarkerFilter } from './end-marker.js';
 import { OutputBuffer } from '../../lib/output-buffer.js';
+import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 import { engineCall, EngineError, engineUpgrade, pullImage, StreamDemultiplexer, type EngineEndpoint } from './docker-engine.js';
 import { watchForKill } from './kill-watch.js';
 import { imageOf, workingDirectoryOf } from './instance-files.js';
@@ -74,13 +75,17 @@ export const DockerTemplate = imageTemplateSchema(
 );
 const documents = environmentDocuments({ configuration: DockerConfig, credential: DockerCredential, template: DockerTemplate });
 
-/** How the engine is reached: the provider's endpoint with its TLS material (shared with the provider test). */
-export function engineEndpoint(config: { endpoint: string }, credential: { tls_ca?: string; tls_cert?: string; tls_key?: string } | null) {
-  return { endpoint: config.endpoint, tls: { ca: credential?.tls_ca, cert: credential?.tls_cert, key: credential?.tls_key } };
+/** How the engine is reached: the provider's endpoint with its TLS material, through the outbound policy (shared with the provider test). */
+export function engineEndpoint(
+  config: { endpoint: string },
+  credential: { tls_ca?: string; tls_cert?: string; tls_key?: string } | null,
+  outbound: OutboundPolicy,
+): EngineEndpoint {
+  return { endpoint: config.endpoint, tls: { ca: credential?.tls_ca, cert: credential?.tls_cert, key: credential?.tls_key }, outbound };
 }
 
 function endpointOf(ctx: EnvironmentDriverContext): EngineEndpoint {
-  return engineEndpoint(documents.config(ctx), documents.credential(ctx));
+  return engineEndpoint(documents.config(ctx), documents.credential(ctx), ctx.outbound);
 }
 
 /**

@@ -7,9 +7,14 @@
 // Why not @kubernetes/client-node: the driver needs an exec whose standard input ends (v5's close
 // frame), a kill-safe wait with its own limits, and the same TLS handling as the container engine
 // client; the few calls it makes are smaller than that library's configuration surface.
+//
+// Every connection (each request and each exec websocket) goes through the deployment's outbound
+// policy: a literal address is judged before connecting, a name by the policy's lookup as the socket
+// resolves it. Neither client follows redirects.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import WebSocket from 'ws';
+import { outboundRefusalOf, type OutboundPolicy } from '../../lib/outbound-policy.js';
 import { ControlPlaneError, ControlPlaneUnreachable } from './control-plane.js';
 
 export interface KubeTarget {
@@ -20,6 +25,8 @@ export interface KubeTarget {
   ca?: string;
   cert?: string;
   key?: string;
+  /** The deployment's outbound policy. */
+  outbound: OutboundPolicy;
 }
 
 /** Channel numbers of the exec stream protocol. */
@@ -61,6 +68,12 @@ function tlsOptions(target: KubeTarget) {
   };
 }
 
+/** Why the API server could not be reached: the outbound policy's refusal whole, else the socket's error code. */
+function unreachable(error: NodeJS.ErrnoException): KubeUnreachable {
+  const refusal = outboundRefusalOf(error);
+  return new KubeUnreachable(`could not reach the Kubernetes API: ${refusal?.message ?? error.code ?? error.message}`, { cause: error });
+}
+
 function headers(target: KubeTarget): Record<string, string> {
   return target.token ? { authorization: `Bearer ${target.token}` } : {};
 }
@@ -96,7 +109,14 @@ export async function kubeCall<T>(
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
+    let socketOptions: ReturnType<OutboundPolicy['socketOptions']>;
+    try {
+      socketOptions = target.outbound.socketOptions(url.hostname, url.protocol === 'https:');
+    } catch (error) {
+      return reject(unreachable(error as NodeJS.ErrnoException));
+    }
     const client = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
+      ...socketOptions,
       method,
       headers: {
         ...headers(target),
@@ -111,7 +131,7 @@ export async function kubeCall<T>(
     client.once('response', resolve);
     client.once('error', (error: NodeJS.ErrnoException) => {
       if (options.signal?.aborted) reject(error);
-      else reject(new KubeUnreachable(`could not reach the Kubernetes API: ${error.code ?? error.message}`));
+      else reject(unreachable(error));
     });
     client.end(body);
   });
@@ -179,7 +199,19 @@ export function execStream(target: KubeTarget, req: ExecStreamRequest): Promise<
     const ns = encodeURIComponent(req.namespace);
     const url = new URL(`${base.pathname.replace(/\/$/, '')}/api/v1/namespaces/${ns}/pods/${encodeURIComponent(req.pod)}/exec`, base);
     url.search = execQuery(req.container, req.command, req.stdin !== undefined).toString();
-    const socket = new WebSocket(url, EXEC_PROTOCOLS, { headers: headers(target), ...tlsOptions(target), handshakeTimeout: 60_000 });
+    let socketOptions: ReturnType<OutboundPolicy['socketOptions']>;
+    try {
+      socketOptions = target.outbound.socketOptions(url.hostname, url.protocol === 'wss:');
+    } catch (error) {
+      return reject(unreachable(error as NodeJS.ErrnoException));
+    }
+    // ws hands its options to the socket it opens: the policy's lookup resolves the name.
+    const socket = new WebSocket(url, EXEC_PROTOCOLS, {
+      headers: headers(target),
+      ...tlsOptions(target),
+      ...socketOptions,
+      handshakeTimeout: 60_000,
+    });
     let exitCode: number | null = null;
     let failure: string | null = null;
     let settled = false;
@@ -206,9 +238,7 @@ export function execStream(target: KubeTarget, req: ExecStreamRequest): Promise<
         finish(new KubeError(status, message, reason));
       });
     });
-    socket.on('error', (error: NodeJS.ErrnoException) =>
-      finish(new KubeUnreachable(`could not reach the Kubernetes API: ${error.code ?? error.message}`)),
-    );
+    socket.on('error', (error: NodeJS.ErrnoException) => finish(unreachable(error)));
     socket.on('open', () => {
       if (req.stdin !== undefined) {
         for (const frame of stdinFrames(req.stdin)) socket.send(frame);

@@ -95,6 +95,7 @@ function targetOf(ctx: EnvironmentDriverContext): KubeTarget {
     ca: credential?.ca,
     cert: credential?.client_cert,
     key: credential?.client_key,
+    outbound: ctx.outbound,
   };
 }
 

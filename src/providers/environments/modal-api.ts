@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { policyChannel, policyId } from '../../lib/outbound-grpc.js';
+import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 
 export const DEFAULT_MODAL_SERVER_URL = 'https://api.modal.com';
 
@@ -69,6 +71,8 @@ export interface ModalEndpoint {
   serverUrl: string;
   tokenId: string;
   tokenSecret: string;
+  /** The deployment's outbound policy: every connection (the control plane's and each command router's) goes through it. */
+  outbound: OutboundPolicy;
 }
 
 const CHANNEL_OPTIONS = { 'grpc.max_receive_message_length': 100 * 1024 * 1024, 'grpc.max_send_message_length': 100 * 1024 * 1024 };
@@ -91,15 +95,21 @@ function expiryOf(token: string): number {
   return Math.floor(Date.now() / 1000) + TOKEN_FALLBACK_LIFETIME_S;
 }
 
-/** `https://api.modal.com` → `api.modal.com:443` over TLS; `http://127.0.0.1:9000` → plain (loopback tests, where the endpoint policy allows it). */
-function channelOf(serverUrl: string): { address: string; credentials: grpc.ChannelCredentials; tls: boolean } {
+/**
+ * `https://api.modal.com` → `api.modal.com:443` over TLS; `http://127.0.0.1:9000` → plain (loopback
+ * tests, where the endpoint policy allows it). The channel resolves the host through the outbound
+ * policy and connects only to the addresses it allowed.
+ */
+function channelOf(
+  serverUrl: string,
+  outbound: OutboundPolicy,
+): { target: string; options: grpc.ChannelOptions; credentials: grpc.ChannelCredentials; tls: boolean } {
   const url = new URL(serverUrl);
   const tls = url.protocol === 'https:';
   if (!tls && url.protocol !== 'http:')
     throw new Error(`the Modal server URL must be https:// (or http:// where allowed), not ${url.protocol}`);
-  const port = url.port || (tls ? '443' : '80');
   return {
-    address: `${url.hostname}:${port}`,
+    ...policyChannel(outbound, url.hostname, url.port || (tls ? '443' : '80')),
     credentials: tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
     tls,
   };
@@ -179,9 +189,9 @@ export class ModalApi {
   private readonly routerClients = new Map<string, RawClient>();
 
   constructor(readonly endpoint: ModalEndpoint) {
-    const { address, credentials, tls } = channelOf(endpoint.serverUrl);
+    const { target, options, credentials, tls } = channelOf(endpoint.serverUrl, endpoint.outbound);
     this.plaintext = !tls;
-    this.client = new (modalServiceDefinitions().ModalClient)(address, credentials, CHANNEL_OPTIONS) as RawClient;
+    this.client = new (modalServiceDefinitions().ModalClient)(target, credentials, { ...CHANNEL_OPTIONS, ...options }) as RawClient;
   }
 
   close(): void {
@@ -254,12 +264,14 @@ export class ModalApi {
             `the command router URL must be https, not ${url.protocol}`,
             'TaskGetCommandRouterAccess',
           );
-        const address = `${url.hostname}:${url.port || '443'}`;
-        let client = this.routerClients.get(address);
+        // The router's address comes from the control plane's answer: its connections go through
+        // the outbound policy as the control plane's do (an answer naming a private address is refused).
+        const { target, options } = policyChannel(this.endpoint.outbound, url.hostname, url.port || '443');
+        let client = this.routerClients.get(target);
         if (!client) {
           const credentials = this.plaintext ? grpc.credentials.createInsecure() : grpc.credentials.createSsl();
-          client = new (modalServiceDefinitions().TaskCommandRouter)(address, credentials, CHANNEL_OPTIONS) as RawClient;
-          this.routerClients.set(address, client);
+          client = new (modalServiceDefinitions().TaskCommandRouter)(target, credentials, { ...CHANNEL_OPTIONS, ...options }) as RawClient;
+          this.routerClients.set(target, client);
         }
         return { client, jwt: String(response.jwt) };
       });
@@ -307,15 +319,16 @@ export class ModalApi {
   }
 }
 
-// One client (one HTTP/2 connection) per server URL and token, kept for the process's life: a
-// provider's calls share its connection and its auth token. Changing a provider's token makes a new one.
+// One client (one HTTP/2 connection) per server URL, token and outbound policy, kept for the
+// process's life: a provider's calls share its connection and its auth token. Changing a provider's
+// token (or the deployment's allowance) makes a new one.
 const clients = new Map<string, ModalApi>();
 const MAX_CLIENTS = 64;
 
 export function modalApiFor(endpoint: ModalEndpoint): ModalApi {
   // Keyed by a digest: the secret is not kept as a map key beside the client that holds it.
   const key = createHash('sha256')
-    .update(JSON.stringify([endpoint.serverUrl, endpoint.tokenId, endpoint.tokenSecret]))
+    .update(JSON.stringify([endpoint.serverUrl, endpoint.tokenId, endpoint.tokenSecret, policyId(endpoint.outbound)]))
     .digest('hex');
   let client = clients.get(key);
   if (!client) {

@@ -167,6 +167,7 @@ function apiOf(ctx: EnvironmentDriverContext): ModalApi {
     serverUrl: settingsOf(ctx).serverUrl,
     tokenId: credential?.token_id ?? '',
     tokenSecret: credential?.token_secret ?? '',
+    outbound: ctx.outbound,
   });
 }
 
