@@ -49,6 +49,8 @@ export async function generateTypedDocuments(directory: string, location: string
         McpHeaders: 'Record<string, Record<string, string>>',
         AgentConfigurationDocument: 'Record<string, unknown>',
         SkillContentDocument: 'Record<string, unknown>',
+        EnvironmentMounts: 'Array<{ environment_id: string; name?: string; working_directory?: string }>',
+        ModelPricingDocument: '{ input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string }',
         ID: 'string',
       },
       // The schema's enums are the spec's lowercase strings: string unions need no runtime objects.

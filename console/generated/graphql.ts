@@ -183,7 +183,7 @@ export type ModelInput = {
   labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
-  pricing?: unknown;
+  pricing?: { input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string } | null | undefined;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
@@ -313,8 +313,7 @@ export type StartRunInput = {
   agentId: string;
   /** pin this revision instead of the default one */
   agentRevisionId?: string | null | undefined;
-  /** ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first) */
-  environmentMounts?: unknown;
+  environmentMounts?: Array<{ environment_id: string; name?: string; working_directory?: string }> | null | undefined;
   input: { content: Array<{ type: string; [member: string]: unknown }> };
   labels?: Record<string, string> | null | undefined;
   options?: Record<string, unknown> | null | undefined;

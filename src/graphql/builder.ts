@@ -10,6 +10,8 @@ import { parseNodeId } from '../lib/node-ids.js';
 import type { Labels } from '../lib/labels.js';
 import type { RunOptions, StoredAgentConfig } from '../features/agents/documents/config-schema.js';
 import type { SkillContent } from '../features/agents/skills.js';
+import type { StoredPricing } from '../features/models/pricing.js';
+import type { RunMountRequest } from '../features/environments/environments.js';
 import type { MessageContent } from '../features/runs/run-input.js';
 
 export const builder = new SchemaBuilder<{
@@ -27,6 +29,8 @@ export const builder = new SchemaBuilder<{
     McpHeaders: { Input: Record<string, Record<string, string>>; Output: unknown };
     AgentConfigurationDocument: { Input: StoredAgentConfig; Output: unknown };
     SkillContentDocument: { Input: SkillContent; Output: unknown };
+    ModelPricingDocument: { Input: StoredPricing | null; Output: unknown };
+    EnvironmentMounts: { Input: RunMountRequest[]; Output: unknown };
     File: { Input: File; Output: never };
   };
 }>({

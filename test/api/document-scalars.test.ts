@@ -8,11 +8,13 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 let t: TestApp;
 let agentId: string;
 let threadId: string;
+let providerId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
   const provider = await t.rest('POST', '/api/v1/model-providers', { body: { type: 'development', name: 'offline' } });
-  await t.rest('POST', '/api/v1/models', { body: { key: 'dev', provider_id: provider.body.id, provider_model: 'echo' } });
+  providerId = provider.body.id;
+  await t.rest('POST', '/api/v1/models', { body: { key: 'dev', provider_id: providerId, provider_model: 'echo' } });
   const agent = await t.rest('POST', '/api/v1/agents', { body: { name: 'Documents', config: { model: 'dev' } } });
   expect(agent.status).toBe(201);
   agentId = agent.body.id;
@@ -133,5 +135,36 @@ describe('ExtraHeaders and McpHeaders', () => {
     );
     expect(thread).toEqual(restRefusal(await t.rest('POST', '/api/v1/threads', { body: { mcp_headers: mcpHeaders } })));
     expect(thread.field).toBe('mcp_headers.con_1.X-Key');
+  });
+});
+
+describe('ModelPricingDocument and EnvironmentMounts', () => {
+  it('refuses prices and mounts as the services do', async () => {
+    for (const pricing of [{ input_per_mtok: -1 }, { currency: 'usd' }, { per_token: 1 }, 5]) {
+      const body = { key: `priced-${Math.random().toString(36).slice(2, 8)}`, provider_id: providerId, provider_model: 'echo', pricing };
+      const viaGraphQL = graphqlRefusal(
+        await t.graphql('mutation($input: ModelInput!) { createModel(input: $input) { model { key } } }', {
+          input: { key: body.key, providerId, providerModel: 'echo', pricing },
+        }),
+      );
+      expect(viaGraphQL).toEqual(restRefusal(await t.rest('POST', '/api/v1/models', { body })));
+      expect(viaGraphQL.field).toMatch(/^pricing/);
+    }
+    const input = { content: [{ type: 'text', text: 'hi' }] };
+    for (const mounts of [
+      [{ name: 'a' }],
+      [{ environment_id: 'env_1', extra: 1 }],
+      [{ environment_id: 'env_1' }, { environment_id: 'env_2', name: 'default' }],
+      {},
+    ]) {
+      const viaGraphQL = graphqlRefusal(
+        await t.graphql('mutation($input: StartRunInput!) { startRun(input: $input) { run { id } } }', {
+          input: { agentId, input, environmentMounts: mounts },
+        }),
+      );
+      const viaRest = restRefusal(await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input, environment_mounts: mounts } }));
+      expect(viaGraphQL).toEqual(viaRest);
+      expect(viaGraphQL.field).toMatch(/^environment_mounts/);
+    }
   });
 });

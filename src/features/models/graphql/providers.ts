@@ -26,7 +26,15 @@ documentScalar('ExtraHeaders', {
   check: validateExtraHeaders,
   field: 'extra_headers',
 });
-import { modelPricing, showPrice } from '../pricing.js';
+import { modelPricing, showPrice, validatePricing } from '../pricing.js';
+
+// A model's own prices, checked as the service checks them (document-scalars.ts); `{}` means none.
+documentScalar('ModelPricingDocument', {
+  description:
+    "A model's own prices: {input_per_mtok, output_per_mtok, cached_input_per_mtok (numbers from 0 to 1000000 per million tokens, at most 6 decimals), currency (ISO 4217, default USD)}, every member optional; `{}` sets none.",
+  check: validatePricing,
+  field: 'pricing',
+});
 import { createModel, getModel, listModels, loadModels, MODEL_NODE_PREFIX, modelNodeId, parseModelNodeId, updateModel } from '../models.js';
 import { ProviderKindEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { relation } from '../../../graphql/modules/relations.js';
@@ -131,7 +139,7 @@ const ModelInput = builder.inputType('ModelInput', {
     ...nameAndLabelInputs(t),
     settings: t.field({ type: 'JSON' }),
     pricing: t.field({
-      type: 'JSON',
+      type: 'ModelPricingDocument',
       description: "input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price",
     }),
     enabled: t.boolean(),

@@ -4,6 +4,14 @@
 import { documentScalar } from '../../../graphql/document-scalars.js';
 import { normalizeRunOptions } from '../../agents/documents/config-schema.js';
 import { MessageContentSchema, validateMessage } from '../run-input.js';
+import { checkRunMountRequests } from '../../environments/environments.js';
+
+documentScalar('EnvironmentMounts', {
+  description:
+    'Ready environments a run works in: [{environment_id, name?, working_directory?}], at most 8 (snake_case, as the run view shows them; `name` defaults to `default` for the first, else the environment id, and is unique). Each environment is then looked up in the workspace: one of another workspace is not found, one not ready is a failed precondition.',
+  check: checkRunMountRequests,
+  field: 'environment_mounts',
+});
 
 documentScalar('MessageContent', {
   description:

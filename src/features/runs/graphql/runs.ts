@@ -156,11 +156,7 @@ const StartRunInput = builder.inputType('StartRunInput', {
     sessionId: t.string({ description: 'start in a new thread of this session' }),
     threadId: t.string({ description: 'continue this thread' }),
     labels: t.field({ type: 'Labels' }),
-    environmentMounts: t.field({
-      type: 'JSON',
-      description:
-        'ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first)',
-    }),
+    environmentMounts: t.field({ type: 'EnvironmentMounts' }),
   }),
 });
 // The answers are maps keyed by the tool call ids the run's pending approvals and calls name, so
