@@ -163,6 +163,26 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     });
   });
 
+  it('answers a front-end call the user passed over with an error, and sends the new message with it', async () => {
+    const picker = await agent('picker', {
+      model: 'dev',
+      model_settings: {
+        script: [[{ tool_call: { id: 'call_p1', name: 'pick_color', arguments: {} } }], [{ text: 'Fine, no color then.' }]],
+      },
+    });
+    const client = frontEnd(picker.id);
+    const tools = [{ name: 'pick_color', description: 'Shows a color picker', parameters: { type: 'object', properties: {} } }];
+    const first = await say(client, 'paint it', { tools });
+    expect((first.events.at(-1) as any).outcome).toEqual({ type: 'success', pendingToolCallIds: ['call_p1'] });
+    const second = await say(client, 'forget the color', { tools });
+    expect(textOf(second.events)).toBe('Fine, no color then.');
+    const resumed = (await t.rest('GET', `/api/v1/runs/${(second.events[0] as any).metadata.run_id}`)).body;
+    expect(resumed).toMatchObject({
+      lineage: 'resume',
+      resume: { calls: { call_p1: { status: 'error' } }, input: { content: [{ type: 'text', text: 'forget the color' }] } },
+    });
+  });
+
   it('shows a server tool as a step with its call and result', async () => {
     const worker = await agent('worker', {
       model: 'dev',
@@ -192,6 +212,87 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     expect(result.toolCallId).toBe('call_s1');
     expect(JSON.parse(result.content).models.map((m: { key: string }) => m.key)).toEqual(['dev']);
     expect(textOf(events)).toBe('One model.');
+  });
+
+  it('ends a run that asks a question with an interrupt, and a resume entry answers it', async () => {
+    const asking = await agent('asker', {
+      model: 'dev',
+      user_questions: true,
+      model_settings: {
+        script: [
+          [{ tool_call: { id: 'q1', name: 'ask_user', arguments: { question: 'Which city?', choices: ['Oslo', 'Rome'] } } }],
+          [{ text: 'Oslo it is.' }],
+        ],
+      },
+    });
+    const client = frontEnd(asking.id);
+    const first = await say(client, 'plan a trip');
+    const finished = first.events.at(-1) as any;
+    expect(finished.type).toBe(EventType.RUN_FINISHED);
+    expect(finished.outcome).toEqual({
+      type: 'interrupt',
+      interrupts: [
+        {
+          id: 'q1',
+          reason: 'user_question',
+          message: 'Which city?',
+          toolCallId: 'q1',
+          responseSchema: { type: 'string', enum: ['Oslo', 'Rome'] },
+        },
+      ],
+    });
+    // HttpAgent itself insists on an answer to every open interrupt; a raw request without one is a new
+    // turn, which the service refuses while the run waits.
+    await expect(say(client, 'never mind')).rejects.toThrow(/pending interrupt/);
+    const raw = await fetch(`${t.url}/ag-ui/${asking.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+      body: JSON.stringify({ threadId: client.threadId, runId: 'raw', messages: [{ id: 'm', role: 'user', content: 'never mind' }] }),
+    });
+    expect(raw.status).toBe(409);
+    expect(await raw.json()).toMatchObject({ error: { code: 'conflict' } });
+    const second = await say(client, null, { resume: [{ interruptId: 'q1', status: 'resolved', payload: 'Oslo' }] });
+    expect(textOf(second.events)).toBe('Oslo it is.');
+    const resumed = (await t.rest('GET', `/api/v1/runs/${(second.events[0] as any).metadata.run_id}`)).body;
+    expect(resumed).toMatchObject({ lineage: 'resume', resume: { calls: { q1: { status: 'returned', value: 'Oslo' } } } });
+  });
+
+  it('reports a run that fails after the stream started as RUN_ERROR with the service code', async () => {
+    const failing = await agent('failing', {
+      model: 'dev',
+      retries: { output: 0 },
+      model_settings: { script: [[{ text: 'Starting…' }, { error: { message: 'the model broke' } }]] },
+    });
+    const events: BaseEvent[] = [];
+    const client = frontEnd(failing.id);
+    client.addMessage({ id: crypto.randomUUID(), role: 'user', content: 'go' });
+    await client.runAgent({}, { onEvent: ({ event }) => void events.push(event) }).catch(() => undefined);
+    expect(types(events)[0]).toBe(EventType.RUN_STARTED);
+    const error = events.at(-1) as any;
+    expect(error.type).toBe(EventType.RUN_ERROR);
+    const run = (await t.rest('GET', `/api/v1/runs/${(events[0] as any).metadata.run_id}`)).body;
+    expect(run.status).toBe('failed');
+    expect(error.code).toBe(run.failure.code);
+    expect(error.message).toBe(run.failure.message);
+  });
+
+  it('cancels the run when the front-end aborts the stream', async () => {
+    const streaming = await agent('aborted', { model: 'loop' });
+    const held = streamGate(1);
+    loopback.turns.push({ text: 'never finished', gate: held.gate });
+    const client = frontEnd(streaming.id);
+    const running = say(client, 'start').catch((error: unknown) => error);
+    await held.reached;
+    const runId = ((await t.rest('GET', `/api/v1/runs?agent_id=${streaming.id}`)).body.items as { id: string }[])[0]!.id;
+    client.abortRun();
+    await running;
+    const cancelled = await waitFor(
+      async () => (await t.rest('GET', `/api/v1/runs/${runId}`)).body,
+      (run) => run.status === 'cancelled',
+      'the run cancelled',
+    );
+    expect(cancelled.status).toBe('cancelled');
+    held.open();
   });
 
   it('lists the run by REST, follows it over graphql-ws and finds its trace (the same run everywhere)', async () => {

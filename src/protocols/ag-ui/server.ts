@@ -86,15 +86,21 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     const last = thread.lastRunId ? ((await execute(credentials, 'AgUiRun', { id: thread.lastRunId })).run as RunView) : null;
     if (last && last.status === 'waiting' && !last.resumedById) {
       const answers = answersFor(last, input);
-      if (answers) {
-        const data = await execute(credentials, 'AgUiResumeRun', {
-          runId: last.id,
-          input: answers,
-          // Each AG-UI run is one answer: its runId keys the resume, so a retried request resumes once.
-          idempotencyKey: `ag-ui-${input.runId}`.slice(0, 200),
-        });
-        return data.resumeRun.run as RunView;
-      }
+      // A new turn while the run waits for its interrupts would queue behind it and never stream:
+      // the front-end answers them first (HttpAgent insists on it too).
+      if (!answers)
+        throw new OperationProblem(
+          'conflict',
+          "the thread's run waits for answers: send tool messages for its pending tool calls and resume entries for its interrupts",
+          { run_id: last.id, pending: [...last.pending.approvals, ...last.pending.calls].map((call) => call.toolCallId) },
+        );
+      const data = await execute(credentials, 'AgUiResumeRun', {
+        runId: last.id,
+        input: answers,
+        // Each AG-UI run is one answer: its runId keys the resume, so a retried request resumes once.
+        idempotencyKey: `ag-ui-${input.runId}`.slice(0, 200),
+      });
+      return data.resumeRun.run as RunView;
     }
     const text = lastUserText(input.messages);
     if (text === null)
@@ -263,13 +269,14 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
 
 /**
  * What the front-end answers of a waiting run: `tool` messages for its pending calls (by toolCallId)
- * and `resume` entries for its interrupts (approvals, questions). Null when it answers nothing — then
- * the request is a new turn, which the service refuses while the run waits (409 `conflict`).
+ * and `resume` entries for its interrupts (approvals, questions). A newest message from the user goes
+ * with the answers as the successor's input; front-end calls it leaves unanswered are answered with an
+ * error (the user moved on, as AG-UI lets an application do). Null when nothing is answered.
  */
 export function answersFor(
   run: RunView,
   input: RunAgentInput,
-): { calls?: Record<string, unknown>; approvals?: Record<string, unknown> } | null {
+): { calls?: Record<string, unknown>; approvals?: Record<string, unknown>; input?: Record<string, unknown> } | null {
   const calls: Record<string, unknown> = {};
   const approvals: Record<string, unknown> = {};
   const pendingCalls = new Set(run.pending.calls.map((call) => call.toolCallId));
@@ -300,8 +307,13 @@ export function answersFor(
       calls[entry.interruptId] = { status: 'returned', value: entry.payload ?? null };
     }
   }
+  const text = lastUserText(input.messages);
+  if (text !== null)
+    for (const call of frontEndCalls(run))
+      calls[call.toolCallId] ??= { status: 'error', value: 'The user did not run this tool: they sent a new message instead.' };
   const answered = { ...(Object.keys(calls).length ? { calls } : {}), ...(Object.keys(approvals).length ? { approvals } : {}) };
-  return Object.keys(answered).length ? answered : null;
+  if (!Object.keys(answered).length) return null;
+  return text === null ? answered : { ...answered, input: { content: [{ type: 'text', text }] } };
 }
 
 /** A tool message's content: JSON when it is JSON (what front-end tools usually return), else the text. */
