@@ -13,7 +13,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
-import { createWorkspace } from '../../src/features/access/admin.js';
+import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let loopback: ModelServer;
@@ -255,6 +255,57 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     expect(textOf(second.events)).toBe('Oslo it is.');
     const resumed = (await t.rest('GET', `/api/v1/runs/${(second.events[0] as any).metadata.run_id}`)).body;
     expect(resumed).toMatchObject({ lineage: 'resume', resume: { calls: { q1: { status: 'returned', value: 'Oslo' } } } });
+  });
+
+  it('ends a run that waits for an approval with an interrupt; a cancelled resume entry denies the call', async () => {
+    const careful = await agent('careful', {
+      model: 'dev',
+      model_settings: {
+        script: [[{ tool_call: { id: 'del_1', name: 'delete_file', arguments: { path: '/tmp/x' } } }], [{ text: 'Not deleted.' }]],
+      },
+      client_tools: [{ name: 'delete_file', description: 'Deletes a file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
+    });
+    const client = frontEnd(careful.id);
+    const first = await say(client, 'clean up');
+    expect(first.events.find((event) => event.type === EventType.TOOL_CALL_START)).toMatchObject({
+      toolCallId: 'del_1',
+      toolCallName: 'delete_file',
+    });
+    expect((first.events.at(-1) as any).outcome).toMatchObject({
+      type: 'interrupt',
+      interrupts: [{ id: 'del_1', reason: 'approval', toolCallId: 'del_1', metadata: { tool_name: 'delete_file' } }],
+    });
+    const second = await say(client, null, { resume: [{ interruptId: 'del_1', status: 'cancelled' }] });
+    expect(textOf(second.events)).toBe('Not deleted.');
+    const resumed = (await t.rest('GET', `/api/v1/runs/${(second.events[0] as any).metadata.run_id}`)).body;
+    expect(resumed).toMatchObject({ lineage: 'resume', resume: { approvals: { del_1: { action: 'deny' } } } });
+  });
+
+  it('needs write to start a run: a read-only key is refused with 403 before the stream starts', async () => {
+    const plain = await agent('guarded', { model: 'dev' });
+    const readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;
+    const refused = await fetch(`${t.url}/ag-ui/${plain.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${readOnly}` },
+      body: JSON.stringify({ threadId: 'ro', runId: 'ro', messages: [{ id: '1', role: 'user', content: 'hi' }] }),
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: 'permission_denied' } });
+  });
+
+  it("counts requests against the key's rate limit and refuses past it with the REST error body", async () => {
+    const plain = await agent('limited', { model: 'dev' });
+    const limited = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read', rateLimit: '1/60s' })).token;
+    const send = () =>
+      fetch(`${t.url}/ag-ui/${plain.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${limited}` },
+        body: '{}',
+      });
+    expect((await send()).status).toBe(400);
+    const second = await send();
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ error: { code: 'rate_limited' } });
   });
 
   it('reports a run that fails after the stream started as RUN_ERROR with the service code', async () => {

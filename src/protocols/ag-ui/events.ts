@@ -64,7 +64,9 @@ export class EventTranslator {
         return this.textMessage(event);
       case 'tool_call':
         return this.serverToolCall(event);
+      // A client tool's call, and one that waits for an approval first (its interrupt names the call).
       case 'client_call':
+      case 'approval_request':
         return this.announceCall(event.content);
       case 'tool_result':
         return this.toolResult(event);
