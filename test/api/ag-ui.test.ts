@@ -281,6 +281,24 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     expect(resumed).toMatchObject({ lineage: 'resume', resume: { approvals: { del_1: { action: 'deny' } } } });
   });
 
+  it('sends an approved call to the front-end: the successor waits for it and its tool message completes the run', async () => {
+    const careful = await agent('careful-approved', {
+      model: 'dev',
+      model_settings: {
+        script: [[{ tool_call: { id: 'del_2', name: 'delete_file', arguments: { path: '/tmp/y' } } }], [{ text: 'Deleted.' }]],
+      },
+      client_tools: [{ name: 'delete_file', description: 'Deletes a file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
+    });
+    const client = frontEnd(careful.id);
+    await say(client, 'clean up');
+    const approved = await say(client, null, { resume: [{ interruptId: 'del_2', status: 'resolved', payload: { action: 'approve' } }] });
+    expect(approved.events.find((event) => event.type === EventType.TOOL_CALL_START)).toMatchObject({ toolCallId: 'del_2' });
+    expect((approved.events.at(-1) as any).outcome).toEqual({ type: 'success', pendingToolCallIds: ['del_2'] });
+    client.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: 'del_2', content: 'ok' });
+    const done = await say(client, null);
+    expect(textOf(done.events)).toBe('Deleted.');
+  });
+
   it('needs write to start a run: a read-only key is refused with 403 before the stream starts', async () => {
     const plain = await agent('guarded', { model: 'dev' });
     const readOnly = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read' })).token;

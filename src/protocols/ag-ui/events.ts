@@ -75,6 +75,12 @@ export class EventTranslator {
     }
   }
 
+  /** A front-end call the run waits on, announced unless this stream already has (questions are interrupts). */
+  pending(call: PendingCall): BaseEvent[] {
+    if (call.presentation.kind === 'question') return [];
+    return this.announceCall({ tool_call_id: call.toolCallId, tool_name: call.toolName, arguments: call.arguments });
+  }
+
   /** Closes what is still open (a run that ended while an item was in progress). */
   close(): BaseEvent[] {
     const events: BaseEvent[] = [];

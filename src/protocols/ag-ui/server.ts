@@ -120,8 +120,13 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
   }
 
   /** Follows the run's items, writing each as AG-UI events, until the run is sealed or waiting. */
-  async function follow(credentials: RequestCredentials, runId: string, signal: AbortSignal, write: (event: BaseEvent) => void) {
-    const translator = new EventTranslator();
+  async function follow(
+    credentials: RequestCredentials,
+    runId: string,
+    signal: AbortSignal,
+    translator: EventTranslator,
+    write: (event: BaseEvent) => void,
+  ) {
     const aborted = new Promise<'aborted'>((resolve) => {
       if (signal.aborted) resolve('aborted');
       else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
@@ -216,8 +221,13 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
       metadata: ids,
     } as BaseEvent);
     try {
-      const settled = await follow(credentials, run.id, gone.signal, write);
+      const translator = new EventTranslator();
+      const settled = await follow(credentials, run.id, gone.signal, translator, write);
       if (!settled) return;
+      // A call the run waits on that this stream has not shown (an approved call goes to the client
+      // in the successor, which waits for it at once): announced, so the front-end can answer it.
+      if (settled.status === 'waiting')
+        for (const call of settled.pending.calls) for (const event of translator.pending(call)) write(event);
       if (settled.status === 'failed') {
         const failure = settled.failure ?? { code: 'internal', message: 'the run failed' };
         write({ type: EventType.RUN_ERROR, code: failure.code, message: failure.message, metadata: ids } as BaseEvent);
