@@ -116,6 +116,7 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
           [{ text: 'It is 3 degrees in Oslo.' }],
         ],
       },
+      client_tools: [{ name: 'confirm', description: 'Asks the user to confirm', parameters_json_schema: { type: 'object' } }],
     });
     const client = frontEnd(weather.id);
     const tools = [
@@ -148,6 +149,10 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     // The front-end's tool was the run's client tool.
     const waiting = (await t.rest('GET', `/api/v1/runs/${waitingRunId}`)).body;
     expect(waiting).toMatchObject({ status: 'waiting', pending: { calls: [{ tool_call_id: 'call_w1', tool_name: 'get_weather' }] } });
+    // Added to the agent's own client tools for this run.
+    const view = (await t.rest('GET', `/api/v1/runs/${waitingRunId}/agent`)).body;
+    expect(view.config.client_tools.map((tool: { name: string }) => tool.name)).toEqual(['confirm', 'get_weather']);
+    expect(view.config.client_tools[1]).toMatchObject({ parameters_json_schema: tools[0]!.parameters });
 
     // The browser ran the tool: its result arrives as a tool message in the next run.
     client.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: 'call_w1', content: JSON.stringify({ celsius: 3 }) });

@@ -21,6 +21,13 @@ export interface AgUiEndpointOptions {
   maxBodyBytes: number;
 }
 
+/** The agent as `AgUiAgent` reads it: its default revision's client tools are kept beside the front-end's. */
+interface AgentView {
+  id: string;
+  name: string;
+  defaultRevision: { config: { clientTools: Record<string, unknown>[] | null } } | null;
+}
+
 interface GraphQLResult {
   data?: Record<string, any> | null;
   errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
@@ -81,7 +88,12 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
    * The run this request stands for: the waiting run resumed with the front-end's tool results and
    * resume entries, or a new run with the newest user message.
    */
-  async function startOrResume(credentials: RequestCredentials, agentId: string, input: RunAgentInput, threadId: string): Promise<RunView> {
+  async function startOrResume(
+    credentials: RequestCredentials,
+    agent: AgentView,
+    input: RunAgentInput,
+    threadId: string,
+  ): Promise<RunView> {
     const thread = await resolveThread(credentials, threadId);
     const last = thread.lastRunId ? ((await execute(credentials, 'AgUiRun', { id: thread.lastRunId })).run as RunView) : null;
     if (last && last.status === 'waiting' && !last.resumedById) {
@@ -111,10 +123,9 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
           field: 'messages',
         },
       );
-    const agent = (await execute(credentials, 'AgUiAgent', { id: agentId })).agent;
     const options = input.tools.length ? { overrides: { client_tools: mergedTools(agent, input) } } : undefined;
     const data = await execute(credentials, 'AgUiStartRun', {
-      input: { agentId, threadId: thread.id, input: { content: [{ type: 'text', text }] }, ...(options ? { options } : {}) },
+      input: { agentId: agent.id, threadId: thread.id, input: { content: [{ type: 'text', text }] }, ...(options ? { options } : {}) },
     });
     return data.startRun.run as RunView;
   }
@@ -175,7 +186,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     let input: RunAgentInput;
     try {
       // The agent first: a bad key answers 401, an agent of another workspace 404, before the body is judged.
-      await execute(credentials, 'AgUiAgent', { id: agentId });
+      const agent = (await execute(credentials, 'AgUiAgent', { id: agentId })).agent as AgentView;
       const parsed = RunAgentInputSchema.safeParse(req.body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
@@ -184,7 +195,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
         });
       }
       input = parsed.data as RunAgentInput;
-      run = await startOrResume(credentials, agentId, input, input.threadId);
+      run = await startOrResume(credentials, agent, input, input.threadId);
     } catch (error) {
       answerError(res, error, options.logger);
       return;
@@ -345,10 +356,7 @@ function lastUserText(messages: Message[]): string | null {
 }
 
 /** The agent's own client tools, with the front-end's tools added (a front-end tool of the same name wins). */
-function mergedTools(
-  agent: { defaultRevision: { config: { clientTools: Record<string, unknown>[] | null } } | null },
-  input: RunAgentInput,
-) {
+function mergedTools(agent: AgentView, input: RunAgentInput) {
   const frontEnd = clientToolsOf(input.tools);
   const names = new Set(frontEnd.map((tool) => tool.name));
   const own = (agent.defaultRevision?.config.clientTools ?? [])
