@@ -33,6 +33,7 @@ import './providers/index.js';
 import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADER } from '../rest-shim/router.js';
 import { apiReferenceRouter } from './api-reference/index.js';
 import { createMcpEndpoint } from './protocols/mcp/server.js';
+import { createAgUiEndpoint } from './protocols/ag-ui/server.js';
 import { fromRepositoryRoot } from './lib/repository-root.js';
 import { readFileSync } from 'node:fs';
 import { createOpenAIEndpoint } from './protocols/openai/server.js';
@@ -209,7 +210,7 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp' | 'openai', maxTokens: number) {
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp' | 'ag-ui' | 'openai', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -228,6 +229,13 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp'
       }
       if (surface === 'rest') {
         sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', refusal);
+        return;
+      }
+      if (surface === 'ag-ui') {
+        // The REST API's error body, as the AG-UI endpoint answers its other refusals before a stream starts.
+        res.status(statusForCode(refusal.code)).json({
+          error: { code: refusal.code, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) },
+        });
         return;
       }
       if (surface === 'mcp') {
@@ -359,6 +367,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     version: (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version,
     maxBodyBytes: config.maxBodyBytes,
   });
+  const agUi = createAgUiEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes });
   app.use(
     '/graphql',
     (_req: Request, res: Response, next: NextFunction) => {
@@ -408,6 +417,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     limitRequests(rateLimiter, 'openai', maxTokens),
     createOpenAIEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes }).router,
   );
+  // AG-UI (agent front-ends): POST a RunAgentInput to /ag-ui/{agent_id}, read the run as SSE events.
+  app.use('/ag-ui', limitRequests(rateLimiter, 'ag-ui', maxTokens), agUi.router);
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {
