@@ -340,6 +340,6 @@ export class RunItemStream implements ItemChangeSource {
     for (const append of appends) this.appendsStored.add(append.ordinal);
     // Committed items never change again: forget them.
     for (const item of rows) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
-    return { workspaceId: this.run.workspaceId, rows, appends, rewritten };
+    return { workspaceId: this.run.workspaceId, runId: this.run.id, attempt: this.attempt, rows, appends, rewritten };
   }
 }

@@ -356,6 +356,10 @@ export class WorkerPool {
         // What features do on a seal (web push, finding analyses, inbox promotion) is theirs: the
         // hooks they registered run here in order, each failure logged and kept to itself.
         await runSealHooks({ call, run: row, threadHasPending }, this.deps.logger);
+      } else {
+        // Another worker took the run over while this one was cut off (its lease expired): the
+        // seal, like every item write of this attempt, changed nothing.
+        this.deps.logger.warn({ runId: run.id, attempt: run.attempts, worker: this.id }, 'attempt ended after its run moved on: nothing sealed');
       }
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
