@@ -359,7 +359,10 @@ export class WorkerPool {
       } else {
         // Another worker took the run over while this one was cut off (its lease expired): the
         // seal, like every item write of this attempt, changed nothing.
-        this.deps.logger.warn({ runId: run.id, attempt: run.attempts, worker: this.id }, 'attempt ended after its run moved on: nothing sealed');
+        this.deps.logger.warn(
+          { runId: run.id, attempt: run.attempts, worker: this.id },
+          'attempt ended after its run moved on: nothing sealed',
+        );
       }
     } catch (error) {
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
