@@ -13,8 +13,10 @@ import { applyMigrations } from '../src/storage/migrate.js';
 import { createLogger } from '../src/lib/logger.js';
 import { Cluster } from '../test/helpers/fault-cluster.js';
 import {
+  clientToolOnTakeover,
   gatewayKilled,
   httpRequestKind,
+  mcpKind,
   postgresDown,
   redisDown,
   rollingDeploy,
@@ -104,7 +106,8 @@ async function main() {
     await step(() => redisDown(cluster, { runs: 10, outageMs: 30_000 }));
     await step(() => workerPartitioned(cluster, { runs: 10 }));
     await step(() => rollingDeploy(cluster, { runs: 100 }));
-    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind]));
+    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind]));
+    await step(() => clientToolOnTakeover(cluster));
   } finally {
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -9,8 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase } from '../helpers/app.js';
 import { Cluster } from '../helpers/fault-cluster.js';
 import {
+  clientToolOnTakeover,
   gatewayKilled,
   httpRequestKind,
+  mcpKind,
   postgresDown,
   redisDown,
   rollingDeploy,
@@ -76,6 +78,10 @@ describe('a cluster under faults', { tags: ['slow'] }, () => {
   });
 
   it('a completed tool call is not executed again by the worker that takes over', { timeout: 240_000 }, async () => {
-    expectClean(await sideEffectsOnTakeover(cluster, [httpRequestKind]));
+    expectClean(await sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind]));
+  });
+
+  it('a client tool’s result is not asked of the client again when the successor is taken over', { timeout: 180_000 }, async () => {
+    expectClean(await clientToolOnTakeover(cluster));
   });
 });

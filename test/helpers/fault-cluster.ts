@@ -119,12 +119,12 @@ export class Cluster {
   }
 
   /** A REST call through the first live API instance (or the one given). */
-  async rest(method: string, path: string, body?: unknown, via?: Instance): Promise<RestAnswer> {
+  async rest(method: string, path: string, body?: unknown, via?: Instance, headers: Record<string, string> = {}): Promise<RestAnswer> {
     const api = via ?? this.live('api')[0];
     if (!api) throw new Error('no API instance is running');
     const response = await fetch(`${api.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

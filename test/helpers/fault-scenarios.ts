@@ -8,6 +8,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { streamGate } from './model-servers.js';
 import { checkStream, Follower, type Cluster, type Instance } from './fault-cluster.js';
 
@@ -407,11 +409,29 @@ export async function rollingDeploy(c: Cluster, options: { runs: number }): Prom
 
 // ───────────── side effects not repeated by a takeover ─────────────
 
-/** A loopback HTTP server counting the requests each path gets. */
+/**
+ * A loopback HTTP server counting the requests each path gets; at /mcp, an MCP server (the SDK's,
+ * stateless, over streamable HTTP) whose one tool, `record_effect`, counts its calls as /effect/mcp.
+ */
 async function countingServer(): Promise<{ url: string; hits: Map<string, number>; close(): Promise<void> }> {
   const hits = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1);
+  const count = (key: string) => hits.set(key, (hits.get(key) ?? 0) + 1);
+  const server: Server = createServer(async (req, res) => {
+    if (req.url === '/mcp') {
+      const mcp = new McpServer({ name: 'effects', version: '1' });
+      mcp.tool('record_effect', 'Records one side effect', async () => {
+        count('/effect/mcp');
+        return { content: [{ type: 'text', text: 'recorded' }] };
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => void transport.close());
+      await mcp.connect(transport);
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined);
+      return;
+    }
+    count(req.url!);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ effect: req.url }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -444,6 +464,31 @@ export const httpRequestKind: SideEffectKind = {
     };
   },
   count: (effects) => effects.hits.get('/effect/http_request') ?? 0,
+};
+
+/** An MCP server tool (a connection's tools) on the counting server's MCP endpoint. */
+export const mcpKind: SideEffectKind = {
+  name: 'mcp',
+  async setup(c, effects) {
+    const provider = await c.rest('POST', '/api/v1/connector-providers', {
+      type: 'mcp',
+      name: 'effects',
+      config: { url: `${effects.url}/mcp` },
+    });
+    if (provider.status !== 201) throw new Error(`connector provider: ${JSON.stringify(provider.body)}`);
+    const connection = await c.rest('POST', '/api/v1/connections', {
+      provider_id: provider.body.id,
+      name: 'effects',
+      config: { url: `${effects.url}/mcp` },
+      credential: { bearer_token: 'unused' },
+    });
+    if (connection.status !== 201) throw new Error(`connection: ${JSON.stringify(connection.body)}`);
+    return {
+      agentConfig: { connection_tools: [{ connection_id: connection.body.id }] },
+      tool: { name: 'record_effect', arguments: {} },
+    };
+  },
+  count: (effects) => effects.hits.get('/effect/mcp') ?? 0,
 };
 
 /**
@@ -504,6 +549,74 @@ export async function sideEffectsOnTakeover(c: Cluster, kinds: SideEffectKind[])
   } finally {
     await effects.close();
   }
+  noExits(c, f);
+  return f;
+}
+
+/**
+ * A client tool: the client executes the call, and the run's successor (the resume) carries its
+ * result. The successor's worker is SIGKILLed while the model's next answer is held: the takeover
+ * must continue from the stored result, never pause to ask the client for the same call again.
+ */
+export async function clientToolOnTakeover(c: Cluster): Promise<Figures> {
+  const f = figures('side effects on takeover (client tool)');
+  c.model.turns.length = 0;
+  const agent = await c.rest('POST', '/api/v1/agents', {
+    name: 'effects client',
+    config: { model: 'loop', client_tools: [{ name: 'client_effect' }] },
+  });
+  if (agent.status !== 201) throw new Error(`agent: ${JSON.stringify(agent.body)}`);
+  const gate = streamGate(2);
+  const answer = 'after the client tool: done.';
+  c.model.turns.push(
+    { tool: { id: 'call_client', name: 'client_effect', arguments: {} } },
+    { text: answer, gate: gate.gate },
+    { text: answer },
+  );
+  const first = (await c.rest('POST', '/api/v1/runs', { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'act' }] } }))
+    .body;
+  f.runsStarted++;
+  const [waiting] = await settle(c, [first], 60_000);
+  if (waiting.status !== 'waiting') throw new Error(`the run did not wait for its client tool: ${JSON.stringify(waiting)}`);
+  f.runsCompleted++; // a pause is how a client tool's run ends
+  // The client executes the call once, and answers.
+  let executions = waiting.pending.calls.filter((call: { tool_call_id: string }) => call.tool_call_id === 'call_client').length;
+  const resumed = await c.rest(
+    'POST',
+    `/api/v1/runs/${first.id}/resume`,
+    { calls: { call_client: { status: 'returned', value: 'done by the client' } } },
+    undefined,
+    { 'idempotency-key': `resume-${first.id}` },
+  );
+  if (resumed.status !== 200) throw new Error(`resume: ${resumed.status} ${JSON.stringify(resumed.body)}`);
+  const successor = resumed.body;
+  f.runsStarted++;
+  const follower = new Follower(c, successor.id, c.live('api')[0]!);
+  await gate.reached;
+  const worker = holder(c, (await leaseOwners(c, [successor.id])).get(successor.id));
+  if (!worker) throw new Error('no worker holds the successor');
+  const killed = Date.now();
+  await c.kill(worker);
+  await c.startInstance('worker');
+  const [done] = await settle(c, [successor], 120_000);
+  f.recoveryMs = Date.now() - killed;
+  gate.open();
+  if (done.status === 'completed') f.runsCompleted++;
+  else f.problems.push(`client tool: the successor ended ${done.status}`);
+  if (done.attempts < 2) f.problems.push(`client tool: the successor was not taken over (attempts ${done.attempts})`);
+  // Asked of the client again = a pending call in the successor.
+  executions += (done.pending?.calls ?? []).length;
+  if (executions !== 1) {
+    f.repeatedSideEffects += executions - 1;
+    f.problems.push(`client tool: the client was asked ${executions} times`);
+  }
+  await Promise.race([follower.done, sleep(60_000)]);
+  const check = checkStream(follower, await c.storedItems(successor.id));
+  f.itemsChecked += check.itemsChecked;
+  f.gaps += check.gaps;
+  f.duplicates += check.duplicates;
+  f.problems.push(...check.problems);
+  await follower.close();
   noExits(c, f);
   return f;
 }
