@@ -77,8 +77,12 @@ describe('a cluster under faults', { tags: ['slow'] }, () => {
     expect(f.maxReconnects).toBeLessThanOrEqual(1);
   });
 
-  it('a completed tool call is not executed again by the worker that takes over', { timeout: 240_000 }, async () => {
-    expectClean(await sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind]));
+  it('a completed http_request call is not executed again by the worker that takes over', { timeout: 180_000 }, async () => {
+    expectClean(await sideEffectsOnTakeover(cluster, [httpRequestKind]));
+  });
+
+  it('a completed MCP tool call is not executed again by the worker that takes over', { timeout: 180_000 }, async () => {
+    expectClean(await sideEffectsOnTakeover(cluster, [mcpKind]));
   });
 
   it('a client tool’s result is not asked of the client again when the successor is taken over', { timeout: 180_000 }, async () => {

@@ -524,9 +524,11 @@ export async function sideEffectsOnTakeover(c: Cluster, kinds: SideEffectKind[])
       if (!worker) throw new Error(`${kind.name}: no worker holds the run (${owner})`);
       const killed = Date.now();
       await c.kill(worker);
-      await c.startInstance('worker');
+      // The deployment replaces the worker; meanwhile the other one takes the run over.
+      const replacement = c.startInstance('worker');
       const [done] = await settle(c, [run], 120_000);
       f.recoveryMs = Math.max(f.recoveryMs, Date.now() - killed);
+      await replacement;
       gate.open();
       if (done.status === 'completed') f.runsCompleted++;
       if (done.attempts < 2) f.problems.push(`${kind.name}: the run was not taken over (attempts ${done.attempts})`);
@@ -597,9 +599,10 @@ export async function clientToolOnTakeover(c: Cluster): Promise<Figures> {
   if (!worker) throw new Error('no worker holds the successor');
   const killed = Date.now();
   await c.kill(worker);
-  await c.startInstance('worker');
+  const replacement = c.startInstance('worker');
   const [done] = await settle(c, [successor], 120_000);
   f.recoveryMs = Date.now() - killed;
+  await replacement;
   gate.open();
   if (done.status === 'completed') f.runsCompleted++;
   else f.problems.push(`client tool: the successor ended ${done.status}`);
