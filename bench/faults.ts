@@ -56,10 +56,11 @@ function table(all: Figures[]): string {
       'duplicates',
       'repeated side effects',
       'bad 5xx',
+      '503 + Retry-After',
       'max reconnects',
       'recovery (s)',
     ]),
-    row(Array.from({ length: 10 }, () => '---')),
+    row(Array.from({ length: 11 }, () => '---')),
   ];
   for (const f of all)
     lines.push(
@@ -72,6 +73,7 @@ function table(all: Figures[]): string {
         f.duplicates,
         f.repeatedSideEffects,
         f.bad5xx,
+        f.refused,
         f.maxReconnects,
         (f.recoveryMs / 1000).toFixed(1),
       ]),

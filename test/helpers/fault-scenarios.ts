@@ -27,6 +27,8 @@ export interface Figures {
   bad5xx: number;
   /** The most reconnects one client needed. */
   maxReconnects: number;
+  /** Requests answered 503 `unavailable` with Retry-After while a dependency was away. */
+  refused: number;
   problems: string[];
 }
 
@@ -41,6 +43,7 @@ const figures = (fault: string): Figures => ({
   recoveryMs: 0,
   bad5xx: 0,
   maxReconnects: 0,
+  refused: 0,
   problems: [],
 });
 
@@ -225,6 +228,7 @@ export async function postgresDown(c: Cluster, options: { runs: number; outageMs
           (answer.status !== 503 || !answer.headers.get('retry-after') || answer.body?.error?.code !== 'unavailable')
         )
           f.bad5xx++;
+        else if (answer.status === 503) f.refused++;
         if (answer.status < 300) f.problems.push(`answered ${answer.status} while PostgreSQL was away`);
       }
       const ready = await fetch(`${api.url}/readyz`);
@@ -245,6 +249,8 @@ export async function postgresDown(c: Cluster, options: { runs: number; outageMs
       `${api.name} ready again`,
       60_000,
     );
+  // Recovered: every instance ready, and every run the outage caught completed.
+  await settle(c, held.runs, 180_000);
   f.recoveryMs = Date.now() - back;
   await verify(c, f, followers, held, 180_000);
   noExits(c, f);
