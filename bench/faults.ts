@@ -14,6 +14,7 @@ import { createLogger } from '../src/lib/logger.js';
 import { Cluster } from '../test/helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
+  environmentCommandKind,
   gatewayKilled,
   httpRequestKind,
   mcpKind,
@@ -108,7 +109,7 @@ async function main() {
     await step(() => redisDown(cluster, { runs: 10, outageMs: 30_000 }));
     await step(() => workerPartitioned(cluster, { runs: 10 }));
     await step(() => rollingDeploy(cluster, { runs: 100 }));
-    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind]));
+    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind, environmentCommandKind()]));
     await step(() => clientToolOnTakeover(cluster));
   } finally {
     await cluster.stop();

@@ -10,6 +10,7 @@ import { createTestDatabase } from '../helpers/app.js';
 import { Cluster } from '../helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
+  environmentCommandKind,
   gatewayKilled,
   httpRequestKind,
   mcpKind,
@@ -83,6 +84,10 @@ describe('a cluster under faults', { tags: ['slow'] }, () => {
 
   it('a completed MCP tool call is not executed again by the worker that takes over', { timeout: 180_000 }, async () => {
     expectClean(await sideEffectsOnTakeover(cluster, [mcpKind]));
+  });
+
+  it('a completed environment command is not run again by the worker that takes over', { timeout: 180_000 }, async () => {
+    expectClean(await sideEffectsOnTakeover(cluster, [environmentCommandKind()]));
   });
 
   it('a client tool’s result is not asked of the client again when the successor is taken over', { timeout: 180_000 }, async () => {

@@ -82,6 +82,8 @@ export class Cluster {
       REDIS_URL: this.redis.url,
       ALLOW_PLAIN_HTTP_ENDPOINTS: '127.0.0.1',
       RUN_LEASE_MS: String(this.options.leaseMs),
+      // The fault suite's environment commands run in `local` environments (a development type).
+      ALLOW_LOCAL_ENVIRONMENTS: 'true',
       ...extra,
     };
     const name = `${kind}${this.counter++}`;

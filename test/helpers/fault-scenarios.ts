@@ -8,6 +8,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { streamGate } from './model-servers.js';
@@ -496,6 +499,44 @@ export const mcpKind: SideEffectKind = {
   },
   count: (effects) => effects.hits.get('/effect/mcp') ?? 0,
 };
+
+/**
+ * An environment command (`run_command` in a `local` environment, which the cluster's instances
+ * allow): the command appends a line to a file outside the environment, one line per execution.
+ */
+export function environmentCommandKind(): SideEffectKind {
+  const dir = mkdtempSync(join(tmpdir(), 'wsa-faults-effects-'));
+  const file = join(dir, 'executions');
+  const created = async (c: Cluster, path: string, body: unknown) => {
+    const answer = await c.rest('POST', path, body);
+    if (answer.status !== 201) throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body as { id: string };
+  };
+  return {
+    name: 'run_command',
+    async setup(c) {
+      const provider = await created(c, '/api/v1/environment-providers', { type: 'local', name: 'effects' });
+      const template = await created(c, '/api/v1/environment-templates', { name: 'effects', provider_id: provider.id, config: {} });
+      return {
+        agentConfig: {
+          default_environment_template_id: template.id,
+          platform_tools: { groups: ['shell'], read_permission: 'allow', write_permission: 'allow' },
+        },
+        tool: { name: 'run_command', arguments: { command: `echo executed >> ${file}` } },
+      };
+    },
+    count() {
+      try {
+        return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+      } catch {
+        return 0;
+      }
+    },
+    async teardown() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /**
  * A tool call completes, the model's next answer is held, the worker running the run is SIGKILLed:
