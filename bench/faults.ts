@@ -15,6 +15,7 @@ import { Cluster } from '../test/helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
   environmentCommandKind,
+  subagentKind,
   gatewayKilled,
   httpRequestKind,
   mcpKind,
@@ -109,7 +110,7 @@ async function main() {
     await step(() => redisDown(cluster, { runs: 10, outageMs: 30_000 }));
     await step(() => workerPartitioned(cluster, { runs: 10 }));
     await step(() => rollingDeploy(cluster, { runs: 100 }));
-    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind, environmentCommandKind()]));
+    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind, environmentCommandKind(), subagentKind()]));
     await step(() => clientToolOnTakeover(cluster));
   } finally {
     await cluster.stop();

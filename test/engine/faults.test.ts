@@ -11,6 +11,7 @@ import { Cluster } from '../helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
   environmentCommandKind,
+  subagentKind,
   gatewayKilled,
   httpRequestKind,
   mcpKind,
@@ -88,6 +89,10 @@ describe('a cluster under faults', { tags: ['slow'] }, () => {
 
   it('a completed environment command is not run again by the worker that takes over', { timeout: 180_000 }, async () => {
     expectClean(await sideEffectsOnTakeover(cluster, [environmentCommandKind()]));
+  });
+
+  it('a completed subagent call does not start its child run again when the parent is taken over', { timeout: 180_000 }, async () => {
+    expectClean(await sideEffectsOnTakeover(cluster, [subagentKind()]));
   });
 
   it('a client tool’s result is not asked of the client again when the successor is taken over', { timeout: 180_000 }, async () => {

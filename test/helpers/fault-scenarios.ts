@@ -459,7 +459,9 @@ export interface SideEffectKind {
     effects: { url: string },
   ): Promise<{ agentConfig: Record<string, unknown>; tool: { name: string; arguments: Record<string, unknown> } }>;
   /** How many times the side effect happened. */
-  count(effects: { hits: Map<string, number> }): number;
+  count(effects: { hits: Map<string, number> }): number | Promise<number>;
+  /** Model answers the call itself consumes (a subagent's run asks the model too), before the caller's next. */
+  turnsAfterCall?: { text: string }[];
   teardown?(): Promise<void>;
 }
 
@@ -538,6 +540,37 @@ export function environmentCommandKind(): SideEffectKind {
   };
 }
 
+/** A subagent: the call starts a child run (of an agent of its own, on the same loopback model). */
+export function subagentKind(): SideEffectKind {
+  let helperId = '';
+  let cluster: Cluster | null = null;
+  return {
+    name: 'subagent',
+    turnsAfterCall: [{ text: 'the helper did it.' }],
+    async setup(c) {
+      cluster = c;
+      const helper = await c.rest('POST', '/api/v1/agents', { name: 'effects helper', config: { model: 'loop' } });
+      if (helper.status !== 201) throw new Error(`helper: ${JSON.stringify(helper.body)}`);
+      helperId = helper.body.id;
+      return {
+        agentConfig: { subagents: { helper: { agent_id: helperId, description: 'does one thing' } } },
+        tool: { name: 'delegate_to_helper', arguments: { task: 'Do the thing once.' } },
+      };
+    },
+    // Child runs started for the call: each one is the subagent executed.
+    async count() {
+      const client = new pg.Client({ connectionString: cluster!.options.databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE agent_id = $1', [helperId]);
+        return rows[0]!.n;
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 /**
  * A tool call completes, the model's next answer is held, the worker running the run is SIGKILLed:
  * another worker takes the run over after the lease and must reuse the stored result.
@@ -553,7 +586,12 @@ export async function sideEffectsOnTakeover(c: Cluster, kinds: SideEffectKind[])
       if (agent.status !== 201) throw new Error(`agent: ${JSON.stringify(agent.body)}`);
       const gate = streamGate(2);
       const answer = `after ${kind.name}: done.`;
-      c.model.turns.push({ tool: { id: `call_${kind.name}`, ...tool } }, { text: answer, gate: gate.gate }, { text: answer });
+      c.model.turns.push(
+        { tool: { id: `call_${kind.name}`, ...tool } },
+        ...(kind.turnsAfterCall ?? []),
+        { text: answer, gate: gate.gate },
+        { text: answer },
+      );
       const run = (await c.rest('POST', '/api/v1/runs', { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'act' }] } }))
         .body;
       f.runsStarted++;
@@ -579,7 +617,7 @@ export async function sideEffectsOnTakeover(c: Cluster, kinds: SideEffectKind[])
       gate.open();
       if (done.status === 'completed') f.runsCompleted++;
       if (done.attempts < 2) f.problems.push(`${kind.name}: the run was not taken over (attempts ${done.attempts})`);
-      const times = kind.count(effects);
+      const times = await kind.count(effects);
       if (times !== 1) {
         f.repeatedSideEffects += Math.max(0, times - 1);
         f.problems.push(`${kind.name}: the side effect happened ${times} times`);
