@@ -52,7 +52,7 @@ export interface ItemChanges {
 
 /** The statements writing changes of one or more attempts (of distinct runs); null: nothing to write. */
 export function itemsWrite(changes: ItemChanges[]): ItemsWrite | null {
-  const rows = changes.flatMap((c) => c.rows.map((item) => ({ item, workspaceId: c.workspaceId, attempt: c.attempt })));
+  const rows = changes.flatMap((c) => c.rows.map((item) => ({ item, workspaceId: c.workspaceId })));
   const appends = changes.flatMap((c) => c.appends);
   const rewritten = changes.flatMap((c) => c.rewritten);
   if (!rows.length && !appends.length && !rewritten.length) return null;
