@@ -447,7 +447,12 @@ async function countingServer(): Promise<{ url: string; hits: Map<string, number
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // The instances' MCP clients keep their connections open: closed too, not waited for.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -623,6 +628,7 @@ export async function sideEffectsOnTakeover(c: Cluster, kinds: SideEffectKind[])
         f.problems.push(`${kind.name}: the side effect happened ${times} times`);
       }
       await Promise.race([follower.done, sleep(60_000)]);
+      if (!follower.completed) f.problems.push(`${kind.name}: the client's subscription did not complete within 60 s of the run`);
       const stored = await c.storedItems(run.id);
       const check = checkStream(follower, stored);
       f.itemsChecked += check.itemsChecked;
