@@ -303,11 +303,13 @@ export class RunItemStream implements ItemChangeSource {
   }
 
   /** The attempt's items are committed (or it is over): late subscribers read the database alone. */
-  close() {
+  close(committed = true) {
     // Nothing is pending once the seal took the last changes (drain publishes them); this keeps
     // the stream's order should a caller close without a seal.
     this.publishDeltas();
-    runTail(this.deps.events).forget(this.run.id);
+    // An attempt whose last changes were not stored (its seal failed: the database went away) keeps
+    // its tail: the run's next attempt reads there what subscribers were told (adoptStale's rows).
+    if (committed) runTail(this.deps.events).forget(this.run.id);
   }
 
   /** Writes every change so far (with every other run's, by the item writer); resolves when stored. */
@@ -340,6 +342,6 @@ export class RunItemStream implements ItemChangeSource {
     for (const append of appends) this.appendsStored.add(append.ordinal);
     // Committed items never change again: forget them.
     for (const item of rows) if (item.state !== 'in_progress') this.items.delete(item.ordinal);
-    return { workspaceId: this.run.workspaceId, rows, appends, rewritten };
+    return { workspaceId: this.run.workspaceId, runId: this.run.id, attempt: this.attempt, rows, appends, rewritten };
   }
 }

@@ -43,6 +43,7 @@ import { announceRunChanged, announceThreadChanged } from '../services/event-top
 import { runSealHooks } from '../services/run-hooks.js';
 import { runMetrics } from '../lib/service-metrics.js';
 import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
+import { runTail } from '../features/runs/run-tail.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -257,6 +258,9 @@ export class WorkerPool {
   private async execute({ run, history, parentPending, parentSpan }: Claimed) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
+    // False when the attempt ended by an error of its own (e.g. its seal failed with the database
+    // away): its last changes may not be stored, so its live tail is kept for the next attempt.
+    let committed = true;
     // The attempt's trace: its spans are held in memory and stored with the statement that ends it.
     const spans = this.deps.tracer.store;
     spans.open(run.id);
@@ -279,10 +283,13 @@ export class WorkerPool {
     );
     try {
       // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
-      const lastOrdinal = run.attempts <= 1 ? 0 : await lastItemOrdinal(this.deps.db, run.id);
+      let lastOrdinal = run.attempts <= 1 ? 0 : await lastItemOrdinal(this.deps.db, run.id);
+      const stale =
+        run.attempts <= 1 ? [] : await toldStaleItems(this.deps, run, lastOrdinal, await itemsLeftInProgress(this.deps.db, run.id));
+      lastOrdinal = Math.max(lastOrdinal, ...stale.map((item) => item.ordinal));
       const items = new RunItemStream(this.deps, run, run.attempts, lastOrdinal);
       opened = items;
-      if (run.attempts > 1) items.adoptStale(await itemsLeftInProgress(this.deps.db, run.id));
+      if (stale.length) items.adoptStale(stale);
       // A cancel that arrived between the claim and now.
       if (run.cancelRequestedAt) controller.abort(new Error('cancelled'));
       const call = runCallContext(this.deps, run);
@@ -356,8 +363,16 @@ export class WorkerPool {
         // What features do on a seal (web push, finding analyses, inbox promotion) is theirs: the
         // hooks they registered run here in order, each failure logged and kept to itself.
         await runSealHooks({ call, run: row, threadHasPending }, this.deps.logger);
+      } else {
+        // Another worker took the run over while this one was cut off (its lease expired): the
+        // seal, like every item write of this attempt, changed nothing.
+        this.deps.logger.warn(
+          { runId: run.id, attempt: run.attempts, worker: this.id },
+          'attempt ended after its run moved on: nothing sealed',
+        );
       }
     } catch (error) {
+      committed = false;
       this.deps.logger.error({ err: error, runId: run.id }, 'run execution failed');
     } finally {
       // An attempt that ended some other way (an error of its own): its trace is stored as it stands.
@@ -366,7 +381,7 @@ export class WorkerPool {
       }
       await spans.flush(run.id);
       // Sealed, handed back or requeued: every item is committed, the tail is no longer needed.
-      opened?.close();
+      opened?.close(committed);
       clearInterval(heartbeat);
       this.active.delete(run.id);
       finish();
@@ -478,4 +493,58 @@ async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<
   } finally {
     clearTimeout(timer);
   }
+}
+
+type StaleItem = Awaited<ReturnType<typeof itemsLeftInProgress>>[number];
+
+/**
+ * The items an earlier attempt left unfinished, as its subscribers last saw them. The database has
+ * what that attempt's worker wrote before it died or lost the database; the run's live tail (in
+ * Redis, when the service has it) may have more: text streamed after the last write, items opened
+ * after it. Subscribers were told those, so the next attempt closes each item with the text they saw
+ * rather than a shorter one (a client would see its text shrink), and stores the items they saw that
+ * were never written (ordinals after `lastOrdinal`) instead of numbering its own items over them.
+ * Without Redis, or when it cannot be read, the database's rows alone.
+ */
+async function toldStaleItems(
+  deps: Deps,
+  run: { id: string; workspaceId: string },
+  lastOrdinal: number,
+  stored: StaleItem[],
+): Promise<StaleItem[]> {
+  const told = await runTail(deps.events)
+    .read(run.id)
+    .catch(() => []);
+  if (!told.length) return stored;
+  const byOrdinal = new Map(told.map((item) => [item.ordinal, item]));
+  const extends_ = (longer: unknown, shorter: unknown) => {
+    const a = (longer ?? {}) as Record<string, unknown>;
+    const b = (shorter ?? {}) as Record<string, unknown>;
+    return Object.entries(b).every(([member, value]) =>
+      typeof value === 'string' ? typeof a[member] === 'string' && (a[member] as string).startsWith(value) : member in a,
+    );
+  };
+  const adopted = stored.map((row) => {
+    const seen = byOrdinal.get(row.ordinal);
+    return seen && seen.id === row.id && extends_(seen.content, row.content)
+      ? { ...row, content: seen.content as typeof row.content }
+      : row;
+  });
+  for (const seen of told)
+    if (seen.ordinal > lastOrdinal)
+      adopted.push({
+        id: seen.id,
+        runId: run.id,
+        workspaceId: run.workspaceId,
+        ordinal: seen.ordinal,
+        kind: seen.kind,
+        state: 'in_progress',
+        content: seen.content as StaleItem['content'],
+        contentRefs: (seen.contentRefs ?? {}) as StaleItem['contentRefs'],
+        firstStreamId: seen.firstStreamId,
+        lastStreamId: seen.lastStreamId,
+        startedAt: new Date(seen.startedAt),
+        endedAt: null,
+      });
+  return adopted.sort((a, b) => a.ordinal - b.ordinal);
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunItemStream } from '../../src/engine/items.js';
 import { itemsLeftInProgress, writeItems } from '../../src/features/runs/attempt-items.js';
 import { newId } from '../../src/lib/ids.js';
+import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addLoopbackModel, sse, start, type ModelServer } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
@@ -45,8 +46,32 @@ afterAll(async () => {
   await model?.close();
 });
 
-/** An attempt's item stream on the quiet instance, for a run id of its own (items need no run row). */
-function quietStream(runId = newId('run'), attempt = 1, lastOrdinal = 0) {
+/**
+ * A run row held by `attempt` (running, `attempts` = attempt): item writes land only for the attempt
+ * that holds its run. A bare row (no agent, thread or session behind it), so no worker ever claims it:
+ * written with foreign keys off for this one transaction.
+ */
+async function holdRun(runId: string, attempt: number) {
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SET LOCAL session_replication_role = replica');
+    await client.query(
+      `INSERT INTO runs (id, workspace_id, session_id, thread_id, agent_id, agent_revision_id, principal_id, status, attempts)
+       VALUES ($1, $2, 'ses_items', 'thr_items', 'agt_items', 'rev_items', 'p', 'running', $3)
+       ON CONFLICT (id) DO UPDATE SET status = 'running', attempts = EXCLUDED.attempts`,
+      [runId, quiet.workspaceId, attempt],
+    );
+    await client.query('COMMIT');
+  } finally {
+    await client.end();
+  }
+}
+
+/** An attempt's item stream on the quiet instance, for a run of its own that the attempt holds. */
+async function quietStream(runId = newId('run'), attempt = 1, lastOrdinal = 0) {
+  await holdRun(runId, attempt);
   return new RunItemStream(quiet.app.deps, { id: runId, workspaceId: quiet.workspaceId, principalId: 'p' }, attempt, lastOrdinal);
 }
 
@@ -71,7 +96,7 @@ async function walBytes(work: () => Promise<void>): Promise<number> {
 
 describe('the item writer', () => {
   it('writes one statement per batch however many tokens it holds, and the appends of later batches only', async () => {
-    const stream = quietStream();
+    const stream = await quietStream();
     const count = () => quiet.app.database.operationCount();
     let before = count();
     const item = stream.open('text_message', { text: '' });
@@ -102,7 +127,7 @@ describe('the item writer', () => {
   });
 
   it('writes all live runs’ changes in one statement per tick', async () => {
-    const streams = Array.from({ length: 50 }, () => quietStream());
+    const streams = await Promise.all(Array.from({ length: 50 }, () => quietStream()));
     const items = streams.map((stream) => stream.open('text_message', { text: 'a' }));
     await streams[0]!.flush();
     const before = quiet.app.database.operationCount();
@@ -114,7 +139,7 @@ describe('the item writer', () => {
 
   it('writes WAL bytes linear in an answer’s length even when every token is a batch of its own', async () => {
     const stream = async (tokens: number) => {
-      const items = quietStream();
+      const items = await quietStream();
       const item = items.open('text_message', { text: '' });
       await items.flush();
       for (let index = 0; index < tokens; index++) {
@@ -141,7 +166,7 @@ describe('the item writer', () => {
 
   it('hands an item a dead attempt left in progress to the next attempt with its appended text, closed as interrupted', async () => {
     const runId = newId('run');
-    const dead = quietStream(runId);
+    const dead = await quietStream(runId);
     dead.open('user_message', { text: 'go' }, 'completed');
     const item = dead.open('text_message', { text: '' });
     dead.append(item, 'text', 'part one');
@@ -154,12 +179,35 @@ describe('the item writer', () => {
     expect(await storedAppends(runId)).toBe(2);
     const left = await itemsLeftInProgress(quiet.app.deps.db, runId);
     expect(left.map((row) => [row.ordinal, (row.content as { text: string }).text])).toEqual([[2, 'part one, part two, part three']]);
-    const next = quietStream(runId, 2, 2);
+    const next = await quietStream(runId, 2, 2);
     next.adoptStale(left);
     await writeItems(quiet.app.deps.db, (await next.drain())!);
     expect(await storedRow(runId)).toEqual([
       { state: 'completed', text: 'go' },
       { state: 'failed', text: 'part one, part two, part three' },
+    ]);
+    expect(await storedAppends(runId)).toBe(0);
+  });
+
+  it('an attempt whose run was taken over writes nothing more (its worker lost the database past its lease)', async () => {
+    const runId = newId('run');
+    const cut = await quietStream(runId);
+    cut.open('user_message', { text: 'go' }, 'completed');
+    const item = cut.open('text_message', { text: 'part one' });
+    await cut.flush();
+    // Another worker takes the run over and writes its own item at the same ordinal.
+    const next = await quietStream(runId, 2, 1);
+    next.open('text_message', { text: 'the new attempt' }, 'completed');
+    await writeItems(quiet.app.deps.db, (await next.drain())!);
+    // The first attempt comes back: its appends, its item's end and a new item change nothing.
+    cut.append(item, 'text', ', part two');
+    await cut.flush();
+    cut.complete(item);
+    cut.open('text_message', { text: 'late' }, 'completed');
+    await writeItems(quiet.app.deps.db, (await cut.drain())!);
+    expect(await storedRow(runId)).toEqual([
+      { state: 'completed', text: 'go' },
+      { state: 'completed', text: 'the new attempt' },
     ]);
     expect(await storedAppends(runId)).toBe(0);
   });

@@ -12,7 +12,8 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** `target`: a TCP address, or the path of a Unix socket (the embedded PostgreSQL's). */
+export async function startTcpProxy(target: { host: string; port: number } | { path: string }): Promise<TcpProxy> {
   const open = new Set<Socket>();
   const relay = (client: Socket) => {
     const upstream = createConnection(target);

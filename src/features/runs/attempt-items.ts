@@ -34,6 +34,14 @@ export type ItemsWrite = Prisma.Sql[];
 /** What one attempt changed since its last write. */
 export interface ItemChanges {
   workspaceId: string;
+  runId: string;
+  /**
+   * The attempt that made the changes (the run's `attempts` when it claimed the run). They are
+   * written only while the run is running that attempt: an attempt whose worker lost the database
+   * for longer than its lease, and whose run another worker took over meanwhile, must not change
+   * the run's items when it comes back (its ordinals are the new attempt's too).
+   */
+  attempt: number;
   /** Items whose row is written whole (opened, changed otherwise than by appends, or ended). */
   rows: RunItemState[];
   /** Text appended to open items whose row is not in `rows`. */
@@ -47,11 +55,24 @@ export function itemsWrite(changes: ItemChanges[]): ItemsWrite | null {
   const rows = changes.flatMap((c) => c.rows.map((item) => ({ item, workspaceId: c.workspaceId })));
   const appends = changes.flatMap((c) => c.appends);
   const rewritten = changes.flatMap((c) => c.rewritten);
-  const write: ItemsWrite = [];
+  if (!rows.length && !appends.length && !rewritten.length) return null;
+  // The runs whose attempt is still the one that made the changes: every statement below writes
+  // only theirs (a CTE of the same statement, so all of them see one answer).
+  const write: ItemsWrite = [heldRuns(changes)];
   if (rows.length) write.push(upsertItems(rows));
-  if (appends.length) write.push(insertAppends(appends));
-  if (rewritten.length) write.push(deleteAppends(rewritten));
-  return write.length ? write : null;
+  if (appends.length) write.push(insertAppends(appends, HELD));
+  if (rewritten.length) write.push(deleteAppends(rewritten, HELD));
+  return write;
+}
+
+/** The name of the first CTE of an items write: the runs still held by the writing attempts. */
+const HELD = Prisma.raw('written_items_0');
+
+function heldRuns(changes: ItemChanges[]): Prisma.Sql {
+  return Prisma.sql`SELECT r.id FROM runs r
+    JOIN unnest(${changes.map((c) => c.runId)}::text[], ${changes.map((c) => c.attempt)}::int[]) AS a(run_id, attempt)
+      ON r.id = a.run_id AND r.attempts = a.attempt
+    WHERE r.status = 'running'`;
 }
 
 /** The CTEs of an items write, each followed by a comma (empty for none), to open a WITH list. */
@@ -75,15 +96,19 @@ function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
 
 /** One statement writing new items and updating known ones (ordinals are unique per run). */
 function upsertItems(batch: { item: RunItemState; workspaceId: string }[]): Prisma.Sql {
+  // Typed values: a VALUES list read by a SELECT takes no types from the target columns.
   const values = batch.map(
     ({
       item,
       workspaceId,
-    }) => Prisma.sql`(${item.id}, ${item.runId}, ${workspaceId}, ${item.ordinal}, ${item.kind}, ${item.state}, ${JSON.stringify(item.content)}::jsonb,
-    ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}, ${item.lastStreamId}, ${item.startedAt}, ${item.endedAt})`,
+    }) => Prisma.sql`(${item.id}::text, ${item.runId}::text, ${workspaceId}::text, ${item.ordinal}::int, ${item.kind}::text, ${item.state}::text,
+    ${JSON.stringify(item.content)}::jsonb, ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}::text,
+    ${item.lastStreamId}::text, ${item.startedAt}::timestamptz, ${item.endedAt}::timestamptz)`,
   );
   return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
-    VALUES ${Prisma.join(values)}
+    SELECT v.* FROM (VALUES ${Prisma.join(values)}) AS v(id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id,
+      last_stream_id, started_at, ended_at)
+    WHERE v.run_id IN (SELECT id FROM ${HELD})
     ON CONFLICT (run_id, ordinal) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, content = EXCLUDED.content, content_refs = EXCLUDED.content_refs,
       last_stream_id = EXCLUDED.last_stream_id, ended_at = EXCLUDED.ended_at`;
 }

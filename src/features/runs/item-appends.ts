@@ -18,19 +18,26 @@ export interface ItemAppend {
   text: string;
 }
 
-/** One statement inserting appends (arrays, so its size in parameters does not grow with the batch). */
-export function insertAppends(appends: ItemAppend[]): Prisma.Sql {
+/**
+ * One statement inserting appends (arrays, so its size in parameters does not grow with the batch),
+ * of the runs in `held` only (the runs whose writing attempt still holds them, a CTE of the same statement).
+ */
+export function insertAppends(appends: ItemAppend[], held: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`INSERT INTO run_item_appends (run_id, ordinal, sequence, member, text, workspace_id)
     SELECT * FROM unnest(${appends.map((a) => a.runId)}::text[], ${appends.map((a) => a.ordinal)}::int[],
       ${appends.map((a) => String(a.sequence))}::bigint[], ${appends.map((a) => a.member)}::text[],
-      ${appends.map((a) => a.text)}::text[], ${appends.map((a) => a.workspaceId)}::text[])`;
+      ${appends.map((a) => a.text)}::text[], ${appends.map((a) => a.workspaceId)}::text[]) AS n(run_id, ordinal, sequence, member, text, workspace_id)
+    WHERE n.run_id IN (SELECT id FROM ${held})`;
 }
 
-/** One statement deleting every stored append of the given items (their rows are being written whole). */
-export function deleteAppends(items: { runId: string; ordinal: number }[]): Prisma.Sql {
+/**
+ * One statement deleting every stored append of the given items (their rows are being written
+ * whole); `held` names the runs whose writing attempt still holds them (a CTE of the same statement).
+ */
+export function deleteAppends(items: { runId: string; ordinal: number }[], held: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`DELETE FROM run_item_appends a
     USING unnest(${items.map((i) => i.runId)}::text[], ${items.map((i) => i.ordinal)}::int[]) AS o(run_id, ordinal)
-    WHERE a.run_id = o.run_id AND a.ordinal = o.ordinal`;
+    WHERE a.run_id = o.run_id AND a.ordinal = o.ordinal AND o.run_id IN (SELECT id FROM ${held})`;
 }
 
 /** The stream sequence of a stored `last_stream_id` ('s' and a number; 0 for none), in SQL. */

@@ -1,0 +1,130 @@
+// npm run faults: the fault suite at full size (the slow tier runs each fault once at its smallest,
+// test/engine/faults.test.ts). A fresh database on the PostgreSQL server (FAULTS_DATABASE_URL, by
+// default the loopback server's `postgres` database, used only to create and drop the suite's own),
+// a Redis server of the suite's own, two API-only instances and two worker processes, each behind a
+// TCP relay to PostgreSQL; every fault with clients streaming throughout. Prints a table of figures
+// (and each problem seen); exits 1 when any fault lost, repeated or refused something wrongly.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { applyMigrations } from '../src/storage/migrate.js';
+import { createLogger } from '../src/lib/logger.js';
+import { Cluster } from '../test/helpers/fault-cluster.js';
+import {
+  clientToolOnTakeover,
+  environmentCommandKind,
+  subagentKind,
+  gatewayKilled,
+  httpRequestKind,
+  mcpKind,
+  postgresDown,
+  redisDown,
+  rollingDeploy,
+  sideEffectsOnTakeover,
+  workerPartitioned,
+  type Figures,
+} from '../test/helpers/fault-scenarios.js';
+
+const adminUrl = process.env.FAULTS_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const name = `wsa_faults_${randomBytes(4).toString('hex')}`;
+const withDatabase = (url: string, database: string) => {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+};
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+function table(all: Figures[]): string {
+  const lines = [
+    row([
+      'fault',
+      'runs started',
+      'runs completed',
+      'items checked',
+      'gaps',
+      'duplicates',
+      'repeated side effects',
+      'bad 5xx',
+      '503 + Retry-After',
+      'max reconnects',
+      'recovery (s)',
+    ]),
+    row(Array.from({ length: 11 }, () => '---')),
+  ];
+  for (const f of all)
+    lines.push(
+      row([
+        f.fault,
+        f.runsStarted,
+        f.runsCompleted,
+        f.itemsChecked,
+        f.gaps,
+        f.duplicates,
+        f.repeatedSideEffects,
+        f.bad5xx,
+        f.refused,
+        f.maxReconnects,
+        (f.recoveryMs / 1000).toFixed(1),
+      ]),
+    );
+  return lines.join('\n');
+}
+
+async function main() {
+  await admin(`CREATE DATABASE ${name}`);
+  const databaseUrl = withDatabase(adminUrl, name);
+  await applyMigrations(databaseUrl, createLogger('warn'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'wsa-faults-'));
+  const cluster = await Cluster.start({
+    databaseUrl,
+    dataDir,
+    apiKey: `wsk_${randomBytes(16).toString('hex')}`,
+    leaseMs: 3_000,
+    // Room for the rolling deploy's 100 runs on the one worker left while the other restarts.
+    workersPerProcess: 110,
+  });
+  const all: Figures[] = [];
+  const step = async (run: () => Promise<Figures>) => {
+    const started = Date.now();
+    const f = await run();
+    all.push(f);
+    console.error(`${f.fault}: ${((Date.now() - started) / 1000).toFixed(0)} s, ${f.problems.length} problem(s)`);
+  };
+  try {
+    await step(() => gatewayKilled(cluster, { runs: 20 }));
+    await step(() => postgresDown(cluster, { runs: 10, outageMs: 5_000 }));
+    await step(() => postgresDown(cluster, { runs: 10, outageMs: 30_000 }));
+    await step(() => redisDown(cluster, { runs: 10, outageMs: 30_000 }));
+    await step(() => workerPartitioned(cluster, { runs: 10 }));
+    await step(() => rollingDeploy(cluster, { runs: 100 }));
+    await step(() => sideEffectsOnTakeover(cluster, [httpRequestKind, mcpKind, environmentCommandKind(), subagentKind()]));
+    await step(() => clientToolOnTakeover(cluster));
+  } finally {
+    await cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+  console.log(table(all));
+  const problems = all.flatMap((f) => f.problems.map((p) => `${f.fault}: ${p}`));
+  for (const problem of problems.slice(0, 50)) console.log(`- ${problem}`);
+  if (problems.length > 50) console.log(`- … and ${problems.length - 50} more`);
+  process.exitCode = problems.length ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
