@@ -72,15 +72,7 @@ const SCALARS: Record<string, JsonSchema> = {
 
 function scalarSchema(type: GraphQLNamedType): JsonSchema {
   const known = SCALARS[type.name];
-  if (known) return { ...known };
-  // A document scalar that carries its JSON Schema (src/graphql/document-scalars.ts) is described by it.
-  const jsonSchema: unknown = type.extensions.jsonSchema;
-  // Copied through JSON text: a TypeBox schema's own bookkeeping members do not belong in the document.
-  if (jsonSchema && typeof jsonSchema === 'object') {
-    const copy: JsonSchema = JSON.parse(JSON.stringify(jsonSchema));
-    return copy;
-  }
-  return { description: type.description ?? `${type.name} scalar` };
+  return known ? { ...known } : { description: type.description ?? `${type.name} scalar` };
 }
 
 /** The same schema accepting null as well. */

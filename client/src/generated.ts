@@ -6,18 +6,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type CreateAgentInput = {
-  /** the agent configuration (`model` is required) */
-  config: Record<string, unknown>;
+  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
+  config: unknown;
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name: string;
   /** note of revision 1 */
   note?: string | null | undefined;
 };
 
 export type CreateEnvironmentInput = {
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   /** default: the template's name */
   name?: string | null | undefined;
   templateId: string;
@@ -30,15 +30,15 @@ export type CreateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** model providers: write-only extra request headers */
-  extraHeaders?: Record<string, string> | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  extraHeaders?: unknown;
+  labels?: unknown;
   name: string;
   type: string;
 };
 
 export type CreateThreadInput = {
-  labels?: Record<string, string> | null | undefined;
-  mcpHeaders?: Record<string, Record<string, string>> | null | undefined;
+  labels?: unknown;
+  mcpHeaders?: unknown;
   sessionId?: string | null | undefined;
 };
 
@@ -50,8 +50,9 @@ export type DeliverInput = {
   delivery?: InboxDeliveryMode | null | undefined;
   /** message (default) */
   kind?: InboxEntryKind | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
-  payload: { content: Array<{ type: string; [member: string]: unknown }> };
+  options?: unknown;
+  /** {"content": [{"type": "text", "text": "…"}]} */
+  payload: unknown;
 };
 
 /** Where an environment is: provisioning → ready (or failed); ready → stopped; any → destroyed. */
@@ -67,7 +68,7 @@ export type EnvironmentTemplateInput = {
   config?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** an environment provider of the workspace (required on create) */
   providerId?: string | null | undefined;
@@ -75,8 +76,8 @@ export type EnvironmentTemplateInput = {
 
 export type ForkRunInput = {
   agentId?: string | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
-  payload: { content: Array<{ type: string; [member: string]: unknown }> };
+  options?: unknown;
+  payload: unknown;
 };
 
 /** How an inbox entry meets an active run: steer joins it, queue waits, interrupt cancels it. */
@@ -103,7 +104,7 @@ export type MemoryInput = {
   /** a model key for embeddings (optional) */
   embeddingModel?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** a memory provider; default: the built-in one */
   providerId?: string | null | undefined;
@@ -114,10 +115,10 @@ export type ModelInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   key?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
-  pricing?: { input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string } | null | undefined;
+  pricing?: unknown;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
@@ -138,8 +139,8 @@ export type ProviderKind =
   | 'web';
 
 export type PublishAgentRevisionInput = {
-  /** the agent configuration (`model` is required) */
-  config: Record<string, unknown>;
+  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
+  config: unknown;
   /** default true */
   makeDefault?: boolean | null | undefined;
   note?: string | null | undefined;
@@ -150,8 +151,8 @@ export type ResumeRunInput = {
   approvals?: unknown;
   /** tool_call_id → {status: returned|error, value} */
   calls?: unknown;
-  /** optional */
-  input?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
+  /** optional {content: [{type: text, text}]} */
+  input?: unknown;
 };
 
 /** What a run item is. */
@@ -207,10 +208,13 @@ export type StartRunInput = {
   agentId: string;
   /** pin this revision instead of the default one */
   agentRevisionId?: string | null | undefined;
-  environmentMounts?: Array<{ environment_id: string; name?: string; working_directory?: string }> | null | undefined;
-  input: { content: Array<{ type: string; [member: string]: unknown }> };
-  labels?: Record<string, string> | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
+  /** ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first) */
+  environmentMounts?: unknown;
+  /** {"content": [{"type": "text", "text": "…"}]} */
+  input: unknown;
+  labels?: unknown;
+  /** run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault */
+  options?: unknown;
   /** start in a new thread of this session */
   sessionId?: string | null | undefined;
   /** continue this thread */
@@ -226,7 +230,7 @@ export type ThreadOrigin =
 export type UpdateAgentInput = {
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
 };
 
@@ -349,29 +353,29 @@ export type DestroyEnvironmentMutation = { destroyEnvironment: { environment: En
 
 export type PageInfoFieldsFragment = { hasNextPage: boolean, endCursor: string | null };
 
-export type AgentFieldsFragment = { id: string, name: string, description: string, labels: Record<string, string>, imageUrl: string, defaultRevisionId: string | null, presetKind: string, source: string, archivedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
+export type AgentFieldsFragment = { id: string, name: string, description: string, labels: unknown, imageUrl: string, defaultRevisionId: string | null, presetKind: string, source: string, archivedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
 
 export type AgentRevisionFieldsFragment = { id: string, agentId: string, number: number, digest: string, note: string, etag: string, createdAt: string, config: unknown };
 
 export type PendingToolCallFieldsFragment = { toolCallId: string, toolName: string, arguments: unknown, presentation: { kind: PendingPresentationKind, title: string | null } };
 
-export type RunFieldsFragment = { id: string, sessionId: string, threadId: string, agentId: string, agentRevisionId: string, status: RunStatus, waitReason: WaitReason | null, trigger: RunTrigger, lineage: RunLineage, parentRunId: string | null, resumedById: string | null, attempts: number, input: unknown, output: unknown, labels: Record<string, string>, version: number, etag: string, createdAt: string, startedAt: string | null, sealedAt: string | null, updatedAt: string, failure: { code: string, message: string } | null, pending: { approvals: Array<PendingToolCallFieldsFragment>, calls: Array<PendingToolCallFieldsFragment> }, usageAtSeal: { requests: number, inputTokens: number, outputTokens: number } | null };
+export type RunFieldsFragment = { id: string, sessionId: string, threadId: string, agentId: string, agentRevisionId: string, status: RunStatus, waitReason: WaitReason | null, trigger: RunTrigger, lineage: RunLineage, parentRunId: string | null, resumedById: string | null, attempts: number, input: unknown, output: unknown, labels: unknown, version: number, etag: string, createdAt: string, startedAt: string | null, sealedAt: string | null, updatedAt: string, failure: { code: string, message: string } | null, pending: { approvals: Array<PendingToolCallFieldsFragment>, calls: Array<PendingToolCallFieldsFragment> }, usageAtSeal: { requests: number, inputTokens: number, outputTokens: number } | null };
 
 export type RunItemFieldsFragment = { id: string, ordinal: number, kind: RunItemKind, state: RunItemState, content: unknown, firstStreamId: string | null, lastStreamId: string | null, startedAt: string, endedAt: string | null };
 
-export type ThreadFieldsFragment = { id: string, sessionId: string, currentRunId: string | null, lastRunId: string | null, origin: ThreadOrigin, originRunId: string | null, originThreadId: string | null, subagent: string | null, labels: Record<string, string>, archivedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
+export type ThreadFieldsFragment = { id: string, sessionId: string, currentRunId: string | null, lastRunId: string | null, origin: ThreadOrigin, originRunId: string | null, originThreadId: string | null, subagent: string | null, labels: unknown, archivedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
 
 export type InboxEntryFieldsFragment = { id: string, threadId: string, kind: InboxEntryKind, delivery: InboxDeliveryMode, status: InboxEntryStatus, position: number, payload: unknown, assignedRunId: string | null, createdAt: string };
 
-export type ProviderFieldsFragment = { id: string, kind: ProviderKind, type: string, name: string, description: string, config: unknown, enabled: boolean, labels: Record<string, string>, credentialConfigured: boolean, version: number, etag: string, createdAt: string, updatedAt: string };
+export type ProviderFieldsFragment = { id: string, kind: ProviderKind, type: string, name: string, description: string, config: unknown, enabled: boolean, labels: unknown, credentialConfigured: boolean, version: number, etag: string, createdAt: string, updatedAt: string };
 
-export type ModelFieldsFragment = { key: string, providerId: string, providerModel: string, api: string, name: string, description: string, settings: unknown, enabled: boolean, labels: Record<string, string>, version: number, etag: string, createdAt: string, updatedAt: string };
+export type ModelFieldsFragment = { key: string, providerId: string, providerModel: string, api: string, name: string, description: string, settings: unknown, enabled: boolean, labels: unknown, version: number, etag: string, createdAt: string, updatedAt: string };
 
-export type EnvironmentTemplateFieldsFragment = { id: string, providerId: string, name: string, description: string, labels: Record<string, string>, config: unknown, enabled: boolean, version: number, etag: string };
+export type EnvironmentTemplateFieldsFragment = { id: string, providerId: string, name: string, description: string, labels: unknown, config: unknown, enabled: boolean, version: number, etag: string };
 
-export type EnvironmentFieldsFragment = { id: string, templateId: string | null, providerId: string, name: string, status: EnvironmentStatus, instanceId: string | null, workingDirectory: string | null, failureMessage: string | null, config: unknown, labels: Record<string, string>, runIds: Array<string>, destroyedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
+export type EnvironmentFieldsFragment = { id: string, templateId: string | null, providerId: string, name: string, status: EnvironmentStatus, instanceId: string | null, workingDirectory: string | null, failureMessage: string | null, config: unknown, labels: unknown, runIds: Array<string>, destroyedAt: string | null, version: number, etag: string, createdAt: string, updatedAt: string };
 
-export type MemoryFieldsFragment = { id: string, providerId: string, name: string, description: string, labels: Record<string, string>, embeddingModel: string | null, enabled: boolean, version: number, etag: string, createdAt: string, updatedAt: string };
+export type MemoryFieldsFragment = { id: string, providerId: string, name: string, description: string, labels: unknown, embeddingModel: string | null, enabled: boolean, version: number, etag: string, createdAt: string, updatedAt: string };
 
 export type MemoryRecordFieldsFragment = { id: string, text: string, score: number, updatedAt: string, provenance: unknown };
 

@@ -38,11 +38,11 @@ export type BudgetScopeKind =
   | 'workspace';
 
 export type CreateAgentInput = {
-  /** the agent configuration (`model` is required) */
-  config: Record<string, unknown>;
+  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
+  config: unknown;
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name: string;
   /** note of revision 1 */
   note?: string | null | undefined;
@@ -66,14 +66,14 @@ export type CreateConnectionInput = {
   credential?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name: string;
   /** a connector provider of the workspace */
   providerId: string;
 };
 
 export type CreateEnvironmentInput = {
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   /** default: the template's name */
   name?: string | null | undefined;
   templateId: string;
@@ -86,15 +86,15 @@ export type CreateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** model providers: write-only extra request headers */
-  extraHeaders?: Record<string, string> | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  extraHeaders?: unknown;
+  labels?: unknown;
   name: string;
   type: string;
 };
 
 export type CreateThreadInput = {
-  labels?: Record<string, string> | null | undefined;
-  mcpHeaders?: Record<string, Record<string, string>> | null | undefined;
+  labels?: unknown;
+  mcpHeaders?: unknown;
   sessionId?: string | null | undefined;
 };
 
@@ -103,7 +103,7 @@ export type CreateWebhookSubscriptionInput = {
   enabled?: boolean | null | undefined;
   /** the event kinds to receive (docs/api/webhooks.md) */
   eventKinds: Array<string>;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   /** https (plain http only where the deployment allows it) */
   url: string;
 };
@@ -116,8 +116,9 @@ export type DeliverInput = {
   delivery?: InboxDeliveryMode | null | undefined;
   /** message (default) */
   kind?: InboxEntryKind | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
-  payload: { content: Array<{ type: string; [member: string]: unknown }> };
+  options?: unknown;
+  /** {"content": [{"type": "text", "text": "…"}]} */
+  payload: unknown;
 };
 
 /** Where an environment is: provisioning → ready (or failed); ready → stopped; any → destroyed. */
@@ -133,7 +134,7 @@ export type EnvironmentTemplateInput = {
   config?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** an environment provider of the workspace (required on create) */
   providerId?: string | null | undefined;
@@ -141,8 +142,8 @@ export type EnvironmentTemplateInput = {
 
 export type ForkRunInput = {
   agentId?: string | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
-  payload: { content: Array<{ type: string; [member: string]: unknown }> };
+  options?: unknown;
+  payload: unknown;
 };
 
 /** How an inbox entry meets an active run: steer joins it, queue waits, interrupt cancels it. */
@@ -169,7 +170,7 @@ export type MemoryInput = {
   /** a model key for embeddings (optional) */
   embeddingModel?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** a memory provider; default: the built-in one */
   providerId?: string | null | undefined;
@@ -180,10 +181,10 @@ export type ModelInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   key?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
   /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
-  pricing?: { input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string } | null | undefined;
+  pricing?: unknown;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
@@ -208,8 +209,8 @@ export type PrincipalKind =
   | 'user';
 
 export type PublishAgentRevisionInput = {
-  /** the agent configuration (`model` is required) */
-  config: Record<string, unknown>;
+  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
+  config: unknown;
   /** default true */
   makeDefault?: boolean | null | undefined;
   note?: string | null | undefined;
@@ -234,8 +235,8 @@ export type ResumeRunInput = {
   approvals?: unknown;
   /** tool_call_id → {status: returned|error, value} */
   calls?: unknown;
-  /** optional */
-  input?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
+  /** optional {content: [{type: text, text}]} */
+  input?: unknown;
 };
 
 /** A member's role in a workspace (a set of permissions). */
@@ -313,10 +314,13 @@ export type StartRunInput = {
   agentId: string;
   /** pin this revision instead of the default one */
   agentRevisionId?: string | null | undefined;
-  environmentMounts?: Array<{ environment_id: string; name?: string; working_directory?: string }> | null | undefined;
-  input: { content: Array<{ type: string; [member: string]: unknown }> };
-  labels?: Record<string, string> | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
+  /** ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first) */
+  environmentMounts?: unknown;
+  /** {"content": [{"type": "text", "text": "…"}]} */
+  input: unknown;
+  labels?: unknown;
+  /** run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault */
+  options?: unknown;
   /** start in a new thread of this session */
   sessionId?: string | null | undefined;
   /** continue this thread */
@@ -346,7 +350,7 @@ export type TraceSpanStatusCode =
 export type UpdateAgentInput = {
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
 };
 
@@ -368,7 +372,7 @@ export type UpdateConnectionInput = {
   credential?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   name?: string | null | undefined;
 };
 
@@ -382,8 +386,8 @@ export type UpdateFindingInput = {
 
 export type UpdateInboxEntryInput = {
   delivery?: InboxDeliveryMode | null | undefined;
-  options?: Record<string, unknown> | null | undefined;
-  payload?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
+  options?: unknown;
+  payload?: unknown;
 };
 
 export type UpdateProviderInput = {
@@ -393,8 +397,8 @@ export type UpdateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** a value replaces, null removes, omitted keeps */
-  extraHeaders?: Record<string, string> | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  extraHeaders?: unknown;
+  labels?: unknown;
   name?: string | null | undefined;
 };
 
@@ -403,7 +407,7 @@ export type UpdateWebhookSubscriptionInput = {
   /** true also clears a reason the service disabled it for */
   enabled?: boolean | null | undefined;
   eventKinds?: Array<string> | null | undefined;
-  labels?: Record<string, string> | null | undefined;
+  labels?: unknown;
   url?: string | null | undefined;
 };
 
@@ -1171,7 +1175,7 @@ export type RunSummaryFragment = { id: string, status: RunStatus, waitReason: Wa
 export type PendingToolCallFragment = { toolCallId: string, toolName: string, arguments: unknown, presentation: { kind: PendingPresentationKind, title: string | null, question: string | null, choices: Array<string> | null } };
 
 export type RunDetailFragment = (
-  { version: number, sessionId: string, parentRunId: string | null, startedAt: string | null, attempts: number, maxAttempts: number, traceId: string | null, input: unknown, output: unknown, labels: Record<string, string>, cancelRequestedAt: string | null, resumeDocument: unknown, failure: FailureFieldsFragment | null, usageAtSeal: { requests: number, inputTokens: number, outputTokens: number, cost: { amount: string, currency: string | null, complete: boolean } | null, byModel: Array<{ model: string, requests: number, inputTokens: number, outputTokens: number, cost: { amount: string, currency: string | null, complete: boolean } }>, subagents: { runs: number, requests: number, cost: { amount: string, currency: string | null, complete: boolean } } | null } | null, pending: { approvals: Array<PendingToolCallFragment>, calls: Array<PendingToolCallFragment> } }
+  { version: number, sessionId: string, parentRunId: string | null, startedAt: string | null, attempts: number, maxAttempts: number, traceId: string | null, input: unknown, output: unknown, labels: unknown, cancelRequestedAt: string | null, resumeDocument: unknown, failure: FailureFieldsFragment | null, usageAtSeal: { requests: number, inputTokens: number, outputTokens: number, cost: { amount: string, currency: string | null, complete: boolean } | null, byModel: Array<{ model: string, requests: number, inputTokens: number, outputTokens: number, cost: { amount: string, currency: string | null, complete: boolean } }>, subagents: { runs: number, requests: number, cost: { amount: string, currency: string | null, complete: boolean } } | null } | null, pending: { approvals: Array<PendingToolCallFragment>, calls: Array<PendingToolCallFragment> } }
   & RunSummaryFragment
 );
 

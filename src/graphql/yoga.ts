@@ -12,7 +12,6 @@ import {
   type RequestCredentials,
 } from './context.js';
 import { createErrorMasker } from './errors.js';
-import { documentRefusalIn } from './document-refusal.js';
 import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
 import { gateOf, useCallerGate } from './access.js';
@@ -96,8 +95,6 @@ function socketClosed(socket: SocketLike): AbortSignal {
 /** Documents that do not parse or validate are the caller's mistake: code invalid_argument. */
 function useErrorCodesForInvalidDocuments(): Plugin {
   const recode = (error: Error) =>
-    // A literal a document scalar refused: the services' own error (document-scalars.ts).
-    documentRefusalIn(error)?.at(undefined) ??
     new GraphQLError(error.message, {
       ...(error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {}),
       extensions: { code: 'invalid_argument', http: { status: 400 } },

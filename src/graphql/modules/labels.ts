@@ -1,4 +1,4 @@
-// Labels as typed key/value pairs. Every labelled type keeps its `labels` map (the `Labels` scalar: a map's keys are
+// Labels as typed key/value pairs. Every labelled type keeps its `labels` map (JSON: a map's keys are
 // the caller's, so it has no fixed shape a GraphQL type could name) and gains `labelList`, the same
 // labels as `[Label!]!`, which code generators can type and UIs can iterate without parsing.
 import type { ObjectRef } from '@pothos/core';

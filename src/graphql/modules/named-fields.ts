@@ -13,14 +13,14 @@ interface NamedRow {
   labels: unknown;
 }
 
-/** Adds `name`, `description`, `labels` (the map, the `Labels` scalar) and `labelList` (the pairs) to a resource's type. */
+/** Adds `name`, `description`, `labels` (the map, JSON) and `labelList` (the pairs) to a resource's type. */
 export function withNameAndLabels<T extends NamedRow>(ref: ObjectRef<Types, T>): void {
   // Refs are invariant in their row type, so the shared row's fields are added through unknown; every
   // row of `ref` has them (`T extends NamedRow`).
   builder.objectFields(ref as unknown as ObjectRef<Types, NamedRow>, (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
-    labels: t.expose('labels', { type: 'Labels' }),
+    labels: t.expose('labels', { type: 'JSON' }),
   }));
   withLabelList(ref);
 }
@@ -36,7 +36,7 @@ export function withNamedResourceFields<T extends NamedRow & { workspaceId: stri
  * input whose service requires a name declares `name` itself after these).
  */
 export function nameAndLabelInputs(t: InputFieldBuilder<Types, 'InputObject'>) {
-  return { name: t.string(), description: t.string(), labels: t.field({ type: 'Labels' }) };
+  return { name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }) };
 }
 
 interface ConfiguredRow {

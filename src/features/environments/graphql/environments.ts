@@ -67,7 +67,7 @@ export const EnvironmentRef = builder.prismaObject('Environment', {
     }),
     failureMessage: t.exposeString('failureMessage', { nullable: true, description: 'why provisioning failed (status `failed`)' }),
     config: t.expose('config', { type: 'JSON', description: "the template's config as it was when the environment was made" }),
-    labels: t.expose('labels', { type: 'Labels' }),
+    labels: t.expose('labels', { type: 'JSON' }),
     destroyedAt: t.expose('deletedAt', { type: 'DateTime', nullable: true }),
     runIds: t.stringList({
       description: 'the runs that mount this environment, newest first (at most 50)',
@@ -93,7 +93,7 @@ const CreateEnvironmentInput = builder.inputType('CreateEnvironmentInput', {
   fields: (t) => ({
     templateId: t.string({ required: true }),
     name: t.string({ description: "default: the template's name" }),
-    labels: t.field({ type: 'Labels' }),
+    labels: t.field({ type: 'JSON' }),
   }),
 });
 

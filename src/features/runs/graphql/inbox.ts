@@ -102,25 +102,21 @@ const DeliverInput = builder.inputType('DeliverInput', {
   fields: (t) => ({
     kind: t.field({ type: InboxEntryKindEnum, description: 'message (default)' }),
     delivery: t.field({ type: InboxDeliveryModeEnum, description: 'queue (default)' }),
-    payload: t.field({ type: 'MessageContent', required: true }),
+    payload: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
     agentId: t.string({ description: "default: the thread's last run's agent" }),
     agentRevisionId: t.string(),
-    options: t.field({ type: 'RunOptionsDocument' }),
+    options: t.field({ type: 'JSON' }),
   }),
 });
 const UpdateEntryInput = builder.inputType('UpdateInboxEntryInput', {
   fields: (t) => ({
-    payload: t.field({ type: 'MessageContent' }),
-    options: t.field({ type: 'RunOptionsDocument' }),
+    payload: t.field({ type: 'JSON' }),
+    options: t.field({ type: 'JSON' }),
     delivery: t.field({ type: InboxDeliveryModeEnum }),
   }),
 });
 const ForkInput = builder.inputType('ForkRunInput', {
-  fields: (t) => ({
-    agentId: t.string(),
-    payload: t.field({ type: 'MessageContent', required: true }),
-    options: t.field({ type: 'RunOptionsDocument' }),
-  }),
+  fields: (t) => ({ agentId: t.string(), payload: t.field({ type: 'JSON', required: true }), options: t.field({ type: 'JSON' }) }),
 });
 
 connectionQuery('inboxEntries', InboxEntryConnection, {

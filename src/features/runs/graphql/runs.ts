@@ -2,7 +2,6 @@
 // and the runStatus subscription. Items a run produces are in run-items.ts; deliveries in inbox.ts.
 import type { AgentRevision } from '../../../generated/prisma/client.js';
 import { builder } from '../../../graphql/builder.js';
-import './run-documents.js';
 import { payloadOf } from '../../../graphql/modules/payloads.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, watchSubscription } from '../../../graphql/modules/query-fields.js';
@@ -65,7 +64,7 @@ export const RunRef = builder.prismaObject('Run', {
       description: 'how the run failed or was cancelled; null otherwise',
       resolve: (r) => readFailure(r.failure),
     }),
-    labels: t.expose('labels', { type: 'Labels' }),
+    labels: t.expose('labels', { type: 'JSON' }),
     environmentMounts: t.field({ type: [EnvironmentMountRef], resolve: (r) => readEnvironmentMounts(r.environmentMounts) }),
     memoryMounts: t.field({
       type: [MemoryMountRef],
@@ -151,12 +150,20 @@ const StartRunInput = builder.inputType('StartRunInput', {
   fields: (t) => ({
     agentId: t.string({ required: true }),
     agentRevisionId: t.string({ description: 'pin this revision instead of the default one' }),
-    input: t.field({ type: 'MessageContent', required: true }),
-    options: t.field({ type: 'RunOptionsDocument' }),
+    input: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
+    options: t.field({
+      type: 'JSON',
+      description:
+        "run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault",
+    }),
     sessionId: t.string({ description: 'start in a new thread of this session' }),
     threadId: t.string({ description: 'continue this thread' }),
-    labels: t.field({ type: 'Labels' }),
-    environmentMounts: t.field({ type: 'EnvironmentMounts' }),
+    labels: t.field({ type: 'JSON' }),
+    environmentMounts: t.field({
+      type: 'JSON',
+      description:
+        'ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first)',
+    }),
   }),
 });
 // The answers are maps keyed by the tool call ids the run's pending approvals and calls name, so
@@ -165,10 +172,10 @@ const ResumeRunInput = builder.inputType('ResumeRunInput', {
   fields: (t) => ({
     approvals: t.field({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
     calls: t.field({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
-    input: t.field({ type: 'MessageContent', description: 'optional' }),
+    input: t.field({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
   }),
 });
-const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'Labels', required: true }) }) });
+const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
 
 connectionQuery('runs', RunConnection, {
   description: 'Newest first. At most 100 a page (default 50).',

@@ -12,7 +12,7 @@ export const SessionRef = builder.prismaObject('Session', {
   fields: (t) => ({
     workspaceId: t.exposeString('workspaceId'),
     title: t.exposeString('title'),
-    labels: t.expose('labels', { type: 'Labels' }),
+    labels: t.expose('labels', { type: 'JSON' }),
   }),
 });
 asNode(SessionRef, { kind: 'session', load: loadSessions });
@@ -20,7 +20,7 @@ withLabelList(SessionRef);
 
 const SessionConnection = connectionOf('Session', SessionRef);
 
-const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'Labels' }) }) });
+const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
 
 objectQuery('session', SessionRef, getSession);
 connectionQuery('sessions', SessionConnection, {

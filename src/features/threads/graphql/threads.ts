@@ -1,18 +1,10 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../../../graphql/builder.js';
-import { documentScalar } from '../../../graphql/document-scalars.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery, watchSubscription } from '../../../graphql/modules/query-fields.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
-import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread, validateMcpHeaders } from '../threads.js';
-
-// A thread's headers for its MCP connections, checked as the service checks them (document-scalars.ts).
-documentScalar('McpHeaders', {
-  description: 'Headers a thread sends to MCP connections: connection id → header name → value.',
-  check: validateMcpHeaders,
-  field: 'mcp_headers',
-});
+import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread } from '../threads.js';
 import { ThreadOriginEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { watchThread } from '../thread-watch.js';
@@ -33,8 +25,8 @@ export const ThreadRef = builder.prismaObject('Thread', {
     originThreadId: t.exposeString('originThreadId', { nullable: true }),
     originToolCallId: t.exposeString('originToolCallId', { nullable: true }),
     subagent: t.exposeString('subagent', { nullable: true }),
-    labels: t.expose('labels', { type: 'Labels' }),
-    mcpHeaders: t.expose('mcpHeaders', { type: 'McpHeaders' }),
+    labels: t.expose('labels', { type: 'JSON' }),
+    mcpHeaders: t.expose('mcpHeaders', { type: 'JSON' }),
     messageHistory: t.expose('messageHistory', { type: 'JSON' }),
     archivedAt: t.expose('archivedAt', { type: 'DateTime', nullable: true }),
   }),
@@ -45,10 +37,10 @@ withLabelList(ThreadRef);
 export const ThreadConnection = connectionOf('Thread', ThreadRef);
 
 const CreateThreadInput = builder.inputType('CreateThreadInput', {
-  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'Labels' }), mcpHeaders: t.field({ type: 'McpHeaders' }) }),
+  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
 });
 const UpdateThreadInput = builder.inputType('UpdateThreadInput', {
-  fields: (t) => ({ labels: t.field({ type: 'Labels' }), mcpHeaders: t.field({ type: 'McpHeaders' }) }),
+  fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
 });
 
 objectQuery('thread', ThreadRef, getThread);

@@ -33,7 +33,7 @@ const WebhookSubscriptionRef = builder.prismaObject('WebhookSubscription', {
     eventKinds: t.exposeStringList('eventKinds'),
     description: t.exposeString('description'),
     enabled: t.exposeBoolean('enabled'),
-    labels: t.expose('labels', { type: 'Labels' }),
+    labels: t.expose('labels', { type: 'JSON' }),
     disabledReason: t.string({
       nullable: true,
       description: 'why the service disabled the subscription (repeated failed deliveries); null otherwise',
@@ -115,7 +115,7 @@ const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscript
     eventKinds: t.stringList({ required: true, description: 'the event kinds to receive (docs/api/webhooks.md)' }),
     description: t.string(),
     enabled: t.boolean(),
-    labels: t.field({ type: 'Labels' }),
+    labels: t.field({ type: 'JSON' }),
   }),
 });
 const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscriptionInput', {
@@ -124,7 +124,7 @@ const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscript
     eventKinds: t.stringList(),
     description: t.string(),
     enabled: t.boolean({ description: 'true also clears a reason the service disabled it for' }),
-    labels: t.field({ type: 'Labels' }),
+    labels: t.field({ type: 'JSON' }),
   }),
 });
 const RotateWebhookSecretInput = builder.inputType('RotateWebhookSecretInput', {
