@@ -66,6 +66,7 @@ const VOLATILE_MEMBERS = new Set([
   'end_time_unix_nano',
   'time_unix_nano',
   'duration_ms',
+  'wsa.model.time_to_first_token_ms',
 ]);
 /** Members holding random OpenTelemetry ids: each id becomes `<trace-n>` / `<span-n>` by first appearance. */
 const TRACE_ID_MEMBERS: Record<string, string> = { trace_id: 'trace', span_id: 'span', parent_span_id: 'span' };
