@@ -5,15 +5,13 @@
 // never reaches a service or the database itself. Mappings and support: docs/protocols/ag-ui.md.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
-import { readFileSync } from 'node:fs';
-import { Kind, parse, validate } from 'graphql';
 import { EventType, PROTOCOL_VERSION, type BaseEvent, type Message, type RunAgentInput } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { OperationProblem, type EnvelopedGraphQL } from '../mcp/server.js';
+import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
 import { clientToolsOf, EventTranslator, frontEndCalls, interruptsOf, type ItemEvent, type RunView } from './events.js';
 
 export interface AgUiEndpointOptions {
@@ -28,11 +26,6 @@ interface AgentView {
   defaultRevision: { config: { clientTools: Record<string, unknown>[] | null } } | null;
 }
 
-interface GraphQLResult {
-  data?: Record<string, any> | null;
-  errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
-}
-
 /** The `wait` of a run read while confirming how it settled: under the GraphQL execution deadline's default. */
 const WAIT_SECONDS = 20;
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'waiting']);
@@ -43,38 +36,12 @@ const MAX_THREAD_KEY = 200;
 /** The service's own thread ids: one of these must name a thread of the workspace. */
 const SERVICE_THREAD_ID = /^thr_/;
 
-const DOCUMENT_PATH = new URL('./operations.graphql', import.meta.url);
+const DOCUMENT_URL = new URL('./operations.graphql', import.meta.url);
 
 export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpointOptions): { router: Router } {
-  const document = parse(readFileSync(DOCUMENT_PATH, 'utf8'));
-  const schema = yoga.getEnveloped({}).schema;
-  const invalid = validate(schema, document);
-  if (invalid.length) throw new Error(`AG-UI operations do not validate: ${invalid.map((e) => e.message).join('; ')}`);
-  const operationNames = new Set(
-    document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : [])),
-  );
+  const operations = operationRunner(yoga, DOCUMENT_URL, 'AG-UI');
+  const execute = operations.execute;
 
-  function enveloped(credentials: RequestCredentials) {
-    // `restCredentials`: the context factory's entry for callers that execute documents in-process
-    // with their own request's credentials (the REST shim and the protocol adapters).
-    return yoga.getEnveloped({ restCredentials: credentials });
-  }
-
-  async function execute(credentials: RequestCredentials, operationName: string, variables: Record<string, unknown> = {}) {
-    if (!operationNames.has(operationName)) throw new Error(`no AG-UI operation ${operationName}`);
-    const run = enveloped(credentials);
-    const result = (await run.execute({
-      schema: run.schema,
-      document,
-      operationName,
-      variableValues: variables,
-      contextValue: await run.contextFactory(),
-    })) as GraphQLResult;
-    if (result.errors?.length) throw problemOf(result.errors[0]!);
-    return result.data!;
-  }
-
-  /** The service's thread for the front-end's threadId: its own id, or the thread keyed by it (made on first use). */
   async function resolveThread(credentials: RequestCredentials, threadId: string): Promise<{ id: string; lastRunId: string | null }> {
     if (SERVICE_THREAD_ID.test(threadId)) return (await execute(credentials, 'AgUiThread', { id: threadId })).thread;
     if (threadId.length > MAX_THREAD_KEY)
@@ -138,30 +105,9 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     translator: EventTranslator,
     write: (event: BaseEvent) => void,
   ) {
-    const aborted = new Promise<'aborted'>((resolve) => {
-      if (signal.aborted) resolve('aborted');
-      else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-    });
-    const run = enveloped(credentials);
-    const stream = (await run.subscribe({
-      schema: run.schema,
-      document,
-      operationName: 'AgUiRunItemEvents',
-      variableValues: { runId },
-      contextValue: await run.contextFactory(),
-    })) as AsyncIterableIterator<GraphQLResult> | GraphQLResult;
-    if (Symbol.asyncIterator in stream) {
-      try {
-        for (;;) {
-          const next = await Promise.race([stream.next(), aborted]);
-          if (next === 'aborted' || next.done) break;
-          if (next.value.errors?.length) throw problemOf(next.value.errors[0]!);
-          for (const event of translator.translate(next.value.data!.runItemEvents as ItemEvent)) write(event);
-        }
-      } finally {
-        void stream.return?.();
-      }
-    } else if (stream.errors?.length) throw problemOf(stream.errors[0]!);
+    for await (const data of operations.subscribe(credentials, 'AgUiRunItemEvents', { runId }, signal)) {
+      for (const event of translator.translate(data.runItemEvents as ItemEvent)) write(event);
+    }
     for (const event of translator.close()) write(event);
     // The stream completes when the run is sealed or waiting; the read confirms it (and waits, should
     // the stream have ended early).
@@ -370,11 +316,6 @@ function mergedTools(agent: AgentView, input: RunAgentInput) {
       ...(tool.permission != null ? { permission: tool.permission } : {}),
     }));
   return [...own, ...frontEnd];
-}
-
-function problemOf(error: { message: string; extensions?: Record<string, unknown> }): OperationProblem {
-  const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'internal';
-  return new OperationProblem(code, error.message, error.extensions?.details as Record<string, unknown> | undefined);
 }
 
 function answerError(res: Response, error: unknown, logger: Logger) {

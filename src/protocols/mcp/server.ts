@@ -10,8 +10,6 @@
 // does not know answers 404, on which the MCP client starts a new session (docs/protocols/mcp.md).
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { createHash, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -27,6 +25,7 @@ import {
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
 import {
   INPUT_SCHEMA,
   OUTPUT_SCHEMA,
@@ -38,39 +37,6 @@ import {
   type AgentSummary,
   type RunView,
 } from './tools.js';
-
-export interface EnvelopedGraphQL {
-  getEnveloped(initial: Record<string, unknown>): {
-    schema: GraphQLSchema;
-    contextFactory(): Promise<unknown> | unknown;
-    execute(args: ExecutionArgs): unknown;
-    subscribe(args: ExecutionArgs): unknown;
-  };
-}
-
-interface ExecutionArgs {
-  schema: GraphQLSchema;
-  document: DocumentNode;
-  operationName?: string;
-  variableValues?: Record<string, unknown>;
-  contextValue: unknown;
-}
-
-interface GraphQLResult {
-  data?: Record<string, any> | null;
-  errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
-}
-
-/** A service error as an operation answered it (`extensions.code` of its first error). */
-export class OperationProblem extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
 
 export interface McpEndpointOptions {
   /** `key:value`: only agents carrying this label are tools (MCP_AGENT_LABEL); null: every agent. */
@@ -94,7 +60,7 @@ const WAIT_SECONDS = 20;
 const MAX_AGENT_PAGES = 10;
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'waiting']);
 
-const DOCUMENT_PATH = new URL('./operations.graphql', import.meta.url);
+const DOCUMENT_URL = new URL('./operations.graphql', import.meta.url);
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -117,37 +83,12 @@ const digestOf = (credentials: RequestCredentials) =>
     .digest('hex');
 
 export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOptions): { router: Router; close(): Promise<void> } {
-  const document = parse(readFileSync(DOCUMENT_PATH, 'utf8'));
-  const schema = yoga.getEnveloped({}).schema;
-  const invalid = validate(schema, document);
-  if (invalid.length) throw new Error(`MCP operations do not validate: ${invalid.map((e) => e.message).join('; ')}`);
-  const operationNames = new Set(
-    document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : [])),
-  );
+  const operations = operationRunner(yoga, DOCUMENT_URL, 'MCP');
+  const execute = operations.execute;
 
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-
-  function enveloped(credentials: RequestCredentials) {
-    // `restCredentials`: the context factory's entry for callers that execute documents in-process
-    // with their own request's credentials (the REST shim and this adapter).
-    return yoga.getEnveloped({ restCredentials: credentials });
-  }
-
-  async function execute(credentials: RequestCredentials, operationName: string, variables: Record<string, unknown> = {}) {
-    if (!operationNames.has(operationName)) throw new Error(`no MCP operation ${operationName}`);
-    const run = enveloped(credentials);
-    const result = (await run.execute({
-      schema: run.schema,
-      document,
-      operationName,
-      variableValues: variables,
-      contextValue: await run.contextFactory(),
-    })) as GraphQLResult;
-    if (result.errors?.length) throw problemOf(result.errors[0]!);
-    return result.data!;
-  }
 
   async function listAgents(credentials: RequestCredentials): Promise<Map<string, AgentSummary>> {
     const agents: AgentSummary[] = [];
@@ -172,30 +113,7 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
     signal: AbortSignal,
     onItem: (item: { ordinal: number; kind: string; state: string }) => Promise<void>,
   ): Promise<RunView | null> {
-    const aborted = new Promise<'aborted'>((resolve) => {
-      if (signal.aborted) resolve('aborted');
-      else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
-    });
-    const run = enveloped(credentials);
-    const stream = (await run.subscribe({
-      schema: run.schema,
-      document,
-      operationName: 'McpRunItems',
-      variableValues: { runId },
-      contextValue: await run.contextFactory(),
-    })) as AsyncIterableIterator<GraphQLResult> | GraphQLResult;
-    if (Symbol.asyncIterator in stream) {
-      try {
-        for (;;) {
-          const next = await Promise.race([stream.next(), aborted]);
-          if (next === 'aborted' || next.done) break;
-          if (next.value.errors?.length) throw problemOf(next.value.errors[0]!);
-          await onItem(next.value.data!.runItems);
-        }
-      } finally {
-        void stream.return?.();
-      }
-    } else if (stream.errors?.length) throw problemOf(stream.errors[0]!);
+    for await (const data of operations.subscribe(credentials, 'McpRunItems', { runId }, signal)) await onItem(data.runItems);
     // The stream completes when the run is sealed or waiting; the read confirms it (and waits, should
     // the stream have ended early).
     while (!signal.aborted) {
@@ -456,11 +374,6 @@ function refusal(code: string, message: string): CallToolResult {
 }
 
 class AnswerNeeded extends Error {}
-
-function problemOf(error: { message: string; extensions?: Record<string, unknown> }): OperationProblem {
-  const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'internal';
-  return new OperationProblem(code, error.message, error.extensions?.details as Record<string, unknown> | undefined);
-}
 
 function callerOf(auth: AuthInfo | undefined): RequestCredentials {
   const credentials = (auth?.extra as CallerInfo | undefined)?.credentials;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestCredentials } from '../../graphql/context.js';
 import type { Logger } from '../../lib/logger.js';
 import { BadRequest, isBadRequest, openAIErrorBody, sendOpenAIError } from './errors.js';
-import { isOperationProblem, operationRunner, type EnvelopedGraphQL, type OperationRunner } from './graphql.js';
+import { isOperationProblem, operationRunner, type EnvelopedGraphQL, type OperationRunner } from '../operation-runner.js';
 import { ResponseEventSequencer, responseObject, SETTLED, type ItemView, type RunView, type StreamEvent } from './responses.js';
 import { chatCompletion, chatInput, ChatStreamer, parseCallId } from './chat.js';
 import { parseResponsesRequest, type ResponsesRequest } from './requests.js';
@@ -32,7 +32,7 @@ interface AgentView {
 }
 
 export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndpointOptions): { router: Router } {
-  const ops: OperationRunner = operationRunner(yoga);
+  const ops: OperationRunner = operationRunner(yoga, new URL('./operations.graphql', import.meta.url), 'OpenAI adapter');
 
   const credentialsOf = (req: Request, res: Response): RequestCredentials => {
     const gone = new AbortController();

@@ -1,10 +1,10 @@
-// Executes the adapter's GraphQL documents (operations.graphql) through Yoga's enveloped pipeline with
-// the caller's own credentials, as the REST shim does: OpenAI-compatible callers get the same auth,
-// permissions, tenancy, audit and error codes as every other surface, and this adapter never reaches a
-// service or the database itself.
+// Executes a protocol adapter's GraphQL documents (its operations.graphql) through Yoga's enveloped
+// pipeline with the caller's own credentials, as the REST shim does: MCP, AG-UI and OpenAI-compatible
+// callers get the same auth, permissions, tenancy, audit and error codes as every other surface, and no
+// adapter reaches a service or the database itself. One runner for the three, so they cannot drift.
 import { readFileSync } from 'node:fs';
 import { Kind, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import type { RequestCredentials } from '../../graphql/context.js';
+import type { RequestCredentials } from '../graphql/context.js';
 
 export interface EnvelopedGraphQL {
   getEnveloped(initial: Record<string, unknown>): {
@@ -36,6 +36,8 @@ export class OperationProblem extends Error {
     readonly details?: Record<string, unknown>,
   ) {
     super(message);
+    // Branded by name: `instanceof` is unreliable across the test runner's module graph.
+    this.name = 'OperationProblem';
   }
 }
 
@@ -44,13 +46,8 @@ export const isOperationProblem = (error: unknown): error is OperationProblem =>
 
 function problemOf(error: { message: string; extensions?: Record<string, unknown> }): OperationProblem {
   const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'internal';
-  const problem = new OperationProblem(code, error.message, error.extensions?.details as Record<string, unknown> | undefined);
-  // Branded by name: `instanceof` is unreliable across the test runner's module graph.
-  problem.name = 'OperationProblem';
-  return problem;
+  return new OperationProblem(code, error.message, error.extensions?.details as Record<string, unknown> | undefined);
 }
-
-const DOCUMENT_PATH = new URL('./operations.graphql', import.meta.url);
 
 export interface OperationRunner {
   execute(credentials: RequestCredentials, operationName: string, variables?: Record<string, unknown>): Promise<Record<string, any>>;
@@ -63,16 +60,21 @@ export interface OperationRunner {
   ): AsyncGenerator<Record<string, any>>;
 }
 
-export function operationRunner(yoga: EnvelopedGraphQL): OperationRunner {
-  const document = parse(readFileSync(DOCUMENT_PATH, 'utf8'));
+/**
+ * The runner of one adapter's documents (`documentUrl`, read and validated once, at start-up: a
+ * document that no longer matches the schema stops the start rather than a caller's request).
+ * `adapter` names it in those start-up errors.
+ */
+export function operationRunner(yoga: EnvelopedGraphQL, documentUrl: URL, adapter: string): OperationRunner {
+  const document = parse(readFileSync(documentUrl, 'utf8'));
   const invalid = validate(yoga.getEnveloped({}).schema, document);
-  if (invalid.length) throw new Error(`OpenAI adapter operations do not validate: ${invalid.map((e) => e.message).join('; ')}`);
+  if (invalid.length) throw new Error(`${adapter} operations do not validate: ${invalid.map((e) => e.message).join('; ')}`);
   const names = new Set(document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : [])));
   // `restCredentials`: the context factory's entry for callers that execute documents in-process with
   // their own request's credentials (the REST shim, the protocol adapters).
   const enveloped = (credentials: RequestCredentials) => yoga.getEnveloped({ restCredentials: credentials });
   const check = (name: string) => {
-    if (!names.has(name)) throw new Error(`no OpenAI adapter operation ${name}`);
+    if (!names.has(name)) throw new Error(`no ${adapter} operation ${name}`);
   };
 
   return {
