@@ -40,8 +40,10 @@ export function postWebhook(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        // The policy's lookup and its own connection pool: no socket another client opened unchecked is reused.
-        ...options.policy.socketOptions(url.hostname, url.protocol === 'https:'),
+        // The policy's lookup checks every connection. Node's global agent, not the policy's pool: it drops
+        // idle sockets before a receiver's keep-alive timeout does, where a pool that kept them handed a
+        // delivery a socket its receiver had closed (ECONNRESET, then a retry seconds later).
+        lookup: options.policy.lookup as never,
       },
       (response) => {
         const chunks: Buffer[] = [];
