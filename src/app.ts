@@ -263,6 +263,13 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp'
   };
 }
 
+/**
+ * How long stop() lets requests already being answered finish before their connections are cut. Long
+ * enough for a released wait's last read under load; short enough that a stream nobody ends (an SSE
+ * follower) does not hold the shutdown.
+ */
+const CONNECTION_DRAIN_MS = 2_000;
+
 export async function buildApp(config: Config, options: { logger?: Logger } = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const database = await openDatabase(config, logger);
@@ -536,8 +543,13 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       for (const endpoint of websocketServers.values()) await endpoint.close();
       await mcp.close();
       if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
+        // Idle connections close now; a request still answering (a released wait reading its run) gets
+        // up to CONNECTION_DRAIN_MS to finish before its connection is cut.
+        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeIdleConnections();
+        const forced = setTimeout(() => server!.closeAllConnections(), CONNECTION_DRAIN_MS);
+        await closed;
+        clearTimeout(forced);
       }
       await closeEvents(deps.events);
       await rateLimiter.stop();
