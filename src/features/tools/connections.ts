@@ -1,8 +1,10 @@
 // Connections: a workspace's configured servers of a connector provider (MCP servers: streamable
 // HTTP, or a local process over stdio where the deployment allows it). A live resource: changed in
 // place, disabled with `enabled` false, its credential (a bearer token and/or headers) write-only,
-// sealed, replaced or removed by PATCH under the providers' rule, and removed by revoke. Runs reach
-// a connection through `connectionForUse`, which refuses a disabled connection (or provider).
+// sealed, replaced or removed by PATCH under the providers' rule, and removed by revoke. An HTTP
+// connection may instead (or as well) hold an OAuth grant (connection-oauth.ts), whose access token
+// becomes its bearer token. Runs reach a connection through `connectionForUse`, which refuses a
+// disabled connection (or provider) and refreshes an OAuth access token about to expire.
 import type { Connection, Provider } from '../../generated/prisma/client.js';
 import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
