@@ -2,7 +2,7 @@
 // auth helpers: discovery metadata, dynamic client registration, PKCE, token, refresh, revocation):
 // the whole flow through the public API (start → the authorization URL followed with a plain HTTP
 // client, approved at once → the service's callback → the connection's tools listed and called in a
-// run), a refresh of a short-lived access token, a refused refresh's status and the tools' error,
+// run), a client registered beforehand instead of a dynamic one, a refresh of a short-lived access token, a refused refresh's status and the tools' error,
 // revoke at the server, the state used once and bound to its authorization, tenancy, permissions,
 // audit, and the tokens sealed at rest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +142,36 @@ describe('OAuth connections', () => {
     expect(audit.map((row) => row.action)).toEqual(['create', 'authorize_start', 'authorize']);
     expect(audit[1]!.changes).toMatchObject({ client: { to: 'registered' } });
     expect(audit[2]!.changes).toMatchObject({ oauth: { from: null, to: '[redacted]' }, oauth_status: { to: 'authorized' } });
+  });
+
+  it('a client registered beforehand (confidential: id and secret) is used instead of registering one', async () => {
+    const id = await newConnection('Configured client');
+    // Registered out of band, as an operator would at the server's console (here: its registration endpoint).
+    const registered = await fetch(new URL('/register', server.issuer), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'operator-registered',
+        redirect_uris: [`${t.url}/oauth/mcp/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
+    });
+    const client = (await registered.json()) as { client_id: string; client_secret: string };
+    expect(client.client_secret).toBeTruthy();
+    const registrations = server.registered.length;
+    const started = await t.rest('POST', `/api/v1/connections/${id}/authorize`, {
+      body: { client_id: client.client_id, client_secret: client.client_secret, scope: 'mcp:tools' },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(new URL(started.body.authorization_url).searchParams.get('client_id')).toBe(client.client_id);
+    expect(server.registered.length).toBe(registrations);
+    const approved = await fetch(started.body.authorization_url, { redirect: 'manual' });
+    expect((await visit(approved.headers.get('location')!)).status).toBe(303);
+    expect((await t.rest('POST', `/api/v1/connections/${id}/test`)).body).toMatchObject({ status: 'succeeded', tool_count: 1 });
+    const audit = await auditActions(id);
+    expect(audit.find((row) => row.action === 'authorize_start')!.changes).toMatchObject({ client: { to: 'configured' } });
+    expect(JSON.stringify(audit)).not.toContain(client.client_secret);
   });
 
   it('the state is used once, must be known and carries the refusal of the authorization server', async () => {
