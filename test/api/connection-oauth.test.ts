@@ -2,9 +2,9 @@
 // auth helpers: discovery metadata, dynamic client registration, PKCE, token, refresh, revocation):
 // the whole flow through the public API (start → the authorization URL followed with a plain HTTP
 // client, approved at once → the service's callback → the connection's tools listed and called in a
-// run), a client registered beforehand instead of a dynamic one, a refresh of a short-lived access token, a refused refresh's status and the tools' error,
-// revoke at the server, the state used once and bound to its authorization, tenancy, permissions,
-// audit, and the tokens sealed at rest.
+// run), a client registered beforehand instead of a dynamic one, a refresh of a short-lived access
+// token, a refused refresh's status and the tools' error, revoke at the server, the state used once
+// and bound to its authorization, tenancy, permissions, audit, and the tokens sealed at rest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
