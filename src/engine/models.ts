@@ -3,9 +3,10 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { createDownload } from 'ai';
 import { AppError } from '../lib/errors.js';
+import { digestOf } from '../lib/canonical-json.js';
 import { isMediaKind, type MediaKind } from '../lib/media.js';
 import type { Deps } from '../services/deps.js';
-import { usableModel } from '../features/models/usable-models.js';
+import { usableModel, type UsableModel } from '../features/models/usable-models.js';
 import { storedModelSettings } from '../features/models/models.js';
 import { modelPricing } from '../features/models/pricing.js';
 import type { UnitPrice } from '../lib/cost.js';
@@ -71,6 +72,7 @@ export async function resolveModel(
   const api = usable.type.modelApis?.find((candidate) => candidate.api === model.api);
   const inputMedia = inputMediaOf(api?.inputMedia, merged);
   const { price } = await modelPricing(model);
+  const built = builtModel(deps, found, merged);
   return {
     key,
     price,
@@ -79,8 +81,42 @@ export async function resolveModel(
     inputMedia,
     toolResultMedia: inputMedia.filter((kind) => api?.toolResultMedia?.includes(kind)),
     jsonSchemaResponse: api?.jsonSchemaResponse ?? false,
+    download: built.download,
+    model: built.model,
+  };
+}
+
+type Built = Pick<ResolvedModel, 'model' | 'download'>;
+
+/** The most built models a process remembers (the oldest is forgotten first). */
+const MAX_BUILT_MODELS = 1_000;
+
+/**
+ * The AI SDK models (and downloaders) built, per deps (a process has one; tests start several), by
+ * what they are built from. Building one constructs the provider package's client and its zod
+ * schemas — and a schema's first parse compiles its validator — which cost more than the parsing of
+ * a short answer; the models are stateless between calls (each call brings its prompt, tools and
+ * signal), so requests made with the same configuration share one. The key is the provider's
+ * stored configuration and sealed credential (a new credential is a new ciphertext), the model's
+ * upstream name and API and the merged settings: any change of them builds a new model for the
+ * next request, and a change of something else (another workspace's configuration) keeps it.
+ */
+const builtModels = new WeakMap<Deps, Map<string, Built>>();
+
+function builtModel(deps: Deps, found: UsableModel, merged: Record<string, unknown>): Built {
+  const { model, provider, usable } = found;
+  const key = digestOf({
+    provider: [provider.id, provider.kind, provider.type, provider.config, provider.credentialCiphertext, provider.extraHeadersCiphertext],
+    model: [model.workspaceId, model.key, model.providerModel, model.api],
+    settings: merged,
+  });
+  let built = builtModels.get(deps);
+  if (!built) builtModels.set(deps, (built = new Map()));
+  const cached = built.get(key);
+  if (cached) return cached;
+  const made: Built = {
     download: createDownload({ fetch: usable.fetch, maxBytes: deps.config.assetMaxBytes }),
-    model: usable.type.languageModel(
+    model: usable.type.languageModel!(
       {
         config: usable.config,
         credential: usable.credential,
@@ -92,4 +128,7 @@ export async function resolveModel(
       merged,
     ),
   };
+  if (built.size >= MAX_BUILT_MODELS) built.delete(built.keys().next().value!);
+  built.set(key, made);
+  return made;
 }
