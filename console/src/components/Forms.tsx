@@ -1,7 +1,7 @@
 // The frame forms share: how a form ends (why the last submit was refused, then the submit button
-// that says when it is busy) and the edit panel every detail page has, so each form holds only its
-// own fields and what it sends.
-import type { FormEvent, ReactNode } from 'react';
+// that says when it is busy), the "New …" panel of the list pages and the edit panel every detail page
+// has, so each form holds only its own fields and what it sends.
+import { useId, type FormEvent, type ReactNode } from 'react';
 import { ErrorNotice, Problem, SubmitButton, TextArea } from './ui';
 
 export interface FormEndProps {
@@ -30,6 +30,51 @@ export function FormEnd({ problem, error, errorTitle, withField, stale, busy, bu
         {children}
       </SubmitButton>
     </>
+  );
+}
+
+/**
+ * The panel that makes a new thing on a list page ("New connection"): its heading, what to know first
+ * or why nothing can be made yet (`intro`), then — once `ready` — the form named like the heading, with
+ * its fields, the refusal of the last submit and the submit button.
+ */
+export function CreatePanel({
+  title,
+  className = 'panel',
+  intro,
+  ready = true,
+  onSubmit,
+  submitLabel,
+  busyLabel = 'Creating…',
+  children,
+  ...end
+}: {
+  /** The heading, which also names the form: "New connection". */
+  title: string;
+  className?: string;
+  intro?: ReactNode;
+  /** Whether the form can be shown yet (a provider to choose exists, the choices are read). */
+  ready?: boolean;
+  onSubmit(event: FormEvent): void;
+  /** The submit button's words: "Create connection". */
+  submitLabel: string;
+  busyLabel?: string;
+  children: ReactNode;
+} & Omit<FormEndProps, 'busyLabel' | 'children'>) {
+  const headingId = useId();
+  return (
+    <section aria-labelledby={headingId} className={className}>
+      <h2 id={headingId}>{title}</h2>
+      {intro}
+      {ready ? (
+        <form onSubmit={onSubmit} aria-label={title}>
+          {children}
+          <FormEnd {...end} busyLabel={busyLabel}>
+            {submitLabel}
+          </FormEnd>
+        </form>
+      ) : null}
+    </section>
   );
 }
 

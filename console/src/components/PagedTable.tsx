@@ -35,7 +35,7 @@ export function PagedTable<N extends { id: string }>({
     <>
       <ErrorNotice error={list.error} />
       {list.loading && !list.data ? <Loading label={loadingLabel} /> : null}
-      {list.data && list.nodes.length === 0 ? <Empty>{empty}</Empty> : null}
+      {list.data && list.nodes.length === 0 && !list.hasNextPage ? <Empty>{empty}</Empty> : null}
       {list.nodes.length > 0 ? (
         <ColumnTable rows={list.nodes} columns={columns} caption={caption} label={label} busy={list.loading} />
       ) : null}

@@ -5,13 +5,13 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import type { CreateConnectionInput } from '../../../generated/graphql';
-import { Badge, Checkbox, Empty, Field, LabelsField, PageHeader, Select, Time } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import type { CreateConnectionInput, ProviderChoiceFragment } from '../../../generated/graphql';
+import { Badge, Checkbox, Empty, Field, LabelsField, PageHeader, Time } from '../../components/ui';
+import { CreatePanel } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
+import { ProviderFilters, ProviderSelect, useProviderFilters } from '../../components/ProviderFilters';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -56,7 +56,7 @@ function connectionColumns(providerNames: Map<string, string>): Column<Connectio
   ];
 }
 
-function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
+function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }) {
   const navigate = useNavigate();
   const [create, state] = useMutation(ConsoleCreateConnectionDocument);
   const [providerId, setProviderId] = useState('');
@@ -89,29 +89,28 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   );
 
   return (
-    <section aria-labelledby="new-connection" className="panel infra-panel">
-      <h2 id="new-connection">New connection</h2>
-      {providers.length === 0 ? (
-        <Empty>The workspace has no connector provider yet: add one (type mcp) before creating connections.</Empty>
-      ) : (
-        <form onSubmit={submit} aria-label="New connection">
-          <Select
-            label="Connector provider"
-            value={chosenProvider}
-            onValue={setProviderId}
-            options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
-          />
-          <Field label="Name" required value={name} onValue={setName} />
-          <Field label="Description" value={description} onValue={setDescription} />
-          <ServerFields draft={server} onChange={setServer} />
-          <CredentialFields draft={credential} onChange={setCredential} />
-          <LabelsField value={labels} onChange={setLabels} />
-          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <FormEnd error={formError ?? state.error} errorTitle="Could not create the connection" busy={state.loading} busyLabel="Creating…">
-            Create connection
-          </FormEnd>
-        </form>
-      )}
-    </section>
+    <CreatePanel
+      title="New connection"
+      className="panel infra-panel"
+      intro={
+        providers.length === 0 ? (
+          <Empty>The workspace has no connector provider yet: add one (type mcp) before creating connections.</Empty>
+        ) : null
+      }
+      ready={providers.length > 0}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      errorTitle="Could not create the connection"
+      busy={state.loading}
+      submitLabel="Create connection"
+    >
+      <ProviderSelect label="Connector provider" value={chosenProvider} onValue={setProviderId} providers={providers} />
+      <Field label="Name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ServerFields draft={server} onChange={setServer} />
+      <CredentialFields draft={credential} onChange={setCredential} />
+      <LabelsField value={labels} onChange={setLabels} />
+      <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+    </CreatePanel>
   );
 }

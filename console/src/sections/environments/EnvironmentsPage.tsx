@@ -12,7 +12,8 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
-import { ConfigField, FormEnd } from '../../components/Forms';
+import { ConfigField, CreatePanel } from '../../components/Forms';
+import { ProviderSelect } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -125,31 +126,27 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
   );
 
   return (
-    <section aria-labelledby="new-environment" className="panel infra-panel">
-      <h2 id="new-environment">New environment</h2>
-      {templates.length === 0 ? (
-        <Empty>No enabled template: create one below first.</Empty>
-      ) : (
-        <form onSubmit={submit} aria-label="New environment">
-          <Select
-            label="Template"
-            value={chosen}
-            onValue={setTemplateId}
-            options={templates.map((template) => ({ value: template.id, label: template.name }))}
-          />
-          <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
-          <LabelsField value={labels} onChange={setLabels} />
-          <FormEnd
-            error={formError ?? state.error}
-            errorTitle="Could not create the environment"
-            busy={state.loading}
-            busyLabel="Provisioning…"
-          >
-            Create environment
-          </FormEnd>
-        </form>
-      )}
-    </section>
+    <CreatePanel
+      title="New environment"
+      className="panel infra-panel"
+      intro={templates.length === 0 ? <Empty>No enabled template: create one below first.</Empty> : null}
+      ready={templates.length > 0}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      errorTitle="Could not create the environment"
+      busy={state.loading}
+      busyLabel="Provisioning…"
+      submitLabel="Create environment"
+    >
+      <Select
+        label="Template"
+        value={chosen}
+        onValue={setTemplateId}
+        options={templates.map((template) => ({ value: template.id, label: template.name }))}
+      />
+      <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
+      <LabelsField value={labels} onChange={setLabels} />
+    </CreatePanel>
   );
 }
 
@@ -189,35 +186,35 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   );
 
   return (
-    <section aria-labelledby="new-template" className="panel infra-panel">
-      <h2 id="new-template">New template</h2>
-      <ErrorNotice error={providers.error} />
-      {providers.data && choices.length === 0 ? (
-        <Empty>The workspace has no environment provider yet: add one before creating templates.</Empty>
-      ) : null}
-      {choices.length ? (
-        <form onSubmit={submit} aria-label="New template">
-          <Select
-            label="Environment provider"
-            value={chosen?.id ?? ''}
-            onValue={setProviderId}
-            options={choices.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
-          />
-          <Field label="Template name" required value={name} onValue={setName} />
-          <Field label="Description" value={description} onValue={setDescription} />
-          <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
-          {schema ? (
-            <details>
-              <summary>Environment schema of the {chosen?.type} type</summary>
-              <JsonView value={schema} label="Environment schema" />
-            </details>
+    <CreatePanel
+      title="New template"
+      className="panel infra-panel"
+      intro={
+        <>
+          <ErrorNotice error={providers.error} />
+          {providers.data && choices.length === 0 ? (
+            <Empty>The workspace has no environment provider yet: add one before creating templates.</Empty>
           ) : null}
-          <LabelsField value={labels} onChange={setLabels} />
-          <FormEnd error={formError ?? state.error} errorTitle="Could not create the template" busy={state.loading} busyLabel="Creating…">
-            Create template
-          </FormEnd>
-        </form>
+        </>
+      }
+      ready={choices.length > 0}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      errorTitle="Could not create the template"
+      busy={state.loading}
+      submitLabel="Create template"
+    >
+      <ProviderSelect label="Environment provider" value={chosen?.id ?? ''} onValue={setProviderId} providers={choices} />
+      <Field label="Template name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
+      {schema ? (
+        <details>
+          <summary>Environment schema of the {chosen?.type} type</summary>
+          <JsonView value={schema} label="Environment schema" />
+        </details>
       ) : null}
-    </section>
+      <LabelsField value={labels} onChange={setLabels} />
+    </CreatePanel>
   );
 }

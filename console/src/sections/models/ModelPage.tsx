@@ -16,6 +16,7 @@ import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
+import { ProviderModelField } from './ModelsSection';
 
 // Its charts come with the dashboards' chunk (and the charting library), loaded when the page shows them.
 const EntityCharts = lazy(async () => ({ default: (await import('../dashboard')).EntityCharts }));
@@ -139,13 +140,7 @@ function EditModel({
       stale={{ what: 'model', onReload }}
       busy={state.loading}
     >
-      <Field
-        label="Provider model"
-        required
-        hint="The model's name at the provider, e.g. gpt-4.1-mini."
-        value={providerModel}
-        onValue={setProviderModel}
-      />
+      <ProviderModelField value={providerModel} onValue={setProviderModel} />
       <Select label="API" value={api} onValue={setApi} options={choices.map((entry) => ({ value: entry.api, label: entry.api }))} />
       <Field label="Name" value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />

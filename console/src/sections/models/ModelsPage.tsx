@@ -12,7 +12,7 @@ import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Loading, PageHeader, Select, Status } from '../../components/ui';
-import { ConfigField, FormEnd } from '../../components/Forms';
+import { ConfigField, CreatePanel } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -143,10 +143,19 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   );
 
   return (
-    <section aria-labelledby="new-provider" className="panel">
-      <h2 id="new-provider">New model provider</h2>
+    <CreatePanel
+      title="New model provider"
+      intro={chosen ? null : <Loading />}
+      ready={!!chosen}
+      onSubmit={submit}
+      error={formError ?? state.error}
+      errorTitle="Could not create the provider"
+      withField
+      busy={state.loading}
+      submitLabel="Create provider"
+    >
       {chosen ? (
-        <form onSubmit={submit} aria-label="New model provider">
+        <>
           <Select
             label="Type"
             value={chosen.type}
@@ -173,19 +182,8 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <FormEnd
-            error={formError ?? state.error}
-            errorTitle="Could not create the provider"
-            withField
-            busy={state.loading}
-            busyLabel="Creating…"
-          >
-            Create provider
-          </FormEnd>
-        </form>
-      ) : (
-        <Loading />
-      )}
-    </section>
+        </>
+      ) : null}
+    </CreatePanel>
   );
 }

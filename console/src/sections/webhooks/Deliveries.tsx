@@ -15,12 +15,10 @@ import { useMutation, useQuery, useSubscription } from '../../api';
 import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { type AttemptView, type DeliveryView } from './queries';
+import { type DeliveryView, type DeliveryWithAttempts } from './queries';
 
 const PAGE = 50;
 const STATUSES = ['pending', 'succeeded', 'failed'];
-
-type LiveDelivery = DeliveryView & { attempts: AttemptView[] };
 
 export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId: string; url: string; reloadKey: number }) {
   // The open delivery is kept in the address like the filter, so a link can point at it.
@@ -39,7 +37,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
   }, [reloadKey, refetch]);
   // The latest state the service sent of each delivery: it is never older than the list's (every
   // change after the list was read is sent), so it wins.
-  const [live, setLive] = useState<Record<string, LiveDelivery>>({});
+  const [live, setLive] = useState<Record<string, DeliveryWithAttempts>>({});
   const accept = useCallback(
     (data: ConsoleWebhookDeliveryUpdatedSubscription) =>
       setLive((previous) => ({ ...previous, [data.webhookDeliveryUpdated.id]: data.webhookDeliveryUpdated })),
@@ -95,7 +93,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
  * the list was read) go on top. Under a status filter, a row shows as the service last sent it even
  * when it no longer matches (Refresh reads the filtered list again), and new ones only when they match.
  */
-function withLive(nodes: DeliveryView[], live: Record<string, LiveDelivery>, status: string, loaded: boolean): DeliveryView[] {
+function withLive(nodes: DeliveryView[], live: Record<string, DeliveryWithAttempts>, status: string, loaded: boolean): DeliveryView[] {
   if (!loaded) return nodes;
   const newest = nodes[0]?.id ?? '';
   const added = Object.values(live)
@@ -166,7 +164,7 @@ function DeliveryDetails({
   subscriptionId: string;
   url: string;
   /** The state the service last sent of this delivery, if it sent one. */
-  live: LiveDelivery | undefined;
+  live: DeliveryWithAttempts | undefined;
   onClose(): void;
   onRedelivered(): void;
 }) {
@@ -263,7 +261,7 @@ function DeliveryDetails({
 }
 
 /** Of two states of a delivery, the later one: attempts only accumulate, and a redelivery moves `updatedAt` on. */
-function newer(a: LiveDelivery | undefined, b: LiveDelivery | undefined): LiveDelivery | undefined {
+function newer(a: DeliveryWithAttempts | undefined, b: DeliveryWithAttempts | undefined): DeliveryWithAttempts | undefined {
   if (!a || !b) return a ?? b;
   if (a.attempts.length !== b.attempts.length) return a.attempts.length > b.attempts.length ? a : b;
   return a.updatedAt >= b.updatedAt ? a : b;
