@@ -2,7 +2,11 @@
 // that says when it is busy), the "New …" panel of the list pages and the edit panel every detail page
 // has, so each form holds only its own fields and what it sends.
 import { useId, type FormEvent, type ReactNode } from 'react';
-import { ErrorNotice, Problem, SubmitButton, TextArea } from './ui';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import type { MutationState } from '../api';
+import { useFormSubmit } from '../lib/useFormSubmit';
+import { useVersionedMutation, type Detail } from './DetailPage';
+import { Empty, ErrorNotice, Problem, SubmitButton, TextArea } from './ui';
 
 export interface FormEndProps {
   /** What the form itself could not read (labels, JSON), before anything was sent. */
@@ -35,15 +39,18 @@ export function FormEnd({ problem, error, errorTitle, withField, stale, busy, bu
 
 /**
  * The panel that makes a new thing on a list page ("New connection"): its heading, what to know first
- * or why nothing can be made yet (`intro`), then — once `ready` — the form named like the heading, with
- * its fields, the refusal of the last submit and the submit button.
+ * (`intro`), then the form named like the heading with its fields, the refusal of the last submit and
+ * the submit button — or, while nothing can be made yet, why (`missing`).
  */
 export function CreatePanel({
   title,
   className = 'panel',
   intro,
+  missing,
   ready = true,
   onSubmit,
+  state,
+  formError,
   submitLabel,
   busyLabel = 'Creating…',
   children,
@@ -53,23 +60,30 @@ export function CreatePanel({
   title: string;
   className?: string;
   intro?: ReactNode;
-  /** Whether the form can be shown yet (a provider to choose exists, the choices are read). */
+  /** Why nothing can be made yet ("Add a model provider first"), shown instead of the form. */
+  missing?: ReactNode;
+  /** False while what the form offers is still being read (the form waits, and says nothing). */
   ready?: boolean;
   onSubmit(event: FormEvent): void;
+  /** The create mutation's state: busy while it runs, its refusal. */
+  state: MutationState;
+  /** What the form itself could not read (labels, JSON), shown before the service's refusal. */
+  formError?: unknown;
   /** The submit button's words: "Create connection". */
   submitLabel: string;
   busyLabel?: string;
   children: ReactNode;
-} & Omit<FormEndProps, 'busyLabel' | 'children'>) {
+} & Pick<FormEndProps, 'problem' | 'errorTitle' | 'withField'>) {
   const headingId = useId();
   return (
     <section aria-labelledby={headingId} className={className}>
       <h2 id={headingId}>{title}</h2>
       {intro}
-      {ready ? (
+      {missing ? <Empty>{missing}</Empty> : null}
+      {ready && !missing ? (
         <form onSubmit={onSubmit} aria-label={title}>
           {children}
-          <FormEnd {...end} busyLabel={busyLabel}>
+          <FormEnd {...end} error={formError ?? state.error} busy={state.loading} busyLabel={busyLabel}>
             {submitLabel}
           </FormEnd>
         </form>
@@ -78,33 +92,72 @@ export function CreatePanel({
   );
 }
 
+/** An edit form's submit and where it stands: what `useEditForm` answers and `EditPanel` shows. */
+export interface EditForm {
+  onSubmit(event: FormEvent): void;
+  /** What the form itself could not read (JSON, labels), before anything was sent. */
+  formError: unknown;
+  state: MutationState;
+}
+
+/**
+ * The edit form of a detail page: `read` turns the fields into the change's input (throwing on one it
+ * cannot read), which is sent to the thing named by `target` against the version the page read, then
+ * the page reads it again and says "Saved.".
+ */
+export function useEditForm<R, V extends { ifMatch?: string | null; input: unknown }>(
+  document: TypedDocumentNode<R, V>,
+  detail: Detail<{ etag: string }>,
+  target: Omit<V, 'ifMatch' | 'input'>,
+  read: () => V['input'],
+): EditForm {
+  const [update, state] = useVersionedMutation(document, detail);
+  const { formError, submit } = useFormSubmit(read, async (input) => {
+    await update({ ...target, input } as Omit<V, 'ifMatch'>, 'Saved.');
+  });
+  return { onSubmit: (event) => void submit(event), formError, state };
+}
+
 /**
  * The "Edit" panel of a detail page: its heading, what to know first (`intro`), the form named
- * "Edit <what>" with its fields, and "Save changes".
+ * "Edit <what>" with its fields, and "Save changes". With `onReload`, a change refused because someone
+ * else changed the thing first is explained with a reload.
  */
 export function EditPanel({
   what,
   className = 'panel',
   intro,
-  onSubmit,
+  form,
+  onReload,
+  withField,
   children,
-  ...end
 }: {
   /** The thing edited, as the form's name says it: "connection", "model". */
   what: string;
   className?: string;
   intro?: ReactNode;
-  onSubmit(event: FormEvent): void;
+  form: EditForm;
+  onReload?: () => void;
+  /** Name the member the service points at (`config.model`). */
+  withField?: boolean;
   children: ReactNode;
-} & Omit<FormEndProps, 'errorTitle' | 'busyLabel' | 'children'>) {
+}) {
   const headingId = `edit-${what}`;
+  const { onSubmit, formError, state } = form;
   return (
     <section aria-labelledby={headingId} className={className}>
       <h2 id={headingId}>Edit</h2>
       {intro}
       <form onSubmit={onSubmit} aria-label={`Edit ${what}`}>
         {children}
-        <FormEnd {...end} errorTitle="Could not save" busyLabel="Saving…">
+        <FormEnd
+          error={formError ?? state.error}
+          errorTitle="Could not save"
+          withField={withField}
+          stale={onReload ? { what, onReload } : undefined}
+          busy={state.loading}
+          busyLabel="Saving…"
+        >
           Save changes
         </FormEnd>
       </form>

@@ -178,14 +178,17 @@ export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; bus
   );
 }
 
-/** A table's column headings. */
-export function ColumnHeads({ names }: { names: string[] }) {
+/**
+ * A table's column headings; those in `hidden` are for assistive technology only (a column of
+ * buttons that name themselves).
+ */
+export function ColumnHeads({ names, hidden = [] }: { names: string[]; hidden?: string[] }) {
   return (
     <thead>
       <tr>
         {names.map((name) => (
           <th key={name} scope="col">
-            {name}
+            {hidden.includes(name) ? <span className="visually-hidden">{name}</span> : name}
           </th>
         ))}
       </tr>

@@ -161,10 +161,9 @@ function CreateBudget({ onCreated }: { onCreated(): void }) {
       className="panel infra-panel"
       onSubmit={submit}
       problem={form.problem}
-      error={state.error}
+      state={state}
       errorTitle="Could not create the budget"
       withField
-      busy={state.loading}
       submitLabel="Create budget"
     >
       <BudgetFields draft={form.draft} onChange={form.setDraft} />

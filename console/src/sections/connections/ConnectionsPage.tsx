@@ -6,7 +6,7 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
 import type { CreateConnectionInput, ProviderChoiceFragment } from '../../../generated/graphql';
-import { Badge, Checkbox, Empty, Field, LabelsField, PageHeader, Time } from '../../components/ui';
+import { Badge, Checkbox, Field, LabelsField, PageHeader, Time } from '../../components/ui';
 import { CreatePanel } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -92,16 +92,11 @@ function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }
     <CreatePanel
       title="New connection"
       className="panel infra-panel"
-      intro={
-        providers.length === 0 ? (
-          <Empty>The workspace has no connector provider yet: add one (type mcp) before creating connections.</Empty>
-        ) : null
-      }
-      ready={providers.length > 0}
+      missing={providers.length === 0 && 'The workspace has no connector provider yet: add one (type mcp) before creating connections.'}
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not create the connection"
-      busy={state.loading}
       submitLabel="Create connection"
     >
       <ProviderSelect label="Connector provider" value={chosenProvider} onValue={setProviderId} providers={providers} />

@@ -11,7 +11,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
 import { ConfigField, CreatePanel } from '../../components/Forms';
 import { ProviderSelect } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -129,12 +129,11 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
     <CreatePanel
       title="New environment"
       className="panel infra-panel"
-      intro={templates.length === 0 ? <Empty>No enabled template: create one below first.</Empty> : null}
-      ready={templates.length > 0}
+      missing={templates.length === 0 && 'No enabled template: create one below first.'}
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not create the environment"
-      busy={state.loading}
       busyLabel="Provisioning…"
       submitLabel="Create environment"
     >
@@ -189,19 +188,15 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
     <CreatePanel
       title="New template"
       className="panel infra-panel"
-      intro={
-        <>
-          <ErrorNotice error={providers.error} />
-          {providers.data && choices.length === 0 ? (
-            <Empty>The workspace has no environment provider yet: add one before creating templates.</Empty>
-          ) : null}
-        </>
+      intro={<ErrorNotice error={providers.error} />}
+      missing={
+        providers.data && choices.length === 0 && 'The workspace has no environment provider yet: add one before creating templates.'
       }
       ready={choices.length > 0}
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not create the template"
-      busy={state.loading}
       submitLabel="Create template"
     >
       <ProviderSelect label="Environment provider" value={chosen?.id ?? ''} onValue={setProviderId} providers={choices} />

@@ -7,12 +7,10 @@ import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateM
 import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { EditPanel } from '../../components/Forms';
+import { EditPanel, useEditForm } from '../../components/Forms';
 import { Badge, EnabledStatePanel, Field, Loading, JsonView, LabelsField, Select, TextArea } from '../../components/ui';
-import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
@@ -101,7 +99,6 @@ function EditModel({
   detail: Detail<ModelDetail>;
   onReload(): void;
 }) {
-  const [update, state] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const [providerModel, setProviderModel] = useState(model.providerModel);
   const [api, setApi] = useState(model.api);
   const [name, setName] = useState(model.name);
@@ -113,32 +110,22 @@ function EditModel({
     ? apis
     : [{ api: model.api, settingsSchema: null }, ...apis];
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const input: ModelInput = {
-        providerModel,
-        api,
-        name,
-        description,
-        settings: parseJsonObject(settings, 'Settings'),
-        labels: parseLabels(labels),
-      };
-      return input;
-    },
-    async (input) => {
-      await update({ key: model.key, input }, 'Saved.');
-    },
-  );
+  const form = useEditForm(ConsoleUpdateModelDocument, detail, { key: model.key }, () => ({
+    providerModel,
+    api,
+    name,
+    description,
+    settings: parseJsonObject(settings, 'Settings'),
+    labels: parseLabels(labels),
+  }));
 
   return (
     <EditPanel
       what="model"
       intro={<p className="muted">The key and the provider never change: for another provider, add a new model.</p>}
-      onSubmit={submit}
-      error={formError ?? state.error}
+      form={form}
       withField
-      stale={{ what: 'model', onReload }}
-      busy={state.loading}
+      onReload={onReload}
     >
       <ProviderModelField value={providerModel} onValue={setProviderModel} />
       <Select label="API" value={api} onValue={setApi} options={choices.map((entry) => ({ value: entry.api, label: entry.api }))} />

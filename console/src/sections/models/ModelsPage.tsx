@@ -148,10 +148,10 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
       intro={chosen ? null : <Loading />}
       ready={!!chosen}
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not create the provider"
       withField
-      busy={state.loading}
       submitLabel="Create provider"
     >
       {chosen ? (

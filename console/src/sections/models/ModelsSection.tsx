@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
 import { CreatePanel } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
@@ -170,12 +170,11 @@ function CreateModel({
   return (
     <CreatePanel
       title="New model"
-      intro={providers.length === 0 ? <Empty>Add a model provider first: a model is served by one.</Empty> : null}
-      ready={providers.length > 0}
+      missing={providers.length === 0 && 'Add a model provider first: a model is served by one.'}
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not add the model"
-      busy={state.loading}
       busyLabel="Adding…"
       submitLabel="Add model"
     >

@@ -155,9 +155,8 @@ function CreateThreadForm() {
       title="New thread"
       onSubmit={(event) => void submit(event)}
       problem={labelsProblem}
-      error={creating.error}
+      state={creating}
       errorTitle="Could not create the thread"
-      busy={creating.loading}
       submitLabel="Create thread"
     >
       <Field

@@ -13,6 +13,8 @@ import {
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
 import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { Facts } from '../../components/Facts';
+import { ColumnTable } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { type DeliveryView, type DeliveryWithAttempts } from './queries';
@@ -104,45 +106,31 @@ function withLive(nodes: DeliveryView[], live: Record<string, DeliveryWithAttemp
 
 function DeliveryTable({ rows, onOpen }: { rows: DeliveryView[]; onOpen(id: string): void }) {
   return (
-    <table aria-label="Deliveries">
-      <thead>
-        <tr>
-          <th scope="col">Event kind</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last answer</th>
-          <th scope="col">Created</th>
-          <th scope="col">
-            <span className="visually-hidden">Details</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((delivery) => (
-          <tr key={delivery.id}>
-            <td>{delivery.eventKind}</td>
-            <td>
-              <Badge value={delivery.status} />
-            </td>
-            <td>{delivery.attemptCount}</td>
-            <td>{lastAnswer(delivery)}</td>
-            <td>
-              <Time value={delivery.createdAt} />
-            </td>
-            <td>
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => onOpen(delivery.id)}
-                aria-label={`Details of ${delivery.eventKind} delivery ${delivery.id}`}
-              >
-                Details
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ColumnTable
+      rows={rows}
+      label="Deliveries"
+      columns={[
+        { name: 'Event kind', cell: (delivery) => delivery.eventKind },
+        { name: 'Status', cell: (delivery) => <Badge value={delivery.status} /> },
+        { name: 'Attempts', cell: (delivery) => delivery.attemptCount },
+        { name: 'Last answer', cell: lastAnswer },
+        { name: 'Created', cell: (delivery) => <Time value={delivery.createdAt} /> },
+        {
+          name: 'Details',
+          hiddenName: true,
+          cell: (delivery) => (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => onOpen(delivery.id)}
+              aria-label={`Details of ${delivery.eventKind} delivery ${delivery.id}`}
+            >
+              Details
+            </button>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -189,28 +177,16 @@ function DeliveryDetails({
             ) : null}
           </p>
           <h4>Request</h4>
-          <dl className="facts">
-            <dt>Event kind</dt>
-            <dd>{delivery.eventKind}</dd>
-            <dt>webhook-id</dt>
-            <dd>
-              <code>{delivery.eventId}</code>
-            </dd>
-            <dt>Sent to</dt>
-            <dd>
-              <code>POST {url}</code>
-            </dd>
-            <dt>Created</dt>
-            <dd>
-              <Time value={delivery.createdAt} />
-            </dd>
-            <dt>Completed</dt>
-            <dd>
-              <Time value={delivery.completedAt} />
-            </dd>
-            <dt>Attempts since (re)scheduled</dt>
-            <dd>{delivery.attemptCount}</dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Event kind', delivery.eventKind],
+              ['webhook-id', <code>{delivery.eventId}</code>],
+              ['Sent to', <code>POST {url}</code>],
+              ['Created', <Time value={delivery.createdAt} />],
+              ['Completed', <Time value={delivery.completedAt} />],
+              ['Attempts since (re)scheduled', delivery.attemptCount],
+            ]}
+          />
           <h4>Responses</h4>
           {delivery.attempts.length ? (
             <table aria-label="Attempts">

@@ -100,9 +100,9 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
         ) : null
       }
       onSubmit={submit}
-      error={formError ?? state.error}
+      state={state}
+      formError={formError}
       errorTitle="Could not create the subscription"
-      busy={state.loading}
       submitLabel="Create subscription"
     >
       <SubscriptionFields draft={draft} onChange={setDraft} />
