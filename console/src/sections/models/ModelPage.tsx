@@ -22,16 +22,9 @@ export function ModelPage() {
   const { key = '' } = useParams();
   const detail = useDetailQuery(ConsoleModelDocument, { key }, (data) => data.model);
   const types = useQuery(ConsoleModelProviderTypesDocument, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
+  const [update, updateState, reload] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const model = detail.item;
   const apis = modelApisOf(types.data?.providerTypes.find((type) => type.type === model?.provider.type));
-
-  // After a refused If-Match: the model as it is now. The edit form is keyed by the ETag, so it starts
-  // again from the new version.
-  function reload() {
-    resetUpdate();
-    void detail.reload();
-  }
 
   return (
     <DetailPage

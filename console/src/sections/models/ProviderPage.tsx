@@ -29,16 +29,9 @@ export function ProviderPage() {
   const { id = '' } = useParams();
   const detail = useDetailQuery(ConsoleModelProviderDocument, { id }, (data) => data.provider);
   const types = useQuery(ConsoleModelProviderTypesDocument, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
+  const [update, updateState, reload] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const provider = detail.item;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
-
-  // After a refused If-Match: the provider as it is now. The edit form is keyed by the ETag, so it starts
-  // again from the new version; the refusal of the state button is cleared with it.
-  function reload() {
-    resetUpdate();
-    void detail.reload();
-  }
 
   return (
     <DetailPage
