@@ -3,7 +3,7 @@
 // has, so each form holds only its own fields and what it sends.
 import { useId, type FormEvent, type ReactNode } from 'react';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { MutationState } from '../api';
+import { useMutation, type MutationState } from '../api';
 import { useFormSubmit } from '../lib/useFormSubmit';
 import { useVersionedMutation, type Detail } from './DetailPage';
 import { Empty, ErrorNotice, Problem, SubmitButton, TextArea } from './ui';
@@ -48,9 +48,7 @@ export function CreatePanel({
   intro,
   missing,
   ready = true,
-  onSubmit,
-  state,
-  formError,
+  form,
   submitLabel,
   busyLabel = 'Creating…',
   children,
@@ -64,17 +62,14 @@ export function CreatePanel({
   missing?: ReactNode;
   /** False while what the form offers is still being read (the form waits, and says nothing). */
   ready?: boolean;
-  onSubmit(event: FormEvent): void;
-  /** The create mutation's state: busy while it runs, its refusal. */
-  state: MutationState;
-  /** What the form itself could not read (labels, JSON), shown before the service's refusal. */
-  formError?: unknown;
+  form: FormSubmit;
   /** The submit button's words: "Create connection". */
   submitLabel: string;
   busyLabel?: string;
   children: ReactNode;
 } & Pick<FormEndProps, 'problem' | 'errorTitle' | 'withField'>) {
   const headingId = useId();
+  const { onSubmit, formError, state } = form;
   return (
     <section aria-labelledby={headingId} className={className}>
       <h2 id={headingId}>{title}</h2>
@@ -92,12 +87,33 @@ export function CreatePanel({
   );
 }
 
-/** An edit form's submit and where it stands: what `useEditForm` answers and `EditPanel` shows. */
-export interface EditForm {
+/**
+ * A form's submit and where it stands: what `useCreateForm` and `useEditForm` answer, and
+ * `CreatePanel` and `EditPanel` show.
+ */
+export interface FormSubmit {
   onSubmit(event: FormEvent): void;
   /** What the form itself could not read (JSON, labels), before anything was sent. */
   formError: unknown;
   state: MutationState;
+}
+
+/**
+ * The form that makes a new thing: `read` turns the fields into the create mutation's input (throwing
+ * on one it cannot read; undefined while there is nothing to send yet), `created` gets the answer once
+ * it went through (to open the new thing, or to clear the form for the next one).
+ */
+export function useCreateForm<R, V extends { input: unknown }>(
+  document: TypedDocumentNode<R, V>,
+  read: () => V['input'] | undefined,
+  created: (data: R) => unknown,
+): FormSubmit {
+  const [create, state] = useMutation(document);
+  const { formError, submit } = useFormSubmit(read, async (input) => {
+    const data = await create({ input } as V);
+    if (data) await created(data);
+  });
+  return { onSubmit: (event) => void submit(event), formError, state };
 }
 
 /**
@@ -110,7 +126,7 @@ export function useEditForm<R, V extends { ifMatch?: string | null; input: unkno
   detail: Detail<{ etag: string }>,
   target: Omit<V, 'ifMatch' | 'input'>,
   read: () => V['input'],
-): EditForm {
+): FormSubmit {
   const [update, state] = useVersionedMutation(document, detail);
   const { formError, submit } = useFormSubmit(read, async (input) => {
     await update({ ...target, input } as Omit<V, 'ifMatch'>, 'Saved.');
@@ -136,7 +152,7 @@ export function EditPanel({
   what: string;
   className?: string;
   intro?: ReactNode;
-  form: EditForm;
+  form: FormSubmit;
   onReload?: () => void;
   /** Name the member the service points at (`config.model`). */
   withField?: boolean;

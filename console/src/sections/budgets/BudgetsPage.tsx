@@ -159,9 +159,8 @@ function CreateBudget({ onCreated }: { onCreated(): void }) {
     <CreatePanel
       title="New budget"
       className="panel infra-panel"
-      onSubmit={submit}
       problem={form.problem}
-      state={state}
+      form={{ onSubmit: (event) => void submit(event), formError: undefined, state }}
       errorTitle="Could not create the budget"
       withField
       submitLabel="Create budget"

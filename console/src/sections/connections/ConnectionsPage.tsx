@@ -3,11 +3,10 @@
 import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
-import type { CreateConnectionInput, ProviderChoiceFragment } from '../../../generated/graphql';
+import { useQuery } from '../../api';
+import type { ProviderChoiceFragment } from '../../../generated/graphql';
 import { Badge, Checkbox, Field, LabelsField, PageHeader, Time } from '../../components/ui';
-import { CreatePanel } from '../../components/Forms';
+import { CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -58,7 +57,6 @@ function connectionColumns(providerNames: Map<string, string>): Column<Connectio
 
 function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateConnectionDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -68,10 +66,11 @@ function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }
   const [credential, setCredential] = useState(emptyCredential);
   const chosenProvider = providerId || providers[0]?.id || '';
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateConnectionDocument,
     () => {
       const secret = credentialFrom(credential);
-      const input: CreateConnectionInput = {
+      return {
         providerId: chosenProvider,
         name,
         description,
@@ -80,12 +79,8 @@ function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }
         config: configFrom(server),
         ...(secret ? { credential: secret } : {}),
       };
-      return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) navigate(`/connections/${data.createConnection.connection.id}`);
-    },
+    (data) => navigate(`/connections/${data.createConnection.connection.id}`),
   );
 
   return (
@@ -93,9 +88,7 @@ function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }
       title="New connection"
       className="panel infra-panel"
       missing={providers.length === 0 && 'The workspace has no connector provider yet: add one (type mcp) before creating connections.'}
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={form}
       errorTitle="Could not create the connection"
       submitLabel="Create connection"
     >

@@ -9,10 +9,9 @@ import {
 } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
+import { useQuery } from '../../api';
 import { Badge, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
-import { ConfigField, CreatePanel } from '../../components/Forms';
+import { ConfigField, CreatePanel, useCreateForm } from '../../components/Forms';
 import { ProviderSelect } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -106,23 +105,17 @@ const ENVIRONMENT_COLUMNS: Column<EnvironmentView>[] = [
 
 function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateEnvironmentDocument);
   // A template page links here with ?template=… to preselect it.
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
   const [labels, setLabels] = useState('');
   const chosen = templates.some((template) => template.id === templateId) ? templateId : (templates[0]?.id ?? '');
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const parsed: Record<string, string> = parseLabels(labels);
-      return parsed;
-    },
-    async (parsed) => {
-      const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
-      // Creating provisions at once: the environment page shows it ready, or failed with the reason.
-      if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
-    },
+  const form = useCreateForm(
+    ConsoleCreateEnvironmentDocument,
+    () => ({ templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parseLabels(labels) }),
+    // Creating provisions at once: the environment page shows it ready, or failed with the reason.
+    (data) => navigate(`/environments/${data.createEnvironment.environment.id}`),
   );
 
   return (
@@ -130,9 +123,7 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
       title="New environment"
       className="panel infra-panel"
       missing={templates.length === 0 && 'No enabled template: create one below first.'}
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={form}
       errorTitle="Could not create the environment"
       busyLabel="Provisioning…"
       submitLabel="Create environment"
@@ -152,7 +143,6 @@ function CreateEnvironment({ templates, initialTemplateId }: { templates: Templa
 function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const navigate = useNavigate();
   const providers = useQuery(ConsoleEnvironmentProvidersDocument, {});
-  const [create, state] = useMutation(ConsoleCreateEnvironmentTemplateDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -164,23 +154,18 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   // Only environment provider types describe an environment schema.
   const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const input: Record<string, unknown> = {
-        providerId: chosen?.id,
-        name,
-        description,
-        config: parseJsonObject(config, 'Configuration'),
-        labels: parseLabels(labels),
-      };
-      return input;
-    },
-    async (input) => {
-      const data = await create({ input });
-      if (data) {
-        onCreated();
-        navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
-      }
+  const form = useCreateForm(
+    ConsoleCreateEnvironmentTemplateDocument,
+    () => ({
+      providerId: chosen?.id,
+      name,
+      description,
+      config: parseJsonObject(config, 'Configuration'),
+      labels: parseLabels(labels),
+    }),
+    (data) => {
+      onCreated();
+      navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
     },
   );
 
@@ -193,9 +178,7 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
         providers.data && choices.length === 0 && 'The workspace has no environment provider yet: add one before creating templates.'
       }
       ready={choices.length > 0}
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={form}
       errorTitle="Could not create the template"
       submitLabel="Create template"
     >

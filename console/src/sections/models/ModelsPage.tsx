@@ -8,11 +8,10 @@ import {
 } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
+import { useQuery } from '../../api';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Loading, PageHeader, Select, Status } from '../../components/ui';
-import { ConfigField, CreatePanel } from '../../components/Forms';
+import { ConfigField, CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -108,7 +107,6 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
 
 function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateModelProviderDocument);
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -119,7 +117,8 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const [enabled, setEnabled] = useState(true);
   const chosen = types.find((type) => type.type === typeName) ?? types[0];
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateModelProviderDocument,
     () => {
       if (!chosen) return undefined;
       const credential = credentialFrom(secret);
@@ -136,10 +135,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
       };
       return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
-    },
+    (data) => navigate(`/models/providers/${data.createProvider.provider.id}`),
   );
 
   return (
@@ -147,9 +143,7 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
       title="New model provider"
       intro={chosen ? null : <Loading />}
       ready={!!chosen}
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={form}
       errorTitle="Could not create the provider"
       withField
       submitLabel="Create provider"

@@ -1,13 +1,12 @@
 // The models list on /models: filtered by text, state and provider (kept in the address), each row
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
-import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
+import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument, type ModelInput } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { Badge, Checkbox, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
-import { CreatePanel } from '../../components/Forms';
+import { CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
@@ -123,7 +122,6 @@ function CreateModel({
   types: ProviderTypeView[];
   onCreated(key: string): Promise<void>;
 }) {
-  const [create, state] = useMutation(ConsoleCreateModelDocument);
   const [providerId, setProviderId] = useState('');
   const [key, setKey] = useState('');
   const [providerModel, setProviderModel] = useState('');
@@ -136,10 +134,11 @@ function CreateModel({
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
   const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateModelDocument,
     () => {
       if (!chosen) return undefined;
-      const input: Record<string, unknown> = {
+      const input: ModelInput = {
         key,
         providerId: chosen.id,
         providerModel,
@@ -153,17 +152,14 @@ function CreateModel({
       };
       return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) {
-        setKey('');
-        setProviderModel('');
-        setName('');
-        setDescription('');
-        setSettings('');
-        setLabels('');
-        await onCreated(data.createModel.model.key);
-      }
+    async (data) => {
+      setKey('');
+      setProviderModel('');
+      setName('');
+      setDescription('');
+      setSettings('');
+      setLabels('');
+      await onCreated(data.createModel.model.key);
     },
   );
 
@@ -171,9 +167,7 @@ function CreateModel({
     <CreatePanel
       title="New model"
       missing={providers.length === 0 && 'Add a model provider first: a model is served by one.'}
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={form}
       errorTitle="Could not add the model"
       busyLabel="Adding…"
       submitLabel="Add model"

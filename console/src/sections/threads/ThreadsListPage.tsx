@@ -153,9 +153,8 @@ function CreateThreadForm() {
   return (
     <CreatePanel
       title="New thread"
-      onSubmit={(event) => void submit(event)}
       problem={labelsProblem}
-      state={creating}
+      form={{ onSubmit: (event) => void submit(event), formError: undefined, state: creating }}
       errorTitle="Could not create the thread"
       submitLabel="Create thread"
     >

@@ -99,9 +99,7 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
           </>
         ) : null
       }
-      onSubmit={submit}
-      state={state}
-      formError={formError}
+      form={{ onSubmit: (event) => void submit(event), formError, state }}
       errorTitle="Could not create the subscription"
       submitLabel="Create subscription"
     >
