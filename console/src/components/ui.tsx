@@ -246,6 +246,15 @@ export function Time({ value }: { value: string | null | undefined }) {
   );
 }
 
+/** Reads a page's or a list's data again now; `busy` while that read runs. */
+export function RefreshButton({ onRefresh, busy }: { onRefresh(): unknown; busy?: boolean }) {
+  return (
+    <button type="button" className="secondary" onClick={() => void onRefresh()} disabled={busy}>
+      Refresh
+    </button>
+  );
+}
+
 /** "Load more" for a cursor connection. */
 export function MorePages({ hasNextPage, loading, onMore }: { hasNextPage: boolean; loading: boolean; onMore(): void }) {
   if (!hasNextPage) return null;

@@ -10,7 +10,7 @@ import {
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, JsonView, LabelsField, PageHeader, RefreshButton, Select, Time } from '../../components/ui';
 import { ConfigField, CreatePanel, useCreateForm } from '../../components/Forms';
 import { ProviderSelect } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -68,9 +68,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
             onChange={(event) => setFilter('status', event.target.value)}
             options={[{ value: '', label: 'Any' }, ...ENVIRONMENT_STATUSES.map((value) => ({ value, label: value }))]}
           />
-          <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
-            Refresh
-          </button>
+          <RefreshButton onRefresh={list.refetch} busy={list.loading} />
         </form>
         <PagedTable
           list={list}

@@ -6,7 +6,7 @@ import { ConsoleAnalysisFindingsDocument, ConsoleFindingAnalysisDocument } from 
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { Empty, Select, Time } from '../../components/ui';
+import { Empty, RefreshButton, Select, Time } from '../../components/ui';
 import { ColumnTable, PagedTable } from '../../components/PagedTable';
 import { DetailPage } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
@@ -49,11 +49,7 @@ export function AnalysisPage() {
           <Link to="/findings/analyses">All analyses</Link> · <Link to="/findings">All findings</Link>
         </>
       }
-      actions={() => (
-        <button type="button" className="secondary" onClick={refresh}>
-          Refresh
-        </button>
-      )}
+      actions={() => <RefreshButton onRefresh={refresh} />}
     >
       {(data) => (
         <>

@@ -12,7 +12,7 @@ import {
 } from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, RefreshButton, Select, Status, Time } from '../../components/ui';
 import { Facts } from '../../components/Facts';
 import { ColumnTable } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
@@ -58,9 +58,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
           onChange={(event) => setParam('status', event.target.value)}
           options={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: value }))]}
         />
-        <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
-          Refresh
-        </button>
+        <RefreshButton onRefresh={list.refetch} busy={list.loading} />
       </form>
       <ErrorNotice error={list.error} />
       <ErrorNotice error={following.error} title="Live updates stopped (Refresh reads the list again)" />
