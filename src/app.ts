@@ -53,6 +53,9 @@ import { OPERATION_LABEL_SLOT } from './graphql/operation-label.js';
 import { pendingDeliveryCount } from './features/webhooks/webhook-backlog.js';
 import { queuedRunCount } from './features/runs/run-queue-depth.js';
 import { authenticate } from './features/access/auth.js';
+import { recordListeningUrl } from './services/service-url.js';
+import { oauthCallbackHandler } from './features/tools/oauth-callback.js';
+import { OAUTH_CALLBACK_PATH } from './features/tools/connection-oauth.js';
 import { createRateLimiter, type RateLimiter } from './features/access/rate-limit.js';
 import { acceptsStream, operationKind, requestParams } from './graphql/operation-kind.js';
 
@@ -331,6 +334,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     next();
   });
 
+  // The browser's way back from an MCP server's authorization server (no credential: the state is the proof).
+  app.get(OAUTH_CALLBACK_PATH, oauthCallbackHandler(deps));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -519,6 +524,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       warmMemoryIndexes();
       const address = server.address() as AddressInfo;
       result.url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+      recordListeningUrl(deps, result.url);
       return result.url;
     },
     async stop() {

@@ -11,6 +11,11 @@ export interface Config {
   env: 'development' | 'production' | 'test';
   host: string;
   port: number;
+  /**
+   * The address browsers reach the service at (PUBLIC_URL), for the links it hands out that must
+   * come back to it (the OAuth callback of MCP connections); null: the address it listens on.
+   */
+  publicUrl: string | null;
   dataDir: string;
   /** A PostgreSQL server; when absent the service runs an embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
@@ -296,6 +301,20 @@ function graphqlLimits(env: NodeJS.ProcessEnv): GraphQLLimits {
   };
 }
 
+function publicUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.PUBLIC_URL?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_URL must be an http(s) URL');
+  }
+  if (!/^https?:$/.test(url.protocol) || url.search || url.hash)
+    throw new ConfigError('PUBLIC_URL must be an http(s) URL without query or fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
 function vapid(env: NodeJS.ProcessEnv): Pick<Config, 'vapidPublicKey' | 'vapidPrivateKey' | 'vapidSubject'> {
   const publicKey = env.VAPID_PUBLIC_KEY?.trim() || null;
   const privateKey = env.VAPID_PRIVATE_KEY?.trim() || null;
@@ -381,6 +400,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     env: nodeEnv,
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
+    publicUrl: publicUrl(env),
     dataDir: resolve(env.DATA_DIR?.trim() || './.data'),
     databaseUrl,
     secretKey: env.SECRET_KEY?.trim() || null,

@@ -30,6 +30,8 @@ export interface VersionedChange<R extends VersionedRow> {
   recordsUpdater?: boolean;
   /** The audit row's workspace (defaults to the caller's). */
   workspaceId?: string;
+  /** Facts the audit row records beside the changed fields (only when something changed). */
+  auditNotes?: Record<string, unknown>;
 }
 
 export async function changeVersioned<R extends VersionedRow>(change: VersionedChange<R>): Promise<R> {
@@ -60,7 +62,7 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
     resourceKind: change.resourceKind,
     resourceId: row.id,
     version: updated.version,
-    changes,
+    changes: { ...changes, ...change.auditNotes },
   });
   return updated;
 }

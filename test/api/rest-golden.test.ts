@@ -556,6 +556,11 @@ async function scenario() {
     headers: { 'if-match': connectionPatched.etag! },
   });
   await call('POST /api/v1/connections/:connection_id/test', 'POST', `/api/v1/connections/${connectionId}/test`);
+  // Starting an OAuth authorization reaches the server; here the input is refused before that (the
+  // whole flow is test/api/connection-oauth.test.ts, against a server on loopback).
+  await call('POST /api/v1/connections/:connection_id/authorize', 'POST', `/api/v1/connections/${connectionId}/authorize`, {
+    body: { client_secret: 'golden-client-secret' },
+  });
 
   // environment templates and environments of the local type: a second instance on the same database
   // whose deployment allows local environments (the main one does not, so its provider types stay as

@@ -1,27 +1,33 @@
 // The connections pages in a real browser against the reference MCP server on loopback: create a
 // connection with a bearer token (never shown back), test it (the server's tools listed), change it,
 // revoke its credential behind a confirmation (the next test fails with the server's 401), and a
-// refusal shown as the service's error.
+// refusal shown as the service's error; authorizing a connection with OAuth (the browser goes to the
+// loopback authorization server, which approves at once, and comes back through the service's callback).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startConsoleTestApp, type ConsoleTestApp } from '../helpers/console.js';
 import { browserAvailable, screenshot } from '../helpers/browser.js';
 import { startEverythingServer, type McpTestServer } from '../helpers/mcp-servers.js';
+import { startOAuthMcpServer, type OAuthMcpServer } from '../helpers/oauth-mcp-server.js';
 
 const TOKEN = 'mcp-console-token-0123456789';
 let app: ConsoleTestApp;
 let t: TestApp;
 let mcp: McpTestServer;
+let oauth: OAuthMcpServer;
+let providerId: string;
 
 describe.skipIf(!browserAvailable)('the connections pages', () => {
   beforeAll(async () => {
     mcp = await startEverythingServer(TOKEN);
+    oauth = await startOAuthMcpServer();
     app = await startConsoleTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
     ({ t } = app);
     const provider = await t.rest('POST', '/api/v1/connector-providers', {
       body: { type: 'mcp', name: 'MCP servers', config: { url: mcp.url } },
     });
     expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    providerId = provider.body.id;
     // One connection made through the API, for the list and its filters.
     const other = await t.rest('POST', '/api/v1/connections', {
       body: { provider_id: provider.body.id, name: 'Dormant', config: { url: mcp.url }, enabled: false },
@@ -31,6 +37,7 @@ describe.skipIf(!browserAvailable)('the connections pages', () => {
   afterAll(async () => {
     await app?.stop();
     await mcp?.close();
+    await oauth?.close();
   });
 
   it('creates, tests, edits and revokes a connection, never showing its credential', async () => {
@@ -117,6 +124,21 @@ describe.skipIf(!browserAvailable)('the connections pages', () => {
     await form.getByLabel('Server URL').fill('http://example.com/mcp');
     await form.getByRole('button', { name: 'Create connection' }).click();
     await expect(form.getByRole('alert').textContent()).resolves.toMatch(/Could not create the connection: .*\(invalid_argument\)/);
+    await page.close();
+  });
+
+  it('authorizes a connection with OAuth and comes back to its page', async () => {
+    const created = await t.rest('POST', '/api/v1/connections', {
+      body: { provider_id: providerId, name: 'Hosted', config: { url: oauth.url } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const page = await app.signedIn(`/connections/${created.body.id}`);
+    await page.getByRole('heading', { name: 'OAuth' }).waitFor();
+    await page.getByRole('button', { name: 'Authorize with OAuth' }).click();
+    await page.waitForURL(/oauth=authorized/);
+    await page.getByRole('status').filter({ hasText: 'The connection was authorized.' }).waitFor();
+    await page.getByRole('button', { name: 'Authorize again' }).waitFor();
+    expect((await t.rest('GET', `/api/v1/connections/${created.body.id}`)).body.oauth).toMatchObject({ status: 'authorized' });
     await page.close();
   });
 });

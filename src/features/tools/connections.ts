@@ -1,8 +1,10 @@
 // Connections: a workspace's configured servers of a connector provider (MCP servers: streamable
 // HTTP, or a local process over stdio where the deployment allows it). A live resource: changed in
 // place, disabled with `enabled` false, its credential (a bearer token and/or headers) write-only,
-// sealed, replaced or removed by PATCH under the providers' rule, and removed by revoke. Runs reach
-// a connection through `connectionForUse`, which refuses a disabled connection (or provider).
+// sealed, replaced or removed by PATCH under the providers' rule, and removed by revoke. An HTTP
+// connection may instead (or as well) hold an OAuth grant (connection-oauth.ts), whose access token
+// becomes its bearer token. Runs reach a connection through `connectionForUse`, which refuses a
+// disabled connection (or provider) and refreshes an OAuth access token about to expire.
 import type { Connection, Provider } from '../../generated/prisma/client.js';
 import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
@@ -24,6 +26,8 @@ import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
+import { oauthFailureMessage, usableGrant } from './connection-oauth-grant.js';
+import { revokeGrant, type OAuthGrant } from '../../providers/mcp-oauth.js';
 
 const RESOURCE_KIND = 'connection';
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -204,9 +208,16 @@ export async function updateConnection(
   });
 }
 
-/** Removes the stored credential (audited as `revoke`); a connection without one is left as it is. If-Match is optional. */
+/**
+ * Removes the stored credential and OAuth grant (audited as `revoke`); a connection without either is
+ * left as it is. If-Match is optional. An OAuth grant is first revoked at its authorization server
+ * where that server offers revocation (RFC 7009); a server that cannot be reached or refuses does
+ * not keep the grant stored (the service forgets it either way), and the audit row says which.
+ */
 export async function revokeConnection(call: CallContext, id: string, ifMatch: string | null | undefined): Promise<Connection> {
   requirePermission(call.actor, 'write');
+  const before = await getConnection(call, id);
+  const atServer = before.oauthCiphertext ? await revokeAtServer(call, before.oauthCiphertext) : null;
   return inTransaction(call, async (bound) => {
     const row = await getConnection(bound, id);
     return changeVersioned({
@@ -217,10 +228,23 @@ export async function revokeConnection(call: CallContext, id: string, ifMatch: s
       ifMatchRequired: false,
       resourceKind: RESOURCE_KIND,
       action: 'revoke',
-      data: { credentialCiphertext: null },
-      secretFields: ['credentialCiphertext'],
+      data: { credentialCiphertext: null, oauthCiphertext: null, oauthStatus: null, oauthStatusReason: null, oauthExpiresAt: null },
+      secretFields: ['credentialCiphertext', 'oauthCiphertext'],
+      ...(atServer ? { auditNotes: { oauth_revoked_at_server: atServer } } : {}),
     });
   });
+}
+
+/** Revokes a grant at its authorization server: `revoked`, `unsupported` (no revocation endpoint) or `failed: …`. */
+async function revokeAtServer(call: CallContext, ciphertext: string): Promise<string> {
+  const grant = call.secrets.decryptJson<OAuthGrant>(ciphertext);
+  try {
+    return (await revokeGrant(grant, outboundFetch(call.deps))) ? 'revoked' : 'unsupported';
+  } catch (error) {
+    const reason = oauthFailureMessage(error, [grant.tokens.access_token, grant.tokens.refresh_token, grant.client.client_secret]);
+    call.logger.warn({ error: reason }, 'revoking an OAuth grant at its server failed');
+    return `failed: ${reason}`;
+  }
 }
 
 /** A connection as the engine uses it: its endpoint (configuration and credential) and what it is called. */
@@ -229,8 +253,9 @@ export interface ConnectionForUse {
   name: string;
   version: number;
   config: McpConfig;
+  /** The stored credential, with an OAuth grant's access token as its bearer token. */
   credential: McpCredential | null;
-  /** Changes with every new credential: part of the key clients are pooled under. */
+  /** Changes with every new credential or token: part of the key clients are pooled under. */
   credentialCiphertext: string | null;
   /** The outbound policy's fetch: the MCP transport's every request goes through it. */
   fetch: typeof fetch;
@@ -259,15 +284,18 @@ export async function connectionForUse(deps: Deps, workspaceId: string, id: stri
     throw new AppError('disabled', `the connector provider of the connection "${row.name}" (${row.id}) is disabled`);
   if (connectionConfig(row).transport === 'stdio' && !deps.config.allowStdioConnectors)
     throw new AppError('failed_precondition', `the connection "${row.name}" runs a local process, which this deployment no longer allows`);
+  const stored = row.credentialCiphertext
+    ? readDocument(McpCredential, deps.secrets.decryptJson<unknown>(row.credentialCiphertext), 'connections.credential_ciphertext')
+    : null;
+  // OAuth: the grant's access token (refreshed first when it is about to expire) is the bearer token.
+  const grant = row.oauthCiphertext ? await usableGrant(deps, row) : null;
   return {
     id: row.id,
     name: row.name,
     version: row.version,
     config: connectionConfig(row),
-    credential: row.credentialCiphertext
-      ? readDocument(McpCredential, deps.secrets.decryptJson<unknown>(row.credentialCiphertext), 'connections.credential_ciphertext')
-      : null,
-    credentialCiphertext: row.credentialCiphertext,
+    credential: grant ? { ...stored, bearer_token: grant.tokens.access_token } : stored,
+    credentialCiphertext: grant ? `${row.credentialCiphertext ?? ''}:${grant.tokens.access_token}` : row.credentialCiphertext,
     fetch: outboundFetch(deps),
   };
 }

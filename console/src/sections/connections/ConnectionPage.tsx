@@ -1,23 +1,28 @@
 // /connections/:id: one connection — what it points at, a live test (connect and list the server's
 // tools), the edit form (a new credential replaces the stored one; the stored one is never shown) and
-// revoking the credential, behind a confirmation.
+// revoking the credential, behind a confirmation. An HTTP server can be authorized with OAuth: the
+// button sends the browser to the server's authorization page, and the service's callback sends it
+// back here with `?oauth=authorized`.
 import {
   ConsoleConnectionDocument,
   ConsoleRevokeConnectionDocument,
+  ConsoleStartConnectionAuthorizationDocument,
   ConsoleTestConnectionDocument,
   ConsoleUpdateConnectionDocument,
 } from '../../../generated/graphql';
 import { useState } from 'react';
-import { useParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
+import { useMutation } from '../../api';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import type { UpdateConnectionInput } from '../../../generated/graphql';
-import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField } from '../../components/ui';
+import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Status } from '../../components/ui';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { EditPanel, useEditForm } from '../../components/Forms';
 import { formatLabels, parseLabels } from '../../lib/labels';
+import { jsonObject } from '../../lib/json';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -49,6 +54,7 @@ export function ConnectionPage() {
               ['State', <Badge value={connection.enabled ? 'enabled' : 'disabled'} />],
               ['Server', <code>{serverSummary(connection.config)}</code>],
               ['Credential', connection.credentialConfigured ? 'stored (never shown)' : 'none'],
+              ['OAuth', connection.oauth ? <Badge value={connection.oauth.status} /> : 'not authorized'],
               ['Provider', <code>{connection.providerId}</code>],
               ['Version', connection.version],
               ['Updated', <ChangedBy at={connection.updatedAt} by={connection.updatedById} />],
@@ -57,15 +63,19 @@ export function ConnectionPage() {
           <JsonView value={connection.config} label="Configuration" />
           <DetailNotice detail={detail} />
           <TestConnection id={connection.id} />
+          <AuthorizeConnection connection={connection} />
           <section aria-labelledby="revoke-heading" className="panel infra-panel">
             <h2 id="revoke-heading">Credential</h2>
-            <p className="muted">Revoking removes the stored credential; the connection's tools fail until a new one is saved below.</p>
+            <p className="muted">
+              Revoking removes the stored credential and the OAuth grant (revoked at the server where it allows); the connection's tools
+              fail until a new one is saved below or it is authorized again.
+            </p>
             <ErrorNotice error={revokeState.error} title="Could not revoke" />
             <ConfirmButton
               label="Revoke credential"
               title="Revoke the credential?"
               confirmLabel="Revoke"
-              disabled={!connection.credentialConfigured || revokeState.loading}
+              disabled={!(connection.credentialConfigured || connection.oauth) || revokeState.loading}
               onConfirm={() => revoke({ id: connection.id }, 'The credential was revoked.')}
             >
               <p>
@@ -78,6 +88,36 @@ export function ConnectionPage() {
         </>
       )}
     </DetailPage>
+  );
+}
+
+/** OAuth 2.1: the state of the grant, and a button that starts the authorization in this window. */
+function AuthorizeConnection({ connection }: { connection: ConnectionView }) {
+  const [start, state] = useMutation(ConsoleStartConnectionAuthorizationDocument);
+  const [params] = useSearchParams();
+  if (jsonObject(connection.config).transport === 'stdio') return null;
+  const authorize = async () => {
+    const data = await start({ id: connection.id });
+    if (data) window.location.assign(data.startConnectionAuthorization.authorizationUrl);
+  };
+  return (
+    <section aria-labelledby="oauth-heading" className="panel infra-panel">
+      <h2 id="oauth-heading">OAuth</h2>
+      <p className="muted">
+        For servers that require OAuth 2.1: you approve the service at the server's authorization page, then come back here.
+      </p>
+      {params.get('oauth') === 'authorized' && <Status>The connection was authorized.</Status>}
+      {connection.oauth?.status === 'refresh_failed' && (
+        <div role="alert" className="notice error">
+          The authorization could not be refreshed: {connection.oauth.reason ?? 'no reason given'}. Its tools fail until it is authorized
+          again.
+        </div>
+      )}
+      <ErrorNotice error={state.error} title="Could not start the authorization" />
+      <button type="button" onClick={() => void authorize()} disabled={state.loading}>
+        {connection.oauth ? 'Authorize again' : 'Authorize with OAuth'}
+      </button>
+    </section>
   );
 }
 

@@ -13,4 +13,7 @@ export const connectionRoutes: Route[] = [
   }),
   guardedActionRow('POST', '/api/v1/connections/:connection_id/revoke', 'ConnectionRevoke', 'revokeConnection.connection'),
   actionRow('POST', '/api/v1/connections/:connection_id/test', 'ConnectionTest', 'testConnection'),
+  actionRow('POST', '/api/v1/connections/:connection_id/authorize', 'ConnectionAuthorize', 'startConnectionAuthorization', {
+    body: { input: 'input' },
+  }),
 ];
