@@ -56,13 +56,15 @@ export function useDetailQuery<R, V, T>(
  * A mutation of the thing a detail page shows, made against the version the page read: `ifMatch` is
  * the thing's ETag, added here, so a change made after someone else's is refused rather than
  * overwriting it. After it went through the page reads the thing again and says `message` (if any).
+ * The third member, after a refused If-Match, forgets the refusal and reads the thing as it is now
+ * (forms keyed by its ETag then start again from the new version).
  */
 export function useVersionedMutation<R, V extends { ifMatch?: string | null }>(
   document: TypedDocumentNode<R, V>,
   detail: Detail<{ etag: string }>,
 ): [(variables: Omit<V, 'ifMatch'>, message?: string) => Promise<R | undefined>, MutationState, () => void] {
   const [mutate, state, reset] = useMutation(document);
-  const { item, saved } = detail;
+  const { item, saved, reload } = detail;
   const change = useCallback(
     async (variables: Omit<V, 'ifMatch'>, message?: string) => {
       if (!item) return undefined;
@@ -72,7 +74,11 @@ export function useVersionedMutation<R, V extends { ifMatch?: string | null }>(
     },
     [item, mutate, saved],
   );
-  return [change, state, reset];
+  const forgetAndReload = useCallback(() => {
+    reset();
+    void reload();
+  }, [reset, reload]);
+  return [change, state, forgetAndReload];
 }
 
 /** The notice of the last change (saved, revoked, …), announced politely. */

@@ -11,6 +11,8 @@ export interface Column<N> {
   cell(node: N, index: number): ReactNode;
   /** The cell names its row (a revision's number): a row header rather than a data cell. */
   rowHeader?: boolean;
+  /** The heading is for assistive technology only (a column of buttons that name themselves). */
+  hiddenName?: boolean;
 }
 
 export function PagedTable<N extends { id: string }>({
@@ -35,7 +37,7 @@ export function PagedTable<N extends { id: string }>({
     <>
       <ErrorNotice error={list.error} />
       {list.loading && !list.data ? <Loading label={loadingLabel} /> : null}
-      {list.data && list.nodes.length === 0 ? <Empty>{empty}</Empty> : null}
+      {list.data && list.nodes.length === 0 && !list.hasNextPage ? <Empty>{empty}</Empty> : null}
       {list.nodes.length > 0 ? (
         <ColumnTable rows={list.nodes} columns={columns} caption={caption} label={label} busy={list.loading} />
       ) : null}
@@ -61,7 +63,10 @@ export function ColumnTable<N extends { id: string }>({
   return (
     <table aria-busy={busy} aria-label={label}>
       {caption ? <caption className="muted">{caption}</caption> : null}
-      <ColumnHeads names={columns.map((column) => column.name)} />
+      <ColumnHeads
+        names={columns.map((column) => column.name)}
+        hidden={columns.filter((column) => column.hiddenName).map((column) => column.name)}
+      />
       <tbody>
         {rows.map((node, index) => (
           <tr key={node.id}>

@@ -1,6 +1,8 @@
 // The filters of a list of things served by a provider (connections, models): a text search, the
 // enabled state and the provider, kept in the address (?q=&enabled=&provider=), and the variables
-// they make for the list query (a filter left empty is left out).
+// they make for the list query (a filter left empty is left out). Also the choice of the provider a
+// new thing is served by.
+import type { ProviderChoiceFragment } from '../../generated/graphql';
 import { useUrlFilters } from '../lib/useUrlFilters';
 import { EnabledFilter, Field, Select } from './ui';
 
@@ -34,7 +36,7 @@ export function ProviderFilters({
   /** The form's accessible name ("Filter models"). */
   label: string;
   filters: ProviderFilterValues;
-  providers: { id: string; name: string }[];
+  providers: Pick<ProviderChoiceFragment, 'id' | 'name'>[];
 }) {
   const { q, enabled, providerId, setFilter } = filters;
   return (
@@ -48,5 +50,27 @@ export function ProviderFilters({
         options={[{ value: '', label: 'Any' }, ...providers.map((p) => ({ value: p.id, label: p.name }))]}
       />
     </form>
+  );
+}
+
+/** The provider a new thing is served by, each named with its type and whether it is disabled. */
+export function ProviderSelect({
+  label,
+  value,
+  onValue,
+  providers,
+}: {
+  label: string;
+  value: string;
+  onValue(providerId: string): void;
+  providers: ProviderChoiceFragment[];
+}) {
+  return (
+    <Select
+      label={label}
+      value={value}
+      onValue={onValue}
+      options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
+    />
   );
 }

@@ -1,6 +1,6 @@
 // What one agent or one model spent over the last 30 days, from the usage ledger (`usage` query):
 // model requests, tokens and cost, as the agent and model pages show it.
-import { ConsoleSpendingDocument } from '../../generated/graphql';
+import { ConsoleSpendingDocument, type CostFieldsFragment } from '../../generated/graphql';
 import { useQuery } from '../api';
 import { ErrorNotice, Loading } from './ui';
 
@@ -15,14 +15,22 @@ export function Spending({ agentId, model }: { agentId?: string; model?: string 
       {data && !item ? <p>No model requests in the last 30 days.</p> : null}
       {item ? (
         <p>
-          Cost{' '}
-          <strong>
-            {item.cost.amount} {item.cost.currency ?? ''}
-          </strong>
-          {item.cost.complete ? '' : ' (some requests were not priced)'} — {item.requests} model request(s), {item.inputTokens} input
-          tokens, {item.outputTokens} output tokens
+          Cost <CostAmount cost={item.cost} /> — {item.requests} model request(s), {item.inputTokens} input tokens, {item.outputTokens}{' '}
+          output tokens
         </p>
       ) : null}
     </section>
+  );
+}
+
+/** An amount as the ledger reports it, in bold, saying so when some of its requests were not priced. */
+export function CostAmount({ cost }: { cost: CostFieldsFragment }) {
+  return (
+    <>
+      <strong>
+        {cost.amount} {cost.currency ?? ''}
+      </strong>
+      {cost.complete ? '' : ' (some requests were not priced)'}
+    </>
   );
 }

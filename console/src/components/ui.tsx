@@ -178,14 +178,17 @@ export function SubmitButton({ busy, busyLabel, children }: { busy: boolean; bus
   );
 }
 
-/** A table's column headings. */
-export function ColumnHeads({ names }: { names: string[] }) {
+/**
+ * A table's column headings; those in `hidden` are for assistive technology only (a column of
+ * buttons that name themselves).
+ */
+export function ColumnHeads({ names, hidden = [] }: { names: string[]; hidden?: string[] }) {
   return (
     <thead>
       <tr>
         {names.map((name) => (
           <th key={name} scope="col">
-            {name}
+            {hidden.includes(name) ? <span className="visually-hidden">{name}</span> : name}
           </th>
         ))}
       </tr>
@@ -240,6 +243,15 @@ export function Time({ value }: { value: string | null | undefined }) {
     <time dateTime={value} title={date.toISOString()}>
       {date.toLocaleString()}
     </time>
+  );
+}
+
+/** Reads a page's or a list's data again now; `busy` while that read runs. */
+export function RefreshButton({ onRefresh, busy }: { onRefresh(): unknown; busy?: boolean }) {
+  return (
+    <button type="button" className="secondary" onClick={() => void onRefresh()} disabled={busy}>
+      Refresh
+    </button>
   );
 }
 

@@ -11,7 +11,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { Badge, Field, PageHeader, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
-import { FormEnd } from '../../components/Forms';
+import { CreatePanel, FormEnd } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -156,22 +156,17 @@ function CreateBudget({ onCreated }: { onCreated(): void }) {
     }
   }
   return (
-    <section aria-labelledby="new-budget" className="panel infra-panel">
-      <h2 id="new-budget">New budget</h2>
-      <form onSubmit={submit} aria-label="New budget">
-        <BudgetFields draft={form.draft} onChange={form.setDraft} />
-        <FormEnd
-          problem={form.problem}
-          error={state.error}
-          errorTitle="Could not create the budget"
-          withField
-          busy={state.loading}
-          busyLabel="Creating…"
-        >
-          Create budget
-        </FormEnd>
-      </form>
-    </section>
+    <CreatePanel
+      title="New budget"
+      className="panel infra-panel"
+      problem={form.problem}
+      form={{ onSubmit: (event) => void submit(event), formError: undefined, state }}
+      errorTitle="Could not create the budget"
+      withField
+      submitLabel="Create budget"
+    >
+      <BudgetFields draft={form.draft} onChange={form.setDraft} />
+    </CreatePanel>
   );
 }
 

@@ -20,10 +20,9 @@ import type { UpdateConnectionInput } from '../../../generated/graphql';
 import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Status } from '../../components/ui';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
 import { ConfirmButton } from '../../components/ConfirmDialog';
-import { EditPanel } from '../../components/Forms';
+import { EditPanel, useEditForm } from '../../components/Forms';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { jsonObject } from '../../lib/json';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -141,7 +140,6 @@ function TestConnection({ id }: { id: string }) {
 }
 
 function EditConnection({ connection, detail }: { connection: ConnectionView; detail: Detail<ConnectionView> }) {
-  const [update, state] = useVersionedMutation(ConsoleUpdateConnectionDocument, detail);
   const [name, setName] = useState(connection.name);
   const [description, setDescription] = useState(connection.description);
   const [enabled, setEnabled] = useState(connection.enabled);
@@ -150,29 +148,24 @@ function EditConnection({ connection, detail }: { connection: ConnectionView; de
   const [choice, setChoice] = useState<CredentialChoice>('keep');
   const [credential, setCredential] = useState(emptyCredential);
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const config = configFrom(server);
-      const input: UpdateConnectionInput = { name, description, enabled, labels: parseLabels(labels) };
-      // Config is sent only when it changed: the service asks for the credential with a config change.
-      if (JSON.stringify(config) !== JSON.stringify(configFrom(serverDraftFrom(connection.config)))) input.config = config;
-      Object.assign(
-        input,
-        credentialChange(
-          choice,
-          choice === 'replace' ? credentialFrom(credential) : null,
-          'Enter the new credential (a bearer token or headers), or keep the stored one',
-        ),
-      );
-      return input;
-    },
-    async (input) => {
-      await update({ id: connection.id, input }, 'Saved.');
-    },
-  );
+  const form = useEditForm(ConsoleUpdateConnectionDocument, detail, { id: connection.id }, () => {
+    const config = configFrom(server);
+    const input: UpdateConnectionInput = { name, description, enabled, labels: parseLabels(labels) };
+    // Config is sent only when it changed: the service asks for the credential with a config change.
+    if (JSON.stringify(config) !== JSON.stringify(configFrom(serverDraftFrom(connection.config)))) input.config = config;
+    Object.assign(
+      input,
+      credentialChange(
+        choice,
+        choice === 'replace' ? credentialFrom(credential) : null,
+        'Enter the new credential (a bearer token or headers), or keep the stored one',
+      ),
+    );
+    return input;
+  });
 
   return (
-    <EditPanel what="connection" className="panel infra-panel" onSubmit={submit} error={formError ?? state.error} busy={state.loading}>
+    <EditPanel what="connection" className="panel infra-panel" form={form}>
       <Field label="Name" required value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />
       <ServerFields draft={server} onChange={setServer} />

@@ -3,15 +3,14 @@
 import { ConsoleConnectionsDocument, ConsoleConnectorProvidersDocument, ConsoleCreateConnectionDocument } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
-import type { CreateConnectionInput } from '../../../generated/graphql';
-import { Badge, Checkbox, Empty, Field, LabelsField, PageHeader, Select, Time } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { useQuery } from '../../api';
+import type { ProviderChoiceFragment } from '../../../generated/graphql';
+import { Badge, Checkbox, Field, LabelsField, PageHeader, Time } from '../../components/ui';
+import { CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
-import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
+import { ProviderFilters, ProviderSelect, useProviderFilters } from '../../components/ProviderFilters';
 import { type ConnectionView } from './queries';
 import {
   configFrom,
@@ -56,9 +55,8 @@ function connectionColumns(providerNames: Map<string, string>): Column<Connectio
   ];
 }
 
-function CreateConnection({ providers }: { providers: { id: string; name: string; type: string; enabled: boolean }[] }) {
+function CreateConnection({ providers }: { providers: ProviderChoiceFragment[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateConnectionDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -68,10 +66,11 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
   const [credential, setCredential] = useState(emptyCredential);
   const chosenProvider = providerId || providers[0]?.id || '';
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateConnectionDocument,
     () => {
       const secret = credentialFrom(credential);
-      const input: CreateConnectionInput = {
+      return {
         providerId: chosenProvider,
         name,
         description,
@@ -80,38 +79,26 @@ function CreateConnection({ providers }: { providers: { id: string; name: string
         config: configFrom(server),
         ...(secret ? { credential: secret } : {}),
       };
-      return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) navigate(`/connections/${data.createConnection.connection.id}`);
-    },
+    (data) => navigate(`/connections/${data.createConnection.connection.id}`),
   );
 
   return (
-    <section aria-labelledby="new-connection" className="panel infra-panel">
-      <h2 id="new-connection">New connection</h2>
-      {providers.length === 0 ? (
-        <Empty>The workspace has no connector provider yet: add one (type mcp) before creating connections.</Empty>
-      ) : (
-        <form onSubmit={submit} aria-label="New connection">
-          <Select
-            label="Connector provider"
-            value={chosenProvider}
-            onValue={setProviderId}
-            options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
-          />
-          <Field label="Name" required value={name} onValue={setName} />
-          <Field label="Description" value={description} onValue={setDescription} />
-          <ServerFields draft={server} onChange={setServer} />
-          <CredentialFields draft={credential} onChange={setCredential} />
-          <LabelsField value={labels} onChange={setLabels} />
-          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <FormEnd error={formError ?? state.error} errorTitle="Could not create the connection" busy={state.loading} busyLabel="Creating…">
-            Create connection
-          </FormEnd>
-        </form>
-      )}
-    </section>
+    <CreatePanel
+      title="New connection"
+      className="panel infra-panel"
+      missing={providers.length === 0 && 'The workspace has no connector provider yet: add one (type mcp) before creating connections.'}
+      form={form}
+      errorTitle="Could not create the connection"
+      submitLabel="Create connection"
+    >
+      <ProviderSelect label="Connector provider" value={chosenProvider} onValue={setProviderId} providers={providers} />
+      <Field label="Name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ServerFields draft={server} onChange={setServer} />
+      <CredentialFields draft={credential} onChange={setCredential} />
+      <LabelsField value={labels} onChange={setLabels} />
+      <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+    </CreatePanel>
   );
 }

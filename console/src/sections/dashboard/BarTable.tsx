@@ -2,7 +2,7 @@
 // by agent or model): the table is what a screen reader reads, the bars (hidden from it) what the eye
 // compares. An empty state when there is nothing to rank.
 import type { ReactNode } from 'react';
-import { Empty } from '../../components/ui';
+import { ColumnHeads, Empty } from '../../components/ui';
 
 export interface BarRow {
   key: string;
@@ -35,15 +35,7 @@ export function BarTable({
         <Empty>{empty}</Empty>
       ) : (
         <table className="bar-table" aria-label={title}>
-          <thead>
-            <tr>
-              {columns.map((name) => (
-                <th scope="col" key={name}>
-                  {name}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <ColumnHeads names={columns} />
           <tbody>
             {rows.map((row) => (
               <tr key={row.key}>

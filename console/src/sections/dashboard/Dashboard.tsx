@@ -3,10 +3,10 @@
 import { useMemo } from 'react';
 import { useQuery } from '../../api';
 import { ConsoleDashboardDocument } from '../../../generated/graphql';
-import { ErrorNotice, Loading } from '../../components/ui';
+import { ActivityPanel } from './ActivityPanel';
 import { BarTable } from './BarTable';
 import { LiveRuns } from './LiveRuns';
-import { RangePicker, useTimeRange } from './RangePicker';
+import { useTimeRange } from './RangePicker';
 import { agentLink, modelLink, percent, RunCharts, UsageBars, whole, milliseconds } from './RunCharts';
 import { TimeChart } from './TimeChart';
 
@@ -26,12 +26,8 @@ export function Dashboard() {
   return (
     <>
       <LiveRuns />
-      <section className="panel dashboard" aria-labelledby="dashboard-heading" aria-busy={loading}>
-        <h2 id="dashboard-heading">Activity</h2>
-        <RangePicker range={range} onChoose={choose} onRefresh={refresh} />
-        <ErrorNotice error={error} title="Could not read the statistics" />
-        {loading && !data ? <Loading label="Loading the statistics…" /> : null}
-        {data ? (
+      <ActivityPanel range={range} onChoose={choose} onRefresh={refresh} data={data} error={error} loading={loading}>
+        {(data) => (
           <>
             <RunCharts stats={data.runStats} subject="the workspace" />
             <div className="chart-grid">
@@ -72,8 +68,8 @@ export function Dashboard() {
               />
             </div>
           </>
-        ) : null}
-      </section>
+        )}
+      </ActivityPanel>
     </>
   );
 }

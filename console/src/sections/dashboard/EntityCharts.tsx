@@ -3,8 +3,8 @@
 import { useMemo } from 'react';
 import { useQuery } from '../../api';
 import { ConsoleEntityStatsDocument } from '../../../generated/graphql';
-import { ErrorNotice, Loading } from '../../components/ui';
-import { RangePicker, useTimeRange } from './RangePicker';
+import { ActivityPanel } from './ActivityPanel';
+import { useTimeRange } from './RangePicker';
 import { usageGroup, usageKeyTime, usageTimes } from './range';
 import { RunCharts, whole } from './RunCharts';
 import { TimeChart } from './TimeChart';
@@ -44,12 +44,8 @@ export function EntityCharts({ agentId, model }: { agentId?: string; model?: str
   }, [data, times]);
   const subject = agentId ? 'this agent' : 'this model';
   return (
-    <section className="panel dashboard" aria-labelledby="entity-charts-heading" aria-busy={loading}>
-      <h2 id="entity-charts-heading">Activity</h2>
-      <RangePicker range={range} onChoose={choose} onRefresh={refresh} />
-      <ErrorNotice error={error} title="Could not read the statistics" />
-      {loading && !data ? <Loading label="Loading the statistics…" /> : null}
-      {data ? (
+    <ActivityPanel range={range} onChoose={choose} onRefresh={refresh} data={data} error={error} loading={loading}>
+      {(data) => (
         <>
           <RunCharts stats={data.runStats} subject={subject} />
           <div className="chart-grid">
@@ -72,7 +68,7 @@ export function EntityCharts({ agentId, model }: { agentId?: string; model?: str
             />
           </div>
         </>
-      ) : null}
-    </section>
+      )}
+    </ActivityPanel>
   );
 }

@@ -2,6 +2,7 @@
 // so a link or a reload shows the same range, and a refresh that moves the range's end to now.
 import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { RefreshButton } from '../../components/ui';
 import { isRangeKey, RANGES, timeRange, type RangeKey, type TimeRange } from './range';
 
 export function useTimeRange(fallback: RangeKey = '24h'): [TimeRange, (key: RangeKey) => void, () => void] {
@@ -50,9 +51,7 @@ export function RangePicker({ range, onChoose, onRefresh }: { range: TimeRange; 
           </label>
         ))}
       </fieldset>
-      <button type="button" className="secondary" onClick={onRefresh}>
-        Refresh
-      </button>
+      <RefreshButton onRefresh={onRefresh} />
     </div>
   );
 }

@@ -2,7 +2,7 @@
 // runStats: runs over time by status, duration p50 and p95, the failure rate and the top failure codes.
 import { useMemo } from 'react';
 import { Link } from 'react-router';
-import type { DashboardRunStatsFragment, DashboardUsageFragment } from '../../../generated/graphql';
+import type { DashboardRunStatsFragment, UsageRowFragment } from '../../../generated/graphql';
 import { BarTable } from './BarTable';
 import { TimeChart } from './TimeChart';
 
@@ -90,7 +90,7 @@ export function UsageBars({
   empty,
 }: {
   title: string;
-  items: DashboardUsageFragment[];
+  items: UsageRowFragment[];
   label: (key: string) => React.ReactNode;
   empty: string;
 }) {

@@ -1,36 +1,24 @@
 // The workspace's paired devices: name, whether it is connected now, when it was last seen.
 import { Link } from 'react-router';
-import { Badge, ColumnHeads, Empty, Time } from '../../components/ui';
+import { Badge, Empty, Time } from '../../components/ui';
+import { ColumnTable } from '../../components/PagedTable';
 import type { DeviceSummary } from './queries';
 
 export function DeviceList({ devices }: { devices: DeviceSummary[] }) {
   if (devices.length === 0) return <Empty>No device is paired with this workspace yet.</Empty>;
   return (
-    <table aria-label="Paired devices">
-      <ColumnHeads names={['Name', 'Platform', 'Connection', 'Status', 'Last seen', 'Paired']} />
-      <tbody>
-        {devices.map((device) => (
-          <tr key={device.id}>
-            <th scope="row">
-              <Link to={`/devices/${device.id}`}>{device.name}</Link>
-            </th>
-            <td>{device.platform}</td>
-            <td>
-              <ConnectionBadge online={device.online} />
-            </td>
-            <td>
-              <Badge value={device.status} />
-            </td>
-            <td>
-              <Time value={device.lastSeenAt} />
-            </td>
-            <td>
-              <Time value={device.createdAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ColumnTable
+      rows={devices}
+      label="Paired devices"
+      columns={[
+        { name: 'Name', rowHeader: true, cell: (device) => <Link to={`/devices/${device.id}`}>{device.name}</Link> },
+        { name: 'Platform', cell: (device) => device.platform },
+        { name: 'Connection', cell: (device) => <ConnectionBadge online={device.online} /> },
+        { name: 'Status', cell: (device) => <Badge value={device.status} /> },
+        { name: 'Last seen', cell: (device) => <Time value={device.lastSeenAt} /> },
+        { name: 'Paired', cell: (device) => <Time value={device.createdAt} /> },
+      ]}
+    />
   );
 }
 

@@ -6,7 +6,7 @@ import { useParams } from 'react-router';
 import { useMutation } from '../../api';
 import { DetailNotice, DetailPage, useDetailQuery } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { Badge, Empty, ErrorNotice, Time } from '../../components/ui';
+import { Badge, Empty, ErrorNotice, RefreshButton, Time } from '../../components/ui';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ConnectionBadge } from './DeviceList';
 import { DirectoryBrowser } from './DirectoryBrowser';
@@ -27,9 +27,7 @@ export function DevicePage() {
       loadingLabel="Loading the device…"
       actions={(device) => (
         <>
-          <button type="button" className="secondary" onClick={() => void refetch()}>
-            Refresh
-          </button>
+          <RefreshButton onRefresh={refetch} />
           {device.status === 'active' ? (
             <RevokeButton
               device={device}

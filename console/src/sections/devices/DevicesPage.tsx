@@ -1,7 +1,7 @@
 // /devices: the pairing requests waiting for an answer, then the paired devices.
 import { ConsoleDevicesDocument } from '../../../generated/graphql';
 import { useQuery } from '../../api';
-import { ErrorNotice, Loading, PageHeader } from '../../components/ui';
+import { ErrorNotice, Loading, PageHeader, RefreshButton } from '../../components/ui';
 import { DeviceList } from './DeviceList';
 import { PendingPairings } from './PendingPairings';
 
@@ -13,14 +13,7 @@ export function DevicesPage() {
   usePolling(refetch, { every: 10_000 });
   return (
     <>
-      <PageHeader
-        title="Devices"
-        actions={
-          <button type="button" className="secondary" onClick={() => void refetch()}>
-            Refresh
-          </button>
-        }
-      >
+      <PageHeader title="Devices" actions={<RefreshButton onRefresh={refetch} />}>
         Machines running the envd daemon: the service lists their directories and can run environments on them.
       </PageHeader>
       <PendingPairings onDevicesChanged={() => void refetch()} />

@@ -11,6 +11,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { Empty, ErrorNotice, Field, Loading, Status, Time } from '../../components/ui';
+import { Facts } from '../../components/Facts';
 import { type PairingChallenge } from './queries';
 import { usePolling } from '../../lib/usePolling';
 
@@ -122,28 +123,16 @@ function PairingCard({
   return (
     <article aria-labelledby={headingId} className="pairing">
       <h3 id={headingId}>{pairing.deviceName}</h3>
-      <dl className="facts">
-        <dt>User code</dt>
-        <dd>
-          <code className="user-code">{pairing.userCode}</code>
-        </dd>
-        <dt>Platform</dt>
-        <dd>{pairing.platform}</dd>
-        <dt>Key fingerprint</dt>
-        <dd>
-          <code>{pairing.publicKeyFingerprint}</code>
-        </dd>
-        <dt>Addressed to</dt>
-        <dd>{pairing.workspaceId ? 'this workspace' : 'any workspace (found by its code)'}</dd>
-        <dt>Asked</dt>
-        <dd>
-          <Time value={pairing.createdAt} />
-        </dd>
-        <dt>Expires</dt>
-        <dd>
-          <Time value={pairing.expiresAt} />
-        </dd>
-      </dl>
+      <Facts
+        facts={[
+          ['User code', <code className="user-code">{pairing.userCode}</code>],
+          ['Platform', pairing.platform],
+          ['Key fingerprint', <code>{pairing.publicKeyFingerprint}</code>],
+          ['Addressed to', pairing.workspaceId ? 'this workspace' : 'any workspace (found by its code)'],
+          ['Asked', <Time value={pairing.createdAt} />],
+          ['Expires', <Time value={pairing.expiresAt} />],
+        ]}
+      />
       <div className="actions">
         <button type="button" onClick={onApprove} disabled={busy}>
           Approve

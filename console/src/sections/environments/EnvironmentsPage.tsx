@@ -9,10 +9,10 @@ import {
 } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Empty, ErrorNotice, Field, JsonView, LabelsField, PageHeader, Select, Time } from '../../components/ui';
-import { ConfigField, FormEnd } from '../../components/Forms';
+import { useQuery } from '../../api';
+import { Badge, ErrorNotice, Field, JsonView, LabelsField, PageHeader, RefreshButton, Select, Time } from '../../components/ui';
+import { ConfigField, CreatePanel, useCreateForm } from '../../components/Forms';
+import { ProviderSelect } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
@@ -68,9 +68,7 @@ function EnvironmentList({ templates }: { templates: TemplateView[] }) {
             onChange={(event) => setFilter('status', event.target.value)}
             options={[{ value: '', label: 'Any' }, ...ENVIRONMENT_STATUSES.map((value) => ({ value, label: value }))]}
           />
-          <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
-            Refresh
-          </button>
+          <RefreshButton onRefresh={list.refetch} busy={list.loading} />
         </form>
         <PagedTable
           list={list}
@@ -105,58 +103,44 @@ const ENVIRONMENT_COLUMNS: Column<EnvironmentView>[] = [
 
 function CreateEnvironment({ templates, initialTemplateId }: { templates: TemplateView[]; initialTemplateId: string }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateEnvironmentDocument);
   // A template page links here with ?template=… to preselect it.
   const [templateId, setTemplateId] = useState(initialTemplateId);
   const [name, setName] = useState('');
   const [labels, setLabels] = useState('');
   const chosen = templates.some((template) => template.id === templateId) ? templateId : (templates[0]?.id ?? '');
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const parsed: Record<string, string> = parseLabels(labels);
-      return parsed;
-    },
-    async (parsed) => {
-      const data = await create({ input: { templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parsed } });
-      // Creating provisions at once: the environment page shows it ready, or failed with the reason.
-      if (data) navigate(`/environments/${data.createEnvironment.environment.id}`);
-    },
+  const form = useCreateForm(
+    ConsoleCreateEnvironmentDocument,
+    () => ({ templateId: chosen, ...(name.trim() ? { name: name.trim() } : {}), labels: parseLabels(labels) }),
+    // Creating provisions at once: the environment page shows it ready, or failed with the reason.
+    (data) => navigate(`/environments/${data.createEnvironment.environment.id}`),
   );
 
   return (
-    <section aria-labelledby="new-environment" className="panel infra-panel">
-      <h2 id="new-environment">New environment</h2>
-      {templates.length === 0 ? (
-        <Empty>No enabled template: create one below first.</Empty>
-      ) : (
-        <form onSubmit={submit} aria-label="New environment">
-          <Select
-            label="Template"
-            value={chosen}
-            onValue={setTemplateId}
-            options={templates.map((template) => ({ value: template.id, label: template.name }))}
-          />
-          <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
-          <LabelsField value={labels} onChange={setLabels} />
-          <FormEnd
-            error={formError ?? state.error}
-            errorTitle="Could not create the environment"
-            busy={state.loading}
-            busyLabel="Provisioning…"
-          >
-            Create environment
-          </FormEnd>
-        </form>
-      )}
-    </section>
+    <CreatePanel
+      title="New environment"
+      className="panel infra-panel"
+      missing={templates.length === 0 && 'No enabled template: create one below first.'}
+      form={form}
+      errorTitle="Could not create the environment"
+      busyLabel="Provisioning…"
+      submitLabel="Create environment"
+    >
+      <Select
+        label="Template"
+        value={chosen}
+        onValue={setTemplateId}
+        options={templates.map((template) => ({ value: template.id, label: template.name }))}
+      />
+      <Field label="Environment name" hint="Default: the template's name." value={name} onValue={setName} />
+      <LabelsField value={labels} onChange={setLabels} />
+    </CreatePanel>
   );
 }
 
 function CreateTemplate({ onCreated }: { onCreated(): void }) {
   const navigate = useNavigate();
   const providers = useQuery(ConsoleEnvironmentProvidersDocument, {});
-  const [create, state] = useMutation(ConsoleCreateEnvironmentTemplateDocument);
   const [providerId, setProviderId] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -168,56 +152,45 @@ function CreateTemplate({ onCreated }: { onCreated(): void }) {
   // Only environment provider types describe an environment schema.
   const schema = chosenType && 'environmentSchema' in chosenType ? chosenType.environmentSchema : undefined;
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const input: Record<string, unknown> = {
-        providerId: chosen?.id,
-        name,
-        description,
-        config: parseJsonObject(config, 'Configuration'),
-        labels: parseLabels(labels),
-      };
-      return input;
-    },
-    async (input) => {
-      const data = await create({ input });
-      if (data) {
-        onCreated();
-        navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
-      }
+  const form = useCreateForm(
+    ConsoleCreateEnvironmentTemplateDocument,
+    () => ({
+      providerId: chosen?.id,
+      name,
+      description,
+      config: parseJsonObject(config, 'Configuration'),
+      labels: parseLabels(labels),
+    }),
+    (data) => {
+      onCreated();
+      navigate(`/environments/templates/${data.createEnvironmentTemplate.environmentTemplate.id}`);
     },
   );
 
   return (
-    <section aria-labelledby="new-template" className="panel infra-panel">
-      <h2 id="new-template">New template</h2>
-      <ErrorNotice error={providers.error} />
-      {providers.data && choices.length === 0 ? (
-        <Empty>The workspace has no environment provider yet: add one before creating templates.</Empty>
+    <CreatePanel
+      title="New template"
+      className="panel infra-panel"
+      intro={<ErrorNotice error={providers.error} />}
+      missing={
+        providers.data && choices.length === 0 && 'The workspace has no environment provider yet: add one before creating templates.'
+      }
+      ready={choices.length > 0}
+      form={form}
+      errorTitle="Could not create the template"
+      submitLabel="Create template"
+    >
+      <ProviderSelect label="Environment provider" value={chosen?.id ?? ''} onValue={setProviderId} providers={choices} />
+      <Field label="Template name" required value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
+      {schema ? (
+        <details>
+          <summary>Environment schema of the {chosen?.type} type</summary>
+          <JsonView value={schema} label="Environment schema" />
+        </details>
       ) : null}
-      {choices.length ? (
-        <form onSubmit={submit} aria-label="New template">
-          <Select
-            label="Environment provider"
-            value={chosen?.id ?? ''}
-            onValue={setProviderId}
-            options={choices.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
-          />
-          <Field label="Template name" required value={name} onValue={setName} />
-          <Field label="Description" value={description} onValue={setDescription} />
-          <ConfigField hint="What the provider type's environment schema describes." value={config} onValue={setConfig} />
-          {schema ? (
-            <details>
-              <summary>Environment schema of the {chosen?.type} type</summary>
-              <JsonView value={schema} label="Environment schema" />
-            </details>
-          ) : null}
-          <LabelsField value={labels} onChange={setLabels} />
-          <FormEnd error={formError ?? state.error} errorTitle="Could not create the template" busy={state.loading} busyLabel="Creating…">
-            Create template
-          </FormEnd>
-        </form>
-      ) : null}
-    </section>
+      <LabelsField value={labels} onChange={setLabels} />
+    </CreatePanel>
   );
 }

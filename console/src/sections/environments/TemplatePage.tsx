@@ -1,13 +1,12 @@
 // /environments/templates/:id: one environment template — its configuration and the edit form
 // (enabling and disabling included: a template is retired by disabling it, never deleted).
 import { ConsoleEnvironmentTemplateDocument, ConsoleUpdateEnvironmentTemplateDocument } from '../../../generated/graphql';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation } from '../../components/DetailPage';
+import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { ConfigField, EditPanel } from '../../components/Forms';
+import { ConfigField, EditPanel, useEditForm } from '../../components/Forms';
 import { Badge, Field, LabelsField, Time } from '../../components/ui';
-import type { EnvironmentTemplateInput } from '../../../generated/graphql';
 import { parseJsonObject } from '../../lib/json';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { type TemplateView } from './queries';
@@ -64,51 +63,27 @@ export function TemplatePage() {
             <Link to={`/environments?template=${template.id}`}>Create an environment from it</Link> on the environments page (a disabled
             template refuses new environments).
           </p>
-          <EditTemplate
-            key={template.etag}
-            template={template}
-            saving={updateState.loading}
-            error={updateState.error}
-            onSave={async (input) => {
-              await update({ id: template.id, input }, 'Saved.');
-            }}
-          />
+          <EditTemplate key={template.etag} template={template} detail={detail} />
         </>
       )}
     </DetailPage>
   );
 }
 
-function EditTemplate({
-  template,
-  saving,
-  error,
-  onSave,
-}: {
-  template: TemplateView;
-  saving: boolean;
-  error: unknown;
-  onSave(input: EnvironmentTemplateInput): Promise<void>;
-}) {
+function EditTemplate({ template, detail }: { template: TemplateView; detail: Detail<TemplateView> }) {
   const [name, setName] = useState(template.name);
   const [description, setDescription] = useState(template.description);
   const [config, setConfig] = useState(JSON.stringify(template.config, null, 2));
   const [labels, setLabels] = useState(formatLabels(template.labelList));
-  const [formError, setFormError] = useState<unknown>(undefined);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setFormError(undefined);
-    try {
-      const input = { name, description, config: parseJsonObject(config, 'Configuration'), labels: parseLabels(labels) };
-      await onSave(input);
-    } catch (caught) {
-      setFormError(caught);
-    }
-  }
+  const form = useEditForm(ConsoleUpdateEnvironmentTemplateDocument, detail, { id: template.id }, () => ({
+    name,
+    description,
+    config: parseJsonObject(config, 'Configuration'),
+    labels: parseLabels(labels),
+  }));
 
   return (
-    <EditPanel what="template" className="panel infra-panel" onSubmit={submit} error={formError ?? error} busy={saving}>
+    <EditPanel what="template" className="panel infra-panel" form={form}>
       <Field label="Template name" required value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />
       <ConfigField rows={6} value={config} onValue={setConfig} />

@@ -6,14 +6,15 @@ import { ConsoleAnalysisFindingsDocument, ConsoleFindingAnalysisDocument } from 
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Time } from '../../components/ui';
+import { Empty, RefreshButton, Select, Time } from '../../components/ui';
+import { ColumnTable, PagedTable } from '../../components/PagedTable';
 import { DetailPage } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 
 import { AgentLink, useAgentNames } from './agents';
 import { AnalystRun } from './AnalystRun';
-import { ASSESSMENT_LABELS, stateWord } from './words';
+import { FINDING_COLUMNS, traceColumns, traceRows } from './columns';
 
 const CHANGE_OPTIONS = [
   { value: '', label: 'everything it created or updated' },
@@ -33,7 +34,6 @@ export function AnalysisPage() {
     (answer) => answer.findingAnalysis.findings,
     { skip: !analysisId },
   );
-  const produced = findings.nodes;
 
   function refresh() {
     void analysis.refetch();
@@ -49,11 +49,7 @@ export function AnalysisPage() {
           <Link to="/findings/analyses">All analyses</Link> · <Link to="/findings">All findings</Link>
         </>
       }
-      actions={() => (
-        <button type="button" className="secondary" onClick={refresh}>
-          Refresh
-        </button>
-      )}
+      actions={() => <RefreshButton onRefresh={refresh} />}
     >
       {(data) => (
         <>
@@ -95,63 +91,39 @@ export function AnalysisPage() {
           <section aria-labelledby="analysis-findings-heading">
             <h2 id="analysis-findings-heading">Findings it produced</h2>
             <Select label="Show" value={change} onValue={setChange} options={CHANGE_OPTIONS} />
-            <ErrorNotice error={findings.error} />
-            {findings.loading && !findings.data ? <Loading label="Loading findings…" /> : null}
-            {findings.data && produced.length === 0 && !findings.hasNextPage ? (
-              <Empty>{change ? 'None of this kind.' : 'This analysis found nothing.'}</Empty>
-            ) : null}
-            {produced.length > 0 ? (
-              <table aria-label="Findings it produced">
-                <ColumnHeads names={['Finding', 'Severity', 'Category', 'Assessment', 'State', 'Last found by']} />
-                <tbody>
-                  {produced.map((finding) => (
-                    <tr key={finding.id}>
-                      <td>
-                        <Link to={`/findings/${finding.id}`}>{finding.title}</Link>
-                      </td>
-                      <td>
-                        <Badge value={finding.severity} />
-                      </td>
-                      <td>{finding.category}</td>
-                      <td>{ASSESSMENT_LABELS[finding.assessment] ?? finding.assessment}</td>
-                      <td>
-                        <Badge value={stateWord(finding.closed)} />
-                      </td>
-                      <td>
-                        {finding.analysisId === analysisId ? (
-                          'this analysis'
-                        ) : (
-                          <Link to={`/findings/analyses/${finding.analysisId}`}>a later analysis</Link>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : null}
-            <MorePages hasNextPage={findings.hasNextPage} loading={findings.loadingMore} onMore={findings.loadMore} />
+            <PagedTable
+              list={findings}
+              empty={change ? 'None of this kind.' : 'This analysis found nothing.'}
+              label="Findings it produced"
+              loadingLabel="Loading findings…"
+              columns={[
+                FINDING_COLUMNS.title,
+                FINDING_COLUMNS.severity,
+                FINDING_COLUMNS.category,
+                FINDING_COLUMNS.assessment,
+                FINDING_COLUMNS.state,
+                {
+                  name: 'Last found by',
+                  cell: (finding) =>
+                    finding.analysisId === analysisId ? (
+                      'this analysis'
+                    ) : (
+                      <Link to={`/findings/analyses/${finding.analysisId}`}>a later analysis</Link>
+                    ),
+                },
+              ]}
+            />
           </section>
           <section aria-labelledby="analysis-traces-heading">
             <h2 id="analysis-traces-heading">Selected traces</h2>
             {data.selectedTraces.length === 0 ? (
               <Empty>No traced run matched.</Empty>
             ) : (
-              <table aria-label="Selected traces">
-                <ColumnHeads names={['Run', 'Trace', 'Read']} />
-                <tbody>
-                  {data.selectedTraces.map((trace) => (
-                    <tr key={`${trace.runId}:${trace.traceId}`}>
-                      <td>
-                        <Link to={`/runs/${trace.runId}`}>{trace.runId}</Link>
-                      </td>
-                      <td>
-                        <code>{trace.traceId}</code>
-                      </td>
-                      <td>{data.readTraceIds.includes(trace.traceId) ? 'yes' : 'no'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <ColumnTable
+                rows={traceRows(data.selectedTraces)}
+                label="Selected traces"
+                columns={traceColumns({ name: 'Read', cell: (trace) => (data.readTraceIds.includes(trace.traceId) ? 'yes' : 'no') })}
+              />
             )}
           </section>
         </>

@@ -2,8 +2,12 @@
 // Each span opens in its run's trace waterfall, chosen and in view. Trace retention may have deleted
 // old spans; the ids stay (findings outlive the spans they cite).
 import { Link } from 'react-router';
-import { ColumnHeads, Empty } from '../../components/ui';
+import { Empty } from '../../components/ui';
+import { ColumnTable } from '../../components/PagedTable';
+import { traceColumns, traceRows, type TraceRow } from './columns';
 import type { FindingDetail } from './documents';
+
+type Evidence = FindingDetail['evidence'][number];
 
 export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidence'] }) {
   return (
@@ -12,33 +16,25 @@ export function FindingEvidence({ evidence }: { evidence: FindingDetail['evidenc
       {evidence.length === 0 ? (
         <Empty>No evidence recorded.</Empty>
       ) : (
-        <table aria-label="Evidence">
-          <ColumnHeads names={['Run', 'Trace', 'Spans']} />
-          <tbody>
-            {evidence.map((entry) => (
-              <tr key={`${entry.runId}:${entry.traceId}`}>
-                <td>
-                  <Link to={`/runs/${entry.runId}`}>{entry.runId}</Link>
-                </td>
-                <td>
-                  <code>{entry.traceId}</code>
-                </td>
-                <td>
-                  <ul className="span-list">
-                    {entry.spanIds.map((spanId) => (
-                      <li key={spanId}>
-                        {/* Opens the run's waterfall with the span chosen and in view. */}
-                        <Link to={`/runs/${entry.runId}?span=${spanId}`} title="Open this span in the run’s trace">
-                          <code>{spanId}</code>
-                        </Link>
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ColumnTable
+          rows={traceRows(evidence)}
+          label="Evidence"
+          columns={traceColumns<TraceRow & Evidence>({
+            name: 'Spans',
+            cell: (entry) => (
+              <ul className="span-list">
+                {entry.spanIds.map((spanId) => (
+                  <li key={spanId}>
+                    {/* Opens the run's waterfall with the span chosen and in view. */}
+                    <Link to={`/runs/${entry.runId}?span=${spanId}`} title="Open this span in the run’s trace">
+                      <code>{spanId}</code>
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            ),
+          })}
+        />
       )}
       <p className="muted">Spans older than the trace retention may no longer be readable; the finding keeps their ids.</p>
     </section>

@@ -4,12 +4,12 @@ import { ConsoleFindingsDocument } from '../../../generated/graphql';
 import type { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { PagedTable } from '../../components/PagedTable';
-import { Badge, ErrorNotice, Field, PageHeader, Select, Time } from '../../components/ui';
+import { ErrorNotice, Field, PageHeader, Select, Time } from '../../components/ui';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { KNOWN_CATEGORIES, SEVERITIES } from './documents';
 import { AgentLink, useAgentNames } from './agents';
-import { ASSESSMENT_LABELS, stateWord } from './words';
+import { FINDING_COLUMNS } from './columns';
 
 const FILTER_NAMES = ['severity', 'category', 'agent', 'state'] as const;
 
@@ -103,12 +103,12 @@ export function FindingsPage() {
         empty={filtered ? 'No finding matches the filter.' : 'No findings yet: start an analysis.'}
         caption="Findings, newest first"
         columns={[
-          { name: 'Finding', cell: (finding) => <Link to={`/findings/${finding.id}`}>{finding.title}</Link> },
-          { name: 'Severity', cell: (finding) => <Badge value={finding.severity} /> },
-          { name: 'Category', cell: (finding) => finding.category },
+          FINDING_COLUMNS.title,
+          FINDING_COLUMNS.severity,
+          FINDING_COLUMNS.category,
           { name: 'Agent', cell: (finding) => <AgentLink id={finding.agentId} name={nameOf(finding.agentId)} /> },
-          { name: 'Assessment', cell: (finding) => ASSESSMENT_LABELS[finding.assessment] ?? finding.assessment },
-          { name: 'State', cell: (finding) => <Badge value={stateWord(finding.closed)} /> },
+          FINDING_COLUMNS.assessment,
+          FINDING_COLUMNS.state,
           { name: 'Updated', cell: (finding) => <Time value={finding.updatedAt} /> },
         ]}
       />

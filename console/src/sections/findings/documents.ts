@@ -3,7 +3,7 @@
 import type {
   AnalysisDetailFragment,
   AnalysisSummaryFragment,
-  ConsoleFindingAgentsQuery,
+  AgentNameFragment,
   ConsoleFindingsQueryVariables,
   FindingDetailFragment,
   FindingSummaryFragment,
@@ -38,7 +38,7 @@ export type FindingFilters = ConsoleFindingsQueryVariables;
 
 export type FindingReview = UpdateFindingInput;
 
-export type AgentName = ConsoleFindingAgentsQuery['active']['nodes'][number];
+export type AgentName = AgentNameFragment;
 
 export type AnalysisSummary = AnalysisSummaryFragment;
 

@@ -7,15 +7,14 @@ import { ConsoleModelDocument, ConsoleModelProviderTypesDocument, ConsoleUpdateM
 import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { EditPanel } from '../../components/Forms';
+import { EditPanel, useEditForm } from '../../components/Forms';
 import { Badge, EnabledStatePanel, Field, Loading, JsonView, LabelsField, Select, TextArea } from '../../components/ui';
-import type { ModelInput } from '../../../generated/graphql';
 import { formatLabels, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { jsonSchema, modelApisOf, type ModelApiView, type ModelDetail } from './queries';
+import { ProviderModelField } from './ModelsSection';
 
 // Its charts come with the dashboards' chunk (and the charting library), loaded when the page shows them.
 const EntityCharts = lazy(async () => ({ default: (await import('../dashboard')).EntityCharts }));
@@ -23,16 +22,9 @@ export function ModelPage() {
   const { key = '' } = useParams();
   const detail = useDetailQuery(ConsoleModelDocument, { key }, (data) => data.model);
   const types = useQuery(ConsoleModelProviderTypesDocument, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
+  const [update, updateState, reload] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const model = detail.item;
   const apis = modelApisOf(types.data?.providerTypes.find((type) => type.type === model?.provider.type));
-
-  // After a refused If-Match: the model as it is now. The edit form is keyed by the ETag, so it starts
-  // again from the new version.
-  function reload() {
-    resetUpdate();
-    void detail.reload();
-  }
 
   return (
     <DetailPage
@@ -100,7 +92,6 @@ function EditModel({
   detail: Detail<ModelDetail>;
   onReload(): void;
 }) {
-  const [update, state] = useVersionedMutation(ConsoleUpdateModelDocument, detail);
   const [providerModel, setProviderModel] = useState(model.providerModel);
   const [api, setApi] = useState(model.api);
   const [name, setName] = useState(model.name);
@@ -112,40 +103,24 @@ function EditModel({
     ? apis
     : [{ api: model.api, settingsSchema: null }, ...apis];
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const input: ModelInput = {
-        providerModel,
-        api,
-        name,
-        description,
-        settings: parseJsonObject(settings, 'Settings'),
-        labels: parseLabels(labels),
-      };
-      return input;
-    },
-    async (input) => {
-      await update({ key: model.key, input }, 'Saved.');
-    },
-  );
+  const form = useEditForm(ConsoleUpdateModelDocument, detail, { key: model.key }, () => ({
+    providerModel,
+    api,
+    name,
+    description,
+    settings: parseJsonObject(settings, 'Settings'),
+    labels: parseLabels(labels),
+  }));
 
   return (
     <EditPanel
       what="model"
       intro={<p className="muted">The key and the provider never change: for another provider, add a new model.</p>}
-      onSubmit={submit}
-      error={formError ?? state.error}
+      form={form}
       withField
-      stale={{ what: 'model', onReload }}
-      busy={state.loading}
+      onReload={onReload}
     >
-      <Field
-        label="Provider model"
-        required
-        hint="The model's name at the provider, e.g. gpt-4.1-mini."
-        value={providerModel}
-        onValue={setProviderModel}
-      />
+      <ProviderModelField value={providerModel} onValue={setProviderModel} />
       <Select label="API" value={api} onValue={setApi} options={choices.map((entry) => ({ value: entry.api, label: entry.api }))} />
       <Field label="Name" value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />

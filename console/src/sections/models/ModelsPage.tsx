@@ -8,11 +8,10 @@ import {
 } from '../../../generated/graphql';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useMutation, useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
+import { useQuery } from '../../api';
 import type { CreateProviderInput } from '../../../generated/graphql';
 import { Badge, Checkbox, ErrorNotice, Field, JsonView, LabelsField, Loading, PageHeader, Select, Status } from '../../components/ui';
-import { ConfigField, FormEnd } from '../../components/Forms';
+import { ConfigField, CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -108,7 +107,6 @@ export function ProviderTypeDescription({ type }: { type: ProviderTypeView }) {
 
 function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const navigate = useNavigate();
-  const [create, state] = useMutation(ConsoleCreateModelProviderDocument);
   const [typeName, setTypeName] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -119,7 +117,8 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
   const [enabled, setEnabled] = useState(true);
   const chosen = types.find((type) => type.type === typeName) ?? types[0];
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateModelProviderDocument,
     () => {
       if (!chosen) return undefined;
       const credential = credentialFrom(secret);
@@ -136,17 +135,21 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
       };
       return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) navigate(`/models/providers/${data.createProvider.provider.id}`);
-    },
+    (data) => navigate(`/models/providers/${data.createProvider.provider.id}`),
   );
 
   return (
-    <section aria-labelledby="new-provider" className="panel">
-      <h2 id="new-provider">New model provider</h2>
+    <CreatePanel
+      title="New model provider"
+      intro={chosen ? null : <Loading />}
+      ready={!!chosen}
+      form={form}
+      errorTitle="Could not create the provider"
+      withField
+      submitLabel="Create provider"
+    >
       {chosen ? (
-        <form onSubmit={submit} aria-label="New model provider">
+        <>
           <Select
             label="Type"
             value={chosen.type}
@@ -173,19 +176,8 @@ function CreateProvider({ types }: { types: ProviderTypeView[] }) {
           />
           <LabelsField value={labels} onChange={setLabels} />
           <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <FormEnd
-            error={formError ?? state.error}
-            errorTitle="Could not create the provider"
-            withField
-            busy={state.loading}
-            busyLabel="Creating…"
-          >
-            Create provider
-          </FormEnd>
-        </form>
-      ) : (
-        <Loading />
-      )}
-    </section>
+        </>
+      ) : null}
+    </CreatePanel>
   );
 }

@@ -1,17 +1,17 @@
 // The models list on /models: filtered by text, state and provider (kept in the address), each row
 // enabled or disabled in place (its key opens the model's page, where it is edited), and the form that
 // adds a model on one of the providers.
-import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument } from '../../../generated/graphql';
-import { useEffect, useRef, useState } from 'react';
+import { ConsoleCreateModelDocument, ConsoleModelsDocument, ConsoleUpdateModelDocument, type ModelInput } from '../../../generated/graphql';
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
-import { Badge, Checkbox, Empty, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { Badge, Checkbox, ErrorNotice, Field, LabelsField, Select, Status, TextArea } from '../../components/ui';
+import { CreatePanel, useCreateForm } from '../../components/Forms';
 import { labelWords, parseLabels } from '../../lib/labels';
 import { parseJsonObject } from '../../lib/json';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
-import { ProviderFilters, useProviderFilters } from '../../components/ProviderFilters';
+import { useRefetchOnChange } from '../../lib/useRefetchOnChange';
+import { ProviderFilters, ProviderSelect, useProviderFilters } from '../../components/ProviderFilters';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { modelApisOf, type ModelView, type ProviderTypeView, type ProviderView } from './queries';
 
@@ -30,13 +30,7 @@ export function ModelsSection({
   const filters = useProviderFilters();
   const list = usePagedQuery(ConsoleModelsDocument, { first: PAGE, ...filters.variables }, (data) => data.models);
   const [notice, setNotice] = useState('');
-  const { refetch } = list;
-  const seenChanges = useRef(changes);
-  useEffect(() => {
-    if (seenChanges.current === changes) return;
-    seenChanges.current = changes;
-    void refetch();
-  }, [changes, refetch]);
+  useRefetchOnChange(changes, list.refetch);
   const providerNames = new Map(providers.map((provider) => [provider.id, provider.name]));
   return (
     <>
@@ -128,7 +122,6 @@ function CreateModel({
   types: ProviderTypeView[];
   onCreated(key: string): Promise<void>;
 }) {
-  const [create, state] = useMutation(ConsoleCreateModelDocument);
   const [providerId, setProviderId] = useState('');
   const [key, setKey] = useState('');
   const [providerModel, setProviderModel] = useState('');
@@ -141,10 +134,11 @@ function CreateModel({
   const chosen = providers.find((provider) => provider.id === providerId) ?? providers[0];
   const apis = modelApisOf(types.find((type) => type.type === chosen?.type));
 
-  const { formError, submit } = useFormSubmit(
+  const form = useCreateForm(
+    ConsoleCreateModelDocument,
     () => {
       if (!chosen) return undefined;
-      const input: Record<string, unknown> = {
+      const input: ModelInput = {
         key,
         providerId: chosen.id,
         providerModel,
@@ -158,72 +152,62 @@ function CreateModel({
       };
       return input;
     },
-    async (input) => {
-      const data = await create({ input });
-      if (data) {
-        setKey('');
-        setProviderModel('');
-        setName('');
-        setDescription('');
-        setSettings('');
-        setLabels('');
-        await onCreated(data.createModel.model.key);
-      }
+    async (data) => {
+      setKey('');
+      setProviderModel('');
+      setName('');
+      setDescription('');
+      setSettings('');
+      setLabels('');
+      await onCreated(data.createModel.model.key);
     },
   );
 
   return (
-    <section aria-labelledby="new-model" className="panel">
-      <h2 id="new-model">New model</h2>
-      {providers.length === 0 ? (
-        <Empty>Add a model provider first: a model is served by one.</Empty>
-      ) : (
-        <form onSubmit={submit} aria-label="New model">
-          <Field
-            label="Key"
-            required
-            hint="What agents name the model by: lower-case letters, digits, dots and dashes."
-            value={key}
-            onValue={setKey}
-          />
-          <Select
-            label="Model provider"
-            value={chosen?.id ?? ''}
-            onValue={setProviderId}
-            options={providers.map((p) => ({ value: p.id, label: `${p.name} (${p.type}${p.enabled ? '' : ', disabled'})` }))}
-          />
-          <Field
-            label="Provider model"
-            required
-            hint="The model's name at the provider, e.g. gpt-4.1-mini."
-            value={providerModel}
-            onValue={setProviderModel}
-          />
-          <Select
-            label="API"
-            value={api}
-            onValue={setApi}
-            options={[
-              { value: '', label: `Default${apis[0] ? ` (${apis[0].api})` : ''}` },
-              ...apis.map((a) => ({ value: a.api, label: a.api })),
-            ]}
-          />
-          <Field label="Name" value={name} onValue={setName} />
-          <Field label="Description" value={description} onValue={setDescription} />
-          <TextArea
-            label="Settings (JSON)"
-            hint='e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.'
-            rows={3}
-            value={settings}
-            onValue={setSettings}
-          />
-          <LabelsField value={labels} onChange={setLabels} />
-          <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
-          <FormEnd error={formError ?? state.error} errorTitle="Could not add the model" busy={state.loading} busyLabel="Adding…">
-            Add model
-          </FormEnd>
-        </form>
-      )}
-    </section>
+    <CreatePanel
+      title="New model"
+      missing={providers.length === 0 && 'Add a model provider first: a model is served by one.'}
+      form={form}
+      errorTitle="Could not add the model"
+      busyLabel="Adding…"
+      submitLabel="Add model"
+    >
+      <Field
+        label="Key"
+        required
+        hint="What agents name the model by: lower-case letters, digits, dots and dashes."
+        value={key}
+        onValue={setKey}
+      />
+      <ProviderSelect label="Model provider" value={chosen?.id ?? ''} onValue={setProviderId} providers={providers} />
+      <ProviderModelField value={providerModel} onValue={setProviderModel} />
+      <Select
+        label="API"
+        value={api}
+        onValue={setApi}
+        options={[
+          { value: '', label: `Default${apis[0] ? ` (${apis[0].api})` : ''}` },
+          ...apis.map((a) => ({ value: a.api, label: a.api })),
+        ]}
+      />
+      <Field label="Name" value={name} onValue={setName} />
+      <Field label="Description" value={description} onValue={setDescription} />
+      <TextArea
+        label="Settings (JSON)"
+        hint='e.g. {"temperature": 0.2, "max_output_tokens": 2048}; blank for none.'
+        rows={3}
+        value={settings}
+        onValue={setSettings}
+      />
+      <LabelsField value={labels} onChange={setLabels} />
+      <Checkbox label="Enabled" checked={enabled} onChange={setEnabled} />
+    </CreatePanel>
+  );
+}
+
+/** The model's name at its provider, as the new-model and edit-model forms ask for it. */
+export function ProviderModelField({ value, onValue }: { value: string; onValue(value: string): void }) {
+  return (
+    <Field label="Provider model" required hint="The model's name at the provider, e.g. gpt-4.1-mini." value={value} onValue={onValue} />
   );
 }

@@ -11,11 +11,10 @@ import {
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { useQuery } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { TestPanel } from '../../components/TestPanel';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { ChangedBy, Facts } from '../../components/Facts';
-import { ConfigField, EditPanel } from '../../components/Forms';
+import { ConfigField, EditPanel, useEditForm } from '../../components/Forms';
 import { Badge, EnabledStatePanel, Field, JsonView, LabelsField } from '../../components/ui';
 import type { UpdateProviderInput } from '../../../generated/graphql';
 import { CredentialChoiceSelect, credentialChange, type CredentialChoice } from '../../components/CredentialChoice';
@@ -30,16 +29,9 @@ export function ProviderPage() {
   const { id = '' } = useParams();
   const detail = useDetailQuery(ConsoleModelProviderDocument, { id }, (data) => data.provider);
   const types = useQuery(ConsoleModelProviderTypesDocument, {});
-  const [update, updateState, resetUpdate] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
+  const [update, updateState, reload] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const provider = detail.item;
   const type = types.data?.providerTypes.find((entry) => entry.type === provider?.type);
-
-  // After a refused If-Match: the provider as it is now. The edit form is keyed by the ETag, so it starts
-  // again from the new version; the refusal of the state button is cleared with it.
-  function reload() {
-    resetUpdate();
-    void detail.reload();
-  }
 
   return (
     <DetailPage
@@ -117,7 +109,6 @@ function EditProvider({
   detail: Detail<ProviderView>;
   onReload(): void;
 }) {
-  const [update, state] = useVersionedMutation(ConsoleUpdateModelProviderDocument, detail);
   const [name, setName] = useState(provider.name);
   const [description, setDescription] = useState(provider.description);
   const [config, setConfig] = useState(JSON.stringify(provider.config, null, 2));
@@ -127,34 +118,21 @@ function EditProvider({
   const [headersChoice, setHeadersChoice] = useState<CredentialChoice>('keep');
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>([]);
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const parsed = parseJsonObject(config, 'Configuration');
-      const input: UpdateProviderInput = { name, description, labels: parseLabels(labels) };
-      // Config is sent only when it changed: the service then asks for the credential to be replaced or removed too.
-      if (JSON.stringify(parsed) !== JSON.stringify(provider.config)) input.config = parsed;
-      Object.assign(
-        input,
-        credentialChange(choice, choice === 'replace' ? credentialFrom(secret) : null, 'Enter the new credential, or keep the stored one.'),
-        extraHeadersChange(headersChoice, headerRows),
-      );
-      return input;
-    },
-    async (input) => {
-      await update({ id: provider.id, input }, 'Saved.');
-    },
-  );
+  const form = useEditForm(ConsoleUpdateModelProviderDocument, detail, { id: provider.id }, () => {
+    const parsed = parseJsonObject(config, 'Configuration');
+    const input: UpdateProviderInput = { name, description, labels: parseLabels(labels) };
+    // Config is sent only when it changed: the service then asks for the credential to be replaced or removed too.
+    if (JSON.stringify(parsed) !== JSON.stringify(provider.config)) input.config = parsed;
+    Object.assign(
+      input,
+      credentialChange(choice, choice === 'replace' ? credentialFrom(secret) : null, 'Enter the new credential, or keep the stored one.'),
+      extraHeadersChange(headersChoice, headerRows),
+    );
+    return input;
+  });
 
   return (
-    <EditPanel
-      what="provider"
-      intro={type ? <ProviderTypeDescription type={type} /> : null}
-      onSubmit={submit}
-      error={formError ?? state.error}
-      withField
-      stale={{ what: 'provider', onReload }}
-      busy={state.loading}
-    >
+    <EditPanel what="provider" intro={type ? <ProviderTypeDescription type={type} /> : null} form={form} withField onReload={onReload}>
       <Field label="Name" required value={name} onValue={setName} />
       <Field label="Description" value={description} onValue={setDescription} />
       <ConfigField

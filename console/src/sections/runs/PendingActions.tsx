@@ -2,7 +2,7 @@
 // reason, when given, goes to the model as the resume's message), each client call's result as JSON,
 // each question's answer (typed, or one of the choices it offers). The service takes only a batch that
 // answers everything pending, so the page asks for all of it before it sends.
-import { ConsoleResumeRunDocument } from '../../../generated/graphql';
+import { ConsoleResumeRunDocument, type ResumeRunInput } from '../../../generated/graphql';
 import { useId, useState, type FormEvent } from 'react';
 import { useMutation } from '../../api';
 import { Field, JsonView, Select, TextArea } from '../../components/ui';
@@ -103,7 +103,7 @@ function QuestionControl({ call, value, onChange }: AnswerControlProps<Answers['
 }
 
 /** The resume batch from the answers, or the first problem that keeps it from being sent. */
-function batchOf(run: RunDetail, answers: Answers): { batch?: { approvals: unknown; calls: unknown; input?: unknown }; problem?: string } {
+function batchOf(run: RunDetail, answers: Answers): { batch?: ResumeRunInput; problem?: string } {
   const approvals: Record<string, { action: string }> = {};
   const reasons: string[] = [];
   for (const call of run.pending.approvals) {

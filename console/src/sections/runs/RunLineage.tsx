@@ -1,9 +1,9 @@
 // Where a run comes from: the runs before it across resumes (each waiting run and its successor) and
 // forks (the run a forked thread started from), nearest first, each a link.
 import { ConsoleRunLineageDocument } from '../../../generated/graphql';
-import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
+import { useRefetchOnChange } from '../../lib/useRefetchOnChange';
 import { Badge, ErrorNotice, Loading, Time } from '../../components/ui';
 
 const HOW: Record<string, string> = {
@@ -16,12 +16,7 @@ const HOW: Record<string, string> = {
 export function RunLineage({ runId, status }: { runId: string; status: string }) {
   const { data, error, loading, refetch } = useQuery(ConsoleRunLineageDocument, { runId });
   // Asked again when the run's status moves, so the statuses listed do not lag behind the page.
-  const shown = useRef(status);
-  useEffect(() => {
-    if (shown.current === status) return;
-    shown.current = status;
-    void refetch();
-  }, [status, refetch]);
+  useRefetchOnChange(status, refetch);
   const runs = data?.runLineage.nodes ?? [];
   return (
     <section className="panel" aria-labelledby="lineage-heading">

@@ -1,6 +1,7 @@
 // What a run came to: its failure, its output and the usage counted when it was sealed: per model
 // that answered, and what its subagents used (shown apart: the run's own figures are its own requests).
 import { JsonView } from '../../components/ui';
+import { CostAmount } from '../../components/Spending';
 import type { RunDetail } from './documents';
 
 export function RunOutcome({ run }: { run: RunDetail }) {
@@ -29,11 +30,7 @@ export function RunOutcome({ run }: { run: RunDetail }) {
           </p>
           {run.usageAtSeal.cost ? (
             <p>
-              Cost{' '}
-              <strong>
-                {run.usageAtSeal.cost.amount} {run.usageAtSeal.cost.currency ?? ''}
-              </strong>
-              {run.usageAtSeal.cost.complete ? '' : ' (some requests were not priced)'}
+              Cost <CostAmount cost={run.usageAtSeal.cost} />
             </p>
           ) : null}
           {run.usageAtSeal.byModel.length ? (
@@ -51,10 +48,7 @@ export function RunOutcome({ run }: { run: RunDetail }) {
           {run.usageAtSeal.subagents ? (
             <p>
               Subagents ({run.usageAtSeal.subagents.runs} run(s), {run.usageAtSeal.subagents.requests} model request(s)): cost{' '}
-              <strong>
-                {run.usageAtSeal.subagents.cost.amount} {run.usageAtSeal.subagents.cost.currency ?? ''}
-              </strong>
-              {run.usageAtSeal.subagents.cost.complete ? '' : ' (some requests were not priced)'}
+              <CostAmount cost={run.usageAtSeal.subagents.cost} />
             </p>
           ) : null}
         </>

@@ -4,7 +4,8 @@
 import { ConsoleAgentChoicesDocument, ConsoleRunsDocument, type ConsoleRunsQuery } from '../../../generated/graphql';
 import { Link } from 'react-router';
 import { useQuery } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Field, Loading, MorePages, PageHeader, Select, Time } from '../../components/ui';
+import { Badge, ErrorNotice, Field, PageHeader, RefreshButton, Select, Time } from '../../components/ui';
+import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery, type Connection } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { RUN_STATUSES, type RunFilters, type RunStatus, type RunSummary } from './documents';
@@ -55,28 +56,54 @@ function runsOf(data: ConsoleRunsQuery): Connection<RunSummary> {
   return { nodes: data.runs.edges.map((edge) => edge.node), pageInfo: data.runs.pageInfo };
 }
 
+const RUN_COLUMNS: Column<RunSummary>[] = [
+  { name: 'Run', cell: (run) => <Link to={`/runs/${run.id}`}>{run.id}</Link> },
+  {
+    name: 'Status',
+    cell: (run) => (
+      <>
+        <Badge value={run.status} />
+        {run.status === 'waiting' && run.resumedById ? (
+          <span className="muted"> resumed</span>
+        ) : run.status === 'waiting' && run.waitReason ? (
+          <span className="muted"> for {run.waitReason.replace(/_/g, ' ')}</span>
+        ) : null}
+      </>
+    ),
+  },
+  { name: 'Agent', cell: (run) => run.agent.name },
+  {
+    name: 'Thread',
+    cell: (run) => (
+      <Link to={`/runs?thread=${encodeURIComponent(run.threadId)}`} aria-label={`Runs of thread ${run.threadId}`}>
+        {run.threadId}
+      </Link>
+    ),
+  },
+  {
+    name: 'Started by',
+    cell: (run) => (
+      <>
+        {run.trigger}
+        {run.lineage !== 'root' ? <span className="muted"> ({run.lineage})</span> : null}
+      </>
+    ),
+  },
+  { name: 'Created', cell: (run) => <Time value={run.createdAt} /> },
+];
+
 export function RunsListPage() {
   const { params, filter, setFilter: set } = useUrlFilters();
   const filters = filtersOf(params);
   const agents = useQuery(ConsoleAgentChoicesDocument, {});
-  const {
-    nodes: runs,
-    hasNextPage,
-    loadMore,
-    loadingMore,
-    error,
-    loading,
-    refetch,
-  } = usePagedQuery(ConsoleRunsDocument, { ...filters, first: PAGE_SIZE }, runsOf);
+  const list = usePagedQuery(ConsoleRunsDocument, { ...filters, first: PAGE_SIZE }, runsOf);
   return (
     <>
       <PageHeader
         title="Runs"
         actions={
           <>
-            <button type="button" className="secondary" onClick={() => void refetch()}>
-              Refresh
-            </button>
+            <RefreshButton onRefresh={list.refetch} />
             <Link className="button" to={filters.agentId ? `/runs/new?agent=${encodeURIComponent(filters.agentId)}` : '/runs/new'}>
               Start a run
             </Link>
@@ -109,47 +136,8 @@ export function RunsListPage() {
           onChange={(event) => set('before', event.target.value)}
         />
       </form>
-      <ErrorNotice error={error} />
       <ErrorNotice error={agents.error} title="Agents" />
-      {loading && runs.length === 0 ? <Loading /> : null}
-      {!loading && !error && runs.length === 0 ? <Empty>No runs match.</Empty> : null}
-      {runs.length ? (
-        <table>
-          <caption className="runs-sr-only">Runs, newest first</caption>
-          <ColumnHeads names={['Run', 'Status', 'Agent', 'Thread', 'Started by', 'Created']} />
-          <tbody>
-            {runs.map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <Link to={`/runs/${run.id}`}>{run.id}</Link>
-                </td>
-                <td>
-                  <Badge value={run.status} />
-                  {run.status === 'waiting' && run.resumedById ? (
-                    <span className="muted"> resumed</span>
-                  ) : run.status === 'waiting' && run.waitReason ? (
-                    <span className="muted"> for {run.waitReason.replace(/_/g, ' ')}</span>
-                  ) : null}
-                </td>
-                <td>{run.agent.name}</td>
-                <td>
-                  <Link to={`/runs?thread=${encodeURIComponent(run.threadId)}`} aria-label={`Runs of thread ${run.threadId}`}>
-                    {run.threadId}
-                  </Link>
-                </td>
-                <td>
-                  {run.trigger}
-                  {run.lineage !== 'root' ? <span className="muted"> ({run.lineage})</span> : null}
-                </td>
-                <td>
-                  <Time value={run.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <MorePages hasNextPage={hasNextPage} loading={loadingMore} onMore={loadMore} />
+      <PagedTable list={list} columns={RUN_COLUMNS} empty="No runs match." label="Runs, newest first" />
     </>
   );
 }

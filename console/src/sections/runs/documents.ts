@@ -2,6 +2,7 @@
 // (the pages import the documents themselves from console/generated). The run page's query and its
 // runStatus subscription select the same fields, so a live state replaces the loaded one whole.
 import type {
+  ConsoleRunsQueryVariables,
   PendingToolCallFragment,
   RunDetailFragment,
   RunItemFieldsFragment,
@@ -21,14 +22,11 @@ export type RunSummary = RunSummaryFragment;
 export type RunDetail = RunDetailFragment;
 /** `content` is the item's JSON object (its members depend on `kind`). */
 export type RunItem = RunItemFieldsFragment;
-/** The runs list's filters, as the page keeps them in its address (local UI state). */
-export interface RunFilters {
-  status?: RunStatus[];
-  agentId?: string;
-  threadId?: string;
-  createdAfter?: string;
-  createdBefore?: string;
-}
+/**
+ * The runs list's filters, as the page keeps them in its address: the list query's filter variables,
+ * the statuses always a list (the status checkboxes read it).
+ */
+export type RunFilters = Omit<ConsoleRunsQueryVariables, 'first' | 'after' | 'status'> & { status?: RunStatus[] };
 
 /** A message as the service takes it: one text part. */
 export const textMessage = (text: string) => ({ content: [{ type: 'text', text }] });

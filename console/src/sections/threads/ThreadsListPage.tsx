@@ -10,7 +10,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation } from '../../api';
 import { Badge, ErrorNotice, Field, PageHeader, Select, Status, TextArea, Time } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { CreatePanel } from '../../components/Forms';
 import { parseLabelSelectors, readLabels } from '../../lib/labels';
 import { usePagedQuery, type PagedQuery } from '../../lib/usePagedQuery';
 import { PagedTable, type Column } from '../../components/PagedTable';
@@ -151,33 +151,27 @@ function CreateThreadForm() {
     if (data) navigate(`/threads/${data.createThread.thread.id}`);
   };
   return (
-    <section aria-labelledby="new-thread-heading" className="panel">
-      <h2 id="new-thread-heading">New thread</h2>
-      <form onSubmit={(event) => void submit(event)}>
-        <Field
-          label="Session for the new thread"
-          hint="Leave empty to open a new session"
-          placeholder="ses_…"
-          value={sessionId}
-          onValue={setSessionId}
-        />
-        <TextArea
-          label="Labels for the new thread"
-          hint="key:value, one a line or comma-separated"
-          rows={2}
-          value={labels}
-          onValue={setLabels}
-        />
-        <FormEnd
-          problem={labelsProblem}
-          error={creating.error}
-          errorTitle="Could not create the thread"
-          busy={creating.loading}
-          busyLabel="Creating…"
-        >
-          Create thread
-        </FormEnd>
-      </form>
-    </section>
+    <CreatePanel
+      title="New thread"
+      problem={labelsProblem}
+      form={{ onSubmit: (event) => void submit(event), formError: undefined, state: creating }}
+      errorTitle="Could not create the thread"
+      submitLabel="Create thread"
+    >
+      <Field
+        label="Session for the new thread"
+        hint="Leave empty to open a new session"
+        placeholder="ses_…"
+        value={sessionId}
+        onValue={setSessionId}
+      />
+      <TextArea
+        label="Labels for the new thread"
+        hint="key:value, one a line or comma-separated"
+        rows={2}
+        value={labels}
+        onValue={setLabels}
+      />
+    </CreatePanel>
   );
 }

@@ -12,15 +12,15 @@ import {
 } from '../../../generated/graphql';
 import { useCallback, useEffect, useState } from 'react';
 import { useMutation, useQuery, useSubscription } from '../../api';
-import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, Select, Status, Time } from '../../components/ui';
+import { Badge, ColumnHeads, Empty, ErrorNotice, Loading, MorePages, RefreshButton, Select, Status, Time } from '../../components/ui';
+import { Facts } from '../../components/Facts';
+import { ColumnTable } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
-import { type AttemptView, type DeliveryView } from './queries';
+import { type DeliveryView, type DeliveryWithAttempts } from './queries';
 
 const PAGE = 50;
 const STATUSES = ['pending', 'succeeded', 'failed'];
-
-type LiveDelivery = DeliveryView & { attempts: AttemptView[] };
 
 export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId: string; url: string; reloadKey: number }) {
   // The open delivery is kept in the address like the filter, so a link can point at it.
@@ -39,7 +39,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
   }, [reloadKey, refetch]);
   // The latest state the service sent of each delivery: it is never older than the list's (every
   // change after the list was read is sent), so it wins.
-  const [live, setLive] = useState<Record<string, LiveDelivery>>({});
+  const [live, setLive] = useState<Record<string, DeliveryWithAttempts>>({});
   const accept = useCallback(
     (data: ConsoleWebhookDeliveryUpdatedSubscription) =>
       setLive((previous) => ({ ...previous, [data.webhookDeliveryUpdated.id]: data.webhookDeliveryUpdated })),
@@ -58,9 +58,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
           onChange={(event) => setParam('status', event.target.value)}
           options={[{ value: '', label: 'Any' }, ...STATUSES.map((value) => ({ value, label: value }))]}
         />
-        <button type="button" className="secondary" onClick={() => void list.refetch()} disabled={list.loading}>
-          Refresh
-        </button>
+        <RefreshButton onRefresh={list.refetch} busy={list.loading} />
       </form>
       <ErrorNotice error={list.error} />
       <ErrorNotice error={following.error} title="Live updates stopped (Refresh reads the list again)" />
@@ -95,7 +93,7 @@ export function Deliveries({ subscriptionId, url, reloadKey }: { subscriptionId:
  * the list was read) go on top. Under a status filter, a row shows as the service last sent it even
  * when it no longer matches (Refresh reads the filtered list again), and new ones only when they match.
  */
-function withLive(nodes: DeliveryView[], live: Record<string, LiveDelivery>, status: string, loaded: boolean): DeliveryView[] {
+function withLive(nodes: DeliveryView[], live: Record<string, DeliveryWithAttempts>, status: string, loaded: boolean): DeliveryView[] {
   if (!loaded) return nodes;
   const newest = nodes[0]?.id ?? '';
   const added = Object.values(live)
@@ -106,45 +104,31 @@ function withLive(nodes: DeliveryView[], live: Record<string, LiveDelivery>, sta
 
 function DeliveryTable({ rows, onOpen }: { rows: DeliveryView[]; onOpen(id: string): void }) {
   return (
-    <table aria-label="Deliveries">
-      <thead>
-        <tr>
-          <th scope="col">Event kind</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last answer</th>
-          <th scope="col">Created</th>
-          <th scope="col">
-            <span className="visually-hidden">Details</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((delivery) => (
-          <tr key={delivery.id}>
-            <td>{delivery.eventKind}</td>
-            <td>
-              <Badge value={delivery.status} />
-            </td>
-            <td>{delivery.attemptCount}</td>
-            <td>{lastAnswer(delivery)}</td>
-            <td>
-              <Time value={delivery.createdAt} />
-            </td>
-            <td>
-              <button
-                type="button"
-                className="secondary"
-                onClick={() => onOpen(delivery.id)}
-                aria-label={`Details of ${delivery.eventKind} delivery ${delivery.id}`}
-              >
-                Details
-              </button>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <ColumnTable
+      rows={rows}
+      label="Deliveries"
+      columns={[
+        { name: 'Event kind', cell: (delivery) => delivery.eventKind },
+        { name: 'Status', cell: (delivery) => <Badge value={delivery.status} /> },
+        { name: 'Attempts', cell: (delivery) => delivery.attemptCount },
+        { name: 'Last answer', cell: lastAnswer },
+        { name: 'Created', cell: (delivery) => <Time value={delivery.createdAt} /> },
+        {
+          name: 'Details',
+          hiddenName: true,
+          cell: (delivery) => (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => onOpen(delivery.id)}
+              aria-label={`Details of ${delivery.eventKind} delivery ${delivery.id}`}
+            >
+              Details
+            </button>
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -166,7 +150,7 @@ function DeliveryDetails({
   subscriptionId: string;
   url: string;
   /** The state the service last sent of this delivery, if it sent one. */
-  live: LiveDelivery | undefined;
+  live: DeliveryWithAttempts | undefined;
   onClose(): void;
   onRedelivered(): void;
 }) {
@@ -191,28 +175,16 @@ function DeliveryDetails({
             ) : null}
           </p>
           <h4>Request</h4>
-          <dl className="facts">
-            <dt>Event kind</dt>
-            <dd>{delivery.eventKind}</dd>
-            <dt>webhook-id</dt>
-            <dd>
-              <code>{delivery.eventId}</code>
-            </dd>
-            <dt>Sent to</dt>
-            <dd>
-              <code>POST {url}</code>
-            </dd>
-            <dt>Created</dt>
-            <dd>
-              <Time value={delivery.createdAt} />
-            </dd>
-            <dt>Completed</dt>
-            <dd>
-              <Time value={delivery.completedAt} />
-            </dd>
-            <dt>Attempts since (re)scheduled</dt>
-            <dd>{delivery.attemptCount}</dd>
-          </dl>
+          <Facts
+            facts={[
+              ['Event kind', delivery.eventKind],
+              ['webhook-id', <code>{delivery.eventId}</code>],
+              ['Sent to', <code>POST {url}</code>],
+              ['Created', <Time value={delivery.createdAt} />],
+              ['Completed', <Time value={delivery.completedAt} />],
+              ['Attempts since (re)scheduled', delivery.attemptCount],
+            ]}
+          />
           <h4>Responses</h4>
           {delivery.attempts.length ? (
             <table aria-label="Attempts">
@@ -263,7 +235,7 @@ function DeliveryDetails({
 }
 
 /** Of two states of a delivery, the later one: attempts only accumulate, and a redelivery moves `updatedAt` on. */
-function newer(a: LiveDelivery | undefined, b: LiveDelivery | undefined): LiveDelivery | undefined {
+function newer(a: DeliveryWithAttempts | undefined, b: DeliveryWithAttempts | undefined): DeliveryWithAttempts | undefined {
   if (!a || !b) return a ?? b;
   if (a.attempts.length !== b.attempts.length) return a.attempts.length > b.attempts.length ? a : b;
   return a.updatedAt >= b.updatedAt ? a : b;

@@ -10,10 +10,9 @@ import {
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { useMutation } from '../../api';
-import { useFormSubmit } from '../../lib/useFormSubmit';
 import { DetailNotice, DetailPage, useDetailQuery, useVersionedMutation, type Detail } from '../../components/DetailPage';
 import { Facts } from '../../components/Facts';
-import { EditPanel } from '../../components/Forms';
+import { EditPanel, useEditForm } from '../../components/Forms';
 import { Badge, ErrorNotice, Field, Time } from '../../components/ui';
 import { ConfirmButton } from '../../components/ConfirmDialog';
 import { formatLabels, labelWords, parseLabels } from '../../lib/labels';
@@ -138,7 +137,6 @@ function RotateSecret({ subscription, detail }: { subscription: SubscriptionView
 }
 
 function EditSubscription({ subscription, detail }: { subscription: SubscriptionView; detail: Detail<SubscriptionView> }) {
-  const [update, state] = useVersionedMutation(ConsoleUpdateWebhookSubscriptionDocument, detail);
   const [draft, setDraft] = useState({
     url: subscription.url,
     eventKinds: subscription.eventKinds,
@@ -147,24 +145,16 @@ function EditSubscription({ subscription, detail }: { subscription: Subscription
     enabled: subscription.enabled,
   });
 
-  const { formError, submit } = useFormSubmit(
-    () => {
-      const labels: Record<string, string> = parseLabels(draft.labels);
-      return labels;
-    },
-    async (labels) => {
-      await update(
-        {
-          id: subscription.id,
-          input: { url: draft.url.trim(), eventKinds: draft.eventKinds, description: draft.description, enabled: draft.enabled, labels },
-        },
-        'Saved.',
-      );
-    },
-  );
+  const form = useEditForm(ConsoleUpdateWebhookSubscriptionDocument, detail, { id: subscription.id }, () => ({
+    url: draft.url.trim(),
+    eventKinds: draft.eventKinds,
+    description: draft.description,
+    enabled: draft.enabled,
+    labels: parseLabels(draft.labels),
+  }));
 
   return (
-    <EditPanel what="subscription" className="panel infra-panel" onSubmit={submit} error={formError ?? state.error} busy={state.loading}>
+    <EditPanel what="subscription" className="panel infra-panel" form={form}>
       <SubscriptionFields draft={draft} onChange={setDraft} />
     </EditPanel>
   );

@@ -5,12 +5,12 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation } from '../../api';
 import { Badge, EnabledFilter, Field, PageHeader } from '../../components/ui';
-import { FormEnd } from '../../components/Forms';
+import { CreatePanel } from '../../components/Forms';
 import { PagedTable, type Column } from '../../components/PagedTable';
 import { usePagedQuery } from '../../lib/usePagedQuery';
 import { useUrlFilters } from '../../lib/useUrlFilters';
 import { parseLabels } from '../../lib/labels';
-import { type SubscriptionView } from './queries';
+import { type CreatedSubscription, type SubscriptionView } from './queries';
 import { SecretOnce, SubscriptionFields, type SubscriptionDraft } from './SubscriptionFields';
 
 const PAGE = 50;
@@ -62,7 +62,7 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
   const [create, state] = useMutation(ConsoleCreateWebhookSubscriptionDocument);
   const [draft, setDraft] = useState(emptyDraft);
   const [formError, setFormError] = useState<unknown>(undefined);
-  const [created, setCreated] = useState<{ id: string; url: string; secret: string | null } | null>(null);
+  const [created, setCreated] = useState<CreatedSubscription | null>(null);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -86,22 +86,24 @@ function CreateSubscription({ onCreated }: { onCreated(): void }) {
   }
 
   return (
-    <section aria-labelledby="new-subscription" className="panel infra-panel">
-      <h2 id="new-subscription">New subscription</h2>
-      {created ? (
-        <>
-          {created.secret ? <SecretOnce secret={created.secret} what={`Subscription to ${created.url} created.`} /> : null}
-          <p>
-            <Link to={`/webhooks/${created.id}`}>Open the new subscription</Link>
-          </p>
-        </>
-      ) : null}
-      <form onSubmit={submit} aria-label="New subscription">
-        <SubscriptionFields draft={draft} onChange={setDraft} />
-        <FormEnd error={formError ?? state.error} errorTitle="Could not create the subscription" busy={state.loading} busyLabel="Creating…">
-          Create subscription
-        </FormEnd>
-      </form>
-    </section>
+    <CreatePanel
+      title="New subscription"
+      className="panel infra-panel"
+      intro={
+        created ? (
+          <>
+            {created.secret ? <SecretOnce secret={created.secret} what={`Subscription to ${created.url} created.`} /> : null}
+            <p>
+              <Link to={`/webhooks/${created.id}`}>Open the new subscription</Link>
+            </p>
+          </>
+        ) : null
+      }
+      form={{ onSubmit: (event) => void submit(event), formError, state }}
+      errorTitle="Could not create the subscription"
+      submitLabel="Create subscription"
+    >
+      <SubscriptionFields draft={draft} onChange={setDraft} />
+    </CreatePanel>
   );
 }
