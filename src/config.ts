@@ -95,6 +95,8 @@ export interface Config {
   embeddedFastUnsafe: boolean;
   /** Embedded PostgreSQL: connect through a Unix-domain socket in DATA_DIR/socket (TCP when false). */
   embeddedSocket: boolean;
+  /** Embedded PostgreSQL: run it under Linux's SCHED_BATCH policy where `chrt` allows (opt-in; storage/embedded-scheduling.ts). */
+  embeddedBatchScheduling: boolean;
   /** Web push: VAPID keys from config; when absent they are generated on first start and stored. */
   vapidPublicKey: string | null;
   vapidPrivateKey: string | null;
@@ -429,6 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     graphqlTimeoutMs: integer(env, 'GRAPHQL_TIMEOUT_MS', 30_000, 0, 3_600_000),
     embeddedFastUnsafe: boolean(env, 'EMBEDDED_PG_FAST_UNSAFE', false),
     embeddedSocket: boolean(env, 'EMBEDDED_PG_SOCKET', true),
+    embeddedBatchScheduling: boolean(env, 'EMBEDDED_PG_BATCH_SCHEDULING', false),
     embeddedPgSettings: postgresSettings(env.EMBEDDED_PG_SETTINGS),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     memoryIndexMaxMemories: integer(env, 'MEMORY_INDEX_MAX_MEMORIES', 256, 1, 100_000),

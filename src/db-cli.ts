@@ -93,6 +93,7 @@ async function main(): Promise<number> {
       adopt: false,
       settings: config.embeddedPgSettings,
       socket: config.embeddedSocket,
+      batchScheduling: config.embeddedBatchScheduling,
     });
     url = embedded.url;
   }

@@ -60,6 +60,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { ad
       fastUnsafe: config.embeddedFastUnsafe,
       settings: config.embeddedPgSettings,
       socket: config.embeddedSocket,
+      batchScheduling: config.embeddedBatchScheduling,
       adopt: options.adoptRunningEmbedded ?? true,
     });
     url = embedded.url;

@@ -34,6 +34,9 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { socketPath, socketUrl, tcpUrl, usableSocketDirectory } from './embedded-socket.js';
+import { batchLauncher } from './embedded-scheduling.js';
+
+type Launcher = NonNullable<ReturnType<typeof batchLauncher>>;
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
@@ -124,12 +127,22 @@ async function prepareRunner(logger: Logger): Promise<Runner> {
   return { binaries: reachableBinaries(binaries, user, logger), user, byDescriptor: process.platform === 'linux' };
 }
 
-/** Spawns a PostgreSQL program with `dirs` reachable by the names it returns. */
-function spawnPostgres(runner: Runner, program: string, dirs: string[], args: (names: string[]) => string[]): ChildProcess {
+/**
+ * Spawns a PostgreSQL program with `dirs` reachable by the names it returns; through `launcher`
+ * (embedded-scheduling.ts) when given, which execs the program in the same process.
+ */
+function spawnPostgres(
+  runner: Runner,
+  program: string,
+  dirs: string[],
+  args: (names: string[]) => string[],
+  launcher: Launcher | null = null,
+): ChildProcess {
   const fds = runner.byDescriptor ? dirs.map((dir) => openSync(dir, 'r')) : [];
   const names = runner.byDescriptor ? dirs.map((_, index) => `/proc/self/fd/${3 + index}`) : dirs;
+  const binary = join(runner.binaries.binDir, program);
   try {
-    return spawn(join(runner.binaries.binDir, program), args(names), {
+    return spawn(launcher ? launcher.command : binary, launcher ? [...launcher.args, binary, ...args(names)] : args(names), {
       ...(runner.user ? { uid: runner.user.uid, gid: runner.user.gid } : {}),
       // English messages: the start is detected by PostgreSQL's "ready to accept connections".
       env: { ...process.env, LC_MESSAGES: 'C' },
@@ -208,18 +221,25 @@ async function startPostmaster(
   port: number,
   flags: string[],
   logger: Logger,
+  launcher: Launcher | null,
 ): Promise<StartedPostmaster> {
   const dirs = socketDir ? [dataDir, socketDir] : [dataDir];
-  const child = spawnPostgres(runner, 'postgres', dirs, ([data, socket]) => [
-    '-D',
-    data!,
-    '-p',
-    String(port),
-    ...flags,
-    // A list of directories: quoted, so that a comma or space in the name is part of it.
-    '-c',
-    `unix_socket_directories=${socket ? `"${socket.replaceAll('"', '""')}"` : ''}`,
-  ]);
+  const child = spawnPostgres(
+    runner,
+    'postgres',
+    dirs,
+    ([data, socket]) => [
+      '-D',
+      data!,
+      '-p',
+      String(port),
+      ...flags,
+      // A list of directories: quoted, so that a comma or space in the name is part of it.
+      '-c',
+      `unix_socket_directories=${socket ? `"${socket.replaceAll('"', '""')}"` : ''}`,
+    ],
+    launcher,
+  );
   // Never leave the server behind when this process exits without stopping it.
   const onExit = () => child.kill('SIGINT');
   process.on('exit', onExit);
@@ -309,6 +329,8 @@ export interface EmbeddedOptions {
   port?: number;
   /** Listen on a Unix-domain socket in DATA_DIR/socket and connect through it (default true). */
   socket?: boolean;
+  /** Run PostgreSQL under SCHED_BATCH where it can be (default false; embedded-scheduling.ts). */
+  batchScheduling?: boolean;
 }
 
 /**
@@ -372,7 +394,10 @@ async function start(rootDir: string, logger: Logger, options: EmbeddedOptions):
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_permissions=0700'];
   for (const [name, value] of Object.entries({ ...EMBEDDED_SETTINGS, ...options.settings })) flags.push('-c', `${name}=${value}`);
   if (options.fastUnsafe) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const postmaster = await startPostmaster(runner, dataDir, socket, port, flags, logger);
+  const launcher = options.batchScheduling ? batchLauncher() : null;
+  if (options.batchScheduling && !launcher)
+    logger.info('the embedded PostgreSQL runs under the ordinary scheduling policy: chrt --batch is not available here');
+  const postmaster = await startPostmaster(runner, dataDir, socket, port, flags, logger, launcher);
   const tcp = tcpUrl(password, port);
   const url = socket ? socketUrl(password, socket, port) : tcp;
   try {
