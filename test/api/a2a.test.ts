@@ -7,37 +7,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { insertModel } from '../helpers/fixtures.js';
-import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
-import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
+import { streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { createAgent, followOverWs, startProtocolApp, type ProtocolApp } from '../helpers/protocol-app.js';
+import type { TestApp } from '../helpers/app.js';
 
+let app: ProtocolApp;
 let t: TestApp;
 let loopback: ModelServer;
-let other: { workspaceId: string; apiKey: string };
+let other: ProtocolApp['other'];
 
 beforeAll(async () => {
-  loopback = await startOpenAICompatibleServer();
-  t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
-  await insertModel(t, 'dev');
-  await addLoopbackModel(t, loopback, 'loop');
-  const created = await createWorkspace(t.app.deps, { name: 'B' });
-  other = { workspaceId: created.workspace.id, apiKey: created.apiKey.token };
-  await insertModel(t, 'dev', { workspaceId: other.workspaceId });
+  app = await startProtocolApp();
+  ({ t, loopback, other } = app);
 });
 
-afterAll(async () => {
-  await t.stop();
-  await loopback.close();
-});
+afterAll(() => app.stop());
 
-async function agent(name: string, config: Record<string, unknown>, token = t.apiKey) {
-  const response = await t.rest('POST', '/api/v1/agents', { token, body: { name, description: `The ${name} agent`, config } });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body as { id: string; name: string };
-}
+const agent = (name: string, config: Record<string, unknown>, token = t.apiKey) => createAgent(t, name, config, token, `The ${name} agent`);
 
 /** fetch with the workspace key, as a peer configured with it sends every request. */
 const withKey =
@@ -161,22 +148,11 @@ describe('A2A at /a2a/{agent_id}', () => {
     const listed = (await t.rest('GET', `/api/v1/runs?agent_id=${streaming.id}`)).body.items as { id: string }[];
     expect(listed).toHaveLength(1);
     const runId = listed[0]!.id;
-    const ws = createClient({
-      url: `${t.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${t.apiKey}` },
-    });
-    const kinds: string[] = [];
-    const followed = new Promise<void>((resolve, reject) => {
-      ws.subscribe(
-        { query: 'subscription($id: ID!) { runItems(runId: $id) { kind state } }', variables: { id: runId } },
-        { next: (value) => void kinds.push((value.data as any).runItems.kind), error: reject, complete: resolve },
-      );
-    });
+    const followed = followOverWs(t, 'subscription($id: ID!) { runItems(runId: $id) { kind state } }', runId);
     held.open();
     const events = await streamed;
-    await followed;
-    await ws.dispose();
+    await followed.done;
+    const kinds = followed.values.map((value) => value.runItems.kind as string);
     const first = events[0]!.payload!;
     expect(first.$case).toBe('task');
     expect((first.value as Task).id).toBe(runId);
@@ -307,6 +283,34 @@ describe('A2A at /a2a/{agent_id}', () => {
     });
     const mineTask = await send(client, userMessage('hi'));
     expect((await reader.getTask({ tenant: '', id: mineTask.id })).status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('serves v0.3 peers (no A2A-Version header): the v0.3 card, message/send and tasks/get', async () => {
+    const legacy = await agent('legacy', { model: 'dev', model_settings: { script: [[{ text: 'Hello, old peer.' }]] } });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` };
+    const card = (await (await fetch(`${t.url}/a2a/${legacy.id}/.well-known/agent-card.json`, { headers })).json()) as any;
+    expect(card).toMatchObject({ name: 'legacy', url: `${t.url}/a2a/${legacy.id}`, preferredTransport: 'JSONRPC', protocolVersion: '0.3' });
+    const call = async (method: string, params: unknown) =>
+      (await (
+        await fetch(`${t.url}/a2a/${legacy.id}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'a', method, params }),
+        })
+      ).json()) as any;
+    const sent = await call('message/send', {
+      message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hi' }] },
+    });
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(sent.result.artifacts[0].parts).toEqual([{ kind: 'text', text: 'Hello, old peer.' }]);
+    const read = await call('tasks/get', { id: sent.result.id });
+    expect(read.result).toMatchObject({
+      kind: 'task',
+      id: sent.result.id,
+      contextId: sent.result.contextId,
+      status: { state: 'completed' },
+    });
+    expect((await call('tasks/get', { id: 'run_nothing' })).error.code).toBe(-32001);
   });
 
   it('refuses a missing or invalid key with 401, and bad requests with JSON-RPC errors', async () => {

@@ -21,6 +21,8 @@ import {
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { A2A_LEGACY_PROTOCOL_VERSION, duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -253,6 +255,9 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
 
   const rpc = jsonRpcHandler({
     requestHandler: handler,
+    // v0.3 peers (`message/send`, `tasks/get`, … and v0.3 shapes), told apart by their A2A-Version
+    // header (none means 0.3): the SDK translates them to the same handler.
+    legacyCompat: { enabled: true },
     // The endpoint has resolved the caller (below) before the transport sees the request.
     userBuilder: async (req) => (req.res!.locals as { a2aCaller: Caller }).a2aCaller,
   });
@@ -271,8 +276,17 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   router.get('/:agentId/.well-known/agent-card.json', async (req: Request, res: Response) => {
     try {
       const agent = await agentOf(req);
+      const card = cardOf(agent, `${req.protocol}://${req.get('host')}${req.baseUrl}/${agent.id}`, options.version);
       res.setHeader('Cache-Control', 'private, no-cache');
-      res.json(AgentCard.toJSON(cardOf(agent, `${req.protocol}://${req.get('host')}${req.baseUrl}/${agent.id}`, options.version)));
+      if (isLegacyRequest(req)) {
+        // The v0.3 card (`url`, `protocolVersion`, `kind`-tagged shapes), as the SDK translates it.
+        req.url = '/';
+        legacyAgentCardRouter({ agentCardProvider: async () => card, cache: { maxAge: 0 } })(req, res, () =>
+          answerProblem(res, new OperationProblem('internal', 'the v0.3 agent card could not be made'), options.logger),
+        );
+        return;
+      }
+      res.json(AgentCard.toJSON(card));
     } catch (error) {
       answerProblem(res, error, options.logger);
     }
@@ -303,6 +317,13 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     else jsonRpcError(res, 400, A2A_ERROR_CODE.PARSE_ERROR, 'Parse error: the body must be JSON');
   });
   return { router };
+}
+
+/** A v0.3 peer: an A2A-Version in [0.3, 1.0), or none (the protocol's rule for a request without one). */
+function isLegacyRequest(req: Request): boolean {
+  const version = (req.get('a2a-version') ?? A2A_LEGACY_PROTOCOL_VERSION).trim() || A2A_LEGACY_PROTOCOL_VERSION;
+  const [major, minor] = version.split('.').map(Number);
+  return major === 0 && (minor ?? 0) >= 3;
 }
 
 function callerOf(context: ServerCallContext): Caller {
@@ -337,7 +358,10 @@ function cardOf(agent: AgentView, url: string, version: string): AgentCard {
   return {
     name: agent.name,
     description: agent.description || agent.name,
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [{ url, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+      ['JSONRPC'],
+    ),
     provider: undefined,
     version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },

@@ -3,25 +3,14 @@
 // what these functions make of them.
 import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import { OperationProblem } from '../operation-runner.js';
+import type { RunView as BaseRunView } from '../run-view.js';
 
-export interface PendingCall {
-  toolCallId: string;
-  toolName: string;
-  arguments: unknown;
-  presentation: { kind: string; question?: string | null; choices?: string[] | null; title?: string | null };
-}
+export type { PendingCall } from '../run-view.js';
 
-export interface RunView {
-  id: string;
+/** The run as the A2A adapter reads it: whose it is (a task belongs to its agent) and when it last changed. */
+export interface RunView extends BaseRunView {
   agentId: string;
-  threadId: string;
-  status: string;
-  output: unknown;
-  waitReason: string | null;
-  resumedById: string | null;
   updatedAt: string;
-  failure: { code: string; message: string } | null;
-  pending: { approvals: PendingCall[]; calls: PendingCall[] };
 }
 
 export interface ItemView {
