@@ -283,6 +283,9 @@ describe('A2A at /a2a/{agent_id}', () => {
     });
     const mineTask = await send(client, userMessage('hi'));
     expect((await reader.getTask({ tenant: '', id: mineTask.id })).status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // A task belongs to its agent: another agent of the same workspace does not know it.
+    const sibling = await agent('sibling', { model: 'dev' });
+    expect((await rpc(sibling.id, 'GetTask', { id: mineTask.id })).body.error.code).toBe(-32001);
   });
 
   it('serves v0.3 peers (no A2A-Version header): the v0.3 card, message/send and tasks/get', async () => {
@@ -337,6 +340,13 @@ describe('A2A at /a2a/{agent_id}', () => {
     expect(noText.body.error.code).toBe(-32602);
     const push = await rpc(mine.id, 'CreateTaskPushNotificationConfig', { taskId: 'run_x', url: 'https://example.com' });
     expect(push.body.error.code).toBe(-32003);
+
+    // The key's rate limit counts A2A requests; past it, 429 with a JSON-RPC error naming the code.
+    const limited = (await createApiKey(t.app.deps, { workspaceId: t.workspaceId, permissions: 'read', rateLimit: '1/60s' })).token;
+    expect((await rpc(mine.id, 'GetTask', { id: 'run_x' }, limited)).status).toBe(200);
+    const over = await rpc(mine.id, 'GetTask', { id: 'run_x' }, limited);
+    expect(over.status).toBe(429);
+    expect(over.body).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'rate_limited' } } });
   });
 });
 
