@@ -249,6 +249,42 @@ describe('A2A at /a2a/{agent_id}', () => {
     expect(successor).toMatchObject({ resume: { approvals: { del_1: { action: 'deny' } } } });
   });
 
+  it('sends an approved client tool call back as input-required; a data part answers it', async () => {
+    const careful = await agent('careful-approved', {
+      model: 'dev',
+      model_settings: {
+        script: [[{ tool_call: { id: 'del_2', name: 'delete_file', arguments: { path: '/tmp/y' } } }], [{ text: 'Deleted.' }]],
+      },
+      client_tools: [{ name: 'delete_file', description: 'Deletes a file', permission: 'ask', parameters_json_schema: { type: 'object' } }],
+    });
+    const client = await peer(careful.id);
+    const asked = await send(client, userMessage('clean up'));
+    const approved = await send(client, userMessage('approve', { taskId: asked.id }));
+    expect(approved.id).toBe(asked.id);
+    expect(approved.status!.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(approved.metadata).toMatchObject({ wait_reason: 'client_tool' });
+    const data = approved.status!.message!.parts.find((part) => part.content?.$case === 'data')!.content!.value;
+    expect(data).toMatchObject({
+      pending: { calls: [{ tool_call_id: 'del_2', tool_name: 'delete_file', arguments: { path: '/tmp/y' } }] },
+    });
+    const result: Message = {
+      ...userMessage('', { taskId: asked.id }),
+      parts: [
+        {
+          content: { $case: 'data', value: { calls: { del_2: { status: 'returned', value: { deleted: true } } } } },
+          metadata: undefined,
+          filename: '',
+          mediaType: 'application/json',
+        },
+      ],
+    };
+    const done = await send(client, result);
+    expect(done.status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(answerOf(done)).toBe('Deleted.');
+    const last = (await t.rest('GET', `/api/v1/runs/${done.metadata!.run_id}`)).body;
+    expect(last).toMatchObject({ resume: { calls: { del_2: { status: 'returned', value: { deleted: true } } } } });
+  });
+
   it("answers another workspace's agent 404 and its tasks not found; a read-only key reads but cannot send", async () => {
     const theirs = await agent('theirs', { model: 'dev', model_settings: { script: [[{ text: 'theirs' }]] } }, other.apiKey);
     const mine = await agent('mine', { model: 'dev', model_settings: { script: [[{ text: 'mine' }]] } });
