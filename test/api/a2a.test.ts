@@ -243,6 +243,8 @@ describe('A2A at /a2a/{agent_id}', () => {
     expect(task.metadata).toMatchObject({ wait_reason: 'approval' });
     const answered = await collect(client.sendMessageStream(request(userMessage('deny', { taskId }))));
     expect((answered[0]!.payload!.value as Task).id).toBe(taskId);
+    // The stream's task is the whole task: its first run's message too.
+    expect((answered[0]!.payload!.value as Task).history.map((entry) => partText(entry.parts))).toEqual(['clean up']);
     expect(streamedText(answered)).toBe('Not deleted.');
     expect(lastState(answered)).toBe(TaskState.TASK_STATE_COMPLETED);
     const successor = (await t.rest('GET', `/api/v1/runs/${(await client.getTask({ tenant: '', id: taskId })).metadata!.run_id}`)).body;

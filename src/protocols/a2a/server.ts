@@ -124,11 +124,11 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   }
 
   /**
-   * The run a message stands for, and the task it belongs to: the task's waiting run resumed with the
-   * message's answers (a message naming its task), or a new run in the message's context (a new thread
-   * without one).
+   * The task a message stands for and its runs, the last one the run the message started: the task's
+   * waiting run resumed with the message's answers (a message naming its task), or a new run in the
+   * message's context (a new thread without one).
    */
-  async function startOrResume(caller: Caller, message: Message): Promise<{ taskId: string; run: RunView }> {
+  async function startOrResume(caller: Caller, message: Message): Promise<{ taskId: string; runs: RunView[] }> {
     if (message.taskId) {
       const runs = await runsOf(caller, message.taskId);
       const last = runs.at(-1)!;
@@ -146,7 +146,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
         // The message's id keys the resume: a retried message resumes the run once.
         idempotencyKey: `a2a-${message.messageId}`.slice(0, 200),
       });
-      return { taskId: message.taskId, run: data.resumeRun.run as RunView };
+      return { taskId: message.taskId, runs: [...runs, data.resumeRun.run as RunView] };
     }
     const text = textOf(message);
     if (text === '') throw new RequestMalformedError('the message has no text part');
@@ -155,7 +155,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
       input: { agentId: caller.agent.id, threadId, input: { content: [{ type: 'text', text }] } },
     });
     const run = data.startRun.run as RunView;
-    return { taskId: run.id, run };
+    return { taskId: run.id, runs: [run] };
   }
 
   /** The thread of a message's context: the workspace's thread it names, or a new one. */
@@ -176,11 +176,13 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   }
 
   /**
-   * A task's events from its current run on: the task itself, its answers as artifact updates while the
-   * run goes on, and a last status update when the run is settled (the stream ends there).
+   * A task's events from its current run (the last of `runs`) on: the task itself, its answers as
+   * artifact updates while the run goes on, and a last status update when the run is settled (the
+   * stream ends there).
    */
-  async function* follow(caller: Caller, taskId: string, run: RunView): AsyncGenerator<StreamResponse> {
-    yield { payload: { $case: 'task', value: await taskView(caller, taskId, [run]) } };
+  async function* follow(caller: Caller, taskId: string, runs: RunView[]): AsyncGenerator<StreamResponse> {
+    const run = runs.at(-1)!;
+    yield { payload: { $case: 'task', value: await taskView(caller, taskId, runs) } };
     const artifacts = new ArtifactStream(taskId, run.threadId);
     let working = run.status === 'running';
     for await (const data of operations.subscribe(caller.credentials, 'A2aRunItemEvents', { runId: run.id }, caller.signal)) {
@@ -204,14 +206,15 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     sendMessage: (params, context) =>
       guarded(async () => {
         const caller = callerOf(context);
-        const { taskId, run } = await startOrResume(caller, requireMessage(params));
+        const { taskId, runs } = await startOrResume(caller, requireMessage(params));
+        const run = runs.at(-1)!;
         const now = params.configuration?.returnImmediately ? run : await settled(caller, run);
-        return taskView(caller, taskId, [...(await runsOf(caller, taskId)).slice(0, -1), now], params.configuration?.historyLength);
+        return taskView(caller, taskId, [...runs.slice(0, -1), now], params.configuration?.historyLength);
       }),
     async *sendMessageStream(params, context) {
       const caller = callerOf(context);
-      const { taskId, run } = await guarded(() => startOrResume(caller, requireMessage(params)));
-      yield* guardedStream(follow(caller, taskId, run));
+      const { taskId, runs } = await guarded(() => startOrResume(caller, requireMessage(params)));
+      yield* guardedStream(follow(caller, taskId, runs));
     },
     getTask: (params, context) =>
       guarded(async () => {
@@ -234,7 +237,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
       const runs = await guarded(() => runsOf(caller, params.id));
       const last = runs.at(-1)!;
       if (TERMINAL.has(last.status)) throw new UnsupportedOperationError(`task ${params.id} is ${last.status}: read it with GetTask`);
-      yield* guardedStream(follow(caller, params.id, last));
+      yield* guardedStream(follow(caller, params.id, runs));
     },
     async listTasks() {
       throw new UnsupportedOperationError('listing tasks is not supported: list runs with GET /api/v1/runs');
