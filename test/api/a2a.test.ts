@@ -177,11 +177,13 @@ describe('A2A at /a2a/{agent_id}', () => {
     const task = await send(client, userMessage('start'), true);
     expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(task.status!.state);
     await held.reached;
-    const resubscribed = collect(client.resubscribeTask({ tenant: '', id: task.id }));
+    // The resubscribed stream has begun (its first event, the task) before the task is cancelled.
+    const resubscribed = client.resubscribeTask({ tenant: '', id: task.id });
+    const opening = await resubscribed.next();
+    expect(opening.value!.payload!.$case).toBe('task');
     const cancelled = await client.cancelTask({ tenant: '', id: task.id, metadata: undefined });
     expect(cancelled.status!.state).toBe(TaskState.TASK_STATE_CANCELED);
-    const events = await resubscribed;
-    expect(events[0]!.payload!.$case).toBe('task');
+    const events = await collect(resubscribed);
     expect(lastState(events)).toBe(TaskState.TASK_STATE_CANCELED);
     expect((await t.rest('GET', `/api/v1/runs/${task.id}`)).body.status).toBe('cancelled');
     // A canceled task cannot be cancelled again, nor followed.
