@@ -328,8 +328,12 @@ describe('A2A at /a2a/{agent_id}', () => {
     expect((await rpc(sibling.id, 'GetTask', { id: mineTask.id })).body.error.code).toBe(-32001);
   });
 
-  it('serves v0.3 peers (no A2A-Version header): the v0.3 card, message/send and tasks/get', async () => {
+  it('serves v0.3 peers (no A2A-Version header): the v0.3 card, message/send, tasks/get and message/stream', async () => {
     const legacy = await agent('legacy', { model: 'dev', model_settings: { script: [[{ text: 'Hello, old peer.' }]] } });
+    const streamer = await agent('legacy-streamer', {
+      model: 'dev',
+      model_settings: { script: [[{ text_chunks: ['Streamed, ', 'old peer.'] }]] },
+    });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` };
     const card = (await (await fetch(`${t.url}/a2a/${legacy.id}/.well-known/agent-card.json`, { headers })).json()) as any;
     expect(card).toMatchObject({ name: 'legacy', url: `${t.url}/a2a/${legacy.id}`, preferredTransport: 'JSONRPC', protocolVersion: '0.3' });
@@ -354,6 +358,28 @@ describe('A2A at /a2a/{agent_id}', () => {
       status: { state: 'completed' },
     });
     expect((await call('tasks/get', { id: 'run_nothing' })).error.code).toBe(-32001);
+    // message/stream: server-sent events in v0.3 shapes, the last one the task's final status.
+    const streamed = await fetch(`${t.url}/a2a/${streamer.id}`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 's',
+        method: 'message/stream',
+        params: { message: { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'go' }] } },
+      }),
+    });
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const results = (await streamed.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)).result);
+    expect(results[0]).toMatchObject({ kind: 'task' });
+    const chunks = results.filter((result) => result.kind === 'artifact-update');
+    expect(chunks.map((chunk) => chunk.artifact.parts.map((part: { text: string }) => part.text).join('')).join('')).toBe(
+      'Streamed, old peer.',
+    );
+    expect(results.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'completed' }, final: true });
   });
 
   it('refuses a missing or invalid key with 401, and bad requests with JSON-RPC errors', async () => {
