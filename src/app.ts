@@ -34,6 +34,7 @@ import { createRestRouter, sendError, uploadRequestMatcher, CLIENT_ADDRESS_HEADE
 import { apiReferenceRouter } from './api-reference/index.js';
 import { createMcpEndpoint } from './protocols/mcp/server.js';
 import { createAgUiEndpoint } from './protocols/ag-ui/server.js';
+import { createA2aEndpoint } from './protocols/a2a/server.js';
 import { fromRepositoryRoot } from './lib/repository-root.js';
 import { readFileSync } from 'node:fs';
 import { createOpenAIEndpoint } from './protocols/openai/server.js';
@@ -213,7 +214,7 @@ function yogaHandler(yoga: Yoga) {
  * surface's own error shape (GraphQL's `errors` list, REST's error body). Subscriptions over HTTP
  * (server-sent events, multipart) are not counted; graphql-ws never comes through here (its queries and mutations are counted in graphql/ws.ts).
  */
-function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp' | 'ag-ui' | 'openai', maxTokens: number) {
+function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp' | 'ag-ui' | 'openai' | 'a2a', maxTokens: number) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       if (surface === 'graphql' && acceptsStream(req.get('accept'))) {
@@ -241,8 +242,8 @@ function limitRequests(limiter: RateLimiter, surface: 'graphql' | 'rest' | 'mcp'
         });
         return;
       }
-      if (surface === 'mcp') {
-        // A JSON-RPC error, as the MCP endpoint answers its other refusals (docs/protocols/mcp.md).
+      if (surface === 'mcp' || surface === 'a2a') {
+        // A JSON-RPC error, as the MCP and A2A endpoints answer their other refusals (docs/protocols/mcp.md, a2a.md).
         res.status(statusForCode(refusal.code)).json({
           jsonrpc: '2.0',
           error: {
@@ -373,13 +374,15 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
     config.metricsPort === null ? null : new MetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost });
 
   const maxTokens = config.graphqlLimits.maxTokens;
+  const serviceVersion = (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version;
   const mcp = createMcpEndpoint(yoga, {
     agentLabel: config.mcpAgentLabel,
     logger,
-    version: (JSON.parse(readFileSync(fromRepositoryRoot('package.json'), 'utf8')) as { version: string }).version,
+    version: serviceVersion,
     maxBodyBytes: config.maxBodyBytes,
   });
   const agUi = createAgUiEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes });
+  const a2a = createA2aEndpoint(yoga, { logger, maxBodyBytes: config.maxBodyBytes, version: serviceVersion });
   app.use(
     '/graphql',
     (_req: Request, res: Response, next: NextFunction) => {
@@ -431,6 +434,8 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   );
   // AG-UI (agent front-ends): POST a RunAgentInput to /ag-ui/{agent_id}, read the run as SSE events.
   app.use('/ag-ui', limitRequests(rateLimiter, 'ag-ui', maxTokens), agUi.router);
+  // A2A (agent-to-agent): JSON-RPC at /a2a/{agent_id}, the agent's card under its .well-known path.
+  app.use('/a2a', limitRequests(rateLimiter, 'a2a', maxTokens), a2a.router);
   app.use('/api', (req, res) => {
     const path = req.path.length > 200 ? `${req.path.slice(0, 200)}…` : req.path;
     sendError(res, req.originalUrl.startsWith('/api/v1/') ? 'v1' : 'support', {

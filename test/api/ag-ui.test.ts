@@ -7,38 +7,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent } from '@ag-ui/core';
-import { createClient } from 'graphql-ws';
-import WebSocket from 'ws';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { insertModel } from '../helpers/fixtures.js';
-import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { streamGate, type ModelServer } from '../helpers/model-servers.js';
+import { createAgent, followOverWs, startProtocolApp, type ProtocolApp } from '../helpers/protocol-app.js';
+import type { TestApp } from '../helpers/app.js';
 import { waitFor } from '../helpers/wait.js';
-import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
+import { createApiKey } from '../../src/features/access/admin.js';
 
+let app: ProtocolApp;
 let t: TestApp;
 let loopback: ModelServer;
-let other: { workspaceId: string; apiKey: string };
+let other: ProtocolApp['other'];
 
 beforeAll(async () => {
-  loopback = await startOpenAICompatibleServer();
-  t = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] });
-  await insertModel(t, 'dev');
-  await addLoopbackModel(t, loopback, 'loop');
-  const created = await createWorkspace(t.app.deps, { name: 'B' });
-  other = { workspaceId: created.workspace.id, apiKey: created.apiKey.token };
-  await insertModel(t, 'dev', { workspaceId: other.workspaceId });
+  app = await startProtocolApp();
+  ({ t, loopback, other } = app);
 });
 
-afterAll(async () => {
-  await t.stop();
-  await loopback.close();
-});
+afterAll(() => app.stop());
 
-async function agent(name: string, config: Record<string, unknown>, token = t.apiKey) {
-  const response = await t.rest('POST', '/api/v1/agents', { token, body: { name, config } });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return response.body as { id: string; name: string };
-}
+const agent = (name: string, config: Record<string, unknown>, token = t.apiKey) => createAgent(t, name, config, token);
 
 function frontEnd(agentId: string, options: { token?: string; threadId?: string } = {}) {
   return new HttpAgent({
@@ -379,27 +366,16 @@ describe('AG-UI at /ag-ui/{agent_id}', () => {
     const listed = (await t.rest('GET', `/api/v1/runs?agent_id=${streaming.id}`)).body.items as { id: string }[];
     expect(listed).toHaveLength(1);
     const runId = listed[0]!.id;
-    const ws = createClient({
-      url: `${t.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${t.apiKey}` },
-    });
-    const statuses: string[] = [];
-    const followed = new Promise<void>((resolve, reject) => {
-      ws.subscribe(
-        { query: 'subscription($id: ID!) { runStatus(runId: $id) { status } }', variables: { id: runId } },
-        { next: (value) => void statuses.push((value.data as any).runStatus.status), error: reject, complete: resolve },
-      );
-    });
+    const followed = followOverWs(t, 'subscription($id: ID!) { runStatus(runId: $id) { status } }', runId);
     await waitFor(
-      async () => statuses.length,
+      async () => followed.values.length,
       (count) => count >= 1,
       'the first runStatus event',
     );
     held.open();
     const { events } = await running;
-    await followed;
-    await ws.dispose();
+    await followed.done;
+    const statuses = followed.values.map((value) => value.runStatus.status as string);
     expect(textOf(events)).toBe('Hello world');
     expect((events[0] as any).metadata.run_id).toBe(runId);
     expect(statuses.at(-1)).toBe('completed');

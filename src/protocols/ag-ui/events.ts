@@ -2,6 +2,7 @@
 // has already said about each item, so a snapshot after deltas (or a replayed item) says only what is
 // new, and every START has its END before the stream closes.
 import { EventType, type BaseEvent, type Interrupt, type Tool } from '@ag-ui/core';
+import type { PendingCall, RunView } from '../run-view.js';
 
 export interface RunItemSnapshot {
   __typename: 'RunItem';
@@ -23,23 +24,7 @@ export interface RunItemDelta {
 
 export type ItemEvent = RunItemSnapshot | RunItemDelta;
 
-export interface PendingCall {
-  toolCallId: string;
-  toolName: string;
-  arguments: unknown;
-  presentation: { kind: string; question?: string | null; choices?: string[] | null; title?: string | null };
-}
-
-export interface RunView {
-  id: string;
-  threadId: string;
-  status: string;
-  output: unknown;
-  waitReason: string | null;
-  resumedById: string | null;
-  failure: { code: string; message: string } | null;
-  pending: { approvals: PendingCall[]; calls: PendingCall[] };
-}
+export type { PendingCall, RunView } from '../run-view.js';
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 

@@ -1,5 +1,6 @@
 // What the MCP adapter shows of agents and runs: tool names, the tools' schemas, and the text of a
 // run's result or pause. Pure functions of what the GraphQL operations answered.
+import type { RunView } from '../run-view.js';
 
 export interface AgentSummary {
   id: string;
@@ -7,23 +8,7 @@ export interface AgentSummary {
   description: string;
 }
 
-export interface PendingCall {
-  toolCallId: string;
-  toolName: string;
-  arguments: unknown;
-  presentation: { kind: string; question: string | null; choices: string[] | null; title: string | null };
-}
-
-export interface RunView {
-  id: string;
-  threadId: string;
-  status: string;
-  output: unknown;
-  waitReason: string | null;
-  resumedById: string | null;
-  failure: { code: string; message: string } | null;
-  pending: { approvals: PendingCall[]; calls: PendingCall[] };
-}
+export type { PendingCall, RunView } from '../run-view.js';
 
 /** MCP tool names: 1–128 characters of `A-Z a-z 0-9 _ - .` (2025-11-25); we keep them shorter for hosts that cut at 64. */
 const MAX_NAME = 64;
