@@ -1,17 +1,14 @@
 // npm run faults: the fault suite at full size (the slow tier runs each fault once at its smallest,
-// test/engine/faults.test.ts). A fresh database on the PostgreSQL server (FAULTS_DATABASE_URL, by
-// default the loopback server's `postgres` database, used only to create and drop the suite's own),
-// a Redis server of the suite's own, two API-only instances and two worker processes, each behind a
-// TCP relay to PostgreSQL; every fault with clients streaming throughout. Prints a table of figures
-// (and each problem seen); exits 1 when any fault lost, repeated or refused something wrongly.
+// test/engine/faults.test.ts). A PostgreSQL server of the suite's own (test/helpers/own-postgres.ts,
+// on a free loopback port, which the restart faults really stop and start), a Redis server of its
+// own, two API-only instances and two worker processes, each behind a TCP relay to PostgreSQL; every
+// fault with clients streaming throughout. Prints a table of figures (and each problem seen); exits 1
+// when any fault lost, repeated or refused something wrongly.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { applyMigrations } from '../src/storage/migrate.js';
-import { createLogger } from '../src/lib/logger.js';
-import { Cluster } from '../test/helpers/fault-cluster.js';
+import { Cluster, startFaultDatabase } from '../test/helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
   environmentCommandKind,
@@ -19,31 +16,14 @@ import {
   gatewayKilled,
   httpRequestKind,
   mcpKind,
-  postgresDown,
+  postgresRestart,
+  postgresUnreachable,
   redisDown,
   rollingDeploy,
   sideEffectsOnTakeover,
   workerPartitioned,
   type Figures,
 } from '../test/helpers/fault-scenarios.js';
-
-const adminUrl = process.env.FAULTS_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const name = `wsa_faults_${randomBytes(4).toString('hex')}`;
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-};
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
@@ -84,12 +64,10 @@ function table(all: Figures[]): string {
 }
 
 async function main() {
-  await admin(`CREATE DATABASE ${name}`);
-  const databaseUrl = withDatabase(adminUrl, name);
-  await applyMigrations(databaseUrl, createLogger('warn'));
+  const database = await startFaultDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'wsa-faults-'));
   const cluster = await Cluster.start({
-    databaseUrl,
+    ...database,
     dataDir,
     apiKey: `wsk_${randomBytes(16).toString('hex')}`,
     leaseMs: 3_000,
@@ -105,8 +83,10 @@ async function main() {
   };
   try {
     await step(() => gatewayKilled(cluster, { runs: 20 }));
-    await step(() => postgresDown(cluster, { runs: 10, outageMs: 5_000 }));
-    await step(() => postgresDown(cluster, { runs: 10, outageMs: 30_000 }));
+    await step(() => postgresRestart(cluster, { runs: 10, outageMs: 5_000, mode: 'fast' }));
+    await step(() => postgresRestart(cluster, { runs: 10, outageMs: 30_000, mode: 'fast' }));
+    await step(() => postgresRestart(cluster, { runs: 10, outageMs: 30_000, mode: 'immediate' }));
+    await step(() => postgresUnreachable(cluster, { runs: 10, outageMs: 30_000 }));
     await step(() => redisDown(cluster, { runs: 10, outageMs: 30_000 }));
     await step(() => workerPartitioned(cluster, { runs: 10 }));
     await step(() => rollingDeploy(cluster, { runs: 100 }));
@@ -115,9 +95,14 @@ async function main() {
   } finally {
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await database.postgres.destroy();
   }
   console.log(table(all));
+  console.log(
+    `load average at the end (1, 5, 15 min): ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(', ')}`,
+  );
   const problems = all.flatMap((f) => f.problems.map((p) => `${f.fault}: ${p}`));
   for (const problem of problems.slice(0, 50)) console.log(`- ${problem}`);
   if (problems.length > 50) console.log(`- … and ${problems.length - 50} more`);

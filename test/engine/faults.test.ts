@@ -1,13 +1,13 @@
 // The fault suite's slow tier: one of each fault, at its smallest, on a loopback cluster of two
-// API-only instances and two worker processes (test/helpers/fault-cluster.ts) with clients streaming
+// API-only instances and two worker processes (test/helpers/fault-cluster.ts) on a PostgreSQL server
+// of the suite's own, which the restart faults really stop and start, with clients streaming
 // throughout. The same scenarios run bigger with `npm run faults` (bench/faults.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createTestDatabase } from '../helpers/app.js';
-import { Cluster } from '../helpers/fault-cluster.js';
+import { Cluster, startFaultDatabase } from '../helpers/fault-cluster.js';
 import {
   clientToolOnTakeover,
   environmentCommandKind,
@@ -15,7 +15,7 @@ import {
   gatewayKilled,
   httpRequestKind,
   mcpKind,
-  postgresDown,
+  postgresRestart,
   redisDown,
   rollingDeploy,
   sideEffectsOnTakeover,
@@ -25,13 +25,13 @@ import {
 
 let cluster: Cluster;
 let dataDir: string;
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let database: Awaited<ReturnType<typeof startFaultDatabase>>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await startFaultDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'wsa-faults-'));
   cluster = await Cluster.start({
-    databaseUrl: database.url,
+    ...database,
     dataDir,
     apiKey: `wsk_${randomBytes(16).toString('hex')}`,
     // Short, so that a partitioned or killed worker's runs are taken over within seconds.
@@ -41,7 +41,7 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => {
   await cluster?.stop();
-  await database?.drop();
+  await database?.postgres.destroy();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -61,8 +61,20 @@ describe('a cluster under faults', { tags: ['slow'] }, () => {
     expect(f.maxReconnects).toBe(1);
   });
 
-  it('PostgreSQL away 5 s: 503 unavailable with Retry-After, never 500; every run completes', { timeout: 240_000 }, async () => {
-    expectClean(await postgresDown(cluster, { runs: 3, outageMs: 5_000 }));
+  it(
+    'PostgreSQL stopped (pg_ctl -m fast) for 5 s and started again: 503 unavailable with Retry-After, never 500; every run completes',
+    { timeout: 240_000 },
+    async () => {
+      const f = await postgresRestart(cluster, { runs: 3, outageMs: 5_000, mode: 'fast' });
+      expectClean(f);
+      expect(f.refused).toBeGreaterThan(0);
+    },
+  );
+
+  it('PostgreSQL crashed (pg_ctl -m immediate) for 5 s, then crash recovery: the same', { timeout: 240_000 }, async () => {
+    const f = await postgresRestart(cluster, { runs: 3, outageMs: 5_000, mode: 'immediate' });
+    expectClean(f);
+    expect(f.refused).toBeGreaterThan(0);
   });
 
   it('Redis away 10 s: no instance exits, clients miss nothing', { timeout: 240_000 }, async () => {

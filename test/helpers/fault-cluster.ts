@@ -1,15 +1,20 @@
 // A cluster on loopback for the fault suite (test/engine/faults.test.ts, npm run faults): two API-only
-// instances (RUN_WORKERS=0) and two worker processes on one PostgreSQL database and a Redis server of
-// the cluster's own. Each instance reaches PostgreSQL through a TCP relay of its own, so a fault can
-// take the database away from every instance (an outage) or from one worker only (a partition),
-// without stopping a server that other tests share. Nothing here imports vitest: the bench script
-// drives the same cluster outside the test runner.
+// instances (RUN_WORKERS=0) and two worker processes on one database of a PostgreSQL server of the
+// suite's own (./own-postgres.ts, which a fault really stops and starts) and a Redis server of the
+// cluster's own. Each instance reaches PostgreSQL through a TCP relay of its own, so a fault can also
+// take the database away from every instance (a network fault) or from one worker only (a
+// partition). Nothing here imports vitest: the bench script drives the same cluster outside the test
+// runner.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
 import { startServiceProcess, startWorkerProcess, type ChildService } from './process.js';
 import { startOwnRedis, type OwnRedis } from './redis.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
+import { applyMigrations } from '../../src/storage/migrate.js';
+import { createLogger } from '../../src/lib/logger.js';
 import { addLoopbackModel, startOpenAICompatibleServer, type ModelServer } from './model-servers.js';
 
 export interface Instance {
@@ -31,14 +36,33 @@ export interface RestAnswer {
 }
 
 export interface ClusterOptions {
-  /** A migrated database of the cluster's own. */
+  /** A migrated database of the cluster's own, on `postgres`. */
   databaseUrl: string;
+  /** The server `databaseUrl` is on, which the restart faults stop and start. */
+  postgres: OwnPostgres;
   dataDir: string;
   apiKey: string;
   /** Workers' RUN_LEASE_MS: short, so that a partitioned worker's runs are taken over soon. */
   leaseMs: number;
   /** Run workers in each worker process. */
   workersPerProcess: number;
+}
+
+/** A PostgreSQL server of the suite's own with one migrated database on it, for a Cluster. */
+export async function startFaultDatabase(): Promise<{ postgres: OwnPostgres; databaseUrl: string }> {
+  const postgres = await startOwnPostgres();
+  try {
+    const admin = new pg.Client({ connectionString: postgres.adminUrl });
+    await admin.connect();
+    await admin.query('CREATE DATABASE wsa_faults').finally(() => admin.end());
+    const url = new URL(postgres.adminUrl);
+    url.pathname = '/wsa_faults';
+    await applyMigrations(url.toString(), createLogger('warn'));
+    return { postgres, databaseUrl: url.toString() };
+  } catch (error) {
+    await postgres.destroy();
+    throw error;
+  }
 }
 
 export class Cluster {
@@ -64,17 +88,10 @@ export class Cluster {
 
   /** Starts one more instance of `kind` behind a new relay to PostgreSQL. */
   async startInstance(kind: 'api' | 'worker', extra: Record<string, string> = {}): Promise<Instance> {
-    const target = new URL(this.options.databaseUrl);
-    const port = Number(target.port || 5432);
-    // A server reached through a Unix socket (`?host=/dir`, as the embedded PostgreSQL of the test
-    // tier is) is relayed from TCP to its socket file.
-    const socketDir = target.searchParams.get('host');
-    const proxy = await startTcpProxy(
-      socketDir?.startsWith('/') ? { path: `${socketDir}/.s.PGSQL.${port}` } : { host: target.hostname, port },
-    );
+    // The relay stays in front of the server across its restarts (as a load balancer or a pooler
+    // would): while the server is down, it accepts a connection and drops it when the server refuses.
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: this.options.postgres.port });
     const relayed = new URL(this.options.databaseUrl);
-    relayed.searchParams.delete('host');
-    relayed.hostname = '127.0.0.1';
     relayed.port = String(proxy.port);
     const env = {
       DATABASE_URL: relayed.toString(),
@@ -84,6 +101,10 @@ export class Cluster {
       RUN_LEASE_MS: String(this.options.leaseMs),
       // The fault suite's environment commands run in `local` environments (a development type).
       ALLOW_LOCAL_ENVIRONMENTS: 'true',
+      // No rate limit on the suite's one API key: an outage's probes (four requests per instance
+      // every 100 ms) pass the default 1,200 a minute within 30 s, and the reads that follow would
+      // measure the limit's window (429s) instead of the cluster's recovery.
+      RATE_LIMIT_PER_KEY: '0',
       ...extra,
     };
     const name = `${kind}${this.counter++}`;

@@ -15,6 +15,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { streamGate } from './model-servers.js';
 import { checkStream, Follower, type Cluster, type Instance } from './fault-cluster.js';
+import type { StopMode } from './own-postgres.js';
 
 export interface Figures {
   fault: string;
@@ -200,10 +201,55 @@ export async function gatewayKilled(c: Cluster, options: { runs: number }): Prom
   return f;
 }
 
-// ───────────── PostgreSQL out of reach for every instance ─────────────
+// ───────────── PostgreSQL away for every instance: restarted, or out of reach ─────────────
 
-export async function postgresDown(c: Cluster, options: { runs: number; outageMs: number }): Promise<Figures> {
-  const f = figures(`PostgreSQL down ${options.outageMs / 1000} s`);
+/** How the database goes away for every instance, and comes back. */
+interface DatabaseFault {
+  name: string;
+  /** Resolves once the database is away. */
+  away(c: Cluster): Promise<void>;
+  /** Resolves once it can be reached again (a restarted server accepts connections). */
+  back(c: Cluster): Promise<void>;
+  /** Problems with the fault itself (it was not what it claims to be), once the database is back. */
+  confirm?(c: Cluster): string[];
+}
+
+/** What PostgreSQL logs when it starts from a data directory that was not shut down cleanly. */
+const CRASH_RECOVERY = 'database system was not properly shut down; automatic recovery in progress';
+
+/**
+ * The server really stops (`pg_ctl stop -m fast`, or `-m immediate`: a crash, with recovery at the
+ * start) and starts again on the same address after the outage.
+ */
+export const postgresRestart = (c: Cluster, options: { runs: number; outageMs: number; mode: StopMode }) =>
+  databaseOutage(c, options, {
+    name: `PostgreSQL restart (${options.mode}), down ${options.outageMs / 1000} s`,
+    away: (cluster) => cluster.options.postgres.stop(options.mode),
+    back: (cluster) => cluster.options.postgres.start(),
+    confirm(cluster) {
+      // Every stop ends with "is shut down"; only a start after an immediate one logs crash recovery after it.
+      const log = cluster.options.postgres.log();
+      const recovered = log.lastIndexOf(CRASH_RECOVERY) > log.lastIndexOf('database system is shut down');
+      return recovered === (options.mode === 'immediate')
+        ? []
+        : [`the server ${recovered ? 'ran' : 'did not run'} crash recovery after a ${options.mode} stop`];
+    },
+  });
+
+/** The server runs on, but no instance reaches it (every relay cut: a network fault). */
+export const postgresUnreachable = (c: Cluster, options: { runs: number; outageMs: number }) =>
+  databaseOutage(c, options, {
+    name: `PostgreSQL unreachable ${options.outageMs / 1000} s`,
+    away: async (cluster) => {
+      for (const instance of cluster.live('api').concat(cluster.live('worker'))) await instance.proxy.cut();
+    },
+    back: async (cluster) => {
+      for (const instance of cluster.live('api').concat(cluster.live('worker'))) await instance.proxy.restore();
+    },
+  });
+
+async function databaseOutage(c: Cluster, options: { runs: number; outageMs: number }, fault: DatabaseFault): Promise<Figures> {
+  const f = figures(fault.name);
   const apis = c.live('api');
   const held = await heldRuns(c, 'postgres', options.runs);
   f.runsStarted = options.runs;
@@ -211,8 +257,8 @@ export async function postgresDown(c: Cluster, options: { runs: number; outageMs
   await Promise.all(held.gates.map((g) => g.reached));
   await streaming(followers);
 
-  for (const instance of c.live('api').concat(c.live('worker'))) await instance.proxy.cut();
   const down = Date.now();
+  await fault.away(c);
   for (const gate of held.gates) gate.open();
   const statuses: Record<string, number> = {};
   let readyzDown = 0;
@@ -232,7 +278,9 @@ export async function postgresDown(c: Cluster, options: { runs: number; outageMs
         )
           f.bad5xx++;
         else if (answer.status === 503) f.refused++;
-        if (answer.status < 300) f.problems.push(`answered ${answer.status} while PostgreSQL was away`);
+        // Every probe needs the database: any answer but 503 (a success, a 404 or 401 from a failed
+        // lookup, a 429) is not what a client should get while it is away.
+        else f.problems.push(`answered ${answer.status} while PostgreSQL was away`);
       }
       const ready = await fetch(`${api.url}/readyz`);
       if (ready.status === 503) readyzDown++;
@@ -241,10 +289,14 @@ export async function postgresDown(c: Cluster, options: { runs: number; outageMs
     await sleep(100);
   } while (Date.now() - down < options.outageMs);
   if (!readyzDown) f.problems.push('/readyz never said not ready while PostgreSQL was away');
-  f.problems.push(...(f.bad5xx ? [`answers during the outage by status: ${JSON.stringify(statuses)}`] : []));
+  if (Object.keys(statuses).some((status) => status !== '503'))
+    f.problems.push(`answers during the outage by status: ${JSON.stringify(statuses)}`);
 
-  for (const instance of c.live('api').concat(c.live('worker'))) await instance.proxy.restore();
+  // Recovery counts from the moment the database is brought back: a restarted server's own start
+  // (crash recovery after an immediate stop) is part of what the clients wait for.
   const back = Date.now();
+  await fault.back(c);
+  f.problems.push(...(fault.confirm?.(c) ?? []));
   for (const api of apis)
     await until(
       async () => (await fetch(`${api.url}/readyz`)).status,
