@@ -29,6 +29,22 @@ interface GraphQLResult<Data = unknown> {
   errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
 }
 
+/** What an adapter reads of an HTTP request to name its caller (an Express request has it). */
+interface CallerRequest {
+  get(header: string): string | undefined;
+  socket: { remoteAddress?: string };
+}
+
+/** The credentials an adapter's request carries, as the REST shim reads them from its own requests. */
+export function requestCredentials(req: CallerRequest): RequestCredentials {
+  return {
+    authorization: req.get('authorization') ?? null,
+    workspaceHeader: req.get('x-workspace-id') ?? null,
+    requestId: req.get('x-request-id') ?? null,
+    clientAddress: req.socket.remoteAddress ?? 'unknown',
+  };
+}
+
 /** A service error as an operation answered it (`extensions.code` of its first error). */
 export class OperationProblem extends Error {
   constructor(
@@ -83,20 +99,23 @@ export function operationRunner(yoga: EnvelopedGraphQL, adapter: string): Operat
   // `restCredentials`: the context factory's entry for callers that execute documents in-process with
   // their own request's credentials (the REST shim, the protocol adapters).
   const enveloped = (credentials: RequestCredentials) => yoga.getEnveloped({ restCredentials: credentials });
-  const check = (document: DocumentNode) => {
+  /** The pipeline and execution arguments of one operation, run with the caller's credentials. */
+  const prepare = async (credentials: RequestCredentials, document: DocumentNode, variables: unknown) => {
     if (!OPERATIONS.includes(document)) throw new Error(`${adapter}: not a protocol operation`);
+    const run = enveloped(credentials);
+    const args: ExecutionArgs = {
+      schema: run.schema,
+      document,
+      variableValues: variables as Record<string, unknown>,
+      contextValue: await run.contextFactory(),
+    };
+    return { run, args };
   };
 
   return {
     async execute<Data, Variables>(credentials: RequestCredentials, document: TypedDocumentNode<Data, Variables>, variables: Variables) {
-      check(document);
-      const run = enveloped(credentials);
-      const result = (await run.execute({
-        schema: run.schema,
-        document,
-        variableValues: variables as Record<string, unknown>,
-        contextValue: await run.contextFactory(),
-      })) as GraphQLResult<Data>;
+      const { run, args } = await prepare(credentials, document, variables);
+      const result = (await run.execute(args)) as GraphQLResult<Data>;
       if (result.errors?.length) throw problemOf(result.errors[0]!);
       return result.data!;
     },
@@ -106,14 +125,8 @@ export function operationRunner(yoga: EnvelopedGraphQL, adapter: string): Operat
       variables: Variables,
       signal: AbortSignal,
     ) {
-      check(document);
-      const run = enveloped(credentials);
-      const stream = (await run.subscribe({
-        schema: run.schema,
-        document,
-        variableValues: variables as Record<string, unknown>,
-        contextValue: await run.contextFactory(),
-      })) as AsyncIterableIterator<GraphQLResult<Data>> | GraphQLResult<Data>;
+      const { run, args } = await prepare(credentials, document, variables);
+      const stream = (await run.subscribe(args)) as AsyncIterableIterator<GraphQLResult<Data>> | GraphQLResult<Data>;
       if (!(Symbol.asyncIterator in stream)) {
         if (stream.errors?.length) throw problemOf(stream.errors[0]!);
         return;

@@ -25,7 +25,7 @@ import {
   type ProtocolRunViewFragment as RunView,
   type ProtocolThreadRefFragment,
 } from '../../generated/protocol-documents.js';
-import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
+import { OperationProblem, operationRunner, requestCredentials, type EnvelopedGraphQL } from '../operation-runner.js';
 import { clientToolsOf, EventTranslator, frontEndCalls, interruptsOf } from './events.js';
 
 export interface AgUiEndpointOptions {
@@ -130,12 +130,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
   const router = express.Router();
   router.use(express.json({ limit: options.maxBodyBytes, strict: true, type: () => true }));
   router.post('/:agentId', async (req: Request, res: Response) => {
-    const credentials: RequestCredentials = {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-    };
+    const credentials = requestCredentials(req);
     const agentId = String(req.params.agentId);
     let run: RunView;
     let input: RunAgentInput;

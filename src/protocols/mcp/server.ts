@@ -36,7 +36,7 @@ import {
   ProtocolThreadDocument,
   type McpAgentsQuery,
 } from '../../generated/protocol-documents.js';
-import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
+import { OperationProblem, operationRunner, requestCredentials, type EnvelopedGraphQL } from '../operation-runner.js';
 import {
   INPUT_SCHEMA,
   OUTPUT_SCHEMA,
@@ -314,12 +314,7 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
   const router = express.Router();
   router.use(express.json({ limit: options.maxBodyBytes, strict: true, type: () => true }));
   router.all('/', async (req: Request, res: Response) => {
-    const credentials: RequestCredentials = {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-    };
+    const credentials = requestCredentials(req);
     try {
       // Every request authenticates, as every REST request does (a revoked key stops at once).
       const { viewer } = await execute(credentials, McpViewerDocument, {});

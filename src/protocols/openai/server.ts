@@ -22,7 +22,13 @@ import {
   type OpenAiAgentFieldsFragment,
   type OpenAiAgentPageFragment,
 } from '../../generated/protocol-documents.js';
-import { isOperationProblem, operationRunner, type EnvelopedGraphQL, type OperationRunner } from '../operation-runner.js';
+import {
+  isOperationProblem,
+  operationRunner,
+  requestCredentials,
+  type EnvelopedGraphQL,
+  type OperationRunner,
+} from '../operation-runner.js';
 import { ResponseEventSequencer, responseObject, SETTLED, type ItemView, type RunView, type StreamEvent } from './responses.js';
 import { chatCompletion, chatInput, ChatStreamer, parseCallId } from './chat.js';
 import { parseResponsesRequest, type ResponsesRequest } from './requests.js';
@@ -46,13 +52,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
   const credentialsOf = (req: Request, res: Response): RequestCredentials => {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    return {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-      signal: gone.signal,
-    };
+    return { ...requestCredentials(req), signal: gone.signal };
   };
 
   async function listAgents(credentials: RequestCredentials, q?: string): Promise<AgentView[]> {
