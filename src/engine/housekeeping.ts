@@ -61,6 +61,10 @@ export interface RunItemSweep {
   statements: number;
 }
 
+/** The retention sweeps claimed in the database (each one's claim is named by its table). */
+const RETENTION_SWEEPS = ['run_items', 'inbox_entries', 'audit_events'] as const;
+type RetentionSweep = (typeof RETENTION_SWEEPS)[number];
+
 export interface HousekeepingOptions {
   /** How often the schedule looks for a sweep that is due (the sweeps themselves come hourly). */
   tickMs: number;
@@ -74,9 +78,10 @@ export class Housekeeping {
   private lastWebhookSweep = Date.now() - WEBHOOK_SWEEP_MS + FIRST_SWEEP_MS;
   private lastPresenceSweep = Date.now();
   private lastRateLimitSweep = Date.now();
-  private lastRunItemSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
-  private lastInboxSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
-  private lastAuditSweep = Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS;
+  /** When this instance last tried each retention sweep, set so that the first try comes FIRST_SWEEP_MS after the start. */
+  private readonly lastRetentionSweep = new Map<RetentionSweep, number>(
+    RETENTION_SWEEPS.map((sweep) => [sweep, Date.now() - RETENTION_SWEEP_MS + FIRST_SWEEP_MS]),
+  );
 
   constructor(
     private readonly deps: Deps,
@@ -171,9 +176,7 @@ export class Housekeeping {
    */
   async sweepRunItems(now = Date.now()): Promise<RunItemSweep | null> {
     const days = this.deps.config.runItemRetentionDays;
-    if (!days || now - this.lastRunItemSweep < RETENTION_SWEEP_MS) return null;
-    this.lastRunItemSweep = now;
-    if (!(await claimSweep(this.deps.db, 'run_items', now, RETENTION_SWEEP_MS))) return null;
+    if (!(await this.retentionTurn('run_items', days, now))) return null;
     const done: RunItemSweep = { runs: 0, rows: Object.fromEntries(RUN_DATA_TABLES.map((t) => [t, 0])), statements: 0 };
     const purge = async () => {
       for (const table of RUN_DATA_TABLES) {
@@ -201,15 +204,24 @@ export class Housekeeping {
   }
 
   /**
+   * Whether a retention sweep runs now: a retention is set (`days`; 0 keeps rows forever), this
+   * instance has not tried the sweep within RETENTION_SWEEP_MS, and it wins the sweep's claim for
+   * this interval (with several instances, one of them runs each sweep per interval).
+   */
+  private async retentionTurn(sweep: RetentionSweep, days: number, now: number): Promise<boolean> {
+    if (!days || now - this.lastRetentionSweep.get(sweep)! < RETENTION_SWEEP_MS) return false;
+    this.lastRetentionSweep.set(sweep, now);
+    return claimSweep(this.deps.db, sweep, now, RETENTION_SWEEP_MS);
+  }
+
+  /**
    * Inbox retention (INBOX_RETENTION_DAYS; 0 keeps entries forever): finished entries older than the
    * retention, about once an hour across all instances, in bounded batches. Returns how many went, or
    * null when it was not its turn.
    */
   async sweepInbox(now = Date.now()): Promise<number | null> {
     const days = this.deps.config.inboxRetentionDays;
-    if (!days || now - this.lastInboxSweep < RETENTION_SWEEP_MS) return null;
-    this.lastInboxSweep = now;
-    if (!(await claimSweep(this.deps.db, 'inbox_entries', now, RETENTION_SWEEP_MS))) return null;
+    if (!(await this.retentionTurn('inbox_entries', days, now))) return null;
     let cursor: EntryCursor | null = null;
     let deleted = 0;
     for (let pass = 0; pass < RUN_DATA_PASSES; pass++) {
@@ -231,9 +243,7 @@ export class Housekeeping {
    */
   async sweepAudit(now = Date.now()): Promise<number | null> {
     const days = this.deps.config.auditRetentionDays;
-    if (!days || now - this.lastAuditSweep < RETENTION_SWEEP_MS) return null;
-    this.lastAuditSweep = now;
-    if (!(await claimSweep(this.deps.db, 'audit_events', now, RETENTION_SWEEP_MS))) return null;
+    if (!(await this.retentionTurn('audit_events', days, now))) return null;
     const deleted = await inBatches(() => deleteExpiredAudit(this.deps.db, days, RETENTION_BATCH), RUN_DATA_PASSES);
     if (deleted) this.deps.logger.info({ deleted, retentionDays: days }, 'expired audit rows deleted');
     return deleted;

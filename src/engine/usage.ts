@@ -32,9 +32,8 @@ export interface Usage {
   subagents: SubagentTally | null;
 }
 
-/** The subagent runs' usage: their own requests that reported usage, tokens and cost, and their subagents'. */
-export interface SubagentTally {
-  runs: number;
+/** The counters of some model requests (those that reported usage): tokens and their cost. */
+interface Tally {
   requests: number;
   input: number;
   output: number;
@@ -43,16 +42,18 @@ export interface SubagentTally {
   cost: CostTally;
 }
 
-export interface ModelTally {
+/** The subagent runs' usage: their own requests that reported usage, tokens and cost, and their subagents'. */
+export interface SubagentTally extends Tally {
+  runs: number;
+}
+
+export interface ModelTally extends Tally {
   /** The provider type of the model's provider when its first request was counted. */
   providerType: string;
-  requests: number;
-  input: number;
-  output: number;
-  cachedInput: number;
-  reasoning: number;
-  cost: CostTally;
 }
+
+const emptyCost = (): CostTally => ({ picos: 0n, currency: null, complete: true });
+const emptyTally = (): Tally => ({ requests: 0, input: 0, output: 0, cachedInput: 0, reasoning: 0, cost: emptyCost() });
 
 export function newUsage(): Usage {
   return {
@@ -61,7 +62,7 @@ export function newUsage(): Usage {
     output_tokens: 0,
     cached_input_tokens: 0,
     reasoning_tokens: 0,
-    cost: { picos: 0n, currency: null, complete: true },
+    cost: emptyCost(),
     byModel: new Map(),
     subagents: null,
   };
@@ -95,15 +96,7 @@ export function addTokens(
   usage.reasoning_tokens += tokens.reasoning;
   let tally = usage.byModel.get(model.key);
   if (!tally) {
-    tally = {
-      providerType: model.providerType,
-      requests: 0,
-      input: 0,
-      output: 0,
-      cachedInput: 0,
-      reasoning: 0,
-      cost: { picos: 0n, currency: null, complete: true },
-    };
+    tally = { providerType: model.providerType, ...emptyTally() };
     usage.byModel.set(model.key, tally);
   }
   tally.requests += 1;
@@ -128,15 +121,7 @@ function metricCost(price: UnitPrice | null, tokens: ReturnType<typeof tokensOf>
  * tally's first make it incomplete, as for a run's own requests.
  */
 export function addSubagentRun(usage: Usage, own: readonly RunLedgerTotal[], nested: RunSubagentUsage | null): void {
-  const tally = (usage.subagents ??= {
-    runs: 0,
-    requests: 0,
-    input: 0,
-    output: 0,
-    cachedInput: 0,
-    reasoning: 0,
-    cost: { picos: 0n, currency: null, complete: true },
-  });
+  const tally = (usage.subagents ??= { runs: 0, ...emptyTally() });
   tally.runs += 1;
   for (const total of own) {
     tally.requests += total.requests;
@@ -191,30 +176,25 @@ export function storedUsage(usage: Usage) {
   const { cost, byModel, subagents, ...counters } = usage;
   const by_model = [...byModel]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([model, tally]) => ({
-      model,
-      provider_type: tally.providerType,
-      requests: tally.requests,
-      input_tokens: tally.input,
-      output_tokens: tally.output,
-      cached_input_tokens: tally.cachedInput,
-      reasoning_tokens: tally.reasoning,
-      cost: shownCost(tally.cost),
-    }));
+    .map(([model, tally]) => ({ model, provider_type: tally.providerType, ...shownTally(tally) }));
   return {
     ...counters,
     cost: shownCost(cost),
     by_model,
     // null when the attempt delegated to no subagent (stored as such: the view is the stored document).
-    subagents: subagents && {
-      runs: subagents.runs,
-      requests: subagents.requests,
-      input_tokens: subagents.input,
-      output_tokens: subagents.output,
-      cached_input_tokens: subagents.cachedInput,
-      reasoning_tokens: subagents.reasoning,
-      cost: shownCost(subagents.cost),
-    },
+    subagents: subagents && { runs: subagents.runs, ...shownTally(subagents) },
+  };
+}
+
+/** A tally's counters as the stored document names them, its cost as shown. */
+function shownTally(tally: Tally) {
+  return {
+    requests: tally.requests,
+    input_tokens: tally.input,
+    output_tokens: tally.output,
+    cached_input_tokens: tally.cachedInput,
+    reasoning_tokens: tally.reasoning,
+    cost: shownCost(tally.cost),
   };
 }
 

@@ -83,17 +83,19 @@ const perParent = (call: CallContext, query: Omit<PerParentQuery, 'workspaceId'>
 
 const without = <R extends { parentId: string }>({ parentId: _parent, ...row }: R) => row;
 
-/** `Thread.runs`: newest first, as `runs(threadId:)`. */
-export function threadRunPages(call: CallContext, threadIds: readonly string[], args: RelationPageArgs) {
-  return relationPages<Run & { parentId: string }, Run>(call, threadIds, args, {
-    list: () => 'runs',
+/** A parent's children newest first (by id); the child table names the list its cursors belong to. */
+function newestChildPages<Child extends { id: string }>(
+  call: CallContext,
+  parentIds: readonly string[],
+  args: RelationPageArgs,
+  tables: Pick<PerParentQuery, 'parentTable' | 'childTable' | 'foreignKey' | 'childFields'>,
+) {
+  return relationPages<Child & { parentId: string }, Omit<Child & { parentId: string }, 'parentId'>>(call, parentIds, args, {
+    list: () => tables.childTable,
     query: (parentIds, after, take) =>
       perParent(call, {
-        parentTable: 'threads',
+        ...tables,
         parentIds,
-        childTable: 'runs',
-        foreignKey: 'thread_id',
-        childFields: Prisma.RunScalarFieldEnum,
         where: after === null ? Prisma.empty : Prisma.sql`c."id" < ${String(after)}`,
         orderBy: 'c."id" DESC',
         take,
@@ -103,25 +105,23 @@ export function threadRunPages(call: CallContext, threadIds: readonly string[], 
   });
 }
 
-/** `Session.threads`: newest first, as `threads(sessionId:)`. */
-export function sessionThreadPages(call: CallContext, sessionIds: readonly string[], args: RelationPageArgs) {
-  return relationPages<Thread & { parentId: string }, Thread>(call, sessionIds, args, {
-    list: () => 'threads',
-    query: (parentIds, after, take) =>
-      perParent(call, {
-        parentTable: 'sessions',
-        parentIds,
-        childTable: 'threads',
-        foreignKey: 'session_id',
-        childFields: Prisma.ThreadScalarFieldEnum,
-        where: after === null ? Prisma.empty : Prisma.sql`c."id" < ${String(after)}`,
-        orderBy: 'c."id" DESC',
-        take,
-      }),
-    keyOf: (row) => [row.id],
-    view: without,
+/** `Thread.runs`: newest first, as `runs(threadId:)`. */
+export const threadRunPages = (call: CallContext, threadIds: readonly string[], args: RelationPageArgs) =>
+  newestChildPages<Run>(call, threadIds, args, {
+    parentTable: 'threads',
+    childTable: 'runs',
+    foreignKey: 'thread_id',
+    childFields: Prisma.RunScalarFieldEnum,
   });
-}
+
+/** `Session.threads`: newest first, as `threads(sessionId:)`. */
+export const sessionThreadPages = (call: CallContext, sessionIds: readonly string[], args: RelationPageArgs) =>
+  newestChildPages<Thread>(call, sessionIds, args, {
+    parentTable: 'sessions',
+    childTable: 'threads',
+    foreignKey: 'session_id',
+    childFields: Prisma.ThreadScalarFieldEnum,
+  });
 
 /** `Thread.inbox`: in inbox order, as `inboxEntries(threadId:)` (with the thread's ETag on each entry). */
 export function threadInboxPages(

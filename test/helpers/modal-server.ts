@@ -1,6 +1,6 @@
 // A loopback Modal control-plane API for the `modal` environment type's tests (Modal cannot be
 // reached from here). It is a real gRPC server on 127.0.0.1 serving the ModalClient service from the
-// same proto definitions the driver uses (src/providers/environments/modal-api.proto, Modal's own
+// same proto definitions the driver uses (src/providers/environments/vendor/modal/api.proto, Modal's own
 // messages and field numbers), checks the token and the auth token on every call as Modal does, and
 // keeps environments, apps, images and sandboxes. The same server is the sandboxes' command router
 // (the TaskCommandRouter service, from the same proto file the driver loads): TaskGetCommandRouterAccess

@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { EventType } from '@ag-ui/core';
 import { EventTranslator, type ItemEvent } from '../../src/protocols/ag-ui/events.js';
+import type { RunItemKind, RunItemState } from '../../src/generated/protocol-documents.js';
 
-const item = (id: string, kind: string, state: string, content: Record<string, unknown>): ItemEvent => ({
+const item = (id: string, kind: RunItemKind, state: RunItemState, content: Record<string, unknown>): ItemEvent => ({
   __typename: 'RunItem',
   id,
   ordinal: 1,

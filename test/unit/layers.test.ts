@@ -139,8 +139,9 @@ const RULES: Record<string, readonly string[]> = {
   [FEATURE_REST]: ['src/lib', 'rest-shim/route-table.ts'],
   // the protocol adapters (MCP) are surfaces like the REST shim: they execute GraphQL documents with
   // the caller's credentials (the context's credential type), never a service, so every protocol
-  // gets the same auth, permissions, tenancy and audit as GraphQL itself
-  'src/protocols': ['src/lib', 'src/graphql/context.ts'],
+  // gets the same auth, permissions, tenancy and audit as GraphQL itself; their typed documents are
+  // generated from their own .graphql operations (never the Prisma client beside them)
+  'src/protocols': ['src/lib', 'src/graphql/context.ts', 'src/generated/protocol-documents.ts'],
   // the device daemon is a program of its own that talks to the service over the network only
   'src/envd': ['src/lib'],
   // entry points

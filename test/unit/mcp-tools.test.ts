@@ -33,7 +33,11 @@ describe('MCP tool names', () => {
 describe('answers to a paused run', () => {
   const run = (approvals: number, calls: number): RunView => ({
     id: 'run_1',
+    agentId: 'agt_1',
     threadId: 'thr_1',
+    parentRunId: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    usageAtSeal: null,
     status: 'waiting',
     output: null,
     waitReason: approvals ? 'approval' : 'user_question',

@@ -7,7 +7,7 @@ import { ResponseEventSequencer, type ItemView, type StreamEvent } from '../../s
 type Change = { snapshot: ItemView } | { append: { ordinal: number; member: string; offset: number; text: string } };
 
 const user: ItemView = { id: 'itm_1', ordinal: 1, kind: 'user_message', state: 'completed', content: { content: [] } };
-const message = (ordinal: number, text: string, state = 'in_progress'): ItemView => ({
+const message = (ordinal: number, text: string, state: ItemView['state'] = 'in_progress'): ItemView => ({
   id: `itm_${ordinal}`,
   ordinal,
   kind: 'text_message',

@@ -20,8 +20,8 @@ export const Failure = Type.Object({ code: Type.String(), message: Type.String()
 export type Failure = Static<typeof Failure>;
 const StoredFailure = Nullable(Failure);
 
-/** The counters a run's attempt records, summed over its model requests: `usage_at_seal`. */
-export interface RunUsage {
+/** The token counters of some model requests: of a run's attempt, of one model's, of its subagents'. */
+export interface UsageCounters {
   requests: number;
   input_tokens: number;
   output_tokens: number;
@@ -29,6 +29,10 @@ export interface RunUsage {
   cached_input_tokens: number;
   /** Of the output tokens, those the model spent reasoning (0 when the provider reports none). */
   reasoning_tokens: number;
+}
+
+/** The counters a run's attempt records, summed over its model requests: `usage_at_seal`. */
+export interface RunUsage extends UsageCounters {
   /** What the requests cost; null for runs sealed before costs were recorded. */
   cost: RunCost | null;
   /** The same per model that answered, in model key order; empty for runs sealed before it was recorded. */
@@ -38,26 +42,15 @@ export interface RunUsage {
 }
 
 /** The usage of the subagent runs an attempt delegated to, summed with their own subagents'. */
-export interface RunSubagentUsage {
+export interface RunSubagentUsage extends UsageCounters {
   runs: number;
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  reasoning_tokens: number;
   cost: RunCost;
 }
 
 /** What one model's requests of the attempt consumed: the attempt's usage ledger row for that model. */
-export interface RunModelUsage {
+export interface RunModelUsage extends UsageCounters {
   model: string;
   provider_type: string;
-  /** Its requests that reported usage. */
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens: number;
-  reasoning_tokens: number;
   cost: RunCost;
 }
 
@@ -75,39 +68,23 @@ const StoredCost = Type.Object({
   complete: Type.Boolean(),
 });
 
+/** The members of `UsageCounters` with their cost, as stored (one schema for the three places). */
+const storedCounters = {
+  requests: Type.Number(),
+  input_tokens: Type.Number(),
+  output_tokens: Type.Number(),
+  cached_input_tokens: Type.Number(),
+  reasoning_tokens: Type.Number(),
+  cost: StoredCost,
+};
+
 /** The stored counters: rows sealed before a counter existed lack it (it reads 0). */
 const StoredUsage = Nullable(
   Type.Partial(
     Type.Object({
-      requests: Type.Number(),
-      input_tokens: Type.Number(),
-      output_tokens: Type.Number(),
-      cached_input_tokens: Type.Number(),
-      reasoning_tokens: Type.Number(),
-      cost: StoredCost,
-      by_model: Type.Array(
-        Type.Object({
-          model: Type.String(),
-          provider_type: Type.String(),
-          requests: Type.Number(),
-          input_tokens: Type.Number(),
-          output_tokens: Type.Number(),
-          cached_input_tokens: Type.Number(),
-          reasoning_tokens: Type.Number(),
-          cost: StoredCost,
-        }),
-      ),
-      subagents: Nullable(
-        Type.Object({
-          runs: Type.Number(),
-          requests: Type.Number(),
-          input_tokens: Type.Number(),
-          output_tokens: Type.Number(),
-          cached_input_tokens: Type.Number(),
-          reasoning_tokens: Type.Number(),
-          cost: StoredCost,
-        }),
-      ),
+      ...storedCounters,
+      by_model: Type.Array(Type.Object({ model: Type.String(), provider_type: Type.String(), ...storedCounters })),
+      subagents: Nullable(Type.Object({ runs: Type.Number(), ...storedCounters })),
     }),
   ),
 );

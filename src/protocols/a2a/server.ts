@@ -1,7 +1,7 @@
 // A2A at /a2a/{agent_id}: another agent (an A2A client) sends messages to one of the workspace's agents
 // and follows the tasks they start, over A2A's JSON-RPC binding. The binding itself (envelopes, method
 // names, server-sent events, error envelopes) is @a2a-js/sdk's transport; the request handler below
-// implements its operations by executing GraphQL documents (operations.graphql) through Yoga's
+// implements its operations by executing GraphQL documents (src/protocols/operations/a2a.graphql) through Yoga's
 // enveloped pipeline with the caller's own credentials, as the other adapters do: A2A callers get the
 // same auth, permissions, tenancy, audit and error codes as every other surface. A task is a run (and
 // the runs that resume it), a context a thread. Mappings and support: docs/protocols/a2a.md.
@@ -23,6 +23,17 @@ import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/ser
 import { jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { A2A_LEGACY_PROTOCOL_VERSION, duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
+import {
+  A2aAgentDocument,
+  A2aCancelRunDocument,
+  A2aCreateThreadDocument,
+  A2aResumeRunDocument,
+  A2aRunDocument,
+  A2aRunItemEventsDocument,
+  A2aRunItemsDocument,
+  A2aStartRunDocument,
+  A2aThreadDocument,
+} from '../../generated/protocol-documents.js';
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -79,14 +90,12 @@ const SERVICE_THREAD_ID = /^thr_/;
 const MAX_RESUMES = 100;
 const REALM = 'workspace-agent-service';
 
-const DOCUMENT_URL = new URL('./operations.graphql', import.meta.url);
-
 export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOptions): { router: Router } {
-  const operations = operationRunner(yoga, DOCUMENT_URL, 'A2A');
+  const operations = operationRunner(yoga, 'A2A');
   const execute = operations.execute;
 
   const runOf = async (caller: Caller, id: string, wait?: number) =>
-    (await execute({ ...caller.credentials, signal: caller.signal }, 'A2aRun', { id, ...(wait ? { wait } : {}) })).run as RunView;
+    (await execute({ ...caller.credentials, signal: caller.signal }, A2aRunDocument, { id, ...(wait ? { wait } : {}) })).run as RunView;
 
   /** The task's runs: the run `taskId` and each that resumed the one before. Another agent's run is no task here. */
   async function runsOf(caller: Caller, taskId: string): Promise<RunView[]> {
@@ -110,7 +119,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   async function taskView(caller: Caller, taskId: string, runs: RunView[], historyLength?: number): Promise<Task> {
     const withItems = await Promise.all(
       runs.map(async (run) => {
-        const data = await execute(caller.credentials, 'A2aRunItems', { id: run.id });
+        const data = await execute(caller.credentials, A2aRunItemsDocument, { id: run.id });
         return { run, items: data.run.items.nodes as ItemView[] };
       }),
     );
@@ -140,7 +149,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
             ? `task ${message.taskId} is ${last.status === 'cancelled' ? 'canceled' : last.status}: send a new message without its taskId`
             : `task ${message.taskId} is working: only an input-required task takes a message`,
         );
-      const data = await execute(caller.credentials, 'A2aResumeRun', {
+      const data = await execute(caller.credentials, A2aResumeRunDocument, {
         runId: last.id,
         input: answersFor(last, message),
         // The message's id keys the resume: a retried message resumes the run once.
@@ -151,7 +160,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     const text = textOf(message);
     if (text === '') throw new RequestMalformedError('the message has no text part');
     const threadId = await threadFor(caller, message.contextId);
-    const data = await execute(caller.credentials, 'A2aStartRun', {
+    const data = await execute(caller.credentials, A2aStartRunDocument, {
       input: { agentId: caller.agent.id, threadId, input: { content: [{ type: 'text', text }] } },
     });
     const run = data.startRun.run as RunView;
@@ -160,10 +169,13 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
 
   /** The thread of a message's context: the workspace's thread it names, or a new one. */
   async function threadFor(caller: Caller, contextId: string): Promise<string> {
-    if (!contextId) return (await execute(caller.credentials, 'A2aCreateThread', { input: {} })).createThread.thread.id;
+    if (!contextId) return (await execute(caller.credentials, A2aCreateThreadDocument, { input: {} })).createThread.thread.id;
     if (!SERVICE_THREAD_ID.test(contextId))
       throw new RequestMalformedError(`contextId ${contextId.slice(0, 200)} is not a context of this service: omit it to start one`);
-    const thread = (await execute(caller.credentials, 'A2aThread', { id: contextId })).thread as { id: string; lastRunId: string | null };
+    const thread = (await execute(caller.credentials, A2aThreadDocument, { id: contextId })).thread as {
+      id: string;
+      lastRunId: string | null;
+    };
     // A new task while the context's task waits for input would queue behind it and never start.
     if (thread.lastRunId) {
       const last = await runOf(caller, thread.lastRunId);
@@ -185,7 +197,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     yield { payload: { $case: 'task', value: await taskView(caller, taskId, runs) } };
     const artifacts = new ArtifactStream(taskId, run.threadId);
     let working = run.status === 'running';
-    for await (const data of operations.subscribe(caller.credentials, 'A2aRunItemEvents', { runId: run.id }, caller.signal)) {
+    for await (const data of operations.subscribe(caller.credentials, A2aRunItemEventsDocument, { runId: run.id }, caller.signal)) {
       if (!working) {
         working = true;
         yield statusUpdate(taskId, { ...run, status: 'running' });
@@ -227,7 +239,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
         const runs = await runsOf(caller, params.id);
         const last = runs.at(-1)!;
         if (TERMINAL.has(last.status)) throw new TaskNotCancelableError(`task ${params.id} is ${last.status}`);
-        const cancelled = (await execute(caller.credentials, 'A2aCancelRun', { id: last.id })).cancelRun.run as RunView;
+        const cancelled = (await execute(caller.credentials, A2aCancelRunDocument, { id: last.id })).cancelRun.run as RunView;
         // A running run stops at its next step: the answer waits (briefly) for the cancellation to land.
         const now = await settled(caller, cancelled);
         return taskView(caller, params.id, [...runs.slice(0, -1), now]);
@@ -273,7 +285,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   });
   /** The agent of the path, read with the caller's key: a bad key answers 401, another workspace's agent 404. */
   const agentOf = async (req: Request) =>
-    (await execute(credentialsOf(req), 'A2aAgent', { id: String(req.params.agentId) })).agent as AgentView;
+    (await execute(credentialsOf(req), A2aAgentDocument, { id: String(req.params.agentId) })).agent as AgentView;
 
   const router = express.Router();
   router.get('/:agentId/.well-known/agent-card.json', async (req: Request, res: Response) => {

@@ -2,29 +2,19 @@
 // has already said about each item, so a snapshot after deltas (or a replayed item) says only what is
 // new, and every START has its END before the stream closes.
 import { EventType, type BaseEvent, type Interrupt, type Tool } from '@ag-ui/core';
-import type { PendingCall, RunView } from '../run-view.js';
+// The answers' types are generated from the documents (src/protocols/operations/*.graphql).
+import type {
+  ProtocolPendingCallFragment,
+  ProtocolRunItemEventsSubscription,
+  ProtocolRunViewFragment,
+} from '../../generated/protocol-documents.js';
+import { contentOf, itemText } from '../run-items.js';
 
-export interface RunItemSnapshot {
-  __typename: 'RunItem';
-  id: string;
-  ordinal: number;
-  kind: string;
-  state: string;
-  content: Record<string, unknown>;
-}
-
-export interface RunItemDelta {
-  __typename: 'RunItemTextDelta';
-  itemId: string;
-  ordinal: number;
-  member: string;
-  offset: number;
-  text: string;
-}
-
-export type ItemEvent = RunItemSnapshot | RunItemDelta;
-
-export type { PendingCall, RunView } from '../run-view.js';
+/** A run item event as the subscription answers it: a snapshot of an item, or a delta of its text. */
+export type ItemEvent = ProtocolRunItemEventsSubscription['runItemEvents'];
+type RunItemSnapshot = Extract<ItemEvent, { __typename: 'RunItem' }>;
+type PendingCall = ProtocolPendingCallFragment;
+type RunView = ProtocolRunViewFragment;
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
 
@@ -52,7 +42,7 @@ export class EventTranslator {
       // A client tool's call, and one that waits for an approval first (its interrupt names the call).
       case 'client_call':
       case 'approval_request':
-        return this.announceCall(event.content);
+        return this.announceCall(contentOf(event));
       case 'tool_result':
         return this.toolResult(event);
       default:
@@ -85,8 +75,7 @@ export class EventTranslator {
       sent = 0;
       this.texts.set(item.id, 0);
     }
-    const text = typeof item.content.text === 'string' ? item.content.text : '';
-    events.push(...this.appendText(item.id, sent, 0, text));
+    events.push(...this.appendText(item.id, sent, 0, itemText(item)));
     if (item.state !== 'in_progress') {
       events.push({ type: EventType.TEXT_MESSAGE_END, messageId: item.id } as BaseEvent);
       this.texts.delete(item.id);
@@ -110,11 +99,12 @@ export class EventTranslator {
   /** A server tool's execution is a step; its call is announced as it starts. */
   private serverToolCall(item: RunItemSnapshot): BaseEvent[] {
     const events: BaseEvent[] = [];
-    const name = asText(item.content.tool_name);
-    if (!this.steps.has(item.id) && !this.calls.has(asText(item.content.tool_call_id))) {
+    const content = contentOf(item);
+    const name = asText(content.tool_name);
+    if (!this.steps.has(item.id) && !this.calls.has(asText(content.tool_call_id))) {
       this.steps.set(item.id, `tool:${name}`);
       events.push({ type: EventType.STEP_STARTED, stepName: `tool:${name}` } as BaseEvent);
-      events.push(...this.announceCall(item.content));
+      events.push(...this.announceCall(content));
     }
     if (item.state !== 'in_progress' && this.steps.has(item.id)) {
       events.push({ type: EventType.STEP_FINISHED, stepName: this.steps.get(item.id)! } as BaseEvent);
@@ -136,9 +126,10 @@ export class EventTranslator {
 
   /** A server tool's result (or its refusal): the calls the front-end answers have none here. */
   private toolResult(item: RunItemSnapshot): BaseEvent[] {
-    const toolCallId = asText(item.content.tool_call_id);
+    const result = contentOf(item);
+    const toolCallId = asText(result.tool_call_id);
     if (!this.calls.has(toolCallId) || item.state === 'in_progress') return [];
-    const content = 'error' in item.content ? `error: ${asText(item.content.error)}` : asText(item.content.result ?? item.content.value);
+    const content = 'error' in result ? `error: ${asText(result.error)}` : asText(result.result ?? result.value);
     return [{ type: EventType.TOOL_CALL_RESULT, messageId: item.id, toolCallId, content, role: 'tool' } as BaseEvent];
   }
 }

@@ -1,6 +1,6 @@
 // AG-UI at /ag-ui/{agent_id}: a front-end POSTs a RunAgentInput and reads the run as an SSE stream of
 // AG-UI events. Like the REST shim and the MCP server it executes GraphQL documents
-// (operations.graphql) through Yoga's enveloped pipeline with the caller's own credentials, so AG-UI
+// (src/protocols/operations/) through Yoga's enveloped pipeline with the caller's own credentials, so AG-UI
 // callers get the same auth, permissions, tenancy, audit and error codes as every other surface; it
 // never reaches a service or the database itself. Mappings and support: docs/protocols/ag-ui.md.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -11,8 +11,22 @@ import { EventEncoder } from '@ag-ui/encoder';
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
-import { clientToolsOf, EventTranslator, frontEndCalls, interruptsOf, type ItemEvent, type RunView } from './events.js';
+import {
+  AgUiAgentDocument,
+  AgUiCreateThreadDocument,
+  AgUiThreadByKeyDocument,
+  ProtocolCancelRunDocument,
+  ProtocolResumeRunDocument,
+  ProtocolRunDocument,
+  ProtocolRunItemEventsDocument,
+  ProtocolStartRunDocument,
+  ProtocolThreadDocument,
+  type AgUiAgentQuery,
+  type ProtocolRunViewFragment as RunView,
+  type ProtocolThreadRefFragment,
+} from '../../generated/protocol-documents.js';
+import { OperationProblem, operationRunner, requestCredentials, type EnvelopedGraphQL } from '../operation-runner.js';
+import { clientToolsOf, EventTranslator, frontEndCalls, interruptsOf } from './events.js';
 
 export interface AgUiEndpointOptions {
   logger: Logger;
@@ -20,11 +34,7 @@ export interface AgUiEndpointOptions {
 }
 
 /** The agent as `AgUiAgent` reads it: its default revision's client tools are kept beside the front-end's. */
-interface AgentView {
-  id: string;
-  name: string;
-  defaultRevision: { config: { clientTools: Record<string, unknown>[] | null } } | null;
-}
+type AgentView = AgUiAgentQuery['agent'];
 
 /** The `wait` of a run read while confirming how it settled: under the GraphQL execution deadline's default. */
 const WAIT_SECONDS = 20;
@@ -36,19 +46,18 @@ const MAX_THREAD_KEY = 200;
 /** The service's own thread ids: one of these must name a thread of the workspace. */
 const SERVICE_THREAD_ID = /^thr_/;
 
-const DOCUMENT_URL = new URL('./operations.graphql', import.meta.url);
-
 export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpointOptions): { router: Router } {
-  const operations = operationRunner(yoga, DOCUMENT_URL, 'AG-UI');
+  const operations = operationRunner(yoga, 'AG-UI');
   const execute = operations.execute;
 
-  async function resolveThread(credentials: RequestCredentials, threadId: string): Promise<{ id: string; lastRunId: string | null }> {
-    if (SERVICE_THREAD_ID.test(threadId)) return (await execute(credentials, 'AgUiThread', { id: threadId })).thread;
+  async function resolveThread(credentials: RequestCredentials, threadId: string): Promise<ProtocolThreadRefFragment> {
+    if (SERVICE_THREAD_ID.test(threadId)) return (await execute(credentials, ProtocolThreadDocument, { id: threadId })).thread;
     if (threadId.length > MAX_THREAD_KEY)
       throw new OperationProblem('invalid_argument', `threadId is longer than ${MAX_THREAD_KEY} characters`, { field: 'threadId' });
-    const found = (await execute(credentials, 'AgUiThreadByKey', { label: [`${THREAD_KEY_LABEL}:${threadId}`] })).threads.nodes;
-    if (found.length) return found[0];
-    return (await execute(credentials, 'AgUiCreateThread', { input: { labels: { [THREAD_KEY_LABEL]: threadId } } })).createThread.thread;
+    const found = (await execute(credentials, AgUiThreadByKeyDocument, { label: [`${THREAD_KEY_LABEL}:${threadId}`] })).threads.nodes;
+    if (found[0]) return found[0];
+    return (await execute(credentials, AgUiCreateThreadDocument, { input: { labels: { [THREAD_KEY_LABEL]: threadId } } })).createThread
+      .thread;
   }
 
   /**
@@ -62,7 +71,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     threadId: string,
   ): Promise<RunView> {
     const thread = await resolveThread(credentials, threadId);
-    const last = thread.lastRunId ? ((await execute(credentials, 'AgUiRun', { id: thread.lastRunId })).run as RunView) : null;
+    const last = thread.lastRunId ? (await execute(credentials, ProtocolRunDocument, { id: thread.lastRunId })).run : null;
     if (last && last.status === 'waiting' && !last.resumedById) {
       const answers = answersFor(last, input);
       // A new turn while the run waits for its interrupts would queue behind it and never stream:
@@ -73,13 +82,13 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
           "the thread's run waits for answers: send tool messages for its pending tool calls and resume entries for its interrupts",
           { run_id: last.id, pending: [...last.pending.approvals, ...last.pending.calls].map((call) => call.toolCallId) },
         );
-      const data = await execute(credentials, 'AgUiResumeRun', {
+      const data = await execute(credentials, ProtocolResumeRunDocument, {
         runId: last.id,
         input: answers,
         // Each AG-UI run is one answer: its runId keys the resume, so a retried request resumes once.
         idempotencyKey: `ag-ui-${input.runId}`.slice(0, 200),
       });
-      return data.resumeRun.run as RunView;
+      return data.resumeRun.run;
     }
     const text = lastUserText(input.messages);
     if (text === null)
@@ -91,10 +100,10 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
         },
       );
     const options = input.tools.length ? { overrides: { client_tools: mergedTools(agent, input) } } : undefined;
-    const data = await execute(credentials, 'AgUiStartRun', {
+    const data = await execute(credentials, ProtocolStartRunDocument, {
       input: { agentId: agent.id, threadId: thread.id, input: { content: [{ type: 'text', text }] }, ...(options ? { options } : {}) },
     });
-    return data.startRun.run as RunView;
+    return data.startRun.run;
   }
 
   /** Follows the run's items, writing each as AG-UI events, until the run is sealed or waiting. */
@@ -105,14 +114,14 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     translator: EventTranslator,
     write: (event: BaseEvent) => void,
   ) {
-    for await (const data of operations.subscribe(credentials, 'AgUiRunItemEvents', { runId }, signal)) {
-      for (const event of translator.translate(data.runItemEvents as ItemEvent)) write(event);
+    for await (const data of operations.subscribe(credentials, ProtocolRunItemEventsDocument, { runId }, signal)) {
+      for (const event of translator.translate(data.runItemEvents)) write(event);
     }
     for (const event of translator.close()) write(event);
     // The stream completes when the run is sealed or waiting; the read confirms it (and waits, should
     // the stream have ended early).
     while (!signal.aborted) {
-      const view = (await execute({ ...credentials, signal }, 'AgUiRun', { id: runId, wait: WAIT_SECONDS })).run as RunView;
+      const { run: view } = await execute({ ...credentials, signal }, ProtocolRunDocument, { id: runId, wait: WAIT_SECONDS });
       if (SETTLED.has(view.status)) return view;
     }
     return null;
@@ -121,18 +130,13 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
   const router = express.Router();
   router.use(express.json({ limit: options.maxBodyBytes, strict: true, type: () => true }));
   router.post('/:agentId', async (req: Request, res: Response) => {
-    const credentials: RequestCredentials = {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-    };
+    const credentials = requestCredentials(req);
     const agentId = String(req.params.agentId);
     let run: RunView;
     let input: RunAgentInput;
     try {
       // The agent first: a bad key answers 401, an agent of another workspace 404, before the body is judged.
-      const agent = (await execute(credentials, 'AgUiAgent', { id: agentId })).agent as AgentView;
+      const { agent } = await execute(credentials, AgUiAgentDocument, { id: agentId });
       const parsed = RunAgentInputSchema.safeParse(req.body);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
@@ -165,7 +169,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
     res.on('close', () => {
       if (finished) return;
       gone.abort();
-      execute(credentials, 'AgUiCancelRun', { id: run.id }).catch((error) =>
+      execute(credentials, ProtocolCancelRunDocument, { id: run.id }).catch((error) =>
         options.logger.warn({ err: error, runId: run.id }, 'AG-UI: cancelling the run failed'),
       );
     });

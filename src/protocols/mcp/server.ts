@@ -1,5 +1,5 @@
 // The MCP server at /mcp (streamable HTTP, as @modelcontextprotocol/sdk serves it): every agent of the
-// caller's workspace is a tool. Like the REST shim it executes GraphQL documents (operations.graphql)
+// caller's workspace is a tool. Like the REST shim it executes GraphQL documents (src/protocols/operations/)
 // through Yoga's enveloped pipeline with the caller's own credentials, so MCP callers get the same
 // auth, permissions, tenancy, audit and error codes as every other surface; it never reaches a
 // service or the database itself.
@@ -25,7 +25,18 @@ import {
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
-import { OperationProblem, operationRunner, type EnvelopedGraphQL } from '../operation-runner.js';
+import {
+  McpAgentsDocument,
+  McpRunItemsDocument,
+  McpViewerDocument,
+  ProtocolCancelRunDocument,
+  ProtocolResumeRunDocument,
+  ProtocolRunDocument,
+  ProtocolStartRunDocument,
+  ProtocolThreadDocument,
+  type McpAgentsQuery,
+} from '../../generated/protocol-documents.js';
+import { OperationProblem, operationRunner, requestCredentials, type EnvelopedGraphQL } from '../operation-runner.js';
 import {
   INPUT_SCHEMA,
   OUTPUT_SCHEMA,
@@ -60,8 +71,6 @@ const WAIT_SECONDS = 20;
 const MAX_AGENT_PAGES = 10;
 const SETTLED = new Set(['completed', 'failed', 'cancelled', 'waiting']);
 
-const DOCUMENT_URL = new URL('./operations.graphql', import.meta.url);
-
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -83,7 +92,7 @@ const digestOf = (credentials: RequestCredentials) =>
     .digest('hex');
 
 export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOptions): { router: Router; close(): Promise<void> } {
-  const operations = operationRunner(yoga, DOCUMENT_URL, 'MCP');
+  const operations = operationRunner(yoga, 'MCP');
   const execute = operations.execute;
 
   const sessions = new Map<string, Session>();
@@ -94,10 +103,13 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
     const agents: AgentSummary[] = [];
     let after: string | null = null;
     for (let page = 0; page < MAX_AGENT_PAGES; page++) {
-      const data = await execute(credentials, 'McpAgents', { after, label: options.agentLabel ? [options.agentLabel] : null });
-      agents.push(...(data.agents.nodes as AgentSummary[]));
+      const data: McpAgentsQuery = await execute(credentials, McpAgentsDocument, {
+        after,
+        label: options.agentLabel ? [options.agentLabel] : null,
+      });
+      agents.push(...data.agents.nodes);
       if (!data.agents.pageInfo.hasNextPage) break;
-      after = data.agents.pageInfo.endCursor as string;
+      after = data.agents.pageInfo.endCursor;
     }
     return toolNames(agents);
   }
@@ -113,12 +125,11 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
     signal: AbortSignal,
     onItem: (item: { ordinal: number; kind: string; state: string }) => Promise<void>,
   ): Promise<RunView | null> {
-    for await (const data of operations.subscribe(credentials, 'McpRunItems', { runId }, signal)) await onItem(data.runItems);
+    for await (const data of operations.subscribe(credentials, McpRunItemsDocument, { runId }, signal)) await onItem(data.runItems);
     // The stream completes when the run is sealed or waiting; the read confirms it (and waits, should
     // the stream have ended early).
     while (!signal.aborted) {
-      const data = await execute({ ...credentials, signal }, 'McpRun', { id: runId, wait: WAIT_SECONDS });
-      const view = data.run as RunView;
+      const { run: view } = await execute({ ...credentials, signal }, ProtocolRunDocument, { id: runId, wait: WAIT_SECONDS });
       if (SETTLED.has(view.status)) return view;
     }
     return null;
@@ -153,7 +164,7 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
     // Cancelling the MCP request cancels the run (`notifications/cancelled` aborts the handler's signal).
     let cancelled: Promise<unknown> | null = null;
     const cancel = () => {
-      cancelled = execute(credentials, 'McpCancelRun', { id: started.id }).catch((error) =>
+      cancelled = execute(credentials, ProtocolCancelRunDocument, { id: started.id }).catch((error) =>
         options.logger.warn({ err: error, runId: started.id }, 'MCP: cancelling the run failed'),
       );
     };
@@ -190,24 +201,26 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
   async function startOrAnswer(credentials: RequestCredentials, agent: AgentSummary, message: string, threadId: string | undefined) {
     const input = { content: [{ type: 'text', text: message }] };
     if (threadId !== undefined) {
-      const thread = (await execute(credentials, 'McpThread', { id: threadId })).thread as { lastRunId: string | null };
+      const { thread } = await execute(credentials, ProtocolThreadDocument, { id: threadId });
       if (thread.lastRunId) {
-        const last = (await execute(credentials, 'McpRun', { id: thread.lastRunId })).run as RunView;
+        const { run: last } = await execute(credentials, ProtocolRunDocument, { id: thread.lastRunId });
         if (last.status === 'waiting' && !last.resumedById) {
           const answers = resumeInput(last, message);
           if (!answers) throw new AnswerNeeded('the run waits for an approval: answer "approve" or "deny"');
-          const data = await execute(credentials, 'McpResumeRun', {
+          const data = await execute(credentials, ProtocolResumeRunDocument, {
             runId: last.id,
             input: answers,
             // Each tool call is one answer: a retried call is a new request of the client's.
             idempotencyKey: `mcp-${randomUUID()}`,
           });
-          return data.resumeRun.run as RunView;
+          return data.resumeRun.run;
         }
       }
     }
-    const data = await execute(credentials, 'McpStartRun', { input: { agentId: agent.id, input, ...(threadId ? { threadId } : {}) } });
-    return data.startRun.run as RunView;
+    const data = await execute(credentials, ProtocolStartRunDocument, {
+      input: { agentId: agent.id, input, ...(threadId ? { threadId } : {}) },
+    });
+    return data.startRun.run;
   }
 
   function newSession(credentialDigest: string): Session {
@@ -227,8 +240,8 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
           name,
           title: agent.name,
           description: toolDescription(agent),
-          inputSchema: INPUT_SCHEMA as unknown as { type: 'object'; [key: string]: unknown },
-          outputSchema: OUTPUT_SCHEMA as unknown as { type: 'object'; [key: string]: unknown },
+          inputSchema: INPUT_SCHEMA,
+          outputSchema: OUTPUT_SCHEMA,
           annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
           _meta: { agent_id: agent.id },
         })),
@@ -301,19 +314,10 @@ export function createMcpEndpoint(yoga: EnvelopedGraphQL, options: McpEndpointOp
   const router = express.Router();
   router.use(express.json({ limit: options.maxBodyBytes, strict: true, type: () => true }));
   router.all('/', async (req: Request, res: Response) => {
-    const credentials: RequestCredentials = {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-    };
+    const credentials = requestCredentials(req);
     try {
       // Every request authenticates, as every REST request does (a revoked key stops at once).
-      const viewer = (await execute(credentials, 'McpViewer')).viewer as {
-        principalId: string;
-        workspaceId: string;
-        permissions: string[];
-      };
+      const { viewer } = await execute(credentials, McpViewerDocument, {});
       const digest = digestOf(credentials);
       const sessionId = req.get('mcp-session-id');
       let session: Session | undefined;

@@ -1,14 +1,12 @@
 // What the MCP adapter shows of agents and runs: tool names, the tools' schemas, and the text of a
 // run's result or pause. Pure functions of what the GraphQL operations answered.
-import type { RunView } from '../run-view.js';
 
-export interface AgentSummary {
-  id: string;
-  name: string;
-  description: string;
-}
+// The answers' types are generated from the documents (src/protocols/operations/*.graphql).
+import type { McpAgentsQuery, ProtocolRunViewFragment } from '../../generated/protocol-documents.js';
 
-export type { PendingCall, RunView } from '../run-view.js';
+/** An agent as the tool list reads it. */
+export type AgentSummary = McpAgentsQuery['agents']['nodes'][number];
+export type RunView = ProtocolRunViewFragment;
 
 /** MCP tool names: 1–128 characters of `A-Z a-z 0-9 _ - .` (2025-11-25); we keep them shorter for hosts that cut at 64. */
 const MAX_NAME = 64;
@@ -47,7 +45,13 @@ export function toolNames(agents: readonly AgentSummary[]): Map<string, AgentSum
   return byName;
 }
 
-export const INPUT_SCHEMA = {
+/** A tool's input or output schema as the MCP SDK takes it: a JSON Schema of an object. */
+export interface ToolSchema {
+  type: 'object';
+  [key: string]: unknown;
+}
+
+export const INPUT_SCHEMA: ToolSchema = {
   type: 'object',
   properties: {
     message: { type: 'string', minLength: 1, description: 'What to tell the agent, or the answer to what a paused run asked.' },
@@ -59,7 +63,7 @@ export const INPUT_SCHEMA = {
   },
   required: ['message'],
   additionalProperties: false,
-} as const;
+};
 
 const PENDING_SCHEMA = {
   type: 'object',
@@ -75,7 +79,7 @@ const PENDING_SCHEMA = {
   required: ['tool_call_id', 'kind', 'tool_name'],
 } as const;
 
-export const OUTPUT_SCHEMA = {
+export const OUTPUT_SCHEMA: ToolSchema = {
   type: 'object',
   properties: {
     run_id: { type: 'string' },
@@ -86,7 +90,7 @@ export const OUTPUT_SCHEMA = {
     failure: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] },
   },
   required: ['run_id', 'thread_id', 'status'],
-} as const;
+};
 
 export function toolDescription(agent: AgentSummary): string {
   const own = agent.description.trim() || `Runs the agent "${agent.name}".`;

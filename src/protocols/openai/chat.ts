@@ -5,6 +5,7 @@
 // (`<run id>.<tool call id>`), so the `tool` messages of the next request resume that run.
 import { BadRequest } from './errors.js';
 import { contentText, object, optionalBoolean, requiredModel } from './requests.js';
+import { itemText } from '../run-items.js';
 import type { ItemView, RunView } from './responses.js';
 
 export interface ChatRequest {
@@ -101,8 +102,6 @@ export function chatInput(raw: unknown): ChatRequest {
   };
 }
 
-const textOf = (item: ItemView) => (typeof item.content.text === 'string' ? item.content.text : '');
-
 function toolCalls(run: RunView) {
   return run.status === 'waiting' && !run.resumedById
     ? run.pending.calls.map((call) => ({
@@ -128,7 +127,7 @@ const created = (run: RunView) => Math.floor(Date.parse(run.createdAt) / 1000);
 export function chatCompletion(run: RunView, items: readonly ItemView[]) {
   const text = items
     .filter((item) => item.kind === 'text_message')
-    .map(textOf)
+    .map(itemText)
     .join('');
   const calls = toolCalls(run);
   return {
@@ -179,7 +178,7 @@ export class ChatStreamer {
 
   snapshot(item: ItemView) {
     if (item.kind !== 'text_message') return [];
-    return this.grow(item.ordinal, textOf(item));
+    return this.grow(item.ordinal, itemText(item));
   }
 
   append(delta: { ordinal: number; member: string; offset: number; text: string }) {

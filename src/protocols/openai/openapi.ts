@@ -10,6 +10,11 @@ const error = {
 };
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), error]));
 const json = (schema: Record<string, unknown>, description: string) => ({ description, content: { 'application/json': { schema } } });
+/** An answer that is JSON, or a server-sent event stream when the request asks to stream. */
+const jsonOrStream = (schema: Record<string, unknown>, description: string) => ({
+  description,
+  content: { 'application/json': { schema }, 'text/event-stream': { schema: { type: 'string' } } },
+});
 const responseId = {
   name: 'id',
   in: 'path',
@@ -54,13 +59,10 @@ export function openAIOpenApiDocument() {
           summary: 'Start a run of the agent named by `model` (or answer the function calls a response waits for)',
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateResponse' } } } },
           responses: {
-            '200': {
-              description: 'the response (settled; at once with `background`), or its event stream with `stream`',
-              content: {
-                'application/json': { schema: { $ref: '#/components/schemas/Response' } },
-                'text/event-stream': { schema: { type: 'string' } },
-              },
-            },
+            '200': jsonOrStream(
+              { $ref: '#/components/schemas/Response' },
+              'the response (settled; at once with `background`), or its event stream with `stream`',
+            ),
             ...errors(400, 401, 403, 404, 409, 429),
           },
         },
@@ -80,13 +82,7 @@ export function openAIOpenApiDocument() {
             },
           ],
           responses: {
-            '200': {
-              description: 'the response, or its events',
-              content: {
-                'application/json': { schema: { $ref: '#/components/schemas/Response' } },
-                'text/event-stream': { schema: { type: 'string' } },
-              },
-            },
+            '200': jsonOrStream({ $ref: '#/components/schemas/Response' }, 'the response, or its events'),
             ...errors(400, 401, 403, 404, 429),
           },
         },
@@ -108,10 +104,10 @@ export function openAIOpenApiDocument() {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateChatCompletion' } } },
           },
           responses: {
-            '200': {
-              description: 'a chat.completion, or chat.completion.chunk events ending with `data: [DONE]` when `stream` is true',
-              content: { 'application/json': { schema: { type: 'object' } }, 'text/event-stream': { schema: { type: 'string' } } },
-            },
+            '200': jsonOrStream(
+              { type: 'object' },
+              'a chat.completion, or chat.completion.chunk events ending with `data: [DONE]` when `stream` is true',
+            ),
             ...errors(400, 401, 403, 404, 409, 429, 500),
           },
         },

@@ -15,35 +15,12 @@
 //   ordinal·2³² + 2³² − 4 … −2  output_text.done / function_call_arguments.done, content_part.done, output_item.done
 //   (last ordinal + 1)·2³²      the terminal event (response.completed, .failed or .incomplete)
 // Numbers grow through the stream but are not contiguous (docs/protocols/openai.md).
+import type { ProtocolRunItemFragment, ProtocolRunViewFragment } from '../../generated/protocol-documents.js';
+import { contentOf, itemText } from '../run-items.js';
 
-export interface PendingCall {
-  toolCallId: string;
-  toolName: string;
-  arguments: unknown;
-}
-
-export interface RunView {
-  id: string;
-  agentId: string;
-  threadId: string;
-  parentRunId: string | null;
-  status: string;
-  output: unknown;
-  waitReason: string | null;
-  resumedById: string | null;
-  createdAt: string;
-  failure: { code: string; message: string } | null;
-  usageAtSeal: { inputTokens: number; outputTokens: number; cachedInputTokens: number } | null;
-  pending: { approvals: PendingCall[]; calls: PendingCall[] };
-}
-
-export interface ItemView {
-  id: string;
-  ordinal: number;
-  kind: string;
-  state: string;
-  content: Record<string, unknown>;
-}
+// The answers' types are generated from the documents (src/protocols/operations/*.graphql).
+export type RunView = ProtocolRunViewFragment;
+export type ItemView = ProtocolRunItemFragment;
 
 export const SPAN = 2 ** 32;
 const TEXT_START = 2;
@@ -71,7 +48,7 @@ export function responseStatus(run: Pick<RunView, 'status' | 'waitReason'>): str
 export function outputItem(item: ItemView): Record<string, unknown> | null {
   const status = item.state === 'in_progress' ? 'in_progress' : 'completed';
   if (item.kind === 'text_message') {
-    const text = typeof item.content.text === 'string' ? item.content.text : '';
+    const text = itemText(item);
     return {
       type: 'message',
       id: item.id,
@@ -86,19 +63,20 @@ export function outputItem(item: ItemView): Record<string, unknown> | null {
 }
 
 function functionCall(item: ItemView): { callId: string; name: string; arguments: string } | null {
+  const content = contentOf(item);
   if (item.kind === 'client_call') {
     return {
-      callId: String(item.content.tool_call_id ?? ''),
-      name: String(item.content.tool_name ?? ''),
-      arguments: JSON.stringify(item.content.arguments ?? {}),
+      callId: String(content.tool_call_id ?? ''),
+      name: String(content.tool_name ?? ''),
+      arguments: JSON.stringify(content.arguments ?? {}),
     };
   }
   if (item.kind === 'question') {
-    const choices = Array.isArray(item.content.choices) && item.content.choices.length ? { choices: item.content.choices } : {};
+    const choices = Array.isArray(content.choices) && content.choices.length ? { choices: content.choices } : {};
     return {
-      callId: String(item.content.tool_call_id ?? ''),
+      callId: String(content.tool_call_id ?? ''),
       name: 'ask_user',
-      arguments: JSON.stringify({ question: item.content.question ?? '', ...choices }),
+      arguments: JSON.stringify({ question: content.question ?? '', ...choices }),
     };
   }
   return null;
@@ -188,9 +166,9 @@ export class ResponseEventSequencer {
   append(delta: { ordinal: number; member: string; offset: number; text: string }): StreamEvent[] {
     const item = this.texts.get(delta.ordinal);
     if (!item || item.kind !== 'text_message' || delta.member !== 'text') return [];
-    const text = typeof item.content.text === 'string' ? item.content.text : '';
+    const text = itemText(item);
     if (delta.offset !== text.length) return [];
-    const next = { ...item, content: { ...item.content, text: text + delta.text } };
+    const next = { ...item, content: { ...contentOf(item), text: text + delta.text } };
     this.texts.set(delta.ordinal, next);
     return this.advance(next);
   }
@@ -215,7 +193,7 @@ export class ResponseEventSequencer {
     const output = outputItem(item)!;
     const outputIndex = this.index(item.ordinal);
     const message = item.kind === 'text_message';
-    const body = message ? (typeof item.content.text === 'string' ? item.content.text : '') : String(output.arguments);
+    const body = message ? itemText(item) : String(output.arguments);
     const events: StreamEvent[] = [];
     let at = this.at.get(item.ordinal) ?? this.startingAfter;
     const emit = (offset: number, event: Omit<StreamEvent, 'sequence_number'>) => {

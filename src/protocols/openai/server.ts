@@ -8,7 +8,27 @@ import { randomUUID } from 'node:crypto';
 import type { RequestCredentials } from '../../graphql/context.js';
 import type { Logger } from '../../lib/logger.js';
 import { BadRequest, isBadRequest, openAIErrorBody, sendOpenAIError } from './errors.js';
-import { isOperationProblem, operationRunner, type EnvelopedGraphQL, type OperationRunner } from '../operation-runner.js';
+import {
+  OpenAiAgentDocument,
+  OpenAiAgentInstructionsDocument,
+  OpenAiAgentsDocument,
+  OpenAiAgentsNamedDocument,
+  OpenAiRunItemsDocument,
+  ProtocolCancelRunDocument,
+  ProtocolResumeRunDocument,
+  ProtocolRunDocument,
+  ProtocolRunItemEventsDocument,
+  ProtocolStartRunDocument,
+  type OpenAiAgentFieldsFragment,
+  type OpenAiAgentPageFragment,
+} from '../../generated/protocol-documents.js';
+import {
+  isOperationProblem,
+  operationRunner,
+  requestCredentials,
+  type EnvelopedGraphQL,
+  type OperationRunner,
+} from '../operation-runner.js';
 import { ResponseEventSequencer, responseObject, SETTLED, type ItemView, type RunView, type StreamEvent } from './responses.js';
 import { chatCompletion, chatInput, ChatStreamer, parseCallId } from './chat.js';
 import { parseResponsesRequest, type ResponsesRequest } from './requests.js';
@@ -24,39 +44,28 @@ const WAIT_SECONDS = 20;
 /** Agents read at most (pages of 100) to find one by name or to list the models. */
 const MAX_AGENT_PAGES = 10;
 
-interface AgentView {
-  id: string;
-  name: string;
-  description: string;
-  createdAt: string;
-}
+type AgentView = OpenAiAgentFieldsFragment;
 
 export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndpointOptions): { router: Router } {
-  const ops: OperationRunner = operationRunner(yoga, new URL('./operations.graphql', import.meta.url), 'OpenAI adapter');
+  const ops: OperationRunner = operationRunner(yoga, 'OpenAI adapter');
 
   const credentialsOf = (req: Request, res: Response): RequestCredentials => {
     const gone = new AbortController();
     res.on('close', () => gone.abort());
-    return {
-      authorization: req.get('authorization') ?? null,
-      workspaceHeader: req.get('x-workspace-id') ?? null,
-      requestId: req.get('x-request-id') ?? null,
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-      signal: gone.signal,
-    };
+    return { ...requestCredentials(req), signal: gone.signal };
   };
 
   async function listAgents(credentials: RequestCredentials, q?: string): Promise<AgentView[]> {
     const agents: AgentView[] = [];
     let after: string | null = null;
     for (let page = 0; page < MAX_AGENT_PAGES; page++) {
-      const data =
+      const { agents: found }: { agents: OpenAiAgentPageFragment } =
         q === undefined
-          ? await ops.execute(credentials, 'OpenAIAgents', { after })
-          : await ops.execute(credentials, 'OpenAIAgentsNamed', { q, after });
-      agents.push(...(data.agents.nodes as AgentView[]));
-      if (!data.agents.pageInfo.hasNextPage) break;
-      after = data.agents.pageInfo.endCursor as string;
+          ? await ops.execute(credentials, OpenAiAgentsDocument, { after })
+          : await ops.execute(credentials, OpenAiAgentsNamedDocument, { q, after });
+      agents.push(...found.nodes);
+      if (!found.pageInfo.hasNextPage) break;
+      after = found.pageInfo.endCursor;
     }
     return agents;
   }
@@ -65,7 +74,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
   async function resolveAgent(credentials: RequestCredentials, model: string): Promise<AgentView> {
     if (/^agt_[A-Za-z0-9]+$/.test(model)) {
       try {
-        const agent = (await ops.execute(credentials, 'OpenAIAgent', { id: model })).agent as AgentView & { archivedAt: string | null };
+        const { agent } = await ops.execute(credentials, OpenAiAgentDocument, { id: model });
         if (!agent.archivedAt) return agent;
       } catch (error) {
         if (isOperationProblem(error) && error.code === 'invalid_argument') throw new BadRequest(error.message, 'model');
@@ -84,7 +93,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
 
   async function readRun(credentials: RequestCredentials, id: string, param: string | null, wait?: number): Promise<RunView> {
     try {
-      return (await ops.execute(credentials, 'OpenAIRun', { id, ...(wait ? { wait } : {}) })).run as RunView;
+      return (await ops.execute(credentials, ProtocolRunDocument, { id, ...(wait ? { wait } : {}) })).run;
     } catch (error) {
       if (isOperationProblem(error) && error.code === 'not_found')
         throw new BadRequest(`No response found with id ${JSON.stringify(id.slice(0, 200))}`, param, 'not_found', 404);
@@ -96,8 +105,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
   async function readItems(credentials: RequestCredentials, runId: string): Promise<ItemView[]> {
     const items: ItemView[] = [];
     for (;;) {
-      const page = (await ops.execute(credentials, 'OpenAIRunItems', { runId, after: items.at(-1)?.ordinal ?? 0 })).runItems
-        .items as ItemView[];
+      const page = (await ops.execute(credentials, OpenAiRunItemsDocument, { runId, after: items.at(-1)?.ordinal ?? 0 })).runItems.items;
       items.push(...page);
       if (page.length < 500) return items;
     }
@@ -115,9 +123,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
   /** The agent's own instructions with the request's added after them (a run option `overrides.instructions`). */
   async function instructionOptions(credentials: RequestCredentials, agentId: string, extra: string | null) {
     if (!extra) return {};
-    const agent = (await ops.execute(credentials, 'OpenAIAgentInstructions', { id: agentId })).agent as {
-      defaultRevision: { config: { instructions: string } } | null;
-    };
+    const { agent } = await ops.execute(credentials, OpenAiAgentInstructionsDocument, { id: agentId });
     const own = agent.defaultRevision?.config.instructions ?? '';
     return { options: { overrides: { instructions: own ? `${own}\n\n${extra}` : extra } } };
   }
@@ -135,7 +141,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
       ...(threadId ? { threadId } : {}),
       ...(await instructionOptions(credentials, agentId, instructions)),
     };
-    return (await ops.execute(credentials, 'OpenAIStartRun', { input })).startRun.run as RunView;
+    return (await ops.execute(credentials, ProtocolStartRunDocument, { input })).startRun.run;
   }
 
   async function resume(
@@ -157,14 +163,14 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
     }
     const calls: Record<string, unknown> = {};
     for (const [callId, output] of answers) calls[callId] = { status: 'returned', value: output };
-    const data = await ops.execute(credentials, 'OpenAIResumeRun', {
+    const data = await ops.execute(credentials, ProtocolResumeRunDocument, {
       runId: waiting.id,
       input: { calls, ...(text ? { input: { content: [{ type: 'text', text }] } } : {}) },
       // Each request is one answer: a retried request is a new one of the client's (and is refused
       // once the run has been resumed).
       idempotencyKey: `openai-${randomUUID()}`,
     });
-    return data.resumeRun.run as RunView;
+    return data.resumeRun.run;
   }
 
   /** Starts (or resumes) the run a Responses request asks for. */
@@ -200,8 +206,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
     const sequencer = new ResponseEventSequencer(startingAfter);
     send(sequencer.opening(responseObject(run, [], { background })));
     try {
-      for await (const data of ops.subscribe(credentials, 'OpenAIRunItemEvents', { runId: run.id }, signal)) {
-        const event = data.runItemEvents as ItemView & { __typename: string; member: string; offset: number; text: string };
+      for await (const { runItemEvents: event } of ops.subscribe(credentials, ProtocolRunItemEventsDocument, { runId: run.id }, signal)) {
         send(event.__typename === 'RunItemTextDelta' ? sequencer.append(event) : sequencer.snapshot(event));
       }
       const settled = await settle(credentials, run);
@@ -295,7 +300,7 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
     handle(async (req, res, credentials) => {
       const id = String(req.params.id);
       await readRun(credentials, id, 'response_id');
-      const run = (await ops.execute(credentials, 'OpenAICancelRun', { id })).cancelRun.run as RunView;
+      const run = (await ops.execute(credentials, ProtocolCancelRunDocument, { id })).cancelRun.run;
       res.json(responseObject(run, await readItems(credentials, run.id)));
     }),
   );
@@ -327,8 +332,12 @@ export function createOpenAIEndpoint(yoga: EnvelopedGraphQL, options: OpenAIEndp
         };
         try {
           write(streamer.opening());
-          for await (const data of ops.subscribe(credentials, 'OpenAIRunItemEvents', { runId: run.id }, credentials.signal!)) {
-            const event = data.runItemEvents as ItemView & { __typename: string; member: string; offset: number; text: string };
+          for await (const { runItemEvents: event } of ops.subscribe(
+            credentials,
+            ProtocolRunItemEventsDocument,
+            { runId: run.id },
+            credentials.signal!,
+          )) {
             write(event.__typename === 'RunItemTextDelta' ? streamer.append(event) : streamer.snapshot(event));
           }
           const settled = await settle(credentials, run);

@@ -1,9 +1,9 @@
 // A client of Modal's gRPC APIs, one per provider: its own server URL and token, so providers with
 // different Modal accounts (or a loopback server in tests) work side by side in one process. The
-// control plane (modal-api.proto: apps, images, sandboxes) is reached at the provider's server URL
+// control plane (vendor/modal/api.proto: apps, images, sandboxes) is reached at the provider's server URL
 // with the token id and secret on every call and the short-lived auth token from AuthTokenGet on every
 // other call; a sandbox's commands go to the command router of the worker running its task
-// (modal-task-command-router.proto), at the URL and with the JWT TaskGetCommandRouterAccess answers —
+// (vendor/modal/task-command-router.proto), at the URL and with the JWT TaskGetCommandRouterAccess answers —
 // the same two surfaces Modal's official clients use. Modal's JavaScript SDK is not used: it takes its
 // server URL only from the process environment or ~/.modal.toml, not per client.
 import { createHash } from 'node:crypto';
@@ -15,7 +15,11 @@ import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 
 export const DEFAULT_MODAL_SERVER_URL = 'https://api.modal.com';
 
-const PROTO_PATHS = ['./modal-api.proto', './modal-task-command-router.proto'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
+// Modal's own definitions (the messages and fields the driver uses, names and numbers as Modal's
+// client defines them), kept apart in vendor/ as third-party interface files, not code of ours.
+const PROTO_PATHS = ['./vendor/modal/api.proto', './vendor/modal/task-command-router.proto'].map((path) =>
+  fileURLToPath(new URL(path, import.meta.url)),
+);
 
 interface ModalServices {
   ModalClient: grpc.ServiceClientConstructor;

@@ -3,7 +3,9 @@
 // stored shapes and their readers are in src/features/runs/run-members.ts; these types only name
 // their members in camelCase. JSON stays only where the value is free-form (tool arguments, the
 // value a client's tool returned, a message document).
+import type { ObjectFieldBuilder } from '@pothos/core';
 import { builder } from '../../../graphql/builder.js';
+import type { Types } from '../../../graphql/modules/common.js';
 import type {
   ApprovalAnswer,
   CallAnswer,
@@ -17,6 +19,7 @@ import type {
   RunModelUsage,
   RunSubagentUsage,
   RunCost,
+  UsageCounters,
 } from '../run-members.js';
 import {
   MemoryMountAccessEnum,
@@ -99,16 +102,29 @@ export const CostRef = builder.objectRef<RunCost>('Cost').implement({
   }),
 });
 
+/** The token counters every usage type shows (the attempt's, one model's, the subagents'), alike. */
+function tokenFields<T extends UsageCounters>(t: ObjectFieldBuilder<Types, T>) {
+  return {
+    inputTokens: t.int({ description: 'input tokens the provider reported', resolve: (u) => u.input_tokens }),
+    outputTokens: t.int({ description: 'output tokens the provider reported', resolve: (u) => u.output_tokens }),
+    cachedInputTokens: t.int({
+      description: 'of the input tokens, those the provider read from its prompt cache (as it reported them; 0 when it reports none)',
+      resolve: (u) => u.cached_input_tokens,
+    }),
+    reasoningTokens: t.int({
+      description: 'of the output tokens, those the model spent reasoning (as the provider reported them; 0 when it reports none)',
+      resolve: (u) => u.reasoning_tokens,
+    }),
+  };
+}
+
 const RunModelUsageRef = builder.objectRef<RunModelUsage>('RunModelUsage').implement({
   description: "What one model's requests of the run's last attempt used: the attempt's usage ledger row for that model.",
   fields: (t) => ({
     model: t.string({ description: 'the model key that answered (a fallback model when it answered instead)', resolve: (u) => u.model }),
     providerType: t.string({ description: "the type of the model's provider when it answered", resolve: (u) => u.provider_type }),
     requests: t.int({ description: 'its requests that reported usage (a refused request reports none)', resolve: (u) => u.requests }),
-    inputTokens: t.int({ resolve: (u) => u.input_tokens }),
-    outputTokens: t.int({ resolve: (u) => u.output_tokens }),
-    cachedInputTokens: t.int({ resolve: (u) => u.cached_input_tokens }),
-    reasoningTokens: t.int({ resolve: (u) => u.reasoning_tokens }),
+    ...tokenFields(t),
     cost: t.field({
       type: CostRef,
       description: 'at its own prices, rounded on its own (the per-model amounts may differ from the run amount by rounding)',
@@ -123,10 +139,7 @@ const RunSubagentUsageRef = builder.objectRef<RunSubagentUsage>('RunSubagentUsag
   fields: (t) => ({
     runs: t.int({ description: 'subagent runs counted, at every depth', resolve: (u) => u.runs }),
     requests: t.int({ description: 'their model requests that reported usage', resolve: (u) => u.requests }),
-    inputTokens: t.int({ resolve: (u) => u.input_tokens }),
-    outputTokens: t.int({ resolve: (u) => u.output_tokens }),
-    cachedInputTokens: t.int({ resolve: (u) => u.cached_input_tokens }),
-    reasoningTokens: t.int({ resolve: (u) => u.reasoning_tokens }),
+    ...tokenFields(t),
     cost: t.field({ type: CostRef, resolve: (u) => u.cost }),
   }),
 });
@@ -135,16 +148,7 @@ export const RunUsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
   description: "What the run's last attempt used, summed over its model requests.",
   fields: (t) => ({
     requests: t.int({ description: 'model requests made', resolve: (u) => u.requests }),
-    inputTokens: t.int({ description: 'input tokens the provider reported', resolve: (u) => u.input_tokens }),
-    outputTokens: t.int({ description: 'output tokens the provider reported', resolve: (u) => u.output_tokens }),
-    cachedInputTokens: t.int({
-      description: 'of the input tokens, those the provider read from its prompt cache (as it reported them; 0 when it reports none)',
-      resolve: (u) => u.cached_input_tokens,
-    }),
-    reasoningTokens: t.int({
-      description: 'of the output tokens, those the model spent reasoning (as the provider reported them; 0 when it reports none)',
-      resolve: (u) => u.reasoning_tokens,
-    }),
+    ...tokenFields(t),
     cost: t.field({
       type: CostRef,
       nullable: true,
