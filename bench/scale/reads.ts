@@ -45,6 +45,10 @@ export async function discover(api: Api) {
     memory: memories[memories.length - 1],
     subscription,
     dayBefore: new Date(new Date(mid).getTime() - 86_400_000).toISOString(),
+    weekBefore: new Date(new Date(mid).getTime() - 7 * 86_400_000).toISOString(),
+    // The whole seeded period, to a minute after the newest run.
+    periodStart: oldest.toISOString(),
+    periodEnd: new Date(new Date(newest.created_at).getTime() + 60_000).toISOString(),
   };
 }
 
@@ -110,6 +114,13 @@ export function reads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[]
     {
       name: 'stats: runs of an agent, one day',
       call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
+    },
+    // Longer ranges read the hourly roll-ups for their whole hours and the runs of their partial hours.
+    { name: 'stats: runs, seven days', call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}`) },
+    { name: 'stats: runs, twenty days', call: () => api.get(`/api/v1/stats/runs?from=${d.periodStart}&to=${d.periodEnd}`) },
+    {
+      name: 'stats: runs of an agent, seven days',
+      call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
     },
     { name: 'stats: webhook deliveries, one day', call: () => api.get(`/api/v1/stats/webhooks?from=${d.dayBefore}&to=${d.mid}`) },
     { name: 'console: dashboard, one day', call: console('ConsoleDashboard', { from: d.dayBefore, to: d.mid }) },
