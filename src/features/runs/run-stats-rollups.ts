@@ -9,7 +9,9 @@ import type { StatsBucket } from '../../lib/stats-range.js';
 import type { Db, Prisma as PrismaTypes } from '../../db.js';
 import { RUN_STATUSES, type RunStatus } from './run-lifecycle.js';
 import { addCounts, histogramPercentiles, ROLLED_UP_STATUSES, runContribution, type DurationHistogram } from './run-rollups.js';
-import type { CountRow, RunStats } from './run-stats.js';
+
+/** Runs by status and duration percentiles ([p50, p95], null without durations) of a bucket or of the range. */
+export type CountRow = { bucket?: Date; runs: number; p: number[] | null } & Record<RunStatus, number>;
 
 const HOUR_MS = 3_600_000;
 /** Ranges longer than this read the roll-ups; shorter ones (the console's hour and day) read runs, exactly. */
@@ -34,7 +36,7 @@ interface Read {
 export interface RolledUpStats {
   total: CountRow;
   buckets: CountRow[];
-  failureCodes: RunStats['failureCodes'];
+  failureCodes: { code: string; runs: number }[];
   /** Runs and failed runs by agent, most runs first (ties by agent id). */
   agents: { agentId: string; runs: number; failed: number }[];
 }

@@ -16,7 +16,7 @@ import { BUCKET_SECONDS, statsRange, type StatsBucket, type StatsRangeArgs } fro
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { RUN_STATUSES, type RunStatus } from './run-lifecycle.js';
-import { readsRollups, rolledUpRunStats } from './run-stats-rollups.js';
+import { readsRollups, rolledUpRunStats, type CountRow } from './run-stats-rollups.js';
 
 export const TOP_CODES = 10;
 export const TOP_AGENTS = 10;
@@ -48,9 +48,6 @@ export interface RunStats {
   failureCodes: { code: string; runs: number }[];
   busiestAgents: { agentId: string; name: string; runs: number; failed: number }[];
 }
-
-/** Runs by status and duration percentiles ([p50, p95], null without durations) of a bucket or of the range. */
-export type CountRow = { bucket?: Date; runs: number; p: number[] | null } & Record<RunStatus, number>;
 
 export interface RunStatsArgs extends StatsRangeArgs {
   agentId?: string | null;
