@@ -5,7 +5,11 @@ import { Rest } from '../blackbox/clients.js';
 import { SEED_DAYS } from './amounts.js';
 import { consoleOperation } from './console-documents.js';
 
-export type Read = { name: string; call: () => Promise<unknown> };
+/**
+ * A read; `rangeShare`: the share of the seeded period it aggregates over (a range of days), and so the
+ * share of a per-hour table (the run roll-ups) it reads by design (the read-plan test allows that).
+ */
+export type Read = { name: string; call: () => Promise<unknown>; rangeShare?: number };
 
 export class Api extends Rest {
   /** A REST GET that must answer 200. */
@@ -45,6 +49,10 @@ export async function discover(api: Api) {
     memory: memories[memories.length - 1],
     subscription,
     dayBefore: new Date(new Date(mid).getTime() - 86_400_000).toISOString(),
+    weekBefore: new Date(new Date(mid).getTime() - 7 * 86_400_000).toISOString(),
+    // The whole seeded period, to a minute after the newest run.
+    periodStart: oldest.toISOString(),
+    periodEnd: new Date(new Date(newest.created_at).getTime() + 60_000).toISOString(),
   };
 }
 
@@ -110,6 +118,22 @@ export function reads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[]
     {
       name: 'stats: runs of an agent, one day',
       call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
+    },
+    // Longer ranges read the hourly roll-ups for their whole hours and the runs of their partial hours.
+    {
+      name: 'stats: runs, seven days',
+      call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}`),
+      rangeShare: 7 / SEED_DAYS,
+    },
+    {
+      name: 'stats: runs, twenty days',
+      call: () => api.get(`/api/v1/stats/runs?from=${d.periodStart}&to=${d.periodEnd}`),
+      rangeShare: 1,
+    },
+    {
+      name: 'stats: runs of an agent, seven days',
+      call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
+      rangeShare: 7 / SEED_DAYS,
     },
     { name: 'stats: webhook deliveries, one day', call: () => api.get(`/api/v1/stats/webhooks?from=${d.dayBefore}&to=${d.mid}`) },
     { name: 'console: dashboard, one day', call: console('ConsoleDashboard', { from: d.dayBefore, to: d.mid }) },

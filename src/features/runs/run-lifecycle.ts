@@ -23,6 +23,7 @@ import { changeVersioned } from '../../services/versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 import { itemsCtes, type ItemsWrite } from './attempt-items.js';
 import { ledgerCte, type UsageLedgerRow } from './usage-ledger.js';
+import { isRolledUp, ROLLED_UP_COLUMNS, rollupUpsert, rowAsItWas, type RolledUpRun } from './run-rollups.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from '../webhooks/webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -113,8 +114,12 @@ export async function transition(
   assertMove(from, to);
   const now = new Date();
   const sealed = SEALED.has(to) || to === 'waiting';
+  // A run the dashboards' roll-ups count (a waiting one) leaves its count as it was: read before the change.
+  const [before] = isRolledUp(from)
+    ? await tx.$queryRaw<RolledUpRun[]>`SELECT ${ROLLED_UP_COLUMNS} FROM runs WHERE id = ${run.id} AND version = ${run.version}`
+    : [];
   // One statement: update-and-return only if the run is still in `from` at `version`.
-  return tx.run
+  const moved = await tx.run
     .update({
       where: { id: run.id, status: from, version: run.version },
       data: {
@@ -129,6 +134,11 @@ export async function transition(
       if (error.code === 'P2025') return null;
       throw error;
     });
+  // The roll-ups follow the change in the same transaction (run-rollups.ts).
+  if (moved && before) await tx.$executeRaw(rollupUpsert(rowAsItWas(before), -1));
+  if (moved && isRolledUp(to))
+    await tx.$executeRaw(rollupUpsert(PrismaSql.sql`SELECT ${ROLLED_UP_COLUMNS} FROM runs WHERE id = ${run.id}`));
+  return moved;
 }
 
 /** Whether a run may have another attempt: attempts its workers handed back on shutdown do not count. */
@@ -647,6 +657,9 @@ export async function sealRun(
         failure = CASE WHEN status = 'incorporated' THEN failure ELSE coalesce(${outcome.kind === 'failed' ? json(failure) : null}::jsonb, failure) END
       WHERE assigned_run_id = ${run.id} AND finished_at IS NULL AND EXISTS (SELECT 1 FROM sealed)
       RETURNING id, workspace_id, thread_id, assigned_run_id, status, failure
+    ), rolled_up AS (
+      -- The dashboards' hourly roll-up of the run's creation hour counts it from now on (run-rollups.ts).
+      ${rollupUpsert(PrismaSql.sql`SELECT * FROM sealed`)}
     ), run_event AS (
       -- Webhook events in the same statement as the seal (nothing is written without a subscriber).
       SELECT ${enqueueExpression(PrismaSql.sql`sealed.workspace_id`, `run.${to}`, runEventData(run, to, { waitReason: outcome.kind === 'waiting' ? outcome.reason : null, failure }))} AS queued FROM sealed

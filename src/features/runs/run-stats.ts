@@ -8,12 +8,15 @@
 // by creation time, a partial index, so the failure codes read only failed rows. A model's runs are
 // those the usage ledger records as having used it (usage_records by workspace, model and seal time).
 // Results are bounded: at most MAX_BUCKETS buckets, TOP_CODES failure codes and TOP_AGENTS agents.
+// Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead
+// (run-stats-rollups.ts): their cost is the range's hours, not its runs.
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../../lib/errors.js';
 import { BUCKET_SECONDS, statsRange, type StatsBucket, type StatsRangeArgs } from '../../lib/stats-range.js';
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { RUN_STATUSES, type RunStatus } from './run-lifecycle.js';
+import { readsRollups, rolledUpRunStats, type CountRow } from './run-stats-rollups.js';
 
 export const TOP_CODES = 10;
 export const TOP_AGENTS = 10;
@@ -46,9 +49,6 @@ export interface RunStats {
   busiestAgents: { agentId: string; name: string; runs: number; failed: number }[];
 }
 
-/** Runs by status and duration percentiles ([p50, p95], null without durations) of a bucket or of the range. */
-type CountRow = { bucket?: Date; runs: number; p: number[] | null } & Record<RunStatus, number>;
-
 export interface RunStatsArgs extends StatsRangeArgs {
   agentId?: string | null;
   model?: string | null;
@@ -71,6 +71,17 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   }
   const { from, to, bucket } = range;
   if (from.getTime() >= to.getTime()) return assemble(range, null, [], [], []);
+  // Long ranges read the hourly roll-ups (run-stats-rollups.ts), except a model's runs: the roll-ups
+  // are by agent, and which models a run used is known from the usage ledger only.
+  if (!args.model && readsRollups(from, to, bucket)) {
+    const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, from, to, bucket });
+    const top = rolled.agents.slice(0, TOP_AGENTS);
+    const names = await db.$queryRaw<{ id: string; name: string }[]>`
+      SELECT id, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
+    const nameOf = new Map(names.map((agent) => [agent.id, agent.name]));
+    const busiest = top.filter((agent) => nameOf.has(agent.agentId)).map((agent) => ({ ...agent, name: nameOf.get(agent.agentId)! }));
+    return assemble(range, rolled.total, rolled.buckets, rolled.failureCodes.slice(0, TOP_CODES), busiest);
+  }
   // The runs read: the workspace's created in the range (one agent's when asked, or those whose
   // attempts used the model, by the usage ledger: a run's usage is sealed after it was created).
   const picked = args.model
