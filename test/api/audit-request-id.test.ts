@@ -12,10 +12,12 @@ let t: TestApp;
 beforeAll(async () => {
   // Local environments: the environment rows below make real ones.
   // No webhook retries: the ping the redelivery row needs fails for good at its first attempt.
-  t = await startTestApp({ allowLocalEnvironments: true, webhookRetryDelaysMs: [] });
+  // Plain HTTP on loopback: the OAuth row's authorization server.
+  t = await startTestApp({ allowLocalEnvironments: true, webhookRetryDelaysMs: [], allowPlainHttpEndpoints: ['127.0.0.1'] });
 });
 afterAll(async () => {
   await t.stop();
+  await made.oauthServer?.close();
 });
 
 /** What earlier rows created, for later rows to act on. */

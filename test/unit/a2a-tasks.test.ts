@@ -33,11 +33,15 @@ const message = (parts: Part[]): Message => ({
   referenceTaskIds: [],
 });
 
-const call = (toolCallId: string, kind: string, extra: Partial<PendingCall['presentation']> = {}): PendingCall => ({
+const call = (
+  toolCallId: string,
+  kind: PendingCall['presentation']['kind'],
+  extra: Partial<Omit<PendingCall['presentation'], 'kind'>> = {},
+): PendingCall => ({
   toolCallId,
   toolName: kind === 'question' ? 'ask_user' : 'delete_file',
   arguments: {},
-  presentation: { kind, ...extra },
+  presentation: { kind, question: null, choices: null, title: null, ...extra },
 });
 
 function waitingRun(pending: RunView['pending']): RunView {
@@ -45,6 +49,9 @@ function waitingRun(pending: RunView['pending']): RunView {
     id: 'run_1',
     agentId: 'agt_1',
     threadId: 'thr_1',
+    parentRunId: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    usageAtSeal: null,
     status: 'waiting',
     output: null,
     waitReason: pending.approvals.length ? 'approval' : 'user_question',
@@ -85,7 +92,7 @@ describe('ArtifactStream', () => {
 
 describe('answersFor', () => {
   const question = waitingRun({ approvals: [], calls: [call('q1', 'question')] });
-  const approval = waitingRun({ approvals: [call('a1', 'client_tool')], calls: [] });
+  const approval = waitingRun({ approvals: [call('a1', 'approval')], calls: [] });
 
   it("answers the one question with the message's text", () => {
     expect(answersFor(question, message([textPart('Oslo')]))).toEqual({ calls: { q1: { status: 'returned', value: 'Oslo' } } });
@@ -98,7 +105,7 @@ describe('answersFor', () => {
   });
 
   it('takes a data part as the resume answer, and asks for one when the run waits for several', () => {
-    const both = waitingRun({ approvals: [call('a1', 'client_tool')], calls: [call('q1', 'question')] });
+    const both = waitingRun({ approvals: [call('a1', 'approval')], calls: [call('q1', 'question')] });
     const answer = { approvals: { a1: { action: 'approve' } }, calls: { q1: { status: 'returned', value: 'Rome' } } };
     const data: Part = { content: { $case: 'data', value: answer }, metadata: undefined, filename: '', mediaType: '' };
     expect(answersFor(both, message([data]))).toEqual(answer);

@@ -37,6 +37,7 @@ describe('answers to a paused run', () => {
     threadId: 'thr_1',
     parentRunId: null,
     createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
     usageAtSeal: null,
     status: 'waiting',
     output: null,

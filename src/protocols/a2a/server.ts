@@ -25,14 +25,14 @@ import { A2A_LEGACY_PROTOCOL_VERSION, duplicateInterfacesForLegacy } from '@a2a-
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import {
   A2aAgentDocument,
-  A2aCancelRunDocument,
-  A2aCreateThreadDocument,
-  A2aResumeRunDocument,
-  A2aRunDocument,
-  A2aRunItemEventsDocument,
+  ProtocolCancelRunDocument,
+  ProtocolCreateThreadDocument,
+  ProtocolResumeRunDocument,
+  ProtocolRunDocument,
+  ProtocolRunItemEventsDocument,
   A2aRunItemsDocument,
-  A2aStartRunDocument,
-  A2aThreadDocument,
+  ProtocolStartRunDocument,
+  ProtocolThreadDocument,
 } from '../../generated/protocol-documents.js';
 import type { RequestCredentials } from '../../graphql/context.js';
 import { statusForCode } from '../../lib/errors.js';
@@ -95,7 +95,8 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
   const execute = operations.execute;
 
   const runOf = async (caller: Caller, id: string, wait?: number) =>
-    (await execute({ ...caller.credentials, signal: caller.signal }, A2aRunDocument, { id, ...(wait ? { wait } : {}) })).run as RunView;
+    (await execute({ ...caller.credentials, signal: caller.signal }, ProtocolRunDocument, { id, ...(wait ? { wait } : {}) }))
+      .run as RunView;
 
   /** The task's runs: the run `taskId` and each that resumed the one before. Another agent's run is no task here. */
   async function runsOf(caller: Caller, taskId: string): Promise<RunView[]> {
@@ -149,7 +150,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
             ? `task ${message.taskId} is ${last.status === 'cancelled' ? 'canceled' : last.status}: send a new message without its taskId`
             : `task ${message.taskId} is working: only an input-required task takes a message`,
         );
-      const data = await execute(caller.credentials, A2aResumeRunDocument, {
+      const data = await execute(caller.credentials, ProtocolResumeRunDocument, {
         runId: last.id,
         input: answersFor(last, message),
         // The message's id keys the resume: a retried message resumes the run once.
@@ -160,7 +161,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     const text = textOf(message);
     if (text === '') throw new RequestMalformedError('the message has no text part');
     const threadId = await threadFor(caller, message.contextId);
-    const data = await execute(caller.credentials, A2aStartRunDocument, {
+    const data = await execute(caller.credentials, ProtocolStartRunDocument, {
       input: { agentId: caller.agent.id, threadId, input: { content: [{ type: 'text', text }] } },
     });
     const run = data.startRun.run as RunView;
@@ -169,10 +170,10 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
 
   /** The thread of a message's context: the workspace's thread it names, or a new one. */
   async function threadFor(caller: Caller, contextId: string): Promise<string> {
-    if (!contextId) return (await execute(caller.credentials, A2aCreateThreadDocument, { input: {} })).createThread.thread.id;
+    if (!contextId) return (await execute(caller.credentials, ProtocolCreateThreadDocument, { input: {} })).createThread.thread.id;
     if (!SERVICE_THREAD_ID.test(contextId))
       throw new RequestMalformedError(`contextId ${contextId.slice(0, 200)} is not a context of this service: omit it to start one`);
-    const thread = (await execute(caller.credentials, A2aThreadDocument, { id: contextId })).thread as {
+    const thread = (await execute(caller.credentials, ProtocolThreadDocument, { id: contextId })).thread as {
       id: string;
       lastRunId: string | null;
     };
@@ -197,7 +198,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
     yield { payload: { $case: 'task', value: await taskView(caller, taskId, runs) } };
     const artifacts = new ArtifactStream(taskId, run.threadId);
     let working = run.status === 'running';
-    for await (const data of operations.subscribe(caller.credentials, A2aRunItemEventsDocument, { runId: run.id }, caller.signal)) {
+    for await (const data of operations.subscribe(caller.credentials, ProtocolRunItemEventsDocument, { runId: run.id }, caller.signal)) {
       if (!working) {
         working = true;
         yield statusUpdate(taskId, { ...run, status: 'running' });
@@ -239,7 +240,7 @@ export function createA2aEndpoint(yoga: EnvelopedGraphQL, options: A2aEndpointOp
         const runs = await runsOf(caller, params.id);
         const last = runs.at(-1)!;
         if (TERMINAL.has(last.status)) throw new TaskNotCancelableError(`task ${params.id} is ${last.status}`);
-        const cancelled = (await execute(caller.credentials, A2aCancelRunDocument, { id: last.id })).cancelRun.run as RunView;
+        const cancelled = (await execute(caller.credentials, ProtocolCancelRunDocument, { id: last.id })).cancelRun.run as RunView;
         // A running run stops at its next step: the answer waits (briefly) for the cancellation to land.
         const now = await settled(caller, cancelled);
         return taskView(caller, params.id, [...runs.slice(0, -1), now]);

@@ -3,15 +3,11 @@
 // what these functions make of them.
 import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskArtifactUpdateEvent } from '@a2a-js/sdk';
 import { OperationProblem } from '../operation-runner.js';
-import type { RunView as BaseRunView } from '../run-view.js';
+import type { ProtocolPendingCallFragment, ProtocolRunViewFragment } from '../../generated/protocol-documents.js';
 
-export type { PendingCall } from '../run-view.js';
-
-/** The run as the A2A adapter reads it: whose it is (a task belongs to its agent) and when it last changed. */
-export interface RunView extends BaseRunView {
-  agentId: string;
-  updatedAt: string;
-}
+/** The run as the A2A adapter reads it (the shared run view: whose it is, how it stands, when it last changed). */
+export type RunView = ProtocolRunViewFragment;
+export type PendingCall = ProtocolPendingCallFragment;
 
 export interface ItemView {
   id: string;

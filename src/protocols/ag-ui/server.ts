@@ -13,7 +13,7 @@ import { statusForCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import {
   AgUiAgentDocument,
-  AgUiCreateThreadDocument,
+  ProtocolCreateThreadDocument,
   AgUiThreadByKeyDocument,
   ProtocolCancelRunDocument,
   ProtocolResumeRunDocument,
@@ -56,7 +56,7 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
       throw new OperationProblem('invalid_argument', `threadId is longer than ${MAX_THREAD_KEY} characters`, { field: 'threadId' });
     const found = (await execute(credentials, AgUiThreadByKeyDocument, { label: [`${THREAD_KEY_LABEL}:${threadId}`] })).threads.nodes;
     if (found[0]) return found[0];
-    return (await execute(credentials, AgUiCreateThreadDocument, { input: { labels: { [THREAD_KEY_LABEL]: threadId } } })).createThread
+    return (await execute(credentials, ProtocolCreateThreadDocument, { input: { labels: { [THREAD_KEY_LABEL]: threadId } } })).createThread
       .thread;
   }
 
