@@ -8,8 +8,8 @@
 // by creation time, a partial index, so the failure codes read only failed rows. A model's runs are
 // those the usage ledger records as having used it (usage_records by workspace, model and seal time).
 // Results are bounded: at most MAX_BUCKETS buckets, TOP_CODES failure codes and TOP_AGENTS agents.
-// Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead
-// (run-stats-rollups.ts): their cost is the range's hours, not its runs.
+// Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead, for one agent or
+// one model too (run-stats-rollups.ts): their cost is the range's hours, not its runs.
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../../lib/errors.js';
 import { BUCKET_SECONDS, statsRange, type StatsBucket, type StatsRangeArgs } from '../../lib/stats-range.js';
@@ -71,10 +71,9 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   }
   const { from, to, bucket } = range;
   if (from.getTime() >= to.getTime()) return assemble(range, null, [], [], []);
-  // Long ranges read the hourly roll-ups (run-stats-rollups.ts), except a model's runs: the roll-ups
-  // are by agent, and which models a run used is known from the usage ledger only.
-  if (!args.model && readsRollups(from, to, bucket)) {
-    const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, from, to, bucket });
+  // Long ranges read the hourly roll-ups (run-stats-rollups.ts), by agent or by model.
+  if (readsRollups(from, to, bucket)) {
+    const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, model: args.model ?? null, from, to, bucket });
     const top = rolled.agents.slice(0, TOP_AGENTS);
     const names = await db.$queryRaw<{ id: string; name: string }[]>`
       SELECT id, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
