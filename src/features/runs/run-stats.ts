@@ -6,7 +6,7 @@
 // 20261128012000_run_stats_indexes): runs of a workspace by creation time, covering the columns the
 // counts and durations need, so the main read is an index-only range scan of the range; failed runs
 // by creation time, a partial index, so the failure codes read only failed rows. A model's runs are
-// those the usage ledger records as having used it (usage_records by workspace, model and seal time).
+// those the usage ledger records as having used it (usage_records, probed by run).
 // Results are bounded: at most MAX_BUCKETS buckets, TOP_CODES failure codes and TOP_AGENTS agents.
 // Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead, for one agent or
 // one model too (run-stats-rollups.ts): their cost is the range's hours, not its runs.
@@ -82,13 +82,12 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
     return assemble(range, rolled.total, rolled.buckets, rolled.failureCodes.slice(0, TOP_CODES), busiest);
   }
   // The runs read: the workspace's created in the range (one agent's when asked, or those whose
-  // attempts used the model, by the usage ledger: a run's usage is sealed after it was created).
-  const picked = args.model
-    ? Prisma.sql`runs JOIN (SELECT DISTINCT run_id FROM usage_records
-        WHERE workspace_id = ${workspaceId} AND model_key = ${args.model} AND sealed_at >= ${from}) used
-        ON runs.id = used.run_id WHERE runs.workspace_id = ${workspaceId} AND runs.created_at >= ${from} AND runs.created_at < ${to}`
-    : Prisma.sql`runs WHERE workspace_id = ${workspaceId} AND created_at >= ${from} AND created_at < ${to}
-        ${args.agentId ? Prisma.sql`AND agent_id = ${args.agentId}` : Prisma.empty}`;
+  // attempts used the model: a probe of the usage ledger's key, which the run leads, per run of the
+  // range; reading the ledger by model and seal time instead reads every later seal of the model too,
+  // for a range in the past most of the table).
+  const picked = Prisma.sql`runs WHERE runs.workspace_id = ${workspaceId} AND runs.created_at >= ${from} AND runs.created_at < ${to}
+    ${args.agentId ? Prisma.sql`AND runs.agent_id = ${args.agentId}` : Prisma.empty}
+    ${args.model ? Prisma.sql`AND EXISTS (SELECT 1 FROM usage_records u WHERE u.run_id = runs.id AND u.model_key = ${args.model})` : Prisma.empty}`;
   // A run's duration is from its start to its seal; runs not sealed, or never started, have none and
   // are left out of the percentiles (which ignore nulls). One array aggregate sorts the values once.
   const figures = Prisma.sql`count(*)::int AS runs, ${STATUS_COUNTS},
