@@ -61,9 +61,15 @@ export async function rolledUpRunStats(
     : Prisma.empty;
   const zero = Prisma.join(ROLLED_UP_STATUSES.map((status) => Prisma.sql`0 AS ${Prisma.raw(`"${status}"`)}`));
   const active = Prisma.sql`(status = 'accepted')::int AS accepted, (status = 'running')::int AS running`;
+  // A partial hour's runs: counts and durations from the statistics index alone (index-only), failure
+  // codes from the failed runs' rows (their partial index), as two parts of the union.
   const raw = (lower: Date, upper: Date) => Prisma.sql`
-    SELECT created_at, agent_id, ${active}, ${runContribution('runs')} FROM runs
-    WHERE workspace_id = ${workspaceId} AND created_at >= ${lower} AND created_at < ${upper} ${agent} ${used}`;
+    SELECT created_at, agent_id, ${active}, ${runContribution('runs', 1, { failureCodes: false })} FROM runs
+    WHERE workspace_id = ${workspaceId} AND created_at >= ${lower} AND created_at < ${upper} ${agent} ${used}
+    UNION ALL
+    SELECT created_at, agent_id, 0 AS accepted, 0 AS running, ${zero},
+      jsonb_build_object(coalesce(failure->>'code', 'unknown'), 1) AS failure_codes, '{}'::jsonb FROM runs
+    WHERE workspace_id = ${workspaceId} AND status = 'failed' AND created_at >= ${lower} AND created_at < ${upper} ${agent} ${used}`;
   const sums = Prisma.join(RUN_STATUSES.map((status) => Prisma.sql`${status}::text, sum(${Prisma.raw(`"${status}"`)})::int`));
   const [read] = await db.$queryRaw<Read[]>`
     WITH src AS MATERIALIZED (
