@@ -16,6 +16,7 @@ import { BUCKET_SECONDS, statsRange, type StatsBucket, type StatsRangeArgs } fro
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { RUN_STATUSES, type RunStatus } from './run-lifecycle.js';
+import { modelRunStats } from './run-stats-model.js';
 import { readsRollups, rolledUpRunStats, type CountRow } from './run-stats-rollups.js';
 
 export const TOP_CODES = 10;
@@ -74,20 +75,17 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   // Long ranges read the hourly roll-ups (run-stats-rollups.ts), by agent or by model.
   if (readsRollups(from, to, bucket)) {
     const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, model: args.model ?? null, from, to, bucket });
-    const top = rolled.agents.slice(0, TOP_AGENTS);
-    const names = await db.$queryRaw<{ id: string; name: string }[]>`
-      SELECT id, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
-    const nameOf = new Map(names.map((agent) => [agent.id, agent.name]));
-    const busiest = top.filter((agent) => nameOf.has(agent.agentId)).map((agent) => ({ ...agent, name: nameOf.get(agent.agentId)! }));
+    const busiest = await withNames(call, rolled.agents.slice(0, TOP_AGENTS));
     return assemble(range, rolled.total, rolled.buckets, rolled.failureCodes.slice(0, TOP_CODES), busiest);
   }
-  // The runs read: the workspace's created in the range (one agent's when asked, or those whose
-  // attempts used the model: a probe of the usage ledger's key, which the run leads, per run of the
-  // range; reading the ledger by model and seal time instead reads every later seal of the model too,
-  // for a range in the past most of the table).
+  // A model's runs: one statement over the range's runs the usage ledger names it for (run-stats-model.ts).
+  if (args.model) {
+    const read = await modelRunStats(db, { workspaceId, model: args.model, from, to, bucket, topCodes: TOP_CODES, topAgents: TOP_AGENTS });
+    return assemble(range, read.total, read.buckets, read.failureCodes, await withNames(call, read.agents));
+  }
+  // The runs read: the workspace's created in the range, or one agent's when asked.
   const picked = Prisma.sql`runs WHERE runs.workspace_id = ${workspaceId} AND runs.created_at >= ${from} AND runs.created_at < ${to}
-    ${args.agentId ? Prisma.sql`AND runs.agent_id = ${args.agentId}` : Prisma.empty}
-    ${args.model ? Prisma.sql`AND EXISTS (SELECT 1 FROM usage_records u WHERE u.run_id = runs.id AND u.model_key = ${args.model})` : Prisma.empty}`;
+    ${args.agentId ? Prisma.sql`AND runs.agent_id = ${args.agentId}` : Prisma.empty}`;
   // A run's duration is from its start to its seal; runs not sealed, or never started, have none and
   // are left out of the percentiles (which ignore nulls). One array aggregate sorts the values once.
   const figures = Prisma.sql`count(*)::int AS runs, ${STATUS_COUNTS},
@@ -98,14 +96,9 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   // The buckets are an array, not generate_series: the planner knows how many there are (it guesses a
   // thousand rows for generate_series, and an hour's 60 small scans were then JIT-compiled: 100 ms
   // more than the 1 ms they take).
-  // A model's runs are found through the ledger, grouped by bucket (as many as the model's runs).
   const size = Prisma.raw(`'${BUCKET_SECONDS[bucket]} seconds'::interval`);
   const starts = range.starts;
-  const buckets = args.model
-    ? await db.$queryRaw<CountRow[]>`
-        SELECT date_trunc(${Prisma.raw(`'${bucket}'`)}, runs.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket, ${figures}
-        FROM ${picked} GROUP BY 1`
-    : await db.$queryRaw<CountRow[]>`
+  const buckets = await db.$queryRaw<CountRow[]>`
         SELECT b.start AS bucket, s.*
         FROM unnest(${starts.map((start) => start.toISOString())}::timestamptz[]) AS b(start)
         CROSS JOIN LATERAL (
@@ -128,6 +121,14 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
     FROM top JOIN agents ON agents.id = top.agent_id
     ORDER BY top.runs DESC, top.agent_id`;
   return assemble(range, total ?? null, buckets, codes, agents);
+}
+
+/** The busiest agents (most runs first) with their names, read for those only; agents since deleted are left out. */
+async function withNames(call: CallContext, top: { agentId: string; runs: number; failed: number }[]): Promise<RunStats['busiestAgents']> {
+  const names = await call.db.$queryRaw<{ id: string; name: string }[]>`
+    SELECT id, name FROM agents WHERE workspace_id = ${call.actor.workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
+  const nameOf = new Map(names.map((agent) => [agent.id, agent.name]));
+  return top.filter((agent) => nameOf.has(agent.agentId)).map((agent) => ({ ...agent, name: nameOf.get(agent.agentId)! }));
 }
 
 const STATUS_COUNTS = Prisma.join(
