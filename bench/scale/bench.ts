@@ -10,6 +10,7 @@
 // Env: SCALE_LEVELS ("0.01,1"), SCALE_REPEATS (40), SCALE_WARMUP (5), SCALE_DROP (1: drop the seeded
 // databases afterwards), SCALE_READS (a regular expression: only the reads whose name matches),
 // SCALE_ADMIN_URL (see seed.ts).
+import { loadavg } from 'node:os';
 import { startService, type Service } from '../blackbox/service.js';
 import { percentile } from '../blackbox/stats.js';
 import { Api, discover, reads, type Read } from './reads.js';
@@ -66,7 +67,13 @@ async function main() {
           level.times.set(name, [...(level.times.get(name) ?? []), elapsed]);
         }
       }
-      console.log(`${name}: ${levels.map((level) => `${percentile(level.times.get(name)!, 50).toFixed(1)} ms`).join(' / ')}`);
+      // The load average with each read's figures: the machine may be shared, and the ratios are judged with it.
+      const load = loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ');
+      console.log(
+        `${name}: ${levels.map((level) => `${percentile(level.times.get(name)!, 50).toFixed(1)} ms`).join(' / ')} (load ${load})`,
+      );
     }
   } finally {
     for (const level of levels) {

@@ -40,7 +40,10 @@ export async function discover(api: Api) {
   const deepCursor = (await api.get(`/api/v1/runs?created_before=${deepAt}&limit=50`)).next_cursor;
   const memories = (await api.get('/api/v1/memories?limit=100')).items;
   const subscription = (await api.get('/api/v1/webhook-subscriptions?limit=1')).items[0];
+  // The agents' model (the seeded runs' usage ledger names it): the model pages' charts filter by it.
+  const model = (await api.get('/api/v1/models?limit=1')).items[0].key as string;
   return {
+    model,
     newest,
     middle,
     agent: agents[3] ?? agents[0],
@@ -50,8 +53,10 @@ export async function discover(api: Api) {
     subscription,
     dayBefore: new Date(new Date(mid).getTime() - 86_400_000).toISOString(),
     weekBefore: new Date(new Date(mid).getTime() - 7 * 86_400_000).toISOString(),
-    // The whole seeded period, to a minute after the newest run.
+    hourBefore: new Date(new Date(mid).getTime() - 3_600_000).toISOString(),
+    // The whole seeded period, to a minute after the newest run; and the thirty days to that end.
     periodStart: oldest.toISOString(),
+    monthBefore: new Date(new Date(newest.created_at).getTime() + 60_000 - 30 * 86_400_000).toISOString(),
     periodEnd: new Date(new Date(newest.created_at).getTime() + 60_000).toISOString(),
   };
 }
@@ -112,29 +117,11 @@ export function reads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[]
     { name: 'console: threads', call: console('ConsoleThreads', { first: 50 }) },
     { name: 'console: webhook deliveries', call: console('ConsoleWebhookDeliveries', { subscriptionId: d.subscription.id, first: 50 }) },
     { name: 'console: finding analyses', call: console('ConsoleFindingAnalyses', { first: 20 }) },
-    // The dashboards' aggregates over one day of the seeded period (a twentieth of the runs): one range
-    // scan of the day, whatever the table's size.
-    { name: 'stats: runs, one day', call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&bucket=hour`) },
-    {
-      name: 'stats: runs of an agent, one day',
-      call: () => api.get(`/api/v1/stats/runs?from=${d.dayBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
-    },
-    // Longer ranges read the hourly roll-ups for their whole hours and the runs of their partial hours.
-    {
-      name: 'stats: runs, seven days',
-      call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}`),
-      rangeShare: 7 / SEED_DAYS,
-    },
-    {
-      name: 'stats: runs, twenty days',
-      call: () => api.get(`/api/v1/stats/runs?from=${d.periodStart}&to=${d.periodEnd}`),
-      rangeShare: 1,
-    },
-    {
-      name: 'stats: runs of an agent, seven days',
-      call: () => api.get(`/api/v1/stats/runs?from=${d.weekBefore}&to=${d.mid}&agent_id=${d.agent.id}`),
-      rangeShare: 7 / SEED_DAYS,
-    },
+    // The dashboards' run statistics (runStats) over the console's ranges — an hour (minute buckets), a
+    // day, seven days (hour buckets) and thirty days (day buckets; the whole seeded period) — for the
+    // workspace, one agent and one model (a model page's charts). Up to a day they read the range's
+    // runs; longer ranges read the hourly roll-ups, for their share of the period (rangeShare).
+    ...statsReads(api, d),
     { name: 'stats: webhook deliveries, one day', call: () => api.get(`/api/v1/stats/webhooks?from=${d.dayBefore}&to=${d.mid}`) },
     { name: 'console: dashboard, one day', call: console('ConsoleDashboard', { from: d.dayBefore, to: d.mid }) },
     {
@@ -142,4 +129,26 @@ export function reads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[]
       call: console('ConsoleEntityStats', { from: d.dayBefore, to: d.mid, usageGroup: 'hour', agentId: d.agent.id, agent: d.agent.id }),
     },
   ];
+}
+
+/** The run statistics reads: each range for the workspace, one agent and one model. */
+function statsReads(api: Api, d: Awaited<ReturnType<typeof discover>>): Read[] {
+  const ranges = [
+    { name: 'one hour', from: d.hourBefore, to: d.mid, bucket: 'minute' },
+    { name: 'one day', from: d.dayBefore, to: d.mid, bucket: 'hour' },
+    { name: 'seven days', from: d.weekBefore, to: d.mid, bucket: 'hour', rangeShare: 7 / SEED_DAYS },
+    { name: 'thirty days', from: d.monthBefore, to: d.periodEnd, bucket: 'day', rangeShare: 1 },
+  ];
+  const scopes = [
+    { name: 'runs', query: '' },
+    { name: 'runs of an agent', query: `&agent_id=${d.agent.id}` },
+    { name: 'runs of a model', query: `&model=${encodeURIComponent(d.model)}` },
+  ];
+  return scopes.flatMap((scope) =>
+    ranges.map((range) => ({
+      name: `stats: ${scope.name}, ${range.name}`,
+      call: () => api.get(`/api/v1/stats/runs?from=${range.from}&to=${range.to}&bucket=${range.bucket}${scope.query}`),
+      ...(range.rangeShare ? { rangeShare: range.rangeShare } : {}),
+    })),
+  );
 }

@@ -148,6 +148,17 @@ export function seedSteps(a: Amounts, t: SeedTemplates): SeedStep[] {
       params: [t.waitingRunId, t.cancelledRunId, t.completedRunId],
     },
     {
+      // Each run's usage ledger rows, as its template run's seal wrote them (the model filter of the
+      // dashboard statistics finds a model's runs through them), sealed when the run was.
+      name: 'usage ledger',
+      sql: `INSERT INTO usage_records (run_id, attempt, model_key, workspace_id, agent_id, principal_id, sealed_at, requests,
+          input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_picos, currency, complete)
+        SELECT r.run_id, u.attempt, u.model_key, u.workspace_id, r.agent_id, u.principal_id, pg_temp.at(r.i) + interval '900 ms', u.requests,
+          u.input_tokens, u.output_tokens, u.cached_input_tokens, u.reasoning_tokens, u.cost_picos, u.currency, u.complete
+        FROM seed_runs r JOIN usage_records u ON u.run_id = CASE r.kind WHEN 'waiting' THEN $1 WHEN 'cancelled' THEN $2 ELSE $3 END`,
+      params: [t.waitingRunId, t.cancelledRunId, t.completedRunId],
+    },
+    {
       name: 'inbox entries',
       sql: `INSERT INTO inbox_entries (id, workspace_id, thread_id, kind, delivery, status, position, payload, options, agent_id, agent_revision_id,
           assigned_run_id, principal_id, request_digest, created_at, updated_at, finished_at)

@@ -6,7 +6,7 @@
 //      memories, 100k webhook deliveries. Then VACUUM ANALYZE, as autovacuum would have by then.
 //
 // Usage: npm run seed:scale -- [--scale 0.01] [--database-url postgresql://…/db] [--replace]
-// Without --database-url it creates `wsa_scale_<scale>` on SCALE_ADMIN_URL (default
+// Without --database-url it creates `wsa_scale_<scale>` (SCALE_DATABASE_PREFIX instead of wsa_scale) on SCALE_ADMIN_URL (default
 // postgresql://postgres@127.0.0.1:5432/postgres). --replace drops an existing database of that name first.
 // The service's bootstrap key of a seeded database is SCALE_API_KEY (below): it is a bench database.
 import { parseArgs } from 'node:util';
@@ -31,7 +31,8 @@ export const SCALE_SERVICE_ENV = {
   WEBHOOK_RETENTION_DAYS: '36500',
 };
 
-export const databaseName = (scale: number) => `wsa_scale_${String(scale).replace(/\W/g, '_')}`;
+// SCALE_DATABASE_PREFIX names the databases otherwise (two benches on one server keep apart).
+export const databaseName = (scale: number) => `${process.env.SCALE_DATABASE_PREFIX ?? 'wsa_scale'}_${String(scale).replace(/\W/g, '_')}`;
 
 const adminUrl = () => process.env.SCALE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 

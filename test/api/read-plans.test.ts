@@ -2,7 +2,7 @@
 // thousand items, made by the scale seed's own steps and analysed), every statement the service sends
 // for each user-facing read of the scale bench (runs with each filter and a deep cursor, run items both
 // ways, thread history, inbox, audit trail, memory search and records, a finding analysis, the console's
-// overview and lists) executes with index scans that read about a page, never a sequential scan of a
+// overview and lists, the run statistics over an hour to thirty days for the workspace, an agent and a model) executes with index scans that read about a page, never a sequential scan of a
 // large table, a scan that reads a fifth of its table or a sort of that much. The statements are recorded
 // at the `pg` driver while the read runs through HTTP, then executed again under EXPLAIN ANALYZE with the
 // same values. Plans are taken with the planner's ordinary settings; only when that plan reads too much
@@ -55,6 +55,11 @@ describe('plans of the hot reads on a generated workspace', () => {
     expect(rowCounts.get('threads')).toBeGreaterThanOrEqual(1000);
     expect(rowCounts.get('memory_records')).toBeGreaterThanOrEqual(10_000);
     expect(hotReads.length).toBeGreaterThan(25);
+    // The dashboards' statistics at every range, for the workspace, an agent and a model (the model
+    // pages' charts), ranges over a day from the roll-ups by agent or by model.
+    for (const scope of ['runs', 'runs of an agent', 'runs of a model'])
+      for (const range of ['one hour', 'one day', 'seven days', 'thirty days'])
+        expect(hotReads.map((read) => read.name)).toContain(`stats: ${scope}, ${range}`);
   });
 
   it('every statement of every read uses indexes and reads about a page', async () => {

@@ -1,12 +1,15 @@
 // runStats over ranges longer than a day reads the hourly roll-ups (run_hourly_stats) for the range's
 // whole hours and `runs` for its partial hours and its runs not yet waiting or sealed. Through the public
 // API against the real database:
-// - the roll-ups the seals write are exactly those rebuilt from the runs, for runs sealed concurrently
-//   and for a waiting run cancelled later (it moves from waiting to cancelled);
+// - the roll-ups the seals write, by agent and by model, are exactly those rebuilt from the runs and the
+//   usage ledger, for runs sealed concurrently and for a waiting run cancelled later (it moves from
+//   waiting to cancelled);
 // - on seeded runs spread over two days, the roll-up path answers the same counts, statuses, failure
 //   codes and busiest agents as the raw path (each hour read alone, a one-hour range) and as SQL over
 //   `runs`, and duration percentiles within the histogram's documented accuracy; for one agent too;
-// - another workspace's runs are never counted, and its agent is not found;
+// - the same with a model filter: the roll-ups by model (run_hourly_model_stats, a run counted under
+//   every model its usage ledger names) answer what SQL over `runs` joined to the ledger answers;
+// - another workspace's runs are never counted, and its agent and its model are not found;
 // - the statements of the roll-up read use indexes (no sequential scan of runs).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +62,31 @@ const rollups = async (workspaceId: string) =>
     )
   ).rows;
 
+const modelRollups = async (workspaceId: string) =>
+  (
+    await db.query(
+      `SELECT model_key, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations FROM run_hourly_model_stats
+       WHERE workspace_id = $1 ORDER BY model_key, hour, agent_id`,
+      [workspaceId],
+    )
+  ).rows;
+
+/**
+ * Gives the seeded runs of `prefix` (all but the accepted ones) usage ledger rows: run i used `models[0]`
+ * when i % 3 is 0, `models[1]` when 1, and both when 2 (one in each of two attempts).
+ */
+async function seedUsage(prefix: string, models: [string, string]) {
+  await db.query(
+    `INSERT INTO usage_records (run_id, attempt, model_key, workspace_id, agent_id, principal_id, sealed_at, requests,
+       input_tokens, output_tokens, cached_input_tokens, reasoning_tokens, cost_picos, currency, complete)
+     SELECT r.id, a.attempt, ($2::text[])[a.model], r.workspace_id, r.agent_id, r.principal_id, coalesce(r.sealed_at, r.started_at), 1, 10, 10, 0, 0, 0, NULL, true
+     FROM runs r CROSS JOIN LATERAL (SELECT substring(r.id FROM length($1) + 1)::int % 3 AS k) i
+     CROSS JOIN LATERAL (VALUES (1, CASE WHEN i.k = 0 THEN 1 ELSE 2 END), (2, CASE WHEN i.k = 2 THEN 1 END)) AS a(attempt, model)
+     WHERE r.id LIKE $1 || '%' AND r.status <> 'accepted' AND a.model IS NOT NULL`,
+    [prefix, models],
+  );
+}
+
 /** Seeds `count` runs of the workspace's `agentIds`, one every 61 s from `start`, of every status, with durations from 10 ms to 1,000 s. */
 async function seedRuns(workspaceId: string, agentIds: string[], prefix: string, count: number, start: Date) {
   // The runs' other columns are taken from a real run of the workspace (no foreign keys to satisfy).
@@ -110,8 +138,14 @@ describe('roll-ups written by the seal', () => {
     const written = await rollups(t.workspaceId);
     const counted = written.reduce((sum, row) => sum + row.completed + row.failed, 0);
     expect(counted).toBe(runs);
+    // The completed runs used the agents' model (the ledger has their rows); the refused ones record no usage.
+    const byModel = await modelRollups(t.workspaceId);
+    expect(byModel.filter((row) => row.model_key === 'loop').reduce((sum, row) => sum + row.completed, 0)).toBe(runs - 3);
+    const ledger = await db.query('SELECT count(DISTINCT run_id)::int AS runs FROM usage_records WHERE run_id = ANY($1)', [ids]);
+    expect(byModel.reduce((sum, row) => sum + row.completed + row.failed, 0)).toBe(ledger.rows[0].runs);
     await db.query('SELECT wsa_rebuild_run_rollups($1)', [t.workspaceId]);
     expect(await rollups(t.workspaceId)).toEqual(written);
+    expect(await modelRollups(t.workspaceId)).toEqual(byModel);
   });
 
   it('moves a waiting run that is cancelled from waiting to cancelled', async () => {
@@ -124,8 +158,11 @@ describe('roll-ups written by the seal', () => {
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     const written = await rollups(t.workspaceId);
     expect(written.filter((row) => row.agent_id === agents.asker)).toMatchObject([{ waiting: 0, cancelled: 1 }]);
+    const byModel = await modelRollups(t.workspaceId);
+    expect(byModel.filter((row) => row.agent_id === agents.asker)).toMatchObject([{ model_key: 'loop', waiting: 0, cancelled: 1 }]);
     await db.query('SELECT wsa_rebuild_run_rollups($1)', [t.workspaceId]);
     expect(await rollups(t.workspaceId)).toEqual(written);
+    expect(await modelRollups(t.workspaceId)).toEqual(byModel);
     // A range of more than a day around now reads the roll-ups and counts it as cancelled.
     const now = Date.now();
     const stats = await t.rest(
@@ -146,8 +183,19 @@ describe('statistics over the roll-ups on seeded runs', () => {
   beforeAll(async () => {
     await seedRuns(t.workspaceId, [agents.alpha!, agents.beta!], 'run_seed_a', 3000, start);
     await seedRuns(otherWorkspace, [otherAgent], 'run_seed_b', 500, start);
+    // A second model of this workspace, and one only the other workspace has.
+    const provider = (await t.rest('GET', '/api/v1/models?limit=10')).body.items[0].provider_id;
+    expect(
+      (await t.rest('POST', '/api/v1/models', { body: { key: 'spare', provider_id: provider, provider_model: 'spare-model' } })).status,
+    ).toBe(201);
+    const theirProvider = (await other('GET', '/api/v1/models?limit=10')).body.items[0].provider_id;
+    expect(
+      (await other('POST', '/api/v1/models', { body: { key: 'theirs', provider_id: theirProvider, provider_model: 'x' } })).status,
+    ).toBe(201);
+    await seedUsage('run_seed_a', ['spare', 'loop']);
+    await seedUsage('run_seed_b', ['theirs', 'loop']);
     await db.query('SELECT wsa_rebuild_run_rollups(NULL)');
-    await db.query('ANALYZE runs; ANALYZE run_hourly_stats');
+    await db.query('ANALYZE runs; ANALYZE run_hourly_stats; ANALYZE run_hourly_model_stats; ANALYZE usage_records');
   });
 
   const stats = async (query: string, rest: Rest = t.rest) => {
@@ -164,9 +212,15 @@ describe('statistics over the roll-ups on seeded runs', () => {
   };
 
   /** The exact figures, by SQL over `runs`. */
-  const exact = async (workspaceId: string, lower: string, upper: string, agentId?: string) => {
-    const where = `workspace_id = $1 AND created_at >= $2 AND created_at < $3 ${agentId ? 'AND agent_id = $4' : ''}`;
-    const values = agentId ? [workspaceId, lower, upper, agentId] : [workspaceId, lower, upper];
+  const exact = async (workspaceId: string, lower: string, upper: string, agentId?: string, model?: string) => {
+    const where = `workspace_id = $1 AND created_at >= $2 AND created_at < $3 ${
+      agentId
+        ? 'AND agent_id = $4'
+        : model
+          ? 'AND EXISTS (SELECT 1 FROM usage_records u WHERE u.run_id = runs.id AND u.model_key = $4)'
+          : ''
+    }`;
+    const values = agentId || model ? [workspaceId, lower, upper, agentId ?? model] : [workspaceId, lower, upper];
     const [total] = (
       await db.query(
         `SELECT count(*)::int AS runs, percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY extract(epoch FROM sealed_at - started_at) * 1000) AS p
@@ -195,14 +249,19 @@ describe('statistics over the roll-ups on seeded runs', () => {
   const byStatus = (statuses: { status: string; runs: number }[]) =>
     Object.fromEntries(statuses.filter((s) => s.runs > 0).map((s) => [s.status, s.runs]));
 
-  for (const agent of [undefined, 'beta']) {
-    it(`answers what the raw path and SQL over runs answer${agent ? ', for one agent' : ''}`, async () => {
+  for (const [agent, model] of [
+    [undefined, undefined],
+    ['beta', undefined],
+    [undefined, 'loop'],
+    [undefined, 'spare'],
+  ]) {
+    it(`answers what the raw path and SQL over runs answer${agent ? ', for one agent' : model ? `, for one model (${model})` : ''}`, async () => {
       const agentId = agent ? agents[agent] : undefined;
-      const filter = agentId ? `&agent_id=${agentId}` : '';
+      const filter = agentId ? `&agent_id=${agentId}` : model ? `&model=${model}` : '';
       const rolled = await stats(`from=${from}&to=${to}&bucket=hour${filter}`);
-      const sql = await exact(t.workspaceId, from, to, agentId);
+      const sql = await exact(t.workspaceId, from, to, agentId, model);
       expect(rolled.runs).toBe(sql.runs);
-      expect(rolled.runs).toBeGreaterThan(agent ? 1000 : 2500);
+      expect(rolled.runs).toBeGreaterThan(agent || model ? 1000 : 2500);
       expect(byStatus(rolled.statuses)).toEqual(byStatus(sql.statuses));
       expect(rolled.failure_codes).toEqual(sql.codes);
       expect(rolled.busiest_agents.map((a: any) => [a.agent_id, a.runs, a.failed])).toEqual(
@@ -257,6 +316,17 @@ describe('statistics over the roll-ups on seeded runs', () => {
     expect(mine.body.error.code).toBe('not_found');
     const cross = await other('GET', `/api/v1/stats/runs?from=${from}&to=${to}&agent_id=${agents.alpha}`);
     expect(cross.status).toBe(404);
+    // Both workspaces have a model keyed `loop`: each counts its own runs only.
+    for (const [rest, workspaceId] of [
+      [t.rest, t.workspaceId],
+      [other, otherWorkspace],
+    ] as const) {
+      const loop = await stats(`from=${from}&to=${to}&model=loop`, rest);
+      expect(loop.runs).toBe((await exact(workspaceId, from, to, undefined, 'loop')).runs);
+    }
+    const theirModel = await t.rest('GET', `/api/v1/stats/runs?from=${from}&to=${to}&model=theirs`);
+    expect(theirModel.status).toBe(404);
+    expect(theirModel.body.error.code).toBe('not_found');
   });
 
   it('reads through indexes: the roll-ups by workspace and hour, runs by creation time, never a sequential scan of runs', async () => {
@@ -274,5 +344,19 @@ describe('statistics over the roll-ups on seeded runs', () => {
     expect(JSON.stringify(plan)).not.toContain('Seq Scan');
     const rows = new Map([['runs', 3600]]);
     expect(planProblems(plan, rows, 0.2)).toEqual([]);
+  });
+
+  it("reads a model's whole hours from its roll-ups by index, its other runs through the ledger's key", async () => {
+    const { statements } = await recordStatements(() => stats(`from=${from}&to=${to}&bucket=hour&model=spare`));
+    const rollupRead = statements.find((statement) => statement.text.includes('run_hourly_model_stats') && isPlannableRead(statement.text));
+    expect(rollupRead).toBeDefined();
+    const plan = await executedPlan(db, rollupRead!, { enable_seqscan: 'off' });
+    const used = indexesUsed(plan).map((index) => index.split(':')[1]);
+    expect(used).toContain('run_hourly_model_stats_pkey');
+    expect(used).toContain('usage_records_pkey');
+    expect(used.filter((index) => index === 'runs_workspace_id_created_at_stats_idx')).toHaveLength(2);
+    expect(JSON.stringify(plan)).not.toContain('Seq Scan');
+    // No statement of the read goes through the runs of the whole range (the old model path did).
+    expect(statements.some((statement) => statement.text.includes('SELECT DISTINCT run_id FROM usage_records'))).toBe(false);
   });
 });

@@ -23,7 +23,15 @@ import { changeVersioned } from '../../services/versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 import { itemsCtes, type ItemsWrite } from './attempt-items.js';
 import { ledgerCte, type UsageLedgerRow } from './usage-ledger.js';
-import { isRolledUp, ROLLED_UP_COLUMNS, rollupUpsert, rowAsItWas, type RolledUpRun } from './run-rollups.js';
+import {
+  agentRollupUpsert,
+  isRolledUp,
+  modelRollupUpsert,
+  ROLLED_UP_COLUMNS,
+  rollupUpsert,
+  rowAsItWas,
+  type RolledUpRun,
+} from './run-rollups.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from '../webhooks/webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -659,7 +667,14 @@ export async function sealRun(
       RETURNING id, workspace_id, thread_id, assigned_run_id, status, failure
     ), rolled_up AS (
       -- The dashboards' hourly roll-up of the run's creation hour counts it from now on (run-rollups.ts).
-      ${rollupUpsert(PrismaSql.sql`SELECT * FROM sealed`)}
+      ${agentRollupUpsert(PrismaSql.sql`SELECT * FROM sealed`)}
+    ), rolled_up_models AS (
+      -- And so do those of the models it used: earlier attempts' and this seal's ledger rows.
+      ${modelRollupUpsert(
+        PrismaSql.sql`SELECT * FROM sealed`,
+        1,
+        ledger.map((row) => row.modelKey),
+      )}
     ), run_event AS (
       -- Webhook events in the same statement as the seal (nothing is written without a subscriber).
       SELECT ${enqueueExpression(PrismaSql.sql`sealed.workspace_id`, `run.${to}`, runEventData(run, to, { waitReason: outcome.kind === 'waiting' ? outcome.reason : null, failure }))} AS queued FROM sealed

@@ -1,13 +1,15 @@
-// The dashboards' hourly roll-ups of runs (`run_hourly_stats`; docs/operations.md, "Dashboard
+// The dashboards' hourly roll-ups of runs (`run_hourly_stats`, `run_hourly_model_stats`; docs/operations.md, "Dashboard
 // statistics: hourly roll-ups"): what a run contributes to its (workspace, agent, UTC hour of creation)
-// row, written by the statements that change a counted run's status, and the duration histogram those
+// row (and to its (workspace, model, UTC hour, agent) rows, one per model its usage ledger names),
+// written by the statements that change a counted run's status, and the duration histogram those
 // rows keep, turned back into percentiles for the statistics reads (run-stats-rollups.ts).
 //
 // A run is counted once it is waiting or sealed (the seal writes it); a waiting run that is cancelled
 // later moves from `waiting` to `cancelled` (transition, in the same transaction). Runs still accepted
 // or running are not counted here: they are few at any time, and the reads take them from `runs`.
 // The SQL functions used here (`wsa_duration_bucket`, `wsa_counts_add`, `wsa_rebuild_run_rollups`) are
-// defined by migration 20261128042804_run_hourly_stats.
+// defined by migration 20261128042804_run_hourly_stats (the rebuild, covering both tables, by
+// 20261128080000_run_hourly_model_stats).
 import { Prisma } from '../../generated/prisma/client.js';
 import type { Db } from '../../db.js';
 
@@ -32,37 +34,72 @@ const creationHour = (createdAt: Prisma.Sql) => Prisma.sql`date_trunc('hour', ${
  * histogram bucket when it has one. The statistics reads use the same expressions for the raw runs of
  * partial hours, so both add up alike.
  */
-export function runContribution(alias: string, sign: 1 | -1 = 1): Prisma.Sql {
+export function runContribution(alias: string, sign: 1 | -1 = 1, { failureCodes = true } = {}): Prisma.Sql {
   const a = Prisma.raw(alias);
   const counts = ROLLED_UP_STATUSES.map(
     (status) => Prisma.sql`(${a}.status = ${status})::int * ${sign}::int AS ${Prisma.raw(`"${status}"`)}`,
   );
+  // Without failure codes (the reads take them from the failed runs alone), the expression reads no
+  // column the statistics index lacks, so a range of runs is an index-only scan.
+  const codes = failureCodes
+    ? Prisma.sql`CASE WHEN ${a}.status = 'failed' THEN jsonb_build_object(coalesce(${a}.failure->>'code', 'unknown'), ${sign}::int) ELSE '{}'::jsonb END`
+    : Prisma.sql`'{}'::jsonb`;
   return Prisma.sql`${Prisma.join(counts)},
-    CASE WHEN ${a}.status = 'failed' THEN jsonb_build_object(coalesce(${a}.failure->>'code', 'unknown'), ${sign}::int) ELSE '{}'::jsonb END AS failure_codes,
+    ${codes} AS failure_codes,
     CASE WHEN ${a}.started_at IS NOT NULL AND ${a}.sealed_at IS NOT NULL
       THEN jsonb_build_object(wsa_duration_bucket(extract(epoch FROM ${a}.sealed_at - ${a}.started_at) * 1000)::text, ${sign}::int)
       ELSE '{}'::jsonb END AS durations`;
 }
 
-/**
- * The upsert adding what the runs of `source` (a query of runs-shaped rows, at most one per roll-up
- * row: a statement may not change a row twice) contribute, times `sign`. Concurrent seals of the same
- * hour and agent queue on the row's lock, so each is counted exactly once.
- */
-export function rollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO run_hourly_stats AS s (workspace_id, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations)
-    SELECT r.workspace_id, r.agent_id, ${creationHour(Prisma.sql`r.created_at`)}, ${runContribution('r', sign)}
-    FROM (${source}) AS r
-    ON CONFLICT (workspace_id, hour, agent_id) DO UPDATE SET
+const UPSERT_SUMS = Prisma.sql`
       waiting = s.waiting + excluded.waiting, completed = s.completed + excluded.completed,
       failed = s.failed + excluded.failed, cancelled = s.cancelled + excluded.cancelled,
       failure_codes = wsa_counts_add(s.failure_codes, excluded.failure_codes),
       durations = wsa_counts_add(s.durations, excluded.durations)`;
+
+/**
+ * The upsert adding what the runs of `source` (a query of runs-shaped rows, at most one per roll-up
+ * row: a statement may not change a row twice) contribute to their agent's roll-ups, times `sign`.
+ * Concurrent seals of the same hour and agent queue on the row's lock, so each is counted exactly once.
+ * A plain INSERT, so that the seal can hold it in a CTE of its statement.
+ */
+export function agentRollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO run_hourly_stats AS s (workspace_id, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations)
+    SELECT r.workspace_id, r.agent_id, ${creationHour(Prisma.sql`r.created_at`)}, ${runContribution('r', sign)}
+    FROM (${source}) AS r
+    ON CONFLICT (workspace_id, hour, agent_id) DO UPDATE SET ${UPSERT_SUMS}`;
+}
+
+/**
+ * The same for the roll-ups by model (run_hourly_model_stats): the run counts under every model its
+ * usage ledger rows name, those already stored (earlier attempts) and `sealing`, the models of the
+ * ledger rows its seal writes in the same statement (which that statement cannot read back).
+ */
+export function modelRollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1, sealing: readonly string[] = []): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO run_hourly_model_stats AS s (workspace_id, model_key, hour, agent_id, waiting, completed, failed, cancelled, failure_codes, durations)
+    SELECT r.workspace_id, m.model_key, ${creationHour(Prisma.sql`r.created_at`)}, r.agent_id, ${runContribution('r', sign)}
+    FROM (${source}) AS r
+    CROSS JOIN LATERAL (
+      SELECT u.model_key FROM usage_records u WHERE u.run_id = r.id
+      UNION SELECT unnest(${[...sealing]}::text[])) AS m
+    ON CONFLICT (workspace_id, model_key, hour, agent_id) DO UPDATE SET ${UPSERT_SUMS}`;
+}
+
+/**
+ * Both upserts as one statement, for a status change outside the seal (transition): the run's rows of
+ * `source` (which has its id) counted, times `sign`, by agent and by each model it used.
+ */
+export function rollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
+  return Prisma.sql`
+    WITH src AS MATERIALIZED (${source}), by_agent AS (${agentRollupUpsert(Prisma.sql`SELECT * FROM src`, sign)})
+    ${modelRollupUpsert(Prisma.sql`SELECT * FROM src`, sign)}`;
 }
 
 /** A run's columns the roll-ups read, as they were before a status change. */
 export interface RolledUpRun {
+  id: string;
   workspace_id: string;
   agent_id: string;
   created_at: Date;
@@ -72,11 +109,11 @@ export interface RolledUpRun {
   failure: unknown;
 }
 
-export const ROLLED_UP_COLUMNS = Prisma.sql`workspace_id, agent_id, created_at, status, started_at, sealed_at, failure`;
+export const ROLLED_UP_COLUMNS = Prisma.sql`id, workspace_id, agent_id, created_at, status, started_at, sealed_at, failure`;
 
 /** The source row of a run as it was (read before its change), for `rollupUpsert(…, -1)`. */
 export const rowAsItWas = (run: RolledUpRun) => Prisma.sql`
-  SELECT ${run.workspace_id}::text AS workspace_id, ${run.agent_id}::text AS agent_id, ${run.created_at}::timestamptz AS created_at,
+  SELECT ${run.id}::text AS id, ${run.workspace_id}::text AS workspace_id, ${run.agent_id}::text AS agent_id, ${run.created_at}::timestamptz AS created_at,
     ${run.status}::text AS status, ${run.started_at}::timestamptz AS started_at, ${run.sealed_at}::timestamptz AS sealed_at,
     ${run.failure === null || run.failure === undefined ? null : JSON.stringify(run.failure)}::jsonb AS failure`;
 

@@ -3,6 +3,9 @@
 // the partial hours at either end from `runs`, and the runs of the whole hours that are not counted in
 // the roll-ups yet (accepted or running: a partial index holds only those) from `runs` too. All three
 // are one statement, so they are read in one snapshot and a run is never counted twice or missed.
+// With a model, the whole hours are read from the roll-ups by model (`run_hourly_model_stats`), and the
+// runs read from `runs` are those whose usage ledger names the model (a probe of the ledger's key per
+// run: the partial hours' and the active runs only).
 // Counts are exact; the duration percentiles come from the merged histogram, within its accuracy.
 import { Prisma } from '../../generated/prisma/client.js';
 import type { StatsBucket } from '../../lib/stats-range.js';
@@ -43,28 +46,40 @@ export interface RolledUpStats {
 
 export async function rolledUpRunStats(
   db: Db | PrismaTypes.TransactionClient,
-  args: { workspaceId: string; agentId: string | null; from: Date; to: Date; bucket: StatsBucket },
+  args: { workspaceId: string; agentId: string | null; model?: string | null; from: Date; to: Date; bucket: StatsBucket },
 ): Promise<RolledUpStats> {
   const { workspaceId, from, to, bucket } = args;
   // The whole hours of the range: [firstHour, lastHour). readsRollups guarantees there is at least one.
   const firstHour = new Date(Math.ceil(from.getTime() / HOUR_MS) * HOUR_MS);
   const lastHour = new Date(Math.floor(to.getTime() / HOUR_MS) * HOUR_MS);
   const agent = args.agentId ? Prisma.sql`AND agent_id = ${args.agentId}` : Prisma.empty;
+  const rollups = args.model
+    ? Prisma.sql`run_hourly_model_stats WHERE workspace_id = ${workspaceId} AND model_key = ${args.model}`
+    : Prisma.sql`run_hourly_stats WHERE workspace_id = ${workspaceId}`;
+  const used = args.model
+    ? Prisma.sql`AND EXISTS (SELECT 1 FROM usage_records u WHERE u.run_id = runs.id AND u.model_key = ${args.model})`
+    : Prisma.empty;
   const zero = Prisma.join(ROLLED_UP_STATUSES.map((status) => Prisma.sql`0 AS ${Prisma.raw(`"${status}"`)}`));
   const active = Prisma.sql`(status = 'accepted')::int AS accepted, (status = 'running')::int AS running`;
+  // A partial hour's runs: counts and durations from the statistics index alone (index-only), failure
+  // codes from the failed runs' rows (their partial index), as two parts of the union.
   const raw = (lower: Date, upper: Date) => Prisma.sql`
-    SELECT created_at, agent_id, ${active}, ${runContribution('runs')} FROM runs
-    WHERE workspace_id = ${workspaceId} AND created_at >= ${lower} AND created_at < ${upper} ${agent}`;
+    SELECT created_at, agent_id, ${active}, ${runContribution('runs', 1, { failureCodes: false })} FROM runs
+    WHERE workspace_id = ${workspaceId} AND created_at >= ${lower} AND created_at < ${upper} ${agent} ${used}
+    UNION ALL
+    SELECT created_at, agent_id, 0 AS accepted, 0 AS running, ${zero},
+      jsonb_build_object(coalesce(failure->>'code', 'unknown'), 1) AS failure_codes, '{}'::jsonb FROM runs
+    WHERE workspace_id = ${workspaceId} AND status = 'failed' AND created_at >= ${lower} AND created_at < ${upper} ${agent} ${used}`;
   const sums = Prisma.join(RUN_STATUSES.map((status) => Prisma.sql`${status}::text, sum(${Prisma.raw(`"${status}"`)})::int`));
   const [read] = await db.$queryRaw<Read[]>`
     WITH src AS MATERIALIZED (
       SELECT hour AS created_at, agent_id, 0 AS accepted, 0 AS running, waiting, completed, failed, cancelled, failure_codes, durations
-      FROM run_hourly_stats WHERE workspace_id = ${workspaceId} AND hour >= ${firstHour} AND hour < ${lastHour} ${agent}
+      FROM ${rollups} AND hour >= ${firstHour} AND hour < ${lastHour} ${agent}
       UNION ALL ${raw(from, firstHour)}
       UNION ALL ${raw(lastHour, to)}
       UNION ALL
       SELECT created_at, agent_id, ${active}, ${zero}, '{}'::jsonb, '{}'::jsonb FROM runs
-      WHERE workspace_id = ${workspaceId} AND status IN ('accepted', 'running') AND created_at >= ${firstHour} AND created_at < ${lastHour} ${agent}
+      WHERE workspace_id = ${workspaceId} AND status IN ('accepted', 'running') AND created_at >= ${firstHour} AND created_at < ${lastHour} ${agent} ${used}
     ), bucketed AS (
       SELECT date_trunc(${Prisma.raw(`'${bucket}'`)}, created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket, * FROM src
     )

@@ -6,16 +6,17 @@
 // 20261128012000_run_stats_indexes): runs of a workspace by creation time, covering the columns the
 // counts and durations need, so the main read is an index-only range scan of the range; failed runs
 // by creation time, a partial index, so the failure codes read only failed rows. A model's runs are
-// those the usage ledger records as having used it (usage_records by workspace, model and seal time).
+// those the usage ledger records as having used it (usage_records, probed by run).
 // Results are bounded: at most MAX_BUCKETS buckets, TOP_CODES failure codes and TOP_AGENTS agents.
-// Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead
-// (run-stats-rollups.ts): their cost is the range's hours, not its runs.
+// Ranges longer than a day (in hour or day buckets) read the hourly roll-ups instead, for one agent or
+// one model too (run-stats-rollups.ts): their cost is the range's hours, not its runs.
 import { Prisma } from '../../generated/prisma/client.js';
 import { invalidArgument, notFound } from '../../lib/errors.js';
 import { BUCKET_SECONDS, statsRange, type StatsBucket, type StatsRangeArgs } from '../../lib/stats-range.js';
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { RUN_STATUSES, type RunStatus } from './run-lifecycle.js';
+import { modelRunStats } from './run-stats-model.js';
 import { readsRollups, rolledUpRunStats, type CountRow } from './run-stats-rollups.js';
 
 export const TOP_CODES = 10;
@@ -71,25 +72,20 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   }
   const { from, to, bucket } = range;
   if (from.getTime() >= to.getTime()) return assemble(range, null, [], [], []);
-  // Long ranges read the hourly roll-ups (run-stats-rollups.ts), except a model's runs: the roll-ups
-  // are by agent, and which models a run used is known from the usage ledger only.
-  if (!args.model && readsRollups(from, to, bucket)) {
-    const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, from, to, bucket });
-    const top = rolled.agents.slice(0, TOP_AGENTS);
-    const names = await db.$queryRaw<{ id: string; name: string }[]>`
-      SELECT id, name FROM agents WHERE workspace_id = ${workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
-    const nameOf = new Map(names.map((agent) => [agent.id, agent.name]));
-    const busiest = top.filter((agent) => nameOf.has(agent.agentId)).map((agent) => ({ ...agent, name: nameOf.get(agent.agentId)! }));
+  // Long ranges read the hourly roll-ups (run-stats-rollups.ts), by agent or by model.
+  if (readsRollups(from, to, bucket)) {
+    const rolled = await rolledUpRunStats(db, { workspaceId, agentId: args.agentId ?? null, model: args.model ?? null, from, to, bucket });
+    const busiest = await withNames(call, rolled.agents.slice(0, TOP_AGENTS));
     return assemble(range, rolled.total, rolled.buckets, rolled.failureCodes.slice(0, TOP_CODES), busiest);
   }
-  // The runs read: the workspace's created in the range (one agent's when asked, or those whose
-  // attempts used the model, by the usage ledger: a run's usage is sealed after it was created).
-  const picked = args.model
-    ? Prisma.sql`runs JOIN (SELECT DISTINCT run_id FROM usage_records
-        WHERE workspace_id = ${workspaceId} AND model_key = ${args.model} AND sealed_at >= ${from}) used
-        ON runs.id = used.run_id WHERE runs.workspace_id = ${workspaceId} AND runs.created_at >= ${from} AND runs.created_at < ${to}`
-    : Prisma.sql`runs WHERE workspace_id = ${workspaceId} AND created_at >= ${from} AND created_at < ${to}
-        ${args.agentId ? Prisma.sql`AND agent_id = ${args.agentId}` : Prisma.empty}`;
+  // A model's runs: one statement over the range's runs the usage ledger names it for (run-stats-model.ts).
+  if (args.model) {
+    const read = await modelRunStats(db, { workspaceId, model: args.model, from, to, bucket, topCodes: TOP_CODES, topAgents: TOP_AGENTS });
+    return assemble(range, read.total, read.buckets, read.failureCodes, await withNames(call, read.agents));
+  }
+  // The runs read: the workspace's created in the range, or one agent's when asked.
+  const picked = Prisma.sql`runs WHERE runs.workspace_id = ${workspaceId} AND runs.created_at >= ${from} AND runs.created_at < ${to}
+    ${args.agentId ? Prisma.sql`AND runs.agent_id = ${args.agentId}` : Prisma.empty}`;
   // A run's duration is from its start to its seal; runs not sealed, or never started, have none and
   // are left out of the percentiles (which ignore nulls). One array aggregate sorts the values once.
   const figures = Prisma.sql`count(*)::int AS runs, ${STATUS_COUNTS},
@@ -100,14 +96,9 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
   // The buckets are an array, not generate_series: the planner knows how many there are (it guesses a
   // thousand rows for generate_series, and an hour's 60 small scans were then JIT-compiled: 100 ms
   // more than the 1 ms they take).
-  // A model's runs are found through the ledger, grouped by bucket (as many as the model's runs).
   const size = Prisma.raw(`'${BUCKET_SECONDS[bucket]} seconds'::interval`);
   const starts = range.starts;
-  const buckets = args.model
-    ? await db.$queryRaw<CountRow[]>`
-        SELECT date_trunc(${Prisma.raw(`'${bucket}'`)}, runs.created_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS bucket, ${figures}
-        FROM ${picked} GROUP BY 1`
-    : await db.$queryRaw<CountRow[]>`
+  const buckets = await db.$queryRaw<CountRow[]>`
         SELECT b.start AS bucket, s.*
         FROM unnest(${starts.map((start) => start.toISOString())}::timestamptz[]) AS b(start)
         CROSS JOIN LATERAL (
@@ -130,6 +121,14 @@ export async function runStats(call: CallContext, args: RunStatsArgs): Promise<R
     FROM top JOIN agents ON agents.id = top.agent_id
     ORDER BY top.runs DESC, top.agent_id`;
   return assemble(range, total ?? null, buckets, codes, agents);
+}
+
+/** The busiest agents (most runs first) with their names, read for those only; agents since deleted are left out. */
+async function withNames(call: CallContext, top: { agentId: string; runs: number; failed: number }[]): Promise<RunStats['busiestAgents']> {
+  const names = await call.db.$queryRaw<{ id: string; name: string }[]>`
+    SELECT id, name FROM agents WHERE workspace_id = ${call.actor.workspaceId} AND id = ANY(${top.map((agent) => agent.agentId)}::text[])`;
+  const nameOf = new Map(names.map((agent) => [agent.id, agent.name]));
+  return top.filter((agent) => nameOf.has(agent.agentId)).map((agent) => ({ ...agent, name: nameOf.get(agent.agentId)! }));
 }
 
 const STATUS_COUNTS = Prisma.join(
