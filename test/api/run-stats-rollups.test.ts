@@ -17,6 +17,7 @@ import { startTestApp, restClient, type Rest, type TestApp } from '../helpers/ap
 import { startOpenAICompatibleServer, type ModelServer } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
+import { readsRollups } from '../../src/features/runs/run-stats-rollups.js';
 import { executedPlan, indexesUsed, isPlannableRead, planProblems, recordStatements } from '../helpers/query-plans.js';
 
 let t: TestApp;
@@ -282,6 +283,26 @@ describe('statistics over the roll-ups on seeded runs', () => {
       }
     }, 120_000);
   }
+
+  it('reads a day in hour buckets from the roll-ups too, with its partial hours from the runs, exactly counted', async () => {
+    // The dashboard's "24 h": longer than two hours in hour buckets, so whole hours come from the roll-ups.
+    const dayFrom = '2026-02-01T09:41:00Z';
+    const dayTo = '2026-02-02T09:41:00Z';
+    expect(readsRollups(new Date(dayFrom), new Date(dayTo), 'hour')).toBe(true);
+    expect(readsRollups(new Date(dayFrom), new Date(dayTo), 'minute')).toBe(false);
+    expect(readsRollups(new Date(dayFrom), new Date('2026-02-01T11:41:00Z'), 'hour')).toBe(false);
+    const rolled = await stats(`from=${dayFrom}&to=${dayTo}&bucket=hour`);
+    const sql = await exact(t.workspaceId, dayFrom, dayTo);
+    expect(rolled.runs).toBe(sql.runs);
+    expect(rolled.runs).toBeGreaterThan(1000);
+    expect(byStatus(rolled.statuses)).toEqual(byStatus(sql.statuses));
+    expect(rolled.failure_codes).toEqual(sql.codes);
+    expectClose(rolled.duration_p50_ms, sql.p?.[0] ?? null, 'p50');
+    expectClose(rolled.duration_p95_ms, sql.p?.[1] ?? null, 'p95');
+    // The same day in minute buckets stays exact, from the runs.
+    const minutes = await stats(`from=${dayFrom}&to=${dayTo}&bucket=minute`);
+    expect(minutes.runs).toBe(sql.runs);
+  }, 120_000);
 
   it('answers in day buckets, and the same through GraphQL', async () => {
     const days = await stats('from=2026-01-31T12:00:00Z&to=2026-02-04T00:00:00Z&bucket=day');

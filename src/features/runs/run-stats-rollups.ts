@@ -17,10 +17,10 @@ import { addCounts, histogramPercentiles, ROLLED_UP_STATUSES, runContribution, t
 export type CountRow = { bucket?: Date; runs: number; p: number[] | null } & Record<RunStatus, number>;
 
 const HOUR_MS = 3_600_000;
-/** Ranges longer than this read the roll-ups; shorter ones (the console's hour and day) read runs, exactly. */
-export const ROLLUP_MIN_RANGE_MS = 24 * HOUR_MS;
+/** Ranges longer than this (in hour or day buckets) read the roll-ups; shorter ones, and minute buckets, read runs, exactly. */
+export const ROLLUP_MIN_RANGE_MS = 2 * HOUR_MS;
 
-/** Whether a range's statistics are read from the roll-ups: longer than a day, in hour or day buckets. */
+/** Whether a range's statistics are read from the roll-ups: longer than two hours, in hour or day buckets (so the dashboard's day costs its 24 hours, not its runs). */
 export const readsRollups = (from: Date, to: Date, bucket: StatsBucket) =>
   bucket !== 'minute' && to.getTime() - from.getTime() > ROLLUP_MIN_RANGE_MS;
 
