@@ -50,10 +50,36 @@ export function runContribution(alias: string, sign: 1 | -1 = 1): Prisma.Sql {
  * hour and agent queue on the row's lock, so each is counted exactly once.
  */
 export function rollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
+  return upsertContributions(
+    Prisma.sql`SELECT r.workspace_id, r.agent_id, r.created_at, ${runContribution('r', sign)} FROM (${source}) AS r`,
+  );
+}
+
+const CONTRIBUTED = ['waiting', 'completed', 'failed', 'cancelled'] as const;
+
+/**
+ * The upsert of one run's status change (`before`, `after`: runs-shaped queries of the same run, as
+ * it was and as it is): what `after` adds less what `before` took, as one row. Both halves fall in
+ * the same roll-up row (a run's workspace, agent and creation hour never change), which a statement
+ * may change only once, so they are summed before the upsert rather than written by two.
+ */
+export function rollupMoveUpsert(before: Prisma.Sql, after: Prisma.Sql): Prisma.Sql {
+  const counts = CONTRIBUTED.map((status) => Prisma.raw(`a."${status}" + coalesce(b."${status}", 0) AS "${status}"`));
+  return upsertContributions(Prisma.sql`
+    SELECT a.workspace_id, a.agent_id, a.created_at, ${Prisma.join(counts)},
+      wsa_counts_add(a.failure_codes, coalesce(b.failure_codes, '{}'::jsonb)) AS failure_codes,
+      wsa_counts_add(a.durations, coalesce(b.durations, '{}'::jsonb)) AS durations
+    FROM (SELECT r.workspace_id, r.agent_id, r.created_at, ${runContribution('r')} FROM (${after}) AS r) AS a
+    LEFT JOIN (SELECT ${runContribution('r', -1)} FROM (${before}) AS r) AS b ON true`);
+}
+
+/** The upsert of contributions (workspace_id, agent_id, created_at and runContribution's columns). */
+function upsertContributions(contributions: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO run_hourly_stats AS s (workspace_id, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations)
-    SELECT r.workspace_id, r.agent_id, ${creationHour(Prisma.sql`r.created_at`)}, ${runContribution('r', sign)}
-    FROM (${source}) AS r
+    SELECT c.workspace_id, c.agent_id, ${creationHour(Prisma.sql`c.created_at`)}, c.waiting, c.completed, c.failed, c.cancelled,
+      c.failure_codes, c.durations
+    FROM (${contributions}) AS c
     ON CONFLICT (workspace_id, hour, agent_id) DO UPDATE SET
       waiting = s.waiting + excluded.waiting, completed = s.completed + excluded.completed,
       failed = s.failed + excluded.failed, cancelled = s.cancelled + excluded.cancelled,
@@ -61,24 +87,8 @@ export function rollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
       durations = wsa_counts_add(s.durations, excluded.durations)`;
 }
 
-/** A run's columns the roll-ups read, as they were before a status change. */
-export interface RolledUpRun {
-  workspace_id: string;
-  agent_id: string;
-  created_at: Date;
-  status: string;
-  started_at: Date | null;
-  sealed_at: Date | null;
-  failure: unknown;
-}
-
+/** A run's columns the roll-ups read. */
 export const ROLLED_UP_COLUMNS = Prisma.sql`workspace_id, agent_id, created_at, status, started_at, sealed_at, failure`;
-
-/** The source row of a run as it was (read before its change), for `rollupUpsert(…, -1)`. */
-export const rowAsItWas = (run: RolledUpRun) => Prisma.sql`
-  SELECT ${run.workspace_id}::text AS workspace_id, ${run.agent_id}::text AS agent_id, ${run.created_at}::timestamptz AS created_at,
-    ${run.status}::text AS status, ${run.started_at}::timestamptz AS started_at, ${run.sealed_at}::timestamptz AS sealed_at,
-    ${run.failure === null || run.failure === undefined ? null : JSON.stringify(run.failure)}::jsonb AS failure`;
 
 /**
  * Rebuilds the roll-ups of a workspace (or all, given null) from its runs: for runs changed outside the
