@@ -3,7 +3,7 @@
 // API against the real database:
 // - the roll-ups the seals write, by agent and by model, are exactly those rebuilt from the runs and the
 //   usage ledger, for runs sealed concurrently and for a waiting run cancelled later (it moves from
-//   waiting to cancelled);
+//   waiting to cancelled, in the one statement that moves the run; a stale move changes neither);
 // - on seeded runs spread over two days, the roll-up path answers the same counts, statuses, failure
 //   codes and busiest agents as the raw path (each hour read alone, a one-hour range) and as SQL over
 //   `runs`, and duration percentiles within the histogram's documented accuracy; for one agent too;
@@ -18,6 +18,7 @@ import { startOpenAICompatibleServer, type ModelServer } from '../helpers/model-
 import { settleRun } from '../helpers/runs.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
 import { readsRollups } from '../../src/features/runs/run-stats-rollups.js';
+import { transition } from '../../src/features/runs/run-lifecycle.js';
 import { executedPlan, indexesUsed, isPlannableRead, planProblems, recordStatements } from '../helpers/query-plans.js';
 
 let t: TestApp;
@@ -28,6 +29,7 @@ let otherWorkspace = '';
 const agents: Record<string, string> = {};
 let otherAgent = '';
 
+const CANCELLED = { code: 'cancelled', message: 'the run was cancelled' };
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
 async function setUp(rest: Rest, names: Record<string, Record<string, unknown>>) {
@@ -172,6 +174,35 @@ describe('roll-ups written by the seal', () => {
     );
     expect(stats.status).toBe(200);
     expect(stats.body).toMatchObject({ bucket: 'hour', runs: 1, statuses: [{ status: 'cancelled', runs: 1 }] });
+  });
+
+  it('moves a run and its roll-up in one statement; a stale move changes neither', async () => {
+    server.turns.push({ tool: { id: 'call_2', name: 'lookup', arguments: {} } });
+    const waiting = await settleRun(t, await startRun(t.rest, agents.asker!));
+    expect(waiting.status).toBe('waiting');
+    const appDb = t.app.deps.db;
+    const run = await appDb.run.findUniqueOrThrow({ where: { id: waiting.id } });
+    const counted = async () => (await rollups(t.workspaceId)).filter((row) => row.agent_id === agents.asker);
+    const [before] = await counted();
+    // A version someone else has moved past: nothing changes, the run's count stays where it was.
+    const stale = await appDb.$transaction((tx) =>
+      transition(tx, { ...run, version: run.version - 1 }, 'cancelled', { failure: CANCELLED }),
+    );
+    expect(stale).toBeNull();
+    expect(await counted()).toEqual([before]);
+    const operations = t.app.database.operationCount();
+    const moved = await appDb.$transaction((tx) => transition(tx, run, 'cancelled', { failure: CANCELLED }));
+    expect(t.app.database.operationCount() - operations).toBe(1);
+    expect(moved).toMatchObject({ id: run.id, status: 'cancelled', version: run.version + 1, failure: CANCELLED });
+    expect(moved!.sealedAt).toBeInstanceOf(Date);
+    const [after] = await counted();
+    expect({ waiting: after.waiting, cancelled: after.cancelled }).toEqual({
+      waiting: before.waiting - 1,
+      cancelled: before.cancelled + 1,
+    });
+    const written = await rollups(t.workspaceId);
+    await db.query('SELECT wsa_rebuild_run_rollups($1)', [t.workspaceId]);
+    expect(await rollups(t.workspaceId)).toEqual(written);
   });
 });
 

@@ -23,15 +23,7 @@ import { changeVersioned } from '../../services/versioned.js';
 import type { NewRunPlan, PlannedRow } from './run-plan.js';
 import { itemsCtes, type ItemsWrite } from './attempt-items.js';
 import { ledgerCte, type UsageLedgerRow } from './usage-ledger.js';
-import {
-  agentRollupUpsert,
-  isRolledUp,
-  modelRollupUpsert,
-  ROLLED_UP_COLUMNS,
-  rollupUpsert,
-  rowAsItWas,
-  type RolledUpRun,
-} from './run-rollups.js';
+import { agentRollupUpsert, isRolledUp, modelRollupUpsert, ROLLED_UP_COLUMNS, rollupMoveCtes } from './run-rollups.js';
 import { auditWebhookEvent, enqueueExpression, enqueueWebhookEvent, runEventData } from '../webhooks/webhook-events.js';
 
 type Tx = Prisma.TransactionClient;
@@ -108,45 +100,59 @@ export type SealOutcome =
   | { kind: 'failed'; code: string; message: string }
   | { kind: 'cancelled' };
 
+/** What a status change may set besides the status (the callers' needs; each a column of `runs`). */
+export interface TransitionChanges {
+  leaseOwner?: null;
+  leaseExpiresAt?: null;
+  cancelRequestedAt?: Date;
+  failure?: { code: string; message: string };
+}
+
 /**
- * Moves a run from `from` to `to`, applying `data`, only if it is still in `from` at `version`.
+ * Moves a run from `from` to `to`, applying `changes`, only if it is still in `from` at `version`.
  * Returns the updated run, or null when someone else moved it first.
+ *
+ * One statement: the run as it was is read and locked first (the update joins it, so PostgreSQL
+ * evaluates it before updating), then updated, and the dashboards' roll-ups follow the change in the
+ * same statement (run-rollups.ts): what the run counted under `from` is taken back and what it counts
+ * under `to` added, both from rows of this very change, so a concurrent change of the run can never
+ * be counted in between.
  */
 export async function transition(
   tx: Tx,
   run: { id: string; status: string; version: number },
   to: RunStatus,
-  data: Prisma.RunUpdateManyMutationInput = {},
+  changes: TransitionChanges = {},
 ) {
   const from = run.status as RunStatus;
   assertMove(from, to);
-  const now = new Date();
   const sealed = SEALED.has(to) || to === 'waiting';
-  // A run the dashboards' roll-ups count (a waiting one) leaves its count as it was: read before the change.
-  const [before] = isRolledUp(from)
-    ? await tx.$queryRaw<RolledUpRun[]>`SELECT ${ROLLED_UP_COLUMNS} FROM runs WHERE id = ${run.id} AND version = ${run.version}`
-    : [];
-  // One statement: update-and-return only if the run is still in `from` at `version`.
-  const moved = await tx.run
-    .update({
-      where: { id: run.id, status: from, version: run.version },
-      data: {
-        ...(data as Prisma.RunUpdateInput),
-        status: to,
-        version: run.version + 1,
-        updatedAt: now,
-        ...(sealed ? { sealedAt: now } : {}),
-      },
-    })
-    .catch((error: { code?: string }) => {
-      if (error.code === 'P2025') return null;
-      throw error;
-    });
-  // The roll-ups follow the change in the same transaction (run-rollups.ts).
-  if (moved && before) await tx.$executeRaw(rollupUpsert(rowAsItWas(before), -1));
-  if (moved && isRolledUp(to))
-    await tx.$executeRaw(rollupUpsert(PrismaSql.sql`SELECT ${ROLLED_UP_COLUMNS} FROM runs WHERE id = ${run.id}`));
-  return moved;
+  const sets = [
+    PrismaSql.sql`status = ${to}, version = ${run.version + 1}::int, updated_at = now()`,
+    ...(sealed ? [PrismaSql.sql`sealed_at = now()`] : []),
+    ...('leaseOwner' in changes ? [PrismaSql.sql`lease_owner = NULL`] : []),
+    ...('leaseExpiresAt' in changes ? [PrismaSql.sql`lease_expires_at = NULL`] : []),
+    ...(changes.cancelRequestedAt ? [PrismaSql.sql`cancel_requested_at = ${changes.cancelRequestedAt}::timestamptz`] : []),
+    ...(changes.failure ? [PrismaSql.sql`failure = ${JSON.stringify(changes.failure)}::jsonb`] : []),
+  ];
+  // The run's hourly roll-ups move with it in the same statement (run-rollups.ts): what it counted under
+  // `from` is taken back, what it counts under `to` is added (a move between two counted statuses is one
+  // row of both, since a statement may change a roll-up row only once).
+  const rollup = rollupMoveCtes(
+    isRolledUp(from) ? PrismaSql.sql`SELECT o.* FROM old o JOIN moved m ON m.id = o.id` : null,
+    isRolledUp(to) ? PrismaSql.sql`SELECT ${ROLLED_UP_COLUMNS} FROM moved` : null,
+  );
+  const [moved] = await queryDirect<Run>(
+    tx,
+    PrismaSql.sql`
+    WITH old AS (
+      SELECT ${ROLLED_UP_COLUMNS} FROM runs WHERE id = ${run.id} AND status = ${from} AND version = ${run.version}::int FOR UPDATE
+    ), moved AS (
+      UPDATE runs SET ${PrismaSql.join(sets)} FROM old WHERE runs.id = old.id RETURNING runs.*
+    )${rollup ?? PrismaSql.empty}
+    SELECT ${RUN_COLUMNS} FROM moved`,
+  );
+  return moved ?? null;
 }
 
 /** Whether a run may have another attempt: attempts its workers handed back on shutdown do not count. */

@@ -57,65 +57,81 @@ const UPSERT_SUMS = Prisma.sql`
       failure_codes = wsa_counts_add(s.failure_codes, excluded.failure_codes),
       durations = wsa_counts_add(s.durations, excluded.durations)`;
 
-/**
- * The upsert adding what the runs of `source` (a query of runs-shaped rows, at most one per roll-up
- * row: a statement may not change a row twice) contribute to their agent's roll-ups, times `sign`.
- * Concurrent seals of the same hour and agent queue on the row's lock, so each is counted exactly once.
- * A plain INSERT, so that the seal can hold it in a CTE of its statement.
- */
-export function agentRollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
-  return Prisma.sql`
-    INSERT INTO run_hourly_stats AS s (workspace_id, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations)
-    SELECT r.workspace_id, r.agent_id, ${creationHour(Prisma.sql`r.created_at`)}, ${runContribution('r', sign)}
-    FROM (${source}) AS r
-    ON CONFLICT (workspace_id, hour, agent_id) DO UPDATE SET ${UPSERT_SUMS}`;
-}
+/** What the runs of `source` (runs-shaped rows with their id) contribute, times `sign`, as rows for the upserts below. */
+const contributionsOf = (source: Prisma.Sql, sign: 1 | -1) =>
+  Prisma.sql`SELECT r.id, r.workspace_id, r.agent_id, r.created_at, ${runContribution('r', sign)} FROM (${source}) AS r`;
 
 /**
- * The same for the roll-ups by model (run_hourly_model_stats): the run counts under every model its
- * usage ledger rows name, those already stored (earlier attempts) and `sealing`, the models of the
- * ledger rows its seal writes in the same statement (which that statement cannot read back).
+ * Contributions (rows of id, workspace_id, agent_id, created_at and runContribution's columns) added to
+ * their agent's roll-ups. At most one row per roll-up row: a statement may not change a row twice.
+ * Concurrent seals of the same hour and agent queue on the row's lock, so each is counted exactly once.
  */
-export function modelRollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1, sealing: readonly string[] = []): Prisma.Sql {
-  return Prisma.sql`
+const agentUpsert = (contributions: Prisma.Sql) => Prisma.sql`
+    INSERT INTO run_hourly_stats AS s (workspace_id, agent_id, hour, waiting, completed, failed, cancelled, failure_codes, durations)
+    SELECT c.workspace_id, c.agent_id, ${creationHour(Prisma.sql`c.created_at`)}, c.waiting, c.completed, c.failed, c.cancelled,
+      c.failure_codes, c.durations
+    FROM (${contributions}) AS c
+    ON CONFLICT (workspace_id, hour, agent_id) DO UPDATE SET ${UPSERT_SUMS}`;
+
+/**
+ * The same by model (run_hourly_model_stats): a run counts under every model its usage ledger rows
+ * name, those already stored (earlier attempts) and `sealing`, the models of the ledger rows its seal
+ * writes in the same statement (which that statement cannot read back).
+ */
+const modelUpsert = (contributions: Prisma.Sql, sealing: readonly string[]) => Prisma.sql`
     INSERT INTO run_hourly_model_stats AS s (workspace_id, model_key, hour, agent_id, waiting, completed, failed, cancelled, failure_codes, durations)
-    SELECT r.workspace_id, m.model_key, ${creationHour(Prisma.sql`r.created_at`)}, r.agent_id, ${runContribution('r', sign)}
-    FROM (${source}) AS r
+    SELECT c.workspace_id, m.model_key, ${creationHour(Prisma.sql`c.created_at`)}, c.agent_id, c.waiting, c.completed, c.failed, c.cancelled,
+      c.failure_codes, c.durations
+    FROM (${contributions}) AS c
     CROSS JOIN LATERAL (
-      SELECT u.model_key FROM usage_records u WHERE u.run_id = r.id
+      SELECT u.model_key FROM usage_records u WHERE u.run_id = c.id
       UNION SELECT unnest(${[...sealing]}::text[])) AS m
     ON CONFLICT (workspace_id, model_key, hour, agent_id) DO UPDATE SET ${UPSERT_SUMS}`;
+
+/**
+ * The upsert adding what the runs of `source` (runs-shaped rows with their id) contribute to their
+ * agent's roll-ups, times `sign`. A plain INSERT, so that a statement can hold it in a CTE.
+ */
+export const agentRollupUpsert = (source: Prisma.Sql, sign: 1 | -1 = 1) => agentUpsert(contributionsOf(source, sign));
+
+/** The same for the roll-ups by model; `sealing` as modelUpsert above. */
+export const modelRollupUpsert = (source: Prisma.Sql, sign: 1 | -1 = 1, sealing: readonly string[] = []) =>
+  modelUpsert(contributionsOf(source, sign), sealing);
+
+const CONTRIBUTED = ['waiting', 'completed', 'failed', 'cancelled'] as const;
+
+/**
+ * One run's status change (`before`, `after`: runs-shaped queries of the same run, as it was and as it
+ * is) as one contribution row: what `after` adds less what `before` took. Both halves fall in the same
+ * roll-up rows (a run's workspace, agent, creation hour and earlier models never change), which a
+ * statement may change only once, so they are summed before the upserts rather than written by two.
+ */
+function moveContribution(before: Prisma.Sql, after: Prisma.Sql): Prisma.Sql {
+  const counts = CONTRIBUTED.map((status) => Prisma.raw(`a."${status}" + coalesce(b."${status}", 0) AS "${status}"`));
+  return Prisma.sql`
+    SELECT a.id, a.workspace_id, a.agent_id, a.created_at, ${Prisma.join(counts)},
+      wsa_counts_add(a.failure_codes, coalesce(b.failure_codes, '{}'::jsonb)) AS failure_codes,
+      wsa_counts_add(a.durations, coalesce(b.durations, '{}'::jsonb)) AS durations
+    FROM (${contributionsOf(after, 1)}) AS a
+    LEFT JOIN (SELECT ${runContribution('r', -1)} FROM (${before}) AS r) AS b ON true`;
 }
 
 /**
- * Both upserts as one statement, for a status change outside the seal (transition): the run's rows of
- * `source` (which has its id) counted, times `sign`, by agent and by each model it used.
+ * The CTEs (to follow other CTEs of a status change's statement: `, by_agent AS (…), by_model AS (…)`)
+ * that move a run's roll-ups, by agent and by model, from `before` to `after` (either null: the run was
+ * not, or is no longer, counted). Null when neither is counted.
  */
-export function rollupUpsert(source: Prisma.Sql, sign: 1 | -1 = 1): Prisma.Sql {
-  return Prisma.sql`
-    WITH src AS MATERIALIZED (${source}), by_agent AS (${agentRollupUpsert(Prisma.sql`SELECT * FROM src`, sign)})
-    ${modelRollupUpsert(Prisma.sql`SELECT * FROM src`, sign)}`;
+export function rollupMoveCtes(before: Prisma.Sql | null, after: Prisma.Sql | null): Prisma.Sql | null {
+  const contributions =
+    before && after ? moveContribution(before, after) : before ? contributionsOf(before, -1) : after ? contributionsOf(after, 1) : null;
+  if (!contributions) return null;
+  return Prisma.sql`, rolled_up AS MATERIALIZED (${contributions}),
+    by_agent AS (${agentUpsert(Prisma.sql`SELECT * FROM rolled_up`)}),
+    by_model AS (${modelUpsert(Prisma.sql`SELECT * FROM rolled_up`, [])})`;
 }
 
-/** A run's columns the roll-ups read, as they were before a status change. */
-export interface RolledUpRun {
-  id: string;
-  workspace_id: string;
-  agent_id: string;
-  created_at: Date;
-  status: string;
-  started_at: Date | null;
-  sealed_at: Date | null;
-  failure: unknown;
-}
-
+/** A run's columns the roll-ups read (its id finds the models its usage ledger names). */
 export const ROLLED_UP_COLUMNS = Prisma.sql`id, workspace_id, agent_id, created_at, status, started_at, sealed_at, failure`;
-
-/** The source row of a run as it was (read before its change), for `rollupUpsert(…, -1)`. */
-export const rowAsItWas = (run: RolledUpRun) => Prisma.sql`
-  SELECT ${run.id}::text AS id, ${run.workspace_id}::text AS workspace_id, ${run.agent_id}::text AS agent_id, ${run.created_at}::timestamptz AS created_at,
-    ${run.status}::text AS status, ${run.started_at}::timestamptz AS started_at, ${run.sealed_at}::timestamptz AS sealed_at,
-    ${run.failure === null || run.failure === undefined ? null : JSON.stringify(run.failure)}::jsonb AS failure`;
 
 /**
  * Rebuilds the roll-ups of a workspace (or all, given null) from its runs: for runs changed outside the
