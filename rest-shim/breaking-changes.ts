@@ -4,14 +4,38 @@
 // its current description — a request the baseline accepted must still be accepted, and an answer the
 // current service gives must still be one the baseline promised (new members and new enum values in
 // answers excepted: clients must ignore members and tolerate values they do not know).
-import { buildSchema, findBreakingChanges } from 'graphql';
+import { BreakingChangeType, buildSchema, findBreakingChanges, isInputObjectType, type BreakingChange } from 'graphql';
 
 type Schema = Record<string, any>;
 type Document = { paths?: Record<string, Record<string, Schema>>; components?: Record<string, Record<string, Schema>> };
 
-/** The breaking changes between two GraphQL SDL texts, as `TYPE: description` lines. */
-export function graphqlBreakingChanges(baselineSdl: string, currentSdl: string): string[] {
-  return findBreakingChanges(buildSchema(baselineSdl), buildSchema(currentSdl)).map((change) => `${change.type}: ${change.description}`);
+/**
+ * The breaking changes between two GraphQL SDL texts, as `TYPE: description` lines. `documentScalars`
+ * names the current schema's document scalars (src/graphql/json-variables.ts): an input field or
+ * argument whose type went from JSON to one of them, with the same nullability and list wrappers, is
+ * not one — the service accepts a variable declared JSON there (its own validation rule), and the
+ * value on the wire is the same JSON. Nothing else is let through: not an output field, not another
+ * scalar, not a change of nullability.
+ */
+export function graphqlBreakingChanges(
+  baselineSdl: string,
+  currentSdl: string,
+  documentScalars: ReadonlySet<string> = new Set(),
+): string[] {
+  const current = buildSchema(currentSdl);
+  const jsonToDocument = (change: BreakingChange) => {
+    const inputField =
+      change.type === BreakingChangeType.FIELD_CHANGED_KIND && isInputObjectType(current.getType(change.description.split('.')[0]!));
+    if (!inputField && change.type !== BreakingChangeType.ARG_CHANGED_KIND) return false;
+    const types = / changed type from (\S+) to (\S+)\.$/.exec(change.description);
+    if (!types) return false;
+    const [, before, after] = types as unknown as [string, string, string];
+    const scalar = /[A-Za-z_][A-Za-z0-9_]*/.exec(after)?.[0];
+    return scalar !== undefined && documentScalars.has(scalar) && before.replace(/\bJSON\b/, scalar) === after;
+  };
+  return findBreakingChanges(buildSchema(baselineSdl), current)
+    .filter((change) => !jsonToDocument(change))
+    .map((change) => `${change.type}: ${change.description}`);
 }
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];

@@ -16,6 +16,7 @@ import {
   typeFromAST,
   type NamedTypeNode,
 } from 'graphql';
+import { v1ValidationRules } from '../src/graphql/json-variables.js';
 import { REST_PAGE_ARGUMENTS, renamePageProblem } from '../src/lib/cursor.js';
 import { isAppError, invalidArgument, quoteInput, MAX_ECHO_CHARS, retryAfterFor, statusForCode } from '../src/lib/errors.js';
 import { unavailableFromError } from '../src/lib/unavailable.js';
@@ -433,7 +434,8 @@ export function createRestRouter(
   const operations = loadOperations();
   const schema = yoga.getEnveloped({}).schema;
   for (const [name, operation] of operations) {
-    const errors = validate(schema, operation.document);
+    // The service's rules: a document may declare a document scalar's variable JSON (json-variables.ts).
+    const errors = validate(schema, operation.document, v1ValidationRules);
     if (errors.length) throw new Error(`REST operation ${name} does not validate: ${errors.map((e) => e.message).join('; ')}`);
   }
   const table = options.routes ?? defaultRoutes;

@@ -37,8 +37,22 @@ export async function generateTypedDocuments(directory: string, location: string
     schemaAst: buildSchema(schemaText),
     documents,
     config: {
-      // The wire types: DateTime is an ISO 8601 string, JSON any JSON value (the caller narrows it).
-      scalars: { DateTime: 'string', JSON: 'unknown', ID: 'string' },
+      // The wire types: DateTime is an ISO 8601 string, JSON any JSON value (the caller narrows it);
+      // the document scalars are JSON of a fixed shape (snake_case members, as the service documents them).
+      scalars: {
+        DateTime: 'string',
+        JSON: 'unknown',
+        Labels: 'Record<string, string>',
+        MessageContent: '{ content: Array<{ type: string; [member: string]: unknown }> }',
+        RunOptionsDocument: 'Record<string, unknown>',
+        ExtraHeaders: 'Record<string, string>',
+        McpHeaders: 'Record<string, Record<string, string>>',
+        AgentConfigurationDocument: 'Record<string, unknown>',
+        SkillContentDocument: 'Record<string, unknown>',
+        EnvironmentMounts: 'Array<{ environment_id: string; name?: string; working_directory?: string }>',
+        ModelPricingDocument: '{ input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string }',
+        ID: 'string',
+      },
       // The schema's enums are the spec's lowercase strings: string unions need no runtime objects.
       enumsAsTypes: true,
       useTypeImports: true,

@@ -6,18 +6,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 export type CreateAgentInput = {
-  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
-  config: unknown;
+  /** the agent configuration (`model` is required) */
+  config: Record<string, unknown>;
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name: string;
   /** note of revision 1 */
   note?: string | null | undefined;
 };
 
 export type CreateEnvironmentInput = {
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   /** default: the template's name */
   name?: string | null | undefined;
   templateId: string;
@@ -30,15 +30,15 @@ export type CreateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** model providers: write-only extra request headers */
-  extraHeaders?: unknown;
-  labels?: unknown;
+  extraHeaders?: Record<string, string> | null | undefined;
+  labels?: Record<string, string> | null | undefined;
   name: string;
   type: string;
 };
 
 export type CreateThreadInput = {
-  labels?: unknown;
-  mcpHeaders?: unknown;
+  labels?: Record<string, string> | null | undefined;
+  mcpHeaders?: Record<string, Record<string, string>> | null | undefined;
   sessionId?: string | null | undefined;
 };
 
@@ -50,9 +50,8 @@ export type DeliverInput = {
   delivery?: InboxDeliveryMode | null | undefined;
   /** message (default) */
   kind?: InboxEntryKind | null | undefined;
-  options?: unknown;
-  /** {"content": [{"type": "text", "text": "…"}]} */
-  payload: unknown;
+  options?: Record<string, unknown> | null | undefined;
+  payload: { content: Array<{ type: string; [member: string]: unknown }> };
 };
 
 /** Where an environment is: provisioning → ready (or failed); ready → stopped; any → destroyed. */
@@ -68,7 +67,7 @@ export type EnvironmentTemplateInput = {
   config?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** an environment provider of the workspace (required on create) */
   providerId?: string | null | undefined;
@@ -76,8 +75,8 @@ export type EnvironmentTemplateInput = {
 
 export type ForkRunInput = {
   agentId?: string | null | undefined;
-  options?: unknown;
-  payload: unknown;
+  options?: Record<string, unknown> | null | undefined;
+  payload: { content: Array<{ type: string; [member: string]: unknown }> };
 };
 
 /** How an inbox entry meets an active run: steer joins it, queue waits, interrupt cancels it. */
@@ -104,7 +103,7 @@ export type MemoryInput = {
   /** a model key for embeddings (optional) */
   embeddingModel?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** a memory provider; default: the built-in one */
   providerId?: string | null | undefined;
@@ -115,10 +114,10 @@ export type ModelInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   key?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
-  pricing?: unknown;
+  pricing?: { input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string } | null | undefined;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
@@ -139,8 +138,8 @@ export type ProviderKind =
   | 'web';
 
 export type PublishAgentRevisionInput = {
-  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
-  config: unknown;
+  /** the agent configuration (`model` is required) */
+  config: Record<string, unknown>;
   /** default true */
   makeDefault?: boolean | null | undefined;
   note?: string | null | undefined;
@@ -151,8 +150,8 @@ export type ResumeRunInput = {
   approvals?: unknown;
   /** tool_call_id → {status: returned|error, value} */
   calls?: unknown;
-  /** optional {content: [{type: text, text}]} */
-  input?: unknown;
+  /** optional */
+  input?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
 };
 
 /** What a run item is. */
@@ -208,13 +207,10 @@ export type StartRunInput = {
   agentId: string;
   /** pin this revision instead of the default one */
   agentRevisionId?: string | null | undefined;
-  /** ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first) */
-  environmentMounts?: unknown;
-  /** {"content": [{"type": "text", "text": "…"}]} */
-  input: unknown;
-  labels?: unknown;
-  /** run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault */
-  options?: unknown;
+  environmentMounts?: Array<{ environment_id: string; name?: string; working_directory?: string }> | null | undefined;
+  input: { content: Array<{ type: string; [member: string]: unknown }> };
+  labels?: Record<string, string> | null | undefined;
+  options?: Record<string, unknown> | null | undefined;
   /** start in a new thread of this session */
   sessionId?: string | null | undefined;
   /** continue this thread */
@@ -230,7 +226,7 @@ export type ThreadOrigin =
 export type UpdateAgentInput = {
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
 };
 

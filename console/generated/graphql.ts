@@ -38,11 +38,11 @@ export type BudgetScopeKind =
   | 'workspace';
 
 export type CreateAgentInput = {
-  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
-  config: unknown;
+  /** the agent configuration (`model` is required) */
+  config: Record<string, unknown>;
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name: string;
   /** note of revision 1 */
   note?: string | null | undefined;
@@ -66,14 +66,14 @@ export type CreateConnectionInput = {
   credential?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name: string;
   /** a connector provider of the workspace */
   providerId: string;
 };
 
 export type CreateEnvironmentInput = {
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   /** default: the template's name */
   name?: string | null | undefined;
   templateId: string;
@@ -86,15 +86,15 @@ export type CreateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** model providers: write-only extra request headers */
-  extraHeaders?: unknown;
-  labels?: unknown;
+  extraHeaders?: Record<string, string> | null | undefined;
+  labels?: Record<string, string> | null | undefined;
   name: string;
   type: string;
 };
 
 export type CreateThreadInput = {
-  labels?: unknown;
-  mcpHeaders?: unknown;
+  labels?: Record<string, string> | null | undefined;
+  mcpHeaders?: Record<string, Record<string, string>> | null | undefined;
   sessionId?: string | null | undefined;
 };
 
@@ -103,7 +103,7 @@ export type CreateWebhookSubscriptionInput = {
   enabled?: boolean | null | undefined;
   /** the event kinds to receive (docs/api/webhooks.md) */
   eventKinds: Array<string>;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   /** https (plain http only where the deployment allows it) */
   url: string;
 };
@@ -116,9 +116,8 @@ export type DeliverInput = {
   delivery?: InboxDeliveryMode | null | undefined;
   /** message (default) */
   kind?: InboxEntryKind | null | undefined;
-  options?: unknown;
-  /** {"content": [{"type": "text", "text": "…"}]} */
-  payload: unknown;
+  options?: Record<string, unknown> | null | undefined;
+  payload: { content: Array<{ type: string; [member: string]: unknown }> };
 };
 
 /** Where an environment is: provisioning → ready (or failed); ready → stopped; any → destroyed. */
@@ -134,7 +133,7 @@ export type EnvironmentTemplateInput = {
   config?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** an environment provider of the workspace (required on create) */
   providerId?: string | null | undefined;
@@ -142,8 +141,8 @@ export type EnvironmentTemplateInput = {
 
 export type ForkRunInput = {
   agentId?: string | null | undefined;
-  options?: unknown;
-  payload: unknown;
+  options?: Record<string, unknown> | null | undefined;
+  payload: { content: Array<{ type: string; [member: string]: unknown }> };
 };
 
 /** How an inbox entry meets an active run: steer joins it, queue waits, interrupt cancels it. */
@@ -170,7 +169,7 @@ export type MemoryInput = {
   /** a model key for embeddings (optional) */
   embeddingModel?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** a memory provider; default: the built-in one */
   providerId?: string | null | undefined;
@@ -181,10 +180,10 @@ export type ModelInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   key?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
   /** input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price */
-  pricing?: unknown;
+  pricing?: { input_per_mtok?: number; output_per_mtok?: number; cached_input_per_mtok?: number; currency?: string } | null | undefined;
   providerId?: string | null | undefined;
   providerModel?: string | null | undefined;
   settings?: unknown;
@@ -209,8 +208,8 @@ export type PrincipalKind =
   | 'user';
 
 export type PublishAgentRevisionInput = {
-  /** the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`) */
-  config: unknown;
+  /** the agent configuration (`model` is required) */
+  config: Record<string, unknown>;
   /** default true */
   makeDefault?: boolean | null | undefined;
   note?: string | null | undefined;
@@ -235,8 +234,8 @@ export type ResumeRunInput = {
   approvals?: unknown;
   /** tool_call_id → {status: returned|error, value} */
   calls?: unknown;
-  /** optional {content: [{type: text, text}]} */
-  input?: unknown;
+  /** optional */
+  input?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
 };
 
 /** A member's role in a workspace (a set of permissions). */
@@ -314,13 +313,10 @@ export type StartRunInput = {
   agentId: string;
   /** pin this revision instead of the default one */
   agentRevisionId?: string | null | undefined;
-  /** ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first) */
-  environmentMounts?: unknown;
-  /** {"content": [{"type": "text", "text": "…"}]} */
-  input: unknown;
-  labels?: unknown;
-  /** run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault */
-  options?: unknown;
+  environmentMounts?: Array<{ environment_id: string; name?: string; working_directory?: string }> | null | undefined;
+  input: { content: Array<{ type: string; [member: string]: unknown }> };
+  labels?: Record<string, string> | null | undefined;
+  options?: Record<string, unknown> | null | undefined;
   /** start in a new thread of this session */
   sessionId?: string | null | undefined;
   /** continue this thread */
@@ -350,7 +346,7 @@ export type TraceSpanStatusCode =
 export type UpdateAgentInput = {
   description?: string | null | undefined;
   imageUrl?: string | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
 };
 
@@ -372,7 +368,7 @@ export type UpdateConnectionInput = {
   credential?: unknown;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
 };
 
@@ -386,8 +382,8 @@ export type UpdateFindingInput = {
 
 export type UpdateInboxEntryInput = {
   delivery?: InboxDeliveryMode | null | undefined;
-  options?: unknown;
-  payload?: unknown;
+  options?: Record<string, unknown> | null | undefined;
+  payload?: { content: Array<{ type: string; [member: string]: unknown }> } | null | undefined;
 };
 
 export type UpdateProviderInput = {
@@ -397,8 +393,8 @@ export type UpdateProviderInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
   /** a value replaces, null removes, omitted keeps */
-  extraHeaders?: unknown;
-  labels?: unknown;
+  extraHeaders?: Record<string, string> | null | undefined;
+  labels?: Record<string, string> | null | undefined;
   name?: string | null | undefined;
 };
 
@@ -407,7 +403,7 @@ export type UpdateWebhookSubscriptionInput = {
   /** true also clears a reason the service disabled it for */
   enabled?: boolean | null | undefined;
   eventKinds?: Array<string> | null | undefined;
-  labels?: unknown;
+  labels?: Record<string, string> | null | undefined;
   url?: string | null | undefined;
 };
 

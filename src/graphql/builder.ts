@@ -7,6 +7,12 @@ import { getDatamodel } from '../generated/pothos-types.js';
 import type { GraphQLContext } from './context.js';
 import { invalidArgument } from '../lib/errors.js';
 import { parseNodeId } from '../lib/node-ids.js';
+import type { Labels } from '../lib/labels.js';
+import type { RunOptions, StoredAgentConfig } from '../features/agents/documents/config-schema.js';
+import type { SkillContent } from '../features/agents/skills.js';
+import type { StoredPricing } from '../features/models/pricing.js';
+import type { RunMountRequest } from '../features/environments/environments.js';
+import type { MessageContent } from '../features/runs/run-input.js';
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
@@ -15,6 +21,16 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    // Documents of a fixed shape that keep their snake_case members (src/graphql/document-scalars.ts).
+    Labels: { Input: Labels; Output: unknown };
+    RunOptionsDocument: { Input: RunOptions; Output: unknown };
+    MessageContent: { Input: MessageContent; Output: unknown };
+    ExtraHeaders: { Input: Record<string, string>; Output: unknown };
+    McpHeaders: { Input: Record<string, Record<string, string>>; Output: unknown };
+    AgentConfigurationDocument: { Input: StoredAgentConfig; Output: unknown };
+    SkillContentDocument: { Input: SkillContent; Output: unknown };
+    ModelPricingDocument: { Input: StoredPricing | null; Output: unknown };
+    EnvironmentMounts: { Input: RunMountRequest[]; Output: unknown };
     File: { Input: File; Output: never };
   };
 }>({

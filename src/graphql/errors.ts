@@ -7,6 +7,7 @@ import { isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
 import { unavailableFromError } from '../lib/unavailable.js';
 import type { Logger } from '../lib/logger.js';
 import { closedSetValues } from './closed-sets.js';
+import { documentRefusalIn, refusedField } from './document-refusal.js';
 
 function fieldFromMessage(message: string): string | undefined {
   const at = /at "([^"]+)"/.exec(message);
@@ -50,6 +51,10 @@ export function createErrorMasker(logger: Logger) {
   return (error: unknown): Error => {
     const graphQLError = error instanceof GraphQLError ? error : null;
     let original = graphQLError?.originalError ?? error;
+    // A document scalar's refusal (graphql-js wraps it once for the scalar, once for the variable):
+    // the services' error, naming the input field the value sat in.
+    const refusal = documentRefusalIn(graphQLError);
+    if (graphQLError && refusal) original = refusal.at(refusedField(graphQLError.message));
     if (!isAppError(original)) original = unavailableFromError(original) ?? original;
     if (isAppError(original)) {
       if (graphQLError && graphQLError !== original) {

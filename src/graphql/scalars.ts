@@ -1,6 +1,8 @@
-import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 import { builder } from './builder.js';
+import { documentScalar, jsonLiteral } from './document-scalars.js';
 import { timestampOrThrow } from '../lib/timestamps.js';
+import { LABELS_DESCRIPTION, LabelsSchema, validateLabels } from '../lib/labels.js';
 
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp with time zone, years 0001 to 9999, e.g. 2026-01-31T12:00:00.000Z',
@@ -9,30 +11,20 @@ builder.scalarType('DateTime', {
   parseLiteral: (node) => timestampOrThrow(node.kind === Kind.STRING ? node.value : null),
 });
 
-function literal(node: ValueNode): unknown {
-  switch (node.kind) {
-    case Kind.STRING:
-    case Kind.BOOLEAN:
-      return node.value;
-    case Kind.INT:
-    case Kind.FLOAT:
-      return Number(node.value);
-    case Kind.NULL:
-      return null;
-    case Kind.LIST:
-      return node.values.map(literal);
-    case Kind.OBJECT:
-      return Object.fromEntries(node.fields.map((field) => [field.name.value, literal(field.value)]));
-    default:
-      throw new GraphQLError('JSON literals cannot contain variables');
-  }
-}
-
 builder.scalarType('JSON', {
   description: 'Any JSON value. Documents keep their canonical snake_case shape.',
   serialize: (value) => value,
   parseValue: (value) => value,
-  parseLiteral: (node) => literal(node),
+  parseLiteral: (node) => jsonLiteral(node),
+});
+
+// A label map, in and out (the services' label check, so a bad map is refused with the same
+// invalid_argument and field, `labels.<key>`).
+documentScalar('Labels', {
+  description: `Labels: ${LABELS_DESCRIPTION}.`,
+  jsonSchema: LabelsSchema,
+  check: validateLabels,
+  field: 'labels',
 });
 
 // Uploads (the GraphQL multipart request specification, which Yoga implements): the value of a

@@ -12,8 +12,10 @@ import {
   type RequestCredentials,
 } from './context.js';
 import { createErrorMasker } from './errors.js';
+import { documentRefusalIn } from './document-refusal.js';
 import { getSchema } from './schema.js';
 import { useInputRules } from './input-rules.js';
+import { useJsonVariables } from './json-variables.js';
 import { gateOf, useCallerGate } from './access.js';
 import { useDocumentLimits, useExecutionDeadline } from './limits.js';
 import { useIntrospectionCache } from './introspection-cache.js';
@@ -40,6 +42,8 @@ export function createYogaServer(deps: Deps): Yoga {
       ...useDocumentLimits(deps.config),
       useExecutionDeadline(deps.config.graphqlTimeoutMs),
       useErrorCodesForInvalidDocuments(),
+      // v1's JSON variables stay valid where an input became a document scalar.
+      useJsonVariables(),
       // Input rules (NUL, lone surrogates, nesting depth, id length) before any operation runs.
       useInputRules(),
       useErrorStatusForEveryMediaType(),
@@ -95,6 +99,8 @@ function socketClosed(socket: SocketLike): AbortSignal {
 /** Documents that do not parse or validate are the caller's mistake: code invalid_argument. */
 function useErrorCodesForInvalidDocuments(): Plugin {
   const recode = (error: Error) =>
+    // A literal a document scalar refused: the services' own error (document-scalars.ts).
+    documentRefusalIn(error)?.at(undefined) ??
     new GraphQLError(error.message, {
       ...(error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path } : {}),
       extensions: { code: 'invalid_argument', http: { status: 400 } },

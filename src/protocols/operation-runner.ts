@@ -7,6 +7,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import * as protocolDocuments from '../generated/protocol-documents.js';
 import type { RequestCredentials } from '../graphql/context.js';
+import { v1ValidationRules } from '../graphql/json-variables.js';
 
 export interface EnvelopedGraphQL {
   getEnveloped(initial: Record<string, unknown>): {
@@ -94,7 +95,7 @@ const OPERATIONS: readonly DocumentNode[] = Object.entries(protocolDocuments).fl
  */
 export function operationRunner(yoga: EnvelopedGraphQL, adapter: string): OperationRunner {
   const schema = yoga.getEnveloped({}).schema;
-  const invalid = OPERATIONS.flatMap((document) => validate(schema, document));
+  const invalid = OPERATIONS.flatMap((document) => validate(schema, document, v1ValidationRules));
   if (invalid.length) throw new Error(`${adapter} operations do not validate: ${invalid.map((e) => e.message).join('; ')}`);
   // `restCredentials`: the context factory's entry for callers that execute documents in-process with
   // their own request's credentials (the REST shim, the protocol adapters).

@@ -114,9 +114,12 @@ describe('the agent configuration', () => {
       },
       user_questions: true,
     };
-    const created = await gql('mutation($c: JSON!) { createAgent(input: {name: "Rich", config: $c}) { agent { id defaultRevisionId } } }', {
-      c: config,
-    });
+    const created = await gql(
+      'mutation($c: AgentConfigurationDocument!) { createAgent(input: {name: "Rich", config: $c}) { agent { id defaultRevisionId } } }',
+      {
+        c: config,
+      },
+    );
     const data = await gql(
       `query($a: ID!, $r: ID!) { agentRevision(agentId: $a, revisionId: $r) { config { ${CONFIGURATION} } configDocument } }`,
       { a: created.createAgent.agent.id, r: created.createAgent.agent.defaultRevisionId },
@@ -350,7 +353,7 @@ describe('skill content', () => {
       ],
     };
     const created = await gql(
-      'mutation($c: JSON!) { createSkill(input: {name: "Forms", content: $c}) { skill { id defaultRevisionId } } }',
+      'mutation($c: SkillContentDocument!) { createSkill(input: {name: "Forms", content: $c}) { skill { id defaultRevisionId } } }',
       {
         c: content,
       },

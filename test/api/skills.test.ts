@@ -171,7 +171,7 @@ describe('skills', () => {
 
   it('are served by GraphQL too', async () => {
     const { data, errors } = await t.graphql(
-      'mutation($c: JSON!) { createSkill(input: {name: "G", content: $c}) { skill { id etag version } } }',
+      'mutation($c: SkillContentDocument!) { createSkill(input: {name: "G", content: $c}) { skill { id etag version } } }',
       {
         c: content,
       },

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getSchema, printSortedSchema } from '../../src/graphql/schema.js';
+import { isDocumentScalar } from '../../src/graphql/json-variables.js';
 import { buildOpenApi } from '../../rest-shim/openapi.js';
 import { graphqlBreakingChanges, openApiBreakingChanges } from '../../rest-shim/breaking-changes.js';
 
@@ -17,7 +18,10 @@ const clone = <T>(value: T): T => structuredClone(value);
 
 describe('against the committed baseline', () => {
   it('the GraphQL schema makes no breaking change', () => {
-    expect(graphqlBreakingChanges(baseline('schema.graphql'), printSortedSchema())).toEqual([]);
+    // Input fields that went from JSON to a document scalar are allowed (docs/api/compatibility.md):
+    // v1 variables declared JSON stay valid there.
+    const documentScalars = new Set(Object.values(getSchema().getTypeMap()).flatMap((type) => (isDocumentScalar(type) ? [type.name] : [])));
+    expect(graphqlBreakingChanges(baseline('schema.graphql'), printSortedSchema(), documentScalars)).toEqual([]);
   });
 
   it.each([
@@ -37,6 +41,21 @@ describe('the GraphQL check', () => {
     expect(graphqlBreakingChanges(sdl, sdl.replace('q: String', 'q: String!'))).toEqual([expect.stringMatching(/^ARG_CHANGED_KIND/)]);
     expect(graphqlBreakingChanges(sdl, sdl.replace('status: Status!', 'status: Status'))).toEqual([
       expect.stringMatching(/^FIELD_CHANGED_KIND/),
+    ]);
+  });
+  it('lets an input go from JSON to a document scalar, and nothing else', () => {
+    const json =
+      'scalar JSON\nscalar Labels\ntype Query { thing(labels: JSON, tags: [JSON!]): Thing }\ninput ThingInput { labels: JSON! }\ntype Thing { labels: JSON }';
+    const documents = new Set(['Labels']);
+    expect(
+      graphqlBreakingChanges(json, json.replace('labels: JSON,', 'labels: Labels,').replace('labels: JSON!', 'labels: Labels!'), documents),
+    ).toEqual([]);
+    expect(graphqlBreakingChanges(json, json.replace('[JSON!]', '[Labels!]'), documents)).toEqual([]);
+    // Not a document scalar, another nullability, an output field: still breaking.
+    expect(graphqlBreakingChanges(json, json.replace('labels: JSON!', 'labels: Labels!'), new Set())).toHaveLength(1);
+    expect(graphqlBreakingChanges(json, json.replace('labels: JSON!', 'labels: Labels'), documents)).toHaveLength(1);
+    expect(graphqlBreakingChanges(json, json.replace('labels: JSON }', 'labels: Labels }'), documents)).toEqual([
+      expect.stringMatching(/^FIELD_CHANGED_KIND: Thing\.labels/),
     ]);
   });
   it('accepts additions', () => {

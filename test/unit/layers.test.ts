@@ -134,14 +134,16 @@ const RULES: Record<string, readonly string[]> = {
   'src/graphql': [...SHARED, 'src/generated', 'src/services', FEATURE_SERVICES, FEATURE_GRAPHQL],
   [FEATURE_GRAPHQL]: [...SHARED, 'src/generated', 'src/services', FEATURE_SERVICES, 'src/graphql'],
   // the REST shim executes GraphQL documents: the GraphQL context's constants, never a service; a
-  // feature's REST rows are data for it, written with the row type and nothing else
-  'rest-shim': ['src/lib', 'src/graphql/context.ts', FEATURE_REST],
+  // feature's REST rows are data for it, written with the row type and nothing else; it validates its
+  // documents with the service's validation rules (json-variables.ts, which imports nothing of src/)
+  'rest-shim': ['src/lib', 'src/graphql/context.ts', 'src/graphql/json-variables.ts', FEATURE_REST],
   [FEATURE_REST]: ['src/lib', 'rest-shim/route-table.ts'],
   // the protocol adapters (MCP) are surfaces like the REST shim: they execute GraphQL documents with
   // the caller's credentials (the context's credential type), never a service, so every protocol
   // gets the same auth, permissions, tenancy and audit as GraphQL itself; their typed documents are
-  // generated from their own .graphql operations (never the Prisma client beside them)
-  'src/protocols': ['src/lib', 'src/graphql/context.ts', 'src/generated/protocol-documents.ts'],
+  // generated from their own .graphql operations (never the Prisma client beside them) and validated
+  // with the service's validation rules, as the REST shim's are
+  'src/protocols': ['src/lib', 'src/graphql/context.ts', 'src/graphql/json-variables.ts', 'src/generated/protocol-documents.ts'],
   // the device daemon is a program of its own that talks to the service over the network only
   'src/envd': ['src/lib'],
   // entry points

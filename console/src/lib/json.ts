@@ -14,6 +14,21 @@ export function readJsonObject(text: string, field: string): { value?: Record<st
   return { value: value as Record<string, unknown> };
 }
 
+/**
+ * readJsonObject for a label map (the `Labels` scalar): every value must be a string. The service
+ * checks keys and lengths itself and names the label at fault.
+ */
+export function readJsonLabels(text: string, field: string): { value?: Record<string, string>; problem?: string } {
+  const { value, problem } = readJsonObject(text, field);
+  if (!value) return { problem };
+  const labels: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== 'string') return { problem: `${field}: the value of ${JSON.stringify(key)} must be a string.` };
+    labels[key] = item;
+  }
+  return { value: labels };
+}
+
 /** readJsonObject for a form that catches: blank means `{}`, a problem is thrown as an Error. */
 export function parseJsonObject(text: string, field: string): Record<string, unknown> {
   const { value, problem } = readJsonObject(text, field);

@@ -334,16 +334,22 @@ export async function openEnvironment(call: CallContext, id: string): Promise<Op
 const MAX_RUN_MOUNTS = 8;
 const MOUNT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+/** One mount as a caller asks for it (`name` filled in with its default). */
+export interface RunMountRequest {
+  environment_id: string;
+  name: string;
+  working_directory?: unknown;
+}
+
 /**
- * A run's `environment_mounts` as the caller asked for them at the start: each an environment of
- * the caller's workspace that is `ready` (a stopped, failed or destroyed one cannot be worked in),
- * named uniquely (default: `default` for the first, else the environment's id), and a working
- * directory inside the environment (a relative path under its own; default its own).
+ * The shape of a run's `environment_mounts` as the caller asked for them (also the
+ * `EnvironmentMounts` GraphQL scalar's check): a list of at most 8 objects, each naming an
+ * environment, with a unique mount name (default: `default` for the first, else the environment's id).
  */
-export async function resolveRunMounts(call: CallContext, value: unknown, field = 'environment_mounts'): Promise<EnvironmentMountView[]> {
+export function checkRunMountRequests(value: unknown, field = 'environment_mounts'): RunMountRequest[] {
   if (!Array.isArray(value)) throw invalidArgument(`${field} must be a list`, field);
   if (value.length > MAX_RUN_MOUNTS) throw invalidArgument(`${field} has at most ${MAX_RUN_MOUNTS} mounts`, field);
-  const mounts: EnvironmentMountView[] = [];
+  const requests: RunMountRequest[] = [];
   for (const [index, raw] of value.entries()) {
     const at = `${field}[${index}]`;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw invalidArgument(`${at} must be an object`, at);
@@ -355,18 +361,37 @@ export async function resolveRunMounts(call: CallContext, value: unknown, field 
     const mountName = name ?? (index === 0 ? 'default' : environmentId);
     if (typeof mountName !== 'string' || !MOUNT_NAME.test(mountName))
       throw invalidArgument(`${at}.name must be 1–64 of a-z, 0-9, _ and - (starting with a letter or digit)`, `${at}.name`);
-    if (mounts.some((m) => m.name === mountName)) throw invalidArgument(`${at}.name ${mountName} is mounted twice`, `${at}.name`);
-    const environment = await call.db.environment.findUnique({ where: { id: environmentId } });
+    if (requests.some((m) => m.name === mountName)) throw invalidArgument(`${at}.name ${mountName} is mounted twice`, `${at}.name`);
+    requests.push({
+      environment_id: environmentId,
+      name: mountName,
+      ...(workingDirectory === undefined ? {} : { working_directory: workingDirectory }),
+    });
+  }
+  return requests;
+}
+
+/**
+ * A run's `environment_mounts` as the caller asked for them at the start (checkRunMountRequests): each
+ * an environment of the caller's workspace that is `ready` (a stopped, failed or destroyed one cannot
+ * be worked in), and a working directory inside the environment (a relative path under its own;
+ * default its own).
+ */
+export async function resolveRunMounts(call: CallContext, value: unknown, field = 'environment_mounts'): Promise<EnvironmentMountView[]> {
+  const mounts: EnvironmentMountView[] = [];
+  for (const [index, request] of checkRunMountRequests(value, field).entries()) {
+    const at = `${field}[${index}]`;
+    const environment = await call.db.environment.findUnique({ where: { id: request.environment_id } });
     if (!environment || environment.workspaceId !== call.actor.workspaceId)
-      throw new AppError('not_found', `environment ${quoteInput(environmentId)} not found`, { field: `${at}.environment_id` });
+      throw new AppError('not_found', `environment ${quoteInput(request.environment_id)} not found`, { field: `${at}.environment_id` });
     if (environment.status !== 'ready' || !environment.workingDirectory)
       throw new AppError('failed_precondition', `environment ${environment.id} is ${environment.status}, not ready`, {
         field: `${at}.environment_id`,
       });
     mounts.push({
       environment_id: environment.id,
-      name: mountName,
-      working_directory: mountDirectory(environment.workingDirectory, workingDirectory, at),
+      name: request.name,
+      working_directory: mountDirectory(environment.workingDirectory, request.working_directory, at),
     });
   }
   return mounts;

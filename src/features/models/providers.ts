@@ -126,16 +126,20 @@ export function checkEndpointUrl(deps: Pick<Deps, 'config'>, value: string, fiel
   return url;
 }
 
-function validateExtraHeaders(value: unknown): Record<string, string> {
+/** A model provider's extra request headers: header name → a single-line value (also the `ExtraHeaders` scalar's check). */
+export function validateExtraHeaders(value: unknown, field = 'extra_headers'): Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw invalidArgument('extra_headers must map header names to values', 'extra_headers');
+    throw invalidArgument(`${field} must map header names to values`, field);
+  // Collected as entries: Object.fromEntries defines each member (a header named `__proto__` too).
+  const headers: [string, string][] = [];
   for (const [name, header] of Object.entries(value)) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name) || /^(host|content-length|transfer-encoding|connection)$/i.test(name))
-      throw invalidArgument(`extra_headers.${name} is not an allowed header name`, `extra_headers.${name}`);
+      throw invalidArgument(`${field}.${name} is not an allowed header name`, `${field}.${name}`);
     if (typeof header !== 'string' || /[\r\n]/.test(header) || header.length > 4096)
-      throw invalidArgument(`extra_headers.${name} must be a single-line string`, `extra_headers.${name}`);
+      throw invalidArgument(`${field}.${name} must be a single-line string`, `${field}.${name}`);
+    headers.push([name, header]);
   }
-  return value as Record<string, string>;
+  return Object.fromEntries(headers);
 }
 
 function validateObject(value: unknown, field: string): Record<string, unknown> {

@@ -31,6 +31,8 @@ export const isAssetPart = (part: MessagePart): part is AssetPart => 'asset_id' 
 
 const MessageContent = Type.Object({ content: Type.Array(MessagePart) });
 export type MessageContent = Static<typeof MessageContent>;
+/** The message shape as JSON Schema (the `MessageContent` GraphQL scalar carries it). */
+export const MessageContentSchema = MessageContent;
 
 /**
  * A message read back from a payload or input column (`column`: `inbox_entries.payload`,

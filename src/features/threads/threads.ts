@@ -14,18 +14,24 @@ import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import type { Thread, Session } from '../../generated/prisma/client.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
 
-function validateMcpHeaders(value: unknown): Record<string, Record<string, string>> {
+/** A thread's MCP headers: connection id → header name → value (also the `McpHeaders` scalar's check). */
+export function validateMcpHeaders(value: unknown, field = 'mcp_headers'): Record<string, Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw invalidArgument('mcp_headers must map connection ids to header maps', 'mcp_headers');
+    throw invalidArgument(`${field} must map connection ids to header maps`, field);
+  // Collected as entries: Object.fromEntries defines each member (a key named `__proto__` too).
+  const all: [string, Record<string, string>][] = [];
   for (const [connection, headers] of Object.entries(value)) {
     if (headers === null || typeof headers !== 'object' || Array.isArray(headers))
-      throw invalidArgument(`mcp_headers.${connection} must be a map of header names to values`, `mcp_headers.${connection}`);
-    for (const [name, header] of Object.entries(headers as Record<string, unknown>)) {
+      throw invalidArgument(`${field}.${connection} must be a map of header names to values`, `${field}.${connection}`);
+    const checked: [string, string][] = [];
+    for (const [name, header] of Object.entries(headers)) {
       if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || typeof header !== 'string')
-        throw invalidArgument(`mcp_headers.${connection}.${name} must be a valid header`, `mcp_headers.${connection}.${name}`);
+        throw invalidArgument(`${field}.${connection}.${name} must be a valid header`, `${field}.${connection}.${name}`);
+      checked.push([name, header]);
     }
+    all.push([connection, Object.fromEntries(checked)]);
   }
-  return value as Record<string, Record<string, string>>;
+  return Object.fromEntries(all);
 }
 
 // ── sessions ──

@@ -13,7 +13,7 @@ interface NamedRow {
   labels: unknown;
 }
 
-/** Adds `name`, `description`, `labels` (the map, JSON) and `labelList` (the pairs) to a resource's type. */
+/** Adds `name`, `description`, `labels` (the map, JSON: outputs stay JSON within v1) and `labelList` (the pairs) to a resource's type. */
 export function withNameAndLabels<T extends NamedRow>(ref: ObjectRef<Types, T>): void {
   // Refs are invariant in their row type, so the shared row's fields are added through unknown; every
   // row of `ref` has them (`T extends NamedRow`).
@@ -36,7 +36,7 @@ export function withNamedResourceFields<T extends NamedRow & { workspaceId: stri
  * input whose service requires a name declares `name` itself after these).
  */
 export function nameAndLabelInputs(t: InputFieldBuilder<Types, 'InputObject'>) {
-  return { name: t.string(), description: t.string(), labels: t.field({ type: 'JSON' }) };
+  return { name: t.string(), description: t.string(), labels: t.field({ type: 'Labels' }) };
 }
 
 interface ConfiguredRow {

@@ -50,6 +50,11 @@ export interface RevisionedSurface<H extends HeadRow, R extends RevisionRow> {
    * reorder them).
    */
   documentType: ObjectRef<Types, object>;
+  /**
+   * The document scalar the create and publish inputs take the document as (snake_case members, as
+   * REST takes it, checked as a whole by the kind's own check, which names the member at fault).
+   */
+  documentScalar: 'AgentConfigurationDocument' | 'SkillContentDocument';
   /** Head fields beyond the shared ones. */
   headFields?: (t: ObjectFieldBuilder<Types, H>) => FieldMap;
   /** Arguments of the list query beyond label, q, archived, limit and cursor (passed to `service.list`). */
@@ -102,7 +107,7 @@ export function revisionedSurface<H extends Head, R extends Revision>(
   const headIdArg = (arg: ArgBuilder<Types>) => ({ [headKey]: arg.id({ required: true }) }) as object;
   const headIdOf = (args: object) => String((args as Record<string, unknown>)[headKey]);
   const documentField = (t: InputFieldBuilder<Types, 'InputObject'>, description?: string) =>
-    ({ [document]: t.field({ type: 'JSON', required: true, description }) }) as object;
+    ({ [document]: t.field({ type: surface.documentScalar, required: true, description }) }) as object;
 
   const HeadRef = builder.objectRef<Head>(Name).implement({
     interfaces: [VersionedRef],

@@ -247,7 +247,11 @@ export function createAgUiEndpoint(yoga: EnvelopedGraphQL, options: AgUiEndpoint
 export function answersFor(
   run: RunView,
   input: RunAgentInput,
-): { calls?: Record<string, unknown>; approvals?: Record<string, unknown>; input?: Record<string, unknown> } | null {
+): {
+  calls?: Record<string, unknown>;
+  approvals?: Record<string, unknown>;
+  input?: { content: Array<{ type: string; text: string }> };
+} | null {
   const calls: Record<string, unknown> = {};
   const approvals: Record<string, unknown> = {};
   const pendingCalls = new Set(run.pending.calls.map((call) => call.toolCallId));

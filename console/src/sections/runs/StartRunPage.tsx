@@ -6,7 +6,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useMutation, useQuery } from '../../api';
 import { ErrorNotice, Field, Loading, PageHeader, Select, TextArea } from '../../components/ui';
 import { FormEnd } from '../../components/Forms';
-import { readJsonObject } from '../../lib/json';
+import { readJsonLabels, readJsonObject } from '../../lib/json';
 import { textMessage } from './documents';
 
 export function StartRunPage() {
@@ -26,7 +26,7 @@ export function StartRunPage() {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const parsedLabels = readJsonObject(labels, 'Labels');
+    const parsedLabels = readJsonLabels(labels, 'Labels');
     const parsedOptions = readJsonObject(options, 'Options');
     const found = !chosen ? 'Choose an agent.' : !message.trim() ? 'Write the message.' : (parsedLabels.problem ?? parsedOptions.problem);
     setProblem(found ?? null);

@@ -5,16 +5,10 @@
 // A non-2xx status is a result (the model reads it); an unreachable host, a refused URL or a timeout
 // is an error.
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { HTTP_METHODS, HTTP_REQUEST_LIMITS } from '../../../features/agents/documents/plugins.js';
+import { HTTP_METHODS, HTTP_REQUEST_LIMITS, HttpRequestConfig } from '../../../features/agents/documents/plugins.js';
+import { readDocument } from '../../../lib/json-documents.js';
 import { outboundFetch } from '../outbound.js';
 import type { PluginTools } from './types.js';
-
-export interface HttpRequestConfig {
-  description?: string;
-  methods?: string[];
-  max_response_bytes?: number;
-  timeout_seconds?: number;
-}
 
 /** Headers a caller may not set: the client computes them, or they would break the exchange's bounds. */
 const FORBIDDEN_HEADER = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/i;
@@ -57,8 +51,8 @@ export function upperCaseMethod(input: unknown): unknown {
 }
 
 export const httpRequestPlugin: PluginTools = ({ deps, run, instance }) => {
-  const config = (instance.config ?? {}) as HttpRequestConfig;
-  const methods = config.methods ?? [...HTTP_METHODS];
+  const config = readDocument(HttpRequestConfig, instance.config ?? {}, 'agent configuration plugins[].config');
+  const methods: string[] = config.methods ?? [...HTTP_METHODS];
   const maxResponseBytes = config.max_response_bytes ?? HTTP_REQUEST_LIMITS.maxResponseBytes.default;
   const timeoutMs = (config.timeout_seconds ?? HTTP_REQUEST_LIMITS.timeoutSeconds.default) * 1000;
   const allowedHosts = run.options.configuration?.allowed_hosts;

@@ -23,7 +23,7 @@ const UpdateWorkspaceInput = builder.inputType('UpdateWorkspaceInput', {
   fields: (t) => ({
     name: t.string({ required: false }),
     description: t.string({ required: false }),
-    labels: t.field({ type: 'JSON', required: false, description: 'map of string to string' }),
+    labels: t.field({ type: 'Labels', required: false }),
     maxConcurrentRuns: t.int({
       required: false,
       description: `The most runs running at once, ${MAX_CONCURRENT_RUNS_BOUNDS.min}–${MAX_CONCURRENT_RUNS_BOUNDS.max}; null lifts the limit.`,

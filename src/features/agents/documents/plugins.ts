@@ -3,16 +3,19 @@
 // engine (src/engine/tools/plugins/), this module only describes them so that a configuration naming
 // an unknown key or an invalid config is refused when it is written (400 `invalid_argument`).
 // Every plugin's config also takes `permission` and `permissions` (the permission of its tools).
+// Each config is defined once, as a TypeBox schema: ajv checks configurations against it when they
+// are written, and the engine's plugins read their config through it (typed, no casts).
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { AnySchema, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import Type, { type Static, type TSchema } from 'typebox';
 import { invalidArgument, quoteInput } from '../../../lib/errors.js';
 import { PERMISSIONS } from './permission-values.js';
 
 export interface PluginDefinition {
   key: string;
   description: string;
-  /** The members of `config` the plugin itself reads (`permission` and `permissions` are added). */
-  configProperties: Record<string, unknown>;
+  /** The JSON Schema of `config`: the members the plugin itself reads and the permission settings. */
+  config: TSchema;
 }
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -22,32 +25,38 @@ export const HTTP_REQUEST_LIMITS = {
   maxRequestBodyBytes: 1_048_576,
 } as const;
 
+const permission = Type.Enum(PERMISSIONS);
+/** What every plugin's config takes besides its own members: the permission of its tools (`inherit` → the agent's default). */
+export const PluginPermissionSettings = Type.Object({
+  permission: Type.Optional(permission),
+  permissions: Type.Optional(Type.Record(Type.String(), permission)),
+});
+export type PluginPermissionSettings = Static<typeof PluginPermissionSettings>;
+
+/** The `http_request` plugin's config. */
+export const HttpRequestConfig = Type.Object(
+  {
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    methods: Type.Optional(Type.Array(Type.Enum(HTTP_METHODS), { minItems: 1, uniqueItems: true })),
+    max_response_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: HTTP_REQUEST_LIMITS.maxResponseBytes.max })),
+    timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: HTTP_REQUEST_LIMITS.timeoutSeconds.max })),
+    ...PluginPermissionSettings.properties,
+  },
+  { additionalProperties: false },
+);
+export type HttpRequestConfig = Static<typeof HttpRequestConfig>;
+
 export const PLUGINS: readonly PluginDefinition[] = [
   {
     key: 'http_request',
     description:
       "An `http_request` tool: method, url, headers, body; bounded by the run's `configuration.allowed_hosts` and the endpoint policy, with size and time limits.",
-    configProperties: {
-      description: { type: 'string', maxLength: 2000 },
-      methods: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: HTTP_METHODS } },
-      max_response_bytes: { type: 'integer', minimum: 1, maximum: HTTP_REQUEST_LIMITS.maxResponseBytes.max },
-      timeout_seconds: { type: 'integer', minimum: 1, maximum: HTTP_REQUEST_LIMITS.timeoutSeconds.max },
-    },
+    config: HttpRequestConfig,
   },
 ];
 
-const permission = { enum: PERMISSIONS };
 const ajv = new Ajv2020({ allErrors: false, strict: false });
-const validators = new Map<string, ValidateFunction>(
-  PLUGINS.map((plugin) => [
-    plugin.key,
-    ajv.compile({
-      type: 'object',
-      properties: { ...plugin.configProperties, permission, permissions: { type: 'object', additionalProperties: permission } },
-      additionalProperties: false,
-    } as AnySchema),
-  ]),
-);
+const validators = new Map<string, ValidateFunction>(PLUGINS.map((plugin) => [plugin.key, ajv.compile(plugin.config)]));
 
 export const pluginDefinition = (key: string) => PLUGINS.find((plugin) => plugin.key === key);
 

@@ -23,6 +23,17 @@ import {
 import { relation } from '../../../graphql/modules/relations.js';
 import { childConnection } from '../../../graphql/modules/list-relations.js';
 import { agentRevisionPages } from '../../../services/relation-pages.js';
+import { documentScalar } from '../../../graphql/document-scalars.js';
+import { normalizeAgentConfig } from '../documents/config-schema.js';
+
+// The configuration as callers write it: checked as a whole against its JSON Schema, as the service
+// checks it (the error names the member at fault: `config.reviewer.timeout_seconds`); the typed view
+// of a published one is `AgentConfiguration`.
+documentScalar('AgentConfigurationDocument', {
+  description: 'An agent configuration as one JSON document (snake_case members, as REST takes it), checked against its JSON Schema.',
+  check: normalizeAgentConfig,
+  field: 'config',
+});
 
 export const {
   HeadRef: AgentRef,
@@ -43,6 +54,7 @@ export const {
     setDefault: setDefaultAgentRevision,
   },
   documentType: AgentConfigurationRef,
+  documentScalar: 'AgentConfigurationDocument',
   headFields: (t) => ({
     organizationId: t.exposeString('organizationId'),
     // Unset strings are "" in the representation (as the configuration's `instructions` are), never null.
@@ -57,8 +69,7 @@ export const {
   updateFields: (t) => ({ imageUrl: t.string() }),
   descriptions: {
     document: 'the agent configuration, typed member by member',
-    createDocument:
-      "the agent configuration as one JSON document (snake_case members, as REST takes it; `model` is required). JSON because it is validated as a whole against the configuration's JSON Schema, which names the member at fault (`config.reviewer.timeout_seconds`)",
+    createDocument: 'the agent configuration (`model` is required)',
     createNote: 'note of revision 1',
     makeDefault: 'default true',
     created: 'false when an identical configuration was already published',

@@ -19,6 +19,17 @@ import {
 import { relation } from '../../../graphql/modules/relations.js';
 import { childConnection } from '../../../graphql/modules/list-relations.js';
 import { skillRevisionPages } from '../../../services/relation-pages.js';
+import { documentScalar } from '../../../graphql/document-scalars.js';
+import { normalizeSkillContent } from '../skills.js';
+
+// A skill's content as callers write it, checked as the service checks it (naming the member at
+// fault: `content.files[0].path`); the typed view of a published one is `SkillContent`.
+documentScalar('SkillContentDocument', {
+  description:
+    "A skill's content as one JSON document (snake_case members, as REST takes it): {name, description, instructions, files: [{path, content, media_type}]}.",
+  check: normalizeSkillContent,
+  field: 'content',
+});
 
 const SkillFileRef = builder.objectRef<SkillContent['files'][number]>('SkillFile').implement({
   description: 'A file that comes with a skill.',
@@ -58,10 +69,10 @@ export const {
     setDefault: setDefaultSkillRevision,
   },
   documentType: SkillContentRef,
+  documentScalar: 'SkillContentDocument',
   descriptions: {
     document: 'the content, typed',
-    createDocument:
-      '{name, description, instructions, files: [{path, content, media_type}]} as one JSON document (snake_case members, as REST takes it); JSON because it is validated as a whole, naming the member at fault (`content.files[0].path`)',
+    createDocument: '{name, description, instructions, files: [{path, content, media_type}]}',
   },
 });
 

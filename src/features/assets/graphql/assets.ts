@@ -75,7 +75,7 @@ const UploadAssetInput = builder.inputType('UploadAssetInput', {
     file: t.field({ type: 'File', required: true }),
     name: t.string({ description: "default: the file's name" }),
     description: t.string(),
-    labels: t.field({ type: 'JSON' }),
+    labels: t.field({ type: 'Labels' }),
     mediaType: t.string({ description: "default: the file's type; checked against the bytes either way" }),
   }),
 });

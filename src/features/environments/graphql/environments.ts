@@ -93,7 +93,7 @@ const CreateEnvironmentInput = builder.inputType('CreateEnvironmentInput', {
   fields: (t) => ({
     templateId: t.string({ required: true }),
     name: t.string({ description: "default: the template's name" }),
-    labels: t.field({ type: 'JSON' }),
+    labels: t.field({ type: 'Labels' }),
   }),
 });
 

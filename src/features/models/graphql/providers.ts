@@ -1,4 +1,5 @@
 import { builder } from '../../../graphql/builder.js';
+import { documentScalar } from '../../../graphql/document-scalars.js';
 import { payloadOf } from '../../../graphql/modules/payloads.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery } from '../../../graphql/modules/query-fields.js';
@@ -15,8 +16,25 @@ import {
   parseKind,
   testProvider,
   updateProvider,
+  validateExtraHeaders,
 } from '../providers.js';
-import { modelPricing, showPrice } from '../pricing.js';
+
+// A model provider's extra request headers, checked as the service checks them (document-scalars.ts).
+documentScalar('ExtraHeaders', {
+  description:
+    'Extra request headers of a model provider: header name → a single-line value (at most 4,096 characters); Host, Content-Length, Transfer-Encoding and Connection are not allowed.',
+  check: validateExtraHeaders,
+  field: 'extra_headers',
+});
+import { modelPricing, showPrice, validatePricing } from '../pricing.js';
+
+// A model's own prices, checked as the service checks them (document-scalars.ts); `{}` means none.
+documentScalar('ModelPricingDocument', {
+  description:
+    "A model's own prices: {input_per_mtok, output_per_mtok, cached_input_per_mtok (numbers from 0 to 1000000 per million tokens, at most 6 decimals), currency (ISO 4217, default USD)}, every member optional; `{}` sets none.",
+  check: validatePricing,
+  field: 'pricing',
+});
 import { createModel, getModel, listModels, loadModels, MODEL_NODE_PREFIX, modelNodeId, parseModelNodeId, updateModel } from '../models.js';
 import { ProviderKindEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { relation } from '../../../graphql/modules/relations.js';
@@ -99,7 +117,7 @@ const CreateProviderInput = builder.inputType('CreateProviderInput', {
     name: t.string({ required: true }),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'write-only' }),
-    extraHeaders: t.field({ type: 'JSON', description: 'model providers: write-only extra request headers' }),
+    extraHeaders: t.field({ type: 'ExtraHeaders', description: 'model providers: write-only extra request headers' }),
     enabled: t.boolean(),
   }),
 });
@@ -109,7 +127,7 @@ const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
     enabled: t.boolean(),
     config: t.field({ type: 'JSON' }),
     credential: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
-    extraHeaders: t.field({ type: 'JSON', description: 'a value replaces, null removes, omitted keeps' }),
+    extraHeaders: t.field({ type: 'ExtraHeaders', description: 'a value replaces, null removes, omitted keeps' }),
   }),
 });
 const ModelInput = builder.inputType('ModelInput', {
@@ -121,7 +139,7 @@ const ModelInput = builder.inputType('ModelInput', {
     ...nameAndLabelInputs(t),
     settings: t.field({ type: 'JSON' }),
     pricing: t.field({
-      type: 'JSON',
+      type: 'ModelPricingDocument',
       description: "input_per_mtok, output_per_mtok, cached_input_per_mtok, currency (all optional); null removes the model's own price",
     }),
     enabled: t.boolean(),

@@ -102,21 +102,25 @@ const DeliverInput = builder.inputType('DeliverInput', {
   fields: (t) => ({
     kind: t.field({ type: InboxEntryKindEnum, description: 'message (default)' }),
     delivery: t.field({ type: InboxDeliveryModeEnum, description: 'queue (default)' }),
-    payload: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
+    payload: t.field({ type: 'MessageContent', required: true }),
     agentId: t.string({ description: "default: the thread's last run's agent" }),
     agentRevisionId: t.string(),
-    options: t.field({ type: 'JSON' }),
+    options: t.field({ type: 'RunOptionsDocument' }),
   }),
 });
 const UpdateEntryInput = builder.inputType('UpdateInboxEntryInput', {
   fields: (t) => ({
-    payload: t.field({ type: 'JSON' }),
-    options: t.field({ type: 'JSON' }),
+    payload: t.field({ type: 'MessageContent' }),
+    options: t.field({ type: 'RunOptionsDocument' }),
     delivery: t.field({ type: InboxDeliveryModeEnum }),
   }),
 });
 const ForkInput = builder.inputType('ForkRunInput', {
-  fields: (t) => ({ agentId: t.string(), payload: t.field({ type: 'JSON', required: true }), options: t.field({ type: 'JSON' }) }),
+  fields: (t) => ({
+    agentId: t.string(),
+    payload: t.field({ type: 'MessageContent', required: true }),
+    options: t.field({ type: 'RunOptionsDocument' }),
+  }),
 });
 
 connectionQuery('inboxEntries', InboxEntryConnection, {

@@ -2,6 +2,7 @@
 // and the runStatus subscription. Items a run produces are in run-items.ts; deliveries in inbox.ts.
 import type { AgentRevision } from '../../../generated/prisma/client.js';
 import { builder } from '../../../graphql/builder.js';
+import './run-documents.js';
 import { payloadOf } from '../../../graphql/modules/payloads.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, watchSubscription } from '../../../graphql/modules/query-fields.js';
@@ -150,20 +151,12 @@ const StartRunInput = builder.inputType('StartRunInput', {
   fields: (t) => ({
     agentId: t.string({ required: true }),
     agentRevisionId: t.string({ description: 'pin this revision instead of the default one' }),
-    input: t.field({ type: 'JSON', required: true, description: '{"content": [{"type": "text", "text": "…"}]}' }),
-    options: t.field({
-      type: 'JSON',
-      description:
-        "run options as one JSON document (snake_case: configuration, labels, max_usage, overrides). JSON because it is validated as a whole against its JSON Schema (overrides: the agent configuration's), which names the member at fault",
-    }),
+    input: t.field({ type: 'MessageContent', required: true }),
+    options: t.field({ type: 'RunOptionsDocument' }),
     sessionId: t.string({ description: 'start in a new thread of this session' }),
     threadId: t.string({ description: 'continue this thread' }),
-    labels: t.field({ type: 'JSON' }),
-    environmentMounts: t.field({
-      type: 'JSON',
-      description:
-        'ready environments the run works in: [{environment_id, name?, working_directory?}] (snake_case, as the run view shows them; name defaults to `default` for the first)',
-    }),
+    labels: t.field({ type: 'Labels' }),
+    environmentMounts: t.field({ type: 'EnvironmentMounts' }),
   }),
 });
 // The answers are maps keyed by the tool call ids the run's pending approvals and calls name, so
@@ -172,10 +165,10 @@ const ResumeRunInput = builder.inputType('ResumeRunInput', {
   fields: (t) => ({
     approvals: t.field({ type: 'JSON', description: 'tool_call_id → {action: approve|deny}' }),
     calls: t.field({ type: 'JSON', description: 'tool_call_id → {status: returned|error, value}' }),
-    input: t.field({ type: 'JSON', description: 'optional {content: [{type: text, text}]}' }),
+    input: t.field({ type: 'MessageContent', description: 'optional' }),
   }),
 });
-const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'JSON', required: true }) }) });
+const UpdateRunInput = builder.inputType('UpdateRunInput', { fields: (t) => ({ labels: t.field({ type: 'Labels', required: true }) }) });
 
 connectionQuery('runs', RunConnection, {
   description: 'Newest first. At most 100 a page (default 50).',

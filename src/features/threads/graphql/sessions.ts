@@ -20,7 +20,7 @@ withLabelList(SessionRef);
 
 const SessionConnection = connectionOf('Session', SessionRef);
 
-const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'JSON' }) }) });
+const SessionInput = builder.inputType('SessionInput', { fields: (t) => ({ title: t.string(), labels: t.field({ type: 'Labels' }) }) });
 
 objectQuery('session', SessionRef, getSession);
 connectionQuery('sessions', SessionConnection, {

@@ -1,10 +1,18 @@
 // Threads: conversations inside a session, carrying the committed message history runs continue from.
 import { builder } from '../../../graphql/builder.js';
+import { documentScalar } from '../../../graphql/document-scalars.js';
 import { resourceMutations } from '../../../graphql/modules/mutation-fields.js';
 import { connectionQuery, objectQuery, watchSubscription } from '../../../graphql/modules/query-fields.js';
 import { asNode } from '../../../graphql/modules/node.js';
 import { connectionOf, VersionedRef } from '../../../graphql/modules/common.js';
-import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread } from '../threads.js';
+import { archiveThread, createThread, getThread, listThreads, loadThreads, updateThread, validateMcpHeaders } from '../threads.js';
+
+// A thread's headers for its MCP connections, checked as the service checks them (document-scalars.ts).
+documentScalar('McpHeaders', {
+  description: 'Headers a thread sends to MCP connections: connection id → header name → value.',
+  check: validateMcpHeaders,
+  field: 'mcp_headers',
+});
 import { ThreadOriginEnum, storedValue } from '../../../graphql/modules/enums.js';
 import { withLabelList } from '../../../graphql/modules/labels.js';
 import { watchThread } from '../thread-watch.js';
@@ -37,10 +45,10 @@ withLabelList(ThreadRef);
 export const ThreadConnection = connectionOf('Thread', ThreadRef);
 
 const CreateThreadInput = builder.inputType('CreateThreadInput', {
-  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
+  fields: (t) => ({ sessionId: t.string(), labels: t.field({ type: 'Labels' }), mcpHeaders: t.field({ type: 'McpHeaders' }) }),
 });
 const UpdateThreadInput = builder.inputType('UpdateThreadInput', {
-  fields: (t) => ({ labels: t.field({ type: 'JSON' }), mcpHeaders: t.field({ type: 'JSON' }) }),
+  fields: (t) => ({ labels: t.field({ type: 'Labels' }), mcpHeaders: t.field({ type: 'McpHeaders' }) }),
 });
 
 objectQuery('thread', ThreadRef, getThread);

@@ -115,7 +115,7 @@ const CreateWebhookSubscriptionInput = builder.inputType('CreateWebhookSubscript
     eventKinds: t.stringList({ required: true, description: 'the event kinds to receive (docs/api/webhooks.md)' }),
     description: t.string(),
     enabled: t.boolean(),
-    labels: t.field({ type: 'JSON' }),
+    labels: t.field({ type: 'Labels' }),
   }),
 });
 const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscriptionInput', {
@@ -124,7 +124,7 @@ const UpdateWebhookSubscriptionInput = builder.inputType('UpdateWebhookSubscript
     eventKinds: t.stringList(),
     description: t.string(),
     enabled: t.boolean({ description: 'true also clears a reason the service disabled it for' }),
-    labels: t.field({ type: 'JSON' }),
+    labels: t.field({ type: 'Labels' }),
   }),
 });
 const RotateWebhookSecretInput = builder.inputType('RotateWebhookSecretInput', {
