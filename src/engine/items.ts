@@ -11,17 +11,18 @@
 // run — a takeover starts a higher attempt — so subscribers can drop what they have already seen.
 //
 // Appended text is published as deltas, not snapshots: the appends to one item member within one
-// event-loop turn (a model's network read often carries several tokens) become one delta, published
-// by a setImmediate at the end of the turn — one stream id, one bus message, one frame per
-// subscriber. Every other change publishes the item's snapshot, and publishes pending deltas first
-// (the stream stays in order); a snapshot of an item drops that item's own pending delta (it holds
-// the text). A delta is handed to the writer when it is published (with its stream position), and
-// pending deltas are published before the writer takes changes, so what is stored is always a state
-// some change announced.
+// event-loop turn (a model's network read often carries several tokens) become one delta, published by
+// a setImmediate at the end of the turn (one for all runs: delta-flush.ts) — one stream id, one bus
+// message, one frame per subscriber. Every other change publishes the item's snapshot, and publishes
+// pending deltas first (the stream stays in order); a snapshot of an item drops that item's own
+// pending delta (it holds the text). A delta is handed to the writer when it is published (with its
+// stream position), and pending deltas are published before the writer takes changes, so what is
+// stored is always a state some change announced.
 import { newId } from '../lib/ids.js';
 import type { Deps } from '../services/deps.js';
 import { itemsWrite, type ItemAppend, type ItemChanges, type ItemsWrite, type RunItemState } from '../features/runs/attempt-items.js';
 import { itemWriter, type ItemChangeSource } from './item-writer.js';
+import { cancelDeltaFlush, scheduleDeltaFlush, type DeltaSource } from './delta-flush.js';
 import { contentRefId, publicRefs, streamId, streamSequence } from '../features/runs/run-items.js';
 import { runTail } from '../features/runs/run-tail.js';
 import { storedItemContent, storedItemRefs } from '../features/runs/run-item-documents.js';
@@ -35,7 +36,7 @@ const PREVIEW_CHARS = 1024;
 /** Items as the attempt holds them (the row's fields): declared beside the statements that write them. */
 export type { RunItemState };
 
-export class RunItemStream implements ItemChangeSource {
+export class RunItemStream implements ItemChangeSource, DeltaSource {
   private nextOrdinal: number;
   private counter = 0;
   private readonly items = new Map<number, RunItemState>();
@@ -48,7 +49,6 @@ export class RunItemStream implements ItemChangeSource {
   private readonly writer;
   /** Appends of this event-loop turn not yet published, by item ordinal (see publishDeltas). */
   private readonly pendingDeltas = new Map<number, { item: RunItemState; member: string; offset: number; text: string }>();
-  private deltaTimer: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -98,10 +98,7 @@ export class RunItemStream implements ItemChangeSource {
       if (pending) this.publishDeltas();
       this.pendingDeltas.set(item.ordinal, { item, member, offset, text });
     }
-    this.deltaTimer ??= setImmediate(() => {
-      this.deltaTimer = null;
-      this.publishDeltas();
-    });
+    scheduleDeltaFlush(this);
     // The writer publishes what is still pending before it takes the changes (takeChanges).
     this.writer.schedule(this);
   }
@@ -112,10 +109,7 @@ export class RunItemStream implements ItemChangeSource {
    * needs none: the row holds the text). The writer was scheduled by the appends themselves.
    */
   private publishDeltas() {
-    if (this.deltaTimer) {
-      clearImmediate(this.deltaTimer);
-      this.deltaTimer = null;
-    }
+    cancelDeltaFlush(this);
     if (this.pendingDeltas.size === 0) return;
     const tail = runTail(this.deps.events);
     for (const { item, member, offset, text } of this.pendingDeltas.values()) {
@@ -135,6 +129,11 @@ export class RunItemStream implements ItemChangeSource {
       if (!this.dirty.has(item.ordinal)) this.noteAppend(item, member, text);
     }
     this.pendingDeltas.clear();
+  }
+
+  /** The turn's shared callback publishes this stream's pending deltas (src/engine/delta-flush.ts). */
+  flushDeltas() {
+    this.publishDeltas();
   }
 
   /** Keeps an append for the next write: run together with the one before it when of the same member. */
