@@ -365,7 +365,7 @@ describe('waiting for a run (Prefer: wait=N, the wait argument)', () => {
     // GraphQL refuses what REST would ignore: an argument is the caller's explicit request.
     for (const wait of [-1, 61]) {
       const result = await t.graphql(
-        'mutation($a: String!, $w: Int) { startRun(input: {agentId: $a, input: {content: []}}, wait: $w) { run { id } } }',
+        'mutation($a: String!, $w: Int) { startRun(input: {agentId: $a, input: {content: [{type: "text", text: "hi"}]}}, wait: $w) { run { id } } }',
         {
           a: echo,
           w: wait,
