@@ -14,7 +14,7 @@ import { inTransaction, type CallContext } from '../../services/call-context.js'
 import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { validateAgainst } from '../models/providers.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { updateVersioned, type VersionedPatch, type VersionedTable } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
@@ -118,16 +118,14 @@ export async function listEnvironmentTemplates(
   return query.page(rows);
 }
 
-export async function updateEnvironmentTemplate(
-  call: CallContext,
-  id: string,
-  ifMatch: string | null | undefined,
-  patch: EnvironmentTemplateInput,
-) {
-  const { actor } = call;
-  requirePermission(actor, 'write');
-  return inTransaction(call, async (bound) => {
-    const row = await getEnvironmentTemplate(bound, id);
+const TEMPLATES: VersionedTable<EnvironmentTemplate> = {
+  resourceKind: 'environment_template',
+  read: getEnvironmentTemplate,
+  delegate: (bound) => bound.db.environmentTemplate,
+};
+
+export const updateEnvironmentTemplate: VersionedPatch<EnvironmentTemplateInput, EnvironmentTemplate> = (call, id, ifMatch, patch) =>
+  updateVersioned(call, TEMPLATES, { permission: 'write', id, ifMatch }, async (bound, row) => {
     const data = namedPatchData(patch);
     // A new provider or config is checked against the (new) provider's type; a config kept while the
     // provider changes must suit the new type too.
@@ -140,17 +138,8 @@ export async function updateEnvironmentTemplate(
       }
       data.config = await validateConfig(bound, type, patch.config === undefined ? row.config : patch.config);
     }
-    return changeVersioned({
-      call: bound,
-      delegate: bound.db.environmentTemplate,
-      row,
-      ifMatch,
-      resourceKind: 'environment_template',
-      action: 'update',
-      data,
-    });
+    return data;
   });
-}
 
 /** Environment templates by id for `node(id)` and relations (src/services/nodes.ts). */
 export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (call, ids) =>

@@ -22,7 +22,7 @@ import type { Deps } from '../../services/deps.js';
 import { requirePermission } from '../access/permissions.js';
 import { checkEndpointPolicy, outboundFetch, validateAgainst } from '../models/providers.js';
 import { outboundRefusalOf } from '../../lib/outbound-policy.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { changeVersioned, updateVersioned, type VersionedTable } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
@@ -159,6 +159,14 @@ export async function listConnections(
   return query.page(rows);
 }
 
+const CONNECTIONS: VersionedTable<Connection> = {
+  resourceKind: RESOURCE_KIND,
+  read: getConnection,
+  delegate: (bound) => bound.db.connection,
+  // The stored credential never shows in the audit row.
+  secretFields: ['credentialCiphertext'],
+};
+
 export async function updateConnection(
   call: CallContext,
   id: string,
@@ -166,10 +174,8 @@ export async function updateConnection(
   patch: ConnectionInput,
   present: { credential: boolean },
 ): Promise<Connection> {
-  const { deps, actor } = call;
-  requirePermission(actor, 'write');
-  return inTransaction(call, async (bound) => {
-    const row = await getConnection(bound, id);
+  const { deps } = call;
+  return updateVersioned(call, CONNECTIONS, { permission: 'write', id, ifMatch }, async (bound, row) => {
     if (patch.providerId !== undefined && patch.providerId !== null && patch.providerId !== row.providerId)
       throw invalidArgument('a connection stays with its provider', 'provider_id');
     const t = connectorType(await bound.db.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
@@ -195,16 +201,7 @@ export async function updateConnection(
         patch.credential === null || patch.credential === undefined
           ? null
           : deps.secrets.encryptJson(validateCredential(t, patch.credential));
-    return changeVersioned({
-      call: bound,
-      delegate: bound.db.connection,
-      row,
-      ifMatch,
-      resourceKind: RESOURCE_KIND,
-      action: 'update',
-      data,
-      secretFields: ['credentialCiphertext'],
-    });
+    return data;
   });
 }
 
