@@ -10,13 +10,11 @@ import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { readDocument } from '../../lib/json-documents.js';
-import { validateLabels } from '../../lib/labels.js';
-import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { providerType, type ProviderType } from '../../providers/index.js';
 import { connectMcpClient, listMcpTools, McpConfig, McpCredential, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
-import { namedPatchData } from '../../services/named-patch.js';
+import { namedPatchData, newNamedFields, newNamedRow } from '../../services/named-patch.js';
 import { configGeneration, GenerationCache } from '../../services/config-cache.js';
 import type { Deps } from '../../services/deps.js';
 import { requirePermission } from '../access/permissions.js';
@@ -103,9 +101,7 @@ export async function getConnection(call: CallContext, id: string): Promise<Conn
 export async function createConnection(call: CallContext, input: ConnectionInput): Promise<Connection> {
   const { deps, actor } = call;
   requirePermission(actor, 'write');
-  const name = validateName(input.name);
-  const description = validateDescription(input.description);
-  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const named = newNamedFields(input);
   return inTransaction(call, async (bound) => {
     const provider = await connectorProvider(bound, input.providerId);
     if (!provider.enabled) throw new AppError('disabled', 'the connector provider is disabled', { field: 'provider_id' });
@@ -114,22 +110,15 @@ export async function createConnection(call: CallContext, input: ConnectionInput
     const credential = input.credential === undefined || input.credential === null ? null : validateCredential(t, input.credential);
     const row = await bound.db.connection.create({
       data: {
-        id: newId('connection'),
-        workspaceId: actor.workspaceId,
+        ...newNamedRow(actor, newId('connection'), named, input.enabled),
         providerId: provider.id,
-        name,
-        description,
-        labels,
         config: config as Prisma.InputJsonValue,
         credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
-        enabled: input.enabled ?? true,
-        createdById: actor.principalId,
-        updatedById: actor.principalId,
       },
     });
     await recordCreation(bound, RESOURCE_KIND, row.id, {
       provider_id: { from: null, to: provider.id },
-      name: { from: null, to: name },
+      name: { from: null, to: named.name },
       config: { from: null, to: config },
       ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
