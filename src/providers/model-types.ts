@@ -174,23 +174,10 @@ registerProviderType(
     probe: (ctx) =>
       probeWithKey(ctx, `${apiRoot(ctx, 'https://api.openai.com/v1')}/models`, { authorization: `Bearer ${key(ctx.credential)}` }),
     languageModel: (ctx, model) => {
-      const provider = createOpenAI({
-        fetch: ctx.fetch,
-        apiKey: key(ctx.credential),
-        baseURL: ctx.config.base_url,
-        organization: ctx.config.organization,
-        project: ctx.config.project,
-        headers: ctx.extraHeaders,
-      });
+      const provider = createOpenAI({ ...sdkSettings(ctx), organization: ctx.config.organization, project: ctx.config.project });
       return chatOrResponses(provider, model);
     },
-    embeddingModel: (ctx, model) =>
-      createOpenAI({
-        apiKey: key(ctx.credential),
-        baseURL: ctx.config.base_url,
-        headers: ctx.extraHeaders,
-        fetch: ctx.fetch,
-      }).embeddingModel(model.providerModel),
+    embeddingModel: (ctx, model) => createOpenAI(sdkSettings(ctx)).embeddingModel(model.providerModel),
   }),
 );
 
@@ -308,14 +295,7 @@ registerProviderType(
       });
     },
     languageModel: (ctx, model) => {
-      const provider = createAzure({
-        fetch: ctx.fetch,
-        apiKey: key(ctx.credential),
-        resourceName: ctx.config.resource_name,
-        baseURL: ctx.config.base_url,
-        apiVersion: ctx.config.api_version,
-        headers: ctx.extraHeaders,
-      });
+      const provider = createAzure({ ...sdkSettings(ctx), resourceName: ctx.config.resource_name, apiVersion: ctx.config.api_version });
       return chatOrResponses(provider, model);
     },
   }),

@@ -237,6 +237,38 @@ export function validateNewHead(input: { name: unknown; description?: unknown; l
   };
 }
 
+/** What a kind's create adds to the fields every head has. */
+export interface NewHeadParts<C extends Record<string, unknown>> {
+  /** The kind's own head columns, checked after the shared fields. */
+  columns?: () => Record<string, unknown>;
+  /** The first revision's content, checked after the kind's columns and before the note. */
+  content: () => C;
+  /** Checks what the content refers to, inside the transaction that inserts it. */
+  check?: (call: CallContext, content: C) => Promise<void>;
+}
+
+/**
+ * Creates a custom head with its first revision: `write`, then every argument checked before the
+ * transaction (so a bad one never takes a connection), then the kind's reference checks and the insert.
+ */
+export async function createHead<H extends HeadRow, R extends RevisionRow, C extends Record<string, unknown>>(
+  spec: RevisionedKind<H, R>,
+  call: CallContext,
+  input: { name: unknown; description?: unknown; labels?: unknown; note?: unknown },
+  parts: NewHeadParts<C>,
+): Promise<H> {
+  requirePermission(call.actor, 'write');
+  const { name, description, labels } = validateNewHead(input);
+  const columns = parts.columns?.() ?? {};
+  const content = parts.content();
+  const note = validateNote(input.note);
+  return inTransaction(call, async (call) => {
+    await parts.check?.(call, content);
+    const headData = { id: newId(spec.kind), ...columns, name, description, labels, source: 'custom' };
+    return (await insertHeadWithFirstRevision(spec, call, headData, content, note)).head;
+  });
+}
+
 export interface PublishResult<H, R> {
   head: H;
   revision: R;

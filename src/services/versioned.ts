@@ -3,7 +3,9 @@
 import { checkIfMatch } from '../lib/etag.js';
 import { AppError } from '../lib/errors.js';
 import { diffFields, recordAudit } from '../features/audit/audit.js';
-import type { CallContext } from './call-context.js';
+import { requirePermission } from '../features/access/permissions.js';
+import { inTransaction, type CallContext } from './call-context.js';
+import type { Permission } from './deps.js';
 
 interface VersionedRow {
   id: string;
@@ -65,4 +67,48 @@ export async function changeVersioned<R extends VersionedRow>(change: VersionedC
     changes: { ...changes, ...change.auditNotes },
   });
   return updated;
+}
+
+/** A PATCH as the update mutations call it: the caller, the row's id, its If-Match and the patch. */
+export type VersionedPatch<P, R> = (call: CallContext, id: string, ifMatch: string | null | undefined, patch: P) => Promise<R>;
+
+/** A versioned table as a PATCH reads and changes it, described once by its feature. */
+export interface VersionedTable<R extends VersionedRow> {
+  resourceKind: string;
+  /** Reads a row by id inside the transaction (another workspace's row is not found). */
+  read(bound: CallContext, id: string): Promise<R>;
+  delegate(bound: CallContext): VersionedDelegate<R>;
+  /** As in VersionedChange. */
+  secretFields?: string[];
+}
+
+/**
+ * The PATCH most versioned resources share: permission first, then one transaction that reads the
+ * row, builds the change from it (`data`, which checks the patch against the row as it stands) and
+ * applies it, so a check made against the row still holds at the compare-and-set. `changed` runs in
+ * the same transaction after the row changed (not when the patch changed nothing).
+ */
+export async function updateVersioned<R extends VersionedRow>(
+  call: CallContext,
+  table: VersionedTable<R>,
+  at: { permission: Permission; id: string; ifMatch: string | null | undefined },
+  data: (bound: CallContext, row: R) => Record<string, unknown> | Promise<Record<string, unknown>>,
+  changed?: (bound: CallContext, after: R) => Promise<void>,
+): Promise<R> {
+  requirePermission(call.actor, at.permission);
+  return inTransaction(call, async (bound) => {
+    const row = await table.read(bound, at.id);
+    const after = await changeVersioned({
+      call: bound,
+      delegate: table.delegate(bound),
+      row,
+      ifMatch: at.ifMatch,
+      resourceKind: table.resourceKind,
+      action: 'update',
+      data: await data(bound, row),
+      secretFields: table.secretFields,
+    });
+    if (changed && after.version !== row.version) await changed(bound, after);
+    return after;
+  });
 }

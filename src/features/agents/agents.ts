@@ -11,6 +11,7 @@ import { inTransaction, type CallContext } from '../../services/call-context.js'
 import { requirePermission } from '../access/permissions.js';
 import {
   changeHead,
+  createHead,
   getHead,
   headList,
   headOperations,
@@ -18,8 +19,6 @@ import {
   publishRevision,
   unarchiveHead,
   validateHeadPatch,
-  validateNewHead,
-  validateNote,
   type HeadListArgs,
   type RevisionedKind,
 } from '../../services/revisioned.js';
@@ -191,32 +190,15 @@ export interface CreateAgentInput {
   note?: unknown;
 }
 
-export async function createAgent(call: CallContext, input: CreateAgentInput) {
-  requirePermission(call.actor, 'write');
-  const { name, description, labels } = validateNewHead(input);
-  const imageUrl = input.imageUrl === undefined ? null : validateImageUrl(input.imageUrl);
-  const config = normalizeAgentConfig(input.config);
-  const note = validateNote(input.note);
-  return inTransaction(call, async (call) => {
-    await checkConfigReferences(call, config);
-    const { head } = await insertHeadWithFirstRevision(
-      AGENTS,
-      call,
-      {
-        id: newId('agent'),
-        organizationId: call.actor.organizationId,
-        name,
-        description,
-        labels,
-        imageUrl,
-        source: 'custom',
-      },
-      config,
-      note,
-    );
-    return head;
+export const createAgent = (call: CallContext, input: CreateAgentInput) =>
+  createHead(AGENTS, call, input, {
+    columns: () => ({
+      organizationId: call.actor.organizationId,
+      imageUrl: input.imageUrl === undefined ? null : validateImageUrl(input.imageUrl),
+    }),
+    content: () => normalizeAgentConfig(input.config),
+    check: checkConfigReferences,
   });
-}
 
 export interface AgentListArgs extends HeadListArgs {
   source?: string | null;

@@ -4,18 +4,15 @@ import type { Skill, SkillRevision } from '../../generated/prisma/client.js';
 import Type, { type Static } from 'typebox';
 import { invalidArgument, quoteInput } from '../../lib/errors.js';
 import { readDocument } from '../../lib/json-documents.js';
-import { newId } from '../../lib/ids.js';
-import { inTransaction, type CallContext } from '../../services/call-context.js';
+import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import {
   changeHead,
+  createHead,
   headList,
   headOperations,
-  insertHeadWithFirstRevision,
   publishRevision,
   validateHeadPatch,
-  validateNewHead,
-  validateNote,
   type HeadListArgs,
   type RevisionedKind,
 } from '../../services/revisioned.js';
@@ -115,20 +112,7 @@ export async function createSkill(
   call: CallContext,
   input: { name: unknown; description?: unknown; labels?: unknown; content?: unknown; note?: unknown },
 ) {
-  requirePermission(call.actor, 'write');
-  const { name, description, labels } = validateNewHead(input);
-  const content = normalizeSkillContent(input.content);
-  const note = validateNote(input.note);
-  return inTransaction(call, async (call) => {
-    const { head } = await insertHeadWithFirstRevision(
-      SKILLS,
-      call,
-      { id: newId('skill'), name, description, labels, source: 'custom' },
-      content,
-      note,
-    );
-    return head;
-  });
+  return createHead(SKILLS, call, input, { content: () => normalizeSkillContent(input.content) });
 }
 
 export async function listSkills(call: CallContext, args: HeadListArgs) {

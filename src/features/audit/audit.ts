@@ -5,7 +5,7 @@ import { canonicallyEqual } from '../../lib/canonical-json.js';
 import { invalidArgument } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { announceIfConfiguration, isConfigurationKind } from '../../services/config-cache.js';
-import type { Actor, Deps } from '../../services/deps.js';
+import { SYSTEM_PRINCIPAL, type Actor, type Deps } from '../../services/deps.js';
 import type { CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { auditWebhookEvent, enqueueWebhookEvent } from '../webhooks/webhook-events.js';
@@ -82,6 +82,11 @@ export async function recordAudit(call: Pick<CallContext<Actor | null>, 'db' | '
   // The change's webhook event, derived from its audit row and written in the same transaction.
   const event = auditWebhookEvent({ ...input, principalId, requestId: call.requestId });
   if (event) await enqueueWebhookEvent(call.db, workspaceId, event.kind, event.data);
+}
+
+/** An audit row of a change the service made itself (no caller, no request): by the system principal. */
+export function recordServiceAudit(tx: Tx, input: Omit<AuditInput, 'principalId'> & { workspaceId: string }): Promise<void> {
+  return recordAudit({ db: tx, actor: null, requestId: null }, { ...input, principalId: SYSTEM_PRINCIPAL });
 }
 
 /** The audit row of a resource just created: action `create`, version 1, the fields it was made with. */

@@ -11,7 +11,7 @@ import { validateName } from '../../lib/text-fields.js';
 import { recordAudit, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { updateVersioned, type VersionedPatch, type VersionedTable } from '../../services/versioned.js';
 import type { NodeRowsLoader } from '../../services/nodes.js';
 import { requirePermission } from '../access/permissions.js';
 import { parseCostLimit } from './budget-amounts.js';
@@ -165,16 +165,11 @@ export async function listBudgets(
   return { ...page, items: await withSpending(call, page.items) };
 }
 
+const BUDGETS: VersionedTable<Budget> = { resourceKind: RESOURCE_KIND, read: budgetRow, delegate: (bound) => bound.db.budget };
+
 /** PATCH: If-Match required; members left out keep their values (a `limit` given replaces the whole limit). */
-export async function updateBudget(
-  call: CallContext,
-  id: string,
-  ifMatch: string | null | undefined,
-  patch: BudgetInput,
-): Promise<BudgetView> {
-  requirePermission(call.actor, 'admin');
-  const updated = await inTransaction(call, async (bound) => {
-    const row = await budgetRow(bound, id);
+export const updateBudget: VersionedPatch<BudgetInput, BudgetView> = async (call, id, ifMatch, patch) => {
+  const updated = await updateVersioned(call, BUDGETS, { permission: 'admin', id, ifMatch }, async (bound) => {
     const data: Record<string, unknown> = {};
     if (patch.name !== undefined && patch.name !== null) data.name = validateName(patch.name);
     if (patch.scope !== undefined && patch.scope !== null) Object.assign(data, await validateScope(bound, patch.scope));
@@ -182,10 +177,10 @@ export async function updateBudget(
     if (patch.limit !== undefined && patch.limit !== null) Object.assign(data, validateLimit(patch.limit));
     if (patch.action !== undefined && patch.action !== null) data.action = oneOf(BUDGET_ACTIONS, patch.action, 'action');
     if (patch.notifyAt !== undefined && patch.notifyAt !== null) data.notifyAt = validateThresholds(patch.notifyAt);
-    return changeVersioned({ call: bound, delegate: bound.db.budget, row, ifMatch, resourceKind: RESOURCE_KIND, action: 'update', data });
+    return data;
   });
   return (await withSpending(call, [updated]))[0]!;
-}
+};
 
 /** DELETE: the budget and its period counters. If-Match is optional. */
 export async function deleteBudget(call: CallContext, id: string, ifMatch: string | null | undefined): Promise<boolean> {

@@ -5,16 +5,14 @@ import type { EnvironmentTemplate, Provider } from '../../generated/prisma/clien
 import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import { validateLabels } from '../../lib/labels.js';
-import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { isOffered, providerType, type ProviderType } from '../../providers/index.js';
 import { deviceBridgeOf } from '../../providers/device-bridge.js';
 import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
-import { namedPatchData } from '../../services/named-patch.js';
+import { namedPatchData, newNamedFields, newNamedRow } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { validateAgainst } from '../models/providers.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { updateVersioned, type VersionedPatch, type VersionedTable } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
@@ -74,9 +72,7 @@ async function validateConfig(call: CallContext, type: ProviderType, value: unkn
 export async function createEnvironmentTemplate(call: CallContext, input: EnvironmentTemplateInput) {
   const { actor } = call;
   requirePermission(actor, 'write');
-  const name = validateName(input.name);
-  const description = validateDescription(input.description);
-  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const named = newNamedFields(input);
   if (!input.providerId) throw invalidArgument('provider_id is required', 'provider_id');
   const providerId = input.providerId;
   return inTransaction(call, async (bound) => {
@@ -86,20 +82,13 @@ export async function createEnvironmentTemplate(call: CallContext, input: Enviro
     const config = await validateConfig(bound, type, input.config);
     const row = await bound.db.environmentTemplate.create({
       data: {
-        id: newId('environmentTemplate'),
-        workspaceId: actor.workspaceId,
+        ...newNamedRow(actor, newId('environmentTemplate'), named, input.enabled),
         providerId: provider.id,
-        name,
-        description,
-        labels,
         config: config as Prisma.InputJsonValue,
-        enabled: input.enabled ?? true,
-        createdById: actor.principalId,
-        updatedById: actor.principalId,
       },
     });
     await recordCreation(bound, 'environment_template', row.id, {
-      name: { from: null, to: name },
+      name: { from: null, to: named.name },
       provider_id: { from: null, to: provider.id },
       config: { from: null, to: config },
     });
@@ -118,16 +107,14 @@ export async function listEnvironmentTemplates(
   return query.page(rows);
 }
 
-export async function updateEnvironmentTemplate(
-  call: CallContext,
-  id: string,
-  ifMatch: string | null | undefined,
-  patch: EnvironmentTemplateInput,
-) {
-  const { actor } = call;
-  requirePermission(actor, 'write');
-  return inTransaction(call, async (bound) => {
-    const row = await getEnvironmentTemplate(bound, id);
+const TEMPLATES: VersionedTable<EnvironmentTemplate> = {
+  resourceKind: 'environment_template',
+  read: getEnvironmentTemplate,
+  delegate: (bound) => bound.db.environmentTemplate,
+};
+
+export const updateEnvironmentTemplate: VersionedPatch<EnvironmentTemplateInput, EnvironmentTemplate> = (call, id, ifMatch, patch) =>
+  updateVersioned(call, TEMPLATES, { permission: 'write', id, ifMatch }, async (bound, row) => {
     const data = namedPatchData(patch);
     // A new provider or config is checked against the (new) provider's type; a config kept while the
     // provider changes must suit the new type too.
@@ -140,17 +127,8 @@ export async function updateEnvironmentTemplate(
       }
       data.config = await validateConfig(bound, type, patch.config === undefined ? row.config : patch.config);
     }
-    return changeVersioned({
-      call: bound,
-      delegate: bound.db.environmentTemplate,
-      row,
-      ifMatch,
-      resourceKind: 'environment_template',
-      action: 'update',
-      data,
-    });
+    return data;
   });
-}
 
 /** Environment templates by id for `node(id)` and relations (src/services/nodes.ts). */
 export const loadEnvironmentTemplates: NodeRowsLoader<EnvironmentTemplate> = (call, ids) =>

@@ -8,13 +8,12 @@ import { invalidArgument } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { checkText } from '../../lib/input-rules.js';
 import type { CallContext } from '../../services/call-context.js';
-import { inTransaction } from '../../services/call-context.js';
 import { SEVERITIES } from '../../lib/finding-severities.js';
 import { MAX_EVIDENCE, type Evidence, type FindingDraft } from './finding-detectors.js';
 import { findingsChanged } from './finding-events.js';
 import { findingEvidence } from './finding-documents.js';
 import { requirePermission } from '../access/permissions.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { updateVersioned, type VersionedTable } from '../../services/versioned.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import type { Finding } from '../../generated/prisma/client.js';
@@ -69,6 +68,8 @@ export interface FindingPatch {
   closed?: boolean | null;
 }
 
+const FINDINGS: VersionedTable<Finding> = { resourceKind: RESOURCE_KIND, read: getFinding, delegate: (bound) => bound.db.finding };
+
 export async function updateFinding(
   call: CallContext,
   id: string,
@@ -90,21 +91,14 @@ export async function updateFinding(
     data.assessmentNote = note;
   }
   if (patch.closed != null) data.closed = patch.closed;
-  const updated = await inTransaction(call, async (bound) => {
-    const row = await getFinding(bound, id);
-    const after = await changeVersioned({
-      call: bound,
-      delegate: bound.db.finding,
-      row,
-      ifMatch,
-      resourceKind: RESOURCE_KIND,
-      action: 'update',
-      data,
-    });
-    if (after.version !== row.version) await findingsChanged(bound, { created: [], updated: [after] });
-    return after;
-  });
-  return updated;
+  // The patch is checked before the finding is read (a bad value is refused even for a missing finding).
+  return updateVersioned(
+    call,
+    FINDINGS,
+    { permission: 'write', id, ifMatch },
+    () => data,
+    (bound, after) => findingsChanged(bound, { created: [], updated: [after] }),
+  );
 }
 
 /** Evidence of a finding found again: the new entries, then older runs not cited again, newest kept. */

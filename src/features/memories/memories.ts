@@ -12,7 +12,7 @@ import { recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { namedPatchData } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { updateVersioned, type VersionedPatch, type VersionedTable } from '../../services/versioned.js';
 import { providerForUse } from '../models/providers.js';
 import { providerType } from '../../providers/index.js';
 import type { RecordStore, SearchMode, StoredRecord, WriterStamp } from '../../memory-stores/record-store.js';
@@ -119,23 +119,21 @@ export async function listMemories(
   return query.page(rows);
 }
 
-export async function updateMemory(call: CallContext, id: string, ifMatch: string | null | undefined, patch: MemoryInput) {
-  const { actor } = call;
-  requirePermission(actor, 'write');
-  return inTransaction(call, async (bound) => {
+const MEMORIES: VersionedTable<Memory> = { resourceKind: 'memory', read: getMemory, delegate: (bound) => bound.db.memory };
+
+export const updateMemory: VersionedPatch<MemoryInput, Memory> = (call, id, ifMatch, patch) =>
+  updateVersioned(call, MEMORIES, { permission: 'write', id, ifMatch }, async (bound, row) => {
     const tx = bound.db;
-    const row = await getMemory(bound, id);
     const data = namedPatchData(patch);
     if (patch.providerId !== undefined && patch.providerId !== row.providerId)
       throw invalidArgument('a memory stays with its provider', 'provider_id');
     if (patch.embeddingModel !== undefined) {
-      if (patch.embeddingModel) await checkEmbeddingModel(tx, actor.workspaceId, patch.embeddingModel);
+      if (patch.embeddingModel) await checkEmbeddingModel(tx, bound.actor.workspaceId, patch.embeddingModel);
       else refuseWithoutEmbeddings(await tx.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
       data.config = patch.embeddingModel ? { ...memoryConfig(row), embedding_model: patch.embeddingModel } : {};
     }
-    return changeVersioned({ call: bound, delegate: tx.memory, row, ifMatch, resourceKind: 'memory', action: 'update', data });
+    return data;
   });
-}
 
 /** Memories of stores without a lexical part are searched by vector only: they need, and keep, an embedding model. */
 function refuseWithoutEmbeddings(provider: Provider) {

@@ -25,7 +25,7 @@ import {
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import type { Deps } from '../../services/deps.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
-import { namedPatchData } from '../../services/named-patch.js';
+import { namedPatchData, newNamedRow } from '../../services/named-patch.js';
 import { requirePermission } from '../access/permissions.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
@@ -191,19 +191,13 @@ export async function createProvider(call: CallContext, kindName: string, input:
     const tx = bound.db;
     const row = await tx.provider.create({
       data: {
-        id: newId('provider'),
-        workspaceId: actor.workspaceId,
+        // The name was checked with the provider's type (above); labels before the description.
+        ...newNamedRow(actor, newId('provider'), { name: input.name as string, description, labels }, input.enabled),
         kind,
         type: t.type,
-        name: input.name as string,
-        description,
         config: config as Prisma.InputJsonValue,
         credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
         extraHeadersCiphertext: extraHeaders && Object.keys(extraHeaders).length ? deps.secrets.encryptJson(extraHeaders) : null,
-        enabled: input.enabled ?? true,
-        labels,
-        createdById: actor.principalId,
-        updatedById: actor.principalId,
       },
     });
     await recordCreation(bound, `${kind}_provider`, row.id, {

@@ -11,8 +11,8 @@ import { AppError } from '../../lib/errors.js';
 import { outboundRefusalOf } from '../../lib/outbound-policy.js';
 import { isOAuthAnswer, OAUTH_REQUEST_TIMEOUT_MS, refreshGrant, type OAuthGrant } from '../../providers/mcp-oauth.js';
 import { announceIfConfiguration, bumpConfigGeneration } from '../../services/config-cache.js';
-import { SYSTEM_PRINCIPAL, type Deps } from '../../services/deps.js';
-import { recordAudit } from '../audit/audit.js';
+import type { Deps } from '../../services/deps.js';
+import { recordServiceAudit } from '../audit/audit.js';
 import { outboundFetch } from '../models/providers.js';
 
 /** An access token expiring within this is refreshed before it is used. */
@@ -92,18 +92,14 @@ async function refreshUnderLock(deps: Deps, row: Connection): Promise<OAuthGrant
         if (!isOAuthAnswer(error) && current.tokens.refresh_token)
           throw new AppError('unavailable', `the authorization server of the connection "${row.name}" could not be reached: ${reason}`);
         await tx.connection.update({ where: { id: row.id }, data: { oauthStatus: 'refresh_failed', oauthStatusReason: reason } });
-        await recordAudit(
-          { db: tx, actor: null, requestId: null },
-          {
-            workspaceId: row.workspaceId,
-            principalId: SYSTEM_PRINCIPAL,
-            action: 'refresh_failed',
-            resourceKind: 'connection',
-            resourceId: row.id,
-            version: row.version,
-            changes: { oauth_status: { from: 'authorized', to: 'refresh_failed' }, oauth_status_reason: { from: null, to: reason } },
-          },
-        );
+        await recordServiceAudit(tx, {
+          workspaceId: row.workspaceId,
+          action: 'refresh_failed',
+          resourceKind: 'connection',
+          resourceId: row.id,
+          version: row.version,
+          changes: { oauth_status: { from: 'authorized', to: 'refresh_failed' }, oauth_status_reason: { from: null, to: reason } },
+        });
         return { failed: reason };
       }
       await tx.connection.update({

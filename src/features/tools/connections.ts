@@ -10,19 +10,17 @@ import type { Prisma } from '../../db.js';
 import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { readDocument } from '../../lib/json-documents.js';
-import { validateLabels } from '../../lib/labels.js';
-import { validateDescription, validateName } from '../../lib/text-fields.js';
 import { providerType, type ProviderType } from '../../providers/index.js';
 import { connectMcpClient, listMcpTools, McpConfig, McpCredential, redactSecrets, type McpEndpoint } from '../../providers/mcp-client.js';
 import { REDACTED, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
-import { namedPatchData } from '../../services/named-patch.js';
+import { namedPatchData, newNamedFields, newNamedRow } from '../../services/named-patch.js';
 import { configGeneration, GenerationCache } from '../../services/config-cache.js';
 import type { Deps } from '../../services/deps.js';
 import { requirePermission } from '../access/permissions.js';
 import { checkEndpointPolicy, outboundFetch, validateAgainst } from '../models/providers.js';
 import { outboundRefusalOf } from '../../lib/outbound-policy.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { changeVersioned, updateVersioned, type VersionedTable } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
@@ -103,9 +101,7 @@ export async function getConnection(call: CallContext, id: string): Promise<Conn
 export async function createConnection(call: CallContext, input: ConnectionInput): Promise<Connection> {
   const { deps, actor } = call;
   requirePermission(actor, 'write');
-  const name = validateName(input.name);
-  const description = validateDescription(input.description);
-  const labels = input.labels === undefined || input.labels === null ? {} : validateLabels(input.labels);
+  const named = newNamedFields(input);
   return inTransaction(call, async (bound) => {
     const provider = await connectorProvider(bound, input.providerId);
     if (!provider.enabled) throw new AppError('disabled', 'the connector provider is disabled', { field: 'provider_id' });
@@ -114,22 +110,15 @@ export async function createConnection(call: CallContext, input: ConnectionInput
     const credential = input.credential === undefined || input.credential === null ? null : validateCredential(t, input.credential);
     const row = await bound.db.connection.create({
       data: {
-        id: newId('connection'),
-        workspaceId: actor.workspaceId,
+        ...newNamedRow(actor, newId('connection'), named, input.enabled),
         providerId: provider.id,
-        name,
-        description,
-        labels,
         config: config as Prisma.InputJsonValue,
         credentialCiphertext: credential ? deps.secrets.encryptJson(credential) : null,
-        enabled: input.enabled ?? true,
-        createdById: actor.principalId,
-        updatedById: actor.principalId,
       },
     });
     await recordCreation(bound, RESOURCE_KIND, row.id, {
       provider_id: { from: null, to: provider.id },
-      name: { from: null, to: name },
+      name: { from: null, to: named.name },
       config: { from: null, to: config },
       ...(credential ? { credential: { from: REDACTED, to: REDACTED } } : {}),
     });
@@ -159,6 +148,14 @@ export async function listConnections(
   return query.page(rows);
 }
 
+const CONNECTIONS: VersionedTable<Connection> = {
+  resourceKind: RESOURCE_KIND,
+  read: getConnection,
+  delegate: (bound) => bound.db.connection,
+  // The stored credential never shows in the audit row.
+  secretFields: ['credentialCiphertext'],
+};
+
 export async function updateConnection(
   call: CallContext,
   id: string,
@@ -166,10 +163,8 @@ export async function updateConnection(
   patch: ConnectionInput,
   present: { credential: boolean },
 ): Promise<Connection> {
-  const { deps, actor } = call;
-  requirePermission(actor, 'write');
-  return inTransaction(call, async (bound) => {
-    const row = await getConnection(bound, id);
+  const { deps } = call;
+  return updateVersioned(call, CONNECTIONS, { permission: 'write', id, ifMatch }, async (bound, row) => {
     if (patch.providerId !== undefined && patch.providerId !== null && patch.providerId !== row.providerId)
       throw invalidArgument('a connection stays with its provider', 'provider_id');
     const t = connectorType(await bound.db.provider.findUniqueOrThrow({ where: { id: row.providerId } }));
@@ -195,16 +190,7 @@ export async function updateConnection(
         patch.credential === null || patch.credential === undefined
           ? null
           : deps.secrets.encryptJson(validateCredential(t, patch.credential));
-    return changeVersioned({
-      call: bound,
-      delegate: bound.db.connection,
-      row,
-      ifMatch,
-      resourceKind: RESOURCE_KIND,
-      action: 'update',
-      data,
-      secretFields: ['credentialCiphertext'],
-    });
+    return data;
   });
 }
 

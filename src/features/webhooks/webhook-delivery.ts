@@ -12,7 +12,7 @@ import Type, { type Static } from 'typebox';
 import type { WebhookDelivery } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { SYSTEM_PRINCIPAL, type Deps } from '../../services/deps.js';
-import { recordAudit } from '../audit/audit.js';
+import { recordServiceAudit } from '../audit/audit.js';
 import { announceWebhookDeliveryChanged } from '../../services/event-topics.js';
 import { checkEndpointUrl } from '../models/providers.js';
 import { PING_KIND } from './webhook-events.js';
@@ -205,16 +205,12 @@ async function recordFailure(deps: Deps, tx: Prisma.TransactionClient, subscript
   const row = rows[0];
   if (!row?.disabledNow) return;
   deps.logger.warn({ subscriptionId, reason }, 'webhook subscription disabled');
-  await recordAudit(
-    { db: tx, actor: null, requestId: null },
-    {
-      workspaceId: row.workspaceId,
-      principalId: SYSTEM_PRINCIPAL,
-      action: 'disable',
-      resourceKind: 'webhook_subscription',
-      resourceId: subscriptionId,
-      version: row.version,
-      changes: { enabled: { from: true, to: false }, disabled_reason: { from: null, to: reason } },
-    },
-  );
+  await recordServiceAudit(tx, {
+    workspaceId: row.workspaceId,
+    action: 'disable',
+    resourceKind: 'webhook_subscription',
+    resourceId: subscriptionId,
+    version: row.version,
+    changes: { enabled: { from: true, to: false }, disabled_reason: { from: null, to: reason } },
+  });
 }

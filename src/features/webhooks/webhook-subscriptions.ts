@@ -13,7 +13,7 @@ import { REDACTED, recordAudit, recordCreation } from '../audit/audit.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import { requirePermission } from '../access/permissions.js';
 import { checkEndpointUrl } from '../models/providers.js';
-import { changeVersioned } from '../../services/versioned.js';
+import { changeVersioned, updateVersioned, type VersionedPatch, type VersionedTable } from '../../services/versioned.js';
 import { PING_KIND, WEBHOOK_CHANNEL, WEBHOOK_EVENT_KINDS } from './webhook-events.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
 
@@ -108,15 +108,14 @@ export async function listSubscriptions(
 }
 
 /** PATCH: If-Match required. Enabling a subscription the service disabled clears its reason and failure count. */
-export async function updateSubscription(
-  call: CallContext,
-  id: string,
-  ifMatch: string | null | undefined,
-  patch: SubscriptionInput,
-): Promise<WebhookSubscription> {
-  requirePermission(call.actor, 'admin');
-  return inTransaction(call, async (bound) => {
-    const row = await getSubscription(bound, id);
+const SUBSCRIPTIONS: VersionedTable<WebhookSubscription> = {
+  resourceKind: RESOURCE_KIND,
+  read: getSubscription,
+  delegate: (bound) => bound.db.webhookSubscription,
+};
+
+export const updateSubscription: VersionedPatch<SubscriptionInput, WebhookSubscription> = (call, id, ifMatch, patch) =>
+  updateVersioned(call, SUBSCRIPTIONS, { permission: 'admin', id, ifMatch }, (_bound, row) => {
     const data: Record<string, unknown> = {};
     if (patch.url !== undefined && patch.url !== null) data.url = validateUrl(call, patch.url);
     if (patch.eventKinds !== undefined && patch.eventKinds !== null) data.eventKinds = validateEventKinds(patch.eventKinds);
@@ -126,17 +125,8 @@ export async function updateSubscription(
       data.enabled = patch.enabled;
       if (patch.enabled && !row.enabled) Object.assign(data, { disabledReason: null, disabledAt: null, consecutiveFailures: 0 });
     }
-    return changeVersioned({
-      call: bound,
-      delegate: bound.db.webhookSubscription,
-      row,
-      ifMatch,
-      resourceKind: RESOURCE_KIND,
-      action: 'update',
-      data,
-    });
+    return data;
   });
-}
 
 /** DELETE: the subscription and its deliveries (pending ones are never sent). If-Match is optional. */
 export async function deleteSubscription(call: CallContext, id: string, ifMatch: string | null | undefined): Promise<boolean> {

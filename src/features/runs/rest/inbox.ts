@@ -1,32 +1,16 @@
 // REST rows — A thread's inbox.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { pageArgs, ifMatch, type Route } from '../../../../rest-shim/route-table.js';
+import { createRow, ifMatch, listRow, type Route } from '../../../../rest-shim/route-table.js';
 
 export const inboxRoutes: Route[] = [
-  {
-    method: 'POST',
-    path: '/api/v1/threads/:thread_id/inbox',
-    operation: 'InboxDeliver',
-    surface: 'v1',
-    result: 'deliverToInbox',
-    status: 201,
+  createRow('/api/v1/threads/:thread_id/inbox', 'InboxDeliver', 'deliverToInbox', {
     variables: (req) => ({ threadId: req.path('thread_id'), idempotencyKey: req.header('idempotency-key') }),
-    body: { input: 'input', required: true },
     wait: { applied: 'waited' },
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/threads/:thread_id/inbox',
-    operation: 'InboxList',
-    surface: 'v1',
-    result: 'inboxEntries',
-    connection: true,
-    variables: (req) => ({
-      threadId: req.path('thread_id'),
-      status: req.queryList('status')?.flatMap((v) => v.split(',')) ?? null,
-      ...pageArgs(req),
-    }),
-  },
+  }),
+  listRow('/api/v1/threads/:thread_id/inbox', 'InboxList', 'inboxEntries', (req) => ({
+    threadId: req.path('thread_id'),
+    status: req.queryList('status')?.flatMap((v) => v.split(',')) ?? null,
+  })),
   {
     method: 'GET',
     path: '/api/v1/threads/:thread_id/inbox/:entry_id',

@@ -30,17 +30,10 @@ export const runRoutes: Route[] = [
     body: { fields: { approvals: 'approvals', calls: 'calls', input: 'input' }, required: true },
     wait: true,
   },
-  {
-    method: 'POST',
-    path: '/api/v1/runs/:run_id/fork',
-    operation: 'RunFork',
-    surface: 'v1',
-    result: 'forkRun',
-    status: 201,
+  createRow('/api/v1/runs/:run_id/fork', 'RunFork', 'forkRun', {
     variables: (req) => ({ runId: req.path('run_id'), idempotencyKey: req.header('idempotency-key') }),
-    body: { input: 'input', required: true },
     wait: { applied: 'waited' },
-  },
+  }),
 ];
 
 /** What a run shows: its lineage, trace, items and their stored content, and the agent it ran (after the inbox in the table). */

@@ -1,6 +1,10 @@
 // REST rows — The support API under /api (the UI): web push, status, presence, device pairing and devices.
 // (rest-shim/routes.ts puts every domain's rows together; the row type and helpers are in route-table.ts.)
-import { type Route } from '../../../../rest-shim/route-table.js';
+import { actionRow, getRow, type Route } from '../../../../rest-shim/route-table.js';
+
+// The rows about one subscription, pairing or device are the shared ones (their id from the path's
+// parameter), on the support surface.
+const SUPPORT = { surface: 'support' } as const;
 
 export const supportRoutes: Route[] = [
   { method: 'GET', path: '/api/push/configuration', operation: 'PushConfigurationGet', surface: 'support', result: 'pushConfiguration' },
@@ -12,35 +16,15 @@ export const supportRoutes: Route[] = [
     body: { input: 'input', required: true },
     result: 'upsertPushSubscription.subscription',
   },
-  {
-    method: 'DELETE',
-    path: '/api/push/subscriptions/:subscriptionId',
-    operation: 'PushSubscriptionDelete',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('subscriptionId') }),
-    body: 'none',
-    result: 'deletePushSubscription.deleted',
+  actionRow('DELETE', '/api/push/subscriptions/:subscriptionId', 'PushSubscriptionDelete', 'deletePushSubscription.deleted', {
+    ...SUPPORT,
     empty: true,
-  },
-  {
-    method: 'POST',
-    path: '/api/push/subscriptions/:subscriptionId/activity',
-    operation: 'PushSubscriptionActivity',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('subscriptionId') }),
-    body: 'none',
-    result: 'recordPushActivity.recorded',
+  }),
+  actionRow('POST', '/api/push/subscriptions/:subscriptionId/activity', 'PushSubscriptionActivity', 'recordPushActivity.recorded', {
+    ...SUPPORT,
     empty: true,
-  },
-  {
-    method: 'POST',
-    path: '/api/push/subscriptions/:subscriptionId/test',
-    operation: 'PushSubscriptionTest',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('subscriptionId') }),
-    body: 'none',
-    result: 'testPushSubscription',
-  },
+  }),
+  actionRow('POST', '/api/push/subscriptions/:subscriptionId/test', 'PushSubscriptionTest', 'testPushSubscription', SUPPORT),
   { method: 'GET', path: '/api/status', operation: 'ListenerStatusGet', surface: 'support', result: 'listenerStatus' },
   {
     method: 'GET',
@@ -93,43 +77,14 @@ export const supportRoutes: Route[] = [
     variables: (req) => ({ userCode: req.query('user_code') }),
     result: 'devicePairings',
   },
-  {
-    method: 'POST',
-    path: '/api/device-pairings/:pairingId/approve',
-    operation: 'DevicePairingApprove',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('pairingId') }),
-    body: 'none',
-    result: 'approveDevicePairing.device',
-  },
-  {
-    method: 'POST',
-    path: '/api/device-pairings/:pairingId/reject',
-    operation: 'DevicePairingReject',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('pairingId') }),
-    body: 'none',
-    result: 'rejectDevicePairing.rejected',
+  actionRow('POST', '/api/device-pairings/:pairingId/approve', 'DevicePairingApprove', 'approveDevicePairing.device', SUPPORT),
+  actionRow('POST', '/api/device-pairings/:pairingId/reject', 'DevicePairingReject', 'rejectDevicePairing.rejected', {
+    ...SUPPORT,
     empty: true,
-  },
+  }),
   { method: 'GET', path: '/api/devices', operation: 'DevicesList', surface: 'support', result: 'devices' },
-  {
-    method: 'GET',
-    path: '/api/devices/:deviceId',
-    operation: 'DeviceGet',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('deviceId') }),
-    result: 'device',
-  },
-  {
-    method: 'POST',
-    path: '/api/devices/:deviceId/revoke',
-    operation: 'DeviceRevoke',
-    surface: 'support',
-    variables: (req) => ({ id: req.path('deviceId') }),
-    body: 'none',
-    result: 'revokeDevice.device',
-  },
+  getRow('/api/devices/:deviceId', 'DeviceGet', 'device', SUPPORT),
+  actionRow('POST', '/api/devices/:deviceId/revoke', 'DeviceRevoke', 'revokeDevice.device', SUPPORT),
   {
     method: 'GET',
     path: '/api/devices/:deviceId/directories',
