@@ -21,9 +21,17 @@ export interface Gate {
  * `afterChunks` chunks (several gates: at each of them), a tool call before the call — so a test can
  * act while the model is provably mid-stream (no racing the machine's speed).
  */
-export type Turn =
+export type Turn = (
   | { text: string; gate?: Gate | Gate[] }
-  | { tool: { id: string; name: string; arguments: Record<string, unknown>; rawArguments?: string }; gate?: Gate };
+  | { tool: { id: string; name: string; arguments: Record<string, unknown>; rawArguments?: string }; gate?: Gate }
+) & {
+  /**
+   * The request this turn answers: one whose body holds this exact string value (the text of a run's
+   * input, say). Runs that reach the model at once may do so in any order; without it, turns answer
+   * requests in the order they arrive.
+   */
+  forInput?: string;
+};
 
 /**
  * A refusal instead of an answer: the HTTP `status` with `headers` (e.g. `retry-after`) and the
@@ -39,6 +47,18 @@ function refuse(res: ServerResponse, turn: Turn | Refusal): turn is Refusal {
   const { status, headers, body, answered } = turn.refuse;
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body ?? {}), () => answered?.());
   return true;
+}
+
+/**
+ * The turn for a request: the first whose `forInput` the body holds as a string value, else the first
+ * turn that names no request (turns that name one wait for theirs); undefined when none is left.
+ */
+export function takeTurn(state: ModelServer, body: unknown): Turn | Refusal | undefined {
+  const text = JSON.stringify(body ?? null);
+  const index = state.turns.findIndex((turn) =>
+    'forInput' in turn && turn.forInput !== undefined ? text.includes(JSON.stringify(turn.forInput)) : true,
+  );
+  return index < 0 ? undefined : state.turns.splice(index, 1)[0];
 }
 
 /** The next answer of a server that sends no refusals (a refusal queued there is a mistake of the test). */
@@ -144,7 +164,7 @@ export function startOpenAICompatibleServer(
       res.writeHead(404).end();
       return;
     }
-    const turn = state.turns.shift() ?? { text: 'out of turns' };
+    const turn = takeTurn(state, body) ?? { text: 'out of turns' };
     if (refuse(res, turn)) return;
     sse(res);
     const chunk = (delta: unknown, finish: string | null = null, extra: Record<string, unknown> = {}) =>

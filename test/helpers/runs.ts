@@ -28,16 +28,19 @@ export async function startHeldRuns(
   options: { count: number; modelKey: string; answerOf: (n: number) => string; spareAnswers?: number },
 ) {
   const agent = (await rest('POST', '/api/v1/agents', { body: { name: 'held', config: { model: options.modelKey } } })).body;
+  // Each run's answer is bound to its input (unique to this call's agent): runs that reach the model
+  // together may do so in any order.
+  const inputOf = (n: number) => `go ${n} for ${agent.id}`;
   const gates = Array.from({ length: options.count }, (_, n) => {
     const gate = streamGate(3);
-    model.turns.push({ text: options.answerOf(n), gate: gate.gate });
+    model.turns.push({ text: options.answerOf(n), gate: gate.gate, forInput: inputOf(n) });
     return gate;
   });
   for (let n = options.count; n < options.count + (options.spareAnswers ?? 0); n++) model.turns.push({ text: options.answerOf(n) });
   const runs: { id: string }[] = [];
   for (let n = 0; n < options.count; n++) {
     const created = await rest('POST', '/api/v1/runs', {
-      body: { agent_id: agent.id, input: { content: [{ type: 'text', text: `go ${n}` }] } },
+      body: { agent_id: agent.id, input: { content: [{ type: 'text', text: inputOf(n) }] } },
     });
     expect(created.status).toBe(201);
     runs.push(created.body);
