@@ -4,10 +4,10 @@
 // client in the same process the writes would merge anyway: the client reads after both, so the
 // test observes the publishing itself.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { RunItemStream } from '../../src/engine/items.js';
 import { listenTo } from '../../src/services/event-topics.js';
 import { newId } from '../../src/lib/ids.js';
+import { holdBareRun } from '../helpers/bare-runs.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // No run workers: nothing but the test streams items.
@@ -19,23 +19,10 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** A bare running run row held by attempt 1 (no agent or thread behind it: foreign keys off for this transaction). */
+/** A bare running run row held by attempt 1 (test/helpers/bare-runs.ts), and its item stream. */
 async function heldStream(): Promise<RunItemStream> {
   const runId = newId('run');
-  const client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SET LOCAL session_replication_role = replica');
-    await client.query(
-      `INSERT INTO runs (id, workspace_id, session_id, thread_id, agent_id, agent_revision_id, principal_id, status, attempts)
-       VALUES ($1, $2, 'ses_flush', 'thr_flush', 'agt_flush', 'rev_flush', 'p', 'running', 1)`,
-      [runId, t.workspaceId],
-    );
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
+  await holdBareRun(t.databaseUrl, t.workspaceId, runId);
   return new RunItemStream(t.app.deps, { id: runId, workspaceId: t.workspaceId, principalId: 'p' }, 1, 0);
 }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunItemStream } from '../../src/engine/items.js';
 import { itemsLeftInProgress, writeItems } from '../../src/features/runs/attempt-items.js';
 import { newId } from '../../src/lib/ids.js';
-import pg from 'pg';
+import { holdBareRun } from '../helpers/bare-runs.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addLoopbackModel, sse, start, type ModelServer } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
@@ -46,28 +46,8 @@ afterAll(async () => {
   await model?.close();
 });
 
-/**
- * A run row held by `attempt` (running, `attempts` = attempt): item writes land only for the attempt
- * that holds its run. A bare row (no agent, thread or session behind it), so no worker ever claims it:
- * written with foreign keys off for this one transaction.
- */
-async function holdRun(runId: string, attempt: number) {
-  const client = new pg.Client({ connectionString: t.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SET LOCAL session_replication_role = replica');
-    await client.query(
-      `INSERT INTO runs (id, workspace_id, session_id, thread_id, agent_id, agent_revision_id, principal_id, status, attempts)
-       VALUES ($1, $2, 'ses_items', 'thr_items', 'agt_items', 'rev_items', 'p', 'running', $3)
-       ON CONFLICT (id) DO UPDATE SET status = 'running', attempts = EXCLUDED.attempts`,
-      [runId, quiet.workspaceId, attempt],
-    );
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
-  }
-}
+/** A bare run row held by `attempt` (test/helpers/bare-runs.ts). */
+const holdRun = (runId: string, attempt: number) => holdBareRun(t.databaseUrl, quiet.workspaceId, runId, attempt);
 
 /** An attempt's item stream on the quiet instance, for a run of its own that the attempt holds. */
 async function quietStream(runId = newId('run'), attempt = 1, lastOrdinal = 0) {
