@@ -3,7 +3,7 @@
 // deleted — run by the writer's flushes as one statement, or handed to the seal and the hand-back to
 // run inside their own statement; and the two reads a later attempt starts from — the last ordinal
 // written and the items an earlier attempt left in progress (with their appends).
-import type { Db } from '../../db.js';
+import { queryDirect, type Db } from '../../db.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { deleteAppends, insertAppends, withStoredAppends, type ItemAppend } from './item-appends.js';
 
@@ -94,20 +94,25 @@ function storedRefs(refs: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** One statement writing new items and updating known ones (ordinals are unique per run). */
+/**
+ * One statement writing new items and updating known ones (ordinals are unique per run). Its values
+ * come as one array per column, so its text is the same whatever the batch's size: PostgreSQL parses
+ * and plans it once per connection (a prepared statement, see storage/prepared-statements.ts), where a
+ * VALUES list made a new text, parsed and planned anew, for every number of rows.
+ */
 function upsertItems(batch: { item: RunItemState; workspaceId: string }[]): Prisma.Sql {
-  // Typed values: a VALUES list read by a SELECT takes no types from the target columns.
-  const values = batch.map(
-    ({
-      item,
-      workspaceId,
-    }) => Prisma.sql`(${item.id}::text, ${item.runId}::text, ${workspaceId}::text, ${item.ordinal}::int, ${item.kind}::text, ${item.state}::text,
-    ${JSON.stringify(item.content)}::jsonb, ${JSON.stringify(storedRefs(item.contentRefs))}::jsonb, ${item.firstStreamId}::text,
-    ${item.lastStreamId}::text, ${item.startedAt}::timestamptz, ${item.endedAt}::timestamptz)`,
-  );
+  const column = <T>(read: (row: { item: RunItemState; workspaceId: string }) => T) => batch.map(read);
+  // Timestamps travel as ISO text ('' for none) and JSON as text: arrays of either map the same
+  // through node-postgres and through Prisma's driver adapter (the seal runs this inside its own statement).
   return Prisma.sql`INSERT INTO run_items (id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
-    SELECT v.* FROM (VALUES ${Prisma.join(values)}) AS v(id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id,
-      last_stream_id, started_at, ended_at)
+    SELECT v.id, v.run_id, v.workspace_id, v.ordinal, v.kind, v.state, v.content::jsonb, v.content_refs::jsonb, v.first_stream_id, v.last_stream_id,
+      v.started_at::timestamptz, nullif(v.ended_at, '')::timestamptz
+    FROM unnest(${column((r) => r.item.id)}::text[], ${column((r) => r.item.runId)}::text[], ${column((r) => r.workspaceId)}::text[],
+      ${column((r) => r.item.ordinal)}::int[], ${column((r) => r.item.kind)}::text[], ${column((r) => r.item.state)}::text[],
+      ${column((r) => JSON.stringify(r.item.content))}::text[], ${column((r) => JSON.stringify(storedRefs(r.item.contentRefs)))}::text[],
+      ${column((r) => r.item.firstStreamId)}::text[], ${column((r) => r.item.lastStreamId)}::text[],
+      ${column((r) => r.item.startedAt.toISOString())}::text[], ${column((r) => r.item.endedAt?.toISOString() ?? '')}::text[])
+      AS v(id, run_id, workspace_id, ordinal, kind, state, content, content_refs, first_stream_id, last_stream_id, started_at, ended_at)
     WHERE v.run_id IN (SELECT id FROM ${HELD})
     ON CONFLICT (run_id, ordinal) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, content = EXCLUDED.content, content_refs = EXCLUDED.content_refs,
       last_stream_id = EXCLUDED.last_stream_id, ended_at = EXCLUDED.ended_at`;
@@ -118,7 +123,12 @@ function upsertItems(batch: { item: RunItemState; workspaceId: string }[]): Pris
  * off for its own transaction only): the seal commits durably and makes it durable with it.
  */
 export async function writeItems(db: Db, write: ItemsWrite): Promise<void> {
-  await db.$executeRaw`WITH ${itemsCtes(write)} settings AS (SELECT set_config('synchronous_commit', 'off', true)) SELECT 1 FROM settings`;
+  // Straight to node-postgres (db.ts, queryDirect): at 50 writes a second Prisma's query layer around
+  // this one statement was most of the writer's CPU.
+  await queryDirect(
+    db,
+    Prisma.sql`WITH ${itemsCtes(write)} settings AS (SELECT set_config('synchronous_commit', 'off', true)) SELECT 1 FROM settings`,
+  );
 }
 
 /** The highest ordinal of the run's items (0: none): a later attempt numbers its items after it. */
