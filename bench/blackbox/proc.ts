@@ -96,6 +96,11 @@ export class ServiceProcesses {
     this.nodePids = [nodePid];
   }
 
+  /** The service's own node process (not its workers): what bench/syscall-census.ts attaches strace to. */
+  get nodePid(): number {
+    return this.nodePids[0]!;
+  }
+
   addNodeProcess(pid: number): void {
     this.nodePids.push(pid);
   }

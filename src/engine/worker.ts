@@ -44,6 +44,7 @@ import { runSealHooks } from '../services/run-hooks.js';
 import { runMetrics } from '../lib/service-metrics.js';
 import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
 import { runTail } from '../features/runs/run-tail.js';
+import { localRuns } from '../features/runs/local-runs.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -206,7 +207,16 @@ export class WorkerPool {
             let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
             if (this.named.length) {
               const runId = this.named.shift()!;
-              claimed = await this.claim(runId);
+              // A subscriber arriving meanwhile waits for this claim: when it takes the run's first
+              // attempt here, the feed starts from what this process holds (local-runs.ts).
+              const local = localRuns(this.deps.events);
+              local.claiming(runId);
+              try {
+                claimed = await this.claim(runId);
+              } finally {
+                const ours = claimed?.run.id === runId && claimed.run.attempts === 1 ? claimed.run : null;
+                local.claimed(runId, ours && { workspaceId: ours.workspaceId, leaseMs: this.leaseMs });
+              }
               // Not claimable now (a late wake-up for a run that is still running, e.g. its creation's
               // NOTIFY arriving after a retry forgot it): forget the wake-up too, or the requeue's own
               // wake-up would be taken for a repeat of it and dropped, leaving the run accepted.
@@ -275,8 +285,11 @@ export class WorkerPool {
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
     const heartbeat = setInterval(
       () => {
-        void extendLease(this.deps.db, run.id, this.id, this.leaseMs).catch((error) =>
-          this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'),
+        void extendLease(this.deps.db, run.id, this.id, this.leaseMs).then(
+          (extended) => {
+            if (extended) localRuns(this.deps.events).extended(run.id, this.leaseMs);
+          },
+          (error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'),
         );
       },
       Math.min(HEARTBEAT_MS, this.leaseMs / 3),
@@ -380,7 +393,9 @@ export class WorkerPool {
         endTrace({ kind: 'failed', code: 'internal', message: 'the attempt ended without being sealed' });
       }
       await spans.flush(run.id);
-      // Sealed, handed back or requeued: every item is committed, the tail is no longer needed.
+      // Sealed, handed back or requeued: every item is committed, the tail is no longer needed (a
+      // feed starting now reads the database: the entry goes before the tail).
+      localRuns(this.deps.events).ended(run.id);
       opened?.close(committed);
       clearInterval(heartbeat);
       this.active.delete(run.id);

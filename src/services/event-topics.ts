@@ -3,6 +3,7 @@
 // DateTime scalar serializes the same way.
 import type { Run, Workspace } from '../generated/prisma/client.js';
 import { listen, type EventBus } from '../lib/events.js';
+import { localRuns } from '../features/runs/local-runs.js';
 import type { LiveSpan } from '../traces/live-spans.js';
 
 /** A run item as subscribers see it: the run_items row's fields (the engine's RunItemState has these and `runId`). */
@@ -136,6 +137,8 @@ export function listenTo<
 
 /** Tells followers of the run and of its workspace's runs that its row changed. Call it after the change committed. */
 export function announceRunChanged(events: Events, run: Run): void {
+  // Before any listener hears it: a feed that starts after this reads the run from the database.
+  localRuns(events).changed(run);
   events.publish('runChanged', run.id, run);
   events.publish('workspaceRunChanged', run.workspaceId, run);
 }

@@ -12,6 +12,9 @@ import { redisReachable, redisUrl } from '../helpers/redis.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
+import { runTail } from '../../src/features/runs/run-tail.js';
+import { waitFor } from '../helpers/wait.js';
+import pg from 'pg';
 
 const redisAvailable = await redisReachable();
 
@@ -151,6 +154,69 @@ describe('runItems, in one process', () => {
       [2, 'completed'],
     ]);
     expect(t.app.database.operationCount() - before).toBe(1);
+  });
+
+  it('a subscriber to a run this process is executing starts from its live tail, without reading the database', async () => {
+    const held = streamGate(0);
+    loopback.turns.push({ text: ANSWER, gate: held.gate });
+    const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('go') } })).body;
+    await held.reached;
+    // The model is held; once the database has every item state the tail has, the item writer has
+    // nothing left to write, and every query counted from here on is the subscription's.
+    const database = new pg.Client({ connectionString: t.databaseUrl });
+    await database.connect();
+    try {
+      const stored = async () =>
+        (await database.query('SELECT ordinal, last_stream_id FROM run_items WHERE run_id = $1 ORDER BY ordinal', [run.id])).rows
+          .map((row) => `${row.ordinal}:${row.last_stream_id}`)
+          .join();
+      const told = () =>
+        runTail(t.app.deps.events)
+          .peek(run.id)!
+          .sort((a, b) => a.ordinal - b.ordinal)
+          .map((item) => `${item.ordinal}:${item.lastStreamId}`)
+          .join();
+      await waitFor(
+        async () => ({ stored: await stored(), told: told() }),
+        ({ stored, told }) => told !== '' && stored === told,
+        'the item writer to have stored what the tail holds',
+      );
+    } finally {
+      await database.end();
+    }
+    // Another workspace's key: the run is not found, from memory as from the database.
+    await expect(
+      new Promise((resolve, reject) => {
+        const ws = createClient({
+          url: `${t.url.replace('http', 'ws')}/graphql`,
+          webSocketImpl: WebSocket,
+          connectionParams: { authorization: `Bearer ${otherKey}` },
+        });
+        ws.subscribe(
+          { query: ITEMS, variables: { id: run.id } },
+          {
+            next: (value) => (value.errors ? reject(new Error(JSON.stringify(value.errors))) : resolve(value)),
+            error: (error) => reject(new Error(JSON.stringify(error))),
+            complete: () => resolve('complete'),
+          },
+        );
+      }),
+    ).rejects.toThrow(/not found|NOT_FOUND/i);
+    const before = t.app.database.operationCount();
+    let atReplay = -1;
+    const seen: Seen[] = [];
+    const outcome = await followItems(t, run.id, null, (item) => {
+      seen.push(item);
+      if (atReplay < 0) {
+        atReplay = t.app.database.operationCount() - before;
+        held.open();
+      }
+    });
+    expect(atReplay).toBe(0);
+    expect(outcome).toBe('complete');
+    expect(seen[0]).toMatchObject({ ordinal: 1, state: 'completed' });
+    expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
+    expectInOrderOnce(seen);
   });
 });
 

@@ -7,6 +7,7 @@ import { onReconnected, subscriptionsActive } from '../../lib/events.js';
 import { returningColumns } from '../../storage/columns.js';
 import { requirePermission } from '../access/permissions.js';
 import { applyTextDelta, runTail } from './run-tail.js';
+import { localRuns } from './local-runs.js';
 import { SEALED, type RunStatus } from './run-lifecycle.js';
 import type { CallContext } from '../../services/call-context.js';
 import { getRun } from './runs.js';
@@ -262,6 +263,18 @@ const ITEM_COLUMNS = returningColumns(Prisma.RunItemScalarFieldEnum, 'i');
  * first, then the database (see streamRunItems), the newer state of an item kept.
  */
 async function readReplay(call: CallContext, runId: string, after: number): Promise<{ status: string; items: ItemView[] }> {
+  const local = localRuns(call.deps.events);
+  // A claim of the run under way in this process: its outcome decides where the replay comes from.
+  await local.settled(runId);
+  // This process runs the run's first attempt: the tail holds every item state the database has, and
+  // newer ones (local-runs.ts). Checked and read in one synchronous step, before the tail can go.
+  const held = local.held(runId);
+  const heldTail = held && runTail(call.deps.events).peek(runId);
+  if (held && heldTail) {
+    requirePermission(call.actor, 'read');
+    if (held.workspaceId !== call.actor.workspaceId) throw notFound('run', runId);
+    return { status: 'running', items: heldTail.filter((item) => item.ordinal > after).sort((a, b) => a.ordinal - b.ordinal) };
+  }
   // A run that is not running has an empty tail.
   const tail = await runTail(call.deps.events).read(runId);
   const start = await readFeedStart(call, runId, after);

@@ -531,11 +531,13 @@ export async function announceQueuedRuns(db: Pick<Db, '$queryRaw'>, workspaceId:
 }
 
 /** The worker that holds a running run extends its lease. */
-export async function extendLease(db: Db, runId: string, leaseOwner: string, leaseMs: number): Promise<void> {
-  await db.run.updateMany({
+export async function extendLease(db: Db, runId: string, leaseOwner: string, leaseMs: number): Promise<boolean> {
+  const { count } = await db.run.updateMany({
     where: { id: runId, leaseOwner, status: 'running' },
     data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
   });
+  // False: the lease was no longer this worker's (taken over, or the run moved on).
+  return count > 0;
 }
 
 /** The run's memory mounts as resolved for its first attempt (the run view shows them). */

@@ -32,6 +32,8 @@ export interface RunTail {
   publishDelta(runId: string, delta: ItemTextDelta, state: TailItem): void;
   /** The latest state of every item the run's current attempt changed (some may already be committed). */
   read(runId: string): Promise<TailItem[]>;
+  /** As `read`, synchronously, for the in-process tail (null for the Redis one): see local-runs.ts. */
+  peek(runId: string): TailItem[] | null;
   /** The attempt's items are committed (sealed, handed back, requeued): the tail is no longer needed. */
   forget(runId: string): void;
 }
@@ -83,6 +85,9 @@ function processTail(events: Events): RunTail {
       events.publish('runItem', runId, delta);
     },
     async read(runId) {
+      return [...(runs.get(runId)?.values() ?? [])];
+    },
+    peek(runId) {
       return [...(runs.get(runId)?.values() ?? [])];
     },
     forget(runId) {
@@ -145,6 +150,7 @@ function redisTail(client: Redis, send: RedisSend): RunTail {
       }
       return [...items.values()];
     },
+    peek: () => null,
     forget(runId) {
       expiring.delete(runId);
       expiring.delete(`${runId}:deltas`);
