@@ -18,7 +18,8 @@
 // Env: BENCH_PASSES (embedded,server), BENCH_DATABASE_URL (the server's admin URL), BENCH_SEQUENTIAL
 // (300), BENCH_WARMUP (200), BENCH_SERVICE_ENV (as bench:run-overhead), BENCH_WALDUMP (a pg_waldump
 // binary: also break the pass's WAL down by record kind; the server's data directory must be readable
-// here, BENCH_PGDATA). Prints Markdown.
+// here, BENCH_PGDATA), BENCH_CENSUS_SQL (statements run on the service's database before the warm-up:
+// what-if experiments such as dropping an index, never for a database anyone else uses). Prints Markdown.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -46,12 +47,12 @@ async function watchedRun(rest: Rest, subscribers: Subscribers, agentId: string)
   await subscribers.runItems(run.id);
 }
 
-function stat(pid: number): { ppid: number; cpuMs: number; childCpuMs: number } | null {
+function stat(pid: number): { ppid: number; cpuMs: number; systemMs: number; childCpuMs: number } | null {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     const ms = (index: number) => Number(fields[index]) * 10;
-    return { ppid: Number(fields[1]), cpuMs: ms(11) + ms(12), childCpuMs: ms(13) + ms(14) };
+    return { ppid: Number(fields[1]), cpuMs: ms(11) + ms(12), systemMs: ms(12), childCpuMs: ms(13) + ms(14) };
   } catch {
     return null;
   }
@@ -82,7 +83,11 @@ function postgresCpu(postmaster: number, database: string): Map<string, number> 
     }
     const backend = /^postgres: \S+ (\S+) (?:\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\])/.exec(title);
     if (backend) {
-      if (backend[1] === database) add('backends of the service', child.cpuMs);
+      if (backend[1] === database) {
+        add('backends of the service', child.cpuMs);
+        // Of which in the kernel: system calls (socket reads and writes, the WAL's write and fsync).
+        kinds.set('(of which system time)', (kinds.get('(of which system time)') ?? 0) + child.systemMs);
+      }
       continue;
     }
     add(title.replace(/^postgres: /, '').replace(/ worker.*$/, ' worker'), child.cpuMs);
@@ -143,6 +148,7 @@ async function census(label: string, databaseUrl: string | null, settings: strin
     await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const database = (await client.query('SELECT current_database() AS name')).rows[0].name as string;
     const postmaster = await postmasterPid(client);
+    if (process.env.BENCH_CENSUS_SQL) await client.query(process.env.BENCH_CENSUS_SQL);
     const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'census development' });
     await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
     const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'echo', config: { model: 'dev' } })).id;
@@ -181,7 +187,9 @@ async function census(label: string, databaseUrl: string | null, settings: strin
     const functions = (await query(FUNCTIONS)).map((row) => delta(row, before.functions.get(row.funcname))).filter((row) => row.calls > 0);
 
     const per = (value: number) => fixed(value / SEQUENTIAL);
-    const pgTotal = [...cpu].reduce((sum, [kind, ms]) => sum + ms - (before.cpu.get(kind) ?? 0), 0);
+    const pgTotal = [...cpu]
+      .filter(([kind]) => !kind.startsWith('('))
+      .reduce((sum, [kind, ms]) => sum + ms - (before.cpu.get(kind) ?? 0), 0);
     out.push(`## ${label}: ${SEQUENTIAL} sequential watched runs after ${WARMUP} warm-up, ${fixed(wallMs / 1000, 1)} s`);
     out.push('');
     out.push(`node CPU per run ${per(nodeCpu - before.nodeCpu)} ms, PostgreSQL CPU per run ${per(pgTotal)} ms`);
