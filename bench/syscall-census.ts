@@ -1,4 +1,4 @@
-// npm run bench:syscalls: node's system calls per watched run, counted by strace (issue 31; the
+// npm run bench:syscalls: node's system calls per watched run, counted by strace (the
 // census in docs/benchmarks.md, "Writes per watched run"). The service is started as `npm run bench`
 // starts it (embedded PostgreSQL unless BENCH_DATABASE_URL names a database to use as it is), warmed
 // up, then `strace -f -c` is attached to its node process for CENSUS_RUNS sequential watched runs

@@ -120,11 +120,32 @@ export class ServiceProcesses {
     });
   }
 
-  /** Total CPU ms used so far by node and by PostgreSQL. */
+  /** On a shared server: each counted PostgreSQL process's CPU when last read, and what they all used so far. */
+  private readonly sharedSeen = new Map<number, number>();
+  private sharedUsedMs = 0;
+
+  /**
+   * Total CPU ms used so far by node and by PostgreSQL. On a shared server the exited backends' CPU is
+   * not counted in the postmaster's children's (they may belong to other databases), so a sum over the
+   * live processes would drop, between two reads, everything a backend that exited meanwhile had used
+   * since it opened — the pool closes idle connections after 10 s, so a pass could come out at a
+   * fraction of its real PostgreSQL CPU, or below zero. Instead each read adds what every live process
+   * used since it was last read (all of it for a new one), so the total never falls; a backend that
+   * exits loses only what it used after the last read.
+   */
   cpu(): { nodeMs: number; postgresMs: number } {
     const sum = (stats: ProcStat[], withChildren: boolean) =>
       stats.reduce((total, stat) => total + stat.cpuMs + (withChildren ? stat.childCpuMs : 0), 0);
-    return { nodeMs: sum(this.nodeTree(), false), postgresMs: sum(this.postgresTree(), !this.sharedServerDatabase) };
+    const nodeMs = sum(this.nodeTree(), false);
+    if (!this.sharedServerDatabase) return { nodeMs, postgresMs: sum(this.postgresTree(), true) };
+    const live = new Set<number>();
+    for (const stat of this.postgresTree()) {
+      live.add(stat.pid);
+      this.sharedUsedMs += Math.max(0, stat.cpuMs - (this.sharedSeen.get(stat.pid) ?? 0));
+      this.sharedSeen.set(stat.pid, stat.cpuMs);
+    }
+    for (const pid of this.sharedSeen.keys()) if (!live.has(pid)) this.sharedSeen.delete(pid);
+    return { nodeMs, postgresMs: this.sharedUsedMs };
   }
 
   /**
