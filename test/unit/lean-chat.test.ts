@@ -5,7 +5,9 @@
 // text — each in several chunkings (whole, byte by byte, split at seeded random offsets). For every
 // one, `@ai-sdk/openai-compatible`'s `doStream` through the ordinary fetch and the lean reader through
 // the slot must give equal parts (tool-call ids the SDK generates are random on both sides: they are
-// compared by order of appearance). A package upgrade that changes its mapping fails here.
+// compared by order of appearance). A package upgrade that changes its mapping fails here. Also: an
+// error answer and a refused address reach the SDK as through fetch; an abort or a cancel releases the
+// connection (the server sees it close).
 import { createServer, type Server } from 'node:http';
 import { createParser } from 'eventsource-parser';
 import type { AddressInfo } from 'node:net';
@@ -160,6 +162,10 @@ function chunked(text: string, chunking: string): Buffer[] {
 }
 const CHUNKINGS = ['whole', 'bytes', 'seed1', 'seed42', 'seed2026'];
 
+/** Signals of the `held` answer: its chunks were written; its connection closed. */
+const held = { sent: () => {}, closed: () => {} };
+const signalled = (key: keyof typeof held) => new Promise<void>((resolve) => (held[key] = resolve));
+
 let server: Server;
 let base: string;
 const policy = new OutboundPolicy(['127.0.0.1']);
@@ -172,6 +178,13 @@ beforeAll(async () => {
       if (name === 'refused') {
         res.writeHead(429, 'Slow Down', { 'content-type': 'application/json', 'retry-after': '3' });
         return void res.end(JSON.stringify({ error: { message: 'rate limited', type: 'rate_limit', code: 'rate' } }));
+      }
+      if (name === 'held') {
+        // Two chunks, then the stream stays open until the client goes away; `held` reports both.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(events(chunk({ content: 'one' }), chunk({ content: 'two' })), () => held.sent());
+        res.on('close', () => held.closed());
+        return;
       }
       if (name === 'plain') {
         res.writeHead(500, 'Broken', { 'content-type': 'text/plain' });
@@ -341,6 +354,56 @@ describe('the lean reader gives the SDK’s parts', () => {
     expect(error.message).toBe(viaFetch.message);
     expect(String(error.cause?.cause?.message ?? error.cause?.message)).toMatch(/outbound_refused: 127\.0\.0\.1 is a loopback address/);
     expect(slot.answer).toBeNull();
+  });
+});
+
+describe('an abort', () => {
+  it('fails the lean read with the signal and closes the connection', async () => {
+    const sent = signalled('sent');
+    const closed = signalled('closed');
+    const controller = new AbortController();
+    const chat = model(
+      leanChatFetch(policy, () => {
+        throw new Error('the fallback fetch was used');
+      }),
+      { 'x-case': 'held' },
+    );
+    const slot: LeanSlot = { answer: null };
+    const { stream } = await withLeanSlot(slot, async () => chat.doStream({ ...callOptions(false), abortSignal: controller.signal }));
+    const reader = await openLeanParts(chat as unknown as ChatModelInternals, stream, slot.answer!.body);
+    await sent;
+    const seen: string[] = [];
+    for (;;) {
+      const read = await reader.read();
+      if (read.done) throw new Error('the held stream ended');
+      if (read.value.type === 'text-delta') seen.push(read.value.delta);
+      if (seen.length === 2) break;
+    }
+    expect(seen).toEqual(['one', 'two']);
+    // The next read waits for a part that never comes, until the abort.
+    const next = reader.read();
+    controller.abort(new Error('run cancelled'));
+    await expect(next).rejects.toThrow();
+    await closed; // the server saw the connection go: it was released, not left open
+  });
+
+  it('cancel releases the connection', async () => {
+    const sent = signalled('sent');
+    const closed = signalled('closed');
+    const chat = model(
+      leanChatFetch(policy, () => {
+        throw new Error('the fallback fetch was used');
+      }),
+      { 'x-case': 'held' },
+    );
+    const slot: LeanSlot = { answer: null };
+    const { stream } = await withLeanSlot(slot, async () => chat.doStream(callOptions(false)));
+    const reader = await openLeanParts(chat as unknown as ChatModelInternals, stream, slot.answer!.body);
+    await sent;
+    expect(await reader.read()).toMatchObject({ done: false, value: { type: 'stream-start' } });
+    await reader.cancel(new Error('turn failed'));
+    await expect(reader.read()).rejects.toThrow();
+    await closed;
   });
 });
 
