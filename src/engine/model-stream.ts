@@ -7,6 +7,10 @@
 // What `streamText` did with a part that model-turn.ts still needs — a tool call's parsing and
 // validation, the usage in the SDK's shape, the normalised error of an `error` part, the warnings it
 // logs — is done here with the SDK's own functions (`ai/internal`), so the results are the same.
+// An `openai_compatible` chat answer goes one step further: its provider's fetch may claim the
+// streaming answer (a slot opened around `doStream`, providers/lean-chat-fetch.ts) and the parts are
+// then read from the body by the lean reader (providers/lean-chat-stream.ts) — the same parts, without
+// the provider package's web-stream pipeline per token.
 import { AISDKError, NoOutputGeneratedError, StreamProviderError, type ModelMessage, type ToolSet } from 'ai';
 import {
   convertToLanguageModelPrompt,
@@ -17,9 +21,11 @@ import {
   prepareTools,
   standardizePrompt,
 } from 'ai/internal';
-import type { LanguageModelV4StreamPart, LanguageModelV4ToolCall, SharedV4ProviderOptions, SharedV4Warning } from '@ai-sdk/provider';
+import type { LanguageModelV4ToolCall, SharedV4ProviderOptions, SharedV4Warning } from '@ai-sdk/provider';
 import { GatewayAuthenticationError } from '@ai-sdk/gateway';
 import { callSettings, type ResolvedModel } from './models.js';
+import { withLeanSlot, type LeanSlot } from '../providers/lean-chat-fetch.js';
+import { openLeanParts, type ChatModelInternals, type PartReader } from '../providers/lean-chat-stream.js';
 
 export interface ModelStreamRequest {
   model: ResolvedModel;
@@ -32,8 +38,11 @@ export interface ModelStreamRequest {
 }
 
 export interface ModelStream {
-  /** The provider's parts, in order. */
-  parts: ReadableStreamDefaultReader<LanguageModelV4StreamPart>;
+  /**
+   * The provider's parts, in order: the reader of the provider's stream, or the lean reader's queue
+   * where an `openai_compatible` chat answer was read by it (providers/lean-chat-fetch.ts).
+   */
+  parts: PartReader;
   /** A provider tool call as `streamText` reports it: parsed, validated against the tool's schema, `invalid` with its `error` when refused. */
   parseToolCall(call: LanguageModelV4ToolCall): ReturnType<typeof parseToolCall<ToolSet>>;
 }
@@ -52,16 +61,21 @@ export async function openModelStream(request: ModelStreamRequest): Promise<Mode
     abortSignal: signal,
     provider: languageModel.provider.split('.')[0],
   });
-  const { stream } = await languageModel.doStream({
+  const callOptions = {
     ...prepareCallSettings(callSettings(model.settings)),
     tools: await prepareTools({ tools }),
     toolChoice: prepareToolChoice({ toolChoice: undefined }),
     prompt: promptMessages,
     providerOptions,
     abortSignal: signal,
-  });
+  };
+  // A model whose fetch can claim its streaming answer for the lean reader gets a slot to claim it into.
+  const slot: LeanSlot = { answer: null };
+  const { stream } = await withLeanSlot(slot, async () => languageModel.doStream(callOptions));
   return {
-    parts: stream.getReader(),
+    parts: slot.answer
+      ? await openLeanParts(languageModel as unknown as ChatModelInternals, stream, slot.answer.body, { coalesce: true })
+      : stream.getReader(),
     parseToolCall: (call) =>
       parseToolCall({
         toolCall: call,

@@ -15,7 +15,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { posix } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import { Agent, buildConnector, request as undiciRequest } from 'undici';
 
 /**
  * A deployment's allowance: host names and CIDR ranges (an address alone is its own range), unix
@@ -246,6 +246,15 @@ export class OutboundPolicy {
     const dispatcher = this.dispatcher;
     this.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
       fetch(input, { ...init, dispatcher } as RequestInit)) as typeof fetch;
+  }
+
+  /**
+   * One request through the same connection pool and address checks as `fetch`, answered with a
+   * node Readable body — for a reader that takes the bytes as they come without a web stream
+   * (src/providers/lean-chat-fetch.ts). It follows no redirect and undoes no content coding itself.
+   */
+  request(url: string, options: Omit<Parameters<typeof undiciRequest>[1] & object, 'dispatcher'>) {
+    return undiciRequest(url, { ...options, dispatcher: this.dispatcher });
   }
 
   /** Whether the deployment allows `address` (a literal) reached under the name `host`. */

@@ -10,6 +10,7 @@ import Type, { type Static, type TObject } from 'typebox';
 import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
 import { createHashEmbeddingModel } from './hash-embeddings.js';
 import { coalescingFetch } from './coalescing-fetch.js';
+import { leanChatFetch } from './lean-chat-fetch.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import {
   defineProviderType,
@@ -185,14 +186,18 @@ registerProviderType(
 type SelfHostedDefinition = ProviderTypeDefinition<TObject<{ base_url: ReturnType<typeof uriMember> }>, typeof OptionalApiKeyCredential>;
 export type SelfHostedContext = Parameters<NonNullable<SelfHostedDefinition['languageModel']>>[0];
 
-/** The AI SDK client of an OpenAI-compatible provider (chat and embeddings share it). */
+/**
+ * The AI SDK client of an OpenAI-compatible provider (chat and embeddings share it). A streaming chat
+ * answer requested by model-stream.ts is read by the lean reader (lean-chat-fetch.ts); every other
+ * answer goes through the policy's fetch and the SSE coalescer, as for the other types.
+ */
 function openAICompatibleClient(ctx: SelfHostedContext) {
   return createOpenAICompatible({
     name: 'openai_compatible',
     baseURL: ctx.config.base_url,
     apiKey: ctx.credential?.api_key,
     headers: ctx.extraHeaders,
-    fetch: coalescingFetch(ctx.fetch),
+    fetch: leanChatFetch(ctx.outbound, coalescingFetch(ctx.fetch)),
   });
 }
 

@@ -2,8 +2,9 @@
 // streams must still end up as `streamText` reported it. A loopback server speaks the OpenAI chat
 // completions wire protocol with answers written event by event here, through the real
 // OpenAI-compatible adapter: several text parts of one answer, reasoning, the usage with cached and
-// reasoning tokens, a provider's error event mid-stream (its message, not "[object Object]"), and a
-// stream without a finish reason (the adapter's own error).
+// reasoning tokens, a provider's error event mid-stream (its message, not "[object Object]"), a
+// stream without a finish reason (the adapter's own error), and text with a tool call in pieces read
+// by the lean chat-completions reader (src/providers/lean-chat-*.ts), which reads every answer here.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { settleRun } from '../helpers/runs.js';
@@ -111,4 +112,43 @@ it("a stream that ends without a finish reason fails with the adapter's error, i
   });
   // The text streamed before the end stays, as it was streamed.
   expect(items.filter((item) => item.kind === 'text_message').map((item) => item.content.text)).toEqual(['no finish']);
+});
+
+it('an openai_compatible answer is read by the lean reader: text and a tool call in pieces become the same items', async () => {
+  const agent = await t.rest('POST', '/api/v1/agents', {
+    body: { name: 'lean', config: { model: 'loop', client_tools: [{ name: 'pick', parameters_json_schema: { type: 'object' } }] } },
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  answers.push([
+    chunk({ role: 'assistant', content: '' }),
+    ...['Let ', 'me ', 'pïck 🎯'].map((word) => chunk({ content: word })),
+    chunk({ tool_calls: [{ index: 0, id: 'call_pick', type: 'function', function: { name: 'pick', arguments: '' } }] }),
+    ...['{"colour"', ': "bl', 'ue"}'].map((piece) => chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] })),
+    chunk({}, 'tool_calls', { usage: { prompt_tokens: 12, completion_tokens: 5 } }),
+  ]);
+  const requestsBefore = model.requests.length;
+  const started = await t.rest('POST', '/api/v1/runs', {
+    body: { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'go' }] } },
+  });
+  expect(started.status, JSON.stringify(started.body)).toBe(201);
+  const settled = await settleRun(t, started.body.id);
+  expect(settled).toMatchObject({ status: 'waiting', usage_at_seal: { requests: 1, input_tokens: 12, output_tokens: 5 } });
+  const items = (await t.rest('GET', `/api/v1/runs/${started.body.id}/items`)).body.items as {
+    kind: string;
+    state: string;
+    content: any;
+  }[];
+  expect(items.filter((item) => item.kind === 'text_message').map((item) => [item.state, item.content.text])).toEqual([
+    ['completed', 'Let me pïck 🎯'],
+  ]);
+  expect(items.filter((item) => item.kind === 'client_call').map((item) => [item.state, item.content])).toEqual([
+    ['completed', { tool_call_id: 'call_pick', tool_name: 'pick', arguments: { colour: 'blue' } }],
+  ]);
+  // The request went through the outbound policy's dispatcher, not fetch (fetch adds `sec-fetch-mode`
+  // to every request): so the SDK was handed an empty event stream, and the items above were read
+  // from the body by the lean reader.
+  const [request] = model.requests.slice(requestsBefore);
+  expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', body: { stream: true } });
+  expect(request!.headers['sec-fetch-mode']).toBeUndefined();
+  expect(request!.headers['user-agent']).toMatch(/^ai-sdk-openai-compatible\//);
 });
