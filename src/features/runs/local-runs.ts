@@ -22,7 +22,6 @@
 // The feed checks the entry and reads the tail in one synchronous step (`held` + RunTail.peek): the
 // tail is forgotten only after the run's seal was announced, which removed the entry first.
 import { redisClientsOf } from '../../lib/events.js';
-import type { Events } from '../../services/event-topics.js';
 
 interface Entry {
   /** Settles when the pool's claim under way for the run has ended (either way). */
@@ -51,10 +50,17 @@ export interface LocalRuns {
   held(runId: string): { workspaceId: string } | null;
 }
 
-const registries = new WeakMap<Events, LocalRuns>();
+/**
+ * The process's event bus, by identity only (the registry never publishes): taken as any object, so
+ * that services/event-topics.ts, which tells the registry of status changes, imports this module
+ * without a cycle back.
+ */
+type EventBusKey = object;
+
+const registries = new WeakMap<EventBusKey, LocalRuns>();
 
 /** The registry of this event bus's process (inactive — remembers nothing — on a Redis bus). */
-export function localRuns(events: Events): LocalRuns {
+export function localRuns(events: EventBusKey): LocalRuns {
   let registry = registries.get(events);
   if (!registry) registries.set(events, (registry = redisClientsOf(events) ? inactive : processRegistry()));
   return registry;
