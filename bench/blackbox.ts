@@ -17,7 +17,7 @@
 // fan-out holds 100 runs mid-stream at once), BENCH_STARTS (measured starts of each kind, 3; 0: none).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Rest, Subscribers, runItemsOverSse } from './blackbox/clients.js';
+import { Rest, Subscribers, addEchoModel, runItemsOverSse } from './blackbox/clients.js';
 import { measureFloor, type FloorResult } from './blackbox/floor.js';
 import { LOOPBACK_API_KEY, startLoopbackModel, type LoopbackModel } from './blackbox/loopback-model.js';
 import type { Memory } from './blackbox/proc.js';
@@ -65,8 +65,7 @@ const quantiles = (values: number[]): Quantiles => ({
 
 async function setup(service: Service, loopback: LoopbackModel): Promise<Context> {
   const rest = new Rest(service.url, service.apiKey);
-  const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'bench development' });
-  await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
+  await addEchoModel(rest);
   const loopProvider = await rest.ok('POST', '/api/v1/model-providers', {
     type: 'openai_compatible',
     name: 'bench loopback',

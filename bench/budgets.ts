@@ -17,7 +17,7 @@
 // BENCH_CLIENTS (8), BENCH_PAIRS (200).
 import { execSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { Rest } from './blackbox/clients.js';
+import { Rest, addEchoModel } from './blackbox/clients.js';
 import { freshServerDatabase, startService } from './blackbox/service.js';
 import { percentile } from './blackbox/stats.js';
 
@@ -78,8 +78,7 @@ async function main() {
   const service = await startService({ databaseUrl: database.url });
   try {
     const rest = new Rest(service.url, service.apiKey);
-    const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'bench development' });
-    await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
+    await addEchoModel(rest);
     const budgeted = await rest.ok('POST', '/api/v1/agents', { name: 'budgeted', config: { model: 'dev' } });
     const free = await rest.ok('POST', '/api/v1/agents', { name: 'free', config: { model: 'dev' } });
     const budget = await rest.ok('POST', '/api/v1/budgets', {

@@ -23,7 +23,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
-import { Rest, Subscribers } from './blackbox/clients.js';
+import { Rest, Subscribers, addEchoAgent, addEchoModel } from './blackbox/clients.js';
 import { freshServerDatabase, startService } from './blackbox/service.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -149,9 +149,8 @@ async function census(label: string, databaseUrl: string | null, settings: strin
     const database = (await client.query('SELECT current_database() AS name')).rows[0].name as string;
     const postmaster = await postmasterPid(client);
     if (process.env.BENCH_CENSUS_SQL) await client.query(process.env.BENCH_CENSUS_SQL);
-    const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'census development' });
-    await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
-    const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'echo', config: { model: 'dev' } })).id;
+    await addEchoModel(rest, 'census development');
+    const agentId = await addEchoAgent(rest);
     let remaining = WARMUP;
     await Promise.all(
       Array.from({ length: 10 }, async () => {

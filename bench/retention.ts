@@ -20,7 +20,7 @@
 // BENCH_RETENTION_RUNS (5000,30000), BENCH_REAL_RUNS (200).
 import pg from 'pg';
 import type { Prisma } from '../src/generated/prisma/client.js';
-import { Rest } from './blackbox/clients.js';
+import { Rest, addEchoModel } from './blackbox/clients.js';
 import { freshServerDatabase, startService } from './blackbox/service.js';
 import { markExpiredRunsStatement, purgeStatement, finishPurgesStatement } from '../src/features/runs/run-item-retention.js';
 import { expiredEntriesStatement } from '../src/features/runs/inbox-retention.js';
@@ -176,8 +176,7 @@ async function main() {
   try {
     // 1. Real runs through REST: what one run of the development model writes.
     const rest = new Rest(service.url, service.apiKey);
-    const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'bench development' });
-    await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
+    await addEchoModel(rest);
     const agent = await rest.ok('POST', '/api/v1/agents', { name: 'retention bench', config: { model: 'dev' } });
     const before = await sizes(db);
     let threadId: string | undefined;

@@ -15,7 +15,7 @@
 // space-separated NAME=value pairs: `BENCH_SERVICE_ENV=EMBEDDED_PG_BATCH_SCHEDULING=false` for the
 // embedded database under the ordinary scheduling policy).
 import pg from 'pg';
-import { Rest, Subscribers } from './blackbox/clients.js';
+import { Rest, Subscribers, addEchoAgent, addEchoModel } from './blackbox/clients.js';
 import { freshServerDatabase, startService, type Service } from './blackbox/service.js';
 import { percentile } from './blackbox/stats.js';
 
@@ -94,9 +94,8 @@ async function measure(label: string, databaseUrl: string | null) {
   const rest = new Rest(service.url, service.apiKey);
   const subscribers = new Subscribers(service.url, service.apiKey, 20);
   try {
-    const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'bench development' });
-    await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
-    const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'echo', config: { model: 'dev' } })).id;
+    await addEchoModel(rest);
+    const agentId = await addEchoAgent(rest);
     const idleMemory = service.processes.memory().node;
     let remaining = WARMUP;
     await Promise.all(

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rest, Subscribers } from './blackbox/clients.js';
+import { Rest, Subscribers, addEchoAgent, addEchoModel } from './blackbox/clients.js';
 import { startService } from './blackbox/service.js';
 
 const OUT = process.env.CENSUS_OUT ?? mkdtempSync(join(tmpdir(), 'wsa-syscalls-'));
@@ -27,9 +27,8 @@ const service = await startService({ databaseUrl: process.env.BENCH_DATABASE_URL
 const rest = new Rest(service.url, service.apiKey);
 const subscribers = new Subscribers(service.url, service.apiKey, 20);
 try {
-  const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'bench development' });
-  await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
-  const agentId = (await rest.ok('POST', '/api/v1/agents', { name: 'echo', config: { model: 'dev' } })).id;
+  await addEchoModel(rest);
+  const agentId = await addEchoAgent(rest);
   const watched = async () => {
     const run = await rest.ok('POST', '/api/v1/runs', { agent_id: agentId, input: text('hi') });
     await subscribers.runItems(run.id);

@@ -36,6 +36,20 @@ export class Rest {
   }
 }
 
+/**
+ * The echo model every run-path bench uses: a `development` provider and its model `dev` (the echo
+ * answer, no latency), set up through REST as a user would.
+ */
+export async function addEchoModel(rest: Rest, providerName = 'bench development'): Promise<void> {
+  const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: providerName });
+  await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
+}
+
+/** An agent on the echo model (addEchoModel first): its id. */
+export async function addEchoAgent(rest: Rest, name = 'echo'): Promise<string> {
+  return (await rest.ok('POST', '/api/v1/agents', { name, config: { model: 'dev' } })).id;
+}
+
 /** A run item as the live subscription sends it (content narrowed to what the bench reads). */
 export type RunItemEvent = RunItem & { content: any };
 

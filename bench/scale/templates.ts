@@ -3,7 +3,7 @@
 // audit rows, trace spans; a memory with records; a webhook subscription with deliveries). The SQL
 // step then copies these rows' documents, so every JSON document in the seeded database is one the
 // service wrote and its readers accept — nothing is hand-written to look like the service's output.
-import { Rest } from '../blackbox/clients.js';
+import { Rest, addEchoModel } from '../blackbox/clients.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
@@ -24,8 +24,7 @@ async function settled(rest: Rest, runIds: string[]): Promise<void> {
 }
 
 export async function writeTemplates(rest: Rest, agents: number, memories: number): Promise<Templates> {
-  const provider = await rest.ok('POST', '/api/v1/model-providers', { type: 'development', name: 'scale development' });
-  await rest.ok('POST', '/api/v1/models', { key: 'dev', provider_id: provider.id, provider_model: 'echo' });
+  await addEchoModel(rest, 'scale development');
   // Webhook deliveries: a subscription to every run event, on a loopback port nobody listens on (the
   // seed's service never delivers: WEBHOOK_DELIVERY_CONCURRENCY=0).
   await rest.ok('POST', '/api/v1/webhook-subscriptions', {
