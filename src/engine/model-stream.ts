@@ -67,11 +67,10 @@ export async function openModelStream(request: ModelStreamRequest): Promise<Mode
     toolChoice: prepareToolChoice({ toolChoice: undefined }),
     prompt: promptMessages,
     providerOptions,
-    abortSignal: signal,
   };
   // A model whose fetch can claim its streaming answer for the lean reader gets a slot to claim it into.
   const slot: LeanSlot = { answer: null };
-  const { stream } = await withLeanSlot(slot, async () => languageModel.doStream(callOptions));
+  const { stream } = await withLeanSlot(slot, (abortSignal) => languageModel.doStream({ ...callOptions, abortSignal }), signal);
   return {
     parts: slot.answer
       ? await openLeanParts(languageModel as unknown as ChatModelInternals, stream, slot.answer.body, { coalesce: true })

@@ -244,7 +244,7 @@ async function leanParts(headers: Record<string, string>, options: { raw?: boole
     headers,
   );
   const slot: LeanSlot = { answer: null };
-  const { stream } = await withLeanSlot(slot, async () => chat.doStream(callOptions(options.raw ?? false)));
+  const { stream } = await withLeanSlot(slot, (abortSignal) => chat.doStream({ ...callOptions(options.raw ?? false), abortSignal }));
   expect(slot.answer, 'the lean fetch claimed the answer').not.toBeNull();
   return drain(
     await openLeanParts(chat as unknown as ChatModelInternals, stream, slot.answer!.body, {
@@ -321,7 +321,7 @@ describe('the lean reader gives the SDK’s parts', () => {
         }),
         headers,
       );
-      const viaLean = await withLeanSlot(slot, async () => chat.doStream(callOptions(false))).then(
+      const viaLean = await withLeanSlot(slot, (abortSignal) => chat.doStream({ ...callOptions(false), abortSignal })).then(
         () => null,
         (error: unknown) => error,
       );
@@ -349,11 +349,39 @@ describe('the lean reader gives the SDK’s parts', () => {
       }),
       { 'x-case': 'text', 'x-chunking': 'whole' },
     );
-    const error: any = await withLeanSlot(slot, async () => chat.doStream(callOptions(false))).catch((caught: unknown) => caught);
+    const error: any = await withLeanSlot(slot, (abortSignal) => chat.doStream({ ...callOptions(false), abortSignal })).catch(
+      (caught: unknown) => caught,
+    );
     const viaFetch: any = await Promise.resolve(model(strict.fetch, {}).doStream(callOptions(false))).catch((caught: unknown) => caught);
     expect(error.message).toBe(viaFetch.message);
     expect(String(error.cause?.cause?.message ?? error.cause?.message)).toMatch(/outbound_refused: 127\.0\.0\.1 is a loopback address/);
     expect(slot.answer).toBeNull();
+  });
+});
+
+describe("two model calls at once that share their run's signal", () => {
+  it('each read its own answer (a slot belongs to one call, not to the signal it follows)', async () => {
+    const run = new AbortController();
+    const chat = (name: string) =>
+      model(
+        leanChatFetch(policy, () => {
+          throw new Error('the fallback fetch was used');
+        }),
+        { 'x-case': name, 'x-chunking': 'whole' },
+      );
+    const calls = ['text', 'reasoning'].map(async (name) => {
+      const answer = chat(name);
+      const slot: LeanSlot = { answer: null };
+      const { stream } = await withLeanSlot(slot, (abortSignal) => answer.doStream({ ...callOptions(false), abortSignal }), run.signal);
+      expect(slot.answer, `the lean fetch claimed the ${name} answer`).not.toBeNull();
+      return drain(await openLeanParts(answer as unknown as ChatModelInternals, stream, slot.answer!.body));
+    });
+    const [text, reasoning] = await Promise.all(calls);
+    const deltas = (parts: unknown[]) =>
+      parts.flatMap((part) => ((part as { type?: string }).type === 'text-delta' ? [(part as { delta: string }).delta] : [])).join('');
+    expect(deltas(text!)).toBe('Hello, wörld 🌍 日本語!');
+    expect(deltas(reasoning!)).toContain('answer');
+    expect(deltas(reasoning!)).not.toContain('Hello');
   });
 });
 
@@ -369,7 +397,7 @@ describe('an abort', () => {
       { 'x-case': 'held' },
     );
     const slot: LeanSlot = { answer: null };
-    const { stream } = await withLeanSlot(slot, async () => chat.doStream({ ...callOptions(false), abortSignal: controller.signal }));
+    const { stream } = await withLeanSlot(slot, (abortSignal) => chat.doStream({ ...callOptions(false), abortSignal }), controller.signal);
     const reader = await openLeanParts(chat as unknown as ChatModelInternals, stream, slot.answer!.body);
     await sent;
     const seen: string[] = [];
@@ -397,7 +425,7 @@ describe('an abort', () => {
       { 'x-case': 'held' },
     );
     const slot: LeanSlot = { answer: null };
-    const { stream } = await withLeanSlot(slot, async () => chat.doStream(callOptions(false)));
+    const { stream } = await withLeanSlot(slot, (abortSignal) => chat.doStream({ ...callOptions(false), abortSignal }));
     const reader = await openLeanParts(chat as unknown as ChatModelInternals, stream, slot.answer!.body);
     await sent;
     expect(await reader.read()).toMatchObject({ done: false, value: { type: 'stream-start' } });
