@@ -84,5 +84,5 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
 
 # Exec form: tini is PID 1 and node its only child, so SIGTERM reaches the service itself.
 # `npm start` is not used: it would try to rebuild dist/ (the sources and TypeScript are not here).
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--enable-source-maps"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node"]
 CMD ["dist/src/server.js"]

@@ -4,6 +4,8 @@
 // stopped afterwards when not). The client programs come from the machine (see pg-clients.ts);
 // connection details reach them through the environment (PGHOST, PGPASSWORD, …), never the
 // command line, where other users could read them.
+// First: traces of the compiled build name the .ts files (lib/source-mapped-stacks.ts).
+import './lib/source-mapped-stacks.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import pg from 'pg';

@@ -1,4 +1,6 @@
 // Reads the configuration and starts the service. Nothing else lives here.
+// First: traces of the compiled build name the .ts files (lib/source-mapped-stacks.ts).
+import './lib/source-mapped-stacks.js';
 import { ConfigError, loadConfig } from './config.js';
 import { buildApp } from './app.js';
 import { createLogger } from './lib/logger.js';

@@ -1,4 +1,6 @@
 // `npm run worker`: run workers as their own process, against the same database as the service.
+// First: traces of the compiled build name the .ts files (lib/source-mapped-stacks.ts).
+import './lib/source-mapped-stacks.js';
 import { loadConfig } from './config.js';
 import { assembleDeps } from './deps.js';
 import { openDatabase } from './db.js';

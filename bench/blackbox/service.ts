@@ -19,7 +19,7 @@ export type Runtime = 'compiled' | 'tsx';
 
 /** The node arguments of a service or worker process, as the npm scripts give them. */
 function entryArgs(runtime: Runtime, program: 'server' | 'worker'): string[] {
-  return runtime === 'compiled' ? ['--enable-source-maps', `dist/src/${program}.js`] : ['--import', 'tsx', `src/${program}.ts`];
+  return runtime === 'compiled' ? [`dist/src/${program}.js`] : ['--import', 'tsx', `src/${program}.ts`];
 }
 
 export interface Service {
@@ -101,7 +101,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const port = await freePort();
   const apiKey = options.restart?.apiKey ?? `wsk_bench${randomBytes(16).toString('hex')}`;
   const secretKey = options.restart?.secretKey ?? randomBytes(32).toString('base64');
-  // `npm start` runs `node --enable-source-maps dist/src/server.js`; npm's own process is left out of the tree.
+  // `npm start` runs `node dist/src/server.js`; npm's own process is left out of the tree.
   const serviceEnv: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',

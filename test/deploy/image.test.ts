@@ -48,7 +48,7 @@ describe('Dockerfile', () => {
 
   it('checks /readyz and starts in exec form under tini', () => {
     expect(last('HEALTHCHECK')).toMatch(/CMD \[.*\/readyz/);
-    expect(JSON.parse(last('ENTRYPOINT')!)).toEqual(['/usr/bin/tini', '--', 'node', '--enable-source-maps']);
+    expect(JSON.parse(last('ENTRYPOINT')!)).toEqual(['/usr/bin/tini', '--', 'node']);
     expect(JSON.parse(last('CMD')!)).toEqual(['dist/src/server.js']);
   });
 });
