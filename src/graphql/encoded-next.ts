@@ -31,7 +31,9 @@ export function sharedPayloadText(result: ExecutionResult): string | undefined {
  * one) whose JSON cannot be a real payload's — a result's only keys are data, errors, extensions.
  */
 export const PLACEHOLDER_PAYLOAD = Object.freeze({ '\u0000encoded': true });
-const PLACEHOLDER_TAIL = `,"payload":${JSON.stringify(PLACEHOLDER_PAYLOAD)}}`;
+/** How graphql-ws' `next` frame with the placeholder ends, and how every frame it stringifies starts. */
+const PLACEHOLDER_TAIL = `,"type":"next","payload":${JSON.stringify(PLACEHOLDER_PAYLOAD)}}`;
+const ID_HEAD = '{"id":';
 
 /** A socket's payload texts waiting for their frame, by operation id. */
 const waiting = new WeakMap<object, Map<string, string>>();
@@ -54,12 +56,15 @@ export function spliceEncodedPayloads(client: WebSocket): void {
 }
 
 function withPayload(socket: WebSocket, data: unknown): unknown {
-  if (typeof data !== 'string' || !data.endsWith(PLACEHOLDER_TAIL)) return data;
+  if (typeof data !== 'string' || !data.endsWith(PLACEHOLDER_TAIL) || !data.startsWith(ID_HEAD)) return data;
   const texts = waiting.get(socket);
-  // The frame with a placeholder is small (its id, its type): parsing it is cheap.
-  const id = (JSON.parse(data) as { id?: unknown }).id;
-  const text = typeof id === 'string' ? texts?.get(id) : undefined;
+  if (!texts) return data;
+  // The frame is `{"id":<id as JSON>` and the tail: the id is read without parsing the frame
+  // (a plain id has no escapes; one with escapes is parsed).
+  const idText = data.slice(ID_HEAD.length, data.length - PLACEHOLDER_TAIL.length);
+  const id = idText.includes('\\') ? (JSON.parse(idText) as unknown) : idText.slice(1, -1);
+  const text = typeof id === 'string' ? texts.get(id) : undefined;
   if (text === undefined) return data;
-  texts!.delete(id as string);
-  return `${data.slice(0, data.length - PLACEHOLDER_TAIL.length)},"payload":${text}}`;
+  texts.delete(id as string);
+  return `${data.slice(0, data.length - PLACEHOLDER_TAIL.length)},"type":"next","payload":${text}}`;
 }

@@ -300,6 +300,14 @@ function runFields(compilation: Compilation, fields: FieldPlan[], source: unknow
 
 function runField(compilation: Compilation, field: FieldPlan, source: unknown, state: RunState, parentPath: Path): unknown {
   if (field.typename !== undefined) return field.complete(field.typename, state, undefined, noInfo);
+  if (field.resolve === undefined && !field.nestsPath) {
+    // The common case (a property of the event, a leaf): no path, no resolve info to build.
+    if ((typeof source !== 'object' || source === null) && typeof source !== 'function')
+      return field.complete(undefined, state, undefined, noInfo);
+    const value = (source as Record<string, unknown>)[field.fieldName];
+    if (typeof value === 'function' || isPromise(value)) giveUp();
+    return field.complete(value, state, undefined, noInfo);
+  }
   const needsPath = field.resolve !== undefined || field.nestsPath;
   const path: Path = needsPath ? { prev: parentPath, key: field.responseName, typename: field.parentType.name } : undefined;
   let built: GraphQLResolveInfo | undefined;
