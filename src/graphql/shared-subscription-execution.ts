@@ -12,6 +12,8 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
+import { compileEventPlan, GIVE_UP, type EventPlan } from './event-plan.js';
+import { markShared } from './encoded-next.js';
 
 /**
  * The subscription fields whose events are shared. Their event resolvers, and every field of the
@@ -31,6 +33,40 @@ type Result = ExecutionResult | Promise<ExecutionResult>;
  * shared because Yoga caches parsed documents by their text.
  */
 const executions = new WeakMap<object, WeakMap<DocumentNode, Map<string, Result>>>();
+
+/**
+ * Schema → document → (operation name, variables) → its compiled event plan (null: `execute` runs
+ * every event). Compiled at the first subscribe, reused by every later subscriber with the same key.
+ */
+const plans = new WeakMap<object, WeakMap<DocumentNode, Map<string, EventPlan | null>>>();
+
+function planOf(args: ExecutionArgs, key: string): EventPlan | null {
+  // A custom field or type resolver for the whole execution is not something the plan calls.
+  if (args.fieldResolver || args.typeResolver) return null;
+  let byDocument = plans.get(args.schema);
+  if (!byDocument) plans.set(args.schema, (byDocument = new WeakMap()));
+  let byKey = byDocument.get(args.document);
+  if (!byKey) byDocument.set(args.document, (byKey = new Map()));
+  let plan = byKey.get(key);
+  if (plan === undefined) {
+    plan = compileEventPlan(args.schema, args.document, args.operationName, args.variableValues);
+    byKey.set(key, plan);
+  }
+  return plan;
+}
+
+/**
+ * An event's execution: by its plan, or by graphql-js `execute` when there is none or the plan gives
+ * up on this event (an error to report, a value it does not complete the same way) — the same
+ * result either way.
+ */
+export function executeEvent(args: ExecutionArgs, plan: EventPlan | null, payload: unknown): Result {
+  const run = () => execute({ ...args, rootValue: payload });
+  if (!plan) return run();
+  const planned = plan.run(payload, args.contextValue);
+  if (planned === GIVE_UP) return run();
+  return planned instanceof Promise ? planned.catch(run) : planned;
+}
 
 /**
  * A Yoga plugin: subscriptions to one of SHARED_SUBSCRIPTION_FIELDS are run by sharedSubscribe
@@ -65,8 +101,10 @@ async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterableIterat
   // The caller's workspace joins the key, so a subscriber is only ever served an execution made for
   // its own workspace (the feed already answered not_found to anyone outside the run's workspace).
   const workspace = await workspaceOf(args.contextValue);
+  const operationKey = JSON.stringify([args.operationName ?? null, args.variableValues ?? null]);
   const key = JSON.stringify([args.operationName ?? null, args.variableValues ?? null, workspace]);
-  const run = (payload: unknown) => execute({ ...args, rootValue: payload });
+  const plan = planOf(args, operationKey);
+  const run = (payload: unknown) => executeEvent(args, plan, payload);
   return mapAsyncIterator(stream as AsyncGenerator<unknown, void, void>, (payload) => {
     if (workspace === null || typeof payload !== 'object' || payload === null) return run(payload);
     let byDocument = executions.get(payload);
@@ -74,9 +112,15 @@ async function sharedSubscribe(args: ExecutionArgs): Promise<AsyncIterableIterat
     let byKey = byDocument.get(args.document);
     if (!byKey) byDocument.set(args.document, (byKey = new Map()));
     let result = byKey.get(key);
-    if (!result) byKey.set(key, (result = run(payload)));
+    if (!result) byKey.set(key, (result = shared(run(payload))));
     return result;
   });
+}
+
+/** Marks an execution served to every subscriber with the key, so its JSON is made once (encoded-next). */
+function shared(result: Result): Result {
+  if (result instanceof Promise) return result.then((resolved) => markShared(resolved));
+  return markShared(result);
 }
 
 /** The caller's workspace (the subscribe resolver has authenticated it already); null: do not share. */

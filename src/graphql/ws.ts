@@ -22,6 +22,7 @@ import { credentialsFromConnectionParams } from './context.js';
 import type { Yoga } from './yoga.js';
 import type { RateLimiter } from '../features/access/rate-limit.js';
 import { countOpenSubscription } from '../lib/service-metrics.js';
+import { deferPayload, sharedPayloadText, spliceEncodedPayloads } from './encoded-next.js';
 
 /** The ids of a connection's operations that stream (subscriptions), kept until each completes. */
 const streamingIds = new WeakMap<object, Set<string>>();
@@ -41,7 +42,10 @@ const TRY_AGAIN_LATER = 1013;
 /** A websocket server without its own listener: app.ts routes upgrade requests to it by path. */
 export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps, limiter: RateLimiter) {
   const wsServer = new WebSocketServer({ noServer: true });
-  wsServer.on('connection', (client: WebSocket, request: IncomingMessage) => coalesceFrames(client, request.socket));
+  wsServer.on('connection', (client: WebSocket, request: IncomingMessage) => {
+    coalesceFrames(client, request.socket);
+    spliceEncodedPayloads(client);
+  });
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
@@ -67,8 +71,12 @@ export function createGraphQLWebSocketServer(yoga: Yoga, deps: Deps, limiter: Ra
       },
       // `extensions.http` is the HTTP status for Yoga's HTTP answers; it means nothing on a socket.
       onError: (_ctx, _id, _payload, errors) => errors.map(formatForSocket),
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors?.length ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
+      // A shared execution's payload is JSON made once for all its subscribers (encoded-next.ts).
+      onNext: (ctx, id, _payload, _args, result) => {
+        if (result.errors?.length) return { ...result, errors: result.errors.map(formatForSocket) };
+        const text = sharedPayloadText(result);
+        return text === undefined ? undefined : deferPayload(ctx.extra.socket, id, text);
+      },
       // Open subscriptions (the metrics' gauge): a streaming result counts until graphql-ws completes
       // it — by the client, by its end, or by the socket closing, which completes every stream.
       onOperation: (ctx, id, _payload, _args, result) => {
