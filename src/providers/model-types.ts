@@ -10,6 +10,7 @@ import Type, { type Static, type TObject } from 'typebox';
 import { createScriptedModel, type ScriptSettings } from './scripted-model.js';
 import { createHashEmbeddingModel } from './hash-embeddings.js';
 import { coalescingFetch } from './coalescing-fetch.js';
+import type { OutboundPolicy } from '../lib/outbound-policy.js';
 import { leanChatFetch } from './lean-chat-fetch.js';
 import { probeGet, trimSlash } from './http-probe.js';
 import {
@@ -68,12 +69,15 @@ interface SdkSettings {
   headers: Record<string, string>;
   /** The outbound policy's fetch (docs/operations.md, "Outbound requests"). */
   fetch: typeof fetch;
+  /** The outbound policy itself: a vendor on the OpenAI-compatible package gives it to the lean reader's fetch. */
+  outbound: OutboundPolicy;
 }
 const sdkSettings = (ctx: Ctx): SdkSettings => ({
   apiKey: key(ctx.credential),
   baseURL: ctx.config.base_url || undefined,
   headers: ctx.extraHeaders,
   fetch: ctx.fetch,
+  outbound: ctx.outbound,
 });
 
 /** The probe of the vendors whose key is proven by `GET {base}/models` with a bearer key. */

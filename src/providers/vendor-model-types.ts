@@ -29,6 +29,7 @@ import {
 } from './model-types.js';
 import { ApiKeyCredential, uriMember } from './common-schemas.js';
 import { coalescingFetch } from './coalescing-fetch.js';
+import { leanChatFetch } from './lean-chat-fetch.js';
 import { defineProviderType, registerProviderType as register, type ProviderType, type TypedProviderContext } from './registry.js';
 
 // Listed after the seven model types of the first published catalogue (see registry.ts, listGroup).
@@ -67,12 +68,11 @@ hostedVendor({
   title: 'xAI (Grok)',
   defaultBase: 'https://api.x.ai/v1',
   setupUrl: 'https://console.x.ai/',
-  // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
-  // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`.
+  // A streaming chat answer is read by the lean reader, as for `openai_compatible` (model-types.ts).
   sdk: (settings) =>
     createOpenAICompatible({
       ...settings,
-      fetch: coalescingFetch(settings.fetch),
+      fetch: leanChatFetch(settings.outbound, coalescingFetch(settings.fetch)),
       name: 'xai',
       baseURL: settings.baseURL ?? 'https://api.x.ai/v1',
     }),
@@ -139,7 +139,7 @@ hostedVendor({
 
 // Hugging Face's inference router, through its OpenAI-compatible chat completions route. (Its AI SDK
 // package speaks the router's Responses API but drops tool results from the conversation, so a
-// model could call a tool and never see the answer.)
+// model could call a tool and never see the answer.) Its streaming chat answers are read by the lean reader.
 hostedVendor({
   type: 'huggingface',
   title: 'Hugging Face (Inference Providers)',
@@ -148,7 +148,7 @@ hostedVendor({
   sdk: (settings) =>
     createOpenAICompatible({
       ...settings,
-      fetch: coalescingFetch(settings.fetch),
+      fetch: leanChatFetch(settings.outbound, coalescingFetch(settings.fetch)),
       name: 'huggingface',
       baseURL: settings.baseURL ?? 'https://router.huggingface.co/v1',
     }),
@@ -301,7 +301,8 @@ registerProviderType(
   }),
 );
 
-// Pydantic's AI Gateway (one key for many vendors' models), through its OpenAI-compatible chat route.
+// Pydantic's AI Gateway (one key for many vendors' models), through its OpenAI-compatible chat route;
+// its streaming chat answers are read by the lean reader.
 registerProviderType(
   defineProviderType({
     kind: 'model',
@@ -322,7 +323,7 @@ registerProviderType(
         baseURL: ctx.config.base_url,
         apiKey: key(ctx.credential),
         headers: ctx.extraHeaders,
-        fetch: coalescingFetch(ctx.fetch),
+        fetch: leanChatFetch(ctx.outbound, coalescingFetch(ctx.fetch)),
       }).chatModel(model.providerModel),
   }),
 );

@@ -152,3 +152,43 @@ it('an openai_compatible answer is read by the lean reader: text and a tool call
   expect(request!.headers['sec-fetch-mode']).toBeUndefined();
   expect(request!.headers['user-agent']).toMatch(/^ai-sdk-openai-compatible\//);
 });
+
+// The vendor types built on the OpenAI-compatible package read their streaming answers through the
+// lean reader too: each, pointed at the loopback server, gets its items from an answer the outbound
+// policy's dispatcher fetched (fetch would have added `sec-fetch-mode`).
+for (const type of ['xai', 'huggingface', 'pydantic'])
+  it(`a ${type} answer is read by the lean reader`, async () => {
+    const provider = await t.rest('POST', '/api/v1/model-providers', {
+      body: { type, name: `lean ${type}`, config: { base_url: `${model.url}/v1` }, credential: { api_key: model.apiKey } },
+    });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const registered = await t.rest('POST', '/api/v1/models', {
+      body: { key: `lean-${type}`, provider_id: provider.body.id, provider_model: 'loop-model' },
+    });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const agent = await t.rest('POST', '/api/v1/agents', { body: { name: `lean ${type}`, config: { model: `lean-${type}` } } });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    answers.push([
+      chunk({ role: 'assistant', content: '' }),
+      ...['Hello ', 'from ', type].map((word) => chunk({ content: word })),
+      chunk({}, 'stop', { usage: { prompt_tokens: 7, completion_tokens: 3 } }),
+    ]);
+    const requestsBefore = model.requests.length;
+    const started = await t.rest('POST', '/api/v1/runs', {
+      body: { agent_id: agent.body.id, input: { content: [{ type: 'text', text: 'go' }] } },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const settled = await settleRun(t, started.body.id);
+    expect(settled).toMatchObject({ status: 'completed', usage_at_seal: { requests: 1, input_tokens: 7, output_tokens: 3 } });
+    const items = (await t.rest('GET', `/api/v1/runs/${started.body.id}/items`)).body.items as {
+      kind: string;
+      state: string;
+      content: any;
+    }[];
+    expect(items.filter((item) => item.kind === 'text_message').map((item) => [item.state, item.content.text])).toEqual([
+      ['completed', `Hello from ${type}`],
+    ]);
+    const [request] = model.requests.slice(requestsBefore);
+    expect(request).toMatchObject({ method: 'POST', path: '/v1/chat/completions', body: { stream: true } });
+    expect(request!.headers['sec-fetch-mode']).toBeUndefined();
+  });
