@@ -68,7 +68,9 @@ hostedVendor({
   title: 'xAI (Grok)',
   defaultBase: 'https://api.x.ai/v1',
   setupUrl: 'https://console.x.ai/',
-  // A streaming chat answer is read by the lean reader, as for `openai_compatible` (model-types.ts).
+  // xAI's chat completions route, through the OpenAI-compatible package: xAI's own package (from its
+  // AI SDK 7 major on) speaks only xAI's Responses API, and this type's model API is `chat`. A
+  // streaming chat answer is read by the lean reader, as for `openai_compatible` (model-types.ts).
   sdk: (settings) =>
     createOpenAICompatible({
       ...settings,
