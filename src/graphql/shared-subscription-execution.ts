@@ -37,10 +37,18 @@ const executions = new WeakMap<object, WeakMap<DocumentNode, Map<string, Result>
 /**
  * Schema → document → (operation name, variables) → its compiled event plan (null: `execute` runs
  * every event). Compiled at the first subscribe, reused by every later subscriber with the same key.
+ * The variables usually name the run, so one document would gather a plan per run ever watched for
+ * as long as Yoga keeps the document: each document keeps its PLANS_PER_DOCUMENT most recently used.
  */
 const plans = new WeakMap<object, WeakMap<DocumentNode, Map<string, EventPlan | null>>>();
+export const PLANS_PER_DOCUMENT = 256;
 
-function planOf(args: ExecutionArgs, key: string): EventPlan | null {
+/** How many plans are kept for the document (for tests). */
+export function plansKept(args: Pick<ExecutionArgs, 'schema' | 'document'>): number {
+  return plans.get(args.schema)?.get(args.document)?.size ?? 0;
+}
+
+export function planOf(args: ExecutionArgs, key: string): EventPlan | null {
   // A custom field or type resolver for the whole execution is not something the plan calls.
   if (args.fieldResolver || args.typeResolver) return null;
   let byDocument = plans.get(args.schema);
@@ -50,8 +58,10 @@ function planOf(args: ExecutionArgs, key: string): EventPlan | null {
   let plan = byKey.get(key);
   if (plan === undefined) {
     plan = compileEventPlan(args.schema, args.document, args.operationName, args.variableValues);
-    byKey.set(key, plan);
-  }
+    // The least recently used plan goes (a Map iterates in insertion order; a hit moves to the end).
+    if (byKey.size >= PLANS_PER_DOCUMENT) byKey.delete(byKey.keys().next().value!);
+  } else byKey.delete(key);
+  byKey.set(key, plan);
   return plan;
 }
 

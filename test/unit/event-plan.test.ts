@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { execute, parse, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { getSchema } from '../../src/graphql/schema.js';
 import { compileEventPlan, GIVE_UP } from '../../src/graphql/event-plan.js';
-import { executeEvent } from '../../src/graphql/shared-subscription-execution.js';
+import { executeEvent, planOf, plansKept, PLANS_PER_DOCUMENT } from '../../src/graphql/shared-subscription-execution.js';
 
 const schema = getSchema();
 
@@ -201,5 +201,21 @@ describe('the compiled event plan', () => {
     const document = parse(`subscription($id: ID!) { runItems(runId: $id) { ordinal } }`);
     expect(compileEventPlan(schema, document, undefined, {})).toBeNull();
     expect(compileEventPlan(schema, document, undefined, { id: { not: 'an id' } })).toBeNull();
+  });
+});
+
+describe('the plans kept per document', () => {
+  it('are the most recently used, at most PLANS_PER_DOCUMENT, however many runs were watched', () => {
+    const document = parse(`subscription($id: ID!) { runItems(runId: $id) { ordinal } }`);
+    const argsFor = (id: string): ExecutionArgs => ({ schema, document, variableValues: { id } });
+    const keyOf = (id: string) => JSON.stringify([null, { id }]);
+    const first = planOf(argsFor('run-0'), keyOf('run-0'));
+    for (let run = 1; run < 3 * PLANS_PER_DOCUMENT; run++) {
+      planOf(argsFor(`run-${run}`), keyOf(`run-${run}`));
+      // The first run's subscribers keep coming: its plan stays the one compiled for it.
+      if (run % 16 === 0) expect(planOf(argsFor('run-0'), keyOf('run-0'))).toBe(first);
+    }
+    expect(plansKept({ schema, document })).toBe(PLANS_PER_DOCUMENT);
+    expect(planOf(argsFor('run-0'), keyOf('run-0'))).toBe(first);
   });
 });
