@@ -183,6 +183,11 @@ export class WorkerPool {
       this.announced.add(runId);
       if (this.announced.size > 1_000) this.announced.delete(this.announced.values().next().value!);
       this.named.push(runId);
+      // A subscriber arriving while the run waits for its claim waits for the claim's outcome: when it
+      // takes the run's first attempt here, the feed starts from what this process holds (local-runs.ts)
+      // instead of reading an accepted run with no items. At 50 runs created at once, most subscribers
+      // arrived while their run was still queued behind the others' claims and each read the database.
+      localRuns(this.deps.events).claiming(runId);
     } else {
       this.scanNeeded = true;
     }
@@ -207,8 +212,7 @@ export class WorkerPool {
             let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
             if (this.named.length) {
               const runId = this.named.shift()!;
-              // A subscriber arriving meanwhile waits for this claim: when it takes the run's first
-              // attempt here, the feed starts from what this process holds (local-runs.ts).
+              // Still marked as queued for this claim (wake), unless something removed the mark since.
               const local = localRuns(this.deps.events);
               local.claiming(runId);
               try {
@@ -229,18 +233,25 @@ export class WorkerPool {
             } else break;
             if (claimed) void this.execute(claimed);
           }
-          // Every slot is busy: the named runs wait in the database; a later scan finds them.
-          if (this.named.length) {
-            this.named.length = 0;
-            this.scanNeeded = true;
-          }
+          // Every slot is busy (or the pool stops): the named runs wait in the database; a later scan finds them.
+          this.dropNamed();
         } while (this.claimAgain && !this.stopped);
       } catch (error) {
         this.deps.logger.error({ err: error }, 'claiming runs failed');
+        this.dropNamed();
       } finally {
         this.claiming = false;
       }
     })();
+  }
+
+  /** Forgets the named runs not claimed: a scan claims them later, and their subscribers wait no more. */
+  private dropNamed() {
+    if (!this.named.length) return;
+    const local = localRuns(this.deps.events);
+    for (const runId of this.named) local.claimed(runId, null);
+    this.named.length = 0;
+    this.scanNeeded = true;
   }
 
   /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */

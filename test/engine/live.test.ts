@@ -13,8 +13,11 @@ import { insertModel } from '../helpers/fixtures.js';
 import { addLoopbackModel, startOpenAICompatibleServer, streamGate, type ModelServer } from '../helpers/model-servers.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
 import { runTail } from '../../src/features/runs/run-tail.js';
+import { localRuns } from '../../src/features/runs/local-runs.js';
 import { waitFor } from '../helpers/wait.js';
 import pg from 'pg';
+import { processRegistry } from '../../src/lib/service-metrics.js';
+import { settleRun } from '../helpers/runs.js';
 
 const redisAvailable = await redisReachable();
 
@@ -217,6 +220,97 @@ describe('runItems, in one process', () => {
     expect(seen[0]).toMatchObject({ ordinal: 1, state: 'completed' });
     expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
     expectInOrderOnce(seen);
+  });
+
+  it('a subscriber to a run still queued behind another claim waits for its own, then starts from the live tail', async () => {
+    // The feed's first read, caught where node-postgres sends it: `"runWorkspaceId"` names it.
+    const feedReads: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      const statement = config as { text?: string; values?: unknown[] } | string;
+      const sql = typeof statement === 'string' ? statement : statement?.text;
+      if (sql?.includes('"runWorkspaceId"')) feedReads.push(JSON.stringify(typeof statement === 'string' ? rest[0] : statement.values));
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    // A claim reads trace_spans (a resumed run's parent span): with the table locked, the first run's
+    // claim waits in PostgreSQL and the second run waits behind it in the pool's queue.
+    const lock = new pg.Client({ connectionString: t.databaseUrl });
+    await lock.connect();
+    let locked = true;
+    try {
+      await lock.query('BEGIN');
+      await lock.query('LOCK TABLE trace_spans IN ACCESS EXCLUSIVE MODE');
+      loopback.turns.push({ text: ANSWER }, { text: ANSWER });
+      const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
+      await waitFor(
+        async () =>
+          (
+            await lock.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
+            )
+          ).rows[0].n,
+        (n) => n === 1,
+        'the first claim to wait for the lock',
+      );
+      const second = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('two') } })).body;
+      expect(second.status).toBe('accepted');
+      const open = async () => (await processRegistry.getSingleMetric('wsa_subscriptions_open')!.get()).values[0]?.value ?? 0;
+      const before = await open();
+      const seen: Seen[] = [];
+      const outcome = followItems(t, second.id, null, (item) => void seen.push(item));
+      await waitFor(open, (n) => n === before + 1, 'the subscription to start');
+      // A feed that did not wait would have read the accepted run by now (its read takes no lock).
+      expect(feedReads.filter((values) => values.includes(second.id))).toEqual([]);
+      await lock.query('COMMIT');
+      locked = false;
+      expect(await outcome).toBe('complete');
+      expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
+      expectInOrderOnce(seen);
+      // Claimed here at its first attempt: the feed started from the tail, never from the database.
+      expect(feedReads.filter((values) => values.includes(second.id))).toEqual([]);
+      expect((await settleRun(t, first.id)).status).toBe('completed');
+    } finally {
+      pg.Client.prototype.query = query;
+      if (locked) await lock.query('ROLLBACK');
+      await lock.end();
+    }
+  });
+});
+
+describe('runItems, with every worker slot busy', () => {
+  let busy: TestApp;
+  let agentId: string;
+  beforeAll(async () => {
+    busy = await startTestApp({ runWorkers: 1, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    await addLoopbackModel(busy, loopback, 'loop');
+    agentId = (await busy.rest('POST', '/api/v1/agents', { body: { name: 'live', config: { model: 'loop' } } })).body.id;
+  });
+  afterAll(async () => {
+    await busy?.stop();
+  });
+
+  it('a run the pool cannot claim now lets its subscribers read it at once, and they follow it when it starts', async () => {
+    const held = streamGate(0);
+    loopback.turns.push({ text: ANSWER, gate: held.gate }, { text: ANSWER });
+    const first = (await busy.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
+    await held.reached;
+    const second = (await busy.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('two') } })).body;
+    expect(second.status).toBe('accepted');
+    // The only slot is busy: the run stays queued in the database, and no feed waits for a claim of it.
+    const local = localRuns(busy.app.deps.events);
+    await waitFor(
+      () =>
+        Promise.race([local.settled(second.id).then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]),
+      (released) => released,
+      'the queued run to be released to the database read',
+    );
+    const seen: Seen[] = [];
+    const outcome = followItems(busy, second.id, null, (item) => void seen.push(item));
+    held.open();
+    expect(await outcome).toBe('complete');
+    expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
+    expectInOrderOnce(seen);
+    expect((await settleRun(busy, first.id)).status).toBe('completed');
   });
 });
 

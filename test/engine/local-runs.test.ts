@@ -38,6 +38,27 @@ describe('local runs', () => {
     expect(local.held('run_c')).toBeNull();
   });
 
+  it('a run marked again while its claim is awaited keeps its feeds waiting for that claim', async () => {
+    const local = localRuns(bus());
+    // Queued for a claim (the pool's wake-up), then the claim starts: one wait, ended by the claim.
+    local.claiming('run_a');
+    let settled = false;
+    const waiting = local.settled('run_a').then(() => (settled = true));
+    local.claiming('run_a');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    local.claimed('run_a', { workspaceId: 'wsp_a', leaseMs: LEASE_MS });
+    await waiting;
+    expect(local.held('run_a')).toEqual({ workspaceId: 'wsp_a' });
+    // Once held, a new claim of the run (a late wake-up) starts over: the feed waits for it.
+    local.claiming('run_a');
+    expect(local.held('run_a')).toBeNull();
+    local.claimed('run_a', null);
+    await local.settled('run_a');
+    expect(local.held('run_a')).toBeNull();
+  });
+
   it('the entry is gone before any listener hears a status other than running the first attempt', () => {
     const events = bus();
     const local = localRuns(events);

@@ -10,8 +10,10 @@
 // executes anyway (docs/operations.md, REDIS_URL), and every other run is read from the database as
 // before. An entry is exact or absent; anything uncertain removes it:
 //   - it is made when the pool's claim of the run it was told about returns that run at attempt 1
-//     (a run named by its creation event or NOTIFY; the feed waits for a claim already under way —
-//     `settled` — since a watcher usually subscribes while it is in flight);
+//     (a run named by its creation event or NOTIFY; the feed waits for a claim queued or under way —
+//     `settled` — since a watcher usually subscribes while it is in flight, and when many runs are
+//     created at once, while the run waits behind the others' claims; a run the pool cannot claim
+//     now, its slots busy, is released to the database read at once);
 //   - it goes when the run's status is announced as anything but running its first attempt (sealed,
 //     waiting, requeued, handed back, taken over), synchronously before that announcement reaches any
 //     listener, so a feed that missed the announcement reads the database, which has the change; and
@@ -34,7 +36,10 @@ interface Entry {
 }
 
 export interface LocalRuns {
-  /** The pool is about to claim the named run: a feed starting meanwhile waits for the outcome. */
+  /**
+   * The pool is about to claim the named run (it is queued for a claim, or the claim starts): a feed
+   * starting meanwhile waits for the outcome. Marking a run already marked keeps its waiters waiting.
+   */
   claiming(runId: string): void;
   /** The claim ended: the pool holds the run's first attempt under a lease of `leaseMs`, or (null) not. */
   claimed(runId: string, held: { workspaceId: string; leaseMs: number } | null): void;
@@ -86,6 +91,8 @@ function processRegistry(): LocalRuns {
   };
   return {
     claiming(runId) {
+      // Already waiting for this claim (queued, then claimed): the feeds waiting keep waiting.
+      if (entries.get(runId)?.claiming) return;
       remove(runId);
       let settleClaim!: () => void;
       const claiming = new Promise<void>((resolve) => (settleClaim = resolve));
