@@ -1,4 +1,5 @@
 // Inbox deliveries (steer, queue, interrupt), entry editing, and fork with lineage.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -115,6 +116,35 @@ describe('thread inbox', () => {
     expect(entry).toMatchObject({ status: 'incorporated', assigned_run_id: first.run.id, incorporated_checkpoint_seq: 1 });
     const items = (await t.rest('GET', `/api/v1/runs/${first.run.id}/items`)).body.items;
     expect(items.some((i: { kind: string; content: { steered?: boolean } }) => i.kind === 'user_message' && i.content.steered)).toBe(true);
+  });
+
+  it('a model request with no steer pending reads the queue once, without a transaction', async () => {
+    // Each statement node-postgres sends, per connection: a read of the steer queue, and whether it ran
+    // inside a transaction (after a BEGIN on its connection).
+    const reads: { inTransaction: boolean }[] = [];
+    const open = new WeakSet<object>();
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      const sql = (typeof config === 'string' ? config : (config as { text?: string })?.text) ?? '';
+      if (/^\s*BEGIN/i.test(sql)) open.add(this);
+      else if (/^\s*(COMMIT|ROLLBACK)/i.test(sql)) open.delete(this);
+      else if (sql.includes('"inbox_entries"') && sql.includes('"delivery"')) reads.push({ inTransaction: open.has(this) });
+      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof query;
+    try {
+      loopback.turns.push(
+        { tool: { id: 'call_q1', name: 'missing_tool', arguments: {} } },
+        { tool: { id: 'call_q2', name: 'missing_tool', arguments: {} } },
+        { text: 'done' },
+      );
+      const agent = await agentWith({ model: 'loop', retries: { tools: 2 } });
+      const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('go') } })).body;
+      expect(await settled(run.id)).toMatchObject({ status: 'completed', output: 'done' });
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    // Three model requests: before each after the first, one read, in no transaction.
+    expect(reads).toEqual([{ inTransaction: false }, { inTransaction: false }]);
   });
 
   it('edits pending entries only, with the thread ETag', async () => {
