@@ -20,6 +20,8 @@ export interface MountContext {
   deps: Deps;
   call: CallContext;
   run: Run;
+  /** The parent run's environment mounts as the run's claim read them (read again when absent). */
+  parentEnvironmentMounts?: EnvironmentMount[];
 }
 
 /** The mount name of the environment the default template makes. */
@@ -104,7 +106,7 @@ export async function mountEnvironments(ctx: MountContext, config: RunAgentConfi
   const templateId = config.default_environment_template_id ?? null;
   let mounts = readEnvironmentMounts(run.environmentMounts);
   if (!mounts.length && run.parentRunId) {
-    mounts = await parentEnvironmentMounts(call, run.parentRunId);
+    mounts = ctx.parentEnvironmentMounts ?? (await parentEnvironmentMounts(call, run.parentRunId));
     if (mounts.length) await recordEnvironmentMounts(deps.db, run.id, mounts);
   }
   const environments = new RunEnvironments(ctx, templateId, mounts);

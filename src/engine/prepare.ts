@@ -27,6 +27,8 @@ import { ToolCallRecord, USER_DENIAL } from './tool-call-record.js';
 const callOf = (entry: PendingEntry) => ({ toolCallId: entry.tool_call_id, toolName: entry.tool_name, arguments: entry.arguments });
 import { readDocument } from '../lib/json-documents.js';
 import { storedMessage } from '../features/runs/run-input.js';
+import type { McpHeaders } from '../features/threads/thread-documents.js';
+import type { EnvironmentMount } from '../features/runs/run-members.js';
 
 export interface ExecutionContext {
   deps: Deps;
@@ -38,8 +40,12 @@ export interface ExecutionContext {
   items: RunItemStream;
   /** The thread's committed history when the run was claimed (read again when absent). */
   history?: ModelMessage[];
+  /** The thread's MCP headers when the run was claimed (read again when absent). */
+  mcpHeaders?: McpHeaders;
   /** The parent run's pending calls as the claim read them (null: no parent; read again when absent). */
   parentPending?: Pending | null;
+  /** The parent run's environment mounts as the claim read them (read again when absent). */
+  parentEnvironmentMounts?: EnvironmentMount[];
   /** Parks the attempt while a tool waits for another run (the worker pool's; absent outside a worker). */
   park?: Park;
   /**
@@ -126,7 +132,18 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
   const mounts = await resolveMounts(ctx.call, config.memory_mounts ?? []);
   const environments = await mountEnvironments(ctx, config);
   ctx.onEnvironments?.(environments);
-  const toolset = await buildToolset({ deps, call: ctx.call, run, config, mounts, environments, items, park: ctx.park, usage: ctx.usage });
+  const toolset = await buildToolset({
+    deps,
+    call: ctx.call,
+    run,
+    config,
+    mounts,
+    environments,
+    items,
+    park: ctx.park,
+    usage: ctx.usage,
+    mcpHeaders: ctx.mcpHeaders,
+  });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
   if (forwardedCalls.length) {

@@ -45,6 +45,9 @@ import { runMetrics } from '../lib/service-metrics.js';
 import { itemsLeftInProgress, lastItemOrdinal } from '../features/runs/attempt-items.js';
 import { runTail } from '../features/runs/run-tail.js';
 import { localRuns } from '../features/runs/local-runs.js';
+import { readEnvironmentMounts, type EnvironmentMount } from '../features/runs/run-members.js';
+import { storedMcpHeaders, type McpHeaders } from '../features/threads/thread-documents.js';
+import type { Prisma } from '../generated/prisma/client.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -57,7 +60,9 @@ const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 interface Claimed {
   run: Run;
   history: ModelMessage[];
+  mcpHeaders: McpHeaders;
   parentPending: Pending | null;
+  parentEnvironmentMounts: EnvironmentMount[];
   parentSpan: SpanLink | null;
 }
 
@@ -271,12 +276,14 @@ export class WorkerPool {
     return {
       run: claimed.run,
       history: upgradeStoredHistory(claimed.history),
+      mcpHeaders: storedMcpHeaders(claimed.mcpHeaders),
       parentPending: claimed.parentPending as Pending | null,
+      parentEnvironmentMounts: readEnvironmentMounts(claimed.parentEnvironmentMounts as Prisma.JsonValue),
       parentSpan: claimed.parentSpan,
     };
   }
 
-  private async execute({ run, history, parentPending, parentSpan }: Claimed) {
+  private async execute({ run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan }: Claimed) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
     // False when the attempt ended by an error of its own (e.g. its seal failed with the database
@@ -333,7 +340,9 @@ export class WorkerPool {
           signal: controller.signal,
           items,
           history,
+          mcpHeaders,
           parentPending,
+          parentEnvironmentMounts,
           park: (work) => this.park(work),
           onEnvironments: (environments) => (attempt.environments = environments),
           trace,

@@ -6,7 +6,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
-import { createApiKey, revokeApiKey } from '../../src/features/access/admin.js';
+import { recordStatements } from '../helpers/query-plans.js';
+import { createApiKey, createWorkspace, revokeApiKey } from '../../src/features/access/admin.js';
 
 let t: TestApp;
 let other: TestApp;
@@ -167,6 +168,34 @@ describe('the run hot path', () => {
     // calls) and seal (2). One more is headroom (run items written before the seal when the worker is slow).
     expect(forked.used).toBeLessThanOrEqual(12);
     expect((await t.rest('GET', `/api/v1/runs/${forked.runId}`)).body.status).toBe('completed');
+  });
+
+  it("starts a run on an existing thread with one statement that locks and reads the thread; another workspace's thread is not found", async () => {
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const { result: created, statements } = await recordStatements(() =>
+      t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input, thread_id: thread.id } }),
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // The request's reads of the thread (the worker's claim and the run's insert are WITH statements).
+    const threadReads = statements.filter(({ text }) => /^\s*SELECT\b/i.test(text) && /\bthreads\b/.test(text));
+    expect(threadReads.map(({ text }) => text.replace(/\s+/g, ' ').replace(/^SELECT .* FROM/, 'SELECT … FROM'))).toEqual([
+      'SELECT … FROM threads WHERE id = $1 AND workspace_id = $2 FOR UPDATE',
+    ]);
+    expect(threadReads[0]!.values).toEqual([thread.id, expect.any(String)]);
+    await settleRun(t, created.body.id);
+    // A second run on the thread once the first has sealed: the same path, and the thread's history carried.
+    const second = await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input, thread_id: thread.id } });
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    expect((await settleRun(t, second.body.id)).status).toBe('completed');
+    // A thread of another workspace answers 404, as one that does not exist.
+    const stranger = await createWorkspace(t.app.deps, { name: 'hot-path stranger' });
+    await insertModel(t, 'dev', { workspaceId: stranger.workspace.id });
+    const token = stranger.apiKey.token;
+    const strangerAgent = await t.rest('POST', '/api/v1/agents', { body: { name: 'x', config: { model: 'dev' } }, token });
+    expect(strangerAgent.status, JSON.stringify(strangerAgent.body)).toBe(201);
+    const refused = await t.rest('POST', '/api/v1/runs', { body: { agent_id: strangerAgent.body.id, input, thread_id: thread.id }, token });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ code: 'not_found', message: expect.stringContaining('thread') });
   });
 
   it('runs the same without prepared statements (DATABASE_PREPARED_STATEMENTS=false, for poolers that drop them)', async () => {

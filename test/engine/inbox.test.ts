@@ -1,5 +1,5 @@
 // Inbox deliveries (steer, queue, interrupt), entry editing, and fork with lineage.
-import pg from 'pg';
+import { recordStatements } from '../helpers/query-plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -119,19 +119,7 @@ describe('thread inbox', () => {
   });
 
   it('a model request with no steer pending reads the queue once, without a transaction', async () => {
-    // Each statement node-postgres sends, per connection: a read of the steer queue, and whether it ran
-    // inside a transaction (after a BEGIN on its connection).
-    const reads: { inTransaction: boolean }[] = [];
-    const open = new WeakSet<object>();
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-      const sql = (typeof config === 'string' ? config : (config as { text?: string })?.text) ?? '';
-      if (/^\s*BEGIN/i.test(sql)) open.add(this);
-      else if (/^\s*(COMMIT|ROLLBACK)/i.test(sql)) open.delete(this);
-      else if (sql.includes('"inbox_entries"') && sql.includes('"delivery"')) reads.push({ inTransaction: open.has(this) });
-      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
-    } as typeof query;
-    try {
+    const { statements } = await recordStatements(async () => {
       loopback.turns.push(
         { tool: { id: 'call_q1', name: 'missing_tool', arguments: {} } },
         { tool: { id: 'call_q2', name: 'missing_tool', arguments: {} } },
@@ -140,9 +128,10 @@ describe('thread inbox', () => {
       const agent = await agentWith({ model: 'loop', retries: { tools: 2 } });
       const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('go') } })).body;
       expect(await settled(run.id)).toMatchObject({ status: 'completed', output: 'done' });
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    });
+    const reads = statements
+      .filter((statement) => statement.text.includes('"inbox_entries"') && statement.text.includes('"delivery"'))
+      .map(({ inTransaction }) => ({ inTransaction }));
     // Three model requests: before each after the first, one read, in no transaction.
     expect(reads).toEqual([{ inTransaction: false }, { inTransaction: false }]);
   });

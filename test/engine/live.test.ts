@@ -15,6 +15,7 @@ import { createWorkspace } from '../../src/features/access/admin.js';
 import { runTail } from '../../src/features/runs/run-tail.js';
 import { localRuns } from '../../src/features/runs/local-runs.js';
 import { waitFor } from '../helpers/wait.js';
+import { recordStatements } from '../helpers/query-plans.js';
 import pg from 'pg';
 import { processRegistry } from '../../src/lib/service-metrics.js';
 import { settleRun } from '../helpers/runs.js';
@@ -223,54 +224,48 @@ describe('runItems, in one process', () => {
   });
 
   it('a subscriber to a run still queued behind another claim waits for its own, then starts from the live tail', async () => {
-    // The feed's first read, caught where node-postgres sends it: `"runWorkspaceId"` names it.
-    const feedReads: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
-      const statement = config as { text?: string; values?: unknown[] } | string;
-      const sql = typeof statement === 'string' ? statement : statement?.text;
-      if (sql?.includes('"runWorkspaceId"')) feedReads.push(JSON.stringify(typeof statement === 'string' ? rest[0] : statement.values));
-      return (query as (...args: unknown[]) => unknown).call(this, config, ...rest);
-    } as typeof query;
     // A claim reads trace_spans (a resumed run's parent span): with the table locked, the first run's
     // claim waits in PostgreSQL and the second run waits behind it in the pool's queue.
     const lock = new pg.Client({ connectionString: t.databaseUrl });
     await lock.connect();
     let locked = true;
     try {
-      await lock.query('BEGIN');
-      await lock.query('LOCK TABLE trace_spans IN ACCESS EXCLUSIVE MODE');
-      loopback.turns.push({ text: ANSWER }, { text: ANSWER });
-      const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
-      await waitFor(
-        async () =>
-          (
-            await lock.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
-            )
-          ).rows[0].n,
-        (n) => n === 1,
-        'the first claim to wait for the lock',
-      );
-      const second = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('two') } })).body;
-      expect(second.status).toBe('accepted');
-      const open = async () => (await processRegistry.getSingleMetric('wsa_subscriptions_open')!.get()).values[0]?.value ?? 0;
-      const before = await open();
-      const seen: Seen[] = [];
-      const outcome = followItems(t, second.id, null, (item) => void seen.push(item));
-      await waitFor(open, (n) => n === before + 1, 'the subscription to start');
-      // A feed that did not wait would have read the accepted run by now (its read takes no lock).
-      expect(feedReads.filter((values) => values.includes(second.id))).toEqual([]);
-      await lock.query('COMMIT');
-      locked = false;
-      expect(await outcome).toBe('complete');
-      expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
-      expectInOrderOnce(seen);
-      // Claimed here at its first attempt: the feed started from the tail, never from the database.
-      expect(feedReads.filter((values) => values.includes(second.id))).toEqual([]);
-      expect((await settleRun(t, first.id)).status).toBe('completed');
+      await recordStatements(async (statements) => {
+        // The feed's first read, caught where node-postgres sends it: `"runWorkspaceId"` names it.
+        const feedReads = (runId: string) => statements.filter((s) => s.text.includes('"runWorkspaceId"') && s.values.includes(runId));
+        await lock.query('BEGIN');
+        await lock.query('LOCK TABLE trace_spans IN ACCESS EXCLUSIVE MODE');
+        loopback.turns.push({ text: ANSWER }, { text: ANSWER });
+        const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
+        await waitFor(
+          async () =>
+            (
+              await lock.query(
+                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
+              )
+            ).rows[0].n,
+          (n) => n === 1,
+          'the first claim to wait for the lock',
+        );
+        const second = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('two') } })).body;
+        expect(second.status).toBe('accepted');
+        const open = async () => (await processRegistry.getSingleMetric('wsa_subscriptions_open')!.get()).values[0]?.value ?? 0;
+        const before = await open();
+        const seen: Seen[] = [];
+        const outcome = followItems(t, second.id, null, (item) => void seen.push(item));
+        await waitFor(open, (n) => n === before + 1, 'the subscription to start');
+        // A feed that did not wait would have read the accepted run by now (its read takes no lock).
+        expect(feedReads(second.id)).toEqual([]);
+        await lock.query('COMMIT');
+        locked = false;
+        expect(await outcome).toBe('complete');
+        expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
+        expectInOrderOnce(seen);
+        // Claimed here at its first attempt: the feed started from the tail, never from the database.
+        expect(feedReads(second.id)).toEqual([]);
+        expect((await settleRun(t, first.id)).status).toBe('completed');
+      });
     } finally {
-      pg.Client.prototype.query = query;
       if (locked) await lock.query('ROLLBACK');
       await lock.end();
     }

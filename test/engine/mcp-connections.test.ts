@@ -18,6 +18,7 @@ import {
 } from '../helpers/model-servers.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
+import { recordStatements } from '../helpers/query-plans.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
 
 const TOKEN = 'mcp-run-secret-token-42';
@@ -131,6 +132,45 @@ describe('MCP connections in runs', () => {
       expect(headers['x-end-user']).toBe('user-7');
     }
     expect(JSON.stringify(finished)).not.toContain(TOKEN);
+  });
+
+  it("a resumed run's claim brings the thread's mcp_headers and the parent's environments: its attempt reads neither again", async () => {
+    const thread = await t.rest('POST', '/api/v1/threads', { body: { mcp_headers: { [connectionId]: { 'X-End-User': 'user-9' } } } });
+    const agentId = await agent({
+      connection_tools: [{ connection_id: connectionId, tools: ['echo'] }],
+      client_tools: [{ name: 'pick' }],
+      ...script(
+        [call('r1', 'echo', { message: 'before' })],
+        [call('r2', 'pick', {})],
+        [call('r3', 'echo', { message: 'after' })],
+        [{ text: 'done' }],
+      ),
+    });
+    mcp.requests.length = 0;
+    const { statements } = await recordStatements(async () => {
+      const waiting = await run(agentId, { thread_id: thread.body.id });
+      expect(waiting.status, JSON.stringify(waiting.failure)).toBe('waiting');
+      const resumed = await t.rest('POST', `/api/v1/runs/${waiting.id}/resume`, {
+        headers: { 'idempotency-key': 'mcp-claimed-headers' },
+        body: { calls: { r2: { status: 'returned', value: 'x' } } },
+      });
+      expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+      const finished = await settleRun(t, resumed.body.run?.id ?? resumed.body.id);
+      expect(finished.status, JSON.stringify(finished.failure)).toBe('completed');
+      expect((await toolResults(finished.id)).map((item) => item.content.result)).toEqual(['Echo: after']);
+    });
+    // Both attempts sent the thread's header with every request to the connection.
+    expect(mcp.requests.length).toBeGreaterThan(2);
+    for (const headers of mcp.requests) expect(headers['x-end-user']).toBe('user-9');
+    // Neither attempt read the thread's headers or its parent's environment mounts by a statement of its own.
+    const columnsRead = (text: string) => {
+      const [, columns = '', table = ''] = /^\s*SELECT (.*?) FROM "public"\."(\w+)"/.exec(text) ?? [];
+      return `${table}: ${columns.replace(/"public"\."\w+"\./g, '').replace(/"/g, '')}`;
+    };
+    const ownReads = statements.filter(({ text }) =>
+      ['threads: id, mcp_headers', 'runs: id, environment_mounts'].includes(columnsRead(text)),
+    );
+    expect(ownReads.map(({ text }) => text)).toEqual([]);
   });
 
   it('OpenAI-compatible adapter: the filtered tools are offered; a large result is stored in content_refs and read on with read_tool_output', async () => {

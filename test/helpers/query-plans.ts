@@ -6,25 +6,35 @@ import pg from 'pg';
 export interface Statement {
   text: string;
   values: unknown[];
+  /** Sent on a connection inside a transaction (after its BEGIN, before its COMMIT or ROLLBACK). */
+  inTransaction: boolean;
 }
 
 /**
- * Records every statement the process's `pg` clients send while `work` runs. The driver's query method
- * is wrapped, not replaced: each statement still runs as the service sent it.
+ * Records every statement the process's `pg` clients send while `work` runs (BEGIN, COMMIT and
+ * ROLLBACK mark the statements between them, and are not recorded); `work` may look at the list as it
+ * grows. The driver's query method is wrapped, not replaced: each statement still runs as the service sent it.
  */
-export async function recordStatements<T>(work: () => Promise<T>): Promise<{ result: T; statements: Statement[] }> {
+export async function recordStatements<T>(
+  work: (statements: readonly Statement[]) => Promise<T>,
+): Promise<{ result: T; statements: Statement[] }> {
   const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = prototype.query;
   const statements: Statement[] = [];
-  prototype.query = function (this: unknown, ...args: unknown[]) {
+  const inTransaction = new WeakSet<object>();
+  prototype.query = function (this: object, ...args: unknown[]) {
     const [config, values] = args as [unknown, unknown];
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | null)?.text;
     const params = typeof config === 'string' ? values : (config as { values?: unknown }).values;
-    if (typeof text === 'string') statements.push({ text, values: Array.isArray(params) ? params : [] });
+    if (typeof text === 'string') {
+      if (/^\s*BEGIN/i.test(text)) inTransaction.add(this);
+      else if (/^\s*(COMMIT|ROLLBACK)/i.test(text)) inTransaction.delete(this);
+      else statements.push({ text, values: Array.isArray(params) ? params : [], inTransaction: inTransaction.has(this) });
+    }
     return original.apply(this, args);
   };
   try {
-    return { result: await work(), statements };
+    return { result: await work(statements), statements };
   } finally {
     prototype.query = original;
   }

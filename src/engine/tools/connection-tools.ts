@@ -199,7 +199,7 @@ function searchTool(context: ToolSourceContext, deferred: RunTool[], connections
 export const connectionTools: ToolSource = async (context) => {
   const entries = context.config.connection_tools ?? [];
   if (!entries.length) return [];
-  const headers = await threadMcpHeaders(context.call, context.run.threadId);
+  const headers = context.mcpHeaders ?? (await threadMcpHeaders(context.call, context.run.threadId));
   const listed: Listed[] = [];
   for (const entry of entries) listed.push(await listConnection(context, entry, headers[entry.connection_id]));
 

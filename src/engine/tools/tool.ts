@@ -13,6 +13,7 @@ import type { RunItemStream } from '../items.js';
 import type { RunEnvironments } from '../environment-mounts.js';
 import type { Mount } from '../memory-mounts.js';
 import type { Usage } from '../usage.js';
+import type { McpHeaders } from '../../features/threads/thread-documents.js';
 
 /** allow: carried out at once; ask: the run waits for an approval first; deny: refused, and the model is told. */
 export type ToolPermission = 'allow' | 'ask' | 'deny';
@@ -122,6 +123,8 @@ export interface ToolSourceContext {
   nameInRun(runTool: RunTool): string;
   /** Parks the attempt while it waits for `work` (see ExecutionContext.park); absent outside a worker. */
   park?: Park;
+  /** The thread's MCP headers as the run's claim read them (connection tools read them when absent). */
+  mcpHeaders?: McpHeaders;
   /** The attempt's usage, counted as it goes: subagent runs add theirs (absent outside an attempt). */
   usage?: Usage;
 }

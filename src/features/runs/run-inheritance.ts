@@ -1,8 +1,8 @@
 // What a run's attempt reads of its thread and its parent run while it prepares: the thread's
 // committed history and the MCP headers set on the thread, the calls its parent waited for (what a
 // resume answers) and the environments its parent worked in (a continuation keeps working there).
-// The claim reads the history and the parent's pending calls in its own statement; these reads serve
-// the attempts that did not come from a claim (tests, tools that build a toolset outside a worker).
+// The claim reads all four in its own statement; these reads serve the attempts that did not come
+// from a claim (tests, tools that build a toolset outside a worker).
 import type { ModelMessage } from 'ai';
 import type { CallContext } from '../../services/call-context.js';
 import { storedPending, type RunPending } from './run-lifecycle.js';

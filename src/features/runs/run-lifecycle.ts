@@ -370,8 +370,8 @@ const startedEventData = PrismaSql.sql`jsonb_build_object('run', jsonb_build_obj
 
 /**
  * A worker claims the named accepted run, or the oldest one (accepted → running), under a lease;
- * returns it with its thread's committed history, its parent's pending calls (what a resume
- * answers; null without a parent) and — for a resume or a fork — the parent's last run span (its
+ * returns it with its thread's committed history and MCP headers, its parent's pending calls (what a
+ * resume answers; null without a parent) and environment mounts, and — for a resume or a fork — the parent's last run span (its
  * trace links there), or null when there is none to claim. The first claim gives the run its trace
  * id (`traceId`: a new trace, unless the run was created inside one — a subagent's child run).
  */
@@ -417,7 +417,11 @@ export interface ClaimRequest {
 export interface ClaimedRun {
   run: Run;
   history: unknown[];
+  /** The thread's `mcp_headers` as stored (connection id → headers; null when none). */
+  mcpHeaders: unknown;
   parentPending: unknown;
+  /** The parent run's `environment_mounts` as stored (null without a parent, or when it had none). */
+  parentEnvironmentMounts: unknown;
   parentSpan: SpanLink | null;
 }
 
@@ -485,7 +489,9 @@ async function claimStatement(
   const rows = await queryDirect<
     Run & {
       threadHistory: unknown[] | null;
+      threadMcpHeaders: unknown;
       parentPending: unknown;
+      parentEnvironmentMounts: unknown;
       parentSpan: SpanLink | null;
       webhookEvents: number;
       queuedWorkspace: string | null;
@@ -499,7 +505,9 @@ async function claimStatement(
         trace_id = coalesce(trace_id, ${claim.traceId})
       WHERE id = (SELECT id FROM target)
       RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
+        (SELECT t.mcp_headers FROM threads t WHERE t.id = runs.thread_id) AS "threadMcpHeaders",
         (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
+        (SELECT p.environment_mounts FROM runs p WHERE p.id = runs.parent_run_id) AS "parentEnvironmentMounts",
         (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
           JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
           WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"
@@ -512,9 +520,25 @@ async function claimStatement(
   );
   const row = rows[0];
   if (!row || row.id === null) return { claimed: null, queuedWorkspace: row?.queuedWorkspace ?? null };
-  const { threadHistory, parentPending, parentSpan, webhookEvents: _events, queuedWorkspace: _queued, ...run } = row;
+  const {
+    threadHistory,
+    threadMcpHeaders,
+    parentPending,
+    parentEnvironmentMounts,
+    parentSpan,
+    webhookEvents: _e,
+    queuedWorkspace: _q,
+    ...run
+  } = row;
   return {
-    claimed: { run, history: threadHistory ?? [], parentPending: parentPending ?? null, parentSpan: parentSpan ?? null },
+    claimed: {
+      run,
+      history: threadHistory ?? [],
+      mcpHeaders: threadMcpHeaders ?? null,
+      parentPending: parentPending ?? null,
+      parentEnvironmentMounts: parentEnvironmentMounts ?? null,
+      parentSpan: parentSpan ?? null,
+    },
     queuedWorkspace: null,
   };
 }

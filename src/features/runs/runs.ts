@@ -17,7 +17,7 @@ import { inTransaction, type CallContext } from '../../services/call-context.js'
 import { recordAudit } from '../audit/audit.js';
 import { assertWithinBudgets } from '../budgets/budget-counters.js';
 import { requirePermission } from '../access/permissions.js';
-import { getSession, getThread } from '../threads/threads.js';
+import { getSession, lockThread } from '../threads/threads.js';
 import { promoteNextEntry } from './inbox-promotion.js';
 import { newRunFacts } from './new-run-facts.js';
 import { validateMessage } from './run-input.js';
@@ -119,10 +119,9 @@ export async function startRun(call: CallContext, input: StartRunInput, hooks: S
       if (input.sessionId) await getSession(call, input.sessionId);
       return writePlanned(call, planNewRun(call, { ...planned, thread: { new: { sessionId: input.sessionId ?? null } } }), hooks);
     }
-    await getThread(call, input.threadId);
-    // Serialise starts on one thread: its row lock orders them, so "is a run active?" is exact.
-    await call.db.$queryRaw`SELECT id FROM threads WHERE id = ${input.threadId} FOR UPDATE`;
-    const thread = await call.db.thread.findUniqueOrThrow({ where: { id: input.threadId } });
+    // Serialise starts on one thread: its row lock orders them, so "is a run active?" (read after the
+    // lock, in a statement of its own: one with a snapshot from before the lock could miss a start) is exact.
+    const thread = await lockThread(call, input.threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; new runs are refused');
     const active = await call.db.run.findFirst({ where: { threadId: thread.id, status: { in: [...ACTIVE] } }, select: { id: true } });
     if (active)

@@ -16,11 +16,12 @@ export const MessageHistoryDocument = Type.Array(StoredModelMessage);
 
 /** A thread's MCP headers: connection id → header name → value. */
 export const McpHeadersDocument = mapOf(mapOf(Type.String()));
+export type McpHeaders = Record<string, Record<string, string>>;
 
 /** A thread's committed history (`threads.message_history`); none when the column is null. */
 export const storedMessageHistory = (value: unknown): ModelMessage[] =>
   value === null || value === undefined ? [] : readDocument(MessageHistoryDocument, value, 'threads.message_history');
 
 /** A thread's MCP headers (`threads.mcp_headers`); none when the column is null. */
-export const storedMcpHeaders = (value: unknown): Record<string, Record<string, string>> =>
+export const storedMcpHeaders = (value: unknown): McpHeaders =>
   value === null || value === undefined ? {} : readDocument(McpHeadersDocument, value, 'threads.mcp_headers');

@@ -1,6 +1,8 @@
 // Sessions and threads: a session groups threads; a thread holds the conversation (message
 // history) that its runs continue, and an inbox of entries delivered to runs.
-import { invalidArgument } from '../../lib/errors.js';
+import { invalidArgument, notFound } from '../../lib/errors.js';
+import { queryDirect } from '../../db.js';
+import { returningColumns } from '../../storage/columns.js';
 import { validateTitle } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
 import { validateLabels } from '../../lib/labels.js';
@@ -11,7 +13,7 @@ import { requirePermission } from '../access/permissions.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
-import type { Thread, Session } from '../../generated/prisma/client.js';
+import { Prisma, type Thread, type Session } from '../../generated/prisma/client.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
 
 /** A thread's MCP headers: connection id → header name → value (also the `McpHeaders` scalar's check). */
@@ -120,6 +122,23 @@ export async function createThread(call: CallContext, input: { sessionId?: strin
 export async function getThread(call: CallContext, id: string) {
   requirePermission(call.actor, 'read');
   return inCallersWorkspace(call, 'thread', id, await call.db.thread.findUnique({ where: { id } }));
+}
+
+const THREAD_COLUMNS = returningColumns(Prisma.ThreadScalarFieldEnum);
+
+/**
+ * The caller's thread, locked for the rest of the transaction and read as locked: one statement (a
+ * row lock returns the row's newest version, so what it reads is what the lock holds). A thread of
+ * another workspace is neither locked nor found (404).
+ */
+export async function lockThread(call: CallContext, id: string): Promise<Thread> {
+  requirePermission(call.actor, 'read');
+  const [thread] = await queryDirect<Thread>(
+    call.db,
+    Prisma.sql`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${id} AND workspace_id = ${call.actor.workspaceId} FOR UPDATE`,
+  );
+  if (!thread) throw notFound('thread', id);
+  return thread;
 }
 
 export async function listThreads(
