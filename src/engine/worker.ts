@@ -47,7 +47,6 @@ import { runTail } from '../features/runs/run-tail.js';
 import { localRuns } from '../features/runs/local-runs.js';
 import { readEnvironmentMounts, type EnvironmentMount } from '../features/runs/run-members.js';
 import { storedMcpHeaders, type McpHeaders } from '../features/threads/thread-documents.js';
-import type { Prisma } from '../generated/prisma/client.js';
 const LEASE_MS = 30_000;
 const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
@@ -278,7 +277,7 @@ export class WorkerPool {
       history: upgradeStoredHistory(claimed.history),
       mcpHeaders: storedMcpHeaders(claimed.mcpHeaders),
       parentPending: claimed.parentPending as Pending | null,
-      parentEnvironmentMounts: readEnvironmentMounts(claimed.parentEnvironmentMounts as Prisma.JsonValue),
+      parentEnvironmentMounts: readEnvironmentMounts(claimed.parentEnvironmentMounts),
       parentSpan: claimed.parentSpan,
     };
   }

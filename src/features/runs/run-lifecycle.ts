@@ -421,7 +421,7 @@ export interface ClaimedRun {
   mcpHeaders: unknown;
   parentPending: unknown;
   /** The parent run's `environment_mounts` as stored (null without a parent, or when it had none). */
-  parentEnvironmentMounts: unknown;
+  parentEnvironmentMounts: Prisma.JsonValue;
   parentSpan: SpanLink | null;
 }
 
@@ -491,7 +491,7 @@ async function claimStatement(
       threadHistory: unknown[] | null;
       threadMcpHeaders: unknown;
       parentPending: unknown;
-      parentEnvironmentMounts: unknown;
+      parentEnvironmentMounts: Prisma.JsonValue;
       parentSpan: SpanLink | null;
       webhookEvents: number;
       queuedWorkspace: string | null;
