@@ -78,6 +78,25 @@ describe('POST /api/v1/runs', () => {
     expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body).toEqual(run);
   });
 
+  it('concurrent starts on one thread: the thread lock lets exactly one in, the rest are told which run is active', async () => {
+    // No workers here: the winner stays accepted (active), so every other start must conflict with it.
+    for (let round = 0; round < 3; round++) {
+      const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input, thread_id: thread.id } })),
+      );
+      const won = answers.filter((answer) => answer.status === 201);
+      expect(won).toHaveLength(1);
+      for (const lost of answers.filter((answer) => answer.status !== 201)) {
+        expect(lost.status).toBe(409);
+        expect(lost.body.error).toMatchObject({ code: 'conflict', details: { active_run_id: won[0]!.body.id } });
+      }
+      expect((await t.rest('GET', `/api/v1/runs?thread_id=${thread.id}`)).body.items.map((run: { id: string }) => run.id)).toEqual([
+        won[0]!.body.id,
+      ]);
+    }
+  });
+
   it('pins a named revision, refuses archived agents, busy threads and bad input', async () => {
     const pinned = await start({ agent_revision_id: agent.default_revision_id });
     expect(pinned.body.revision_selection).toBe('pinned');

@@ -13,6 +13,7 @@ import { enqueueWebhookEvent } from '../webhooks/webhook-events.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import type { SealHook } from '../../services/run-hooks.js';
 import { readDocument } from '../../lib/json-documents.js';
+import { lockThreadRow } from '../threads/threads.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -30,11 +31,11 @@ export async function promoteNextEntry(call: CallContext<Actor | null>, threadId
   let entryFailed = false;
   const run = await inTransaction(call, async (bound) => {
     const tx = bound.db;
-    await tx.$queryRaw`SELECT id FROM threads WHERE id = ${threadId} FOR UPDATE`;
-    if (await activeRun(tx, threadId)) return null;
+    // Locked and read in one statement; the active run and the entry are read after the lock.
+    const thread = await lockThreadRow(bound.db, threadId);
+    if (!thread || (await activeRun(tx, threadId))) return null;
     const entry = await tx.inboxEntry.findFirst({ where: { threadId, status: 'pending' }, orderBy: { position: 'asc' } });
     if (!entry) return null;
-    const thread = await tx.thread.findUniqueOrThrow({ where: { id: threadId } });
     const agent = await tx.agent.findUnique({ where: { id: entry.agentId! } });
     if (!agent || agent.archivedAt) {
       const failure = { code: 'failed_precondition', message: 'the agent is archived or gone' };

@@ -24,7 +24,7 @@ import { requirePermission } from '../access/permissions.js';
 import { cancelRun, getRun } from './runs.js';
 import { storedMessage, validateMessage, type MessageContent } from './run-input.js';
 import { attachAssets } from '../assets/assets.js';
-import { getThread } from '../threads/threads.js';
+import { getThread, lockThread } from '../threads/threads.js';
 import { activeRun } from './inbox-promotion.js';
 import { announceThreadChanged } from '../../services/event-topics.js';
 import { listQuery } from '../../services/list-query.js';
@@ -54,17 +54,6 @@ function validateDelivery(value: unknown): Delivery {
   if (!(DELIVERIES as readonly unknown[]).includes(value))
     throw invalidArgument(`delivery must be one of ${DELIVERIES.join(', ')}`, 'delivery');
   return value as Delivery;
-}
-
-const THREAD_COLUMNS = returningColumns(PrismaSql.ThreadScalarFieldEnum);
-
-/** The caller's thread, locked for the transaction (deliveries to one thread are serialised), in one statement. */
-async function lockThread(call: CallContext, threadId: string): Promise<Thread> {
-  requirePermission(call.actor, 'read');
-  const rows = await call.db.$queryRaw<Thread[]>`
-    SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${threadId} AND workspace_id = ${call.actor.workspaceId} FOR UPDATE`;
-  if (rows.length === 0) throw notFound('thread', threadId);
-  return rows[0]!;
 }
 
 /** The agent an entry runs: the one it names, else the thread's last run's. */

@@ -1,7 +1,7 @@
 // Sessions and threads: a session groups threads; a thread holds the conversation (message
 // history) that its runs continue, and an inbox of entries delivered to runs.
 import { invalidArgument, notFound } from '../../lib/errors.js';
-import { queryDirect } from '../../db.js';
+import { queryDirect, type Db } from '../../db.js';
 import { returningColumns } from '../../storage/columns.js';
 import { validateTitle } from '../../lib/text-fields.js';
 import { newId } from '../../lib/ids.js';
@@ -127,16 +127,23 @@ export async function getThread(call: CallContext, id: string) {
 const THREAD_COLUMNS = returningColumns(Prisma.ThreadScalarFieldEnum);
 
 /**
- * The caller's thread, locked for the rest of the transaction and read as locked: one statement (a
- * row lock returns the row's newest version, so what it reads is what the lock holds). A thread of
- * another workspace is neither locked nor found (404).
+ * A thread locked for the rest of the transaction and read as locked, in one statement (a row lock
+ * returns the row's newest version, so what it reads is what the lock holds); null when there is none
+ * (in `workspaceId`, when named: a thread of another workspace is then neither locked nor found).
  */
+export async function lockThreadRow(db: Db | Prisma.TransactionClient, id: string, workspaceId?: string): Promise<Thread | null> {
+  const inWorkspace = workspaceId === undefined ? Prisma.empty : Prisma.sql`AND workspace_id = ${workspaceId}`;
+  const [thread] = await queryDirect<Thread>(
+    db,
+    Prisma.sql`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${id} ${inWorkspace} FOR UPDATE`,
+  );
+  return thread ?? null;
+}
+
+/** The caller's thread, locked and read as `lockThreadRow` does (deliveries and starts on one thread are serialised here); 404 outside the workspace. */
 export async function lockThread(call: CallContext, id: string): Promise<Thread> {
   requirePermission(call.actor, 'read');
-  const [thread] = await queryDirect<Thread>(
-    call.db,
-    Prisma.sql`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = ${id} AND workspace_id = ${call.actor.workspaceId} FOR UPDATE`,
-  );
+  const thread = await lockThreadRow(call.db, id, call.actor.workspaceId);
   if (!thread) throw notFound('thread', id);
   return thread;
 }
