@@ -159,6 +159,11 @@ describe('budgets: the resource', () => {
     const foreign = await other('POST', '/api/v1/agents', { body: { name: 'Theirs', config: { model: 'dev' } } });
     const r = await t.rest('POST', '/api/v1/budgets', { body: body({ scope: { kind: 'agent', id: foreign.body.id } }) });
     expect([r.status, r.body.error.details.field]).toEqual([400, 'scope.id']);
+    // An unknown id is quoted, and a long one cut short: the message never echoes a request's bulk.
+    const long = await t.rest('POST', '/api/v1/budgets', { body: body({ scope: { kind: 'agent', id: 'x'.repeat(6000) } }) });
+    expect([long.status, long.body.error.details.field]).toEqual([400, 'scope.id']);
+    expect(long.body.error.message).toMatch(/^scope\.id: no agent "x+…" in this workspace$/);
+    expect(long.body.error.message.length).toBeLessThan(400);
     // An API key of this workspace is a valid scope.
     await create({ scope: { kind: 'api_key', id: keyId } });
   });

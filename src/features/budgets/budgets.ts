@@ -5,7 +5,7 @@
 import type { Budget } from '../../generated/prisma/client.js';
 import { Prisma } from '../../generated/prisma/client.js';
 import { checkIfMatch } from '../../lib/etag.js';
-import { AppError, invalidArgument, notFound } from '../../lib/errors.js';
+import { AppError, invalidArgument, notFound, quoteInput } from '../../lib/errors.js';
 import { looksLikeId, newId } from '../../lib/ids.js';
 import { validateName } from '../../lib/text-fields.js';
 import { recordAudit, recordCreation } from '../audit/audit.js';
@@ -67,7 +67,7 @@ async function validateScope(call: CallContext, scope: BudgetInput['scope']) {
     kind === 'agent'
       ? looksLikeId('agent', id) && (await call.db.agent.findFirst({ where, select: { id: true } }))
       : looksLikeId('apiKey', id) && (await call.db.apiKey.findFirst({ where, select: { id: true } }));
-  if (!found) throw invalidArgument(`scope.id: no ${kind.replace('_', ' ')} ${id} in this workspace`, 'scope.id');
+  if (!found) throw invalidArgument(`scope.id: no ${kind.replace('_', ' ')} ${quoteInput(id)} in this workspace`, 'scope.id');
   return { scopeKind: kind, scopeId: id };
 }
 
