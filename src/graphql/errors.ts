@@ -2,6 +2,7 @@
 // errors keep theirs, request/variable validation becomes invalid_argument naming the field, and
 // a dependency that cannot be reached becomes `unavailable` (503, Retry-After), and anything
 // unexpected becomes `internal` (logged, never shown).
+import { conflictFromError } from '../lib/unique-conflict.js';
 import { GraphQLError } from 'graphql';
 import { isAppError, MAX_ECHO_CHARS, statusForCode } from '../lib/errors.js';
 import { unavailableFromError } from '../lib/unavailable.js';
@@ -55,7 +56,7 @@ export function createErrorMasker(logger: Logger) {
     // the services' error, naming the input field the value sat in.
     const refusal = documentRefusalIn(graphQLError);
     if (graphQLError && refusal) original = refusal.at(refusedField(graphQLError.message));
-    if (!isAppError(original)) original = unavailableFromError(original) ?? original;
+    if (!isAppError(original)) original = unavailableFromError(original) ?? conflictFromError(original) ?? original;
     if (isAppError(original)) {
       if (graphQLError && graphQLError !== original) {
         return new GraphQLError(original.message, {

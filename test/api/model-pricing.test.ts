@@ -113,6 +113,24 @@ describe('model prices', () => {
   });
 });
 
+describe('models created concurrently', () => {
+  it('one of several creates of the same key wins; the others are told of the conflict (409), never an internal error', async () => {
+    for (let round = 0; round < 3; round++) {
+      const key = `race-${round}`;
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          t.rest('POST', '/api/v1/models', { body: { key, provider_id: providerId, provider_model: 'loop' } }),
+        ),
+      );
+      expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+      for (const lost of answers.filter((answer) => answer.status !== 201)) {
+        expect(lost.status, JSON.stringify(lost.body)).toBe(409);
+        expect(lost.body.error.code).toBe('conflict');
+      }
+    }
+  });
+});
+
 describe('run cost', () => {
   it('prices each request with cached and reasoning tokens, exactly, at the price in effect when it was made', async () => {
     expect((await createModel('costed', { pricing: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 } })).status).toBe(
