@@ -14,6 +14,7 @@ import { waitFor } from '../helpers/wait.js';
 import { createApiKey, createWorkspace } from '../../src/features/access/admin.js';
 import { nextPeriodStart, periodStart } from '../../src/features/budgets/budget-periods.js';
 import { recordStatements } from '../helpers/query-plans.js';
+import { configGeneration } from '../../src/services/config-cache.js';
 
 let t: TestApp;
 let server: ModelServer;
@@ -328,19 +329,27 @@ describe('budgets: enforcement', () => {
   });
 
   it('costs no statement without budgets, and one per model request (plus one at the end) with them', async () => {
+    // Each run's budget statements by their first word; what every run saw is kept for the failure
+    // message (the statements' texts and whether the configuration generation moved during the run),
+    // so a run that read the budgets unexpectedly says why.
+    const seen: string[] = [];
     const budgetStatements = async () => {
       server.turns.push({ text: 'Counted.' });
+      const generationBefore = configGeneration();
       const { statements } = await recordStatements(async () => {
         const created = await startRun();
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         expect((await settleRun(t, created.body.id)).status).toBe('completed');
       });
-      return statements.filter((s) => /budget/i.test(s.text)).map((s) => s.text.trim().split(/\s+/)[0]);
+      const budgetTexts = statements.filter((s) => /budget/i.test(s.text)).map((s) => s.text.trim());
+      seen.push(`generation ${generationBefore} → ${configGeneration()}: ${JSON.stringify(budgetTexts.map((text) => text.slice(0, 160)))}`);
+      return budgetTexts.map((text) => text.split(/\s+/)[0]);
     };
     // What a run costs once the caches are warm. A configuration change is announced twice to this
     // process — at once, and again when its NOTIFY comes back, which under load can land after the
     // next run's read and empty the cache once more — so runs are made until two in a row agree.
     const settledStatements = async () => {
+      seen.length = 0;
       let last = await budgetStatements();
       for (let i = 0; i < 4; i += 1) {
         const next = await budgetStatements();
@@ -350,14 +359,14 @@ describe('budgets: enforcement', () => {
       return last;
     };
     // Warm: the workspace's (empty) list of budgets is read once, then remembered.
-    expect(await settledStatements()).toEqual([]);
+    expect(await settledStatements(), seen.join('\n')).toEqual([]);
     // A notify budget: no check at creation; the run's one request is admitted by one statement, and
     // its attempt settled by one more.
     await create({ action: 'notify', limit: { tokens: 1_000_000 } });
-    expect(await settledStatements()).toEqual(['INSERT', 'INSERT']);
+    expect(await settledStatements(), seen.join('\n')).toEqual(['INSERT', 'INSERT']);
     // A block budget: one read when the run is created, too.
     await create({ action: 'block', limit: { tokens: 1_000_000 } });
-    expect(await settledStatements()).toEqual(['SELECT', 'INSERT', 'INSERT']);
+    expect(await settledStatements(), seen.join('\n')).toEqual(['SELECT', 'INSERT', 'INSERT']);
   });
 
   it('20 concurrent runs overspend by no more than the requests in flight', async () => {
