@@ -72,6 +72,11 @@ export interface Config {
   redisUrl: string | null;
   /** Run workers inside this process (0: none; use `npm run worker` processes instead). */
   runWorkers: number;
+  /**
+   * Admission: the most runs a process's workers prepare at once (claimed, not yet at their first
+   * model request; default: the database pool's size). Claims wait for a place.
+   */
+  runPreparingLimit: number;
   /** How long a worker's claim on a run lasts without a heartbeat (takeover after a crash). */
   runLeaseMs: number;
   /** On SIGTERM/SIGINT, how long running attempts may take to finish before their runs are handed back. */
@@ -445,6 +450,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowDevelopmentModels: boolean(env, 'ALLOW_DEVELOPMENT_MODELS', nodeEnv !== 'production' || !databaseUrl),
     allowStdioConnectors: boolean(env, 'ALLOW_STDIO_CONNECTORS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
+    runPreparingLimit: integer(env, 'RUN_PREPARING_LIMIT', integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), 1, 1000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     // A provider's refusals for load (429, 503, 529): how long one model request waits them out

@@ -68,6 +68,7 @@ export async function executeAttempt(ctx: ExecutionContext): Promise<AttemptResu
 async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuard): Promise<AttemptResult> {
   const { deps, run, signal, items } = ctx;
   const { config, options, conversation, toolset, recalled, forwardedCalls, reviewer, environments } = await prepareAttempt(ctx);
+  ctx.onPrepared?.();
   // The run seals with this outcome: what its tools left to tidy in its environments goes first.
   const end = async (outcome: Outcome): Promise<AttemptResult> => {
     await environments.sealed();

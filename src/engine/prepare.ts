@@ -54,6 +54,12 @@ export interface ExecutionContext {
    * the executor does not seal the run itself.
    */
   onEnvironments?: (environments: RunEnvironments) => void;
+  /**
+   * Told once the attempt is prepared (its configuration, history, memory, environments and tools
+   * ready) and about to make its first model request: the worker pool bounds the attempts preparing
+   * at once, and admits the next runs then.
+   */
+  onPrepared?: () => void;
   /** The attempt's trace (its run span): model requests and tool calls add their spans to it. */
   trace?: AttemptTrace;
   /**

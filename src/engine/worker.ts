@@ -25,6 +25,8 @@ import type { RunEnvironments } from './environment-mounts.js';
 import type { Pending } from './messages.js';
 import {
   attemptsLeft,
+  claimNamedRuns,
+  claimQueued,
   claimRun,
   expiredRuns,
   extendLease,
@@ -34,6 +36,7 @@ import {
   RUN_CANCEL_CHANNEL,
   sealRun,
   takeOverExpired,
+  type ClaimedRun,
   type SpanLink,
 } from '../features/runs/run-lifecycle.js';
 import { AttemptTrace } from './attempt-trace.js';
@@ -52,6 +55,8 @@ const HEARTBEAT_MS = 10_000;
 const GRACE_MS = 5_000;
 /** After the grace period, how long stop() waits for aborted attempts to write their hand-back. */
 const HAND_BACK_WAIT_MS = 5_000;
+/** The most runs one claim statement takes (the runs named while the last claim was under way). */
+const MAX_CLAIM_BATCH = 32;
 /** The abort reason of an attempt whose worker stops: its run is handed back, not cancelled. */
 const HAND_OVER = new Error('the worker is stopping: the run is handed back');
 
@@ -72,6 +77,12 @@ export interface WorkerPoolOptions {
   leaseMs?: number;
   /** On stop, how long running attempts may take to finish before their runs are handed back. */
   graceMs?: number;
+  /**
+   * Admission: the most attempts preparing at once (claimed, not yet at their first model request).
+   * Default: RUN_PREPARING_LIMIT (the database pool's size unless set: a preparation's statements then
+   * seldom queue for the pool behind many others').
+   */
+  preparingLimit?: number;
 }
 
 interface RunningAttempt {
@@ -96,12 +107,16 @@ export class WorkerPool {
   /** Cancel requests; kept while running attempts finish. */
   private readonly cancelUnsubscribers: (() => void)[] = [];
   private readonly leaseMs: number;
+  /** Attempts claimed and not yet prepared: the admission bound (preparingLimit) counts them. */
+  private preparing = 0;
+  private readonly preparingLimit: number;
 
   constructor(
     private readonly deps: Deps,
     private readonly options: WorkerPoolOptions,
   ) {
     this.leaseMs = options.leaseMs ?? LEASE_MS;
+    this.preparingLimit = Math.max(1, options.preparingLimit ?? deps.config.runPreparingLimit);
   }
 
   get busy() {
@@ -113,9 +128,23 @@ export class WorkerPool {
     return { running: this.active.size, busy: this.active.size - this.parked, slots: this.options.concurrency };
   }
 
-  /** Whether a slot is free: running attempts count, parked ones do not. */
+  /** Free slots: running attempts count, parked ones do not. */
+  private get freeSlots() {
+    return this.options.concurrency - (this.active.size - this.parked);
+  }
+
   private get slotFree() {
-    return this.active.size - this.parked < this.options.concurrency;
+    return this.freeSlots > 0;
+  }
+
+  /**
+   * How many more runs may be claimed now: a free slot each, and a place among the attempts preparing.
+   * Claims are batched (the runs named while a claim was under way go in one statement), so without
+   * the second bound a burst of runs would all prepare at once — every one's statements meeting at
+   * the database pool together, where claims one after another used to spread them out.
+   */
+  private get claimable() {
+    return Math.min(this.freeSlots, this.preparingLimit - this.preparing);
   }
 
   /**
@@ -212,33 +241,21 @@ export class WorkerPool {
       try {
         do {
           this.claimAgain = false;
-          while (!this.stopped && this.slotFree) {
-            let claimed: Awaited<ReturnType<WorkerPool['claim']>> = null;
+          while (!this.stopped && this.claimable > 0) {
+            let claimed: Claimed[];
             if (this.named.length) {
-              const runId = this.named.shift()!;
-              // Still marked as queued for this claim (wake), unless something removed the mark since.
-              const local = localRuns(this.deps.events);
-              local.claiming(runId);
-              try {
-                claimed = await this.claim(runId);
-              } finally {
-                const ours = claimed?.run.id === runId && claimed.run.attempts === 1 ? claimed.run : null;
-                local.claimed(runId, ours && { workspaceId: ours.workspaceId, leaseMs: this.leaseMs });
-              }
-              // Not claimable now (a late wake-up for a run that is still running, e.g. its creation's
-              // NOTIFY arriving after a retry forgot it): forget the wake-up too, or the requeue's own
-              // wake-up would be taken for a repeat of it and dropped, leaving the run accepted.
-              // A run of a workspace with max_concurrent_runs may be claimed in its place (the queue's
-              // oldest) or not at all: either way it still waits, and a later announcement must be heard.
-              if (!claimed || claimed.run.id !== runId) this.announced.delete(runId);
+              claimed = await this.claimNamed(this.named.splice(0, Math.min(this.claimable, MAX_CLAIM_BATCH)));
             } else if (this.scanNeeded) {
-              claimed = await this.claim();
-              if (!claimed) this.scanNeeded = false;
+              const oldest = await this.claim();
+              if (!oldest) this.scanNeeded = false;
+              claimed = oldest ? [oldest] : [];
             } else break;
-            if (claimed) void this.execute(claimed);
+            for (const run of claimed) this.startAttempt(run);
           }
-          // Every slot is busy (or the pool stops): the named runs wait in the database; a later scan finds them.
-          this.dropNamed();
+          // Every slot is busy (or the pool stops): the named runs wait in the database; a later scan
+          // finds them. Runs waiting only for a place among those preparing stay named (their
+          // subscribers keep waiting for the claim): a preparation that ends claims them.
+          if (this.stopped || !this.slotFree) this.dropNamed();
         } while (this.claimAgain && !this.stopped);
       } catch (error) {
         this.deps.logger.error({ err: error }, 'claiming runs failed');
@@ -247,6 +264,65 @@ export class WorkerPool {
         this.claiming = false;
       }
     })();
+  }
+
+  /**
+   * Claims named runs in one statement; runs of a workspace that limits its running runs go through
+   * its queue (which may start its oldest waiting run instead). Each run's subscribers, waiting for
+   * this claim, follow the run when its first attempt is claimed here, and read the database otherwise.
+   */
+  private async claimNamed(runIds: string[]): Promise<Claimed[]> {
+    const local = localRuns(this.deps.events);
+    // Still marked as queued for this claim (wake), unless something removed the mark since.
+    for (const runId of runIds) local.claiming(runId);
+    const claimed: ClaimedRun[] = [];
+    try {
+      const lease = { leaseOwner: this.id, leaseMs: this.leaseMs };
+      const named = await claimNamedRuns(
+        this.deps.db,
+        runIds.map((runId) => ({ runId, attemptId: attemptId(), traceId: newTraceId() })),
+        lease,
+      );
+      claimed.push(...named.claimed);
+      for (const workspaceId of named.queuedWorkspaces) {
+        // The runs already claimed above must start whatever happens here: a failed queue claim
+        // leaves its run accepted, for a scan to find.
+        const queued = await claimQueued(this.deps.db, workspaceId, { ...lease, attemptId: attemptId(), traceId: newTraceId() }).catch(
+          (error: unknown) => {
+            this.deps.logger.error({ err: error, workspaceId }, 'claiming a queued run failed');
+            this.scanNeeded = true;
+            return null;
+          },
+        );
+        if (queued) claimed.push(queued);
+      }
+    } finally {
+      const byId = new Map(claimed.map((c) => [c.run.id, c.run]));
+      for (const runId of runIds) {
+        const ours = byId.get(runId);
+        local.claimed(runId, ours?.attempts === 1 ? { workspaceId: ours.workspaceId, leaseMs: this.leaseMs } : null);
+        // Not claimed (a late wake-up for a run that is still running, e.g. its creation's NOTIFY
+        // arriving after a retry forgot it; or a run a workspace's max_concurrent_runs holds back):
+        // forget the wake-up too, or a later announcement of the run (its requeue's) would be taken
+        // for a repeat of this one and dropped, leaving the run accepted.
+        if (!ours) this.announced.delete(runId);
+      }
+    }
+    return claimed.map((c) => this.adopt(c));
+  }
+
+  /** Starts a claimed run's attempt; it holds a place among those preparing until it is prepared. */
+  private startAttempt(claimed: Claimed) {
+    this.preparing += 1;
+    let preparing = true;
+    const prepared = () => {
+      if (!preparing) return;
+      preparing = false;
+      this.preparing -= 1;
+      // A place is free: runs named meanwhile may be claimed now.
+      if (this.named.length || this.scanNeeded) this.claimLoop();
+    };
+    void this.execute(claimed, prepared);
   }
 
   /** Forgets the named runs not claimed: a scan claims them later, and their subscribers wait no more. */
@@ -258,16 +334,19 @@ export class WorkerPool {
     this.scanNeeded = true;
   }
 
-  /** Claims the named accepted run, or the oldest one; returns it with its thread's committed history. */
-  private async claim(runId?: string): Promise<Claimed | null> {
+  /** Claims the oldest accepted run; returns it with its thread's committed history. */
+  private async claim(): Promise<Claimed | null> {
     const claimed = await claimRun(this.deps.db, {
-      runId,
       attemptId: attemptId(),
       leaseOwner: this.id,
       leaseMs: this.leaseMs,
       traceId: newTraceId(),
     });
-    if (!claimed) return null;
+    return claimed && this.adopt(claimed);
+  }
+
+  /** A claimed run as the attempt takes it: announced, counted as started, what the claim read decoded. */
+  private adopt(claimed: ClaimedRun): Claimed {
     announceRunChanged(this.deps.events, claimed.run);
     // A run starts with its first attempt; later attempts (retries, takeovers, resumes) continue it.
     if (claimed.run.attempts === 1 && claimed.run.startedAt)
@@ -282,7 +361,7 @@ export class WorkerPool {
     };
   }
 
-  private async execute({ run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan }: Claimed) {
+  private async execute({ run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan }: Claimed, prepared: () => void) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
     // False when the attempt ended by an error of its own (e.g. its seal failed with the database
@@ -344,6 +423,7 @@ export class WorkerPool {
           parentEnvironmentMounts,
           park: (work) => this.park(work),
           onEnvironments: (environments) => (attempt.environments = environments),
+          onPrepared: prepared,
           trace,
         });
       } catch (error) {
@@ -419,6 +499,7 @@ export class WorkerPool {
       clearInterval(heartbeat);
       this.active.delete(run.id);
       finish();
+      prepared();
       this.claimLoop();
     }
   }
@@ -492,6 +573,8 @@ export class WorkerPool {
     for (const unsubscribe of this.wakeUnsubscribers) unsubscribe();
     // A claim already sent may still return a run: it joins the running attempts below.
     await this.claimLoopDone;
+    // Runs named while waiting for a place among those preparing are left to the next worker.
+    this.dropNamed();
     const graceMs = this.options.graceMs ?? GRACE_MS;
     if (this.active.size) {
       this.deps.logger.info({ worker: this.id, running: this.active.size, graceMs }, 'worker stopping: waiting for running attempts');

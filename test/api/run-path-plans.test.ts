@@ -53,8 +53,13 @@ describe('the statements of a run', () => {
       expect(created.body.status).toBe('completed');
       return created.body.id as string;
     });
-    // The statements that name the run: the create, the claim, the seal, the reads of the run.
-    const ofTheRun = statements.filter((statement) => statement.values.includes(runId));
+    // The statements that name the run: the create, the claim (its batch of run ids), the seal, the reads of the run.
+    const names = (value: unknown) => value === runId || (Array.isArray(value) && value.includes(runId));
+    const ofTheRun = statements.filter((statement) => statement.values.some(names));
+    expect(
+      ofTheRun.some((statement) => statement.text.includes('AS a(id, attempt_id, trace_id)')),
+      'the claim was recorded',
+    ).toBe(true);
     const seal = ofTheRun.find((statement) => statement.text.includes('UPDATE inbox_entries SET finished_at'));
     expect(seal, 'the seal was recorded').toBeDefined();
     expect(ofTheRun.length).toBeGreaterThanOrEqual(3);

@@ -14,7 +14,7 @@
 // The engine (workers, executor) sits above and calls these functions; nothing here knows it.
 import { queryDirect, type Db, type Prisma } from '../../db.js';
 import { Prisma as PrismaSql, type Run } from '../../generated/prisma/client.js';
-import { columnName, RUN_COLUMNS } from '../../storage/columns.js';
+import { columnName, returningColumns, RUN_COLUMNS } from '../../storage/columns.js';
 import { AppError } from '../../lib/errors.js';
 import { AUDIT_COLUMNS, auditValues } from '../audit/audit.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -378,32 +378,59 @@ const startedEventData = PrismaSql.sql`jsonb_build_object('run', jsonb_build_obj
 export async function claimRun(db: Db, claim: ClaimRequest): Promise<ClaimedRun | null> {
   assertMove('accepted', 'running');
   if (claim.runId) {
-    // The named run, unless its workspace limits its running runs: then the workspace's queue decides.
-    const named = await claimStatement(
-      db,
-      claim,
-      PrismaSql.sql`named AS (
-        SELECT CASE WHEN w.max_concurrent_runs IS NOT NULL AND r.lineage <> 'subagent' THEN r.workspace_id END AS queued
-        FROM runs r JOIN workspaces w ON w.id = r.workspace_id WHERE r.id = ${claim.runId} AND r.status = 'accepted'
-      ), target AS (
-        SELECT id FROM runs WHERE id = ${claim.runId} AND status = 'accepted' AND NOT EXISTS (SELECT 1 FROM named WHERE queued IS NOT NULL)
-        FOR UPDATE SKIP LOCKED
-      )`,
-      PrismaSql.sql`(SELECT queued FROM named)`,
-    );
-    if (named.claimed || !named.queuedWorkspace) return named.claimed;
-    return claimQueued(db, named.queuedWorkspace, claim);
+    const named = await claimNamedRuns(db, [{ runId: claim.runId, attemptId: claim.attemptId, traceId: claim.traceId }], claim);
+    if (named.claimed.length || !named.queuedWorkspaces.length) return named.claimed[0] ?? null;
+    return claimQueued(db, named.queuedWorkspaces[0]!, claim);
   }
   const oldest = await claimStatement(
     db,
     claim,
     PrismaSql.sql`target AS (
-      SELECT r.id FROM runs r WHERE r.status = 'accepted' AND NOT (${LIMITED_RUN})
+      SELECT r.id, ${claim.attemptId}::text AS attempt_id, ${claim.traceId}::text AS trace_id FROM runs r
+      WHERE r.status = 'accepted' AND NOT (${LIMITED_RUN})
       ORDER BY r.id FOR UPDATE SKIP LOCKED LIMIT 1
     )`,
-    PrismaSql.sql`NULL::text`,
+    PrismaSql.sql`NULL::text[]`,
   );
-  return oldest.claimed ?? claimAnyQueued(db, claim);
+  return oldest.claimed[0] ?? claimAnyQueued(db, claim);
+}
+
+/** One run of a batch the worker names: the run, and the attempt and trace ids its claim gives it. */
+export interface NamedClaim {
+  runId: string;
+  attemptId: string;
+  traceId: string;
+}
+
+/**
+ * The named accepted runs claimed in one statement (the runs a worker heard of while its last claim
+ * was under way). Runs another worker holds or took, or no longer accepted, are skipped. A named run
+ * whose workspace limits its running runs is not claimed here: its workspace is returned, once per
+ * such run, for `claimQueued`, which decides under the workspace's lock which of its runs may start.
+ */
+export async function claimNamedRuns(
+  db: Db,
+  runs: NamedClaim[],
+  lease: Pick<ClaimRequest, 'leaseOwner' | 'leaseMs'>,
+): Promise<{ claimed: ClaimedRun[]; queuedWorkspaces: string[] }> {
+  assertMove('accepted', 'running');
+  const { claimed, queuedWorkspaces } = await claimStatement(
+    db,
+    lease,
+    PrismaSql.sql`asked AS (
+        SELECT * FROM unnest(${runs.map((r) => r.runId)}::text[], ${runs.map((r) => r.attemptId)}::text[], ${runs.map((r) => r.traceId)}::text[])
+          AS a(id, attempt_id, trace_id)
+      ), named AS (
+        SELECT r.id, CASE WHEN w.max_concurrent_runs IS NOT NULL AND r.lineage <> 'subagent' THEN r.workspace_id END AS queued
+        FROM runs r JOIN workspaces w ON w.id = r.workspace_id WHERE r.id IN (SELECT id FROM asked) AND r.status = 'accepted'
+      ), target AS (
+        SELECT r.id, a.attempt_id, a.trace_id FROM runs r JOIN asked a ON a.id = r.id
+        WHERE r.status = 'accepted' AND r.id IN (SELECT id FROM named WHERE queued IS NULL)
+        FOR UPDATE OF r SKIP LOCKED
+      )`,
+    PrismaSql.sql`(SELECT array_agg(queued) FROM named WHERE queued IS NOT NULL)`,
+  );
+  return { claimed, queuedWorkspaces };
 }
 
 export interface ClaimRequest {
@@ -449,14 +476,14 @@ export function claimQueued(db: Db, workspaceId: string, claim: ClaimRequest): P
       tx as unknown as Db,
       claim,
       PrismaSql.sql`target AS (
-        SELECT r.id FROM runs r
+        SELECT r.id, ${claim.attemptId}::text AS attempt_id, ${claim.traceId}::text AS trace_id FROM runs r
         WHERE r.workspace_id = ${workspaceId} AND r.status = 'accepted' AND r.lineage <> 'subagent'
           AND ${runningCounted(PrismaSql.sql`${workspaceId}`)} < coalesce((SELECT max_concurrent_runs FROM workspaces WHERE id = ${workspaceId}), 2147483647)
         ORDER BY r.id FOR UPDATE SKIP LOCKED LIMIT 1
       )`,
-      PrismaSql.sql`NULL::text`,
+      PrismaSql.sql`NULL::text[]`,
     );
-    return queued.claimed;
+    return queued.claimed[0] ?? null;
   });
 }
 
@@ -474,18 +501,21 @@ async function claimAnyQueued(db: Db, claim: ClaimRequest): Promise<ClaimedRun |
   return null;
 }
 
+/** The run's columns, qualified: the claim's UPDATE reads `target` beside `runs`, and both have an `id`. */
+const CLAIMED_RUN_COLUMNS = returningColumns(PrismaSql.RunScalarFieldEnum, 'runs');
+
 /**
- * The claim itself, one statement: `target` (CTEs ending in one named `target` with the id to claim)
- * moved to running with its thread's history, its parent's pending calls and span, and the first
- * attempt's `run.started` webhook event. `queued` says which workspace's queue holds a run the
- * target left alone (null: none).
+ * The claim itself, one statement: the runs of `target` (CTEs ending in one named `target` with the
+ * ids to claim and each one's attempt and trace ids) moved to running, each with its thread's history,
+ * its parent's pending calls and span, and the first attempt's `run.started` webhook event. `queued`
+ * lists the workspaces whose queue holds a run the target left alone (null: none).
  */
 async function claimStatement(
   db: Db,
-  claim: ClaimRequest,
+  lease: Pick<ClaimRequest, 'leaseOwner' | 'leaseMs'>,
   target: PrismaSql.Sql,
   queued: PrismaSql.Sql,
-): Promise<{ claimed: ClaimedRun | null; queuedWorkspace: string | null }> {
+): Promise<{ claimed: ClaimedRun[]; queuedWorkspaces: string[] }> {
   const rows = await queryDirect<
     Run & {
       threadHistory: unknown[] | null;
@@ -494,53 +524,52 @@ async function claimStatement(
       parentEnvironmentMounts: Prisma.JsonValue;
       parentSpan: SpanLink | null;
       webhookEvents: number;
-      queuedWorkspace: string | null;
+      queuedWorkspaces: string[] | null;
     }
   >(
     db,
     PrismaSql.sql`
     WITH ${target}, claimed AS (
-      UPDATE runs SET status = 'running', lease_owner = ${claim.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${claim.leaseMs / 1000}),
-        attempts = attempts + 1, current_attempt_id = ${claim.attemptId}, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
-        trace_id = coalesce(trace_id, ${claim.traceId})
-      WHERE id = (SELECT id FROM target)
-      RETURNING ${RUN_COLUMNS}, (SELECT t.message_history FROM threads t WHERE t.id = runs.thread_id) AS "threadHistory",
-        (SELECT t.mcp_headers FROM threads t WHERE t.id = runs.thread_id) AS "threadMcpHeaders",
+      UPDATE runs SET status = 'running', lease_owner = ${lease.leaseOwner}, lease_expires_at = now() + make_interval(secs => ${lease.leaseMs / 1000}),
+        attempts = attempts + 1, current_attempt_id = t.attempt_id, started_at = coalesce(started_at, now()), version = version + 1, updated_at = now(),
+        trace_id = coalesce(runs.trace_id, t.trace_id)
+      FROM target t WHERE runs.id = t.id
+      RETURNING ${CLAIMED_RUN_COLUMNS}, (SELECT th.message_history FROM threads th WHERE th.id = runs.thread_id) AS "threadHistory",
+        (SELECT th.mcp_headers FROM threads th WHERE th.id = runs.thread_id) AS "threadMcpHeaders",
         (SELECT p.pending FROM runs p WHERE p.id = runs.parent_run_id) AS "parentPending",
         (SELECT p.environment_mounts FROM runs p WHERE p.id = runs.parent_run_id) AS "parentEnvironmentMounts",
         (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
           JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
           WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"
     ), started AS (
-      -- run.started in the claim's statement, for the first attempt only (a retry or a hand-back is no new start).
+      -- run.started in the claim's statement, for first attempts only (a retry or a hand-back is no new start).
       SELECT ${enqueueExpression(PrismaSql.sql`c."workspaceId"`, 'run.started', startedEventData)} AS queued FROM claimed c WHERE c.attempts = 1
     )
-    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents", ${queued} AS "queuedWorkspace"
+    SELECT c.*, (SELECT count(*) FROM started)::int AS "webhookEvents", ${queued} AS "queuedWorkspaces"
     FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
   );
-  const row = rows[0];
-  if (!row || row.id === null) return { claimed: null, queuedWorkspace: row?.queuedWorkspace ?? null };
-  const {
-    threadHistory,
-    threadMcpHeaders,
-    parentPending,
-    parentEnvironmentMounts,
-    parentSpan,
-    webhookEvents: _e,
-    queuedWorkspace: _q,
-    ...run
-  } = row;
-  return {
-    claimed: {
-      run,
-      history: threadHistory ?? [],
-      mcpHeaders: threadMcpHeaders ?? null,
-      parentPending: parentPending ?? null,
-      parentEnvironmentMounts: parentEnvironmentMounts ?? null,
-      parentSpan: parentSpan ?? null,
-    },
-    queuedWorkspace: null,
-  };
+  const claimed = rows
+    .filter((row) => row.id !== null)
+    .map(
+      ({
+        threadHistory,
+        threadMcpHeaders,
+        parentPending,
+        parentEnvironmentMounts,
+        parentSpan,
+        webhookEvents: _e,
+        queuedWorkspaces: _q,
+        ...run
+      }): ClaimedRun => ({
+        run,
+        history: threadHistory ?? [],
+        mcpHeaders: threadMcpHeaders ?? null,
+        parentPending: parentPending ?? null,
+        parentEnvironmentMounts: parentEnvironmentMounts ?? null,
+        parentSpan: parentSpan ?? null,
+      }),
+    );
+  return { claimed, queuedWorkspaces: rows[0]?.queuedWorkspaces ?? [] };
 }
 
 /**

@@ -1,0 +1,146 @@
+// How a worker pool takes runs, seen through real HTTP and the statements it sends: the runs created
+// while a claim is under way are claimed together in one statement, and the runs preparing at once
+// (claimed, not yet at their first model request) never exceed RUN_PREPARING_LIMIT — the others stay
+// accepted, their subscribers waiting for the claim, until a preparation ends. Claims are held in
+// PostgreSQL by table locks the test takes and releases, never by timing.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { insertModel } from '../helpers/fixtures.js';
+import { recordStatements, type Statement } from '../helpers/query-plans.js';
+import { settleRun } from '../helpers/runs.js';
+import { waitFor } from '../helpers/wait.js';
+import { localRuns } from '../../src/features/runs/local-runs.js';
+
+const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+
+/** The claims of named runs (one statement each), as the lists of run ids they asked for. */
+const namedClaims = (statements: readonly Statement[]) =>
+  statements.filter((s) => s.text.includes('AS a(id, attempt_id, trace_id)')).map((s) => s.values[0] as string[]);
+
+/** Backends of the test's database waiting for a lock in a statement matching `like`. */
+async function lockWaiters(client: pg.Client, like: string): Promise<number> {
+  const { rows } = await client.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
+    [like],
+  );
+  return rows[0].n;
+}
+
+/** Runs `work` while `table` is locked against every reader; the lock is released however it ends. */
+async function withTableLocked<T>(databaseUrl: string, table: string, work: (lock: pg.Client, release: () => Promise<void>) => Promise<T>) {
+  const lock = new pg.Client({ connectionString: databaseUrl });
+  await lock.connect();
+  let locked = true;
+  const release = async () => {
+    if (!locked) return;
+    locked = false;
+    await lock.query('COMMIT');
+  };
+  try {
+    await lock.query('BEGIN');
+    await lock.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    return await work(lock, release);
+  } finally {
+    if (locked) await lock.query('ROLLBACK');
+    await lock.end();
+  }
+}
+
+describe('claims', () => {
+  let t: TestApp;
+  let agentId: string;
+  beforeAll(async () => {
+    t = await startTestApp({ runWorkers: 8 });
+    await insertModel(t, 'dev');
+    agentId = (await t.rest('POST', '/api/v1/agents', { body: { name: 'claimed', config: { model: 'dev' } } })).body.id;
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('claims the runs created while a claim waits in one statement, and each runs once', async () => {
+    await recordStatements(async (statements) => {
+      const runs = await withTableLocked(t.databaseUrl, 'trace_spans', async (lock, release) => {
+        // A claim reads trace_spans (a resumed run's parent span): locked, the first run's claim waits.
+        const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('first') } })).body;
+        await waitFor(
+          () => lockWaiters(lock, '%claimed AS%'),
+          (n) => n === 1,
+          'the first claim to wait for the lock',
+        );
+        const later = [];
+        for (let i = 0; i < 5; i += 1)
+          later.push((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text(`later ${i}`) } })).body);
+        for (const run of later) expect(run.status).toBe('accepted');
+        await release();
+        return [first, ...later];
+      });
+      for (const run of runs) expect((await settleRun(t, run.id)).status).toBe('completed');
+      // Two claims: the first run alone, then the five named while it waited, together.
+      const claims = namedClaims(statements);
+      expect(claims).toEqual([[runs[0].id], runs.slice(1).map((run) => run.id)]);
+    });
+  });
+});
+
+describe('admission: RUN_PREPARING_LIMIT', () => {
+  let t: TestApp;
+  let agentId: string;
+  beforeAll(async () => {
+    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 2 });
+    await insertModel(t, 'dev');
+    // Preparing a run reads its memory mounts' names: with `memories` locked, a preparation waits there.
+    const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
+    const agent = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'admitted', config: { model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'read' }] } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    agentId = agent.body.id;
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('prepares at most the limit at once; the other runs stay accepted, their subscribers waiting, until a place frees', async () => {
+    await recordStatements(async (statements) => {
+      const runs = await withTableLocked(t.databaseUrl, 'memories', async (lock, release) => {
+        const created = [];
+        for (let i = 0; i < 5; i += 1)
+          created.push((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text(`run ${i}`) } })).body);
+        // Two preparations wait for the lock, and no claim is under way: the pool has stopped claiming.
+        await waitFor(
+          () => lockWaiters(lock, '%memories%'),
+          (n) => n === 2,
+          'two preparations to wait for the lock',
+        );
+        await waitFor(
+          async () => namedClaims(statements).flat().length,
+          (n) => n === 2,
+          'the two claims',
+        );
+        const statuses = await Promise.all(created.map(async (run) => (await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status));
+        expect(statuses.filter((status) => status === 'running')).toHaveLength(2);
+        expect(statuses.filter((status) => status === 'accepted')).toHaveLength(3);
+        // The runs held back are still named to the pool: a subscriber arriving now waits for their claim
+        // (it would read the database at once had the pool given them up).
+        const local = localRuns(t.app.deps.events);
+        const heldBack = created.filter((_, i) => statuses[i] === 'accepted');
+        const released = await Promise.all(
+          heldBack.map((run) =>
+            Promise.race([local.settled(run.id).then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]),
+          ),
+        );
+        expect(released).toEqual([false, false, false]);
+        expect(await lockWaiters(lock, '%memories%')).toBe(2);
+        await release();
+        return created;
+      });
+      for (const run of runs) expect((await settleRun(t, run.id)).status).toBe('completed');
+      // Every run claimed once, by name; none more than the limit at a time.
+      const claims = namedClaims(statements);
+      expect(claims.flat().sort()).toEqual(runs.map((run) => run.id).sort());
+      for (const claim of claims) expect(claim.length).toBeLessThanOrEqual(2);
+    });
+  });
+});
