@@ -77,6 +77,11 @@ export interface Config {
    * model request; default: the database pool's size). Claims wait for a place.
    */
   runPreparingLimit: number;
+  /**
+   * How long one preparation holds its place at most: one that waits on something slow (a sandbox
+   * being provisioned, a tool server's listing) stops counting then, so it cannot hold back other runs.
+   */
+  runPreparingHoldMs: number;
   /** How long a worker's claim on a run lasts without a heartbeat (takeover after a crash). */
   runLeaseMs: number;
   /** On SIGTERM/SIGINT, how long running attempts may take to finish before their runs are handed back. */
@@ -451,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowStdioConnectors: boolean(env, 'ALLOW_STDIO_CONNECTORS', false),
     runWorkers: integer(env, 'RUN_WORKERS', 8, 0, 1000),
     runPreparingLimit: integer(env, 'RUN_PREPARING_LIMIT', integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000), 1, 1000),
+    runPreparingHoldMs: integer(env, 'RUN_PREPARING_HOLD_MS', 1000, 0, 600_000),
     runLeaseMs: integer(env, 'RUN_LEASE_MS', 30_000, 1000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     // A provider's refusals for load (429, 503, 529): how long one model request waits them out

@@ -83,6 +83,8 @@ export interface WorkerPoolOptions {
    * seldom queue for the pool behind many others').
    */
   preparingLimit?: number;
+  /** How long one preparation holds its place at most (default RUN_PREPARING_HOLD_MS). */
+  preparingHoldMs?: number;
 }
 
 interface RunningAttempt {
@@ -110,6 +112,7 @@ export class WorkerPool {
   /** Attempts claimed and not yet prepared: the admission bound (preparingLimit) counts them. */
   private preparing = 0;
   private readonly preparingLimit: number;
+  private readonly preparingHoldMs: number;
 
   constructor(
     private readonly deps: Deps,
@@ -117,6 +120,7 @@ export class WorkerPool {
   ) {
     this.leaseMs = options.leaseMs ?? LEASE_MS;
     this.preparingLimit = Math.max(1, options.preparingLimit ?? deps.config.runPreparingLimit);
+    this.preparingHoldMs = options.preparingHoldMs ?? deps.config.runPreparingHoldMs;
   }
 
   get busy() {
@@ -311,17 +315,26 @@ export class WorkerPool {
     return claimed.map((c) => this.adopt(c));
   }
 
-  /** Starts a claimed run's attempt; it holds a place among those preparing until it is prepared. */
+  /**
+   * Starts a claimed run's attempt. It holds a place among those preparing until it is prepared, parks
+   * (an approved subagent call run before the first model request waits for a child run, which needs
+   * a place of its own), or has held it for preparingHoldMs (a preparation waiting on something slow
+   * outside the database — a sandbox provisioned, a tool server listing its tools — must not hold
+   * back the runs of others).
+   */
   private startAttempt(claimed: Claimed) {
     this.preparing += 1;
     let preparing = true;
     const prepared = () => {
       if (!preparing) return;
       preparing = false;
+      clearTimeout(holdTimer);
       this.preparing -= 1;
       // A place is free: runs named meanwhile may be claimed now.
       if (this.named.length || this.scanNeeded) this.claimLoop();
     };
+    const holdTimer = setTimeout(prepared, this.preparingHoldMs);
+    holdTimer.unref();
     void this.execute(claimed, prepared);
   }
 
@@ -421,7 +434,10 @@ export class WorkerPool {
           mcpHeaders,
           parentPending,
           parentEnvironmentMounts,
-          park: (work) => this.park(work),
+          park: (work) => {
+            prepared();
+            return this.park(work);
+          },
           onEnvironments: (environments) => (attempt.environments = environments),
           onPrepared: prepared,
           trace,

@@ -20,6 +20,8 @@ const namedClaims = (statements: readonly Statement[]) =>
 
 /** Backends of the test's database waiting for a lock in a statement matching `like`. */
 async function lockWaiters(client: pg.Client, like: string): Promise<number> {
+  // Inside a transaction (the lock's) PostgreSQL keeps the first snapshot of pg_stat_activity it took.
+  await client.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await client.query(
     `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
     [like],
@@ -88,7 +90,8 @@ describe('admission: RUN_PREPARING_LIMIT', () => {
   let t: TestApp;
   let agentId: string;
   beforeAll(async () => {
-    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 2 });
+    // Places held for as long as the test needs (the default gives a place up after a second).
+    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 2, runPreparingHoldMs: 600_000 });
     await insertModel(t, 'dev');
     // Preparing a run reads its memory mounts' names: with `memories` locked, a preparation waits there.
     const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
@@ -142,5 +145,42 @@ describe('admission: RUN_PREPARING_LIMIT', () => {
       expect(claims.flat().sort()).toEqual(runs.map((run) => run.id).sort());
       for (const claim of claims) expect(claim.length).toBeLessThanOrEqual(2);
     });
+  });
+});
+
+describe('admission: RUN_PREPARING_HOLD_MS', () => {
+  let t: TestApp;
+  let agentId: string;
+  beforeAll(async () => {
+    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 50 });
+    await insertModel(t, 'dev');
+    const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
+    agentId = (
+      await t.rest('POST', '/api/v1/agents', {
+        body: { name: 'slow to prepare', config: { model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'read' }] } },
+      })
+    ).body.id;
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('a preparation that waits longer than the hold gives its place up: every run starts while all of them still wait', async () => {
+    const runs = await withTableLocked(t.databaseUrl, 'memories', async (lock, release) => {
+      const created = [];
+      for (let i = 0; i < 3; i += 1)
+        created.push((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text(`run ${i}`) } })).body);
+      // One place, and none of the three preparations can end while the lock is held: only the hold's
+      // expiry lets the second and third be claimed.
+      await waitFor(
+        () => lockWaiters(lock, '%memories%'),
+        (n) => n === 3,
+        'all three preparations to wait for the lock',
+      );
+      for (const run of created) expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status).toBe('running');
+      await release();
+      return created;
+    });
+    for (const run of runs) expect((await settleRun(t, run.id)).status).toBe('completed');
   });
 });

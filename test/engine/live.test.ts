@@ -238,12 +238,14 @@ describe('runItems, in one process', () => {
         loopback.turns.push({ text: ANSWER }, { text: ANSWER });
         const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
         await waitFor(
-          async () =>
-            (
-              await lock.query(
-                `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
-              )
-            ).rows[0].n,
+          async () => {
+            // Inside the lock's transaction PostgreSQL keeps the first snapshot of pg_stat_activity it took.
+            await lock.query('SELECT pg_stat_clear_snapshot()');
+            const { rows } = await lock.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
+            );
+            return rows[0].n;
+          },
           (n) => n === 1,
           'the first claim to wait for the lock',
         );

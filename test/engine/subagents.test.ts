@@ -18,7 +18,9 @@ let openai: ModelServer;
 let otherKey: string;
 beforeAll(async () => {
   openai = await startOpenAICompatibleServer();
-  t = await startTestApp({ runWorkers: 1, allowPlainHttpEndpoints: ['127.0.0.1'] });
+  // The tightest admission, with no expiry: one run prepares at a time, and a parent whose preparation
+  // waits for a child (an approved delegate call) must give its place up for the child, or both wait.
+  t = await startTestApp({ runWorkers: 1, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
   await insertModel(t, 'dev');
   await addLoopbackModel(t, openai, 'loop');
   const other = await createWorkspace(t.app.deps, { name: 'B' });
