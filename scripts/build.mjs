@@ -94,13 +94,22 @@ export async function buildService({ force = false, quiet = false } = {}) {
     rmSync(staging, { recursive: true, force: true });
     return false;
   }
-  rmSync(DIST, { recursive: true, force: true });
+  // The old tree is moved aside (a rename is atomic) rather than deleted in place: a removal racing
+  // another build's rename into dist/ would fail half-way (ENOTEMPTY) or delete part of the new tree.
+  const old = `${DIST}.old-${process.pid}`;
+  try {
+    renameSync(DIST, old);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
   try {
     renameSync(staging, DIST);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     if (!serviceBuildIsCurrent(digest)) throw error;
     return false;
+  } finally {
+    rmSync(old, { recursive: true, force: true });
   }
   // On stderr: `npm run cli -- … --json` builds first, and its stdout is the command's answer.
   if (!quiet) console.error(`service built in ${((Date.now() - started) / 1000).toFixed(1)} s: ${compiled} modules → dist/`);

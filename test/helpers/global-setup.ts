@@ -12,6 +12,8 @@ import { applyMigrations } from '../../src/storage/migrate.js';
 import { createLogger } from '../../src/lib/logger.js';
 // @ts-expect-error a plain ES module script without types
 import { buildConsole } from '../../scripts/build-console.mjs';
+// @ts-expect-error a plain ES module script without types
+import { buildService } from '../../scripts/build.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,6 +33,8 @@ export default async function setup(project: TestProject) {
   const logger = createLogger('warn');
   // The console tests load the page the service serves: build it first if its sources changed.
   await buildConsole({ quiet: true });
+  // Tests that run the compiled service (dist/) would otherwise each build it, at once, on a fresh clone.
+  await buildService({ quiet: true });
   let embedded: EmbeddedDatabase | null = null;
   let dir: string | null = null;
   let adminUrl = process.env.TEST_DATABASE_URL ?? '';

@@ -14,7 +14,8 @@ import { newId } from '../../lib/ids.js';
 import { storedLabels } from '../../lib/labels.js';
 import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
-import { agentForNewRun } from '../agents/agents.js';
+import { assertAgentTakesRuns } from '../agents/agents.js';
+import { newRunFacts } from './new-run-facts.js';
 import { recordAudit } from '../audit/audit.js';
 import type { Actor } from '../../services/deps.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
@@ -56,18 +57,20 @@ function validateDelivery(value: unknown): Delivery {
   return value as Delivery;
 }
 
-/** The agent an entry runs: the one it names, else the thread's last run's. */
+/**
+ * The agent an entry runs — the one it names, else the thread's last run's — and the revision it
+ * pins, from the facts a new run reads (remembered until the configuration changes, as a run started
+ * on a new thread reads them): no statement when they are warm.
+ */
 async function agentFor(call: CallContext, thread: Thread, agentId: string | null | undefined, revisionId: string | null | undefined) {
   let id = agentId;
   if (!id && thread.lastRunId) id = (await call.db.run.findUnique({ where: { id: thread.lastRunId }, select: { agentId: true } }))?.agentId;
   if (!id) throw invalidArgument('agent_id is required: the thread has no earlier run to take the agent from', 'agent_id');
-  const agent = await agentForNewRun(call, id);
-  // The agent is the caller's (checked above): its revision is read by id, the agent not again.
-  const wanted = revisionId ?? agent.defaultRevisionId!;
-  const revision = await call.db.agentRevision.findUnique({ where: { id: wanted } });
-  if (!revision || revision.workspaceId !== call.actor.workspaceId || revision.agentId !== agent.id)
-    throw notFound('agent revision', wanted);
-  return { agent, revision, pinned: Boolean(revisionId) };
+  const facts = await newRunFacts(call, id, revisionId ?? null, null);
+  if (!facts.agentId) throw notFound('agent', id);
+  assertAgentTakesRuns({ archived: facts.agentArchived });
+  if (!facts.revisionId) throw notFound('agent revision', revisionId ?? undefined);
+  return { agentId: facts.agentId, revisionId: facts.revisionId, pinned: Boolean(revisionId) };
 }
 
 export interface DeliverInput {
@@ -97,15 +100,15 @@ export async function deliverToInbox(
   const effect = async (call: CallContext): Promise<Delivered> => {
     const thread = await lockThread(call, threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
-    const { agent, revision, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
-    await assertWithinBudgets(call, agent.id);
+    const { agentId, revisionId, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
+    await assertWithinBudgets(call, agentId);
     const active = await activeRun(call.db, thread.id);
     if (!active) {
       const run = await writeNewRun(
         call,
         planNewRun(call, {
-          agentId: agent.id,
-          revisionId: revision.id,
+          agentId,
+          revisionId,
           pinned,
           input: payload,
           options,
@@ -130,11 +133,11 @@ export async function deliverToInbox(
         position,
         payload: payload,
         options: options as Prisma.InputJsonValue,
-        agentId: agent.id,
-        agentRevisionId: pinned ? revision.id : null,
+        agentId,
+        agentRevisionId: pinned ? revisionId : null,
         principalId: call.actor.principalId,
         originRunId: active.id,
-        requestDigest: digestOf({ delivery, payload, options, agent_id: agent.id }),
+        requestDigest: digestOf({ delivery, payload, options, agent_id: agentId }),
         requestId: call.requestId,
       },
     });
@@ -307,18 +310,18 @@ export async function forkRun(
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
         throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
       const history = storedMessageHistory(sourceThread.messageHistory).slice(0, run.checkpointSeq);
-      const { agent, revision, pinned } = await agentFor(
+      const { agentId, revisionId, pinned } = await agentFor(
         call,
         { ...sourceThread, lastRunId: run.id },
         input.agentId ?? run.agentId,
         input.agentId ? null : run.agentRevisionId,
       );
-      await assertWithinBudgets(call, agent.id);
+      await assertWithinBudgets(call, agentId);
       const created = await writeNewRun(
         call,
         planNewRun(call, {
-          agentId: agent.id,
-          revisionId: revision.id,
+          agentId,
+          revisionId,
           pinned: pinned || !input.agentId,
           input: payload,
           options,
