@@ -3,13 +3,13 @@
 // (claimed, not yet at their first model request) never exceed RUN_PREPARING_LIMIT — the others stay
 // accepted, their subscribers waiting for the claim, until a preparation ends. Claims are held in
 // PostgreSQL by table locks the test takes and releases, never by timing.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { recordStatements, type Statement } from '../helpers/query-plans.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
+import { lockWaiters, withTableLocked } from '../helpers/table-locks.js';
 import { localRuns } from '../../src/features/runs/local-runs.js';
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -17,37 +17,6 @@ const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 /** The claims of named runs (one statement each), as the lists of run ids they asked for. */
 const namedClaims = (statements: readonly Statement[]) =>
   statements.filter((s) => s.text.includes('AS a(id, attempt_id, trace_id)')).map((s) => s.values[0] as string[]);
-
-/** Backends of the test's database waiting for a lock in a statement matching `like`. */
-async function lockWaiters(client: pg.Client, like: string): Promise<number> {
-  // Inside a transaction (the lock's) PostgreSQL keeps the first snapshot of pg_stat_activity it took.
-  await client.query('SELECT pg_stat_clear_snapshot()');
-  const { rows } = await client.query(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
-    [like],
-  );
-  return rows[0].n;
-}
-
-/** Runs `work` while `table` is locked against every reader; the lock is released however it ends. */
-async function withTableLocked<T>(databaseUrl: string, table: string, work: (lock: pg.Client, release: () => Promise<void>) => Promise<T>) {
-  const lock = new pg.Client({ connectionString: databaseUrl });
-  await lock.connect();
-  let locked = true;
-  const release = async () => {
-    if (!locked) return;
-    locked = false;
-    await lock.query('COMMIT');
-  };
-  try {
-    await lock.query('BEGIN');
-    await lock.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
-    return await work(lock, release);
-  } finally {
-    if (locked) await lock.query('ROLLBACK');
-    await lock.end();
-  }
-}
 
 describe('claims', () => {
   let t: TestApp;

@@ -19,6 +19,7 @@ import { recordStatements } from '../helpers/query-plans.js';
 import pg from 'pg';
 import { processRegistry } from '../../src/lib/service-metrics.js';
 import { settleRun } from '../helpers/runs.js';
+import { lockWaiters, withTableLocked } from '../helpers/table-locks.js';
 
 const redisAvailable = await redisReachable();
 
@@ -226,26 +227,14 @@ describe('runItems, in one process', () => {
   it('a subscriber to a run still queued behind another claim waits for its own, then starts from the live tail', async () => {
     // A claim reads trace_spans (a resumed run's parent span): with the table locked, the first run's
     // claim waits in PostgreSQL and the second run waits behind it in the pool's queue.
-    const lock = new pg.Client({ connectionString: t.databaseUrl });
-    await lock.connect();
-    let locked = true;
-    try {
-      await recordStatements(async (statements) => {
+    await withTableLocked(t.databaseUrl, 'trace_spans', (lock, release) =>
+      recordStatements(async (statements) => {
         // The feed's first read, caught where node-postgres sends it: `"runWorkspaceId"` names it.
         const feedReads = (runId: string) => statements.filter((s) => s.text.includes('"runWorkspaceId"') && s.values.includes(runId));
-        await lock.query('BEGIN');
-        await lock.query('LOCK TABLE trace_spans IN ACCESS EXCLUSIVE MODE');
         loopback.turns.push({ text: ANSWER }, { text: ANSWER });
         const first = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text('one') } })).body;
         await waitFor(
-          async () => {
-            // Inside the lock's transaction PostgreSQL keeps the first snapshot of pg_stat_activity it took.
-            await lock.query('SELECT pg_stat_clear_snapshot()');
-            const { rows } = await lock.query(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%'`,
-            );
-            return rows[0].n;
-          },
+          () => lockWaiters(lock, '%claimed AS%'),
           (n) => n === 1,
           'the first claim to wait for the lock',
         );
@@ -258,19 +247,15 @@ describe('runItems, in one process', () => {
         await waitFor(open, (n) => n === before + 1, 'the subscription to start');
         // A feed that did not wait would have read the accepted run by now (its read takes no lock).
         expect(feedReads(second.id)).toEqual([]);
-        await lock.query('COMMIT');
-        locked = false;
+        await release();
         expect(await outcome).toBe('complete');
         expect(seen.at(-1)).toMatchObject({ ordinal: 2, state: 'completed', text: ANSWER });
         expectInOrderOnce(seen);
         // Claimed here at its first attempt: the feed started from the tail, never from the database.
         expect(feedReads(second.id)).toEqual([]);
         expect((await settleRun(t, first.id)).status).toBe('completed');
-      });
-    } finally {
-      if (locked) await lock.query('ROLLBACK');
-      await lock.end();
-    }
+      }),
+    );
   });
 });
 
