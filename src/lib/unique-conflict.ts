@@ -6,7 +6,8 @@ import { AppError } from './errors.js';
 const PRISMA_UNIQUE = 'P2002';
 const POSTGRES_UNIQUE = '23505';
 
-function isUniqueViolation(error: unknown, depth = 0): boolean {
+/** Whether `error` (or an error it wraps) is a unique constraint violation. */
+export function isUniqueViolation(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 4) return false;
   const code = (error as { code?: unknown }).code;
   if (code === PRISMA_UNIQUE || code === POSTGRES_UNIQUE) return true;

@@ -22,6 +22,7 @@ import { requirePermission } from '../access/permissions.js';
 import { listQuery, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
 import { inCallersWorkspace } from '../../services/workspace-rows.js';
+import { inStartOrder } from '../traces/traces.js';
 
 export const MAX_TRACES_LIMIT = 100;
 export const DEFAULT_MAX_TRACES = 10;
@@ -173,15 +174,10 @@ async function analyse(call: CallContext, requested: Selection): Promise<{ analy
       orderBy: { id: 'asc' },
     });
     const runIds = runs.map((r) => r.id);
-    // Ordered here, not by the statement: an ORDER BY on the start time tempts the planner to walk the
-    // workspace's (workspace_id, start_time) index over every span it has and filter, where the
-    // primary key (trace_id first) reads just these traces' spans (at most 100 traces' worth to sort).
-    const spans = (await call.db.traceSpan.findMany({ where: { workspaceId, traceId: { in: traceIds } } })).sort(
-      (a, b) =>
-        compareBigInt(a.startTimeUnixNano, b.startTimeUnixNano) ||
-        compareBigInt(a.endTimeUnixNano, b.endTimeUnixNano) ||
-        (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
-    );
+    // Ordered here (as a trace reads: start time, parents first), not by the statement: an ORDER BY on
+    // the start time tempts the planner to walk the workspace's (workspace_id, start_time) index over
+    // every span it has, where the primary key (trace_id first) reads just these traces' spans.
+    const spans = inStartOrder(await call.db.traceSpan.findMany({ where: { workspaceId, traceId: { in: traceIds } } }));
     const items = enabled.has('tool_loop')
       ? await call.db.runItem.findMany({
           where: { workspaceId, runId: { in: runIds }, kind: 'tool_call' },
@@ -299,5 +295,3 @@ export async function analystRunSelection(
 /** Finding analyses by id for `node(id)` (src/services/nodes.ts). */
 export const loadFindingAnalyses: NodeRowsLoader<FindingAnalysis> = (call, ids) =>
   call.db.findingAnalysis.findMany({ where: idsInWorkspace(call, ids) });
-
-const compareBigInt = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

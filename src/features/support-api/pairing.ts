@@ -13,6 +13,7 @@ import { inTransaction, type CallContext } from '../../services/call-context.js'
 import { requirePermission } from '../access/permissions.js';
 import { deviceSummary } from './devices.js';
 import { supportRuntime } from './runtime.js';
+import { isUniqueViolation } from '../../lib/unique-conflict.js';
 
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ23456789'; // no vowels (no words), no 0/O, 1/I
 export const POLL_INTERVAL_SECONDS = 2;
@@ -93,7 +94,7 @@ export async function requestPairing(call: CallContext<null>, input: PairingRequ
       });
       return { pairingId: row.id, userCode: row.userCode, pollSecret, expiresAt, pollIntervalSeconds: POLL_INTERVAL_SECONDS };
     } catch (error) {
-      if ((error as { code?: string }).code !== 'P2002' || attempt >= 5) throw error; // user code collision: draw again
+      if (!isUniqueViolation(error) || attempt >= 5) throw error; // user code collision: draw again
     }
   }
 }

@@ -21,7 +21,7 @@ export interface RunTrace {
  * request often do) put a parent before its children, then go by span id, so a trace always reads
  * the same way: span ids are random and say nothing about order.
  */
-function inStartOrder(spans: TraceSpan[]): TraceSpan[] {
+export function inStartOrder(spans: TraceSpan[]): TraceSpan[] {
   const parentOf = new Map(spans.map((span) => [span.spanId, span.parentSpanId]));
   const depthOf = (span: TraceSpan) => {
     let depth = 0;
