@@ -18,6 +18,20 @@ const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 const namedClaims = (statements: readonly Statement[]) =>
   statements.filter((s) => s.text.includes('AS a(id, attempt_id, trace_id)')).map((s) => s.values[0] as string[]);
 
+/**
+ * An agent of the offline model with a memory mount: preparing its run reads the mount's name, so with
+ * `memories` locked its preparation waits there.
+ */
+async function agentWithMemoryMount(t: TestApp): Promise<string> {
+  await insertModel(t, 'dev');
+  const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
+  const agent = await t.rest('POST', '/api/v1/agents', {
+    body: { name: 'slow to prepare', config: { model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'read' }] } },
+  });
+  expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+  return agent.body.id;
+}
+
 describe('claims', () => {
   let t: TestApp;
   let agentId: string;
@@ -61,14 +75,7 @@ describe('admission: RUN_PREPARING_LIMIT', () => {
   beforeAll(async () => {
     // Places held for as long as the test needs (the default gives a place up after a second).
     t = await startTestApp({ runWorkers: 8, runPreparingLimit: 2, runPreparingHoldMs: 600_000 });
-    await insertModel(t, 'dev');
-    // Preparing a run reads its memory mounts' names: with `memories` locked, a preparation waits there.
-    const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
-    const agent = await t.rest('POST', '/api/v1/agents', {
-      body: { name: 'admitted', config: { model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'read' }] } },
-    });
-    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    agentId = agent.body.id;
+    agentId = await agentWithMemoryMount(t);
   });
   afterAll(async () => {
     await t?.stop();
@@ -122,13 +129,7 @@ describe('admission: RUN_PREPARING_HOLD_MS', () => {
   let agentId: string;
   beforeAll(async () => {
     t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 50 });
-    await insertModel(t, 'dev');
-    const memory = (await t.rest('POST', '/api/v1/memories', { body: { name: 'Notes' } })).body;
-    agentId = (
-      await t.rest('POST', '/api/v1/agents', {
-        body: { name: 'slow to prepare', config: { model: 'dev', memory_mounts: [{ memory_id: memory.id, access: 'read' }] } },
-      })
-    ).body.id;
+    agentId = await agentWithMemoryMount(t);
   });
   afterAll(async () => {
     await t?.stop();

@@ -36,7 +36,7 @@ const settled = (id: string) =>
   );
 
 describe('thread inbox', () => {
-  it('starts a run at once when the thread is idle, then queues behind an active run', async () => {
+  it('starts a run at once when the thread is idle, then queues behind an active run; the promotion locks and reads the thread once', async () => {
     const held = streamGate(1);
     loopback.turns.push({ text: 'first done', gate: held.gate });
     const slow = await agentWith({ model: 'loop' });
@@ -54,13 +54,21 @@ describe('thread inbox', () => {
     const queued = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('two'), delivery: 'queue' } });
     expect(queued.body.entry).toMatchObject({ status: 'pending', position: 2, assigned_run_id: null, origin_run_id: first.body.run.id });
     expect(queued.body.run.id).toBe(first.body.run.id);
-    held.open();
-    expect((await settled(first.body.run.id)).output).toBe('first done');
-    const entry = await waitFor(
-      () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body),
-      (e) => e.status === 'completed',
-      'queued entry',
+    // From the first run's answer to the queued entry's run: the seal, the promotion, the next run.
+    const { result: entry, statements } = await recordStatements(async () => {
+      held.open();
+      expect((await settled(first.body.run.id)).output).toBe('first done');
+      return waitFor(
+        () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body),
+        (e) => e.status === 'completed',
+        'queued entry',
+      );
+    });
+    // The promotion's transaction reads the thread once, locking it (a lock, then a read, before).
+    const threadReads = statements.filter(
+      (s) => s.inTransaction && /^\s*SELECT\b/i.test(s.text) && /\bthreads\b/.test(s.text) && s.values.includes(thread.id),
     );
+    expect(threadReads.map((s) => /FOR UPDATE/.test(s.text))).toEqual([true]);
     const second = await getRun(entry.assigned_run_id);
     expect(second).toMatchObject({ trigger: 'queue', status: 'completed', source_entry_id: entry.id });
     const list = await t.rest('GET', `/api/v1/threads/${thread.id}/inbox`);
@@ -69,32 +77,6 @@ describe('thread inbox', () => {
       [2, 'completed'],
     ]);
     expect((await t.rest('GET', `/api/v1/threads/${thread.id}/inbox?status=pending`)).body.items).toEqual([]);
-  });
-
-  it('promotes a queued entry after the seal with its thread locked and read in one statement', async () => {
-    const held = streamGate(1);
-    loopback.turns.push({ text: 'first done', gate: held.gate });
-    const slow = await agentWith({ model: 'loop' });
-    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
-    const first = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: slow.id, payload: text('one') } });
-    const queued = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('two'), delivery: 'queue' } });
-    expect(queued.body.entry.status).toBe('pending');
-    // From the first run's answer to the queued entry's run: the seal, the promotion, the next run.
-    const { statements } = await recordStatements(async () => {
-      held.open();
-      await settled(first.body.run.id);
-      const entry = await waitFor(
-        () => t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.body.entry.id}`).then((r) => r.body),
-        (e) => e.status === 'completed',
-        'queued entry',
-      );
-      expect(await getRun(entry.assigned_run_id)).toMatchObject({ trigger: 'queue', status: 'completed' });
-    });
-    // The promotion's transaction reads the thread once, locking it (a lock, then a read, before).
-    const threadReads = statements.filter(
-      (s) => s.inTransaction && /^\s*SELECT\b/i.test(s.text) && /\bthreads\b/.test(s.text) && s.values.includes(thread.id),
-    );
-    expect(threadReads.map((s) => /FOR UPDATE/.test(s.text))).toEqual([true]);
   });
 
   it('interrupt cancels the active run and goes next', async () => {
