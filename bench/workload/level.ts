@@ -12,6 +12,7 @@ import type { Loopback } from './loopback.js';
 import { levelMetrics, scrape, type LevelMetrics } from './metrics.js';
 import { drawPlan, planInput, plannedStreamingMs, type Plan, type PlanKnobs, type Random } from './plan.js';
 import { judgeLevel, maxStreamingAtOnce, paceRatio, type Held } from './saturation.js';
+import { sinceEpoch } from './stamps.js';
 import { watchRun, type Received, type Transport } from './watch.js';
 
 export interface LevelContext {
@@ -42,6 +43,8 @@ export interface LevelResult {
   p50DelayMs: number;
   p99DelayMs: number;
   maxDelayMs: number;
+  /** From the POST of a conversation's first run to its first model request, p50 / p99 ms (the service's start of a run). */
+  startMs: { p50: number; p99: number };
   streamingAtOnce: number;
   atPace: number;
   medianPace: number;
@@ -62,6 +65,8 @@ let keys = 0;
 
 interface Conversation extends Received {
   plan: Plan;
+  /** When its first run was posted, ms since the epoch. */
+  postedAt?: number;
   runs: number;
   errors: string[];
   done: boolean;
@@ -70,6 +75,7 @@ interface Conversation extends Received {
 /** One conversation: the run, and its successors after each client-tool answer. */
 async function converse(ctx: LevelContext, conversation: Conversation): Promise<void> {
   try {
+    conversation.postedAt = sinceEpoch(ctx.epoch);
     let run = await ctx.rest.ok('POST', '/api/v1/runs', { agent_id: ctx.agentId, input: text(planInput(conversation.plan)) });
     for (;;) {
       conversation.runs += 1;
@@ -145,6 +151,10 @@ export async function runLevel(ctx: LevelContext, n: number, log: (step: string)
   const metricsEnd = await scrape(ctx.service.url, ctx.metricsToken);
   const peak = stopPeak();
   const dbAfter = await ctx.counters.read(ctx.settleMs);
+  const { firstRequests } = await ctx.loopback.stats();
+  const starts = conversations.flatMap((c) =>
+    c.postedAt !== undefined && firstRequests[c.plan.id] !== undefined ? [firstRequests[c.plan.id]! - c.postedAt] : [],
+  );
 
   const errors = conversations.flatMap((c) => c.errors);
   if (timedOut) errors.push(`${conversations.filter((c) => !c.done).length} conversations unfinished after ${ctx.timeoutMs / 1000} s`);
@@ -171,6 +181,7 @@ export async function runLevel(ctx: LevelContext, n: number, log: (step: string)
     p50DelayMs: percentile(delays, 50),
     p99DelayMs,
     maxDelayMs: delays.reduce((max, value) => Math.max(max, value), 0),
+    startMs: { p50: percentile(starts, 50), p99: percentile(starts, 99) },
     streamingAtOnce,
     atPace,
     medianPace: percentile(

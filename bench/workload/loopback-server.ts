@@ -4,17 +4,20 @@
 // emission time (stamps.ts); an MCP server (streamable HTTP, the MCP SDK) with a `fetch_document` tool;
 // and `GET /doc?bytes=N` for the http_request plugin. Prints `{"port": …}` on stdout when listening.
 //
-// Env: BENCH_EPOCH (wall-clock ms the stamps count from).
+// Env: BENCH_EPOCH (wall-clock ms the stamps count from); BENCH_MCP_LIST_MS (a range, `200-600`, or
+// one value; default 0): how long the MCP server takes to list its tools, as a server across a network
+// does — every run's preparation asks for the list.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { planFromText, type Plan, type Turn } from './plan.js';
+import { parseRange, planFromText, type Plan, type Turn } from './plan.js';
 import { formatToken, sinceEpoch } from './stamps.js';
 
 const EPOCH = Number(process.env.BENCH_EPOCH);
 if (!Number.isFinite(EPOCH)) throw new Error('BENCH_EPOCH is required');
+const MCP_LIST_MS = parseRange(process.env.BENCH_MCP_LIST_MS?.trim() || '0');
 /** How often the emitter wakes to write the tokens that are due (all streams in one pass). */
 const TICK_MS = 5;
 
@@ -41,6 +44,8 @@ const emitting = new Set<Emitting>();
 const turnsSeen = new Map<string, number>();
 let requests = 0;
 let unplanned = 0;
+/** When each plan's first model request arrived (ms since the epoch): the bench measures its run's start from it. */
+const firstRequests: Record<string, number> = {};
 
 function messageText(message: { content?: unknown }): string {
   if (typeof message.content === 'string') return message.content;
@@ -91,6 +96,7 @@ function chatCompletion(body: { messages?: { role: string; content?: unknown }[]
   res.write(frame('{"role":"assistant","content":""}'));
   // A turn past the plan (a retried request, say) answers at once and is counted: the bench reports it.
   const turnIndex = plan ? (turnsSeen.get(plan.id) ?? 0) : 0;
+  if (plan && turnIndex === 0) firstRequests[plan.id] ??= sinceEpoch(EPOCH);
   const turn = plan?.turns[turnIndex];
   if (!plan || !turn) {
     unplanned += 1;
@@ -108,15 +114,19 @@ function chatCompletion(body: { messages?: { role: string; content?: unknown }[]
 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'bench-documents', version: '1' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [
-      {
-        name: 'fetch_document',
-        description: 'Fetches a document of the given size.',
-        inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 1 } }, required: ['bytes'] },
-      },
-    ],
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const waitMs = MCP_LIST_MS.min + Math.random() * (MCP_LIST_MS.max - MCP_LIST_MS.min);
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    return {
+      tools: [
+        {
+          name: 'fetch_document',
+          description: 'Fetches a document of the given size.',
+          inputSchema: { type: 'object', properties: { bytes: { type: 'integer', minimum: 1 } }, required: ['bytes'] },
+        },
+      ],
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => ({
     content: [{ type: 'text', text: documentOf(Number(request.params.arguments?.bytes ?? 100)) }],
   }));
@@ -150,7 +160,7 @@ const http = createServer((req, res) => {
     if (url.pathname === '/stats')
       return void res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ requests, unplanned, emitting: emitting.size }));
+        .end(JSON.stringify({ requests, unplanned, emitting: emitting.size, firstRequests }));
     res.writeHead(404).end();
   });
 });

@@ -8,7 +8,13 @@ export interface Loopback {
   url: string;
   pid: number;
   cpuMs(): number;
-  stats(): Promise<{ requests: number; unplanned: number; emitting: number }>;
+  stats(): Promise<{
+    requests: number;
+    unplanned: number;
+    emitting: number;
+    /** When each plan's first model request arrived, ms since the bench's epoch. */
+    firstRequests: Record<string, number>;
+  }>;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ const kb = (bytes: number) => bytes / 1024;
 const ROWS: [string, (r: LevelResult) => string][] = [
   ['held (≥ 90 % at once and at pace, p99 ≤ limit, no errors)', (r) => (r.held.held ? 'yes' : `no: ${r.held.reasons.join('; ')}`)],
   ['token delay p50 / p99 / max ms', (r) => `${ms(r.p50DelayMs)} / ${ms(r.p99DelayMs)} / ${ms(r.maxDelayMs)}`],
+  ['POST → first model request p50 / p99 ms', (r) => `${ms(r.startMs.p50)} / ${ms(r.startMs.p99)}`],
   ['runs streaming at once (max) of N', (r) => `${r.streamingAtOnce} of ${r.n}`],
   ["runs at the model's pace; median streaming time ÷ model's", (r) => `${r.atPace} of ${r.n}; ${fixed(r.medianPace, 2)}×`],
   ['tokens received of planned; model runs (with successors)', (r) => `${r.tokens} of ${r.plannedTokens}; ${r.modelRuns}`],

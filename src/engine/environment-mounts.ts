@@ -22,6 +22,8 @@ export interface MountContext {
   run: Run;
   /** The parent run's environment mounts as the run's claim read them (read again when absent). */
   parentEnvironmentMounts?: EnvironmentMount[];
+  /** Told before the attempt waits for a sandbox to be provisioned (see ExecutionContext.onOutsideWait). */
+  onOutsideWait?: () => void;
 }
 
 /** The mount name of the environment the default template makes. */
@@ -110,6 +112,9 @@ export async function mountEnvironments(ctx: MountContext, config: RunAgentConfi
     if (mounts.length) await recordEnvironmentMounts(deps.db, run.id, mounts);
   }
   const environments = new RunEnvironments(ctx, templateId, mounts);
-  if (!mounts.length && templateId && !config.lazy_environment) await environments.provisionDefault();
+  if (!mounts.length && templateId && !config.lazy_environment) {
+    ctx.onOutsideWait?.();
+    await environments.provisionDefault();
+  }
   return environments;
 }

@@ -60,6 +60,12 @@ export interface ExecutionContext {
    * at once, and admits the next runs then.
    */
   onPrepared?: () => void;
+  /**
+   * Told when the preparation starts waiting on a server outside the service (a tool server listing
+   * its tools, a sandbox provisioned): the worker pool's bound on preparations is for the database's
+   * sake, so the attempt gives its place up then, as it does when prepared.
+   */
+  onOutsideWait?: () => void;
   /** The attempt's trace (its run span): model requests and tool calls add their spans to it. */
   trace?: AttemptTrace;
   /**
@@ -149,6 +155,7 @@ export async function prepareAttempt(ctx: ExecutionContext): Promise<PreparedAtt
     park: ctx.park,
     usage: ctx.usage,
     mcpHeaders: ctx.mcpHeaders,
+    onOutsideWait: ctx.onOutsideWait,
   });
 
   const forwardedCalls = approvedCalls.filter((call) => toolset.get(call.tool_name)?.execution.kind !== 'server');
@@ -181,6 +188,8 @@ async function runApprovedServerCalls(ctx: ExecutionContext, toolset: Toolset, a
   for (const entry of approved) {
     const runTool = toolset.get(entry.tool_name);
     if (runTool?.execution.kind !== 'server') continue;
+    // A tool's work (an HTTP request, a tool server's call) is the preparation's longest wait.
+    ctx.onOutsideWait?.();
     const record = new ToolCallRecord({ items: ctx.items, trace: ctx.trace }, callOf(entry), runTool, {
       source: toolset.sourceOf(entry.tool_name),
       approvedBy: 'user',

@@ -316,11 +316,12 @@ export class WorkerPool {
   }
 
   /**
-   * Starts a claimed run's attempt. It holds a place among those preparing until it is prepared, parks
-   * (an approved subagent call run before the first model request waits for a child run, which needs
-   * a place of its own), or has held it for preparingHoldMs (a preparation waiting on something slow
-   * outside the database — a sandbox provisioned, a tool server listing its tools — must not hold
-   * back the runs of others).
+   * Starts a claimed run's attempt. It holds a place among those preparing until it is prepared, starts
+   * waiting on a server outside the service (a tool server listing its tools, a sandbox provisioned:
+   * the bound is there for the database's pool, and a network wait of a few hundred ms per run would
+   * otherwise cap how fast the pool starts runs), parks (an approved subagent call run before the first
+   * model request waits for a child run, which needs a place of its own), or has held it for
+   * preparingHoldMs (a preparation held up anywhere else must not hold back the runs of others).
    */
   private startAttempt(claimed: Claimed) {
     this.preparing += 1;
@@ -440,6 +441,7 @@ export class WorkerPool {
           },
           onEnvironments: (environments) => (attempt.environments = environments),
           onPrepared: prepared,
+          onOutsideWait: prepared,
           trace,
         });
       } catch (error) {

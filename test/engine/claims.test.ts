@@ -1,8 +1,14 @@
 // How a worker pool takes runs, seen through real HTTP and the statements it sends: the runs created
 // while a claim is under way are claimed together in one statement, and the runs preparing at once
 // (claimed, not yet at their first model request) never exceed RUN_PREPARING_LIMIT — the others stay
-// accepted, their subscribers waiting for the claim, until a preparation ends. Claims are held in
-// PostgreSQL by table locks the test takes and releases, never by timing.
+// accepted, their subscribers waiting for the claim, until a preparation ends or starts waiting on a
+// server outside the service. Claims are held in PostgreSQL by table locks the test takes and releases,
+// and tool listings by an MCP server that answers when the test lets it, never by timing.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
@@ -152,5 +158,88 @@ describe('admission: RUN_PREPARING_HOLD_MS', () => {
       return created;
     });
     for (const run of runs) expect((await settleRun(t, run.id)).status).toBe('completed');
+  });
+});
+
+/**
+ * An MCP server (the SDK's, over streamable HTTP on a loopback port) whose tool listings wait until the
+ * test opens the gate, as a server across a slow network does; it counts the listings waiting.
+ */
+async function startGatedMcpServer() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const state = { listing: 0, open };
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const mcp = new McpServer({ name: 'slow lister', version: '1' }, { capabilities: { tools: {} } });
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => {
+      state.listing += 1;
+      await opened;
+      return { tools: [{ name: 'lookup', description: 'Looks something up.', inputSchema: { type: 'object' } }] };
+    });
+    // Stateless: one server and transport per request, as the SDK's stateless example does.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body.length ? JSON.parse(body.toString()) : undefined);
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    state,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('admission: a preparation waiting on a tool server', () => {
+  let t: TestApp;
+  let agentId: string;
+  let mcp: Awaited<ReturnType<typeof startGatedMcpServer>>;
+  beforeAll(async () => {
+    // One place, never given up by the hold: only the wait on the tool server can free it.
+    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    mcp = await startGatedMcpServer();
+    await insertModel(t, 'dev');
+    const provider = await t.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'slow', config: { url: mcp.url } } });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const connection = await t.rest('POST', '/api/v1/connections', {
+      body: { provider_id: provider.body.id, name: 'slow', config: { url: mcp.url } },
+    });
+    expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+    const agent = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'tool server', config: { model: 'dev', connection_tools: [{ connection_id: connection.body.id }] } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    agentId = agent.body.id;
+  });
+  afterAll(async () => {
+    mcp?.state.open();
+    await t?.stop();
+    await mcp?.close();
+  });
+
+  it('gives its place up while the server lists its tools: every run starts listing at once', async () => {
+    expect(mcp.state.listing).toBe(0);
+    const created = [];
+    for (let i = 0; i < 3; i += 1)
+      created.push((await t.rest('POST', '/api/v1/runs', { body: { agent_id: agentId, input: text(`run ${i}`) } })).body);
+    // With one place held through the listing, the second run would wait for the first's listing, which
+    // ends only when the MCP client gives up on it (15 s): the wait stops short of that.
+    await waitFor(
+      async () => mcp.state.listing,
+      (n) => n === 3,
+      'all three preparations to ask the tool server for its tools',
+      10_000,
+    );
+    for (const run of created) expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status).toBe('running');
+    mcp.state.open();
+    for (const run of created) expect((await settleRun(t, run.id)).status).toBe('completed');
   });
 });

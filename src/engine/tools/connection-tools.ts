@@ -85,6 +85,7 @@ async function listConnection(context: ToolSourceContext, entry: ConnectionTools
   const connection = await connectionForUse(deps, run.workspaceId, entry.connection_id);
   checkAllowedHost(connection, readDocument(runOptionsSchema, run.options, 'runs.options').configuration?.allowed_hosts);
   const { endpoint, key } = endpointFor(connection, headers);
+  context.onOutsideWait?.();
   try {
     const tools = await mcpPool(deps).use(key, endpoint, (client) => listMcpTools(client));
     return { entry, connection, tools: entry.tools ? tools.filter((tool) => entry.tools!.includes(tool.name)) : tools };

@@ -127,6 +127,8 @@ export interface ToolSourceContext {
   mcpHeaders?: McpHeaders;
   /** The attempt's usage, counted as it goes: subagent runs add theirs (absent outside an attempt). */
   usage?: Usage;
+  /** Told before a source waits on a server outside the service (see ExecutionContext.onOutsideWait). */
+  onOutsideWait?: () => void;
 }
 
 /**
