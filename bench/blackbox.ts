@@ -24,7 +24,7 @@ import type { Memory } from './blackbox/proc.js';
 import { freshServerDatabase, startService, type Service } from './blackbox/service.js';
 import { percentile } from './blackbox/stats.js';
 import { measureStartup, type StartupResult } from './blackbox/startup.js';
-import { README_FILE, RESULTS_FILE, machineAtStart, markdownTable, resultsHeader, withQuotedResults } from './blackbox/results-file.js';
+import { README_FILE, RUNS_RESULTS, machineAtStart, markdownTable, resultsHeader, withQuotedResults } from './blackbox/results-file.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PASSES = (process.env.BENCH_PASSES ?? 'embedded,server').split(',').map((pass) => pass.trim());
@@ -459,8 +459,8 @@ const sizes =
   `machine with the service (and with whatever else ran: see the load average).`;
 const document = [resultsHeader(machine), sizes, ...(startup ? [startupTable(startup)] : []), ...report(results)].join('\n\n') + '\n';
 console.log(`\n${document}`);
-mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-writeFileSync(RESULTS_FILE, document);
+mkdirSync(dirname(RUNS_RESULTS.path), { recursive: true });
+writeFileSync(RUNS_RESULTS.path, document);
 writeFileSync(README_FILE, withQuotedResults(readFileSync(README_FILE, 'utf8'), document));
 process.stderr.write(`written to bench/results/runs.md and quoted in README.md\n`);
 process.exit(0);

@@ -7,13 +7,16 @@
 // start at once, each watched by a subscriber; N grows until the p99 token delay passes the limit or
 // errors appear. See docs/benchmarks.md ("Workload benchmark") for the columns and the knobs.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { README_FILE, WORKLOAD_RESULTS, machineAtStart, resultsHeader, withQuotedResults } from './blackbox/results-file.js';
 import { Rest, Subscribers } from './blackbox/clients.js';
 import { freshServerDatabase, startService, type Service } from './blackbox/service.js';
 import { DatabaseCounters } from './workload/database.js';
 import { runLevel, type LevelContext, type LevelResult } from './workload/level.js';
 import { startLoopback, type Loopback } from './workload/loopback.js';
 import { parseRange, seededRandom, type PlanKnobs } from './workload/plan.js';
-import { printMode } from './workload/report.js';
+import { modeTable } from './workload/report.js';
 import { chooseTransport } from './workload/watch.js';
 
 const env = (name: string, fallback: string) => process.env[name]?.trim() || fallback;
@@ -44,6 +47,8 @@ const TIMEOUT_MS = num('BENCH_LEVEL_TIMEOUT_S', 900) * 1000;
 const FORCE_SNAPSHOTS = /^(1|true|yes)$/i.test(env('BENCH_SNAPSHOTS', 'false'));
 const SWEEP_ALL = /^(1|true|yes)$/i.test(env('BENCH_SWEEP_ALL', 'false'));
 const SEED = num('BENCH_SEED', 1);
+// Off for A/B pairs and quick looks, which must not rewrite the committed figures.
+const WRITE_RESULTS = !/^(0|false|no)$/i.test(env('BENCH_WRITE_RESULTS', 'true'));
 // Every conversation of the largest level is live at once: the service needs a worker slot for each,
 // up to the 1,000 slots RUN_WORKERS allows (above that, runs queue for a slot: their wait counts as delay).
 const RUN_WORKERS = env('BENCH_RUN_WORKERS', String(Math.min(1000, Math.max(...LEVELS) + 10)));
@@ -134,7 +139,8 @@ async function sweep(label: string, service: Service, loopback: Loopback, metric
       // The sweep stops where streaming falls behind or fails (BENCH_SWEEP_ALL runs every level anyway).
       if (!SWEEP_ALL && (result.p99DelayMs > P99_LIMIT_MS || result.errors.length > 0)) break;
     }
-    printMode(`${label}, ${transport}`, results);
+    tables.push(modeTable(`${label}, ${transport}`, results));
+    console.log(`\n${tables.at(-1)}`);
   } finally {
     await subscribers.close();
     await counters.close();
@@ -171,11 +177,24 @@ async function mode(name: string): Promise<void> {
   }
 }
 
-console.log(
-  `Workload benchmark: levels ${LEVELS.join(', ')}; turns ${KNOBS.turns.min}–${KNOBS.turns.max}, answers ${KNOBS.answerTokens.min}–${KNOBS.answerTokens.max} tokens, ` +
-    `${KNOBS.tokensPerSecond.min}–${KNOBS.tokensPerSecond.max} tokens/s, first token after ${KNOBS.ttftMs.min}–${KNOBS.ttftMs.max} ms, ` +
-    `client tool in ${KNOBS.clientToolShare * 100} % of runs, large results (${KNOBS.largeResultKb.min}–${KNOBS.largeResultKb.max} KB) in ${KNOBS.largeResultShare * 100} % of server tool calls; ` +
-    `${CONNECTIONS} graphql-ws connections; streaming window ${WINDOW_MS} ms, pace tolerance ${PACE_TOLERANCE}×.`,
-);
+const machine = machineAtStart();
+const span = (range: { min: number; max: number }) => (range.min === range.max ? `${range.min}` : `${range.min}–${range.max}`);
+const settings =
+  `Levels ${LEVELS.join(', ')} (a level runs N conversations at once, each watched by a subscriber from its creation); turns ${span(KNOBS.turns)}, answers ${span(KNOBS.answerTokens)} tokens, ` +
+  `${span(KNOBS.tokensPerSecond)} tokens/s, first token after ${span(KNOBS.ttftMs)} ms, ` +
+  `client tool in ${KNOBS.clientToolShare * 100} % of runs, large results (${span(KNOBS.largeResultKb)} KB) in ${KNOBS.largeResultShare * 100} % of server tool calls, ` +
+  `the tool server lists its tools in ${env('BENCH_MCP_LIST_MS', '0')} ms; ${CONNECTIONS} graphql-ws connections; a level is held when its p99 token delay is at most ${P99_LIMIT_MS} ms, ` +
+  `nothing failed and at least ${SHARE * 100} % of its runs streamed at once (within ${WINDOW_MS} ms) and within ${PACE_TOLERANCE}× the model's pace. ` +
+  `The service runs what \`npm start\` runs; its CPU and memory are read from /proc, the figures by the bench's clients outside its processes; ` +
+  `the clients and the loopback model share the machine with it (their CPU rows say how much they took).`;
+console.log(settings);
+const tables: string[] = [];
 for (const name of MODES) await mode(name);
+if (WRITE_RESULTS && tables.length) {
+  const document = [resultsHeader(machine, WORKLOAD_RESULTS.command), settings, ...tables].join('\n\n') + '\n';
+  mkdirSync(dirname(WORKLOAD_RESULTS.path), { recursive: true });
+  writeFileSync(WORKLOAD_RESULTS.path, document);
+  writeFileSync(README_FILE, withQuotedResults(readFileSync(README_FILE, 'utf8'), document, WORKLOAD_RESULTS));
+  process.stderr.write('written to bench/results/workload.md and quoted in README.md\n');
+}
 process.exit(0);

@@ -1,4 +1,5 @@
 // The sweep's table: one column per level of one mode, one row per figure.
+import { markdownTable } from '../blackbox/results-file.js';
 import type { LevelResult } from './level.js';
 
 const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -50,13 +51,10 @@ const ROWS: [string, (r: LevelResult) => string][] = [
   ['errors', (r) => (r.errors.length ? `${r.errors.length}: ${r.errors[0]}` : '0')],
 ];
 
-export function printMode(label: string, levels: LevelResult[]): void {
+/** One mode's table, a column per level, and the largest level it held. */
+export function modeTable(label: string, levels: LevelResult[]): string {
   const header = [label, ...levels.map((level) => `N=${level.n}`)];
   const rows = ROWS.map(([name, cell]) => [name, ...levels.map(cell)]);
-  const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
-  console.log(`\n${line(header)}\n|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`);
-  for (const row of rows) console.log(line(row));
   const held = levels.filter((level) => level.held.held).map((level) => level.n);
-  console.log(`largest N held (${label}): ${held.length ? Math.max(...held) : 'none'}`);
+  return `${markdownTable(header, rows)}\n\nlargest N held (${label}): ${held.length ? Math.max(...held) : 'none'}`;
 }
