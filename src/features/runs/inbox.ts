@@ -297,7 +297,9 @@ export async function forkRun(
 ): Promise<DeliveryResult> {
   requirePermission(call.actor, 'write');
   const key = validateIdempotencyKey(idempotencyKey, true)!;
-  const source = await getRun(call, runId);
+  // An unknown run answers 404 before the payload's checks and the key's replay or conflict; the effect
+  // reads the run and its thread again inside the key's transaction.
+  await getRun(call, runId);
   const payload = await attachAssets(call, validateMessage(input.payload, 'payload')!, 'payload');
   const options = normalizeRunOptions(input.options);
   let committed: DeliveryResult | null = null;
@@ -344,7 +346,6 @@ export async function forkRun(
       return { entry_id: created.sourceEntryId!, run_id: created.id };
     },
   });
-  void source;
   const answer = committed ?? (await loadResult(call, value.entry_id)); // a replay: as it is now
   announceThreadChanged(call.events, answer.thread.id);
   return answer;
