@@ -76,9 +76,12 @@ const partText = (parts: { content?: { $case: string; value: unknown } }[]) =>
   parts.map((part) => (part.content?.$case === 'text' ? (part.content.value as string) : '')).join('');
 const answerOf = (task: Task) => task.artifacts.map((artifact) => partText(artifact.parts)).join('');
 
-async function collect(stream: AsyncGenerator<StreamResponse>) {
+async function collect(stream: AsyncGenerator<StreamResponse>, onEvent?: (event: StreamResponse) => void) {
   const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
+  for await (const event of stream) {
+    events.push(event);
+    onEvent?.(event);
+  }
   return events;
 }
 const streamedText = (events: StreamResponse[]) =>
@@ -143,8 +146,16 @@ describe('A2A at /a2a/{agent_id}', () => {
     const held = streamGate(2);
     loopback.turns.push({ text: 'Hello world', gate: held.gate });
     const client = await peer(streaming.id);
-    const streamed = collect(client.sendMessageStream(request(userMessage('stream please'))));
+    let sawFirstText!: () => void;
+    const firstText = new Promise<void>((resolve) => (sawFirstText = resolve));
+    const streamed = collect(client.sendMessageStream(request(userMessage('stream please'))), (event) => {
+      if (event.payload?.$case === 'artifactUpdate') sawFirstText();
+    });
     await held.reached;
+    // The text before the gate reaches the peer before the rest is written: the stream carries it in
+    // more than one update whatever the machine's speed (on a busy one, the service could otherwise
+    // read the whole answer in one network read and send it in one update).
+    await firstText;
     const listed = (await t.rest('GET', `/api/v1/runs?agent_id=${streaming.id}`)).body.items as { id: string }[];
     expect(listed).toHaveLength(1);
     const runId = listed[0]!.id;
