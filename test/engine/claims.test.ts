@@ -4,14 +4,11 @@
 // accepted, their subscribers waiting for the claim, until a preparation ends or starts waiting on a
 // server outside the service. Claims are held in PostgreSQL by table locks the test takes and releases,
 // and tool listings by an MCP server that answers when the test lets it, never by timing.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { insertModel } from '../helpers/fixtures.js';
+import { startSdkMcpServer } from '../helpers/mcp-servers.js';
 import { recordStatements, type Statement } from '../helpers/query-plans.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
@@ -162,40 +159,21 @@ describe('admission: RUN_PREPARING_HOLD_MS', () => {
 });
 
 /**
- * An MCP server (the SDK's, over streamable HTTP on a loopback port) whose tool listings wait until the
- * test opens the gate, as a server across a slow network does; it counts the listings waiting.
+ * An MCP server whose tool listings wait until the test opens the gate, as a server across a slow
+ * network does; it counts the listings waiting.
  */
 async function startGatedMcpServer() {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   const state = { listing: 0, open };
-  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
-    const mcp = new McpServer({ name: 'slow lister', version: '1' }, { capabilities: { tools: {} } });
+  const server = await startSdkMcpServer((mcp) =>
     mcp.setRequestHandler(ListToolsRequestSchema, async () => {
       state.listing += 1;
       await opened;
       return { tools: [{ name: 'lookup', description: 'Looks something up.', inputSchema: { type: 'object' } }] };
-    });
-    // Stateless: one server and transport per request, as the SDK's stateless example does.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body.length ? JSON.parse(body.toString()) : undefined);
-  };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    state,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+    }),
+  );
+  return { state, ...server };
 }
 
 describe('admission: a preparation waiting on a tool server', () => {

@@ -3,14 +3,11 @@
 // When one call's request fails at the transport (the server answers HTTP 500), the pool retires the
 // client, but the calls still in flight on it must finish with their own answers, not with
 // "Connection closed" (closing the client rejects every call pending on it).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpClientPool } from '../../src/engine/tools/mcp-pool.js';
 import { connectMcpClient, toolResultValue, type McpEndpoint } from '../../src/providers/mcp-client.js';
+import { startSdkMcpServer } from '../helpers/mcp-servers.js';
 
 /** Settled from outside: the server's signals to the test (a call arrived) and the test's to the server (answer it). */
 function gate() {
@@ -19,52 +16,38 @@ function gate() {
   return { open, opened };
 }
 
-let server: Server;
+let server: { url: string; close(): Promise<void> };
 let endpoint: McpEndpoint;
 /** Sessions the server saw initialized (each pooled client opens one). */
 let initializations = 0;
 let heldArrived = gate();
 let releaseHeld = gate();
 
-function mcpServer(): McpServer {
-  const mcp = new McpServer({ name: 'pool-test', version: '1' }, { capabilities: { tools: {} } });
-  mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [{ name: 'held', description: 'Answers when the test lets it.', inputSchema: { type: 'object' } }],
-  }));
-  mcp.setRequestHandler(CallToolRequestSchema, async () => {
-    heldArrived.open();
-    await releaseHeld.opened;
-    return { content: [{ type: 'text', text: 'held answer' }] };
-  });
-  return mcp;
-}
-
-async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
-  const message = body.length ? JSON.parse(body.toString()) : undefined;
-  // A tool named "broken" fails at the transport: the request is answered with HTTP 500.
-  if (message?.method === 'tools/call' && message.params?.name === 'broken') return void res.writeHead(500).end('broken');
-  if (message?.method === 'initialize') initializations += 1;
-  // Stateless: one server and transport per request, as the SDK's stateless example does.
-  const mcp = mcpServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  res.on('close', () => void transport.close());
-  await mcp.connect(transport);
-  await transport.handleRequest(req, res, message);
-}
-
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  endpoint = { config: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` }, credential: null, fetch };
+  server = await startSdkMcpServer(
+    (mcp) => {
+      mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [{ name: 'held', description: 'Answers when the test lets it.', inputSchema: { type: 'object' } }],
+      }));
+      mcp.setRequestHandler(CallToolRequestSchema, async () => {
+        heldArrived.open();
+        await releaseHeld.opened;
+        return { content: [{ type: 'text', text: 'held answer' }] };
+      });
+    },
+    (message, res) => {
+      if (message?.method === 'initialize') initializations += 1;
+      // A tool named "broken" fails at the transport: the request is answered with HTTP 500.
+      if (message?.method !== 'tools/call' || message.params?.name !== 'broken') return false;
+      res.writeHead(500).end('broken');
+      return true;
+    },
+  );
+  endpoint = { config: { url: server.url }, credential: null, fetch };
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await server?.close();
 });
 
 describe('the MCP client pool with a real server', () => {

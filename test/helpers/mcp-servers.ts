@@ -2,10 +2,13 @@
 // over streamable HTTP as a child process on a loopback port, fronted by a small loopback proxy that
 // records every request's headers and refuses (401) requests without the expected bearer token —
 // the reference server itself checks no credential. Over stdio, the same server as a command line.
+// And a server of the test's own, built with the MCP SDK, for tests that decide how it answers.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { freePort } from './process.js';
 
 const require = createRequire(import.meta.url);
@@ -72,4 +75,38 @@ export async function startEverythingServer(token: string | null = null): Promis
     await exited;
   };
   return state;
+}
+
+/**
+ * An MCP server of the SDK over streamable HTTP on a loopback port, stateless (one server and transport
+ * per request, as the SDK's stateless example does). `handlers` sets its request handlers; `intercept`
+ * may answer a JSON-RPC message itself first (at the HTTP level: a 500, say) and returns whether it did.
+ */
+export async function startSdkMcpServer(
+  handlers: (server: McpServer) => void,
+  intercept?: (message: { method?: string; params?: { name?: string } } | undefined, res: ServerResponse) => boolean,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const message = body.length ? JSON.parse(body.toString()) : undefined;
+    if (intercept?.(message, res)) return;
+    const server = new McpServer({ name: 'test server', version: '1' }, { capabilities: { tools: {} } });
+    handlers(server);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, message);
+  };
+  const http: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
 }
