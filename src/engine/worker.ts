@@ -29,7 +29,7 @@ import {
   claimQueued,
   claimRun,
   expiredRuns,
-  extendLease,
+  extendLeases,
   handBack,
   requeueRun,
   RUN_ACCEPTED_CHANNEL,
@@ -104,6 +104,9 @@ export class WorkerPool {
   private claimAgain = false;
   private claimLoopDone: Promise<void> = Promise.resolve();
   private recoveryTimer: NodeJS.Timeout | null = null;
+  /** The heartbeat of the attempts running here (keepLeases), and whether its statement is out. */
+  private leaseTimer: NodeJS.Timeout | null = null;
+  private extending = false;
   /** Wake-ups (announced runs); dropped first when the pool stops. */
   private readonly wakeUnsubscribers: (() => void)[] = [];
   /** Cancel requests; kept while running attempts finish. */
@@ -375,6 +378,34 @@ export class WorkerPool {
     };
   }
 
+  /**
+   * One heartbeat for every attempt running here: a timer while there are any, and one statement per
+   * beat extending all their leases (extendLeases). A beat whose statement has not come back yet
+   * (the database slow or away) is skipped rather than queued behind it.
+   */
+  private keepLeases() {
+    this.leaseTimer ??= setInterval(() => void this.extendLeases(), Math.min(HEARTBEAT_MS, this.leaseMs / 3));
+  }
+
+  private stopLeases() {
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.leaseTimer = null;
+  }
+
+  private async extendLeases() {
+    if (this.extending || !this.active.size) return;
+    this.extending = true;
+    try {
+      const extended = await extendLeases(this.deps.db, [...this.active.keys()], this.id, this.leaseMs);
+      const local = localRuns(this.deps.events);
+      for (const runId of extended) local.extended(runId, this.leaseMs);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, worker: this.id, runs: this.active.size }, 'lease heartbeat failed');
+    } finally {
+      this.extending = false;
+    }
+  }
+
   private async execute({ run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan }: Claimed, prepared: () => void) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
@@ -393,17 +424,7 @@ export class WorkerPool {
     };
     let finish!: () => void;
     this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
-    const heartbeat = setInterval(
-      () => {
-        void extendLease(this.deps.db, run.id, this.id, this.leaseMs).then(
-          (extended) => {
-            if (extended) localRuns(this.deps.events).extended(run.id, this.leaseMs);
-          },
-          (error) => this.deps.logger.warn({ err: error, runId: run.id }, 'lease heartbeat failed'),
-        );
-      },
-      Math.min(HEARTBEAT_MS, this.leaseMs / 3),
-    );
+    this.keepLeases();
     try {
       // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
       let lastOrdinal = run.attempts <= 1 ? 0 : await lastItemOrdinal(this.deps.db, run.id);
@@ -514,8 +535,8 @@ export class WorkerPool {
       // feed starting now reads the database: the entry goes before the tail).
       localRuns(this.deps.events).ended(run.id);
       opened?.close(committed);
-      clearInterval(heartbeat);
       this.active.delete(run.id);
+      if (!this.active.size) this.stopLeases();
       finish();
       prepared();
       this.claimLoop();

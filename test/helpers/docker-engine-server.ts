@@ -69,7 +69,14 @@ export interface EngineTls {
 }
 
 export async function startDockerEngineServer(
-  options: { pullable?: string[]; images?: string[]; tls?: EngineTls; flavour?: 'docker' | 'podman' } = {},
+  options: {
+    pullable?: string[];
+    images?: string[];
+    tls?: EngineTls;
+    flavour?: 'docker' | 'podman';
+    /** Awaited before a request (`METHOD /path`) is answered: a test holds the engine with it. */
+    gate?: (request: string) => Promise<void>;
+  } = {},
 ): Promise<DockerEngineServer> {
   const podman = options.flavour === 'podman';
   const dir = mkdtempSync(join(tmpdir(), 'wsa-fake-docker-'));
@@ -102,6 +109,7 @@ export async function startDockerEngineServer(
     const url = new URL(req.url!, 'http://docker');
     const path = url.pathname.replace(/^\/v\d+\.\d+/, '');
     requests.push(`${req.method} ${path}`);
+    await options.gate?.(`${req.method} ${path}`);
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && path === '/_ping') {
       res.writeHead(200, { 'content-type': 'text/plain', 'api-version': '1.45' }).end('OK');
