@@ -583,7 +583,6 @@ export async function announceQueuedRuns(db: Pick<Db, '$queryRaw'>, workspaceId:
     ) q`;
 }
 
-/** The worker that holds a running run extends its lease. */
 /**
  * Extends the leases of the runs a worker runs, in one statement for all of them (one per heartbeat
  * and process, not one per run: at a thousand live runs the per-run heartbeats were a sixth of the
