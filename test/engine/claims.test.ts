@@ -354,9 +354,10 @@ describe('leases: one heartbeat for every run of a process', () => {
   let t: TestApp;
   let agentId: string;
   beforeAll(async () => {
-    // A short lease: its heartbeat beats every 500 ms, and a run whose lease lapsed is taken over
-    // (a new attempt) by the recovery sweep, which looks every 750 ms.
-    t = await startTestApp({ runWorkers: 8, runLeaseMs: 1_500 });
+    // A short lease: its heartbeat beats every second, and a run whose lease lapsed is taken over (a
+    // new attempt) by the recovery sweep, which looks every 1.5 s. A lapse needs two seconds without a
+    // beat: a busy machine's stalls stay well under that.
+    t = await startTestApp({ runWorkers: 8, runLeaseMs: 3_000 });
     agentId = await agentWithMemoryMount(t);
   });
   afterAll(async () => {
@@ -374,7 +375,7 @@ describe('leases: one heartbeat for every run of a process', () => {
           async () => heartbeats(statements).filter((named) => named.join() === ids.join()).length,
           (n) => n >= 4,
           'four heartbeats naming all three runs',
-          10_000,
+          15_000,
         );
         await release();
         return created;
