@@ -7,13 +7,12 @@
 // takes and releases, and the outside waits by loopback servers that answer when the test lets them,
 // never by timing.
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startDockerEngineServer, type DockerEngineServer } from '../helpers/docker-engine-server.js';
 import { insertModel } from '../helpers/fixtures.js';
 import { startSdkMcpServer } from '../helpers/mcp-servers.js';
+import { startWebServer, type WebServer } from '../helpers/web-servers.js';
 import { recordStatements, type Statement } from '../helpers/query-plans.js';
 import { settleRun } from '../helpers/runs.js';
 import { waitFor } from '../helpers/wait.js';
@@ -167,68 +166,6 @@ describe('admission: RUN_PREPARING_HOLD_MS', () => {
   });
 });
 
-/**
- * An MCP server whose tool listings wait until the test opens the gate, as a server across a slow
- * network does; it counts the listings waiting.
- */
-async function startGatedMcpServer() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  const state = { listing: 0, open };
-  const server = await startSdkMcpServer((mcp) =>
-    mcp.setRequestHandler(ListToolsRequestSchema, async () => {
-      state.listing += 1;
-      await opened;
-      return { tools: [{ name: 'lookup', description: 'Looks something up.', inputSchema: { type: 'object' } }] };
-    }),
-  );
-  return { state, ...server };
-}
-
-describe('admission: a preparation waiting on a tool server', () => {
-  let t: TestApp;
-  let agentId: string;
-  let mcp: Awaited<ReturnType<typeof startGatedMcpServer>>;
-  beforeAll(async () => {
-    // One place, never given up by the hold: only the wait on the tool server can free it.
-    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
-    mcp = await startGatedMcpServer();
-    await insertModel(t, 'dev');
-    const provider = await t.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'slow', config: { url: mcp.url } } });
-    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
-    const connection = await t.rest('POST', '/api/v1/connections', {
-      body: { provider_id: provider.body.id, name: 'slow', config: { url: mcp.url } },
-    });
-    expect(connection.status, JSON.stringify(connection.body)).toBe(201);
-    const agent = await t.rest('POST', '/api/v1/agents', {
-      body: { name: 'tool server', config: { model: 'dev', connection_tools: [{ connection_id: connection.body.id }] } },
-    });
-    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
-    agentId = agent.body.id;
-  });
-  afterAll(async () => {
-    mcp?.state.open();
-    await t?.stop();
-    await mcp?.close();
-  });
-
-  it('gives its place up while the server lists its tools: every run starts listing at once', async () => {
-    expect(mcp.state.listing).toBe(0);
-    const created = await startRuns(t, agentId);
-    // With one place held through the listing, the second run would wait for the first's listing, which
-    // ends only when the MCP client gives up on it (15 s): the wait stops short of that.
-    await waitFor(
-      async () => mcp.state.listing,
-      (n) => n === 3,
-      'all three preparations to ask the tool server for its tools',
-      10_000,
-    );
-    for (const run of created) expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status).toBe('running');
-    mcp.state.open();
-    for (const run of created) expect((await settleRun(t, run.id)).status).toBe('completed');
-  });
-});
-
 /** A gate a test opens once: `enter` counts who waits at it, and resolves when it is open. */
 function gate() {
   let open!: () => void;
@@ -252,27 +189,65 @@ function gate() {
   return state;
 }
 
-/** A loopback HTTP server whose answers wait at `held` (the tool calls' far end). */
-async function startGatedHttpServer(held: ReturnType<typeof gate>) {
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    void held.enter().then(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      }),
-  };
+type Gate = ReturnType<typeof gate>;
+
+/**
+ * An MCP server whose tool listings wait at `listings` until the test opens it, as a server across a
+ * slow network does.
+ */
+function startGatedMcpServer(listings: Gate) {
+  return startSdkMcpServer((mcp) =>
+    mcp.setRequestHandler(ListToolsRequestSchema, async () => {
+      await listings.enter();
+      return { tools: [{ name: 'lookup', description: 'Looks something up.', inputSchema: { type: 'object' } }] };
+    }),
+  );
 }
+
+describe('admission: a preparation waiting on a tool server', () => {
+  let t: TestApp;
+  let agentId: string;
+  let mcp: Awaited<ReturnType<typeof startGatedMcpServer>>;
+  const listings = gate();
+  beforeAll(async () => {
+    // One place, never given up by the hold: only the wait on the tool server can free it.
+    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    mcp = await startGatedMcpServer(listings);
+    await insertModel(t, 'dev');
+    const provider = await t.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'slow', config: { url: mcp.url } } });
+    expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+    const connection = await t.rest('POST', '/api/v1/connections', {
+      body: { provider_id: provider.body.id, name: 'slow', config: { url: mcp.url } },
+    });
+    expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+    const agent = await t.rest('POST', '/api/v1/agents', {
+      body: { name: 'tool server', config: { model: 'dev', connection_tools: [{ connection_id: connection.body.id }] } },
+    });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    agentId = agent.body.id;
+  });
+  afterAll(async () => {
+    listings.open();
+    await t?.stop();
+    await mcp?.close();
+  });
+
+  it('gives its place up while the server lists its tools: every run starts listing at once', async () => {
+    expect(listings.waiting).toBe(0);
+    const created = await startRuns(t, agentId);
+    // With one place held through the listing, the second run would wait for the first's listing, which
+    // ends only when the MCP client gives up on it (15 s): the wait stops short of that.
+    await listings.reached(3, 'all three preparations to ask the tool server for its tools');
+    for (const run of created) expect((await t.rest('GET', `/api/v1/runs/${run.id}`)).body.status).toBe('running');
+    listings.open();
+    for (const run of created) expect((await settleRun(t, run.id)).status).toBe('completed');
+  });
+});
 
 describe('admission: a preparation waiting on a sandbox or on an approved call', () => {
   let t: TestApp;
   let engine: DockerEngineServer;
-  let target: Awaited<ReturnType<typeof startGatedHttpServer>>;
+  let target: WebServer;
   const creates = gate();
   const answers = gate();
   beforeAll(async () => {
@@ -280,7 +255,11 @@ describe('admission: a preparation waiting on a sandbox or on an approved call',
       pullable: ['alpine:3.20'],
       gate: (request) => (request === 'POST /containers/create' ? creates.enter() : Promise.resolve()),
     });
-    target = await startGatedHttpServer(answers);
+    // The approved calls' far end: it answers when the test opens `answers`.
+    target = await startWebServer(async () => {
+      await answers.enter();
+      return { json: { ok: true } };
+    });
     // One place, never given up by the hold: only the wait outside the service can free it.
     t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
     await insertModel(t, 'dev');
