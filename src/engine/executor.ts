@@ -104,7 +104,7 @@ async function turnLoop(ctx: ExecutionContext, usage: Usage, budgets: BudgetGuar
         code: 'budget_exceeded',
         message: `the budget "${spent.name}" (${spent.id}) is spent for this ${spent.period}`,
       });
-    if (usage.requests > 0) {
+    if (usage.requests > 0 && (ctx.steerHinted?.() ?? true)) {
       // Entries delivered with `steer` join the conversation at this model request.
       for (const steered of await takeSteerEntries(ctx.call, run, usage.requests)) {
         items.open('user_message', { role: 'user', content: steered.content, steered: true }, 'completed');

@@ -66,6 +66,12 @@ export interface ExecutionContext {
    * sake, so the attempt gives its place up then, as it does when prepared.
    */
   onOutsideWait?: () => void;
+  /**
+   * Whether the run's thread may hold a pending steer entry since the attempt last asked (the worker
+   * pool's hints, engine/steer-hints.ts); absent outside a worker, where every model request after
+   * the first reads the steer entries.
+   */
+  steerHinted?: () => boolean;
   /** The attempt's trace (its run span): model requests and tool calls add their spans to it. */
   trace?: AttemptTrace;
   /**

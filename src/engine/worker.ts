@@ -34,12 +34,14 @@ import {
   requeueRun,
   RUN_ACCEPTED_CHANNEL,
   RUN_CANCEL_CHANNEL,
+  RUN_STEER_CHANNEL,
   sealRun,
   takeOverExpired,
   type ClaimedRun,
   type SpanLink,
 } from '../features/runs/run-lifecycle.js';
 import { AttemptTrace } from './attempt-trace.js';
+import { SteerHints } from './steer-hints.js';
 import { newTraceId } from '../traces/run-tracer.js';
 import { isAppError } from '../lib/errors.js';
 import { announceRunChanged, announceThreadChanged } from '../services/event-topics.js';
@@ -68,6 +70,7 @@ interface Claimed {
   parentPending: Pending | null;
   parentEnvironmentMounts: EnvironmentMount[];
   parentSpan: SpanLink | null;
+  steerPending: boolean;
 }
 
 export interface WorkerPoolOptions {
@@ -89,6 +92,7 @@ export interface WorkerPoolOptions {
 
 interface RunningAttempt {
   controller: AbortController;
+  threadId: string;
   /** Settles when the attempt has sealed its run, handed it back, or given up. */
   finished: Promise<void>;
 }
@@ -96,6 +100,8 @@ interface RunningAttempt {
 export class WorkerPool {
   readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly active = new Map<string, RunningAttempt>();
+  /** Threads whose attempt here reads its steer entries at its next model request. */
+  private readonly steerHints = new SteerHints();
   /** Running attempts parked while they wait for another run (a subagent's): they hold no slot. */
   private parked = 0;
   private stopped = false;
@@ -183,6 +189,16 @@ export class WorkerPool {
     this.cancelUnsubscribers.push(
       await this.options.listener.subscribe(RUN_CANCEL_CHANNEL, (runId) =>
         this.active.get(runId)?.controller.abort(new Error('cancelled')),
+      ),
+    );
+    // A lost listener connection may have missed steer hints: every running attempt reads its steer entries once.
+    this.cancelUnsubscribers.push(
+      await this.options.listener.subscribe(
+        RUN_STEER_CHANNEL,
+        (threadId) => this.steerHints.hint(threadId),
+        () => {
+          for (const attempt of this.active.values()) this.steerHints.hint(attempt.threadId);
+        },
       ),
     );
     this.wakeUnsubscribers.push(this.listen('runAccepted', (payload) => this.wake(payload.runId)));
@@ -375,6 +391,7 @@ export class WorkerPool {
       parentPending: claimed.parentPending as Pending | null,
       parentEnvironmentMounts: readEnvironmentMounts(claimed.parentEnvironmentMounts),
       parentSpan: claimed.parentSpan,
+      steerPending: claimed.steerPending,
     };
   }
 
@@ -406,7 +423,10 @@ export class WorkerPool {
     }
   }
 
-  private async execute({ run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan }: Claimed, prepared: () => void) {
+  private async execute(
+    { run, history, mcpHeaders, parentPending, parentEnvironmentMounts, parentSpan, steerPending }: Claimed,
+    prepared: () => void,
+  ) {
     const controller = new AbortController();
     let opened: RunItemStream | undefined;
     // False when the attempt ended by an error of its own (e.g. its seal failed with the database
@@ -423,7 +443,8 @@ export class WorkerPool {
       trace.end(outcome);
     };
     let finish!: () => void;
-    this.active.set(run.id, { controller, finished: new Promise<void>((resolve) => (finish = resolve)) });
+    this.active.set(run.id, { controller, threadId: run.threadId, finished: new Promise<void>((resolve) => (finish = resolve)) });
+    if (steerPending) this.steerHints.hint(run.threadId);
     this.keepLeases();
     try {
       // A first attempt starts with no items; later attempts continue after what earlier ones wrote.
@@ -463,6 +484,7 @@ export class WorkerPool {
           onEnvironments: (environments) => (attempt.environments = environments),
           onPrepared: prepared,
           onOutsideWait: prepared,
+          steerHinted: () => this.steerHints.take(run.threadId),
           trace,
         });
       } catch (error) {

@@ -126,7 +126,7 @@ describe('thread inbox', () => {
     expect(items.some((i: { kind: string; content: { steered?: boolean } }) => i.kind === 'user_message' && i.content.steered)).toBe(true);
   });
 
-  it('a model request with no steer pending reads the queue once, without a transaction', async () => {
+  it('a model request reads the steer queue only when a steer entry was delivered to its thread', async () => {
     const { statements } = await recordStatements(async () => {
       loopback.turns.push(
         { tool: { id: 'call_q1', name: 'missing_tool', arguments: {} } },
@@ -137,11 +137,72 @@ describe('thread inbox', () => {
       const run = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('go') } })).body;
       expect(await settled(run.id)).toMatchObject({ status: 'completed', output: 'done' });
     });
-    const reads = statements
-      .filter((statement) => statement.text.includes('"inbox_entries"') && statement.text.includes('"delivery"'))
-      .map(({ inTransaction }) => ({ inTransaction }));
-    // Three model requests: before each after the first, one read, in no transaction.
-    expect(reads).toEqual([{ inTransaction: false }, { inTransaction: false }]);
+    // Three model requests and no steer: the claim said none was pending and no NOTIFY came, so no read.
+    const reads = statements.filter((statement) => statement.text.includes('"inbox_entries"') && statement.text.includes('"delivery"'));
+    expect(reads).toEqual([]);
+  });
+
+  it('an edit that makes a pending entry steer joins the active run at its next model request', async () => {
+    const held = streamGate();
+    loopback.turns.push({ tool: { id: 'call_e1', name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: 'steered late' });
+    const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('begin') } }))
+      .body;
+    await held.reached;
+    const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('join in after all') } })).body;
+    const requestsBefore = loopback.requests.length;
+    const edited = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, {
+      headers: { 'if-match': '*' },
+      body: { delivery: 'steer' },
+    });
+    expect(edited.body.entry).toMatchObject({ delivery: 'steer', status: 'pending' });
+    held.open();
+    expect(await settled(first.run.id)).toMatchObject({ status: 'completed', output: 'steered late' });
+    expect(userTexts(loopback.requests[requestsBefore]!)).toEqual(['begin', 'join in after all']);
+    expect((await t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`)).body).toMatchObject({
+      status: 'incorporated',
+      assigned_run_id: first.run.id,
+    });
+  });
+
+  it('a steer no worker heard of (delivered before any listened) joins the run that claims it', async () => {
+    // The first instance runs no workers: its run stays accepted, and its steer's NOTIFY reaches no one.
+    const front = await startTestApp({ runWorkers: 0, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    let worker: TestApp | undefined;
+    try {
+      await addLoopbackModel(front, loopback, 'loop');
+      const agent = (
+        await front.rest('POST', '/api/v1/agents', { body: { name: 'claimed', config: { model: 'loop', retries: { tools: 1 } } } })
+      ).body;
+      const thread = (await front.rest('POST', '/api/v1/threads', { body: {} })).body;
+      const first = (
+        await front.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('opening') } })
+      ).body;
+      expect(first.run.status).toBe('accepted');
+      const steer = (
+        await front.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('heard at the claim'), delivery: 'steer' } })
+      ).body;
+      expect(steer.entry.status).toBe('pending');
+      loopback.turns.push({ tool: { id: 'call_c1', name: 'missing_tool', arguments: {} } }, { text: 'claimed with it' });
+      const requestsBefore = loopback.requests.length;
+      // A second instance with workers claims the run: the claim reads that a steer entry is pending.
+      worker = await startTestApp({ allowPlainHttpEndpoints: ['127.0.0.1'] }, front);
+      const run = await waitFor(
+        () => front.rest('GET', `/api/v1/runs/${first.run.id}`).then((r) => r.body),
+        (r) => ['completed', 'failed'].includes(r.status),
+        'claimed run',
+      );
+      expect(run).toMatchObject({ status: 'completed', output: 'claimed with it' });
+      expect(userTexts(loopback.requests[requestsBefore + 1]!)).toEqual(['opening', 'heard at the claim']);
+      expect((await front.rest('GET', `/api/v1/threads/${thread.id}/inbox/${steer.entry.id}`)).body).toMatchObject({
+        status: 'incorporated',
+        assigned_run_id: first.run.id,
+      });
+    } finally {
+      await worker?.stop();
+      await front.stop();
+    }
   });
 
   it('edits pending entries only, with the thread ETag', async () => {

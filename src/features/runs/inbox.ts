@@ -12,7 +12,7 @@ import { checkIfMatch, formatEtag } from '../../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { storedLabels } from '../../lib/labels.js';
-import { SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
+import { RUN_STEER_CHANNEL, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
 import { assertAgentTakesRuns } from '../agents/agents.js';
 import { newRunFacts } from './new-run-facts.js';
@@ -142,6 +142,7 @@ export async function deliverToInbox(
       },
     });
     await call.db.thread.update({ where: { id: thread.id }, data: { lastInboxPosition: position } });
+    if (delivery === 'steer') await hintSteer(call, thread.id);
     await recordAudit(call, {
       action: 'create',
       resourceKind: 'inbox_entry',
@@ -249,6 +250,7 @@ export async function updateInboxEntry(
       where: { id: thread.id },
       data: { version: thread.version + 1, updatedAt: new Date(), updatedById: call.actor.principalId },
     });
+    if (changed.includes('delivery') && data.delivery === 'steer') await hintSteer(call, thread.id);
     await recordAudit(call, {
       action: 'update',
       resourceKind: 'inbox_entry',
@@ -261,6 +263,15 @@ export async function updateInboxEntry(
   return loadResult(call, entryId);
 }
 
+/**
+ * Tells the workers, at the commit, that the thread has a pending steer entry: its running attempt
+ * reads its steer entries at its next model request (it reads them only when told, or when claimed
+ * with one pending).
+ */
+async function hintSteer(call: CallContext, threadId: string): Promise<void> {
+  await call.db.$executeRaw`SELECT pg_notify(${RUN_STEER_CHANNEL}, ${threadId})`;
+}
+
 /** Pending steer entries join a running run at its next model request; returns their messages. */
 export async function takeSteerEntries(
   call: CallContext<Actor | null>,
@@ -268,11 +279,10 @@ export async function takeSteerEntries(
   checkpoint: number,
 ): Promise<MessageContent[]> {
   const pendingSteers = { threadId: run.threadId, status: 'pending', delivery: 'steer' };
-  // Nearly every model request finds none: one read, instead of a transaction that held a pool
-  // connection over three round trips (BEGIN, the read, COMMIT) at every model request of every run
-  // (bench:workload, 300 live runs: a fifth of the statements, and connections the pool lacked). An
-  // entry arriving just after the read joins at the next model request, as one arriving a moment
-  // later always did.
+  // A worker asks only when hinted (engine/steer-hints.ts), and even then usually finds none: one
+  // read, instead of a transaction that held a pool connection over three round trips (BEGIN, the
+  // read, COMMIT). An entry arriving just after the read joins at the next model request, as one
+  // arriving a moment later always did.
   if (!(await call.db.inboxEntry.findFirst({ where: pendingSteers, select: { id: true } }))) return [];
   const taken = await inTransaction(call, async (call) => {
     const entries = await call.db.inboxEntry.findMany({ where: pendingSteers, orderBy: { position: 'asc' } });

@@ -32,6 +32,11 @@ type Tx = Prisma.TransactionClient;
 export const RUN_ACCEPTED_CHANNEL = 'wsa_run_accepted';
 /** The NOTIFY channel that asks the worker running a run (its id is the payload) to abort it. */
 export const RUN_CANCEL_CHANNEL = 'wsa_run_cancel';
+/**
+ * The NOTIFY channel that tells the workers a thread (its id is the payload) got a pending `steer`
+ * entry: its running attempt reads its steer entries at its next model request (engine/steer-hints.ts).
+ */
+export const RUN_STEER_CHANNEL = 'wsa_run_steer';
 
 export const RUN_STATUSES = ['accepted', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -450,6 +455,8 @@ export interface ClaimedRun {
   /** The parent run's `environment_mounts` as stored (null without a parent, or when it had none). */
   parentEnvironmentMounts: Prisma.JsonValue;
   parentSpan: SpanLink | null;
+  /** Whether the run's thread held a pending `steer` entry when it was claimed. */
+  steerPending: boolean;
 }
 
 /**
@@ -523,6 +530,7 @@ async function claimStatement(
       parentPending: unknown;
       parentEnvironmentMounts: Prisma.JsonValue;
       parentSpan: SpanLink | null;
+      steerPending: boolean;
       webhookEvents: number;
       queuedWorkspaces: string[] | null;
     }
@@ -540,7 +548,8 @@ async function claimStatement(
         (SELECT p.environment_mounts FROM runs p WHERE p.id = runs.parent_run_id) AS "parentEnvironmentMounts",
         (SELECT json_build_object('trace_id', s.trace_id, 'span_id', s.span_id) FROM runs p
           JOIN trace_spans s ON s.run_id = p.id AND s.trace_id = p.trace_id AND s.parent_span_id IS NOT DISTINCT FROM p.trace_parent_span_id
-          WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan"
+          WHERE p.id = runs.parent_run_id AND runs.lineage <> 'subagent' ORDER BY s.start_time_unix_nano DESC LIMIT 1) AS "parentSpan",
+        EXISTS (SELECT 1 FROM inbox_entries ie WHERE ie.thread_id = runs.thread_id AND ie.status = 'pending' AND ie.delivery = 'steer') AS "steerPending"
     ), started AS (
       -- run.started in the claim's statement, for first attempts only (a retry or a hand-back is no new start).
       SELECT ${enqueueExpression(PrismaSql.sql`c."workspaceId"`, 'run.started', startedEventData)} AS queued FROM claimed c WHERE c.attempts = 1
@@ -557,6 +566,7 @@ async function claimStatement(
         parentPending,
         parentEnvironmentMounts,
         parentSpan,
+        steerPending,
         webhookEvents: _e,
         queuedWorkspaces: _q,
         ...run
@@ -567,6 +577,7 @@ async function claimStatement(
         parentPending: parentPending ?? null,
         parentEnvironmentMounts: parentEnvironmentMounts ?? null,
         parentSpan: parentSpan ?? null,
+        steerPending: steerPending === true,
       }),
     );
   return { claimed, queuedWorkspaces: rows[0]?.queuedWorkspaces ?? [] };
