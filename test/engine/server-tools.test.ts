@@ -18,6 +18,7 @@ import {
   type ModelServer,
 } from '../helpers/model-servers.js';
 import { waitFor } from '../helpers/wait.js';
+import { recordStatements } from '../helpers/query-plans.js';
 import { createWorkspace } from '../../src/features/access/admin.js';
 
 interface Target {
@@ -250,13 +251,29 @@ describe('server tools: results, errors and retries', () => {
     });
     const agent = await agentWith({ model: 'loop', plugins: [plugin()] });
     const before = openai.requests.length;
-    const run = await startRun(agent.id);
-    await held.reached;
-    const result = await waitFor(
-      async () => (await itemsOf(run.id)).find((i) => i.kind === 'tool_result'),
-      (item) => item?.state === 'completed',
-      'the large result item',
-    );
+    const {
+      result: { run, result },
+      statements,
+    } = await recordStatements(async () => {
+      const run = await startRun(agent.id);
+      await held.reached;
+      const result = await waitFor(
+        async () => (await itemsOf(run.id)).find((i) => i.kind === 'tool_result'),
+        (item) => item?.state === 'completed',
+        'the large result item',
+      );
+      return { run, result };
+    });
+    // The asset's row, its audit row and its webhook event: one statement, in no transaction (no
+    // pool connection held across round trips while the run streams).
+    const assetWrites = statements.filter((statement) => /INSERT INTO assets\b/.test(statement.text));
+    expect(
+      assetWrites.map((statement) => ({
+        inTransaction: statement.inTransaction,
+        audited: /INSERT INTO audit_events\b/.test(statement.text),
+        announced: /webhook_enqueue\(/.test(statement.text),
+      })),
+    ).toEqual([{ inTransaction: false, audited: true, announced: true }]);
     const ref = result.content_refs.result;
     expect(ref).toMatchObject({ media_type: 'application/json', truncated: true, size_bytes: expect.any(Number) });
     expect(ref.size_bytes).toBeGreaterThan(100_000);
@@ -270,6 +287,10 @@ describe('server tools: results, errors and retries', () => {
       size_bytes: ref.size_bytes,
       labels: { source: 'run_output', run_id: run.id },
     });
+    const audit = (await t.rest('GET', `/api/v1/audit-events?resource_id=${ref.asset_id}`)).body.items;
+    expect(audit).toMatchObject([
+      { action: 'create', resource_kind: 'asset', version: 1, changes: { size_bytes: { from: null, to: ref.size_bytes } } },
+    ]);
     const file = await fetch(`${t.url}/api/v1/assets/${ref.asset_id}/content`, { headers: { authorization: `Bearer ${t.apiKey}` } });
     expect(JSON.parse(await file.text()).body.endsWith('THE END')).toBe(true);
     const row = await t.app.deps.db.runItem.findUniqueOrThrow({ where: { id: result.id } });

@@ -13,7 +13,10 @@ import { AssetFiles, tooLarge, type Ingested, type LargeStore } from '../../lib/
 import { newId } from '../../lib/ids.js';
 import { validateLabels } from '../../lib/labels.js';
 import { validateDescription, validateName } from '../../lib/text-fields.js';
-import { recordCreation } from '../audit/audit.js';
+import { AUDIT_COLUMNS, auditValues } from '../audit/audit.js';
+import { auditWebhookEvent, enqueueExpression } from '../webhooks/webhook-events.js';
+import { queryDirect } from '../../db.js';
+import { returningColumns } from '../../storage/columns.js';
 import { inTransaction, type CallContext } from '../../services/call-context.js';
 import type { Deps } from '../../services/deps.js';
 import { isAssetPart, type MessageContent } from '../runs/run-input.js';
@@ -21,7 +24,7 @@ import { requirePermission } from '../access/permissions.js';
 import { changeVersioned } from '../../services/versioned.js';
 import { listQuery, NAME_AND_DESCRIPTION, newestFirst } from '../../services/list-query.js';
 import { idsInWorkspace, type NodeRowsLoader } from '../../services/nodes.js';
-import type { Asset } from '../../generated/prisma/client.js';
+import { Prisma as PrismaSql, type Asset } from '../../generated/prisma/client.js';
 
 const RESOURCE_KIND = 'asset';
 export const MAX_IMAGE_BYTES = 1024 * 1024;
@@ -74,38 +77,60 @@ async function* once(bytes: Buffer) {
   yield bytes;
 }
 
-/** Writes the row (and its audit row) for ingested content; the content itself is committed first. */
+/** An asset's columns without its bytes, as the service hands a view (`content` null). */
+const ASSET_VIEW_COLUMNS = returningColumns(
+  Object.fromEntries(Object.entries(PrismaSql.AssetScalarFieldEnum).filter(([field]) => field !== 'content')),
+);
+
+/**
+ * Writes the row for ingested content, its audit row and its `asset.changed` webhook event in one
+ * statement (the content itself is committed first): no transaction holds a pool connection across
+ * round trips. A run's large tool result takes this path while its run streams, so under load the
+ * three writes and a transaction's BEGIN and COMMIT each waited for a connection.
+ */
 async function writeAsset(
   call: CallContext,
   ingested: Ingested,
   input: { name: string; description?: string; labels?: Record<string, string>; mediaType: string },
 ): Promise<Asset> {
-  const { db: tx, actor } = call;
+  const { actor } = call;
   const store = largeStore(call);
-  // Usually done already, before the transaction (a bucket upload must not hold one open); then a no-op.
+  // Usually done already, before the statement (a bucket upload must not hold a connection); then a no-op.
   await ingested.commit(store, input.mediaType);
-  const asset = await tx.asset.create({
-    data: {
-      id: newId('asset'),
-      workspaceId: actor.workspaceId,
-      name: input.name,
-      description: input.description ?? '',
-      labels: input.labels ?? {},
-      mediaType: input.mediaType,
-      sizeBytes: ingested.sizeBytes,
-      sha256: ingested.sha256,
-      storage: ingested.inline ? 'database' : store.kind,
-      content: ingested.inline ? new Uint8Array(ingested.inline) : null,
-      createdById: actor.principalId,
-      updatedById: actor.principalId,
+  const id = newId('asset');
+  const audit = {
+    workspaceId: actor.workspaceId,
+    principalId: actor.principalId,
+    requestId: call.requestId,
+    action: 'create',
+    resourceKind: RESOURCE_KIND,
+    resourceId: id,
+    version: 1,
+    changes: {
+      media_type: { from: null, to: input.mediaType },
+      size_bytes: { from: null, to: ingested.sizeBytes },
+      sha256: { from: null, to: ingested.sha256 },
     },
-  });
-  await recordCreation(call, RESOURCE_KIND, asset.id, {
-    media_type: { from: null, to: asset.mediaType },
-    size_bytes: { from: null, to: asset.sizeBytes },
-    sha256: { from: null, to: asset.sha256 },
-  });
-  return asset;
+  };
+  const event = auditWebhookEvent(audit);
+  const rows = await queryDirect<Asset>(
+    call.db,
+    PrismaSql.sql`
+    WITH asset AS (
+      INSERT INTO assets (id, workspace_id, name, description, labels, media_type, size_bytes, sha256, storage, content, created_by_id, updated_by_id)
+      VALUES (${id}, ${actor.workspaceId}, ${input.name}, ${input.description ?? ''}, ${JSON.stringify(input.labels ?? {})}::jsonb,
+        ${input.mediaType}, ${ingested.sizeBytes}::int, ${ingested.sha256}, ${ingested.inline ? 'database' : store.kind},
+        ${ingested.inline ? Buffer.from(ingested.inline) : null}::bytea, ${actor.principalId}, ${actor.principalId})
+      RETURNING ${ASSET_VIEW_COLUMNS}
+    ), audit AS (
+      INSERT INTO audit_events ${AUDIT_COLUMNS} VALUES ${auditValues(audit)} RETURNING id
+    ), event AS (
+      SELECT ${event ? enqueueExpression(actor.workspaceId, event.kind, event.data) : PrismaSql.sql`0`} AS queued
+    )
+    SELECT asset.*, (SELECT count(*) FROM audit)::int AS "auditRows", (SELECT queued FROM event) AS "webhookEvents" FROM asset`,
+  );
+  const { auditRows: _a, webhookEvents: _e, ...asset } = rows[0] as Asset & { auditRows: number; webhookEvents: number };
+  return { ...asset, content: null };
 }
 
 /** Stores bytes already checked by the caller (agent avatars) as an asset, in the caller's transaction. */
@@ -194,7 +219,7 @@ export async function uploadAsset(call: CallContext, input: AssetUpload): Promis
     if (ingested.sizeBytes === 0) throw invalidArgument('the file is empty', 'file');
     const mediaType = await settleMediaType(declared, ingested.head);
     await ingested.commit(largeStore(call), mediaType);
-    return await inTransaction(call, (bound) => writeAsset(bound, ingested, { name, description, labels, mediaType }));
+    return await writeAsset(call, ingested, { name, description, labels, mediaType });
   } catch (error) {
     await ingested.discard();
     throw error;
@@ -311,7 +336,7 @@ export async function storeRunOutput(
   const ingested = await assetFiles(call).ingest(once(input.content), { ...limitsOf(call), maxBytes: Number.MAX_SAFE_INTEGER });
   const mediaType = declaredMediaType(input.mediaType) ?? GENERIC;
   await ingested.commit(largeStore(call), mediaType);
-  return inTransaction(call, (bound) => writeAsset(bound, ingested, { name: input.name.slice(0, 200), labels: input.labels, mediaType }));
+  return writeAsset(call, ingested, { name: input.name.slice(0, 200), labels: input.labels, mediaType });
 }
 
 /** The largest asset a message may attach: its bytes go to the model in each request. */
