@@ -5,7 +5,8 @@
 // its committed record, so exactly one effect happens (or, if the first rolled back, the second
 // proceeds as the first).
 import type { Prisma } from '../db.js';
-import { digestOf } from '../lib/canonical-json.js';
+import { Prisma as PrismaSql } from '../generated/prisma/client.js';
+import { canonicallyEqual, digestOf } from '../lib/canonical-json.js';
 import { AppError, invalidArgument } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { inTransaction, type CallContext } from './call-context.js';
@@ -33,8 +34,12 @@ export interface IdempotentRequest<T> {
   key: string;
   /** The request as the client sent it (body, relevant headers); only its digest is stored. */
   request: unknown;
-  /** The change, in the same transaction as the record of its result. */
-  effect: (call: CallContext) => Promise<T>;
+  /**
+   * The change, in the same transaction as the record of its result. An effect whose last write is
+   * one statement may carry the record there (`recordResult(value)`: an UPDATE to run as a CTE body
+   * of that statement); the record then takes no round trip of its own. It must return that value.
+   */
+  effect: (call: CallContext, recordResult: (value: T) => Prisma.Sql) => Promise<T>;
 }
 
 export interface IdempotentResult<T> {
@@ -75,10 +80,24 @@ export async function withIdempotency<T extends Prisma.InputJsonValue>(
         }
         return { value: existing.response as T, replayed: true };
       }
-      const value = await call.effect(bound);
-      await tx.idempotencyRecord.update({ where: { id }, data: { state: 'completed', response: value, responseStatus: 200 } });
+      let recorded: { value: T } | null = null;
+      const recordResult = (value: T) => {
+        recorded = { value };
+        return completion(id, value);
+      };
+      const value = await call.effect(bound, recordResult);
+      if (recorded === null)
+        await tx.idempotencyRecord.update({ where: { id }, data: { state: 'completed', response: value, responseStatus: 200 } });
+      else if (!canonicallyEqual((recorded as { value: T }).value, value))
+        throw new Error(`the effect of ${call.scope} returned another result than the one it recorded`);
       return { value, replayed: false };
     },
     { timeout: 60_000, maxWait: 30_000 },
   );
+}
+
+/** The record's completion with the effect's result, as a statement's CTE body. */
+function completion(id: string, value: Prisma.InputJsonValue): Prisma.Sql {
+  return PrismaSql.sql`UPDATE idempotency_records SET state = 'completed', response = ${JSON.stringify(value)}::jsonb, response_status = 200
+    WHERE id = ${id}`;
 }

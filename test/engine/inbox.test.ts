@@ -35,7 +35,48 @@ const settled = (id: string) =>
     `run ${id}`,
   );
 
+/** The statements that write an idempotency record, in order: the key's claim, then the one carrying its result. */
+const keyedStatements = (statements: readonly { text: string }[]) =>
+  statements
+    .filter((statement) => /idempotency_records/.test(statement.text))
+    .map((statement) =>
+      /^\s*INSERT/.test(statement.text) ? 'INSERT' : /INSERT INTO runs\b/.test(statement.text) ? 'WITH … INSERT INTO runs' : statement.text,
+    );
+
+/** Reads of a delivery's answer after its write (an entry with its thread and run, read back). */
+const answerReads = (statements: readonly { text: string }[]) =>
+  statements.filter((statement) => statement.text.includes('"entry.id"') && /^\s*SELECT/.test(statement.text));
+
 describe('thread inbox', () => {
+  it('a delivery to an idle thread writes its run, its entry and its key’s result, and answers from that one statement', async () => {
+    const agent = await agentWith({});
+    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+    const headers = { 'idempotency-key': 'idle-delivery' };
+    const body = { agent_id: agent.id, payload: text('hello') };
+    const { result: delivered, statements } = await recordStatements(() =>
+      t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { headers, body }),
+    );
+    expect(delivered.status).toBe(201);
+    expect(keyedStatements(statements)).toEqual(['INSERT', 'WITH … INSERT INTO runs']);
+    expect(answerReads(statements)).toEqual([]);
+    const { entry, run, thread: after } = delivered.body;
+    expect(entry).toMatchObject({ thread_id: thread.id, status: 'assigned', assigned_run_id: run.id, position: 1 });
+    expect(run).toMatchObject({ status: 'accepted', thread_id: thread.id, source_entry_id: entry.id });
+    expect(after).toMatchObject({ id: thread.id, current_run_id: run.id, last_run_id: run.id });
+    // The answer is the entry as stored: a read of it now differs only in what the run changed since.
+    const {
+      status: _status,
+      updated_at: _updated,
+      finished_at: _finished,
+      ...stored
+    } = (await t.rest('GET', `/api/v1/threads/${thread.id}/inbox/${entry.id}`)).body;
+    expect(entry).toMatchObject(stored);
+    const replay = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { headers, body });
+    expect(replay.body.entry.id).toBe(entry.id);
+    expect(replay.body.run.id).toBe(run.id);
+    expect((await settled(run.id)).output).toBe('echo: hello');
+  });
+
   it('starts a run at once when the thread is idle, then queues behind an active run; the promotion locks and reads the thread once', async () => {
     const held = streamGate(1);
     loopback.turns.push({ text: 'first done', gate: held.gate });
@@ -407,20 +448,28 @@ describe('fork', () => {
     });
     const root = (await t.rest('POST', '/api/v1/runs', { body: { agent_id: agent.id, input: text('choose') } })).body;
     await settled(root.id);
-    const resumed = (
-      await t.rest('POST', `/api/v1/runs/${root.id}/resume`, {
+    const { result: resumption, statements: resumeStatements } = await recordStatements(() =>
+      t.rest('POST', `/api/v1/runs/${root.id}/resume`, {
         headers: { 'idempotency-key': 'r' },
         body: { calls: { p1: { status: 'returned', value: 'blue' } } },
-      })
-    ).body;
+      }),
+    );
+    // The key's claim, then the successor written with the key's result in the same statement.
+    expect(keyedStatements(resumeStatements)).toEqual(['INSERT', 'WITH … INSERT INTO runs']);
+    const resumed = resumption.body;
     expect((await settled(resumed.id)).output).toBe('picked');
     expect((await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, { body: { payload: text('x') } })).status).toBe(400);
     const headers = { 'idempotency-key': 'fork-1' };
-    const fork = await t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, {
-      headers,
-      body: { agent_id: agent.id, payload: text('and now?') },
-    });
+    const { result: fork, statements: forkStatements } = await recordStatements(() =>
+      t.rest('POST', `/api/v1/runs/${resumed.id}/fork`, {
+        headers,
+        body: { agent_id: agent.id, payload: text('and now?') },
+      }),
+    );
     expect(fork.status).toBe(201);
+    // The new thread, entry and run, the key's result and the answer: one statement after the key's claim.
+    expect(keyedStatements(forkStatements)).toEqual(['INSERT', 'WITH … INSERT INTO runs']);
+    expect(answerReads(forkStatements)).toEqual([]);
     expect(fork.body.thread).toMatchObject({
       origin: 'fork',
       origin_run_id: resumed.id,

@@ -7,6 +7,7 @@ import { validateIdempotencyKey, withIdempotency } from '../../src/services/idem
 import { recordAudit } from '../../src/features/audit/audit.js';
 import { isAppError } from '../../src/lib/errors.js';
 import { callContext } from '../../src/services/call-context.js';
+import { recordStatements } from '../helpers/query-plans.js';
 
 /** A caller of the test workspace (the workspace a key is scoped to comes from the caller). */
 const caller = () =>
@@ -90,6 +91,50 @@ describe('withIdempotency', () => {
     await expect(failing).rejects.toThrow('boom');
     const retry = await effectCall('k-fail', {}, 'test.fail');
     expect(retry.replayed).toBe(false);
+  });
+
+  it('an effect may record its result in a statement of its own: no separate write, the same replay', async () => {
+    const { statements, result: first } = await recordStatements(() =>
+      withIdempotency<{ audited: string }>(caller(), {
+        scope: 'test.recorded',
+        key: 'k-recorded',
+        request: { n: 1 },
+        effect: async (call, recordResult) => {
+          const value = { audited: 'k-recorded' };
+          await call.db.$executeRaw`WITH recorded AS (${recordResult(value)}) SELECT 1`;
+          return value;
+        },
+      }),
+    );
+    expect(
+      statements
+        .filter((statement) => /idempotency_records/.test(statement.text))
+        .map((statement) => statement.text.trim().split(/\s+/)[0]),
+    ).toEqual([
+      'INSERT', // the key's claim
+      'WITH', // the effect's statement, carrying the result
+    ]);
+    const again = await withIdempotency(caller(), {
+      scope: 'test.recorded',
+      key: 'k-recorded',
+      request: { n: 1 },
+      effect: async () => ({ audited: 'again' }),
+    });
+    expect(again).toEqual({ value: first.value, replayed: true });
+  });
+
+  it('an effect that returns another result than it recorded fails, and records nothing', async () => {
+    const attempt = withIdempotency<{ n: number }>(caller(), {
+      scope: 'test.recorded',
+      key: 'k-mismatch',
+      request: {},
+      effect: async (call, recordResult) => {
+        await call.db.$executeRaw`WITH recorded AS (${recordResult({ n: 1 })}) SELECT 1`;
+        return { n: 2 };
+      },
+    });
+    await expect(attempt).rejects.toThrow(/another result than the one it recorded/);
+    expect(await t.app.deps.db.idempotencyRecord.count({ where: { scope: 'test.recorded', key: 'k-mismatch' } })).toBe(0);
   });
 });
 

@@ -12,7 +12,7 @@ import { checkIfMatch, formatEtag } from '../../lib/etag.js';
 import { AppError, invalidArgument, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { storedLabels } from '../../lib/labels.js';
-import { RUN_STEER_CHANNEL, SEALED, writeNewRun, type RunStatus } from './run-lifecycle.js';
+import { RUN_STEER_CHANNEL, SEALED, writeNewDelivery, type RunStatus, type WrittenDelivery } from './run-lifecycle.js';
 import { DELIVERIES, planNewRun, type Delivery } from './run-plan.js';
 import { assertAgentTakesRuns } from '../agents/agents.js';
 import { newRunFacts } from './new-run-facts.js';
@@ -97,29 +97,33 @@ export async function deliverToInbox(
   await getThread(call, threadId);
   // What the delivery did, as stored for an idempotent repeat (a JSON document).
   type Delivered = { entry_id: string; run_id: string; interrupt?: string };
-  const effect = async (call: CallContext): Promise<Delivered> => {
+  // The answer is the delivery as it commits, read in its transaction: the same whatever a worker
+  // (woken by the commit) does meanwhile; a wait then replaces only the run. An interrupt is
+  // answered after the cancel it causes.
+  let committed: DeliveryResult | null = null;
+  const effect = async (call: CallContext, recordResult?: (value: Delivered) => PrismaSql.Sql): Promise<Delivered> => {
     const thread = await lockThread(call, threadId);
     if (thread.archivedAt) throw new AppError('failed_precondition', 'the thread is archived; it takes no new entries');
     const { agentId, revisionId, pinned } = await agentFor(call, thread, input.agentId, input.agentRevisionId);
     await assertWithinBudgets(call, agentId);
     const active = await activeRun(call.db, thread.id);
     if (!active) {
-      const run = await writeNewRun(
-        call,
-        planNewRun(call, {
-          agentId,
-          revisionId,
-          pinned,
-          input: payload,
-          options,
-          labels: options.labels ?? {},
-          trigger: 'input',
-          lineage: 'root',
-          thread: { existing: thread },
-          entry: { new: { delivery } },
-        }),
-      );
-      return { entry_id: run.sourceEntryId!, run_id: run.id };
+      const plan = planNewRun(call, {
+        agentId,
+        revisionId,
+        pinned,
+        input: payload,
+        options,
+        labels: options.labels ?? {},
+        trigger: 'input',
+        lineage: 'root',
+        thread: { existing: thread },
+        entry: { new: { delivery } },
+      });
+      // The run, its entry, the idempotency record's result and the answer: one statement.
+      const delivered = { entry_id: plan.run.sourceEntryId as string, run_id: plan.run.id };
+      committed = deliveryResult(await writeNewDelivery(call, plan, recordResult?.(delivered)));
+      return delivered;
     }
     const position = thread.lastInboxPosition + 1;
     const entry = await call.db.inboxEntry.create({
@@ -151,19 +155,16 @@ export async function deliverToInbox(
     });
     return { entry_id: entry.id, run_id: active.id, interrupt: delivery === 'interrupt' ? active.id : undefined };
   };
-  // The answer is the delivery as it commits, read in its transaction: the same whatever a worker
-  // (woken by the commit) does meanwhile; a wait then replaces only the run. An interrupt is
-  // answered after the cancel it causes.
-  let committed: DeliveryResult | null = null;
-  const effectAndAnswer = async (bound: CallContext) => {
-    const delivered = await effect(bound);
-    if (!delivered.interrupt) committed = await loadResult(bound, delivered.entry_id);
+  const effectAndAnswer = async (bound: CallContext, recordResult?: (value: Delivered) => PrismaSql.Sql) => {
+    committed = null;
+    const delivered = await effect(bound, recordResult);
+    if (!delivered.interrupt && !committed) committed = await loadResult(bound, delivered.entry_id);
     return delivered;
   };
   const result = key
     ? (await withIdempotency(call, { scope: `threads.inbox:${threadId}`, key, request: { input, delivery }, effect: effectAndAnswer }))
         .value
-    : await inTransaction(call, effectAndAnswer);
+    : await inTransaction(call, (bound) => effectAndAnswer(bound));
   if (result.interrupt) await cancelRun(call, result.interrupt).catch(() => undefined); // it may have ended meanwhile
   const answer = committed ?? (await loadResult(call, result.entry_id)); // a replay: as it is now
   announceThreadChanged(call.events, threadId);
@@ -175,6 +176,11 @@ const RESULT_COLUMNS = PrismaSql.sql`${prefixedColumns(PrismaSql.InboxEntryScala
   't',
   'thread',
 )}, ${prefixedColumns(PrismaSql.RunScalarFieldEnum, 'r', 'run')}`;
+
+/** A delivery's answer from what its statement wrote (writeNewDelivery): the entry, its thread and the run it started. */
+function deliveryResult({ run, entry, thread }: WrittenDelivery): DeliveryResult {
+  return { entry: withThreadEtag(entry, thread), run, thread };
+}
 
 /** The entry, its thread and its run (the one it started or joined), as one snapshot in one statement. */
 async function loadResult(call: CallContext, entryId: string): Promise<DeliveryResult> {
@@ -313,11 +319,11 @@ export async function forkRun(
   const payload = await attachAssets(call, validateMessage(input.payload, 'payload')!, 'payload');
   const options = normalizeRunOptions(input.options);
   let committed: DeliveryResult | null = null;
-  const { value } = await withIdempotency(call, {
+  const { value } = await withIdempotency<{ entry_id: string; run_id: string }>(call, {
     scope: `runs.fork:${runId}`,
     key,
     request: { agent_id: input.agentId ?? null, payload: input.payload, options: input.options ?? null },
-    effect: async (call) => {
+    effect: async (call, recordResult) => {
       const { run, sourceThread } = await forkSource(call, runId);
       if (!SEALED.has(run.status as RunStatus) && run.status !== 'waiting')
         throw new AppError('conflict', `only a sealed or waiting run has committed history to fork; this one is ${run.status}`);
@@ -329,31 +335,31 @@ export async function forkRun(
         input.agentId ? null : run.agentRevisionId,
       );
       await assertWithinBudgets(call, agentId);
-      const created = await writeNewRun(
-        call,
-        planNewRun(call, {
-          agentId,
-          revisionId,
-          pinned: pinned || !input.agentId,
-          input: payload,
-          options,
-          labels: options.labels ?? {},
-          trigger: 'fork',
-          lineage: 'fork',
-          parentRunId: run.id,
-          thread: {
-            new: {
-              sessionId: run.sessionId,
-              labels: storedLabels(sourceThread.labels, 'threads.labels'),
-              origin: { runId: run.id, threadId: run.threadId },
-              messageHistory: history,
-            },
+      const plan = planNewRun(call, {
+        agentId,
+        revisionId,
+        pinned: pinned || !input.agentId,
+        input: payload,
+        options,
+        labels: options.labels ?? {},
+        trigger: 'fork',
+        lineage: 'fork',
+        parentRunId: run.id,
+        thread: {
+          new: {
+            sessionId: run.sessionId,
+            labels: storedLabels(sourceThread.labels, 'threads.labels'),
+            origin: { runId: run.id, threadId: run.threadId },
+            messageHistory: history,
           },
-          entry: { new: { delivery: 'queue' } },
-        }),
-      );
-      committed = await loadResult(call, created.sourceEntryId!); // as it commits (see deliverToInbox)
-      return { entry_id: created.sourceEntryId!, run_id: created.id };
+        },
+        entry: { new: { delivery: 'queue' } },
+      });
+      // The new thread, entry and run, the idempotency record's result and the answer as it commits
+      // (see deliverToInbox): one statement.
+      const forked = { entry_id: plan.run.sourceEntryId as string, run_id: plan.run.id };
+      committed = deliveryResult(await writeNewDelivery(call, plan, recordResult(forked)));
+      return forked;
     },
   });
   const answer = committed ?? (await loadResult(call, value.entry_id)); // a replay: as it is now

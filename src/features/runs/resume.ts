@@ -87,11 +87,11 @@ export async function resumeRun(
   const parent = await getRun(call, runId); // 404 before anything else
   const input = await attachAssets(call, validateMessage(body.input, 'input', false), 'input');
   let created: Run | null = null;
-  const { value } = await withIdempotency(call, {
+  const { value } = await withIdempotency<{ run_id: string }>(call, {
     scope: `runs.resume:${runId}`,
     key,
     request: { approvals: body.approvals ?? {}, calls: body.calls ?? {}, input: body.input ?? null },
-    effect: async (bound) => {
+    effect: async (bound, recordResult) => {
       const { run, thread } = await lockWaitingRun(bound, runId);
       if (run.status !== 'waiting' || run.resumedById) {
         throw new AppError(
@@ -103,25 +103,24 @@ export async function resumeRun(
       }
       const answers = checkAnswers(storedPending(run.pending) ?? { approvals: [], calls: [] }, body);
       await assertWithinBudgets(bound, run.agentId);
-      // The successor, its inbox entry and audit rows, and the parent marked resumed: one statement.
-      created = await writeNewRun(
-        bound,
-        planNewRun(bound, {
-          agentId: run.agentId,
-          revisionId: run.agentRevisionId,
-          pinned: true,
-          input: input ?? { content: [] },
-          // The options column holds only what normalizeRunOptions returned when the run was created.
-          options: readDocument(runOptionsSchema, run.options, 'runs.options'),
-          labels: storedLabels(run.labels, 'runs.labels'),
-          trigger: 'resume',
-          lineage: 'resume',
-          parentRunId: run.id,
-          resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null },
-          thread: { existing: thread },
-          entry: { new: { delivery: 'queue' } },
-        }),
-      );
+      // The successor, its inbox entry and audit rows, the parent marked resumed and the idempotency
+      // record's result: one statement.
+      const plan = planNewRun(bound, {
+        agentId: run.agentId,
+        revisionId: run.agentRevisionId,
+        pinned: true,
+        input: input ?? { content: [] },
+        // The options column holds only what normalizeRunOptions returned when the run was created.
+        options: readDocument(runOptionsSchema, run.options, 'runs.options'),
+        labels: storedLabels(run.labels, 'runs.labels'),
+        trigger: 'resume',
+        lineage: 'resume',
+        parentRunId: run.id,
+        resume: { approvals: answers.approvals, calls: answers.calls, input: input ?? null },
+        thread: { existing: thread },
+        entry: { new: { delivery: 'queue' } },
+      });
+      created = await writeNewRun(bound, plan, recordResult({ run_id: plan.run.id }));
       return { run_id: created.id };
     },
   });

@@ -13,8 +13,8 @@
 //
 // The engine (workers, executor) sits above and calls these functions; nothing here knows it.
 import { queryDirect, type Db, type Prisma } from '../../db.js';
-import { Prisma as PrismaSql, type Run } from '../../generated/prisma/client.js';
-import { columnName, returningColumns, RUN_COLUMNS } from '../../storage/columns.js';
+import { Prisma as PrismaSql, type InboxEntry, type Run, type Thread } from '../../generated/prisma/client.js';
+import { columnName, prefixedColumns, returningColumns, RUN_COLUMNS, takePrefixed } from '../../storage/columns.js';
 import { AppError } from '../../lib/errors.js';
 import { AUDIT_COLUMNS, auditValues } from '../audit/audit.js';
 import type { CallContext } from '../../services/call-context.js';
@@ -225,16 +225,55 @@ function insertRow(statement: StatementBuilder, table: 'sessions' | 'threads' | 
  * the run, the audit rows, the waiting run a resume answers (marked resumed by it), and the
  * NOTIFY that wakes workers (delivered at commit). Atomic without
  * a transaction; inside one it joins it. One round trip either way. The run is announced to this
- * process's workers too (`announceNewRun`), once it is committed.
+ * process's workers too (`announceNewRun`), once it is committed. `alsoWrite` is one more write of
+ * the caller's in the same statement (an idempotency record's result: idempotency.ts).
  */
-export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise<Run> {
-  const db = call.db;
+export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan, alsoWrite?: PrismaSql.Sql): Promise<Run> {
+  const rows = await queryDirect<Run & { notified: unknown; webhookEvents?: number }>(
+    call.db,
+    newRunStatement(plan, { alsoWrite, returnDelivery: false }),
+  );
+  const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
+  announceNewRun(call, run as Run);
+  return run as Run;
+}
+
+/** A delivery as written: the new run, its new inbox entry and its thread, as the statement left them. */
+export interface WrittenDelivery {
+  run: Run;
+  entry: InboxEntry;
+  thread: Thread;
+}
+
+/**
+ * `writeNewRun` for a plan with a new inbox entry (a delivery, a fork), returning that entry and the
+ * thread too, read from the statement's own writes: the answer of a delivery as it commits, with no
+ * read after it.
+ */
+export async function writeNewDelivery(call: NewRunWriter, plan: NewRunPlan, alsoWrite?: PrismaSql.Sql): Promise<WrittenDelivery> {
+  if (!('insert' in plan.entry)) throw new Error('writeNewDelivery needs a plan with a new inbox entry');
+  const rows = await queryDirect<Record<string, unknown>>(call.db, newRunStatement(plan, { alsoWrite, returnDelivery: true }));
+  const row = rows[0]!;
+  const run = Object.fromEntries(
+    Object.entries(row).filter(([key]) => !key.includes('.') && key !== 'notified' && key !== 'webhookEvents'),
+  ) as unknown as Run;
+  announceNewRun(call, run);
+  return { run, entry: takePrefixed<InboxEntry>(row, 'entry'), thread: takePrefixed<Thread>(row, 'thread') };
+}
+
+/** The run's columns, qualified (a delivery's statement reads its entry and thread beside it). */
+const NEW_RUN_COLUMNS = returningColumns(PrismaSql.RunScalarFieldEnum, 'new_run');
+const NEW_ENTRY_COLUMNS = prefixedColumns(PrismaSql.InboxEntryScalarFieldEnum, 'new_entry', 'entry');
+
+function newRunStatement(plan: NewRunPlan, extras: { alsoWrite?: PrismaSql.Sql; returnDelivery: boolean }): PrismaSql.Sql {
+  const returning = extras.returnDelivery ? ' RETURNING *' : '';
   const statement = new StatementBuilder().text('WITH ');
   if (plan.session) {
     statement.text('new_session AS (');
     insertRow(statement, 'sessions', plan.session);
     statement.text('), ');
   }
+  const threadCte = 'insert' in plan.thread ? 'new_thread' : 'thread_pointers';
   if ('insert' in plan.thread) {
     statement.text('new_thread AS (');
     insertRow(statement, 'threads', plan.thread.insert);
@@ -248,9 +287,11 @@ export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise
     if (lastInboxPosition !== undefined) statement.text(', last_inbox_position = ').param(lastInboxPosition, 'int');
     statement.text(' WHERE id = ').param(id, 'text');
   }
+  statement.text(returning);
   if ('insert' in plan.entry) {
     statement.text('), new_entry AS (');
     insertRow(statement, 'inbox_entries', plan.entry.insert);
+    statement.text(returning);
   } else {
     statement
       .text(`), assigned_entry AS (UPDATE inbox_entries SET status = 'assigned', assigned_run_id = `)
@@ -266,6 +307,7 @@ export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise
       .text(', version = version + 1, updated_at = now() WHERE id = ')
       .param(plan.resumes, 'text');
   }
+  if (extras.alsoWrite) statement.text('), also_written AS (').fragment(extras.alsoWrite);
   statement.text('), new_audit AS (INSERT INTO audit_events ').fragment(AUDIT_COLUMNS).text(' VALUES ');
   plan.audits.forEach((audit, index) => statement.text(index ? ', ' : '').fragment(auditValues(audit)));
   // The webhook events of what the audit rows report (a new session and thread), as recordAudit
@@ -283,16 +325,20 @@ export async function writeNewRun(call: NewRunWriter, plan: NewRunPlan): Promise
   insertRow(statement, 'runs', plan.run);
   statement
     .text(' RETURNING *) SELECT ')
-    .fragment(RUN_COLUMNS)
+    .fragment(NEW_RUN_COLUMNS)
     .text(', pg_notify(')
     .param(RUN_ACCEPTED_CHANNEL, 'text')
     .text(', new_run.id) IS NULL AS "notified"')
-    .text(events.length ? ', (SELECT queued FROM audit_webhook_events) AS "webhookEvents"' : '')
-    .text(' FROM new_run');
-  const rows = await queryDirect<Run & { notified: unknown; webhookEvents?: number }>(db, statement.build());
-  const { notified: _notified, webhookEvents: _events, ...run } = rows[0]!;
-  announceNewRun(call, run as Run);
-  return run as Run;
+    .text(events.length ? ', (SELECT queued FROM audit_webhook_events) AS "webhookEvents"' : '');
+  if (extras.returnDelivery)
+    statement
+      .text(', ')
+      .fragment(NEW_ENTRY_COLUMNS)
+      .text(', ')
+      .fragment(prefixedColumns(PrismaSql.ThreadScalarFieldEnum, threadCte, 'thread'))
+      .text(` FROM new_run, new_entry, ${threadCte}`);
+  else statement.text(' FROM new_run');
+  return statement.build();
 }
 
 /** What writing a new run needs of its call: where to write, and how to announce the run after the commit. */
