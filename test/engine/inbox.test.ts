@@ -35,6 +35,20 @@ const settled = (id: string) =>
     `run ${id}`,
   );
 
+/**
+ * A run on a new thread whose first model request asks for a tool (so a second request follows) and is
+ * held until the test opens it; the second answers `answer`.
+ */
+async function runHeldAtFirstRequest(input: string, answer: string) {
+  const held = streamGate();
+  loopback.turns.push({ tool: { id: `call_${input}`, name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: answer });
+  const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
+  const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
+  const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text(input) } })).body;
+  await held.reached;
+  return { held, thread, first };
+}
+
 /** The statements that write an idempotency record, in order: the key's claim, then the one carrying its result. */
 const keyedStatements = (statements: readonly { text: string }[]) =>
   statements
@@ -143,14 +157,7 @@ describe('thread inbox', () => {
   });
 
   it('steer joins the active run at its next model request', async () => {
-    // The first model request asks for a tool (so a second request follows); it is held until the steer is in.
-    const held = streamGate();
-    loopback.turns.push({ tool: { id: 'call_s1', name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: 'considered' });
-    const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
-    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
-    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('start') } }))
-      .body;
-    await held.reached;
+    const { held, thread, first } = await runHeldAtFirstRequest('start', 'considered');
     const requestsBefore = loopback.requests.length;
     const steer = await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, {
       body: { payload: text('also consider this'), delivery: 'steer' },
@@ -184,13 +191,7 @@ describe('thread inbox', () => {
   });
 
   it('an edit that makes a pending entry steer joins the active run at its next model request', async () => {
-    const held = streamGate();
-    loopback.turns.push({ tool: { id: 'call_e1', name: 'missing_tool', arguments: {} }, gate: held.gate }, { text: 'steered late' });
-    const agent = await agentWith({ model: 'loop', retries: { tools: 1 } });
-    const thread = (await t.rest('POST', '/api/v1/threads', { body: {} })).body;
-    const first = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { agent_id: agent.id, payload: text('begin') } }))
-      .body;
-    await held.reached;
+    const { held, thread, first } = await runHeldAtFirstRequest('begin', 'steered late');
     const queued = (await t.rest('POST', `/api/v1/threads/${thread.id}/inbox`, { body: { payload: text('join in after all') } })).body;
     const requestsBefore = loopback.requests.length;
     const edited = await t.rest('PATCH', `/api/v1/threads/${thread.id}/inbox/${queued.entry.id}`, {
