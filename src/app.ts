@@ -2,6 +2,7 @@
 // health endpoints on one express app. Returns {start, stop} so tests and server.ts share it.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServer, maxHeaderSize, type Server } from 'node:http';
+import { listenWithAcceptSockets, type AcceptSockets } from './lib/accept-sockets.js';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -468,6 +469,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
   websocketServers.set(DEVICE_SOCKET_PATH, createDeviceWebSocketServer(deps));
 
   let server: Server | null = null;
+  let acceptSockets: AcceptSockets | null = null;
   // The vector indexes of recently searched built-in memories load in the background after the start,
   // one at a time and without holding readiness: their first searches then find them warm (a search
   // of one still loading waits MEMORY_INDEX_WAIT_MS, then answers 503 index_loading).
@@ -515,10 +517,11 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
         }
         endpoint.wsServer.handleUpgrade(request, socket, head, (client) => endpoint.wsServer.emit('connection', client, request));
       });
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(config.port, config.host, () => resolve());
-      });
+      acceptSockets = await listenWithAcceptSockets(
+        server,
+        { host: config.host, port: config.port, count: config.httpAcceptSockets },
+        (reason) => logger.warn({ reason }, 'the port is listened on through one socket'),
+      );
       await listener.start();
       await workers?.start();
       housekeeping?.start();
@@ -556,7 +559,7 @@ export async function buildApp(config: Config, options: { logger?: Logger } = {}
       if (server) {
         // Idle connections close now; a request still answering (a released wait reading its run) gets
         // up to CONNECTION_DRAIN_MS to finish before its connection is cut.
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        const closed = Promise.all([new Promise<void>((resolve) => server!.close(() => resolve())), acceptSockets?.close()]);
         server.closeIdleConnections();
         const forced = setTimeout(() => server!.closeAllConnections(), CONNECTION_DRAIN_MS);
         await closed;

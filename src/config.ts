@@ -12,6 +12,11 @@ export interface Config {
   host: string;
   port: number;
   /**
+   * Sockets listening on the port (HTTP_ACCEPT_SOCKETS, SO_REUSEPORT on Linux): a busy event loop
+   * accepts one new connection per socket per iteration (src/lib/accept-sockets.ts).
+   */
+  httpAcceptSockets: number;
+  /**
    * The address browsers reach the service at (PUBLIC_URL), for the links it hands out that must
    * come back to it (the OAuth callback of MCP connections); null: the address it listens on.
    */
@@ -412,6 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     env: nodeEnv,
     host: env.HOST?.trim() || '127.0.0.1',
     port: integer(env, 'PORT', 8080, 0, 65535),
+    httpAcceptSockets: integer(env, 'HTTP_ACCEPT_SOCKETS', 16, 1, 64),
     publicUrl: publicUrl(env),
     dataDir: resolve(env.DATA_DIR?.trim() || './.data'),
     databaseUrl,

@@ -111,6 +111,9 @@ export function createTransport(options: ClientOptions): GraphQLClient {
     });
     return ws;
   }
+  // `lazy: false` means connected now, as graphql-ws' own client does it, not at the first subscription:
+  // a client that opens its sockets ahead of a burst of subscriptions must not open them in the burst.
+  if (options.ws?.lazy === false) socket();
 
   async function* subscribe<R>(document: DocumentNode, variables: unknown): AsyncGenerator<R> {
     const events = socket().iterate<R>({

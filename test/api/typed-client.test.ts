@@ -230,6 +230,22 @@ describe('the typed client package', () => {
     }
   });
 
+  it('connects its websocket at creation with ws.lazy false, before any subscription', async () => {
+    const sockets = t.app.websocketServers.get('/graphql')!.wsServer.clients;
+    const before = sockets.size;
+    const eager = createClient({ url: t.url, apiKey: t.apiKey, webSocketImpl: WebSocket, ws: { lazy: false } });
+    try {
+      await expect.poll(() => sockets.size, { timeout: 10_000 }).toBe(before + 1);
+      // A lazy client (the default) opens none until it subscribes.
+      const lazy = createClient({ url: t.url, apiKey: t.apiKey, webSocketImpl: WebSocket });
+      await lazy.query(RunWithContextDocument, { id: 'run_missing' }).catch(() => undefined);
+      expect(sockets.size).toBe(before + 1);
+      await lazy.close();
+    } finally {
+      await eager.close();
+    }
+  });
+
   it('is generated from the current schema.graphql and documents (npm run codegen)', async () => {
     // A boolean, not the two texts: a stale module's diff is thousands of characters of document JSON.
     const current = readFileSync(GENERATED, 'utf8') === (await generateClient());

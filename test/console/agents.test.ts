@@ -68,9 +68,9 @@ describe.skipIf(!browserAvailable)('the agents section of the console', () => {
     await page.getByRole('status').filter({ hasText: 'Published revision #2 as the default.' }).waitFor();
     const revisions = page.getByRole('table', { name: /Revisions of Support bot/ });
     await revisions.getByRole('rowheader', { name: '#2' }).waitFor();
-    await expect(
-      page.getByRole('term').filter({ hasText: 'Default revision' }).locator('xpath=following-sibling::dd[1]').textContent(),
-    ).resolves.toBe('#2');
+    // The details re-render after the revisions table: wait for the default to read #2, not for one read.
+    const defaultRevision = page.getByRole('term').filter({ hasText: 'Default revision' }).locator('xpath=following-sibling::dd[1]');
+    await expect.poll(() => defaultRevision.textContent(), { timeout: 10_000 }).toBe('#2');
 
     // The diff between #1 and #2 (the newest two by default), as insertions and deletions.
     await page.getByRole('heading', { name: 'Changes from revision #1 to revision #2' }).waitFor();
