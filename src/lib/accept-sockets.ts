@@ -39,7 +39,8 @@ const listen = (server: TcpServer, options: { port: number; host: string; reuseP
 
 /**
  * Listens `server` on host:port through `count` sockets (at least one). Resolves once every socket
- * listens; rejects only when the first one cannot (the port is taken, the host unknown).
+ * listens; rejects when the port is taken (by anything, another instance of this service too) or
+ * the host is unknown.
  */
 export async function listenWithAcceptSockets(
   server: HttpServer,
@@ -49,11 +50,19 @@ export async function listenWithAcceptSockets(
   const wanted = Math.max(1, Math.floor(options.count));
   const reusePort = wanted > 1 && process.platform === 'linux';
   if (wanted > 1 && !reusePort) onFallback(`SO_REUSEPORT load balancing is Linux's; this is ${process.platform}`);
-  await listen(server, { host: options.host, port: options.port, reusePort });
+  // SO_REUSEPORT would let this process join the listening sockets of another service of the same
+  // user already on the port, and the two would split its clients. A plain socket bound first keeps
+  // the old answer to a taken port, EADDRINUSE at start (and picks the port when PORT is 0).
+  let port = options.port;
+  if (reusePort) {
+    const probe = createTcpServer();
+    await listen(probe, { host: options.host, port, reusePort: false });
+    port = (probe.address() as { port: number }).port;
+    await closeServer(probe);
+  }
+  await listen(server, { host: options.host, port, reusePort });
   const extra: TcpServer[] = [];
   if (reusePort) {
-    // Port 0 picked a free port for the first socket; the others join that one.
-    const port = (server.address() as { port: number }).port;
     try {
       for (let i = 1; i < wanted; i += 1) {
         const acceptor = createTcpServer((socket) => server.emit('connection', socket));

@@ -4,8 +4,10 @@
 // how many sockets listen on the port, and how many queued connections one iteration takes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { listenWithAcceptSockets } from '../../src/lib/accept-sockets.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const LISTEN = '0A';
@@ -63,6 +65,18 @@ describe.runIf(process.platform === 'linux')('HTTP_ACCEPT_SOCKETS', () => {
     apps.push(t);
     expect(listeners(portOf(t))).toHaveLength(1);
     expect(await acceptedInOneIteration(portOf(t), 16)).toBe(1);
+  });
+
+  it('refuses to start on a port another instance listens on, rather than splitting its clients', async () => {
+    const t = await startTestApp({ httpAcceptSockets: 4 });
+    apps.push(t);
+    // What the service's start does with PORT set to the running one's port.
+    const second = createServer();
+    await expect(listenWithAcceptSockets(second, { host: '127.0.0.1', port: portOf(t), count: 4 }, () => undefined)).rejects.toThrow(
+      /EADDRINUSE/,
+    );
+    expect(second.listening).toBe(false);
+    expect(listeners(portOf(t))).toHaveLength(4);
   });
 
   it('serves requests and websocket upgrades through every socket, and stops listening on all of them at stop', async () => {
