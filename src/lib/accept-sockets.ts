@@ -65,7 +65,7 @@ export async function listenWithAcceptSockets(
   if (reusePort) {
     try {
       for (let i = 1; i < wanted; i += 1) {
-        const acceptor = createTcpServer((socket) => server.emit('connection', socket));
+        const acceptor = createTcpServer(acceptedAs(server), (socket) => server.emit('connection', socket));
         await listen(acceptor, { host: options.host, port, reusePort: true });
         extra.push(acceptor);
       }
@@ -77,6 +77,29 @@ export async function listenWithAcceptSockets(
   return {
     count: 1 + extra.length,
     close: () => Promise.all(extra.splice(0).map(closeServer)).then(() => undefined),
+  };
+}
+
+/**
+ * The HTTP server's own options for the sockets it accepts, which a plain TCP server does not share:
+ * Nagle's algorithm off (`noDelay`; left on, an answer written in two pieces can wait for the client's
+ * delayed ACK) and half-open sockets allowed (HTTP's handling of a client that ends its side first).
+ */
+function acceptedAs(server: HttpServer) {
+  const own = server as HttpServer & {
+    noDelay?: boolean;
+    allowHalfOpen?: boolean;
+    keepAlive?: boolean;
+    keepAliveInitialDelay?: number;
+    highWaterMark?: number;
+  };
+  return {
+    noDelay: own.noDelay ?? true,
+    allowHalfOpen: own.allowHalfOpen ?? true,
+    keepAlive: own.keepAlive ?? false,
+    // Kept in seconds on the server, given in milliseconds.
+    keepAliveInitialDelay: (own.keepAliveInitialDelay ?? 0) * 1000,
+    ...(own.highWaterMark ? { highWaterMark: own.highWaterMark } : {}),
   };
 }
 

@@ -79,6 +79,29 @@ describe.runIf(process.platform === 'linux')('HTTP_ACCEPT_SOCKETS', () => {
     expect(listeners(portOf(t))).toHaveLength(4);
   });
 
+  it('hands the HTTP server every connection as its own socket would have arrived: Nagle off, half-open allowed', async () => {
+    const server = createServer((_request, response) => response.end('ok'));
+    const accepted: { allowHalfOpen: boolean; noDelay: unknown }[] = [];
+    server.on('connection', (socket) => {
+      const noDelay = Object.getOwnPropertySymbols(socket).find((symbol) => symbol.description === 'kSetNoDelay');
+      accepted.push({ allowHalfOpen: socket.allowHalfOpen, noDelay: noDelay && (socket as unknown as Record<symbol, unknown>)[noDelay] });
+    });
+    const sockets = await listenWithAcceptSockets(server, { host: '127.0.0.1', port: 0, count: 4 }, () => undefined);
+    try {
+      const port = (server.address() as { port: number }).port;
+      expect(listeners(port)).toHaveLength(4);
+      const answers = await Promise.all(
+        Array.from({ length: 32 }, () => fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } }).then((r) => r.text())),
+      );
+      expect(answers.every((text) => text === 'ok')).toBe(true);
+      expect(accepted).toHaveLength(32);
+      expect(accepted.every((socket) => socket.allowHalfOpen && socket.noDelay === true)).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await sockets.close();
+    }
+  });
+
   it('serves requests and websocket upgrades through every socket, and stops listening on all of them at stop', async () => {
     const t = await startTestApp({ httpAcceptSockets: 4 });
     const port = portOf(t);
