@@ -104,6 +104,8 @@ describe.runIf(process.platform === 'linux')('HTTP_ACCEPT_SOCKETS', () => {
 
   it('serves requests and websocket upgrades through every socket, and stops listening on all of them at stop', async () => {
     const t = await startTestApp({ httpAcceptSockets: 4 });
+    // Stopped by the test itself; by afterEach only when an assertion ends it before that.
+    apps.push(t);
     const port = portOf(t);
     // A fresh connection per request: the kernel spreads them over the four sockets.
     const answers = await Promise.all(
@@ -127,6 +129,7 @@ describe.runIf(process.platform === 'linux')('HTTP_ACCEPT_SOCKETS', () => {
       ),
     );
     for (const socket of sockets) socket.close();
+    apps.splice(apps.indexOf(t), 1);
     await t.stop();
     expect(listeners(port)).toHaveLength(0);
     await expect(fetch(`${t.url}/healthz`)).rejects.toThrow();
