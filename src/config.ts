@@ -43,6 +43,11 @@ export interface Config {
   consoleEnabled: boolean;
   /** `key:value` (MCP_AGENT_LABEL): only agents carrying this label are tools of the MCP server at /mcp; null: every agent. */
   mcpAgentLabel: string | null;
+  /**
+   * MCP_TOOLS_LIST_TTL_SECONDS: how long a connection's tool listing serves the attempts that start
+   * after it (shared by attempts that start while it is in flight); 0: every attempt lists for itself.
+   */
+  mcpToolsListTtlSeconds: number;
   /** The bearer token of GET /metrics (operator metrics); null (and no admin keys): the endpoint answers 404. */
   metricsToken: string | null;
   /** GET /metrics also answers callers whose API key (or login) has `admin` in its workspace (METRICS_ADMIN_KEYS). */
@@ -436,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 24 * 3600, 60),
     consoleEnabled: boolean(env, 'CONSOLE_ENABLED', true),
     mcpAgentLabel: mcpAgentLabel(env),
+    mcpToolsListTtlSeconds: integer(env, 'MCP_TOOLS_LIST_TTL_SECONDS', 10, 0, 3600),
     metricsToken: metricsToken(env),
     metricsAdminKeys: boolean(env, 'METRICS_ADMIN_KEYS', false),
     metricsPort: env.METRICS_PORT?.trim() ? integer(env, 'METRICS_PORT', 0, 0, 65_535) : null,

@@ -83,9 +83,24 @@ export function endpointUrl(config: McpConfig): URL | null {
   return new URL(config.url ?? '');
 }
 
+/** What a client's owner hears from its server after connecting. */
+export interface McpClientListeners {
+  /**
+   * The server said its tools changed (`notifications/tools/list_changed`). Only servers that declare
+   * `tools.listChanged` send it, and over streamable HTTP only while a session's event stream is open.
+   */
+  onToolsChanged?: () => void;
+}
+
 /** Connects a new client (initialize handshake included). The caller closes it. */
-export async function connectMcpClient(endpoint: McpEndpoint, signal?: AbortSignal): Promise<Client> {
-  const client = new Client({ name: 'workspace-agent-service', version: '1' });
+export async function connectMcpClient(endpoint: McpEndpoint, signal?: AbortSignal, listeners: McpClientListeners = {}): Promise<Client> {
+  const { onToolsChanged } = listeners;
+  const client = new Client(
+    { name: 'workspace-agent-service', version: '1' },
+    // The SDK ignores this for servers that do not declare `tools.listChanged`. No refresh here: the
+    // owner decides when to list again.
+    onToolsChanged ? { listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => onToolsChanged() } } } : {},
+  );
   const url = endpointUrl(endpoint.config);
   const transport = url
     ? new StreamableHTTPClientTransport(url, { requestInit: { headers: endpointHeaders(endpoint) }, fetch: endpoint.fetch })

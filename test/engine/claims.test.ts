@@ -210,8 +210,15 @@ describe('admission: a preparation waiting on a tool server', () => {
   let mcp: Awaited<ReturnType<typeof startGatedMcpServer>>;
   const listings = gate();
   beforeAll(async () => {
-    // One place, never given up by the hold: only the wait on the tool server can free it.
-    t = await startTestApp({ runWorkers: 8, runPreparingLimit: 1, runPreparingHoldMs: 600_000, allowPlainHttpEndpoints: ['127.0.0.1'] });
+    // One place, never given up by the hold: only the wait on the tool server can free it. Each
+    // attempt lists for itself (no shared listing), so the server sees every preparation's wait.
+    t = await startTestApp({
+      runWorkers: 8,
+      runPreparingLimit: 1,
+      runPreparingHoldMs: 600_000,
+      allowPlainHttpEndpoints: ['127.0.0.1'],
+      mcpToolsListTtlSeconds: 0,
+    });
     mcp = await startGatedMcpServer(listings);
     await insertModel(t, 'dev');
     const provider = await t.rest('POST', '/api/v1/connector-providers', { body: { type: 'mcp', name: 'slow', config: { url: mcp.url } } });

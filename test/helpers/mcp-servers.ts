@@ -4,6 +4,7 @@
 // the reference server itself checks no credential. Over stdio, the same server as a command line.
 // And a server of the test's own, built with the MCP SDK, for tests that decide how it answers.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -105,6 +106,80 @@ export async function startSdkMcpServer(
   return {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+export interface StatefulMcpTestServer {
+  url: string;
+  /** Event streams (GET) the clients hold open: where the server's own notifications go. */
+  openStreams(): number;
+  /** Sends `notifications/tools/list_changed` to every session. */
+  toolsChanged(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An MCP server of the SDK over streamable HTTP with sessions (one server and transport per session)
+ * that declares `tools.listChanged`, so it can tell its clients that its tools changed. `intercept` as
+ * for startSdkMcpServer.
+ */
+export async function startStatefulSdkMcpServer(
+  handlers: (server: McpServer) => void,
+  intercept?: (message: { method?: string; params?: { name?: string } } | undefined, res: ServerResponse) => boolean,
+): Promise<StatefulMcpTestServer> {
+  const sessions = new Map<string, { server: McpServer; transport: StreamableHTTPServerTransport }>();
+  let streams = 0;
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const message = body.length ? JSON.parse(body.toString()) : undefined;
+    if (intercept?.(message, res)) return;
+    const id = req.headers['mcp-session-id'];
+    let session = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (!session) {
+      if (req.method !== 'POST' || message?.method !== 'initialize') return void res.writeHead(404).end();
+      const server = new McpServer({ name: 'test server', version: '1' }, { capabilities: { tools: { listChanged: true } } });
+      handlers(server);
+      const created = {
+        server,
+        transport: new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
+        }),
+      };
+      session = created;
+      await server.connect(created.transport);
+    }
+    if (req.method === 'GET') {
+      // The transport registers the stream before it answers: once the answer's head is out, a
+      // notification reaches the client.
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+      res.writeHead = ((...args: unknown[]) => {
+        const written = writeHead(...args);
+        if (res.statusCode === 200) {
+          streams += 1;
+          res.once('close', () => (streams -= 1));
+        }
+        return written;
+      }) as typeof res.writeHead;
+    }
+    await session.transport.handleRequest(req, res, message);
+  };
+  const http: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    openStreams: () => streams,
+    async toolsChanged() {
+      await Promise.all([...sessions.values()].map(({ server }) => server.sendToolListChanged()));
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map(({ transport }) => transport.close().catch(() => undefined)));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

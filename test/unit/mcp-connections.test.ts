@@ -22,7 +22,7 @@ describe('the MCP client pool', () => {
 
   it('shares one client per key, and closes it once it has been idle', async () => {
     const { opened, connect } = doubles();
-    const pool = new McpClientPool(5, connect);
+    const pool = new McpClientPool({ idleMs: 5, connect });
     await Promise.all([pool.use('a', endpoint, async () => 1), pool.use('a', endpoint, async () => 2)]);
     await pool.use('b', endpoint, async () => 3);
     expect(opened).toHaveLength(2);
@@ -37,7 +37,7 @@ describe('the MCP client pool', () => {
 
   it('keeps a client after an answer from the server, drops it after a transport failure', async () => {
     const { opened, connect } = doubles();
-    const pool = new McpClientPool(60_000, connect);
+    const pool = new McpClientPool({ idleMs: 60_000, connect });
     await expect(pool.use('a', endpoint, async () => Promise.reject(new McpError(-32602, 'bad arguments')))).rejects.toThrow(
       'bad arguments',
     );

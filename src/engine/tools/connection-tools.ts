@@ -17,7 +17,6 @@ import { AppError } from '../../lib/errors.js';
 import { isHostAllowed } from '../../lib/allowed-hosts.js';
 import {
   endpointUrl,
-  listMcpTools,
   MCP_CALL_TIMEOUT_MS,
   redactSecrets,
   toolErrorText,
@@ -87,7 +86,7 @@ async function listConnection(context: ToolSourceContext, entry: ConnectionTools
   const { endpoint, key } = endpointFor(connection, headers);
   context.onOutsideWait?.();
   try {
-    const tools = await mcpPool(deps).use(key, endpoint, (client) => listMcpTools(client));
+    const tools = await mcpPool(deps).listTools(key, endpoint);
     return { entry, connection, tools: entry.tools ? tools.filter((tool) => entry.tools!.includes(tool.name)) : tools };
   } catch (error) {
     const reason = redactSecrets((error as Error).message, endpoint).slice(0, 500);
