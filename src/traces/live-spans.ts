@@ -28,6 +28,11 @@ const openRow = (row: SpanRow): SpanRow => ({ ...row, end_time_unix_nano: row.st
 export class LiveSpanProcessor implements SpanProcessor {
   /** The spans of attempts running in this process: trace id → span id → the span and its run. */
   private readonly current = new Map<string, Map<string, { runId: string; span: ReadableSpan }>>();
+  /**
+   * The same spans by run (run id → [trace id, span id]): `stored` removes one run's spans without
+   * walking every live run's, which made each attempt's end cost as much as the runs streaming beside it.
+   */
+  private readonly byRun = new Map<string, [traceId: string, spanId: string][]>();
 
   constructor(private readonly listener: LiveSpanListener) {}
 
@@ -37,6 +42,9 @@ export class LiveSpanProcessor implements SpanProcessor {
     let spans = this.current.get(row.trace_id);
     if (!spans) this.current.set(row.trace_id, (spans = new Map()));
     spans.set(row.span_id, { runId: row.run_id, span });
+    const ofRun = this.byRun.get(row.run_id);
+    if (ofRun) ofRun.push([row.trace_id, row.span_id]);
+    else this.byRun.set(row.run_id, [[row.trace_id, row.span_id]]);
     this.send({ open: true, span: openRow(row) });
   }
 
@@ -48,8 +56,13 @@ export class LiveSpanProcessor implements SpanProcessor {
 
   /** The attempt's spans of `runId` are stored (or part of the sealing statement): a follower reads them from there. */
   stored(runId: string): void {
-    for (const [traceId, spans] of this.current) {
-      for (const [spanId, entry] of spans) if (entry.runId === runId) spans.delete(spanId);
+    const ofRun = this.byRun.get(runId);
+    if (!ofRun) return;
+    this.byRun.delete(runId);
+    for (const [traceId, spanId] of ofRun) {
+      const spans = this.current.get(traceId);
+      if (!spans) continue;
+      spans.delete(spanId);
       if (spans.size === 0) this.current.delete(traceId);
     }
   }
@@ -76,6 +89,7 @@ export class LiveSpanProcessor implements SpanProcessor {
 
   shutdown(): Promise<void> {
     this.current.clear();
+    this.byRun.clear();
     return Promise.resolve();
   }
 }
