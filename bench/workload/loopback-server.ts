@@ -112,9 +112,13 @@ function chatCompletion(body: { messages?: { role: string; content?: unknown }[]
 
 // ── MCP ──
 
+/** `tools/list` requests answered (the service shares listings between attempts: bench:starts counts them). */
+let toolListings = 0;
+
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'bench-documents', version: '1' }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    toolListings += 1;
     const waitMs = MCP_LIST_MS.min + Math.random() * (MCP_LIST_MS.max - MCP_LIST_MS.min);
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     return {
@@ -160,7 +164,7 @@ const http = createServer((req, res) => {
     if (url.pathname === '/stats')
       return void res
         .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ requests, unplanned, emitting: emitting.size, firstRequests }));
+        .end(JSON.stringify({ requests, unplanned, emitting: emitting.size, firstRequests, toolListings }));
     res.writeHead(404).end();
   });
 });

@@ -14,6 +14,8 @@ export interface Loopback {
     emitting: number;
     /** When each plan's first model request arrived, ms since the bench's epoch. */
     firstRequests: Record<string, number>;
+    /** `tools/list` requests the MCP server answered. */
+    toolListings: number;
   }>;
   close(): Promise<void>;
 }
