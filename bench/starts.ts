@@ -15,6 +15,7 @@
 import pg from 'pg';
 import { Rest } from './blackbox/clients.js';
 import { startService } from './blackbox/service.js';
+import { AGENT_TOOLS, setupLoopbackAgent, type AgentTool } from './workload/agent.js';
 import { startLoopback } from './workload/loopback.js';
 import { drawPlan, planInput, seededRandom, type PlanKnobs } from './workload/plan.js';
 
@@ -22,7 +23,10 @@ const num = (name: string, fallback: number) => Number(process.env[name]?.trim()
 const N = num('BENCH_STARTS_N', 300);
 const WAVES = num('BENCH_STARTS_WAVES', 2);
 const TTFT_MS = num('BENCH_STARTS_TTFT_MS', 3000);
-const TOOLS = (process.env.BENCH_STARTS_TOOLS?.trim() || 'mcp,plugin').split(',').map((tool) => tool.trim());
+const TOOLS = (process.env.BENCH_STARTS_TOOLS?.trim() || 'mcp,plugin')
+  .split(',')
+  .map((tool) => tool.trim())
+  .filter((tool): tool is AgentTool => (AGENT_TOOLS as string[]).includes(tool));
 const EPOCH = Math.floor(performance.timeOrigin + performance.now());
 const KNOBS: PlanKnobs = {
   ttftMs: { min: TTFT_MS, max: TTFT_MS },
@@ -53,42 +57,7 @@ try {
   await db.connect();
   await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const rest = new Rest(service.url, service.apiKey);
-  const provider = await rest.ok('POST', '/api/v1/model-providers', {
-    type: 'openai_compatible',
-    name: 'starts loopback',
-    config: { base_url: `${loopback.url}/v1` },
-    credential: { api_key: 'sk-starts-loopback' },
-  });
-  await rest.ok('POST', '/api/v1/models', { key: 'loop', provider_id: provider.id, provider_model: 'loop' });
-  const connector = await rest.ok('POST', '/api/v1/connector-providers', {
-    type: 'mcp',
-    name: 'starts MCP',
-    config: { url: `${loopback.url}/mcp` },
-  });
-  const connection = await rest.ok('POST', '/api/v1/connections', {
-    provider_id: connector.id,
-    name: 'documents',
-    config: { url: `${loopback.url}/mcp` },
-  });
-  const agent = await rest.ok('POST', '/api/v1/agents', {
-    name: 'starts',
-    config: {
-      model: 'loop',
-      ...(TOOLS.includes('mcp') ? { connection_tools: [{ connection_id: connection.id }] } : {}),
-      ...(TOOLS.includes('plugin') ? { plugins: [{ plugin_key: 'http_request', config: { methods: ['GET'] } }] } : {}),
-      ...(TOOLS.includes('client')
-        ? {
-            client_tools: [
-              {
-                name: 'confirm',
-                description: 'Asks the user to confirm.',
-                parameters_json_schema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
-              },
-            ],
-          }
-        : {}),
-    },
-  });
+  const agentId = await setupLoopbackAgent(rest, loopback, 'starts', TOOLS);
   const random = seededRandom(1);
 
   const wave = async (label: string, n: number) => {
@@ -100,7 +69,7 @@ try {
     const answered: number[] = [];
     await Promise.all(
       plans.map(async (plan) => {
-        await rest.ok('POST', '/api/v1/runs', { agent_id: agent.id, input: { content: [{ type: 'text', text: planInput(plan) }] } });
+        await rest.ok('POST', '/api/v1/runs', { agent_id: agentId, input: { content: [{ type: 'text', text: planInput(plan) }] } });
         answered.push(performance.now() - started);
       }),
     );
@@ -138,7 +107,7 @@ try {
   await wave('warm-up', 10);
   const rows = [];
   for (let index = 1; index <= WAVES; index += 1) rows.push(await wave(String(index), N));
-  console.log(`bench:starts, ${N} runs per wave, agent tools: ${TOOLS.join(', ')}, first token held ${TTFT_MS} ms`);
+  console.log(`bench:starts, ${N} runs per wave, agent tools: ${TOOLS.join(', ') || 'none'}, first token held ${TTFT_MS} ms`);
   console.table(rows);
 } finally {
   await db.end().catch(() => undefined);

@@ -12,6 +12,7 @@ import { dirname } from 'node:path';
 import { README_FILE, WORKLOAD_RESULTS, machineAtStart, resultsHeader, withQuotedResults } from './blackbox/results-file.js';
 import { Rest, Subscribers } from './blackbox/clients.js';
 import { freshServerDatabase, startService, type Service } from './blackbox/service.js';
+import { setupLoopbackAgent } from './workload/agent.js';
 import { DatabaseCounters } from './workload/database.js';
 import { runLevel, type LevelContext, type LevelResult } from './workload/level.js';
 import { startLoopback, type Loopback } from './workload/loopback.js';
@@ -56,42 +57,6 @@ const EPOCH = Math.floor(performance.timeOrigin + performance.now());
 
 const log = (label: string) => (step: string) => process.stderr.write(`[${label}] ${step}\n`);
 
-async function setupAgent(rest: Rest, loopback: Loopback): Promise<string> {
-  const provider = await rest.ok('POST', '/api/v1/model-providers', {
-    type: 'openai_compatible',
-    name: 'workload loopback',
-    config: { base_url: `${loopback.url}/v1` },
-    credential: { api_key: 'sk-workload-loopback' },
-  });
-  await rest.ok('POST', '/api/v1/models', { key: 'loop', provider_id: provider.id, provider_model: 'loop' });
-  const connector = await rest.ok('POST', '/api/v1/connector-providers', {
-    type: 'mcp',
-    name: 'workload MCP',
-    config: { url: `${loopback.url}/mcp` },
-  });
-  const connection = await rest.ok('POST', '/api/v1/connections', {
-    provider_id: connector.id,
-    name: 'documents',
-    config: { url: `${loopback.url}/mcp` },
-  });
-  const agent = await rest.ok('POST', '/api/v1/agents', {
-    name: 'workload',
-    config: {
-      model: 'loop',
-      connection_tools: [{ connection_id: connection.id }],
-      plugins: [{ plugin_key: 'http_request', config: { methods: ['GET'] } }],
-      client_tools: [
-        {
-          name: 'confirm',
-          description: 'Asks the user to confirm before going on.',
-          parameters_json_schema: { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] },
-        },
-      ],
-    },
-  });
-  return agent.id;
-}
-
 async function sweep(label: string, service: Service, loopback: Loopback, metricsToken: string): Promise<LevelResult[]> {
   const rest = new Rest(service.url, service.apiKey);
   const subscribers = new Subscribers(service.url, service.apiKey, CONNECTIONS);
@@ -108,7 +73,7 @@ async function sweep(label: string, service: Service, loopback: Loopback, metric
       transport,
       loopback,
       counters,
-      agentId: await setupAgent(rest, loopback),
+      agentId: await setupLoopbackAgent(rest, loopback, 'workload'),
       epoch: EPOCH,
       knobs: KNOBS,
       random: seededRandom(SEED),

@@ -97,6 +97,15 @@ export async function startSdkMcpServer(
     await server.connect(transport);
     await transport.handleRequest(req, res, message);
   };
+  const http = await listenWithBodies(handle);
+  return { url: http.url, close: http.close };
+}
+
+/**
+ * An HTTP server on a loopback port that hands `handle` each request with its whole body (a handler
+ * that fails drops the connection); `url` is its /mcp endpoint.
+ */
+async function listenWithBodies(handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>) {
   const http: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -166,22 +175,16 @@ export async function startStatefulSdkMcpServer(
     }
     await session.transport.handleRequest(req, res, message);
   };
-  const http: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => void handle(req, res, Buffer.concat(chunks)).catch(() => res.destroy()));
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+  const http = await listenWithBodies(handle);
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    url: http.url,
     openStreams: () => streams,
     async toolsChanged() {
       await Promise.all([...sessions.values()].map(({ server }) => server.sendToolListChanged()));
     },
     async close() {
       await Promise.all([...sessions.values()].map(({ transport }) => transport.close().catch(() => undefined)));
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await http.close();
     },
   };
 }
