@@ -15,6 +15,7 @@
 import pg from 'pg';
 import { Rest } from './blackbox/clients.js';
 import { startService } from './blackbox/service.js';
+import { percentile } from './blackbox/stats.js';
 import { AGENT_TOOLS, setupLoopbackAgent, type AgentTool } from './workload/agent.js';
 import { startLoopback } from './workload/loopback.js';
 import { drawPlan, planInput, seededRandom, type PlanKnobs } from './workload/plan.js';
@@ -38,7 +39,6 @@ const KNOBS: PlanKnobs = {
   largeResultKb: { min: 1, max: 1 },
   smallResultBytes: 10,
 };
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const loopback = await startLoopback(EPOCH);
